@@ -1,0 +1,13 @@
+/**
+ * The pure domain of Settle: no NestJS, Kafka, database or HTTP code. Time and ids come in
+ * with commands, so everything here is deterministic and testable without a clock.
+ */
+export * from './shared/errors.js';
+export * from './shared/money.js';
+export * from './transaction/types.js';
+export * from './transaction/verdict.js';
+export * from './transaction/consensus.js';
+export * from './transaction/events.js';
+export * from './transaction/commands.js';
+export * from './transaction/decider.js';
+export * from './recovery/watch.js';

@@ -1,0 +1,75 @@
+/**
+ * Shapes of a checkout transaction as the spec describes it (section 2, "Transaction (as
+ * verified)") and the states of section 3.
+ */
+
+/** Providers this build can verify. Grows provider by provider. */
+export const PROVIDERS = ['paystack'] as const;
+/** Name of a supported payment provider. */
+export type ProviderName = (typeof PROVIDERS)[number];
+
+/** The payer as the checkout knows them; at least one of the two is set. */
+export interface CustomerIdentity {
+  /** E-mail address of the payer. */
+  readonly email?: string | undefined;
+  /** Phone number of the payer, ideally E.164. */
+  readonly phone?: string | undefined;
+}
+
+/**
+ * What the checkout session expects the provider to confirm: the session initialised in the
+ * SDK, the package price and the authenticated user (spec section 3, four-point checklist).
+ */
+export interface Expectation {
+  /** Provider reference of the session (Paystack: the `reference` sent at initialisation). */
+  readonly reference: string;
+  readonly provider: ProviderName;
+  /** Package price in minor units (kobo, cents). */
+  readonly amountMinor: number;
+  /** ISO 4217 code of the package price, upper case. */
+  readonly currency: string;
+  /** Authenticated user id in the customer's system. */
+  readonly userId: string;
+  /** Identifiers of the authenticated user that the provider may echo back. */
+  readonly customer: CustomerIdentity;
+  /** Entitlement granted when the payment settles (for example a plan name). */
+  readonly entitlement: string;
+}
+
+/**
+ * Transaction states. The first four are the spec's (section 3); `STATE_MISMATCH` is the
+ * spec's "State Mismatch" outcome held as a state of its own (see docs/state-machine.md).
+ */
+export type TransactionStatus =
+  | 'PENDING'
+  | 'RECOVERING'
+  | 'SETTLED_CONSENSUS'
+  | 'FAILED_DECLINED'
+  | 'STATE_MISMATCH';
+
+/** Entitlement status (spec section 2): Unlocked, Locked, or Held in review. */
+export type EntitlementStatus = 'LOCKED' | 'UNLOCKED' | 'HELD_IN_REVIEW';
+
+/** States after which no verification changes anything. */
+export const TERMINAL_STATUSES: ReadonlySet<TransactionStatus> = new Set([
+  'SETTLED_CONSENSUS',
+  'FAILED_DECLINED',
+  'STATE_MISMATCH',
+]);
+
+/** Whether a state is terminal (no further automatic verification is useful). */
+export function isTerminal(status: TransactionStatus): boolean {
+  return TERMINAL_STATUSES.has(status);
+}
+
+/** What made a verification start (spec section 1, "When verification starts automatically"). */
+export const VERIFICATION_TRIGGERS = [
+  'webhook_received',
+  'webhook_signature_rejected',
+  'sweeper_orphaned',
+  'sweeper_webhook_missing',
+  'customer_returned',
+  'admin_reconciliation',
+] as const;
+/** One of {@link VERIFICATION_TRIGGERS}. */
+export type VerificationTrigger = (typeof VERIFICATION_TRIGGERS)[number];

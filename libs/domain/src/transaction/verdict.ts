@@ -1,0 +1,41 @@
+import type { CustomerIdentity } from './types.js';
+
+/**
+ * The facts a provider confirmed for a cleared payment, normalised across providers.
+ * Amounts are integers in minor units whatever unit the provider answered in.
+ */
+export interface ProviderObservation {
+  /** Reference as the provider reports it. */
+  readonly reference: string;
+  /** Amount the merchant asked for, minor units (Paystack: `requested_amount` when present). */
+  readonly amountMinor: number;
+  /** Amount actually charged, minor units, when it differs (fees passed to the customer). */
+  readonly chargedAmountMinor?: number | undefined;
+  /** ISO 4217 code, upper case. */
+  readonly currency: string;
+  /** Payer identifiers as the provider reports them. */
+  readonly customer: CustomerIdentity;
+  /** The provider's own id of the transaction, for audit. */
+  readonly providerTransactionId?: string | undefined;
+  /** The provider's raw status string (`success`), for audit. */
+  readonly providerStatus: string;
+}
+
+/**
+ * One normalised answer of a provider verification query (spec section 3 transition table
+ * and section 7 error table):
+ * - `cleared`: funds cleared; the observation still has to pass the consensus check;
+ * - `declined`: a definitive failure (card declined, bad PIN);
+ * - `clearing`: still in progress (USSD, bank transfer);
+ * - `not_found`: the provider does not know the reference;
+ * - `unreachable`: 502, 504, time-out or another answer that says nothing about the payment.
+ */
+export type ProviderVerdict =
+  | { readonly kind: 'cleared'; readonly observation: ProviderObservation }
+  | { readonly kind: 'declined'; readonly providerStatus: string; readonly reason: string }
+  | { readonly kind: 'clearing'; readonly providerStatus: string }
+  | { readonly kind: 'not_found' }
+  | { readonly kind: 'unreachable'; readonly cause: string };
+
+/** Kind of a {@link ProviderVerdict}. */
+export type VerdictKind = ProviderVerdict['kind'];

@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decide,
+  DomainError,
+  fold,
+  type Expectation,
+  type ProviderObservation,
+  type ProviderVerdict,
+  type TransactionCommand,
+  type TransactionEvent,
+} from '@settle/domain';
+
+const expectation: Expectation = {
+  reference: 'ref_7PVGX8MEk85tgeEpVDtD',
+  provider: 'paystack',
+  amountMinor: 500_000,
+  currency: 'NGN',
+  userId: 'user-42',
+  customer: { email: 'ada@example.com' },
+  entitlement: 'pro-monthly',
+};
+
+const paid: ProviderObservation = {
+  reference: expectation.reference,
+  amountMinor: 500_000,
+  currency: 'NGN',
+  customer: { email: 'Ada@Example.com ' },
+  providerStatus: 'success',
+};
+
+const registered: TransactionEvent = { type: 'CheckoutRegistered', data: { expectation, registeredAt: 1_000 } };
+const heldInReview: TransactionEvent = {
+  type: 'PaymentHeldInReview',
+  data: { reference: expectation.reference, verificationId: 'v0', trigger: 'sweeper_orphaned', decidedAt: 2_000, providerStatus: 'pending' },
+};
+
+function verify(verdict: ProviderVerdict): TransactionCommand {
+  return {
+    type: 'RecordVerification',
+    data: { reference: expectation.reference, verificationId: 'v1', trigger: 'webhook_received', verdict, verifiedAt: 3_000 },
+  };
+}
+
+/** Given past events, when a command, then the new events. */
+function given(history: TransactionEvent[]) {
+  return {
+    when: (command: TransactionCommand) => ({
+      then: (expected: Array<TransactionEvent['type']>) =>
+        expect(decide(command, fold(history)).map((e) => e.type)).toEqual(expected),
+      thenThrows: (code: string) => {
+        try {
+          decide(command, fold(history));
+        } catch (error) {
+          expect(error).toBeInstanceOf(DomainError);
+          expect((error as DomainError).code).toBe(code);
+          return;
+        }
+        throw new Error(`expected ${code}`);
+      },
+    }),
+  };
+}
+
+describe('transaction decider: the spec transition table (section 3)', () => {
+  it('PENDING + cleared + four checks pass -> SETTLED_CONSENSUS, entitlement unlocked', () => {
+    given([registered]).when(verify({ kind: 'cleared', observation: paid })).then(['TransactionSettled']);
+    const state = fold([registered, ...decide(verify({ kind: 'cleared', observation: paid }), fold([registered]))]);
+    expect(state.status).toBe('SETTLED_CONSENSUS');
+    expect(state.entitlement).toBe('UNLOCKED');
+    expect(state.outcomes).toBe(1);
+  });
+
+  it('PENDING + definitive failure -> FAILED_DECLINED, entitlement locked', () => {
+    const verdict: ProviderVerdict = { kind: 'declined', providerStatus: 'failed', reason: 'Declined' };
+    given([registered]).when(verify(verdict)).then(['PaymentDeclined']);
+    const state = fold([registered, ...decide(verify(verdict), fold([registered]))]);
+    expect([state.status, state.entitlement]).toEqual(['FAILED_DECLINED', 'LOCKED']);
+  });
+
+  it('PENDING + still clearing -> RECOVERING, entitlement held in review', () => {
+    given([registered]).when(verify({ kind: 'clearing', providerStatus: 'ongoing' })).then(['PaymentHeldInReview']);
+    expect(fold([registered, heldInReview]).entitlement).toBe('HELD_IN_REVIEW');
+  });
+
+  it('RECOVERING + still clearing -> RECOVERING unchanged (no new event)', () => {
+    given([registered, heldInReview]).when(verify({ kind: 'clearing', providerStatus: 'pending' })).then([]);
+  });
+
+  it('RECOVERING + cleared + four checks pass -> SETTLED_CONSENSUS', () => {
+    given([registered, heldInReview]).when(verify({ kind: 'cleared', observation: paid })).then(['TransactionSettled']);
+  });
+
+  it('any state + 502/504/time-out -> unchanged (a time-out is unknown, not failed)', () => {
+    given([registered]).when(verify({ kind: 'unreachable', cause: 'PROVIDER.BAD_GATEWAY' })).then([]);
+    given([registered, heldInReview]).when(verify({ kind: 'unreachable', cause: 'PROVIDER.TIMEOUT' })).then([]);
+  });
+
+  it.each([
+    ['a lower amount paid', { amountMinor: 400_000 }, 'CONSENSUS.AMOUNT_MISMATCH'],
+    ['another currency', { currency: 'USD' }, 'CONSENSUS.CURRENCY_MISMATCH'],
+    ['another reference', { reference: 'ref_other' }, 'CONSENSUS.IDENTITY_MISMATCH'],
+    ['another customer', { customer: { email: 'eve@example.com' } }, 'CONSENSUS.CUSTOMER_MISMATCH'],
+  ])('any state + cleared but %s -> STATE_MISMATCH, entitlement stays locked', (_name, change, code) => {
+    const observation = { ...paid, ...change } as ProviderObservation;
+    const events = decide(verify({ kind: 'cleared', observation }), fold([registered]));
+    expect(events.map((e) => e.type)).toEqual(['StateMismatchDetected']);
+    const [event] = events;
+    if (event?.type !== 'StateMismatchDetected') throw new Error('unreachable');
+    expect(event.data.checks.filter((c) => !c.passed).map((c) => c.code)).toEqual([code]);
+    expect(fold([registered, ...events]).entitlement).toBe('LOCKED');
+  });
+
+  it('a settled transaction is never settled twice or un-settled', () => {
+    const settled = decide(verify({ kind: 'cleared', observation: paid }), fold([registered]));
+    for (const verdict of [
+      { kind: 'cleared', observation: paid },
+      { kind: 'declined', providerStatus: 'reversed', reason: 'Reversed' },
+      { kind: 'clearing', providerStatus: 'pending' },
+    ] as ProviderVerdict[]) {
+      given([registered, ...settled]).when(verify(verdict)).then([]);
+    }
+  });
+
+  it('not found leaves the state unchanged', () => {
+    given([registered]).when(verify({ kind: 'not_found' })).then([]);
+  });
+
+  it('rejects a verification for an unknown reference', () => {
+    given([]).when(verify({ kind: 'cleared', observation: paid })).thenThrows('TRANSACTION.UNKNOWN');
+  });
+});
+
+describe('transaction decider: registration and completion', () => {
+  it('registers once; the same terms again are a no-op; other terms conflict', () => {
+    const register: TransactionCommand = { type: 'RegisterCheckout', data: { expectation, registeredAt: 1_000 } };
+    given([]).when(register).then(['CheckoutRegistered']);
+    given([registered]).when(register).then([]);
+    given([registered])
+      .when({ type: 'RegisterCheckout', data: { expectation: { ...expectation, amountMinor: 1 }, registeredAt: 5 } })
+      .thenThrows('TRANSACTION.CONFLICT');
+  });
+
+  it('completes once, and only a registered checkout', () => {
+    const complete: TransactionCommand = { type: 'CompleteCheckout', data: { reference: expectation.reference, completedAt: 9 } };
+    given([registered]).when(complete).then(['CheckoutCompleted']);
+    given([registered, { type: 'CheckoutCompleted', data: { reference: expectation.reference, completedAt: 9 } }])
+      .when(complete)
+      .then([]);
+    given([]).when(complete).thenThrows('TRANSACTION.UNKNOWN');
+  });
+});
