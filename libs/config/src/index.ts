@@ -1,0 +1,4 @@
+/** Typed, validated configuration: one zod schema per app, parsed once at boot. */
+export * from './secret.js';
+export * from './schema.js';
+export * from './load.js';

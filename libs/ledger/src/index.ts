@@ -1,0 +1,5 @@
+/** The immutable ledger: the port, its PostgreSQL and in-memory stores, and the read model. */
+export * from './ledger.port.js';
+export * from './memory-ledger.js';
+export * from './postgres-ledger.js';
+export * from './read-model.js';

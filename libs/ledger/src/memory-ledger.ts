@@ -1,0 +1,54 @@
+import {
+  DuplicateEventIdError,
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type ExpectedRevision,
+  type LedgerEventInput,
+  type LedgerStore,
+  type RecordedLedgerEvent,
+} from './ledger.port.js';
+
+/** In-memory ledger for unit tests. Passes the same contract suite as the real stores. */
+export class InMemoryLedger implements LedgerStore {
+  private readonly all: RecordedLedgerEvent[] = [];
+  private readonly streams = new Map<string, RecordedLedgerEvent[]>();
+  private readonly ids = new Map<string, RecordedLedgerEvent>();
+
+  async append(streamId: string, events: readonly LedgerEventInput[], expected: ExpectedRevision): Promise<AppendResult> {
+    const stream = this.streams.get(streamId) ?? [];
+    const current = stream.length - 1;
+    const known = events.map((e) => this.ids.get(e.eventId));
+    if (events.length > 0 && known.every((k) => k !== undefined && k.streamId === streamId)) {
+      return { nextExpectedRevision: current, positions: known.map((k) => k!.position), duplicate: true };
+    }
+    const clash = known.find((k) => k !== undefined);
+    if (clash) throw new DuplicateEventIdError(clash.eventId);
+    if (expected !== 'any' && (expected === 'no_stream' ? stream.length !== 0 : expected !== current)) {
+      throw new WrongExpectedRevisionError(streamId, expected, stream.length === 0 ? 'no_stream' : current);
+    }
+    const positions: number[] = [];
+    for (const event of events) {
+      const recorded: RecordedLedgerEvent = {
+        ...structuredClone(event),
+        streamId,
+        revision: stream.length,
+        position: this.all.length + 1,
+        recordedAt: new Date(),
+      };
+      stream.push(recorded);
+      this.all.push(recorded);
+      this.ids.set(event.eventId, recorded);
+      positions.push(recorded.position);
+    }
+    this.streams.set(streamId, stream);
+    return { nextExpectedRevision: stream.length - 1, positions, duplicate: false };
+  }
+
+  async readStream(streamId: string): Promise<RecordedLedgerEvent[]> {
+    return structuredClone(this.streams.get(streamId) ?? []);
+  }
+
+  async readAll(afterPosition: number, limit: number): Promise<RecordedLedgerEvent[]> {
+    return structuredClone(this.all.filter((e) => e.position > afterPosition).slice(0, limit));
+  }
+}

@@ -1,0 +1,22 @@
+/** Kafka header names Settle sets on every message. */
+export const HEADERS = {
+  eventType: 'settle-event-type',
+  correlationId: 'correlation-id',
+  causationId: 'causation-id',
+  /** Dead-letter records: why and where from. */
+  dlqErrorCode: 'dlq-error-code',
+  dlqErrorMessage: 'dlq-error-message',
+  dlqSourceTopic: 'dlq-source-topic',
+  dlqSourcePartition: 'dlq-source-partition',
+  dlqSourceOffset: 'dlq-source-offset',
+  dlqConsumerGroup: 'dlq-consumer-group',
+} as const;
+
+/** Reads a Kafka header as UTF-8 text. */
+export function headerText(headers: Record<string, unknown> | undefined, name: string): string | undefined {
+  const value = headers?.[name];
+  if (value === undefined || value === null) return undefined;
+  if (Buffer.isBuffer(value)) return value.toString('utf8');
+  if (Array.isArray(value)) return headerText({ v: value[0] }, 'v');
+  return String(value);
+}

@@ -1,0 +1,11 @@
+/**
+ * Kafka and schema-registry wiring: versioned contracts, Avro codec, idempotent producers,
+ * the owned consumer loop with its dead-letter topic, and the transactional outbox.
+ */
+export * from './contracts.js';
+export * from './topics.js';
+export * from './headers.js';
+export * from './codec.js';
+export * from './kafka.js';
+export * from './consumer.js';
+export * from './outbox.js';

