@@ -38,8 +38,10 @@ ensure_deps() {
   local want
   want="$(sha256sum "$SETTLE_ROOT/package-lock.json" | cut -d' ' -f1)-$(node -v)"
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-    log "installing npm dependencies (npm ci)"
-    (cd "$SETTLE_ROOT" && npm ci --no-audit --no-fund --loglevel=error >&2)
+    log "installing npm dependencies"
+    # `npm install` honours package-lock.json; `npm ci` refuses this lock because the
+    # registry lists @swc/core binaries for other platforms that the lock cannot resolve.
+    (cd "$SETTLE_ROOT" && npm install --no-audit --no-fund --loglevel=error >&2)
     echo "$want" >"$stamp"
   fi
 }

@@ -20,6 +20,14 @@ describe('sweeper watch (spec sections 1 and 8: more than 45 s of inactivity)', 
     expect(watch.dueAt).toBe(75_000);
   });
 
+  it('is not armed until the checkout is registered (a webhook may race the checkout)', () => {
+    let watch = observe(null, ref, { kind: 'webhook_received', at: 1_000 }, policy);
+    expect(watch.dueAt).toBeNull();
+    watch = observe(watch, ref, { kind: 'registered', at: 2_000 }, policy);
+    expect(watch.dueAt).toBe(47_000);
+    expect(dueTrigger(watch)).toBe('sweeper_orphaned');
+  });
+
   it('a completed checkout without a webhook is due as a missing webhook', () => {
     const watch = observe(observe(null, ref, { kind: 'registered', at: 0 }, policy), ref, { kind: 'completed', at: 1 }, policy);
     expect(dueTrigger(watch)).toBe('sweeper_webhook_missing');
@@ -28,7 +36,7 @@ describe('sweeper watch (spec sections 1 and 8: more than 45 s of inactivity)', 
   });
 
   it('a terminal outcome disarms the watch for good', () => {
-    let watch = observe(null, ref, { kind: 'completed', at: 0 }, policy);
+    let watch = observe(null, ref, { kind: 'registered', at: 0 }, policy);
     watch = observe(watch, ref, { kind: 'outcome', at: 5, terminal: true }, policy);
     expect(watch.dueAt).toBeNull();
     watch = observe(watch, ref, { kind: 'webhook_received', at: 10 }, policy);
@@ -37,7 +45,7 @@ describe('sweeper watch (spec sections 1 and 8: more than 45 s of inactivity)', 
   });
 
   it('a non-terminal outcome (held in review, provider unreachable) re-arms the watch', () => {
-    let watch = observe(null, ref, { kind: 'completed', at: 0 }, policy);
+    let watch = observe(null, ref, { kind: 'registered', at: 0 }, policy);
     watch = observe(watch, ref, { kind: 'outcome', at: 50_000, terminal: false }, policy);
     expect(watch.dueAt).toBe(95_000);
   });

@@ -46,6 +46,8 @@ export interface ConsumerLoopOptions {
   /** Decides which handler errors are permanent; default: {@link PermanentMessageError} and decode errors. */
   isPermanent?: (error: unknown) => boolean;
   fromBeginning?: boolean;
+  /** Partitions handled at once (order within a partition is always kept). Default 1. */
+  partitionsConsumedConcurrently?: number;
 }
 
 /** A running consumer loop. */
@@ -126,6 +128,7 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
   await consumer.subscribe({ topics, fromBeginning: options.fromBeginning ?? true });
   await consumer.run({
     eachBatchAutoResolve: false,
+    partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
     autoCommit: true,
     autoCommitInterval: 1_000,
     eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {

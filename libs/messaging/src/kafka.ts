@@ -1,4 +1,4 @@
-import { Kafka, logLevel, type Admin, type Producer } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type Admin, type Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { DEFAULT_PARTITIONS, type Topics } from './topics.js';
 
@@ -26,7 +26,14 @@ export function createKafka(clientId: string, brokers: string[], logger: Logger)
  * resolves only once the record is durable in Kafka. One request in flight keeps order.
  */
 export async function createProducer(kafka: Kafka): Promise<Producer> {
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  const producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+    // Murmur2 partitioning, as the Java client does: the same key lands on the same partition.
+    createPartitioner: Partitioners.DefaultPartitioner,
+    retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 300, maxRetryTime: 5_000 },
+  });
   await producer.connect();
   return producer;
 }

@@ -20,6 +20,8 @@ export interface Watch {
   readonly lastActivityAt: number;
   /** When a verification is due, epoch ms; `null` once the transaction is terminal. */
   readonly dueAt: number | null;
+  /** Armed only once the checkout is registered: a webhook for an unknown reference waits. */
+  readonly registered: boolean;
   readonly completed: boolean;
   readonly webhookSeen: boolean;
   readonly terminal: boolean;
@@ -40,7 +42,9 @@ export const DEFAULT_RECOVERY_POLICY: RecoveryPolicy = { inactivityMs: 45_000 };
 /**
  * Folds one activity into a watch. Activity never moves time backwards: a late,
  * out-of-order message does not make a transaction look older than it is. Once terminal,
- * a watch stays terminal and is never due again.
+ * a watch stays terminal and is never due again. A watch is armed only once its checkout is
+ * registered: a webhook racing the checkout waits for the registration, and references
+ * nobody registered never cause provider queries.
  *
  * @param watch - the current watch, or `null` for a reference seen for the first time.
  */
@@ -49,14 +53,17 @@ export function observe(watch: Watch | null, reference: string, activity: Activi
     reference,
     lastActivityAt: activity.at,
     dueAt: null,
+    registered: false,
     completed: false,
     webhookSeen: false,
     terminal: false,
   };
   const lastActivityAt = Math.max(current.lastActivityAt, activity.at);
-  let { completed, webhookSeen, terminal } = current;
+  let { registered, completed, webhookSeen, terminal } = current;
   switch (activity.kind) {
     case 'registered':
+      registered = true;
+      break;
     case 'verification_requested':
       break;
     case 'completed':
@@ -74,10 +81,11 @@ export function observe(watch: Watch | null, reference: string, activity: Activi
   return {
     reference,
     lastActivityAt,
+    registered,
     completed,
     webhookSeen,
     terminal,
-    dueAt: terminal ? null : lastActivityAt + policy.inactivityMs,
+    dueAt: terminal || !registered ? null : lastActivityAt + policy.inactivityMs,
   };
 }
 

@@ -1,0 +1,208 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { findTransactionStatus } from '@settle/ledger';
+import { Outbox, OutboxRelay } from '@settle/messaging';
+import { deterministicId, inTransaction, type Pool, type PoolClient } from '@settle/platform';
+import { OUTBOX, OUTBOX_RELAY, PG_POOL } from '../tokens.js';
+import type { RegisterCheckoutBody } from './checkout.request.js';
+
+/** A registered checkout as ingestion stores it. */
+export interface CheckoutRecord {
+  reference: string;
+  provider: string;
+  amountMinor: number;
+  currency: string;
+  userId: string;
+  email: string | null;
+  phone: string | null;
+  entitlement: string;
+  requestSha256: string;
+  correlationId: string;
+  registeredAt: Date;
+  completedAt: Date | null;
+}
+
+/** Status as `GET /v1/checkouts/{reference}` shows it. */
+export interface CheckoutView {
+  reference: string;
+  provider: string;
+  state: string;
+  entitlement_status: string;
+  amount: number;
+  currency: string;
+  checks?: unknown[];
+  updated_at: string;
+}
+
+/** Digest of a registration's terms, independent of JSON key order and whitespace. */
+export function termsDigest(body: RegisterCheckoutBody): string {
+  const canonical = JSON.stringify([
+    body.provider,
+    body.reference,
+    body.amount,
+    body.currency,
+    body.user_id,
+    body.customer.email ?? null,
+    body.customer.phone ?? null,
+    body.entitlement,
+  ]);
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+type RegisterResult = { kind: 'registered' | 'same'; record: CheckoutRecord } | { kind: 'conflict' };
+
+/**
+ * Checkout registrations and their outbox messages, written in one transaction each.
+ */
+@Injectable()
+export class CheckoutRepository {
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(OUTBOX) private readonly outbox: Outbox,
+    @Inject(OUTBOX_RELAY) private readonly relay: OutboxRelay,
+  ) {}
+
+  /** Registers a checkout and enqueues `CheckoutRegistered`, unless the reference is known. */
+  async register(body: RegisterCheckoutBody, now: Date): Promise<RegisterResult> {
+    const digest = termsDigest(body);
+    const result = await inTransaction(this.pool, async (client): Promise<RegisterResult> => {
+      const correlationId = randomUUID();
+      const inserted = await client.query<CheckoutRowShape>(
+        `INSERT INTO ingestion.checkouts
+           (reference, provider, amount_minor, currency, user_id, customer_email, customer_phone, entitlement,
+            request_sha256, correlation_id, registered_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+         ON CONFLICT (reference) DO NOTHING RETURNING *`,
+        [
+          body.reference,
+          body.provider,
+          body.amount,
+          body.currency,
+          body.user_id,
+          body.customer.email ?? null,
+          body.customer.phone ?? null,
+          body.entitlement,
+          digest,
+          correlationId,
+          now,
+        ],
+      );
+      const row = inserted.rows[0];
+      if (!row) {
+        const existing = await this.find(client, body.reference);
+        if (existing && existing.requestSha256 === digest) return { kind: 'same', record: existing };
+        return { kind: 'conflict' };
+      }
+      const record = toRecord(row);
+      await this.outbox.enqueue(client, [
+        {
+          type: 'CheckoutRegistered',
+          payload: {
+            event_id: deterministicId('CheckoutRegistered', record.reference),
+            occurred_at: now.getTime(),
+            correlation_id: record.correlationId,
+            reference: record.reference,
+            provider: record.provider,
+            amount_minor: record.amountMinor,
+            currency: record.currency,
+            user_id: record.userId,
+            customer_email: record.email,
+            customer_phone: record.phone,
+            entitlement: record.entitlement,
+          },
+        },
+      ]);
+      return { kind: 'registered', record };
+    });
+    if (result.kind === 'registered') this.relay.wake();
+    return result;
+  }
+
+  /**
+   * Marks a checkout completed (once) and enqueues `CheckoutCompleted`.
+   *
+   * @returns the record, or `null` when the reference is unknown.
+   */
+  async complete(reference: string, now: Date): Promise<CheckoutRecord | null> {
+    let enqueued = false;
+    const record = await inTransaction(this.pool, async (client) => {
+      const updated = await client.query<CheckoutRowShape>(
+        `UPDATE ingestion.checkouts SET completed_at = $2 WHERE reference = $1 AND completed_at IS NULL RETURNING *`,
+        [reference, now],
+      );
+      const row = updated.rows[0];
+      if (!row) return this.find(client, reference);
+      const r = toRecord(row);
+      await this.outbox.enqueue(client, [
+        {
+          type: 'CheckoutCompleted',
+          payload: {
+            event_id: deterministicId('CheckoutCompleted', reference),
+            occurred_at: now.getTime(),
+            correlation_id: r.correlationId,
+            reference,
+          },
+        },
+      ]);
+      enqueued = true;
+      return r;
+    });
+    if (enqueued) this.relay.wake();
+    return record;
+  }
+
+  /** Finds a registration. */
+  async find(client: Pool | PoolClient, reference: string): Promise<CheckoutRecord | null> {
+    const { rows } = await client.query<CheckoutRowShape>('SELECT * FROM ingestion.checkouts WHERE reference = $1', [reference]);
+    return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  /** The public status view: registration terms joined with the read model. */
+  async view(reference: string): Promise<CheckoutView | null> {
+    const record = await this.find(this.pool, reference);
+    if (!record) return null;
+    const status = await findTransactionStatus(this.pool, reference);
+    return {
+      reference,
+      provider: record.provider,
+      state: status?.state ?? 'PENDING',
+      entitlement_status: status?.entitlementStatus ?? 'LOCKED',
+      amount: record.amountMinor,
+      currency: record.currency,
+      ...(status?.checks ? { checks: status.checks } : {}),
+      updated_at: (status?.updatedAt ?? record.completedAt ?? record.registeredAt).toISOString(),
+    };
+  }
+}
+
+interface CheckoutRowShape {
+  reference: string;
+  provider: string;
+  amount_minor: number;
+  currency: string;
+  user_id: string;
+  customer_email: string | null;
+  customer_phone: string | null;
+  entitlement: string;
+  request_sha256: string;
+  correlation_id: string;
+  registered_at: Date;
+  completed_at: Date | null;
+}
+
+function toRecord(row: CheckoutRowShape): CheckoutRecord {
+  return {
+    reference: row.reference,
+    provider: row.provider,
+    amountMinor: row.amount_minor,
+    currency: row.currency,
+    userId: row.user_id,
+    email: row.customer_email,
+    phone: row.customer_phone,
+    entitlement: row.entitlement,
+    requestSha256: row.request_sha256,
+    correlationId: row.correlation_id,
+    registeredAt: row.registered_at,
+    completedAt: row.completed_at,
+  };
+}

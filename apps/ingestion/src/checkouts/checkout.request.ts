@@ -1,0 +1,66 @@
+import { PROVIDERS } from '@settle/domain';
+import { ProblemError } from '@settle/platform';
+import { z } from 'zod';
+
+/** ISO 4217 codes known to the runtime's ICU data (a maintained source, not a hand list). */
+const ISO_4217 = new Set(Intl.supportedValuesOf('currency'));
+
+/** Provider references: printable, URL-safe, at most 100 characters. */
+export const REFERENCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.=-]{0,99}$/;
+
+/**
+ * Body of `POST /v1/checkouts`: `{ provider, reference, amount, currency, user_id,
+ * customer: { email?, phone? }, entitlement }`, amount an integer in minor units.
+ */
+export const registerCheckoutBody = z
+  .object({
+    provider: z.enum(PROVIDERS, { error: `provider must be one of: ${PROVIDERS.join(', ')}` }),
+    reference: z.string().regex(REFERENCE_PATTERN, 'reference must be 1-100 URL-safe characters'),
+    amount: z
+      .number({ error: 'amount must be an integer in minor units' })
+      .int('amount must be an integer in minor units')
+      .positive('amount must be positive')
+      .max(Number.MAX_SAFE_INTEGER),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/, 'currency must be an upper-case ISO 4217 code')
+      .refine((c) => ISO_4217.has(c), 'currency is not an ISO 4217 code'),
+    user_id: z.string().trim().min(1).max(200),
+    customer: z
+      .object({
+        email: z.email().max(320).optional(),
+        phone: z
+          .string()
+          .regex(/^\+?[0-9 ()-]{6,20}$/, 'phone must be a phone number')
+          .optional(),
+      })
+      .strict()
+      .refine((c) => c.email !== undefined || c.phone !== undefined, 'customer needs an email or a phone'),
+    entitlement: z.string().trim().min(1).max(200),
+  })
+  .strict();
+
+export type RegisterCheckoutBody = z.infer<typeof registerCheckoutBody>;
+
+/**
+ * Parses a body with a zod schema, or throws a 400 problem listing every invalid field.
+ *
+ * @throws ProblemError 400 `REQUEST.VALIDATION_FAILED`.
+ */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  throw new ProblemError(
+    400,
+    'REQUEST.VALIDATION_FAILED',
+    'Invalid request body',
+    'One or more fields are invalid',
+    result.error.issues.map((i) => ({ path: i.path.join('.') || '(body)', message: i.message })),
+  );
+}
+
+/** Checks a reference taken from a URL path. @throws ProblemError 404 */
+export function pathReference(reference: string): string {
+  if (!REFERENCE_PATTERN.test(reference)) throw new ProblemError(404, 'CHECKOUT.NOT_FOUND', 'Checkout not found');
+  return reference;
+}

@@ -1,0 +1,49 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
+import type { IngestionConfig } from '@settle/config';
+import type { Outbox, OutboxRelay } from '@settle/messaging';
+import type { Logger, Pool } from '@settle/platform';
+import { CompleteCheckoutHandler, RegisterCheckoutHandler } from './checkouts/checkout.commands.js';
+import { CheckoutRepository } from './checkouts/checkout.repository.js';
+import { CheckoutsController } from './checkouts/checkouts.controller.js';
+import { HealthController } from './health.controller.js';
+import { ApiKeyGuard } from './http/api-key.guard.js';
+import { ProblemDetailsFilter } from './http/problem-details.filter.js';
+import { CONFIG, LOGGER, OUTBOX, OUTBOX_RELAY, PG_POOL } from './tokens.js';
+import { WebhookRepository } from './webhooks/webhook.repository.js';
+import { WebhooksController } from './webhooks/webhooks.controller.js';
+
+/** Connections created at boot and handed to the Nest module. */
+export interface IngestionInfrastructure {
+  config: IngestionConfig;
+  logger: Logger;
+  pool: Pool;
+  outbox: Outbox;
+  relay: OutboxRelay;
+}
+
+/** The ingestion app: checkout API and provider webhooks, HTTP in, outbox to Kafka out. */
+@Module({})
+export class IngestionModule {
+  static forRoot(infra: IngestionInfrastructure): DynamicModule {
+    return {
+      module: IngestionModule,
+      imports: [CqrsModule.forRoot()],
+      controllers: [CheckoutsController, WebhooksController, HealthController],
+      providers: [
+        { provide: CONFIG, useValue: infra.config },
+        { provide: LOGGER, useValue: infra.logger },
+        { provide: PG_POOL, useValue: infra.pool },
+        { provide: OUTBOX, useValue: infra.outbox },
+        { provide: OUTBOX_RELAY, useValue: infra.relay },
+        { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(infra.logger) },
+        ApiKeyGuard,
+        CheckoutRepository,
+        WebhookRepository,
+        RegisterCheckoutHandler,
+        CompleteCheckoutHandler,
+      ],
+    };
+  }
+}

@@ -1,0 +1,52 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { loadIngestionConfig } from '@settle/config';
+import { READ_MODEL_DDL } from '@settle/ledger';
+import { AvroCodec, createKafka, createProducer, ensureTopics, Outbox, OutboxRelay, topicNames } from '@settle/messaging';
+import { createLogger, createPool, markReady, migrate, onShutdown } from '@settle/platform';
+import { IngestionModule } from './ingestion.module.js';
+import { INGESTION_DDL } from './persistence/schema.js';
+
+/**
+ * Boots the ingestion app: migrates its tables, registers schemas, starts the outbox relay,
+ * then serves HTTP. Configuration errors stop the boot with the list of bad variables.
+ */
+async function main(): Promise<void> {
+  const config = loadIngestionConfig();
+  const logger = createLogger('ingestion', config.logLevel);
+  const pool = createPool(config.database.url, 20);
+  await migrate(pool, 'ingestion', INGESTION_DDL);
+  await migrate(pool, 'read_model', READ_MODEL_DDL);
+
+  const topics = topicNames(config.kafka.topicPrefix);
+  const kafka = createKafka('settle-ingestion', config.kafka.brokers, logger);
+  await ensureTopics(kafka, topics);
+  const codec = AvroCodec.connect(config.schemaRegistry.url, topics);
+  await codec.registerAll(['CheckoutRegistered', 'CheckoutCompleted', 'ProviderWebhookReceived', 'VerificationRequested']);
+  const producer = await createProducer(kafka);
+  const relay = new OutboxRelay(pool, 'ingestion', producer, codec, logger.child({ component: 'outbox' }));
+  const outbox = new Outbox('ingestion', topics);
+
+  const app = await NestFactory.create<NestFastifyApplication>(
+    IngestionModule.forRoot({ config, logger, pool, outbox, relay }),
+    new FastifyAdapter({ bodyLimit: config.http.bodyLimitBytes, trustProxy: false }),
+    { rawBody: true, logger: ['error', 'warn'] },
+  );
+  relay.start();
+  await app.listen(config.http.port, config.http.host);
+  logger.info({ url: await app.getUrl() }, 'ingestion listening');
+  markReady(config.readyFile, logger);
+
+  onShutdown(logger, async () => {
+    await app.close();
+    await relay.stop();
+    await producer.disconnect();
+    await pool.end();
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,6 @@
+/** Injection tokens of the ingestion app. */
+export const CONFIG = Symbol('IngestionConfig');
+export const PG_POOL = Symbol('PgPool');
+export const LOGGER = Symbol('Logger');
+export const OUTBOX = Symbol('Outbox');
+export const OUTBOX_RELAY = Symbol('OutboxRelay');

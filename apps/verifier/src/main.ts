@@ -1,0 +1,81 @@
+import 'reflect-metadata';
+import { loadVerifierConfig } from '@settle/config';
+import type { ProviderName } from '@settle/domain';
+import {
+  AvroCodec,
+  createKafka,
+  createProducer,
+  ensureTopics,
+  Outbox,
+  OutboxRelay,
+  startConsumerLoop,
+  topicNames,
+} from '@settle/messaging';
+import { createLogger, createPool, markReady, migrate, onShutdown } from '@settle/platform';
+import { PaystackProvider, type PaymentProvider } from '@settle/providers';
+import { VERIFIER_DDL } from './schema.js';
+import { TransactionRepository } from './transaction.repository.js';
+import { VerificationService } from './verification.service.js';
+
+
+/**
+ * Boots the verifier: consumes the transaction-events stream as a member of its consumer
+ * group, queries providers, and publishes consensus results through its outbox.
+ */
+async function main(): Promise<void> {
+  const config = loadVerifierConfig();
+  const logger = createLogger('verifier', config.logLevel);
+  const pool = createPool(config.database.url, 10);
+  await migrate(pool, 'verifier', VERIFIER_DDL);
+
+  const topics = topicNames(config.kafka.topicPrefix);
+  const kafka = createKafka('settle-verifier', config.kafka.brokers, logger);
+  await ensureTopics(kafka, topics);
+  const codec = AvroCodec.connect(config.schemaRegistry.url, topics);
+  await codec.registerAll(['ConsensusResult']);
+  const producer = await createProducer(kafka);
+  const relay = new OutboxRelay(pool, 'verifier', producer, codec, logger.child({ component: 'outbox' }));
+
+  const paystack = new PaystackProvider({
+    baseUrl: config.providers.paystack.baseUrl,
+    secretKey: config.providers.paystack.secretKey,
+    timeoutMs: config.providers.timeoutMs,
+    retry: config.providers.retry,
+  });
+  const providers = new Map<ProviderName, PaymentProvider>([['paystack', paystack]]);
+  const service = new VerificationService(
+    pool,
+    new TransactionRepository(pool),
+    providers,
+    new Outbox('verifier', topics),
+    relay,
+    logger,
+  );
+
+  relay.start();
+  const loop = await startConsumerLoop({
+    kafka,
+    groupId: `${config.kafka.topicPrefix}-verifier`,
+    topics: [topics.transactionEvents],
+    codec,
+    producer,
+    deadLetterTopic: topics.deadLetter,
+    logger,
+    handle: (event, context) => service.handle(event, context),
+    partitionsConsumedConcurrently: 3,
+  });
+  markReady(config.readyFile, logger);
+
+  onShutdown(logger, async () => {
+    await loop.stop();
+    await relay.stop();
+    await producer.disconnect();
+    await paystack.close();
+    await pool.end();
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
