@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     deadLetterTopic: topics.deadLetter,
     logger,
     handle: (event, context) => service.handle(event, context),
-    partitionsConsumedConcurrently: 3,
+    partitionsConsumedConcurrently: 6,
   });
   markReady(config.readyFile, logger);
 

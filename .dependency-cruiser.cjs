@@ -1,0 +1,62 @@
+/**
+ * Architecture boundaries, checked on every test run (scripts/test.sh):
+ * - libs/domain is pure: no NestJS, Kafka, database, HTTP or other Settle libs;
+ * - apps never import each other;
+ * - a lib is imported only through its public index (the @settle/<lib> alias);
+ * - libs never import apps.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      severity: 'error',
+      comment: 'libs/domain imports no framework, transport or storage code',
+      from: { path: '^libs/domain' },
+      to: {
+        path: [
+          '^libs/(?!domain)',
+          '^apps/',
+          'node_modules/(@nestjs|kafkajs|@kafkajs|pg|undici|fastify|pino|cockatiel|@kurrent)',
+        ],
+      },
+    },
+    {
+      name: 'domain-uses-no-io-builtins',
+      severity: 'error',
+      from: { path: '^libs/domain' },
+      to: { dependencyTypes: ['core'], path: '^(fs|net|http|https|child_process|dgram|dns|tls)$' },
+    },
+    {
+      name: 'apps-do-not-import-each-other',
+      severity: 'error',
+      from: { path: '^apps/([^/]+)/' },
+      to: { path: '^apps/', pathNot: '^apps/$1/' },
+    },
+    {
+      name: 'libs-do-not-import-apps',
+      severity: 'error',
+      from: { path: '^libs/' },
+      to: { path: '^apps/' },
+    },
+    {
+      name: 'libs-only-through-their-index',
+      severity: 'error',
+      comment: 'apps, scripts and tests import a lib through @settle/<lib> (its src/index.ts), never a deep path',
+      from: { path: '^(apps|scripts|test)/' },
+      to: { path: '^libs/[^/]+/src/(?!index\\.ts$)' },
+    },
+    {
+      name: 'libs-use-other-libs-through-their-index',
+      severity: 'error',
+      from: { path: '^libs/([^/]+)/' },
+      to: { path: '^libs/[^/]+/src/(?!index\\.ts$)', pathNot: '^libs/$1/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(dist|node_modules)/' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};

@@ -1,0 +1,120 @@
+/**
+ * Small HTTP clients for the running stack, shared by the demo, the end-to-end tests and the
+ * benchmarks.
+ */
+
+/** A checkout registration body (`POST /v1/checkouts`). */
+export interface CheckoutBody {
+  provider: string;
+  reference: string;
+  /** minor units */
+  amount: number;
+  currency: string;
+  user_id: string;
+  customer: { email?: string; phone?: string };
+  entitlement: string;
+}
+
+/** `GET /v1/checkouts/{reference}`. */
+export interface CheckoutStatus {
+  reference: string;
+  provider: string;
+  state: string;
+  entitlement_status: string;
+  amount: number;
+  currency: string;
+  checks?: Array<{ check: string; passed: boolean; code: string | null; expected: string; observed: string }>;
+  updated_at: string;
+}
+
+/** An HTTP answer: status and parsed JSON body. */
+export interface Answer<T = unknown> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+async function call<T>(url: string, init: RequestInit): Promise<Answer<T>> {
+  const response = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : null) as T, headers: response.headers };
+}
+
+/** Client of the ingestion app's checkout API. */
+export class IngestionClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly apiKey: string,
+  ) {}
+
+  private headers(json = false): Record<string, string> {
+    return { authorization: `Bearer ${this.apiKey}`, ...(json ? { 'content-type': 'application/json' } : {}) };
+  }
+
+  register(body: CheckoutBody): Promise<Answer<{ reference: string; state: string }>> {
+    return call(`${this.baseUrl}/v1/checkouts`, { method: 'POST', headers: this.headers(true), body: JSON.stringify(body) });
+  }
+
+  complete(reference: string): Promise<Answer<{ reference: string; state: string }>> {
+    return call(`${this.baseUrl}/v1/checkouts/${encodeURIComponent(reference)}/complete`, { method: 'POST', headers: this.headers() });
+  }
+
+  status(reference: string): Promise<Answer<CheckoutStatus>> {
+    return call(`${this.baseUrl}/v1/checkouts/${encodeURIComponent(reference)}`, { method: 'GET', headers: this.headers() });
+  }
+}
+
+/** Per-transaction knobs of the provider sandbox. */
+export interface SandboxBehaviour {
+  outcome?: 'success' | 'declined' | 'clearing_then_success' | 'lower_amount' | 'other_currency' | 'other_customer';
+  clearing_checks?: number;
+  failures?: { mode: '502' | '504' | 'timeout'; times: number };
+  webhook?: 'deliver' | 'drop' | 'delay' | 'duplicate' | 'spoof';
+  webhook_delay_ms?: number;
+}
+
+/** A sandbox transaction as its control API shows it. */
+export interface SandboxTransaction {
+  reference: string;
+  verifyCalls: number;
+  failuresServed: number;
+  webhooksSent: number;
+  paid: boolean;
+}
+
+/** Client of the provider sandbox's control API. */
+export class SandboxClient {
+  constructor(readonly baseUrl: string) {}
+
+  create(tx: { reference: string; amount: number; currency: string; email: string; phone?: string; behaviour?: SandboxBehaviour }) {
+    return call<SandboxTransaction>(`${this.baseUrl}/_sandbox/paystack/transactions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(tx),
+    });
+  }
+
+  pay(reference: string) {
+    return call<SandboxTransaction>(`${this.baseUrl}/_sandbox/paystack/transactions/${encodeURIComponent(reference)}/pay`, { method: 'POST' });
+  }
+
+  inspect(reference: string) {
+    return call<SandboxTransaction>(`${this.baseUrl}/_sandbox/paystack/transactions/${encodeURIComponent(reference)}`, { method: 'GET' });
+  }
+}
+
+/**
+ * Polls until `check` returns a value (not undefined) or the deadline passes.
+ *
+ * @param timeoutMs - deadline, milliseconds.
+ * @throws Error naming `what` when the deadline passes.
+ */
+export async function waitUntil<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>, intervalMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Runs the reconciliation demo against the stack that `./settle up` started (starting it
+# first when it is not running).
+source "$(dirname "$0")/lib.sh"
+ensure_node
+"$SETTLE_ROOT/scripts/stack.sh" status >/dev/null 2>&1 || "$SETTLE_ROOT/scripts/stack.sh" up
+while IFS='=' read -r name value; do export "$name=$value"; done < <("$SETTLE_ROOT/scripts/stack.sh" env)
+export INGESTION_URL="http://127.0.0.1:$SETTLE_INGESTION_PORT"
+export SANDBOX_URL="http://127.0.0.1:$SETTLE_SANDBOX_PORT"
+exec node "$SETTLE_ROOT/dist/scripts/demo.js" "$@"

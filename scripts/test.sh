@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The README's test command (`./settle test`, also `npm test`): provisions what is missing,
+# builds, checks architecture boundaries, starts the local infrastructure if it is not
+# running, runs unit, integration and end-to-end tests against the real Kafka, schema
+# registry and PostgreSQL, and stops what it started.
+#
+#   scripts/test.sh [vitest arguments]      e.g. scripts/test.sh --project unit
+source "$(dirname "$0")/lib.sh"
+ensure_node
+ensure_deps
+ensure_build
+
+log "checking architecture boundaries"
+(cd "$SETTLE_ROOT" && npx --no-install depcruise apps libs scripts test --config .dependency-cruiser.cjs --output-type err >&2)
+
+started_infra=0
+if ! "$SETTLE_ROOT/scripts/infra.sh" status >/dev/null 2>&1; then
+  "$SETTLE_ROOT/scripts/infra.sh" start
+  started_infra=1
+fi
+cleanup() {
+  if [ "$started_infra" = 1 ]; then "$SETTLE_ROOT/scripts/infra.sh" stop || true; fi
+}
+trap cleanup EXIT
+
+export KAFKAJS_NO_PARTITIONER_WARNING=1
+cd "$SETTLE_ROOT"
+npx --no-install vitest run "$@"

@@ -1,0 +1,186 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil, type CheckoutStatus, type SandboxBehaviour } from '../../scripts/clients.js';
+import { startStack, type RunningStack } from '../support/stack.js';
+
+/**
+ * The walking skeleton end to end: real Kafka, schema registry and PostgreSQL; the five apps
+ * as processes. The sweeper's inactivity window is 3 s here (45 s in production).
+ */
+const INACTIVITY_MS = 3_000;
+let stack: RunningStack;
+
+beforeAll(async () => {
+  stack = await startStack({ inactivityMs: INACTIVITY_MS });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function checkout(behaviour: SandboxBehaviour, amount = 500_000): Promise<string> {
+  const reference = `ref_e2e_${randomBytes(6).toString('hex')}`;
+  const email = `payer.${reference}@example.com`;
+  expect((await stack.sandbox.create({ reference, amount, currency: 'NGN', email, behaviour })).status).toBe(201);
+  const registered = await stack.ingestion.register({
+    provider: 'paystack',
+    reference,
+    amount,
+    currency: 'NGN',
+    user_id: `user-${reference}`,
+    customer: { email },
+    entitlement: 'pro-monthly',
+  });
+  expect(registered).toMatchObject({ status: 202, body: { reference, state: 'PENDING' } });
+  expect((await stack.sandbox.pay(reference)).status).toBe(200);
+  expect((await stack.ingestion.complete(reference)).status).toBe(202);
+  return reference;
+}
+
+async function settledState(reference: string, state: string, timeoutMs = 30_000): Promise<CheckoutStatus> {
+  return waitUntil(`${reference} to reach ${state}`, timeoutMs, async () => {
+    const answer = await stack.ingestion.status(reference);
+    return answer.status === 200 && answer.body.state === state ? answer.body : undefined;
+  });
+}
+
+async function ledgerEntries(reference: string): Promise<Array<{ event_type: string; revision: number }>> {
+  const { rows } = await stack.db.query<{ event_type: string; revision: number }>(
+    'SELECT event_type, revision FROM ledger.events WHERE stream_id = $1 ORDER BY revision',
+    [`transaction-${reference}`],
+  );
+  return rows;
+}
+
+async function lastTrigger(reference: string): Promise<string | null> {
+  const { rows } = await stack.db.query<{ last_trigger: string | null }>(
+    'SELECT last_trigger FROM read_model.transaction_status WHERE reference = $1',
+    [reference],
+  );
+  return rows[0]?.last_trigger ?? null;
+}
+
+describe('checkout to Kafka to verifier to consensus to ledger', () => {
+  it('a webhook that arrives settles the payment by REST verification and unlocks the entitlement', async () => {
+    const reference = await checkout({});
+    const status = await settledState(reference, 'SETTLED_CONSENSUS');
+    expect(status.entitlement_status).toBe('UNLOCKED');
+    expect(status.checks?.map((c) => [c.check, c.passed])).toEqual([
+      ['transaction_identity', true],
+      ['currency', true],
+      ['amount', true],
+      ['customer', true],
+    ]);
+    expect(await ledgerEntries(reference)).toEqual([{ event_type: 'TransactionSettled', revision: 0 }]);
+    expect(await lastTrigger(reference)).toBe('webhook_received');
+    const sandboxView = await stack.sandbox.inspect(reference);
+    expect(sandboxView.body.webhooksSent).toBe(1);
+    expect(sandboxView.body.verifyCalls).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a webhook that never arrives is recovered by the sweeper after the inactivity window', async () => {
+    const started = Date.now();
+    const reference = await checkout({ webhook: 'drop' });
+    const status = await settledState(reference, 'SETTLED_CONSENSUS', 30_000);
+    expect(Date.now() - started).toBeGreaterThan(INACTIVITY_MS);
+    expect(status.entitlement_status).toBe('UNLOCKED');
+    expect(await lastTrigger(reference)).toBe('sweeper_webhook_missing');
+    expect((await stack.sandbox.inspect(reference)).body.webhooksSent).toBe(0);
+    expect(await ledgerEntries(reference)).toHaveLength(1);
+  });
+
+  it('a spoofed webhook is rejected with 401 and the transaction is verified by REST instead', async () => {
+    const reference = await checkout({ webhook: 'spoof' });
+    const status = await settledState(reference, 'SETTLED_CONSENSUS');
+    expect(status.entitlement_status).toBe('UNLOCKED');
+    expect(await lastTrigger(reference)).toBe('webhook_signature_rejected');
+    const { rows } = await stack.db.query<{ signature_valid: boolean }>(
+      'SELECT signature_valid FROM ingestion.webhook_inbox WHERE reference = $1',
+      [reference],
+    );
+    expect(rows).toEqual([{ signature_valid: false }]);
+    const published = await stack.db.query(
+      `SELECT 1 FROM ingestion.outbox WHERE message_key = $1 AND event_type = 'ProviderWebhookReceived'`,
+      [reference],
+    );
+    expect(published.rowCount).toBe(0);
+  });
+
+  it('a provider answering 502 twice is retried with backoff and then settles, state preserved meanwhile', async () => {
+    const reference = await checkout({ failures: { mode: '502', times: 2 } });
+    await settledState(reference, 'SETTLED_CONSENSUS');
+    const sandboxView = (await stack.sandbox.inspect(reference)).body;
+    expect(sandboxView.failuresServed).toBe(2);
+    expect(sandboxView.verifyCalls).toBeGreaterThanOrEqual(3);
+    expect(await ledgerEntries(reference)).toEqual([{ event_type: 'TransactionSettled', revision: 0 }]);
+  });
+
+  it('a lower amount paid is a State Mismatch and the entitlement stays locked', async () => {
+    const reference = await checkout({ outcome: 'lower_amount' }, 800_000);
+    const status = await settledState(reference, 'STATE_MISMATCH');
+    expect(status.entitlement_status).toBe('LOCKED');
+    const failed = status.checks?.filter((c) => !c.passed);
+    expect(failed).toEqual([{ check: 'amount', passed: false, code: 'CONSENSUS.AMOUNT_MISMATCH', expected: '800000', observed: '400000' }]);
+    expect(await ledgerEntries(reference)).toEqual([{ event_type: 'StateMismatchDetected', revision: 0 }]);
+  });
+
+  it('a duplicated webhook is stored once and writes one ledger entry', async () => {
+    const reference = await checkout({ webhook: 'duplicate' });
+    await settledState(reference, 'SETTLED_CONSENSUS');
+    await waitUntil('both webhook copies to be delivered', 15_000, async () =>
+      (await stack.sandbox.inspect(reference)).body.webhooksSent === 2 ? true : undefined,
+    );
+    const inbox = await stack.db.query('SELECT 1 FROM ingestion.webhook_inbox WHERE reference = $1', [reference]);
+    expect(inbox.rowCount).toBe(1);
+    expect(await ledgerEntries(reference)).toHaveLength(1);
+  });
+
+  it('a decline found by the sweeper is FAILED_DECLINED with the entitlement locked', async () => {
+    const reference = await checkout({ outcome: 'declined' });
+    const status = await settledState(reference, 'FAILED_DECLINED', 30_000);
+    expect(status.entitlement_status).toBe('LOCKED');
+    expect(await ledgerEntries(reference)).toEqual([{ event_type: 'PaymentDeclined', revision: 0 }]);
+  });
+
+  it('a payment still clearing is held in review, re-checked by the sweeper, then settled', async () => {
+    const reference = await checkout({ outcome: 'clearing_then_success', clearing_checks: 1, webhook: 'drop' });
+    const held = await settledState(reference, 'RECOVERING', 30_000);
+    expect(held.entitlement_status).toBe('HELD_IN_REVIEW');
+    await settledState(reference, 'SETTLED_CONSENSUS', 30_000);
+    expect((await ledgerEntries(reference)).map((e) => e.event_type)).toEqual(['PaymentHeldInReview', 'TransactionSettled']);
+  });
+
+  it('a webhook signed with the right key but sent twice by hand answers 200 both times and is stored once', async () => {
+    const reference = await checkout({ webhook: 'drop' });
+    const body = JSON.stringify({ event: 'charge.success', data: { reference, status: 'success' } });
+    const signature = createHmac('sha512', stack.paystackSecret).update(body).digest('hex');
+    for (let i = 0; i < 2; i++) {
+      const response = await fetch(`${stack.ingestionUrl}/v1/webhooks/paystack`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-paystack-signature': signature },
+        body,
+      });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ received: true });
+    }
+    const published = await stack.db.query(
+      `SELECT 1 FROM ingestion.outbox WHERE message_key = $1 AND event_type = 'ProviderWebhookReceived'`,
+      [reference],
+    );
+    expect(published.rowCount).toBe(1);
+    await settledState(reference, 'SETTLED_CONSENSUS');
+  });
+
+  it('publishes a settlement event for every ledger entry', async () => {
+    const { rows } = await stack.db.query<{ entries: number; settlements: number }>(
+      `SELECT (SELECT count(*)::int FROM ledger.events) AS entries,
+              (SELECT count(*)::int FROM ledger.outbox WHERE event_type = 'SettlementRecorded') AS settlements`,
+    );
+    expect(rows[0]!.entries).toBeGreaterThan(0);
+    expect(rows[0]!.settlements).toBe(rows[0]!.entries);
+    await waitUntil('settlements to be relayed to Kafka', 15_000, async () => {
+      const pending = await stack.db.query('SELECT 1 FROM ledger.outbox WHERE published_at IS NULL');
+      return pending.rowCount === 0 ? true : undefined;
+    });
+  });
+});

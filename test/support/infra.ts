@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/**
+ * Where the local infrastructure that scripts/test.sh starts listens. Ports follow the same
+ * variables as the scripts; nothing here starts servers.
+ */
+export const infra = {
+  kafkaBrokers: [`127.0.0.1:${process.env.SETTLE_KAFKA_PORT ?? '19092'}`],
+  registryUrl: `http://127.0.0.1:${process.env.SETTLE_REGISTRY_PORT ?? '18081'}/apis/ccompat/v7`,
+  /** Administrative connection used to create and drop per-test databases. */
+  adminDatabaseUrl: process.env.SETTLE_TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+};
+
+/** A fresh, uniquely named database; `drop()` removes it. */
+export async function createTestDatabase(prefix: string): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: infra.adminDatabaseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(infra.adminDatabaseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    drop: async () => {
+      const c = new pg.Client({ connectionString: infra.adminDatabaseUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** A unique topic prefix so test runs never see each other's messages. */
+export function uniqueTopicPrefix(prefix: string): string {
+  return `${prefix}-${randomBytes(4).toString('hex')}`;
+}
