@@ -46,7 +46,7 @@ async function settledState(reference: string, state: string, timeoutMs = 30_000
 
 async function ledgerEntries(reference: string): Promise<Array<{ event_type: string; revision: number }>> {
   const { rows } = await stack.db.query<{ event_type: string; revision: number }>(
-    'SELECT event_type, revision FROM ledger.events WHERE stream_id = $1 ORDER BY revision',
+    'SELECT event_type, revision::int AS revision FROM ledger.events WHERE stream_id = $1 ORDER BY revision',
     [`transaction-${reference}`],
   );
   return rows;

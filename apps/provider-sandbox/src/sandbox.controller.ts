@@ -36,6 +36,7 @@ export class SandboxController {
   }
 
   @Post('_sandbox/paystack/transactions/:reference/pay')
+  @HttpCode(200)
   pay(@Param('reference') reference: string, @Res({ passthrough: true }) reply: FastifyReply) {
     const tx = this.sandbox.get(reference);
     if (!tx) {
