@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   await codec.registerAll(['CheckoutRegistered', 'CheckoutCompleted', 'ProviderWebhookReceived', 'VerificationRequested']);
   const producer = await createProducer(kafka);
   const relay = new OutboxRelay(pool, 'ingestion', producer, codec, logger.child({ component: 'outbox' }));
-  const outbox = new Outbox('ingestion', topics);
+  const outbox = new Outbox('ingestion', topics, codec);
 
   const app = await NestFactory.create<NestFastifyApplication>(
     IngestionModule.forRoot({ config, logger, pool, outbox, relay }),

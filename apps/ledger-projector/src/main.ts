@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   await codec.registerAll(['SettlementRecorded']);
   const producer = await createProducer(kafka);
   const relay = new OutboxRelay(pool, 'ledger', producer, codec, logger.child({ component: 'outbox' }));
-  const service = new ProjectionService(pool, new PostgresLedger(pool), new Outbox('ledger', topics), relay, logger);
+  const service = new ProjectionService(pool, new PostgresLedger(pool), new Outbox('ledger', topics, codec), relay, logger);
 
   relay.start();
   const loop = await startConsumerLoop({

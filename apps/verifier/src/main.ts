@@ -47,7 +47,7 @@ async function main(): Promise<void> {
     pool,
     new TransactionRepository(pool),
     providers,
-    new Outbox('verifier', topics),
+    new Outbox('verifier', topics, codec),
     relay,
     logger,
   );

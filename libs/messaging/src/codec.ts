@@ -71,6 +71,22 @@ export class AvroCodec {
   }
 
   /**
+   * Checks a payload against its registered schema without encoding it, so a bad payload
+   * fails the business transaction that produced it instead of blocking an outbox later.
+   *
+   * @throws Error naming the invalid fields.
+   */
+  async assertValid<K extends EventType>(type: K, payload: ContractMap[K]): Promise<void> {
+    const id = this.ids.get(type);
+    if (id === undefined) throw new Error(`Schema for ${type} is not registered with this codec`);
+    const schema = (await this.registry.getSchema(id)) as { isValid?: (value: unknown, opts?: unknown) => boolean };
+    const invalid: string[] = [];
+    if (schema.isValid && !schema.isValid(payload, { errorHook: (path: string[]) => invalid.push(path.join('.')) })) {
+      throw new Error(`${type} payload does not match its schema at: ${invalid.join(', ') || '(root)'}`);
+    }
+  }
+
+  /**
    * Decodes a Kafka message value, using the `settle-event-type` header for the type.
    *
    * @throws DecodeError `MESSAGE.UNKNOWN_TYPE` or `MESSAGE.UNDECODABLE`.

@@ -43,11 +43,17 @@ export class Outbox {
   constructor(
     private readonly schema: string,
     private readonly topics: Topics,
+    private readonly codec: AvroCodec,
   ) {}
 
-  /** Adds messages inside the caller's transaction. */
+  /**
+   * Adds messages inside the caller's transaction, after checking each against its schema.
+   *
+   * @throws Error when a payload does not match its schema (the caller's transaction fails).
+   */
   async enqueue(client: pg.PoolClient, messages: readonly OutboxMessage[]): Promise<void> {
     for (const m of messages) {
+      await this.codec.assertValid(m.type, m.payload as never);
       await client.query(
         `INSERT INTO ${this.schema}.outbox (topic, message_key, event_type, payload, correlation_id, causation_id)
          VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -115,7 +121,8 @@ export class OutboxRelay {
     this.timer = setTimeout(() => {
       this.active = this.pass()
         .catch((error: unknown) => {
-          this.logger.warn({ err: error, outbox: this.schema }, 'outbox relay pass failed; will retry');
+          // Rows stay in order: a row that cannot be published holds those behind it, loudly.
+          this.logger.error({ err: error, outbox: this.schema }, 'outbox relay pass failed; will retry');
           return -1;
         })
         .then((published) => {

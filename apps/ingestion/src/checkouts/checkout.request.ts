@@ -1,4 +1,4 @@
-import { PROVIDERS } from '@settle/domain';
+import { MAX_AMOUNT_MINOR, PROVIDERS } from '@settle/domain';
 import { ProblemError } from '@settle/platform';
 import { z } from 'zod';
 
@@ -20,7 +20,7 @@ export const registerCheckoutBody = z
       .number({ error: 'amount must be an integer in minor units' })
       .int('amount must be an integer in minor units')
       .positive('amount must be positive')
-      .max(Number.MAX_SAFE_INTEGER),
+      .max(MAX_AMOUNT_MINOR, `amount must be at most ${MAX_AMOUNT_MINOR} minor units`),
     currency: z
       .string()
       .regex(/^[A-Z]{3}$/, 'currency must be an upper-case ISO 4217 code')

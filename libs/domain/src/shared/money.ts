@@ -12,15 +12,22 @@ export interface Money {
 }
 
 /**
+ * Largest amount in minor units Settle accepts: 2^52. Avro `long` values are exact in
+ * JavaScript only up to this bound (avsc refuses larger ones), and it is far above any real
+ * payment (45 trillion naira in kobo).
+ */
+export const MAX_AMOUNT_MINOR = 2 ** 52;
+
+/**
  * Checks that a number is usable as a minor-unit amount.
  *
  * @param value - candidate amount in minor units.
  * @returns the same value.
- * @throws DomainError `MONEY.INVALID_AMOUNT` when it is not a non-negative safe integer.
+ * @throws DomainError `MONEY.INVALID_AMOUNT` when it is not an integer from 0 to {@link MAX_AMOUNT_MINOR}.
  */
 export function minorUnits(value: number): number {
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new DomainError('MONEY.INVALID_AMOUNT', 'Amounts are non-negative integers in minor units');
+  if (!Number.isSafeInteger(value) || value < 0 || value > MAX_AMOUNT_MINOR) {
+    throw new DomainError('MONEY.INVALID_AMOUNT', `Amounts are integers in minor units, from 0 to ${MAX_AMOUNT_MINOR}`);
   }
   return value;
 }

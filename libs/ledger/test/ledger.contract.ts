@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  DuplicateEventIdError,
+  WrongExpectedRevisionError,
+  type LedgerEventInput,
+  type LedgerStore,
+} from '@settle/ledger';
+
+const event = (type = 'TransactionSettled', eventId = randomUUID()): LedgerEventInput => ({
+  eventId,
+  type,
+  data: { amount_minor: 500_000, currency: 'NGN' },
+  metadata: { correlationId: 'corr-1', causationId: 'cause-1' },
+});
+
+/**
+ * The ledger port's contract. Every store (PostgreSQL, in-memory, and KurrentDB where one
+ * is configured) must pass it.
+ */
+export function ledgerContract(name: string, makeStore: () => LedgerStore): void {
+  describe(`ledger contract: ${name}`, () => {
+    const stream = () => `transaction-ref_${randomUUID().slice(0, 8)}`;
+
+    it('appends to a new stream at revision 0 and reads it back in order', async () => {
+      const store = makeStore();
+      const s = stream();
+      const first = event('PaymentHeldInReview');
+      const second = event('TransactionSettled');
+      expect((await store.append(s, [first], 'no_stream')).nextExpectedRevision).toBe(0);
+      expect((await store.append(s, [second], 0)).nextExpectedRevision).toBe(1);
+      const read = await store.readStream(s);
+      expect(read.map((e) => [e.eventId, e.type, e.revision])).toEqual([
+        [first.eventId, 'PaymentHeldInReview', 0],
+        [second.eventId, 'TransactionSettled', 1],
+      ]);
+      expect(read[0]!.data).toEqual(first.data);
+      expect(read[0]!.metadata).toEqual(first.metadata);
+      expect(read[1]!.position).toBeGreaterThan(read[0]!.position);
+    });
+
+    it('refuses an append at a stale or wrong expected revision', async () => {
+      const store = makeStore();
+      const s = stream();
+      await store.append(s, [event()], 'no_stream');
+      await expect(store.append(s, [event()], 'no_stream')).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await expect(store.append(s, [event()], 5)).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await expect(store.append(stream(), [event()], 0)).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      expect(await store.readStream(s)).toHaveLength(1);
+    });
+
+    it('stores a redelivered event once (same id, same expected revision)', async () => {
+      const store = makeStore();
+      const s = stream();
+      const e = event();
+      const first = await store.append(s, [e], 'no_stream');
+      const again = await store.append(s, [e], 'no_stream');
+      expect(first.duplicate).toBe(false);
+      expect(again).toEqual({ nextExpectedRevision: 0, positions: first.positions, duplicate: true });
+      expect(await store.readStream(s)).toHaveLength(1);
+    });
+
+    it('refuses an event id that is stored in another stream', async () => {
+      const store = makeStore();
+      const e = event();
+      await store.append(stream(), [e], 'no_stream');
+      await expect(store.append(stream(), [e], 'no_stream')).rejects.toBeInstanceOf(DuplicateEventIdError);
+    });
+
+    it('reads all streams in global order from a position', async () => {
+      const store = makeStore();
+      const [a, b] = [stream(), stream()];
+      await store.append(a, [event('A1')], 'no_stream');
+      await store.append(b, [event('B1')], 'no_stream');
+      await store.append(a, [event('A2')], 0);
+      const mine = (await store.readAll(0, 1_000_000)).filter((e) => e.streamId === a || e.streamId === b);
+      expect(mine.map((e) => e.type)).toEqual(['A1', 'B1', 'A2']);
+      const after = await store.readAll(mine[0]!.position, 1_000_000);
+      expect(after.some((e) => e.eventId === mine[0]!.eventId)).toBe(false);
+      expect(after.filter((e) => e.streamId === a || e.streamId === b).map((e) => e.type)).toEqual(['B1', 'A2']);
+    });
+
+    it('reads an unknown stream as empty', async () => {
+      expect(await makeStore().readStream(stream())).toEqual([]);
+    });
+  });
+}

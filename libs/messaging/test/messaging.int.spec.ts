@@ -1,0 +1,190 @@
+import { randomUUID } from 'node:crypto';
+import type { Kafka, Producer } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AvroCodec,
+  createKafka,
+  createProducer,
+  ensureTopics,
+  HEADERS,
+  headerText,
+  Outbox,
+  OutboxRelay,
+  outboxDdl,
+  PermanentMessageError,
+  startConsumerLoop,
+  topicNames,
+  type CheckoutRegisteredV1,
+  type Topics,
+  type TypedEvent,
+} from '@settle/messaging';
+import { MAX_AMOUNT_MINOR } from '@settle/domain';
+import { createLogger, createPool, inTransaction, migrate, type Pool } from '@settle/platform';
+import { waitUntil } from '../../../scripts/clients.js';
+import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../test/support/infra.js';
+
+const logger = createLogger('messaging-int', 'fatal');
+let kafka: Kafka;
+let producer: Producer;
+let topics: Topics;
+let codec: AvroCodec;
+
+beforeAll(async () => {
+  topics = topicNames(uniqueTopicPrefix('int'));
+  kafka = createKafka('settle-int', infra.kafkaBrokers, logger);
+  await ensureTopics(kafka, topics, 2);
+  codec = AvroCodec.connect(infra.registryUrl, topics);
+  await codec.registerAll();
+  producer = await createProducer(kafka);
+});
+
+afterAll(async () => {
+  await producer?.disconnect();
+});
+
+const registered = (reference: string): CheckoutRegisteredV1 => ({
+  event_id: randomUUID(),
+  occurred_at: Date.now(),
+  correlation_id: randomUUID(),
+  reference,
+  provider: 'paystack',
+  amount_minor: MAX_AMOUNT_MINOR,
+  currency: 'NGN',
+  user_id: 'user-1',
+  customer_email: 'ada@example.com',
+  customer_phone: null,
+  entitlement: 'pro',
+});
+
+describe('Avro through the schema registry', () => {
+  it('round-trips a contract, keeping the largest accepted minor-unit amount exact', async () => {
+    const payload = registered('ref_codec');
+    const value = await codec.encode('CheckoutRegistered', payload);
+    expect(value[0]).toBe(0); // Confluent wire format: magic byte
+    const decoded = await codec.decode(value, { [HEADERS.eventType]: Buffer.from('CheckoutRegistered') });
+    expect(decoded).toEqual({ type: 'CheckoutRegistered', payload });
+  });
+
+  it('refuses a payload that does not match its schema', async () => {
+    const bad = { ...registered('ref_bad'), amount_minor: 'a lot' } as unknown as CheckoutRegisteredV1;
+    await expect(codec.encode('CheckoutRegistered', bad)).rejects.toThrow();
+  });
+});
+
+describe('consumer loop on the real broker', () => {
+  it('hands over decoded messages and dead-letters the undecodable and the permanently failing, losing none', async () => {
+    const seen: string[] = [];
+    const loop = await startConsumerLoop({
+      kafka,
+      groupId: `int-${randomUUID()}`,
+      topics: [topics.transactionEvents],
+      codec,
+      producer,
+      deadLetterTopic: topics.deadLetter,
+      logger,
+      handle: async (event: TypedEvent) => {
+        if (event.payload.reference === 'ref_poison') throw new PermanentMessageError('TEST.POISON', 'cannot be processed');
+        seen.push(event.payload.reference);
+      },
+    });
+    const dlq: Array<{ code?: string; offset?: string }> = [];
+    const dlqConsumer = kafka.consumer({ groupId: `int-dlq-${randomUUID()}` });
+    await dlqConsumer.connect();
+    await dlqConsumer.subscribe({ topic: topics.deadLetter, fromBeginning: true });
+    await dlqConsumer.run({
+      eachMessage: async ({ message }) => {
+        dlq.push({ code: headerText(message.headers, HEADERS.dlqErrorCode), offset: headerText(message.headers, HEADERS.dlqSourceOffset) });
+      },
+    });
+    try {
+      const encode = async (reference: string) => ({
+        key: reference,
+        value: await codec.encode('CheckoutRegistered', registered(reference)),
+        headers: { [HEADERS.eventType]: 'CheckoutRegistered' },
+      });
+      await producer.send({
+        topic: topics.transactionEvents,
+        acks: -1,
+        messages: [
+          await encode('ref_a'),
+          { key: 'ref_garbage', value: Buffer.from('not avro'), headers: { [HEADERS.eventType]: 'CheckoutRegistered' } },
+          await encode('ref_poison'),
+          { key: 'ref_untyped', value: Buffer.from('x') },
+          await encode('ref_b'),
+        ],
+      });
+      await waitUntil('valid messages to be handled', 30_000, async () => (seen.length >= 2 ? true : undefined));
+      await waitUntil('bad messages to be dead-lettered', 30_000, async () => (dlq.length >= 3 ? true : undefined));
+      expect(seen.sort()).toEqual(['ref_a', 'ref_b']);
+      expect(dlq.map((d) => d.code).sort()).toEqual(['MESSAGE.UNDECODABLE', 'MESSAGE.UNKNOWN_TYPE', 'TEST.POISON']);
+    } finally {
+      await loop.stop();
+      await dlqConsumer.disconnect();
+    }
+  });
+});
+
+describe('transactional outbox', () => {
+  let pool: Pool;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const db = await createTestDatabase('settle_outbox');
+    drop = db.drop;
+    pool = createPool(db.url, 4);
+    await migrate(pool, 'app', outboxDdl('app'));
+  });
+
+  afterAll(async () => {
+    await pool?.end();
+    await drop?.();
+  });
+
+  it('refuses to enqueue a payload that does not match its schema, failing the transaction', async () => {
+    const outbox = new Outbox('app', topics, codec);
+    const bad = { ...registered('ref_outbox_invalid'), currency: 42 } as unknown as CheckoutRegisteredV1;
+    await expect(inTransaction(pool, (client) => outbox.enqueue(client, [{ type: 'CheckoutRegistered', payload: bad }]))).rejects.toThrow(
+      /does not match its schema at: currency/,
+    );
+    const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM app.outbox');
+    expect(rows[0]!.n).toBe(0);
+  });
+
+  it('publishes only what committed, in order, and marks it published', async () => {
+    const outbox = new Outbox('app', topics, codec);
+    const committed = registered('ref_outbox_committed');
+    await inTransaction(pool, (client) => outbox.enqueue(client, [{ type: 'CheckoutRegistered', payload: committed }]));
+    await expect(
+      inTransaction(pool, async (client) => {
+        await outbox.enqueue(client, [{ type: 'CheckoutRegistered', payload: registered('ref_outbox_rolled_back') }]);
+        throw new Error('business rule failed');
+      }),
+    ).rejects.toThrow('business rule failed');
+
+    const received: string[] = [];
+    const consumer = kafka.consumer({ groupId: `int-outbox-${randomUUID()}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: topics.transactionEvents, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        // The topic also holds the dead-letter test's garbage: only the keys matter here.
+        received.push(message.key?.toString() ?? '');
+      },
+    });
+    const relay = new OutboxRelay(pool, 'app', producer, codec, logger, { pollIntervalMs: 50, batchSize: 100 });
+    relay.start();
+    try {
+      await waitUntil('the committed message to arrive', 30_000, async () => (received.includes('ref_outbox_committed') ? true : undefined));
+      const { rows } = await pool.query<{ pending: number }>('SELECT count(*)::int AS pending FROM app.outbox WHERE published_at IS NULL');
+      await waitUntil('the row to be marked published', 10_000, async () => {
+        const r = await pool.query<{ pending: number }>('SELECT count(*)::int AS pending FROM app.outbox WHERE published_at IS NULL');
+        return r.rows[0]!.pending === 0 ? true : undefined;
+      });
+      expect(rows.length).toBe(1);
+      expect(received).not.toContain('ref_outbox_rolled_back');
+    } finally {
+      await relay.stop();
+      await consumer.disconnect();
+    }
+  });
+});
