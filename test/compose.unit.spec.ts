@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import {
+  loadIngestionConfig,
+  loadProjectorConfig,
+  loadSandboxConfig,
+  loadSweeperConfig,
+  loadVerifierConfig,
+} from '@settle/config';
+
+interface ComposeService {
+  image?: string;
+  build?: unknown;
+  command?: string[];
+  environment?: Record<string, string | number>;
+  depends_on?: Record<string, unknown>;
+}
+
+const compose = parse(readFileSync(new URL('../docker-compose.yml', import.meta.url), 'utf8'), { merge: true }) as {
+  services: Record<string, ComposeService>;
+};
+
+/** Replaces `${VAR:?message}` interpolations with a stand-in, as `docker compose` would with VAR set. */
+function interpolate(env: Record<string, string | number> = {}): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [k, String(v).replace(/\$\{([A-Z0-9_]+)(:\?[^}]*)?\}/g, (_m, name: string) => `stand-in-for-${name}`)]),
+  );
+}
+
+describe('docker-compose.yml', () => {
+  it('parses and names every service the apps need', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(
+      ['kafka', 'schema-registry', 'postgres', 'kurrentdb', 'provider-sandbox', 'ingestion', 'verifier', 'ledger-projector', 'sweeper'].sort(),
+    );
+    expect(compose.services.kafka!.image).toBe('apache/kafka:3.9.1');
+  });
+
+  it("gives each app every variable its configuration schema requires", () => {
+    const env = (name: string) => {
+      const e = interpolate(compose.services[name]!.environment);
+      // The compose file reads secrets from the caller's environment; a SHA-256 digest is hex.
+      if (e.SETTLE_API_KEY_SHA256) e.SETTLE_API_KEY_SHA256 = 'ab'.repeat(32);
+      return e;
+    };
+    expect(loadIngestionConfig(env('ingestion')).kafka.brokers).toEqual(['kafka:9092']);
+    expect(loadVerifierConfig(env('verifier')).providers.paystack.baseUrl).toBe('http://provider-sandbox:3100');
+    expect(loadProjectorConfig(env('ledger-projector')).database.url).toContain('@postgres:5432/');
+    expect(loadSweeperConfig(env('sweeper')).recovery.inactivityMs).toBe(45_000);
+    expect(loadSandboxConfig(env('provider-sandbox')).paystack.webhookUrl).toBe('http://ingestion:3000/v1/webhooks/paystack');
+  });
+
+  it('runs every app from the built image, after the infrastructure it uses', () => {
+    for (const app of ['ingestion', 'verifier', 'ledger-projector', 'sweeper']) {
+      const service = compose.services[app]!;
+      expect(service.command).toEqual(['node', `dist/apps/${app}/src/main.js`]);
+      expect(Object.keys(service.depends_on ?? {}).sort()).toEqual(['kafka', 'postgres', 'schema-registry']);
+    }
+  });
+
+  it('holds no secret values, only references to the environment', () => {
+    for (const [name, service] of Object.entries(compose.services)) {
+      for (const [key, value] of Object.entries(service.environment ?? {})) {
+        if (/SECRET|API_KEY/.test(key)) expect(String(value), `${name}.${key}`).toMatch(/^\$\{[A-Z0-9_]+:\?/);
+      }
+    }
+  });
+});
