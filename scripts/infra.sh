@@ -5,7 +5,8 @@
 #
 #   scripts/infra.sh start|stop|status|provision
 #
-# Idempotent: a second start while running is harmless. Ports: SETTLE_KAFKA_PORT (19092),
+# Idempotent: a second start while running is harmless; a broker or registry already
+# answering on the configured ports is used as it is (and `stop` leaves it alone). Ports: SETTLE_KAFKA_PORT (19092),
 # SETTLE_KAFKA_CONTROLLER_PORT (19093), SETTLE_REGISTRY_PORT (18081).
 source "$(dirname "$0")/lib.sh"
 
@@ -89,8 +90,10 @@ kafka_java() {
 }
 
 start_kafka() {
-  if pid_alive "$RUN_DIR/kafka.pid" && port_open "$SETTLE_KAFKA_PORT"; then return 0; fi
-  port_open "$SETTLE_KAFKA_PORT" && die "port $SETTLE_KAFKA_PORT is taken by another process (set SETTLE_KAFKA_PORT)"
+  if port_open "$SETTLE_KAFKA_PORT"; then
+    pid_alive "$RUN_DIR/kafka.pid" || log "a broker already listens on 127.0.0.1:$SETTLE_KAFKA_PORT; using it"
+    return 0
+  fi
   write_kafka_config
   if [ ! -f "$KAFKA_DIR/data/meta.properties" ]; then
     local cluster_id
@@ -111,8 +114,11 @@ registry_ready() {
 }
 
 start_registry() {
-  if pid_alive "$RUN_DIR/registry.pid" && registry_ready; then return 0; fi
-  port_open "$SETTLE_REGISTRY_PORT" && die "port $SETTLE_REGISTRY_PORT is taken by another process (set SETTLE_REGISTRY_PORT)"
+  if registry_ready; then
+    pid_alive "$RUN_DIR/registry.pid" || log "a schema registry already answers on 127.0.0.1:$SETTLE_REGISTRY_PORT; using it"
+    return 0
+  fi
+  port_open "$SETTLE_REGISTRY_PORT" && die "port $SETTLE_REGISTRY_PORT is taken by something that is not a schema registry (set SETTLE_REGISTRY_PORT)"
   log "starting the schema registry on 127.0.0.1:$SETTLE_REGISTRY_PORT"
   (cd "$REGISTRY_DIR" && setsid nohup "$REGISTRY_JAVA" -Xms128m -Xmx384m \
     -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$SETTLE_REGISTRY_PORT" \
@@ -137,8 +143,8 @@ stop_one() {
 status() {
   local ok=0
   if postgres_ready; then echo "postgres  up"; else echo "postgres  down"; ok=1; fi
-  if pid_alive "$RUN_DIR/kafka.pid" && port_open "$SETTLE_KAFKA_PORT"; then echo "kafka     up   127.0.0.1:$SETTLE_KAFKA_PORT"; else echo "kafka     down"; ok=1; fi
-  if pid_alive "$RUN_DIR/registry.pid" && registry_ready; then echo "registry  up   http://127.0.0.1:$SETTLE_REGISTRY_PORT/apis/ccompat/v7"; else echo "registry  down"; ok=1; fi
+  if port_open "$SETTLE_KAFKA_PORT"; then echo "kafka     up   127.0.0.1:$SETTLE_KAFKA_PORT"; else echo "kafka     down"; ok=1; fi
+  if registry_ready; then echo "registry  up   http://127.0.0.1:$SETTLE_REGISTRY_PORT/apis/ccompat/v7"; else echo "registry  down"; ok=1; fi
   return $ok
 }
 
