@@ -101,11 +101,9 @@ start_kafka() {
     kafka_java kafka.tools.StorageTool format -t "$cluster_id" -c "$KAFKA_DIR/config/server.properties" --ignore-formatted >>"$LOG_DIR/kafka-format.log" 2>&1
   fi
   log "starting Kafka on 127.0.0.1:$SETTLE_KAFKA_PORT"
-  setsid nohup "$KAFKA_JAVA" -Xms256m -Xmx512m -XX:+UseG1GC -Djava.awt.headless=true \
+  launch kafka "$KAFKA_DIR" "$KAFKA_JAVA" -Xms256m -Xmx512m -XX:+UseG1GC -Djava.awt.headless=true \
     -Dkafka.logs.dir="$LOG_DIR" -Dlog4j.configuration="file:$KAFKA_DIR/config/log4j.properties" \
-    -cp "$KAFKA_DIR/libs/*" kafka.Kafka "$KAFKA_DIR/config/server.properties" \
-    >>"$LOG_DIR/kafka.out" 2>&1 </dev/null &
-  echo $! >"$RUN_DIR/kafka.pid"
+    -cp "$KAFKA_DIR/libs/*" kafka.Kafka "$KAFKA_DIR/config/server.properties"
   wait_for 90 "Kafka" port_open "$SETTLE_KAFKA_PORT"
 }
 
@@ -120,11 +118,10 @@ start_registry() {
   fi
   port_open "$SETTLE_REGISTRY_PORT" && die "port $SETTLE_REGISTRY_PORT is taken by something that is not a schema registry (set SETTLE_REGISTRY_PORT)"
   log "starting the schema registry on 127.0.0.1:$SETTLE_REGISTRY_PORT"
-  (cd "$REGISTRY_DIR" && setsid nohup "$REGISTRY_JAVA" -Xms128m -Xmx384m \
+  launch registry "$REGISTRY_DIR" "$REGISTRY_JAVA" -Xms128m -Xmx384m \
     -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$SETTLE_REGISTRY_PORT" \
     -Dquarkus.log.level=WARN -Dquarkus.banner.enabled=false \
-    -jar quarkus-run.jar >>"$LOG_DIR/registry.out" 2>&1 </dev/null &
-    echo $! >"$RUN_DIR/registry.pid")
+    -jar quarkus-run.jar
   wait_for 90 "the schema registry" registry_ready
 }
 
@@ -136,6 +133,7 @@ stop_one() {
     kill -TERM "$pid" 2>/dev/null || true
     for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
     kill -KILL "$pid" 2>/dev/null || true
+    for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
   fi
   rm -f "$pidfile"
 }

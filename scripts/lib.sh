@@ -64,4 +64,18 @@ wait_for() {
   done
 }
 
+# launch <name> <workdir> <command...>: starts a daemon in its own session, logging to
+# $LOG_DIR/<name>.out (or the file in $LAUNCH_LOG), and records the pid of the process itself (exec keeps the pid).
+launch() {
+  local name="$1" dir="$2"; shift 2
+  rm -f "$RUN_DIR/$name.pid"
+  # The subshell exits at once; the daemon, in its own session, holds none of our descriptors.
+  (
+    cd "$dir" || exit 1
+    setsid bash -c 'echo $$ >"$0"; exec "$@"' "$RUN_DIR/$name.pid" "$@" \
+      >>"${LAUNCH_LOG:-$LOG_DIR/$name.out}" 2>&1 </dev/null &
+  )
+  wait_for 10 "$name to start" test -s "$RUN_DIR/$name.pid"
+}
+
 pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }

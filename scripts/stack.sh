@@ -52,9 +52,7 @@ start_app() {
   local app="$1" pidfile="$RUN_DIR/$1.pid" ready="$RUN_DIR/$1.ready"
   if pid_alive "$pidfile"; then return 0; fi
   rm -f "$ready"
-  SETTLE_READY_FILE="$ready" setsid nohup node "$SETTLE_ROOT/dist/apps/$app/src/main.js" \
-    >>"$LOG_DIR/$app.log" 2>&1 </dev/null &
-  echo $! >"$pidfile"
+  SETTLE_READY_FILE="$ready" LAUNCH_LOG="$LOG_DIR/$app.log" launch "$app" "$SETTLE_ROOT" node "$SETTLE_ROOT/dist/apps/$app/src/main.js"
 }
 
 
