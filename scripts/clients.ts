@@ -44,7 +44,7 @@ async function call<T>(url: string, init: RequestInit): Promise<Answer<T>> {
 export class IngestionClient {
   constructor(
     readonly baseUrl: string,
-    private readonly apiKey: string,
+    readonly apiKey: string,
   ) {}
 
   private headers(json = false): Record<string, string> {

@@ -184,3 +184,78 @@ describe('checkout to Kafka to verifier to consensus to ledger', () => {
     });
   });
 });
+
+describe('ingestion edges: every bad input is a problem-details answer and nothing is published', () => {
+  const post = (path: string, init: { body?: string; headers?: Record<string, string> }) =>
+    fetch(`${stack.ingestionUrl}${path}`, { method: 'POST', body: init.body ?? null, headers: init.headers ?? {} });
+  const auth = () => ({ authorization: `Bearer ${stack.ingestion.apiKey}` });
+  const valid = (reference: string) => ({
+    provider: 'paystack',
+    reference,
+    amount: 150_000,
+    currency: 'NGN',
+    user_id: 'user-edge',
+    customer: { email: 'edge@example.com' },
+    entitlement: 'pro-monthly',
+  });
+
+  async function problem(response: Response, status: number, code: string): Promise<void> {
+    expect(response.status).toBe(status);
+    expect(response.headers.get('content-type')).toContain('application/problem+json');
+    const body = (await response.json()) as { status: number; code: string; type: string; title: string };
+    expect(body).toMatchObject({ status, code });
+    expect(body.type).toMatch(/^urn:settle:problem:/);
+  }
+
+  it('registers idempotently: the same body answers the same, other terms answer 409', async () => {
+    const reference = `ref_edge_${randomBytes(4).toString('hex')}`;
+    const first = await stack.ingestion.register(valid(reference));
+    const again = await stack.ingestion.register(valid(reference));
+    expect(first).toMatchObject({ status: 202, body: { reference, state: 'PENDING' } });
+    expect(again).toMatchObject({ status: 202, body: first.body });
+    const conflict = await post('/v1/checkouts', {
+      body: JSON.stringify({ ...valid(reference), amount: 1 }),
+      headers: { ...auth(), 'content-type': 'application/json' },
+    });
+    await problem(conflict, 409, 'CHECKOUT.CONFLICT');
+    const { rows } = await stack.db.query(`SELECT 1 FROM ingestion.outbox WHERE message_key = $1 AND event_type = 'CheckoutRegistered'`, [reference]);
+    expect(rows).toHaveLength(1);
+  });
+
+  it('answers 400 with every invalid field, for floats, lower-case currencies and missing customers', async () => {
+    const response = await post('/v1/checkouts', {
+      body: JSON.stringify({ ...valid('ref_edge_bad'), amount: 1500.5, currency: 'ngn', customer: {} }),
+      headers: { ...auth(), 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { code: string; errors: Array<{ path: string }> };
+    expect(body.code).toBe('REQUEST.VALIDATION_FAILED');
+    expect(body.errors.map((e) => e.path).sort()).toEqual(['amount', 'currency', 'customer']);
+  });
+
+  it('refuses missing and wrong API keys', async () => {
+    await problem(await post('/v1/checkouts', { body: '{}', headers: { 'content-type': 'application/json' } }), 401, 'AUTH.MISSING_API_KEY');
+    await problem(
+      await post('/v1/checkouts', { body: '{}', headers: { authorization: 'Bearer sk_settle_wrong', 'content-type': 'application/json' } }),
+      401,
+      'AUTH.INVALID_API_KEY',
+    );
+  });
+
+  it('answers malformed JSON, oversized bodies, unknown checkouts and unknown routes with problems', async () => {
+    await problem(await post('/v1/checkouts', { body: '{"provider":', headers: { ...auth(), 'content-type': 'application/json' } }), 400, 'REQUEST.MALFORMED_JSON');
+    const huge = JSON.stringify({ ...valid('ref_edge_huge'), entitlement: 'x'.repeat(300_000) });
+    await problem(await post('/v1/checkouts', { body: huge, headers: { ...auth(), 'content-type': 'application/json' } }), 413, 'REQUEST.BODY_TOO_LARGE');
+    await problem(await post('/v1/checkouts/ref_never_registered/complete', { headers: auth() }), 404, 'CHECKOUT.NOT_FOUND');
+    await problem(await post('/v1/webhooks/unknown-provider', { body: '{}', headers: { 'content-type': 'application/json' } }), 404, 'REQUEST.NOT_FOUND');
+    const status = await fetch(`${stack.ingestionUrl}/v1/checkouts/ref_never_registered`, { headers: auth() });
+    await problem(status, 404, 'CHECKOUT.NOT_FOUND');
+  });
+
+  it('rejects an unsigned webhook for an unknown reference without requesting anything', async () => {
+    const body = JSON.stringify({ event: 'charge.success', data: { reference: 'ref_nobody_registered' } });
+    await problem(await post('/v1/webhooks/paystack', { body, headers: { 'content-type': 'application/json' } }), 401, 'WEBHOOK.SIGNATURE_INVALID');
+    const { rows } = await stack.db.query(`SELECT 1 FROM ingestion.outbox WHERE message_key = 'ref_nobody_registered'`);
+    expect(rows).toHaveLength(0);
+  });
+});

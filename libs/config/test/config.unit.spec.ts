@@ -1,0 +1,49 @@
+import { inspect } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadIngestionConfig, loadVerifierConfig, Secret } from '@settle/config';
+
+const base = {
+  KAFKA_BROKERS: '127.0.0.1:19092, 127.0.0.1:19094',
+  SCHEMA_REGISTRY_URL: 'http://127.0.0.1:18081/apis/ccompat/v7',
+  DATABASE_URL: 'postgres://settle@127.0.0.1:5432/settle',
+};
+
+describe('configuration', () => {
+  it('parses nested, typed settings with documented defaults', () => {
+    const config = loadVerifierConfig({ ...base, PAYSTACK_BASE_URL: 'http://127.0.0.1:3100', PAYSTACK_SECRET_KEY: 'sk_test_cfg' });
+    expect(config.kafka.brokers).toEqual(['127.0.0.1:19092', '127.0.0.1:19094']);
+    expect(config.providers.timeoutMs).toBe(5_000);
+    expect(config.providers.retry).toEqual({ maxAttempts: 4, initialDelayMs: 200, maxDelayMs: 5_000 });
+  });
+
+  it('refuses to boot without brokers, registry, database or secrets, naming each variable', () => {
+    try {
+      loadIngestionConfig({});
+      throw new Error('expected a ConfigError');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const names = (error as ConfigError).problems.map((p) => p.split(':')[0]);
+      expect(names).toEqual(expect.arrayContaining(['KAFKA_BROKERS', 'SCHEMA_REGISTRY_URL', 'DATABASE_URL', 'SETTLE_API_KEY_SHA256', 'PAYSTACK_SECRET_KEY']));
+    }
+  });
+
+  it('never echoes a value in its errors', () => {
+    const secretish = 'sk_live_do_not_print_me';
+    expect(() => loadIngestionConfig({ ...base, SETTLE_API_KEY_SHA256: 'ab', PAYSTACK_SECRET_KEY: 'x', INGESTION_PORT: secretish })).toThrow(ConfigError);
+    try {
+      loadIngestionConfig({ ...base, SETTLE_API_KEY_SHA256: 'ab', PAYSTACK_SECRET_KEY: 'x', INGESTION_PORT: secretish });
+    } catch (error) {
+      expect(String((error as Error).message)).not.toContain(secretish);
+    }
+  });
+
+  it('keeps secrets out of logs, JSON and inspection', () => {
+    const config = loadIngestionConfig({ ...base, SETTLE_API_KEY_SHA256: 'ab'.repeat(32), PAYSTACK_SECRET_KEY: 'sk_test_hidden_value' });
+    const secret = config.webhooks.paystack.secretKey;
+    expect(secret).toBeInstanceOf(Secret);
+    expect(secret.reveal()).toBe('sk_test_hidden_value');
+    for (const rendering of [JSON.stringify(config), String(secret), inspect(config, { depth: 10 }), `${secret}`]) {
+      expect(rendering).not.toContain('sk_test_hidden_value');
+    }
+  });
+});
