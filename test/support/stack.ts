@@ -111,6 +111,7 @@ export async function startStack(options: { inactivityMs: number }): Promise<Run
     rmSync(dir, { recursive: true, force: true });
   };
   const db = new pg.Pool({ connectionString: database.url, max: 4 });
+  db.on('error', () => undefined); // idle connections closed by the final DROP DATABASE
   try {
     for (const app of APPS) {
       await waitUntil(`${app} to be ready`, 90_000, async () => {

@@ -15,7 +15,7 @@ import { INGESTION_DDL } from './persistence/schema.js';
 async function main(): Promise<void> {
   const config = loadIngestionConfig();
   const logger = createLogger('ingestion', config.logLevel);
-  const pool = createPool(config.database.url, 20);
+  const pool = createPool(config.database.url, 20, (error) => logger.warn({ err: error }, 'idle database connection lost'));
   await migrate(pool, 'ingestion', INGESTION_DDL);
   await migrate(pool, 'read_model', READ_MODEL_DDL);
 

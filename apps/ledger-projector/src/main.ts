@@ -21,7 +21,7 @@ import { ProjectionService } from './projection.service.js';
 async function main(): Promise<void> {
   const config = loadProjectorConfig();
   const logger = createLogger('ledger-projector', config.logLevel);
-  const pool = createPool(config.database.url, 10);
+  const pool = createPool(config.database.url, 10, (error) => logger.warn({ err: error }, 'idle database connection lost'));
   await migrate(pool, 'ledger', [...LEDGER_DDL, ...outboxDdl('ledger')]);
   await migrate(pool, 'read_model', READ_MODEL_DDL);
 

@@ -12,7 +12,7 @@ import { SWEEPER_DDL, WatchRepository } from './watch.repository.js';
 async function main(): Promise<void> {
   const config = loadSweeperConfig();
   const logger = createLogger('sweeper', config.logLevel);
-  const pool = createPool(config.database.url, 5);
+  const pool = createPool(config.database.url, 5, (error) => logger.warn({ err: error }, 'idle database connection lost'));
   await migrate(pool, 'sweeper', SWEEPER_DDL);
 
   const topics = topicNames(config.kafka.topicPrefix);

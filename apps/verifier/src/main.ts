@@ -25,7 +25,7 @@ import { VerificationService } from './verification.service.js';
 async function main(): Promise<void> {
   const config = loadVerifierConfig();
   const logger = createLogger('verifier', config.logLevel);
-  const pool = createPool(config.database.url, 10);
+  const pool = createPool(config.database.url, 10, (error) => logger.warn({ err: error }, 'idle database connection lost'));
   await migrate(pool, 'verifier', VERIFIER_DDL);
 
   const topics = topicNames(config.kafka.topicPrefix);

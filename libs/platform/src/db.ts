@@ -4,12 +4,17 @@ export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
 /**
- * A PostgreSQL pool. `bigint` columns come back as JS numbers: every one we store
+ * A PostgreSQL pool that survives the loss of idle connections. `bigint` columns come back as JS numbers: every one we store
  * (minor-unit amounts, revisions, positions) stays far below 2^53, and the parser
  * refuses anything larger rather than lose precision.
  */
-export function createPool(connectionString: string, max = 10): pg.Pool {
-  return new pg.Pool({ connectionString, max, application_name: 'settle' });
+export function createPool(connectionString: string, max = 10, onIdleError?: (error: Error) => void): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, application_name: 'settle' });
+  // An idle connection that the server closes (restart, failover, terminated backend) is
+  // reported here. Without a listener Node would crash the app; the pool replaces the
+  // connection on next use, so it is only worth a log line.
+  pool.on('error', (error) => onIdleError?.(error));
+  return pool;
 }
 
 pg.types.setTypeParser(20, (value: string) => {
