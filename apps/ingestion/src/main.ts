@@ -3,8 +3,8 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadIngestionConfig } from '@settle/config';
 import { READ_MODEL_DDL } from '@settle/ledger';
-import { AvroCodec, createKafka, createProducer, ensureTopics, Outbox, OutboxRelay, topicNames } from '@settle/messaging';
-import { createLogger, createPool, markReady, migrate, onShutdown } from '@settle/platform';
+import { connectMessaging, Outbox, OutboxRelay } from '@settle/messaging';
+import { createLogger, createPool, markReady, migrate, onShutdown, runMain } from '@settle/platform';
 import { IngestionModule } from './ingestion.module.js';
 import { INGESTION_DDL } from './persistence/schema.js';
 
@@ -19,12 +19,14 @@ async function main(): Promise<void> {
   await migrate(pool, 'ingestion', INGESTION_DDL);
   await migrate(pool, 'read_model', READ_MODEL_DDL);
 
-  const topics = topicNames(config.kafka.topicPrefix);
-  const kafka = createKafka('settle-ingestion', config.kafka.brokers, logger);
-  await ensureTopics(kafka, topics);
-  const codec = AvroCodec.connect(config.schemaRegistry.url, topics);
-  await codec.registerAll(['CheckoutRegistered', 'CheckoutCompleted', 'ProviderWebhookReceived', 'VerificationRequested']);
-  const producer = await createProducer(kafka);
+  const { topics, codec, producer } = await connectMessaging({
+    clientId: 'settle-ingestion',
+    brokers: config.kafka.brokers,
+    topicPrefix: config.kafka.topicPrefix,
+    registryUrl: config.schemaRegistry.url,
+    produces: ['CheckoutRegistered', 'CheckoutCompleted', 'ProviderWebhookReceived', 'VerificationRequested'],
+    logger,
+  });
   const relay = new OutboxRelay(pool, 'ingestion', producer, codec, logger.child({ component: 'outbox' }));
   const outbox = new Outbox('ingestion', topics, codec);
 
@@ -46,7 +48,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runMain(main);

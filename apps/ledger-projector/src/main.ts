@@ -1,17 +1,7 @@
 import { loadProjectorConfig } from '@settle/config';
 import { LEDGER_DDL, PostgresLedger, READ_MODEL_DDL } from '@settle/ledger';
-import {
-  AvroCodec,
-  createKafka,
-  createProducer,
-  ensureTopics,
-  Outbox,
-  OutboxRelay,
-  outboxDdl,
-  startConsumerLoop,
-  topicNames,
-} from '@settle/messaging';
-import { createLogger, createPool, markReady, migrate, onShutdown } from '@settle/platform';
+import { connectMessaging, Outbox, OutboxRelay, outboxDdl, startConsumerLoop } from '@settle/messaging';
+import { createLogger, createPool, markReady, migrate, onShutdown, runMain } from '@settle/platform';
 import { ProjectionService } from './projection.service.js';
 
 /**
@@ -25,12 +15,14 @@ async function main(): Promise<void> {
   await migrate(pool, 'ledger', [...LEDGER_DDL, ...outboxDdl('ledger')]);
   await migrate(pool, 'read_model', READ_MODEL_DDL);
 
-  const topics = topicNames(config.kafka.topicPrefix);
-  const kafka = createKafka('settle-ledger-projector', config.kafka.brokers, logger);
-  await ensureTopics(kafka, topics);
-  const codec = AvroCodec.connect(config.schemaRegistry.url, topics);
-  await codec.registerAll(['SettlementRecorded']);
-  const producer = await createProducer(kafka);
+  const { kafka, topics, codec, producer } = await connectMessaging({
+    clientId: 'settle-ledger-projector',
+    brokers: config.kafka.brokers,
+    topicPrefix: config.kafka.topicPrefix,
+    registryUrl: config.schemaRegistry.url,
+    produces: ['SettlementRecorded'],
+    logger,
+  });
   const relay = new OutboxRelay(pool, 'ledger', producer, codec, logger.child({ component: 'outbox' }));
   const service = new ProjectionService(pool, new PostgresLedger(pool), new Outbox('ledger', topics, codec), relay, logger);
 
@@ -56,7 +48,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runMain(main);

@@ -3,7 +3,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadSandboxConfig, type SandboxConfig } from '@settle/config';
-import { createLogger, markReady, onShutdown, type Logger } from '@settle/platform';
+import { createLogger, markReady, onShutdown, type Logger, runMain } from '@settle/platform';
 import { PaystackSandbox } from './paystack.sandbox.js';
 import { SANDBOX_CONFIG, SandboxController } from './sandbox.controller.js';
 import { WebhookSender } from './webhook-sender.js';
@@ -43,7 +43,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runMain(main);

@@ -1,6 +1,6 @@
 import { loadSweeperConfig } from '@settle/config';
-import { AvroCodec, createKafka, createProducer, ensureTopics, startConsumerLoop, topicNames } from '@settle/messaging';
-import { createLogger, createPool, markReady, migrate, onShutdown } from '@settle/platform';
+import { connectMessaging, startConsumerLoop } from '@settle/messaging';
+import { createLogger, createPool, markReady, migrate, onShutdown, runMain } from '@settle/platform';
 import { SweeperService } from './sweeper.service.js';
 import { SWEEPER_DDL, WatchRepository } from './watch.repository.js';
 
@@ -15,12 +15,14 @@ async function main(): Promise<void> {
   const pool = createPool(config.database.url, 5, (error) => logger.warn({ err: error }, 'idle database connection lost'));
   await migrate(pool, 'sweeper', SWEEPER_DDL);
 
-  const topics = topicNames(config.kafka.topicPrefix);
-  const kafka = createKafka('settle-sweeper', config.kafka.brokers, logger);
-  await ensureTopics(kafka, topics);
-  const codec = AvroCodec.connect(config.schemaRegistry.url, topics);
-  await codec.registerAll(['VerificationRequested']);
-  const producer = await createProducer(kafka);
+  const { kafka, topics, codec, producer } = await connectMessaging({
+    clientId: 'settle-sweeper',
+    brokers: config.kafka.brokers,
+    topicPrefix: config.kafka.topicPrefix,
+    registryUrl: config.schemaRegistry.url,
+    produces: ['VerificationRequested'],
+    logger,
+  });
   const service = new SweeperService(
     pool,
     new WatchRepository(pool),
@@ -55,7 +57,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runMain(main);

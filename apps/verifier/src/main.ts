@@ -1,17 +1,8 @@
 import 'reflect-metadata';
 import { loadVerifierConfig } from '@settle/config';
 import type { ProviderName } from '@settle/domain';
-import {
-  AvroCodec,
-  createKafka,
-  createProducer,
-  ensureTopics,
-  Outbox,
-  OutboxRelay,
-  startConsumerLoop,
-  topicNames,
-} from '@settle/messaging';
-import { createLogger, createPool, markReady, migrate, onShutdown } from '@settle/platform';
+import { connectMessaging, Outbox, OutboxRelay, startConsumerLoop } from '@settle/messaging';
+import { createLogger, createPool, markReady, migrate, onShutdown, runMain } from '@settle/platform';
 import { PaystackProvider, type PaymentProvider } from '@settle/providers';
 import { VERIFIER_DDL } from './schema.js';
 import { TransactionRepository } from './transaction.repository.js';
@@ -28,12 +19,14 @@ async function main(): Promise<void> {
   const pool = createPool(config.database.url, 10, (error) => logger.warn({ err: error }, 'idle database connection lost'));
   await migrate(pool, 'verifier', VERIFIER_DDL);
 
-  const topics = topicNames(config.kafka.topicPrefix);
-  const kafka = createKafka('settle-verifier', config.kafka.brokers, logger);
-  await ensureTopics(kafka, topics);
-  const codec = AvroCodec.connect(config.schemaRegistry.url, topics);
-  await codec.registerAll(['ConsensusResult']);
-  const producer = await createProducer(kafka);
+  const { kafka, topics, codec, producer } = await connectMessaging({
+    clientId: 'settle-verifier',
+    brokers: config.kafka.brokers,
+    topicPrefix: config.kafka.topicPrefix,
+    registryUrl: config.schemaRegistry.url,
+    produces: ['ConsensusResult'],
+    logger,
+  });
   const relay = new OutboxRelay(pool, 'verifier', producer, codec, logger.child({ component: 'outbox' }));
 
   const paystack = new PaystackProvider({
@@ -75,7 +68,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runMain(main);

@@ -9,3 +9,4 @@ export * from './codec.js';
 export * from './kafka.js';
 export * from './consumer.js';
 export * from './outbox.js';
+export * from './connect.js';

@@ -26,3 +26,14 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
   process.on('SIGINT', () => handler('SIGINT'));
   process.on('SIGTERM', () => handler('SIGTERM'));
 }
+
+/**
+ * Runs an app's async `main`; a failure at boot (bad configuration, unreachable broker)
+ * prints its message, never a secret-bearing object, and exits with status 1.
+ */
+export function runMain(main: () => Promise<void>): void {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  });
+}
