@@ -9,7 +9,7 @@ export const infra = {
   kafkaBrokers: [`127.0.0.1:${process.env.SETTLE_KAFKA_PORT ?? '19092'}`],
   registryUrl: `http://127.0.0.1:${process.env.SETTLE_REGISTRY_PORT ?? '18081'}/apis/ccompat/v7`,
   /** Administrative connection used to create and drop per-test databases. */
-  adminDatabaseUrl: process.env.SETTLE_TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  adminDatabaseUrl: process.env.SETTLE_TEST_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
 };
 
 /** A fresh, uniquely named database; `drop()` removes it. */
