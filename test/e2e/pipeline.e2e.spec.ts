@@ -259,3 +259,60 @@ describe('ingestion edges: every bad input is a problem-details answer and nothi
     expect(rows).toHaveLength(0);
   });
 });
+
+describe('verification on demand', () => {
+  const post = async (path: string) => {
+    const response = await fetch(`${stack.ingestionUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${stack.ingestion.apiKey}` } });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  it('a customer back after an out-of-band payment gets a fresh verification, without waiting for the sweeper', async () => {
+    const reference = await checkout({ webhook: 'drop' });
+    const answer = await post(`/v1/checkouts/${reference}/verify`);
+    expect(answer).toEqual({
+      status: 200,
+      body: { reference, state: 'SETTLED_CONSENSUS', entitlement_status: 'UNLOCKED', verification: 'completed', verdict: 'cleared' },
+    });
+    expect(await lastTrigger(reference)).toBe('customer_returned');
+    const again = await post(`/v1/checkouts/${reference}/verify`);
+    expect(again.body).toMatchObject({ state: 'SETTLED_CONSENSUS', verification: 'not_needed' });
+  });
+
+  it('allows a new attempt only after verifying the existing reference (spec section 1, rule 3)', async () => {
+    const declined = await checkout({ outcome: 'declined' });
+    expect((await post(`/v1/checkouts/${declined}/attempts`)).body).toMatchObject({
+      allowed: true,
+      reason: 'PREVIOUS_ATTEMPT_DECLINED',
+      state: 'FAILED_DECLINED',
+      verification: 'completed',
+    });
+
+    const paid = await checkout({ webhook: 'drop' });
+    expect((await post(`/v1/checkouts/${paid}/attempts`)).body).toMatchObject({ allowed: false, reason: 'ALREADY_PAID' });
+
+    // Registered with Settle, never seen by the provider: nothing can land, a new attempt is safe.
+    const reference = `ref_e2e_${randomBytes(6).toString('hex')}`;
+    await stack.ingestion.register({
+      provider: 'paystack',
+      reference,
+      amount: 10_000,
+      currency: 'NGN',
+      user_id: 'user-attempt',
+      customer: { email: 'attempt@example.com' },
+      entitlement: 'pro-monthly',
+    });
+    expect((await post(`/v1/checkouts/${reference}/attempts`)).body).toMatchObject({
+      allowed: true,
+      reason: 'NO_PAYMENT_FOUND',
+      state: 'PENDING',
+      verdict: 'not_found',
+    });
+  });
+
+  it('answers "not yet known" when the provider cannot answer within the wait', async () => {
+    const reference = await checkout({ webhook: 'drop', failures: { mode: 'timeout', times: 3 } });
+    const answer = await post(`/v1/checkouts/${reference}/attempts?wait_ms=300`);
+    expect(answer.body).toMatchObject({ allowed: null, reason: 'NOT_YET_KNOWN', verification: 'pending' });
+    expect((await post(`/v1/checkouts/${reference}/attempts?wait_ms=99999`)).status).toBe(400);
+  });
+});

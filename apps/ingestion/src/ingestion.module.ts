@@ -7,6 +7,7 @@ import type { Logger, Pool } from '@settle/platform';
 import { CompleteCheckoutHandler, RegisterCheckoutHandler } from './checkouts/checkout.commands.js';
 import { CheckoutRepository } from './checkouts/checkout.repository.js';
 import { CheckoutsController } from './checkouts/checkouts.controller.js';
+import { VerifyCheckoutHandler } from './checkouts/verify.commands.js';
 import { HealthController } from './health.controller.js';
 import { ApiKeyGuard } from './http/api-key.guard.js';
 import { ProblemDetailsFilter } from './http/problem-details.filter.js';
@@ -43,6 +44,7 @@ export class IngestionModule {
         WebhookRepository,
         RegisterCheckoutHandler,
         CompleteCheckoutHandler,
+        VerifyCheckoutHandler,
       ],
     };
   }

@@ -88,6 +88,7 @@ export class ProjectionService {
         checks: result.checks.length > 0 ? result.checks : null,
         lastVerdict: result.verdict,
         lastTrigger: result.trigger,
+        lastCausationId: result.causation_id,
         ledgerRevision: revision,
         updatedAt: new Date(result.occurred_at),
       });

@@ -115,7 +115,7 @@ export class VerificationService {
     const provider = this.providers.get(stored.state.expectation!.provider);
     if (!provider) throw new PermanentMessageError('VERIFICATION.UNSUPPORTED_PROVIDER', 'No adapter for this provider');
 
-    const verdict = await provider.verify(reference);
+    const verdict = await provider.verify({ reference, expectation: stored.state.expectation! });
     const verifiedAt = this.clock();
     const verificationId = deterministicId('Verification', causationId);
     const before = stored.state;

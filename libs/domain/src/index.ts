@@ -10,4 +10,5 @@ export * from './transaction/consensus.js';
 export * from './transaction/events.js';
 export * from './transaction/commands.js';
 export * from './transaction/decider.js';
+export * from './transaction/attempts.js';
 export * from './recovery/watch.js';

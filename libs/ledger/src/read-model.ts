@@ -20,6 +20,8 @@ export const READ_MODEL_DDL: readonly string[] = [
      ledger_revision bigint NOT NULL DEFAULT -1,
      updated_at timestamptz NOT NULL
    )`,
+  // The id of the trigger behind the latest result, so a caller can wait for its own request.
+  'ALTER TABLE read_model.transaction_status ADD COLUMN IF NOT EXISTS last_causation_id text',
 ];
 
 /** One row of the read model. */
@@ -33,6 +35,8 @@ export interface TransactionStatusRow {
   checks: unknown[] | null;
   lastVerdict: string | null;
   lastTrigger: string | null;
+  /** event_id of the message that triggered the latest verification. */
+  lastCausationId: string | null;
   /** Revision of the last ledger event reflected here; -1 for none. */
   ledgerRevision: number;
   updatedAt: Date;
@@ -45,11 +49,11 @@ export interface TransactionStatusRow {
 export async function upsertTransactionStatus(client: PoolClient | Pool, row: TransactionStatusRow): Promise<void> {
   await client.query(
     `INSERT INTO read_model.transaction_status
-       (reference, provider, state, entitlement_status, amount_minor, currency, checks, last_verdict, last_trigger, ledger_revision, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       (reference, provider, state, entitlement_status, amount_minor, currency, checks, last_verdict, last_trigger, ledger_revision, updated_at, last_causation_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
      ON CONFLICT (reference) DO UPDATE SET
        state = EXCLUDED.state, entitlement_status = EXCLUDED.entitlement_status, checks = EXCLUDED.checks,
-       last_verdict = EXCLUDED.last_verdict, last_trigger = EXCLUDED.last_trigger,
+       last_verdict = EXCLUDED.last_verdict, last_trigger = EXCLUDED.last_trigger, last_causation_id = EXCLUDED.last_causation_id,
        ledger_revision = EXCLUDED.ledger_revision, updated_at = EXCLUDED.updated_at
      WHERE read_model.transaction_status.ledger_revision <= EXCLUDED.ledger_revision`,
     [
@@ -64,6 +68,7 @@ export async function upsertTransactionStatus(client: PoolClient | Pool, row: Tr
       row.lastTrigger,
       row.ledgerRevision,
       row.updatedAt,
+      row.lastCausationId,
     ],
   );
 }
@@ -80,6 +85,7 @@ export async function findTransactionStatus(pool: Pool, reference: string): Prom
     checks: unknown[] | null;
     last_verdict: string | null;
     last_trigger: string | null;
+    last_causation_id: string | null;
     ledger_revision: number;
     updated_at: Date;
   }>('SELECT * FROM read_model.transaction_status WHERE reference = $1', [reference]);
@@ -95,6 +101,7 @@ export async function findTransactionStatus(pool: Pool, reference: string): Prom
     checks: r.checks,
     lastVerdict: r.last_verdict,
     lastTrigger: r.last_trigger,
+    lastCausationId: r.last_causation_id,
     ledgerRevision: r.ledger_revision,
     updatedAt: r.updated_at,
   };

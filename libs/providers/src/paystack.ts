@@ -4,7 +4,7 @@ import type { RetryPolicy } from 'cockatiel';
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { callProvider, providerAgent, providerRetryPolicy, type BackoffSettings } from './http.js';
-import { ProviderCallError, type PaymentProvider } from './provider.port.js';
+import { ProviderCallError, type PaymentProvider, type VerificationRequest } from './provider.port.js';
 
 /**
  * Paystack's `GET /transaction/verify/:reference` answer (shared/reference/providers.md,
@@ -122,7 +122,7 @@ export class PaystackProvider implements PaymentProvider {
     this.policy = providerRetryPolicy(options.retry);
   }
 
-  async verify(reference: string): Promise<ProviderVerdict> {
+  async verify({ reference }: VerificationRequest): Promise<ProviderVerdict> {
     const url = `${this.options.baseUrl.replace(/\/$/, '')}/transaction/verify/${encodeURIComponent(reference)}`;
     try {
       const answer = await this.policy.execute(() =>

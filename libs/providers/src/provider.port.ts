@@ -1,4 +1,20 @@
-import type { ProviderName, ProviderVerdict } from '@settle/domain';
+import type { Expectation, ProviderName, ProviderVerdict } from '@settle/domain';
+
+/** What a verification query needs: the provider identifier and what the checkout expects. */
+export interface VerificationRequest {
+  /**
+   * The provider identifier of spec section 4: Paystack the `ref_` reference, Stripe the
+   * PaymentIntent id (`pi_...`), Flutterwave our `tx_ref` or Flutterwave's numeric id,
+   * M-Pesa the `CheckoutRequestID` of the STK push.
+   */
+  readonly reference: string;
+  /**
+   * The checkout's registered terms. Most providers echo amount, currency and customer back;
+   * M-Pesa's STK query does not, so its adapter takes them from the service's own STK
+   * initiation record (this expectation), as documented per provider.
+   */
+  readonly expectation: Expectation;
+}
 
 /**
  * A payment provider's verification endpoint, queried server to server (spec section 4,
@@ -11,19 +27,26 @@ export interface PaymentProvider {
   /**
    * Verifies one transaction.
    *
-   * @param reference - the provider identifier of section 4 (Paystack: the `ref_` reference).
    * @returns the normalised verdict; never rejects for provider or network failures.
    */
-  verify(reference: string): Promise<ProviderVerdict>;
+  verify(request: VerificationRequest): Promise<ProviderVerdict>;
 }
 
-/** A provider call failed; `retryable` says whether backoff and retry may help. */
+/**
+ * A provider call failed; `retryable` says whether backoff and retry may help. The message
+ * never contains a secret (keys and tokens stay in `Secret` objects and headers).
+ */
 export class ProviderCallError extends Error {
   constructor(
     /** Stable code: `PROVIDER.TIMEOUT`, `PROVIDER.BAD_GATEWAY`, `PROVIDER.GATEWAY_TIMEOUT`, ... */
     readonly code: string,
     readonly retryable: boolean,
     message: string,
+    /**
+     * Delay the provider asked for with `Retry-After` (RFC 9110 section 10.2.3), in
+     * milliseconds, already resolved from seconds or an HTTP date; `undefined` when absent.
+     */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'ProviderCallError';

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { findTransactionStatus } from '@settle/ledger';
+import type { VerificationTrigger } from '@settle/domain';
+import { findTransactionStatus, type TransactionStatusRow } from '@settle/ledger';
 import { Outbox, OutboxRelay } from '@settle/messaging';
 import { deterministicId, inTransaction, type Pool, type PoolClient } from '@settle/platform';
 import { OUTBOX, OUTBOX_RELAY, PG_POOL } from '../tokens.js';
@@ -149,6 +150,58 @@ export class CheckoutRepository {
     });
     if (enqueued) this.relay.wake();
     return record;
+  }
+
+  /**
+   * Enqueues a `VerificationRequested` for a registered checkout. Each call is a new request
+   * with its own event id, returned so the caller can wait for the result it causes.
+   *
+   * @returns the request's event id, or `null` when the reference is unknown.
+   */
+  async requestVerification(reference: string, trigger: VerificationTrigger, requestedBy: string, now: Date): Promise<string | null> {
+    const eventId = randomUUID();
+    const requested = await inTransaction(this.pool, async (client) => {
+      const record = await this.find(client, reference);
+      if (!record) return false;
+      await this.outbox.enqueue(client, [
+        {
+          type: 'VerificationRequested',
+          payload: {
+            event_id: eventId,
+            occurred_at: now.getTime(),
+            correlation_id: record.correlationId,
+            reference,
+            trigger,
+            requested_by: requestedBy,
+          },
+        },
+      ]);
+      return true;
+    });
+    if (!requested) return null;
+    this.relay.wake();
+    return eventId;
+  }
+
+  /**
+   * Waits until the read model reflects the result caused by `causationId`, polling every
+   * 100 ms, at most `timeoutMs` milliseconds.
+   *
+   * @returns the status row once it does, or `null` when the wait ran out.
+   */
+  async awaitResult(reference: string, causationId: string, timeoutMs: number): Promise<TransactionStatusRow | null> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const status = await findTransactionStatus(this.pool, reference);
+      if (status?.lastCausationId === causationId) return status;
+      if (Date.now() >= deadline) return null;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** The read-model row of a reference, or `null` before any verification result. */
+  status(reference: string): Promise<TransactionStatusRow | null> {
+    return findTransactionStatus(this.pool, reference);
   }
 
   /** Finds a registration. */

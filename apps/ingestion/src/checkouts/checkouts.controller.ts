@@ -1,16 +1,38 @@
-import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ProblemError } from '@settle/platform';
 import { ApiKeyGuard } from '../http/api-key.guard.js';
 import { CompleteCheckoutCommand, RegisterCheckoutCommand } from './checkout.commands.js';
 import { parseBody, pathReference, registerCheckoutBody } from './checkout.request.js';
 import { CheckoutRepository, type CheckoutView } from './checkout.repository.js';
+import {
+  attemptAnswer,
+  DEFAULT_VERIFY_WAIT_MS,
+  MAX_VERIFY_WAIT_MS,
+  VerifyCheckoutCommand,
+  type AttemptAnswer,
+  type VerificationAnswer,
+} from './verify.commands.js';
+
+/** Parses `?wait_ms=`: an integer from 0 to {@link MAX_VERIFY_WAIT_MS}. @throws ProblemError 400 */
+function waitMs(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_VERIFY_WAIT_MS;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > MAX_VERIFY_WAIT_MS) {
+    throw new ProblemError(400, 'REQUEST.VALIDATION_FAILED', 'Invalid wait_ms', `wait_ms is an integer from 0 to ${MAX_VERIFY_WAIT_MS}`);
+  }
+  return value;
+}
 
 /**
  * The checkout API for upstream checkout services (API key required):
  * - `POST /v1/checkouts` registers a session: 202 `{ reference, state }`;
  * - `POST /v1/checkouts/{reference}/complete`: the client finished; 202;
- * - `GET /v1/checkouts/{reference}`: the status from the read model; 404 when unknown.
+ * - `GET /v1/checkouts/{reference}`: the status from the read model; 404 when unknown;
+ * - `POST /v1/checkouts/{reference}/verify`: verify now (the customer is back after an
+ *   out-of-band payment) and answer with the state, waiting up to `?wait_ms=` (default 5000);
+ * - `POST /v1/checkouts/{reference}/attempts`: may the client start a new payment attempt?
+ *   Verifies the existing reference first (spec section 1, rule 3).
  */
 @Controller('v1/checkouts')
 @UseGuards(ApiKeyGuard)
@@ -32,6 +54,19 @@ export class CheckoutsController {
   @HttpCode(202)
   async complete(@Param('reference') reference: string): Promise<{ reference: string; state: string }> {
     return this.commands.execute(new CompleteCheckoutCommand(pathReference(reference), new Date()));
+  }
+
+  @Post(':reference/verify')
+  @HttpCode(200)
+  async verify(@Param('reference') reference: string, @Query('wait_ms') wait?: string): Promise<VerificationAnswer> {
+    return this.commands.execute(new VerifyCheckoutCommand(pathReference(reference), 'customer_returned', waitMs(wait), new Date()));
+  }
+
+  @Post(':reference/attempts')
+  @HttpCode(200)
+  async attempts(@Param('reference') reference: string, @Query('wait_ms') wait?: string): Promise<AttemptAnswer> {
+    const answer = await this.commands.execute(new VerifyCheckoutCommand(pathReference(reference), 'attempt_check', waitMs(wait), new Date()));
+    return attemptAnswer(answer);
   }
 
   @Get(':reference')

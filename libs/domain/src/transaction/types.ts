@@ -70,6 +70,8 @@ export const VERIFICATION_TRIGGERS = [
   'sweeper_webhook_missing',
   'customer_returned',
   'admin_reconciliation',
+  /** Spec section 1, rule 3: the existing reference is verified before a new attempt. */
+  'attempt_check',
 ] as const;
 /** One of {@link VERIFICATION_TRIGGERS}. */
 export type VerificationTrigger = (typeof VERIFICATION_TRIGGERS)[number];

@@ -1,0 +1,84 @@
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { decideNewAttempt, isTerminal, type AttemptReason, type TransactionStatus, type VerdictKind, type VerificationTrigger } from '@settle/domain';
+import { ProblemError } from '@settle/platform';
+import { CheckoutRepository } from './checkout.repository.js';
+
+/** Longest wait for a fresh verification, milliseconds. */
+export const MAX_VERIFY_WAIT_MS = 10_000;
+/** Default wait for a fresh verification, milliseconds. */
+export const DEFAULT_VERIFY_WAIT_MS = 5_000;
+
+/** The answer of a verification triggered over HTTP. */
+export interface VerificationAnswer {
+  reference: string;
+  state: string;
+  entitlement_status: string;
+  /** `completed`: a fresh provider answer is reflected; `pending`: the wait ran out; `not_needed`: already terminal. */
+  verification: 'completed' | 'pending' | 'not_needed';
+  /** Verdict of the fresh verification, when it completed. */
+  verdict: string | null;
+}
+
+/**
+ * Verify a checkout now and wait (bounded) for the result: the customer opened the app after
+ * an out-of-band payment (spec section 1, trigger 3), or a new attempt is being considered
+ * (spec section 1, rule 3).
+ */
+export class VerifyCheckoutCommand extends Command<VerificationAnswer> {
+  constructor(
+    readonly reference: string,
+    readonly trigger: VerificationTrigger,
+    /** Milliseconds, at most {@link MAX_VERIFY_WAIT_MS}. */
+    readonly waitMs: number,
+    readonly now: Date,
+  ) {
+    super();
+  }
+}
+
+/**
+ * A terminal transaction answers at once from the read model (nothing can change it); any
+ * other is verified through the same path as every automatic trigger (a
+ * `VerificationRequested` on the transaction stream), and the answer waits for the result of
+ * that very request, up to the wait.
+ *
+ * @throws ProblemError 404 `CHECKOUT.NOT_FOUND`.
+ */
+@CommandHandler(VerifyCheckoutCommand)
+export class VerifyCheckoutHandler implements ICommandHandler<VerifyCheckoutCommand> {
+  constructor(private readonly checkouts: CheckoutRepository) {}
+
+  async execute({ reference, trigger, waitMs, now }: VerifyCheckoutCommand): Promise<VerificationAnswer> {
+    const current = await this.checkouts.status(reference);
+    if (current && isTerminal(current.state as TransactionStatus)) {
+      return { reference, state: current.state, entitlement_status: current.entitlementStatus, verification: 'not_needed', verdict: current.lastVerdict };
+    }
+    const requestId = await this.checkouts.requestVerification(reference, trigger, 'ingestion', now);
+    if (!requestId) throw new ProblemError(404, 'CHECKOUT.NOT_FOUND', 'Checkout not found');
+    const result = await this.checkouts.awaitResult(reference, requestId, waitMs);
+    if (result) {
+      return { reference, state: result.state, entitlement_status: result.entitlementStatus, verification: 'completed', verdict: result.lastVerdict };
+    }
+    const latest = await this.checkouts.status(reference);
+    return {
+      reference,
+      state: latest?.state ?? 'PENDING',
+      entitlement_status: latest?.entitlementStatus ?? 'LOCKED',
+      verification: 'pending',
+      verdict: null,
+    };
+  }
+}
+
+/** `POST /v1/checkouts/{reference}/attempts` answer. */
+export interface AttemptAnswer extends VerificationAnswer {
+  /** `true` or `false`, or `null` for "not yet known: ask again". */
+  allowed: boolean | null;
+  reason: AttemptReason;
+}
+
+/** Maps a verification answer to the new-attempt decision of the domain. */
+export function attemptAnswer(answer: VerificationAnswer): AttemptAnswer {
+  const verdict = answer.verification === 'pending' ? null : (answer.verdict as VerdictKind | null);
+  return { ...answer, ...decideNewAttempt(answer.state as TransactionStatus, verdict) };
+}
