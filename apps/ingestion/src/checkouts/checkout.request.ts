@@ -1,4 +1,4 @@
-import { MAX_AMOUNT_MINOR, PROVIDERS } from '@settle/domain';
+import { MAX_AMOUNT_MINOR, PROVIDERS, toE164 } from '@settle/domain';
 import { ProblemError } from '@settle/platform';
 import { z } from 'zod';
 
@@ -26,9 +26,12 @@ export const registerCheckoutBody = z
     customer: z
       .object({
         email: z.email().max(320).optional(),
+        // Stored in E.164 so the customer check compares like with like.
         phone: z
           .string()
-          .regex(/^\+?[0-9 ()-]{6,20}$/, 'phone must be a phone number')
+          .max(32)
+          .refine((p) => p.trim().startsWith('+') && toE164(p) !== null, 'phone must be an international number (+ and country code)')
+          .transform((p) => toE164(p)!)
           .optional(),
       })
       .strict()

@@ -1,3 +1,4 @@
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { currencyCode } from '../shared/money.js';
 import type { Expectation } from './types.js';
 import type { ProviderObservation } from './verdict.js';
@@ -35,27 +36,46 @@ export function normaliseEmail(email: string): string {
 }
 
 /**
- * Phone comparison key: digits only, with a leading `+` kept. Callers that know the
- * region normalise to E.164 before the check.
+ * Phone numbers in E.164 (`+2348012345678`), parsed with libphonenumber-js (Google's
+ * libphonenumber metadata), or `null` when the text is not a valid number.
+ *
+ * @param phone - as given: E.164, international with spaces, or national.
+ * @param region - ISO 3166 country to read a national number in (`NG`, `KE`); taken from the
+ *   expected number when the provider answers in national form or without the `+`.
  */
-export function normalisePhone(phone: string): string {
+export function toE164(phone: string, region?: CountryCode): string | null {
   const trimmed = phone.trim();
-  const digits = trimmed.replace(/\D/g, '');
-  return trimmed.startsWith('+') ? `+${digits}` : digits;
+  const candidates = [parsePhoneNumberFromString(trimmed, region)];
+  // Providers such as M-Pesa send international numbers without the plus (254712345678).
+  if (!trimmed.startsWith('+') && /^\d{8,15}$/.test(trimmed)) candidates.push(parsePhoneNumberFromString(`+${trimmed}`));
+  const valid = candidates.find((c) => c?.isValid());
+  return valid ? valid.number : null;
+}
+
+/**
+ * Whether two phone numbers are the same number: both normalised to E.164, the observed one
+ * read in the expected number's country when it lacks a country code. Unparseable numbers
+ * never match.
+ */
+export function samePhone(expected: string, observed: string): boolean {
+  const expectedE164 = toE164(expected);
+  if (expectedE164 === null) return false;
+  const region = parsePhoneNumberFromString(expectedE164)?.country;
+  return toE164(observed, region) === expectedE164;
 }
 
 function customerCheck(expected: Expectation, observed: ProviderObservation): ConsensusCheck {
-  const pairs: Array<[string, string]> = [];
+  const comparisons: boolean[] = [];
   if (expected.customer.email && observed.customer.email) {
-    pairs.push([normaliseEmail(expected.customer.email), normaliseEmail(observed.customer.email)]);
+    comparisons.push(normaliseEmail(expected.customer.email) === normaliseEmail(observed.customer.email));
   }
   if (expected.customer.phone && observed.customer.phone) {
-    pairs.push([normalisePhone(expected.customer.phone), normalisePhone(observed.customer.phone)]);
+    comparisons.push(samePhone(expected.customer.phone, observed.customer.phone));
   }
   const describe = (c: { email?: string | undefined; phone?: string | undefined }): string =>
     [c.email ? `email:${c.email}` : null, c.phone ? `phone:${c.phone}` : null].filter(Boolean).join(' ') || '(none)';
   // Passes only when at least one identifier is present on both sides and every shared one matches.
-  const passed = pairs.length > 0 && pairs.every(([e, o]) => e === o);
+  const passed = comparisons.length > 0 && comparisons.every(Boolean);
   return check('customer', passed, describe(expected.customer), describe(observed.customer));
 }
 

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { checkConsensus, samePhone, toE164, type Expectation, type ProviderObservation } from '@settle/domain';
+
+const expectation: Expectation = {
+  reference: 'ws_CO_191220191020363925',
+  provider: 'paystack',
+  amountMinor: 100_00,
+  currency: 'KES',
+  userId: 'user-7',
+  customer: { phone: '+254712345678' },
+  entitlement: 'pro',
+};
+
+const observed = (customer: ProviderObservation['customer']): ProviderObservation => ({
+  reference: expectation.reference,
+  amountMinor: 100_00,
+  currency: 'kes',
+  customer,
+  providerStatus: 'success',
+});
+
+describe('four-point consensus: customer identifier (spec section 3, check 4)', () => {
+  it.each([
+    ['E.164', '+254712345678'],
+    ['without the plus (M-Pesa callbacks)', '254712345678'],
+    ['national form', '0712345678'],
+    ['international with spaces', '+254 712 345 678'],
+  ])('matches the same phone number written %s', (_how, phone) => {
+    expect(samePhone('+254712345678', phone)).toBe(true);
+    expect(checkConsensus(expectation, observed({ phone })).every((c) => c.passed)).toBe(true);
+  });
+
+  it.each([
+    ['another subscriber', '+254712345679'],
+    ['another country', '+2348012345678'],
+    ['garbage', 'not-a-phone'],
+  ])('refuses %s', (_what, phone) => {
+    const checks = checkConsensus(expectation, observed({ phone }));
+    expect(checks.filter((c) => !c.passed).map((c) => c.code)).toEqual(['CONSENSUS.CUSTOMER_MISMATCH']);
+  });
+
+  it('normalises to E.164 and refuses invalid numbers', () => {
+    expect(toE164('+234 801 234 5678')).toBe('+2348012345678');
+    expect(toE164('08012345678', 'NG')).toBe('+2348012345678');
+    expect(toE164('12345')).toBeNull();
+  });
+
+  it('compares e-mail case-insensitively after trimming, and needs a shared identifier', () => {
+    const byEmail: Expectation = { ...expectation, customer: { email: 'Ada@Example.com' } };
+    expect(checkConsensus(byEmail, observed({ email: ' ada@example.COM ' }))[3]!.passed).toBe(true);
+    expect(checkConsensus(byEmail, observed({ phone: '+254712345678' }))[3]!.passed).toBe(false);
+  });
+
+  it('upper-cases the observed currency before comparing (Stripe answers "usd")', () => {
+    expect(checkConsensus(expectation, observed({ phone: '+254712345678' }))[1]).toMatchObject({ passed: true, observed: 'KES' });
+  });
+});
