@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil, type CheckoutStatus, type SandboxBehaviour } from '../../scripts/clients.js';
-import { startStack, type RunningStack } from '../support/stack.js';
+import { startStack, type RunningStack } from '../../scripts/harness/stack.js';
 
 /**
  * The walking skeleton end to end: real Kafka, schema registry and PostgreSQL; the five apps
@@ -314,5 +314,33 @@ describe('verification on demand', () => {
     const answer = await post(`/v1/checkouts/${reference}/attempts?wait_ms=300`);
     expect(answer.body).toMatchObject({ allowed: null, reason: 'NOT_YET_KNOWN', verification: 'pending' });
     expect((await post(`/v1/checkouts/${reference}/attempts?wait_ms=99999`)).status).toBe(400);
+  });
+});
+
+describe('secrets never leak', () => {
+  it('keeps the API key and the provider secret out of every answer and every log line', async () => {
+    const secrets = [stack.ingestion.apiKey, stack.paystackSecret];
+    const answers: string[] = [];
+    // A validation error fed the secret as a field value, and a wrong key that is close to the real one.
+    const invalid = await fetch(`${stack.ingestionUrl}/v1/checkouts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.ingestion.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: 'paystack', reference: 'ref_leak', amount: stack.paystackSecret, currency: stack.paystackSecret }),
+    });
+    answers.push(await invalid.text());
+    const wrongKey = await fetch(`${stack.ingestionUrl}/v1/checkouts/ref_leak`, { headers: { authorization: `Bearer ${stack.ingestion.apiKey}x` } });
+    answers.push(await wrongKey.text());
+    // A provider call that fails (502 then time-outs) goes through the verifier's error paths.
+    const failing = await checkout({ webhook: 'drop', failures: { mode: '502', times: 10 } });
+    await waitUntil('the failing verification to be logged', 20_000, async () =>
+      stack.logs('verifier').includes(failing) ? true : undefined,
+    );
+    answers.push(JSON.stringify((await stack.ingestion.status(failing)).body));
+    for (const secret of secrets) {
+      for (const answer of answers) expect(answer).not.toContain(secret);
+      for (const app of ['ingestion', 'verifier', 'ledger-projector', 'sweeper', 'provider-sandbox']) {
+        expect(stack.logs(app), `${app} log`).not.toContain(secret);
+      }
+    }
   });
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEDGER_DDL, PostgresLedger } from '@settle/ledger';
 import { createPool, migrate, type Pool } from '@settle/platform';
-import { createTestDatabase } from '../../../test/support/infra.js';
+import { createTestDatabase } from '../../../scripts/harness/infra.js';
 import { ledgerContract } from './ledger.contract.js';
 
 let pool: Pool;

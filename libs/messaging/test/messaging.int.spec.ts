@@ -21,7 +21,7 @@ import {
 import { MAX_AMOUNT_MINOR } from '@settle/domain';
 import { createLogger, createPool, inTransaction, migrate, type Pool } from '@settle/platform';
 import { waitUntil } from '../../../scripts/clients.js';
-import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../test/support/infra.js';
+import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
 
 const logger = createLogger('messaging-int', 'fatal');
 let kafka: Kafka;

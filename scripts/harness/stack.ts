@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { IngestionClient, SandboxClient, waitUntil } from '../../scripts/clients.js';
+import { IngestionClient, SandboxClient, waitUntil } from '../clients.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from './infra.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+// Two levels up from scripts/harness/ (sources) or dist/scripts/harness/ (compiled).
+const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../../' : '../../', import.meta.url));
 
 /** A free TCP port on loopback. */
 export async function freePort(): Promise<number> {
@@ -28,6 +29,7 @@ export interface RunningStack {
   ingestion: IngestionClient;
   sandbox: SandboxClient;
   ingestionUrl: string;
+  sandboxUrl: string;
   /** Secret the sandbox signs webhooks with. */
   paystackSecret: string;
   topicPrefix: string;
@@ -44,7 +46,7 @@ const APPS = ['provider-sandbox', 'ingestion', 'verifier', 'ledger-projector', '
  * each to report ready. Timings are shortened so the suite is fast: the sweeper's
  * inactivity window is a setting, not a constant.
  */
-export async function startStack(options: { inactivityMs: number }): Promise<RunningStack> {
+export async function startStack(options: { inactivityMs: number; logLevel?: string }): Promise<RunningStack> {
   for (const app of APPS) {
     if (!existsSync(join(ROOT, 'dist/apps', app, 'src/main.js'))) {
       throw new Error(`dist/apps/${app} is missing: run "npm run build" (scripts/test.sh does) before end-to-end tests`);
@@ -60,7 +62,7 @@ export async function startStack(options: { inactivityMs: number }): Promise<Run
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     SETTLE_ENV: 'test',
-    LOG_LEVEL: 'info',
+    LOG_LEVEL: options.logLevel ?? 'info',
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
     KAFKA_BROKERS: infra.kafkaBrokers.join(','),
     SCHEMA_REGISTRY_URL: infra.registryUrl,
@@ -129,6 +131,7 @@ export async function startStack(options: { inactivityMs: number }): Promise<Run
     ingestion: new IngestionClient(ingestionUrl, apiKey),
     sandbox: new SandboxClient(`http://127.0.0.1:${sandboxPort}`),
     ingestionUrl,
+    sandboxUrl: `http://127.0.0.1:${sandboxPort}`,
     paystackSecret,
     topicPrefix,
     db,

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Benchmarks (`npm run bench -- <name>`, `./settle bench <name>`): provisions and builds like
+# the tests, starts the local infrastructure if needed (and stops what it started), then runs
+# dist/bench/run.js. Each benchmark starts its own apps with a fresh database.
+source "$(dirname "$0")/lib.sh"
+ensure_node
+ensure_deps
+ensure_build
+started_infra=0
+if ! "$SETTLE_ROOT/scripts/infra.sh" status >/dev/null 2>&1; then
+  "$SETTLE_ROOT/scripts/infra.sh" start
+  started_infra=1
+fi
+cleanup() { if [ "$started_infra" = 1 ]; then "$SETTLE_ROOT/scripts/infra.sh" stop || true; fi; }
+trap cleanup EXIT
+export KAFKAJS_NO_PARTITIONER_WARNING=1
+node "$SETTLE_ROOT/dist/bench/run.js" "$@"
