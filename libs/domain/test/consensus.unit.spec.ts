@@ -55,3 +55,10 @@ describe('four-point consensus: customer identifier (spec section 3, check 4)', 
     expect(checkConsensus(expectation, observed({ phone: '+254712345678' }))[1]).toMatchObject({ passed: true, observed: 'KES' });
   });
 });
+
+describe('phone readings', () => {
+  it('matches an international number written without its plus even where it is also a national number', () => {
+    expect(samePhone('+4915123456789', '4915123456789')).toBe(true);
+    expect(samePhone('+62812345678', '62812345678')).toBe(true);
+  });
+});

@@ -50,3 +50,9 @@ describe('sweeper watch (spec sections 1 and 8: more than 45 s of inactivity)', 
     expect(watch.dueAt).toBe(95_000);
   });
 });
+
+describe('sweeper watch guards', () => {
+  it('refuses an activity time that is not a number, which would disarm the watch for ever', () => {
+    expect(() => observe(null, ref, { kind: 'registered', at: Number.NaN }, policy)).toThrow(/not a number/);
+  });
+});

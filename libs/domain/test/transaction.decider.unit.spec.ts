@@ -149,3 +149,11 @@ describe('transaction decider: registration and completion', () => {
     given([]).when(complete).thenThrows('TRANSACTION.UNKNOWN');
   });
 });
+
+describe('transaction decider: guards', () => {
+  it('refuses a command naming another transaction than the state it is applied to', () => {
+    given([registered])
+      .when({ type: 'CompleteCheckout', data: { reference: 'ref_someone_else', completedAt: 1 } })
+      .thenThrows('TRANSACTION.REFERENCE_MISMATCH');
+  });
+});

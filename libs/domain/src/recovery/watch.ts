@@ -1,4 +1,4 @@
-import { assertNever } from '../shared/errors.js';
+import { assertNever, DomainError } from '../shared/errors.js';
 import type { VerificationTrigger } from '../transaction/types.js';
 
 /**
@@ -47,8 +47,13 @@ export const DEFAULT_RECOVERY_POLICY: RecoveryPolicy = { inactivityMs: 45_000 };
  * nobody registered never cause provider queries.
  *
  * @param watch - the current watch, or `null` for a reference seen for the first time.
+ * @throws DomainError `RECOVERY.INVALID_ACTIVITY_TIME` when `activity.at` is not finite.
  */
 export function observe(watch: Watch | null, reference: string, activity: Activity, policy: RecoveryPolicy): Watch {
+  if (!Number.isFinite(activity.at)) {
+    // A NaN time would make the watch never due again: refuse it loudly instead.
+    throw new DomainError('RECOVERY.INVALID_ACTIVITY_TIME', `Activity time for ${reference} is not a number`);
+  }
   const current: Watch = watch ?? {
     reference,
     lastActivityAt: activity.at,

@@ -36,32 +36,39 @@ export function normaliseEmail(email: string): string {
 }
 
 /**
- * Phone numbers in E.164 (`+2348012345678`), parsed with libphonenumber-js (Google's
- * libphonenumber metadata), or `null` when the text is not a valid number.
+ * Readings of a phone number in E.164 (`+2348012345678`), parsed with libphonenumber-js
+ * (Google's libphonenumber metadata): as written (national numbers read in `region`), and,
+ * for bare digits, as an international number without its plus (M-Pesa sends 2547...).
+ * Invalid readings are dropped.
  *
- * @param phone - as given: E.164, international with spaces, or national.
- * @param region - ISO 3166 country to read a national number in (`NG`, `KE`); taken from the
- *   expected number when the provider answers in national form or without the `+`.
+ * @param region - ISO 3166 country for national numbers (`NG`, `KE`).
  */
-export function toE164(phone: string, region?: CountryCode): string | null {
+function e164Readings(phone: string, region?: CountryCode): string[] {
   const trimmed = phone.trim();
   const candidates = [parsePhoneNumberFromString(trimmed, region)];
-  // Providers such as M-Pesa send international numbers without the plus (254712345678).
   if (!trimmed.startsWith('+') && /^\d{8,15}$/.test(trimmed)) candidates.push(parsePhoneNumberFromString(`+${trimmed}`));
-  const valid = candidates.find((c) => c?.isValid());
-  return valid ? valid.number : null;
+  return [...new Set(candidates.filter((c) => c?.isValid()).map((c) => c!.number))];
 }
 
 /**
- * Whether two phone numbers are the same number: both normalised to E.164, the observed one
- * read in the expected number's country when it lacks a country code. Unparseable numbers
- * never match.
+ * A phone number in E.164, or `null` when the text is not a valid number. A national
+ * number is read in `region`; bare digits that are not a valid national number there are
+ * read as international.
+ */
+export function toE164(phone: string, region?: CountryCode): string | null {
+  return e164Readings(phone, region)[0] ?? null;
+}
+
+/**
+ * Whether two phone numbers are the same number: the expected one in E.164, the observed one
+ * matching when any of its readings does (national in the expected number's country, or
+ * international without the plus). Unparseable numbers never match.
  */
 export function samePhone(expected: string, observed: string): boolean {
   const expectedE164 = toE164(expected);
   if (expectedE164 === null) return false;
   const region = parsePhoneNumberFromString(expectedE164)?.country;
-  return toE164(observed, region) === expectedE164;
+  return e164Readings(observed, region).includes(expectedE164);
 }
 
 function customerCheck(expected: Expectation, observed: ProviderObservation): ConsensusCheck {

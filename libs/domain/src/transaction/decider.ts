@@ -42,6 +42,9 @@ function requireRegistered(state: TransactionState, reference: string): Expectat
   if (!state.registered || state.expectation === null) {
     throw new DomainError('TRANSACTION.UNKNOWN', `No checkout is registered under reference ${reference}`);
   }
+  if (state.expectation.reference !== reference) {
+    throw new DomainError('TRANSACTION.REFERENCE_MISMATCH', `Command for ${reference} applied to transaction ${state.expectation.reference}`);
+  }
   return state.expectation;
 }
 
@@ -100,6 +103,7 @@ function decideVerification(command: RecordVerification, state: TransactionState
  * in with the command.
  *
  * @throws DomainError `TRANSACTION.UNKNOWN` for a command on an unregistered reference;
+ *   `TRANSACTION.REFERENCE_MISMATCH` for a command naming another transaction than the state's;
  *   `TRANSACTION.CONFLICT` when a reference is registered again with other terms.
  */
 export function decide(command: TransactionCommand, state: TransactionState): TransactionEvent[] {
