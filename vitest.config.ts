@@ -11,6 +11,7 @@ const alias = {
   '@settle/messaging': lib('messaging'),
   '@settle/providers': lib('providers'),
   '@settle/platform': lib('platform'),
+  '@settle/vault': lib('vault'),
 };
 
 // One test level per file suffix: *.unit.spec.ts (pure), *.int.spec.ts (one real dependency),

@@ -71,6 +71,8 @@ export interface SandboxBehaviour {
   failures?: { mode: '502' | '504' | 'timeout'; times: number };
   webhook?: 'deliver' | 'drop' | 'delay' | 'duplicate' | 'spoof';
   webhook_delay_ms?: number;
+  /** How a decline reads at the provider (Stripe decline code, M-Pesa ResultCode 1 or 2001). */
+  decline?: 'insufficient_funds' | 'wrong_pin';
 }
 
 /** A sandbox transaction as its control API shows it. */
@@ -82,24 +84,38 @@ export interface SandboxTransaction {
   paid: boolean;
 }
 
-/** Client of the provider sandbox's control API. */
+/** Providers the sandbox simulates. */
+export type SandboxProvider = 'paystack' | 'stripe' | 'flutterwave' | 'mpesa';
+
+/** Client of the provider sandbox's control API (`/_sandbox/<provider>/transactions`). */
 export class SandboxClient {
   constructor(readonly baseUrl: string) {}
 
-  create(tx: { reference: string; amount: number; currency: string; email: string; phone?: string; behaviour?: SandboxBehaviour }) {
-    return call<SandboxTransaction>(`${this.baseUrl}/_sandbox/paystack/transactions`, {
+  private path(provider: SandboxProvider, reference?: string): string {
+    return `${this.baseUrl}/_sandbox/${provider}/transactions${reference === undefined ? '' : `/${encodeURIComponent(reference)}`}`;
+  }
+
+  /**
+   * Creates a transaction. `reference` may be left out where the provider assigns it (Stripe's
+   * `pi_` id, M-Pesa's CheckoutRequestID); the answer carries it.
+   */
+  create(
+    tx: { reference?: string; amount: number; currency: string; email?: string; phone?: string; behaviour?: SandboxBehaviour },
+    provider: SandboxProvider = 'paystack',
+  ) {
+    return call<SandboxTransaction>(this.path(provider), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(tx),
     });
   }
 
-  pay(reference: string) {
-    return call<SandboxTransaction>(`${this.baseUrl}/_sandbox/paystack/transactions/${encodeURIComponent(reference)}/pay`, { method: 'POST' });
+  pay(reference: string, provider: SandboxProvider = 'paystack') {
+    return call<SandboxTransaction>(`${this.path(provider, reference)}/pay`, { method: 'POST' });
   }
 
-  inspect(reference: string) {
-    return call<SandboxTransaction>(`${this.baseUrl}/_sandbox/paystack/transactions/${encodeURIComponent(reference)}`, { method: 'GET' });
+  inspect(reference: string, provider: SandboxProvider = 'paystack') {
+    return call<SandboxTransaction>(this.path(provider, reference), { method: 'GET' });
   }
 }
 

@@ -14,18 +14,45 @@ LOG_DIR="$SETTLE_HOME/logs"
 SECRETS="$SETTLE_HOME/secrets.env"
 mkdir -p "$RUN_DIR" "$LOG_DIR"
 
-# Local secrets, generated once per machine into the git-ignored state folder.
+# Local secrets, generated once per machine into the git-ignored state folder; a variable
+# missing from an older file is added. Sourced, not exported: each app gets only its own.
+random_hex() { od -An -tx1 -N"$1" /dev/urandom | tr -d ' \n'; }
 ensure_secrets() {
-  if [ ! -f "$SECRETS" ]; then
-    umask 077
-    {
-      echo "SETTLE_API_KEY=sk_settle_$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')"
-      echo "PAYSTACK_SECRET_KEY=sk_test_$(od -An -tx1 -N20 /dev/urandom | tr -d ' \n')"
-    } >"$SECRETS"
-  fi
-  set -a; source "$SECRETS"; set +a
-  export SETTLE_API_KEY_SHA256
+  umask 077
+  touch "$SECRETS"
+  add_secret() { grep -q "^$1=" "$SECRETS" || echo "$1=$2" >>"$SECRETS"; }
+  add_secret SETTLE_API_KEY "sk_settle_$(random_hex 24)"
+  add_secret PAYSTACK_SECRET_KEY "sk_test_$(random_hex 20)"
+  add_secret STRIPE_SECRET_KEY "sk_test_$(random_hex 24)"
+  add_secret STRIPE_WEBHOOK_SECRET "whsec_$(head -c 32 /dev/urandom | base64 | tr -d '\n')"
+  add_secret FLUTTERWAVE_SECRET_KEY "FLWSECK_TEST-$(random_hex 16)-X"
+  add_secret FLUTTERWAVE_SECRET_HASH "$(random_hex 16)"
+  add_secret MPESA_CONSUMER_KEY "$(random_hex 16)"
+  add_secret MPESA_CONSUMER_SECRET "$(random_hex 16)"
+  add_secret MPESA_PASSKEY "$(random_hex 32)"
+  source "$SECRETS"
   SETTLE_API_KEY_SHA256="$(printf '%s' "$SETTLE_API_KEY" | sha256sum | cut -d' ' -f1)"
+}
+
+# The credentials vault: a master key file made on first start, and the sandbox's provider
+# credentials stored encrypted (docs/vault.md). Only the verifier is given the key file.
+VAULT_KEY_FILE="$SETTLE_HOME/vault/master-keys.json"
+vault_cli() { SETTLE_VAULT_MASTER_KEY_FILE="$VAULT_KEY_FILE" node "$SETTLE_ROOT/dist/scripts/vault.js" "$@"; }
+ensure_vault() {
+  mkdir -p "$(dirname "$VAULT_KEY_FILE")"
+  chmod 700 "$(dirname "$VAULT_KEY_FILE")"
+  [ -f "$VAULT_KEY_FILE" ] || vault_cli rotate --key-file "$VAULT_KEY_FILE" >&2
+  local existing
+  existing="$(vault_cli list)"
+  put() { # put <provider> <name> <value>: only when the vault has no such credential yet
+    grep -qE "^$1[[:space:]]+default[[:space:]]+$2[[:space:]]" <<<"$existing" || printf '%s' "$3" | vault_cli put "$1" default "$2" >&2
+  }
+  put paystack secret_key "$PAYSTACK_SECRET_KEY"
+  put stripe secret_key "$STRIPE_SECRET_KEY"
+  put flutterwave secret_key "$FLUTTERWAVE_SECRET_KEY"
+  put mpesa consumer_key "$MPESA_CONSUMER_KEY"
+  put mpesa consumer_secret "$MPESA_CONSUMER_SECRET"
+  put mpesa passkey "$MPESA_PASSKEY"
 }
 
 ensure_database() {
@@ -40,21 +67,37 @@ stack_env() {
   export SETTLE_ENV="${SETTLE_ENV:-development}"
   export KAFKA_BROKERS="127.0.0.1:$SETTLE_KAFKA_PORT"
   export SCHEMA_REGISTRY_URL="http://127.0.0.1:$SETTLE_REGISTRY_PORT/apis/ccompat/v7"
-  export INGESTION_PORT="$SETTLE_INGESTION_PORT"
-  export SANDBOX_PORT="$SETTLE_SANDBOX_PORT"
-  export PAYSTACK_BASE_URL="http://127.0.0.1:$SETTLE_SANDBOX_PORT"
-  export SANDBOX_WEBHOOK_URL="http://127.0.0.1:$SETTLE_INGESTION_PORT/v1/webhooks/paystack"
   export SWEEPER_INACTIVITY_MS="${SWEEPER_INACTIVITY_MS:-45000}"
   export KAFKAJS_NO_PARTITIONER_WARNING=1
+}
+
+# The variables each app gets on top of the shared ones: secrets only where they are used.
+app_env() {
+  local sandbox="http://127.0.0.1:$SETTLE_SANDBOX_PORT"
+  case "$1" in
+    provider-sandbox)
+      echo "SANDBOX_PORT=$SETTLE_SANDBOX_PORT" "PAYSTACK_SECRET_KEY=$PAYSTACK_SECRET_KEY" \
+        "SANDBOX_WEBHOOK_URL=http://127.0.0.1:$SETTLE_INGESTION_PORT/v1/webhooks/paystack" \
+        "STRIPE_SECRET_KEY=$STRIPE_SECRET_KEY" "STRIPE_WEBHOOK_SECRET=$STRIPE_WEBHOOK_SECRET" \
+        "FLUTTERWAVE_SECRET_KEY=$FLUTTERWAVE_SECRET_KEY" "FLUTTERWAVE_SECRET_HASH=$FLUTTERWAVE_SECRET_HASH" \
+        "MPESA_CONSUMER_KEY=$MPESA_CONSUMER_KEY" "MPESA_CONSUMER_SECRET=$MPESA_CONSUMER_SECRET" "MPESA_PASSKEY=$MPESA_PASSKEY" ;;
+    ingestion)
+      echo "INGESTION_PORT=$SETTLE_INGESTION_PORT" "SETTLE_API_KEY_SHA256=$SETTLE_API_KEY_SHA256" "PAYSTACK_SECRET_KEY=$PAYSTACK_SECRET_KEY" ;;
+    verifier)
+      echo "SETTLE_VAULT_MASTER_KEY_FILE=$VAULT_KEY_FILE" "PAYSTACK_BASE_URL=$sandbox" "STRIPE_BASE_URL=$sandbox" \
+        "FLUTTERWAVE_BASE_URL=$sandbox" "MPESA_BASE_URL=$sandbox" ;;
+  esac
 }
 
 start_app() {
   local app="$1" pidfile="$RUN_DIR/$1.pid" ready="$RUN_DIR/$1.ready"
   if pid_alive "$pidfile"; then return 0; fi
   rm -f "$ready"
-  SETTLE_READY_FILE="$ready" LAUNCH_LOG="$LOG_DIR/$app.log" launch "$app" "$SETTLE_ROOT" node "$SETTLE_ROOT/dist/apps/$app/src/main.js"
+  # shellcheck disable=SC2046 # app_env prints VAR=value words without spaces
+  env $(app_env "$app") SETTLE_READY_FILE="$ready" LAUNCH_LOG="$LOG_DIR/$app.log" \
+    bash -c 'source "$0/scripts/lib.sh"; RUN_DIR="$1"; LOG_DIR="$2"; launch "$3" "$0" node "$0/dist/apps/$3/src/main.js"' \
+    "$SETTLE_ROOT" "$RUN_DIR" "$LOG_DIR" "$app"
 }
-
 
 up() {
   ensure_node
@@ -64,6 +107,7 @@ up() {
   ensure_secrets
   ensure_database
   stack_env
+  ensure_vault
   for app in "${APPS[@]}"; do start_app "$app"; done
   for app in "${APPS[@]}"; do
     if ! wait_for 120 "$app" test -f "$RUN_DIR/$app.ready"; then die "$app did not become ready"; fi
@@ -108,6 +152,8 @@ case "${1:-}" in
   up) up ;;
   down) down ;;
   status) status ;;
-  env) ensure_secrets; ensure_database; stack_env; env | grep -E '^(SETTLE_|KAFKA_|SCHEMA_|DATABASE_URL|PAYSTACK_|SANDBOX_|INGESTION_)' ;;
+  env) ensure_secrets; ensure_database; stack_env
+       echo "DATABASE_URL=$DATABASE_URL"; echo "SETTLE_API_KEY=$SETTLE_API_KEY"; echo "SWEEPER_INACTIVITY_MS=$SWEEPER_INACTIVITY_MS"
+       echo "SETTLE_INGESTION_PORT=$SETTLE_INGESTION_PORT"; echo "SETTLE_SANDBOX_PORT=$SETTLE_SANDBOX_PORT" ;;
   *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
 esac

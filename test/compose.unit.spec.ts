@@ -21,10 +21,18 @@ const compose = parse(readFileSync(new URL('../docker-compose.yml', import.meta.
   services: Record<string, ComposeService>;
 };
 
-/** Replaces `${VAR:?message}` interpolations with a stand-in, as `docker compose` would with VAR set. */
+/**
+ * Interpolates as `docker compose` would for a caller who set only the required variables:
+ * `${VAR:?message}` becomes a stand-in value, `${VAR:-default}` its default.
+ */
 function interpolate(env: Record<string, string | number> = {}): NodeJS.ProcessEnv {
   return Object.fromEntries(
-    Object.entries(env).map(([k, v]) => [k, String(v).replace(/\$\{([A-Z0-9_]+)(:\?[^}]*)?\}/g, (_m, name: string) => `stand-in-for-${name}`)]),
+    Object.entries(env).map(([k, v]) => [
+      k,
+      String(v)
+        .replace(/\$\{([A-Z0-9_]+):\?[^}]*\}/g, (_m, name: string) => `stand-in-for-${name}`)
+        .replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, (_m, fallback: string) => fallback),
+    ]),
   );
 }
 
@@ -41,10 +49,16 @@ describe('docker-compose.yml', () => {
       const e = interpolate(compose.services[name]!.environment);
       // The compose file reads secrets from the caller's environment; a SHA-256 digest is hex.
       if (e.SETTLE_API_KEY_SHA256) e.SETTLE_API_KEY_SHA256 = 'ab'.repeat(32);
+      if (e.SETTLE_VAULT_MASTER_KEYS) e.SETTLE_VAULT_MASTER_KEYS = `v1:${Buffer.alloc(32, 7).toString('base64')}`;
       return e;
     };
     expect(loadIngestionConfig(env('ingestion')).kafka.brokers).toEqual(['kafka:9092']);
-    expect(loadVerifierConfig(env('verifier')).providers.paystack.baseUrl).toBe('http://provider-sandbox:3100');
+    expect(loadVerifierConfig(env('verifier')).providers.baseUrls).toEqual({
+      paystack: 'http://provider-sandbox:3100',
+      stripe: 'http://provider-sandbox:3100',
+      flutterwave: 'http://provider-sandbox:3100',
+      mpesa: 'http://provider-sandbox:3100',
+    });
     expect(loadProjectorConfig(env('ledger-projector')).database.url).toContain('@postgres:5432/');
     expect(loadSweeperConfig(env('sweeper')).recovery.inactivityMs).toBe(45_000);
     expect(loadSandboxConfig(env('provider-sandbox')).paystack.webhookUrl).toBe('http://ingestion:3000/v1/webhooks/paystack');
@@ -61,7 +75,7 @@ describe('docker-compose.yml', () => {
   it('holds no secret values, only references to the environment', () => {
     for (const [name, service] of Object.entries(compose.services)) {
       for (const [key, value] of Object.entries(service.environment ?? {})) {
-        if (/SECRET|API_KEY/.test(key)) expect(String(value), `${name}.${key}`).toMatch(/^\$\{[A-Z0-9_]+:\?/);
+        if (/SECRET|API_KEY|MASTER_KEYS|PASSKEY|CONSUMER_KEY/.test(key)) expect(String(value), `${name}.${key}`).toMatch(/^\$\{[A-Z0-9_]+:[?-]/);
       }
     }
   });

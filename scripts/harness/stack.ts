@@ -5,6 +5,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Secret } from '@settle/config';
+import { createPool, migrate } from '@settle/platform';
+import { CredentialsVault, generateMasterKey, loadMasterKeyRing, PostgresVaultStore, VAULT_DDL } from '@settle/vault';
 import pg from 'pg';
 import { IngestionClient, SandboxClient, waitUntil } from '../clients.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from './infra.js';
@@ -30,6 +33,8 @@ export interface RunningStack {
   sandbox: SandboxClient;
   ingestionUrl: string;
   sandboxUrl: string;
+  /** Every provider credential of this run (the sandbox checks them; the vault holds them). */
+  secrets: ProviderSecrets;
   /** Secret the sandbox signs webhooks with. */
   paystackSecret: string;
   topicPrefix: string;
@@ -40,6 +45,36 @@ export interface RunningStack {
 }
 
 const APPS = ['provider-sandbox', 'ingestion', 'verifier', 'ledger-projector', 'sweeper'] as const;
+
+/** Provider credentials of one run, random each time. */
+export interface ProviderSecrets {
+  paystackSecret: string;
+  stripeSecret: string;
+  stripeWebhookSecret: string;
+  flutterwaveSecret: string;
+  flutterwaveHash: string;
+  mpesaConsumerKey: string;
+  mpesaConsumerSecret: string;
+  mpesaPassKey: string;
+}
+
+/** Stores the run's provider credentials in the vault of a fresh database, as an operator would. */
+async function seedVault(databaseUrl: string, masterKeys: string, s: ProviderSecrets): Promise<void> {
+  const pool = createPool(databaseUrl, 2);
+  try {
+    await migrate(pool, 'vault', VAULT_DDL);
+    const vault = new CredentialsVault(new PostgresVaultStore(pool), loadMasterKeyRing({ SETTLE_VAULT_MASTER_KEYS: masterKeys }));
+    const put = (provider: string, name: string, value: string) => vault.put({ provider, account: 'default', name }, new Secret(value));
+    await put('paystack', 'secret_key', s.paystackSecret);
+    await put('stripe', 'secret_key', s.stripeSecret);
+    await put('flutterwave', 'secret_key', s.flutterwaveSecret);
+    await put('mpesa', 'consumer_key', s.mpesaConsumerKey);
+    await put('mpesa', 'consumer_secret', s.mpesaConsumerSecret);
+    await put('mpesa', 'passkey', s.mpesaPassKey);
+  } finally {
+    await pool.end();
+  }
+}
 
 /**
  * Starts every app as its own process with a fresh database and topic prefix, and waits for
@@ -54,9 +89,23 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
   }
   const database = await createTestDatabase('settle_e2e');
   const topicPrefix = uniqueTopicPrefix('e2e');
-  const apiKey = `sk_settle_${randomBytes(24).toString('hex')}`;
-  const paystackSecret = `sk_test_${randomBytes(20).toString('hex')}`;
+  const hex = (n: number) => randomBytes(n).toString('hex');
+  const apiKey = `sk_settle_${hex(24)}`;
+  const secrets: ProviderSecrets = {
+    paystackSecret: `sk_test_${hex(20)}`,
+    stripeSecret: `sk_test_${hex(24)}`,
+    stripeWebhookSecret: `whsec_${randomBytes(32).toString('base64')}`,
+    flutterwaveSecret: `FLWSECK_TEST-${hex(16)}-X`,
+    flutterwaveHash: hex(16),
+    mpesaConsumerKey: hex(16),
+    mpesaConsumerSecret: hex(16),
+    mpesaPassKey: hex(32),
+  };
+  const masterKeys = `v1:${generateMasterKey().toString('base64')}`;
+  await seedVault(database.url, masterKeys, secrets);
+  const paystackSecret = secrets.paystackSecret;
   const [ingestionPort, sandboxPort] = [await freePort(), await freePort()];
+  const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
   const dir = mkdtempSync(join(tmpdir(), 'settle-e2e-'));
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -68,18 +117,39 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
     SCHEMA_REGISTRY_URL: infra.registryUrl,
     DATABASE_URL: database.url,
     SETTLE_TOPIC_PREFIX: topicPrefix,
-    INGESTION_PORT: String(ingestionPort),
-    SETTLE_API_KEY_SHA256: createHash('sha256').update(apiKey).digest('hex'),
-    PAYSTACK_SECRET_KEY: paystackSecret,
-    PAYSTACK_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
-    PROVIDER_TIMEOUT_MS: '1000',
-    PROVIDER_RETRY_INITIAL_DELAY_MS: '50',
-    PROVIDER_RETRY_MAX_DELAY_MS: '400',
-    SANDBOX_PORT: String(sandboxPort),
-    SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${ingestionPort}/v1/webhooks/paystack`,
-    SANDBOX_TIMEOUT_HOLD_MS: '3000',
-    SWEEPER_INACTIVITY_MS: String(options.inactivityMs),
-    SWEEPER_TICK_MS: '200',
+  };
+  // Each app gets only the secrets it uses; only the verifier holds the vault's master key.
+  const appEnv: Record<(typeof APPS)[number], NodeJS.ProcessEnv> = {
+    'provider-sandbox': {
+      SANDBOX_PORT: String(sandboxPort),
+      SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${ingestionPort}/v1/webhooks/paystack`,
+      SANDBOX_TIMEOUT_HOLD_MS: '3000',
+      PAYSTACK_SECRET_KEY: secrets.paystackSecret,
+      STRIPE_SECRET_KEY: secrets.stripeSecret,
+      STRIPE_WEBHOOK_SECRET: secrets.stripeWebhookSecret,
+      FLUTTERWAVE_SECRET_KEY: secrets.flutterwaveSecret,
+      FLUTTERWAVE_SECRET_HASH: secrets.flutterwaveHash,
+      MPESA_CONSUMER_KEY: secrets.mpesaConsumerKey,
+      MPESA_CONSUMER_SECRET: secrets.mpesaConsumerSecret,
+      MPESA_PASSKEY: secrets.mpesaPassKey,
+    },
+    ingestion: {
+      INGESTION_PORT: String(ingestionPort),
+      SETTLE_API_KEY_SHA256: createHash('sha256').update(apiKey).digest('hex'),
+      PAYSTACK_SECRET_KEY: secrets.paystackSecret,
+    },
+    verifier: {
+      SETTLE_VAULT_MASTER_KEYS: masterKeys,
+      PAYSTACK_BASE_URL: sandboxUrl,
+      STRIPE_BASE_URL: sandboxUrl,
+      FLUTTERWAVE_BASE_URL: sandboxUrl,
+      MPESA_BASE_URL: sandboxUrl,
+      PROVIDER_TIMEOUT_MS: '1000',
+      PROVIDER_RETRY_INITIAL_DELAY_MS: '50',
+      PROVIDER_RETRY_MAX_DELAY_MS: '400',
+    },
+    'ledger-projector': {},
+    sweeper: { SWEEPER_INACTIVITY_MS: String(options.inactivityMs), SWEEPER_TICK_MS: '200' },
   };
   const children = new Map<string, ChildProcess>();
   const logPath = (app: string) => join(dir, `${app}.log`);
@@ -87,7 +157,7 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
   for (const app of APPS) {
     const out = openSync(logPath(app), 'a');
     const child = spawn(process.execPath, [join(ROOT, 'dist/apps', app, 'src/main.js')], {
-      env: { ...env, SETTLE_READY_FILE: join(dir, `${app}.ready`) },
+      env: { ...env, ...appEnv[app], SETTLE_READY_FILE: join(dir, `${app}.ready`) },
       stdio: ['ignore', out, out],
     });
     children.set(app, child);
@@ -131,7 +201,8 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
     ingestion: new IngestionClient(ingestionUrl, apiKey),
     sandbox: new SandboxClient(`http://127.0.0.1:${sandboxPort}`),
     ingestionUrl,
-    sandboxUrl: `http://127.0.0.1:${sandboxPort}`,
+    sandboxUrl,
+    secrets,
     paystackSecret,
     topicPrefix,
     db,

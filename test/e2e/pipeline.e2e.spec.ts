@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitUntil, type CheckoutStatus, type SandboxBehaviour } from '../../scripts/clients.js';
+import { waitUntil, type CheckoutStatus, type SandboxBehaviour, type SandboxProvider } from '../../scripts/clients.js';
 import { startStack, type RunningStack } from '../../scripts/harness/stack.js';
 
 /**
@@ -319,7 +319,7 @@ describe('verification on demand', () => {
 
 describe('secrets never leak', () => {
   it('keeps the API key and the provider secret out of every answer and every log line', async () => {
-    const secrets = [stack.ingestion.apiKey, stack.paystackSecret];
+    const secrets = [stack.ingestion.apiKey, ...Object.values(stack.secrets)];
     const answers: string[] = [];
     // A validation error fed the secret as a field value, and a wrong key that is close to the real one.
     const invalid = await fetch(`${stack.ingestionUrl}/v1/checkouts`, {
@@ -342,5 +342,70 @@ describe('secrets never leak', () => {
         expect(stack.logs(app), `${app} log`).not.toContain(secret);
       }
     }
+  });
+});
+
+describe('every provider, through the real stack, with credentials from the vault', () => {
+  /** Registers and pays a checkout with a non-Paystack provider; the sandbox may assign the reference. */
+  async function providerCheckout(
+    provider: SandboxProvider,
+    input: { amount: number; currency: string; email?: string; phone?: string; behaviour?: SandboxBehaviour },
+  ): Promise<string> {
+    const created = await stack.sandbox.create({ ...input, ...(provider === 'flutterwave' ? { reference: `tx_e2e_${randomBytes(6).toString('hex')}` } : {}) }, provider);
+    expect(created.status).toBe(201);
+    const reference = created.body.reference;
+    const registered = await stack.ingestion.register({
+      provider,
+      reference,
+      amount: input.amount,
+      currency: input.currency,
+      user_id: `user-${reference}`,
+      customer: { ...(input.email ? { email: input.email } : {}), ...(input.phone ? { phone: `+${input.phone.replace(/^\+/, '')}` } : {}) },
+      entitlement: 'pro-monthly',
+    });
+    expect(registered.status).toBe(202);
+    expect((await stack.sandbox.pay(reference, provider)).status).toBe(200);
+    return reference;
+  }
+
+  async function verifyNow(reference: string): Promise<Record<string, unknown>> {
+    const response = await fetch(`${stack.ingestionUrl}/v1/checkouts/${reference}/verify?wait_ms=8000`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.ingestion.apiKey}` },
+    });
+    return (await response.json()) as Record<string, unknown>;
+  }
+
+  it.each([
+    ['stripe', { amount: 2_500, currency: 'USD', email: 'card@example.com' }],
+    ['flutterwave', { amount: 1_050_050, currency: 'NGN', email: 'bank@example.com' }],
+    ['mpesa', { amount: 150_000, currency: 'KES', phone: '254712345678' }],
+  ] as const)('%s: a paid checkout settles after a server-to-server verification', async (provider, input) => {
+    const reference = await providerCheckout(provider, input);
+    expect(await verifyNow(reference)).toMatchObject({ state: 'SETTLED_CONSENSUS', entitlement_status: 'UNLOCKED', verification: 'completed' });
+    expect(await ledgerEntries(reference)).toEqual([{ event_type: 'TransactionSettled', revision: 0 }]);
+  });
+
+  it.each([
+    ['stripe', 'other_currency', { amount: 2_500, currency: 'USD', email: 'card@example.com' }, 'CONSENSUS.CURRENCY_MISMATCH'],
+    ['flutterwave', 'other_customer', { amount: 500_000, currency: 'NGN', email: 'bank@example.com' }, 'CONSENSUS.CUSTOMER_MISMATCH'],
+    ['flutterwave', 'lower_amount', { amount: 500_000, currency: 'NGN', email: 'bank@example.com' }, 'CONSENSUS.AMOUNT_MISMATCH'],
+  ] as const)('%s: %s is a State Mismatch with the entitlement locked', async (provider, outcome, input, code) => {
+    const reference = await providerCheckout(provider, { ...input, behaviour: { outcome, webhook: 'drop' } });
+    expect(await verifyNow(reference)).toMatchObject({ state: 'STATE_MISMATCH', entitlement_status: 'LOCKED' });
+    const status = (await stack.ingestion.status(reference)).body;
+    expect(status.checks?.filter((c) => !c.passed).map((c) => c.code)).toEqual([code]);
+  });
+
+  it('mpesa: a declined STK push (wrong PIN) is FAILED_DECLINED', async () => {
+    const reference = await providerCheckout('mpesa', { amount: 100_000, currency: 'KES', phone: '254712345679', behaviour: { outcome: 'declined', decline: 'wrong_pin' } });
+    expect(await verifyNow(reference)).toMatchObject({ state: 'FAILED_DECLINED', entitlement_status: 'LOCKED' });
+  });
+
+  it('paystack: a provider answering 502 three times is retried with backoff and settles, state preserved', async () => {
+    const reference = await checkout({ webhook: 'drop', failures: { mode: '502', times: 3 } });
+    expect(await verifyNow(reference)).toMatchObject({ state: 'SETTLED_CONSENSUS', verification: 'completed' });
+    expect((await stack.sandbox.inspect(reference)).body.failuresServed).toBe(3);
+    expect(await ledgerEntries(reference)).toEqual([{ event_type: 'TransactionSettled', revision: 0 }]);
   });
 });

@@ -1,46 +1,30 @@
 import 'reflect-metadata';
-import { Module, type DynamicModule } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { loadSandboxConfig, type SandboxConfig } from '@settle/config';
-import { createLogger, markReady, onShutdown, type Logger, runMain } from '@settle/platform';
-import { PaystackSandbox } from './paystack.sandbox.js';
-import { SANDBOX_CONFIG, SandboxController } from './sandbox.controller.js';
-import { WebhookSender } from './webhook-sender.js';
-
-@Module({})
-class SandboxModule {
-  static forRoot(config: SandboxConfig, logger: Logger, sandbox: PaystackSandbox, sender: WebhookSender): DynamicModule {
-    return {
-      module: SandboxModule,
-      controllers: [SandboxController],
-      providers: [
-        { provide: SANDBOX_CONFIG, useValue: config },
-        { provide: PaystackSandbox, useValue: sandbox },
-        { provide: WebhookSender, useValue: sender },
-      ],
-    };
-  }
-}
+import { loadSandboxConfig } from '@settle/config';
+import { createLogger, markReady, onShutdown, runMain } from '@settle/platform';
+import { createSandboxApp } from './app.js';
 
 /** Boots the provider sandbox: a local stand-in for the providers' APIs. */
 async function main(): Promise<void> {
   const config = loadSandboxConfig();
   const logger = createLogger('provider-sandbox', config.logLevel);
-  const sandbox = new PaystackSandbox();
-  const sender = new WebhookSender(sandbox, config.paystack.webhookUrl, config.paystack.secretKey.reveal(), logger);
-  const app = await NestFactory.create<NestFastifyApplication>(
-    SandboxModule.forRoot(config, logger, sandbox, sender),
-    new FastifyAdapter(),
-    { logger: ['error', 'warn'] },
+  const sandbox = await createSandboxApp(config, logger);
+  await sandbox.app.listen(config.http.port, config.http.host);
+  logger.info(
+    {
+      url: await sandbox.app.getUrl(),
+      providers: {
+        paystack: 'on, webhooks on',
+        stripe: config.stripe ? `on, webhooks ${config.stripe.webhook ? 'on' : 'off (SANDBOX_STRIPE_WEBHOOK_URL unset)'}` : 'off (no credentials)',
+        flutterwave: config.flutterwave
+          ? `on, webhooks ${config.flutterwave.webhook ? 'on' : 'off (SANDBOX_FLUTTERWAVE_WEBHOOK_URL unset)'}`
+          : 'off (no credentials)',
+        mpesa: config.mpesa ? `on, callbacks ${config.mpesa.callbackUrl ? 'on' : 'off (SANDBOX_MPESA_CALLBACK_URL unset)'}` : 'off (no credentials)',
+      },
+    },
+    'provider sandbox listening',
   );
-  await app.listen(config.http.port, config.http.host);
-  logger.info({ url: await app.getUrl() }, 'provider sandbox listening');
   markReady(config.readyFile, logger);
-  onShutdown(logger, async () => {
-    sender.stop();
-    await app.close();
-  });
+  onShutdown(logger, () => sandbox.close());
 }
 
 runMain(main);

@@ -1,55 +1,71 @@
-import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Res } from '@nestjs/common';
-import type { SandboxConfig } from '@settle/config';
+import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { z } from 'zod';
-import { bearerMatches, createTransactionSchema, PaystackSandbox } from './paystack.sandbox.js';
-import { WebhookSender } from './webhook-sender.js';
-
-export const SANDBOX_CONFIG = Symbol('SandboxConfig');
+import type { ProviderName } from './sandbox.core.js';
+import { notConfigured, SandboxRegistry } from './sandbox.registry.js';
+import type { ProviderSimulator } from './provider.simulator.js';
 
 /**
- * Provider A (Paystack-style) as seen by the verifier, plus the sandbox's control API
- * (`/_sandbox/...`) that tests and the demo use to create transactions and set their knobs.
+ * The sandbox's control API (`/_sandbox/...`), which tests and the demo use to create
+ * transactions, set their knobs and have the customer pay, for every provider:
+ * `POST /_sandbox/:provider/transactions`, `POST .../:reference/pay`, `GET .../:reference`
+ * (provider = paystack | stripe | flutterwave | mpesa).
  */
-@Controller()
+@Controller('_sandbox')
 export class SandboxController {
-  constructor(
-    @Inject(SANDBOX_CONFIG) private readonly config: SandboxConfig,
-    private readonly sandbox: PaystackSandbox,
-    private readonly webhooks: WebhookSender,
-  ) {}
+  constructor(private readonly registry: SandboxRegistry) {}
 
-  @Get('_sandbox/health')
+  /** Liveness and counters (Paystack's at the top level, as before; every provider's under `providers`). */
+  @Get('health')
   health() {
-    return { status: 'ok', ...this.sandbox.stats() };
+    return { status: 'ok', ...this.registry.stats() };
   }
 
-  @Post('_sandbox/paystack/transactions')
-  @HttpCode(201)
-  create(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply) {
-    const parsed = createTransactionSchema.safeParse(body);
-    if (!parsed.success) {
-      void reply.status(400);
-      return { error: 'invalid', issues: z.treeifyError(parsed.error) };
-    }
-    return this.sandbox.create(parsed.data);
-  }
-
-  @Post('_sandbox/paystack/transactions/:reference/pay')
+  /** Expires every M-Pesa OAuth token issued so far (to test token renewal). */
+  @Post('mpesa/oauth/expire')
   @HttpCode(200)
-  pay(@Param('reference') reference: string, @Res({ passthrough: true }) reply: FastifyReply) {
-    const tx = this.sandbox.get(reference);
+  expireMpesaTokens(@Res({ passthrough: true }) reply: FastifyReply) {
+    const mpesa = this.registry.mpesa;
+    if (!mpesa) {
+      void reply.status(503);
+      return notConfigured('mpesa');
+    }
+    return { expired: mpesa.expireTokens() };
+  }
+
+  /** Creates a transaction with its knobs (idempotent on the reference). 400 with the issues when the body is invalid. */
+  @Post(':provider/transactions')
+  @HttpCode(201)
+  create(@Param('provider') provider: string, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply) {
+    const simulator = this.resolve(provider, reply);
+    if (!('book' in simulator)) return simulator;
+    const outcome = simulator.create(body);
+    if (!outcome.ok) {
+      void reply.status(outcome.status);
+      return outcome.body;
+    }
+    return outcome.transaction;
+  }
+
+  /** The customer pays; the webhook follows as the knobs say. */
+  @Post(':provider/transactions/:reference/pay')
+  @HttpCode(200)
+  pay(@Param('provider') provider: string, @Param('reference') reference: string, @Res({ passthrough: true }) reply: FastifyReply) {
+    const simulator = this.resolve(provider, reply);
+    if (!('book' in simulator)) return simulator;
+    const tx = simulator.pay(reference);
     if (!tx) {
       void reply.status(404);
       return { error: 'not found' };
     }
-    if (this.sandbox.pay(tx)) this.webhooks.dispatch(tx);
     return tx;
   }
 
-  @Get('_sandbox/paystack/transactions/:reference')
-  inspect(@Param('reference') reference: string, @Res({ passthrough: true }) reply: FastifyReply) {
-    const tx = this.sandbox.get(reference);
+  /** The transaction with its counters (verify calls, failures served, webhooks sent). */
+  @Get(':provider/transactions/:reference')
+  inspect(@Param('provider') provider: string, @Param('reference') reference: string, @Res({ passthrough: true }) reply: FastifyReply) {
+    const simulator = this.resolve(provider, reply);
+    if (!('book' in simulator)) return simulator;
+    const tx = simulator.book.get(reference);
     if (!tx) {
       void reply.status(404);
       return { error: 'not found' };
@@ -57,24 +73,17 @@ export class SandboxController {
     return tx;
   }
 
-  /** Paystack's verify endpoint: Bearer secret key required, real response shapes. */
-  @Get('transaction/verify/:reference')
-  async verify(
-    @Param('reference') reference: string,
-    @Headers('authorization') authorization: string | undefined,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
-    if (!bearerMatches(authorization, this.config.paystack.secretKey.reveal())) {
-      await reply.status(401).send({ status: false, message: 'Invalid key' });
-      return;
+  /** The provider's simulator, or the error body (404 unknown provider, 503 not configured). */
+  private resolve(provider: string, reply: FastifyReply): ProviderSimulator | { error: string; message?: string } {
+    const simulator = this.registry.simulator(provider);
+    if (simulator === undefined) {
+      void reply.status(404);
+      return { error: 'not found', message: 'provider must be paystack, stripe, flutterwave or mpesa' };
     }
-    const { answer, clearedNow } = this.sandbox.verify(reference);
-    if (clearedNow) this.webhooks.dispatch(clearedNow);
-    if (answer.kind === 'hang') {
-      await new Promise((resolve) => setTimeout(resolve, this.config.timeoutHoldMs));
-      await reply.status(504).send({ status: false, message: 'Gateway Timeout' });
-      return;
+    if (simulator === null) {
+      void reply.status(503);
+      return notConfigured(provider as Exclude<ProviderName, 'paystack'>);
     }
-    await reply.status(answer.status).send(answer.body);
+    return simulator;
   }
 }

@@ -1,47 +1,76 @@
 import { ExponentialBackoff, handleAll, retry } from 'cockatiel';
 import type { Logger } from '@settle/platform';
 import { request } from 'undici';
-import type { PaystackSandbox, SandboxTransaction } from './paystack.sandbox.js';
+import type { ProviderName, SandboxTransaction } from './sandbox.core.js';
+
+/** One webhook (or M-Pesa callback) ready to send. */
+export interface OutgoingWebhook {
+  url: string;
+  /** The URL as it may be logged (a secret token in the path is redacted). */
+  target: string;
+  headers: Record<string, string>;
+  /** The exact bytes sent (and signed). */
+  body: string;
+}
+
+/** Sends a transaction's webhook the way its knobs say. */
+export interface Notifier {
+  /**
+   * @param build - called when the webhook is sent (after any `delay`), so timestamps and
+   *   signatures are fresh; every copy of a `duplicate` carries the same body.
+   */
+  dispatch(tx: SandboxTransaction, provider: ProviderName, build: () => OutgoingWebhook): void;
+}
+
+/** Options of the delivery retry policy. */
+export interface WebhookSenderOptions {
+  maxAttempts?: number;
+  initialDelayMs?: number;
+  maxDelayMs?: number;
+}
 
 /**
- * Delivers `charge.success` webhooks the way each transaction's knob says: deliver, drop,
- * delay, duplicate or spoof. Like a provider, it retries 5xx answers and connection
- * failures with exponential backoff (a few times), and never retries a 4xx.
+ * Delivers webhooks the way each transaction's knob says: deliver, drop, delay, duplicate
+ * (spoofing is done by the provider's builder, which signs with a wrong secret). Like a
+ * provider, it retries 5xx answers and connection failures with exponential backoff (a few
+ * times), and never retries a 4xx.
  */
-export class WebhookSender {
-  private readonly policy = retry(handleAll, { maxAttempts: 4, backoff: new ExponentialBackoff({ initialDelay: 500, maxDelay: 5_000 }) });
+export class WebhookSender implements Notifier {
+  private readonly policy;
   private readonly pending = new Set<NodeJS.Timeout>();
 
   constructor(
-    private readonly sandbox: PaystackSandbox,
-    private readonly url: string,
-    private readonly secretKey: string,
     private readonly logger: Logger,
-  ) {}
+    options: WebhookSenderOptions = {},
+  ) {
+    this.policy = retry(handleAll, {
+      maxAttempts: options.maxAttempts ?? 4,
+      backoff: new ExponentialBackoff({ initialDelay: options.initialDelayMs ?? 500, maxDelay: options.maxDelayMs ?? 5_000 }),
+    });
+  }
 
-  dispatch(tx: SandboxTransaction): void {
+  dispatch(tx: SandboxTransaction, provider: ProviderName, build: () => OutgoingWebhook): void {
     const mode = tx.behaviour.webhook;
     if (mode === 'drop') {
-      this.logger.info({ reference: tx.reference }, 'webhook dropped (knob)');
+      this.logger.info({ provider, reference: tx.reference }, 'webhook dropped (knob)');
       return;
     }
     const delay = mode === 'delay' ? tx.behaviour.webhook_delay_ms : 0;
     const timer = setTimeout(() => {
       this.pending.delete(timer);
-      void this.sendCopies(tx, mode === 'duplicate' ? 2 : 1);
+      void this.sendCopies(tx, provider, build(), mode === 'duplicate' ? 2 : 1);
     }, delay);
     this.pending.add(timer);
   }
 
-  private async sendCopies(tx: SandboxTransaction, copies: number): Promise<void> {
-    const { body, signature } = this.sandbox.webhook(tx, this.secretKey);
+  private async sendCopies(tx: SandboxTransaction, provider: ProviderName, webhook: OutgoingWebhook, copies: number): Promise<void> {
     for (let i = 0; i < copies; i++) {
       try {
         const status = await this.policy.execute(async () => {
-          const response = await request(this.url, {
+          const response = await request(webhook.url, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', 'x-paystack-signature': signature },
-            body,
+            headers: { 'content-type': 'application/json', ...webhook.headers },
+            body: webhook.body,
             headersTimeout: 10_000,
             bodyTimeout: 10_000,
           });
@@ -50,13 +79,14 @@ export class WebhookSender {
           return response.statusCode;
         });
         tx.webhooksSent += 1;
-        this.logger.info({ reference: tx.reference, status, mode: tx.behaviour.webhook }, 'webhook delivered');
+        this.logger.info({ provider, reference: tx.reference, target: webhook.target, status, mode: tx.behaviour.webhook }, 'webhook delivered');
       } catch (error) {
-        this.logger.warn({ reference: tx.reference, err: error }, 'webhook delivery gave up');
+        this.logger.warn({ provider, reference: tx.reference, target: webhook.target, err: error }, 'webhook delivery gave up');
       }
     }
   }
 
+  /** Cancels webhooks still waiting for their delay. */
   stop(): void {
     for (const timer of this.pending) clearTimeout(timer);
     this.pending.clear();

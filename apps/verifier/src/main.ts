@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { loadVerifierConfig } from '@settle/config';
-import type { ProviderName } from '@settle/domain';
 import { connectMessaging, Outbox, OutboxRelay, startConsumerLoop } from '@settle/messaging';
 import { createLogger, createPool, markReady, migrate, onShutdown, runMain } from '@settle/platform';
-import { PaystackProvider, type PaymentProvider } from '@settle/providers';
+import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, VAULT_DDL } from '@settle/vault';
+import { buildProviders } from './providers.js';
 import { VERIFIER_DDL } from './schema.js';
 import { TransactionRepository } from './transaction.repository.js';
 import { VerificationService } from './verification.service.js';
@@ -29,13 +29,11 @@ async function main(): Promise<void> {
   });
   const relay = new OutboxRelay(pool, 'verifier', producer, codec, logger.child({ component: 'outbox' }));
 
-  const paystack = new PaystackProvider({
-    baseUrl: config.providers.paystack.baseUrl,
-    secretKey: config.providers.paystack.secretKey,
-    timeoutMs: config.providers.timeoutMs,
-    retry: config.providers.retry,
-  });
-  const providers = new Map<ProviderName, PaymentProvider>([['paystack', paystack]]);
+  // Only the verifier holds a master key: it alone can decrypt provider credentials.
+  await migrate(pool, 'vault', VAULT_DDL);
+  const vault = new CredentialsVault(new PostgresVaultStore(pool), loadMasterKeyRing(), { logger });
+  const providers = await buildProviders(config, vault);
+  logger.info({ providers: [...providers.keys()], account: config.merchantAccount }, 'provider adapters ready');
   const service = new VerificationService(
     pool,
     new TransactionRepository(pool),
@@ -63,7 +61,7 @@ async function main(): Promise<void> {
     await loop.stop();
     await relay.stop();
     await producer.disconnect();
-    await paystack.close();
+    await Promise.all([...providers.values()].map((p) => p.close()));
     await pool.end();
   });
 }

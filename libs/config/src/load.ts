@@ -46,7 +46,19 @@ export interface RetrySettings {
   maxDelayMs: number;
 }
 
-/** Verifier app configuration. @throws ConfigError */
+/** Circuit breaker settings for provider queries. */
+export interface BreakerConfig {
+  consecutiveFailures: number;
+  /** milliseconds */
+  halfOpenAfterMs: number;
+}
+
+/**
+ * Verifier app configuration. Provider secrets are not configuration: the verifier reads them
+ * from the credentials vault (docs/vault.md), whose master keys it loads itself.
+ *
+ * @throws ConfigError
+ */
 export function loadVerifierConfig(env: NodeJS.ProcessEnv = process.env) {
   const e = parse(verifierEnv, env);
   const retry: RetrySettings = {
@@ -54,12 +66,21 @@ export function loadVerifierConfig(env: NodeJS.ProcessEnv = process.env) {
     initialDelayMs: e.PROVIDER_RETRY_INITIAL_DELAY_MS,
     maxDelayMs: e.PROVIDER_RETRY_MAX_DELAY_MS,
   };
+  const breaker: BreakerConfig = { consecutiveFailures: e.PROVIDER_BREAKER_FAILURES, halfOpenAfterMs: e.PROVIDER_BREAKER_HALF_OPEN_MS };
   return {
     ...toShared(e),
+    merchantAccount: e.SETTLE_MERCHANT_ACCOUNT,
     providers: {
-      paystack: { baseUrl: e.PAYSTACK_BASE_URL, secretKey: e.PAYSTACK_SECRET_KEY as Secret },
+      baseUrls: {
+        paystack: e.PAYSTACK_BASE_URL,
+        stripe: e.STRIPE_BASE_URL,
+        flutterwave: e.FLUTTERWAVE_BASE_URL,
+        mpesa: e.MPESA_BASE_URL,
+      },
+      mpesaShortCode: e.MPESA_SHORTCODE,
       timeoutMs: e.PROVIDER_TIMEOUT_MS,
       retry,
+      breaker,
     },
   };
 }
@@ -81,13 +102,69 @@ export function loadSweeperConfig(env: NodeJS.ProcessEnv = process.env) {
 }
 export type SweeperConfig = ReturnType<typeof loadSweeperConfig>;
 
-/** Provider sandbox configuration. @throws ConfigError */
+/** Sandbox settings of Stripe PaymentIntents; `webhook` is null when no URL is set. */
+export interface SandboxStripeConfig {
+  secretKey: Secret;
+  webhook: { url: string; secret: Secret } | null;
+}
+
+/** Sandbox settings of Flutterwave v3; `webhook` is null when no URL is set. */
+export interface SandboxFlutterwaveConfig {
+  secretKey: Secret;
+  webhook: { url: string; secretHash: Secret } | null;
+}
+
+/** Sandbox settings of M-Pesa Daraja STK; `callbackUrl` (a secret: it holds the token) is null when unset. */
+export interface SandboxMpesaConfig {
+  consumerKey: Secret;
+  consumerSecret: Secret;
+  passkey: Secret;
+  shortcode: string;
+  tokenTtlMs: number;
+  callbackUrl: Secret | null;
+}
+
+/**
+ * Provider sandbox configuration. Paystack is always configured; each other provider is
+ * null when its credentials are not set (its endpoints then answer 503).
+ * @throws ConfigError
+ */
 export function loadSandboxConfig(env: NodeJS.ProcessEnv = process.env) {
   const e = parse(sandboxEnv, env);
+  // The schema has checked that each provider's credentials come all together.
+  const stripe: SandboxStripeConfig | null = e.STRIPE_SECRET_KEY
+    ? {
+        secretKey: e.STRIPE_SECRET_KEY,
+        webhook: e.SANDBOX_STRIPE_WEBHOOK_URL && e.STRIPE_WEBHOOK_SECRET ? { url: e.SANDBOX_STRIPE_WEBHOOK_URL, secret: e.STRIPE_WEBHOOK_SECRET } : null,
+      }
+    : null;
+  const flutterwave: SandboxFlutterwaveConfig | null = e.FLUTTERWAVE_SECRET_KEY
+    ? {
+        secretKey: e.FLUTTERWAVE_SECRET_KEY,
+        webhook:
+          e.SANDBOX_FLUTTERWAVE_WEBHOOK_URL && e.FLUTTERWAVE_SECRET_HASH
+            ? { url: e.SANDBOX_FLUTTERWAVE_WEBHOOK_URL, secretHash: e.FLUTTERWAVE_SECRET_HASH }
+            : null,
+      }
+    : null;
+  const mpesa: SandboxMpesaConfig | null =
+    e.MPESA_CONSUMER_KEY && e.MPESA_CONSUMER_SECRET && e.MPESA_PASSKEY
+      ? {
+          consumerKey: e.MPESA_CONSUMER_KEY,
+          consumerSecret: e.MPESA_CONSUMER_SECRET,
+          passkey: e.MPESA_PASSKEY,
+          shortcode: e.MPESA_SHORTCODE,
+          tokenTtlMs: e.SANDBOX_MPESA_TOKEN_TTL_MS,
+          callbackUrl: e.SANDBOX_MPESA_CALLBACK_URL ?? null,
+        }
+      : null;
   return {
     logLevel: e.LOG_LEVEL,
     http: { host: e.SANDBOX_HOST, port: e.SANDBOX_PORT },
     paystack: { secretKey: e.PAYSTACK_SECRET_KEY, webhookUrl: e.SANDBOX_WEBHOOK_URL },
+    stripe,
+    flutterwave,
+    mpesa,
     timeoutHoldMs: e.SANDBOX_TIMEOUT_HOLD_MS,
     readyFile: e.SETTLE_READY_FILE,
   };

@@ -60,18 +60,38 @@ export const ingestionEnv = sharedEnv.extend({
   INGESTION_BODY_LIMIT_BYTES: int(262_144, 1024),
 });
 
-export const verifierEnv = sharedEnv.extend({
-  PAYSTACK_BASE_URL: url('PAYSTACK_BASE_URL'),
-  PAYSTACK_SECRET_KEY: secret('PAYSTACK_SECRET_KEY'),
-  /** Per-call time-out of a provider query, milliseconds. */
-  PROVIDER_TIMEOUT_MS: int(5_000, 1),
-  /** Attempts per verification, the first included, for 502, 504 and time-outs. */
-  PROVIDER_RETRY_MAX_ATTEMPTS: int(4, 1),
-  /** First backoff delay, milliseconds (exponential, with jitter). */
-  PROVIDER_RETRY_INITIAL_DELAY_MS: int(200, 1),
-  /** Cap of one backoff delay, milliseconds. */
-  PROVIDER_RETRY_MAX_DELAY_MS: int(5_000, 1),
-});
+/** An optional URL: unset or empty means "not configured". */
+const optionalBaseUrl = (name: string) =>
+  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.url({ error: `${name} must be a URL` }).optional());
+
+export const verifierEnv = sharedEnv
+  .extend({
+    /** Base URL of each provider's API; a provider is verified only when its URL is set. */
+    PAYSTACK_BASE_URL: optionalBaseUrl('PAYSTACK_BASE_URL'),
+    STRIPE_BASE_URL: optionalBaseUrl('STRIPE_BASE_URL'),
+    FLUTTERWAVE_BASE_URL: optionalBaseUrl('FLUTTERWAVE_BASE_URL'),
+    MPESA_BASE_URL: optionalBaseUrl('MPESA_BASE_URL'),
+    /** M-Pesa business short code (not a secret; Daraja's sandbox uses 174379). */
+    MPESA_SHORTCODE: z.string().regex(/^\d{5,7}$/).default('174379'),
+    /** Merchant account whose credentials the verifier reads from the vault. */
+    SETTLE_MERCHANT_ACCOUNT: z.string().trim().min(1).default('default'),
+    /** Per-call time-out of a provider query, milliseconds. */
+    PROVIDER_TIMEOUT_MS: int(5_000, 1),
+    /** Attempts per verification, the first included, for 502, 503, 504, 429, time-outs, resets. */
+    PROVIDER_RETRY_MAX_ATTEMPTS: int(4, 1),
+    /** First backoff delay, milliseconds (exponential, full jitter). */
+    PROVIDER_RETRY_INITIAL_DELAY_MS: int(200, 1),
+    /** Cap of one backoff delay (and of an honoured Retry-After), milliseconds. */
+    PROVIDER_RETRY_MAX_DELAY_MS: int(5_000, 1),
+    /** Consecutive failed verifications that open a provider's circuit breaker. */
+    PROVIDER_BREAKER_FAILURES: int(5, 1),
+    /** How long an open breaker waits before letting one probe through, milliseconds. */
+    PROVIDER_BREAKER_HALF_OPEN_MS: int(30_000, 1),
+  })
+  .refine((e) => Boolean(e.PAYSTACK_BASE_URL || e.STRIPE_BASE_URL || e.FLUTTERWAVE_BASE_URL || e.MPESA_BASE_URL), {
+    message: 'set the base URL of at least one provider (PAYSTACK_BASE_URL, STRIPE_BASE_URL, FLUTTERWAVE_BASE_URL, MPESA_BASE_URL)',
+    path: ['PAYSTACK_BASE_URL'],
+  });
 
 export const projectorEnv = sharedEnv;
 
@@ -84,15 +104,105 @@ export const sweeperEnv = sharedEnv.extend({
   SWEEPER_BATCH_SIZE: int(1_000, 1),
 });
 
-export const sandboxEnv = z.object({
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
-  SANDBOX_HOST: z.string().default('127.0.0.1'),
-  SANDBOX_PORT: int(3100, 0),
-  /** The secret key the sandbox expects as Bearer and signs its webhooks with. */
-  PAYSTACK_SECRET_KEY: secret('PAYSTACK_SECRET_KEY'),
-  /** Where Paystack-style webhooks are delivered (ingestion's `/v1/webhooks/paystack`). */
-  SANDBOX_WEBHOOK_URL: url('SANDBOX_WEBHOOK_URL'),
-  /** How long a "time out" answer holds the connection, milliseconds. */
-  SANDBOX_TIMEOUT_HOLD_MS: int(30_000, 1),
-  SETTLE_READY_FILE: z.string().optional(),
-});
+/** Unset, or set to an empty string (as `${VAR:-}` in a compose file does): both mean "not configured". */
+const blankIsUnset = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+/** An optional secret; `format` checks its shape without ever echoing the value. */
+const optionalSecret = (name: string, format?: { test: (value: string) => boolean; hint: string }) =>
+  z.preprocess(
+    blankIsUnset,
+    z
+      .string()
+      .trim()
+      .refine((v) => !format || format.test(v), `${name} must ${format?.hint ?? 'be set'}`)
+      .transform((v) => new Secret(v))
+      .optional(),
+  );
+const optionalUrl = (name: string) => z.preprocess(blankIsUnset, z.url({ error: `${name} must be a URL` }).optional());
+
+/** Variables that switch each optional sandbox provider on, and the ones that must come with them. */
+const SANDBOX_PROVIDER_GROUPS = [
+  {
+    any: ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'SANDBOX_STRIPE_WEBHOOK_URL'],
+    requires: ['STRIPE_SECRET_KEY'],
+    webhookUrl: 'SANDBOX_STRIPE_WEBHOOK_URL',
+    webhookSecret: 'STRIPE_WEBHOOK_SECRET',
+  },
+  {
+    any: ['FLUTTERWAVE_SECRET_KEY', 'FLUTTERWAVE_SECRET_HASH', 'SANDBOX_FLUTTERWAVE_WEBHOOK_URL'],
+    requires: ['FLUTTERWAVE_SECRET_KEY'],
+    webhookUrl: 'SANDBOX_FLUTTERWAVE_WEBHOOK_URL',
+    webhookSecret: 'FLUTTERWAVE_SECRET_HASH',
+  },
+  {
+    any: ['MPESA_CONSUMER_KEY', 'MPESA_CONSUMER_SECRET', 'MPESA_PASSKEY', 'SANDBOX_MPESA_CALLBACK_URL'],
+    requires: ['MPESA_CONSUMER_KEY', 'MPESA_CONSUMER_SECRET', 'MPESA_PASSKEY'],
+    webhookUrl: null,
+    webhookSecret: null,
+  },
+] as const;
+
+/**
+ * Provider sandbox settings. Paystack is always on; Stripe, Flutterwave and M-Pesa are each
+ * on when their credentials are set (all of a provider's credentials, or none of them), and
+ * their endpoints answer 503 otherwise. A webhook URL without its signing secret is refused.
+ */
+export const sandboxEnv = z
+  .object({
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+    SANDBOX_HOST: z.string().default('127.0.0.1'),
+    SANDBOX_PORT: int(3100, 0),
+    /** The secret key the sandbox expects as Bearer and signs its webhooks with. */
+    PAYSTACK_SECRET_KEY: secret('PAYSTACK_SECRET_KEY'),
+    /** Where Paystack-style webhooks are delivered (ingestion's `/v1/webhooks/paystack`). */
+    SANDBOX_WEBHOOK_URL: url('SANDBOX_WEBHOOK_URL'),
+    /** How long a "time out" answer holds the connection, milliseconds. */
+    SANDBOX_TIMEOUT_HOLD_MS: int(30_000, 1),
+    SETTLE_READY_FILE: z.string().optional(),
+
+    /** Stripe secret key expected as `Authorization: Bearer sk_...`. */
+    STRIPE_SECRET_KEY: optionalSecret('STRIPE_SECRET_KEY', { test: (v) => /^sk_\S+$/.test(v), hint: 'start with sk_' }),
+    /** Stripe webhook endpoint secret the `Stripe-Signature` header is computed with. */
+    STRIPE_WEBHOOK_SECRET: optionalSecret('STRIPE_WEBHOOK_SECRET', { test: (v) => /^whsec_\S+$/.test(v), hint: 'start with whsec_' }),
+    /** Where `payment_intent.*` events are delivered; unset: none are sent. */
+    SANDBOX_STRIPE_WEBHOOK_URL: optionalUrl('SANDBOX_STRIPE_WEBHOOK_URL'),
+    /** Flutterwave secret key expected as `Authorization: Bearer FLWSECK...`. */
+    FLUTTERWAVE_SECRET_KEY: optionalSecret('FLUTTERWAVE_SECRET_KEY', { test: (v) => /^FLWSECK\S+$/.test(v), hint: 'start with FLWSECK' }),
+    /** The dashboard "secret hash" sent as the `verif-hash` webhook header. */
+    FLUTTERWAVE_SECRET_HASH: optionalSecret('FLUTTERWAVE_SECRET_HASH'),
+    /** Where `charge.completed` webhooks are delivered; unset: none are sent. */
+    SANDBOX_FLUTTERWAVE_WEBHOOK_URL: optionalUrl('SANDBOX_FLUTTERWAVE_WEBHOOK_URL'),
+    /** Daraja app consumer key (OAuth Basic credentials, with the consumer secret). */
+    MPESA_CONSUMER_KEY: optionalSecret('MPESA_CONSUMER_KEY'),
+    MPESA_CONSUMER_SECRET: optionalSecret('MPESA_CONSUMER_SECRET'),
+    /** Lipa na M-Pesa Online passkey: `Password` = base64(shortcode + passkey + timestamp). */
+    MPESA_PASSKEY: optionalSecret('MPESA_PASSKEY'),
+    /** The business shortcode queries must name (Daraja's sandbox uses 174379). */
+    MPESA_SHORTCODE: z.preprocess(blankIsUnset, z.string().trim().regex(/^\d{5,7}$/, 'MPESA_SHORTCODE must be 5 to 7 digits').default('174379')),
+    /**
+     * Where STK callbacks are delivered. Its last path segment is the secret token the
+     * receiver checks (callbacks carry no signature), so the whole URL is a secret.
+     */
+    SANDBOX_MPESA_CALLBACK_URL: optionalSecret('SANDBOX_MPESA_CALLBACK_URL', {
+      test: (v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol) && new URL(v).pathname.split('/').some(Boolean),
+      hint: 'be an http(s) URL ending in a secret token path segment',
+    }),
+    /** Lifetime of an M-Pesa OAuth token, milliseconds (Daraja: about an hour). */
+    SANDBOX_MPESA_TOKEN_TTL_MS: int(3_599_000, 1),
+  })
+  .superRefine((e, ctx) => {
+    const set = (name: string) => e[name as keyof typeof e] !== undefined;
+    for (const group of SANDBOX_PROVIDER_GROUPS) {
+      const present = group.any.filter(set);
+      if (present.length === 0) continue;
+      for (const name of group.requires) {
+        if (!set(name)) ctx.addIssue({ code: 'custom', path: [name], message: `${name} is required when ${present.join(', ')} is set` });
+      }
+      if (group.webhookUrl && set(group.webhookUrl) && !set(group.webhookSecret)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [group.webhookSecret],
+          message: `${group.webhookSecret} is required when ${group.webhookUrl} is set (webhooks are signed with it)`,
+        });
+      }
+    }
+  });

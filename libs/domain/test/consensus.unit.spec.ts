@@ -62,3 +62,18 @@ describe('phone readings', () => {
     expect(samePhone('+62812345678', '62812345678')).toBe(true);
   });
 });
+
+describe('amount check (spec section 3, check 3: exact minor units)', () => {
+  const byEmail: Expectation = { ...expectation, customer: { email: 'ada@example.com' } };
+  const paid = (amounts: Partial<ProviderObservation>) => ({ ...observed({ email: 'ada@example.com' }), ...amounts });
+
+  it('passes the exact amount, recording fees passed on to the payer', () => {
+    expect(checkConsensus(byEmail, paid({ chargedAmountMinor: 100_00 + 150 }))[2]).toMatchObject({ passed: true, observed: '10000 (charged 10150)' });
+  });
+
+  it('fails one minor unit off either way, and a charge below the confirmed amount', () => {
+    expect(checkConsensus(byEmail, paid({ amountMinor: 100_00 - 1 }))[2]!.code).toBe('CONSENSUS.AMOUNT_MISMATCH');
+    expect(checkConsensus(byEmail, paid({ amountMinor: 100_00 + 1 }))[2]!.code).toBe('CONSENSUS.AMOUNT_MISMATCH');
+    expect(checkConsensus(byEmail, paid({ chargedAmountMinor: 100_00 - 1 }))[2]!.code).toBe('CONSENSUS.AMOUNT_MISMATCH');
+  });
+});

@@ -1,4 +1,20 @@
-import { ExponentialBackoff, fullJitterGenerator, handleWhen, retry, type RetryPolicy } from 'cockatiel';
+import type { ProviderVerdict } from '@settle/domain';
+import {
+  circuitBreaker,
+  ConsecutiveBreaker,
+  ExponentialBackoff,
+  fullJitterGenerator,
+  handleWhen,
+  isBrokenCircuitError,
+  isIsolatedCircuitError,
+  retry,
+  wrap,
+  type CircuitBreakerPolicy,
+  type IBackoff,
+  type IBackoffFactory,
+  type IRetryBackoffContext,
+  type RetryPolicy,
+} from 'cockatiel';
 import { Agent, errors, request, type Dispatcher } from 'undici';
 import { ProviderCallError } from './provider.port.js';
 
@@ -6,27 +22,191 @@ import { ProviderCallError } from './provider.port.js';
 export interface BackoffSettings {
   /** Attempts in all, the first included. */
   maxAttempts: number;
+  /** Ceiling of the first jittered delay, milliseconds. */
   initialDelayMs: number;
+  /** Largest delay between two attempts, milliseconds; also caps a `Retry-After` hint. */
   maxDelayMs: number;
 }
 
 /**
- * Retry policy for provider calls (cockatiel): exponential backoff with full jitter, capped,
- * only for errors marked retryable (502, 504, 429, time-outs, connection resets; spec
- * sections 3 and 7: "retried with backoff and jitter").
+ * Circuit breaker of one provider (cockatiel `ConsecutiveBreaker`). One verification counts
+ * as one sample, whatever number of retries it made: the breaker wraps the retry policy.
+ */
+export interface BreakerSettings {
+  /**
+   * Consecutive verifications that ended on a retryable failure (502, 503, 504, 429,
+   * time-out, connection failure, after all retries) before the circuit opens.
+   */
+  consecutiveFailures: number;
+  /** How long the circuit stays open before one probe verification is let through, milliseconds. */
+  halfOpenAfterMs: number;
+}
+
+/**
+ * Breaker defaults: open after 5 consecutive failed verifications, probe again after
+ * 30 000 ms. With the default retry settings a provider that is down therefore takes at
+ * most 5 x maxAttempts calls before it is left alone for 30 s.
+ */
+export const DEFAULT_BREAKER_SETTINGS: Readonly<BreakerSettings> = Object.freeze({
+  consecutiveFailures: 5,
+  halfOpenAfterMs: 30_000,
+});
+
+/** Resilience settings of one provider adapter: retries and the circuit breaker around them. */
+export interface ProviderPolicySettings {
+  retry: BackoffSettings;
+  /** Missing fields take {@link DEFAULT_BREAKER_SETTINGS}. */
+  breaker?: Partial<BreakerSettings> | undefined;
+}
+
+/** Verdict cause when the provider's circuit is open: the call was not made. */
+export const CIRCUIT_OPEN_CAUSE = 'PROVIDER.CIRCUIT_OPEN';
+
+/** Whether an error is a {@link ProviderCallError} marked retryable (the only failures retried or counted by the breaker). */
+export function isRetryableProviderError(error: unknown): error is ProviderCallError {
+  return error instanceof ProviderCallError && error.retryable;
+}
+
+/**
+ * Reads a `Retry-After` header (RFC 9110 section 10.2.3): either delay-seconds (a
+ * non-negative integer) or an HTTP date.
+ *
+ * @param value - the header value; for a repeated header the first one is used.
+ * @param nowMs - the current time, epoch milliseconds; callers pass the answer's `Date`
+ *   header when it has one, so a skewed local clock does not distort an HTTP-date hint.
+ * @returns the delay in milliseconds (0 for a date in the past), or `undefined` when the
+ *   header is absent or unreadable.
+ */
+export function parseRetryAfter(value: string | readonly string[] | undefined, nowMs: number): number | undefined {
+  const raw = (typeof value === 'string' ? value : value?.[0])?.trim();
+  if (!raw) return undefined;
+  if (/^\d+$/.test(raw)) {
+    const seconds = Number(raw);
+    return Number.isSafeInteger(seconds * 1000) ? seconds * 1000 : undefined;
+  }
+  // HTTP-date in any of its three forms (IMF-fixdate, RFC 850, asctime) starts with a day
+  // name and has a hh:mm:ss time; anything else is not handed to the lenient Date.parse.
+  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? .*\b\d{2}:\d{2}:\d{2}\b/.test(raw)) return undefined;
+  // asctime carries no zone; HTTP dates are always UTC (RFC 9110 section 5.6.7).
+  const at = Date.parse(/\b(GMT|UTC)\b/.test(raw) ? raw : `${raw} GMT`);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - nowMs);
+}
+
+/** The `Retry-After` hint carried by the failure a retry is about to back off from, milliseconds. */
+function retryAfterOf(context: IRetryBackoffContext<unknown>): number | undefined {
+  const failure = context.result;
+  return 'error' in failure && failure.error instanceof ProviderCallError ? failure.error.retryAfterMs : undefined;
+}
+
+function honouringStep(
+  jittered: IBackoff<unknown>,
+  context: IRetryBackoffContext<unknown>,
+  maxDelayMs: number,
+): IBackoff<IRetryBackoffContext<unknown>> {
+  const hinted = retryAfterOf(context);
+  return {
+    duration: hinted === undefined ? jittered.duration : Math.min(hinted, maxDelayMs),
+    next: (nextContext) => honouringStep(jittered.next(nextContext), nextContext, maxDelayMs),
+  };
+}
+
+/**
+ * Backoff of provider retries: exponential with full jitter (a random delay in
+ * [0, min(maxDelayMs, initialDelayMs x 2^n)), cockatiel `fullJitterGenerator`), except that
+ * when the failed answer carried `Retry-After` (429, 502, 503, 504) the delay is that hint,
+ * capped at `maxDelayMs` so one answer cannot stall a verification for long. All durations
+ * are in milliseconds.
+ */
+export function providerBackoff(settings: BackoffSettings): IBackoffFactory<IRetryBackoffContext<unknown>> {
+  const exponential = new ExponentialBackoff({
+    initialDelay: settings.initialDelayMs,
+    maxDelay: settings.maxDelayMs,
+    generator: fullJitterGenerator,
+  });
+  return { next: (context) => honouringStep(exponential.next(), context, settings.maxDelayMs) };
+}
+
+/**
+ * Retry policy for provider calls (cockatiel): {@link providerBackoff}, only for errors
+ * marked retryable (502, 503, 504, 429, time-outs, connection resets; spec sections 3 and 7:
+ * "retried with backoff and jitter"). `maxAttempts` counts the first attempt.
  */
 export function providerRetryPolicy(settings: BackoffSettings): RetryPolicy {
-  return retry(
-    handleWhen((error) => error instanceof ProviderCallError && error.retryable),
-    {
-      maxAttempts: Math.max(0, settings.maxAttempts - 1),
-      backoff: new ExponentialBackoff({
-        initialDelay: settings.initialDelayMs,
-        maxDelay: settings.maxDelayMs,
-        generator: fullJitterGenerator,
-      }),
-    },
-  );
+  return retry(handleWhen(isRetryableProviderError), {
+    maxAttempts: Math.max(0, settings.maxAttempts - 1),
+    backoff: providerBackoff(settings),
+  });
+}
+
+/**
+ * Circuit breaker of one provider (cockatiel `circuitBreaker` with a `ConsecutiveBreaker`):
+ * opens after `consecutiveFailures` retryable failures in a row, lets one probe through
+ * after `halfOpenAfterMs` milliseconds, closes again on its success. Non-retryable answers
+ * (a 401, a 400 "not found") say the provider is up and do not count.
+ *
+ * @param settings - missing fields take {@link DEFAULT_BREAKER_SETTINGS}.
+ */
+export function providerCircuitBreaker(settings: Partial<BreakerSettings> = {}): CircuitBreakerPolicy {
+  const resolved = { ...DEFAULT_BREAKER_SETTINGS, ...settings };
+  return circuitBreaker(handleWhen(isRetryableProviderError), {
+    halfOpenAfter: resolved.halfOpenAfterMs,
+    breaker: new ConsecutiveBreaker(resolved.consecutiveFailures),
+  });
+}
+
+/** The resilience policy of one provider adapter: a circuit breaker wrapped around retries. */
+export interface ProviderPolicy {
+  /** The provider's breaker; its `state` and events are there for health checks and tests. */
+  readonly breaker: CircuitBreakerPolicy;
+  readonly retry: RetryPolicy;
+  /**
+   * Runs one provider operation: through the breaker (which throws cockatiel's
+   * `BrokenCircuitError` without calling when open), then retries.
+   */
+  execute<T>(operation: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * Builds the shared policy every adapter uses: `wrap(breaker, retry)`, so a provider that is
+ * down is not hammered (each verification is one breaker sample; once the circuit is open,
+ * verifications resolve at once as unreachable `PROVIDER.CIRCUIT_OPEN`). Build one per
+ * adapter instance: the breaker is per provider.
+ */
+export function providerPolicy(settings: ProviderPolicySettings): ProviderPolicy {
+  const breaker = providerCircuitBreaker(settings.breaker);
+  const retryPolicy = providerRetryPolicy(settings.retry);
+  const combined = wrap(breaker, retryPolicy);
+  return {
+    breaker,
+    retry: retryPolicy,
+    execute: (operation) => combined.execute(() => operation()),
+  };
+}
+
+/**
+ * Runs a provider operation through its policy and turns failures into verdicts, so that
+ * {@link PaymentProvider.verify} never rejects for provider or network failures:
+ * - a {@link ProviderCallError} (after retries): unreachable with its code;
+ * - an open (or isolated) circuit: unreachable {@link CIRCUIT_OPEN_CAUSE};
+ * - anything else (a programming error) is rethrown.
+ *
+ * @param toVerdict - pure mapping of the operation's answer (e.g. `stripeVerdict`).
+ */
+export async function verifyThrough<T>(
+  policy: ProviderPolicy,
+  operation: () => Promise<T>,
+  toVerdict: (answer: T) => ProviderVerdict,
+): Promise<ProviderVerdict> {
+  let answer: T;
+  try {
+    answer = await policy.execute(operation);
+  } catch (error) {
+    if (error instanceof ProviderCallError) return { kind: 'unreachable', cause: error.code };
+    if (isBrokenCircuitError(error) || isIsolatedCircuitError(error)) return { kind: 'unreachable', cause: CIRCUIT_OPEN_CAUSE };
+    throw error;
+  }
+  return toVerdict(answer);
 }
 
 /** A keep-alive connection pool for one provider. */
@@ -40,10 +220,25 @@ export interface HttpAnswer {
   body: string;
 }
 
+/** Answers thrown as retryable: the provider (or a proxy before it) is overloaded or down. */
+const RETRYABLE_STATUSES: ReadonlyMap<number, string> = new Map([
+  [429, 'PROVIDER.RATE_LIMITED'],
+  [502, 'PROVIDER.BAD_GATEWAY'],
+  [503, 'PROVIDER.SERVICE_UNAVAILABLE'],
+  [504, 'PROVIDER.GATEWAY_TIMEOUT'],
+]);
+
 /**
  * Sends one request with a per-call time-out and reads the body, mapping transport failures
- * to {@link ProviderCallError}. 502, 504 and 429 answers are thrown as retryable errors;
- * every other status is returned for the adapter to read.
+ * to {@link ProviderCallError}.
+ * - 429, 502, 503 and 504 are thrown as retryable errors carrying the answer's
+ *   `Retry-After` delay (seconds or HTTP date, resolved against the answer's `Date` header
+ *   when present), which the retry policy honours;
+ * - time-outs (`timeoutMs`, milliseconds, for headers and body) and connection failures
+ *   are thrown as retryable;
+ * - every other status is returned for the adapter to read.
+ *
+ * @throws ProviderCallError as above; its message names no secret.
  */
 export async function callProvider(
   dispatcher: Dispatcher,
@@ -52,6 +247,7 @@ export async function callProvider(
 ): Promise<HttpAnswer> {
   let status: number;
   let body: string;
+  let headers: Record<string, string | string[] | undefined>;
   try {
     const response = await request(url, {
       method: init.method,
@@ -63,6 +259,7 @@ export async function callProvider(
       signal: AbortSignal.timeout(init.timeoutMs),
     });
     status = response.statusCode;
+    headers = response.headers;
     body = await response.body.text();
   } catch (error) {
     if (
@@ -76,8 +273,12 @@ export async function callProvider(
     const code = (error as { code?: string }).code ?? 'UNKNOWN';
     throw new ProviderCallError('PROVIDER.CONNECTION_FAILED', true, `Connection failed (${code})`);
   }
-  if (status === 502) throw new ProviderCallError('PROVIDER.BAD_GATEWAY', true, 'Provider answered 502');
-  if (status === 504) throw new ProviderCallError('PROVIDER.GATEWAY_TIMEOUT', true, 'Provider answered 504');
-  if (status === 429) throw new ProviderCallError('PROVIDER.RATE_LIMITED', true, 'Provider answered 429');
+  const retryableCode = RETRYABLE_STATUSES.get(status);
+  if (retryableCode !== undefined) {
+    const dateHeader = headers['date'];
+    const providerNow = Date.parse((typeof dateHeader === 'string' ? dateHeader : dateHeader?.[0]) ?? '');
+    const retryAfterMs = parseRetryAfter(headers['retry-after'], Number.isNaN(providerNow) ? Date.now() : providerNow);
+    throw new ProviderCallError(retryableCode, true, `Provider answered ${status}`, retryAfterMs);
+  }
   return { status, body };
 }

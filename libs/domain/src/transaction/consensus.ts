@@ -88,6 +88,8 @@ function customerCheck(expected: Expectation, observed: ProviderObservation): Co
 
 /**
  * Runs the four-point field integrity checklist (spec section 3) on one provider answer.
+ * The amount check is exact equality in minor units (Flutterwave's own guide accepts more;
+ * Settle does not), and a reported charge below the confirmed amount fails it too.
  * All four must pass before anything is written to the ledger; a bare HTTP 200 is not enough.
  *
  * @param expected - what the checkout session expects.
@@ -106,9 +108,14 @@ export function checkConsensus(expected: Expectation, observed: ProviderObservat
     check('currency', observedCurrency === expected.currency, expected.currency, observedCurrency),
     check(
       'amount',
-      Number.isSafeInteger(observed.amountMinor) && observed.amountMinor === expected.amountMinor,
+      Number.isSafeInteger(observed.amountMinor) &&
+        observed.amountMinor === expected.amountMinor &&
+        // Never settle a charge below the amount confirmed (fees only ever add to it).
+        (observed.chargedAmountMinor === undefined || observed.chargedAmountMinor >= observed.amountMinor),
       String(expected.amountMinor),
-      String(observed.amountMinor),
+      observed.chargedAmountMinor === undefined || observed.chargedAmountMinor === observed.amountMinor
+        ? String(observed.amountMinor)
+        : `${observed.amountMinor} (charged ${observed.chargedAmountMinor})`,
     ),
     customerCheck(expected, observed),
   ];

@@ -4,7 +4,7 @@
  */
 
 /** Providers this build can verify. Grows provider by provider. */
-export const PROVIDERS = ['paystack'] as const;
+export const PROVIDERS = ['paystack', 'stripe', 'flutterwave', 'mpesa'] as const;
 /** Name of a supported payment provider. */
 export type ProviderName = (typeof PROVIDERS)[number];
 

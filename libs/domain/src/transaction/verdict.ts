@@ -9,8 +9,18 @@ export interface ProviderObservation {
   readonly reference: string;
   /** Amount the merchant asked for, minor units (Paystack: `requested_amount` when present). */
   readonly amountMinor: number;
-  /** Amount actually charged, minor units, when it differs (fees passed to the customer). */
+  /**
+   * Amount actually charged to the payer, minor units, when the provider reports it apart
+   * (Paystack `amount` and Flutterwave `charged_amount` include fees passed to the customer).
+   * Recorded for audit; a charge below {@link ProviderObservation.amountMinor} fails the amount
+   * check.
+   */
   readonly chargedAmountMinor?: number | undefined;
+  /**
+   * Amount the payment asked for, minor units, when the provider reports it apart from the
+   * amount received (Stripe `amount` beside `amount_received`). Recorded for audit.
+   */
+  readonly requestedAmountMinor?: number | undefined;
   /** ISO 4217 code, upper case. */
   readonly currency: string;
   /** Payer identifiers as the provider reports them. */

@@ -1,0 +1,59 @@
+import 'reflect-metadata';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { SandboxConfig } from '@settle/config';
+import type { Logger } from '@settle/platform';
+import { PROVIDER_CONTROLLERS } from './provider.controllers.js';
+import { SandboxController } from './sandbox.controller.js';
+import { SANDBOX_CONFIG } from './sandbox.http.js';
+import { SandboxRegistry } from './sandbox.registry.js';
+import { WebhookSender, type WebhookSenderOptions } from './webhook-sender.js';
+
+@Module({})
+class SandboxModule {
+  static forRoot(config: SandboxConfig, registry: SandboxRegistry): DynamicModule {
+    return {
+      module: SandboxModule,
+      controllers: [SandboxController, ...PROVIDER_CONTROLLERS],
+      providers: [
+        { provide: SANDBOX_CONFIG, useValue: config },
+        { provide: SandboxRegistry, useValue: registry },
+      ],
+    };
+  }
+}
+
+/** A built (not yet listening) sandbox app and what it owns. */
+export interface SandboxApp {
+  app: NestFastifyApplication;
+  registry: SandboxRegistry;
+  /** Cancels pending webhooks and closes the HTTP server. */
+  close(): Promise<void>;
+}
+
+/** Options for tests: the clock of token expiry and ids, and the webhook retry policy. */
+export interface SandboxAppOptions {
+  now?: () => number;
+  webhooks?: WebhookSenderOptions;
+}
+
+/**
+ * Builds the provider sandbox's Nest app (Fastify) for a configuration: every configured
+ * provider's endpoints plus the control API. Call `app.listen` to serve it.
+ */
+export async function createSandboxApp(config: SandboxConfig, logger: Logger, options: SandboxAppOptions = {}): Promise<SandboxApp> {
+  const sender = new WebhookSender(logger, options.webhooks);
+  const registry = SandboxRegistry.fromConfig(config, sender, options.now);
+  const app = await NestFactory.create<NestFastifyApplication>(SandboxModule.forRoot(config, registry), new FastifyAdapter(), {
+    logger: ['error', 'warn'],
+  });
+  return {
+    app,
+    registry,
+    close: async () => {
+      sender.stop();
+      await app.close();
+    },
+  };
+}

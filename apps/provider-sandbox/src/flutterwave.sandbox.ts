@@ -1,0 +1,152 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Secret } from '@settle/config';
+import { bearerMatches } from './credentials.js';
+import { toMajorUnits } from './money.js';
+import { ProviderSimulator } from './provider.simulator.js';
+import {
+  createTransactionSchema,
+  json,
+  observe,
+  type DeclineReason,
+  type PaymentState,
+  type SandboxAnswer,
+  type SandboxTransaction,
+} from './sandbox.core.js';
+import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
+
+/** What the Flutterwave simulator needs from configuration. */
+export interface FlutterwaveSettings {
+  secretKey: Secret;
+  webhook: { url: string; secretHash: Secret } | null;
+}
+
+const STATUS: Record<Exclude<PaymentState, 'unpaid'>, string> = { declined: 'failed', clearing: 'pending', succeeded: 'successful' };
+
+const DECLINES: Record<DeclineReason, string> = { insufficient_funds: 'Insufficient funds', wrong_pin: 'Incorrect PIN' };
+
+/** Flutterwave's answer for an id or tx_ref it does not know (HTTP 400). */
+export const FLUTTERWAVE_NOT_FOUND = { status: 'error', message: 'No transaction was found for this id', data: null } as const;
+
+/** `flutterwave-signature`: base64 HMAC-SHA256 of the raw body keyed with the secret hash (unconfirmed scheme). */
+export function flutterwaveSignature(body: string, secretHash: string): string {
+  return createHmac('sha256', secretHash).update(body, 'utf8').digest('base64');
+}
+
+/**
+ * Flutterwave v3, simulated (shared/reference/providers.md, provider C):
+ * `GET /v3/transactions/:id/verify` and `GET /v3/transactions/verify_by_reference?tx_ref=`
+ * with `Authorization: Bearer FLWSECK...`; amounts in MAJOR units (converted from the
+ * minor units held here with the currency's ISO 4217 exponent). A transaction exists on
+ * Flutterwave's side only once the customer has tried to pay, so an unpaid one is "not
+ * found". `charge.completed` webhooks (successful and failed charges) carry the secret hash
+ * as `verif-hash`, plus the newer `flutterwave-signature`.
+ */
+export class FlutterwaveSimulator extends ProviderSimulator {
+  readonly name = 'flutterwave' as const;
+  readonly label = 'Flutterwave';
+  protected readonly createSchema = createTransactionSchema;
+
+  constructor(
+    private readonly settings: FlutterwaveSettings,
+    notifier: Notifier,
+    now: () => number = Date.now,
+  ) {
+    super(notifier, 8_800_000, now);
+  }
+
+  protected override newDetails(): Record<string, string | number> {
+    return { flw_ref: `FLW-MOCK-${randomBytes(16).toString('hex')}`, customer_id: 1_000_000 + Math.floor(Math.random() * 9_000_000) };
+  }
+
+  /** The transaction `data` object (verify answers and webhooks) in a given state. */
+  data(tx: SandboxTransaction, state: Exclude<PaymentState, 'unpaid'>): Record<string, unknown> {
+    const seen = observe(tx);
+    const major = (minor: number) => toMajorUnits(minor, seen.currency);
+    const createdAt = tx.paidAt ?? new Date(0).toISOString();
+    const processorResponse =
+      state === 'succeeded'
+        ? 'Approved by Financial Institution'
+        : state === 'declined'
+          ? DECLINES[tx.behaviour.decline ?? 'insufficient_funds']
+          : 'Transaction in progress';
+    return {
+      id: tx.id,
+      tx_ref: tx.reference,
+      flw_ref: tx.details?.flw_ref ?? null,
+      device_fingerprint: 'N/A',
+      amount: major(seen.amount),
+      currency: seen.currency,
+      charged_amount: major(seen.amount),
+      app_fee: major(Math.round(seen.amount * 0.014)),
+      merchant_fee: 0,
+      processor_response: processorResponse,
+      auth_model: 'PIN',
+      ip: '127.0.0.1',
+      narration: 'Settle sandbox',
+      status: STATUS[state],
+      payment_type: 'card',
+      created_at: createdAt,
+      account_id: 20_937,
+      customer: {
+        id: tx.details?.customer_id ?? null,
+        name: 'Sandbox Customer',
+        phone_number: seen.phone ?? 'N/A',
+        email: seen.email,
+        created_at: createdAt,
+      },
+    };
+  }
+
+  /** `GET /v3/transactions/:id/verify`. */
+  verifyById(authorization: string | undefined, id: string): SandboxAnswer {
+    if (!bearerMatches(authorization, this.settings.secretKey)) return this.unauthorized();
+    return this.answer(/^\d{1,15}$/.test(id) ? this.book.getById(Number(id)) : undefined);
+  }
+
+  /** `GET /v3/transactions/verify_by_reference?tx_ref=...`. */
+  verifyByReference(authorization: string | undefined, txRef: string | undefined): SandboxAnswer {
+    if (!bearerMatches(authorization, this.settings.secretKey)) return this.unauthorized();
+    if (!txRef) return json(400, { status: 'error', message: 'tx_ref is required', data: null });
+    return this.answer(this.book.get(txRef));
+  }
+
+  private unauthorized(): SandboxAnswer {
+    return json(401, { status: 'error', message: 'Invalid authorization key', data: null });
+  }
+
+  private answer(tx: SandboxTransaction | undefined): SandboxAnswer {
+    if (!tx) return json(400, FLUTTERWAVE_NOT_FOUND);
+    const checked = this.check(tx);
+    if ('answer' in checked) return checked.answer;
+    if (checked.state === 'unpaid') return json(400, FLUTTERWAVE_NOT_FOUND);
+    return json(200, { status: 'success', message: 'Transaction fetched successfully', data: this.data(tx, checked.state) });
+  }
+
+  protected gatewayFailure(status: 502 | 504): unknown {
+    return { status: 'error', message: status === 502 ? 'Bad Gateway' : 'Gateway Timeout', data: null };
+  }
+
+  /** `charge.completed` for a successful or failed charge; a wrong hash when spoofing. */
+  protected notification(tx: SandboxTransaction, state: 'succeeded' | 'declined'): (() => OutgoingWebhook) | null {
+    const webhook = this.settings.webhook;
+    if (!webhook) return null;
+    return () => {
+      const body = JSON.stringify({ event: 'charge.completed', data: this.data(tx, state), 'event.type': 'CARD_TRANSACTION' });
+      const real = webhook.secretHash.reveal();
+      const hash = tx.behaviour.webhook === 'spoof' ? spoofOf(real) : real;
+      return {
+        url: webhook.url,
+        target: webhook.url,
+        headers: { 'verif-hash': hash, 'flutterwave-signature': flutterwaveSignature(body, hash) },
+        body,
+      };
+    };
+  }
+}
+
+/** A random value as long as `secret` and different from it. */
+function spoofOf(secret: string): string {
+  let spoof = secret;
+  while (spoof === secret) spoof = randomBytes(secret.length).toString('base64url').slice(0, Math.max(secret.length, 8));
+  return spoof;
+}

@@ -1,0 +1,188 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Secret } from '@settle/config';
+import { z } from 'zod';
+import { bearerToken, secretEquals } from './credentials.js';
+import { ProviderSimulator } from './provider.simulator.js';
+import {
+  createTransactionSchema,
+  json,
+  observe,
+  type DeclineReason,
+  type PaymentState,
+  type SandboxAnswer,
+  type SandboxTransaction,
+} from './sandbox.core.js';
+import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
+
+/** What the Stripe simulator needs from configuration. */
+export interface StripeSettings {
+  secretKey: Secret;
+  webhook: { url: string; secret: Secret } | null;
+}
+
+/** The API version stamped on events. */
+export const STRIPE_API_VERSION = '2024-06-20';
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A Stripe-looking object id: prefix, underscore, 24 alphanumerics. */
+export function stripeId(prefix: string): string {
+  return `${prefix}_${Array.from(randomBytes(24), (b) => ALPHANUMERIC[b % ALPHANUMERIC.length]).join('')}`;
+}
+
+const STATUS: Record<PaymentState, string> = {
+  unpaid: 'requires_payment_method',
+  declined: 'requires_payment_method',
+  clearing: 'processing',
+  succeeded: 'succeeded',
+};
+
+const DECLINES: Record<DeclineReason, { decline_code: string; message: string }> = {
+  insufficient_funds: { decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' },
+  wrong_pin: { decline_code: 'incorrect_pin', message: 'Your card was declined.' },
+};
+
+/**
+ * `Stripe-Signature` header value: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`,
+ * keyed with the endpoint secret (the whole `whsec_...` string).
+ */
+export function stripeSignature(body: string, secret: string, timestamp: number): string {
+  const v1 = createHmac('sha256', secret).update(`${timestamp}.${body}`, 'utf8').digest('hex');
+  return `t=${timestamp},v1=${v1}`;
+}
+
+/**
+ * Stripe PaymentIntents, simulated (shared/reference/providers.md, provider B):
+ * `GET /v1/payment_intents/:id` with the secret key as Bearer, and `payment_intent.succeeded`
+ * / `payment_intent.payment_failed` events signed with `Stripe-Signature`. The transaction's
+ * reference is the `pi_` id (assigned by the sandbox when the create request names none).
+ * Amounts are minor units; `currency` is lower case. A decline leaves the intent in
+ * `requires_payment_method` with `last_payment_error`; `processing` means still clearing.
+ */
+export class StripeSimulator extends ProviderSimulator {
+  readonly name = 'stripe' as const;
+  readonly label = 'Stripe';
+  protected readonly createSchema = createTransactionSchema.extend({
+    /** The PaymentIntent id; the sandbox assigns one when it is left out. */
+    reference: z
+      .string()
+      .regex(/^pi_[A-Za-z0-9]{1,97}$/, 'a Stripe reference is the PaymentIntent id (pi_ and letters or digits)')
+      .optional(),
+  });
+
+  constructor(
+    private readonly settings: StripeSettings,
+    notifier: Notifier,
+    now: () => number = Date.now,
+  ) {
+    super(notifier, 1, now);
+  }
+
+  protected override newReference(): string {
+    let id = stripeId('pi');
+    while (this.book.has(id)) id = stripeId('pi');
+    return id;
+  }
+
+  protected override newDetails(): Record<string, string | number> {
+    return { latest_charge: stripeId('ch'), payment_method: stripeId('pm'), created: Math.floor(this.now() / 1000) };
+  }
+
+  /** The PaymentIntent object as `GET /v1/payment_intents/:id` returns it in a given state. */
+  paymentIntent(tx: SandboxTransaction, state: PaymentState): Record<string, unknown> {
+    const seen = observe(tx);
+    const charge = String(tx.details?.latest_charge ?? '');
+    const paymentMethod = String(tx.details?.payment_method ?? '');
+    const decline = DECLINES[tx.behaviour.decline ?? 'insufficient_funds'];
+    return {
+      id: tx.reference,
+      object: 'payment_intent',
+      amount: seen.amount,
+      amount_capturable: 0,
+      amount_received: state === 'succeeded' ? seen.amount : 0,
+      canceled_at: null,
+      cancellation_reason: null,
+      capture_method: 'automatic',
+      confirmation_method: 'automatic',
+      created: tx.details?.created ?? 0,
+      currency: seen.currency.toLowerCase(),
+      customer: null,
+      description: null,
+      last_payment_error:
+        state === 'declined'
+          ? {
+              type: 'card_error',
+              code: 'card_declined',
+              decline_code: decline.decline_code,
+              message: decline.message,
+              charge,
+              payment_method: { id: paymentMethod, object: 'payment_method', type: 'card' },
+            }
+          : null,
+      latest_charge: state === 'unpaid' ? null : charge,
+      livemode: false,
+      metadata: seen.phone ? { phone: seen.phone } : {},
+      payment_method: state === 'clearing' || state === 'succeeded' ? paymentMethod : null,
+      payment_method_types: ['card'],
+      receipt_email: seen.email,
+      status: STATUS[state],
+    };
+  }
+
+  /** `GET /v1/payment_intents/:id`. */
+  retrieve(authorization: string | undefined, id: string): SandboxAnswer {
+    const presented = bearerToken(authorization);
+    if (presented === null) {
+      return json(401, {
+        error: {
+          type: 'invalid_request_error',
+          message: "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
+        },
+      });
+    }
+    if (!secretEquals(presented, this.settings.secretKey)) {
+      return json(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } });
+    }
+    const tx = this.book.get(id);
+    if (!tx) {
+      return json(404, {
+        error: {
+          code: 'resource_missing',
+          doc_url: 'https://stripe.com/docs/error-codes/resource-missing',
+          message: `No such payment_intent: '${id}'`,
+          param: 'intent',
+          type: 'invalid_request_error',
+        },
+      });
+    }
+    const checked = this.check(tx);
+    if ('answer' in checked) return checked.answer;
+    return json(200, this.paymentIntent(tx, checked.state));
+  }
+
+  protected gatewayFailure(status: 502 | 504): unknown {
+    return { error: { type: 'api_error', message: status === 502 ? 'Bad Gateway' : 'Gateway Timeout' } };
+  }
+
+  /** `payment_intent.succeeded` or `payment_intent.payment_failed`, signed (with a wrong secret when spoofing). */
+  protected notification(tx: SandboxTransaction, state: 'succeeded' | 'declined'): (() => OutgoingWebhook) | null {
+    const webhook = this.settings.webhook;
+    if (!webhook) return null;
+    return () => {
+      const created = Math.floor(this.now() / 1000);
+      const body = JSON.stringify({
+        id: stripeId('evt'),
+        object: 'event',
+        api_version: STRIPE_API_VERSION,
+        created,
+        data: { object: this.paymentIntent(tx, state) },
+        livemode: false,
+        pending_webhooks: 1,
+        request: { id: null, idempotency_key: null },
+        type: state === 'succeeded' ? 'payment_intent.succeeded' : 'payment_intent.payment_failed',
+      });
+      const secret = tx.behaviour.webhook === 'spoof' ? `whsec_${randomBytes(24).toString('base64url')}` : webhook.secret.reveal();
+      return { url: webhook.url, target: webhook.url, headers: { 'stripe-signature': stripeSignature(body, secret, created) }, body };
+    };
+  }
+}

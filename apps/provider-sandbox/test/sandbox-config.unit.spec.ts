@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { inspect } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadSandboxConfig, Secret } from '@settle/config';
+
+const base = {
+  PAYSTACK_SECRET_KEY: `sk_test_${randomBytes(8).toString('hex')}`,
+  SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:3000/v1/webhooks/paystack',
+};
+const problems = (env: NodeJS.ProcessEnv): string[] => {
+  try {
+    loadSandboxConfig(env);
+    return [];
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+};
+
+describe('sandbox configuration', () => {
+  it('keeps Paystack required and leaves the other providers off by default', () => {
+    expect(problems({}).map((p) => p.split(':')[0])).toEqual(expect.arrayContaining(['PAYSTACK_SECRET_KEY', 'SANDBOX_WEBHOOK_URL']));
+    const config = loadSandboxConfig(base);
+    expect(config.paystack.webhookUrl).toBe(base.SANDBOX_WEBHOOK_URL);
+    expect(config).toMatchObject({ stripe: null, flutterwave: null, mpesa: null });
+    // Empty values (as `${VAR:-}` gives) mean "not configured".
+    expect(loadSandboxConfig({ ...base, STRIPE_SECRET_KEY: '', MPESA_PASSKEY: ' ' })).toMatchObject({ stripe: null, mpesa: null });
+  });
+
+  it('switches each provider on with its credentials, with documented defaults', () => {
+    const stripeKey = `sk_test_${randomBytes(8).toString('hex')}`;
+    const config = loadSandboxConfig({
+      ...base,
+      STRIPE_SECRET_KEY: stripeKey,
+      STRIPE_WEBHOOK_SECRET: `whsec_${randomBytes(8).toString('hex')}`,
+      SANDBOX_STRIPE_WEBHOOK_URL: 'http://127.0.0.1:3000/v1/webhooks/stripe',
+      FLUTTERWAVE_SECRET_KEY: `FLWSECK_TEST-${randomBytes(8).toString('hex')}-X`,
+      MPESA_CONSUMER_KEY: randomBytes(8).toString('hex'),
+      MPESA_CONSUMER_SECRET: randomBytes(8).toString('hex'),
+      MPESA_PASSKEY: randomBytes(8).toString('hex'),
+    });
+    expect(config.stripe?.secretKey).toBeInstanceOf(Secret);
+    expect(config.stripe?.secretKey.reveal()).toBe(stripeKey);
+    expect(config.stripe?.webhook?.url).toBe('http://127.0.0.1:3000/v1/webhooks/stripe');
+    expect(config.flutterwave).toMatchObject({ webhook: null });
+    expect(config.mpesa).toMatchObject({ shortcode: '174379', tokenTtlMs: 3_599_000, callbackUrl: null });
+    for (const rendering of [JSON.stringify(config), inspect(config, { depth: 10 })]) expect(rendering).not.toContain(stripeKey);
+  });
+
+  it('refuses partial credentials and a webhook URL without its signing secret, naming the variables', () => {
+    const names = (env: NodeJS.ProcessEnv) => problems({ ...base, ...env }).map((p) => p.split(':')[0]);
+    expect(names({ MPESA_CONSUMER_KEY: 'k' })).toEqual(['MPESA_CONSUMER_SECRET', 'MPESA_PASSKEY']);
+    expect(names({ SANDBOX_STRIPE_WEBHOOK_URL: 'http://x/y' })).toEqual(['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET']);
+    expect(names({ FLUTTERWAVE_SECRET_KEY: 'FLWSECK-a', SANDBOX_FLUTTERWAVE_WEBHOOK_URL: 'http://x/y' })).toEqual(['FLUTTERWAVE_SECRET_HASH']);
+    expect(names({ STRIPE_SECRET_KEY: 'pk_test_wrong_kind' })).toEqual(['STRIPE_SECRET_KEY']);
+    expect(names({ MPESA_CONSUMER_KEY: 'k', MPESA_CONSUMER_SECRET: 's', MPESA_PASSKEY: 'p', SANDBOX_MPESA_CALLBACK_URL: 'http://x' })).toEqual([
+      'SANDBOX_MPESA_CALLBACK_URL',
+    ]);
+  });
+
+  it('never echoes a secret value in its errors', () => {
+    const secretish = `pk_live_${randomBytes(8).toString('hex')}`;
+    expect(problems({ ...base, STRIPE_SECRET_KEY: secretish }).join('\n')).not.toContain(secretish);
+  });
+});

@@ -1,0 +1,12 @@
+/**
+ * Credentials vault (envelope encryption): provider secrets encrypted at rest in PostgreSQL under
+ * per-secret data keys, wrapped by versioned master keys from configuration; rotation by rewrap.
+ */
+export * from './errors.js';
+export * from './credential.js';
+export * from './crypto.js';
+export * from './key-ring.js';
+export * from './store.port.js';
+export * from './memory-store.js';
+export * from './postgres-store.js';
+export * from './vault.js';

@@ -1,0 +1,4 @@
+import { InMemoryVaultStore } from '@settle/vault';
+import { vaultContract } from './vault.contract.js';
+
+vaultContract('in-memory', () => new InMemoryVaultStore());

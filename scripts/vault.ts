@@ -1,0 +1,157 @@
+/**
+ * Operator CLI of the credentials vault (`libs/vault`). Thin: argument parsing and output here,
+ * everything else in the library.
+ *
+ *   node dist/scripts/vault.js put <provider> <account> <name>   secret read from standard input
+ *   node dist/scripts/vault.js list [--json]
+ *   node dist/scripts/vault.js rotate --key-file <path>            prints only the new version
+ *   node dist/scripts/vault.js rewrap
+ *   node dist/scripts/vault.js retire <version> [--key-file <path>]
+ *
+ * Environment: DATABASE_URL (all but rotate), SETTLE_VAULT_MASTER_KEYS or
+ * SETTLE_VAULT_MASTER_KEY_FILE, optional SETTLE_VAULT_ACTIVE_KEY (see libs/vault key-ring.ts).
+ * The secret of `put` never comes from argv (it would show in `ps` and shell history): pipe it
+ * or redirect a file; one trailing newline is dropped. Exit codes: 0 done, 1 refused or failed,
+ * 2 usage error.
+ */
+import { parseArgs } from 'node:util';
+import { Secret } from '@settle/config';
+import { createPool, migrate } from '@settle/platform';
+import {
+  CredentialsVault,
+  isVaultError,
+  loadMasterKeyRing,
+  PostgresVaultStore,
+  removeKeyFromFile,
+  rotateKeyFile,
+  VAULT_DDL,
+} from '@settle/vault';
+
+const USAGE = `usage: vault.js <command>
+  put <provider> <account> <name>      store a new version; the secret is read from standard input
+  list [--json]                        credentials, versions and master key versions (never secrets)
+  rotate --key-file <path>             add a new random master key version to the key file, make it active
+  rewrap                               re-wrap every data key under the active master key version
+  retire <version> [--key-file <path>] refuse while credentials use <version>; with --key-file, remove it`;
+
+class UsageError extends Error {}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) {
+    throw new UsageError(`put reads the secret from a pipe or a file, not a terminal (it would echo), e.g.
+  read -rs SECRET && printf '%s' "$SECRET" | node dist/scripts/vault.js put <provider> <account> <name>`);
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const bytes = Buffer.concat(chunks);
+  const text = bytes.toString('utf8').replace(/\r?\n$/, '');
+  bytes.fill(0);
+  return text;
+}
+
+async function withVault<T>(work: (vault: CredentialsVault) => Promise<T>): Promise<T> {
+  const url = process.env.DATABASE_URL?.trim();
+  if (!url) throw new UsageError('DATABASE_URL is required');
+  const keyRing = loadMasterKeyRing(process.env);
+  const pool = createPool(url, 2);
+  try {
+    await migrate(pool, 'vault', VAULT_DDL);
+    return await work(new CredentialsVault(new PostgresVaultStore(pool), keyRing));
+  } finally {
+    await pool.end();
+  }
+}
+
+function positionals(args: string[], count: number, names: string): string[] {
+  if (args.length !== count) throw new UsageError(`expected ${names}`);
+  return args;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals: args } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { 'key-file': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  const [command, ...rest] = args;
+  if (values.help || !command) {
+    console.log(USAGE);
+    return values.help ? 0 : 2;
+  }
+  switch (command) {
+    case 'put': {
+      const [provider, account, name] = positionals(rest, 3, '<provider> <account> <name>');
+      const secret = new Secret(await readStdin());
+      const stored = await withVault((vault) => vault.put({ provider: provider!, account: account!, name: name! }, secret));
+      console.log(`stored ${stored.provider}/${stored.account}/${stored.name} version ${stored.version} (master key ${stored.keyVersion})`);
+      return 0;
+    }
+    case 'list': {
+      positionals(rest, 0, 'no argument');
+      const credentials = await withVault((vault) => vault.list());
+      if (values.json) {
+        for (const c of credentials) console.log(JSON.stringify(c));
+      } else {
+        const rows = [['PROVIDER', 'ACCOUNT', 'NAME', 'VERSION', 'KEY', 'UPDATED', 'WRAPPED']].concat(
+          credentials.map((c) => [c.provider, c.account, c.name, String(c.version), c.keyVersion, c.updatedAt.toISOString(), c.wrappedAt.toISOString()]),
+        );
+        const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+        for (const r of rows) console.log(r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+      }
+      return 0;
+    }
+    case 'rotate': {
+      positionals(rest, 0, 'no argument besides --key-file <path>');
+      const path = values['key-file'];
+      if (!path) throw new UsageError('rotate needs --key-file <path>');
+      const { version } = rotateKeyFile(path);
+      const pinned = process.env.SETTLE_VAULT_ACTIVE_KEY?.trim();
+      if (pinned && pinned !== version) console.error(`warning: SETTLE_VAULT_ACTIVE_KEY is set and overrides the key file's active version (${version})`);
+      console.log(version);
+      return 0;
+    }
+    case 'rewrap': {
+      positionals(rest, 0, 'no argument');
+      const result = await withVault((vault) => vault.rewrap());
+      console.log(
+        `rewrapped ${result.rewrapped} under ${result.activeKeyVersion} (already there: ${result.alreadyActive}, changed meanwhile: ${result.skipped}, failed: ${result.failed.length})`,
+      );
+      for (const f of result.failed) console.error(`failed ${f.provider}/${f.account}/${f.name} version ${f.version} (master key ${f.keyVersion}): ${f.code}`);
+      if (result.skipped > 0) console.error('some credentials changed while rewrapping; run rewrap again');
+      return result.failed.length === 0 ? 0 : 1;
+    }
+    case 'retire': {
+      const [version] = positionals(rest, 1, '<version>');
+      const check = await withVault((vault) => vault.assertRetirable(version!));
+      const inUse = Object.entries(check.inUse).map(([v, n]) => `${v}=${n}`).join(', ') || 'none';
+      const keyFile = values['key-file'];
+      if (keyFile) {
+        removeKeyFromFile(keyFile, check.keyVersion);
+        console.log(`${check.keyVersion} retired: no credential uses it; removed from ${keyFile} (in use: ${inUse})`);
+      } else {
+        console.log(`${check.keyVersion} may be retired: no credential uses it (in use: ${inUse}); remove it from the key ring`);
+      }
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError || (error as { code?: unknown } | null)?.code?.toString().startsWith('ERR_PARSE_ARGS')) {
+      console.error(`vault: ${(error as Error).message}\n${USAGE}`);
+      process.exitCode = 2;
+    } else if (isVaultError(error)) {
+      console.error(`vault: ${error.code}: ${error.message}`);
+      process.exitCode = 1;
+    } else {
+      console.error(`vault: ${error instanceof Error ? error.message : String(error)}`);
+      process.exitCode = 1;
+    }
+  },
+);
