@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSandboxConfig, Secret } from '@settle/config';
+import type { Expectation, ProviderName, ProviderVerdict } from '@settle/domain';
+import { createLogger } from '@settle/platform';
+import { FlutterwaveProvider, MpesaProvider, PaystackProvider, StripeProvider, type PaymentProvider } from '@settle/providers';
+import { createSandboxApp, type SandboxApp } from '../../apps/provider-sandbox/src/app.js';
+import { SandboxClient, type SandboxBehaviour } from '../../scripts/clients.js';
+
+/**
+ * Contract tests: each provider adapter against the provider sandbox over real HTTP. The
+ * sandbox answers with each provider's documented shapes and checks credentials as the
+ * provider would; the adapter must map every outcome to the right normalised verdict.
+ */
+const hex = (n: number) => randomBytes(n).toString('hex');
+const secrets = {
+  paystack: `sk_test_${hex(20)}`,
+  stripe: `sk_test_${hex(24)}`,
+  flutterwave: `FLWSECK_TEST-${hex(16)}-X`,
+  consumerKey: hex(16),
+  consumerSecret: hex(16),
+  passkey: hex(32),
+};
+const retry = { maxAttempts: 3, initialDelayMs: 10, maxDelayMs: 50 };
+let sandbox: SandboxApp;
+let client: SandboxClient;
+let adapters: Record<ProviderName, PaymentProvider & { close(): Promise<void> }>;
+let wrongKey: Record<'paystack' | 'stripe' | 'flutterwave' | 'mpesa', PaymentProvider & { close(): Promise<void> }>;
+
+beforeAll(async () => {
+  const config = loadSandboxConfig({
+    PAYSTACK_SECRET_KEY: secrets.paystack,
+    SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:9/unused',
+    SANDBOX_TIMEOUT_HOLD_MS: '400',
+    STRIPE_SECRET_KEY: secrets.stripe,
+    FLUTTERWAVE_SECRET_KEY: secrets.flutterwave,
+    MPESA_CONSUMER_KEY: secrets.consumerKey,
+    MPESA_CONSUMER_SECRET: secrets.consumerSecret,
+    MPESA_PASSKEY: secrets.passkey,
+  });
+  sandbox = await createSandboxApp(config, createLogger('contract', 'silent'));
+  await sandbox.app.listen(0, '127.0.0.1');
+  const baseUrl = `http://127.0.0.1:${(sandbox.app.getHttpServer().address() as AddressInfo).port}`;
+  client = new SandboxClient(baseUrl);
+  const common = { baseUrl, timeoutMs: 200, retry, breaker: { consecutiveFailures: 1_000 } };
+  const build = (k: typeof secrets) => ({
+    paystack: new PaystackProvider({ ...common, secretKey: new Secret(k.paystack) }),
+    stripe: new StripeProvider({ ...common, secretKey: new Secret(k.stripe) }),
+    flutterwave: new FlutterwaveProvider({ ...common, secretKey: new Secret(k.flutterwave) }),
+    mpesa: new MpesaProvider({
+      ...common,
+      consumerKey: new Secret(k.consumerKey),
+      consumerSecret: new Secret(k.consumerSecret),
+      passKey: new Secret(k.passkey),
+      businessShortCode: '174379',
+    }),
+  });
+  adapters = build(secrets);
+  wrongKey = build({
+    paystack: `sk_test_${hex(20)}`,
+    stripe: `sk_test_${hex(24)}`,
+    flutterwave: `FLWSECK_TEST-${hex(16)}-X`,
+    consumerKey: hex(16),
+    consumerSecret: hex(16),
+    passkey: secrets.passkey,
+  });
+});
+
+afterAll(async () => {
+  await Promise.all([...Object.values(adapters ?? {}), ...Object.values(wrongKey ?? {})].map((a) => a.close()));
+  await sandbox?.close();
+});
+
+/** A transaction per provider in its own shape: amounts in minor units, M-Pesa in whole KES. */
+const inputs: Record<ProviderName, { amount: number; currency: string; email?: string; phone?: string }> = {
+  paystack: { amount: 40_000, currency: 'NGN', email: 'ada@example.com' },
+  stripe: { amount: 2_500, currency: 'USD', email: 'card@example.com' },
+  flutterwave: { amount: 1_050_050, currency: 'NGN', email: 'bank@example.com' },
+  mpesa: { amount: 150_000, currency: 'KES', phone: '254712345678' },
+};
+
+async function transaction(provider: ProviderName, behaviour: SandboxBehaviour, pay = true): Promise<Expectation> {
+  const input = inputs[provider];
+  const reference =
+    provider === 'paystack' ? `ref_${hex(6)}` : provider === 'flutterwave' ? `tx_${hex(6)}` : undefined;
+  const created = await client.create({ ...input, ...(reference ? { reference } : {}), behaviour }, provider);
+  expect(created.status).toBe(201);
+  if (pay) expect((await client.pay(created.body.reference, provider)).status).toBe(200);
+  return {
+    reference: created.body.reference,
+    provider,
+    amountMinor: input.amount,
+    currency: input.currency,
+    userId: 'user-contract',
+    customer: { email: input.email, phone: input.phone ? `+${input.phone}` : undefined },
+    entitlement: 'pro',
+  };
+}
+
+const verify = (provider: ProviderName, expectation: Expectation, adapter = adapters[provider]): Promise<ProviderVerdict> =>
+  adapter.verify({ reference: expectation.reference, expectation });
+
+describe.each(['paystack', 'stripe', 'flutterwave', 'mpesa'] as const)('%s adapter against the sandbox', (provider) => {
+  it('a paid transaction is cleared, with the amount in minor units and the identity of the session', async () => {
+    const expectation = await transaction(provider, {});
+    const verdict = await verify(provider, expectation);
+    expect(verdict.kind).toBe('cleared');
+    if (verdict.kind !== 'cleared') return;
+    expect(verdict.observation).toMatchObject({ reference: expectation.reference, amountMinor: expectation.amountMinor, currency: expectation.currency });
+  });
+
+  it('a declined payment is declined', async () => {
+    expect((await verify(provider, await transaction(provider, { outcome: 'declined' }))).kind).toBe('declined');
+  });
+
+  it('a payment still clearing is clearing, then cleared', async () => {
+    const expectation = await transaction(provider, { outcome: 'clearing_then_success', clearing_checks: 1 });
+    expect((await verify(provider, expectation)).kind).toBe('clearing');
+    expect((await verify(provider, expectation)).kind).toBe('cleared');
+  });
+
+  it('502 answers are retried with backoff until the answer comes', async () => {
+    const expectation = await transaction(provider, { failures: { mode: '502', times: 2 } });
+    expect((await verify(provider, expectation)).kind).toBe('cleared');
+    expect((await client.inspect(expectation.reference, provider)).body.failuresServed).toBe(2);
+  });
+
+  it('a provider that keeps timing out is unreachable, never failed', async () => {
+    const expectation = await transaction(provider, { failures: { mode: 'timeout', times: 5 } });
+    expect(await verify(provider, expectation)).toEqual({ kind: 'unreachable', cause: 'PROVIDER.TIMEOUT' });
+  });
+
+  it('a wrong credential is refused by the provider and reported, not retried', async () => {
+    const expectation = await transaction(provider, {});
+    expect(await verify(provider, expectation, wrongKey[provider])).toEqual({ kind: 'unreachable', cause: 'PROVIDER.AUTH_REJECTED' });
+  });
+});
+
+describe('not found', () => {
+  it.each(['paystack', 'stripe', 'flutterwave'] as const)('%s: an unknown reference is not_found', async (provider) => {
+    const reference = provider === 'stripe' ? `pi_${hex(12)}` : `ref_${hex(6)}`;
+    const expectation = { ...(await transaction(provider, {}, false)), reference };
+    expect(await verify(provider, expectation)).toEqual({ kind: 'not_found' });
+  });
+});
