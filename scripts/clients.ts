@@ -66,7 +66,7 @@ export class IngestionClient {
 
 /** Per-transaction knobs of the provider sandbox. */
 export interface SandboxBehaviour {
-  outcome?: 'success' | 'declined' | 'clearing_then_success' | 'lower_amount' | 'other_currency' | 'other_customer';
+  outcome?: 'success' | 'declined' | 'clearing_then_success' | 'lower_amount' | 'other_currency' | 'other_customer' | 'other_reference';
   clearing_checks?: number;
   failures?: { mode: '502' | '504' | 'timeout'; times: number };
   webhook?: 'deliver' | 'drop' | 'delay' | 'duplicate' | 'spoof';

@@ -397,6 +397,36 @@ describe('every provider, through the real stack, with credentials from the vaul
     expect(status.checks?.filter((c) => !c.passed).map((c) => c.code)).toEqual([code]);
   });
 
+  it('paystack: a provider record naming another reference fails the identity check', async () => {
+    const reference = await checkout({ outcome: 'other_reference', webhook: 'drop' });
+    expect(await verifyNow(reference)).toMatchObject({ state: 'STATE_MISMATCH', entitlement_status: 'LOCKED' });
+    const status = (await stack.ingestion.status(reference)).body;
+    expect(status.checks?.filter((c) => !c.passed)).toEqual([
+      { check: 'transaction_identity', passed: false, code: 'CONSENSUS.IDENTITY_MISMATCH', expected: reference, observed: `${reference}_other` },
+    ]);
+  });
+
+  it("flutterwave: a checkout naming someone else's transaction id finds nothing under that tx_ref and stays PENDING", async () => {
+    const paid = await stack.sandbox.create(
+      { reference: `tx_e2e_${randomBytes(6).toString('hex')}`, amount: 700_000, currency: 'NGN', email: 'victim@example.com', behaviour: { webhook: 'drop' } },
+      'flutterwave',
+    );
+    await stack.sandbox.pay(paid.body.reference, 'flutterwave');
+    // Checkouts are looked up by our own tx_ref, so another transaction's numeric id matches nothing.
+    const reference = String((paid.body as unknown as { id: number }).id);
+    const registered = await stack.ingestion.register({
+      provider: 'flutterwave',
+      reference,
+      amount: 700_000,
+      currency: 'NGN',
+      user_id: 'user-replay',
+      customer: { email: 'victim@example.com' },
+      entitlement: 'pro-monthly',
+    });
+    expect(registered.status).toBe(202);
+    expect(await verifyNow(reference)).toMatchObject({ state: 'PENDING', entitlement_status: 'LOCKED', verdict: 'not_found' });
+  });
+
   it('mpesa: a declined STK push (wrong PIN) is FAILED_DECLINED', async () => {
     const reference = await providerCheckout('mpesa', { amount: 100_000, currency: 'KES', phone: '254712345679', behaviour: { outcome: 'declined', decline: 'wrong_pin' } });
     expect(await verifyNow(reference)).toMatchObject({ state: 'FAILED_DECLINED', entitlement_status: 'LOCKED' });

@@ -34,12 +34,12 @@ export class PaystackSimulator extends ProviderSimulator {
 
   /** The `data` object Paystack returns for a transaction in a given status. */
   data(tx: SandboxTransaction, status: string): Record<string, unknown> {
-    const { amount, currency, email } = observe(tx);
+    const { reference, amount, currency, email } = observe(tx);
     return {
       id: tx.id,
       domain: 'test',
       status,
-      reference: tx.reference,
+      reference,
       amount,
       requested_amount: amount,
       currency,

@@ -12,6 +12,8 @@ export const SANDBOX_OUTCOMES = [
   'lower_amount',
   'other_currency',
   'other_customer',
+  /** The provider's record names another reference than the session's (Paystack only). */
+  'other_reference',
 ] as const;
 
 /** What happens to the webhook (or callback) of a settled charge. */
@@ -109,9 +111,12 @@ export function json(status: number, body: unknown): SandboxAnswer {
 /**
  * What the provider reports, once the outcome knobs are applied: `lower_amount` halves the
  * amount (rounded down to `amountStep` minor units), `other_currency` swaps USD and NGN,
- * `other_customer` changes the email and the phone.
+ * `other_customer` changes the email and the phone, `other_reference` the reference (only the
+ * Paystack simulator reports it; the others key their records by the reference itself).
  */
 export interface ObservedPayment {
+  /** The reference on the provider's record: another one for `other_reference`. */
+  reference: string;
   /** Minor units. */
   amount: number;
   currency: string;
@@ -137,6 +142,7 @@ export function otherPhone(phone: string): string {
 export function observe(tx: SandboxTransaction, amountStep = 1): ObservedPayment {
   const outcome = tx.behaviour.outcome;
   return {
+    reference: outcome === 'other_reference' ? `${tx.reference}_other` : tx.reference,
     amount: outcome === 'lower_amount' ? Math.floor(tx.amount / 2 / amountStep) * amountStep : tx.amount,
     currency: outcome === 'other_currency' ? (tx.currency === 'USD' ? 'NGN' : 'USD') : tx.currency,
     email: outcome === 'other_customer' ? OTHER_CUSTOMER_EMAIL : tx.email,
