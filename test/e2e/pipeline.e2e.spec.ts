@@ -318,7 +318,7 @@ describe('verification on demand', () => {
 });
 
 describe('secrets never leak', () => {
-  it('keeps the API key and the provider secret out of every answer and every log line', async () => {
+  it('keeps the API key and every provider secret out of every answer, log line, Kafka message and ledger entry', async () => {
     const secrets = [stack.ingestion.apiKey, ...Object.values(stack.secrets)];
     const answers: string[] = [];
     // A validation error fed the secret as a field value, and a wrong key that is close to the real one.
@@ -336,7 +336,19 @@ describe('secrets never leak', () => {
       stack.logs('verifier').includes(failing) ? true : undefined,
     );
     answers.push(JSON.stringify((await stack.ingestion.status(failing)).body));
+    // Every Kafka message passes through an outbox (or, for the sweeper, carries no payload
+    // from configuration): the outboxes hold every published payload.
+    const { rows } = await stack.db.query<{ payload: string }>(
+      `SELECT payload::text AS payload FROM ingestion.outbox
+       UNION ALL SELECT payload::text FROM verifier.outbox
+       UNION ALL SELECT payload::text FROM ledger.outbox`,
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    const messages = rows.map((r) => r.payload).join('\n');
+    const ledger = (await stack.db.query<{ data: string }>('SELECT data::text AS data FROM ledger.events')).rows.map((r) => r.data).join('\n');
     for (const secret of secrets) {
+      expect(messages).not.toContain(secret);
+      expect(ledger).not.toContain(secret);
       for (const answer of answers) expect(answer).not.toContain(secret);
       for (const app of ['ingestion', 'verifier', 'ledger-projector', 'sweeper', 'provider-sandbox']) {
         expect(stack.logs(app), `${app} log`).not.toContain(secret);

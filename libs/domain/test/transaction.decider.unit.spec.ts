@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   decide,
+  decideNewAttempt,
   DomainError,
   fold,
   type Expectation,
@@ -155,5 +156,33 @@ describe('transaction decider: guards', () => {
     given([registered])
       .when({ type: 'CompleteCheckout', data: { reference: 'ref_someone_else', completedAt: 1 } })
       .thenThrows('TRANSACTION.REFERENCE_MISMATCH');
+  });
+});
+
+describe('transaction decider: the spec error table (section 7)', () => {
+  it('provider returns 502 or 504, or times out: state preserved (the query is retried by the adapter)', () => {
+    for (const cause of ['PROVIDER.BAD_GATEWAY', 'PROVIDER.GATEWAY_TIMEOUT', 'PROVIDER.TIMEOUT']) {
+      given([registered]).when(verify({ kind: 'unreachable', cause })).then([]);
+      given([registered, heldInReview]).when(verify({ kind: 'unreachable', cause })).then([]);
+    }
+  });
+
+  it('amount, currency, identity or customer mismatch: State Mismatch, entitlement stays locked', () => {
+    const events = decide(verify({ kind: 'cleared', observation: { ...paid, amountMinor: 1 } }), fold([registered]));
+    expect(fold([registered, ...events])).toMatchObject({ status: 'STATE_MISMATCH', entitlement: 'LOCKED' });
+  });
+
+  it('provider reports a decline: FAILED_DECLINED, and a new attempt is allowed', () => {
+    const events = decide(verify({ kind: 'declined', providerStatus: 'failed', reason: 'Insufficient funds' }), fold([registered]));
+    const state = fold([registered, ...events]);
+    expect(state.status).toBe('FAILED_DECLINED');
+    expect(decideNewAttempt(state.status, 'declined')).toEqual({ allowed: true, reason: 'PREVIOUS_ATTEMPT_DECLINED' });
+  });
+
+  it('provider reports the payment still clearing: held in review, and no new attempt while it clears', () => {
+    const events = decide(verify({ kind: 'clearing', providerStatus: 'pending' }), fold([registered]));
+    const state = fold([registered, ...events]);
+    expect(state).toMatchObject({ status: 'RECOVERING', entitlement: 'HELD_IN_REVIEW' });
+    expect(decideNewAttempt(state.status, 'clearing').allowed).toBe(false);
   });
 });
