@@ -1,19 +1,9 @@
-import type { Secret } from '@settle/config';
 import type { ProviderVerdict } from '@settle/domain';
 import type { CountryCode } from 'libphonenumber-js';
-import type { Dispatcher } from 'undici';
 import { z } from 'zod';
-import {
-  callProvider,
-  providerAgent,
-  providerPolicy,
-  verifyThrough,
-  type BackoffSettings,
-  type BreakerSettings,
-  type ProviderPolicy,
-} from './http.js';
 import { AmountConversionError, majorToMinor, normalisePhoneNumber, providerCurrency } from './normalise.js';
-import type { PaymentProvider, VerificationRequest } from './provider.port.js';
+import { BearerGetProvider, type BearerProviderOptions } from './bearer-get.js';
+import type { VerificationRequest } from './provider.port.js';
 
 /** A major-unit amount as Flutterwave sends it: a JSON number (`100.5`), tolerated as a decimal string. */
 const majorAmount = z.union([z.number(), z.string()]);
@@ -159,62 +149,25 @@ export function flutterwaveVerifyPath(reference: string, txRef: string): string 
 }
 
 /** Constructor options of {@link FlutterwaveProvider}. */
-export interface FlutterwaveOptions {
-  /** API root, `https://api.flutterwave.com` in production (a trailing `/` is ignored). */
-  baseUrl: string;
-  /** Secret key (`FLWSECK-...`), sent as `Authorization: Bearer`; never logged. */
-  secretKey: Secret;
-  /** Per-call time-out, milliseconds. */
-  timeoutMs: number;
-  retry: BackoffSettings;
-  /** Circuit breaker; missing fields take `DEFAULT_BREAKER_SETTINGS` (5 failures, 30 000 ms). */
-  breaker?: Partial<BreakerSettings> | undefined;
+export interface FlutterwaveOptions extends BearerProviderOptions {
   /** Region for national phone numbers in answers (e.g. `NG`); see {@link FlutterwaveVerdictOptions}. */
   phoneRegion?: CountryCode | undefined;
-  /** Connection pool; a keep-alive `providerAgent()` when absent. */
-  dispatcher?: Dispatcher;
 }
 
 /**
  * Provider C (Flutterwave v3): `GET {baseUrl}/v3/transactions/verify_by_reference?tx_ref=`
- * by our reference, or `GET {baseUrl}/v3/transactions/:id/verify` by Flutterwave's numeric
- * id ({@link flutterwaveVerifyPath}), with `Authorization: Bearer FLWSECK-...`
- * (providers.md, provider C), server to server, with a per-call time-out, retries with
- * exponential backoff and full jitter for 502, 503, 504, 429 (honouring `Retry-After`),
- * time-outs and connection failures, inside a per-provider circuit breaker.
+ * (or `/v3/transactions/:id/verify` for a numeric Flutterwave id, see
+ * {@link flutterwaveVerifyPath}) with `Authorization: Bearer <secret key>`, through
+ * {@link BearerGetProvider}, mapped by {@link flutterwaveVerdict}.
  */
-export class FlutterwaveProvider implements PaymentProvider {
+export class FlutterwaveProvider extends BearerGetProvider<FlutterwaveOptions> {
   readonly name = 'flutterwave' as const;
-  private readonly dispatcher: Dispatcher;
-  /** Retries inside a circuit breaker; the breaker is this instance's own. */
-  readonly policy: ProviderPolicy;
 
-  constructor(private readonly options: FlutterwaveOptions) {
-    this.dispatcher = options.dispatcher ?? providerAgent();
-    this.policy = providerPolicy({ retry: options.retry, breaker: options.breaker });
+  protected path({ reference, expectation }: VerificationRequest): string {
+    return flutterwaveVerifyPath(reference, expectation.reference);
   }
 
-  /**
-   * Verifies `reference` and maps the answer with {@link flutterwaveVerdict}. Never rejects
-   * for provider or network failures: those resolve as `unreachable`
-   * (`PROVIDER.CIRCUIT_OPEN` when the breaker is open).
-   */
-  async verify({ reference, expectation }: VerificationRequest): Promise<ProviderVerdict> {
-    const url = `${this.options.baseUrl.replace(/\/$/, '')}${flutterwaveVerifyPath(reference, expectation.reference)}`;
-    return verifyThrough(
-      this.policy,
-      () =>
-        callProvider(this.dispatcher, url, {
-          method: 'GET',
-          headers: { authorization: `Bearer ${this.options.secretKey.reveal()}`, accept: 'application/json' },
-          timeoutMs: this.options.timeoutMs,
-        }),
-      (answer) => flutterwaveVerdict(answer.status, answer.body, { phoneRegion: this.options.phoneRegion }),
-    );
-  }
-
-  /** Closes the connection pool. */
-  async close(): Promise<void> {
-    await this.dispatcher.close();
+  protected verdict(status: number, body: string): ProviderVerdict {
+    return flutterwaveVerdict(status, body, { phoneRegion: this.options.phoneRegion });
   }
 }

@@ -1,17 +1,7 @@
-import type { Secret } from '@settle/config';
 import { currencyCode, type ProviderVerdict } from '@settle/domain';
-import type { Dispatcher } from 'undici';
 import { z } from 'zod';
-import {
-  callProvider,
-  providerAgent,
-  providerPolicy,
-  verifyThrough,
-  type BackoffSettings,
-  type BreakerSettings,
-  type ProviderPolicy,
-} from './http.js';
-import type { PaymentProvider, VerificationRequest } from './provider.port.js';
+import { BearerGetProvider, type BearerProviderOptions } from './bearer-get.js';
+import type { VerificationRequest } from './provider.port.js';
 
 /**
  * Paystack's `GET /transaction/verify/:reference` answer (shared/reference/providers.md,
@@ -51,19 +41,7 @@ const STATUS_MAP: Record<string, 'cleared' | 'declined' | 'clearing'> = {
 };
 
 /** Constructor options of {@link PaystackProvider}. */
-export interface PaystackOptions {
-  /** API root, e.g. `https://api.paystack.co` (a trailing `/` is ignored). */
-  baseUrl: string;
-  /** Secret key (`sk_...`), sent as `Authorization: Bearer`; never logged. */
-  secretKey: Secret;
-  /** Per-call time-out, milliseconds. */
-  timeoutMs: number;
-  retry: BackoffSettings;
-  /** Circuit breaker; missing fields take `DEFAULT_BREAKER_SETTINGS` (5 failures, 30 000 ms). */
-  breaker?: Partial<BreakerSettings> | undefined;
-  /** Connection pool; a keep-alive `providerAgent()` when absent. */
-  dispatcher?: Dispatcher;
-}
+export type PaystackOptions = BearerProviderOptions;
 
 /**
  * Maps one Paystack verify answer to a verdict. Pure, for unit tests.
@@ -121,44 +99,17 @@ export function paystackVerdict(status: number, body: string): ProviderVerdict {
 
 /**
  * Provider A (Paystack-style): `GET {baseUrl}/transaction/verify/:reference` with
- * `Authorization: Bearer <secret key>`, server to server, with a per-call time-out,
- * retries with exponential backoff and full jitter for 502, 503, 504, 429 (honouring
- * `Retry-After`), time-outs and connection failures, and a per-provider circuit breaker
- * around the retries (`providerPolicy`).
+ * `Authorization: Bearer <secret key>`, through {@link BearerGetProvider} (time-out, retries
+ * with backoff and jitter, `Retry-After`, circuit breaker), mapped by {@link paystackVerdict}.
  */
-export class PaystackProvider implements PaymentProvider {
+export class PaystackProvider extends BearerGetProvider<PaystackOptions> {
   readonly name = 'paystack' as const;
-  private readonly dispatcher: Dispatcher;
-  /** Retries inside a circuit breaker; the breaker is this instance's own. */
-  readonly policy: ProviderPolicy;
 
-  constructor(private readonly options: PaystackOptions) {
-    this.dispatcher = options.dispatcher ?? providerAgent();
-    this.policy = providerPolicy({ retry: options.retry, breaker: options.breaker });
+  protected path({ reference }: VerificationRequest): string {
+    return `/transaction/verify/${encodeURIComponent(reference)}`;
   }
 
-  /**
-   * Queries Paystack for `reference` and maps the answer with {@link paystackVerdict}.
-   * Never rejects for provider or network failures: those resolve as `unreachable`
-   * (`PROVIDER.CIRCUIT_OPEN` when the breaker is open).
-   */
-  async verify({ reference }: VerificationRequest): Promise<ProviderVerdict> {
-    const url = `${this.options.baseUrl.replace(/\/$/, '')}/transaction/verify/${encodeURIComponent(reference)}`;
-    return verifyThrough(
-      this.policy,
-      () =>
-        callProvider(this.dispatcher, url, {
-          method: 'GET',
-          headers: { authorization: `Bearer ${this.options.secretKey.reveal()}`, accept: 'application/json' },
-          timeoutMs: this.options.timeoutMs,
-        }),
-      (answer) => paystackVerdict(answer.status, answer.body),
-    );
-  }
-
-  /** Closes the connection pool. */
-
-  async close(): Promise<void> {
-    await this.dispatcher.close();
+  protected verdict(status: number, body: string): ProviderVerdict {
+    return paystackVerdict(status, body);
   }
 }

@@ -1,18 +1,8 @@
-import type { Secret } from '@settle/config';
 import type { ProviderVerdict } from '@settle/domain';
-import type { Dispatcher } from 'undici';
 import { z } from 'zod';
-import {
-  callProvider,
-  providerAgent,
-  providerPolicy,
-  verifyThrough,
-  type BackoffSettings,
-  type BreakerSettings,
-  type ProviderPolicy,
-} from './http.js';
 import { providerCurrency } from './normalise.js';
-import type { PaymentProvider, VerificationRequest } from './provider.port.js';
+import { BearerGetProvider, type BearerProviderOptions } from './bearer-get.js';
+import type { VerificationRequest } from './provider.port.js';
 
 const minorAmount = z.number().int().nonnegative();
 
@@ -164,62 +154,30 @@ export function stripeVerdict(status: number, body: string): ProviderVerdict {
 }
 
 /** Constructor options of {@link StripeProvider}. */
-export interface StripeOptions {
-  /** API root, `https://api.stripe.com` in production (a trailing `/` is ignored). */
-  baseUrl: string;
-  /** Secret key (`sk_...` or a restricted `rk_...` with PaymentIntents read), sent as `Authorization: Bearer`; never logged. */
-  secretKey: Secret;
-  /** Per-call time-out, milliseconds. */
-  timeoutMs: number;
-  retry: BackoffSettings;
-  /** Circuit breaker; missing fields take `DEFAULT_BREAKER_SETTINGS` (5 failures, 30 000 ms). */
-  breaker?: Partial<BreakerSettings> | undefined;
+export interface StripeOptions extends BearerProviderOptions {
   /** Pins `Stripe-Version` (e.g. `2025-01-27.acacia`); the account's default version when absent. */
   apiVersion?: string | undefined;
-  /** Connection pool; a keep-alive `providerAgent()` when absent. */
-  dispatcher?: Dispatcher;
 }
 
 /**
  * Provider B (Stripe): `GET {baseUrl}/v1/payment_intents/:id?expand[]=latest_charge` with
- * `Authorization: Bearer <secret key>` (providers.md, provider B), server to server, with a
- * per-call time-out, retries with exponential backoff and full jitter for 502, 503, 504, 429
- * (honouring `Retry-After`), time-outs and connection failures, inside a per-provider
- * circuit breaker. The reference is the PaymentIntent id (`pi_...`). The charge is expanded
- * so the payer's billing email is there when `receipt_email` is not set.
+ * `Authorization: Bearer <secret key>` (providers.md, provider B), through
+ * {@link BearerGetProvider}, mapped by {@link stripeVerdict}. The reference is the
+ * PaymentIntent id (`pi_...`). The charge is expanded so the payer's billing email is there
+ * when `receipt_email` is not set.
  */
-export class StripeProvider implements PaymentProvider {
+export class StripeProvider extends BearerGetProvider<StripeOptions> {
   readonly name = 'stripe' as const;
-  private readonly dispatcher: Dispatcher;
-  /** Retries inside a circuit breaker; the breaker is this instance's own. */
-  readonly policy: ProviderPolicy;
 
-  constructor(private readonly options: StripeOptions) {
-    this.dispatcher = options.dispatcher ?? providerAgent();
-    this.policy = providerPolicy({ retry: options.retry, breaker: options.breaker });
+  protected path({ reference }: VerificationRequest): string {
+    return `/v1/payment_intents/${encodeURIComponent(reference)}?expand%5B%5D=latest_charge`;
   }
 
-  /**
-   * Retrieves the PaymentIntent `reference` and maps it with {@link stripeVerdict}. Never
-   * rejects for provider or network failures: those resolve as `unreachable`
-   * (`PROVIDER.CIRCUIT_OPEN` when the breaker is open).
-   */
-  async verify({ reference }: VerificationRequest): Promise<ProviderVerdict> {
-    const url = `${this.options.baseUrl.replace(/\/$/, '')}/v1/payment_intents/${encodeURIComponent(reference)}?expand%5B%5D=latest_charge`;
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${this.options.secretKey.reveal()}`,
-      accept: 'application/json',
-    };
-    if (this.options.apiVersion) headers['stripe-version'] = this.options.apiVersion;
-    return verifyThrough(
-      this.policy,
-      () => callProvider(this.dispatcher, url, { method: 'GET', headers, timeoutMs: this.options.timeoutMs }),
-      (answer) => stripeVerdict(answer.status, answer.body),
-    );
+  protected override extraHeaders(): Record<string, string> {
+    return this.options.apiVersion ? { 'stripe-version': this.options.apiVersion } : {};
   }
 
-  /** Closes the connection pool. */
-  async close(): Promise<void> {
-    await this.dispatcher.close();
+  protected verdict(status: number, body: string): ProviderVerdict {
+    return stripeVerdict(status, body);
   }
 }

@@ -1,0 +1,69 @@
+import type { Secret } from '@settle/config';
+import type { ProviderName, ProviderVerdict } from '@settle/domain';
+import type { Dispatcher } from 'undici';
+import { callProvider, providerAgent, providerPolicy, verifyThrough, type BackoffSettings, type BreakerSettings, type ProviderPolicy } from './http.js';
+import type { PaymentProvider, VerificationRequest } from './provider.port.js';
+
+/** Options every Bearer-authenticated REST provider takes. */
+export interface BearerProviderOptions {
+  /** API root (a trailing `/` is ignored). */
+  baseUrl: string;
+  /** Secret key sent as `Authorization: Bearer`; never logged. */
+  secretKey: Secret;
+  /** Per-call time-out, milliseconds. */
+  timeoutMs: number;
+  retry: BackoffSettings;
+  /** Circuit breaker; missing fields take `DEFAULT_BREAKER_SETTINGS` (5 failures, 30 000 ms). */
+  breaker?: Partial<BreakerSettings> | undefined;
+  /** Connection pool; a keep-alive `providerAgent()` when absent. */
+  dispatcher?: Dispatcher;
+}
+
+/**
+ * A provider verified by one `GET` with `Authorization: Bearer <secret key>` (Paystack,
+ * Stripe, Flutterwave): server to server, with a per-call time-out, retries with exponential
+ * backoff and full jitter for 502, 503, 504, 429 (honouring `Retry-After`), time-outs and
+ * connection failures, inside this instance's own circuit breaker. Subclasses give the path,
+ * extra headers and the pure answer-to-verdict mapping.
+ */
+export abstract class BearerGetProvider<O extends BearerProviderOptions = BearerProviderOptions> implements PaymentProvider {
+  abstract readonly name: ProviderName;
+  protected readonly dispatcher: Dispatcher;
+  /** Retries inside a circuit breaker; the breaker is this instance's own. */
+  readonly policy: ProviderPolicy;
+
+  constructor(protected readonly options: O) {
+    this.dispatcher = options.dispatcher ?? providerAgent();
+    this.policy = providerPolicy({ retry: options.retry, breaker: options.breaker });
+  }
+
+  /** Path and query of the verify call, from the API root (starts with `/`). */
+  protected abstract path(request: VerificationRequest): string;
+
+  /** Maps one HTTP answer to a verdict (pure). */
+  protected abstract verdict(status: number, body: string): ProviderVerdict;
+
+  /** Headers besides Authorization and Accept. */
+  protected extraHeaders(): Record<string, string> {
+    return {};
+  }
+
+  /**
+   * Queries the provider and maps the answer. Never rejects for provider or network failures:
+   * those resolve as `unreachable` (`PROVIDER.CIRCUIT_OPEN` while the breaker is open).
+   */
+  async verify(request: VerificationRequest): Promise<ProviderVerdict> {
+    const url = `${this.options.baseUrl.replace(/\/$/, '')}${this.path(request)}`;
+    const headers = { authorization: `Bearer ${this.options.secretKey.reveal()}`, accept: 'application/json', ...this.extraHeaders() };
+    return verifyThrough(
+      this.policy,
+      () => callProvider(this.dispatcher, url, { method: 'GET', headers, timeoutMs: this.options.timeoutMs }),
+      (answer) => this.verdict(answer.status, answer.body),
+    );
+  }
+
+  /** Closes the connection pool. */
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+  }
+}
