@@ -56,6 +56,7 @@ export interface ProviderSecrets {
   mpesaConsumerKey: string;
   mpesaConsumerSecret: string;
   mpesaPassKey: string;
+  mpesaCallbackToken: string;
 }
 
 /** Stores the run's provider credentials in the vault of a fresh database, as an operator would. */
@@ -100,12 +101,14 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
     mpesaConsumerKey: hex(16),
     mpesaConsumerSecret: hex(16),
     mpesaPassKey: hex(32),
+    mpesaCallbackToken: hex(24),
   };
   const masterKeys = `v1:${generateMasterKey().toString('base64')}`;
   await seedVault(database.url, masterKeys, secrets);
   const paystackSecret = secrets.paystackSecret;
   const [ingestionPort, sandboxPort] = [await freePort(), await freePort()];
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
+  const hooks = `http://127.0.0.1:${ingestionPort}/v1/webhooks`;
   const dir = mkdtempSync(join(tmpdir(), 'settle-e2e-'));
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -132,11 +135,17 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
       MPESA_CONSUMER_KEY: secrets.mpesaConsumerKey,
       MPESA_CONSUMER_SECRET: secrets.mpesaConsumerSecret,
       MPESA_PASSKEY: secrets.mpesaPassKey,
+      SANDBOX_STRIPE_WEBHOOK_URL: `${hooks}/stripe`,
+      SANDBOX_FLUTTERWAVE_WEBHOOK_URL: `${hooks}/flutterwave`,
+      SANDBOX_MPESA_CALLBACK_URL: `${hooks}/mpesa/${secrets.mpesaCallbackToken}`,
     },
     ingestion: {
       INGESTION_PORT: String(ingestionPort),
       SETTLE_API_KEY_SHA256: createHash('sha256').update(apiKey).digest('hex'),
       PAYSTACK_SECRET_KEY: secrets.paystackSecret,
+      STRIPE_WEBHOOK_SECRETS: secrets.stripeWebhookSecret,
+      FLUTTERWAVE_SECRET_HASHES: secrets.flutterwaveHash,
+      MPESA_CALLBACK_TOKENS: secrets.mpesaCallbackToken,
     },
     verifier: {
       SETTLE_VAULT_MASTER_KEYS: masterKeys,

@@ -444,6 +444,36 @@ describe('every provider, through the real stack, with credentials from the vaul
     expect(await verifyNow(reference)).toMatchObject({ state: 'FAILED_DECLINED', entitlement_status: 'LOCKED' });
   });
 
+  it.each([
+    ['stripe', { amount: 4_200, currency: 'USD', email: 'hook@example.com' }],
+    ['flutterwave', { amount: 250_000, currency: 'NGN', email: 'hook@example.com' }],
+    ['mpesa', { amount: 50_000, currency: 'KES', phone: '254712345670' }],
+  ] as const)('%s: a signed webhook (or callback) triggers the verification that settles the payment', async (provider, input) => {
+    const reference = await providerCheckout(provider, input);
+    await settledState(reference, 'SETTLED_CONSENSUS');
+    expect(await lastTrigger(reference)).toBe('webhook_received');
+    const inbox = await stack.db.query<{ signature_valid: boolean }>('SELECT signature_valid FROM ingestion.webhook_inbox WHERE reference = $1', [reference]);
+    expect(inbox.rows).toEqual([{ signature_valid: true }]);
+  });
+
+  it.each([
+    ['stripe', { amount: 4_300, currency: 'USD', email: 'spoof@example.com' }],
+    ['flutterwave', { amount: 260_000, currency: 'NGN', email: 'spoof@example.com' }],
+    ['mpesa', { amount: 60_000, currency: 'KES', phone: '254712345671' }],
+  ] as const)('%s: a spoofed webhook is rejected and the transaction is verified by REST instead', async (provider, input) => {
+    const reference = await providerCheckout(provider, { ...input, behaviour: { webhook: 'spoof' } });
+    await settledState(reference, 'SETTLED_CONSENSUS');
+    expect(await lastTrigger(reference)).toBe('webhook_signature_rejected');
+    const published = await stack.db.query(`SELECT 1 FROM ingestion.outbox WHERE message_key = $1 AND event_type = 'ProviderWebhookReceived'`, [reference]);
+    expect(published.rowCount).toBe(0);
+  });
+
+  it('counts rejected webhooks in the metrics', async () => {
+    const metrics = await (await fetch(`${stack.ingestionUrl}/metrics`)).text();
+    expect(metrics).toMatch(/settle_webhooks_total\{provider="stripe",outcome="rejected",reason="MISMATCH"\} [1-9]/);
+    expect(metrics).toMatch(/settle_webhooks_total\{provider="paystack",outcome="accepted",reason=""\} [1-9]/);
+  });
+
   it('paystack: a provider answering 502 three times is retried with backoff and settles, state preserved', async () => {
     const reference = await checkout({ webhook: 'drop', failures: { mode: '502', times: 3 } });
     expect(await verifyNow(reference)).toMatchObject({ state: 'SETTLED_CONSENSUS', verification: 'completed' });

@@ -1,13 +1,23 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get, Header, Inject } from '@nestjs/common';
 import { ProblemError, type Pool } from '@settle/platform';
-import { PG_POOL } from './tokens.js';
+import { METRICS, PG_POOL } from './tokens.js';
+import type { IngestionMetrics } from './webhooks/webhook.metrics.js';
 
-/** Liveness and readiness: answers 200 when PostgreSQL answers. */
-@Controller('health')
+/** Liveness and readiness (`GET /health`: 200 when PostgreSQL answers) and Prometheus metrics (`GET /metrics`). */
+@Controller()
 export class HealthController {
-  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(METRICS) private readonly metrics: IngestionMetrics,
+  ) {}
 
-  @Get()
+  @Get('metrics')
+  @Header('content-type', 'text/plain; version=0.0.4')
+  async metricsText(): Promise<string> {
+    return this.metrics.registry.metrics();
+  }
+
+  @Get('health')
   async health(): Promise<{ status: 'ok' }> {
     try {
       await this.pool.query('SELECT 1');

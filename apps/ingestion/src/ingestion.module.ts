@@ -11,7 +11,8 @@ import { VerifyCheckoutHandler } from './checkouts/verify.commands.js';
 import { HealthController } from './health.controller.js';
 import { ApiKeyGuard } from './http/api-key.guard.js';
 import { ProblemDetailsFilter } from './http/problem-details.filter.js';
-import { CONFIG, LOGGER, OUTBOX, OUTBOX_RELAY, PG_POOL } from './tokens.js';
+import { CONFIG, LOGGER, METRICS, OUTBOX, OUTBOX_RELAY, PG_POOL } from './tokens.js';
+import { IngestionMetrics } from './webhooks/webhook.metrics.js';
 import { WebhookRepository } from './webhooks/webhook.repository.js';
 import { WebhooksController } from './webhooks/webhooks.controller.js';
 
@@ -38,6 +39,7 @@ export class IngestionModule {
         { provide: PG_POOL, useValue: infra.pool },
         { provide: OUTBOX, useValue: infra.outbox },
         { provide: OUTBOX_RELAY, useValue: infra.relay },
+        { provide: METRICS, useValue: new IngestionMetrics() },
         { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(infra.logger) },
         ApiKeyGuard,
         CheckoutRepository,

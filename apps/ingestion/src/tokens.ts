@@ -4,3 +4,4 @@ export const PG_POOL = Symbol('PgPool');
 export const LOGGER = Symbol('Logger');
 export const OUTBOX = Symbol('Outbox');
 export const OUTBOX_RELAY = Symbol('OutboxRelay');
+export const METRICS = Symbol('IngestionMetrics');

@@ -1,7 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { verifyPaystackSignature } from '../src/webhooks/paystack-signature.js';
-import { untrustedReference } from '../src/webhooks/webhooks.controller.js';
+import { untrustedReference as fromBody } from '../src/webhooks/webhook-events.js';
+
+const untrustedReference = (raw: Buffer) => fromBody('paystack', raw);
 
 // Vectors computed in the test from a random key: HMAC-SHA512 of the raw body, hex.
 const secret = `sk_test_${randomBytes(16).toString('hex')}`;

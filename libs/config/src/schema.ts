@@ -4,6 +4,12 @@ import { Secret } from './secret.js';
 /** A required, non-empty string. No silent localhost defaults for brokers or secrets. */
 const required = (name: string) => z.string({ error: `${name} is required` }).trim().min(1, `${name} is required`);
 const secret = (name: string) => required(name).transform((v) => new Secret(v));
+/** A comma-separated list of secrets; unset or empty is an empty list. */
+const secretList = () =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v ?? '').split(',').map((e) => e.trim()).filter(Boolean).map((e) => new Secret(e)));
 const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 const url = (name: string) => required(name).pipe(z.url({ error: `${name} must be a URL` }));
 
@@ -56,6 +62,23 @@ export const ingestionEnv = sharedEnv.extend({
   SETTLE_API_KEY_SHA256: required('SETTLE_API_KEY_SHA256'),
   /** Paystack signs webhooks with the account's secret key (HMAC-SHA512). */
   PAYSTACK_SECRET_KEY: secret('PAYSTACK_SECRET_KEY'),
+  /** Previous Paystack secret keys still accepted during a rotation's grace period (comma-separated). */
+  PAYSTACK_PREVIOUS_SECRET_KEYS: secretList(),
+  /** Stripe endpoint secrets (`whsec_...`), current first, then previous ones (comma-separated). */
+  STRIPE_WEBHOOK_SECRETS: secretList(),
+  /** Flutterwave secret hashes, current first (comma-separated). */
+  FLUTTERWAVE_SECRET_HASHES: secretList(),
+  /** Which Flutterwave scheme the account uses: the `verif-hash` header or the HMAC variant. */
+  FLUTTERWAVE_WEBHOOK_MODE: z.enum(['verif-hash', 'hmac']).default('verif-hash'),
+  /** Secret tokens accepted as the last path segment of M-Pesa callback URLs, current first. */
+  MPESA_CALLBACK_TOKENS: secretList(),
+  /** Optional source addresses or CIDR ranges allowed to send M-Pesa callbacks (comma-separated). */
+  MPESA_CALLBACK_ALLOWLIST: z
+    .string()
+    .optional()
+    .transform((v) => (v ?? '').split(',').map((e) => e.trim()).filter(Boolean)),
+  /** Stripe signature tolerance window, milliseconds (Stripe's default 300 s). */
+  WEBHOOK_TOLERANCE_MS: int(300_000, 0),
   /** Largest accepted request body, bytes. */
   INGESTION_BODY_LIMIT_BYTES: int(262_144, 1024),
 });

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { VerificationTrigger } from '@settle/domain';
+import { isTerminal, type TransactionStatus, type VerificationTrigger } from '@settle/domain';
 import { findTransactionStatus, type TransactionStatusRow } from '@settle/ledger';
 import { Outbox, OutboxRelay } from '@settle/messaging';
 import { deterministicId, inTransaction, type Pool, type PoolClient } from '@settle/platform';
@@ -184,8 +184,10 @@ export class CheckoutRepository {
   }
 
   /**
-   * Waits until the read model reflects the result caused by `causationId`, polling every
-   * 100 ms, at most `timeoutMs` milliseconds.
+   * Waits until the read model reflects the result caused by `causationId`, or a terminal
+   * state reached through another trigger meanwhile (a webhook racing the request: the
+   * verifier does not query again for a terminal transaction), polling every 100 ms, at most
+   * `timeoutMs` milliseconds.
    *
    * @returns the status row once it does, or `null` when the wait ran out.
    */
@@ -194,6 +196,7 @@ export class CheckoutRepository {
     for (;;) {
       const status = await findTransactionStatus(this.pool, reference);
       if (status?.lastCausationId === causationId) return status;
+      if (status && isTerminal(status.state as TransactionStatus)) return status;
       if (Date.now() >= deadline) return null;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
