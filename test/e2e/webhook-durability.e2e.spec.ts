@@ -1,0 +1,177 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AvroCodec, createKafka, HEADERS, headerText, topicNames } from '@settle/messaging';
+import { createLogger } from '@settle/platform';
+import pg from 'pg';
+import { waitUntil } from '../../scripts/clients.js';
+import { startOwnBroker, type OwnBroker } from '../../scripts/harness/broker.js';
+import { createTestDatabase, infra, uniqueTopicPrefix } from '../../scripts/harness/infra.js';
+import { freePort } from '../../scripts/harness/stack.js';
+
+/**
+ * Webhook durability with the ingestion app alone, on a broker of its own that the test stops
+ * and restarts: webhooks are acknowledged only once durable (inbox and outbox in PostgreSQL),
+ * so a broker outage delays publication and loses nothing; duplicates, even 50 at once, are
+ * stored and published once.
+ */
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const secret = `sk_test_${randomBytes(20).toString('hex')}`;
+const apiKey = `sk_settle_${randomBytes(24).toString('hex')}`;
+let broker: OwnBroker;
+let ingestion: ChildProcess;
+let url: string;
+let db: pg.Pool;
+let drop: () => Promise<void>;
+let dir: string;
+let topicPrefix: string;
+
+beforeAll(async () => {
+  broker = await startOwnBroker();
+  const database = await createTestDatabase('settle_durability');
+  drop = database.drop;
+  db = new pg.Pool({ connectionString: database.url, max: 2 });
+  db.on('error', () => undefined);
+  topicPrefix = uniqueTopicPrefix('durability');
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}`;
+  dir = mkdtempSync(join(tmpdir(), 'settle-durability-'));
+  const out = openSync(join(dir, 'ingestion.log'), 'a');
+  ingestion = spawn(process.execPath, [join(ROOT, 'dist/apps/ingestion/src/main.js')], {
+    env: {
+      PATH: process.env.PATH,
+      KAFKAJS_NO_PARTITIONER_WARNING: '1',
+      KAFKA_BROKERS: broker.address,
+      SCHEMA_REGISTRY_URL: infra.registryUrl,
+      DATABASE_URL: database.url,
+      SETTLE_TOPIC_PREFIX: topicPrefix,
+      INGESTION_PORT: String(port),
+      SETTLE_API_KEY_SHA256: createHash('sha256').update(apiKey).digest('hex'),
+      PAYSTACK_SECRET_KEY: secret,
+      SETTLE_READY_FILE: join(dir, 'ready'),
+    },
+    stdio: ['ignore', out, out],
+  });
+  await waitUntil('ingestion to be ready', 60_000, async () => {
+    if (ingestion.exitCode !== null) throw new Error(readFileSync(join(dir, 'ingestion.log'), 'utf8'));
+    return existsSync(join(dir, 'ready')) ? true : undefined;
+  });
+});
+
+afterAll(async () => {
+  if (ingestion && ingestion.exitCode === null) {
+    await new Promise<void>((resolve) => {
+      ingestion.once('exit', () => resolve());
+      ingestion.kill('SIGKILL');
+    });
+  }
+  await db?.end();
+  await drop?.();
+  await broker?.destroy();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function webhook(reference: string): { body: string; signature: string } {
+  const body = JSON.stringify({ event: 'charge.success', data: { id: Date.now(), reference, status: 'success', amount: 150_000, currency: 'NGN' } });
+  return { body, signature: createHmac('sha512', secret).update(body).digest('hex') };
+}
+
+async function deliver(w: { body: string; signature: string }): Promise<number> {
+  const response = await fetch(`${url}/v1/webhooks/paystack`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-paystack-signature': w.signature },
+    body: w.body,
+  });
+  await response.text();
+  return response.status;
+}
+
+/** Every ProviderWebhookReceived on the test broker's topic, by reference. */
+async function publishedReferences(): Promise<string[]> {
+  const topics = topicNames(topicPrefix);
+  const kafka = createKafka('durability-check', [broker.address], createLogger('durability-check', 'fatal'));
+  const codec = AvroCodec.connect(infra.registryUrl, topics);
+  const admin = kafka.admin();
+  await admin.connect();
+  const offsets = await admin.fetchTopicOffsets(topics.transactionEvents);
+  await admin.disconnect();
+  const total = offsets.reduce((n, o) => n + Number(o.high) - Number(o.low), 0);
+  const seen: string[] = [];
+  const consumer = kafka.consumer({ groupId: `durability-${randomBytes(4).toString('hex')}` });
+  await consumer.connect();
+  await consumer.subscribe({ topic: topics.transactionEvents, fromBeginning: true });
+  let read = 0;
+  await consumer.run({
+    eachMessage: async ({ message }) => {
+      read += 1;
+      if (headerText(message.headers, HEADERS.eventType) !== 'ProviderWebhookReceived') return;
+      const event = await codec.decode(message.value, message.headers as Record<string, unknown>);
+      seen.push(event.payload.reference);
+    },
+  });
+  await waitUntil('every record on the topic to be read', 30_000, async () => (read >= total ? true : undefined));
+  await consumer.disconnect();
+  return seen;
+}
+
+describe('webhooks are acknowledged only once durable, and survive a broker outage', () => {
+  it('50 concurrent copies of one webhook all answer 200 and publish one event', async () => {
+    const reference = `ref_dup_${randomBytes(4).toString('hex')}`;
+    const w = webhook(reference);
+    const statuses = await Promise.all(Array.from({ length: 50 }, () => deliver(w)));
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    expect(await deliver(w)).toBe(200);
+    await waitUntil('the outbox to drain', 30_000, async () => {
+      const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM ingestion.outbox WHERE published_at IS NULL');
+      return rows[0]!.n === 0 ? true : undefined;
+    });
+    expect((await publishedReferences()).filter((r) => r === reference)).toHaveLength(1);
+  });
+
+  it('a spoofed webhook, sent five times, requests exactly one verification and publishes no provider event', async () => {
+    const reference = `ref_spoof_${randomBytes(4).toString('hex')}`;
+    const registered = await fetch(`${url}/v1/checkouts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: 'paystack', reference, amount: 150_000, currency: 'NGN', user_id: 'u', customer: { email: 'a@example.com' }, entitlement: 'pro' }),
+    });
+    expect(registered.status).toBe(202);
+    const body = webhook(reference).body;
+    const forged = createHmac('sha512', `sk_test_${randomBytes(20).toString('hex')}`).update(body).digest('hex');
+    for (let i = 0; i < 5; i++) expect(await deliver({ body, signature: forged })).toBe(401);
+    const { rows } = await db.query<{ event_type: string; n: number }>(
+      'SELECT event_type, count(*)::int AS n FROM ingestion.outbox WHERE message_key = $1 GROUP BY event_type ORDER BY event_type',
+      [reference],
+    );
+    expect(rows).toEqual([
+      { event_type: 'CheckoutRegistered', n: 1 },
+      { event_type: 'VerificationRequested', n: 1 },
+    ]);
+  });
+
+  it('with the broker down, webhooks are still acknowledged from the outbox, and all arrive once it is back', async () => {
+    const before = Array.from({ length: 10 }, (_, i) => `ref_up_${i}_${randomBytes(3).toString('hex')}`);
+    for (const reference of before) expect(await deliver(webhook(reference))).toBe(200);
+    await broker.stop('SIGKILL');
+    const during = Array.from({ length: 20 }, (_, i) => `ref_down_${i}_${randomBytes(3).toString('hex')}`);
+    const started = Date.now();
+    for (const reference of during) expect(await deliver(webhook(reference))).toBe(200);
+    // Acknowledged while Kafka is unreachable: durability does not wait for the broker.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const pending = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM ingestion.outbox WHERE published_at IS NULL');
+    expect(pending.rows[0]!.n).toBeGreaterThan(0);
+    await broker.start();
+    await waitUntil('the outbox to drain after the broker is back', 120_000, async () => {
+      const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM ingestion.outbox WHERE published_at IS NULL');
+      return rows[0]!.n === 0 ? true : undefined;
+    });
+    const published = await publishedReferences();
+    for (const reference of [...before, ...during]) {
+      expect(published.filter((r) => r === reference), reference).toHaveLength(1);
+    }
+  });
+});
