@@ -37,23 +37,41 @@ ensure_secrets() {
 
 # The credentials vault: a master key file made on first start, and the sandbox's provider
 # credentials stored encrypted (docs/vault.md). Only the verifier is given the key file.
+# Two vaults, each with its own master key file: `vault` (provider API credentials, read by the
+# verifier only) and `webhook_vault` (webhook signing secrets, read by ingestion only).
 VAULT_KEY_FILE="$SETTLE_HOME/vault/master-keys.json"
-vault_cli() { SETTLE_VAULT_MASTER_KEY_FILE="$VAULT_KEY_FILE" node "$SETTLE_ROOT/dist/scripts/vault.js" "$@"; }
+WEBHOOK_VAULT_KEY_FILE="$SETTLE_HOME/vault/webhook-master-keys.json"
+vault_cli() { # vault_cli <schema> <key file> <command...>
+  local schema="$1" keys="$2"; shift 2
+  SETTLE_VAULT_SCHEMA="$schema" SETTLE_VAULT_MASTER_KEY_FILE="$keys" node "$SETTLE_ROOT/dist/scripts/vault.js" "$@"
+}
+seed_vault() { # seed_vault <schema> <key file> then "provider name value" lines on stdin
+  local schema="$1" keys="$2" existing provider name value
+  [ -f "$keys" ] || vault_cli "$schema" "$keys" rotate --key-file "$keys" >&2
+  existing="$(vault_cli "$schema" "$keys" list)"
+  while read -r provider name value; do
+    # Only when the vault has no such credential yet.
+    grep -qE "^$provider[[:space:]]+default[[:space:]]+$name[[:space:]]" <<<"$existing" ||
+      printf '%s' "$value" | vault_cli "$schema" "$keys" put "$provider" default "$name" >&2
+  done
+}
 ensure_vault() {
   mkdir -p "$(dirname "$VAULT_KEY_FILE")"
   chmod 700 "$(dirname "$VAULT_KEY_FILE")"
-  [ -f "$VAULT_KEY_FILE" ] || vault_cli rotate --key-file "$VAULT_KEY_FILE" >&2
-  local existing
-  existing="$(vault_cli list)"
-  put() { # put <provider> <name> <value>: only when the vault has no such credential yet
-    grep -qE "^$1[[:space:]]+default[[:space:]]+$2[[:space:]]" <<<"$existing" || printf '%s' "$3" | vault_cli put "$1" default "$2" >&2
-  }
-  put paystack secret_key "$PAYSTACK_SECRET_KEY"
-  put stripe secret_key "$STRIPE_SECRET_KEY"
-  put flutterwave secret_key "$FLUTTERWAVE_SECRET_KEY"
-  put mpesa consumer_key "$MPESA_CONSUMER_KEY"
-  put mpesa consumer_secret "$MPESA_CONSUMER_SECRET"
-  put mpesa passkey "$MPESA_PASSKEY"
+  seed_vault vault "$VAULT_KEY_FILE" <<EOF_SECRETS
+paystack secret_key $PAYSTACK_SECRET_KEY
+stripe secret_key $STRIPE_SECRET_KEY
+flutterwave secret_key $FLUTTERWAVE_SECRET_KEY
+mpesa consumer_key $MPESA_CONSUMER_KEY
+mpesa consumer_secret $MPESA_CONSUMER_SECRET
+mpesa passkey $MPESA_PASSKEY
+EOF_SECRETS
+  seed_vault webhook_vault "$WEBHOOK_VAULT_KEY_FILE" <<EOF_SECRETS
+paystack webhook_secret $PAYSTACK_SECRET_KEY
+stripe webhook_secret $STRIPE_WEBHOOK_SECRET
+flutterwave webhook_secret $FLUTTERWAVE_SECRET_HASH
+mpesa callback_token $MPESA_CALLBACK_TOKEN
+EOF_SECRETS
 }
 
 ensure_database() {
@@ -85,9 +103,8 @@ app_env() {
         "SANDBOX_STRIPE_WEBHOOK_URL=$hooks/stripe" "SANDBOX_FLUTTERWAVE_WEBHOOK_URL=$hooks/flutterwave" \
         "SANDBOX_MPESA_CALLBACK_URL=$hooks/mpesa/$MPESA_CALLBACK_TOKEN" ;;
     ingestion)
-      echo "INGESTION_PORT=$SETTLE_INGESTION_PORT" "SETTLE_API_KEY_SHA256=$SETTLE_API_KEY_SHA256" "PAYSTACK_SECRET_KEY=$PAYSTACK_SECRET_KEY" \
-        "STRIPE_WEBHOOK_SECRETS=$STRIPE_WEBHOOK_SECRET" "FLUTTERWAVE_SECRET_HASHES=$FLUTTERWAVE_SECRET_HASH" \
-        "MPESA_CALLBACK_TOKENS=$MPESA_CALLBACK_TOKEN" ;;
+      echo "INGESTION_PORT=$SETTLE_INGESTION_PORT" "SETTLE_API_KEY_SHA256=$SETTLE_API_KEY_SHA256" \
+        "SETTLE_VAULT_MASTER_KEY_FILE=$WEBHOOK_VAULT_KEY_FILE" ;;
     verifier)
       echo "SETTLE_VAULT_MASTER_KEY_FILE=$VAULT_KEY_FILE" "PAYSTACK_BASE_URL=$sandbox" "STRIPE_BASE_URL=$sandbox" \
         "FLUTTERWAVE_BASE_URL=$sandbox" "MPESA_BASE_URL=$sandbox" ;;

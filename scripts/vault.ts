@@ -24,7 +24,8 @@ import {
   PostgresVaultStore,
   removeKeyFromFile,
   rotateKeyFile,
-  VAULT_DDL,
+  DEFAULT_VAULT_SCHEMA,
+  vaultDdl,
 } from '@settle/vault';
 
 const USAGE = `usage: vault.js <command>
@@ -55,8 +56,11 @@ async function withVault<T>(work: (vault: CredentialsVault) => Promise<T>): Prom
   const keyRing = loadMasterKeyRing(process.env);
   const pool = createPool(url, 2);
   try {
-    await migrate(pool, 'vault', VAULT_DDL);
-    return await work(new CredentialsVault(new PostgresVaultStore(pool), keyRing));
+    // SETTLE_VAULT_SCHEMA picks the vault: `vault` (provider API credentials, the verifier's)
+    // or `webhook_vault` (webhook signing secrets, ingestion's), each with its own key ring.
+    const schema = process.env.SETTLE_VAULT_SCHEMA?.trim() || DEFAULT_VAULT_SCHEMA;
+    await migrate(pool, schema, vaultDdl(schema));
+    return await work(new CredentialsVault(new PostgresVaultStore(pool, schema), keyRing));
   } finally {
     await pool.end();
   }

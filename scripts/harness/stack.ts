@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Secret } from '@settle/config';
 import { createPool, migrate } from '@settle/platform';
-import { CredentialsVault, generateMasterKey, loadMasterKeyRing, PostgresVaultStore, VAULT_DDL } from '@settle/vault';
+import { CredentialsVault, generateMasterKey, loadMasterKeyRing, PostgresVaultStore, VAULT_DDL, vaultDdl } from '@settle/vault';
 import pg from 'pg';
 import { IngestionClient, SandboxClient, waitUntil } from '../clients.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from './infra.js';
@@ -40,6 +40,8 @@ export interface RunningStack {
   topicPrefix: string;
   db: pg.Pool;
   databaseUrl: string;
+  /** Master keys of ingestion's webhook vault (to seed rotations in tests). */
+  webhookMasterKeys: string;
   logs(app: string): string;
   stop(): Promise<void>;
 }
@@ -57,6 +59,31 @@ export interface ProviderSecrets {
   mpesaConsumerSecret: string;
   mpesaPassKey: string;
   mpesaCallbackToken: string;
+}
+
+/**
+ * Stores the run's webhook signing secrets in ingestion's own vault (schema `webhook_vault`,
+ * its own master keys), as an operator would.
+ */
+export async function seedWebhookVault(
+  databaseUrl: string,
+  masterKeys: string,
+  s: Pick<ProviderSecrets, 'paystackSecret' | 'stripeWebhookSecret' | 'flutterwaveHash' | 'mpesaCallbackToken'>,
+  names: { suffix?: string } = {},
+): Promise<void> {
+  const pool = createPool(databaseUrl, 2);
+  try {
+    await migrate(pool, 'webhook_vault', vaultDdl('webhook_vault'));
+    const vault = new CredentialsVault(new PostgresVaultStore(pool, 'webhook_vault'), loadMasterKeyRing({ SETTLE_VAULT_MASTER_KEYS: masterKeys }));
+    const put = (provider: string, name: string, value: string) =>
+      vault.put({ provider, account: 'default', name: `${name}${names.suffix ?? ''}` }, new Secret(value));
+    await put('paystack', 'webhook_secret', s.paystackSecret);
+    await put('stripe', 'webhook_secret', s.stripeWebhookSecret);
+    await put('flutterwave', 'webhook_secret', s.flutterwaveHash);
+    await put('mpesa', 'callback_token', s.mpesaCallbackToken);
+  } finally {
+    await pool.end();
+  }
 }
 
 /** Stores the run's provider credentials in the vault of a fresh database, as an operator would. */
@@ -104,7 +131,9 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
     mpesaCallbackToken: hex(24),
   };
   const masterKeys = `v1:${generateMasterKey().toString('base64')}`;
+  const webhookMasterKeys = `v1:${generateMasterKey().toString('base64')}`;
   await seedVault(database.url, masterKeys, secrets);
+  await seedWebhookVault(database.url, webhookMasterKeys, secrets);
   const paystackSecret = secrets.paystackSecret;
   const [ingestionPort, sandboxPort] = [await freePort(), await freePort()];
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
@@ -142,10 +171,8 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
     ingestion: {
       INGESTION_PORT: String(ingestionPort),
       SETTLE_API_KEY_SHA256: createHash('sha256').update(apiKey).digest('hex'),
-      PAYSTACK_SECRET_KEY: secrets.paystackSecret,
-      STRIPE_WEBHOOK_SECRETS: secrets.stripeWebhookSecret,
-      FLUTTERWAVE_SECRET_HASHES: secrets.flutterwaveHash,
-      MPESA_CALLBACK_TOKENS: secrets.mpesaCallbackToken,
+      SETTLE_VAULT_MASTER_KEYS: webhookMasterKeys,
+      WEBHOOK_SECRETS_REFRESH_MS: '500',
     },
     verifier: {
       SETTLE_VAULT_MASTER_KEYS: masterKeys,
@@ -216,6 +243,7 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
     topicPrefix,
     db,
     databaseUrl: database.url,
+    webhookMasterKeys,
     logs,
     stop,
   };

@@ -468,6 +468,27 @@ describe('every provider, through the real stack, with credentials from the vaul
     expect(published.rowCount).toBe(0);
   });
 
+  it('accepts the previous webhook secret during a rotation, re-read from the vault without a restart', async () => {
+    const { seedWebhookVault } = await import('../../scripts/harness/stack.js');
+    const rotated = `sk_test_${randomBytes(20).toString('hex')}`;
+    // The operator rotates: first the old secret becomes `previous`, then the new one `current`,
+    // so at every moment both are readable.
+    await seedWebhookVault(stack.databaseUrl, stack.webhookMasterKeys, stack.secrets, { suffix: '_previous' });
+    await seedWebhookVault(stack.databaseUrl, stack.webhookMasterKeys, { ...stack.secrets, paystackSecret: rotated });
+    const reference = await checkout({ webhook: 'drop' });
+    const body = JSON.stringify({ event: 'charge.success', data: { reference, status: 'success' } });
+    const send = (key: string) =>
+      fetch(`${stack.ingestionUrl}/v1/webhooks/paystack`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-paystack-signature': createHmac('sha512', key).update(body).digest('hex') },
+        body,
+      }).then((r) => r.status);
+    await waitUntil('the rotated secret to be read', 10_000, async () => ((await send(rotated)) === 200 ? true : undefined));
+    expect(await send(stack.paystackSecret)).toBe(200);
+    expect(await send(`sk_test_${randomBytes(20).toString('hex')}`)).toBe(401);
+    await settledState(reference, 'SETTLED_CONSENSUS');
+  });
+
   it('counts rejected webhooks in the metrics', async () => {
     const metrics = await (await fetch(`${stack.ingestionUrl}/metrics`)).text();
     expect(metrics).toMatch(/settle_webhooks_total\{provider="stripe",outcome="rejected",reason="MISMATCH"\} [1-9]/);

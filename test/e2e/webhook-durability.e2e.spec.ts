@@ -11,7 +11,8 @@ import pg from 'pg';
 import { waitUntil } from '../../scripts/clients.js';
 import { startOwnBroker, type OwnBroker } from '../../scripts/harness/broker.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../scripts/harness/infra.js';
-import { freePort } from '../../scripts/harness/stack.js';
+import { freePort, seedWebhookVault } from '../../scripts/harness/stack.js';
+import { generateMasterKey } from '@settle/vault';
 
 /**
  * Webhook durability with the ingestion app alone, on a broker of its own that the test stops
@@ -22,6 +23,7 @@ import { freePort } from '../../scripts/harness/stack.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const secret = `sk_test_${randomBytes(20).toString('hex')}`;
 const apiKey = `sk_settle_${randomBytes(24).toString('hex')}`;
+const webhookKeys = `v1:${generateMasterKey().toString('base64')}`;
 let broker: OwnBroker;
 let ingestion: ChildProcess;
 let url: string;
@@ -37,6 +39,7 @@ beforeAll(async () => {
   db = new pg.Pool({ connectionString: database.url, max: 2 });
   db.on('error', () => undefined);
   topicPrefix = uniqueTopicPrefix('durability');
+  await seedWebhookVault(database.url, webhookKeys, { paystackSecret: secret, stripeWebhookSecret: 'whsec_x', flutterwaveHash: 'x', mpesaCallbackToken: 'x' });
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
   dir = mkdtempSync(join(tmpdir(), 'settle-durability-'));
@@ -51,7 +54,7 @@ beforeAll(async () => {
       SETTLE_TOPIC_PREFIX: topicPrefix,
       INGESTION_PORT: String(port),
       SETTLE_API_KEY_SHA256: createHash('sha256').update(apiKey).digest('hex'),
-      PAYSTACK_SECRET_KEY: secret,
+      SETTLE_VAULT_MASTER_KEYS: webhookKeys,
       SETTLE_READY_FILE: join(dir, 'ready'),
     },
     stdio: ['ignore', out, out],

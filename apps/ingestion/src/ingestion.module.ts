@@ -11,7 +11,8 @@ import { VerifyCheckoutHandler } from './checkouts/verify.commands.js';
 import { HealthController } from './health.controller.js';
 import { ApiKeyGuard } from './http/api-key.guard.js';
 import { ProblemDetailsFilter } from './http/problem-details.filter.js';
-import { CONFIG, LOGGER, METRICS, OUTBOX, OUTBOX_RELAY, PG_POOL } from './tokens.js';
+import { CONFIG, LOGGER, METRICS, OUTBOX, OUTBOX_RELAY, PG_POOL, WEBHOOK_SECRETS } from './tokens.js';
+import type { WebhookSecrets } from './webhooks/webhook-secrets.js';
 import { IngestionMetrics } from './webhooks/webhook.metrics.js';
 import { WebhookRepository } from './webhooks/webhook.repository.js';
 import { WebhooksController } from './webhooks/webhooks.controller.js';
@@ -23,6 +24,7 @@ export interface IngestionInfrastructure {
   pool: Pool;
   outbox: Outbox;
   relay: OutboxRelay;
+  webhookSecrets: WebhookSecrets;
 }
 
 /** The ingestion app: checkout API and provider webhooks, HTTP in, outbox to Kafka out. */
@@ -40,6 +42,7 @@ export class IngestionModule {
         { provide: OUTBOX, useValue: infra.outbox },
         { provide: OUTBOX_RELAY, useValue: infra.relay },
         { provide: METRICS, useValue: new IngestionMetrics() },
+        { provide: WEBHOOK_SECRETS, useValue: infra.webhookSecrets },
         { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(infra.logger) },
         ApiKeyGuard,
         CheckoutRepository,

@@ -5,7 +5,9 @@ import { loadIngestionConfig } from '@settle/config';
 import { READ_MODEL_DDL } from '@settle/ledger';
 import { connectMessaging, Outbox, OutboxRelay } from '@settle/messaging';
 import { createLogger, createPool, markReady, migrate, onShutdown, runMain } from '@settle/platform';
+import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultDdl } from '@settle/vault';
 import { IngestionModule } from './ingestion.module.js';
+import { WEBHOOK_VAULT_SCHEMA, WebhookSecrets } from './webhooks/webhook-secrets.js';
 import { INGESTION_DDL } from './persistence/schema.js';
 
 /**
@@ -30,8 +32,15 @@ async function main(): Promise<void> {
   const relay = new OutboxRelay(pool, 'ingestion', producer, codec, logger.child({ component: 'outbox' }));
   const outbox = new Outbox('ingestion', topics, codec);
 
+  // Ingestion's own vault holds the webhook signing secrets, under its own master keys.
+  await migrate(pool, WEBHOOK_VAULT_SCHEMA, vaultDdl(WEBHOOK_VAULT_SCHEMA));
+  const webhookVault = new CredentialsVault(new PostgresVaultStore(pool, WEBHOOK_VAULT_SCHEMA), loadMasterKeyRing(), { logger });
+  const webhookSecrets = new WebhookSecrets(webhookVault, config.webhooks.merchantAccount, logger);
+  await webhookSecrets.load();
+  webhookSecrets.startRefresh(config.webhooks.secretsRefreshMs);
+
   const app = await NestFactory.create<NestFastifyApplication>(
-    IngestionModule.forRoot({ config, logger, pool, outbox, relay }),
+    IngestionModule.forRoot({ config, logger, pool, outbox, relay, webhookSecrets }),
     new FastifyAdapter({ bodyLimit: config.http.bodyLimitBytes, trustProxy: false }),
     { rawBody: true, logger: ['error', 'warn'] },
   );
@@ -41,6 +50,7 @@ async function main(): Promise<void> {
   markReady(config.readyFile, logger);
 
   onShutdown(logger, async () => {
+    webhookSecrets.stop();
     await app.close();
     await relay.stop();
     await producer.disconnect();

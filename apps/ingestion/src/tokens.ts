@@ -5,3 +5,4 @@ export const LOGGER = Symbol('Logger');
 export const OUTBOX = Symbol('Outbox');
 export const OUTBOX_RELAY = Symbol('OutboxRelay');
 export const METRICS = Symbol('IngestionMetrics');
+export const WEBHOOK_SECRETS = Symbol('WebhookSecrets');

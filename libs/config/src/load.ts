@@ -35,10 +35,11 @@ export function loadIngestionConfig(env: NodeJS.ProcessEnv = process.env) {
     http: { host: e.INGESTION_HOST, port: e.INGESTION_PORT, bodyLimitBytes: e.INGESTION_BODY_LIMIT_BYTES },
     apiKeySha256: e.SETTLE_API_KEY_SHA256.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
     webhooks: {
-      paystack: { secretKey: e.PAYSTACK_SECRET_KEY, secretKeys: [e.PAYSTACK_SECRET_KEY, ...e.PAYSTACK_PREVIOUS_SECRET_KEYS] },
-      stripe: { secrets: e.STRIPE_WEBHOOK_SECRETS, toleranceMs: e.WEBHOOK_TOLERANCE_MS },
-      flutterwave: { secretHashes: e.FLUTTERWAVE_SECRET_HASHES, mode: e.FLUTTERWAVE_WEBHOOK_MODE },
-      mpesa: { tokens: e.MPESA_CALLBACK_TOKENS, allowlist: e.MPESA_CALLBACK_ALLOWLIST },
+      merchantAccount: e.SETTLE_MERCHANT_ACCOUNT,
+      secretsRefreshMs: e.WEBHOOK_SECRETS_REFRESH_MS,
+      stripe: { toleranceMs: e.WEBHOOK_TOLERANCE_MS },
+      flutterwave: { mode: e.FLUTTERWAVE_WEBHOOK_MODE },
+      mpesa: { allowlist: e.MPESA_CALLBACK_ALLOWLIST },
     },
   };
 }

@@ -60,18 +60,16 @@ export const ingestionEnv = sharedEnv.extend({
    * present as `Authorization: Bearer <key>`. Keys themselves are never configured.
    */
   SETTLE_API_KEY_SHA256: required('SETTLE_API_KEY_SHA256'),
-  /** Paystack signs webhooks with the account's secret key (HMAC-SHA512). */
-  PAYSTACK_SECRET_KEY: secret('PAYSTACK_SECRET_KEY'),
-  /** Previous Paystack secret keys still accepted during a rotation's grace period (comma-separated). */
-  PAYSTACK_PREVIOUS_SECRET_KEYS: secretList(),
-  /** Stripe endpoint secrets (`whsec_...`), current first, then previous ones (comma-separated). */
-  STRIPE_WEBHOOK_SECRETS: secretList(),
-  /** Flutterwave secret hashes, current first (comma-separated). */
-  FLUTTERWAVE_SECRET_HASHES: secretList(),
+  /**
+   * Webhook signing secrets are not configuration: ingestion reads them from its own vault
+   * (schema `webhook_vault`, master keys in SETTLE_VAULT_MASTER_KEYS or _FILE), current and
+   * previous, and re-reads them this often, milliseconds.
+   */
+  WEBHOOK_SECRETS_REFRESH_MS: int(30_000, 100),
+  /** Merchant account whose webhook secrets are read. */
+  SETTLE_MERCHANT_ACCOUNT: z.string().trim().min(1).default('default'),
   /** Which Flutterwave scheme the account uses: the `verif-hash` header or the HMAC variant. */
   FLUTTERWAVE_WEBHOOK_MODE: z.enum(['verif-hash', 'hmac']).default('verif-hash'),
-  /** Secret tokens accepted as the last path segment of M-Pesa callback URLs, current first. */
-  MPESA_CALLBACK_TOKENS: secretList(),
   /** Optional source addresses or CIDR ranges allowed to send M-Pesa callbacks (comma-separated). */
   MPESA_CALLBACK_ALLOWLIST: z
     .string()

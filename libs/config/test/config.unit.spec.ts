@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadIngestionConfig, loadVerifierConfig, Secret } from '@settle/config';
+import { ConfigError, loadIngestionConfig, loadSandboxConfig, loadVerifierConfig, Secret } from '@settle/config';
 
 const base = {
   KAFKA_BROKERS: '127.0.0.1:19092, 127.0.0.1:19094',
@@ -23,7 +23,7 @@ describe('configuration', () => {
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       const names = (error as ConfigError).problems.map((p) => p.split(':')[0]);
-      expect(names).toEqual(expect.arrayContaining(['KAFKA_BROKERS', 'SCHEMA_REGISTRY_URL', 'DATABASE_URL', 'SETTLE_API_KEY_SHA256', 'PAYSTACK_SECRET_KEY']));
+      expect(names).toEqual(expect.arrayContaining(['KAFKA_BROKERS', 'SCHEMA_REGISTRY_URL', 'DATABASE_URL', 'SETTLE_API_KEY_SHA256']));
     }
   });
 
@@ -38,8 +38,8 @@ describe('configuration', () => {
   });
 
   it('keeps secrets out of logs, JSON and inspection', () => {
-    const config = loadIngestionConfig({ ...base, SETTLE_API_KEY_SHA256: 'ab'.repeat(32), PAYSTACK_SECRET_KEY: 'sk_test_hidden_value' });
-    const secret = config.webhooks.paystack.secretKey;
+    const config = loadSandboxConfig({ PAYSTACK_SECRET_KEY: 'sk_test_hidden_value', SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:3000/v1/webhooks/paystack' });
+    const secret = config.paystack.secretKey;
     expect(secret).toBeInstanceOf(Secret);
     expect(secret.reveal()).toBe('sk_test_hidden_value');
     for (const rendering of [JSON.stringify(config), String(secret), inspect(config, { depth: 10 }), `${secret}`]) {

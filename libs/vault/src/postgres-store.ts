@@ -15,9 +15,23 @@ import type { CredentialEnvelope, CredentialFilter, CredentialInfo, StoredCreden
  * `COLLATE "C"` so ordering (and keyset pagination) is byte-wise, like the in-memory store's.
  * No master key is ever stored here (vault issue).
  */
-export const VAULT_DDL: readonly string[] = [
-  'CREATE SCHEMA IF NOT EXISTS vault',
-  `CREATE TABLE IF NOT EXISTS vault.credentials (
+/** Schema of the vault that holds provider API credentials (read by the verifier only). */
+export const DEFAULT_VAULT_SCHEMA = 'vault';
+
+function assertSchemaName(schema: string): void {
+  if (!/^[a-z][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`Invalid vault schema name: ${schema}`);
+}
+
+/**
+ * DDL of a vault in `schema` (idempotent). Separate schemas are separate vaults, each with its
+ * own master key ring: the verifier's `vault` (provider API credentials) and ingestion's
+ * `webhook_vault` (webhook signing secrets), so neither app can decrypt the other's.
+ */
+export function vaultDdl(schema: string = DEFAULT_VAULT_SCHEMA): readonly string[] {
+  assertSchemaName(schema);
+  return [
+  `CREATE SCHEMA IF NOT EXISTS ${schema}`,
+  `CREATE TABLE IF NOT EXISTS ${schema}.credentials (
      provider text COLLATE "C" NOT NULL CHECK (char_length(provider) BETWEEN 1 AND ${MAX_IDENTIFIER_LENGTH}),
      account text COLLATE "C" NOT NULL CHECK (char_length(account) BETWEEN 1 AND ${MAX_IDENTIFIER_LENGTH}),
      name text COLLATE "C" NOT NULL CHECK (char_length(name) BETWEEN 1 AND ${MAX_IDENTIFIER_LENGTH}),
@@ -34,8 +48,12 @@ export const VAULT_DDL: readonly string[] = [
      wrapped_at timestamptz NOT NULL DEFAULT now(),
      PRIMARY KEY (provider, account, name)
    )`,
-  'CREATE INDEX IF NOT EXISTS credentials_key_version ON vault.credentials (key_version)',
-];
+  `CREATE INDEX IF NOT EXISTS credentials_key_version ON ${schema}.credentials (key_version)`,
+  ];
+}
+
+/** DDL of the default vault schema (`vault`). */
+export const VAULT_DDL: readonly string[] = vaultDdl();
 
 interface InfoRow {
   provider: string;
@@ -83,12 +101,23 @@ const toStored = (r: CredentialRow): StoredCredential => ({
  * master key version), so concurrent writers never overwrite each other silently.
  */
 export class PostgresVaultStore implements VaultStore {
-  /** @param pool - a pool on a database migrated with {@link VAULT_DDL}. */
-  constructor(private readonly pool: Pool) {}
+  private readonly table: string;
+
+  /**
+   * @param pool - a pool on a database migrated with {@link vaultDdl} for `schema`.
+   * @param schema - the vault's schema, `vault` by default.
+   */
+  constructor(
+    private readonly pool: Pool,
+    schema: string = DEFAULT_VAULT_SCHEMA,
+  ) {
+    assertSchemaName(schema);
+    this.table = `${schema}.credentials`;
+  }
 
   async read(ref: CredentialRef): Promise<StoredCredential | undefined> {
     const { rows } = await this.pool.query<CredentialRow>(
-      `SELECT ${ALL_COLUMNS} FROM vault.credentials WHERE provider = $1 AND account = $2 AND name = $3`,
+      `SELECT ${ALL_COLUMNS} FROM ${this.table} WHERE provider = $1 AND account = $2 AND name = $3`,
       [ref.provider, ref.account, ref.name],
     );
     return rows[0] ? toStored(rows[0]) : undefined;
@@ -110,7 +139,7 @@ export class PostgresVaultStore implements VaultStore {
     ];
     if (version === 1) {
       const inserted = await this.pool.query(
-        `INSERT INTO vault.credentials (provider, account, name, version, key_version, data_key_wrapped, data_key_iv, data_key_tag,
+        `INSERT INTO ${this.table} (provider, account, name, version, key_version, data_key_wrapped, data_key_iv, data_key_tag,
                                         ciphertext, ciphertext_iv, ciphertext_tag)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
          ON CONFLICT (provider, account, name) DO NOTHING`,
@@ -119,7 +148,7 @@ export class PostgresVaultStore implements VaultStore {
       return inserted.rowCount === 1;
     }
     const updated = await this.pool.query(
-      `UPDATE vault.credentials
+      `UPDATE ${this.table}
           SET version = $4, key_version = $5, data_key_wrapped = $6, data_key_iv = $7, data_key_tag = $8,
               ciphertext = $9, ciphertext_iv = $10, ciphertext_tag = $11, updated_at = now(), wrapped_at = now()
         WHERE provider = $1 AND account = $2 AND name = $3 AND version = $4 - 1`,
@@ -130,7 +159,7 @@ export class PostgresVaultStore implements VaultStore {
 
   async list(filter: CredentialFilter = {}): Promise<CredentialInfo[]> {
     const { rows } = await this.pool.query<InfoRow>(
-      `SELECT ${INFO_COLUMNS} FROM vault.credentials
+      `SELECT ${INFO_COLUMNS} FROM ${this.table}
         WHERE ($1::text IS NULL OR provider = $1) AND ($2::text IS NULL OR account = $2)
         ORDER BY provider, account, name`,
       [filter.provider ?? null, filter.account ?? null],
@@ -140,7 +169,7 @@ export class PostgresVaultStore implements VaultStore {
 
   async findNotWrappedWith(keyVersion: string, after: CredentialRef | undefined, limit: number): Promise<StoredCredential[]> {
     const { rows } = await this.pool.query<CredentialRow>(
-      `SELECT ${ALL_COLUMNS} FROM vault.credentials
+      `SELECT ${ALL_COLUMNS} FROM ${this.table}
         WHERE key_version <> $1
           AND ($2::text IS NULL OR (provider, account, name) > ($2 COLLATE "C", $3 COLLATE "C", $4 COLLATE "C"))
         ORDER BY provider, account, name
@@ -152,7 +181,7 @@ export class PostgresVaultStore implements VaultStore {
 
   async replaceWrap(ref: CredentialRef, version: number, fromKeyVersion: string, wrap: WrappedKey): Promise<boolean> {
     const updated = await this.pool.query(
-      `UPDATE vault.credentials
+      `UPDATE ${this.table}
           SET key_version = $6, data_key_wrapped = $7, data_key_iv = $8, data_key_tag = $9, wrapped_at = now()
         WHERE provider = $1 AND account = $2 AND name = $3 AND version = $4 AND key_version = $5`,
       [ref.provider, ref.account, ref.name, version, fromKeyVersion, wrap.keyVersion, wrap.wrappedKey.ciphertext, wrap.wrappedKey.iv, wrap.wrappedKey.tag],
@@ -162,7 +191,7 @@ export class PostgresVaultStore implements VaultStore {
 
   async countByKeyVersion(): Promise<Map<string, number>> {
     const { rows } = await this.pool.query<{ key_version: string; n: number }>(
-      'SELECT key_version, count(*)::int AS n FROM vault.credentials GROUP BY key_version',
+      `SELECT key_version, count(*)::int AS n FROM ${this.table} GROUP BY key_version`,
     );
     return new Map(rows.map((r) => [r.key_version, r.n]));
   }

@@ -3,7 +3,7 @@ import type { IngestionConfig } from '@settle/config';
 import { ProblemError, type Logger } from '@settle/platform';
 import type { RawBodyRequest } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { CONFIG, LOGGER, METRICS } from '../tokens.js';
+import { CONFIG, LOGGER, METRICS, WEBHOOK_SECRETS } from '../tokens.js';
 import {
   PAYSTACK_SIGNATURE_HEADER,
   SourceAllowlist,
@@ -15,6 +15,7 @@ import {
 } from './signatures/index.js';
 import { bodyDigest, untrustedReference, webhookTrigger, type WebhookProvider } from './webhook-events.js';
 import type { IngestionMetrics } from './webhook.metrics.js';
+import type { WebhookSecrets } from './webhook-secrets.js';
 import { WebhookRepository } from './webhook.repository.js';
 
 /**
@@ -33,15 +34,23 @@ export class WebhooksController {
     @Inject(CONFIG) private readonly config: IngestionConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS) private readonly metrics: IngestionMetrics,
+    @Inject(WEBHOOK_SECRETS) private readonly secrets: WebhookSecrets,
     private readonly webhooks: WebhookRepository,
   ) {}
+
+  /** The provider's candidate secrets (current, then previous) as strings. @throws ProblemError 404 */
+  private candidates(provider: WebhookProvider): string[] {
+    const secrets = this.secrets.candidates(provider);
+    if (secrets.length === 0) throw notConfigured(provider);
+    return secrets.map((s) => s.reveal());
+  }
 
   /** Paystack-style provider A: `x-paystack-signature` = hex HMAC-SHA512 of the raw body. */
   @Post('paystack')
   @HttpCode(200)
   async paystack(@Req() request: RawBodyRequest<FastifyRequest>): Promise<{ received: true }> {
+    const keys = this.candidates('paystack');
     const raw = this.rawBody(request);
-    const keys = this.config.webhooks.paystack.secretKeys.map((k) => k.reveal());
     return this.intake('paystack', raw, verifyPaystackWebhook(raw, request.headers[PAYSTACK_SIGNATURE_HEADER], keys));
   }
 
@@ -49,12 +58,11 @@ export class WebhooksController {
   @Post('stripe')
   @HttpCode(200)
   async stripe(@Req() request: RawBodyRequest<FastifyRequest>): Promise<{ received: true }> {
-    const { secrets, toleranceMs } = this.config.webhooks.stripe;
-    if (secrets.length === 0) throw notConfigured('stripe');
+    const secrets = this.candidates('stripe');
     const raw = this.rawBody(request);
-    const check = verifyStripeSignature(raw, request.headers[STRIPE_SIGNATURE_HEADER], secrets.map((s) => s.reveal()), {
+    const check = verifyStripeSignature(raw, request.headers[STRIPE_SIGNATURE_HEADER], secrets, {
       nowMs: Date.now(),
-      toleranceMs,
+      toleranceMs: this.config.webhooks.stripe.toleranceMs,
     });
     return this.intake('stripe', raw, check);
   }
@@ -63,10 +71,9 @@ export class WebhooksController {
   @Post('flutterwave')
   @HttpCode(200)
   async flutterwave(@Req() request: RawBodyRequest<FastifyRequest>): Promise<{ received: true }> {
-    const { secretHashes, mode } = this.config.webhooks.flutterwave;
-    if (secretHashes.length === 0) throw notConfigured('flutterwave');
+    const secretHashes = this.candidates('flutterwave');
     const raw = this.rawBody(request);
-    const check = verifyFlutterwaveWebhook(raw, request.headers, secretHashes.map((s) => s.reveal()), { mode });
+    const check = verifyFlutterwaveWebhook(raw, request.headers, secretHashes, { mode: this.config.webhooks.flutterwave.mode });
     return this.intake('flutterwave', raw, check);
   }
 
@@ -77,13 +84,9 @@ export class WebhooksController {
   @Post('mpesa/:token')
   @HttpCode(200)
   async mpesa(@Req() request: RawBodyRequest<FastifyRequest>): Promise<{ received: true }> {
-    const { tokens, allowlist } = this.config.webhooks.mpesa;
-    if (tokens.length === 0) throw notConfigured('mpesa');
+    const tokens = this.candidates('mpesa');
     const raw = this.rawBody(request);
-    const check = verifyMpesaCallback(
-      { path: request.url, sourceAddress: request.socket.remoteAddress },
-      { tokens: tokens.map((t) => t.reveal()), allowlist: this.allowlist() },
-    );
+    const check = verifyMpesaCallback({ path: request.url, sourceAddress: request.socket.remoteAddress }, { tokens, allowlist: this.allowlist() });
     if (!check.ok && check.reason === 'SOURCE_NOT_ALLOWED') {
       this.metrics.webhooks.inc({ provider: 'mpesa', outcome: 'rejected', reason: check.reason });
       throw new ProblemError(403, 'WEBHOOK.SOURCE_NOT_ALLOWED', 'Callback source not allowed');
