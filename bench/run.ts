@@ -3,10 +3,12 @@
  * and the machine it ran on; docs/benchmarks.md records the reported runs.
  */
 import { cpus, totalmem } from 'node:os';
+import { ingestBenchmark } from './ingest.js';
 import { verifierBenchmark } from './verifier.js';
 
 const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   verifier: verifierBenchmark,
+  ingest: ingestBenchmark,
 };
 
 async function main(): Promise<void> {
