@@ -53,13 +53,36 @@ export class Outbox {
    */
   async enqueue(client: pg.PoolClient, messages: readonly OutboxMessage[]): Promise<void> {
     for (const m of messages) {
-      await this.codec.assertValid(m.type, m.payload as never);
+      const row = await this.prepare(m);
       await client.query(
         `INSERT INTO ${this.schema}.outbox (topic, message_key, event_type, payload, correlation_id, causation_id)
          VALUES ($1, $2, $3, $4, $5, $6)`,
-        [topicFor(this.topics, m.type), m.payload.reference, m.type, JSON.stringify(m.payload), m.payload.correlation_id, m.causationId ?? null],
+        [row.topic, row.key, row.type, row.payload, row.correlationId, row.causationId],
       );
     }
+  }
+
+  /** The outbox table, for callers that write a row inside a single statement of their own. */
+  get table(): string {
+    return `${this.schema}.outbox`;
+  }
+
+  /**
+   * Checks a message against its schema and returns the column values of its outbox row
+   * (payload as JSON text), for a caller that inserts it in a statement of its own.
+   *
+   * @throws Error when the payload does not match its schema.
+   */
+  async prepare(m: OutboxMessage): Promise<{ topic: string; key: string; type: EventType; payload: string; correlationId: string; causationId: string | null }> {
+    await this.codec.assertValid(m.type, m.payload as never);
+    return {
+      topic: topicFor(this.topics, m.type),
+      key: m.payload.reference,
+      type: m.type,
+      payload: JSON.stringify(m.payload),
+      correlationId: m.payload.correlation_id,
+      causationId: m.causationId ?? null,
+    };
   }
 }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { VerificationTrigger } from '@settle/domain';
-import { Outbox, OutboxRelay, type OutboxMessage } from '@settle/messaging';
+import { Outbox, OutboxRelay } from '@settle/messaging';
 import { deterministicId, inTransaction, type Pool } from '@settle/platform';
 import { OUTBOX, OUTBOX_RELAY, PG_POOL } from '../tokens.js';
 
@@ -30,33 +30,38 @@ export class WebhookRepository {
     bodySha256: string;
     now: Date;
   }): Promise<boolean> {
-    const fresh = await inTransaction(this.pool, async (client) => {
-      const inserted = await client.query(
-        `INSERT INTO ingestion.webhook_inbox (provider, dedupe_key, reference, signature_valid)
-         VALUES ($1, $2, $3, true) ON CONFLICT DO NOTHING`,
-        [input.provider, input.dedupeKey, input.reference],
-      );
-      if (inserted.rowCount === 0) return false;
-      const correlation = await client.query<{ correlation_id: string }>(
-        'SELECT correlation_id FROM ingestion.checkouts WHERE reference = $1',
-        [input.reference],
-      );
-      const eventId = deterministicId('ProviderWebhookReceived', input.provider, input.dedupeKey);
-      const message: OutboxMessage<'ProviderWebhookReceived'> = {
-        type: 'ProviderWebhookReceived',
-        payload: {
-          event_id: eventId,
-          occurred_at: input.now.getTime(),
-          correlation_id: correlation.rows[0]?.correlation_id ?? eventId,
-          reference: input.reference,
-          provider: input.provider,
-          provider_event_type: input.providerEventType,
-          body_sha256: input.bodySha256,
-        },
-      };
-      await this.outbox.enqueue(client, [message]);
-      return true;
+    const eventId = deterministicId('ProviderWebhookReceived', input.provider, input.dedupeKey);
+    const row = await this.outbox.prepare({
+      type: 'ProviderWebhookReceived',
+      payload: {
+        event_id: eventId,
+        occurred_at: input.now.getTime(),
+        // Replaced in SQL by the checkout's correlation id when the checkout is known.
+        correlation_id: eventId,
+        reference: input.reference,
+        provider: input.provider,
+        provider_event_type: input.providerEventType,
+        body_sha256: input.bodySha256,
+      },
     });
+    // One statement, so one round trip and an implicit transaction: the inbox row and the
+    // outbox row commit together or not at all, and a duplicate inserts neither.
+    const { rows } = await this.pool.query<{ fresh: boolean }>(
+      `WITH inbox AS (
+         INSERT INTO ingestion.webhook_inbox (provider, dedupe_key, reference, signature_valid)
+         VALUES ($1, $2, $3, true) ON CONFLICT DO NOTHING RETURNING 1
+       ), correlation AS (
+         SELECT COALESCE((SELECT correlation_id FROM ingestion.checkouts WHERE reference = $3), $8::text) AS id
+       ), outbox AS (
+         INSERT INTO ${this.outbox.table} (topic, message_key, event_type, payload, correlation_id, causation_id)
+         SELECT $4, $3, $5, jsonb_set($6::jsonb, '{correlation_id}', to_jsonb(correlation.id)), correlation.id, $7
+           FROM inbox, correlation
+         RETURNING 1
+       )
+       SELECT EXISTS (SELECT 1 FROM outbox) AS fresh`,
+      [input.provider, input.dedupeKey, input.reference, row.topic, row.type, row.payload, row.causationId, eventId],
+    );
+    const fresh = rows[0]?.fresh === true;
     if (fresh) this.relay.wake();
     return fresh;
   }

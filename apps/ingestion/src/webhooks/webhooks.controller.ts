@@ -140,7 +140,7 @@ export class WebhooksController {
       }),
     );
     this.metrics.webhooks.inc({ provider, outcome: fresh ? 'accepted' : 'duplicate', reason: '' });
-    this.logger.info({ provider, reference: trigger.reference, event: trigger.eventType, duplicate: !fresh }, 'webhook received');
+    this.logger.debug({ provider, reference: trigger.reference, event: trigger.eventType, duplicate: !fresh }, 'webhook received');
     return { received: true };
   }
 
