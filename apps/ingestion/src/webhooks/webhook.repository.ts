@@ -3,6 +3,7 @@ import type { VerificationTrigger } from '@settle/domain';
 import { Outbox, OutboxRelay } from '@settle/messaging';
 import { deterministicId, inTransaction, type Pool } from '@settle/platform';
 import { OUTBOX, OUTBOX_RELAY, PG_POOL } from '../tokens.js';
+import { WebhookBatcher } from './webhook-batcher.js';
 
 /**
  * The webhook inbox: each provider event is recorded once (keyed by the provider's event
@@ -11,11 +12,15 @@ import { OUTBOX, OUTBOX_RELAY, PG_POOL } from '../tokens.js';
  */
 @Injectable()
 export class WebhookRepository {
+  private readonly batcher: WebhookBatcher;
+
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(OUTBOX) private readonly outbox: Outbox,
     @Inject(OUTBOX_RELAY) private readonly relay: OutboxRelay,
-  ) {}
+  ) {
+    this.batcher = new WebhookBatcher(pool, outbox.table);
+  }
 
   /**
    * Records a verified webhook and enqueues `ProviderWebhookReceived`.
@@ -44,24 +49,16 @@ export class WebhookRepository {
         body_sha256: input.bodySha256,
       },
     });
-    // One statement, so one round trip and an implicit transaction: the inbox row and the
-    // outbox row commit together or not at all, and a duplicate inserts neither.
-    const { rows } = await this.pool.query<{ fresh: boolean }>(
-      `WITH inbox AS (
-         INSERT INTO ingestion.webhook_inbox (provider, dedupe_key, reference, signature_valid)
-         VALUES ($1, $2, $3, true) ON CONFLICT DO NOTHING RETURNING 1
-       ), correlation AS (
-         SELECT COALESCE((SELECT correlation_id FROM ingestion.checkouts WHERE reference = $3), $8::text) AS id
-       ), outbox AS (
-         INSERT INTO ${this.outbox.table} (topic, message_key, event_type, payload, correlation_id, causation_id)
-         SELECT $4, $3, $5, jsonb_set($6::jsonb, '{correlation_id}', to_jsonb(correlation.id)), correlation.id, $7
-           FROM inbox, correlation
-         RETURNING 1
-       )
-       SELECT EXISTS (SELECT 1 FROM outbox) AS fresh`,
-      [input.provider, input.dedupeKey, input.reference, row.topic, row.type, row.payload, row.causationId, eventId],
-    );
-    const fresh = rows[0]?.fresh === true;
+    // Group commit: stored with the webhooks arriving meanwhile, in one statement whose
+    // inbox and outbox rows commit together or not at all; a duplicate inserts neither.
+    const fresh = await this.batcher.submit({
+      provider: input.provider,
+      dedupeKey: input.dedupeKey,
+      reference: input.reference,
+      topic: row.topic,
+      eventType: row.type,
+      payload: row.payload,
+    });
     if (fresh) this.relay.wake();
     return fresh;
   }
