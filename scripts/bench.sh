@@ -6,6 +6,9 @@ source "$(dirname "$0")/lib.sh"
 ensure_node
 ensure_deps
 ensure_build
+# The jars are needed even when another checkout's broker is already answering: some tests
+# start a broker of their own from them.
+"$SETTLE_ROOT/scripts/infra.sh" provision
 started_infra=0
 if ! "$SETTLE_ROOT/scripts/infra.sh" status >/dev/null 2>&1; then
   "$SETTLE_ROOT/scripts/infra.sh" start

@@ -13,6 +13,9 @@ ensure_build
 log "checking architecture boundaries"
 (cd "$SETTLE_ROOT" && npx --no-install depcruise apps libs scripts test --config .dependency-cruiser.cjs --output-type err >&2)
 
+# The jars are needed even when another checkout's broker is already answering: some tests
+# start a broker of their own from them.
+"$SETTLE_ROOT/scripts/infra.sh" provision
 started_infra=0
 if ! "$SETTLE_ROOT/scripts/infra.sh" status >/dev/null 2>&1; then
   "$SETTLE_ROOT/scripts/infra.sh" start
