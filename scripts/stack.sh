@@ -22,6 +22,7 @@ ensure_secrets() {
   touch "$SECRETS"
   add_secret() { grep -q "^$1=" "$SECRETS" || echo "$1=$2" >>"$SECRETS"; }
   add_secret SETTLE_API_KEY "sk_settle_$(random_hex 24)"
+  add_secret SETTLE_ADMIN_API_KEY "sk_admin_$(random_hex 24)"
   add_secret PAYSTACK_SECRET_KEY "sk_test_$(random_hex 20)"
   add_secret STRIPE_SECRET_KEY "sk_test_$(random_hex 24)"
   add_secret STRIPE_WEBHOOK_SECRET "whsec_$(head -c 32 /dev/urandom | base64 | tr -d '\n')"
@@ -33,6 +34,7 @@ ensure_secrets() {
   add_secret MPESA_CALLBACK_TOKEN "$(random_hex 24)"
   source "$SECRETS"
   SETTLE_API_KEY_SHA256="$(printf '%s' "$SETTLE_API_KEY" | sha256sum | cut -d' ' -f1)"
+  SETTLE_ADMIN_API_KEY_SHA256="$(printf '%s' "$SETTLE_ADMIN_API_KEY" | sha256sum | cut -d' ' -f1)"
 }
 
 # The credentials vault: a master key file made on first start, and the sandbox's provider
@@ -104,6 +106,7 @@ app_env() {
         "SANDBOX_MPESA_CALLBACK_URL=$hooks/mpesa/$MPESA_CALLBACK_TOKEN" ;;
     ingestion)
       echo "INGESTION_PORT=$SETTLE_INGESTION_PORT" "SETTLE_API_KEY_SHA256=$SETTLE_API_KEY_SHA256" \
+        "SETTLE_ADMIN_API_KEY_SHA256=$SETTLE_ADMIN_API_KEY_SHA256" \
         "SETTLE_VAULT_MASTER_KEY_FILE=$WEBHOOK_VAULT_KEY_FILE" ;;
     verifier)
       echo "SETTLE_VAULT_MASTER_KEY_FILE=$VAULT_KEY_FILE" "PAYSTACK_BASE_URL=$sandbox" "STRIPE_BASE_URL=$sandbox" \

@@ -32,6 +32,8 @@ export interface RunningStack {
   ingestion: IngestionClient;
   sandbox: SandboxClient;
   ingestionUrl: string;
+  /** Admin API key (manual reconciliation). */
+  adminKey: string;
   sandboxUrl: string;
   /** Every provider credential of this run (the sandbox checks them; the vault holds them). */
   secrets: ProviderSecrets;
@@ -119,6 +121,7 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
   const topicPrefix = uniqueTopicPrefix('e2e');
   const hex = (n: number) => randomBytes(n).toString('hex');
   const apiKey = `sk_settle_${hex(24)}`;
+  const adminKey = `sk_admin_${hex(24)}`;
   const secrets: ProviderSecrets = {
     paystackSecret: `sk_test_${hex(20)}`,
     stripeSecret: `sk_test_${hex(24)}`,
@@ -171,6 +174,7 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
     ingestion: {
       INGESTION_PORT: String(ingestionPort),
       SETTLE_API_KEY_SHA256: createHash('sha256').update(apiKey).digest('hex'),
+      SETTLE_ADMIN_API_KEY_SHA256: createHash('sha256').update(adminKey).digest('hex'),
       SETTLE_VAULT_MASTER_KEYS: webhookMasterKeys,
       WEBHOOK_SECRETS_REFRESH_MS: '500',
     },
@@ -237,6 +241,7 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
     ingestion: new IngestionClient(ingestionUrl, apiKey),
     sandbox: new SandboxClient(`http://127.0.0.1:${sandboxPort}`),
     ingestionUrl,
+    adminKey,
     sandboxUrl,
     secrets,
     paystackSecret,

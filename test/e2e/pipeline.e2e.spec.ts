@@ -309,6 +309,17 @@ describe('verification on demand', () => {
     });
   });
 
+  it("an admin's manual reconciliation verifies through the same path; the upstream key cannot use it", async () => {
+    const reference = await checkout({ webhook: 'drop' });
+    const reconcile = (key: string) =>
+      fetch(`${stack.ingestionUrl}/v1/admin/checkouts/${reference}/reconcile`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+    expect((await reconcile(stack.ingestion.apiKey)).status).toBe(401);
+    const answer = await reconcile(stack.adminKey);
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({ reference, state: 'SETTLED_CONSENSUS', verification: 'completed' });
+    expect(await lastTrigger(reference)).toBe('admin_reconciliation');
+  });
+
   it('answers "not yet known" when the provider cannot answer within the wait', async () => {
     const reference = await checkout({ webhook: 'drop', failures: { mode: 'timeout', times: 3 } });
     const answer = await post(`/v1/checkouts/${reference}/attempts?wait_ms=300`);
@@ -319,7 +330,7 @@ describe('verification on demand', () => {
 
 describe('secrets never leak', () => {
   it('keeps the API key and every provider secret out of every answer, log line, Kafka message and ledger entry', async () => {
-    const secrets = [stack.ingestion.apiKey, ...Object.values(stack.secrets)];
+    const secrets = [stack.ingestion.apiKey, stack.adminKey, ...Object.values(stack.secrets)];
     const answers: string[] = [];
     // A validation error fed the secret as a field value, and a wrong key that is close to the real one.
     const invalid = await fetch(`${stack.ingestionUrl}/v1/checkouts`, {

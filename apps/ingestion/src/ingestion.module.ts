@@ -9,7 +9,8 @@ import { CheckoutRepository } from './checkouts/checkout.repository.js';
 import { CheckoutsController } from './checkouts/checkouts.controller.js';
 import { VerifyCheckoutHandler } from './checkouts/verify.commands.js';
 import { HealthController } from './health.controller.js';
-import { ApiKeyGuard } from './http/api-key.guard.js';
+import { AdminKeyGuard, ApiKeyGuard } from './http/api-key.guard.js';
+import { AdminController } from './checkouts/admin.controller.js';
 import { ProblemDetailsFilter } from './http/problem-details.filter.js';
 import { CONFIG, LOGGER, METRICS, OUTBOX, OUTBOX_RELAY, PG_POOL, WEBHOOK_SECRETS } from './tokens.js';
 import type { WebhookSecrets } from './webhooks/webhook-secrets.js';
@@ -34,7 +35,7 @@ export class IngestionModule {
     return {
       module: IngestionModule,
       imports: [CqrsModule.forRoot()],
-      controllers: [CheckoutsController, WebhooksController, HealthController],
+      controllers: [CheckoutsController, AdminController, WebhooksController, HealthController],
       providers: [
         { provide: CONFIG, useValue: infra.config },
         { provide: LOGGER, useValue: infra.logger },
@@ -45,6 +46,7 @@ export class IngestionModule {
         { provide: WEBHOOK_SECRETS, useValue: infra.webhookSecrets },
         { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(infra.logger) },
         ApiKeyGuard,
+        AdminKeyGuard,
         CheckoutRepository,
         WebhookRepository,
         RegisterCheckoutHandler,

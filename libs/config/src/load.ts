@@ -34,6 +34,7 @@ export function loadIngestionConfig(env: NodeJS.ProcessEnv = process.env) {
     ...toShared(e),
     http: { host: e.INGESTION_HOST, port: e.INGESTION_PORT, bodyLimitBytes: e.INGESTION_BODY_LIMIT_BYTES },
     apiKeySha256: e.SETTLE_API_KEY_SHA256.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
+    adminApiKeySha256: (e.SETTLE_ADMIN_API_KEY_SHA256 ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
     webhooks: {
       merchantAccount: e.SETTLE_MERCHANT_ACCOUNT,
       secretsRefreshMs: e.WEBHOOK_SECRETS_REFRESH_MS,

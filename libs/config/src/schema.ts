@@ -61,6 +61,11 @@ export const ingestionEnv = sharedEnv.extend({
    */
   SETTLE_API_KEY_SHA256: required('SETTLE_API_KEY_SHA256'),
   /**
+   * Comma-separated SHA-256 hex digests of the admin API keys (manual reconciliation). Unset:
+   * the admin API refuses every call.
+   */
+  SETTLE_ADMIN_API_KEY_SHA256: z.string().optional(),
+  /**
    * Webhook signing secrets are not configuration: ingestion reads them from its own vault
    * (schema `webhook_vault`, master keys in SETTLE_VAULT_MASTER_KEYS or _FILE), current and
    * previous, and re-reads them this often, milliseconds.

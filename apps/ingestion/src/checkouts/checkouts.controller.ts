@@ -7,22 +7,12 @@ import { parseBody, pathReference, registerCheckoutBody } from './checkout.reque
 import { CheckoutRepository, type CheckoutView } from './checkout.repository.js';
 import {
   attemptAnswer,
-  DEFAULT_VERIFY_WAIT_MS,
-  MAX_VERIFY_WAIT_MS,
+  parseWaitMs as waitMs,
   VerifyCheckoutCommand,
   type AttemptAnswer,
   type VerificationAnswer,
 } from './verify.commands.js';
 
-/** Parses `?wait_ms=`: an integer from 0 to {@link MAX_VERIFY_WAIT_MS}. @throws ProblemError 400 */
-function waitMs(raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_VERIFY_WAIT_MS;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > MAX_VERIFY_WAIT_MS) {
-    throw new ProblemError(400, 'REQUEST.VALIDATION_FAILED', 'Invalid wait_ms', `wait_ms is an integer from 0 to ${MAX_VERIFY_WAIT_MS}`);
-  }
-  return value;
-}
 
 /**
  * The checkout API for upstream checkout services (API key required):

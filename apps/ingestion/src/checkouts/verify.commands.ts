@@ -8,6 +8,16 @@ export const MAX_VERIFY_WAIT_MS = 10_000;
 /** Default wait for a fresh verification, milliseconds. */
 export const DEFAULT_VERIFY_WAIT_MS = 5_000;
 
+/** Parses `?wait_ms=`: an integer from 0 to {@link MAX_VERIFY_WAIT_MS}. @throws ProblemError 400 */
+export function parseWaitMs(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_VERIFY_WAIT_MS;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > MAX_VERIFY_WAIT_MS) {
+    throw new ProblemError(400, 'REQUEST.VALIDATION_FAILED', 'Invalid wait_ms', `wait_ms is an integer from 0 to ${MAX_VERIFY_WAIT_MS}`);
+  }
+  return value;
+}
+
 /** The answer of a verification triggered over HTTP. */
 export interface VerificationAnswer {
   reference: string;
