@@ -35,9 +35,12 @@ export interface CheckoutView {
   updated_at: string;
 }
 
-/** Digest of a registration's terms, independent of JSON key order and whitespace. */
-export function termsDigest(body: RegisterCheckoutBody): string {
-  const canonical = JSON.stringify([
+/**
+ * A registration's terms in column order: the one list both the stored row and its digest are
+ * built from, so a field added to one can never be missing from the other.
+ */
+function checkoutTerms(body: RegisterCheckoutBody): Array<string | number | null> {
+  return [
     body.provider,
     body.reference,
     body.amount,
@@ -46,8 +49,12 @@ export function termsDigest(body: RegisterCheckoutBody): string {
     body.customer.email ?? null,
     body.customer.phone ?? null,
     body.entitlement,
-  ]);
-  return createHash('sha256').update(canonical).digest('hex');
+  ];
+}
+
+/** Digest of a registration's terms, independent of JSON key order and whitespace. */
+export function termsDigest(body: RegisterCheckoutBody): string {
+  return createHash('sha256').update(JSON.stringify(checkoutTerms(body))).digest('hex');
 }
 
 type RegisterResult = { kind: 'registered' | 'same'; record: CheckoutRecord } | { kind: 'conflict' };
@@ -70,23 +77,11 @@ export class CheckoutRepository {
       const correlationId = randomUUID();
       const inserted = await client.query<CheckoutRowShape>(
         `INSERT INTO ingestion.checkouts
-           (reference, provider, amount_minor, currency, user_id, customer_email, customer_phone, entitlement,
+           (provider, reference, amount_minor, currency, user_id, customer_email, customer_phone, entitlement,
             request_sha256, correlation_id, registered_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
          ON CONFLICT (reference) DO NOTHING RETURNING *`,
-        [
-          body.reference,
-          body.provider,
-          body.amount,
-          body.currency,
-          body.user_id,
-          body.customer.email ?? null,
-          body.customer.phone ?? null,
-          body.entitlement,
-          digest,
-          correlationId,
-          now,
-        ],
+        [...checkoutTerms(body), digest, correlationId, now],
       );
       const row = inserted.rows[0];
       if (!row) {
