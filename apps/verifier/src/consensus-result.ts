@@ -19,6 +19,8 @@ function outcomeOf(event: TransactionEvent | undefined): ConsensusResultV1['outc
       return 'RECOVERING';
     case 'StateMismatchDetected':
       return 'STATE_MISMATCH';
+    case 'ManualReviewRequired':
+      return 'MANUAL_REVIEW';
     case 'CheckoutRegistered':
     case 'CheckoutCompleted':
       return 'UNCHANGED';

@@ -142,6 +142,14 @@ export class VerificationService {
     });
     if (committed) this.relay.wake();
     log.info({ verdict: verdict.kind, outcome: result.outcome, state: after.status, cause: result.detail }, 'verification decided');
+    if (committed && result.outcome === 'MANUAL_REVIEW') {
+      // The alert of docs/state-machine.md decision 6: a stable `alert` field for log-based
+      // alerting, at error level, once per transaction (the outcome is recorded only once).
+      log.error(
+        { alert: 'SETTLE_MANUAL_REVIEW_REQUIRED', lastVerdict: verdict.kind, entitlement: after.entitlement, state: after.status },
+        'automatic re-checks exhausted: transaction moved to manual review',
+      );
+    }
   }
 }
 

@@ -22,6 +22,7 @@ import {
   isTerminal,
   MAX_AMOUNT_MINOR,
   observe,
+  stopsAutomaticRecovery,
   PROVIDERS,
   VERIFICATION_TRIGGERS,
   type Activity,
@@ -35,6 +36,7 @@ import {
   type TransactionOutcome,
   type TransactionState,
   type TransactionStatus,
+  type VerificationTrigger,
   type VerdictKind,
   type Watch,
 } from '@settle/domain';
@@ -265,12 +267,22 @@ interface Delivery {
   readonly agrees: boolean | null;
 }
 
-function verificationArb(exp: Expectation, verdicts: fc.Arbitrary<PlannedVerdict> = verdictArb(exp)): fc.Arbitrary<Delivery> {
+/**
+ * Triggers of the spec's transition table. The sweeper's final re-check
+ * (`sweeper_review_limit`) adds the move to manual review and has properties of its own (9).
+ */
+const TABLE_TRIGGERS = VERIFICATION_TRIGGERS.filter((t) => t !== 'sweeper_review_limit');
+
+function verificationArb(
+  exp: Expectation,
+  verdicts: fc.Arbitrary<PlannedVerdict> = verdictArb(exp),
+  triggers: readonly VerificationTrigger[] = TABLE_TRIGGERS,
+): fc.Arbitrary<Delivery> {
   return fc
     .record({
       planned: verdicts,
       verificationId: fc.uuid(),
-      trigger: fc.constantFrom(...VERIFICATION_TRIGGERS),
+      trigger: fc.constantFrom(...triggers),
       verifiedAt: timeArb,
     })
     .map(({ planned, verificationId, trigger, verifiedAt }): Delivery => ({
@@ -282,9 +294,9 @@ function verificationArb(exp: Expectation, verdicts: fc.Arbitrary<PlannedVerdict
     }));
 }
 
-function commandArb(exp: Expectation): fc.Arbitrary<Delivery> {
+function commandArb(exp: Expectation, triggers: readonly VerificationTrigger[] = TABLE_TRIGGERS): fc.Arbitrary<Delivery> {
   return fc.oneof(
-    { weight: 10, arbitrary: verificationArb(exp) },
+    { weight: 10, arbitrary: verificationArb(exp, verdictArb(exp), triggers) },
     {
       weight: 1,
       arbitrary: timeArb.map((completedAt): Delivery => ({
@@ -329,9 +341,9 @@ interface Scenario {
   readonly deliveries: readonly Delivery[];
 }
 
-function scenarioArbFor(exp: Expectation): fc.Arbitrary<Scenario> {
+function scenarioArbFor(exp: Expectation, triggers: readonly VerificationTrigger[] = TABLE_TRIGGERS): fc.Arbitrary<Scenario> {
   return fc
-    .record({ registeredAt: timeArb, pool: fc.array(commandArb(exp), { minLength: 1, maxLength: 8 }) })
+    .record({ registeredAt: timeArb, pool: fc.array(commandArb(exp, triggers), { minLength: 1, maxLength: 8 }) })
     .chain(({ registeredAt, pool }) =>
       fc.array(fc.nat(pool.length - 1), { minLength: 1, maxLength: 16, size: 'medium' }).map((order) => ({
         expectation: exp,
@@ -342,7 +354,9 @@ function scenarioArbFor(exp: Expectation): fc.Arbitrary<Scenario> {
     );
 }
 
-const scenarioArb: fc.Arbitrary<Scenario> = expectationArb.chain(scenarioArbFor);
+const scenarioArb: fc.Arbitrary<Scenario> = expectationArb.chain((exp) => scenarioArbFor(exp));
+/** Scenarios where any verification may be the sweeper's final re-check. */
+const limitScenarioArb: fc.Arbitrary<Scenario> = expectationArb.chain((exp) => scenarioArbFor(exp, VERIFICATION_TRIGGERS));
 
 // ---------------------------------------------------------------------------------------------
 // Running a scenario, and an independent model of the transition table
@@ -413,7 +427,9 @@ function modelStatus(deliveries: readonly Delivery[]): TransactionStatus {
     const verdict = command.data.verdict;
     if (verdict.kind === 'cleared') status = agrees ? 'SETTLED_CONSENSUS' : 'STATE_MISMATCH';
     else if (verdict.kind === 'declined') status = 'FAILED_DECLINED';
-    else if (verdict.kind === 'clearing') status = 'RECOVERING';
+    // docs/state-machine.md decision 6: an unresolved answer to the final re-check.
+    else if (command.data.trigger === 'sweeper_review_limit') status = 'MANUAL_REVIEW';
+    else if (verdict.kind === 'clearing' && status !== 'MANUAL_REVIEW') status = 'RECOVERING';
   }
   return status;
 }
@@ -638,7 +654,7 @@ describe('transaction decider: property-based (random verdicts, duplicates and r
             retry: expectationArb
               .map((e) => ({ ...old.expectation, ...e }))
               .filter((e) => e.reference !== old.expectation.reference)
-              .chain(scenarioArbFor),
+              .chain((exp) => scenarioArbFor(exp)),
             interleave: fc.array(fc.boolean(), { maxLength: 40 }),
           }),
         ),
@@ -881,8 +897,10 @@ describe('transaction decider: property-based (random verdicts, duplicates and r
             const { command } = step.delivery;
             if (command.type === 'CompleteCheckout' && step.events.length > 0) activities.push({ kind: 'completed', at: command.data.completedAt });
             if (command.type === 'RecordVerification') {
-              activities.push({ kind: 'verification_requested', at: command.data.verifiedAt });
-              if (outcomesOf(step.events).length > 0) activities.push({ kind: 'outcome', at: command.data.verifiedAt, terminal: isTerminal(step.after.status) });
+              activities.push({ kind: 'verification_requested', at: command.data.verifiedAt, bySweeper: false });
+              if (outcomesOf(step.events).length > 0) {
+                activities.push({ kind: 'outcome', at: command.data.verifiedAt, status: step.after.status, changed: step.before.status !== step.after.status });
+              }
             }
           }
           return fc
@@ -891,13 +909,43 @@ describe('transaction decider: property-based (random verdicts, duplicates and r
         }),
         ({ r, activities, shuffled }) => {
           const watch = shuffled.reduce<Watch | null>((w, a) => observe(w, r.state.expectation!.reference, a, DEFAULT_RECOVERY_POLICY), null)!;
-          expect(watch.dueAt === null).toBe(isTerminal(r.state.status));
+          expect(watch.dueAt === null).toBe(stopsAutomaticRecovery(r.state.status));
+          expect(watch.status).toBe(r.state.status);
           if (watch.dueAt !== null) {
-            expect(watch.dueAt).toBe(Math.max(...activities.map((a) => a.at)) + DEFAULT_RECOVERY_POLICY.inactivityMs);
+            const window = r.state.status === 'RECOVERING' ? DEFAULT_RECOVERY_POLICY.recheck.initialDelayMs : DEFAULT_RECOVERY_POLICY.inactivityMs;
+            expect(watch.dueAt).toBe(Math.max(...activities.map((a) => a.at)) + window);
           }
         },
       ),
       { numRuns: 150 },
+    );
+  });
+
+  it('9. the final re-check: an unresolved answer moves to MANUAL_REVIEW once, keeps the entitlement, and only a definitive answer leaves it', () => {
+    fc.assert(
+      fc.property(limitScenarioArb, (s) => {
+        const r = runScenario(s);
+        expect(r.state.status).toBe(modelStatus(s.deliveries));
+        for (const step of r.steps) {
+          const escalated = outcomesOf(step.events).some((e) => e.type === 'ManualReviewRequired');
+          if (escalated) {
+            const { command } = step.delivery;
+            expect(command.type === 'RecordVerification' && command.data.trigger).toBe('sweeper_review_limit');
+            expect(['PENDING', 'RECOVERING']).toContain(step.before.status);
+            // Entitlement unchanged: still held in review, or still locked.
+            expect(step.after.entitlement).toBe(step.before.entitlement);
+          }
+          if (step.before.status === 'MANUAL_REVIEW' && step.delivery.command.type === 'RecordVerification') {
+            const kind = step.delivery.command.data.verdict.kind;
+            if (kind !== 'cleared' && kind !== 'declined') expect(step.events).toEqual([]);
+          }
+        }
+        // The ledger stream is an ordered subsequence of: held in review, manual review, one terminal outcome.
+        const order = ['PaymentHeldInReview', 'ManualReviewRequired', 'terminal'];
+        const ranks = outcomesOf(r.history).map((e) => order.indexOf(order.includes(e.type) ? e.type : 'terminal'));
+        expect(ranks).toEqual([...new Set(ranks)].sort((a, b) => a - b));
+      }),
+      { numRuns: 300 },
     );
   });
 });

@@ -25,7 +25,7 @@ export interface AttemptDecision {
  * - declined: yes, a retry is safe (spec section 3, FAILED_DECLINED);
  * - the provider has never seen a payment (not found) while PENDING: yes;
  * - still clearing: no, wait (USSD and bank transfers clear late);
- * - state mismatch: no, a person must look first;
+ * - state mismatch or manual review: no, a person must look first;
  * - provider unreachable, or no answer within the wait: not yet known (`null`), ask again.
  *
  * @param status - the transaction's state after the verification, or before it when it did
@@ -39,6 +39,7 @@ export function decideNewAttempt(status: TransactionStatus, verdict: VerdictKind
     case 'FAILED_DECLINED':
       return { allowed: true, reason: 'PREVIOUS_ATTEMPT_DECLINED' };
     case 'STATE_MISMATCH':
+    case 'MANUAL_REVIEW':
       return { allowed: false, reason: 'IN_MANUAL_REVIEW' };
     case 'RECOVERING':
       return { allowed: false, reason: 'PAYMENT_STILL_CLEARING' };

@@ -1,7 +1,7 @@
 import { assertNever, DomainError } from '../shared/errors.js';
 import type { CompleteCheckout, RecordVerification, RegisterCheckout, TransactionCommand } from './commands.js';
 import { checkConsensus, consensusReached } from './consensus.js';
-import type { TransactionEvent } from './events.js';
+import type { ManualReviewRequired, TransactionEvent } from './events.js';
 import { isTerminal, type EntitlementStatus, type Expectation, type TransactionStatus } from './types.js';
 
 /**
@@ -63,6 +63,19 @@ function decideComplete(command: CompleteCheckout, state: TransactionState): Tra
   return [{ type: 'CheckoutCompleted', data: command.data }];
 }
 
+/** Whether an unresolved answer to this verification moves the transaction to manual review. */
+function escalates(state: TransactionState, trigger: RecordVerification['data']['trigger']): boolean {
+  return trigger === 'sweeper_review_limit' && state.status !== 'MANUAL_REVIEW';
+}
+
+function manualReview(
+  base: Omit<ManualReviewRequired['data'], 'lastVerdict' | 'providerStatus'>,
+  lastVerdict: ManualReviewRequired['data']['lastVerdict'],
+  providerStatus: string | null,
+): TransactionEvent {
+  return { type: 'ManualReviewRequired', data: { ...base, lastVerdict, providerStatus } };
+}
+
 /**
  * Applies the spec's transition table (section 3) and error table (section 7):
  * - cleared and all four checks pass: SETTLED_CONSENSUS, entitlement unlocked;
@@ -70,6 +83,9 @@ function decideComplete(command: CompleteCheckout, state: TransactionState): Tra
  * - declined: FAILED_DECLINED, entitlement locked, a new attempt is safe;
  * - clearing: PENDING moves to RECOVERING (held in review); RECOVERING stays;
  * - unreachable or not found: no event, state preserved (a time-out is "unknown", never "failed");
+ * - the sweeper's final re-check (`sweeper_review_limit`) answered clearing, not found or
+ *   unreachable: MANUAL_REVIEW, entitlement unchanged (docs/state-machine.md, decision 6);
+ * - in MANUAL_REVIEW only a definitive answer (cleared or declined) changes the state;
  * - any terminal state: no event (never settled twice, never un-settled).
  */
 function decideVerification(command: RecordVerification, state: TransactionState): TransactionEvent[] {
@@ -87,12 +103,13 @@ function decideVerification(command: RecordVerification, state: TransactionState
     case 'declined':
       return [{ type: 'PaymentDeclined', data: { ...base, providerStatus: verdict.providerStatus, reason: verdict.reason } }];
     case 'clearing':
+      if (escalates(state, trigger)) return [manualReview(base, 'clearing', verdict.providerStatus)];
       return state.status === 'PENDING'
         ? [{ type: 'PaymentHeldInReview', data: { ...base, providerStatus: verdict.providerStatus } }]
         : [];
     case 'not_found':
     case 'unreachable':
-      return [];
+      return escalates(state, trigger) ? [manualReview(base, verdict.kind, null)] : [];
     default:
       return assertNever(verdict);
   }
@@ -134,6 +151,8 @@ export function evolve(state: TransactionState, event: TransactionEvent): Transa
       return { ...state, status: 'RECOVERING', entitlement: 'HELD_IN_REVIEW', outcomes: state.outcomes + 1 };
     case 'StateMismatchDetected':
       return { ...state, status: 'STATE_MISMATCH', entitlement: 'LOCKED', outcomes: state.outcomes + 1 };
+    case 'ManualReviewRequired':
+      return { ...state, status: 'MANUAL_REVIEW', outcomes: state.outcomes + 1 };
     default:
       return assertNever(event);
   }

@@ -54,8 +54,23 @@ export interface StateMismatchDetected {
   };
 }
 
+/**
+ * PENDING/RECOVERING to MANUAL_REVIEW: the sweeper's final automatic re-check (its limit)
+ * still did not resolve the payment. The entitlement is unchanged (held in review, or locked);
+ * a person must look, and an alert is raised.
+ */
+export interface ManualReviewRequired {
+  readonly type: 'ManualReviewRequired';
+  readonly data: OutcomeData & {
+    /** Verdict of the final re-check: clearing, not_found or unreachable. */
+    readonly lastVerdict: 'clearing' | 'not_found' | 'unreachable';
+    /** The provider's raw status on that answer, `null` when it gave none. */
+    readonly providerStatus: string | null;
+  };
+}
+
 /** Outcome events: the ones the immutable ledger records. */
-export type TransactionOutcome = TransactionSettled | PaymentDeclined | PaymentHeldInReview | StateMismatchDetected;
+export type TransactionOutcome = TransactionSettled | PaymentDeclined | PaymentHeldInReview | StateMismatchDetected | ManualReviewRequired;
 
 /** Every event of the transaction aggregate. */
 export type TransactionEvent = CheckoutRegistered | CheckoutCompleted | TransactionOutcome;
@@ -66,6 +81,7 @@ export const OUTCOME_EVENT_TYPES: ReadonlySet<TransactionEvent['type']> = new Se
   'PaymentDeclined',
   'PaymentHeldInReview',
   'StateMismatchDetected',
+  'ManualReviewRequired',
 ]);
 
 /** Narrows an event to a ledger outcome. */

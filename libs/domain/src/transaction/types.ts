@@ -38,11 +38,15 @@ export interface Expectation {
 
 /**
  * Transaction states. The first four are the spec's (section 3); `STATE_MISMATCH` is the
- * spec's "State Mismatch" outcome held as a state of its own (see docs/state-machine.md).
+ * spec's "State Mismatch" outcome held as a state of its own; `MANUAL_REVIEW` is where a
+ * transaction goes when the sweeper's re-checks reach their limit unresolved (see
+ * docs/state-machine.md). MANUAL_REVIEW is not terminal: a later verification (an admin's
+ * reconciliation) may still settle or decline it, but nothing re-checks it automatically.
  */
 export type TransactionStatus =
   | 'PENDING'
   | 'RECOVERING'
+  | 'MANUAL_REVIEW'
   | 'SETTLED_CONSENSUS'
   | 'FAILED_DECLINED'
   | 'STATE_MISMATCH';
@@ -68,6 +72,10 @@ export const VERIFICATION_TRIGGERS = [
   'webhook_signature_rejected',
   'sweeper_orphaned',
   'sweeper_webhook_missing',
+  /** A transaction held in review (RECOVERING), re-checked on the backoff schedule. */
+  'sweeper_review_recheck',
+  /** The last automatic re-check: an unresolved answer moves the transaction to manual review. */
+  'sweeper_review_limit',
   'customer_returned',
   'admin_reconciliation',
   /** Spec section 1, rule 3: the existing reference is verified before a new attempt. */
