@@ -103,8 +103,18 @@ export function loadSweeperConfig(env: NodeJS.ProcessEnv = process.env) {
   const e = parse(sweeperEnv, env);
   return {
     ...toShared(e),
-    recovery: { inactivityMs: e.SWEEPER_INACTIVITY_MS },
+    recovery: {
+      inactivityMs: e.SWEEPER_INACTIVITY_MS,
+      recheck: {
+        initialDelayMs: e.SWEEPER_RECHECK_INITIAL_DELAY_MS,
+        backoffFactor: e.SWEEPER_RECHECK_BACKOFF_FACTOR,
+        maxDelayMs: e.SWEEPER_RECHECK_MAX_DELAY_MS,
+        jitterRatio: e.SWEEPER_RECHECK_JITTER_RATIO,
+        limit: e.SWEEPER_RECHECK_LIMIT,
+      },
+    },
     tick: { intervalMs: e.SWEEPER_TICK_MS, batchSize: e.SWEEPER_BATCH_SIZE },
+    sessionTimeoutMs: e.SWEEPER_SESSION_TIMEOUT_MS,
   };
 }
 export type SweeperConfig = ReturnType<typeof loadSweeperConfig>;

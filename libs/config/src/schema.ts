@@ -124,10 +124,29 @@ export const projectorEnv = sharedEnv;
 export const sweeperEnv = sharedEnv.extend({
   /** Inactivity after which a transaction is orphaned, milliseconds (spec section 8: 45 s). */
   SWEEPER_INACTIVITY_MS: int(45_000, 1),
-  /** How often due watches are looked for, milliseconds. */
-  SWEEPER_TICK_MS: int(1_000, 10),
-  /** Most verification requests published per tick. */
+  /**
+   * Longest sleep between two looks for due watches, milliseconds. The sweeper also wakes
+   * exactly when the earliest watch of its partitions falls due, so this bounds only how
+   * late a watch armed by a message in the meantime can be noticed.
+   */
+  SWEEPER_TICK_MS: int(250, 10),
+  /** Most verification requests published per database transaction. */
   SWEEPER_BATCH_SIZE: int(1_000, 1),
+  /** First re-check delay (held in review) and wait between the first two re-checks, milliseconds. */
+  SWEEPER_RECHECK_INITIAL_DELAY_MS: int(60_000, 1),
+  /** Growth of the wait from one re-check to the next (exponential backoff). */
+  SWEEPER_RECHECK_BACKOFF_FACTOR: z.coerce.number().min(1).max(10).default(2),
+  /** Longest wait between two re-checks, milliseconds (one hour). */
+  SWEEPER_RECHECK_MAX_DELAY_MS: int(3_600_000, 1),
+  /** Spread of each wait as a fraction (0.1 is +/- 10 %). */
+  SWEEPER_RECHECK_JITTER_RATIO: z.coerce.number().min(0).max(0.5).default(0.1),
+  /** Automatic re-checks before a transaction moves to manual review (30: about 24 hours). */
+  SWEEPER_RECHECK_LIMIT: int(30, 1),
+  /**
+   * Consumer-group session time-out, milliseconds: how long a silent (crashed) sweeper keeps
+   * its partitions before the group hands them to a survivor.
+   */
+  SWEEPER_SESSION_TIMEOUT_MS: int(30_000, 1_000),
 });
 
 /** Unset, or set to an empty string (as `${VAR:-}` in a compose file does): both mean "not configured". */

@@ -1,5 +1,5 @@
 import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
-import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import type { Consumer, Kafka, KafkaMessage, PartitionAssigner, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { DecodeError, type AvroCodec } from './codec.js';
 import type { TypedEvent } from './contracts.js';
@@ -33,6 +33,24 @@ export interface MessageContext {
 /** Handles one decoded message. Resolve only once its effects are durable. */
 export type MessageHandler = (event: TypedEvent, context: MessageContext) => Promise<void>;
 
+/** One decoded message of a batch. */
+export interface BatchItem {
+  event: TypedEvent;
+  context: MessageContext;
+}
+
+/**
+ * Handles the decoded messages of one fetched batch (one topic-partition, in offset order)
+ * at once, for a processor that writes its state in one transaction per batch. Resolve only
+ * once the effects are durable; return the items that can never be processed (by index into
+ * `items`, with their permanent error) for the dead-letter topic. A throw is transient: the
+ * whole batch is retried.
+ */
+export type BatchHandler = (items: readonly BatchItem[]) => Promise<ReadonlyArray<{ index: number; error: unknown }>>;
+
+/** Partitions assigned to this member, per topic, as the group coordinator handed them out. */
+export type Assignment = Readonly<Record<string, readonly number[]>>;
+
 export interface ConsumerLoopOptions {
   kafka: Kafka;
   groupId: string;
@@ -42,7 +60,18 @@ export interface ConsumerLoopOptions {
   producer: Producer;
   deadLetterTopic: string;
   logger: Logger;
-  handle: MessageHandler;
+  /** Per-message handler; give this or {@link ConsumerLoopOptions.handleBatch}. */
+  handle?: MessageHandler;
+  /** Per-batch handler, used instead of `handle` when given. */
+  handleBatch?: BatchHandler;
+  /** Group assignment strategies (default: kafkajs's round robin). */
+  partitionAssigners?: PartitionAssigner[];
+  /** Consumer-group session time-out, milliseconds (default 30 000): how long a silent member keeps its partitions. */
+  sessionTimeoutMs?: number;
+  /** Called after each join of the group with this member's new assignment. */
+  onAssignment?: (assignment: Assignment) => void;
+  /** Called when the member learns that the group is rebalancing, or stops: its partitions may be gone. */
+  onRevocation?: () => void;
   /** Decides which handler errors are permanent; default: {@link PermanentMessageError} and decode errors. */
   isPermanent?: (error: unknown) => boolean;
   fromBeginning?: boolean;
@@ -75,9 +104,25 @@ function defaultIsPermanent(error: unknown): boolean {
  * long batches; the loop stops at once when the consumer is stopping or the batch is stale.
  */
 export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<ConsumerLoop> {
-  const { kafka, groupId, topics, codec, producer, deadLetterTopic, logger, handle } = options;
+  const { kafka, groupId, topics, codec, producer, deadLetterTopic, logger, handle, handleBatch } = options;
+  if (!handle === !handleBatch) throw new Error('startConsumerLoop needs exactly one of handle and handleBatch');
   const isPermanent = options.isPermanent ?? defaultIsPermanent;
-  const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, sessionTimeout: 30_000, heartbeatInterval: 3_000 });
+  const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
+  const consumer = kafka.consumer({
+    groupId,
+    allowAutoTopicCreation: false,
+    sessionTimeout,
+    heartbeatInterval: Math.max(100, Math.min(3_000, Math.floor(sessionTimeout / 3))),
+    ...(options.partitionAssigners ? { partitionAssigners: options.partitionAssigners } : {}),
+  });
+  if (options.onAssignment) {
+    const onAssignment = options.onAssignment;
+    consumer.on(consumer.events.GROUP_JOIN, (event) => onAssignment(event.payload.memberAssignment));
+  }
+  if (options.onRevocation) {
+    const onRevocation = options.onRevocation;
+    for (const name of [consumer.events.REBALANCING, consumer.events.STOP, consumer.events.CRASH]) consumer.on(name, () => onRevocation());
+  }
   let running = true;
   const transientRetry = retry(
     handleWhen((error) => running && !isPermanent(error)),
@@ -116,12 +161,52 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
       await transientRetry.execute(async ({ attempt }) => {
         if (attempt > 0) logger.warn({ topic: context.topic, partition: context.partition, offset: context.offset, attempt }, 'retrying message');
         const event = await codec.decode(message.value, message.headers as Record<string, unknown>);
-        await handle(event, context);
+        await handle!(event, context);
       });
     } catch (error) {
       if (!running && !isPermanent(error)) throw error;
       await deadLetter(message, context, error);
     }
+  }
+
+  /**
+   * Decodes a batch and hands it to the batch handler, retrying transient failures in place
+   * until the batch goes stale. Returns what must go to the dead-letter topic, or `null`
+   * when the batch was abandoned (nothing durable happened for it that a redelivery harms).
+   */
+  async function processBatch(
+    messages: readonly KafkaMessage[],
+    contexts: readonly MessageContext[],
+    abandoned: () => boolean,
+  ): Promise<Array<{ message: KafkaMessage; context: MessageContext; error: unknown }> | null> {
+    const rejected: Array<{ message: KafkaMessage; context: MessageContext; error: unknown }> = [];
+    const items: BatchItem[] = [];
+    const sources: number[] = [];
+    for (const [i, message] of messages.entries()) {
+      try {
+        items.push({ event: await codec.decode(message.value, message.headers as Record<string, unknown>), context: contexts[i]! });
+        sources.push(i);
+      } catch (error) {
+        if (!isPermanent(error)) throw error;
+        rejected.push({ message, context: contexts[i]!, error });
+      }
+    }
+    const batchRetry = retry(
+      handleWhen(() => !abandoned()),
+      { maxAttempts: Number.MAX_SAFE_INTEGER, backoff: new ExponentialBackoff({ initialDelay: 200, maxDelay: 10_000 }) },
+    );
+    try {
+      const failed = await batchRetry.execute(async ({ attempt }) => {
+        if (attempt > 0) logger.warn({ topic: contexts[0]!.topic, partition: contexts[0]!.partition, attempt }, 'retrying batch');
+        return items.length === 0 ? [] : handleBatch!(items);
+      });
+      for (const { index, error } of failed) rejected.push({ message: messages[sources[index]!]!, context: items[index]!.context, error });
+    } catch (error) {
+      if (abandoned()) return null;
+      throw error;
+    }
+    rejected.sort((a, b) => Number(BigInt(a.context.offset) - BigInt(b.context.offset)));
+    return rejected;
   }
 
   await consumer.connect();
@@ -132,6 +217,24 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     autoCommit: true,
     autoCommitInterval: 1_000,
     eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
+      if (handleBatch) {
+        const contexts = batch.messages.map((message): MessageContext => ({
+          topic: batch.topic,
+          partition: batch.partition,
+          offset: message.offset,
+          key: message.key?.toString('utf8') ?? null,
+          timestamp: Number(message.timestamp),
+          headers: (message.headers ?? {}) as Record<string, unknown>,
+        }));
+        if (contexts.length === 0) return;
+        const rejected = await processBatch(batch.messages, contexts, () => !running || !isRunning() || isStale());
+        if (rejected === null) return; // stale or stopping: nothing resolved, the next owner starts over
+        for (const { message, context, error } of rejected) await deadLetter(message, context, error);
+        resolveOffset(batch.messages.at(-1)!.offset);
+        await heartbeat();
+        await commitOffsetsIfNecessary();
+        return;
+      }
       for (const message of batch.messages) {
         if (!running || !isRunning() || isStale()) break;
         const context: MessageContext = {

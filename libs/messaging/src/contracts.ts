@@ -53,7 +53,7 @@ export interface ConsensusResultV1 extends Envelope {
   verdict: string;
   provider_status: string | null;
   detail: string | null;
-  outcome: 'SETTLED_CONSENSUS' | 'FAILED_DECLINED' | 'RECOVERING' | 'STATE_MISMATCH' | 'UNCHANGED';
+  outcome: 'SETTLED_CONSENSUS' | 'FAILED_DECLINED' | 'RECOVERING' | 'STATE_MISMATCH' | 'MANUAL_REVIEW' | 'UNCHANGED';
   ledger_event_type: string | null;
   ledger_expected_revision: number;
   state_before: string;

@@ -10,3 +10,4 @@ export * from './kafka.js';
 export * from './consumer.js';
 export * from './outbox.js';
 export * from './connect.js';
+export * from './co-partitioned.assigner.js';

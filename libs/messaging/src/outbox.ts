@@ -52,14 +52,16 @@ export class Outbox {
    * @throws Error when a payload does not match its schema (the caller's transaction fails).
    */
   async enqueue(client: pg.PoolClient, messages: readonly OutboxMessage[]): Promise<void> {
-    for (const m of messages) {
-      const row = await this.prepare(m);
-      await client.query(
-        `INSERT INTO ${this.schema}.outbox (topic, message_key, event_type, payload, correlation_id, causation_id)
-         VALUES ($1, $2, $3, $4, $5, $6)`,
-        [row.topic, row.key, row.type, row.payload, row.correlationId, row.causationId],
-      );
-    }
+    if (messages.length === 0) return;
+    const rows = await Promise.all(messages.map((m) => this.prepare(m)));
+    const col = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f);
+    // One statement whatever the count: a sweep of thousands of requests is one round trip.
+    await client.query(
+      `INSERT INTO ${this.schema}.outbox (topic, message_key, event_type, payload, correlation_id, causation_id)
+       SELECT t, k, e, p, c, ca FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::text[], $6::text[]) WITH ORDINALITY AS m(t, k, e, p, c, ca, n)
+       ORDER BY n`,
+      [col((r) => r.topic), col((r) => r.key), col((r) => r.type), col((r) => r.payload), col((r) => r.correlationId), col((r) => r.causationId)],
+    );
   }
 
   /** The outbox table, for callers that write a row inside a single statement of their own. */
