@@ -111,7 +111,7 @@ async function seedVault(databaseUrl: string, masterKeys: string, s: ProviderSec
  * each to report ready. Timings are shortened so the suite is fast: the sweeper's
  * inactivity window is a setting, not a constant.
  */
-export async function startStack(options: { inactivityMs: number; logLevel?: string }): Promise<RunningStack> {
+export async function startStack(options: { inactivityMs: number; logLevel?: string; recheckLimit?: number }): Promise<RunningStack> {
   for (const app of APPS) {
     if (!existsSync(join(ROOT, 'dist/apps', app, 'src/main.js'))) {
       throw new Error(`dist/apps/${app} is missing: run "npm run build" (scripts/test.sh does) before end-to-end tests`);
@@ -189,7 +189,15 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
       PROVIDER_RETRY_MAX_DELAY_MS: '400',
     },
     'ledger-projector': {},
-    sweeper: { SWEEPER_INACTIVITY_MS: String(options.inactivityMs), SWEEPER_TICK_MS: '200' },
+    sweeper: {
+      SWEEPER_INACTIVITY_MS: String(options.inactivityMs),
+      SWEEPER_TICK_MS: '200',
+      // The production schedule scaled down to the test's window: first re-check after one
+      // window, doubling up to four windows, and the limit as asked (30 by default).
+      SWEEPER_RECHECK_INITIAL_DELAY_MS: String(options.inactivityMs),
+      SWEEPER_RECHECK_MAX_DELAY_MS: String(options.inactivityMs * 4),
+      SWEEPER_RECHECK_LIMIT: String(options.recheckLimit ?? 30),
+    },
   };
   const children = new Map<string, ChildProcess>();
   const logPath = (app: string) => join(dir, `${app}.log`);

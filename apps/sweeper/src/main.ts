@@ -1,19 +1,22 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { loadSweeperConfig } from '@settle/config';
-import { connectMessaging, startConsumerLoop } from '@settle/messaging';
+import { connectMessaging, coPartitionedAssigner, Outbox, outboxDdl, OutboxRelay, startConsumerLoop } from '@settle/messaging';
 import { createLogger, createPool, markReady, migrate, onShutdown, runMain } from '@settle/platform';
 import { SweeperService } from './sweeper.service.js';
-import { SWEEPER_DDL, WatchRepository } from './watch.repository.js';
+import { SWEEPER_DDL, WatchStore } from './watch.store.js';
 
 /**
- * Boots the sweeper: a consumer-group member over the transaction-events and
- * consensus-results streams, with a tick that requests verification of orphaned
- * transactions.
+ * Boots the sweeper: a consumer-group member over the co-partitioned transaction-events and
+ * consensus-results streams, owning the timers of the partitions the group assigns it, and
+ * publishing verification requests through its transactional outbox.
  */
 async function main(): Promise<void> {
   const config = loadSweeperConfig();
-  const logger = createLogger('sweeper', config.logLevel);
+  const instance = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const logger = createLogger('sweeper', config.logLevel).child({ instance });
   const pool = createPool(config.database.url, 5, (error) => logger.warn({ err: error }, 'idle database connection lost'));
-  await migrate(pool, 'sweeper', SWEEPER_DDL);
+  await migrate(pool, 'sweeper', [...SWEEPER_DDL, ...outboxDdl('sweeper')]);
 
   const { kafka, topics, codec, producer } = await connectMessaging({
     clientId: 'settle-sweeper',
@@ -23,17 +26,21 @@ async function main(): Promise<void> {
     produces: ['VerificationRequested'],
     logger,
   });
-  const service = new SweeperService(
+  const relay = new OutboxRelay(pool, 'sweeper', producer, codec, logger.child({ component: 'outbox' }), {
+    pollIntervalMs: 250,
+    batchSize: 2_000,
+  });
+  const service = new SweeperService({
     pool,
-    new WatchRepository(pool),
-    producer,
-    codec,
-    topics,
-    config.recovery,
-    config.tick,
+    store: new WatchStore(pool, instance),
+    outbox: new Outbox('sweeper', topics, codec),
+    relay,
+    policy: config.recovery,
+    tick: config.tick,
     logger,
-  );
+  });
 
+  relay.start();
   const loop = await startConsumerLoop({
     kafka,
     groupId: `${config.kafka.topicPrefix}-sweeper`,
@@ -42,16 +49,21 @@ async function main(): Promise<void> {
     producer,
     deadLetterTopic: topics.deadLetter,
     logger,
-    handle: (event, context) => service.handle(event, context),
+    handleBatch: (items) => service.handleBatch(items),
+    partitionAssigners: [coPartitionedAssigner],
+    sessionTimeoutMs: config.sessionTimeoutMs,
+    onAssignment: (assignment) => service.onAssignment(assignment),
+    onRevocation: () => service.onRevocation(),
     partitionsConsumedConcurrently: 2,
   });
   service.start();
-  logger.info({ inactivityMs: config.recovery.inactivityMs }, 'sweeper running');
+  logger.info({ inactivityMs: config.recovery.inactivityMs, recheck: config.recovery.recheck }, 'sweeper running');
   markReady(config.readyFile, logger);
 
   onShutdown(logger, async () => {
     await service.stop();
     await loop.stop();
+    await relay.stop();
     await producer.disconnect();
     await pool.end();
   });

@@ -1,8 +1,7 @@
-import { dueTrigger, isTerminal, observe, type Activity, type RecoveryPolicy, type TransactionStatus } from '@settle/domain';
-import { HEADERS, type AvroCodec, type MessageContext, type Topics, type TypedEvent, type VerificationRequestedV1 } from '@settle/messaging';
+import { DomainError, fire, observe, type Activity, type RecoveryPolicy, type TransactionStatus } from '@settle/domain';
+import type { Assignment, BatchItem, Outbox, OutboxRelay, TypedEvent, VerificationRequestedV1 } from '@settle/messaging';
 import { deterministicId, inTransaction, type Logger, type Pool } from '@settle/platform';
-import type { Producer } from 'kafkajs';
-import { WatchRepository } from './watch.repository.js';
+import type { Claim, StoredWatch, WatchStore } from './watch.store.js';
 
 /** Maps a message to the activity it stands for, or `null` when it is not activity. */
 export function activityOf(event: TypedEvent): { activity: Activity; correlationId: string } | null {
@@ -16,104 +15,253 @@ export function activityOf(event: TypedEvent): { activity: Activity; correlation
     case 'ProviderWebhookReceived':
       return { activity: { kind: 'webhook_received', at }, correlationId };
     case 'VerificationRequested':
-      return { activity: { kind: 'verification_requested', at }, correlationId };
-    case 'ConsensusResult':
-      return { activity: { kind: 'outcome', at, terminal: isTerminal(event.payload.state_after as TransactionStatus) }, correlationId };
+      return { activity: { kind: 'verification_requested', at, bySweeper: event.payload.requested_by === REQUESTED_BY }, correlationId };
+    case 'ConsensusResult': {
+      const status = event.payload.state_after as TransactionStatus;
+      return { activity: { kind: 'outcome', at, status, changed: event.payload.state_before !== status }, correlationId };
+    }
     default:
       return null;
   }
 }
 
+/** `requested_by` of the sweeper's own verification requests. */
+export const REQUESTED_BY = 'sweeper';
+
+/** The partition a batch write was refused for: another instance claimed it since. */
+export class PartitionFencedError extends Error {
+  constructor(readonly partition: number) {
+    super(`partition ${partition} is not owned by this sweeper (fenced, or not claimed yet)`);
+    this.name = 'PartitionFencedError';
+  }
+}
+
+/** What the sweeper needs around it. */
+export interface SweeperDeps {
+  pool: Pool;
+  store: WatchStore;
+  outbox: Outbox;
+  relay: Pick<OutboxRelay, 'wake'>;
+  policy: RecoveryPolicy;
+  tick: { intervalMs: number; batchSize: number };
+  logger: Logger;
+  /** epoch ms; injected so tests drive a fake clock. */
+  clock?: () => number;
+}
+
+/** Result of one sweep. */
+export interface SweepResult {
+  /** Verification requests written to the outbox. */
+  published: number;
+  /** Largest delay between a watch falling due and its request, milliseconds. */
+  maxLagMs: number;
+}
+
 /**
- * The sweeper, a stream processor: it folds every transaction's activity (from the
- * transaction-events and consensus-results streams) into durable watches, and on each tick
- * publishes a `VerificationRequested` for every watch with more than the inactivity window
- * (45 s by default, spec sections 1 and 8) without activity. A published request re-arms the
- * watch, so a transaction that stays non-terminal is re-checked every window until it is
- * terminal: a missing webhook never means a lost payment.
+ * The sweeper, a stream processor over the transaction-events and consensus-results streams
+ * (co-partitioned by reference). It folds every transaction's activity into a durable watch
+ * of the partition it belongs to, and for the partitions it owns publishes a
+ * `VerificationRequested` for each watch that falls due (spec sections 1 and 8): no activity
+ * for more than 45 s, a completed checkout with no webhook after 45 s, and held-in-review
+ * re-checks on the backoff schedule until the limit asks for manual review.
+ *
+ * Ownership follows the consumer group: on each assignment the instance claims its partitions
+ * in the store (a fencing epoch), and every write, a batch of activity or a sweep, checks the
+ * epoch in the same transaction. Requests leave through the transactional outbox with the
+ * watch re-armed, so a request is published if and only if its re-arm committed.
  */
 export class SweeperService {
+  private readonly claims = new Map<number, number>();
+  private claiming: Promise<void> = Promise.resolve();
+  private generation = 0;
   private timer: NodeJS.Timeout | null = null;
-  private ticking: Promise<void> | null = null;
+  private running = false;
+  private sweeping: Promise<void> | null = null;
+  private readonly clock: () => number;
 
-  constructor(
-    private readonly pool: Pool,
-    private readonly watches: WatchRepository,
-    private readonly producer: Producer,
-    private readonly codec: AvroCodec,
-    private readonly topics: Topics,
-    private readonly policy: RecoveryPolicy,
-    private readonly tick: { intervalMs: number; batchSize: number },
-    private readonly logger: Logger,
-    private readonly clock: () => number = Date.now,
-  ) {}
-
-  /** Folds one message into its watch; resolves once the watch is committed. */
-  async handle(event: TypedEvent, _context: MessageContext): Promise<void> {
-    const seen = activityOf(event);
-    if (!seen) return;
-    const reference = event.payload.reference;
-    await inTransaction(this.pool, async (client) => {
-      const stored = await this.watches.lock(client, reference);
-      const next = observe(stored?.watch ?? null, reference, seen.activity, this.policy);
-      await this.watches.save(client, next, stored?.correlationId ?? seen.correlationId);
-    });
+  constructor(private readonly deps: SweeperDeps) {
+    this.clock = deps.clock ?? Date.now;
   }
 
-  start(): void {
-    const loop = () => {
-      this.ticking = this.sweep()
-        .then((published) => {
-          if (published > 0) this.logger.info({ published }, 'verification requests published');
-        })
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'sweep failed; retrying next tick'))
-        .finally(() => {
-          this.ticking = null;
-          if (this.timer !== null) this.timer = setTimeout(loop, this.tick.intervalMs);
-        });
-    };
-    this.timer = setTimeout(loop, this.tick.intervalMs);
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.ticking;
+  /** Partitions whose claim this instance holds, ascending. */
+  ownedPartitions(): number[] {
+    return [...this.claims.keys()].sort((a, b) => a - b);
   }
 
   /**
-   * One tick: publishes requests for due watches (at most a batch) and re-arms them, in one
-   * transaction; a failed publish rolls back so the watches stay due.
-   *
-   * @returns how many requests were published.
+   * A new assignment from the group coordinator: drops every earlier claim at once and
+   * claims the assigned partitions (retrying until the store answers or a newer assignment
+   * supersedes this one). Batches and sweeps wait for the claim.
    */
-  async sweep(): Promise<number> {
-    const now = this.clock();
-    return inTransaction(this.pool, async (client) => {
-      const due = await this.watches.lockDue(client, now, this.tick.batchSize);
-      if (due.length === 0) return 0;
-      const messages = [];
-      for (const { watch, correlationId } of due) {
-        const trigger = dueTrigger(watch);
-        const payload: VerificationRequestedV1 = {
-          // Same watch, same due time: same id, so a re-sent request is de-duplicated downstream.
-          event_id: deterministicId('VerificationRequested', 'sweeper', watch.reference, watch.dueAt ?? 0),
-          occurred_at: now,
-          correlation_id: correlationId ?? watch.reference,
-          reference: watch.reference,
-          trigger,
-          requested_by: 'sweeper',
-        };
-        messages.push({
-          key: watch.reference,
-          value: await this.codec.encode('VerificationRequested', payload),
-          headers: { [HEADERS.eventType]: 'VerificationRequested', [HEADERS.correlationId]: payload.correlation_id, [HEADERS.causationId]: payload.event_id },
-        });
-        this.logger.info({ reference: watch.reference, trigger, idleMs: now - watch.lastActivityAt }, 'transaction due; verification requested');
+  onAssignment(assignment: Assignment): void {
+    const generation = ++this.generation;
+    this.claims.clear();
+    const partitions = [...new Set(Object.values(assignment).flat())].sort((a, b) => a - b);
+    this.claiming = this.claiming.then(() => this.claim(generation, partitions));
+  }
+
+  /** The group is rebalancing or this member stops: act for no partition until the next assignment. */
+  onRevocation(): void {
+    this.generation++;
+    this.claims.clear();
+  }
+
+  private async claim(generation: number, partitions: number[]): Promise<void> {
+    for (let attempt = 0; generation === this.generation; attempt++) {
+      try {
+        const claims = await this.deps.store.claim(partitions);
+        if (generation !== this.generation) return;
+        for (const c of claims) this.claims.set(c.partition, c.epoch);
+        this.deps.logger.info({ partitions, epochs: claims.map((c) => c.epoch) }, 'partitions claimed; their timers restored from the store');
+        return;
+      } catch (error) {
+        this.deps.logger.warn({ err: error, attempt }, 'claiming partitions failed; retrying');
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 200 * 2 ** attempt)));
       }
-      await this.producer.send({ topic: this.topics.transactionEvents, acks: -1, messages });
-      await this.watches.rearm(client, due.map((d) => d.watch.reference), now + this.policy.inactivityMs);
-      return due.length;
+    }
+  }
+
+  private claimList(partitions?: readonly number[]): Claim[] {
+    return [...this.claims]
+      .filter(([partition]) => !partitions || partitions.includes(partition))
+      .map(([partition, epoch]) => ({ partition, epoch }));
+  }
+
+  private dropFenced(claims: readonly Claim[], held: readonly number[]): void {
+    for (const c of claims) {
+      if (!held.includes(c.partition) && this.claims.get(c.partition) === c.epoch) {
+        this.claims.delete(c.partition);
+        this.deps.logger.warn({ partition: c.partition, epoch: c.epoch }, 'partition claimed by another sweeper; stopped acting for it');
+      }
+    }
+  }
+
+  /**
+   * Folds one batch of one partition into its watches, in one transaction fenced by the
+   * partition's epoch. Resolves once committed; the consumer loop then commits the offsets.
+   *
+   * @returns items that can never be applied (an activity time that is not a number).
+   * @throws PartitionFencedError when this instance does not (or no longer) own the partition:
+   *   the loop retries until the batch goes stale, and the partition's owner re-reads it.
+   */
+  async handleBatch(items: readonly BatchItem[]): Promise<Array<{ index: number; error: unknown }>> {
+    await this.claiming;
+    const partition = items[0]!.context.partition;
+    const epoch = this.claims.get(partition);
+    if (epoch === undefined) throw new PartitionFencedError(partition);
+    const seen = items.map((item) => ({ item, found: activityOf(item.event) }));
+    const references = [...new Set(seen.filter((s) => s.found).map((s) => s.item.event.payload.reference))];
+    if (references.length === 0) return [];
+    return inTransaction(this.deps.pool, async (client) => {
+      const claim = [{ partition, epoch }];
+      const held = await this.deps.store.fence(client, claim);
+      if (held.length === 0) {
+        this.dropFenced(claim, held);
+        throw new PartitionFencedError(partition);
+      }
+      const stored = await this.deps.store.lock(client, references);
+      const changed = new Map<string, StoredWatch>();
+      const rejected: Array<{ index: number; error: unknown }> = [];
+      for (const [index, { item, found }] of seen.entries()) {
+        if (!found) continue;
+        const reference = item.event.payload.reference;
+        const current = changed.get(reference) ?? stored.get(reference) ?? null;
+        try {
+          const watch = observe(current?.watch ?? null, reference, found.activity, this.deps.policy);
+          changed.set(reference, { watch, partition, correlationId: current?.correlationId ?? found.correlationId });
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error;
+          rejected.push({ index, error });
+        }
+      }
+      await this.deps.store.save(client, [...changed.values()]);
+      return rejected;
     });
+  }
+
+  /**
+   * One sweep: for the owned partitions, fires up to a batch of due watches, writing their
+   * verification requests to the outbox and the re-armed watches in one fenced transaction.
+   */
+  async sweep(): Promise<SweepResult> {
+    await this.claiming;
+    const claims = this.claimList();
+    if (claims.length === 0) return { published: 0, maxLagMs: 0 };
+    const now = this.clock();
+    const result = await inTransaction(this.deps.pool, async (client) => {
+      const held = await this.deps.store.fence(client, claims);
+      this.dropFenced(claims, held);
+      const due = await this.deps.store.lockDue(client, held, now, this.deps.tick.batchSize);
+      if (due.length === 0) return { published: 0, maxLagMs: 0 };
+      const fired: StoredWatch[] = [];
+      const messages = [];
+      let maxLagMs = 0;
+      for (const stored of due) {
+        const { request, watch } = fire(stored.watch, now, this.deps.policy);
+        fired.push({ ...stored, watch });
+        maxLagMs = Math.max(maxLagMs, now - request.dueAt);
+        const payload: VerificationRequestedV1 = {
+          // The same watch, due time and check give the same id: a re-sent request is
+          // de-duplicated downstream.
+          event_id: deterministicId('VerificationRequested', REQUESTED_BY, watch.reference, request.dueAt, request.check),
+          occurred_at: now,
+          correlation_id: stored.correlationId ?? watch.reference,
+          reference: watch.reference,
+          trigger: request.trigger,
+          requested_by: REQUESTED_BY,
+        };
+        messages.push({ type: 'VerificationRequested' as const, payload });
+        const fields = { reference: watch.reference, trigger: request.trigger, check: request.check, lagMs: now - request.dueAt, nextDueAt: watch.dueAt };
+        if (request.final) this.deps.logger.warn(fields, 're-check limit reached: final verification requested; unresolved means manual review');
+        else this.deps.logger.debug(fields, 'transaction due; verification requested');
+      }
+      await this.deps.outbox.enqueue(client, messages);
+      await this.deps.store.save(client, fired);
+      return { published: due.length, maxLagMs };
+    });
+    if (result.published > 0) this.deps.relay.wake();
+    return result;
+  }
+
+  /** Starts sweeping: right away, then whenever the earliest owned watch falls due (at most every tick interval). */
+  start(): void {
+    this.running = true;
+    this.schedule(0);
+  }
+
+  /** Stops sweeping; resolves once a sweep in progress finished. */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.sweeping;
+  }
+
+  private schedule(delayMs: number): void {
+    if (!this.running) return;
+    this.timer = setTimeout(() => {
+      this.sweeping = this.loop().finally(() => {
+        this.sweeping = null;
+      });
+    }, delayMs);
+  }
+
+  private async loop(): Promise<void> {
+    const { intervalMs, batchSize } = this.deps.tick;
+    let delay = intervalMs;
+    try {
+      const { published, maxLagMs } = await this.sweep();
+      if (published > 0) this.deps.logger.info({ published, maxLagMs }, 'verification requests written');
+      if (published >= batchSize) {
+        delay = 0;
+      } else {
+        const next = await this.deps.store.nextDueAt(this.ownedPartitions());
+        // isDue is strict ("more than 45 s"): wake 1 ms after the due time.
+        if (next !== null) delay = Math.max(0, Math.min(intervalMs, next + 1 - this.clock()));
+      }
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'sweep failed; retrying next tick');
+    }
+    this.schedule(delay);
   }
 }
