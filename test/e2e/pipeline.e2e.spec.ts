@@ -8,10 +8,12 @@ import { startStack, type RunningStack } from '../../scripts/harness/stack.js';
  * as processes. The sweeper's inactivity window is 3 s here (45 s in production).
  */
 const INACTIVITY_MS = 3_000;
+/** Automatic re-checks before manual review (30 in production): the third is final here. */
+const RECHECK_LIMIT = 3;
 let stack: RunningStack;
 
 beforeAll(async () => {
-  stack = await startStack({ inactivityMs: INACTIVITY_MS });
+  stack = await startStack({ inactivityMs: INACTIVITY_MS, recheckLimit: RECHECK_LIMIT });
 });
 
 afterAll(async () => {
@@ -148,6 +150,25 @@ describe('checkout to Kafka to verifier to consensus to ledger', () => {
     expect(held.entitlement_status).toBe('HELD_IN_REVIEW');
     await settledState(reference, 'SETTLED_CONSENSUS', 30_000);
     expect((await ledgerEntries(reference)).map((e) => e.event_type)).toEqual(['PaymentHeldInReview', 'TransactionSettled']);
+  });
+
+  it('a payment that keeps clearing is re-checked on the backoff schedule, then moved to manual review with an alert', async () => {
+    const reference = await checkout({ outcome: 'clearing_then_success', clearing_checks: 1_000, webhook: 'drop' });
+    // Orphan check after 3 s, held in review; re-checks after 3 s, 3 s, then 6 s (the third is final).
+    const review = await settledState(reference, 'MANUAL_REVIEW', 45_000);
+    expect(review.entitlement_status).toBe('HELD_IN_REVIEW');
+    expect((await ledgerEntries(reference)).map((e) => e.event_type)).toEqual(['PaymentHeldInReview', 'ManualReviewRequired']);
+    expect(await lastTrigger(reference)).toBe('sweeper_review_limit');
+    const alert = stack
+      .logs('verifier')
+      .split('\n')
+      .filter((line) => line.includes(reference) && line.includes('SETTLE_MANUAL_REVIEW_REQUIRED'));
+    expect(alert).toHaveLength(1);
+    expect(JSON.parse(alert[0]!)).toMatchObject({ level: 50, alert: 'SETTLE_MANUAL_REVIEW_REQUIRED', lastVerdict: 'clearing', entitlement: 'HELD_IN_REVIEW' });
+    // The sweeper stops asking: a person owns it now.
+    const checks = (await stack.sandbox.inspect(reference)).body.verifyCalls;
+    await new Promise((resolve) => setTimeout(resolve, INACTIVITY_MS * 3));
+    expect((await stack.sandbox.inspect(reference)).body.verifyCalls).toBe(checks);
   });
 
   it('a webhook signed with the right key but sent twice by hand answers 200 both times and is stored once', async () => {
