@@ -4,11 +4,13 @@
  */
 import { cpus, totalmem } from 'node:os';
 import { ingestBenchmark } from './ingest.js';
+import { sweeperBenchmark } from './sweeper.js';
 import { verifierBenchmark } from './verifier.js';
 
 const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   verifier: verifierBenchmark,
   ingest: ingestBenchmark,
+  sweeper: sweeperBenchmark,
 };
 
 async function main(): Promise<void> {

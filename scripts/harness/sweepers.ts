@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Consumer, Producer } from 'kafkajs';
 import pg from 'pg';
@@ -18,7 +18,8 @@ import { createLogger } from '@settle/platform';
 import { waitUntil } from '../clients.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from './infra.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+// From scripts/harness, or from dist/scripts/harness when run as built JavaScript (benchmarks).
+const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../../' : '../../', import.meta.url));
 const MAIN = join(ROOT, 'dist/apps/sweeper/src/main.js');
 
 /** One sweeper process. */
@@ -58,8 +59,8 @@ export interface SweeperBed {
   start(name: string, env?: NodeJS.ProcessEnv): Promise<SweeperProcess>;
   /** Publishes `CheckoutRegistered` for each reference (occurred now unless given). */
   register(references: readonly string[], occurredAt?: number): Promise<void>;
-  /** Publishes a consensus result moving a reference between two states (the verifier's answer). */
-  result(reference: string, stateBefore: string, stateAfter: string, occurredAt?: number): Promise<void>;
+  /** Publishes, for each reference, a consensus result moving it between two states (the verifier's answer). */
+  results(references: readonly string[], stateBefore: string, stateAfter: string, occurredAt?: number): Promise<void>;
   /** SIGKILLs every sweeper still running. */
   killAll(): Promise<void>;
   /** Owners of the six partitions as the store records them: partition to owner. */
@@ -82,7 +83,7 @@ export async function startSweeperBed(env: NodeJS.ProcessEnv): Promise<SweeperBe
     brokers: infra.kafkaBrokers,
     topicPrefix,
     registryUrl: infra.registryUrl,
-    produces: ['CheckoutRegistered', 'ConsensusResult'],
+    produces: ['CheckoutRegistered', 'ConsensusResult', 'VerificationRequested'],
     logger,
   });
   const db = new pg.Pool({ connectionString: database.url, max: 4 });
@@ -186,10 +187,11 @@ export async function startSweeperBed(env: NodeJS.ProcessEnv): Promise<SweeperBe
         })),
       );
     },
-    async result(reference, stateBefore, stateAfter, occurredAt) {
-      const payload: ConsensusResultV1 = {
+    async results(references, stateBefore, stateAfter, occurredAt) {
+      const at = occurredAt ?? Date.now();
+      const payload = (reference: string): ConsensusResultV1 => ({
         event_id: randomUUID(),
-        occurred_at: occurredAt ?? Date.now(),
+        occurred_at: at,
         correlation_id: randomUUID(),
         causation_id: randomUUID(),
         reference,
@@ -213,8 +215,8 @@ export async function startSweeperBed(env: NodeJS.ProcessEnv): Promise<SweeperBe
         charged_amount_minor: null,
         observed_currency: null,
         provider_transaction_id: null,
-      };
-      await send('ConsensusResult', [payload]);
+      });
+      await send('ConsensusResult', references.map(payload));
     },
     async killAll() {
       await Promise.all(processes.map((p) => p.kill()));
