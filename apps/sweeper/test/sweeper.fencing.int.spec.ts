@@ -1,0 +1,132 @@
+/**
+ * Two sweepers never both act for a partition's timers: each claim bumps the partition's
+ * epoch in PostgreSQL, and every write is fenced by it. Runs the app's classes in-process
+ * against a real PostgreSQL and the real schema registry, with a fake clock.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_RECOVERY_POLICY } from '@settle/domain';
+import { AvroCodec, Outbox, outboxDdl, topicNames, type BatchItem, type CheckoutRegisteredV1, type Topics } from '@settle/messaging';
+import { createLogger, createPool, migrate, type Pool } from '@settle/platform';
+import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
+import { PartitionFencedError, SweeperService } from '../src/sweeper.service.js';
+import { SWEEPER_DDL, WatchStore } from '../src/watch.store.js';
+
+let pool: Pool;
+let drop: () => Promise<void>;
+let topics: Topics;
+let codec: AvroCodec;
+const logger = createLogger('sweeper-fencing', 'fatal');
+const T0 = 1_800_000_000_000;
+
+beforeAll(async () => {
+  const database = await createTestDatabase('settle_sweeper_fence');
+  drop = database.drop;
+  pool = createPool(database.url, 6);
+  await migrate(pool, 'sweeper', [...SWEEPER_DDL, ...outboxDdl('sweeper')]);
+  topics = topicNames(uniqueTopicPrefix('fence'));
+  codec = AvroCodec.connect(infra.registryUrl, topics);
+  await codec.registerAll(['VerificationRequested']);
+});
+
+afterAll(async () => {
+  await pool?.end();
+  await drop?.();
+});
+
+function sweeper(owner: string, clock: () => number): SweeperService {
+  return new SweeperService({
+    pool,
+    store: new WatchStore(pool, owner),
+    outbox: new Outbox('sweeper', topics, codec),
+    relay: { wake: () => undefined },
+    policy: DEFAULT_RECOVERY_POLICY,
+    tick: { intervalMs: 250, batchSize: 1_000 },
+    logger,
+    clock,
+  });
+}
+
+const assign = (s: SweeperService, partitions: number[]) =>
+  s.onAssignment({ [topics.transactionEvents]: partitions, [topics.consensusResults]: partitions });
+
+function registered(reference: string, partition: number, at: number, offset: number): BatchItem {
+  const payload: CheckoutRegisteredV1 = {
+    event_id: `evt-${reference}`,
+    occurred_at: at,
+    correlation_id: `corr-${reference}`,
+    reference,
+    provider: 'paystack',
+    amount_minor: 500_000,
+    currency: 'NGN',
+    user_id: 'user-1',
+    customer_email: 'ada@example.com',
+    customer_phone: null,
+    entitlement: 'pro',
+  };
+  return {
+    event: { type: 'CheckoutRegistered', payload },
+    context: { topic: topics.transactionEvents, partition, offset: String(offset), key: reference, timestamp: at, headers: {} },
+  };
+}
+
+async function requests(): Promise<Array<{ reference: string; trigger: string }>> {
+  const { rows } = await pool.query<{ message_key: string; payload: { trigger: string } }>(
+    `SELECT message_key, payload FROM sweeper.outbox WHERE event_type = 'VerificationRequested' ORDER BY id`,
+  );
+  return rows.map((r) => ({ reference: r.message_key, trigger: r.payload.trigger }));
+}
+
+describe('sweeper partition ownership (fencing epochs)', () => {
+  it('after a newer claim, the earlier owner can neither store activity nor fire a timer; the new owner fires each once', async () => {
+    let now = T0;
+    const a = sweeper('a', () => now);
+    const b = sweeper('b', () => now);
+    assign(a, [0, 1]);
+    await a.handleBatch([registered('ref_p0', 0, T0, 0)]);
+    await a.handleBatch([registered('ref_p1', 1, T0, 0)]);
+    expect(a.ownedPartitions()).toEqual([0, 1]);
+
+    // b takes partition 1 (a rebalance a has not noticed yet: a still believes it owns it).
+    assign(b, [1]);
+    await b.sweep(); // waits for the claim
+    now = T0 + DEFAULT_RECOVERY_POLICY.inactivityMs + 1;
+
+    await expect(a.handleBatch([registered('ref_p1_late', 1, now, 1)])).rejects.toBeInstanceOf(PartitionFencedError);
+    const fromA = await a.sweep();
+    expect(fromA.published).toBe(1); // only partition 0's timer
+    expect(a.ownedPartitions()).toEqual([0]);
+    const fromB = await b.sweep();
+    expect(fromB.published).toBe(1);
+    expect(await requests()).toEqual([
+      { reference: 'ref_p0', trigger: 'sweeper_orphaned' },
+      { reference: 'ref_p1', trigger: 'sweeper_orphaned' },
+    ]);
+    // Nothing is due twice: both watches were re-armed by the sweep that fired them.
+    expect((await a.sweep()).published + (await b.sweep()).published).toBe(0);
+  });
+
+  it('a rebalance in progress stops a sweeper acting for any partition until its next assignment', async () => {
+    let now = T0;
+    const c = sweeper('c', () => now);
+    assign(c, [2]);
+    await c.handleBatch([registered('ref_p2', 2, T0, 0)]);
+    c.onRevocation();
+    now = T0 + DEFAULT_RECOVERY_POLICY.inactivityMs + 1;
+    expect(await c.sweep()).toEqual({ published: 0, maxLagMs: 0 });
+    await expect(c.handleBatch([registered('ref_p2_b', 2, now, 1)])).rejects.toBeInstanceOf(PartitionFencedError);
+    assign(c, [2]);
+    expect((await c.sweep()).published).toBe(1);
+  });
+
+  it('re-applying a redelivered batch leaves the watch as it was', async () => {
+    const d = sweeper('d', () => T0);
+    assign(d, [3]);
+    const batch = [registered('ref_p3', 3, T0, 0), registered('ref_p3', 3, T0 + 10, 1)];
+    await d.handleBatch(batch);
+    const { rows: once } = await pool.query("SELECT * FROM sweeper.watch_state WHERE reference = 'ref_p3'");
+    await d.handleBatch(batch);
+    const { rows: twice } = await pool.query("SELECT * FROM sweeper.watch_state WHERE reference = 'ref_p3'");
+    expect({ ...twice[0], updated_at: null }).toEqual({ ...once[0], updated_at: null });
+    expect(once[0]).toMatchObject({ due_at: T0 + 10 + DEFAULT_RECOVERY_POLICY.inactivityMs, checks: 0 });
+  });
+});
