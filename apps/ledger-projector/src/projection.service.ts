@@ -2,7 +2,8 @@ import {
   expectedAfter,
   PostgresLedger,
   transactionStream,
-  upsertTransactionStatus,
+  upsertLatestVerification,
+  upsertLedgerStatus,
   WrongExpectedRevisionError,
   DuplicateEventIdError,
   type LedgerEventInput,
@@ -43,8 +44,9 @@ export function ledgerEventFor(result: ConsensusResultV1): LedgerEventInput {
 /**
  * The ledger projector. For each consensus result, in one PostgreSQL transaction:
  * appends the outcome to the transaction's ledger stream at the exact expected revision
- * (a redelivery finds its event id already stored and appends nothing), updates the
- * transaction-status read model, and enqueues `SettlementRecorded` in the outbox, so a
+ * (a redelivery finds its event id already stored and appends nothing), updates the read
+ * models (the ledger status, a pure projection of the ledger, and the latest verification
+ * answer), and enqueues `SettlementRecorded` in the outbox, so a
  * settlement is published if and only if it was committed to the ledger.
  */
 export class ProjectionService {
@@ -52,7 +54,7 @@ export class ProjectionService {
     private readonly pool: Pool,
     private readonly ledger: PostgresLedger,
     private readonly outbox: Outbox,
-    private readonly relay: OutboxRelay,
+    private readonly relay: Pick<OutboxRelay, 'wake'>,
     private readonly logger: Logger,
   ) {}
 
@@ -78,19 +80,29 @@ export class ProjectionService {
           throw error;
         }
       }
-      await upsertTransactionStatus(client, {
+      if (appendedAt !== null) {
+        await upsertLedgerStatus(client, {
+          reference: result.reference,
+          provider: result.provider,
+          state: result.state_after,
+          entitlementStatus: result.entitlement_status,
+          amountMinor: result.amount_minor,
+          currency: result.currency,
+          checks: result.checks.length > 0 ? result.checks : null,
+          lastVerdict: result.verdict,
+          lastTrigger: result.trigger,
+          ledgerRevision: revision,
+          updatedAt: new Date(result.occurred_at),
+        });
+      }
+      await upsertLatestVerification(client, {
         reference: result.reference,
-        provider: result.provider,
+        verdict: result.verdict,
+        trigger: result.trigger,
+        causationId: result.causation_id,
         state: result.state_after,
         entitlementStatus: result.entitlement_status,
-        amountMinor: result.amount_minor,
-        currency: result.currency,
-        checks: result.checks.length > 0 ? result.checks : null,
-        lastVerdict: result.verdict,
-        lastTrigger: result.trigger,
-        lastCausationId: result.causation_id,
-        ledgerRevision: revision,
-        updatedAt: new Date(result.occurred_at),
+        decidedAt: new Date(result.occurred_at),
       });
       if (appendedAt !== null && !duplicate) {
         await this.outbox.enqueue(client, [

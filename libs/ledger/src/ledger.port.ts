@@ -24,6 +24,29 @@ export interface RecordedLedgerEvent extends LedgerEventInput {
   position: number;
   /** When the store recorded it. */
   recordedAt: Date;
+  /** SHA-256 (hex) chaining this event to the previous one of its stream (see hash-chain.ts). */
+  streamHash: string;
+  /**
+   * SHA-256 (hex) chaining this event to the previous one in global order; `null` on a store
+   * that keeps no global chain (KurrentDB: see docs/ledger.md).
+   */
+  globalHash: string | null;
+}
+
+/** A running subscription. */
+export interface LedgerSubscription {
+  /** Stops delivering; resolves once the event in hand (if any) was handled. */
+  stop(): Promise<void>;
+  /** Resolves when the subscription fails (the handler threw, or the store is gone). */
+  readonly failed: Promise<Error>;
+}
+
+/** Options of {@link LedgerStore.subscribeToAll}. */
+export interface SubscribeOptions {
+  /** How often a polling store looks for new events once caught up, milliseconds. Default 200. */
+  pollIntervalMs?: number;
+  /** Events read per page. Default 1 000. */
+  batchSize?: number;
 }
 
 /**
@@ -77,6 +100,67 @@ export interface LedgerStore {
   readStream(streamId: string): Promise<RecordedLedgerEvent[]>;
   /** Events of all streams in global order, from a position (exclusive), at most `limit`. */
   readAll(afterPosition: number, limit: number): Promise<RecordedLedgerEvent[]>;
+  /**
+   * Delivers every event after a checkpoint position, in global order, then each new one as
+   * it is appended, one at a time: the next event is delivered only after `handler` resolved,
+   * so a caller that stores `event.position` as its checkpoint after handling resumes exactly
+   * where it stopped. A handler that throws ends the subscription (see `failed`).
+   *
+   * @param afterPosition - checkpoint: the position of the last event handled, 0 for all.
+   */
+  subscribeToAll(afterPosition: number, handler: (event: RecordedLedgerEvent) => Promise<void>, options?: SubscribeOptions): LedgerSubscription;
+}
+
+/**
+ * A subscription for stores read by position (PostgreSQL, in memory): pages through
+ * `readAll` from the checkpoint, then polls. Positions are gapless and commit-ordered in
+ * these stores, so polling from the last position seen misses nothing.
+ */
+export function pollingSubscription(
+  store: Pick<LedgerStore, 'readAll'>,
+  afterPosition: number,
+  handler: (event: RecordedLedgerEvent) => Promise<void>,
+  options: SubscribeOptions = {},
+): LedgerSubscription {
+  const pollIntervalMs = options.pollIntervalMs ?? 200;
+  const batchSize = options.batchSize ?? 1_000;
+  let running = true;
+  let wake: (() => void) | null = null;
+  let reportFailure: (error: Error) => void = () => undefined;
+  const failed = new Promise<Error>((resolve) => {
+    reportFailure = resolve;
+  });
+  const loop = (async () => {
+    let checkpoint = afterPosition;
+    try {
+      while (running) {
+        const page = await store.readAll(checkpoint, batchSize);
+        for (const event of page) {
+          if (!running) return;
+          await handler(event);
+          checkpoint = event.position;
+        }
+        if (page.length < batchSize && running) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            setTimeout(resolve, pollIntervalMs);
+          });
+          wake = null;
+        }
+      }
+    } catch (error) {
+      running = false;
+      reportFailure(error instanceof Error ? error : new Error(String(error)));
+    }
+  })();
+  return {
+    failed,
+    async stop() {
+      running = false;
+      wake?.();
+      await loop;
+    },
+  };
 }
 
 /** Ledger stream of a transaction. */

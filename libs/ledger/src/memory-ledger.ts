@@ -1,11 +1,15 @@
+import { GENESIS_HASH, globalHash, streamHash } from './hash-chain.js';
 import {
   DuplicateEventIdError,
+  pollingSubscription,
   WrongExpectedRevisionError,
   type AppendResult,
   type ExpectedRevision,
   type LedgerEventInput,
   type LedgerStore,
+  type LedgerSubscription,
   type RecordedLedgerEvent,
+  type SubscribeOptions,
 } from './ledger.port.js';
 
 /** In-memory ledger for unit tests. Passes the same contract suite as the real stores. */
@@ -27,13 +31,20 @@ export class InMemoryLedger implements LedgerStore {
       throw new WrongExpectedRevisionError(streamId, expected, stream.length === 0 ? 'no_stream' : current);
     }
     const positions: number[] = [];
+    const recordedAt = new Date();
     for (const event of events) {
+      const copy = structuredClone(event);
+      const revision = stream.length;
+      const position = this.all.length + 1;
+      const hash = streamHash(stream.at(-1)?.streamHash ?? GENESIS_HASH, { ...copy, streamId, revision, recordedAt });
       const recorded: RecordedLedgerEvent = {
-        ...structuredClone(event),
+        ...copy,
         streamId,
-        revision: stream.length,
-        position: this.all.length + 1,
-        recordedAt: new Date(),
+        revision,
+        position,
+        recordedAt,
+        streamHash: hash,
+        globalHash: globalHash(this.all.at(-1)?.globalHash ?? GENESIS_HASH, position, hash),
       };
       stream.push(recorded);
       this.all.push(recorded);
@@ -49,6 +60,10 @@ export class InMemoryLedger implements LedgerStore {
   }
 
   async readAll(afterPosition: number, limit: number): Promise<RecordedLedgerEvent[]> {
-    return structuredClone(this.all.filter((e) => e.position > afterPosition).slice(0, limit));
+    return structuredClone(this.all.slice(Math.max(0, afterPosition), Math.max(0, afterPosition) + limit));
+  }
+
+  subscribeToAll(afterPosition: number, handler: (event: RecordedLedgerEvent) => Promise<void>, options?: SubscribeOptions): LedgerSubscription {
+    return pollingSubscription(this, afterPosition, handler, { pollIntervalMs: 10, ...options });
   }
 }

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  ChainVerifier,
   DuplicateEventIdError,
   WrongExpectedRevisionError,
   type LedgerEventInput,
   type LedgerStore,
+  type RecordedLedgerEvent,
 } from '@settle/ledger';
 
 const event = (type = 'TransactionSettled', eventId = randomUUID()): LedgerEventInput => ({
@@ -18,7 +20,7 @@ const event = (type = 'TransactionSettled', eventId = randomUUID()): LedgerEvent
  * The ledger port's contract. Every store (PostgreSQL, in-memory, and KurrentDB where one
  * is configured) must pass it.
  */
-export function ledgerContract(name: string, makeStore: () => LedgerStore): void {
+export function ledgerContract(name: string, makeStore: () => LedgerStore, options: { globalChain: boolean } = { globalChain: true }): void {
   describe(`ledger contract: ${name}`, () => {
     const stream = () => `transaction-ref_${randomUUID().slice(0, 8)}`;
 
@@ -82,6 +84,56 @@ export function ledgerContract(name: string, makeStore: () => LedgerStore): void
 
     it('reads an unknown stream as empty', async () => {
       expect(await makeStore().readStream(stream())).toEqual([]);
+    });
+
+    it('chains every event to the previous one of its stream (and globally), verifiably', async () => {
+      const store = makeStore();
+      const s = stream();
+      await store.append(s, [event('PaymentHeldInReview'), event('ManualReviewRequired')], 'no_stream');
+      await store.append(s, [event('TransactionSettled')], 1);
+      const read = await store.readStream(s);
+      expect(read.map((e) => e.streamHash)).toEqual(read.map((e) => expect.stringMatching(/^[0-9a-f]{64}$/)));
+      expect(new Set(read.map((e) => e.streamHash)).size).toBe(3);
+      const verifier = new ChainVerifier({ checkGlobal: options.globalChain });
+      for (let after = 0, page: RecordedLedgerEvent[]; (page = await store.readAll(after, 500)).length > 0; after = page.at(-1)!.position) {
+        for (const e of page) expect(verifier.check(e)).toBeNull();
+      }
+      expect(verifier.checked).toBeGreaterThanOrEqual(3);
+    });
+
+    it('delivers every event after a checkpoint, then new ones, and resumes from a checkpoint without duplicates', async () => {
+      const store = makeStore();
+      const s = stream();
+      const first = await store.append(s, [event('A1'), event('A2')], 'no_stream');
+      const checkpoint = first.positions[0]! - 1;
+      const seen: RecordedLedgerEvent[] = [];
+      const subscription = store.subscribeToAll(checkpoint, async (e) => {
+        if (e.streamId === s) seen.push(e);
+      }, { pollIntervalMs: 20 });
+      await store.append(s, [event('A3')], 1);
+      await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(3);
+      await subscription.stop();
+      expect(seen.map((e) => e.type)).toEqual(['A1', 'A2', 'A3']);
+      // Resume after the second event: only the third (and later ones) arrive.
+      const resumed: string[] = [];
+      const again = store.subscribeToAll(seen[1]!.position, async (e) => {
+        if (e.streamId === s) resumed.push(e.type);
+      }, { pollIntervalMs: 20 });
+      await store.append(s, [event('A4')], 2);
+      await expect.poll(() => resumed.length, { timeout: 10_000 }).toBe(2);
+      await again.stop();
+      expect(resumed).toEqual(['A3', 'A4']);
+    });
+
+    it('ends a subscription whose handler fails, and reports why', async () => {
+      const store = makeStore();
+      const s = stream();
+      const appended = await store.append(s, [event()], 'no_stream');
+      const subscription = store.subscribeToAll(appended.positions[0]! - 1, async () => {
+        throw new Error('projection failed');
+      });
+      expect((await subscription.failed).message).toBe('projection failed');
+      await subscription.stop();
     });
   });
 }

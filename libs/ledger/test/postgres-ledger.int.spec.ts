@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEDGER_DDL, PostgresLedger } from '@settle/ledger';
+import { ChainVerifier, LEDGER_DDL, LEDGER_WRITER_ROLE, PostgresLedger, type ChainBreak, type LedgerEventInput } from '@settle/ledger';
 import { createPool, migrate, type Pool } from '@settle/platform';
 import { createTestDatabase } from '../../../scripts/harness/infra.js';
 import { ledgerContract } from './ledger.contract.js';
@@ -34,6 +34,24 @@ describe('PostgreSQL ledger immutability (enforced by the database)', () => {
     expect(rows).toEqual([{ data: { amount_minor: 1 } }]);
   });
 
+  it('refuses UPDATE, DELETE and TRUNCATE to the ledger writer role by permissions, while it can append and read', async () => {
+    const stream = `transaction-ref_${randomUUID().slice(0, 8)}`;
+    const client = await pool.connect();
+    try {
+      await client.query(`SET ROLE ${LEDGER_WRITER_ROLE}`);
+      const ledger = new PostgresLedger(pool);
+      await ledger.appendWith(client, stream, [settled(1)], 'no_stream');
+      expect((await client.query('SELECT count(*)::int AS n FROM ledger.events WHERE stream_id = $1', [stream])).rows[0].n).toBe(1);
+      for (const statement of [`UPDATE ledger.events SET data = '{}' WHERE stream_id = $1`, 'DELETE FROM ledger.events WHERE stream_id = $1']) {
+        await expect(client.query(statement, [stream])).rejects.toThrow(/permission denied for table events/);
+      }
+      await expect(client.query('TRUNCATE ledger.events')).rejects.toThrow(/permission denied for table events/);
+    } finally {
+      await client.query('RESET ROLE');
+      client.release();
+    }
+  });
+
   it('lets exactly one of two concurrent appends at the same revision win', async () => {
     const ledger = new PostgresLedger(pool);
     const stream = `transaction-ref_${randomUUID().slice(0, 8)}`;
@@ -41,5 +59,105 @@ describe('PostgreSQL ledger immutability (enforced by the database)', () => {
     const results = await Promise.allSettled([ledger.append(stream, [make()], 'no_stream'), ledger.append(stream, [make()], 'no_stream')]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     expect(await ledger.readStream(stream)).toHaveLength(1);
+  });
+});
+
+const settled = (amount: number): LedgerEventInput => ({
+  eventId: randomUUID(),
+  type: 'TransactionSettled',
+  data: { amount_minor: amount, currency: 'NGN' },
+  metadata: { correlationId: 'c', causationId: 'c' },
+});
+
+/** Verifies the whole ledger of a database, returning the first break. */
+async function firstBreak(p: Pool): Promise<ChainBreak | null> {
+  const ledger = new PostgresLedger(p);
+  const verifier = new ChainVerifier({ checkGlobal: true });
+  for (let after = 0; ; ) {
+    const page = await ledger.readAll(after, 500);
+    if (page.length === 0) break;
+    for (const e of page) {
+      const broken = verifier.check(e);
+      if (broken) return broken;
+    }
+    after = page.at(-1)!.position;
+  }
+  const head = await ledger.head();
+  return head.globalHash === verifier.head ? null : { position: head.position, streamId: '', revision: -1, reason: 'HEAD_MISMATCH', expected: head.globalHash, found: verifier.head };
+}
+
+describe('PostgreSQL ledger tamper evidence (SHA-256 chains per stream and global)', () => {
+  let tamper: Pool;
+  let dropTamper: () => Promise<void>;
+  const streams = ['transaction-ref_a', 'transaction-ref_b'];
+
+  beforeAll(async () => {
+    const db = await createTestDatabase('settle_ledger_tamper');
+    dropTamper = db.drop;
+    tamper = createPool(db.url, 2);
+    await migrate(tamper, 'ledger', LEDGER_DDL);
+  });
+
+  afterAll(async () => {
+    await tamper?.end();
+    await dropTamper?.();
+  });
+
+  /** Fresh ledger content: a, b, a, b, a (positions 1 to 5). */
+  async function fill(): Promise<void> {
+    const ledger = new PostgresLedger(tamper);
+    for (let i = 0; i < 5; i++) {
+      const s = streams[i % 2]!;
+      await ledger.append(s, [settled(100 + i)], 'any');
+    }
+  }
+
+  /** As a superuser with triggers off (what an attacker with the database's keys could do). */
+  async function asAttacker(sql: string): Promise<void> {
+    const client = await tamper.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SET LOCAL session_replication_role = replica');
+      await client.query(sql);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+  }
+
+  async function reset(): Promise<void> {
+    await asAttacker('DELETE FROM ledger.events; DELETE FROM ledger.streams; UPDATE ledger.head SET position = 0, global_hash = repeat(\'0\', 64)');
+    await fill();
+  }
+
+  it('verifies an untouched ledger', async () => {
+    await reset();
+    expect(await firstBreak(tamper)).toBeNull();
+  });
+
+  it('finds an edited amount at the edited event', async () => {
+    await reset();
+    await asAttacker(`UPDATE ledger.events SET data = jsonb_set(data, '{amount_minor}', '999') WHERE position = 3`);
+    expect(await firstBreak(tamper)).toMatchObject({ position: 3, reason: 'STREAM_HASH_MISMATCH' });
+  });
+
+  it('finds a deleted event where the positions jump', async () => {
+    await reset();
+    await asAttacker('DELETE FROM ledger.events WHERE position = 2');
+    expect(await firstBreak(tamper)).toMatchObject({ position: 3, reason: 'POSITION_GAP' });
+  });
+
+  it('finds the newest events deleted, by the head', async () => {
+    await reset();
+    await asAttacker('DELETE FROM ledger.events WHERE position >= 4');
+    expect(await firstBreak(tamper)).toMatchObject({ reason: 'HEAD_MISMATCH', position: 5 });
+  });
+
+  it('finds two events swapped (positions and hashes kept), by the chain', async () => {
+    await reset();
+    await asAttacker(`UPDATE ledger.events SET data = CASE position WHEN 1 THEN (SELECT data FROM ledger.events WHERE position = 3)
+                                                         ELSE (SELECT data FROM ledger.events WHERE position = 1) END
+                      WHERE position IN (1, 3)`);
+    expect(await firstBreak(tamper)).toMatchObject({ position: 1, reason: 'STREAM_HASH_MISMATCH' });
   });
 });
