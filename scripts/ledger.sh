@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Ops command line of the ledger (`./settle ledger ...`, see scripts/ledger.ts). Reads the
+# stack's database unless DATABASE_URL says otherwise. Only events reach standard output.
+source "$(dirname "$0")/lib.sh"
+ensure_node
+ensure_deps >&2
+# Built by ./settle up and ./settle test; built here only when missing, so a replay starts at once.
+[ -f "$SETTLE_ROOT/dist/scripts/ledger.js" ] || ensure_build >&2
+export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/settle}"
+exec node "$SETTLE_ROOT/dist/scripts/ledger.js" "$@"

@@ -1,0 +1,227 @@
+/**
+ * Ops command line of the immutable ledger (`./settle ledger ...`). Thin: argument parsing,
+ * output and progress here; reading, verifying and rebuilding in `libs/ledger`.
+ *
+ *   ./settle ledger replay [--reference <ref> | --stream <id>] [--from <position>]
+ *                          [--since <ISO time>] [--until <ISO time>] [--format jsonl|csv]
+ *   ./settle ledger export  (the same as replay; for auditors: --format csv)
+ *   ./settle ledger verify [--from <position>]
+ *   ./settle ledger rebuild-read-models
+ *
+ * Output that can be piped (events, as JSON Lines or CSV) goes to standard output and nothing
+ * else does; progress bars (when standard error is a terminal) and the final summary go to
+ * standard error. Environment: DATABASE_URL. Exit codes: 0 done, 1 a chain is broken or the
+ * command failed, 2 usage error.
+ */
+import { once } from 'node:events';
+import { parseArgs } from 'node:util';
+import { SingleBar, Presets } from 'cli-progress';
+import { stringify } from 'csv-stringify/sync';
+import { ChainVerifier, PostgresLedger, READ_MODEL_DDL, rebuildTransactionStatus, transactionStream, type RecordedLedgerEvent } from '@settle/ledger';
+import { createPool, migrate, type Pool } from '@settle/platform';
+
+const USAGE = `usage: settle ledger <command> [options]
+  replay [--reference <ref> | --stream <id>] [--from <position>] [--since <time>] [--until <time>] [--format jsonl|csv]
+                        events in global order (one stream: in revision order) to standard output
+  export                the same as replay (auditors: --format csv)
+  verify [--from <position>]
+                        verify the SHA-256 chains (per stream and global); report the first break
+  rebuild-read-models   drop and rebuild read_model.transaction_status from the ledger alone`;
+
+class UsageError extends Error {}
+
+const CSV_COLUMNS = ['position', 'recorded_at', 'stream_id', 'revision', 'event_id', 'event_type', 'stream_hash', 'global_hash', 'data', 'metadata'];
+
+/** The flat, documented shape of an exported event (the same in JSON Lines and CSV). */
+function exported(e: RecordedLedgerEvent) {
+  return {
+    position: e.position,
+    recorded_at: e.recordedAt.toISOString(),
+    stream_id: e.streamId,
+    revision: e.revision,
+    event_id: e.eventId,
+    event_type: e.type,
+    stream_hash: e.streamHash,
+    global_hash: e.globalHash,
+    data: e.data,
+    metadata: e.metadata,
+  };
+}
+
+/** Writes to standard output, waiting when the reader is slower (a pipe to `less`). */
+async function out(text: string): Promise<void> {
+  if (!process.stdout.write(text)) await once(process.stdout, 'drain');
+}
+
+function progress(label: string, total: number): { update(n: number): void; stop(): void } {
+  if (!process.stderr.isTTY || total === 0) return { update: () => undefined, stop: () => undefined };
+  const bar = new SingleBar(
+    { format: `${label} [{bar}] {percentage}% | {value}/{total} events | {eta_formatted} left`, stream: process.stderr, hideCursor: true },
+    Presets.shades_classic,
+  );
+  bar.start(total, 0);
+  return { update: (n) => bar.update(n), stop: () => bar.stop() };
+}
+
+function position(value: string | undefined, name: string): number {
+  if (value === undefined) return 0;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`--${name} must be a position (a whole number), got ${value}`);
+  return n;
+}
+
+function time(value: string | undefined, name: string): Date | null {
+  if (value === undefined) return null;
+  const d = new Date(value);
+  if (Number.isNaN(d.getTime())) throw new UsageError(`--${name} must be an ISO 8601 time, got ${value}`);
+  return d;
+}
+
+async function countAfter(pool: Pool, after: number): Promise<number> {
+  const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM ledger.events WHERE position > $1', [after]);
+  return Number(rows[0]!.n);
+}
+
+async function replay(pool: Pool, ledger: PostgresLedger, args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      reference: { type: 'string' },
+      stream: { type: 'string' },
+      from: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      format: { type: 'string', default: 'jsonl' },
+    },
+  });
+  if (values.format !== 'jsonl' && values.format !== 'csv') throw new UsageError(`--format must be jsonl or csv, got ${values.format}`);
+  if (values.reference && values.stream) throw new UsageError('give --reference or --stream, not both');
+  const from = position(values.from, 'from');
+  const [since, until] = [time(values.since, 'since'), time(values.until, 'until')];
+  const csv = values.format === 'csv';
+  const keep = (e: RecordedLedgerEvent) =>
+    e.position > from && (!since || e.recordedAt >= since) && (!until || e.recordedAt < until);
+  const emit = async (events: readonly RecordedLedgerEvent[]) => {
+    const rows = events.filter(keep).map(exported);
+    if (rows.length === 0) return 0;
+    const text = csv
+      ? stringify(rows.map((r) => ({ ...r, data: JSON.stringify(r.data), metadata: JSON.stringify(r.metadata) })), { columns: CSV_COLUMNS })
+      : rows.map((r) => `${JSON.stringify(r)}\n`).join('');
+    await out(text);
+    return rows.length;
+  };
+  if (csv) await out(stringify([], { header: true, columns: CSV_COLUMNS }));
+  const started = Date.now();
+  let written = 0;
+  const stream = values.stream ?? (values.reference ? transactionStream(values.reference) : null);
+  if (stream) {
+    written = await emit(await ledger.readStream(stream));
+  } else {
+    const bar = progress('replay', await countAfter(pool, from));
+    let read = 0;
+    for (let after = from; ; ) {
+      const page = await ledger.readAll(after, 5_000);
+      if (page.length === 0) break;
+      written += await emit(page);
+      read += page.length;
+      after = page.at(-1)!.position;
+      bar.update(read);
+      if (until && page.at(-1)!.recordedAt >= until) break; // recorded_at follows position order
+    }
+    bar.stop();
+  }
+  const seconds = (Date.now() - started) / 1000;
+  process.stderr.write(`replayed ${written} events${stream ? ` of ${stream}` : ''} in ${seconds.toFixed(1)} s (${Math.round(written / Math.max(seconds, 0.001))} events/s)\n`);
+  return 0;
+}
+
+async function verify(pool: Pool, ledger: PostgresLedger, args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { from: { type: 'string' } } });
+  const from = position(values.from, 'from');
+  let globalAfter: string | undefined;
+  if (from > 0) {
+    const [before] = await ledger.readAll(from - 1, 1);
+    if (!before || before.position !== from) throw new UsageError(`no event at position ${from}`);
+    globalAfter = before.globalHash ?? undefined;
+  }
+  const verifier = new ChainVerifier(from > 0 ? { checkGlobal: true, afterPosition: from, ...(globalAfter ? { globalAfter } : {}) } : { checkGlobal: true });
+  const bar = progress('verify', await countAfter(pool, from));
+  const started = Date.now();
+  let broken = null;
+  for (let after = from; broken === null; ) {
+    const page = await ledger.readAll(after, 5_000);
+    if (page.length === 0) break;
+    for (const event of page) {
+      broken = verifier.check(event);
+      if (broken) break;
+    }
+    after = page.at(-1)!.position;
+    bar.update(verifier.checked);
+  }
+  bar.stop();
+  const head = await ledger.head();
+  if (broken === null && verifier.checked > 0 && head.globalHash !== verifier.head) {
+    broken = { position: head.position, streamId: '', revision: -1, reason: 'HEAD_MISMATCH' as const, expected: head.globalHash, found: verifier.head };
+  }
+  const seconds = (Date.now() - started) / 1000;
+  if (broken) {
+    process.stderr.write(
+      `BROKEN at position ${broken.position} (${broken.streamId || 'ledger head'} revision ${broken.revision}): ${broken.reason}\n  expected ${broken.expected}\n  found    ${broken.found}\n` +
+        `checked ${verifier.checked} events in ${seconds.toFixed(1)} s\n`,
+    );
+    return 1;
+  }
+  process.stderr.write(`verified ${verifier.checked} events after position ${from}: both chains hold (head ${verifier.head}) in ${seconds.toFixed(1)} s\n`);
+  return 0;
+}
+
+async function rebuild(pool: Pool, ledger: PostgresLedger): Promise<number> {
+  await migrate(pool, 'read_model', READ_MODEL_DDL);
+  const bar = progress('rebuild', await countAfter(pool, 0));
+  const started = Date.now();
+  const result = await rebuildTransactionStatus(pool, ledger, (n) => bar.update(n));
+  bar.stop();
+  process.stderr.write(`rebuilt read_model.transaction_status from ${result.events} ledger events: ${result.rows} rows in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  return 0;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  const url = process.env.DATABASE_URL;
+  if (!command || command === 'help' || command === '--help') {
+    process.stderr.write(`${USAGE}\n`);
+    return command ? 0 : 2;
+  }
+  if (!['replay', 'export', 'verify', 'rebuild-read-models'].includes(command)) throw new UsageError(`unknown command ${command}`);
+  if (!url) throw new UsageError('set DATABASE_URL');
+  const pool = createPool(url, 2);
+  try {
+    const ledger = new PostgresLedger(pool);
+    if (command === 'verify') return await verify(pool, ledger, args);
+    if (command === 'rebuild-read-models') return await rebuild(pool, ledger);
+    return await replay(pool, ledger, args);
+  } finally {
+    await pool.end();
+  }
+}
+
+// A closed pipe (`| head`) is a normal end, not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError || (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      process.stderr.write(`error: ${(error as Error).message}\n${USAGE}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stderr.write(`error: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+  },
+);

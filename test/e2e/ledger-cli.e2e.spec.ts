@@ -1,0 +1,157 @@
+/**
+ * The ledger's ops command line (`./settle ledger`, built to dist/scripts/ledger.js) against a
+ * real PostgreSQL: replay and export for auditors (JSON Lines and CSV, clean standard output,
+ * a closed pipe is not an error), chain verification that finds the first break, and the read
+ * model rebuilt from the ledger alone.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LEDGER_DDL, PostgresLedger, READ_MODEL_DDL, type LedgerEventInput } from '@settle/ledger';
+import { createPool, migrate, type Pool } from '@settle/platform';
+import { createTestDatabase } from '../../scripts/harness/infra.js';
+
+const CLI = join(import.meta.dirname, '../../dist/scripts/ledger.js');
+let pool: Pool;
+let url: string;
+let drop: () => Promise<void>;
+let boundary: Date;
+
+const outcome = (reference: string, type: string, state: string, at: number): LedgerEventInput => ({
+  eventId: randomUUID(),
+  type,
+  data: {
+    reference,
+    provider: 'paystack',
+    state,
+    entitlement_status: state === 'SETTLED_CONSENSUS' ? 'UNLOCKED' : 'HELD_IN_REVIEW',
+    verdict: state === 'SETTLED_CONSENSUS' ? 'cleared' : 'clearing',
+    trigger: 'sweeper_orphaned',
+    checks: [],
+    expected: { amount_minor: 500_000, currency: 'NGN', user_id: 'u', entitlement: 'pro' },
+    note: 'commas, "quotes" and\nnew lines survive',
+    decided_at: at,
+  },
+  metadata: { correlationId: `corr-${reference}`, causationId: randomUUID() },
+});
+
+function cli(args: string[], input?: { shell: string }) {
+  const result = input
+    ? spawnSync('bash', ['-o', 'pipefail', '-c', `node ${CLI} ${args.join(' ')} ${input.shell}`], { env: { ...process.env, DATABASE_URL: url }, encoding: 'utf8' })
+    : spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: url }, encoding: 'utf8' });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+beforeAll(async () => {
+  if (!existsSync(CLI)) throw new Error('dist/scripts/ledger.js is missing: run "npm run build" first');
+  const database = await createTestDatabase('settle_ledger_cli');
+  url = database.url;
+  drop = database.drop;
+  pool = createPool(url, 2);
+  await migrate(pool, 'ledger', LEDGER_DDL);
+  await migrate(pool, 'read_model', READ_MODEL_DDL);
+  const ledger = new PostgresLedger(pool);
+  for (let i = 0; i < 20; i++) {
+    const reference = `ref_cli_${i}`;
+    await ledger.append(`transaction-${reference}`, [outcome(reference, 'PaymentHeldInReview', 'RECOVERING', 1_000 + i)], 'no_stream');
+  }
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  boundary = new Date();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let i = 0; i < 10; i++) {
+    const reference = `ref_cli_${i}`;
+    await ledger.append(`transaction-${reference}`, [outcome(reference, 'TransactionSettled', 'SETTLED_CONSENSUS', 2_000 + i)], 0);
+  }
+});
+
+afterAll(async () => {
+  await pool?.end();
+  await drop?.();
+});
+
+describe('settle ledger', () => {
+  it('replays everything as JSON Lines in global order, with only events on standard output', () => {
+    const { code, stdout, stderr } = cli(['replay']);
+    expect(code).toBe(0);
+    const events = stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(events).toHaveLength(30);
+    expect(events.map((e) => e.position)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect(events[0]).toMatchObject({ stream_id: 'transaction-ref_cli_0', revision: 0, event_type: 'PaymentHeldInReview' });
+    expect(events[0].stream_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(events[0].data.note).toBe('commas, "quotes" and\nnew lines survive');
+    expect(stderr).toMatch(/replayed 30 events/);
+  });
+
+  it('replays one transaction, from a position, and a time range', () => {
+    const one = cli(['replay', '--reference', 'ref_cli_3']).stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(one.map((e) => [e.event_type, e.revision])).toEqual([
+      ['PaymentHeldInReview', 0],
+      ['TransactionSettled', 1],
+    ]);
+    const fromPosition = cli(['replay', '--from', '25']).stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(fromPosition.map((e) => e.position)).toEqual([26, 27, 28, 29, 30]);
+    const later = cli(['replay', '--since', boundary.toISOString()]).stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(later).toHaveLength(10);
+    expect(later.every((e) => e.event_type === 'TransactionSettled')).toBe(true);
+    const earlier = cli(['replay', '--until', boundary.toISOString()]).stdout.trimEnd().split('\n');
+    expect(earlier).toHaveLength(20);
+  });
+
+  it('exports CSV for auditors that a CSV reader reads back exactly', () => {
+    const { code, stdout } = cli(['export', '--format', 'csv']);
+    expect(code).toBe(0);
+    const rows = parse(stdout, { columns: true }) as Array<Record<string, string>>;
+    expect(rows).toHaveLength(30);
+    expect(Object.keys(rows[0]!)).toEqual(['position', 'recorded_at', 'stream_id', 'revision', 'event_id', 'event_type', 'stream_hash', 'global_hash', 'data', 'metadata']);
+    expect(JSON.parse(rows[0]!.data!).note).toBe('commas, "quotes" and\nnew lines survive');
+    const jsonl = cli(['export']).stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(rows.map((r) => r.global_hash)).toEqual(jsonl.map((e) => e.global_hash));
+  });
+
+  it('treats a reader that stops early (| head -1) as a normal end', () => {
+    const { code, stdout, stderr } = cli(['replay'], { shell: '| head -1' });
+    expect(code).toBe(0);
+    expect(stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect(stderr).not.toMatch(/EPIPE|Error/);
+  });
+
+  it('refuses bad options with a usage error (exit 2)', () => {
+    expect(cli(['replay', '--format', 'xml'])).toMatchObject({ code: 2, stdout: '' });
+    expect(cli(['replay', '--since', 'yesterday'])).toMatchObject({ code: 2 });
+    expect(cli(['frobnicate'])).toMatchObject({ code: 2 });
+  });
+
+  it('rebuilds the read model from the ledger alone', async () => {
+    const { code, stderr } = cli(['rebuild-read-models']);
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/from 30 ledger events: 20 rows/);
+    const { rows } = await pool.query<{ state: string; n: number }>('SELECT state, count(*)::int AS n FROM read_model.transaction_status GROUP BY state ORDER BY state');
+    expect(rows).toEqual([
+      { state: 'RECOVERING', n: 10 },
+      { state: 'SETTLED_CONSENSUS', n: 10 },
+    ]);
+  });
+
+  it('verifies both chains, and after tampering reports the first break (exit 1)', async () => {
+    const ok = cli(['verify']);
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).toMatch(/verified 30 events after position 0: both chains hold/);
+    expect(cli(['verify', '--from', '10']).stderr).toMatch(/verified 20 events after position 10/);
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SET LOCAL session_replication_role = replica'); // what only a superuser could do
+      await client.query(`UPDATE ledger.events SET data = jsonb_set(data, '{expected,amount_minor}', '1') WHERE position = 17`);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    const broken = cli(['verify']);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/BROKEN at position 17 \(transaction-ref_cli_16 revision 0\): STREAM_HASH_MISMATCH/);
+    expect(broken.stdout).toBe('');
+  });
+});
