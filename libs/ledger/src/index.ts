@@ -4,3 +4,4 @@ export * from './hash-chain.js';
 export * from './memory-ledger.js';
 export * from './postgres-ledger.js';
 export * from './read-model.js';
+export * from './kurrentdb-ledger.js';
