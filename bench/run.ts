@@ -4,6 +4,7 @@
  */
 import { cpus, totalmem } from 'node:os';
 import { ingestBenchmark } from './ingest.js';
+import { ledgerBenchmark } from './ledger.js';
 import { sweeperBenchmark } from './sweeper.js';
 import { verifierBenchmark } from './verifier.js';
 
@@ -11,6 +12,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   verifier: verifierBenchmark,
   ingest: ingestBenchmark,
   sweeper: sweeperBenchmark,
+  ledger: ledgerBenchmark,
 };
 
 async function main(): Promise<void> {

@@ -99,13 +99,17 @@ describe('read model rebuilt from the ledger alone', () => {
         }
       }
     }
+    // Exactly once: redelivered results appended nothing and published nothing twice.
+    const ledgerCount = (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM ledger.events')).rows[0]!.n;
+    const settlements = (await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM ledger.outbox WHERE event_type = 'SettlementRecorded'")).rows[0]!.n;
+    expect([ledgerCount, settlements]).toEqual([40, 40]);
     const live = await snapshot('transaction_status');
     const answers = await snapshot('latest_verification');
     expect(live).toHaveLength(24); // the never-seen ones have no ledger entry, so no row
     expect(live.filter((r) => r.state === 'MANUAL_REVIEW')).toHaveLength(8);
 
     const rebuilt = await rebuildTransactionStatus(pool, new PostgresLedger(pool));
-    expect(rebuilt).toEqual({ events: 8 * 2 + 8 + 8 * 2, rows: 24 });
+    expect(rebuilt).toEqual({ events: 40, rows: 24 });
     expect(await snapshot('transaction_status')).toEqual(live);
     expect(await snapshot('latest_verification')).toEqual(answers);
   });
