@@ -1,5 +1,5 @@
 import { inTransaction, isUniqueViolation, type Pool, type PoolClient } from '@settle/platform';
-import { GENESIS_HASH, globalHash, streamHash } from './hash-chain.js';
+import { GENESIS_HASH, streamHash } from './hash-chain.js';
 import {
   DuplicateEventIdError,
   pollingSubscription,
@@ -59,6 +59,32 @@ export const LEDGER_DDL: readonly string[] = [
   `INSERT INTO ledger.head (singleton, position, global_hash)
    VALUES (true, COALESCE((SELECT max(position) FROM ledger.events), 0), '${GENESIS_HASH}')
    ON CONFLICT (singleton) DO NOTHING`,
+  // Appends a stream's new events with their stream hashes (computed by the caller), chaining
+  // each into the global chain under the head's lock, in one round trip: the lock is held
+  // only for this call and the commit. The global hash is the one of hash-chain.ts:
+  // SHA-256 hex of "<previous global hash>\n<position>\n<stream hash>".
+  `CREATE OR REPLACE FUNCTION ledger.append_events(
+     p_stream text, p_revisions bigint[], p_ids uuid[], p_types text[], p_data jsonb[], p_metadata jsonb[],
+     p_recorded_at timestamptz, p_stream_hashes text[]
+   ) RETURNS SETOF bigint LANGUAGE plpgsql AS $$
+   DECLARE
+     v_position bigint;
+     v_global text;
+     i int;
+   BEGIN
+     SELECT position, global_hash INTO v_position, v_global FROM ledger.head FOR UPDATE;
+     FOR i IN 1 .. array_length(p_ids, 1) LOOP
+       v_position := v_position + 1;
+       v_global := encode(sha256(convert_to(v_global || E'\n' || v_position::text || E'\n' || p_stream_hashes[i], 'UTF8')), 'hex');
+       INSERT INTO ledger.events (position, stream_id, revision, event_id, event_type, data, metadata, recorded_at, stream_hash, global_hash)
+       VALUES (v_position, p_stream, p_revisions[i], p_ids[i], p_types[i], p_data[i], p_metadata[i], p_recorded_at, p_stream_hashes[i], v_global);
+       RETURN NEXT v_position;
+     END LOOP;
+     INSERT INTO ledger.streams (stream_id, revision, stream_hash)
+     VALUES (p_stream, p_revisions[array_length(p_ids, 1)], p_stream_hashes[array_length(p_ids, 1)])
+     ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision, stream_hash = EXCLUDED.stream_hash;
+     UPDATE ledger.head SET position = v_position, global_hash = v_global;
+   END $$`,
   `CREATE OR REPLACE FUNCTION ledger.refuse_mutation() RETURNS trigger LANGUAGE plpgsql AS $$
    BEGIN
      RAISE EXCEPTION 'ledger.events is append-only: % refused', TG_OP USING ERRCODE = 'insufficient_privilege';
@@ -130,69 +156,53 @@ export class PostgresLedger implements LedgerStore {
     events: readonly LedgerEventInput[],
     expected: ExpectedRevision,
   ): Promise<AppendResult> {
-    const head = await client.query<{ revision: number; stream_hash: string | null }>(
-      'SELECT revision, stream_hash FROM ledger.streams WHERE stream_id = $1 FOR UPDATE',
-      [streamId],
+    // One round trip: lock the stream's head row and look the event ids up.
+    const { rows: lookup } = await client.query<{ revision: number | null; stream_hash: string | null; stored: Array<{ event_id: string; stream_id: string; position: number }> | null }>(
+      `WITH s AS (SELECT revision, stream_hash FROM ledger.streams WHERE stream_id = $1 FOR UPDATE)
+       SELECT (SELECT revision FROM s) AS revision, (SELECT stream_hash FROM s) AS stream_hash,
+              (SELECT json_agg(json_build_object('event_id', event_id, 'stream_id', stream_id, 'position', position) ORDER BY position)
+                 FROM ledger.events WHERE event_id = ANY($2::uuid[])) AS stored`,
+      [streamId, events.map((e) => e.eventId)],
     );
-    const current = head.rows[0] ? Number(head.rows[0].revision) : -1;
-    const ids = events.map((e) => e.eventId);
-    const stored = await client.query<{ event_id: string; stream_id: string; position: number }>(
-      'SELECT event_id, stream_id, position FROM ledger.events WHERE event_id = ANY($1::uuid[]) ORDER BY position',
-      [ids],
-    );
-    if (events.length > 0 && stored.rows.length === events.length && stored.rows.every((r) => r.stream_id === streamId)) {
-      return { nextExpectedRevision: current, positions: stored.rows.map((r) => Number(r.position)), duplicate: true };
+    const current = lookup[0]!.revision === null ? -1 : Number(lookup[0]!.revision);
+    const stored = lookup[0]!.stored ?? [];
+    if (events.length > 0 && stored.length === events.length && stored.every((r) => r.stream_id === streamId)) {
+      return { nextExpectedRevision: current, positions: stored.map((r) => Number(r.position)), duplicate: true };
     }
-    if (stored.rows[0]) throw new DuplicateEventIdError(stored.rows[0].event_id);
+    if (stored[0]) throw new DuplicateEventIdError(stored[0].event_id);
     if (expected !== 'any' && (expected === 'no_stream' ? current !== -1 : expected !== current)) {
       throw new WrongExpectedRevisionError(streamId, expected, current === -1 ? 'no_stream' : current);
     }
     if (events.length === 0) return { nextExpectedRevision: current, positions: [], duplicate: false };
-    // The global head is locked last (after the stream), always in that order: appends to
-    // different streams serialise here only for the few statements that follow.
-    const global = await client.query<{ position: number; global_hash: string }>('SELECT position, global_hash FROM ledger.head FOR UPDATE');
-    let position = Number(global.rows[0]!.position);
-    let chain = global.rows[0]!.global_hash;
-    let previous = head.rows[0]?.stream_hash ?? GENESIS_HASH;
+    // Stream hashes need only the stream's lock; the global chain is extended under the
+    // head's lock inside ledger.append_events, as late and as briefly as possible.
+    let previous = lookup[0]!.stream_hash ?? GENESIS_HASH;
     let revision = current;
     const recordedAt = new Date();
     const rows = events.map((event) => {
       revision += 1;
-      position += 1;
-      const hash = streamHash(previous, { streamId, revision, eventId: event.eventId, type: event.type, data: event.data, metadata: event.metadata, recordedAt });
-      chain = globalHash(chain, position, hash);
-      previous = hash;
-      return { event, revision, position, hash, chain };
+      previous = streamHash(previous, { streamId, revision, eventId: event.eventId, type: event.type, data: event.data, metadata: event.metadata, recordedAt });
+      return { event, revision, hash: previous };
     });
     try {
-      await client.query(
-        `INSERT INTO ledger.events (position, stream_id, revision, event_id, event_type, data, metadata, recorded_at, stream_hash, global_hash)
-         SELECT p, $1, r, e, t, d, m, $2, sh, gh
-           FROM unnest($3::bigint[], $4::bigint[], $5::uuid[], $6::text[], $7::jsonb[], $8::jsonb[], $9::text[], $10::text[]) AS x(p, r, e, t, d, m, sh, gh)`,
+      const { rows: positions } = await client.query<{ position: number }>(
+        'SELECT ledger.append_events($1, $2, $3, $4, $5, $6, $7, $8) AS position',
         [
           streamId,
-          recordedAt,
-          rows.map((r) => r.position),
           rows.map((r) => r.revision),
           rows.map((r) => r.event.eventId),
           rows.map((r) => r.event.type),
           rows.map((r) => JSON.stringify(r.event.data)),
           rows.map((r) => JSON.stringify(r.event.metadata)),
+          recordedAt,
           rows.map((r) => r.hash),
-          rows.map((r) => r.chain),
         ],
       );
-      await client.query(
-        `INSERT INTO ledger.streams (stream_id, revision, stream_hash) VALUES ($1, $2, $3)
-         ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision, stream_hash = EXCLUDED.stream_hash`,
-        [streamId, revision, previous],
-      );
-      await client.query('UPDATE ledger.head SET position = $1, global_hash = $2', [position, chain]);
+      return { nextExpectedRevision: revision, positions: positions.map((p) => Number(p.position)), duplicate: false };
     } catch (error) {
       if (isUniqueViolation(error)) throw new WrongExpectedRevisionError(streamId, expected, 'no_stream');
       throw error;
     }
-    return { nextExpectedRevision: revision, positions: rows.map((r) => r.position), duplicate: false };
   }
 
   async readStream(streamId: string): Promise<RecordedLedgerEvent[]> {
