@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { loadSweeperConfig } from '@settle/config';
 import { connectMessaging, coPartitionedAssigner, Outbox, outboxDdl, OutboxRelay, startConsumerLoop } from '@settle/messaging';
 import { createLogger, createPool, markReady, migrate, onShutdown, runMain } from '@settle/platform';
-import { SweeperService } from './sweeper.service.js';
+import { PartitionFencedError, SweeperService } from './sweeper.service.js';
 import { SWEEPER_DDL, WatchStore } from './watch.store.js';
 
 /**
@@ -54,6 +54,8 @@ async function main(): Promise<void> {
     sessionTimeoutMs: config.sessionTimeoutMs,
     onAssignment: (assignment) => service.onAssignment(assignment),
     onRevocation: () => service.onRevocation(),
+    // Not this member's partition (any more): give the batch up rather than retry it for ever.
+    abandonBatchWhen: (error) => error instanceof PartitionFencedError,
     partitionsConsumedConcurrently: 2,
   });
   service.start();

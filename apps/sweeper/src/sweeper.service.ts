@@ -74,6 +74,8 @@ export class SweeperService {
   private readonly claims = new Map<number, number>();
   private claiming: Promise<void> = Promise.resolve();
   private generation = 0;
+  /** One batch at a time per partition: both topics' batches of a partition touch the same watches. */
+  private readonly partitionQueues = new Map<number, Promise<unknown>>();
   private timer: NodeJS.Timeout | null = null;
   private running = false;
   private sweeping: Promise<void> | null = null;
@@ -91,13 +93,15 @@ export class SweeperService {
   /**
    * A new assignment from the group coordinator: drops every earlier claim at once and
    * claims the assigned partitions (retrying until the store answers or a newer assignment
-   * supersedes this one). Batches and sweeps wait for the claim.
+   * supersedes this one), stamped with the time of the assignment, so a claim that arrives
+   * late never overtakes one made for a later assignment. Batches and sweeps wait for the claim.
    */
   onAssignment(assignment: Assignment): void {
     const generation = ++this.generation;
     this.claims.clear();
     const partitions = [...new Set(Object.values(assignment).flat())].sort((a, b) => a - b);
-    this.claiming = this.claiming.then(() => this.claim(generation, partitions));
+    const assignedAt = this.clock();
+    this.claiming = this.claiming.then(() => this.claim(generation, partitions, assignedAt));
   }
 
   /** The group is rebalancing or this member stops: act for no partition until the next assignment. */
@@ -106,13 +110,14 @@ export class SweeperService {
     this.claims.clear();
   }
 
-  private async claim(generation: number, partitions: number[]): Promise<void> {
+  private async claim(generation: number, partitions: number[], assignedAt: number): Promise<void> {
     for (let attempt = 0; generation === this.generation; attempt++) {
       try {
-        const claims = await this.deps.store.claim(partitions);
+        const claims = await this.deps.store.claim(partitions, assignedAt);
         if (generation !== this.generation) return;
         for (const c of claims) this.claims.set(c.partition, c.epoch);
-        this.deps.logger.info({ partitions, epochs: claims.map((c) => c.epoch) }, 'partitions claimed; their timers restored from the store');
+        const refused = partitions.filter((p) => !claims.some((c) => c.partition === p));
+        this.deps.logger.info({ partitions, epochs: claims.map((c) => c.epoch), refused }, 'partitions claimed; their timers restored from the store');
         return;
       } catch (error) {
         this.deps.logger.warn({ err: error, attempt }, 'claiming partitions failed; retrying');
@@ -145,8 +150,21 @@ export class SweeperService {
    *   the loop retries until the batch goes stale, and the partition's owner re-reads it.
    */
   async handleBatch(items: readonly BatchItem[]): Promise<Array<{ index: number; error: unknown }>> {
-    await this.claiming;
     const partition = items[0]!.context.partition;
+    // Batches of the two topics of one partition run one after the other: a watch created by
+    // both at once would otherwise be folded from nothing twice, the second write hiding the first.
+    const previous = this.partitionQueues.get(partition) ?? Promise.resolve();
+    const run = previous.catch(() => undefined).then(() => this.applyBatch(partition, items));
+    this.partitionQueues.set(partition, run);
+    try {
+      return await run;
+    } finally {
+      if (this.partitionQueues.get(partition) === run) this.partitionQueues.delete(partition);
+    }
+  }
+
+  private async applyBatch(partition: number, items: readonly BatchItem[]): Promise<Array<{ index: number; error: unknown }>> {
+    await this.claiming;
     const epoch = this.claims.get(partition);
     if (epoch === undefined) throw new PartitionFencedError(partition);
     const seen = items.map((item) => ({ item, found: activityOf(item.event) }));

@@ -118,6 +118,51 @@ describe('sweeper partition ownership (fencing epochs)', () => {
     expect((await c.sweep()).published).toBe(1);
   });
 
+  it("folds both topics' batches of one partition into a new watch without one hiding the other", async () => {
+    const e = sweeper('e', () => T0);
+    assign(e, [4]);
+    const held = (reference: string, offset: number): BatchItem => ({
+      event: {
+        type: 'ConsensusResult',
+        payload: {
+          event_id: `res-${reference}`, occurred_at: T0 + 5, correlation_id: `corr-${reference}`, causation_id: 'c', reference,
+          provider: 'paystack', trigger: 'sweeper_orphaned', verdict: 'clearing', provider_status: 'ongoing', detail: null,
+          outcome: 'RECOVERING', ledger_event_type: 'PaymentHeldInReview', ledger_expected_revision: 0, state_before: 'PENDING',
+          state_after: 'RECOVERING', entitlement_status: 'HELD_IN_REVIEW', checks: [], amount_minor: 500_000, currency: 'NGN',
+          user_id: 'user-1', entitlement: 'pro', observed_amount_minor: null, charged_amount_minor: null, observed_currency: null,
+          provider_transaction_id: null,
+        },
+      },
+      context: { topic: topics.consensusResults, partition: 4, offset: String(offset), key: reference, timestamp: T0, headers: {} },
+    });
+    const refs = Array.from({ length: 2_000 }, (_, i) => `ref_race_${i}`);
+    // Both topics' batches of partition 4 arrive at the same time, as kafkajs hands them over.
+    await Promise.all([
+      e.handleBatch(refs.map((r, i) => registered(r, 4, T0, i))),
+      e.handleBatch(refs.map((r, i) => held(r, i))),
+    ]);
+    const { rows } = await pool.query<{ registered: boolean; status: string; due_at: number }>(
+      'SELECT registered, status, due_at FROM sweeper.watch_state WHERE reference = ANY($1)',
+      [refs],
+    );
+    expect(rows).toHaveLength(2_000);
+    expect(rows.every((r) => r.registered && r.status === 'RECOVERING' && r.due_at === T0 + 5 + DEFAULT_RECOVERY_POLICY.recheck.initialDelayMs)).toBe(true);
+  });
+
+  it('a claim delayed past a newer assignment does not take the partition back', async () => {
+    const older = new WatchStore(pool, 'older');
+    const newer = new WatchStore(pool, 'newer');
+    expect(await older.claim([5], T0)).toHaveLength(1);
+    const [won] = await newer.claim([5], T0 + 5_000);
+    expect(await older.claim([5], T0)).toEqual([]); // its claim for the older assignment arrives late
+    const client = await pool.connect();
+    try {
+      expect(await newer.fence(client, [won!])).toEqual([5]);
+    } finally {
+      client.release();
+    }
+  });
+
   it('re-applying a redelivered batch leaves the watch as it was', async () => {
     const d = sweeper('d', () => T0);
     assign(d, [3]);

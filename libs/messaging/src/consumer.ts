@@ -72,6 +72,14 @@ export interface ConsumerLoopOptions {
   onAssignment?: (assignment: Assignment) => void;
   /** Called when the member learns that the group is rebalancing, or stops: its partitions may be gone. */
   onRevocation?: () => void;
+  /**
+   * Errors of the batch handler after which the batch is given up, unresolved, instead of
+   * retried (for example: this member no longer owns the partition's state). The same batch is
+   * fetched again after `abandonDelayMs` unless the partition moved on meanwhile.
+   */
+  abandonBatchWhen?: (error: unknown) => boolean;
+  /** Pause before giving a batch up, milliseconds (default 1 000): no busy loop while a rebalance settles. */
+  abandonDelayMs?: number;
   /** Decides which handler errors are permanent; default: {@link PermanentMessageError} and decode errors. */
   isPermanent?: (error: unknown) => boolean;
   fromBeginning?: boolean;
@@ -177,7 +185,8 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
   async function processBatch(
     messages: readonly KafkaMessage[],
     contexts: readonly MessageContext[],
-    abandoned: () => boolean,
+    stale: () => boolean,
+    heartbeat: () => Promise<void>,
   ): Promise<Array<{ message: KafkaMessage; context: MessageContext; error: unknown }> | null> {
     const rejected: Array<{ message: KafkaMessage; context: MessageContext; error: unknown }> = [];
     const items: BatchItem[] = [];
@@ -191,18 +200,34 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
         rejected.push({ message, context: contexts[i]!, error });
       }
     }
+    // A heartbeat between attempts keeps the membership alive during a long outage, and its
+    // failure (the group is rebalancing, this member was evicted) ends the retries.
+    let lostGroup = false;
+    const abandoned = () => stale() || lostGroup;
+    const giveUp = options.abandonBatchWhen ?? (() => false);
     const batchRetry = retry(
-      handleWhen(() => !abandoned()),
+      handleWhen((error) => !abandoned() && !giveUp(error)),
       { maxAttempts: Number.MAX_SAFE_INTEGER, backoff: new ExponentialBackoff({ initialDelay: 200, maxDelay: 10_000 }) },
     );
     try {
       const failed = await batchRetry.execute(async ({ attempt }) => {
-        if (attempt > 0) logger.warn({ topic: contexts[0]!.topic, partition: contexts[0]!.partition, attempt }, 'retrying batch');
+        if (attempt > 0) {
+          logger.warn({ topic: contexts[0]!.topic, partition: contexts[0]!.partition, attempt }, 'retrying batch');
+          await heartbeat().catch((error: unknown) => {
+            lostGroup = true;
+            throw error;
+          });
+        }
         return items.length === 0 ? [] : handleBatch!(items);
       });
       for (const { index, error } of failed) rejected.push({ message: messages[sources[index]!]!, context: items[index]!.context, error });
     } catch (error) {
       if (abandoned()) return null;
+      if (giveUp(error)) {
+        logger.warn({ topic: contexts[0]!.topic, partition: contexts[0]!.partition, err: error }, 'batch given up, to be fetched again');
+        await new Promise((resolve) => setTimeout(resolve, options.abandonDelayMs ?? 1_000));
+        return null;
+      }
       throw error;
     }
     rejected.sort((a, b) => Number(BigInt(a.context.offset) - BigInt(b.context.offset)));
@@ -227,8 +252,8 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
           headers: (message.headers ?? {}) as Record<string, unknown>,
         }));
         if (contexts.length === 0) return;
-        const rejected = await processBatch(batch.messages, contexts, () => !running || !isRunning() || isStale());
-        if (rejected === null) return; // stale or stopping: nothing resolved, the next owner starts over
+        const rejected = await processBatch(batch.messages, contexts, () => !running || !isRunning() || isStale(), heartbeat);
+        if (rejected === null) return; // stale, stopping or given up: nothing resolved, the batch is fetched again
         for (const { message, context, error } of rejected) await deadLetter(message, context, error);
         resolveOffset(batch.messages.at(-1)!.offset);
         await heartbeat();
