@@ -138,8 +138,8 @@ describe('settle ledger', () => {
   it('verifies both chains, and after tampering reports the first break (exit 1)', async () => {
     const ok = cli(['verify']);
     expect(ok.code).toBe(0);
-    expect(ok.stderr).toMatch(/verified 30 events after position 0: both chains hold/);
-    expect(cli(['verify', '--from', '10']).stderr).toMatch(/verified 20 events after position 10/);
+    expect(ok.stderr).toMatch(/verified 30 events after position 0 up to the head at 30: both chains hold/);
+    expect(cli(['verify', '--from', '10']).stderr).toMatch(/verified 20 events after position 10 up to the head at 30: both chains hold/);
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
@@ -153,5 +153,17 @@ describe('settle ledger', () => {
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/BROKEN at position 17 \(transaction-ref_cli_16 revision 0\): STREAM_HASH_MISMATCH/);
     expect(broken.stdout).toBe('');
+    // From a checkpoint, a stream that began before it continues from its stored hash, so an
+    // edit of its later event is still found.
+    const again = await pool.connect();
+    try {
+      await again.query('BEGIN');
+      await again.query('SET LOCAL session_replication_role = replica');
+      await again.query(`UPDATE ledger.events SET metadata = jsonb_set(metadata, '{correlationId}', '"forged"') WHERE position = 27`);
+      await again.query('COMMIT');
+    } finally {
+      again.release();
+    }
+    expect(cli(['verify', '--from', '25'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/BROKEN at position 27 \(transaction-ref_cli_6 revision 1\): STREAM_HASH_MISMATCH/) });
   });
 });

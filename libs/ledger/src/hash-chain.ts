@@ -112,6 +112,21 @@ export class ChainVerifier {
     return this.global;
   }
 
+  /** Whether an event of this stream was checked or seeded already. */
+  knows(streamId: string): boolean {
+    return this.streams.has(streamId);
+  }
+
+  /**
+   * Starts a stream's chain mid-way, when verifying from a checkpoint: the stream hash of
+   * its event at `revision` (before the checkpoint), read from the store. An edit of a later
+   * event of the stream is still found; an edit at or before `revision` is left to a full
+   * verification.
+   */
+  seed(streamId: string, revision: number, hash: string): void {
+    this.streams.set(streamId, { revision, hash });
+  }
+
   check(event: ChainedEvent): ChainBreak | null {
     const at = { position: event.position, streamId: event.streamId, revision: event.revision };
     this.checked += 1;
@@ -121,13 +136,10 @@ export class ChainVerifier {
     this.lastPosition = event.position;
     const previous = this.streams.get(event.streamId);
     const expectedRevision = previous ? previous.revision + 1 : 0;
-    if (event.revision !== expectedRevision && !(previous === undefined && this.options.afterPosition !== undefined)) {
+    if (event.revision !== expectedRevision) {
       return { ...at, reason: 'REVISION_GAP', expected: String(expectedRevision), found: String(event.revision) };
     }
-    // From a checkpoint, a stream's first event seen may continue an earlier part of the chain:
-    // its recorded hash is trusted as the start (and still checked against the global chain).
-    const startsMidStream = previous === undefined && event.revision !== 0;
-    const expectedStream = startsMidStream ? event.streamHash ?? '' : streamHash(previous?.hash ?? GENESIS_HASH, event);
+    const expectedStream = streamHash(previous?.hash ?? GENESIS_HASH, event);
     if (event.streamHash !== expectedStream) {
       return { ...at, reason: 'STREAM_HASH_MISMATCH', expected: expectedStream, found: String(event.streamHash) };
     }

@@ -63,7 +63,8 @@ function toRecorded(event: RecordedEvent): RecordedLedgerEvent {
  * from the PostgreSQL store, documented in docs/ledger.md:
  * - no global chain (`globalHash` is `null`): the server's `$all` log orders events, and
  *   appends to different streams are not serialised through a head;
- * - positions are the events' prepare positions in the log (increasing, not gapless);
+ * - positions are the events' prepare positions in the log (increasing, not gapless); reading
+ *   them needs EventStoreDB/KurrentDB 22.6 or later (older servers return none: -1);
  * - an event id reused in another stream is not refused (the server only de-duplicates within
  *   a stream).
  */
@@ -106,7 +107,7 @@ export class KurrentDbLedger implements LedgerStore {
       const written = await this.readStream(streamId);
       return {
         nextExpectedRevision: Number(result.nextExpectedRevision),
-        positions: written.slice(current + 1).map((e) => e.position),
+        positions: written.slice(current + 1, current + 1 + events.length).map((e) => e.position),
         duplicate: false,
       };
     } catch (error) {
@@ -153,6 +154,8 @@ export class KurrentDbLedger implements LedgerStore {
           if (!resolved.event || portPosition(resolved.event.position) <= afterPosition) continue;
           await handler(toRecorded(resolved.event as RecordedEvent));
         }
+        // A catch-up subscription never ends by itself: an end we did not ask for is a failure.
+        if (running) reportFailure(new Error('the KurrentDB subscription ended'));
       } catch (error) {
         if (running) reportFailure(error instanceof Error ? error : new Error(String(error)));
       } finally {

@@ -45,6 +45,7 @@ export const LEDGER_DDL: readonly string[] = [
   'ALTER TABLE ledger.events ADD COLUMN IF NOT EXISTS stream_hash text',
   'ALTER TABLE ledger.events ADD COLUMN IF NOT EXISTS global_hash text',
   'CREATE INDEX IF NOT EXISTS events_recorded_at ON ledger.events (recorded_at)',
+  // revision -1: a stream whose first append is in flight (see appendWith).
   `CREATE TABLE IF NOT EXISTS ledger.streams (
      stream_id text PRIMARY KEY,
      revision bigint NOT NULL,
@@ -156,16 +157,23 @@ export class PostgresLedger implements LedgerStore {
     events: readonly LedgerEventInput[],
     expected: ExpectedRevision,
   ): Promise<AppendResult> {
-    // One round trip: lock the stream's head row and look the event ids up.
-    const { rows: lookup } = await client.query<{ revision: number | null; stream_hash: string | null; stored: Array<{ event_id: string; stream_id: string; position: number }> | null }>(
-      `WITH s AS (SELECT revision, stream_hash FROM ledger.streams WHERE stream_id = $1 FOR UPDATE)
-       SELECT (SELECT revision FROM s) AS revision, (SELECT stream_hash FROM s) AS stream_hash,
-              (SELECT json_agg(json_build_object('event_id', event_id, 'stream_id', stream_id, 'position', position) ORDER BY position)
-                 FROM ledger.events WHERE event_id = ANY($2::uuid[])) AS stored`,
-      [streamId, events.map((e) => e.eventId)],
+    // Lock the stream's row first, in a statement of its own: an upsert that always takes the
+    // row lock (creating a placeholder at revision -1 for a new stream), so a concurrent append
+    // to the same stream waits here and the look-up below, a new statement with a new snapshot,
+    // sees what that append committed (a redelivered duplicate is then reported as one).
+    const { rows: locked } = await client.query<{ revision: number; stream_hash: string | null }>(
+      `INSERT INTO ledger.streams (stream_id, revision) VALUES ($1, -1)
+       ON CONFLICT (stream_id) DO UPDATE SET revision = ledger.streams.revision
+       RETURNING revision, stream_hash`,
+      [streamId],
     );
-    const current = lookup[0]!.revision === null ? -1 : Number(lookup[0]!.revision);
-    const stored = lookup[0]!.stored ?? [];
+    const { rows: found } = await client.query<{ stored: Array<{ event_id: string; stream_id: string; position: number }> | null }>(
+      `SELECT json_agg(json_build_object('event_id', event_id, 'stream_id', stream_id, 'position', position) ORDER BY position) AS stored
+         FROM ledger.events WHERE event_id = ANY($1::uuid[])`,
+      [events.map((e) => e.eventId)],
+    );
+    const current = Number(locked[0]!.revision);
+    const stored = found[0]!.stored ?? [];
     if (events.length > 0 && stored.length === events.length && stored.every((r) => r.stream_id === streamId)) {
       return { nextExpectedRevision: current, positions: stored.map((r) => Number(r.position)), duplicate: true };
     }
@@ -176,7 +184,7 @@ export class PostgresLedger implements LedgerStore {
     if (events.length === 0) return { nextExpectedRevision: current, positions: [], duplicate: false };
     // Stream hashes need only the stream's lock; the global chain is extended under the
     // head's lock inside ledger.append_events, as late and as briefly as possible.
-    let previous = lookup[0]!.stream_hash ?? GENESIS_HASH;
+    let previous = locked[0]!.stream_hash ?? GENESIS_HASH;
     let revision = current;
     const recordedAt = new Date();
     const rows = events.map((event) => {
@@ -200,7 +208,12 @@ export class PostgresLedger implements LedgerStore {
       );
       return { nextExpectedRevision: revision, positions: positions.map((p) => Number(p.position)), duplicate: false };
     } catch (error) {
-      if (isUniqueViolation(error)) throw new WrongExpectedRevisionError(streamId, expected, 'no_stream');
+      // The stream is locked, so only an event id stored in another stream meanwhile remains.
+      if (isUniqueViolation(error) && (error as { constraint?: string }).constraint === 'events_event_id_key') {
+        const id = /\(event_id\)=\(([^)]+)\)/.exec((error as { detail?: string }).detail ?? '')?.[1];
+        throw new DuplicateEventIdError(id ?? 'unknown');
+      }
+      if (isUniqueViolation(error)) throw new WrongExpectedRevisionError(streamId, expected, current === -1 ? 'no_stream' : current);
       throw error;
     }
   }
@@ -220,6 +233,20 @@ export class PostgresLedger implements LedgerStore {
 
   subscribeToAll(afterPosition: number, handler: (event: RecordedLedgerEvent) => Promise<void>, options?: SubscribeOptions): LedgerSubscription {
     return pollingSubscription(this, afterPosition, handler, options);
+  }
+
+  /**
+   * The stored stream hashes of the given (stream, revision) pairs, for starting a
+   * verification from a checkpoint: stream id to `{ revision, hash }`.
+   */
+  async streamHashesAt(pairs: ReadonlyArray<{ streamId: string; revision: number }>): Promise<Map<string, { revision: number; hash: string | null }>> {
+    if (pairs.length === 0) return new Map();
+    const { rows } = await this.pool.query<{ stream_id: string; revision: number; stream_hash: string | null }>(
+      `SELECT e.stream_id, e.revision, e.stream_hash FROM ledger.events e
+         JOIN unnest($1::text[], $2::bigint[]) AS p(stream_id, revision) ON p.stream_id = e.stream_id AND p.revision = e.revision`,
+      [pairs.map((p) => p.streamId), pairs.map((p) => p.revision)],
+    );
+    return new Map(rows.map((r) => [r.stream_id, { revision: Number(r.revision), hash: r.stream_hash }]));
   }
 
   /** The last global position and global hash (what the newest event must chain to). */

@@ -52,6 +52,19 @@ describe('PostgreSQL ledger immutability (enforced by the database)', () => {
     }
   });
 
+  it('stores an event delivered twice at once (two projector instances around a rebalance) once, and reports the second as a duplicate', async () => {
+    const ledger = new PostgresLedger(pool);
+    for (const existing of [false, true]) {
+      const stream = `transaction-ref_${randomUUID().slice(0, 8)}`;
+      if (existing) await ledger.append(stream, [settled(1)], 'no_stream');
+      const e = settled(2);
+      const expected = existing ? 0 : 'no_stream';
+      const results = await Promise.all([ledger.append(stream, [e], expected), ledger.append(stream, [e], expected)]);
+      expect(results.map((r) => r.duplicate).sort()).toEqual([false, true]);
+      expect(await ledger.readStream(stream)).toHaveLength(existing ? 2 : 1);
+    }
+  });
+
   it('lets exactly one of two concurrent appends at the same revision win', async () => {
     const ledger = new PostgresLedger(pool);
     const stream = `transaction-ref_${randomUUID().slice(0, 8)}`;
