@@ -32,6 +32,8 @@ export interface RunningStack {
   ingestion: IngestionClient;
   sandbox: SandboxClient;
   ingestionUrl: string;
+  /** Prometheus endpoints of the worker apps (`GET .../metrics`). */
+  metricsUrls: { verifier: string; sweeper: string };
   /** Admin API key (manual reconciliation). */
   adminKey: string;
   sandboxUrl: string;
@@ -139,6 +141,7 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
   await seedWebhookVault(database.url, webhookMasterKeys, secrets);
   const paystackSecret = secrets.paystackSecret;
   const [ingestionPort, sandboxPort] = [await freePort(), await freePort()];
+  const [verifierMetricsPort, sweeperMetricsPort] = [await freePort(), await freePort()];
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
   const hooks = `http://127.0.0.1:${ingestionPort}/v1/webhooks`;
   const dir = mkdtempSync(join(tmpdir(), 'settle-e2e-'));
@@ -179,6 +182,7 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
       WEBHOOK_SECRETS_REFRESH_MS: '500',
     },
     verifier: {
+      METRICS_PORT: String(verifierMetricsPort),
       SETTLE_VAULT_MASTER_KEYS: masterKeys,
       PAYSTACK_BASE_URL: sandboxUrl,
       STRIPE_BASE_URL: sandboxUrl,
@@ -190,6 +194,7 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
     },
     'ledger-projector': {},
     sweeper: {
+      METRICS_PORT: String(sweeperMetricsPort),
       SWEEPER_INACTIVITY_MS: String(options.inactivityMs),
       SWEEPER_TICK_MS: '200',
       // The production schedule scaled down to the test's window: first re-check after one
@@ -249,6 +254,7 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
     ingestion: new IngestionClient(ingestionUrl, apiKey),
     sandbox: new SandboxClient(`http://127.0.0.1:${sandboxPort}`),
     ingestionUrl,
+    metricsUrls: { verifier: `http://127.0.0.1:${verifierMetricsPort}/metrics`, sweeper: `http://127.0.0.1:${sweeperMetricsPort}/metrics` },
     adminKey,
     sandboxUrl,
     secrets,

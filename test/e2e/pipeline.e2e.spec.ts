@@ -165,6 +165,12 @@ describe('checkout to Kafka to verifier to consensus to ledger', () => {
       .filter((line) => line.includes(reference) && line.includes('SETTLE_MANUAL_REVIEW_REQUIRED'));
     expect(alert).toHaveLength(1);
     expect(JSON.parse(alert[0]!)).toMatchObject({ level: 50, alert: 'SETTLE_MANUAL_REVIEW_REQUIRED', lastVerdict: 'clearing', entitlement: 'HELD_IN_REVIEW' });
+    // And the metric to alert on: one manual review in this stack so far; the sweeper counted its final re-check.
+    const verifierMetrics = await (await fetch(stack.metricsUrls.verifier)).text();
+    expect(verifierMetrics).toMatch(/^settle_manual_review_total\{last_verdict="clearing"\} 1$/m);
+    const sweeperMetrics = await (await fetch(stack.metricsUrls.sweeper)).text();
+    expect(sweeperMetrics).toMatch(/^settle_sweeper_requests_total\{trigger="sweeper_review_limit"\} [1-9]/m);
+    expect(sweeperMetrics).toMatch(/^settle_sweeper_owned_partitions 6$/m);
     // The sweeper stops asking: a person owns it now.
     const checks = (await stack.sandbox.inspect(reference)).body.verifyCalls;
     await new Promise((resolve) => setTimeout(resolve, INACTIVITY_MS * 3));

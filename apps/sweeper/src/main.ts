@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { loadSweeperConfig } from '@settle/config';
 import { connectMessaging, coPartitionedAssigner, Outbox, outboxDdl, OutboxRelay, startConsumerLoop } from '@settle/messaging';
-import { createLogger, createPool, markReady, migrate, onShutdown, runMain } from '@settle/platform';
+import { createLogger, createPool, markReady, migrate, onShutdown, runMain, startMetricsServer } from '@settle/platform';
+import { SweeperMetrics } from './sweeper.metrics.js';
 import { PartitionFencedError, SweeperService } from './sweeper.service.js';
 import { SWEEPER_DDL, WatchStore } from './watch.store.js';
 
@@ -30,7 +31,10 @@ async function main(): Promise<void> {
     pollIntervalMs: 250,
     batchSize: 2_000,
   });
+  const metrics = new SweeperMetrics();
+  const metricsServer = config.metricsPort === null ? null : await startMetricsServer(metrics.registry, config.metricsPort, logger);
   const service = new SweeperService({
+    metrics,
     pool,
     store: new WatchStore(pool, instance),
     outbox: new Outbox('sweeper', topics, codec),
@@ -66,6 +70,7 @@ async function main(): Promise<void> {
     await service.stop();
     await loop.stop();
     await relay.stop();
+    await metricsServer?.close();
     await producer.disconnect();
     await pool.end();
   });

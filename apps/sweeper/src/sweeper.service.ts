@@ -1,6 +1,7 @@
 import { DomainError, fire, observe, type Activity, type RecoveryPolicy, type TransactionStatus } from '@settle/domain';
 import type { Assignment, BatchItem, Outbox, OutboxRelay, TypedEvent, VerificationRequestedV1 } from '@settle/messaging';
 import { deterministicId, inTransaction, type Logger, type Pool } from '@settle/platform';
+import { SweeperMetrics } from './sweeper.metrics.js';
 import type { Claim, StoredWatch, WatchStore } from './watch.store.js';
 
 /** Maps a message to the activity it stands for, or `null` when it is not activity. */
@@ -47,6 +48,7 @@ export interface SweeperDeps {
   logger: Logger;
   /** epoch ms; injected so tests drive a fake clock. */
   clock?: () => number;
+  metrics?: SweeperMetrics;
 }
 
 /** Result of one sweep. */
@@ -80,9 +82,11 @@ export class SweeperService {
   private running = false;
   private sweeping: Promise<void> | null = null;
   private readonly clock: () => number;
+  private readonly metrics: SweeperMetrics;
 
   constructor(private readonly deps: SweeperDeps) {
     this.clock = deps.clock ?? Date.now;
+    this.metrics = deps.metrics ?? new SweeperMetrics();
   }
 
   /** Partitions whose claim this instance holds, ascending. */
@@ -99,6 +103,7 @@ export class SweeperService {
   onAssignment(assignment: Assignment): void {
     const generation = ++this.generation;
     this.claims.clear();
+    this.metrics.ownedPartitions.set(0);
     const partitions = [...new Set(Object.values(assignment).flat())].sort((a, b) => a - b);
     const assignedAt = this.clock();
     this.claiming = this.claiming.then(() => this.claim(generation, partitions, assignedAt));
@@ -108,6 +113,7 @@ export class SweeperService {
   onRevocation(): void {
     this.generation++;
     this.claims.clear();
+    this.metrics.ownedPartitions.set(0);
   }
 
   private async claim(generation: number, partitions: number[], assignedAt: number): Promise<void> {
@@ -116,6 +122,7 @@ export class SweeperService {
         const claims = await this.deps.store.claim(partitions, assignedAt);
         if (generation !== this.generation) return;
         for (const c of claims) this.claims.set(c.partition, c.epoch);
+        this.metrics.ownedPartitions.set(this.claims.size);
         const refused = partitions.filter((p) => !claims.some((c) => c.partition === p));
         this.deps.logger.info({ partitions, epochs: claims.map((c) => c.epoch), refused }, 'partitions claimed; their timers restored from the store');
         return;
@@ -136,6 +143,7 @@ export class SweeperService {
     for (const c of claims) {
       if (!held.includes(c.partition) && this.claims.get(c.partition) === c.epoch) {
         this.claims.delete(c.partition);
+        this.metrics.ownedPartitions.set(this.claims.size);
         this.deps.logger.warn({ partition: c.partition, epoch: c.epoch }, 'partition claimed by another sweeper; stopped acting for it');
       }
     }
@@ -210,7 +218,7 @@ export class SweeperService {
       const held = await this.deps.store.fence(client, claims);
       this.dropFenced(claims, held);
       const due = await this.deps.store.lockDue(client, held, now, this.deps.tick.batchSize);
-      if (due.length === 0) return { published: 0, maxLagMs: 0 };
+      if (due.length === 0) return { published: 0, maxLagMs: 0, messages: [] };
       const fired: StoredWatch[] = [];
       const messages = [];
       let maxLagMs = 0;
@@ -228,17 +236,22 @@ export class SweeperService {
           trigger: request.trigger,
           requested_by: REQUESTED_BY,
         };
-        messages.push({ type: 'VerificationRequested' as const, payload });
+        messages.push({ type: 'VerificationRequested' as const, payload, dueAt: request.dueAt });
         const fields = { reference: watch.reference, trigger: request.trigger, check: request.check, lagMs: now - request.dueAt, nextDueAt: watch.dueAt };
         if (request.final) this.deps.logger.warn(fields, 're-check limit reached: final verification requested; unresolved means manual review');
         else this.deps.logger.debug(fields, 'transaction due; verification requested');
       }
       await this.deps.outbox.enqueue(client, messages);
       await this.deps.store.save(client, fired);
-      return { published: due.length, maxLagMs };
+      return { published: due.length, maxLagMs, messages };
     });
+    // Counted once committed: a rolled-back sweep requested nothing.
+    for (const m of result.messages ?? []) {
+      this.metrics.requests.inc({ trigger: m.payload.trigger });
+      this.metrics.detectionLag.observe(now - m.dueAt);
+    }
     if (result.published > 0) this.deps.relay.wake();
-    return result;
+    return { published: result.published, maxLagMs: result.maxLagMs };
   }
 
   /** Starts sweeping: right away, then whenever the earliest owned watch falls due (at most every tick interval). */

@@ -1,12 +1,13 @@
 import 'reflect-metadata';
 import { loadVerifierConfig } from '@settle/config';
 import { connectMessaging, Outbox, OutboxRelay, startConsumerLoop } from '@settle/messaging';
-import { createLogger, createPool, markReady, migrate, onShutdown, runMain } from '@settle/platform';
+import { createLogger, createPool, markReady, migrate, onShutdown, runMain, startMetricsServer } from '@settle/platform';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, VAULT_DDL } from '@settle/vault';
 import { buildProviders } from './providers.js';
 import { VERIFIER_DDL } from './schema.js';
 import { TransactionRepository } from './transaction.repository.js';
 import { VerificationService } from './verification.service.js';
+import { VerifierMetrics } from './verifier.metrics.js';
 
 
 /**
@@ -34,6 +35,8 @@ async function main(): Promise<void> {
   const vault = new CredentialsVault(new PostgresVaultStore(pool), loadMasterKeyRing(), { logger });
   const providers = await buildProviders(config, vault);
   logger.info({ providers: [...providers.keys()], account: config.merchantAccount }, 'provider adapters ready');
+  const metrics = new VerifierMetrics();
+  const metricsServer = config.metricsPort === null ? null : await startMetricsServer(metrics.registry, config.metricsPort, logger);
   const service = new VerificationService(
     pool,
     new TransactionRepository(pool),
@@ -41,6 +44,7 @@ async function main(): Promise<void> {
     new Outbox('verifier', topics, codec),
     relay,
     logger,
+    metrics,
   );
 
   relay.start();
@@ -60,6 +64,7 @@ async function main(): Promise<void> {
   onShutdown(logger, async () => {
     await loop.stop();
     await relay.stop();
+    await metricsServer?.close();
     await producer.disconnect();
     await Promise.all([...providers.values()].map((p) => p.close()));
     await pool.end();

@@ -14,6 +14,7 @@ import { deterministicId, inTransaction, type Logger, type Pool } from '@settle/
 import type { PaymentProvider } from '@settle/providers';
 import { toConsensusResult } from './consensus-result.js';
 import { TransactionRepository } from './transaction.repository.js';
+import { VerifierMetrics } from './verifier.metrics.js';
 
 /** A concurrent writer changed the transaction first; retried by the consumer loop. */
 class ConcurrentUpdateError extends Error {
@@ -39,6 +40,7 @@ export class VerificationService {
     private readonly outbox: Outbox,
     private readonly relay: OutboxRelay,
     private readonly logger: Logger,
+    private readonly metrics: VerifierMetrics = new VerifierMetrics(),
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -142,7 +144,9 @@ export class VerificationService {
     });
     if (committed) this.relay.wake();
     log.info({ verdict: verdict.kind, outcome: result.outcome, state: after.status, cause: result.detail }, 'verification decided');
+    if (committed) this.metrics.verifications.inc({ provider: result.provider, trigger, verdict: verdict.kind, outcome: result.outcome });
     if (committed && result.outcome === 'MANUAL_REVIEW') {
+      this.metrics.manualReviews.inc({ last_verdict: verdict.kind });
       // The alert of docs/state-machine.md decision 6: a stable `alert` field for log-based
       // alerting, at error level, once per transaction (the outcome is recorded only once).
       log.error(

@@ -26,6 +26,11 @@ export const sharedEnv = z.object({
   SETTLE_TOPIC_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/).default('settle'),
   /** Written once the app is ready (used by the stack scripts), optional. */
   SETTLE_READY_FILE: z.string().optional(),
+  /**
+   * Port of the worker apps' Prometheus endpoint (`GET /metrics` on 0.0.0.0); 0 or unset
+   * serves none. Ingestion serves its metrics on its own port.
+   */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
 });
 
 /** Nested, typed configuration shared by every app (parsed once at boot). */
@@ -36,6 +41,8 @@ export interface SharedConfig {
   schemaRegistry: { url: string };
   database: { url: string };
   readyFile: string | undefined;
+  /** Prometheus endpoint port of a worker app, `null` for none. */
+  metricsPort: number | null;
 }
 
 export function toShared(e: z.infer<typeof sharedEnv>): SharedConfig {
@@ -49,6 +56,7 @@ export function toShared(e: z.infer<typeof sharedEnv>): SharedConfig {
     schemaRegistry: { url: e.SCHEMA_REGISTRY_URL },
     database: { url: e.DATABASE_URL },
     readyFile: e.SETTLE_READY_FILE,
+    metricsPort: e.METRICS_PORT === 0 ? null : e.METRICS_PORT,
   };
 }
 

@@ -4,3 +4,4 @@ export * from './db.js';
 export * from './ids.js';
 export * from './lifecycle.js';
 export * from './problem.js';
+export * from './metrics.js';
