@@ -135,6 +135,31 @@ describe('settle ledger', () => {
     ]);
   });
 
+  /** What only a superuser could do: run SQL with the ledger's triggers off. */
+  async function asAttacker(sql: string): Promise<void> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SET LOCAL session_replication_role = replica');
+      await client.query(sql);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+  }
+
+  it('does not take the head on trust: a head wound back is a break, not a shorter ledger', async () => {
+    const { rows } = await pool.query<{ position: number; global_hash: string }>('SELECT position, global_hash FROM ledger.head');
+    const head = rows[0]!;
+    await expect(pool.query('UPDATE ledger.head SET position = 10')).rejects.toThrow(/only moves forward/);
+    await asAttacker('UPDATE ledger.head SET position = 10');
+    const rewound = cli(['verify']);
+    expect(rewound.code).toBe(1);
+    expect(rewound.stderr).toMatch(/BROKEN at position 10 \(ledger head revision -1\): HEAD_MISMATCH/);
+    await asAttacker(`UPDATE ledger.head SET position = ${head.position}, global_hash = '${head.global_hash}'`);
+    expect(cli(['verify']).code).toBe(0);
+  });
+
   it('verifies both chains, and after tampering reports the first break (exit 1)', async () => {
     const ok = cli(['verify']);
     expect(ok.code).toBe(0);

@@ -26,6 +26,9 @@ export function activityOf(event: TypedEvent): { activity: Activity; correlation
   }
 }
 
+/** Pause before claiming again a fenced partition of this member's assignment, milliseconds. */
+const RECLAIM_DELAY_MS = 1_000;
+
 /** `requested_by` of the sweeper's own verification requests. */
 export const REQUESTED_BY = 'sweeper';
 
@@ -74,6 +77,10 @@ export interface SweepResult {
  */
 export class SweeperService {
   private readonly claims = new Map<number, number>();
+  /** Partitions of the current assignment, claimed or not. */
+  private assigned = new Set<number>();
+  /** Pending re-claims of fenced partitions of the current assignment. */
+  private readonly reclaimTimers = new Set<NodeJS.Timeout>();
   private claiming: Promise<void> = Promise.resolve();
   private generation = 0;
   /** One batch at a time per partition: both topics' batches of a partition touch the same watches. */
@@ -97,34 +104,38 @@ export class SweeperService {
   /**
    * A new assignment from the group coordinator: drops every earlier claim at once and
    * claims the assigned partitions (retrying until the store answers or a newer assignment
-   * supersedes this one), stamped with the time of the assignment, so a claim that arrives
-   * late never overtakes one made for a later assignment. Batches and sweeps wait for the claim.
+   * supersedes this one). Batches and sweeps wait for the claim.
    */
   onAssignment(assignment: Assignment): void {
     const generation = ++this.generation;
-    this.claims.clear();
-    this.metrics.ownedPartitions.set(0);
+    this.forget();
     const partitions = [...new Set(Object.values(assignment).flat())].sort((a, b) => a - b);
-    const assignedAt = this.clock();
-    this.claiming = this.claiming.then(() => this.claim(generation, partitions, assignedAt));
+    this.assigned = new Set(partitions);
+    this.claiming = this.claiming.then(() => this.claim(generation, partitions));
   }
 
   /** The group is rebalancing or this member stops: act for no partition until the next assignment. */
   onRevocation(): void {
     this.generation++;
+    this.forget();
+    this.assigned = new Set();
+  }
+
+  private forget(): void {
     this.claims.clear();
+    for (const timer of this.reclaimTimers) clearTimeout(timer);
+    this.reclaimTimers.clear();
     this.metrics.ownedPartitions.set(0);
   }
 
-  private async claim(generation: number, partitions: number[], assignedAt: number): Promise<void> {
+  private async claim(generation: number, partitions: number[]): Promise<void> {
     for (let attempt = 0; generation === this.generation; attempt++) {
       try {
-        const claims = await this.deps.store.claim(partitions, assignedAt);
+        const claims = await this.deps.store.claim(partitions);
         if (generation !== this.generation) return;
         for (const c of claims) this.claims.set(c.partition, c.epoch);
         this.metrics.ownedPartitions.set(this.claims.size);
-        const refused = partitions.filter((p) => !claims.some((c) => c.partition === p));
-        this.deps.logger.info({ partitions, epochs: claims.map((c) => c.epoch), refused }, 'partitions claimed; their timers restored from the store');
+        this.deps.logger.info({ partitions, epochs: claims.map((c) => c.epoch) }, 'partitions claimed; their timers restored from the store');
         return;
       } catch (error) {
         this.deps.logger.warn({ err: error, attempt }, 'claiming partitions failed; retrying');
@@ -139,14 +150,33 @@ export class SweeperService {
       .map(([partition, epoch]) => ({ partition, epoch }));
   }
 
+  /**
+   * Stops acting for partitions whose claim was overtaken. One still in this member's current
+   * assignment is claimed again after a pause: the overtaking claim may have been a stale one
+   * (delayed behind a lock, from a member whose assignment has since changed). If it was not,
+   * the other member is as sure of its assignment as this one, which lasts only until one of
+   * them learns of the rebalance; meanwhile the epochs keep each timer to one owner at a time.
+   */
   private dropFenced(claims: readonly Claim[], held: readonly number[]): void {
+    const reclaim: number[] = [];
     for (const c of claims) {
       if (!held.includes(c.partition) && this.claims.get(c.partition) === c.epoch) {
         this.claims.delete(c.partition);
         this.metrics.ownedPartitions.set(this.claims.size);
         this.deps.logger.warn({ partition: c.partition, epoch: c.epoch }, 'partition claimed by another sweeper; stopped acting for it');
+        if (this.assigned.has(c.partition)) reclaim.push(c.partition);
       }
     }
+    if (reclaim.length === 0) return;
+    const generation = this.generation;
+    const timer = setTimeout(() => {
+      this.reclaimTimers.delete(timer);
+      if (generation !== this.generation) return;
+      this.deps.logger.warn({ partitions: reclaim }, 'claiming again partitions of this assignment');
+      this.claiming = this.claiming.then(() => this.claim(generation, reclaim));
+    }, RECLAIM_DELAY_MS);
+    timer.unref();
+    this.reclaimTimers.add(timer);
   }
 
   /**
@@ -263,6 +293,8 @@ export class SweeperService {
   /** Stops sweeping; resolves once a sweep in progress finished. */
   async stop(): Promise<void> {
     this.running = false;
+    for (const timer of this.reclaimTimers) clearTimeout(timer);
+    this.reclaimTimers.clear();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.sweeping;

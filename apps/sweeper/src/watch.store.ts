@@ -17,9 +17,6 @@ export const SWEEPER_DDL: readonly string[] = [
      epoch bigint NOT NULL,
      claimed_at timestamptz NOT NULL DEFAULT now()
    )`,
-  // When the claimant was assigned the partition (epoch ms): a late claim for an older
-  // assignment never overtakes a newer one.
-  'ALTER TABLE sweeper.partition_owners ADD COLUMN IF NOT EXISTS assigned_at bigint NOT NULL DEFAULT 0',
   `CREATE TABLE IF NOT EXISTS sweeper.watch_state (
      reference text PRIMARY KEY,
      partition integer NOT NULL,
@@ -103,24 +100,18 @@ export class WatchStore {
   /**
    * Claims partitions for this instance: bumps each one's epoch, which fences out any
    * earlier owner (its next write fails the epoch check). Waits for a write in flight under
-   * the earlier epoch to commit first (it holds the row `FOR SHARE`). A partition whose
-   * current claim comes from a later assignment is left alone (a claim delayed behind a lock
-   * must not take a partition back from its new owner); this assumes the members' clocks
-   * agree to well within a rebalance.
+   * the earlier epoch to commit first (it holds the row `FOR SHARE`).
    *
-   * @param assignedAt - when this instance was assigned the partitions, epoch ms.
-   * @returns the new epoch of each partition claimed.
+   * @returns the new epoch of each partition.
    */
-  async claim(partitions: readonly number[], assignedAt: number): Promise<Claim[]> {
+  async claim(partitions: readonly number[]): Promise<Claim[]> {
     if (partitions.length === 0) return [];
     const { rows } = await this.pool.query<{ partition: number; epoch: string }>(
-      `INSERT INTO sweeper.partition_owners (partition, owner, epoch, assigned_at)
-       SELECT p, $2, 1, $3 FROM unnest($1::int[]) AS p
-       ON CONFLICT (partition) DO UPDATE
-         SET owner = EXCLUDED.owner, epoch = sweeper.partition_owners.epoch + 1, claimed_at = now(), assigned_at = EXCLUDED.assigned_at
-         WHERE sweeper.partition_owners.assigned_at <= EXCLUDED.assigned_at
+      `INSERT INTO sweeper.partition_owners (partition, owner, epoch)
+       SELECT p, $2, 1 FROM unnest($1::int[]) AS p
+       ON CONFLICT (partition) DO UPDATE SET owner = EXCLUDED.owner, epoch = sweeper.partition_owners.epoch + 1, claimed_at = now()
        RETURNING partition, epoch`,
-      [partitions, this.owner, assignedAt],
+      [partitions, this.owner],
     );
     return rows.map((r) => ({ partition: r.partition, epoch: Number(r.epoch) })).sort((a, b) => a.partition - b.partition);
   }

@@ -94,6 +94,18 @@ export const LEDGER_DDL: readonly string[] = [
      FOR EACH ROW EXECUTE FUNCTION ledger.refuse_mutation()`,
   `CREATE OR REPLACE TRIGGER events_no_truncate BEFORE TRUNCATE ON ledger.events
      FOR EACH STATEMENT EXECUTE FUNCTION ledger.refuse_mutation()`,
+  // The head only moves forward, one append at a time, and is never removed.
+  `CREATE OR REPLACE FUNCTION ledger.refuse_head_rewind() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     IF TG_OP <> 'UPDATE' OR NEW.position <= OLD.position THEN
+       RAISE EXCEPTION 'ledger.head only moves forward: % refused', TG_OP USING ERRCODE = 'insufficient_privilege';
+     END IF;
+     RETURN NEW;
+   END $$`,
+  `CREATE OR REPLACE TRIGGER head_forward_only BEFORE UPDATE OR DELETE ON ledger.head
+     FOR EACH ROW EXECUTE FUNCTION ledger.refuse_head_rewind()`,
+  `CREATE OR REPLACE TRIGGER head_no_truncate BEFORE TRUNCATE ON ledger.head
+     FOR EACH STATEMENT EXECUTE FUNCTION ledger.refuse_head_rewind()`,
   `DO $$ BEGIN
      CREATE ROLE ${LEDGER_WRITER_ROLE} NOLOGIN;
    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
@@ -102,7 +114,8 @@ export const LEDGER_DDL: readonly string[] = [
   `GRANT USAGE ON SCHEMA ledger TO ${LEDGER_WRITER_ROLE}`,
   `REVOKE UPDATE, DELETE, TRUNCATE ON ledger.events FROM ${LEDGER_WRITER_ROLE}`,
   `GRANT SELECT, INSERT ON ledger.events TO ${LEDGER_WRITER_ROLE}`,
-  `GRANT SELECT, INSERT, UPDATE ON ledger.streams, ledger.head TO ${LEDGER_WRITER_ROLE}`,
+  `GRANT SELECT, INSERT, UPDATE ON ledger.streams TO ${LEDGER_WRITER_ROLE}`,
+  `GRANT SELECT, UPDATE ON ledger.head TO ${LEDGER_WRITER_ROLE}`,
 ];
 
 interface EventRow {

@@ -30,6 +30,9 @@ describe('PostgreSQL ledger immutability (enforced by the database)', () => {
     await expect(pool.query(`UPDATE ledger.events SET data = '{"amount_minor": 2}' WHERE stream_id = $1`, [stream])).rejects.toThrow(/append-only/);
     await expect(pool.query('DELETE FROM ledger.events WHERE stream_id = $1', [stream])).rejects.toThrow(/append-only/);
     await expect(pool.query('TRUNCATE ledger.events')).rejects.toThrow(/append-only/);
+    // The head, which verification checks against, only moves forward.
+    await expect(pool.query('UPDATE ledger.head SET position = position - 1')).rejects.toThrow(/only moves forward/);
+    await expect(pool.query('DELETE FROM ledger.head')).rejects.toThrow(/only moves forward/);
     const { rows } = await pool.query<{ data: { amount_minor: number } }>('SELECT data FROM ledger.events WHERE stream_id = $1', [stream]);
     expect(rows).toEqual([{ data: { amount_minor: 1 } }]);
   });
