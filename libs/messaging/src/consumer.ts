@@ -94,6 +94,18 @@ export interface ConsumerLoop {
   stop(): Promise<void>;
 }
 
+/** Where a fetched message came from. */
+function contextOf(batch: { topic: string; partition: number }, message: KafkaMessage): MessageContext {
+  return {
+    topic: batch.topic,
+    partition: batch.partition,
+    offset: message.offset,
+    key: message.key?.toString('utf8') ?? null,
+    timestamp: Number(message.timestamp),
+    headers: (message.headers ?? {}) as Record<string, unknown>,
+  };
+}
+
 function defaultIsPermanent(error: unknown): boolean {
   return (
     error instanceof PermanentMessageError ||
@@ -243,14 +255,7 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     autoCommitInterval: 1_000,
     eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
       if (handleBatch) {
-        const contexts = batch.messages.map((message): MessageContext => ({
-          topic: batch.topic,
-          partition: batch.partition,
-          offset: message.offset,
-          key: message.key?.toString('utf8') ?? null,
-          timestamp: Number(message.timestamp),
-          headers: (message.headers ?? {}) as Record<string, unknown>,
-        }));
+        const contexts = batch.messages.map((message) => contextOf(batch, message));
         if (contexts.length === 0) return;
         const rejected = await processBatch(batch.messages, contexts, () => !running || !isRunning() || isStale(), heartbeat);
         if (rejected === null) return; // stale, stopping or given up: nothing resolved, the batch is fetched again
@@ -262,14 +267,7 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
       }
       for (const message of batch.messages) {
         if (!running || !isRunning() || isStale()) break;
-        const context: MessageContext = {
-          topic: batch.topic,
-          partition: batch.partition,
-          offset: message.offset,
-          key: message.key?.toString('utf8') ?? null,
-          timestamp: Number(message.timestamp),
-          headers: (message.headers ?? {}) as Record<string, unknown>,
-        };
+        const context = contextOf(batch, message);
         await processMessage(message, context);
         resolveOffset(message.offset);
         await heartbeat();
