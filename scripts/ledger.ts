@@ -17,7 +17,7 @@ import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
 import { stringify } from 'csv-stringify/sync';
-import { ChainVerifier, GENESIS_HASH, PostgresLedger, type ChainBreak, READ_MODEL_DDL, rebuildTransactionStatus, transactionStream, type RecordedLedgerEvent } from '@settle/ledger';
+import { LedgerPositionError, PostgresLedger, verifyLedger, READ_MODEL_DDL, rebuildTransactionStatus, transactionStream, type RecordedLedgerEvent } from '@settle/ledger';
 import { createPool, migrate, type Pool } from '@settle/platform';
 
 const USAGE = `usage: settle ledger <command> [options]
@@ -137,64 +137,27 @@ async function replay(pool: Pool, ledger: PostgresLedger, args: string[]): Promi
 async function verify(pool: Pool, ledger: PostgresLedger, args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { from: { type: 'string' } } });
   const from = position(values.from, 'from');
-  let globalAfter = GENESIS_HASH;
-  if (from > 0) {
-    const [before] = await ledger.readAll(from - 1, 1);
-    if (!before || before.position !== from) throw new UsageError(`no event at position ${from}`);
-    globalAfter = before.globalHash ?? '';
-  }
-  const verifier = new ChainVerifier({ checkGlobal: true, ...(from > 0 ? { afterPosition: from, globalAfter } : {}) });
   const bar = progress('verify', await countAfter(pool, from));
   const started = Date.now();
-  let broken: ChainBreak | null = null;
-  let last = from;
-  // Every stored event is checked (the head is a claim to check, not a bound to trust); then
-  // the head must name the last event and its global hash. Appends that land during the run
-  // move the head on: scan again from where we stopped until the head holds still.
-  for (let round = 0; broken === null; round++) {
-    for (let after = last; broken === null; ) {
-      const page = await ledger.readAll(after, 5_000);
-      if (page.length === 0) break;
-      if (from > 0) {
-        // Streams that started before the checkpoint continue from their stored hash.
-        const starts = new Map<string, number>();
-        for (const e of page) if (!verifier.knows(e.streamId) && e.revision > 0 && !starts.has(e.streamId)) starts.set(e.streamId, e.revision - 1);
-        const seeds = await ledger.streamHashesAt([...starts].map(([streamId, revision]) => ({ streamId, revision })));
-        for (const [streamId, seed] of seeds) verifier.seed(streamId, seed.revision, seed.hash ?? '');
-      }
-      for (const event of page) {
-        broken = verifier.check(event);
-        if (broken) break;
-        last = event.position;
-      }
-      after = page.at(-1)!.position;
-      bar.update(verifier.checked);
-    }
-    if (broken) break;
-    const head = await ledger.head();
-    if (head.position > last && round < 5) continue; // appended meanwhile
-    if (head.position !== last || head.globalHash !== verifier.head) {
-      broken = {
-        position: head.position,
-        streamId: '',
-        revision: -1,
-        reason: 'HEAD_MISMATCH',
-        expected: `the last event (position ${last}) with global hash ${verifier.head}`,
-        found: `a head at position ${head.position} with global hash ${head.globalHash}`,
-      };
-    }
-    break;
+  let result;
+  try {
+    result = await verifyLedger(ledger, { from, onProgress: (n) => bar.update(n) });
+  } catch (error) {
+    if (error instanceof LedgerPositionError) throw new UsageError(error.message);
+    throw error;
+  } finally {
+    bar.stop();
   }
-  bar.stop();
+  const { broken, checked, last, globalHash } = result;
   const seconds = (Date.now() - started) / 1000;
   if (broken) {
     process.stderr.write(
       `BROKEN at position ${broken.position} (${broken.streamId || 'ledger head'} revision ${broken.revision}): ${broken.reason}\n  expected ${broken.expected}\n  found    ${broken.found}\n` +
-        `checked ${verifier.checked} events in ${seconds.toFixed(1)} s\n`,
+        `checked ${checked} events in ${seconds.toFixed(1)} s\n`,
     );
     return 1;
   }
-  process.stderr.write(`verified ${verifier.checked} events after position ${from} up to the head at ${last}: both chains hold (head ${verifier.head}) in ${seconds.toFixed(1)} s\n`);
+  process.stderr.write(`verified ${checked} events after position ${from} up to the head at ${last}: both chains hold (head ${globalHash}) in ${seconds.toFixed(1)} s\n`);
   return 0;
 }
 

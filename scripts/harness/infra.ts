@@ -37,3 +37,22 @@ export async function createTestDatabase(prefix: string): Promise<{ url: string;
 export function uniqueTopicPrefix(prefix: string): string {
   return `${prefix}-${randomBytes(4).toString('hex')}`;
 }
+
+/**
+ * Runs SQL with the database's triggers switched off, in one transaction: what only a
+ * superuser could do to a ledger, for tests that prove tampering is found.
+ */
+export async function withTriggersOff(pool: pg.Pool, sql: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SET LOCAL session_replication_role = replica');
+    await client.query(sql);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

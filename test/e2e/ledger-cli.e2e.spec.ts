@@ -12,7 +12,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEDGER_DDL, PostgresLedger, READ_MODEL_DDL, type LedgerEventInput } from '@settle/ledger';
 import { createPool, migrate, type Pool } from '@settle/platform';
-import { createTestDatabase } from '../../scripts/harness/infra.js';
+import { createTestDatabase, withTriggersOff } from '../../scripts/harness/infra.js';
 
 const CLI = join(import.meta.dirname, '../../dist/scripts/ledger.js');
 let pool: Pool;
@@ -135,28 +135,15 @@ describe('settle ledger', () => {
     ]);
   });
 
-  /** What only a superuser could do: run SQL with the ledger's triggers off. */
-  async function asAttacker(sql: string): Promise<void> {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('SET LOCAL session_replication_role = replica');
-      await client.query(sql);
-      await client.query('COMMIT');
-    } finally {
-      client.release();
-    }
-  }
-
   it('does not take the head on trust: a head wound back is a break, not a shorter ledger', async () => {
     const { rows } = await pool.query<{ position: number; global_hash: string }>('SELECT position, global_hash FROM ledger.head');
     const head = rows[0]!;
     await expect(pool.query('UPDATE ledger.head SET position = 10')).rejects.toThrow(/only moves forward/);
-    await asAttacker('UPDATE ledger.head SET position = 10');
+    await withTriggersOff(pool, 'UPDATE ledger.head SET position = 10');
     const rewound = cli(['verify']);
     expect(rewound.code).toBe(1);
     expect(rewound.stderr).toMatch(/BROKEN at position 10 \(ledger head revision -1\): HEAD_MISMATCH/);
-    await asAttacker(`UPDATE ledger.head SET position = ${head.position}, global_hash = '${head.global_hash}'`);
+    await withTriggersOff(pool, `UPDATE ledger.head SET position = ${head.position}, global_hash = '${head.global_hash}'`);
     expect(cli(['verify']).code).toBe(0);
   });
 
@@ -165,30 +152,14 @@ describe('settle ledger', () => {
     expect(ok.code).toBe(0);
     expect(ok.stderr).toMatch(/verified 30 events after position 0 up to the head at 30: both chains hold/);
     expect(cli(['verify', '--from', '10']).stderr).toMatch(/verified 20 events after position 10 up to the head at 30: both chains hold/);
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('SET LOCAL session_replication_role = replica'); // what only a superuser could do
-      await client.query(`UPDATE ledger.events SET data = jsonb_set(data, '{expected,amount_minor}', '1') WHERE position = 17`);
-      await client.query('COMMIT');
-    } finally {
-      client.release();
-    }
+    await withTriggersOff(pool, `UPDATE ledger.events SET data = jsonb_set(data, '{expected,amount_minor}', '1') WHERE position = 17`);
     const broken = cli(['verify']);
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/BROKEN at position 17 \(transaction-ref_cli_16 revision 0\): STREAM_HASH_MISMATCH/);
     expect(broken.stdout).toBe('');
     // From a checkpoint, a stream that began before it continues from its stored hash, so an
     // edit of its later event is still found.
-    const again = await pool.connect();
-    try {
-      await again.query('BEGIN');
-      await again.query('SET LOCAL session_replication_role = replica');
-      await again.query(`UPDATE ledger.events SET metadata = jsonb_set(metadata, '{correlationId}', '"forged"') WHERE position = 27`);
-      await again.query('COMMIT');
-    } finally {
-      again.release();
-    }
+    await withTriggersOff(pool, `UPDATE ledger.events SET metadata = jsonb_set(metadata, '{correlationId}', '"forged"') WHERE position = 27`);
     expect(cli(['verify', '--from', '25'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/BROKEN at position 27 \(transaction-ref_cli_6 revision 1\): STREAM_HASH_MISMATCH/) });
   });
 });

@@ -5,3 +5,4 @@ export * from './memory-ledger.js';
 export * from './postgres-ledger.js';
 export * from './read-model.js';
 export * from './kurrentdb-ledger.js';
+export * from './verify-ledger.js';

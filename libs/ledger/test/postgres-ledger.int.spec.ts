@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChainVerifier, LEDGER_DDL, LEDGER_WRITER_ROLE, PostgresLedger, type ChainBreak, type LedgerEventInput } from '@settle/ledger';
+import { LEDGER_DDL, LEDGER_WRITER_ROLE, PostgresLedger, verifyLedger, type LedgerEventInput } from '@settle/ledger';
 import { createPool, migrate, type Pool } from '@settle/platform';
-import { createTestDatabase } from '../../../scripts/harness/infra.js';
+import { createTestDatabase, withTriggersOff } from '../../../scripts/harness/infra.js';
 import { ledgerContract } from './ledger.contract.js';
 
 let pool: Pool;
@@ -86,21 +86,7 @@ const settled = (amount: number): LedgerEventInput => ({
 });
 
 /** Verifies the whole ledger of a database, returning the first break. */
-async function firstBreak(p: Pool): Promise<ChainBreak | null> {
-  const ledger = new PostgresLedger(p);
-  const verifier = new ChainVerifier({ checkGlobal: true });
-  for (let after = 0; ; ) {
-    const page = await ledger.readAll(after, 500);
-    if (page.length === 0) break;
-    for (const e of page) {
-      const broken = verifier.check(e);
-      if (broken) return broken;
-    }
-    after = page.at(-1)!.position;
-  }
-  const head = await ledger.head();
-  return head.globalHash === verifier.head ? null : { position: head.position, streamId: '', revision: -1, reason: 'HEAD_MISMATCH', expected: head.globalHash, found: verifier.head };
-}
+const firstBreak = async (p: Pool) => (await verifyLedger(new PostgresLedger(p))).broken;
 
 describe('PostgreSQL ledger tamper evidence (SHA-256 chains per stream and global)', () => {
   let tamper: Pool;
@@ -129,17 +115,7 @@ describe('PostgreSQL ledger tamper evidence (SHA-256 chains per stream and globa
   }
 
   /** As a superuser with triggers off (what an attacker with the database's keys could do). */
-  async function asAttacker(sql: string): Promise<void> {
-    const client = await tamper.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('SET LOCAL session_replication_role = replica');
-      await client.query(sql);
-      await client.query('COMMIT');
-    } finally {
-      client.release();
-    }
-  }
+  const asAttacker = (sql: string) => withTriggersOff(tamper, sql);
 
   async function reset(): Promise<void> {
     await asAttacker('DELETE FROM ledger.events; DELETE FROM ledger.streams; UPDATE ledger.head SET position = 0, global_hash = repeat(\'0\', 64)');
@@ -167,6 +143,12 @@ describe('PostgreSQL ledger tamper evidence (SHA-256 chains per stream and globa
     await reset();
     await asAttacker('DELETE FROM ledger.events WHERE position >= 4');
     expect(await firstBreak(tamper)).toMatchObject({ reason: 'HEAD_MISMATCH', position: 5 });
+  });
+
+  it('finds a head wound back to hide the newest events', async () => {
+    await reset();
+    await asAttacker('UPDATE ledger.head SET position = 3');
+    expect(await firstBreak(tamper)).toMatchObject({ reason: 'HEAD_MISMATCH', position: 3 });
   });
 
   it('finds two events swapped (positions and hashes kept), by the chain', async () => {

@@ -1,0 +1,90 @@
+import { ChainVerifier, GENESIS_HASH, type ChainBreak } from './hash-chain.js';
+import type { LedgerStore } from './ledger.port.js';
+
+/** What a whole-ledger verification reads: every event in order, the head, and stored stream hashes. */
+export interface VerifiableLedger extends Pick<LedgerStore, 'readAll'> {
+  head(): Promise<{ position: number; globalHash: string }>;
+  streamHashesAt(pairs: ReadonlyArray<{ streamId: string; revision: number }>): Promise<Map<string, { revision: number; hash: string | null }>>;
+}
+
+/** `verifyLedger` was asked to start at a position where no event is stored. */
+export class LedgerPositionError extends Error {
+  constructor(readonly position: number) {
+    super(`no event at position ${position}`);
+    this.name = 'LedgerPositionError';
+  }
+}
+
+/** Outcome of {@link verifyLedger}. */
+export interface LedgerVerification {
+  /** Events checked. */
+  checked: number;
+  /** Position of the last event that held. */
+  last: number;
+  /** Global hash after the last event that held. */
+  globalHash: string;
+  /** The first break, `null` when both chains and the head hold. */
+  broken: ChainBreak | null;
+}
+
+/**
+ * Verifies both hash chains of a ledger (hash-chain.ts) from a checkpoint to the end, then the
+ * head. Every stored event is checked: the head is a claim to check, not a bound to trust (a
+ * head wound back must not hide later events). The head must then name the last event and its
+ * global hash; appends landing during the run move it on, and the scan continues until the
+ * head holds still (at most five rounds). From a checkpoint, each stream that began earlier
+ * continues from the stored hash of its last event before the checkpoint.
+ *
+ * @param options.from - checkpoint position (0: everything); its own event is trusted.
+ * @param options.onProgress - called after each page with the number of events checked.
+ * @throws LedgerPositionError when `from` is not 0 and no event is stored there.
+ */
+export async function verifyLedger(
+  ledger: VerifiableLedger,
+  options: { from?: number; onProgress?: (checked: number) => void } = {},
+): Promise<LedgerVerification> {
+  const from = options.from ?? 0;
+  let globalAfter = GENESIS_HASH;
+  if (from > 0) {
+    const [before] = await ledger.readAll(from - 1, 1);
+    if (!before || before.position !== from) throw new LedgerPositionError(from);
+    globalAfter = before.globalHash ?? '';
+  }
+  const verifier = new ChainVerifier({ checkGlobal: true, ...(from > 0 ? { afterPosition: from, globalAfter } : {}) });
+  let broken: ChainBreak | null = null;
+  let last = from;
+  for (let round = 0; ; round++) {
+    for (let after = last; broken === null; ) {
+      const page = await ledger.readAll(after, 5_000);
+      if (page.length === 0) break;
+      if (from > 0) {
+        const starts = new Map<string, number>();
+        for (const e of page) if (!verifier.knows(e.streamId) && e.revision > 0 && !starts.has(e.streamId)) starts.set(e.streamId, e.revision - 1);
+        const seeds = await ledger.streamHashesAt([...starts].map(([streamId, revision]) => ({ streamId, revision })));
+        for (const [streamId, seed] of seeds) verifier.seed(streamId, seed.revision, seed.hash ?? '');
+      }
+      for (const event of page) {
+        broken = verifier.check(event);
+        if (broken) break;
+        last = event.position;
+      }
+      after = page.at(-1)!.position;
+      options.onProgress?.(verifier.checked);
+    }
+    if (broken) break;
+    const head = await ledger.head();
+    if (head.position > last && round < 5) continue; // appended meanwhile
+    if (head.position !== last || head.globalHash !== verifier.head) {
+      broken = {
+        position: head.position,
+        streamId: '',
+        revision: -1,
+        reason: 'HEAD_MISMATCH',
+        expected: `the last event (position ${last}) with global hash ${verifier.head}`,
+        found: `a head at position ${head.position} with global hash ${head.globalHash}`,
+      };
+    }
+    break;
+  }
+  return { checked: verifier.checked, last, globalHash: verifier.head, broken };
+}
