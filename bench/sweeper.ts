@@ -42,9 +42,10 @@ async function measureTicks(bed: SweeperBed, label: string, dueCount: number): P
   const pool = createPool(bed.databaseUrl, 4);
   const logger = createLogger('bench-sweeper', 'warn');
   let offset = 0;
+  const store = new WatchStore(pool, `bench-${label}`);
   const service = new SweeperService({
     pool,
-    store: new WatchStore(pool, `bench-${label}`),
+    store,
     outbox: new Outbox('sweeper', bed.topics, bed.codec),
     relay: { wake: () => undefined },
     policy: POLICY,
@@ -53,7 +54,6 @@ async function measureTicks(bed: SweeperBed, label: string, dueCount: number): P
     clock: () => Date.now() + offset,
   });
   service.onAssignment({ [bed.topics.transactionEvents]: [0, 1, 2, 3, 4, 5], [bed.topics.consensusResults]: [0, 1, 2, 3, 4, 5] });
-  const store = new WatchStore(pool, `bench-${label}`);
   // Idle: nothing due. One tick is a sweep plus the look-up of the next due time.
   const idle: number[] = [];
   for (let i = 0; i < 320; i++) {

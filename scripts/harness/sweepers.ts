@@ -40,7 +40,6 @@ export interface PublishedRequest {
   trigger: string;
   /** Kafka record timestamp (the outbox relay's send time), epoch ms. */
   publishedAt: number;
-  eventId: string;
 }
 
 /**
@@ -97,7 +96,7 @@ export async function startSweeperBed(env: NodeJS.ProcessEnv): Promise<SweeperBe
     eachMessage: async ({ message }) => {
       const event = await codec.decode(message.value, message.headers as Record<string, unknown>);
       if (event.type === 'VerificationRequested' && event.payload.requested_by === 'sweeper') {
-        requests.push({ reference: event.payload.reference, trigger: event.payload.trigger, publishedAt: Number(message.timestamp), eventId: event.payload.event_id });
+        requests.push({ reference: event.payload.reference, trigger: event.payload.trigger, publishedAt: Number(message.timestamp) });
       }
     },
   });
