@@ -95,6 +95,7 @@ async function transaction(provider: ProviderName, behaviour: SandboxBehaviour, 
     userId: 'user-contract',
     customer: { email: input.email, phone: input.phone ? `+${input.phone}` : undefined },
     entitlement: 'pro',
+    accessPeriod: null,
   };
 }
 

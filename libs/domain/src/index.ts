@@ -12,3 +12,5 @@ export * from './transaction/commands.js';
 export * from './transaction/decider.js';
 export * from './transaction/attempts.js';
 export * from './recovery/watch.js';
+export * from './entitlement/access-period.js';
+export * from './entitlement/grant.js';

@@ -9,6 +9,7 @@ const expectation: Expectation = {
   userId: 'user-7',
   customer: { phone: '+254712345678' },
   entitlement: 'pro',
+  accessPeriod: null,
 };
 
 const observed = (customer: ProviderObservation['customer']): ProviderObservation => ({

@@ -17,6 +17,7 @@ import {
   DomainError,
   evolve,
   fold,
+  parseAccessPeriod,
   initialState,
   isOutcome,
   isTerminal,
@@ -110,6 +111,7 @@ const expectationArb: fc.Arbitrary<Expectation> = fc.record({
   userId: fc.string({ minLength: 1, maxLength: 12 }),
   customer: expectedCustomerArb,
   entitlement: fc.constantFrom('pro-monthly', 'basic-yearly', 'credits-100'),
+  accessPeriod: fc.constantFrom(parseAccessPeriod('P1M'), parseAccessPeriod('P1Y'), null),
 });
 
 /** The same e-mail as the provider may echo it: any letter case, surrounding white space. */
@@ -321,6 +323,7 @@ function commandArb(exp: Expectation, triggers: readonly VerificationTrigger[] =
             { amountMinor: exp.amountMinor + 1 },
             { currency: exp.currency === 'USD' ? 'NGN' : 'USD' },
             { entitlement: `${exp.entitlement}-other` },
+            { accessPeriod: exp.accessPeriod === null ? parseAccessPeriod('P1M') : null },
           ),
           registeredAt: timeArb,
         })
@@ -497,7 +500,7 @@ describe('consensus checklist: plus-less numbers where that form is unambiguous'
       fc.property(
         phoneArb.filter((p) => ['+254', '+255', '+256', '+234', '+233', '+27'].some((cc) => p.startsWith(cc))),
         (phone) => {
-          const exp: Expectation = { reference: 'r', provider: 'mpesa', amountMinor: 1, currency: 'KES', userId: 'u', customer: { phone }, entitlement: 'pro' };
+          const exp: Expectation = { reference: 'r', provider: 'mpesa', amountMinor: 1, currency: 'KES', userId: 'u', customer: { phone }, entitlement: 'pro', accessPeriod: null };
           const observation: ProviderObservation = { reference: 'r', amountMinor: 1, currency: 'KES', customer: { phone: phone.slice(1) }, providerStatus: 'success' };
           expect(checkConsensus(exp, observation)[3]!.passed).toBe(true);
         },
@@ -522,6 +525,7 @@ describe('consensus checklist: international numbers without the plus', () => {
           userId: 'u',
           customer: { phone },
           entitlement: 'pro',
+          accessPeriod: null,
         };
         const observation: ProviderObservation = { reference: 'ref_phone', amountMinor: 100, currency: 'KES', customer: { phone: phone.slice(1) }, providerStatus: 'success' };
         expect(checkConsensus(exp, observation)[3]!.passed).toBe(true);

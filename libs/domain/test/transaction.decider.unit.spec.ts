@@ -4,6 +4,7 @@ import {
   decideNewAttempt,
   DomainError,
   fold,
+  parseAccessPeriod,
   type Expectation,
   type ProviderObservation,
   type ProviderVerdict,
@@ -19,6 +20,7 @@ const expectation: Expectation = {
   userId: 'user-42',
   customer: { email: 'ada@example.com' },
   entitlement: 'pro-monthly',
+  accessPeriod: parseAccessPeriod('P1M'),
 };
 
 const paid: ProviderObservation = {

@@ -1,4 +1,4 @@
-import type { Expectation } from '@settle/domain';
+import { parseAccessPeriod, type Expectation } from '@settle/domain';
 
 /** A checkout's registered terms, overridable per test. */
 export function expectation(fields: Partial<Expectation> = {}): Expectation {
@@ -10,6 +10,7 @@ export function expectation(fields: Partial<Expectation> = {}): Expectation {
     userId: 'user_1',
     customer: { phone: '+254712345678' },
     entitlement: 'pro-monthly',
+    accessPeriod: parseAccessPeriod('P1M'),
     ...fields,
   };
 }

@@ -34,7 +34,8 @@ function sameExpectation(a: Expectation, b: Expectation): boolean {
     a.userId === b.userId &&
     (a.customer.email ?? null) === (b.customer.email ?? null) &&
     (a.customer.phone ?? null) === (b.customer.phone ?? null) &&
-    a.entitlement === b.entitlement
+    a.entitlement === b.entitlement &&
+    a.accessPeriod === b.accessPeriod
   );
 }
 

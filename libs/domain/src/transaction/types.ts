@@ -1,3 +1,5 @@
+import type { AccessPeriod } from '../entitlement/access-period.js';
+
 /**
  * Shapes of a checkout transaction as the spec describes it (section 2, "Transaction (as
  * verified)") and the states of section 3.
@@ -34,6 +36,12 @@ export interface Expectation {
   readonly customer: CustomerIdentity;
   /** Entitlement granted when the payment settles (for example a plan name). */
   readonly entitlement: string;
+  /**
+   * Access the payment buys (an ISO 8601 duration such as `P1M`), added to the user's expiry
+   * when it settles (docs/delivery.md). `null` only for checkouts registered before access
+   * periods existed: their settlement grants nothing.
+   */
+  readonly accessPeriod: AccessPeriod | null;
 }
 
 /**
