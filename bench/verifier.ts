@@ -40,6 +40,7 @@ export async function verifierBenchmark(args: string[]): Promise<void> {
         user_id: `user-${reference}`,
         customer: { email },
         entitlement: 'pro',
+        access_period: 'P1M',
       });
       if (registered.status !== 202) throw new Error(`registration failed: ${registered.status}`);
     });

@@ -13,6 +13,8 @@ export interface CheckoutBody {
   user_id: string;
   customer: { email?: string; phone?: string };
   entitlement: string;
+  /** ISO 8601 duration the payment buys (`P1M`, `P30D`, `P1Y`). */
+  access_period: string;
 }
 
 /** `GET /v1/checkouts/{reference}`. */
@@ -23,6 +25,8 @@ export interface CheckoutStatus {
   entitlement_status: string;
   amount: number;
   currency: string;
+  entitlement: string;
+  access_period: string | null;
   checks?: Array<{ check: string; passed: boolean; code: string | null; expected: string; observed: string }>;
   updated_at: string;
 }

@@ -63,6 +63,7 @@ async function main(): Promise<void> {
       user_id: `user-${c.reference}`,
       customer: { email },
       entitlement: 'pro-monthly',
+      access_period: 'P1M',
     });
     if (registered.status !== 202) throw new Error(`ingestion refused ${c.reference}: ${JSON.stringify(registered.body)}`);
     await sandbox.pay(c.reference);

@@ -183,6 +183,7 @@ export async function startSweeperBed(env: NodeJS.ProcessEnv): Promise<SweeperBe
           customer_email: 'ada@example.com',
           customer_phone: null,
           entitlement: 'pro-monthly',
+          access_period: 'P1M',
         })),
       );
     },
@@ -214,6 +215,7 @@ export async function startSweeperBed(env: NodeJS.ProcessEnv): Promise<SweeperBe
         charged_amount_minor: null,
         observed_currency: null,
         provider_transaction_id: null,
+        access_period: 'P1M',
       });
       await send('ConsensusResult', references.map(payload));
     },

@@ -32,6 +32,7 @@ async function checkout(behaviour: SandboxBehaviour, amount = 500_000): Promise<
     user_id: `user-${reference}`,
     customer: { email },
     entitlement: 'pro-monthly',
+    access_period: 'P1M',
   });
   expect(registered).toMatchObject({ status: 202, body: { reference, state: 'PENDING' } });
   expect((await stack.sandbox.pay(reference)).status).toBe(200);
@@ -224,6 +225,7 @@ describe('ingestion edges: every bad input is a problem-details answer and nothi
     user_id: 'user-edge',
     customer: { email: 'edge@example.com' },
     entitlement: 'pro-monthly',
+    access_period: 'P1M',
   });
 
   async function problem(response: Response, status: number, code: string): Promise<void> {
@@ -249,15 +251,15 @@ describe('ingestion edges: every bad input is a problem-details answer and nothi
     expect(rows).toHaveLength(1);
   });
 
-  it('answers 400 with every invalid field, for floats, lower-case currencies and missing customers', async () => {
+  it('answers 400 with every invalid field, for floats, lower-case currencies, missing customers and access periods of zero', async () => {
     const response = await post('/v1/checkouts', {
-      body: JSON.stringify({ ...valid('ref_edge_bad'), amount: 1500.5, currency: 'ngn', customer: {} }),
+      body: JSON.stringify({ ...valid('ref_edge_bad'), amount: 1500.5, currency: 'ngn', customer: {}, access_period: 'P0D' }),
       headers: { ...auth(), 'content-type': 'application/json' },
     });
     expect(response.status).toBe(400);
     const body = (await response.json()) as { code: string; errors: Array<{ path: string }> };
     expect(body.code).toBe('REQUEST.VALIDATION_FAILED');
-    expect(body.errors.map((e) => e.path).sort()).toEqual(['amount', 'currency', 'customer']);
+    expect(body.errors.map((e) => e.path).sort()).toEqual(['access_period', 'amount', 'currency', 'customer']);
   });
 
   it('refuses missing and wrong API keys', async () => {
@@ -327,6 +329,7 @@ describe('verification on demand', () => {
       user_id: 'user-attempt',
       customer: { email: 'attempt@example.com' },
       entitlement: 'pro-monthly',
+      access_period: 'P1M',
     });
     expect((await post(`/v1/checkouts/${reference}/attempts`)).body).toMatchObject({
       allowed: true,
@@ -412,6 +415,7 @@ describe('every provider, through the real stack, with credentials from the vaul
       user_id: `user-${reference}`,
       customer: { ...(input.email ? { email: input.email } : {}), ...(input.phone ? { phone: `+${input.phone.replace(/^\+/, '')}` } : {}) },
       entitlement: 'pro-monthly',
+      access_period: 'P1M',
     });
     expect(registered.status).toBe(202);
     expect((await stack.sandbox.pay(reference, provider)).status).toBe(200);
@@ -472,6 +476,7 @@ describe('every provider, through the real stack, with credentials from the vaul
       user_id: 'user-replay',
       customer: { email: 'victim@example.com' },
       entitlement: 'pro-monthly',
+      access_period: 'P1M',
     });
     expect(registered.status).toBe(202);
     expect(await verifyNow(reference)).toMatchObject({ state: 'PENDING', entitlement_status: 'LOCKED', verdict: 'not_found' });

@@ -62,6 +62,7 @@ function registered(reference: string, partition: number, at: number, offset: nu
     customer_email: 'ada@example.com',
     customer_phone: null,
     entitlement: 'pro',
+    access_period: 'P1M',
   };
   return {
     event: { type: 'CheckoutRegistered', payload },
@@ -133,7 +134,7 @@ describe('sweeper partition ownership (fencing epochs)', () => {
           outcome: 'RECOVERING', ledger_event_type: 'PaymentHeldInReview', ledger_expected_revision: 0, state_before: 'PENDING',
           state_after: 'RECOVERING', entitlement_status: 'HELD_IN_REVIEW', checks: [], amount_minor: 500_000, currency: 'NGN',
           user_id: 'user-1', entitlement: 'pro', observed_amount_minor: null, charged_amount_minor: null, observed_currency: null,
-          provider_transaction_id: null,
+          provider_transaction_id: null, access_period: 'P1M',
         },
       },
       context: { topic: topics.consensusResults, partition: 4, offset: String(offset), key: reference, timestamp: T0, headers: {} },

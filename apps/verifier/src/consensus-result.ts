@@ -95,5 +95,6 @@ export function toConsensusResult(input: {
     charged_amount_minor: observation?.chargedAmountMinor ?? null,
     observed_currency: observation?.currency ?? null,
     provider_transaction_id: observation?.providerTransactionId ?? null,
+    access_period: expectation.accessPeriod,
   };
 }

@@ -23,6 +23,8 @@ export const VERIFIER_DDL: readonly string[] = [
      outcomes integer NOT NULL DEFAULT 0,
      updated_at timestamptz NOT NULL DEFAULT now()
    )`,
+  // Access periods (what a payment buys) arrived after the first release.
+  'ALTER TABLE verifier.transactions ADD COLUMN IF NOT EXISTS access_period text',
   `CREATE TABLE IF NOT EXISTS verifier.inbox (
      event_id uuid PRIMARY KEY,
      processed_at timestamptz NOT NULL DEFAULT now()

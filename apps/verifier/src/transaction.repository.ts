@@ -1,4 +1,4 @@
-import type { EntitlementStatus, ProviderName, TransactionState, TransactionStatus } from '@settle/domain';
+import type { AccessPeriod, EntitlementStatus, ProviderName, TransactionState, TransactionStatus } from '@settle/domain';
 import type { Pool, PoolClient } from '@settle/platform';
 
 /** A transaction's decider state plus what the verifier needs around it. */
@@ -16,6 +16,7 @@ interface Row {
   customer_email: string | null;
   customer_phone: string | null;
   entitlement: string;
+  access_period: string | null;
   correlation_id: string;
   status: string;
   entitlement_status: string;
@@ -50,6 +51,7 @@ export class TransactionRepository {
           userId: row.user_id,
           customer: { email: row.customer_email ?? undefined, phone: row.customer_phone ?? undefined },
           entitlement: row.entitlement,
+          accessPeriod: row.access_period as AccessPeriod | null,
         },
         status: row.status as TransactionStatus,
         entitlement: row.entitlement_status as EntitlementStatus,
@@ -65,8 +67,8 @@ export class TransactionRepository {
     await client.query(
       `INSERT INTO verifier.transactions
          (reference, provider, amount_minor, currency, user_id, customer_email, customer_phone, entitlement,
-          correlation_id, status, entitlement_status, completed_at, outcomes)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+          correlation_id, status, entitlement_status, completed_at, outcomes, access_period)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
        ON CONFLICT (reference) DO NOTHING`,
       [
         e.reference,
@@ -82,6 +84,7 @@ export class TransactionRepository {
         state.entitlement,
         state.completedAt,
         state.outcomes,
+        e.accessPeriod,
       ],
     );
   }

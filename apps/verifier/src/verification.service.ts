@@ -1,10 +1,11 @@
 import {
   decide,
-
   fold,
   initialState,
   isTerminal,
+  parseAccessPeriod,
   VERIFICATION_TRIGGERS,
+  type AccessPeriod,
   type Expectation,
   type ProviderName,
   type VerificationTrigger,
@@ -15,6 +16,15 @@ import type { PaymentProvider } from '@settle/providers';
 import { toConsensusResult } from './consensus-result.js';
 import { TransactionRepository } from './transaction.repository.js';
 import { VerifierMetrics } from './verifier.metrics.js';
+
+/** A registration's access period; a malformed one can never be processed. */
+function accessPeriodOf(text: string): AccessPeriod {
+  try {
+    return parseAccessPeriod(text);
+  } catch (error) {
+    throw new PermanentMessageError('VERIFICATION.INVALID_ACCESS_PERIOD', (error as Error).message);
+  }
+}
 
 /** A concurrent writer changed the transaction first; retried by the consumer loop. */
 class ConcurrentUpdateError extends Error {
@@ -74,6 +84,7 @@ export class VerificationService {
       userId: p.user_id,
       customer: { email: p.customer_email ?? undefined, phone: p.customer_phone ?? undefined },
       entitlement: p.entitlement,
+      accessPeriod: p.access_period === null ? null : accessPeriodOf(p.access_period),
     };
     if (!this.providers.has(expectation.provider)) {
       throw new PermanentMessageError('VERIFICATION.UNSUPPORTED_PROVIDER', `No adapter for provider ${p.provider}`);

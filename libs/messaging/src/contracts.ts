@@ -23,6 +23,8 @@ export interface CheckoutRegisteredV1 extends Envelope {
   customer_email: string | null;
   customer_phone: string | null;
   entitlement: string;
+  /** ISO 8601 duration the payment buys; `null` for registrations older than access periods. */
+  access_period: string | null;
 }
 
 export type CheckoutCompletedV1 = Envelope;
@@ -68,6 +70,8 @@ export interface ConsensusResultV1 extends Envelope {
   charged_amount_minor: number | null;
   observed_currency: string | null;
   provider_transaction_id: string | null;
+  /** ISO 8601 duration the payment buys (from the registration); `null` when none was registered. */
+  access_period: string | null;
 }
 
 export interface SettlementRecordedV1 extends Envelope {
@@ -84,6 +88,24 @@ export interface SettlementRecordedV1 extends Envelope {
   ledger_position: number;
 }
 
+/**
+ * A settled payment granted access (topic `entitlement-events.v1`, keyed by `user_id`).
+ * Times are ISO 8601 UTC strings with milliseconds, as the customer's payload carries them.
+ */
+export interface EntitlementGrantedV1 extends Envelope {
+  event: 'subscription_started' | 'subscription_renewed';
+  user_id: string;
+  entitlement: string;
+  expires_at: string;
+  previous_expires_at: string | null;
+  starts_at: string;
+  settled_at: string;
+  access_period: string;
+  ledger_stream: string;
+  ledger_revision: number;
+  ledger_position: number;
+}
+
 /** Every contract by its record name. */
 export interface ContractMap {
   CheckoutRegistered: CheckoutRegisteredV1;
@@ -92,6 +114,7 @@ export interface ContractMap {
   VerificationRequested: VerificationRequestedV1;
   ConsensusResult: ConsensusResultV1;
   SettlementRecorded: SettlementRecordedV1;
+  EntitlementGranted: EntitlementGrantedV1;
 }
 
 /** Record name of a contract. */
@@ -105,6 +128,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'VerificationRequested',
   'ConsensusResult',
   'SettlementRecorded',
+  'EntitlementGranted',
 ];
 
 /** A decoded message: its record name and payload, narrowed together. */

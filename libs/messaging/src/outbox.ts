@@ -1,5 +1,6 @@
 import type { Producer } from 'kafkajs';
 import type pg from 'pg';
+import { inTransaction } from '@settle/platform';
 import type { Logger } from 'pino';
 import type { AvroCodec } from './codec.js';
 import type { ContractMap, EventType } from './contracts.js';
@@ -31,6 +32,8 @@ export interface OutboxMessage<K extends EventType = EventType> {
   payload: ContractMap[K];
   /** Defaults to the payload's event_id. */
   causationId?: string;
+  /** Kafka message key; defaults to the payload's `reference` (entitlement events use the user id). */
+  key?: string;
 }
 
 /**
@@ -79,7 +82,7 @@ export class Outbox {
     await this.codec.assertValid(m.type, m.payload as never);
     return {
       topic: topicFor(this.topics, m.type),
-      key: m.payload.reference,
+      key: m.key ?? m.payload.reference,
       type: m.type,
       payload: JSON.stringify(m.payload),
       correlationId: m.payload.correlation_id,
@@ -98,6 +101,17 @@ interface OutboxRow {
   causation_id: string | null;
 }
 
+/** How an {@link OutboxRelay} paces itself. */
+export interface RelayOptions {
+  /** Fallback poll interval when no wake came, milliseconds. */
+  pollIntervalMs: number;
+  /** Most rows published per pass (one transaction, one Kafka batch). */
+  batchSize: number;
+}
+
+/** Relay pacing unless an app says otherwise: a poll every 250 ms, 500 rows per pass. */
+export const DEFAULT_RELAY_OPTIONS: Readonly<RelayOptions> = { pollIntervalMs: 250, batchSize: 500 };
+
 /**
  * Publishes outbox rows to Kafka in id order, in batches, with the idempotent acks-all
  * producer, then marks them published. One relay per outbox runs at a time across
@@ -110,6 +124,7 @@ export class OutboxRelay {
   private running = false;
   private active: Promise<void> | null = null;
   private again = false;
+  private readonly options: RelayOptions;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -117,9 +132,12 @@ export class OutboxRelay {
     private readonly producer: Producer,
     private readonly codec: AvroCodec,
     private readonly logger: Logger,
-    private readonly options: { pollIntervalMs: number; batchSize: number } = { pollIntervalMs: 250, batchSize: 500 },
-  ) {}
+    options: Partial<RelayOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_RELAY_OPTIONS, ...options };
+  }
 
+  /** Starts relaying: a pass now, then after each wake and every poll interval. */
   start(): void {
     this.running = true;
     this.schedule(0);
@@ -135,6 +153,7 @@ export class OutboxRelay {
     this.schedule(0);
   }
 
+  /** Stops relaying; resolves once a pass in progress finished. */
   async stop(): Promise<void> {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
@@ -160,25 +179,24 @@ export class OutboxRelay {
     }, delayMs);
   }
 
-  /** One pass: publishes up to a batch; returns how many were published. */
+  /**
+   * One pass: publishes up to a batch, in one transaction holding the relay's advisory lock;
+   * returns how many were published. Rows are marked published only after Kafka acknowledged
+   * them, so a pass that fails after the send (the database lost meanwhile) publishes the
+   * same rows again on the next pass, with the same event ids, for consumers to de-duplicate.
+   *
+   * @throws when the database or the broker fails; nothing is marked published then.
+   */
   async pass(): Promise<number> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    return inTransaction(this.pool, async (client) => {
       const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok', [`settle-outbox:${this.schema}`]);
-      if (!lock.rows[0]?.ok) {
-        await client.query('ROLLBACK');
-        return 0;
-      }
+      if (!lock.rows[0]?.ok) return 0;
       const { rows } = await client.query<OutboxRow>(
         `SELECT id, topic, message_key, event_type, payload, correlation_id, causation_id
            FROM ${this.schema}.outbox WHERE published_at IS NULL ORDER BY id LIMIT $1`,
         [this.options.batchSize],
       );
-      if (rows.length === 0) {
-        await client.query('ROLLBACK');
-        return 0;
-      }
+      if (rows.length === 0) return 0;
       const byTopic = new Map<string, Array<{ key: string; value: Buffer; headers: Record<string, string> }>>();
       for (const row of rows) {
         const value = await this.codec.encode(row.event_type, row.payload as never);
@@ -199,14 +217,8 @@ export class OutboxRelay {
         topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
       });
       await client.query(`UPDATE ${this.schema}.outbox SET published_at = now() WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
-      await client.query('COMMIT');
       this.logger.debug({ outbox: this.schema, published: rows.length }, 'outbox published');
       return rows.length;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 }

@@ -2,7 +2,8 @@ import type { EventType } from './contracts.js';
 
 /**
  * Topic names. Every message is keyed by transaction reference, so all events of one
- * transaction land on one partition, in order.
+ * transaction land on one partition, in order; entitlement events are keyed by user, so all
+ * of one user's grants land on one partition, in order.
  */
 export interface Topics {
   /** Checkout registrations and completions, verified webhooks, verification requests. */
@@ -11,6 +12,8 @@ export interface Topics {
   consensusResults: string;
   /** Outcomes committed to the ledger, for downstream subscribers. */
   settlements: string;
+  /** Access granted by settled payments, keyed by user, for delivery to customer endpoints. */
+  entitlementEvents: string;
   /** Records no consumer could process, with the error in headers. */
   deadLetter: string;
 }
@@ -21,6 +24,7 @@ export function topicNames(prefix: string): Topics {
     transactionEvents: `${prefix}.transaction-events.v1`,
     consensusResults: `${prefix}.consensus-results.v1`,
     settlements: `${prefix}.settlements.v1`,
+    entitlementEvents: `${prefix}.entitlement-events.v1`,
     deadLetter: `${prefix}.dead-letter.v1`,
   };
 }
@@ -37,6 +41,8 @@ export function topicFor(topics: Topics, type: EventType): string {
       return topics.consensusResults;
     case 'SettlementRecorded':
       return topics.settlements;
+    case 'EntitlementGranted':
+      return topics.entitlementEvents;
   }
 }
 

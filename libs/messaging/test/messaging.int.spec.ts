@@ -54,6 +54,7 @@ const registered = (reference: string): CheckoutRegisteredV1 => ({
   customer_email: 'ada@example.com',
   customer_phone: null,
   entitlement: 'pro',
+  access_period: 'P1M',
 });
 
 describe('Avro through the schema registry', () => {

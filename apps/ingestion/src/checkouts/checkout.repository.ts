@@ -17,6 +17,8 @@ export interface CheckoutRecord {
   email: string | null;
   phone: string | null;
   entitlement: string;
+  /** ISO 8601 duration the payment buys; `null` for registrations made before access periods existed. */
+  accessPeriod: string | null;
   requestSha256: string;
   correlationId: string;
   registeredAt: Date;
@@ -31,6 +33,8 @@ export interface CheckoutView {
   entitlement_status: string;
   amount: number;
   currency: string;
+  entitlement: string;
+  access_period: string | null;
   checks?: unknown[];
   updated_at: string;
 }
@@ -49,6 +53,7 @@ function checkoutTerms(body: RegisterCheckoutBody): Array<string | number | null
     body.customer.email ?? null,
     body.customer.phone ?? null,
     body.entitlement,
+    body.access_period,
   ];
 }
 
@@ -78,8 +83,8 @@ export class CheckoutRepository {
       const inserted = await client.query<CheckoutRowShape>(
         `INSERT INTO ingestion.checkouts
            (provider, reference, amount_minor, currency, user_id, customer_email, customer_phone, entitlement,
-            request_sha256, correlation_id, registered_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+            access_period, request_sha256, correlation_id, registered_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
          ON CONFLICT (reference) DO NOTHING RETURNING *`,
         [...checkoutTerms(body), digest, correlationId, now],
       );
@@ -105,6 +110,7 @@ export class CheckoutRepository {
             customer_email: record.email,
             customer_phone: record.phone,
             entitlement: record.entitlement,
+            access_period: record.accessPeriod,
           },
         },
       ]);
@@ -220,6 +226,8 @@ export class CheckoutRepository {
       entitlement_status: status?.entitlementStatus ?? 'LOCKED',
       amount: record.amountMinor,
       currency: record.currency,
+      entitlement: record.entitlement,
+      access_period: record.accessPeriod,
       ...(status?.checks ? { checks: status.checks } : {}),
       updated_at: (status?.updatedAt ?? record.completedAt ?? record.registeredAt).toISOString(),
     };
@@ -235,6 +243,7 @@ interface CheckoutRowShape {
   customer_email: string | null;
   customer_phone: string | null;
   entitlement: string;
+  access_period: string | null;
   request_sha256: string;
   correlation_id: string;
   registered_at: Date;
@@ -251,6 +260,7 @@ function toRecord(row: CheckoutRowShape): CheckoutRecord {
     email: row.customer_email,
     phone: row.customer_phone,
     entitlement: row.entitlement,
+    accessPeriod: row.access_period,
     requestSha256: row.request_sha256,
     correlationId: row.correlation_id,
     registeredAt: row.registered_at,

@@ -1,4 +1,4 @@
-import { MAX_AMOUNT_MINOR, PROVIDERS, toE164 } from '@settle/domain';
+import { MAX_AMOUNT_MINOR, parseAccessPeriod, PROVIDERS, toE164 } from '@settle/domain';
 import { ProblemError } from '@settle/platform';
 import { z } from 'zod';
 
@@ -10,7 +10,8 @@ export const REFERENCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.=-]{0,99}$/;
 
 /**
  * Body of `POST /v1/checkouts`: `{ provider, reference, amount, currency, user_id,
- * customer: { email?, phone? }, entitlement }`, amount an integer in minor units.
+ * customer: { email?, phone? }, entitlement, access_period }`, amount an integer in minor
+ * units, access_period an ISO 8601 duration (`P1M`, `P30D`, `P1Y`; required, at most ten years).
  */
 export const registerCheckoutBody = z
   .object({
@@ -37,6 +38,16 @@ export const registerCheckoutBody = z
       .strict()
       .refine((c) => c.email !== undefined || c.phone !== undefined, 'customer needs an email or a phone'),
     entitlement: z.string().trim().min(1).max(200),
+    // Required: a settled payment must say what access it buys (docs/delivery.md, "Access periods").
+    access_period: z
+      .string({ error: 'access_period is required: an ISO 8601 duration such as P1M, P30D or P1Y' })
+      .superRefine((text, ctx) => {
+        try {
+          parseAccessPeriod(text);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        }
+      }),
   })
   .strict();
 

@@ -21,6 +21,8 @@ export const INGESTION_DDL: readonly string[] = [
      registered_at timestamptz NOT NULL,
      completed_at timestamptz
    )`,
+  // Access periods (what a payment buys) arrived after the first release.
+  'ALTER TABLE ingestion.checkouts ADD COLUMN IF NOT EXISTS access_period text',
   `CREATE TABLE IF NOT EXISTS ingestion.webhook_inbox (
      provider text NOT NULL,
      dedupe_key text NOT NULL,
