@@ -2,7 +2,7 @@
  * Ops command line of the immutable ledger (`./settle ledger ...`). Thin: argument parsing,
  * output and progress here; reading, verifying and rebuilding in `libs/ledger`.
  *
- *   ./settle ledger replay [--reference <ref> | --stream <id>] [--from <position>]
+ *   ./settle ledger replay [--reference <ref> | --user <id> --entitlement <name> | --stream <id>] [--from <position>]
  *                          [--since <ISO time>] [--until <ISO time>] [--format jsonl|csv]
  *   ./settle ledger export  (the same as replay; for auditors: --format csv)
  *   ./settle ledger verify [--from <position>]
@@ -17,16 +17,18 @@ import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
 import { stringify } from 'csv-stringify/sync';
-import { LedgerPositionError, PostgresLedger, verifyLedger, READ_MODEL_DDL, rebuildTransactionStatus, transactionStream, type RecordedLedgerEvent } from '@settle/ledger';
+import { entitlementStream, LedgerPositionError, PostgresLedger, verifyLedger, READ_MODEL_DDL, rebuildReadModels, transactionStream, type RecordedLedgerEvent } from '@settle/ledger';
 import { createPool, migrate, type Pool } from '@settle/platform';
 
 const USAGE = `usage: settle ledger <command> [options]
-  replay [--reference <ref> | --stream <id>] [--from <position>] [--since <time>] [--until <time>] [--format jsonl|csv]
-                        events in global order (one stream: in revision order) to standard output
+  replay [--reference <ref> | --user <id> --entitlement <name> | --stream <id>] [--from <position>]
+         [--since <time>] [--until <time>] [--format jsonl|csv]
+                        events in global order (one stream: in revision order) to standard output;
+                        --reference: a transaction's outcomes, --user and --entitlement: that user's grants
   export                the same as replay (auditors: --format csv)
   verify [--from <position>]
                         verify the SHA-256 chains (per stream and global); report the first break
-  rebuild-read-models   drop and rebuild read_model.transaction_status from the ledger alone`;
+  rebuild-read-models   drop and rebuild read_model.transaction_status and read_model.entitlements from the ledger alone`;
 
 class UsageError extends Error {}
 
@@ -87,6 +89,8 @@ async function replay(pool: Pool, ledger: PostgresLedger, args: string[]): Promi
     args,
     options: {
       reference: { type: 'string' },
+      user: { type: 'string' },
+      entitlement: { type: 'string' },
       stream: { type: 'string' },
       from: { type: 'string' },
       since: { type: 'string' },
@@ -95,7 +99,10 @@ async function replay(pool: Pool, ledger: PostgresLedger, args: string[]): Promi
     },
   });
   if (values.format !== 'jsonl' && values.format !== 'csv') throw new UsageError(`--format must be jsonl or csv, got ${values.format}`);
-  if (values.reference && values.stream) throw new UsageError('give --reference or --stream, not both');
+  if ([values.reference, values.user ?? values.entitlement, values.stream].filter(Boolean).length > 1) {
+    throw new UsageError('give one of --reference, --user with --entitlement, or --stream');
+  }
+  if (Boolean(values.user) !== Boolean(values.entitlement)) throw new UsageError('--user and --entitlement go together');
   const from = position(values.from, 'from');
   const [since, until] = [time(values.since, 'since'), time(values.until, 'until')];
   const csv = values.format === 'csv';
@@ -113,7 +120,9 @@ async function replay(pool: Pool, ledger: PostgresLedger, args: string[]): Promi
   if (csv) await out(stringify([], { header: true, columns: CSV_COLUMNS }));
   const started = Date.now();
   let written = 0;
-  const stream = values.stream ?? (values.reference ? transactionStream(values.reference) : null);
+  const stream =
+    values.stream ??
+    (values.reference ? transactionStream(values.reference) : values.user && values.entitlement ? entitlementStream(values.user, values.entitlement) : null);
   if (stream) {
     written = await emit(await ledger.readStream(stream));
   } else {
@@ -165,9 +174,11 @@ async function rebuild(pool: Pool, ledger: PostgresLedger): Promise<number> {
   await migrate(pool, 'read_model', READ_MODEL_DDL);
   const bar = progress('rebuild', await countAfter(pool, 0));
   const started = Date.now();
-  const result = await rebuildTransactionStatus(pool, ledger, (n) => bar.update(n));
+  const result = await rebuildReadModels(pool, ledger, (n) => bar.update(n));
   bar.stop();
-  process.stderr.write(`rebuilt read_model.transaction_status from ${result.events} ledger events: ${result.rows} rows in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stderr.write(
+    `rebuilt the read models from ${result.events} ledger events: ${result.rows} transaction_status rows, ${result.entitlements} entitlements rows in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
   return 0;
 }
 

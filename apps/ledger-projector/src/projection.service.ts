@@ -1,15 +1,34 @@
+import { decideGrant, foldEntitlement, parseAccessPeriod, type EntitlementGranted } from '@settle/domain';
 import {
+  entitlementEventOf,
+  entitlementLedgerEvent,
+  entitlementRowOf,
+  entitlementStream,
   expectedAfter,
   PostgresLedger,
   transactionStream,
+  upsertEntitlement,
   upsertLatestVerification,
   upsertLedgerStatus,
   WrongExpectedRevisionError,
   DuplicateEventIdError,
   type LedgerEventInput,
 } from '@settle/ledger';
-import { Outbox, OutboxRelay, PermanentMessageError, type ConsensusResultV1, type MessageContext, type TypedEvent } from '@settle/messaging';
-import { deterministicId, inTransaction, type Logger, type Pool } from '@settle/platform';
+import { Outbox, OutboxRelay, PermanentMessageError, type ConsensusResultV1, type MessageContext, type OutboxMessage, type TypedEvent } from '@settle/messaging';
+import { deterministicId, inTransaction, type Logger, type Pool, type PoolClient } from '@settle/platform';
+
+/**
+ * Another settlement of the same user and entitlement was granted first (the entitlement
+ * stream moved on between reading it and appending): transient, the message is retried and
+ * the grant decided again on the stream as it now is.
+ */
+export class EntitlementStreamConflictError extends Error {
+  readonly code = 'LEDGER.ENTITLEMENT_STREAM_CONFLICT';
+  constructor(readonly streamId: string) {
+    super(`Entitlement stream ${streamId} moved on concurrently; the grant is decided again`);
+    this.name = 'EntitlementStreamConflictError';
+  }
+}
 
 /** The ledger event recorded for a consensus result that changed the state. */
 export function ledgerEventFor(result: ConsensusResultV1): LedgerEventInput {
@@ -48,6 +67,12 @@ export function ledgerEventFor(result: ConsensusResultV1): LedgerEventInput {
  * models (the ledger status, a pure projection of the ledger, and the latest verification
  * answer), and enqueues `SettlementRecorded` in the outbox, so a
  * settlement is published if and only if it was committed to the ledger.
+ *
+ * A settlement also records the grant it causes, in the same transaction (docs/delivery.md,
+ * "Grants are ledger facts"): `EntitlementGranted` appended to the stream of the user and
+ * entitlement at its expected revision, decided by the pure rules of `@settle/domain` on that
+ * stream's history, reflected in `read_model.entitlements`, and enqueued on the
+ * entitlement-events topic keyed by user.
  */
 export class ProjectionService {
   constructor(
@@ -105,7 +130,9 @@ export class ProjectionService {
         decidedAt: new Date(result.occurred_at),
       });
       if (appendedAt !== null && !duplicate) {
+        const grant = result.outcome === 'SETTLED_CONSENSUS' ? await this.grant(client, result, log) : [];
         await this.outbox.enqueue(client, [
+          ...grant,
           {
             type: 'SettlementRecorded',
             causationId: result.event_id,
@@ -136,5 +163,75 @@ export class ProjectionService {
       this.relay.wake();
       log.info({ outcome: result.outcome }, 'outcome committed to the ledger');
     }
+  }
+
+  /**
+   * Appends the grant a settlement causes to its entitlement stream and returns its outbox
+   * message; nothing when the checkout bought no access period (registered before they
+   * existed) or the reference was already granted.
+   *
+   * @throws EntitlementStreamConflictError when the stream moved on meanwhile (transient).
+   */
+  private async grant(client: PoolClient, result: ConsensusResultV1, log: Logger): Promise<OutboxMessage[]> {
+    if (result.access_period === null) {
+      log.warn('settled without an access period (registered before they existed): no entitlement granted');
+      return [];
+    }
+    const settlementEventId = ledgerEventFor(result).eventId;
+    const stream = entitlementStream(result.user_id, result.entitlement);
+    const history = (await this.ledger.readStreamWith(client, stream)).map(entitlementEventOf);
+    const state = foldEntitlement(history);
+    const events = decideGrant(
+      {
+        type: 'GrantEntitlement',
+        data: {
+          eventId: deterministicId('EntitlementGranted', settlementEventId),
+          userId: result.user_id,
+          entitlement: result.entitlement,
+          reference: result.reference,
+          accessPeriod: parseAccessPeriod(result.access_period),
+          settledAt: result.occurred_at,
+        },
+      },
+      state,
+    );
+    const granted = events[0] as EntitlementGranted | undefined;
+    if (!granted) return [];
+    const ledgerEvent = entitlementLedgerEvent(granted, { settlementEventId, correlationId: result.correlation_id });
+    let appended;
+    try {
+      appended = await this.ledger.appendWith(client, stream, [ledgerEvent], expectedAfter(state.grants));
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) throw new EntitlementStreamConflictError(stream);
+      if (error instanceof DuplicateEventIdError) throw new PermanentMessageError(error.code, error.message);
+      throw error;
+    }
+    await upsertEntitlement(client, entitlementRowOf({ data: ledgerEvent.data, revision: appended.nextExpectedRevision }));
+    const d = ledgerEvent.data;
+    log.info({ userId: d.user_id, entitlement: d.entitlement, event: d.event, expiresAt: d.expires_at }, 'entitlement granted');
+    return [
+      {
+        type: 'EntitlementGranted',
+        key: d.user_id,
+        causationId: settlementEventId,
+        payload: {
+          event_id: d.event_id,
+          occurred_at: result.occurred_at,
+          correlation_id: result.correlation_id,
+          reference: d.reference,
+          event: d.event,
+          user_id: d.user_id,
+          entitlement: d.entitlement,
+          expires_at: d.expires_at,
+          previous_expires_at: d.previous_expires_at,
+          starts_at: d.starts_at,
+          settled_at: d.settled_at,
+          access_period: d.access_period,
+          ledger_stream: stream,
+          ledger_revision: appended.nextExpectedRevision,
+          ledger_position: appended.positions[0]!,
+        },
+      },
+    ];
   }
 }

@@ -1,12 +1,12 @@
 /**
- * The transaction-status read model is a projection of the ledger alone: dropped and rebuilt
+ * The transaction-status and entitlements read models are projections of the ledger alone: dropped and rebuilt
  * from the ledger, it equals the live one the projector kept while consuming consensus
  * results (with redeliveries and answers that changed nothing among them). Real PostgreSQL,
  * the real schema registry (the settlement outbox checks its schema), the projector's class.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEDGER_DDL, PostgresLedger, READ_MODEL_DDL, rebuildTransactionStatus } from '@settle/ledger';
+import { LEDGER_DDL, PostgresLedger, READ_MODEL_DDL, rebuildReadModels } from '@settle/ledger';
 import { AvroCodec, Outbox, outboxDdl, topicNames, type ConsensusResultV1 } from '@settle/messaging';
 import { createLogger, createPool, migrate, type Pool } from '@settle/platform';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
@@ -24,7 +24,7 @@ beforeAll(async () => {
   await migrate(pool, 'read_model', READ_MODEL_DDL);
   const topics = topicNames(uniqueTopicPrefix('rebuild'));
   const codec = AvroCodec.connect(infra.registryUrl, topics);
-  await codec.registerAll(['SettlementRecorded']);
+  await codec.registerAll(['SettlementRecorded', 'EntitlementGranted']);
   service = new ProjectionService(pool, new PostgresLedger(pool), new Outbox('ledger', topics, codec), { wake: () => undefined }, createLogger('rebuild', 'fatal'));
 });
 
@@ -65,6 +65,7 @@ function result(reference: string, step: { verdict: string; before: string; afte
     charged_amount_minor: null,
     observed_currency: settled ? 'NGN' : null,
     provider_transaction_id: null,
+    access_period: 'P1M',
   };
 }
 
@@ -82,7 +83,8 @@ const HISTORIES = {
   neverSeen: [{ verdict: 'not_found', before: 'PENDING', after: 'PENDING', ledger: null, revision: 0, entitlement: 'LOCKED' }],
 } as const;
 
-const snapshot = async (table: string) => (await pool.query(`SELECT * FROM read_model.${table} ORDER BY reference`)).rows;
+const snapshot = async (table: string) =>
+  (await pool.query(`SELECT * FROM read_model.${table} ORDER BY ${table === 'entitlements' ? 'user_id, entitlement' : 'reference'}`)).rows;
 
 describe('read model rebuilt from the ledger alone', () => {
   it('equals the live read model, row for row', async () => {
@@ -99,25 +101,34 @@ describe('read model rebuilt from the ledger alone', () => {
         }
       }
     }
-    // Exactly once: redelivered results appended nothing and published nothing twice.
-    const ledgerCount = (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM ledger.events')).rows[0]!.n;
-    const settlements = (await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM ledger.outbox WHERE event_type = 'SettlementRecorded'")).rows[0]!.n;
-    expect([ledgerCount, settlements]).toEqual([40, 40]);
+    // Exactly once: redelivered results appended nothing and published nothing twice. The 8
+    // settlements each granted their user's entitlement once (8 more ledger events).
+    const count = async (sql: string) => (await pool.query<{ n: number }>(sql)).rows[0]!.n;
+    const ledgerCount = await count('SELECT count(*)::int AS n FROM ledger.events');
+    const settlements = await count("SELECT count(*)::int AS n FROM ledger.outbox WHERE event_type = 'SettlementRecorded'");
+    const grants = await count("SELECT count(*)::int AS n FROM ledger.outbox WHERE event_type = 'EntitlementGranted'");
+    expect([ledgerCount, settlements, grants]).toEqual([48, 40, 8]);
     const live = await snapshot('transaction_status');
     const answers = await snapshot('latest_verification');
+    const entitlements = await snapshot('entitlements');
     expect(live).toHaveLength(24); // the never-seen ones have no ledger entry, so no row
     expect(live.filter((r) => r.state === 'MANUAL_REVIEW')).toHaveLength(8);
+    expect(entitlements).toHaveLength(8);
 
-    const rebuilt = await rebuildTransactionStatus(pool, new PostgresLedger(pool));
-    expect(rebuilt).toEqual({ events: 40, rows: 24 });
+    const rebuilt = await rebuildReadModels(pool, new PostgresLedger(pool));
+    expect(rebuilt).toEqual({ events: 48, rows: 24, entitlements: 8 });
     expect(await snapshot('transaction_status')).toEqual(live);
     expect(await snapshot('latest_verification')).toEqual(answers);
+    expect(await snapshot('entitlements')).toEqual(entitlements);
   });
 
-  it('rebuilds an emptied read model too (dropped rows come back)', async () => {
+  it('rebuilds emptied read models too (dropped rows come back)', async () => {
     const live = await snapshot('transaction_status');
+    const entitlements = await snapshot('entitlements');
     await pool.query('DELETE FROM read_model.transaction_status');
-    await rebuildTransactionStatus(pool, new PostgresLedger(pool));
+    await pool.query('DELETE FROM read_model.entitlements');
+    await rebuildReadModels(pool, new PostgresLedger(pool));
     expect(await snapshot('transaction_status')).toEqual(live);
+    expect(await snapshot('entitlements')).toEqual(entitlements);
   });
 });

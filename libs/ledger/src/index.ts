@@ -6,3 +6,4 @@ export * from './postgres-ledger.js';
 export * from './read-model.js';
 export * from './kurrentdb-ledger.js';
 export * from './verify-ledger.js';
+export * from './entitlement-events.js';

@@ -232,7 +232,12 @@ export class PostgresLedger implements LedgerStore {
   }
 
   async readStream(streamId: string): Promise<RecordedLedgerEvent[]> {
-    const { rows } = await this.pool.query<EventRow>('SELECT * FROM ledger.events WHERE stream_id = $1 ORDER BY revision', [streamId]);
+    return this.readStreamWith(this.pool, streamId);
+  }
+
+  /** {@link PostgresLedger.readStream} on the caller's connection (inside its transaction). */
+  async readStreamWith(client: Pool | PoolClient, streamId: string): Promise<RecordedLedgerEvent[]> {
+    const { rows } = await client.query<EventRow>('SELECT * FROM ledger.events WHERE stream_id = $1 ORDER BY revision', [streamId]);
     return rows.map(toRecorded);
   }
 

@@ -1,15 +1,19 @@
 import type { Pool, PoolClient } from '@settle/platform';
+import { ENTITLEMENT_STREAM_CATEGORY, type EntitlementGrantedData } from './entitlement-events.js';
 import type { LedgerStore, RecordedLedgerEvent } from './ledger.port.js';
 
 /**
  * Read models kept by the ledger projector:
  * - `read_model.transaction_status`: the money state of each transaction that has a ledger
  *   entry (state, entitlement, the four checks), a pure projection of the ledger: it can be
- *   dropped and rebuilt from the ledger alone ({@link rebuildTransactionStatus}).
+ *   dropped and rebuilt from the ledger alone ({@link rebuildReadModels}).
  * - `read_model.latest_verification`: the verifier's latest answer per transaction, including
  *   answers that changed nothing and so are not in the ledger (docs/architecture.md, decision
  *   2). It tells a caller waiting for its own verification request that the answer came; it
  *   holds no money state, and is rebuilt from the consensus-results stream, not the ledger.
+ * - `read_model.entitlements`: each user's entitlements and current access expiry, a pure
+ *   projection of the entitlement streams (`EntitlementGranted`), rebuildable from the ledger
+ *   alone like `transaction_status`.
  */
 export const READ_MODEL_DDL: readonly string[] = [
   'CREATE SCHEMA IF NOT EXISTS read_model',
@@ -35,6 +39,18 @@ export const READ_MODEL_DDL: readonly string[] = [
      state text NOT NULL,
      entitlement_status text NOT NULL,
      decided_at timestamptz NOT NULL
+   )`,
+  `CREATE TABLE IF NOT EXISTS read_model.entitlements (
+     user_id text NOT NULL,
+     entitlement text NOT NULL,
+     expires_at timestamptz NOT NULL,
+     grants integer NOT NULL,
+     last_event_id uuid NOT NULL,
+     last_event text NOT NULL,
+     last_reference text NOT NULL,
+     ledger_revision bigint NOT NULL,
+     updated_at timestamptz NOT NULL,
+     PRIMARY KEY (user_id, entitlement)
    )`,
 ];
 
@@ -147,41 +163,139 @@ export function ledgerStatusOf(event: RecordedLedgerEvent): LedgerStatusRow {
   };
 }
 
+/** One row of `read_model.entitlements` (a projection of the entitlement streams). */
+export interface EntitlementRow {
+  userId: string;
+  entitlement: string;
+  /** Current access expiry. */
+  expiresAt: Date;
+  /** Grants so far (the stream's length). */
+  grants: number;
+  lastEventId: string;
+  lastEvent: string;
+  lastReference: string;
+  /** Revision of the last grant reflected here. */
+  ledgerRevision: number;
+  /** When the last grant's payment settled. */
+  updatedAt: Date;
+}
+
+/** The entitlement row a stored grant leaves behind (its stream's state after it). */
+export function entitlementRowOf(event: Pick<RecordedLedgerEvent, 'data' | 'revision'>): EntitlementRow {
+  const d = event.data as unknown as EntitlementGrantedData;
+  return {
+    userId: d.user_id,
+    entitlement: d.entitlement,
+    expiresAt: new Date(d.expires_at),
+    grants: event.revision + 1,
+    lastEventId: d.event_id,
+    lastEvent: d.event,
+    lastReference: d.reference,
+    ledgerRevision: event.revision,
+    updatedAt: new Date(d.settled_at),
+  };
+}
+
 /**
- * Drops and rebuilds `read_model.transaction_status` from the ledger alone, in one
- * transaction (readers see the old table until the commit), replaying every event in global
- * order. `onProgress` is called after each page with the number of events replayed.
- *
- * @returns the number of events replayed and of rows written.
+ * Upserts an entitlement row unless a newer grant of the stream is already reflected (replays
+ * and redeliveries never move it backwards; expiries only grow along a stream).
  */
-export async function rebuildTransactionStatus(
+export async function upsertEntitlement(client: PoolClient | Pool, row: EntitlementRow): Promise<void> {
+  await client.query(
+    `INSERT INTO read_model.entitlements
+       (user_id, entitlement, expires_at, grants, last_event_id, last_event, last_reference, ledger_revision, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT (user_id, entitlement) DO UPDATE SET
+       expires_at = EXCLUDED.expires_at, grants = EXCLUDED.grants, last_event_id = EXCLUDED.last_event_id,
+       last_event = EXCLUDED.last_event, last_reference = EXCLUDED.last_reference,
+       ledger_revision = EXCLUDED.ledger_revision, updated_at = EXCLUDED.updated_at
+     WHERE read_model.entitlements.ledger_revision < EXCLUDED.ledger_revision`,
+    [row.userId, row.entitlement, row.expiresAt, row.grants, row.lastEventId, row.lastEvent, row.lastReference, row.ledgerRevision, row.updatedAt],
+  );
+}
+
+/** A user's entitlements with their current expiry, by entitlement name. */
+export async function findEntitlements(pool: Pool | PoolClient, userId: string): Promise<EntitlementRow[]> {
+  const { rows } = await pool.query<{
+    user_id: string;
+    entitlement: string;
+    expires_at: Date;
+    grants: number;
+    last_event_id: string;
+    last_event: string;
+    last_reference: string;
+    ledger_revision: number;
+    updated_at: Date;
+  }>('SELECT * FROM read_model.entitlements WHERE user_id = $1 ORDER BY entitlement', [userId]);
+  return rows.map((r) => ({
+    userId: r.user_id,
+    entitlement: r.entitlement,
+    expiresAt: r.expires_at,
+    grants: r.grants,
+    lastEventId: r.last_event_id,
+    lastEvent: r.last_event,
+    lastReference: r.last_reference,
+    ledgerRevision: r.ledger_revision,
+    updatedAt: r.updated_at,
+  }));
+}
+
+/** What {@link rebuildReadModels} wrote. */
+export interface RebuildResult {
+  /** Ledger events replayed. */
+  events: number;
+  /** Rows of `read_model.transaction_status`. */
+  rows: number;
+  /** Rows of `read_model.entitlements`. */
+  entitlements: number;
+}
+
+/**
+ * Drops and rebuilds the ledger's read models, `read_model.transaction_status` and
+ * `read_model.entitlements`, from the ledger alone, in one transaction (readers see the old
+ * tables until the commit), replaying every event in global order: transaction streams feed
+ * the first, entitlement streams the second. `onProgress` is called after each page with the
+ * number of events replayed.
+ *
+ * @throws Error when an event of a transaction stream is not an outcome the projector writes.
+ */
+export async function rebuildReadModels(
   pool: Pool,
   ledger: Pick<LedgerStore, 'readAll'>,
   onProgress: (replayed: number) => void = () => undefined,
-): Promise<{ events: number; rows: number }> {
+): Promise<RebuildResult> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    await client.query('LOCK TABLE read_model.transaction_status IN EXCLUSIVE MODE');
+    await client.query('LOCK TABLE read_model.transaction_status, read_model.entitlements IN EXCLUSIVE MODE');
     await client.query('DELETE FROM read_model.transaction_status');
+    await client.query('DELETE FROM read_model.entitlements');
     let events = 0;
     for (let after = 0; ; ) {
       const page = await ledger.readAll(after, 2_000);
       if (page.length === 0) break;
       // The last event of each stream in the page wins (rows only ever move forward).
       const latest = new Map<string, LedgerStatusRow>();
+      const grants = new Map<string, EntitlementRow>();
       for (const event of page) {
+        if (event.streamId.startsWith(`${ENTITLEMENT_STREAM_CATEGORY}-`)) {
+          grants.set(event.streamId, entitlementRowOf(event));
+          continue;
+        }
         const row = ledgerStatusOf(event);
         latest.set(row.reference, row);
       }
       for (const row of latest.values()) await upsertLedgerStatus(client, row);
+      for (const row of grants.values()) await upsertEntitlement(client, row);
       events += page.length;
       after = page.at(-1)!.position;
       onProgress(events);
     }
-    const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM read_model.transaction_status');
+    const { rows } = await client.query<{ n: number; e: number }>(
+      'SELECT (SELECT count(*)::int FROM read_model.transaction_status) AS n, (SELECT count(*)::int FROM read_model.entitlements) AS e',
+    );
     await client.query('COMMIT');
-    return { events, rows: rows[0]!.n };
+    return { events, rows: rows[0]!.n, entitlements: rows[0]!.e };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
