@@ -63,6 +63,10 @@ export class InMemoryVaultStore implements VaultStore {
     return true;
   }
 
+  async remove(ref: CredentialRef): Promise<boolean> {
+    return this.rows.delete(keyOf(ref));
+  }
+
   async list(filter: CredentialFilter = {}): Promise<CredentialInfo[]> {
     return [...this.rows.values()]
       .filter((c) => (filter.provider === undefined || c.provider === filter.provider) && (filter.account === undefined || c.account === filter.account))

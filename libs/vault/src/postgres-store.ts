@@ -157,6 +157,11 @@ export class PostgresVaultStore implements VaultStore {
     return updated.rowCount === 1;
   }
 
+  async remove(ref: CredentialRef): Promise<boolean> {
+    const deleted = await this.pool.query(`DELETE FROM ${this.table} WHERE provider = $1 AND account = $2 AND name = $3`, [ref.provider, ref.account, ref.name]);
+    return deleted.rowCount === 1;
+  }
+
   async list(filter: CredentialFilter = {}): Promise<CredentialInfo[]> {
     const { rows } = await this.pool.query<InfoRow>(
       `SELECT ${INFO_COLUMNS} FROM ${this.table}

@@ -61,6 +61,13 @@ export interface VaultStore {
   list(filter?: CredentialFilter): Promise<CredentialInfo[]>;
 
   /**
+   * Deletes a credential (every version: the store keeps only the latest).
+   *
+   * @returns false when there was none.
+   */
+  remove(ref: CredentialRef): Promise<boolean>;
+
+  /**
    * Up to `limit` credentials whose data key is not wrapped under `keyVersion`, ordered by
    * provider, account, name, strictly after `after` in that order (keyset pagination).
    */

@@ -162,6 +162,21 @@ export class CredentialsVault {
   }
 
   /**
+   * Deletes a credential, for a secret that must stop working (an endpoint deleted, the
+   * previous secret of a rotation past its overlap). Idempotent.
+   *
+   * @returns false when there was none.
+   * @throws VaultError `VAULT.INVALID_ARGUMENT` for a bad reference.
+   */
+  async remove(ref: CredentialRef): Promise<boolean> {
+    assertCredentialRef(ref);
+    const coordinates = credentialCoordinates(ref);
+    const removed = await this.#store.remove(coordinates);
+    if (removed) this.#logger.info(coordinates, 'vault.remove');
+    return removed;
+  }
+
+  /**
    * Metadata of the stored credentials (provider, account, name, version, master key version,
    * timestamps), ordered by provider, account, name. Never secrets, keys or ciphertext.
    */

@@ -96,6 +96,19 @@ export function vaultContract(name: string, makeStore: () => VaultStore | Promis
       expect((await vault.get(ref)).reveal()).toBe(last);
     });
 
+    it('removes a credential: gone for get and list, idempotent, the others untouched', async () => {
+      const vault = new CredentialsVault(await makeStore(), ring(['v1', generateKey()]));
+      const ref = uniqueRef('signing_secret');
+      const other = { ...ref, name: 'signing_secret_v2' };
+      await vault.put(ref, new Secret(randomSecret()));
+      await vault.put(other, new Secret('kept'));
+      expect(await vault.remove(ref)).toBe(true);
+      expect((await vaultErrorOf(vault.get(ref))).code).toBe('VAULT.NOT_FOUND');
+      expect((await vault.list({ account: ref.account })).map((c) => c.name)).toEqual(['signing_secret_v2']);
+      expect(await vault.remove(ref)).toBe(false);
+      expect((await vault.get(other)).reveal()).toBe('kept');
+    });
+
     it('keeps credentials apart by provider, account and name', async () => {
       const vault = new CredentialsVault(await makeStore(), ring(['v1', generateKey()]));
       const a = uniqueRef('secret_key');
