@@ -5,3 +5,4 @@ export * from './ids.js';
 export * from './lifecycle.js';
 export * from './problem.js';
 export * from './metrics.js';
+export * from './http.js';

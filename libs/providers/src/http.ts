@@ -16,6 +16,7 @@ import {
   type RetryPolicy,
 } from 'cockatiel';
 import { Agent, errors, request, type Dispatcher } from 'undici';
+import { parseRetryAfter } from '@settle/platform';
 import { ProviderCallError } from './provider.port.js';
 
 /** Backoff for provider queries, milliseconds. */
@@ -65,32 +66,6 @@ export const CIRCUIT_OPEN_CAUSE = 'PROVIDER.CIRCUIT_OPEN';
 /** Whether an error is a {@link ProviderCallError} marked retryable (the only failures retried or counted by the breaker). */
 export function isRetryableProviderError(error: unknown): error is ProviderCallError {
   return error instanceof ProviderCallError && error.retryable;
-}
-
-/**
- * Reads a `Retry-After` header (RFC 9110 section 10.2.3): either delay-seconds (a
- * non-negative integer) or an HTTP date.
- *
- * @param value - the header value; for a repeated header the first one is used.
- * @param nowMs - the current time, epoch milliseconds; callers pass the answer's `Date`
- *   header when it has one, so a skewed local clock does not distort an HTTP-date hint.
- * @returns the delay in milliseconds (0 for a date in the past), or `undefined` when the
- *   header is absent or unreadable.
- */
-export function parseRetryAfter(value: string | readonly string[] | undefined, nowMs: number): number | undefined {
-  const raw = (typeof value === 'string' ? value : value?.[0])?.trim();
-  if (!raw) return undefined;
-  if (/^\d+$/.test(raw)) {
-    const seconds = Number(raw);
-    return Number.isSafeInteger(seconds * 1000) ? seconds * 1000 : undefined;
-  }
-  // HTTP-date in any of its three forms (IMF-fixdate, RFC 850, asctime) starts with a day
-  // name and has a hh:mm:ss time; anything else is not handed to the lenient Date.parse.
-  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? .*\b\d{2}:\d{2}:\d{2}\b/.test(raw)) return undefined;
-  // asctime carries no zone; HTTP dates are always UTC (RFC 9110 section 5.6.7).
-  const at = Date.parse(/\b(GMT|UTC)\b/.test(raw) ? raw : `${raw} GMT`);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - nowMs);
 }
 
 /** The `Retry-After` hint carried by the failure a retry is about to back off from, milliseconds. */
