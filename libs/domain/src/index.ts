@@ -14,3 +14,6 @@ export * from './transaction/attempts.js';
 export * from './recovery/watch.js';
 export * from './entitlement/access-period.js';
 export * from './entitlement/grant.js';
+export * from './delivery/attempt.js';
+export * from './delivery/retry-schedule.js';
+export * from './delivery/endpoint-health.js';
