@@ -12,6 +12,7 @@ const alias = {
   '@settle/providers': lib('providers'),
   '@settle/platform': lib('platform'),
   '@settle/vault': lib('vault'),
+  '@settle/worker': lib('worker'),
 };
 
 // One test level per file suffix: *.unit.spec.ts (pure), *.int.spec.ts (one real dependency),

@@ -12,20 +12,28 @@ export const infra = {
   adminDatabaseUrl: process.env.SETTLE_TEST_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
 };
 
-/** A fresh, uniquely named database; `drop()` removes it. */
-export async function createTestDatabase(prefix: string): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
+/**
+ * A fresh, uniquely named database; `drop()` removes it.
+ *
+ * @param adminDatabaseUrl - the server to create it on (an administrative connection);
+ *   default the local infrastructure's.
+ */
+export async function createTestDatabase(
+  prefix: string,
+  adminDatabaseUrl: string = infra.adminDatabaseUrl,
+): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
   const name = `${prefix}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: infra.adminDatabaseUrl });
+  const admin = new pg.Client({ connectionString: adminDatabaseUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  const url = new URL(infra.adminDatabaseUrl);
+  const url = new URL(adminDatabaseUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     name,
     drop: async () => {
-      const c = new pg.Client({ connectionString: infra.adminDatabaseUrl });
+      const c = new pg.Client({ connectionString: adminDatabaseUrl });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();

@@ -47,10 +47,15 @@ export interface RunningStack {
   /** Master keys of ingestion's webhook vault (to seed rotations in tests). */
   webhookMasterKeys: string;
   logs(app: string): string;
+  /** Apps whose process has exited (with its exit code or signal), in no particular order. */
+  exited(): Array<{ app: StackApp; code: number | null; signal: NodeJS.Signals | null }>;
   stop(): Promise<void>;
 }
 
 const APPS = ['provider-sandbox', 'ingestion', 'verifier', 'ledger-projector', 'sweeper'] as const;
+
+/** One of the five apps of the stack. */
+export type StackApp = (typeof APPS)[number];
 
 /** Provider credentials of one run, random each time. */
 export interface ProviderSecrets {
@@ -108,18 +113,35 @@ async function seedVault(databaseUrl: string, masterKeys: string, s: ProviderSec
   }
 }
 
+/** Options of {@link startStack}. */
+export interface StackOptions {
+  /** The sweeper's inactivity window, milliseconds (45 000 in production). */
+  inactivityMs: number;
+  logLevel?: string;
+  /** Automatic re-checks before manual review (default 30). */
+  recheckLimit?: number;
+  /**
+   * Administrative connection to the PostgreSQL server the stack's database is created on
+   * (for example a cluster of the test's own, `scripts/harness/postgres.ts`); default the
+   * local infrastructure's.
+   */
+  adminDatabaseUrl?: string;
+  /** Extra environment per app, applied over the stack's own (tuning for one test). */
+  env?: Partial<Record<StackApp, NodeJS.ProcessEnv>>;
+}
+
 /**
  * Starts every app as its own process with a fresh database and topic prefix, and waits for
  * each to report ready. Timings are shortened so the suite is fast: the sweeper's
  * inactivity window is a setting, not a constant.
  */
-export async function startStack(options: { inactivityMs: number; logLevel?: string; recheckLimit?: number }): Promise<RunningStack> {
+export async function startStack(options: StackOptions): Promise<RunningStack> {
   for (const app of APPS) {
     if (!existsSync(join(ROOT, 'dist/apps', app, 'src/main.js'))) {
       throw new Error(`dist/apps/${app} is missing: run "npm run build" (scripts/test.sh does) before end-to-end tests`);
     }
   }
-  const database = await createTestDatabase('settle_e2e');
+  const database = await createTestDatabase('settle_e2e', options.adminDatabaseUrl);
   const topicPrefix = uniqueTopicPrefix('e2e');
   const hex = (n: number) => randomBytes(n).toString('hex');
   const apiKey = `sk_settle_${hex(24)}`;
@@ -157,7 +179,7 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
     SETTLE_TOPIC_PREFIX: topicPrefix,
   };
   // Each app gets only the secrets it uses; only the verifier holds the vault's master key.
-  const appEnv: Record<(typeof APPS)[number], NodeJS.ProcessEnv> = {
+  const appEnv: Record<StackApp, NodeJS.ProcessEnv> = {
     'provider-sandbox': {
       SANDBOX_PORT: String(sandboxPort),
       SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${ingestionPort}/v1/webhooks/paystack`,
@@ -210,7 +232,7 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
   for (const app of APPS) {
     const out = openSync(logPath(app), 'a');
     const child = spawn(process.execPath, [join(ROOT, 'dist/apps', app, 'src/main.js')], {
-      env: { ...env, ...appEnv[app], SETTLE_READY_FILE: join(dir, `${app}.ready`) },
+      env: { ...env, ...appEnv[app], ...options.env?.[app], SETTLE_READY_FILE: join(dir, `${app}.ready`) },
       stdio: ['ignore', out, out],
     });
     children.set(app, child);
@@ -235,8 +257,9 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
     await database.drop();
     rmSync(dir, { recursive: true, force: true });
   };
-  const db = new pg.Pool({ connectionString: database.url, max: 4 });
-  db.on('error', () => undefined); // idle connections closed by the final DROP DATABASE
+  // Connections lost to the final DROP DATABASE, or to a test restarting the server, are
+  // reported to nobody: the pool opens new ones on next use.
+  const db = createPool(database.url, 4);
   try {
     for (const app of APPS) {
       await waitUntil(`${app} to be ready`, 90_000, async () => {
@@ -264,6 +287,10 @@ export async function startStack(options: { inactivityMs: number; logLevel?: str
     databaseUrl: database.url,
     webhookMasterKeys,
     logs,
+    exited: () =>
+      [...children]
+        .filter(([, child]) => child.exitCode !== null || child.signalCode !== null)
+        .map(([app, child]) => ({ app: app as StackApp, code: child.exitCode, signal: child.signalCode })),
     stop,
   };
 }

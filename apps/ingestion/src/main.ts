@@ -4,7 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { loadIngestionConfig } from '@settle/config';
 import { READ_MODEL_DDL } from '@settle/ledger';
 import { connectMessaging, Outbox, OutboxRelay } from '@settle/messaging';
-import { createLogger, createPool, markReady, migrate, onShutdown, runMain } from '@settle/platform';
+import { createLogger, createPool, guardProcess, markReady, migrate, onShutdown, runMain } from '@settle/platform';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultDdl } from '@settle/vault';
 import { IngestionModule } from './ingestion.module.js';
 import { WEBHOOK_VAULT_SCHEMA, WebhookSecrets } from './webhooks/webhook-secrets.js';
@@ -17,7 +17,10 @@ import { INGESTION_DDL } from './persistence/schema.js';
 async function main(): Promise<void> {
   const config = loadIngestionConfig();
   const logger = createLogger('ingestion', config.logLevel);
-  const pool = createPool(config.database.url, 20, (error) => logger.warn({ err: error }, 'idle database connection lost'));
+  guardProcess(logger);
+  const pool = createPool(config.database.url, config.database.poolSize, (error) =>
+    logger.warn({ err: error }, 'database connection lost; the pool opens a new one on next use'),
+  );
   await migrate(pool, 'ingestion', INGESTION_DDL);
   await migrate(pool, 'read_model', READ_MODEL_DDL);
 

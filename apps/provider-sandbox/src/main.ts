@@ -7,7 +7,7 @@ import { createSandboxApp } from './app.js';
 async function main(): Promise<void> {
   const config = loadSandboxConfig();
   const logger = createLogger('provider-sandbox', config.logLevel);
-  const sandbox = await createSandboxApp(config, logger);
+  const sandbox = await createSandboxApp(config, logger, { webhooks: { maxAttempts: config.webhookRetries } });
   await sandbox.app.listen(config.http.port, config.http.host);
   logger.info(
     {

@@ -6,8 +6,9 @@ import {
   sharedEnv,
   sweeperEnv,
   toShared,
+  toWorker,
   verifierEnv,
-  type SharedConfig,
+  type WorkerConfig,
 } from './schema.js';
 import type { Secret } from './secret.js';
 
@@ -30,8 +31,10 @@ function parse<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.infer<
 /** Ingestion app configuration. @throws ConfigError */
 export function loadIngestionConfig(env: NodeJS.ProcessEnv = process.env) {
   const e = parse(ingestionEnv, env);
+  const shared = toShared(e);
   return {
-    ...toShared(e),
+    ...shared,
+    database: { ...shared.database, poolSize: e.DATABASE_POOL_SIZE },
     http: { host: e.INGESTION_HOST, port: e.INGESTION_PORT, bodyLimitBytes: e.INGESTION_BODY_LIMIT_BYTES },
     apiKeySha256: e.SETTLE_API_KEY_SHA256.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
     adminApiKeySha256: (e.SETTLE_ADMIN_API_KEY_SHA256 ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
@@ -75,7 +78,7 @@ export function loadVerifierConfig(env: NodeJS.ProcessEnv = process.env) {
   };
   const breaker: BreakerConfig = { consecutiveFailures: e.PROVIDER_BREAKER_FAILURES, halfOpenAfterMs: e.PROVIDER_BREAKER_HALF_OPEN_MS };
   return {
-    ...toShared(e),
+    ...toWorker(e),
     merchantAccount: e.SETTLE_MERCHANT_ACCOUNT,
     providers: {
       baseUrls: {
@@ -94,15 +97,16 @@ export function loadVerifierConfig(env: NodeJS.ProcessEnv = process.env) {
 export type VerifierConfig = ReturnType<typeof loadVerifierConfig>;
 
 /** Ledger projector configuration. @throws ConfigError */
-export function loadProjectorConfig(env: NodeJS.ProcessEnv = process.env): SharedConfig {
-  return toShared(parse(projectorEnv, env));
+export function loadProjectorConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
+  return toWorker(parse(projectorEnv, env));
 }
+export type ProjectorConfig = ReturnType<typeof loadProjectorConfig>;
 
 /** Sweeper configuration. @throws ConfigError */
 export function loadSweeperConfig(env: NodeJS.ProcessEnv = process.env) {
   const e = parse(sweeperEnv, env);
   return {
-    ...toShared(e),
+    ...toWorker(e),
     recovery: {
       inactivityMs: e.SWEEPER_INACTIVITY_MS,
       recheck: {
@@ -183,6 +187,7 @@ export function loadSandboxConfig(env: NodeJS.ProcessEnv = process.env) {
     flutterwave,
     mpesa,
     timeoutHoldMs: e.SANDBOX_TIMEOUT_HOLD_MS,
+    webhookRetries: e.SANDBOX_WEBHOOK_RETRIES,
     readyFile: e.SETTLE_READY_FILE,
   };
 }

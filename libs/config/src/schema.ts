@@ -60,7 +60,44 @@ export function toShared(e: z.infer<typeof sharedEnv>): SharedConfig {
   };
 }
 
+/** Defaults of a worker app's tuning: each worker has its own. */
+export interface WorkerTuningDefaults {
+  /** Connections of the worker's PostgreSQL pool. */
+  poolSize: number;
+  /** Partitions its consumer loops handle at once. */
+  partitionsConcurrency: number;
+}
+
+/** Tuning variables of a worker app (verifier, ledger projector, sweeper), with its defaults. */
+const workerTuning = (defaults: WorkerTuningDefaults) => ({
+  /** Most connections the app's PostgreSQL pool opens at once. */
+  DATABASE_POOL_SIZE: int(defaults.poolSize, 1),
+  /**
+   * Partitions each consumer loop handles at once (messages within a partition are always
+   * handled in order). More than the partitions this member owns gains nothing.
+   */
+  WORKER_PARTITIONS_CONCURRENCY: int(defaults.partitionsConcurrency, 1),
+});
+
+/** Nested, typed configuration of a worker app: the shared settings plus its tuning. */
+export interface WorkerConfig extends SharedConfig {
+  database: { url: string; poolSize: number };
+  worker: { partitionsConcurrency: number };
+}
+
+/** The shared settings and tuning of a worker app. */
+export function toWorker(e: z.infer<typeof sharedEnv> & { DATABASE_POOL_SIZE: number; WORKER_PARTITIONS_CONCURRENCY: number }): WorkerConfig {
+  const shared = toShared(e);
+  return {
+    ...shared,
+    database: { ...shared.database, poolSize: e.DATABASE_POOL_SIZE },
+    worker: { partitionsConcurrency: e.WORKER_PARTITIONS_CONCURRENCY },
+  };
+}
+
 export const ingestionEnv = sharedEnv.extend({
+  /** Most connections ingestion's PostgreSQL pool opens at once. */
+  DATABASE_POOL_SIZE: int(20, 1),
   INGESTION_HOST: z.string().default('127.0.0.1'),
   INGESTION_PORT: int(3000, 0),
   /**
@@ -99,6 +136,7 @@ const optionalBaseUrl = (name: string) =>
   z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.url({ error: `${name} must be a URL` }).optional());
 
 export const verifierEnv = sharedEnv
+  .extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 }))
   .extend({
     /** Base URL of each provider's API; a provider is verified only when its URL is set. */
     PAYSTACK_BASE_URL: optionalBaseUrl('PAYSTACK_BASE_URL'),
@@ -127,9 +165,9 @@ export const verifierEnv = sharedEnv
     path: ['PAYSTACK_BASE_URL'],
   });
 
-export const projectorEnv = sharedEnv;
+export const projectorEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partitionsConcurrency: 3 }));
 
-export const sweeperEnv = sharedEnv.extend({
+export const sweeperEnv = sharedEnv.extend(workerTuning({ poolSize: 5, partitionsConcurrency: 2 })).extend({
   /** Inactivity after which a transaction is orphaned, milliseconds (spec section 8: 45 s). */
   SWEEPER_INACTIVITY_MS: int(45_000, 1),
   /**
@@ -210,6 +248,11 @@ export const sandboxEnv = z
     SANDBOX_WEBHOOK_URL: url('SANDBOX_WEBHOOK_URL'),
     /** How long a "time out" answer holds the connection, milliseconds. */
     SANDBOX_TIMEOUT_HOLD_MS: int(30_000, 1),
+    /**
+     * Retries of a webhook answered 5xx or not answered at all, after the first attempt, with
+     * exponential backoff from 0.5 s up to 5 s between attempts (real providers retry for days).
+     */
+    SANDBOX_WEBHOOK_RETRIES: int(4, 0),
     SETTLE_READY_FILE: z.string().optional(),
 
     /** Stripe secret key expected as `Authorization: Bearer sk_...`. */

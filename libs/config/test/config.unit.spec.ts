@@ -1,6 +1,14 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadIngestionConfig, loadSandboxConfig, loadVerifierConfig, Secret } from '@settle/config';
+import {
+  ConfigError,
+  loadIngestionConfig,
+  loadProjectorConfig,
+  loadSandboxConfig,
+  loadSweeperConfig,
+  loadVerifierConfig,
+  Secret,
+} from '@settle/config';
 
 const base = {
   KAFKA_BROKERS: '127.0.0.1:19092, 127.0.0.1:19094',
@@ -45,5 +53,34 @@ describe('configuration', () => {
     for (const rendering of [JSON.stringify(config), String(secret), inspect(config, { depth: 10 }), `${secret}`]) {
       expect(rendering).not.toContain('sk_test_hidden_value');
     }
+  });
+
+  it('gives each worker its own pool size and partition concurrency by default, and takes both from the environment', () => {
+    const verifier = { ...base, PAYSTACK_BASE_URL: 'http://127.0.0.1:3100' };
+    expect([loadVerifierConfig(verifier), loadProjectorConfig(base), loadSweeperConfig(base)].map((c) => [c.database.poolSize, c.worker.partitionsConcurrency])).toEqual([
+      [10, 6],
+      [10, 3],
+      [5, 2],
+    ]);
+    expect(loadIngestionConfig({ ...base, SETTLE_API_KEY_SHA256: 'ab' }).database.poolSize).toBe(20);
+    const tuned = loadSweeperConfig({ ...base, DATABASE_POOL_SIZE: '12', WORKER_PARTITIONS_CONCURRENCY: '4' });
+    expect(tuned.database).toEqual({ url: base.DATABASE_URL, poolSize: 12 });
+    expect(tuned.worker).toEqual({ partitionsConcurrency: 4 });
+  });
+
+  it('refuses a pool or a concurrency below one, naming the variable', () => {
+    try {
+      loadProjectorConfig({ ...base, DATABASE_POOL_SIZE: '0', WORKER_PARTITIONS_CONCURRENCY: 'many' });
+      throw new Error('expected a ConfigError');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems.map((p) => p.split(':')[0]).sort()).toEqual(['DATABASE_POOL_SIZE', 'WORKER_PARTITIONS_CONCURRENCY']);
+    }
+  });
+
+  it('retries sandbox webhooks four times unless told otherwise', () => {
+    const sandbox = { PAYSTACK_SECRET_KEY: 'sk_test_x', SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:3000/v1/webhooks/paystack' };
+    expect(loadSandboxConfig(sandbox).webhookRetries).toBe(4);
+    expect(loadSandboxConfig({ ...sandbox, SANDBOX_WEBHOOK_RETRIES: '10' }).webhookRetries).toBe(10);
   });
 });

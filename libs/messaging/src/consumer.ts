@@ -118,8 +118,10 @@ function defaultIsPermanent(error: unknown): boolean {
  * Runs a consumer-group loop that owns its offsets (the kafkajs batch loop): each message is
  * decoded and handled, and its offset resolved only after the handler resolved, so nothing
  * is acknowledged before it is durable. Transient failures (database or broker down) are
- * retried in place with exponential backoff, holding the partition, for as long as it takes:
- * money events are never skipped. Permanent failures are written to the dead-letter topic
+ * retried in place with exponential backoff (at most a third of the session time-out between
+ * attempts, a heartbeat before each), holding the partition, for as long as the member keeps
+ * it: money events are never skipped, and a partition the group moved meanwhile is left,
+ * unresolved, to its next owner. Permanent failures are written to the dead-letter topic
  * (original bytes, error in headers) before the offset moves on. Heartbeats are sent inside
  * long batches; the loop stops at once when the consumer is stopping or the batch is stale.
  */
@@ -144,10 +146,9 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     for (const name of [consumer.events.REBALANCING, consumer.events.STOP, consumer.events.CRASH]) consumer.on(name, () => onRevocation());
   }
   let running = true;
-  const transientRetry = retry(
-    handleWhen((error) => running && !isPermanent(error)),
-    { maxAttempts: Number.MAX_SAFE_INTEGER, backoff: new ExponentialBackoff({ initialDelay: 200, maxDelay: 10_000 }) },
-  );
+  // Retries heartbeat between attempts: never wait longer than a third of the session, so a
+  // long outage (database or broker down) never costs this member its partitions.
+  const backoff = () => new ExponentialBackoff({ initialDelay: 200, maxDelay: Math.max(200, Math.min(10_000, Math.floor(sessionTimeout / 3))) });
 
   async function deadLetter(message: KafkaMessage, context: MessageContext, error: unknown): Promise<void> {
     const code = (error as { code?: string }).code ?? 'MESSAGE.UNPROCESSABLE';
@@ -176,16 +177,40 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     });
   }
 
-  async function processMessage(message: KafkaMessage, context: MessageContext): Promise<void> {
+  /**
+   * Decodes and handles one message, retrying transient failures in place (heartbeating
+   * between attempts) for as long as the member keeps the partition. Returns `false` when
+   * the retries ended because the batch went stale, the member lost the group or the loop is
+   * stopping: the message is left unresolved, to be delivered again (to this member or the
+   * partition's next owner), which the handlers' de-duplication makes harmless.
+   */
+  async function processMessage(message: KafkaMessage, context: MessageContext, stale: () => boolean, heartbeat: () => Promise<void>): Promise<boolean> {
+    let lostGroup = false;
+    const abandoned = () => stale() || lostGroup;
+    const messageRetry = retry(
+      handleWhen((error) => !abandoned() && !isPermanent(error)),
+      { maxAttempts: Number.MAX_SAFE_INTEGER, backoff: backoff() },
+    );
     try {
-      await transientRetry.execute(async ({ attempt }) => {
-        if (attempt > 0) logger.warn({ topic: context.topic, partition: context.partition, offset: context.offset, attempt }, 'retrying message');
+      await messageRetry.execute(async ({ attempt }) => {
+        if (attempt > 0) {
+          logger.warn({ topic: context.topic, partition: context.partition, offset: context.offset, attempt }, 'retrying message');
+          await heartbeat().catch((error: unknown) => {
+            lostGroup = true;
+            throw error;
+          });
+        }
         const event = await codec.decode(message.value, message.headers as Record<string, unknown>);
         await handle!(event, context);
       });
+      return true;
     } catch (error) {
-      if (!running && !isPermanent(error)) throw error;
+      if (!isPermanent(error)) {
+        if (abandoned()) return false;
+        throw error;
+      }
       await deadLetter(message, context, error);
+      return true;
     }
   }
 
@@ -219,7 +244,7 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     const giveUp = options.abandonBatchWhen ?? (() => false);
     const batchRetry = retry(
       handleWhen((error) => !abandoned() && !giveUp(error)),
-      { maxAttempts: Number.MAX_SAFE_INTEGER, backoff: new ExponentialBackoff({ initialDelay: 200, maxDelay: 10_000 }) },
+      { maxAttempts: Number.MAX_SAFE_INTEGER, backoff: backoff() },
     );
     try {
       const failed = await batchRetry.execute(async ({ attempt }) => {
@@ -265,10 +290,10 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
         await commitOffsetsIfNecessary();
         return;
       }
+      const stale = () => !running || !isRunning() || isStale();
       for (const message of batch.messages) {
-        if (!running || !isRunning() || isStale()) break;
-        const context = contextOf(batch, message);
-        await processMessage(message, context);
+        if (stale()) break;
+        if (!(await processMessage(message, contextOf(batch, message), stale, heartbeat))) break;
         resolveOffset(message.offset);
         await heartbeat();
       }

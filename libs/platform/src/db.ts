@@ -3,17 +3,51 @@ import pg from 'pg';
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
+/** Longest wait for a connection (a new one, or a pooled one to be released), milliseconds. */
+const CONNECTION_TIMEOUT_MS = 30_000;
+/** Idle time after which TCP keep-alive probes a connection, milliseconds: a vanished server is noticed. */
+const KEEP_ALIVE_INITIAL_DELAY_MS = 10_000;
+
 /**
- * A PostgreSQL pool that survives the loss of idle connections. `bigint` columns come back as JS numbers: every one we store
- * (minor-unit amounts, revisions, positions) stays far below 2^53, and the parser
- * refuses anything larger rather than lose precision.
+ * A PostgreSQL pool that rides out the loss of its connections (a server restart or failover,
+ * a terminated backend): every connection the pool creates gets an `error` listener the
+ * moment it connects, so a connection that breaks, idle or checked out, is reported through
+ * `onConnectionLost` instead of crashing the process with an unhandled `'error'` event. A
+ * broken connection is discarded when it is released (it is no longer queryable) and the
+ * pool opens a new one on next use; the queries that were running on it reject with the
+ * server's error (57P01 `admin_shutdown`, `ECONNRESET`, ...), for the caller to retry.
+ *
+ * Waiting for a connection is bounded ({@link CONNECTION_TIMEOUT_MS}) and TCP keep-alive is on,
+ * so a call never waits for ever on a server that vanished without closing its sockets.
+ *
+ * `bigint` columns come back as JS numbers: every one we store (minor-unit amounts,
+ * revisions, positions) stays far below 2^53, and the parser refuses anything larger rather
+ * than lose precision.
+ *
+ * @param max - most connections open at once.
+ * @param onConnectionLost - called once for each connection that broke, with its error.
  */
-export function createPool(connectionString: string, max = 10, onIdleError?: (error: Error) => void): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, application_name: 'settle' });
-  // An idle connection that the server closes (restart, failover, terminated backend) is
-  // reported here. Without a listener Node would crash the app; the pool replaces the
-  // connection on next use, so it is only worth a log line.
-  pool.on('error', (error) => onIdleError?.(error));
+export function createPool(connectionString: string, max = 10, onConnectionLost?: (error: Error) => void): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    application_name: 'settle',
+    connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEP_ALIVE_INITIAL_DELAY_MS,
+  });
+  pool.on('connect', (client) => {
+    let reported = false;
+    client.on('error', (error: Error) => {
+      // A client may emit more than once (the server's message, then the socket closing).
+      if (reported) return;
+      reported = true;
+      onConnectionLost?.(error);
+    });
+  });
+  // pg-pool re-emits the error of an idle connection on the pool after discarding it; the
+  // connection's own listener above has reported it already.
+  pool.on('error', () => undefined);
   return pool;
 }
 
@@ -24,22 +58,59 @@ pg.types.setTypeParser(20, (value: string) => {
 });
 
 /**
+ * Runs `work` with one pooled connection and releases it afterwards, always. A connection
+ * that `work` marks broken (its state unknown, for example after a failed ROLLBACK) is
+ * released with that error, so the pool closes it instead of handing it to the next caller;
+ * one whose socket broke is never handed out again either (pg marks it unqueryable).
+ *
+ * @param work - receives the client, and `markBroken(error)` to discard the connection on release.
+ * @throws whatever `work` throws, or the pool's error when no connection could be had.
+ */
+export async function withClient<T>(pool: pg.Pool, work: (client: pg.PoolClient, markBroken: (error: Error) => void) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    return await work(client, (error) => {
+      broken ??= error;
+    });
+  } finally {
+    client.release(broken);
+  }
+}
+
+/**
  * Runs `work` in a transaction on one pooled connection: COMMIT when it resolves,
- * ROLLBACK when it throws (and the error is re-thrown).
+ * ROLLBACK when it throws (and the error is re-thrown). When the ROLLBACK itself fails (the
+ * connection broke, or its state is unknown), the connection is discarded rather than
+ * returned to the pool. A failed COMMIT leaves the outcome unknown to the caller, as with any
+ * database: callers retry idempotent work.
+ *
+ * @throws the error of `work`, of BEGIN or COMMIT, or of the pool when no connection could be had.
  */
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  return withClient(pool, async (client, markBroken) => {
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: unknown) => markBroken(toError(rollbackError)));
+      throw error;
+    }
+  });
+}
+
+function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/** One owner's migration: idempotent DDL applied under the owner's advisory lock. */
+export interface Migration {
+  /** Name used for the lock, for example `ledger`. */
+  owner: string;
+  /** SQL statements, each idempotent. */
+  statements: readonly string[];
 }
 
 /**
@@ -59,4 +130,26 @@ export async function migrate(pool: pg.Pool, owner: string, statements: readonly
 /** Whether an error is PostgreSQL's unique violation (SQLSTATE 23505). */
 export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: string }).code === '23505';
+}
+
+/** Socket errors of a lost or refused connection. */
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** Messages pg gives a connection that ended or could not be had (they carry no code). */
+const CONNECTION_ERROR_MESSAGE = /Connection terminated|not queryable|timeout exceeded when trying to connect|Cannot use a pool after calling end/;
+
+/**
+ * Whether an error means the database is unreachable for now (down, restarting, shutting
+ * down, too many connections) rather than that the statement was wrong: SQLSTATE class 08
+ * (connection exception), 57P01-57P03 (shutdown, crash, cannot connect now), 53300 (too many
+ * connections), a refused or reset socket, or pg's own "connection terminated" errors. Such
+ * an error is transient: the same work succeeds once the database is back.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') {
+    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true;
+    if (CONNECTION_ERROR_CODES.has(code)) return true;
+  }
+  return typeof message === 'string' && CONNECTION_ERROR_MESSAGE.test(message);
 }

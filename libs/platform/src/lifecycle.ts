@@ -28,6 +28,25 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
 }
 
 /**
+ * Installs the process-wide last resorts of an app, once its logger exists:
+ * - an unhandled promise rejection (a promise nobody awaited or caught: a bug) is logged as
+ *   an error and the process keeps running. Every durable effect in Settle is transactional
+ *   and every loop retries its own work, so the rejected promise has no caller left half-way;
+ *   exiting would turn a brief database or broker outage into a restart of every app.
+ * - an uncaught exception (thrown synchronously from a callback, leaving the stack that
+ *   threw in an unknown state) is logged as fatal and the process exits with status 1.
+ */
+export function guardProcess(logger: Logger): void {
+  process.on('unhandledRejection', (reason: unknown) => {
+    logger.error({ err: reason }, 'unhandled promise rejection; the process keeps running');
+  });
+  process.on('uncaughtException', (error: Error) => {
+    logger.fatal({ err: error }, 'uncaught exception; exiting');
+    process.exit(1);
+  });
+}
+
+/**
  * Runs an app's async `main`; a failure at boot (bad configuration, unreachable broker)
  * prints its message, never a secret-bearing object, and exits with status 1.
  */

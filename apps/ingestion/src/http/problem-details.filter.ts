@@ -1,5 +1,5 @@
 import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import { PROBLEM_JSON, ProblemError, type Logger } from '@settle/platform';
+import { isDatabaseUnavailable, PROBLEM_JSON, ProblemError, type Logger } from '@settle/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** Fastify's own client errors (body too large, bad JSON, bad content type). */
@@ -20,7 +20,9 @@ function fastifyClientError(error: unknown): ProblemError | null {
 }
 
 /**
- * Maps every error to RFC 9457 problem details. Unknown errors answer 500 with no detail:
+ * Maps every error to RFC 9457 problem details. The database being unreachable (down,
+ * restarting) answers 503 `SERVICE.UNAVAILABLE` with `Retry-After`: nothing was stored, and
+ * the same request succeeds once it is back. Other unknown errors answer 500 with no detail:
  * internal messages (which could name hosts or, by mistake, secrets) never reach clients.
  */
 @Catch()
@@ -42,6 +44,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
         (status === 404
           ? new ProblemError(404, 'REQUEST.NOT_FOUND', 'Not found')
           : new ProblemError(status, status === 413 ? 'REQUEST.BODY_TOO_LARGE' : 'REQUEST.INVALID', error.message));
+    } else if (isDatabaseUnavailable(error)) {
+      problem = new ProblemError(503, 'SERVICE.UNAVAILABLE', 'Service unavailable', 'The database is unreachable; retry later');
     } else {
       problem =
         fastifyClientError(error) ??

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPool, inTransaction, isDatabaseUnavailable, type Pool } from '@settle/platform';
+import pg from 'pg';
+import { waitUntil } from '../../../scripts/clients.js';
+import { createTestDatabase } from '../../../scripts/harness/infra.js';
+
+/**
+ * The pool survives connections the server ends under it: a checked-out connection whose
+ * backend is terminated (what a PostgreSQL restart does to every session, with 57P01) must
+ * not crash the process with an unhandled `'error'` event, and the pool must serve the next
+ * caller on a fresh connection. Vitest fails the run on any uncaught error, so each case also
+ * proves that nothing escaped.
+ */
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let admin: pg.Client;
+let pool: Pool;
+const lost: Error[] = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase('settle_pool');
+  admin = new pg.Client({ connectionString: database.url });
+  await admin.connect();
+  pool = createPool(database.url, 3, (error) => lost.push(error));
+});
+
+afterAll(async () => {
+  await pool?.end();
+  await admin?.end();
+  await database?.drop();
+});
+
+/** Terminates the backend of a session, as a server shutdown does. */
+async function terminate(pid: number): Promise<void> {
+  const { rows } = await admin.query<{ done: boolean }>('SELECT pg_terminate_backend($1) AS done', [pid]);
+  expect(rows[0]?.done).toBe(true);
+}
+
+async function backendPid(client: pg.PoolClient): Promise<number> {
+  const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  return rows[0]!.pid;
+}
+
+describe('a pool whose connections the server ends', () => {
+  it('a checked-out connection terminated between queries is reported, not thrown, and discarded on release', async () => {
+    const before = lost.length;
+    const client = await pool.connect();
+    const pid = await backendPid(client);
+    await terminate(pid);
+    await waitUntil('the loss to be reported', 5_000, async () => (lost.length > before ? true : undefined));
+    expect((lost.at(-1) as { code?: string }).code).toBe('57P01');
+    await expect(client.query('SELECT 1')).rejects.toThrow();
+    client.release();
+    const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    expect(rows[0]!.pid).not.toBe(pid);
+  });
+
+  it('a transaction whose backend is terminated mid-statement rejects with the server error, and the pool recovers', async () => {
+    let pid = 0;
+    const failed = inTransaction(pool, async (client) => {
+      pid = await backendPid(client);
+      await client.query('SELECT pg_sleep(30)');
+    });
+    await waitUntil('the transaction to be running', 5_000, async () => (pid !== 0 ? true : undefined));
+    await terminate(pid);
+    const error = await failed.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).not.toBeNull();
+    expect(isDatabaseUnavailable(error)).toBe(true);
+    // Every connection of the pool is usable again: none of them is the terminated one.
+    const pids = await Promise.all([1, 2, 3].map(() => inTransaction(pool, backendPid)));
+    expect(pids).not.toContain(pid);
+    expect(pool.totalCount).toBeLessThanOrEqual(3);
+  });
+
+  it('an idle connection terminated in the pool is reported and replaced on next use', async () => {
+    const client = await pool.connect();
+    const pid = await backendPid(client);
+    client.release();
+    const before = lost.length;
+    await terminate(pid);
+    await waitUntil('the loss to be reported', 5_000, async () => (lost.length > before ? true : undefined));
+    const { rows } = await pool.query<{ ok: number }>('SELECT 1 AS ok');
+    expect(rows).toEqual([{ ok: 1 }]);
+  });
+
+  it('every connection terminated at once, as in a restart: callers get errors, then the pool serves again', async () => {
+    const clients = await Promise.all([pool.connect(), pool.connect(), pool.connect()]);
+    const pids = await Promise.all(clients.map(backendPid));
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = ANY($1::int[])', [pids]);
+    await waitUntil('every loss to be reported', 5_000, async () => (clients.every((c) => !(c as unknown as { _queryable: boolean })._queryable) ? true : undefined));
+    const errors = await Promise.all(clients.map((c) => c.query('SELECT 1').then(() => null, (e: unknown) => e)));
+    expect(errors.every((e) => isDatabaseUnavailable(e))).toBe(true);
+    for (const c of clients) c.release();
+    const answers = await Promise.all([1, 2, 3, 4, 5].map(() => pool.query<{ ok: number }>('SELECT 1 AS ok')));
+    expect(answers.map((a) => a.rows[0]!.ok)).toEqual([1, 1, 1, 1, 1]);
+  });
+});

@@ -1,0 +1,146 @@
+import type { WorkerConfig } from '@settle/config';
+import { connectMessaging, Outbox, OutboxRelay, startConsumerLoop, type ConsumerLoop } from '@settle/messaging';
+import {
+  createLogger,
+  createPool,
+  guardProcess,
+  markReady,
+  migrate,
+  onShutdown,
+  runMain,
+  startMetricsServer,
+} from '@settle/platform';
+import { stopInOrder, type StopStep } from './shutdown.js';
+import type { WorkerContext, WorkerDefinition, WorkerOutbox } from './worker.definition.js';
+
+/** A worker that booted: its connections, and the way to stop it. */
+export interface RunningWorker<C extends WorkerConfig, O extends string> {
+  context: WorkerContext<C, O>;
+  /** The consumer loops, in the order declared. */
+  loops: readonly ConsumerLoop[];
+  /** Port of the metrics endpoint, `null` when none is served. */
+  metricsPort: number | null;
+  /**
+   * Stops the worker in order: the consumer loops (each lets its message in hand finish and
+   * commits), the worker's own `stop` hook, the relays (each lets its pass in hand finish),
+   * the metrics endpoint, the producer, the pool.
+   *
+   * @throws the first failed step's error, once every step ran.
+   */
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startWorker}. */
+export interface StartWorkerOptions {
+  /**
+   * Install the process-wide guards (unhandled rejections logged, uncaught exceptions fatal;
+   * see `guardProcess`). `runWorker` does; a test running workers in its own process does not.
+   */
+  guardProcess?: boolean;
+}
+
+/**
+ * Boots a worker: parses its configuration, creates its logger and PostgreSQL pool, applies
+ * its migrations, connects to Kafka and the schema registry (topics created, the produced
+ * record types registered), creates its outboxes and relays, runs its `setup`, starts the
+ * relays, the metrics endpoint (when `METRICS_PORT` is set and `setup` gave a registry) and
+ * the consumer loops, runs its `start` hook, and writes the ready file.
+ *
+ * A failed boot stops what already started, in the shutdown order, before rethrowing.
+ *
+ * @throws ConfigError when the configuration is invalid; any error of the database, the
+ *   broker, the registry or `setup` met during boot; Error when `setup` gives no consumer
+ *   loop, or two loops with the same consumer group.
+ */
+export async function startWorker<C extends WorkerConfig, O extends string>(
+  definition: WorkerDefinition<C, O>,
+  options: StartWorkerOptions = {},
+): Promise<RunningWorker<C, O>> {
+  const config = definition.config();
+  const base = createLogger(definition.name, config.logLevel);
+  const logger = definition.logBindings ? base.child(definition.logBindings) : base;
+  if (options.guardProcess) guardProcess(logger);
+  const pool = createPool(config.database.url, config.database.poolSize, (error) =>
+    logger.warn({ err: error }, 'database connection lost; the pool opens a new one on next use'),
+  );
+  // Filled in start order; a failed boot and the shutdown stop them in this order.
+  const loops: ConsumerLoop[] = [];
+  const relays: OutboxRelay[] = [];
+  const late: { appStop?: () => Promise<void>; closeMetrics?: () => Promise<void>; disconnect?: () => Promise<void> } = {};
+  const steps = (): StopStep[] => [
+    // The loops are independent: they stop together (each waits for its fetch in hand).
+    { name: 'consumer loops', stop: () => settleAll(loops.map((loop) => loop.stop())) },
+    { name: `${definition.name} stop hook`, stop: () => late.appStop?.() },
+    ...relays.map((relay, i) => ({ name: `outbox relay ${definition.outboxes?.[i]?.schema ?? i}`, stop: () => relay.stop() })),
+    { name: 'metrics endpoint', stop: () => late.closeMetrics?.() },
+    { name: 'producer', stop: () => late.disconnect?.() },
+    { name: 'database pool', stop: () => pool.end() },
+  ];
+
+  try {
+    for (const migration of definition.migrations ?? []) await migrate(pool, migration.owner, migration.statements);
+    const { kafka, topics, codec, producer } = await connectMessaging({
+      clientId: `settle-${definition.name}`,
+      brokers: config.kafka.brokers,
+      topicPrefix: config.kafka.topicPrefix,
+      registryUrl: config.schemaRegistry.url,
+      produces: definition.produces,
+      logger,
+    });
+    late.disconnect = () => producer.disconnect();
+    const outboxes = {} as Record<O, WorkerOutbox>;
+    for (const declared of definition.outboxes ?? []) {
+      const relay = new OutboxRelay(pool, declared.schema, producer, codec, logger.child({ component: 'outbox' }), declared.relay);
+      outboxes[declared.schema] = { outbox: new Outbox(declared.schema, topics, codec), relay };
+      relays.push(relay);
+    }
+    const context: WorkerContext<C, O> = { config, logger, pool, kafka, topics, codec, producer, outboxes };
+    const parts = await definition.setup(context);
+    late.appStop = parts.stop;
+    const groups = parts.consumers.map((c) => c.groupId ?? `${config.kafka.topicPrefix}-${definition.name}`);
+    if (groups.length === 0) throw new Error(`worker ${definition.name} declares no consumer loop`);
+    if (new Set(groups).size !== groups.length) throw new Error(`worker ${definition.name}: each consumer loop needs its own consumer group`);
+
+    for (const relay of relays) relay.start();
+    const metricsServer = parts.metrics && config.metricsPort !== null ? await startMetricsServer(parts.metrics, config.metricsPort, logger) : null;
+    late.closeMetrics = metricsServer ? () => metricsServer.close() : undefined;
+    for (const [i, consumer] of parts.consumers.entries()) {
+      loops.push(
+        await startConsumerLoop({
+          ...consumer,
+          kafka,
+          groupId: groups[i]!,
+          codec,
+          producer,
+          deadLetterTopic: topics.deadLetter,
+          logger,
+          partitionsConsumedConcurrently: consumer.partitionsConsumedConcurrently ?? config.worker.partitionsConcurrency,
+        }),
+      );
+    }
+    await parts.start?.();
+    markReady(config.readyFile, logger);
+    return { context, loops, metricsPort: metricsServer?.port ?? null, stop: () => stopInOrder(steps(), logger) };
+  } catch (error) {
+    await stopInOrder(steps(), logger).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Waits for every promise; @throws the first rejection, once all settled. */
+async function settleAll(promises: readonly Promise<void>[]): Promise<void> {
+  const failed = (await Promise.allSettled(promises)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/**
+ * Runs a worker as the process's app: boots it with {@link startWorker} (a failed boot prints
+ * its message and exits with status 1) and stops it in order on SIGTERM or SIGINT, then
+ * exits (a second signal exits at once).
+ */
+export function runWorker<C extends WorkerConfig, O extends string>(definition: WorkerDefinition<C, O>): void {
+  runMain(async () => {
+    const worker = await startWorker(definition, { guardProcess: true });
+    onShutdown(worker.context.logger, () => worker.stop());
+  });
+}

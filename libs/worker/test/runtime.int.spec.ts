@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkerConfig } from '@settle/config';
+import { outboxDdl, type CheckoutRegisteredV1 } from '@settle/messaging';
+import { inTransaction } from '@settle/platform';
+import { defineWorker, startWorker, type RunningWorker } from '@settle/worker';
+import { Counter, Registry } from 'prom-client';
+import { waitUntil } from '../../../scripts/clients.js';
+import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
+import { freePort } from '../../../scripts/harness/stack.js';
+
+/**
+ * The worker runtime end to end on the real Kafka, registry and PostgreSQL, with a probe
+ * worker: migrations applied, an outbox relayed, a per-message and a per-batch loop fed, the
+ * metrics endpoint and the ready file, and the ordered shutdown.
+ */
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let dir: string;
+let worker: RunningWorker<WorkerConfig, 'probe'>;
+const events: string[] = [];
+const batches: number[] = [];
+
+const probe = (config: WorkerConfig) =>
+  defineWorker({
+    name: 'probe',
+    config: () => config,
+    logBindings: { instance: 'probe-1' },
+    migrations: [
+      { owner: 'probe', statements: [...outboxDdl('probe'), 'CREATE TABLE IF NOT EXISTS probe.seen (event_id uuid PRIMARY KEY, via text NOT NULL)'] },
+    ],
+    produces: ['CheckoutRegistered'],
+    outboxes: [{ schema: 'probe', relay: { pollIntervalMs: 100 } }],
+    setup: ({ pool, topics, config: { kafka } }) => {
+      const registry = new Registry();
+      const handled = new Counter({ name: 'probe_handled_total', help: 'handled', registers: [registry] });
+      const seen = (eventId: string, via: string) =>
+        pool.query('INSERT INTO probe.seen (event_id, via) VALUES ($1, $2) ON CONFLICT DO NOTHING', [eventId, via]);
+      return {
+        metrics: registry,
+        consumers: [
+          {
+            topics: [topics.transactionEvents],
+            handle: async (event) => {
+              await seen(event.payload.event_id, 'message');
+              handled.inc();
+            },
+            onRevocation: () => events.push('message loop revoked'),
+          },
+          {
+            groupId: `${kafka.topicPrefix}-probe-batches`,
+            topics: [topics.transactionEvents],
+            handleBatch: async (items) => {
+              batches.push(items.length);
+              for (const item of items) await seen(randomUUID(), `batch:${item.event.payload.event_id}`);
+              return [];
+            },
+          },
+        ],
+        start: () => void events.push('started'),
+        stop: async () => void events.push('stop hook'),
+      };
+    },
+  });
+
+beforeAll(async () => {
+  database = await createTestDatabase('settle_worker');
+  dir = mkdtempSync(join(tmpdir(), 'settle-worker-'));
+  const config: WorkerConfig = {
+    env: 'test',
+    logLevel: 'fatal',
+    kafka: { brokers: infra.kafkaBrokers, topicPrefix: uniqueTopicPrefix('worker') },
+    schemaRegistry: { url: infra.registryUrl },
+    database: { url: database.url, poolSize: 3 },
+    readyFile: join(dir, 'ready'),
+    metricsPort: await freePort(),
+    worker: { partitionsConcurrency: 2 },
+  };
+  worker = await startWorker(probe(config));
+});
+
+afterAll(async () => {
+  await database?.drop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const registered = (reference: string): CheckoutRegisteredV1 => ({
+  event_id: randomUUID(),
+  occurred_at: Date.now(),
+  correlation_id: randomUUID(),
+  reference,
+  provider: 'paystack',
+  amount_minor: 150_000,
+  currency: 'NGN',
+  user_id: 'user-1',
+  customer_email: 'ada@example.com',
+  customer_phone: null,
+  entitlement: 'pro',
+  access_period: null,
+});
+
+describe('the worker runtime', () => {
+  it('boots: migrations applied, the start hook run, the ready file written', async () => {
+    expect(events).toEqual(['started']);
+    expect(readFileSync(join(dir, 'ready'), 'utf8').trim()).toBe(String(process.pid));
+    const { rows } = await worker.context.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM probe.outbox');
+    expect(rows).toEqual([{ n: 0 }]);
+    expect(worker.loops).toHaveLength(2);
+  });
+
+  it('relays what the outbox holds to both loops, per message and per batch, and counts it in the metrics', async () => {
+    const { outbox, relay } = worker.context.outboxes.probe;
+    const payloads = ['ref_w_1', 'ref_w_2', 'ref_w_3'].map(registered);
+    await inTransaction(worker.context.pool, (client) => outbox.enqueue(client, payloads.map((payload) => ({ type: 'CheckoutRegistered' as const, payload }))));
+    relay.wake();
+    await waitUntil('both loops to handle every message', 30_000, async () => {
+      const { rows } = await worker.context.pool.query<{ via: string }>('SELECT via FROM probe.seen');
+      const vias = rows.map((r) => r.via);
+      return payloads.every((p) => vias.includes('message') && vias.includes(`batch:${p.event_id}`)) && vias.filter((v) => v === 'message').length === 3
+        ? true
+        : undefined;
+    });
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(3);
+    const metrics = await fetch(`http://127.0.0.1:${worker.metricsPort}/metrics`).then((r) => r.text());
+    expect(metrics).toMatch(/^probe_handled_total 3$/m);
+  });
+
+  it('stops in order: the consumer loops, then the stop hook, then relays, metrics, producer and pool', async () => {
+    await worker.stop();
+    expect(events.slice(-2)).toEqual(['message loop revoked', 'stop hook']);
+    expect(worker.context.pool.ended).toBe(true);
+    await expect(fetch(`http://127.0.0.1:${worker.metricsPort}/metrics`)).rejects.toThrow();
+    expect(existsSync(join(dir, 'ready'))).toBe(true);
+  });
+
+  it('refuses a worker without consumer loops, and releases what it had opened', async () => {
+    const config: WorkerConfig = { ...worker.context.config, metricsPort: null, readyFile: undefined };
+    const empty = defineWorker({ name: 'empty', config: () => config, produces: [], setup: () => ({ consumers: [] }) });
+    await expect(startWorker(empty)).rejects.toThrow(/declares no consumer loop/);
+  });
+});
