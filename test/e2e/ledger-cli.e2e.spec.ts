@@ -10,7 +10,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEDGER_DDL, PostgresLedger, READ_MODEL_DDL, type LedgerEventInput } from '@settle/ledger';
+import { decideGrant, foldEntitlement, parseAccessPeriod } from '@settle/domain';
+import { entitlementEventOf, entitlementLedgerEvent, entitlementStream, expectedAfter, LEDGER_DDL, PostgresLedger, READ_MODEL_DDL, type LedgerEventInput } from '@settle/ledger';
 import { createPool, migrate, type Pool } from '@settle/platform';
 import { createTestDatabase, withTriggersOff } from '../../scripts/harness/infra.js';
 
@@ -127,7 +128,7 @@ describe('settle ledger', () => {
   it('rebuilds the read model from the ledger alone', async () => {
     const { code, stderr } = cli(['rebuild-read-models']);
     expect(code).toBe(0);
-    expect(stderr).toMatch(/from 30 ledger events: 20 rows/);
+    expect(stderr).toMatch(/from 30 ledger events: 20 transaction_status rows, 0 entitlements rows/);
     const { rows } = await pool.query<{ state: string; n: number }>('SELECT state, count(*)::int AS n FROM read_model.transaction_status GROUP BY state ORDER BY state');
     expect(rows).toEqual([
       { state: 'RECOVERING', n: 10 },
@@ -161,5 +162,58 @@ describe('settle ledger', () => {
     // edit of its later event is still found.
     await withTriggersOff(pool, `UPDATE ledger.events SET metadata = jsonb_set(metadata, '{correlationId}', '"forged"') WHERE position = 27`);
     expect(cli(['verify', '--from', '25'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/BROKEN at position 27 \(transaction-ref_cli_6 revision 1\): STREAM_HASH_MISMATCH/) });
+  });
+});
+
+describe('settle ledger over entitlement streams', () => {
+  let grantsUrl: string;
+  let grantsPool: Pool;
+  let dropGrants: () => Promise<void>;
+  const user = 'user:42/ü';
+
+  beforeAll(async () => {
+    const database = await createTestDatabase('settle_ledger_cli_grants');
+    grantsUrl = database.url;
+    dropGrants = database.drop;
+    grantsPool = createPool(grantsUrl, 2);
+    await migrate(grantsPool, 'ledger', LEDGER_DDL);
+    await migrate(grantsPool, 'read_model', READ_MODEL_DDL);
+    const ledger = new PostgresLedger(grantsPool);
+    const stream = entitlementStream(user, 'pro');
+    // Grants as the projector writes them: decided on the stream's history, appended at its revision.
+    for (const [i, settledAt] of [Date.parse('2027-01-31T10:00:00Z'), Date.parse('2027-02-10T10:00:00Z')].entries()) {
+      const state = foldEntitlement((await ledger.readStream(stream)).map(entitlementEventOf));
+      const [grant] = decideGrant(
+        { type: 'GrantEntitlement', data: { eventId: randomUUID(), userId: user, entitlement: 'pro', reference: `ref_${i}`, accessPeriod: parseAccessPeriod('P1M'), settledAt } },
+        state,
+      );
+      await ledger.append(stream, [entitlementLedgerEvent(grant!, { settlementEventId: randomUUID(), correlationId: `corr-${i}` })], expectedAfter(state.grants));
+    }
+  });
+
+  afterAll(async () => {
+    await grantsPool?.end();
+    await dropGrants?.();
+  });
+
+  const grantsCli = (args: string[]) => {
+    const result = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: grantsUrl }, encoding: 'utf8' });
+    return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  };
+
+  it('replays one user\'s grants, verifies their chains and rebuilds read_model.entitlements', async () => {
+    const replayed = grantsCli(['replay', '--user', user, '--entitlement', 'pro']);
+    expect(replayed.code).toBe(0);
+    const events = replayed.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(events.map((e) => [e.event_type, e.data.event, e.data.expires_at])).toEqual([
+      ['EntitlementGranted', 'subscription_started', '2027-02-28T10:00:00.000Z'],
+      ['EntitlementGranted', 'subscription_renewed', '2027-03-28T10:00:00.000Z'],
+    ]);
+    expect(grantsCli(['replay', '--user', user]).code).toBe(2);
+    expect(grantsCli(['verify'])).toMatchObject({ code: 0, stderr: expect.stringMatching(/verified 2 events/) });
+    const rebuilt = grantsCli(['rebuild-read-models']);
+    expect(rebuilt).toMatchObject({ code: 0, stderr: expect.stringMatching(/0 transaction_status rows, 1 entitlements rows/) });
+    const { rows } = await grantsPool.query('SELECT user_id, entitlement, expires_at, grants, last_event FROM read_model.entitlements');
+    expect(rows).toEqual([{ user_id: user, entitlement: 'pro', expires_at: new Date('2027-03-28T10:00:00.000Z'), grants: 2, last_event: 'subscription_renewed' }]);
   });
 });

@@ -199,14 +199,20 @@ describe('checkout to Kafka to verifier to consensus to ledger', () => {
     await settledState(reference, 'SETTLED_CONSENSUS');
   });
 
-  it('publishes a settlement event for every ledger entry', async () => {
-    const { rows } = await stack.db.query<{ entries: number; settlements: number }>(
-      `SELECT (SELECT count(*)::int FROM ledger.events) AS entries,
-              (SELECT count(*)::int FROM ledger.outbox WHERE event_type = 'SettlementRecorded') AS settlements`,
+  it('publishes a settlement event for every ledger entry, and grants each settled payment once', async () => {
+    const { rows } = await stack.db.query<{ entries: number; settlements: number; settled: number; grants: number; granted: number }>(
+      `SELECT (SELECT count(*)::int FROM ledger.events WHERE stream_id LIKE 'transaction-%') AS entries,
+              (SELECT count(*)::int FROM ledger.outbox WHERE event_type = 'SettlementRecorded') AS settlements,
+              (SELECT count(*)::int FROM ledger.events WHERE event_type = 'TransactionSettled') AS settled,
+              (SELECT count(*)::int FROM ledger.events WHERE stream_id LIKE 'entitlement-%') AS grants,
+              (SELECT count(*)::int FROM ledger.outbox WHERE event_type = 'EntitlementGranted') AS granted`,
     );
-    expect(rows[0]!.entries).toBeGreaterThan(0);
-    expect(rows[0]!.settlements).toBe(rows[0]!.entries);
-    await waitUntil('settlements to be relayed to Kafka', 15_000, async () => {
+    const counts = rows[0]!;
+    expect(counts.entries).toBeGreaterThan(0);
+    expect(counts.settlements).toBe(counts.entries);
+    expect(counts.settled).toBeGreaterThan(0);
+    expect([counts.grants, counts.granted]).toEqual([counts.settled, counts.settled]);
+    await waitUntil('settlements and grants to be relayed to Kafka', 15_000, async () => {
       const pending = await stack.db.query('SELECT 1 FROM ledger.outbox WHERE published_at IS NULL');
       return pending.rowCount === 0 ? true : undefined;
     });

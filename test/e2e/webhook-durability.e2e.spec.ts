@@ -140,7 +140,7 @@ describe('webhooks are acknowledged only once durable, and survive a broker outa
     const registered = await fetch(`${url}/v1/checkouts`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ provider: 'paystack', reference, amount: 150_000, currency: 'NGN', user_id: 'u', customer: { email: 'a@example.com' }, entitlement: 'pro' }),
+      body: JSON.stringify({ provider: 'paystack', reference, amount: 150_000, currency: 'NGN', user_id: 'u', customer: { email: 'a@example.com' }, entitlement: 'pro', access_period: 'P1M' }),
     });
     expect(registered.status).toBe(202);
     const body = webhook(reference).body;
