@@ -7,6 +7,7 @@ const lib = (name: string) => fileURLToPath(new URL(`./libs/${name}/src/index.ts
 const alias = {
   '@settle/config': lib('config'),
   '@settle/domain': lib('domain'),
+  '@settle/http': lib('http'),
   '@settle/ledger': lib('ledger'),
   '@settle/messaging': lib('messaging'),
   '@settle/providers': lib('providers'),

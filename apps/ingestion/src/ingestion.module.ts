@@ -2,16 +2,17 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import type { IngestionConfig } from '@settle/config';
+import { ProblemDetailsFilter } from '@settle/http';
 import type { Outbox, OutboxRelay } from '@settle/messaging';
 import type { Logger, Pool } from '@settle/platform';
 import { CompleteCheckoutHandler, RegisterCheckoutHandler } from './checkouts/checkout.commands.js';
 import { CheckoutRepository } from './checkouts/checkout.repository.js';
 import { CheckoutsController } from './checkouts/checkouts.controller.js';
 import { VerifyCheckoutHandler } from './checkouts/verify.commands.js';
+import { EntitlementsController } from './entitlements/entitlements.controller.js';
 import { HealthController } from './health.controller.js';
 import { AdminKeyGuard, ApiKeyGuard } from './http/api-key.guard.js';
 import { AdminController } from './checkouts/admin.controller.js';
-import { ProblemDetailsFilter } from './http/problem-details.filter.js';
 import { CONFIG, LOGGER, METRICS, OUTBOX, OUTBOX_RELAY, PG_POOL, WEBHOOK_SECRETS } from './tokens.js';
 import type { WebhookSecrets } from './webhooks/webhook-secrets.js';
 import { IngestionMetrics } from './webhooks/webhook.metrics.js';
@@ -35,7 +36,7 @@ export class IngestionModule {
     return {
       module: IngestionModule,
       imports: [CqrsModule.forRoot()],
-      controllers: [CheckoutsController, AdminController, WebhooksController, HealthController],
+      controllers: [CheckoutsController, AdminController, EntitlementsController, WebhooksController, HealthController],
       providers: [
         { provide: CONFIG, useValue: infra.config },
         { provide: LOGGER, useValue: infra.logger },

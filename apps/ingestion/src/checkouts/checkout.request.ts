@@ -53,23 +53,6 @@ export const registerCheckoutBody = z
 
 export type RegisterCheckoutBody = z.infer<typeof registerCheckoutBody>;
 
-/**
- * Parses a body with a zod schema, or throws a 400 problem listing every invalid field.
- *
- * @throws ProblemError 400 `REQUEST.VALIDATION_FAILED`.
- */
-export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  throw new ProblemError(
-    400,
-    'REQUEST.VALIDATION_FAILED',
-    'Invalid request body',
-    'One or more fields are invalid',
-    result.error.issues.map((i) => ({ path: i.path.join('.') || '(body)', message: i.message })),
-  );
-}
-
 /** Checks a reference taken from a URL path. @throws ProblemError 404 */
 export function pathReference(reference: string): string {
   if (!REFERENCE_PATTERN.test(reference)) throw new ProblemError(404, 'CHECKOUT.NOT_FOUND', 'Checkout not found');

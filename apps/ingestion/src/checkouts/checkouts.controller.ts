@@ -1,9 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
+import { parseBody } from '@settle/http';
 import { ProblemError } from '@settle/platform';
 import { ApiKeyGuard } from '../http/api-key.guard.js';
 import { CompleteCheckoutCommand, RegisterCheckoutCommand } from './checkout.commands.js';
-import { parseBody, pathReference, registerCheckoutBody } from './checkout.request.js';
+import { pathReference, registerCheckoutBody } from './checkout.request.js';
 import { CheckoutRepository, type CheckoutView } from './checkout.repository.js';
 import {
   attemptAnswer,
