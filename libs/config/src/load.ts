@@ -5,6 +5,7 @@ import {
   sandboxEnv,
   sharedEnv,
   sweeperEnv,
+  dispatcherEnv,
   toShared,
   toWorker,
   verifierEnv,
@@ -122,6 +123,31 @@ export function loadSweeperConfig(env: NodeJS.ProcessEnv = process.env) {
   };
 }
 export type SweeperConfig = ReturnType<typeof loadSweeperConfig>;
+
+/**
+ * Dispatcher configuration (docs/delivery.md). Endpoint secrets are not configuration: the
+ * dispatcher generates them and keeps them in its own vault, whose master keys it loads itself.
+ *
+ * @throws ConfigError
+ */
+export function loadDispatcherConfig(env: NodeJS.ProcessEnv = process.env) {
+  const e = parse(dispatcherEnv, env);
+  return {
+    ...toWorker(e),
+    http: { host: e.DISPATCHER_HOST, port: e.DISPATCHER_PORT },
+    adminApiKeySha256: (e.SETTLE_ADMIN_API_KEY_SHA256 ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
+    delivery: {
+      attemptTimeoutMs: e.DISPATCHER_ATTEMPT_TIMEOUT_MS,
+      retry: { waitsMs: e.DISPATCHER_RETRY_SCHEDULE, jitterRatio: e.DISPATCHER_RETRY_JITTER_RATIO, retryAfterMaxMs: e.DISPATCHER_RETRY_AFTER_MAX_MS },
+      disableAfterMs: e.DISPATCHER_DISABLE_AFTER_MS,
+      maxInFlight: e.DISPATCHER_MAX_IN_FLIGHT,
+      maxInFlightPerEndpoint: e.DISPATCHER_MAX_IN_FLIGHT_PER_ENDPOINT,
+      pollIntervalMs: e.DISPATCHER_POLL_INTERVAL_MS,
+    },
+    endpoints: { allowHttp: e.SETTLE_ENV !== 'production', rotationOverlapMs: e.DISPATCHER_SECRET_ROTATION_OVERLAP_MS },
+  };
+}
+export type DispatcherConfig = ReturnType<typeof loadDispatcherConfig>;
 
 /** Sandbox settings of Stripe PaymentIntents; `webhook` is null when no URL is set. */
 export interface SandboxStripeConfig {

@@ -1,3 +1,4 @@
+import ms from 'ms';
 import { z } from 'zod';
 import { Secret } from './secret.js';
 
@@ -193,6 +194,57 @@ export const sweeperEnv = sharedEnv.extend(workerTuning({ poolSize: 5, partition
    * its partitions before the group hands them to a survivor.
    */
   SWEEPER_SESSION_TIMEOUT_MS: int(30_000, 1_000),
+});
+
+/** A comma-separated list of durations (`5s,1m,2h`, the `ms` package's units), in milliseconds. */
+const durationList = (name: string, fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      const parse = (part: string): number | undefined => {
+        try {
+          return ms(part.trim() as ms.StringValue);
+        } catch {
+          return undefined;
+        }
+      };
+      const values = text.split(',').map(parse);
+      if (values.length === 0 || values.some((v) => typeof v !== 'number' || !Number.isFinite(v) || v < 0)) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be a comma-separated list of durations such as 5s,1m,2h` });
+        return z.NEVER;
+      }
+      return values as number[];
+    });
+
+/**
+ * The dispatcher: delivers entitlement events to customer endpoints (docs/delivery.md). Every
+ * duration in milliseconds; defaults are the documented production values.
+ */
+export const dispatcherEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 })).extend({
+  DISPATCHER_HOST: z.string().default('127.0.0.1'),
+  /** Port of the admin API, `GET /health` and `GET /metrics`. */
+  DISPATCHER_PORT: int(3200, 0),
+  /** Comma-separated SHA-256 hex digests of the admin API keys; unset: the admin API refuses every call. */
+  SETTLE_ADMIN_API_KEY_SHA256: z.string().optional(),
+  /** Per-attempt time-out (connection, headers and body), milliseconds. */
+  DISPATCHER_ATTEMPT_TIMEOUT_MS: int(10_000, 1),
+  /** Waits after each failed attempt (the last one ends the round: dead-lettered). */
+  DISPATCHER_RETRY_SCHEDULE: durationList('DISPATCHER_RETRY_SCHEDULE', '5s,1m,5m,30m,2h,5h,10h,10h,14h,14h,14h,14h,14h'),
+  /** Spread of each wait as a fraction (0.2 is +/- 20 %). */
+  DISPATCHER_RETRY_JITTER_RATIO: z.coerce.number().min(0).max(0.5).default(0.2),
+  /** Longest `Retry-After` honoured, milliseconds (6 hours). */
+  DISPATCHER_RETRY_AFTER_MAX_MS: int(21_600_000, 0),
+  /** An endpoint failing every attempt for this long is disabled with an alert, milliseconds (5 days). */
+  DISPATCHER_DISABLE_AFTER_MS: int(432_000_000, 1),
+  /** Attempts in flight at once in one dispatcher instance. */
+  DISPATCHER_MAX_IN_FLIGHT: int(512, 1),
+  /** Attempts in flight at once to one endpoint: all a slow or blackholed endpoint can hold. */
+  DISPATCHER_MAX_IN_FLIGHT_PER_ENDPOINT: int(64, 1),
+  /** Longest sleep while nothing is known to be due, milliseconds. */
+  DISPATCHER_POLL_INTERVAL_MS: int(1_000, 10),
+  /** How long the previous secret keeps signing after a rotation, by default, milliseconds (24 hours). */
+  DISPATCHER_SECRET_ROTATION_OVERLAP_MS: int(86_400_000, 0),
 });
 
 /** Unset, or set to an empty string (as `${VAR:-}` in a compose file does): both mean "not configured". */

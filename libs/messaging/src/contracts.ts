@@ -106,6 +106,25 @@ export interface EntitlementGrantedV1 extends Envelope {
   ledger_position: number;
 }
 
+/**
+ * An entitlement event was given up for one customer endpoint after every attempt of the
+ * retry schedule (topic `delivery-dead-letter.v1`, keyed by `endpoint_id`).
+ */
+export interface DeliveryDeadLetteredV1 extends Envelope {
+  entitlement_event_id: string;
+  endpoint_id: string;
+  endpoint_url: string;
+  user_id: string;
+  event: string;
+  attempts: number;
+  /** epoch ms */
+  first_attempt_at: number;
+  last_status: number | null;
+  last_error: string | null;
+  /** The exact JSON body that was signed and sent. */
+  payload: string;
+}
+
 /** Every contract by its record name. */
 export interface ContractMap {
   CheckoutRegistered: CheckoutRegisteredV1;
@@ -115,6 +134,7 @@ export interface ContractMap {
   ConsensusResult: ConsensusResultV1;
   SettlementRecorded: SettlementRecordedV1;
   EntitlementGranted: EntitlementGrantedV1;
+  DeliveryDeadLettered: DeliveryDeadLetteredV1;
 }
 
 /** Record name of a contract. */
@@ -129,6 +149,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'ConsensusResult',
   'SettlementRecorded',
   'EntitlementGranted',
+  'DeliveryDeadLettered',
 ];
 
 /** A decoded message: its record name and payload, narrowed together. */

@@ -14,6 +14,8 @@ export interface Topics {
   settlements: string;
   /** Access granted by settled payments, keyed by user, for delivery to customer endpoints. */
   entitlementEvents: string;
+  /** Entitlement events given up for a customer endpoint after every retry, keyed by endpoint. */
+  deliveryDeadLetter: string;
   /** Records no consumer could process, with the error in headers. */
   deadLetter: string;
 }
@@ -25,6 +27,7 @@ export function topicNames(prefix: string): Topics {
     consensusResults: `${prefix}.consensus-results.v1`,
     settlements: `${prefix}.settlements.v1`,
     entitlementEvents: `${prefix}.entitlement-events.v1`,
+    deliveryDeadLetter: `${prefix}.delivery-dead-letter.v1`,
     deadLetter: `${prefix}.dead-letter.v1`,
   };
 }
@@ -43,6 +46,8 @@ export function topicFor(topics: Topics, type: EventType): string {
       return topics.settlements;
     case 'EntitlementGranted':
       return topics.entitlementEvents;
+    case 'DeliveryDeadLettered':
+      return topics.deliveryDeadLetter;
   }
 }
 

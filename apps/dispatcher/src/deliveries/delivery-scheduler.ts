@@ -1,0 +1,317 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { classifyAttempt, disableReason, nextAttemptAt, type AttemptResult, type RetryPolicy } from '@settle/domain';
+import type { OutboxMessage, OutboxRelay } from '@settle/messaging';
+import { deterministicId, type Logger } from '@settle/platform';
+import type { DispatcherMetrics } from '../dispatcher.metrics.js';
+import type { EndpointSecrets } from '../endpoints/endpoint-secrets.js';
+import type { AttemptReport, AttemptRequest } from './delivery-sender.js';
+import type { AttemptRecord, ClaimedDelivery, DeliveryRepository, EndpointHealthChange } from './delivery.repository.js';
+
+/** Limits and timings of the scheduler. */
+export interface SchedulerOptions {
+  /** Attempts in flight at once in this instance. */
+  maxInFlight: number;
+  /** Attempts in flight at once to one endpoint: what a slow or blackholed endpoint can hold, at most. */
+  maxInFlightPerEndpoint: number;
+  /** How long a claimed delivery is held before another claim may take it, milliseconds (longer than an attempt's time-out). */
+  leaseMs: number;
+  /** Longest sleep while nothing is known to be due, milliseconds. */
+  pollIntervalMs: number;
+  /** Results written together, at most; and the longest wait before they are written, milliseconds. */
+  flushBatch: number;
+  flushDelayMs: number;
+  retry: RetryPolicy;
+  /** An endpoint failing every attempt this long is disabled, milliseconds. */
+  disableAfterMs: number;
+}
+
+/** What the scheduler works with. */
+export interface SchedulerDeps {
+  repository: Pick<DeliveryRepository, 'claimDue' | 'recordResults' | 'nextDueAt'>;
+  sender: { attempt(request: AttemptRequest): Promise<AttemptReport> };
+  secrets: Pick<EndpointSecrets, 'signersOf'>;
+  relay: Pick<OutboxRelay, 'wake'>;
+  metrics: DispatcherMetrics;
+  logger: Logger;
+  options: SchedulerOptions;
+  /** epoch ms; injected for tests. */
+  clock?: () => number;
+  /** [0, 1); draws the retry jitter. */
+  random?: () => number;
+}
+
+/** Error code of an attempt that could not be signed (the endpoint's secret is unreadable): no request was sent. */
+export const SIGNING_UNAVAILABLE = 'SIGNING.SECRET_UNAVAILABLE';
+
+function errorOf(result: AttemptResult): string {
+  switch (result.kind) {
+    case 'answered':
+      return `HTTP_${result.status}`;
+    case 'timeout':
+      return 'TIMEOUT';
+    case 'connection_error':
+      return result.code === SIGNING_UNAVAILABLE ? SIGNING_UNAVAILABLE : `CONNECTION.${result.code}`;
+  }
+}
+
+/**
+ * Delivers pending entitlement events to customer endpoints, isolating endpoints from each
+ * other (docs/delivery.md, "Isolation"): pending deliveries live in PostgreSQL with their due
+ * time, never in a blocked Kafka consumer; the scheduler claims due ones with at most
+ * `maxInFlightPerEndpoint` attempts in flight per endpoint, so a slow, failing or blackholed
+ * endpoint holds only its own slots while the others are served. Each attempt's result is
+ * decided by the pure rules of `@settle/domain` (outcome, retry schedule, endpoint health) and
+ * written with the others that ended at about the same time in one transaction.
+ *
+ * The loop wakes when new deliveries are recorded, when an attempt ends (a slot is free), and
+ * at the earliest due time (at most every `pollIntervalMs`).
+ */
+export class DeliveryScheduler {
+  private readonly perEndpoint = new Map<string, number>();
+  private readonly attemptsInFlight = new Set<Promise<void>>();
+  private inFlight = 0;
+  private pending: AttemptRecord[] = [];
+  private flushTimer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+  private running = false;
+  private woken = false;
+  private wakeUp: (() => void) | null = null;
+  private loop: Promise<void> | null = null;
+  private readonly clock: () => number;
+  private readonly random: () => number;
+
+  constructor(private readonly deps: SchedulerDeps) {
+    this.clock = deps.clock ?? Date.now;
+    this.random = deps.random ?? Math.random;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Asks for a claim pass now (new deliveries were recorded, or an admin requeued some). */
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  /** Stops claiming, lets the attempts in flight end, and writes their results. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake();
+    await this.loop;
+    await Promise.allSettled([...this.attemptsInFlight]);
+    await this.flush();
+  }
+
+  /** Attempts in flight now, in all and per endpoint (for tests and metrics). */
+  load(): { inFlight: number; perEndpoint: ReadonlyMap<string, number> } {
+    return { inFlight: this.inFlight, perEndpoint: this.perEndpoint };
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (this.running) {
+      this.woken = false;
+      let claimed = 0;
+      try {
+        claimed = await this.claim();
+        failures = 0;
+      } catch (error) {
+        failures += 1;
+        this.deps.logger.warn({ err: error, failures }, 'claiming due deliveries failed; retrying');
+        await sleep(Math.min(5_000, 100 * 2 ** failures));
+        continue;
+      }
+      if (claimed > 0 && this.inFlight < this.deps.options.maxInFlight) continue;
+      await this.sleepUntilDue();
+    }
+  }
+
+  private async claim(): Promise<number> {
+    const { maxInFlight, maxInFlightPerEndpoint, leaseMs } = this.deps.options;
+    const limit = maxInFlight - this.inFlight;
+    if (limit <= 0) return 0;
+    const free = new Map([...this.perEndpoint].map(([endpoint, n]) => [endpoint, Math.max(0, maxInFlightPerEndpoint - n)]));
+    const claims = await this.deps.repository.claimDue({ free, defaultFree: maxInFlightPerEndpoint, limit, leaseMs, now: new Date(this.clock()) });
+    for (const claim of claims) this.launch(claim);
+    return claims.length;
+  }
+
+  private async sleepUntilDue(): Promise<void> {
+    if (this.woken || !this.running) return;
+    let wait = this.deps.options.pollIntervalMs;
+    if (this.inFlight < this.deps.options.maxInFlight) {
+      const due = await this.deps.repository.nextDueAt().catch(() => null);
+      if (due) wait = Math.max(0, Math.min(wait, due.getTime() - this.clock()));
+    }
+    if (this.woken || wait === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, wait);
+      this.wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wakeUp = null;
+  }
+
+  private launch(claim: ClaimedDelivery): void {
+    this.inFlight += 1;
+    this.perEndpoint.set(claim.endpointId, (this.perEndpoint.get(claim.endpointId) ?? 0) + 1);
+    this.deps.metrics.inFlight.set(this.inFlight);
+    const work = this.attempt(claim)
+      .catch((error: unknown) => this.deps.logger.error({ err: error, deliveryId: claim.id }, 'delivery attempt failed unexpectedly; its lease will expire and it is retried'))
+      .finally(() => {
+        this.inFlight -= 1;
+        const left = (this.perEndpoint.get(claim.endpointId) ?? 1) - 1;
+        if (left === 0) this.perEndpoint.delete(claim.endpointId);
+        else this.perEndpoint.set(claim.endpointId, left);
+        this.deps.metrics.inFlight.set(this.inFlight);
+        this.attemptsInFlight.delete(work);
+        this.wake();
+      });
+    this.attemptsInFlight.add(work);
+  }
+
+  private async attempt(claim: ClaimedDelivery): Promise<void> {
+    let report: AttemptReport;
+    try {
+      const signers = await this.deps.secrets.signersOf(claim.keys, new Date(this.clock()));
+      report = await this.deps.sender.attempt({ eventId: claim.eventId, url: claim.url, body: claim.body, signers });
+    } catch (error) {
+      // The secret could not be read: nothing was sent. Recorded as a failed attempt, loudly.
+      this.deps.logger.error({ err: error, endpointId: claim.endpointId, deliveryId: claim.id }, 'endpoint secret unavailable; attempt not sent');
+      report = { result: { kind: 'connection_error', code: SIGNING_UNAVAILABLE }, startedAt: this.clock(), latencyMs: 0, excerpt: null };
+    }
+    const record = this.decide(claim, report);
+    this.deps.metrics.attempts.inc({ outcome: record.outcome });
+    this.deps.metrics.attemptDuration.observe(report.latencyMs);
+    if (record.state === 'delivered') this.deps.metrics.deliveryLatency.observe(record.endedAt.getTime() - claim.publishedAt.getTime());
+    this.pending.push(record);
+    this.scheduleFlush();
+  }
+
+  /** The result of an attempt under the delivery rules (docs/delivery.md). */
+  private decide(claim: ClaimedDelivery, report: AttemptReport): AttemptRecord {
+    const { outcome, retryAfterMs } = classifyAttempt(report.result);
+    const endedAt = report.startedAt + report.latencyMs;
+    const base = {
+      delivery: claim,
+      startedAt: new Date(report.startedAt),
+      endedAt: new Date(endedAt),
+      latencyMs: report.latencyMs,
+      status: report.result.kind === 'answered' ? report.result.status : null,
+      outcome,
+      excerpt: report.excerpt,
+    };
+    if (outcome === 'delivered') return { ...base, error: null, state: 'delivered', nextAttemptAt: null, roundFailures: claim.roundFailures };
+    const failures = claim.roundFailures + 1;
+    const next = nextAttemptAt(this.deps.options.retry, failures, endedAt, this.random(), retryAfterMs);
+    return {
+      ...base,
+      error: errorOf(report.result),
+      state: next === null ? 'failed' : 'pending',
+      nextAttemptAt: next === null ? null : new Date(next),
+      roundFailures: failures,
+    };
+  }
+
+  private scheduleFlush(): void {
+    if (this.pending.length >= this.deps.options.flushBatch) {
+      void this.flush();
+      return;
+    }
+    this.flushTimer ??= setTimeout(() => void this.flush(), this.deps.options.flushDelayMs);
+  }
+
+  /**
+   * Writes the results gathered so far, one transaction at a time. A failed write (the
+   * database is down) keeps them and tries again: a result is never dropped. Meanwhile their
+   * leases may end and the deliveries be attempted again: at-least-once, never lost.
+   */
+  private flush(): Promise<void> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    this.flushing = this.flushing.then(async () => {
+      for (let failures = 0; this.pending.length > 0; ) {
+        const batch = this.pending.slice(0, this.deps.options.flushBatch * 4);
+        try {
+          const changes = await this.deps.repository.recordResults(batch, (failingSince, results) => this.health(failingSince, results), (r) => this.deadLetter(r));
+          this.pending = this.pending.slice(batch.length);
+          failures = 0;
+          this.afterCommit(batch, changes);
+        } catch (error) {
+          failures += 1;
+          this.deps.logger.warn({ err: error, results: batch.length, failures }, 'recording delivery attempts failed; retrying');
+          await sleep(Math.min(5_000, 100 * 2 ** failures));
+          if (!this.running && failures > 20) throw error;
+        }
+      }
+    });
+    return this.flushing.catch((error: unknown) => this.deps.logger.error({ err: error, results: this.pending.length }, 'delivery attempts left unrecorded at shutdown; they are attempted again after their lease'));
+  }
+
+  /** An endpoint's health after its results, in the order they ended (docs/delivery.md, "Endpoint health"). */
+  private health(failingSince: Date | null, results: readonly AttemptRecord[]): { failingSince: Date | null; disabled: EndpointHealthChange['disabled'] } {
+    let since = failingSince?.getTime() ?? null;
+    let disabled: EndpointHealthChange['disabled'] = null;
+    for (const r of results) {
+      if (r.outcome === 'delivered') {
+        since = null;
+        continue;
+      }
+      since ??= r.endedAt.getTime();
+      disabled ??= disableReason(r.outcome, since, r.endedAt.getTime(), this.deps.options.disableAfterMs);
+    }
+    return { failingSince: since === null ? null : new Date(since), disabled };
+  }
+
+  private deadLetter(r: AttemptRecord): OutboxMessage<'DeliveryDeadLettered'> {
+    const d = r.delivery;
+    return {
+      type: 'DeliveryDeadLettered',
+      key: d.endpointId,
+      payload: {
+        event_id: deterministicId('DeliveryDeadLettered', d.id, d.attempts + 1),
+        occurred_at: r.endedAt.getTime(),
+        correlation_id: d.correlationId,
+        reference: d.reference,
+        entitlement_event_id: d.eventId,
+        endpoint_id: d.endpointId,
+        endpoint_url: d.url,
+        user_id: d.userId,
+        event: d.event,
+        attempts: r.roundFailures,
+        first_attempt_at: d.firstAttemptAt.getTime(),
+        last_status: r.status,
+        last_error: r.error,
+        payload: d.body,
+      },
+    };
+  }
+
+  private afterCommit(batch: readonly AttemptRecord[], changes: readonly EndpointHealthChange[]): void {
+    const exhausted = batch.filter((r) => r.state === 'failed');
+    if (exhausted.length > 0) {
+      this.deps.relay.wake();
+      this.deps.metrics.deadLetters.inc(exhausted.length);
+      for (const r of exhausted) {
+        this.deps.logger.error(
+          { alert: 'SETTLE_DELIVERY_DEAD_LETTERED', endpointId: r.delivery.endpointId, eventId: r.delivery.eventId, deliveryId: r.delivery.id, attempts: r.roundFailures, lastError: r.error },
+          'delivery exhausted every retry: dead-lettered',
+        );
+      }
+    }
+    for (const change of changes) {
+      if (!change.disabled) continue;
+      this.deps.metrics.endpointsDisabled.inc({ reason: change.disabled });
+      this.deps.logger.error(
+        { alert: 'SETTLE_ENDPOINT_DISABLED', endpointId: change.endpointId, reason: change.disabled, failingSince: change.failingSince?.toISOString() ?? null },
+        change.disabled === 'gone' ? 'endpoint answered 410 Gone: disabled' : 'endpoint failing continuously: disabled',
+      );
+    }
+  }
+}

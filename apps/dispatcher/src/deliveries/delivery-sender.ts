@@ -1,0 +1,122 @@
+import type { AttemptResult } from '@settle/domain';
+import { parseRetryAfter } from '@settle/platform';
+import type { Webhook } from 'standardwebhooks';
+import { Agent, request } from 'undici';
+import { signatureHeader } from '../endpoints/endpoint-secrets.js';
+
+/** Longest answer excerpt kept with an attempt, characters. */
+export const EXCERPT_CHARS = 512;
+/** Most bytes of an answer read before the rest is dropped (the connection is then closed). */
+const READ_LIMIT_BYTES = 16 * 1024;
+
+/** One attempt to make. */
+export interface AttemptRequest {
+  /** The entitlement event's id: the `webhook-id`, the same on every attempt. */
+  eventId: string;
+  url: string;
+  /** The exact JSON body stored for the event. */
+  body: string;
+  /** The endpoint's current secret, then the previous one during a rotation. */
+  signers: readonly Webhook[];
+}
+
+/** What an attempt did. */
+export interface AttemptReport {
+  result: AttemptResult;
+  /** epoch ms */
+  startedAt: number;
+  /** milliseconds, from sending to the end of the answer (or the failure) */
+  latencyMs: number;
+  /** A bounded, secret-free excerpt of the answer body, `null` when there was none. */
+  excerpt: string | null;
+}
+
+/**
+ * Makes one text safe to keep and show: at most {@link EXCERPT_CHARS} characters, control
+ * characters replaced, and anything shaped like a signing secret, a signature or a long
+ * base64 key redacted (an endpoint that echoes its request must not make Settle store its secret).
+ */
+export function safeExcerpt(text: string): string | null {
+  const cleaned = text
+    .slice(0, EXCERPT_CHARS * 2)
+    .replace(/whsec_[A-Za-z0-9+/=_-]*/g, 'whsec_[redacted]')
+    .replace(/v1,[A-Za-z0-9+/=]{20,}/g, 'v1,[redacted]')
+    .replace(/[A-Za-z0-9+/]{40,}={0,2}/g, '[redacted]')
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, ' ')
+    .slice(0, EXCERPT_CHARS)
+    .trim();
+  return cleaned.length > 0 ? cleaned : null;
+}
+
+function failureOf(error: unknown, timedOut: boolean): AttemptResult {
+  const e = error as { name?: string; code?: string; cause?: { code?: string } };
+  if (timedOut || e?.name === 'TimeoutError' || e?.code === 'UND_ERR_HEADERS_TIMEOUT' || e?.code === 'UND_ERR_BODY_TIMEOUT' || e?.code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return { kind: 'timeout' };
+  }
+  return { kind: 'connection_error', code: String(e?.code ?? e?.cause?.code ?? e?.name ?? 'UNKNOWN').slice(0, 64) };
+}
+
+/**
+ * Sends deliveries over pooled keep-alive connections (undici): one POST per attempt, signed
+ * with the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`),
+ * no redirects followed, bounded by a per-attempt time-out covering connection, headers and
+ * body (docs/delivery.md, "Attempts").
+ */
+export class DeliverySender {
+  private readonly agent: Agent;
+
+  /**
+   * @param options.timeoutMs - per-attempt time-out, milliseconds.
+   * @param options.connectionsPerOrigin - most connections open to one endpoint origin.
+   */
+  constructor(private readonly options: { timeoutMs: number; connectionsPerOrigin: number; userAgent?: string }) {
+    this.agent = new Agent({ connections: options.connectionsPerOrigin, keepAliveTimeout: 30_000, pipelining: 1 });
+  }
+
+  /** Makes one attempt; never throws: every failure is reported as the attempt's result. */
+  async attempt(req: AttemptRequest, now: () => number = Date.now): Promise<AttemptReport> {
+    const startedAt = now();
+    const signal = AbortSignal.timeout(this.options.timeoutMs);
+    try {
+      const answer = await request(req.url, {
+        method: 'POST',
+        dispatcher: this.agent,
+        signal,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': this.options.userAgent ?? 'Settle-Webhooks/1.0',
+          'webhook-id': req.eventId,
+          'webhook-timestamp': String(Math.floor(startedAt / 1000)),
+          'webhook-signature': signatureHeader(req.signers, req.eventId, new Date(startedAt), req.body),
+        },
+        body: req.body,
+      });
+      let read = 0;
+      const chunks: Buffer[] = [];
+      for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+        chunks.push(chunk);
+        read += chunk.length;
+        if (read >= READ_LIMIT_BYTES) {
+          answer.body.destroy();
+          break;
+        }
+      }
+      const dateHeader = answer.headers.date;
+      const serverNow = typeof dateHeader === 'string' ? Date.parse(dateHeader) : Number.NaN;
+      const retryAfterMs = parseRetryAfter(answer.headers['retry-after'], Number.isNaN(serverNow) ? now() : serverNow);
+      return {
+        result: { kind: 'answered', status: answer.statusCode, retryAfterMs },
+        startedAt,
+        latencyMs: now() - startedAt,
+        excerpt: safeExcerpt(Buffer.concat(chunks).toString('utf8')),
+      };
+    } catch (error) {
+      return { result: failureOf(error, signal.aborted), startedAt, latencyMs: now() - startedAt, excerpt: null };
+    }
+  }
+
+  /** Closes every pooled connection. */
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}

@@ -1,0 +1,289 @@
+import type { DisabledReason } from '@settle/domain';
+import type { EntitlementGrantedV1, Outbox, OutboxMessage } from '@settle/messaging';
+import { inTransaction, type Pool, type PoolClient } from '@settle/platform';
+import type { EndpointKeys } from '../endpoints/endpoint-secrets.js';
+import { payloadBody } from './payload.js';
+
+/** An entitlement event as received from Kafka, with the record's timestamp. */
+export interface ReceivedEvent {
+  event: EntitlementGrantedV1;
+  /** Kafka record timestamp: when the grant left the ledger's outbox, epoch ms. */
+  publishedAt: number;
+}
+
+/** A due delivery claimed for an attempt (its lease holds it until the attempt is recorded). */
+export interface ClaimedDelivery {
+  id: number;
+  eventId: string;
+  endpointId: string;
+  url: string;
+  body: string;
+  event: string;
+  userId: string;
+  reference: string;
+  correlationId: string;
+  /** When the event left the ledger's outbox. */
+  publishedAt: Date;
+  /** Attempts made so far, every round included. */
+  attempts: number;
+  /** Failed attempts of the current round (since the first attempt, a resend or a recovery). */
+  roundFailures: number;
+  /** First attempt of the current round (this one, when it is the first). */
+  firstAttemptAt: Date;
+  keys: EndpointKeys;
+}
+
+/** The recorded result of one attempt, as the scheduler decided it. */
+export interface AttemptRecord {
+  delivery: ClaimedDelivery;
+  startedAt: Date;
+  endedAt: Date;
+  latencyMs: number;
+  status: number | null;
+  outcome: 'delivered' | 'gone' | 'throttled' | 'failed';
+  error: string | null;
+  excerpt: string | null;
+  /** `pending` (retried at `nextAttemptAt`), `delivered`, or `failed` (exhausted: dead-lettered). */
+  state: 'pending' | 'delivered' | 'failed';
+  nextAttemptAt: Date | null;
+  roundFailures: number;
+}
+
+/** An endpoint's health after a flush of results. */
+export interface EndpointHealthChange {
+  endpointId: string;
+  failingSince: Date | null;
+  /** Set when the endpoint is disabled by these results. */
+  disabled: Exclude<DisabledReason, 'admin'> | null;
+}
+
+interface ClaimRow {
+  id: number;
+  event_id: string;
+  endpoint_id: string;
+  url: string;
+  body: string;
+  event: string;
+  user_id: string;
+  reference: string;
+  correlation_id: string;
+  published_at: Date;
+  attempts: number;
+  round_failures: number;
+  first_attempt_at: Date;
+  secret_version: number;
+  previous_secret_version: number | null;
+  previous_secret_expires_at: Date | null;
+}
+
+/**
+ * The dispatcher's delivery state in PostgreSQL (schema `dispatcher`, see schema.ts). Every
+ * write is one statement or one transaction over many rows: a Kafka batch is recorded in one
+ * transaction, a set of attempt results in another.
+ */
+export class DeliveryRepository {
+  constructor(
+    private readonly pool: Pool,
+    private readonly outbox: Outbox,
+  ) {}
+
+  /**
+   * Records a batch of entitlement events and one pending delivery per event and subscribed
+   * endpoint (enabled or not: a disabled endpoint's deliveries wait for it to be re-enabled),
+   * in one transaction. An event already recorded (a Kafka redelivery) records nothing again.
+   *
+   * @returns the number of deliveries recorded.
+   */
+  async recordEvents(events: readonly ReceivedEvent[]): Promise<number> {
+    if (events.length === 0) return 0;
+    return inTransaction(this.pool, async (client) => {
+      const col = <T>(f: (e: ReceivedEvent) => T) => events.map(f);
+      const { rowCount } = await client.query(
+        `WITH received AS (
+           INSERT INTO dispatcher.events (event_id, event, user_id, entitlement, reference, correlation_id, body, published_at)
+           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
+           ON CONFLICT (event_id) DO NOTHING
+           RETURNING event_id, event
+         )
+         INSERT INTO dispatcher.deliveries (event_id, endpoint_id, state, next_attempt_at)
+         SELECT r.event_id, e.id, 'pending', now() FROM received r
+           JOIN dispatcher.endpoints e ON e.deleted_at IS NULL AND r.event = ANY (e.event_kinds)
+         ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
+        [
+          col((e) => e.event.event_id),
+          col((e) => e.event.event),
+          col((e) => e.event.user_id),
+          col((e) => e.event.entitlement),
+          col((e) => e.event.reference),
+          col((e) => e.event.correlation_id),
+          col((e) => payloadBody(e.event)),
+          col((e) => new Date(e.publishedAt)),
+        ],
+      );
+      return rowCount ?? 0;
+    });
+  }
+
+  /**
+   * Claims due deliveries of enabled endpoints for an attempt, at most `free` per endpoint
+   * (`defaultFree` for endpoints not listed) and `limit` in all, the longest due first, and
+   * holds each by moving its due time `leaseMs` into the future: a dispatcher that dies
+   * mid-attempt leaves it to be claimed again once the lease ends (at-least-once delivery).
+   * Rows another instance holds are skipped, not waited for.
+   */
+  async claimDue(options: { free: ReadonlyMap<string, number>; defaultFree: number; limit: number; leaseMs: number; now: Date }): Promise<ClaimedDelivery[]> {
+    if (options.limit <= 0) return [];
+    const { rows } = await this.pool.query<ClaimRow>(
+      `WITH slots AS (
+         SELECT * FROM unnest($1::uuid[], $2::int[]) AS s(endpoint_id, free)
+       ), picked AS (
+         SELECT d.id, d.next_attempt_at FROM dispatcher.endpoints e
+           LEFT JOIN slots s ON s.endpoint_id = e.id
+           CROSS JOIN LATERAL (
+             SELECT d.id, d.next_attempt_at FROM dispatcher.deliveries d
+              WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= $4
+              ORDER BY d.next_attempt_at, d.id
+              LIMIT COALESCE(s.free, $3)
+              FOR UPDATE OF d SKIP LOCKED
+           ) d
+          WHERE e.enabled AND e.deleted_at IS NULL AND COALESCE(s.free, $3) > 0
+          ORDER BY d.next_attempt_at, d.id
+          LIMIT $5
+       )
+       UPDATE dispatcher.deliveries d
+          SET next_attempt_at = $4::timestamptz + $6 * interval '1 millisecond',
+              first_attempt_at = COALESCE(d.first_attempt_at, $4), updated_at = $4
+         FROM picked p, dispatcher.events ev, dispatcher.endpoints e
+        WHERE d.id = p.id AND ev.event_id = d.event_id AND e.id = d.endpoint_id
+       RETURNING d.id, d.event_id, d.endpoint_id, d.attempts, d.round_failures, d.first_attempt_at,
+                 ev.body, ev.event, ev.user_id, ev.reference, ev.correlation_id, ev.published_at,
+                 e.url, e.secret_version, e.previous_secret_version, e.previous_secret_expires_at`,
+      [[...options.free.keys()], [...options.free.values()], options.defaultFree, options.now, options.limit, options.leaseMs],
+    );
+    return rows.map((r) => ({
+      id: Number(r.id),
+      eventId: r.event_id,
+      endpointId: r.endpoint_id,
+      url: r.url,
+      body: r.body,
+      event: r.event,
+      userId: r.user_id,
+      reference: r.reference,
+      correlationId: r.correlation_id,
+      publishedAt: r.published_at,
+      attempts: r.attempts,
+      roundFailures: r.round_failures,
+      firstAttemptAt: r.first_attempt_at,
+      keys: {
+        id: r.endpoint_id,
+        secretVersion: r.secret_version,
+        previousSecretVersion: r.previous_secret_version,
+        previousSecretExpiresAt: r.previous_secret_expires_at,
+      },
+    }));
+  }
+
+  /** The earliest due time of a pending delivery of an enabled endpoint, or `null` when none waits. */
+  async nextDueAt(): Promise<Date | null> {
+    const { rows } = await this.pool.query<{ due: Date | null }>(
+      `SELECT min(d.next_attempt_at) AS due FROM dispatcher.endpoints e
+         CROSS JOIN LATERAL (SELECT next_attempt_at FROM dispatcher.deliveries d
+                              WHERE d.endpoint_id = e.id AND d.state = 'pending' ORDER BY next_attempt_at LIMIT 1) d
+        WHERE e.enabled AND e.deleted_at IS NULL`,
+    );
+    return rows[0]?.due ?? null;
+  }
+
+  /**
+   * Records attempt results in one transaction: each attempt row, each delivery's new state,
+   * each endpoint's health (`failing_since`, and disabling where `decideHealth` says so), and a
+   * dead-letter record in the outbox for each exhausted delivery.
+   *
+   * @param decideHealth - given an endpoint's stored `failing_since` and its results in the
+   *   order they ended, its new health (pure rules of `@settle/domain`).
+   * @returns the endpoints whose health changed.
+   */
+  async recordResults(
+    results: readonly AttemptRecord[],
+    decideHealth: (failingSince: Date | null, results: readonly AttemptRecord[]) => { failingSince: Date | null; disabled: Exclude<DisabledReason, 'admin'> | null },
+    deadLetter: (result: AttemptRecord) => OutboxMessage,
+  ): Promise<EndpointHealthChange[]> {
+    if (results.length === 0) return [];
+    return inTransaction(this.pool, async (client) => {
+      const col = <T>(f: (r: AttemptRecord) => T) => results.map(f);
+      await client.query(
+        `INSERT INTO dispatcher.attempts (delivery_id, attempt, started_at, latency_ms, status, outcome, error, response_excerpt, next_attempt_at)
+         SELECT * FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::timestamptz[])`,
+        [
+          col((r) => r.delivery.id),
+          col((r) => r.delivery.attempts + 1),
+          col((r) => r.startedAt),
+          col((r) => Math.round(r.latencyMs)),
+          col((r) => r.status),
+          col((r) => r.outcome),
+          col((r) => r.error),
+          col((r) => r.excerpt),
+          col((r) => r.nextAttemptAt),
+        ],
+      );
+      await client.query(
+        `UPDATE dispatcher.deliveries d
+            SET state = r.state, attempts = d.attempts + 1, round_failures = r.round_failures,
+                next_attempt_at = r.next_attempt_at, delivered_at = r.delivered_at,
+                last_status = r.status, last_error = r.error, updated_at = now()
+           FROM unnest($1::bigint[], $2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::text[])
+                AS r(id, state, round_failures, next_attempt_at, delivered_at, status, error)
+          WHERE d.id = r.id`,
+        [
+          col((r) => r.delivery.id),
+          col((r) => r.state),
+          col((r) => r.roundFailures),
+          col((r) => r.nextAttemptAt),
+          col((r) => (r.state === 'delivered' ? r.endedAt : null)),
+          col((r) => r.status),
+          col((r) => r.error),
+        ],
+      );
+      const changes = await this.updateHealth(client, results, decideHealth);
+      const exhausted = results.filter((r) => r.state === 'failed');
+      if (exhausted.length > 0) await this.outbox.enqueue(client, exhausted.map(deadLetter));
+      return changes;
+    });
+  }
+
+  private async updateHealth(
+    client: PoolClient,
+    results: readonly AttemptRecord[],
+    decideHealth: Parameters<DeliveryRepository['recordResults']>[1],
+  ): Promise<EndpointHealthChange[]> {
+    const byEndpoint = new Map<string, AttemptRecord[]>();
+    for (const r of [...results].sort((a, b) => a.endedAt.getTime() - b.endedAt.getTime())) {
+      byEndpoint.set(r.delivery.endpointId, [...(byEndpoint.get(r.delivery.endpointId) ?? []), r]);
+    }
+    const { rows } = await client.query<{ id: string; failing_since: Date | null; enabled: boolean }>(
+      'SELECT id, failing_since, enabled FROM dispatcher.endpoints WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE',
+      [[...byEndpoint.keys()]],
+    );
+    const changes: EndpointHealthChange[] = [];
+    for (const row of rows) {
+      const decided = decideHealth(row.failing_since, byEndpoint.get(row.id)!);
+      const disabled = row.enabled ? decided.disabled : null;
+      if (decided.failingSince?.getTime() === row.failing_since?.getTime() && !disabled) continue;
+      changes.push({ endpointId: row.id, failingSince: decided.failingSince, disabled });
+    }
+    if (changes.length > 0) {
+      await client.query(
+        `UPDATE dispatcher.endpoints e
+            SET failing_since = c.failing_since,
+                enabled = CASE WHEN c.disabled IS NULL THEN e.enabled ELSE false END,
+                disabled_reason = COALESCE(c.disabled, e.disabled_reason),
+                disabled_at = CASE WHEN c.disabled IS NULL THEN e.disabled_at ELSE now() END,
+                updated_at = now()
+           FROM unnest($1::uuid[], $2::timestamptz[], $3::text[]) AS c(id, failing_since, disabled)
+          WHERE e.id = c.id`,
+        [changes.map((c) => c.endpointId), changes.map((c) => c.failingSince), changes.map((c) => c.disabled)],
+      );
+    }
+    return changes;
+  }
+}

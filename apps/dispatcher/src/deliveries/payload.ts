@@ -1,0 +1,37 @@
+import type { EntitlementGrantedV1 } from '@settle/messaging';
+
+/**
+ * The JSON body delivered to customer endpoints for an entitlement event: the spec's payload
+ * (section 2, "Event payload delivered to the customer's backend": `event_id`, `event`,
+ * `entitlement`, `user_id`, `expires_at`) and three fields for the customer's support and audit
+ * (docs/delivery.md, "Payload"): `reference` (the settled payment), `settled_at` and
+ * `access_period` (what it bought). Times are ISO 8601 UTC with milliseconds.
+ */
+export interface EntitlementPayload {
+  event_id: string;
+  event: EntitlementGrantedV1['event'];
+  entitlement: string;
+  user_id: string;
+  expires_at: string;
+  reference: string;
+  settled_at: string;
+  access_period: string;
+}
+
+/**
+ * The exact body to sign and send, built once when the event is received and stored, so every
+ * attempt, resend and recovery sends the same bytes.
+ */
+export function payloadBody(event: EntitlementGrantedV1): string {
+  const payload: EntitlementPayload = {
+    event_id: event.event_id,
+    event: event.event,
+    entitlement: event.entitlement,
+    user_id: event.user_id,
+    expires_at: event.expires_at,
+    reference: event.reference,
+    settled_at: event.settled_at,
+    access_period: event.access_period,
+  };
+  return JSON.stringify(payload);
+}

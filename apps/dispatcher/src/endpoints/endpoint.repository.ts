@@ -1,0 +1,157 @@
+import type { DisabledReason, EntitlementEventKind } from '@settle/domain';
+import { inTransaction, type Pool, type PoolClient } from '@settle/platform';
+
+/** A customer endpoint as stored (never its secret: that is in the vault). */
+export interface Endpoint {
+  id: string;
+  url: string;
+  description: string | null;
+  eventKinds: EntitlementEventKind[];
+  enabled: boolean;
+  disabledReason: DisabledReason | null;
+  disabledAt: Date | null;
+  /** First failure of the current unbroken run of failed attempts, `null` when the last attempt succeeded. */
+  failingSince: Date | null;
+  secretVersion: number;
+  previousSecretVersion: number | null;
+  previousSecretExpiresAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface Row {
+  id: string;
+  url: string;
+  description: string | null;
+  event_kinds: EntitlementEventKind[];
+  enabled: boolean;
+  disabled_reason: DisabledReason | null;
+  disabled_at: Date | null;
+  failing_since: Date | null;
+  secret_version: number;
+  previous_secret_version: number | null;
+  previous_secret_expires_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toEndpoint = (r: Row): Endpoint => ({
+  id: r.id,
+  url: r.url,
+  description: r.description,
+  eventKinds: r.event_kinds,
+  enabled: r.enabled,
+  disabledReason: r.disabled_reason,
+  disabledAt: r.disabled_at,
+  failingSince: r.failing_since,
+  secretVersion: r.secret_version,
+  previousSecretVersion: r.previous_secret_version,
+  previousSecretExpiresAt: r.previous_secret_expires_at,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/** `dispatcher.endpoints`: the customer's endpoints. Deleted endpoints are kept (soft delete) so their history stays. */
+export class EndpointRepository {
+  constructor(private readonly pool: Pool) {}
+
+  async insert(e: { id: string; url: string; description: string | null; eventKinds: readonly EntitlementEventKind[] }): Promise<Endpoint> {
+    const { rows } = await this.pool.query<Row>(
+      `INSERT INTO dispatcher.endpoints (id, url, description, event_kinds, secret_version) VALUES ($1, $2, $3, $4, 1) RETURNING *`,
+      [e.id, e.url, e.description, e.eventKinds],
+    );
+    return toEndpoint(rows[0]!);
+  }
+
+  /** An endpoint that is not deleted, or `null`. */
+  async find(id: string, client: Pool | PoolClient = this.pool, forUpdate = false): Promise<Endpoint | null> {
+    const { rows } = await client.query<Row>(`SELECT * FROM dispatcher.endpoints WHERE id = $1 AND deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+    return rows[0] ? toEndpoint(rows[0]) : null;
+  }
+
+  /** Every endpoint that is not deleted, oldest first. */
+  async list(): Promise<Endpoint[]> {
+    const { rows } = await this.pool.query<Row>('SELECT * FROM dispatcher.endpoints WHERE deleted_at IS NULL ORDER BY created_at, id');
+    return rows.map(toEndpoint);
+  }
+
+  /** Changes the given fields; @returns the endpoint, or `null` when there is none. */
+  async update(id: string, fields: { url?: string; description?: string | null; eventKinds?: readonly EntitlementEventKind[] }): Promise<Endpoint | null> {
+    const { rows } = await this.pool.query<Row>(
+      `UPDATE dispatcher.endpoints SET
+         url = COALESCE($2, url),
+         description = CASE WHEN $3::boolean THEN $4 ELSE description END,
+         event_kinds = COALESCE($5, event_kinds),
+         updated_at = now()
+       WHERE id = $1 AND deleted_at IS NULL RETURNING *`,
+      [id, fields.url ?? null, fields.description !== undefined, fields.description ?? null, fields.eventKinds ?? null],
+    );
+    return rows[0] ? toEndpoint(rows[0]) : null;
+  }
+
+  /**
+   * Enables an endpoint (clearing why it was disabled and its failing run), or disables it by
+   * an admin. @returns the endpoint, or `null` when there is none.
+   */
+  async setEnabled(id: string, enabled: boolean): Promise<Endpoint | null> {
+    const { rows } = await this.pool.query<Row>(
+      enabled
+        ? `UPDATE dispatcher.endpoints SET enabled = true, disabled_reason = NULL, disabled_at = NULL, failing_since = NULL, updated_at = now()
+            WHERE id = $1 AND deleted_at IS NULL RETURNING *`
+        : `UPDATE dispatcher.endpoints SET enabled = false, disabled_reason = 'admin', disabled_at = now(), updated_at = now()
+            WHERE id = $1 AND deleted_at IS NULL RETURNING *`,
+      [id],
+    );
+    return rows[0] ? toEndpoint(rows[0]) : null;
+  }
+
+  /**
+   * Rotates an endpoint's signing secret under a lock of its row, so rotations of one endpoint
+   * run one at a time: `store(nextVersion)` keeps the new secret (in the vault) while the row is
+   * locked, then `nextVersion` becomes the signing secret and the current one the previous
+   * secret until `previousExpiresAt`.
+   *
+   * @returns the endpoint after the rotation and the previous secret version it replaced
+   *   (to delete), or `null` when there is no such endpoint.
+   */
+  async rotate(id: string, previousExpiresAt: Date, store: (nextVersion: number) => Promise<void>): Promise<{ endpoint: Endpoint; replaced: number | null } | null> {
+    return inTransaction(this.pool, async (client) => {
+      const current = await this.find(id, client, true);
+      if (!current) return null;
+      await store(current.secretVersion + 1);
+      const { rows } = await client.query<Row>(
+        `UPDATE dispatcher.endpoints SET secret_version = secret_version + 1, previous_secret_version = secret_version,
+                previous_secret_expires_at = $2, updated_at = now()
+          WHERE id = $1 RETURNING *`,
+        [id, previousExpiresAt],
+      );
+      return { endpoint: toEndpoint(rows[0]!), replaced: current.previousSecretVersion };
+    });
+  }
+
+  /** Endpoints whose previous secret's overlap ended, with that version, and forgets it. */
+  async takeExpiredPreviousSecrets(now: Date): Promise<Array<{ id: string; version: number }>> {
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<{ id: string; version: number }>(
+        `UPDATE dispatcher.endpoints e SET previous_secret_version = NULL, previous_secret_expires_at = NULL
+           FROM (SELECT id, previous_secret_version AS version FROM dispatcher.endpoints
+                  WHERE previous_secret_expires_at <= $1 FOR UPDATE) old
+          WHERE e.id = old.id RETURNING old.id, old.version`,
+        [now],
+      );
+      return rows;
+    });
+  }
+
+  /** Soft-deletes an endpoint: disabled, hidden, history kept. @returns its secret versions, or `null` when there was none. */
+  async delete(id: string): Promise<number[] | null> {
+    const { rows } = await this.pool.query<{ secret_version: number; previous_secret_version: number | null }>(
+      `UPDATE dispatcher.endpoints SET deleted_at = now(), enabled = false, disabled_reason = 'admin', disabled_at = now(), updated_at = now()
+        WHERE id = $1 AND deleted_at IS NULL RETURNING secret_version, previous_secret_version`,
+      [id],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return Array.from({ length: row.secret_version }, (_, i) => i + 1);
+  }
+}
