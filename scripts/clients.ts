@@ -66,6 +66,85 @@ export class IngestionClient {
   status(reference: string): Promise<Answer<CheckoutStatus>> {
     return call(`${this.baseUrl}/v1/checkouts/${encodeURIComponent(reference)}`, { method: 'GET', headers: this.headers() });
   }
+
+  /** `GET /v1/users/{user_id}/entitlements`: the user's entitlements as the ledger granted them. */
+  entitlements(userId: string): Promise<Answer<{ user_id: string; entitlements: Array<{ entitlement: string; expires_at: string; grants: number; last_event: string; last_event_id: string }> }>> {
+    return call(`${this.baseUrl}/v1/users/${encodeURIComponent(userId)}/entitlements`, { method: 'GET', headers: this.headers() });
+  }
+}
+
+/** An endpoint as the dispatcher's admin API shows it. */
+export interface EndpointBody {
+  id: string;
+  url: string;
+  event_kinds: string[];
+  enabled: boolean;
+  disabled_reason: string | null;
+  failing_since: string | null;
+  previous_secret_expires_at: string | null;
+}
+
+/** A delivery with its attempts (`GET /v1/admin/events/{event_id}/deliveries`). */
+export interface DeliveryBody {
+  delivery_id: number;
+  event_id: string;
+  endpoint_id: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  attempt_log?: Array<{ attempt: number; status: number | null; outcome: string; error: string | null; latency_ms: number }>;
+}
+
+/** Client of the dispatcher's admin API (admin key). */
+export class DispatcherClient {
+  constructor(
+    readonly baseUrl: string,
+    readonly adminKey: string,
+  ) {}
+
+  private init(method: string, body?: unknown): RequestInit {
+    return {
+      method,
+      headers: { authorization: `Bearer ${this.adminKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    };
+  }
+
+  createEndpoint(body: { url: string; event_kinds?: string[]; description?: string }): Promise<Answer<EndpointBody & { secret: string }>> {
+    return call(`${this.baseUrl}/v1/admin/endpoints`, this.init('POST', body));
+  }
+
+  endpoints(): Promise<Answer<{ endpoints: EndpointBody[] }>> {
+    return call(`${this.baseUrl}/v1/admin/endpoints`, this.init('GET'));
+  }
+
+  endpoint(id: string): Promise<Answer<EndpointBody>> {
+    return call(`${this.baseUrl}/v1/admin/endpoints/${encodeURIComponent(id)}`, this.init('GET'));
+  }
+
+  rotateSecret(id: string, previousValidForMs?: number): Promise<Answer<EndpointBody & { secret: string }>> {
+    return call(`${this.baseUrl}/v1/admin/endpoints/${encodeURIComponent(id)}/rotate-secret`, this.init('POST', previousValidForMs === undefined ? {} : { previous_secret_valid_for_ms: previousValidForMs }));
+  }
+
+  setEnabled(id: string, enabled: boolean): Promise<Answer<EndpointBody>> {
+    return call(`${this.baseUrl}/v1/admin/endpoints/${encodeURIComponent(id)}/${enabled ? 'enable' : 'disable'}`, this.init('POST'));
+  }
+
+  recover(id: string, since: Date): Promise<Answer<{ requeued: number }>> {
+    return call(`${this.baseUrl}/v1/admin/endpoints/${encodeURIComponent(id)}/recover`, this.init('POST', { since: since.toISOString() }));
+  }
+
+  deliveriesOf(eventId: string): Promise<Answer<{ event_id: string; deliveries: DeliveryBody[] }>> {
+    return call(`${this.baseUrl}/v1/admin/events/${encodeURIComponent(eventId)}/deliveries`, this.init('GET'));
+  }
+
+  resend(eventId: string, endpointId?: string): Promise<Answer<{ requeued: number }>> {
+    return call(`${this.baseUrl}/v1/admin/events/${encodeURIComponent(eventId)}/resend`, this.init('POST', endpointId ? { endpoint_id: endpointId } : {}));
+  }
+
+  deliveries(query: { state?: string; endpoint_id?: string; limit?: number } = {}): Promise<Answer<{ deliveries: DeliveryBody[]; next_before: number | null }>> {
+    const q = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
+    return call(`${this.baseUrl}/v1/admin/deliveries?${q}`, this.init('GET'));
+  }
 }
 
 /** Per-transaction knobs of the provider sandbox. */

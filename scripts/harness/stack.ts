@@ -9,7 +9,7 @@ import { Secret } from '@settle/config';
 import { createPool, migrate } from '@settle/platform';
 import { CredentialsVault, generateMasterKey, loadMasterKeyRing, PostgresVaultStore, VAULT_DDL, vaultDdl } from '@settle/vault';
 import pg from 'pg';
-import { IngestionClient, SandboxClient, waitUntil } from '../clients.js';
+import { DispatcherClient, IngestionClient, SandboxClient, waitUntil } from '../clients.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from './infra.js';
 
 // Two levels up from scripts/harness/ (sources) or dist/scripts/harness/ (compiled).
@@ -33,7 +33,10 @@ export interface RunningStack {
   sandbox: SandboxClient;
   ingestionUrl: string;
   /** Prometheus endpoints of the worker apps (`GET .../metrics`). */
-  metricsUrls: { verifier: string; sweeper: string };
+  metricsUrls: { verifier: string; sweeper: string; dispatcher: string };
+  /** The dispatcher's admin API (endpoints, deliveries), with the admin key. */
+  dispatcher: DispatcherClient;
+  dispatcherUrl: string;
   /** Admin API key (manual reconciliation). */
   adminKey: string;
   sandboxUrl: string;
@@ -52,9 +55,9 @@ export interface RunningStack {
   stop(): Promise<void>;
 }
 
-const APPS = ['provider-sandbox', 'ingestion', 'verifier', 'ledger-projector', 'sweeper'] as const;
+const APPS = ['provider-sandbox', 'ingestion', 'verifier', 'ledger-projector', 'sweeper', 'dispatcher'] as const;
 
-/** One of the five apps of the stack. */
+/** One of the apps of the stack. */
 export type StackApp = (typeof APPS)[number];
 
 /** Provider credentials of one run, random each time. */
@@ -163,7 +166,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   await seedWebhookVault(database.url, webhookMasterKeys, secrets);
   const paystackSecret = secrets.paystackSecret;
   const [ingestionPort, sandboxPort] = [await freePort(), await freePort()];
-  const [verifierMetricsPort, sweeperMetricsPort] = [await freePort(), await freePort()];
+  const [verifierMetricsPort, sweeperMetricsPort, dispatcherPort] = [await freePort(), await freePort(), await freePort()];
+  const endpointMasterKeys = `v1:${generateMasterKey().toString('base64')}`;
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
   const hooks = `http://127.0.0.1:${ingestionPort}/v1/webhooks`;
   const dir = mkdtempSync(join(tmpdir(), 'settle-e2e-'));
@@ -225,6 +229,16 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       SWEEPER_RECHECK_MAX_DELAY_MS: String(options.inactivityMs * 4),
       SWEEPER_RECHECK_LIMIT: String(options.recheckLimit ?? 30),
     },
+    dispatcher: {
+      DISPATCHER_PORT: String(dispatcherPort),
+      SETTLE_ADMIN_API_KEY_SHA256: createHash('sha256').update(adminKey).digest('hex'),
+      // Its own vault (endpoint secrets), under master keys no other app holds.
+      SETTLE_VAULT_MASTER_KEYS: endpointMasterKeys,
+      // The production schedule (5 s ... 14 h) shortened to the test's scale.
+      DISPATCHER_RETRY_SCHEDULE: '200ms,400ms,800ms,1600ms',
+      DISPATCHER_ATTEMPT_TIMEOUT_MS: '2000',
+      DISPATCHER_POLL_INTERVAL_MS: '100',
+    },
   };
   const children = new Map<string, ChildProcess>();
   const logPath = (app: string) => join(dir, `${app}.log`);
@@ -277,7 +291,13 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     ingestion: new IngestionClient(ingestionUrl, apiKey),
     sandbox: new SandboxClient(`http://127.0.0.1:${sandboxPort}`),
     ingestionUrl,
-    metricsUrls: { verifier: `http://127.0.0.1:${verifierMetricsPort}/metrics`, sweeper: `http://127.0.0.1:${sweeperMetricsPort}/metrics` },
+    metricsUrls: {
+      verifier: `http://127.0.0.1:${verifierMetricsPort}/metrics`,
+      sweeper: `http://127.0.0.1:${sweeperMetricsPort}/metrics`,
+      dispatcher: `http://127.0.0.1:${dispatcherPort}/metrics`,
+    },
+    dispatcher: new DispatcherClient(`http://127.0.0.1:${dispatcherPort}`, adminKey),
+    dispatcherUrl: `http://127.0.0.1:${dispatcherPort}`,
     adminKey,
     sandboxUrl,
     secrets,

@@ -1,0 +1,138 @@
+/**
+ * Entitlement delivery end to end: the six apps as processes on the real infrastructure, a
+ * customer endpoint stand-in as its own process. A paid checkout becomes a ledger grant, an
+ * entitlement event on Kafka, and a signed delivery the endpoint verifies; the admin API
+ * manages the endpoint and shows every attempt.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../../scripts/clients.js';
+import { startEndpointProcess, type EndpointProcess, type ReceivedDelivery } from '../../scripts/harness/endpoints.js';
+import { startStack, type RunningStack } from '../../scripts/harness/stack.js';
+
+let stack: RunningStack;
+let endpoint: EndpointProcess;
+let endpointId: string;
+let secret: string;
+
+beforeAll(async () => {
+  stack = await startStack({ inactivityMs: 3_000 });
+  endpoint = await startEndpointProcess({ secrets: [] });
+  const created = await stack.dispatcher.createEndpoint({ url: endpoint.url, description: 'the customer backend' });
+  expect(created.status).toBe(201);
+  endpointId = created.body.id;
+  secret = created.body.secret;
+  await endpoint.control([], undefined, [secret]);
+});
+
+afterAll(async () => {
+  await endpoint?.stop();
+  await stack?.stop();
+});
+
+/** A paid Paystack checkout of `userId`, settled through the pipeline. */
+async function paidCheckout(userId: string, accessPeriod: string): Promise<string> {
+  const reference = `ref_dlv_${randomBytes(6).toString('hex')}`;
+  const email = `payer.${reference}@example.com`;
+  expect((await stack.sandbox.create({ reference, amount: 250_000, currency: 'NGN', email })).status).toBe(201);
+  const registered = await stack.ingestion.register({
+    provider: 'paystack',
+    reference,
+    amount: 250_000,
+    currency: 'NGN',
+    user_id: userId,
+    customer: { email },
+    entitlement: 'pro-monthly',
+    access_period: accessPeriod,
+  });
+  expect(registered.status).toBe(202);
+  expect((await stack.sandbox.pay(reference)).status).toBe(200);
+  expect((await stack.ingestion.complete(reference)).status).toBe(202);
+  return reference;
+}
+
+async function deliveryFor(reference: string): Promise<ReceivedDelivery & { payload: Record<string, string> }> {
+  return waitUntil(`the delivery of ${reference}`, 30_000, async () => {
+    const hit = (await endpoint.received()).find((r) => JSON.parse(r.body).reference === reference);
+    return hit ? { ...hit, payload: JSON.parse(hit.body) as Record<string, string> } : undefined;
+  });
+}
+
+describe('a paid checkout reaches the customer endpoint as a signed entitlement event', () => {
+  it('first as subscription_started, then as subscription_renewed with the later expiry', async () => {
+    const user = `user-${randomBytes(4).toString('hex')}`;
+    const first = await deliveryFor(await paidCheckout(user, 'P1M'));
+    expect(first).toMatchObject({ verified: true, signatures: 1, answered: 200 });
+    expect(first.payload).toMatchObject({ event: 'subscription_started', user_id: user, entitlement: 'pro-monthly', access_period: 'P1M' });
+    expect(first.webhookId).toBe(first.payload.event_id);
+    expect(Object.keys(first.payload).sort()).toEqual(['access_period', 'entitlement', 'event', 'event_id', 'expires_at', 'reference', 'settled_at', 'user_id']);
+
+    const second = await deliveryFor(await paidCheckout(user, 'P1Y'));
+    expect(second.payload).toMatchObject({ event: 'subscription_renewed', user_id: user });
+    // Renewed before expiry: the year is added to the first month's end.
+    const expected = new Date(first.payload.expires_at!);
+    expected.setUTCFullYear(expected.getUTCFullYear() + 1);
+    expect(second.payload.expires_at).toBe(expected.toISOString());
+
+    const granted = await stack.ingestion.entitlements(user);
+    expect(granted.body.entitlements).toEqual([
+      expect.objectContaining({ entitlement: 'pro-monthly', expires_at: second.payload.expires_at, grants: 2, last_event: 'subscription_renewed', last_event_id: second.payload.event_id }),
+    ]);
+    const attempts = await stack.dispatcher.deliveriesOf(second.payload.event_id!);
+    expect(attempts.body.deliveries).toEqual([expect.objectContaining({ endpoint_id: endpointId, state: 'delivered', attempts: 1 })]);
+  });
+
+  it('a rotated secret signs with both secrets during the overlap', async () => {
+    const rotated = await stack.dispatcher.rotateSecret(endpointId, 60_000);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    await endpoint.control([], undefined, [rotated.body.secret]);
+    const delivery = await deliveryFor(await paidCheckout(`user-${randomBytes(4).toString('hex')}`, 'P30D'));
+    expect(delivery).toMatchObject({ verified: true, signatures: 2 });
+    await endpoint.control([], undefined, [secret]);
+    const withOld = await deliveryFor(await paidCheckout(`user-${randomBytes(4).toString('hex')}`, 'P30D'));
+    expect(withOld).toMatchObject({ verified: true, signatures: 2 });
+    secret = rotated.body.secret;
+    await endpoint.control([], undefined, [secret]);
+  });
+});
+
+describe('the dispatcher admin API', () => {
+  const raw = (path: string, init: RequestInit = {}) => fetch(`${stack.dispatcherUrl}${path}`, init);
+
+  it('shows a secret only when it is created or rotated', async () => {
+    const listed = await stack.dispatcher.endpoints();
+    expect(listed.status).toBe(200);
+    expect(JSON.stringify(listed.body)).not.toMatch(/whsec_/);
+    expect(listed.body.endpoints.map((e) => e.id)).toContain(endpointId);
+    expect(stack.logs('dispatcher')).not.toContain(secret);
+  });
+
+  it('answers every error as problem details with a stable code', async () => {
+    const problem = async (response: Response, status: number, code: string) => {
+      expect(response.status).toBe(status);
+      expect(response.headers.get('content-type')).toContain('application/problem+json');
+      expect(await response.json()).toMatchObject({ status, code });
+    };
+    await problem(await raw('/v1/admin/endpoints'), 401, 'AUTH.MISSING_API_KEY');
+    await problem(await raw('/v1/admin/endpoints', { headers: { authorization: 'Bearer nope' } }), 401, 'AUTH.INVALID_API_KEY');
+    const admin = { authorization: `Bearer ${stack.adminKey}`, 'content-type': 'application/json' };
+    await problem(await raw('/v1/admin/endpoints', { method: 'POST', headers: admin, body: JSON.stringify({ url: 'ftp://example.com/hook' }) }), 400, 'ENDPOINT.URL_NOT_ALLOWED');
+    await problem(await raw('/v1/admin/endpoints', { method: 'POST', headers: admin, body: JSON.stringify({ url: 'http://a:b@example.com/' }) }), 400, 'ENDPOINT.URL_NOT_ALLOWED');
+    await problem(await raw('/v1/admin/endpoints', { method: 'POST', headers: admin, body: JSON.stringify({ url: 'https://example.com', event_kinds: ['refund'] }) }), 400, 'REQUEST.VALIDATION_FAILED');
+    await problem(await raw(`/v1/admin/endpoints/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`, { headers: admin }), 404, 'ENDPOINT.NOT_FOUND');
+    await problem(await raw('/v1/admin/events/not-a-uuid/deliveries', { headers: admin }), 404, 'EVENT.NOT_FOUND');
+  });
+
+  it('disables and re-enables an endpoint; deliveries recorded meanwhile arrive after', async () => {
+    expect((await stack.dispatcher.setEnabled(endpointId, false)).body).toMatchObject({ enabled: false, disabled_reason: 'admin' });
+    const reference = await paidCheckout(`user-${randomBytes(4).toString('hex')}`, 'P1M');
+    await waitUntil('the grant to be recorded by the dispatcher', 30_000, async () => {
+      const { rows } = await stack.db.query(`SELECT 1 FROM dispatcher.events WHERE reference = $1`, [reference]);
+      return rows.length === 1 ? true : undefined;
+    });
+    expect((await endpoint.received()).some((r) => JSON.parse(r.body).reference === reference)).toBe(false);
+    expect((await stack.dispatcher.setEnabled(endpointId, true)).body).toMatchObject({ enabled: true, disabled_reason: null });
+    expect((await deliveryFor(reference)).answered).toBe(200);
+  });
+});
