@@ -3,7 +3,9 @@
  * - libs/domain is pure: no NestJS, Kafka, database, HTTP or other Settle libs;
  * - apps never import each other;
  * - a lib is imported only through its public index (the @settle/<lib> alias);
- * - libs never import apps.
+ * - libs never import apps;
+ * - libs/receiver (the receiver kit customers install from its own package) imports no other
+ *   Settle lib, app or script, and only packages its own package.json declares.
  */
 module.exports = {
   forbidden: [
@@ -46,6 +48,30 @@ module.exports = {
       to: { path: '^libs/[^/]+/src/(?!index\\.ts$)' },
     },
     {
+      name: 'receiver-kit-is-standalone',
+      severity: 'error',
+      comment: 'libs/receiver ships to customers as @settle/receiver: nothing of Settle may come with it (its tests may use scripts/harness)',
+      from: { path: '^libs/receiver/' },
+      to: { path: '^(libs/(?!receiver/)|apps/)' },
+    },
+    {
+      name: 'receiver-kit-source-is-self-contained',
+      severity: 'error',
+      comment: 'libs/receiver/src imports only its own files, so it works from its packed tarball',
+      from: { path: '^libs/receiver/src/' },
+      to: {
+        path: '^(libs|apps|scripts|test|bench)/',
+        pathNot: '^libs/receiver/src/',
+      },
+    },
+    {
+      name: 'receiver-kit-declares-its-packages',
+      severity: 'error',
+      comment: 'libs/receiver/src imports only packages of libs/receiver/package.json (dependencies, optional peers)',
+      from: { path: '^libs/receiver/src/' },
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown', 'npm-dev', 'npm-bundled'] },
+    },
+    {
       name: 'libs-use-other-libs-through-their-index',
       severity: 'error',
       from: { path: '^libs/([^/]+)/' },
@@ -54,7 +80,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)(dist|node_modules)/' },
+    // node_modules stay visible as leaves (doNotFollow), so that rules on packages can match them.
+    exclude: { path: '(^|/)dist/' },
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },

@@ -1,0 +1,65 @@
+/**
+ * A customer backend receiving Settle's entitlement webhooks with @settle/receiver, on
+ * node:http and PostgreSQL. Configuration: see config.js and the README.
+ */
+import { writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { createReceiver } from '@settle/receiver';
+import { PostgresReceiverStore } from '@settle/receiver/postgres';
+import pg from 'pg';
+import { pino } from 'pino';
+import { BUSINESS_DDL, recordRun } from './business.js';
+import { loadConfig } from './config.js';
+import { routes } from './routes.js';
+
+let config;
+try {
+  config = loadConfig(process.env);
+} catch (error) {
+  console.error(error.message);
+  process.exit(1);
+}
+
+const logger = pino({ level: config.logLevel });
+const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10, connectionTimeoutMillis: 1_000 });
+pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection failed'));
+
+const store = new PostgresReceiverStore(pool);
+const handler = recordRun({ failFirstRuns: config.failFirstRuns });
+let receiver;
+try {
+  receiver = createReceiver({
+    secrets: config.webhookSecrets,
+    store,
+    handlers: { subscription_started: handler, subscription_renewed: handler },
+    retry: { maxAttempts: config.retryMaxAttempts, initialDelayMs: config.retryInitialDelayMs },
+    logger: logger.child({ component: 'settle-receiver' }),
+  });
+} catch (error) {
+  // A ReceiverConfigError names the bad secret's position in SETTLE_WEBHOOK_SECRETS, never its value.
+  logger.fatal({ err: error }, 'invalid receiver configuration');
+  await pool.end();
+  process.exit(1);
+}
+
+// The kit's tables (events, access) and the example's own, idempotent.
+await store.migrate();
+await pool.query(BUSINESS_DDL);
+
+const server = http.createServer(routes({ receiver, pool, logger }));
+server.listen(config.port, config.host, () => {
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  receiver.start();
+  logger.info({ port, secrets: config.webhookSecrets.length }, 'listening');
+  if (config.readyFile) writeFileSync(config.readyFile, String(process.pid));
+});
+
+async function shutdown(signal) {
+  logger.info({ signal }, 'shutting down');
+  server.close();
+  await receiver.stop();
+  await pool.end();
+  process.exit(0);
+}
+process.once('SIGTERM', shutdown);
+process.once('SIGINT', shutdown);

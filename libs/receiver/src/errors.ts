@@ -1,0 +1,8 @@
+/**
+ * Thrown when the kit is configured in a way that cannot work (no secret, a secret that is not
+ * `whsec_` + base64, an option out of range, an invalid schema name). A deployment error, thrown
+ * at startup rather than answered per request. Messages name the option, never a secret's value.
+ */
+export class ReceiverConfigError extends Error {
+  override readonly name = 'ReceiverConfigError';
+}

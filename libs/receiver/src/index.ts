@@ -1,0 +1,31 @@
+/**
+ * @settle/receiver: the receiving side of Settle's entitlement webhooks, for customers'
+ * backends. The core is framework-free; the PostgreSQL and Redis stores and the NestJS module
+ * are subpath exports (`@settle/receiver/postgres`, `/redis`, `/nestjs`) so that their optional
+ * peer dependencies are needed only when used.
+ *
+ * "Receiver rule N" in these docs numbers the kit's rules as its README does, in the order a
+ * delivery meets them: 1 verify the signature first (spec section 6, rule 3); 2 record the
+ * event_id durably before any business logic (rules 1 and 2); 3 answer 200 at once, duplicates
+ * too (rules 4 and 1); 4 set the access expiry only when later (rule 5); 5 never drop failed
+ * business logic.
+ */
+export { createReceiver, problemResult, Receiver } from './receiver.js';
+export type {
+  Acknowledgement,
+  EventHandler,
+  EventHandlerContext,
+  ReceiveResult,
+  ReceiverLogger,
+  ReceiverOptions,
+  WebhookReceiver,
+} from './receiver.js';
+export { createNodeHandler, type NodeHandlerOptions } from './node-handler.js';
+export { ReceiverConfigError } from './errors.js';
+export { SignatureVerifier, type HeadersLike, type SignatureCheck } from './signature.js';
+export { ENTITLEMENT_EVENT_KINDS, parseEvent } from './event.js';
+export type { EntitlementEvent, EntitlementEventKind, FieldError, JsonObject, ParsedEvent } from './event.js';
+export { PROBLEM_JSON, type ProblemDetails, type ReceiverProblemCode } from './problem.js';
+export { EVENT_STATES } from './store.port.js';
+export type { AccessGrant, EventState, FailedEvent, LeasedEvent, ReceiverStore, RetryOutcome, StoredEvent } from './store.port.js';
+export { MemoryReceiverStore } from './memory-store.js';

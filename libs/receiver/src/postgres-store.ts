@@ -1,0 +1,264 @@
+import type { Pool, PoolClient } from 'pg';
+import type { JsonObject } from './event.js';
+import { ReceiverConfigError } from './errors.js';
+import {
+  EVENT_STATES,
+  type AccessGrant,
+  type EventState,
+  type FailedEvent,
+  type LeasedEvent,
+  type ReceiverStore,
+  type RetryOutcome,
+  type StoredEvent,
+} from './store.port.js';
+
+/** Options of {@link PostgresReceiverStore}. */
+export interface PostgresReceiverStoreOptions {
+  /** Schema of the kit's tables. Default `settle_receiver`. */
+  readonly schema?: string;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+function schemaName(schema: string | undefined): string {
+  const name = schema ?? 'settle_receiver';
+  if (!SCHEMA_NAME.test(name)) throw new ReceiverConfigError('schema must be a lower-case SQL identifier');
+  return name;
+}
+
+/**
+ * The kit's tables, idempotent (`IF NOT EXISTS`): for customers who apply DDL with their own
+ * migration tool; {@link PostgresReceiverStore.migrate} applies the same.
+ *
+ * - `events`: one row per event_id (primary key: the unique insert of receiver rule 2) with the
+ *   payload, `state`, `attempts`, `last_error`, `available_at` (when a pending event is due, or
+ *   when a processing event's lease ends), `lease_token` and `finished_at`;
+ * - `access`: the access expiry per (user_id, entitlement), with the event that set it.
+ *
+ * @param schema - default `settle_receiver`.
+ * @throws {@link ReceiverConfigError} when `schema` is not a lower-case SQL identifier.
+ */
+export function receiverDdl(schema?: string): string {
+  const s = schemaName(schema);
+  return `
+CREATE SCHEMA IF NOT EXISTS ${s};
+CREATE TABLE IF NOT EXISTS ${s}.events (
+  event_id     text PRIMARY KEY,
+  kind         text NOT NULL,
+  payload      jsonb NOT NULL,
+  state        text NOT NULL CHECK (state IN ('pending', 'processing', 'processed', 'failed', 'ignored')),
+  attempts     integer NOT NULL DEFAULT 0,
+  last_error   text,
+  received_at  timestamptz NOT NULL,
+  available_at timestamptz,
+  lease_token  uuid,
+  finished_at  timestamptz,
+  CHECK ((state IN ('pending', 'processing')) = (available_at IS NOT NULL)),
+  CHECK ((state = 'processing') = (lease_token IS NOT NULL)),
+  CHECK ((state IN ('processed', 'failed')) = (finished_at IS NOT NULL))
+);
+CREATE INDEX IF NOT EXISTS events_claimable ON ${s}.events (available_at) WHERE state IN ('pending', 'processing');
+CREATE INDEX IF NOT EXISTS events_failed ON ${s}.events (finished_at DESC) WHERE state = 'failed';
+CREATE TABLE IF NOT EXISTS ${s}.access (
+  user_id     text NOT NULL,
+  entitlement text NOT NULL,
+  expires_at  timestamptz NOT NULL,
+  event_id    text NOT NULL,
+  updated_at  timestamptz NOT NULL,
+  PRIMARY KEY (user_id, entitlement)
+);`;
+}
+
+interface EventRow {
+  event_id: string;
+  kind: string;
+  payload: JsonObject;
+  state: EventState;
+  attempts: number;
+  last_error: string | null;
+  received_at: Date;
+  available_at: Date | null;
+  finished_at: Date | null;
+}
+
+/**
+ * The PostgreSQL {@link ReceiverStore}, over a `pg` Pool the customer creates (receiver rule 2:
+ * durable, shared by every receiver process). Claims use `FOR UPDATE SKIP LOCKED`; completing an
+ * event is one transaction that checks the claim (row lock and lease token), raises the access
+ * expiry with a conditional upsert, runs the handlers with the transaction's client, and marks
+ * the event processed, so handler writes through that client commit exactly once with it.
+ *
+ * Call {@link PostgresReceiverStore.migrate} once at startup, or apply {@link receiverDdl}.
+ */
+export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
+  readonly #pool: Pool;
+  readonly #s: string;
+
+  /**
+   * @param pool - the customer's pool; the store never ends it.
+   * @throws {@link ReceiverConfigError} when `options.schema` is not a lower-case SQL identifier.
+   */
+  constructor(pool: Pool, options: PostgresReceiverStoreOptions = {}) {
+    this.#pool = pool;
+    this.#s = schemaName(options.schema);
+  }
+
+  /** Applies {@link receiverDdl}; safe to run from several processes at once (advisory lock). */
+  async migrate(): Promise<void> {
+    await this.#transaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`settle_receiver:${this.#s}`]);
+      await client.query(receiverDdl(this.#s));
+    });
+  }
+
+  async record(event: { eventId: string; kind: string; payload: JsonObject; state: 'pending' | 'ignored'; now: number }) {
+    const now = new Date(event.now);
+    const { rowCount } = await this.#pool.query(
+      `INSERT INTO ${this.#s}.events (event_id, kind, payload, state, received_at, available_at)
+       VALUES ($1, $2, $3::jsonb, $4, $5, $6) ON CONFLICT (event_id) DO NOTHING`,
+      [event.eventId, event.kind, JSON.stringify(event.payload), event.state, now, event.state === 'pending' ? now : null],
+    );
+    return rowCount === 1 ? ('recorded' as const) : ('duplicate' as const);
+  }
+
+  async claim({ now, leaseMs, limit }: { now: number; leaseMs: number; limit: number }): Promise<LeasedEvent[]> {
+    const { rows } = await this.#pool.query<{ event_id: string; kind: string; payload: JsonObject; attempts: number; lease_token: string }>(
+      `WITH next AS (
+         SELECT event_id FROM ${this.#s}.events
+         WHERE state IN ('pending', 'processing') AND available_at <= $1
+         ORDER BY available_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+       UPDATE ${this.#s}.events e
+       SET state = 'processing', attempts = e.attempts + 1, available_at = $2, lease_token = gen_random_uuid()
+       FROM next WHERE e.event_id = next.event_id
+       RETURNING e.event_id, e.kind, e.payload, e.attempts, e.lease_token`,
+      [new Date(now), new Date(now + leaseMs), limit],
+    );
+    return rows.map((r) => ({ eventId: r.event_id, kind: r.kind, payload: r.payload, attempts: r.attempts, token: r.lease_token }));
+  }
+
+  async complete(lease: LeasedEvent, { now, grant }: { now: number; grant: AccessGrant | null }, work: (tx: PoolClient) => Promise<void>) {
+    return this.#transaction(async (client) => {
+      const held = await client.query(
+        `SELECT 1 FROM ${this.#s}.events WHERE event_id = $1 AND state = 'processing' AND lease_token = $2 FOR UPDATE`,
+        [lease.eventId, lease.token],
+      );
+      if (held.rowCount !== 1) return false;
+      if (grant) {
+        // Receiver rule 4: one conditional write, never read-then-write.
+        await client.query(
+          `INSERT INTO ${this.#s}.access AS a (user_id, entitlement, expires_at, event_id, updated_at) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (user_id, entitlement) DO UPDATE
+           SET expires_at = EXCLUDED.expires_at, event_id = EXCLUDED.event_id, updated_at = EXCLUDED.updated_at
+           WHERE a.expires_at < EXCLUDED.expires_at`,
+          [grant.userId, grant.entitlement, new Date(grant.expiresAt), lease.eventId, new Date(now)],
+        );
+      }
+      await work(client);
+      await client.query(
+        `UPDATE ${this.#s}.events SET state = 'processed', finished_at = $2, available_at = NULL, lease_token = NULL, last_error = NULL
+         WHERE event_id = $1`,
+        [lease.eventId, new Date(now)],
+      );
+      return true;
+    });
+  }
+
+  async release(lease: LeasedEvent, { now, error, retryAt }: { now: number; error: string; retryAt: number | null }) {
+    const { rowCount } = await this.#pool.query(
+      `UPDATE ${this.#s}.events
+       SET state = $3, available_at = $4, finished_at = $5, lease_token = NULL, last_error = $6
+       WHERE event_id = $1 AND state = 'processing' AND lease_token = $2`,
+      retryAt === null
+        ? [lease.eventId, lease.token, 'failed', null, new Date(now), error]
+        : [lease.eventId, lease.token, 'pending', new Date(retryAt), null, error],
+    );
+    return rowCount === 1;
+  }
+
+  async retry(eventId: string, now: number): Promise<RetryOutcome> {
+    const { rows } = await this.#pool.query<{ retried: boolean }>(
+      `WITH retried AS (
+         UPDATE ${this.#s}.events SET state = 'pending', available_at = $2, attempts = 0, finished_at = NULL
+         WHERE event_id = $1 AND state = 'failed' RETURNING 1)
+       SELECT EXISTS (SELECT 1 FROM retried) AS retried FROM ${this.#s}.events WHERE event_id = $1`,
+      [eventId, new Date(now)],
+    );
+    if (rows.length === 0) return 'not_found';
+    return rows[0]!.retried ? 'retried' : 'not_failed';
+  }
+
+  async find(eventId: string): Promise<StoredEvent | null> {
+    const { rows } = await this.#pool.query<EventRow>(`SELECT * FROM ${this.#s}.events WHERE event_id = $1`, [eventId]);
+    return rows[0] ? toStoredEvent(rows[0]) : null;
+  }
+
+  async listFailed(limit: number): Promise<FailedEvent[]> {
+    const { rows } = await this.#pool.query<EventRow>(
+      `SELECT * FROM ${this.#s}.events WHERE state = 'failed' ORDER BY finished_at DESC LIMIT $1`,
+      [limit],
+    );
+    return rows.map((row) => toStoredEvent(row) as FailedEvent);
+  }
+
+  async accessExpiry(userId: string, entitlement: string): Promise<Date | null> {
+    const { rows } = await this.#pool.query<{ expires_at: Date }>(
+      `SELECT expires_at FROM ${this.#s}.access WHERE user_id = $1 AND entitlement = $2`,
+      [userId, entitlement],
+    );
+    return rows[0]?.expires_at ?? null;
+  }
+
+  async counts(): Promise<Record<EventState, number>> {
+    const { rows } = await this.#pool.query<{ state: EventState; n: number }>(
+      `SELECT state, count(*)::int AS n FROM ${this.#s}.events GROUP BY state`,
+    );
+    const counts = Object.fromEntries(EVENT_STATES.map((state) => [state, 0])) as Record<EventState, number>;
+    for (const { state, n } of rows) counts[state] = n;
+    return counts;
+  }
+
+  async #transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await body(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+}
+
+function toStoredEvent(row: EventRow): StoredEvent {
+  const base = {
+    eventId: row.event_id,
+    kind: row.kind,
+    payload: row.payload,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    receivedAt: row.received_at,
+  };
+  switch (row.state) {
+    case 'pending':
+      return { ...base, state: row.state, nextAttemptAt: row.available_at! };
+    case 'processing':
+      return { ...base, state: row.state, leaseUntil: row.available_at! };
+    case 'processed':
+      return { ...base, state: row.state, processedAt: row.finished_at! };
+    case 'failed':
+      return { ...base, state: row.state, failedAt: row.finished_at!, lastError: row.last_error ?? '' };
+    case 'ignored':
+      return { ...base, state: row.state };
+    default: {
+      const never: never = row.state;
+      throw new Error(`unknown state ${String(never)}`);
+    }
+  }
+}

@@ -1,0 +1,422 @@
+import { parseEvent, type EntitlementEvent, type EntitlementEventKind, type FieldError } from './event.js';
+import { PROBLEM_JSON, problem, type ProblemDetails, type ReceiverProblemCode } from './problem.js';
+import { ReceiverConfigError } from './errors.js';
+import { SignatureVerifier, type HeadersLike } from './signature.js';
+import type { EventState, FailedEvent, LeasedEvent, ReceiverStore, RetryOutcome, StoredEvent } from './store.port.js';
+
+/** What a handler receives beside the event. */
+export interface EventHandlerContext<Tx> {
+  /**
+   * The store's transaction: for the PostgreSQL store, a client inside the transaction that also
+   * marks the event processed, so writes made through it happen exactly once; `undefined` for
+   * the in-memory and Redis stores.
+   */
+  readonly tx: Tx;
+  /** This run's number, 1 for the first; higher on retries. */
+  readonly attempt: number;
+}
+
+/**
+ * The customer's business logic for one event kind. It runs after the access expiry was
+ * applied, outside the HTTP request. Throwing makes the run fail: it is retried with backoff,
+ * then the event is left `failed` (receiver rule 5). Side effects outside `tx` happen at least
+ * once: make them idempotent by `event.event_id`.
+ */
+export type EventHandler<Tx> = (event: EntitlementEvent, context: EventHandlerContext<Tx>) => Promise<void> | void;
+
+/** A pino-compatible logger (`logger.warn(fields, message)`); the kit never passes it a secret. */
+export interface ReceiverLogger {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+/** Options of {@link createReceiver}. Every duration is in milliseconds. */
+export interface ReceiverOptions<Tx> {
+  /** Endpoint secrets, `whsec_` + base64; several during a rotation (each is tried). */
+  readonly secrets: readonly string[];
+  /** Durable shared storage (receiver rule 2): `PostgresReceiverStore` or `RedisReceiverStore` in production, `MemoryReceiverStore` in tests. */
+  readonly store: ReceiverStore<Tx>;
+  /** Business logic per event kind; a kind without a handler only gets its expiry applied. */
+  readonly handlers?: { readonly [K in EntitlementEventKind]?: EventHandler<Tx> };
+  readonly retry?: {
+    /** Runs of a failing event before it is left `failed`. Default 8. */
+    readonly maxAttempts?: number;
+    /** Wait before the second run; doubles on each failure. Default 1000. */
+    readonly initialDelayMs?: number;
+    /** Longest wait between two runs. Default 300000 (5 min). */
+    readonly maxDelayMs?: number;
+  };
+  readonly processor?: {
+    /** Longest sleep between two looks for due events (a new event wakes the processor at once). Default 1000. */
+    readonly pollIntervalMs?: number;
+    /** How long a claim holds an event; a crashed processor's events are claimable after it. Default 60000. */
+    readonly leaseMs?: number;
+    /** Events claimed, and processed concurrently, per claim. Default 10. */
+    readonly batchSize?: number;
+  };
+  /** Longest wait for the store to record an event before answering 503. Default 1500, below Settle's 2 s. */
+  readonly recordTimeoutMs?: number;
+  /** Defaults to warnings and errors on the console. */
+  readonly logger?: ReceiverLogger;
+  /** Milliseconds since the epoch; for tests. Default `Date.now`. */
+  readonly clock?: () => number;
+}
+
+/** What the HTTP adapters need of a {@link Receiver}, whatever its transaction type. */
+export type WebhookReceiver = Pick<Receiver<unknown>, 'receive'>;
+
+/** The acknowledgment of a delivery (200). */
+export interface Acknowledgement {
+  readonly received: true;
+  /** The event_id was already recorded; nothing was done again. */
+  readonly duplicate?: true;
+  /** An event kind this kit version does not apply; recorded as `ignored`. */
+  readonly ignored?: true;
+}
+
+/** An HTTP answer, framework-free: adapters write `status`, `headers` and `JSON.stringify(body)`. */
+export type ReceiveResult =
+  | { readonly status: 200; readonly headers: Readonly<Record<string, string>>; readonly body: Acknowledgement }
+  | { readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: ProblemDetails };
+
+const consoleLogger: ReceiverLogger = {
+  info: () => undefined,
+  warn: (fields, message) => console.warn(`[settle-receiver] ${message}`, fields),
+  error: (fields, message) => console.error(`[settle-receiver] ${message}`, fields),
+};
+
+const MAX_ERROR_LENGTH = 2000;
+
+/** The answer for a problem code, ready for any adapter. */
+export function problemResult(code: ReceiverProblemCode, detail?: string, errors?: readonly FieldError[]): ReceiveResult {
+  const body = problem(code, detail, errors);
+  return { status: body.status, headers: { 'content-type': PROBLEM_JSON }, body };
+}
+
+const ack = (body: Acknowledgement): ReceiveResult => ({ status: 200, headers: { 'content-type': 'application/json' }, body });
+
+function positive(name: string, value: number | undefined, fallback: number, min = 1): number {
+  const result = value ?? fallback;
+  if (!Number.isInteger(result) || result < min) throw new ReceiverConfigError(`${name} must be an integer of at least ${min}`);
+  return result;
+}
+
+function describe(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH)}…` : text;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  promise.catch(() => undefined); // a late rejection after the time-out is not unhandled
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The receiving side of Settle's entitlement webhooks, framework-free. {@link Receiver.receive}
+ * answers a delivery in the order of the receiver rules (spec section 6); the processor
+ * ({@link Receiver.start}) applies recorded events asynchronously. Create it with
+ * {@link createReceiver}; plug it into HTTP with {@link createNodeHandler} or the NestJS module.
+ */
+export class Receiver<Tx = undefined> {
+  readonly #verifier: SignatureVerifier;
+  readonly #store: ReceiverStore<Tx>;
+  readonly #handlers: ReceiverOptions<Tx>['handlers'];
+  readonly #maxAttempts: number;
+  readonly #initialDelayMs: number;
+  readonly #maxDelayMs: number;
+  readonly #pollIntervalMs: number;
+  readonly #leaseMs: number;
+  readonly #batchSize: number;
+  readonly #recordTimeoutMs: number;
+  readonly #logger: ReceiverLogger;
+  readonly #clock: () => number;
+  #abort: AbortController | null = null;
+  #loop: Promise<void> | null = null;
+  #wake: (() => void) | null = null;
+  #woken = false;
+  #retryTimer: NodeJS.Timeout | undefined;
+  #retryTimerAt = Infinity;
+
+  /** @throws {@link ReceiverConfigError} for missing or invalid secrets or an option out of range. */
+  constructor(options: ReceiverOptions<Tx>) {
+    this.#verifier = new SignatureVerifier(options.secrets);
+    if (!options.store) throw new ReceiverConfigError('store is required');
+    this.#store = options.store;
+    this.#handlers = options.handlers ?? {};
+    this.#maxAttempts = positive('retry.maxAttempts', options.retry?.maxAttempts, 8);
+    this.#initialDelayMs = positive('retry.initialDelayMs', options.retry?.initialDelayMs, 1000, 0);
+    this.#maxDelayMs = positive('retry.maxDelayMs', options.retry?.maxDelayMs, 300_000, 0);
+    this.#pollIntervalMs = positive('processor.pollIntervalMs', options.processor?.pollIntervalMs, 1000);
+    this.#leaseMs = positive('processor.leaseMs', options.processor?.leaseMs, 60_000);
+    this.#batchSize = positive('processor.batchSize', options.processor?.batchSize, 10);
+    this.#recordTimeoutMs = positive('recordTimeoutMs', options.recordTimeoutMs, 1500);
+    this.#logger = options.logger ?? consoleLogger;
+    this.#clock = options.clock ?? Date.now;
+  }
+
+  /**
+   * Answers one delivery, applying the receiver rules in order:
+   * 1. verifies the signature on the raw bytes before parsing (401 `RECEIVER.SIGNATURE_INVALID`,
+   *    nothing recorded), then parses and validates the event (400 `RECEIVER.PAYLOAD_INVALID`);
+   * 2. records the event_id with a unique insert before any business logic;
+   * 3. answers 200 `{ received: true }` at once, or `{ received: true, duplicate: true }` for an
+   *    event_id already recorded (skipped); 503 `RECEIVER.STORE_UNAVAILABLE` when the record did
+   *    not become durable within `recordTimeoutMs`, so Settle retries. Never 200 before that.
+   * Business logic (rules 4 and 5) runs later, in the processor. Never throws.
+   *
+   * @param rawBody - the request body exactly as received (not re-serialized JSON).
+   * @param headers - the request headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`).
+   */
+  async receive(rawBody: Buffer | Uint8Array | string, headers: HeadersLike): Promise<ReceiveResult> {
+    const raw = typeof rawBody === 'string' || Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+    const check = this.#verifier.verify(raw, headers);
+    if (!check.ok) {
+      this.#logger.warn({ reason: check.detail }, 'webhook refused: signature invalid');
+      return problemResult('RECEIVER.SIGNATURE_INVALID', check.detail);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString());
+    } catch {
+      return problemResult('RECEIVER.PAYLOAD_INVALID', 'the body is not JSON');
+    }
+    const parsed = parseEvent(body);
+    if (parsed.kind === 'invalid') {
+      return problemResult('RECEIVER.PAYLOAD_INVALID', 'the body is not an event of the contract', parsed.errors);
+    }
+    const eventId = parsed.kind === 'entitlement' ? parsed.event.event_id : parsed.eventId;
+    if (eventId !== check.webhookId) {
+      return problemResult('RECEIVER.PAYLOAD_INVALID', 'event_id differs from the webhook-id header', [
+        { path: 'event_id', message: 'must equal the webhook-id header' },
+      ]);
+    }
+    const kind = parsed.kind === 'entitlement' ? parsed.event.event : parsed.event;
+    let outcome: 'recorded' | 'duplicate';
+    try {
+      const state = parsed.kind === 'entitlement' ? 'pending' : 'ignored';
+      outcome = await withTimeout(this.#store.record({ eventId, kind, payload: parsed.payload, state, now: this.#clock() }), this.#recordTimeoutMs);
+    } catch (error) {
+      this.#logger.error({ eventId, kind, error: describe(error) }, 'webhook not recorded: store unavailable, answering 503');
+      return problemResult('RECEIVER.STORE_UNAVAILABLE', 'the event could not be recorded; deliver it again later');
+    }
+    if (outcome === 'duplicate') {
+      this.#logger.info({ eventId, kind }, 'webhook duplicate: already recorded, skipped');
+      return ack({ received: true, duplicate: true });
+    }
+    if (parsed.kind === 'unknown') {
+      this.#logger.warn({ eventId, kind }, 'webhook of an unknown event kind: recorded as ignored');
+      return ack({ received: true, ignored: true });
+    }
+    this.#logger.info({ eventId, kind }, 'webhook recorded');
+    this.#wakeUp();
+    return ack({ received: true });
+  }
+
+  /**
+   * Starts the processor loop in this process: it claims due events with a lease (so processes
+   * sharing a store never run one event twice at once, and events of a crashed process are
+   * claimed again after `leaseMs`) and processes each (see {@link Receiver.processDue}). Looks
+   * every `pollIntervalMs`, at once after a new event or when a retry it scheduled is due; backs
+   * off while the store is unreachable.
+   * Calling it again while running does nothing.
+   */
+  start(): void {
+    if (this.#loop) return;
+    const abort = new AbortController();
+    this.#abort = abort;
+    this.#loop = this.#run(abort.signal);
+  }
+
+  /** Stops the processor loop (between two batches) and resolves once the runs in progress have finished. */
+  async stop(): Promise<void> {
+    this.#abort?.abort();
+    clearTimeout(this.#retryTimer);
+    this.#retryTimerAt = Infinity;
+    await this.#loop;
+    this.#loop = null;
+    this.#abort = null;
+  }
+
+  /**
+   * Claims and processes every due event now, batch after batch, until a claim finds none
+   * (a retry due at once is run again in the same call); the loop of
+   * {@link Receiver.start} calls it, and a deployment that processes elsewhere (a cron job, a
+   * worker) can too. Per event (receiver rules 4 and 5): sets the access expiry for
+   * (user_id, entitlement) to the event's expires_at only when later than the stored one, in
+   * one conditional write; runs the kind's handler; marks the event processed. A failing run is
+   * retried after `initialDelayMs`, doubling up to `maxDelayMs`, then left `failed` after
+   * `maxAttempts` runs with its last error.
+   *
+   * @returns how many events were claimed.
+   * @throws a storage error when events cannot be claimed (failures of single events are not thrown).
+   */
+  processDue(): Promise<number> {
+    return this.#drain();
+  }
+
+  /** Failed events, most recently failed first, with their last error (receiver rule 5). */
+  listFailed(limit = 100): Promise<FailedEvent[]> {
+    return this.#store.listFailed(limit);
+  }
+
+  /**
+   * Gives a failed event a fresh attempt budget and makes it due now; the processor picks it up
+   * (receiver rule 5).
+   *
+   * @returns `retried`, `not_found` (no such event_id), or `not_failed` (it is in another state).
+   */
+  async retry(eventId: string): Promise<RetryOutcome> {
+    const outcome = await this.#store.retry(eventId, this.#clock());
+    if (outcome === 'retried') {
+      this.#logger.info({ eventId }, 'failed event retried');
+      this.#wakeUp();
+    }
+    return outcome;
+  }
+
+  /** The recorded event, or null. */
+  find(eventId: string): Promise<StoredEvent | null> {
+    return this.#store.find(eventId);
+  }
+
+  /** The user's access expiry for the entitlement (receiver rule 4), or null when none was granted. */
+  accessExpiry(userId: string, entitlement: string): Promise<Date | null> {
+    return this.#store.accessExpiry(userId, entitlement);
+  }
+
+  /** How many recorded events are in each state. */
+  counts(): Promise<Record<EventState, number>> {
+    return this.#store.counts();
+  }
+
+  /** Batch after batch until a claim finds nothing, or `signal` aborts between two batches. */
+  async #drain(signal?: AbortSignal): Promise<number> {
+    let total = 0;
+    while (!signal?.aborted) {
+      const leases = await this.#store.claim({ now: this.#clock(), leaseMs: this.#leaseMs, limit: this.#batchSize });
+      await Promise.all(leases.map((lease) => this.#process(lease)));
+      if (leases.length === 0) break;
+      total += leases.length;
+    }
+    return total;
+  }
+
+  async #process(lease: LeasedEvent): Promise<void> {
+    const fields = { eventId: lease.eventId, kind: lease.kind, attempt: lease.attempts };
+    const parsed = parseEvent(lease.payload);
+    if (parsed.kind !== 'entitlement') {
+      await this.#release(lease, 'not an event kind this version of the kit applies', null);
+      return;
+    }
+    if (lease.attempts > this.#maxAttempts) {
+      // Claimed again and again without finishing: its processes crashed or it outlived leaseMs.
+      await this.#release(lease, `gave up after ${lease.attempts - 1} runs that never finished (a crash, or a run longer than leaseMs)`, null);
+      return;
+    }
+    const { event } = parsed;
+    const handler = this.#handlers?.[event.event];
+    const grant = { userId: event.user_id, entitlement: event.entitlement, expiresAt: Date.parse(event.expires_at) };
+    try {
+      const done = await this.#store.complete(lease, { now: this.#clock(), grant }, async (tx) => {
+        await handler?.(event, { tx, attempt: lease.attempts });
+      });
+      if (done) this.#logger.info(fields, 'event processed');
+      else this.#logger.warn(fields, 'event claimed by another processor after this one\'s lease ran out; left to it');
+    } catch (error) {
+      const retryAt = lease.attempts < this.#maxAttempts ? this.#clock() + this.#delay(lease.attempts) : null;
+      await this.#release(lease, describe(error), retryAt);
+    }
+  }
+
+  async #release(lease: LeasedEvent, error: string, retryAt: number | null): Promise<void> {
+    const fields = { eventId: lease.eventId, kind: lease.kind, attempt: lease.attempts, error };
+    try {
+      await this.#store.release(lease, { now: this.#clock(), error, retryAt });
+    } catch (releaseError) {
+      this.#logger.error({ ...fields, releaseError: describe(releaseError) }, 'event run failed and could not be released; claimable again when its lease ends');
+      return;
+    }
+    if (retryAt === null) {
+      this.#logger.error(fields, 'event failed: left in state failed until retried');
+    } else {
+      this.#logger.warn({ ...fields, retryAt: new Date(retryAt).toISOString() }, 'event run failed; will retry');
+      this.#wakeUpAt(retryAt);
+    }
+  }
+
+  #delay(attempts: number): number {
+    return Math.min(this.#maxDelayMs, this.#initialDelayMs * 2 ** (attempts - 1));
+  }
+
+  async #run(signal: AbortSignal): Promise<void> {
+    let failures = 0;
+    while (!signal.aborted) {
+      let delay = this.#pollIntervalMs;
+      try {
+        await this.#drain(signal);
+        failures = 0;
+      } catch (error) {
+        failures += 1;
+        delay = Math.min(this.#pollIntervalMs * 2 ** failures, 30_000);
+        this.#logger.warn({ error: describe(error), retryInMs: delay }, 'processor could not claim events: store unavailable');
+      }
+      await this.#sleep(delay, signal);
+    }
+  }
+
+  #sleep(ms: number, signal: AbortSignal): Promise<void> {
+    if (this.#woken || signal.aborted) {
+      this.#woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        this.#wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      this.#wake = done;
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  #wakeUp(): void {
+    if (this.#wake) this.#wake();
+    else this.#woken = true;
+  }
+
+  /** Wakes the running loop when a retry this process scheduled is due, rather than at the next poll. */
+  #wakeUpAt(at: number): void {
+    if (!this.#loop || at >= this.#retryTimerAt) return;
+    clearTimeout(this.#retryTimer);
+    this.#retryTimerAt = at;
+    const fire = () => {
+      // Timers and the wall clock may disagree by a millisecond: wait until the clock says due.
+      const early = at - this.#clock();
+      if (early > 0) {
+        this.#retryTimer = setTimeout(fire, early).unref();
+        return;
+      }
+      this.#retryTimerAt = Infinity;
+      this.#wakeUp();
+    };
+    this.#retryTimer = setTimeout(fire, Math.max(0, at - this.#clock())).unref();
+  }
+}
+
+/**
+ * Creates a {@link Receiver}.
+ *
+ * @throws {@link ReceiverConfigError} for missing or invalid secrets or an option out of range.
+ */
+export function createReceiver<Tx>(options: ReceiverOptions<Tx>): Receiver<Tx> {
+  return new Receiver(options);
+}

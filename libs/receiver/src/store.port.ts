@@ -1,0 +1,134 @@
+import type { JsonObject } from './event.js';
+
+/**
+ * Where a recorded event is in its life:
+ * - `pending`: recorded, waiting for the processor (first run, or a retry after `nextAttemptAt`);
+ * - `processing`: claimed by one processor until `leaseUntil`; after that, claimable again
+ *   (the processor that held it crashed or outlived its lease);
+ * - `processed`: the expiry was applied and the handlers ran; terminal;
+ * - `failed`: the handlers kept failing; waits for {@link ReceiverStore.retry}, never dropped;
+ * - `ignored`: an event kind this kit version does not know; recorded, acknowledged, never applied.
+ */
+export type EventState = 'pending' | 'processing' | 'processed' | 'failed' | 'ignored';
+
+/** Every {@link EventState}, in life-cycle order. */
+export const EVENT_STATES: readonly EventState[] = ['pending', 'processing', 'processed', 'failed', 'ignored'];
+
+interface StoredEventBase {
+  readonly eventId: string;
+  /** The `event` field of the payload. */
+  readonly kind: string;
+  /** The payload as received. */
+  readonly payload: JsonObject;
+  /** Runs started so far (a claim counts as one, even when its process crashed). */
+  readonly attempts: number;
+  /** The last handler failure, kept through retries until the event is processed. */
+  readonly lastError: string | null;
+  readonly receivedAt: Date;
+}
+
+/** A recorded event, by state, so callers read each state's own fields without assertions. */
+export type StoredEvent = StoredEventBase &
+  (
+    | { readonly state: 'pending'; readonly nextAttemptAt: Date }
+    | { readonly state: 'processing'; readonly leaseUntil: Date }
+    | { readonly state: 'processed'; readonly processedAt: Date }
+    | { readonly state: 'failed'; readonly failedAt: Date; readonly lastError: string }
+    | { readonly state: 'ignored' }
+  );
+
+/** A failed event, as {@link ReceiverStore.listFailed} returns it. */
+export type FailedEvent = Extract<StoredEvent, { state: 'failed' }>;
+
+/**
+ * An event claimed by one processor. `token` fences the claim: completing or releasing with a
+ * token that is no longer the event's (the lease ran out and another processor claimed it) does
+ * nothing.
+ */
+export interface LeasedEvent {
+  readonly eventId: string;
+  readonly kind: string;
+  readonly payload: JsonObject;
+  /** This run's number, 1 for the first. */
+  readonly attempts: number;
+  readonly token: string;
+}
+
+/** Access to set, only if later than the stored one, when an event completes (receiver rule 4). */
+export interface AccessGrant {
+  readonly userId: string;
+  readonly entitlement: string;
+  /** Milliseconds since the epoch. */
+  readonly expiresAt: number;
+}
+
+/** The outcome of {@link ReceiverStore.retry}. */
+export type RetryOutcome = 'retried' | 'not_found' | 'not_failed';
+
+/**
+ * The durable shared storage of the receiver kit (receiver rule 2): one port,
+ * with in-memory, PostgreSQL and Redis adapters passing the same contract suite. Every time is
+ * in milliseconds since the epoch and comes from the caller, so processors agree on one clock
+ * per call and tests need no fake timers. Methods reject when the storage cannot be reached.
+ *
+ * `Tx` is what handlers receive to write inside the event's completion: a PostgreSQL client in
+ * an open transaction for the PostgreSQL store, `undefined` for the others.
+ */
+export interface ReceiverStore<Tx = undefined> {
+  /**
+   * Records an event with a unique insert on its id, before any business logic (rule 2).
+   * Resolves only once the record is durable (as durable as the storage is configured to be).
+   *
+   * @param event.state - `pending` for a known kind (due at once), `ignored` for an unknown one.
+   * @returns `recorded`, or `duplicate` when the id is already recorded (nothing changes).
+   */
+  record(event: {
+    eventId: string;
+    kind: string;
+    payload: JsonObject;
+    state: 'pending' | 'ignored';
+    now: number;
+  }): Promise<'recorded' | 'duplicate'>;
+
+  /**
+   * Atomically claims up to `limit` events that are `pending` and due (`nextAttemptAt <= now`) or
+   * `processing` with an expired lease, oldest first: each moves to `processing` until
+   * `now + leaseMs`, with its attempts incremented and a fresh token. Two concurrent claims never
+   * return the same event.
+   */
+  claim(request: { now: number; leaseMs: number; limit: number }): Promise<LeasedEvent[]>;
+
+  /**
+   * Completes a claimed event: applies `grant` (the stored expiry for the user and entitlement
+   * becomes `grant.expiresAt` only if that is later, in one conditional write), runs `work`, and
+   * marks the event `processed`. The PostgreSQL store does all of it in one transaction that
+   * `work` writes through, so it commits together or not at all.
+   *
+   * @returns `false`, having run nothing, when the claim's token is no longer the event's.
+   * @throws whatever `work` throws (the event stays `processing`; release it), or a storage error.
+   */
+  complete(lease: LeasedEvent, request: { now: number; grant: AccessGrant | null }, work: (tx: Tx) => Promise<void>): Promise<boolean>;
+
+  /**
+   * Gives a claimed event back after a failure: `pending` again, due at `retryAt`, or `failed`
+   * when `retryAt` is null. `error` is kept as `lastError`.
+   *
+   * @returns `false` when the claim's token is no longer the event's (nothing changes).
+   */
+  release(lease: LeasedEvent, request: { now: number; error: string; retryAt: number | null }): Promise<boolean>;
+
+  /** Makes a `failed` event `pending` and due at `now`, with a fresh attempt budget. */
+  retry(eventId: string, now: number): Promise<RetryOutcome>;
+
+  /** The recorded event, or null. */
+  find(eventId: string): Promise<StoredEvent | null>;
+
+  /** Failed events, most recently failed first. */
+  listFailed(limit: number): Promise<FailedEvent[]>;
+
+  /** The stored access expiry of a user's entitlement, or null when none was granted. */
+  accessExpiry(userId: string, entitlement: string): Promise<Date | null>;
+
+  /** How many recorded events are in each state. */
+  counts(): Promise<Record<EventState, number>>;
+}

@@ -1,0 +1,103 @@
+import fc from 'fast-check';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReceiver, type EntitlementEvent, type WebhookReceiver } from '../src/index.js';
+import { PostgresReceiverStore } from '../src/postgres-store.js';
+import { RedisReceiverStore } from '../src/redis-store.js';
+import { delivery, entitlementEvent, newSecret } from './support/delivery.js';
+import { createTestDatabase, freshPostgresStore } from './support/infra.js';
+import { latestExpiry, play, scenarios } from './support/property.js';
+
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+let pool: pg.Pool;
+let drop: () => Promise<void>;
+
+beforeAll(async () => {
+  const db = await createTestDatabase('settle_receiver');
+  drop = db.drop;
+  pool = new pg.Pool({ connectionString: db.url, max: 10 });
+  await pool.query('CREATE TABLE handler_runs (event_id text NOT NULL, event text NOT NULL)');
+});
+
+afterAll(async () => {
+  await pool?.end();
+  await drop?.();
+});
+
+describe('the receiver over PostgreSQL', () => {
+  it("ends at the latest expires_at for any order and duplication, each event_id's handler writes committed exactly once", async () => {
+    const secret = newSecret();
+    const store = await freshPostgresStore(pool);
+    const handler = async (event: EntitlementEvent, { tx }: { tx: pg.PoolClient }) => {
+      await tx.query('INSERT INTO handler_runs (event_id, event) VALUES ($1, $2)', [event.event_id, event.event]);
+    };
+    const receiver = createReceiver({ secrets: [secret], store, handlers: { subscription_started: handler, subscription_renewed: handler }, logger: quiet });
+    await fc.assert(
+      fc.asyncProperty(scenarios(6), async (scenario) => {
+        const events = await play(receiver, secret, scenario);
+        expect(await receiver.accessExpiry(events[0]!.user_id, 'pro-monthly')).toEqual(latestExpiry(events));
+        const { rows } = await pool.query<{ event_id: string; n: number }>(
+          'SELECT event_id, count(*)::int AS n FROM handler_runs WHERE event_id = ANY($1) GROUP BY event_id',
+          [events.map((event) => event.event_id)],
+        );
+        expect(Object.fromEntries(rows.map((row) => [row.event_id, row.n]))).toEqual(Object.fromEntries(events.map((event) => [event.event_id, 1])));
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('a handler failing after its writes: they roll back, the run is retried, and they commit once', async () => {
+    const secret = newSecret();
+    let failuresLeft = 2;
+    const receiver = createReceiver({
+      secrets: [secret],
+      store: await freshPostgresStore(pool),
+      retry: { initialDelayMs: 0 },
+      logger: quiet,
+      handlers: {
+        subscription_started: async (event, { tx }) => {
+          await tx.query('INSERT INTO handler_runs (event_id, event) VALUES ($1, $2)', [event.event_id, event.event]);
+          if (failuresLeft-- > 0) throw new Error('downstream failed after the insert');
+        },
+      },
+    });
+    const event = entitlementEvent();
+    const { body, headers } = delivery(event, [secret]);
+    await receiver.receive(body, headers);
+    await receiver.processDue();
+    expect(await receiver.find(event.event_id)).toMatchObject({ state: 'processed', attempts: 3 });
+    expect((await pool.query('SELECT 1 FROM handler_runs WHERE event_id = $1', [event.event_id])).rowCount).toBe(1);
+  });
+});
+
+describe('store unavailable: 503, nothing acknowledged', () => {
+  const secret = newSecret();
+  const send = async (receiver: WebhookReceiver) => {
+    const { body, headers } = delivery(entitlementEvent(), [secret]);
+    const started = Date.now();
+    const result = await receiver.receive(body, headers);
+    return { result, ms: Date.now() - started };
+  };
+
+  it('answers 503 when PostgreSQL refuses connections', async () => {
+    const down = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 500 });
+    try {
+      const { result } = await send(createReceiver({ secrets: [secret], store: new PostgresReceiverStore(down), logger: quiet }));
+      expect(result).toMatchObject({ status: 503, body: { code: 'RECEIVER.STORE_UNAVAILABLE' } });
+    } finally {
+      await down.end();
+    }
+  });
+
+  it('answers 503 within recordTimeoutMs when Redis does not answer', async () => {
+    const down = new Redis('redis://127.0.0.1:1', { lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
+    try {
+      const { result, ms } = await send(createReceiver({ secrets: [secret], store: new RedisReceiverStore(down), recordTimeoutMs: 300, logger: quiet }));
+      expect(result).toMatchObject({ status: 503, body: { code: 'RECEIVER.STORE_UNAVAILABLE' } });
+      expect(ms).toBeLessThan(2_000);
+    } finally {
+      down.disconnect();
+    }
+  });
+});

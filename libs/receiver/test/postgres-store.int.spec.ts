@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresReceiverStore, receiverDdl } from '../src/postgres-store.js';
+import { createTestDatabase, freshPostgresStore } from './support/infra.js';
+import { storeContract } from './store.contract.js';
+
+let pool: pg.Pool;
+let drop: () => Promise<void>;
+
+beforeAll(async () => {
+  const db = await createTestDatabase('settle_receiver');
+  drop = db.drop;
+  pool = new pg.Pool({ connectionString: db.url, max: 10 });
+});
+
+afterAll(async () => {
+  await pool?.end();
+  await drop?.();
+});
+
+storeContract('PostgreSQL', () => freshPostgresStore(pool));
+
+describe('PostgreSQL receiver store', () => {
+  it('commits handler writes through the transaction with the processed mark, or rolls both back with the expiry', async () => {
+    const store = await freshPostgresStore(pool);
+    await pool.query('CREATE TABLE IF NOT EXISTS handler_writes (event_id text NOT NULL)');
+    const eventId = randomUUID();
+    await store.record({ eventId, kind: 'subscription_started', payload: { event_id: eventId }, state: 'pending', now: 0 });
+    const [lease] = await store.claim({ now: 0, leaseMs: 30_000, limit: 1 });
+    const grant = { userId: `user-${eventId}`, entitlement: 'pro-monthly', expiresAt: 1_000 };
+    await expect(
+      store.complete(lease!, { now: 1, grant }, async (tx) => {
+        await tx.query('INSERT INTO handler_writes VALUES ($1)', [eventId]);
+        throw new Error('handler broke after writing');
+      }),
+    ).rejects.toThrow('handler broke');
+    expect((await pool.query('SELECT * FROM handler_writes WHERE event_id = $1', [eventId])).rowCount).toBe(0);
+    expect(await store.accessExpiry(grant.userId, 'pro-monthly')).toBeNull();
+
+    await store.complete(lease!, { now: 2, grant }, async (tx) => {
+      await tx.query('INSERT INTO handler_writes VALUES ($1)', [eventId]);
+    });
+    expect((await pool.query('SELECT * FROM handler_writes WHERE event_id = $1', [eventId])).rowCount).toBe(1);
+    expect(await store.accessExpiry(grant.userId, 'pro-monthly')).toEqual(new Date(1_000));
+  });
+
+  it('applies its DDL idempotently, from several processes at once', async () => {
+    const schema = `receiver_ddl_${randomUUID().slice(0, 8)}`;
+    await Promise.all(Array.from({ length: 4 }, () => new PostgresReceiverStore(pool, { schema }).migrate()));
+    await new PostgresReceiverStore(pool, { schema }).migrate();
+    const { rows } = await pool.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`, [schema]);
+    expect(rows).toEqual([{ table_name: 'access' }, { table_name: 'events' }]);
+    expect(receiverDdl(schema)).toContain(`CREATE TABLE IF NOT EXISTS ${schema}.events`);
+  });
+
+  it('refuses a schema name that is not a plain identifier', () => {
+    expect(() => new PostgresReceiverStore(pool, { schema: 'x; DROP TABLE y' })).toThrow(/lower-case SQL identifier/);
+  });
+});

@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { JsonObject, LeasedEvent, ReceiverStore } from '../src/index.js';
+
+const T0 = Date.parse('2026-11-23T10:15:30.000Z');
+const LEASE = 30_000;
+const DAY = 86_400_000;
+
+const payload = (eventId: string): JsonObject => ({ event_id: eventId, event: 'subscription_started', nested: { a: [1, 'b'] } });
+
+async function recordPending(store: ReceiverStore<unknown>, now = T0, eventId = randomUUID()): Promise<string> {
+  expect(await store.record({ eventId, kind: 'subscription_started', payload: payload(eventId), state: 'pending', now })).toBe('recorded');
+  return eventId;
+}
+
+async function claimOne(store: ReceiverStore<unknown>, now = T0): Promise<LeasedEvent> {
+  const [lease, ...rest] = await store.claim({ now, leaseMs: LEASE, limit: 1 });
+  expect(rest).toEqual([]);
+  if (!lease) throw new Error('nothing claimed');
+  return lease;
+}
+
+const grant = (expiresAt: number, userId = 'user-42') => ({ userId, entitlement: 'pro-monthly', expiresAt });
+const noWork = async () => undefined;
+
+/**
+ * The contract of the {@link ReceiverStore} port. Every store (in-memory, PostgreSQL, Redis)
+ * must pass it. `makeStore` returns a fresh, empty store each time.
+ */
+export function storeContract(name: string, makeStore: () => Promise<ReceiverStore<unknown>>): void {
+  describe(`receiver store contract: ${name}`, () => {
+    it('records an event once (rule 2: unique insert on event_id) and keeps its payload', async () => {
+      const store = await makeStore();
+      const eventId = await recordPending(store);
+      expect(await store.record({ eventId, kind: 'subscription_started', payload: { other: true }, state: 'pending', now: T0 + 5 })).toBe('duplicate');
+      expect(await store.find(eventId)).toEqual({
+        eventId,
+        kind: 'subscription_started',
+        payload: payload(eventId),
+        state: 'pending',
+        attempts: 0,
+        lastError: null,
+        receivedAt: new Date(T0),
+        nextAttemptAt: new Date(T0),
+      });
+      expect(await store.find(randomUUID())).toBeNull();
+    });
+
+    it('records concurrent deliveries of one event_id once', async () => {
+      const store = await makeStore();
+      const eventId = randomUUID();
+      const outcomes = await Promise.all(
+        Array.from({ length: 8 }, () => store.record({ eventId, kind: 'subscription_started', payload: payload(eventId), state: 'pending', now: T0 })),
+      );
+      expect(outcomes.filter((o) => o === 'recorded')).toHaveLength(1);
+      expect((await store.counts()).pending).toBe(1);
+    });
+
+    it('never claims an ignored event (an unknown kind)', async () => {
+      const store = await makeStore();
+      const eventId = randomUUID();
+      await store.record({ eventId, kind: 'subscription_paused', payload: { event_id: eventId }, state: 'ignored', now: T0 });
+      expect(await store.claim({ now: T0 + DAY, leaseMs: LEASE, limit: 10 })).toEqual([]);
+      expect(await store.find(eventId)).toMatchObject({ state: 'ignored', kind: 'subscription_paused' });
+    });
+
+    it('claims a due event once, with a lease, an attempt and a token; claimable again after the lease', async () => {
+      const store = await makeStore();
+      const eventId = await recordPending(store);
+      const first = await claimOne(store);
+      expect(first).toEqual({ eventId, kind: 'subscription_started', payload: payload(eventId), attempts: 1, token: expect.any(String) });
+      expect(await store.find(eventId)).toMatchObject({ state: 'processing', attempts: 1, leaseUntil: new Date(T0 + LEASE) });
+      expect(await store.claim({ now: T0 + LEASE - 1, leaseMs: LEASE, limit: 10 })).toEqual([]);
+
+      const second = await claimOne(store, T0 + LEASE);
+      expect(second).toMatchObject({ eventId, attempts: 2 });
+      expect(second.token).not.toBe(first.token);
+      // The first claim lost its lease: completing or releasing with it does nothing.
+      let ran = false;
+      expect(await store.complete(first, { now: T0 + LEASE, grant: grant(T0 + DAY) }, async () => { ran = true; })).toBe(false);
+      expect(ran).toBe(false);
+      expect(await store.release(first, { now: T0 + LEASE, error: 'late', retryAt: null })).toBe(false);
+      expect(await store.accessExpiry('user-42', 'pro-monthly')).toBeNull();
+      expect(await store.complete(second, { now: T0 + LEASE + 1, grant: grant(T0 + DAY) }, noWork)).toBe(true);
+      expect(await store.find(eventId)).toMatchObject({ state: 'processed', attempts: 2, processedAt: new Date(T0 + LEASE + 1) });
+    });
+
+    it('claims earliest due first, up to the limit, and nothing before it is due', async () => {
+      const store = await makeStore();
+      const late = await recordPending(store, T0 + 2000);
+      const early = await recordPending(store, T0 + 1000);
+      expect(await store.claim({ now: T0, leaseMs: LEASE, limit: 10 })).toEqual([]);
+      await recordPending(store, T0 + 3000);
+      const claimed = await store.claim({ now: T0 + 2500, leaseMs: LEASE, limit: 10 });
+      expect(claimed.map((lease) => lease.eventId)).toEqual([early, late]);
+    });
+
+    it('gives concurrent claims disjoint events', async () => {
+      const store = await makeStore();
+      const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => recordPending(store, T0 + i)));
+      const claims = await Promise.all(Array.from({ length: 6 }, () => store.claim({ now: T0 + DAY, leaseMs: LEASE, limit: 5 })));
+      const claimed = claims.flat().map((lease) => lease.eventId);
+      expect(new Set(claimed).size).toBe(claimed.length);
+      expect(claimed.sort()).toEqual([...ids].sort());
+    });
+
+    it('sets the access expiry only when later than the stored one (rule 4), per user and entitlement', async () => {
+      const store = await makeStore();
+      const expiries = [T0 + 30 * DAY, T0 + 10 * DAY, T0 + 60 * DAY, T0 + 45 * DAY];
+      for (const expiresAt of expiries) {
+        await recordPending(store);
+        expect(await store.complete(await claimOne(store), { now: T0, grant: grant(expiresAt) }, noWork)).toBe(true);
+      }
+      expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + 60 * DAY));
+      expect(await store.accessExpiry('user-42', 'pro-yearly')).toBeNull();
+      expect(await store.accessExpiry('user-7', 'pro-monthly')).toBeNull();
+    });
+
+    it('keeps the latest expiry when completions for one user race', async () => {
+      const store = await makeStore();
+      const expiries = Array.from({ length: 12 }, (_, i) => T0 + ((i * 7) % 12) * DAY);
+      await Promise.all(expiries.map((_, i) => recordPending(store, T0 + i)));
+      const leases = await store.claim({ now: T0 + DAY, leaseMs: LEASE, limit: 20 });
+      expect(leases).toHaveLength(12);
+      await Promise.all(leases.map((lease, i) => store.complete(lease, { now: T0, grant: grant(expiries[i]!) }, noWork)));
+      expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(Math.max(...expiries)));
+    });
+
+    it('runs the work between the expiry and the processed mark; a throwing work leaves the event processing', async () => {
+      const store = await makeStore();
+      const eventId = await recordPending(store);
+      const lease = await claimOne(store);
+      await expect(store.complete(lease, { now: T0, grant: grant(T0 + DAY) }, async () => { throw new Error('handler broke'); })).rejects.toThrow('handler broke');
+      expect(await store.find(eventId)).toMatchObject({ state: 'processing' });
+      const seen: string[] = [];
+      expect(await store.complete(lease, { now: T0 + 1, grant: grant(T0 + DAY) }, async () => { seen.push((await store.find(eventId))!.state); })).toBe(true);
+      expect(seen).toEqual(['processing']);
+      expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + DAY));
+    });
+
+    it('releases a failed run: pending again at retryAt with its error, or failed; retry gives a fresh budget', async () => {
+      const store = await makeStore();
+      const eventId = await recordPending(store);
+      expect(await store.release(await claimOne(store), { now: T0, error: 'Error: first', retryAt: T0 + 1000 })).toBe(true);
+      expect(await store.find(eventId)).toMatchObject({ state: 'pending', attempts: 1, lastError: 'Error: first', nextAttemptAt: new Date(T0 + 1000) });
+      expect(await store.claim({ now: T0 + 999, leaseMs: LEASE, limit: 10 })).toEqual([]);
+
+      expect(await store.release(await claimOne(store, T0 + 1000), { now: T0 + 1001, error: 'Error: second', retryAt: null })).toBe(true);
+      const failed = await store.find(eventId);
+      expect(failed).toMatchObject({ state: 'failed', attempts: 2, lastError: 'Error: second', failedAt: new Date(T0 + 1001) });
+      expect(await store.claim({ now: T0 + DAY, leaseMs: LEASE, limit: 10 })).toEqual([]);
+      expect(await store.listFailed(10)).toEqual([failed]);
+
+      expect(await store.retry(eventId, T0 + 2000)).toBe('retried');
+      expect(await store.retry(eventId, T0 + 2000)).toBe('not_failed');
+      expect(await store.retry(randomUUID(), T0 + 2000)).toBe('not_found');
+      expect(await store.find(eventId)).toMatchObject({ state: 'pending', attempts: 0, lastError: 'Error: second', nextAttemptAt: new Date(T0 + 2000) });
+      expect(await store.listFailed(10)).toEqual([]);
+      const again = await claimOne(store, T0 + 2000);
+      expect(again.attempts).toBe(1);
+      expect(await store.complete(again, { now: T0 + 2001, grant: null }, noWork)).toBe(true);
+      expect(await store.find(eventId)).toMatchObject({ state: 'processed', lastError: null });
+    });
+
+    it('lists failed events most recently failed first, up to the limit', async () => {
+      const store = await makeStore();
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        ids.push(await recordPending(store, T0 + i));
+        await store.release(await claimOne(store, T0 + i), { now: T0 + 100 + i, error: `Error: ${i}`, retryAt: null });
+      }
+      expect((await store.listFailed(2)).map((event) => [event.eventId, event.lastError])).toEqual([
+        [ids[2], 'Error: 2'],
+        [ids[1], 'Error: 1'],
+      ]);
+    });
+
+    it('counts events by state', async () => {
+      const store = await makeStore();
+      await recordPending(store);
+      await recordPending(store);
+      await recordPending(store);
+      await store.record({ eventId: randomUUID(), kind: 'future_kind', payload: {}, state: 'ignored', now: T0 });
+      await store.complete(await claimOne(store), { now: T0, grant: null }, noWork);
+      await store.release(await claimOne(store), { now: T0, error: 'Error: x', retryAt: null });
+      expect(await store.counts()).toEqual({ pending: 1, processing: 0, processed: 1, failed: 1, ignored: 1 });
+      await claimOne(store);
+      expect(await store.counts()).toEqual({ pending: 0, processing: 1, processed: 1, failed: 1, ignored: 1 });
+    });
+  });
+}
