@@ -3,6 +3,7 @@
  * and the machine it ran on; docs/benchmarks.md records the reported runs.
  */
 import { cpus, totalmem } from 'node:os';
+import { deliveryBenchmark } from './delivery.js';
 import { ingestBenchmark } from './ingest.js';
 import { ledgerBenchmark } from './ledger.js';
 import { sweeperBenchmark } from './sweeper.js';
@@ -13,6 +14,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   ingest: ingestBenchmark,
   sweeper: sweeperBenchmark,
   ledger: ledgerBenchmark,
+  delivery: deliveryBenchmark,
 };
 
 async function main(): Promise<void> {

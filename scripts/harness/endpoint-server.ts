@@ -7,6 +7,7 @@
  * - `POST /_control` `{ "script": [{ "status": 500 }, { "status": 429, "retryAfter": "1" }, { "delayMs": 3000 }], "otherwise": { "status": 200 } }`:
  *   the next deliveries take the scripted answers in order, then `otherwise`;
  * - `GET /_received`: every delivery received, in order, with its verification result;
+ * - `GET /_stats`: `{ received, answered }`, the deliveries received and those answered 2xx;
  * - any other `POST`: a delivery.
  *
  * Environment: `PORT` (0: any free port), `SECRETS` (comma-separated `whsec_` secrets; empty:
@@ -55,6 +56,11 @@ const server = createServer((req, res) => {
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
     const body = Buffer.concat(chunks).toString('utf8');
+    if (req.url === '/_stats' && req.method === 'GET') {
+      const answered = received.filter((r) => r.answered < 300).length;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ received: received.length, answered }));
+      return;
+    }
     if (req.url === '/_received' && req.method === 'GET') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(received));
       return;

@@ -31,6 +31,8 @@ export interface EndpointProcess {
   /** Scripts the next answers, then `otherwise` (200 by default); replaces the accepted secrets when given. */
   control(script: EndpointAnswer[], otherwise?: EndpointAnswer, secrets?: string[]): Promise<void>;
   received(): Promise<ReceivedDelivery[]>;
+  /** How many deliveries arrived, and how many were answered 2xx. */
+  stats(): Promise<{ received: number; answered: number }>;
   /** Stops the process (SIGKILL: the endpoint is down; connections are refused). */
   stop(signal?: NodeJS.Signals): Promise<void>;
   /** Starts it again on the same port, with the secrets it last accepted (its script and record start afresh). */
@@ -75,6 +77,9 @@ export async function startEndpointProcess(options: { secrets: readonly string[]
     },
     async received() {
       return (await (await fetch(`${base()}/_received`)).json()) as ReceivedDelivery[];
+    },
+    async stats() {
+      return (await (await fetch(`${base()}/_stats`)).json()) as { received: number; answered: number };
     },
     async stop(signal = 'SIGKILL') {
       const running = child;

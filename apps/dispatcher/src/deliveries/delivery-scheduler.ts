@@ -20,6 +20,11 @@ export interface SchedulerOptions {
   /** Results written together, at most; and the longest wait before they are written, milliseconds. */
   flushBatch: number;
   flushDelayMs: number;
+  /**
+   * Shortest time between two claims, milliseconds: slots freed by attempts that end close
+   * together are refilled by one query, not one query each (default 5).
+   */
+  claimIntervalMs?: number;
   retry: RetryPolicy;
   /** An endpoint failing every attempt this long is disabled, milliseconds. */
   disableAfterMs: number;
@@ -113,7 +118,11 @@ export class DeliveryScheduler {
 
   private async run(): Promise<void> {
     let failures = 0;
+    let lastClaim = 0;
     while (this.running) {
+      const gap = lastClaim + (this.deps.options.claimIntervalMs ?? 5) - Date.now();
+      if (gap > 0) await sleep(gap);
+      lastClaim = Date.now();
       this.woken = false;
       let claimed = 0;
       try {

@@ -1,0 +1,249 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { connectMessaging, Outbox, outboxDdl, OutboxRelay, type EntitlementGrantedV1 } from '@settle/messaging';
+import { createLogger, createPool, inTransaction, migrate } from '@settle/platform';
+import { generateMasterKey } from '@settle/vault';
+import { Webhook } from 'standardwebhooks';
+import { Agent, request } from 'undici';
+import { DispatcherClient, waitUntil } from '../scripts/clients.js';
+import { spawnApp } from '../scripts/harness/apps.js';
+import { startEndpointProcess, type EndpointProcess } from '../scripts/harness/endpoints.js';
+import { startFaultProxy } from '../scripts/harness/fault-proxy.js';
+import { createTestDatabase, infra, uniqueTopicPrefix } from '../scripts/harness/infra.js';
+import { freePort } from '../scripts/harness/stack.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const quantile = (sorted: readonly number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+
+/** CPU time (user + system) of a process so far, milliseconds. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** Peak resident memory of a process, MiB. */
+function peakRssMiB(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
+  return Number(line?.match(/(\d+)/)?.[1] ?? 0) / 1024;
+}
+
+/** What one phase measured at the fast endpoint. */
+interface PhaseResult {
+  name: string;
+  events: number;
+  seconds: number;
+  /** Deliveries answered 2xx per second at the receiver, from the first commit to the last arrival. */
+  rate: number;
+  p50: number;
+  p99: number;
+  max: number;
+  dispatcherCpuMsPerDelivery: number;
+}
+
+/**
+ * Deliveries to customer endpoints, measured from outside (docs/benchmarks.md, "delivery"):
+ * grants are committed to the ledger's outbox by this process (as the projector commits them),
+ * published by the real outbox relay to Kafka, recorded and delivered by the dispatcher app
+ * (its own process) to an endpoint process answering 200 at once. Latency is from the grant's
+ * commit to the endpoint's 200. Phases: a burst, a steady offered rate, and the same rate with
+ * a second endpoint blackholed by a TCP fault proxy. Baseline in the same run: signed POSTs
+ * made directly to the same endpoint (the HTTP hop alone).
+ *
+ * Arguments: `--burst <n>` (default 20000), `--rate <per second>` (500), `--seconds <s>` (20).
+ */
+export async function deliveryBenchmark(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { burst: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' } } });
+  const burst = Number(values.burst ?? 20_000);
+  const rate = Number(values.rate ?? 500);
+  const seconds = Number(values.seconds ?? 20);
+
+  const database = await createTestDatabase('settle_bench_delivery');
+  const dir = mkdtempSync(join(tmpdir(), 'settle-bench-delivery-'));
+  const pool = createPool(database.url, 4);
+  const logger = createLogger('bench-delivery', 'warn');
+  const prefix = uniqueTopicPrefix('bench-delivery');
+  const cleanups: Array<() => Promise<void>> = [];
+  try {
+    await migrate(pool, 'ledger', outboxDdl('ledger'));
+    const { topics, codec, producer } = await connectMessaging({
+      clientId: 'bench-delivery',
+      brokers: infra.kafkaBrokers,
+      topicPrefix: prefix,
+      registryUrl: infra.registryUrl,
+      produces: ['EntitlementGranted'],
+      logger,
+    });
+    cleanups.push(() => producer.disconnect());
+    const outbox = new Outbox('ledger', topics, codec);
+    const relay = new OutboxRelay(pool, 'ledger', producer, codec, logger, { pollIntervalMs: 250, batchSize: 2_000 });
+    relay.start();
+    cleanups.push(() => relay.stop());
+
+    const fast = await startEndpointProcess({ secrets: [] });
+    cleanups.push(() => fast.stop('SIGTERM'));
+    const adminKey = `sk_admin_${randomBytes(24).toString('hex')}`;
+    const port = await freePort();
+    const dispatcher = await spawnApp(
+      'dispatcher',
+      {
+        PATH: process.env.PATH,
+        SETTLE_ENV: 'test',
+        LOG_LEVEL: 'warn',
+        KAFKAJS_NO_PARTITIONER_WARNING: '1',
+        KAFKA_BROKERS: infra.kafkaBrokers.join(','),
+        SCHEMA_REGISTRY_URL: infra.registryUrl,
+        DATABASE_URL: database.url,
+        SETTLE_TOPIC_PREFIX: prefix,
+        DISPATCHER_PORT: String(port),
+        SETTLE_ADMIN_API_KEY_SHA256: createHash('sha256').update(adminKey).digest('hex'),
+        SETTLE_VAULT_MASTER_KEYS: `v1:${generateMasterKey().toString('base64')}`,
+      },
+      dir,
+    );
+    cleanups.push(() => dispatcher.stop());
+    const admin = new DispatcherClient(`http://127.0.0.1:${port}`, adminKey);
+    const created = await admin.createEndpoint({ url: fast.url });
+    if (created.status !== 201) throw new Error(`endpoint registration answered ${created.status}`);
+
+    const committed = new Map<string, number>();
+    let n = 0;
+    /** Commits `count` grants to the ledger outbox in one transaction, as the projector does. */
+    const commit = async (count: number) => {
+      const grants: EntitlementGrantedV1[] = Array.from({ length: count }, () => {
+        n += 1;
+        const at = Date.now();
+        return {
+          event_id: randomUUID(),
+          occurred_at: at,
+          correlation_id: randomUUID(),
+          reference: `ref_bench_${n}`,
+          event: 'subscription_started',
+          user_id: `user-${n}`,
+          entitlement: 'pro',
+          expires_at: new Date(at + 30 * 86_400_000).toISOString(),
+          previous_expires_at: null,
+          starts_at: new Date(at).toISOString(),
+          settled_at: new Date(at).toISOString(),
+          access_period: 'P30D',
+          ledger_stream: `entitlement-user-${n}:pro`,
+          ledger_revision: 0,
+          ledger_position: n,
+        };
+      });
+      await inTransaction(pool, (client) => outbox.enqueue(client, grants.map((payload) => ({ type: 'EntitlementGranted', key: payload.user_id, payload }))));
+      const at = Date.now();
+      for (const g of grants) committed.set(g.event_id, at);
+      relay.wake();
+      return grants.map((g) => g.event_id);
+    };
+
+    const measure = async (name: string, write: () => Promise<string[]>, endpoint: EndpointProcess): Promise<PhaseResult> => {
+      const before = (await endpoint.stats()).answered;
+      const cpuBefore = cpuMs(dispatcher.pid);
+      const ids = await write();
+      await waitUntil(`${name}: every delivery`, 600_000, async () => ((await endpoint.stats()).answered >= before + ids.length ? true : undefined), 100);
+      const cpu = cpuMs(dispatcher.pid) - cpuBefore;
+      const wanted = new Set(ids);
+      const arrivals = new Map<string, number>();
+      let doubled = 0;
+      for (const r of await endpoint.received()) {
+        if (!r.eventId || !wanted.has(r.eventId) || r.answered >= 300) continue;
+        if (arrivals.has(r.eventId)) doubled += 1;
+        arrivals.set(r.eventId, r.at);
+      }
+      if (arrivals.size !== ids.length || doubled > 0) throw new Error(`${name}: ${ids.length} events, ${arrivals.size} delivered, ${doubled} delivered twice`);
+      const latencies = ids.map((id) => arrivals.get(id)! - committed.get(id)!).sort((a, b) => a - b);
+      const first = Math.min(...ids.map((id) => committed.get(id)!));
+      const last = Math.max(...arrivals.values());
+      return {
+        name,
+        events: ids.length,
+        seconds: (last - first) / 1000,
+        rate: ids.length / ((last - first) / 1000),
+        p50: quantile(latencies, 0.5),
+        p99: quantile(latencies, 0.99),
+        max: latencies.at(-1)!,
+        dispatcherCpuMsPerDelivery: cpu / ids.length,
+      };
+    };
+
+    const steady = async () => {
+      const ids: string[] = [];
+      const tickMs = 20;
+      const perTick = (rate * tickMs) / 1000;
+      const started = performance.now();
+      let owed = 0;
+      while (performance.now() - started < seconds * 1000) {
+        owed += perTick;
+        const count = Math.floor(owed);
+        owed -= count;
+        if (count > 0) ids.push(...(await commit(count)));
+        const next = started + Math.ceil((performance.now() - started) / tickMs) * tickMs;
+        await sleep(Math.max(0, next - performance.now()));
+      }
+      return ids;
+    };
+
+    // Baseline: the same endpoint, signed POSTs made directly (no Kafka, no database).
+    const agent = new Agent({ connections: 64 });
+    const signer = new Webhook(created.body.secret);
+    const baselineCount = burst;
+    const baselineStart = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        while (next < baselineCount) {
+          const i = next++;
+          const id = randomUUID();
+          const body = JSON.stringify({ event_id: id, event: 'subscription_started', user_id: `baseline-${i}` });
+          const answer = await request(fast.url, {
+            method: 'POST',
+            dispatcher: agent,
+            headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': signer.sign(id, new Date(), body) },
+            body,
+          });
+          await answer.body.dump();
+        }
+      }),
+    );
+    const baselineRate = baselineCount / ((performance.now() - baselineStart) / 1000);
+    await agent.close();
+
+    await sleep(2_000); // the dispatcher's consumer joined and idles
+    const results: PhaseResult[] = [];
+    results.push(
+      await measure(`burst of ${burst}`, async () => {
+        const ids: string[] = [];
+        for (let i = 0; i < burst; i += 500) ids.push(...(await commit(Math.min(500, burst - i))));
+        return ids;
+      }, fast),
+    );
+    results.push(await measure(`${rate}/s for ${seconds} s`, steady, fast));
+
+    const blackhole = await startFaultProxy(fast.port, { kind: 'blackhole' });
+    cleanups.push(() => blackhole.close());
+    const second = await admin.createEndpoint({ url: `http://127.0.0.1:${blackhole.port}/webhook/settle` });
+    if (second.status !== 201) throw new Error(`second endpoint registration answered ${second.status}`);
+    results.push(await measure(`${rate}/s for ${seconds} s, second endpoint blackholed`, steady, fast));
+
+    const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+    console.log(`baseline (signed POSTs straight to the endpoint, 64 connections): ${baselineRate.toFixed(0)} requests/s`);
+    console.log('| phase | events | deliveries/s | ratio to baseline | p50 ms | p99 ms | max ms | dispatcher CPU ms/delivery |');
+    console.log('|---|---|---|---|---|---|---|---|');
+    for (const r of results) {
+      console.log(`| ${r.name} | ${r.events} | ${r.rate.toFixed(0)} | ${(r.rate / baselineRate).toFixed(3)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.max)} | ${r.dispatcherCpuMsPerDelivery.toFixed(2)} |`);
+    }
+    const [, alone, withBlackhole] = results;
+    console.log(`fast endpoint p99 with a blackholed neighbour: ${fmt(withBlackhole!.p99)} ms against ${fmt(alone!.p99)} ms alone (${(((withBlackhole!.p99 - alone!.p99) / alone!.p99) * 100).toFixed(1)} %)`);
+    console.log(`dispatcher peak RSS: ${peakRssMiB(dispatcher.pid).toFixed(0)} MiB; every event delivered exactly once to the fast endpoint`);
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    await pool.end();
+    await database.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
