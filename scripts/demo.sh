@@ -7,4 +7,5 @@ ensure_node
 while IFS='=' read -r name value; do export "$name=$value"; done < <("$SETTLE_ROOT/scripts/stack.sh" env)
 export INGESTION_URL="http://127.0.0.1:$SETTLE_INGESTION_PORT"
 export SANDBOX_URL="http://127.0.0.1:$SETTLE_SANDBOX_PORT"
+export CUSTOMER_URL="http://127.0.0.1:$SETTLE_CUSTOMER_PORT"
 exec node "$SETTLE_ROOT/dist/scripts/demo.js" "$@"

@@ -1,11 +1,16 @@
 /**
  * Drives the running stack with checkouts across every sandbox outcome, waits for Settle to
- * settle them (dropped webhooks only the sweeper can recover included), then prints a
- * reconciliation table: per outcome, expected versus observed state, entitlement and ledger
- * entries, and how many checkouts were lost.
+ * settle them (dropped webhooks only the sweeper can recover included) and for the example
+ * customer backend to receive the entitlement events, then prints a reconciliation table: per
+ * outcome, expected versus observed state, entitlement and ledger entries, the entitlement
+ * events expected and delivered, the business-logic runs at the customer backend and whether
+ * its access expiry matches the ledger; and how many checkouts were lost.
+ *
+ * Checkouts are paired on one user (checkouts 2k and 2k+1), so a user whose two payments both
+ * settle receives `subscription_started` and then `subscription_renewed`.
  *
  * Environment: INGESTION_URL, SANDBOX_URL, SETTLE_API_KEY, DATABASE_URL, SWEEPER_INACTIVITY_MS,
- * DEMO_CHECKOUTS (default 221), DEMO_CONCURRENCY (default 16).
+ * CUSTOMER_URL, CUSTOMER_DATABASE_URL, DEMO_CHECKOUTS (default 221), DEMO_CONCURRENCY (default 16).
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -20,9 +25,16 @@ function env(name: string, fallback?: string): string {
 
 interface Checkout {
   reference: string;
+  userId: string;
   scenario: Scenario;
   status?: CheckoutStatus;
   ledgerEntries?: number;
+  /** Entitlement events the dispatcher received for this checkout's payment (0 or 1). */
+  grants?: number;
+  /** Of those, delivered to the customer backend (answered 2xx). */
+  delivered?: number;
+  /** Business-logic runs at the customer backend for this checkout's grant. */
+  runs?: number;
 }
 
 async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -45,6 +57,7 @@ async function main(): Promise<void> {
   const run = randomBytes(3).toString('hex');
   const checkouts: Checkout[] = Array.from({ length: total }, (_, i) => ({
     reference: `ref_demo_${run}_${String(i).padStart(4, '0')}`,
+    userId: `user-demo-${run}-${String(Math.floor(i / 2)).padStart(4, '0')}`,
     scenario: SCENARIOS[i % SCENARIOS.length]!,
   }));
 
@@ -60,7 +73,7 @@ async function main(): Promise<void> {
       reference: c.reference,
       amount,
       currency: 'NGN',
-      user_id: `user-${c.reference}`,
+      user_id: c.userId,
       customer: { email },
       entitlement: 'pro-monthly',
       access_period: 'P1M',
@@ -95,11 +108,59 @@ async function main(): Promise<void> {
     'SELECT stream_id, count(*) AS entries FROM ledger.events WHERE stream_id = ANY($1::text[]) GROUP BY stream_id',
     [checkouts.map((c) => `transaction-${c.reference}`)],
   );
-  await db.end();
   const entries = new Map(rows.map((r) => [r.stream_id, Number(r.entries)]));
   for (const c of checkouts) c.ledgerEntries = entries.get(`transaction-${c.reference}`) ?? 0;
 
-  const header = ['outcome', 'n', 'expected state', 'observed', 'entitlement exp/obs', 'ledger exp/obs', 'ok'];
+  // Entitlements: each settled checkout's grant must reach the customer backend's business
+  // logic exactly once, and each user's access expiry there must be the ledger's.
+  const customer = new pg.Pool({ connectionString: env('CUSTOMER_DATABASE_URL'), max: 2 });
+  const expectedGrants = checkouts.filter((c) => c.scenario.expectedState === 'SETTLED_CONSENSUS').length;
+  const references = checkouts.map((c) => c.reference);
+  const grantDeadline = Date.now() + 120_000;
+  let grants: Array<{ reference: string; event_id: string; event: string; delivered: boolean }> = [];
+  let runs = new Map<string, number>();
+  for (;;) {
+    grants = (
+      await db.query<{ reference: string; event_id: string; event: string; delivered: boolean }>(
+        `SELECT e.reference, e.event_id, e.event, bool_or(d.state = 'delivered') AS delivered
+           FROM dispatcher.events e LEFT JOIN dispatcher.deliveries d ON d.event_id = e.event_id
+          WHERE e.reference = ANY($1::text[]) GROUP BY e.reference, e.event_id, e.event`,
+        [references],
+      )
+    ).rows;
+    const ran = await customer.query<{ event_id: string; n: number }>('SELECT event_id, count(*)::int AS n FROM entitlement_runs WHERE event_id = ANY($1::text[]) GROUP BY event_id', [
+      grants.map((g) => g.event_id),
+    ]);
+    runs = new Map(ran.rows.map((r) => [r.event_id, r.n]));
+    const done = grants.filter((g) => g.delivered && runs.has(g.event_id)).length;
+    process.stdout.write(`\r  ${done}/${expectedGrants} entitlement events delivered and processed by the customer backend   `);
+    if ((done >= expectedGrants && grants.length >= expectedGrants) || Date.now() > grantDeadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  process.stdout.write('\n');
+  const byReference = new Map(grants.map((g) => [g.reference, g]));
+  for (const c of checkouts) {
+    const g = byReference.get(c.reference);
+    c.grants = g ? 1 : 0;
+    c.delivered = g?.delivered ? 1 : 0;
+    c.runs = g ? (runs.get(g.event_id) ?? 0) : 0;
+  }
+  const users = [...new Set(checkouts.map((c) => c.userId))];
+  const ledgerExpiry = new Map(
+    (
+      await db.query<{ user_id: string; expires_at: Date }>(`SELECT user_id, expires_at FROM read_model.entitlements WHERE user_id = ANY($1::text[]) AND entitlement = 'pro-monthly'`, [users])
+    ).rows.map((r) => [r.user_id, r.expires_at.toISOString()]),
+  );
+  let accessMatches = 0;
+  for (const user of ledgerExpiry.keys()) {
+    const answer = await fetch(`${env('CUSTOMER_URL')}/access/${encodeURIComponent(user)}/pro-monthly`);
+    const body = answer.status === 200 ? ((await answer.json()) as { expires_at: string }) : null;
+    if (body?.expires_at === ledgerExpiry.get(user)) accessMatches += 1;
+  }
+  await customer.end();
+  await db.end();
+
+  const header = ['outcome', 'n', 'expected state', 'observed', 'entitlement exp/obs', 'ledger exp/obs', 'grants exp/delivered/ran once', 'ok'];
   const lines: string[][] = [];
   let unexpected = 0;
   for (const scenario of SCENARIOS) {
@@ -114,10 +175,19 @@ async function main(): Promise<void> {
       const ent = c.status?.entitlement_status ?? 'UNKNOWN';
       observedEntitlements.set(ent, (observedEntitlements.get(ent) ?? 0) + 1);
       if (c.ledgerEntries === scenario.expectedLedgerEntries) ledgerOk += 1;
-      const good = state === scenario.expectedState && ent === scenario.expectedEntitlement && c.ledgerEntries === scenario.expectedLedgerEntries;
+      const grant = scenario.expectedState === 'SETTLED_CONSENSUS' ? 1 : 0;
+      const good =
+        state === scenario.expectedState &&
+        ent === scenario.expectedEntitlement &&
+        c.ledgerEntries === scenario.expectedLedgerEntries &&
+        c.grants === grant &&
+        c.delivered === grant &&
+        c.runs === grant;
       if (good) ok += 1;
       else unexpected += 1;
     }
+    const expectedGrantCount = scenario.expectedState === 'SETTLED_CONSENSUS' ? group.length : 0;
+    const sum = (f: (c: Checkout) => number) => group.reduce((n, c) => n + f(c), 0);
     const fmt = (m: Map<string, number>) => [...m].map(([k, v]) => `${k}×${v}`).join(' ');
     lines.push([
       scenario.name + (scenario.needsSweeper ? ' *' : ''),
@@ -126,6 +196,7 @@ async function main(): Promise<void> {
       fmt(observedStates),
       `${scenario.expectedEntitlement} / ${fmt(observedEntitlements)}`,
       `${scenario.expectedLedgerEntries} / ${ledgerOk === group.length ? scenario.expectedLedgerEntries : `${ledgerOk} of ${group.length} ok`}`,
+      `${expectedGrantCount} / ${sum((c) => c.delivered ?? 0)} / ${sum((c) => (c.runs === 1 ? 1 : 0))}`,
       `${ok}/${group.length}`,
     ]);
   }
@@ -138,10 +209,17 @@ async function main(): Promise<void> {
   console.log('* recovered by the sweeper alone: no usable webhook ever arrived\n');
   // Lost: a checkout with no terminal outcome in the ledger at all.
   const lost = checkouts.filter((c) => !c.status || !TERMINAL.has(c.status.state) || (c.ledgerEntries ?? 0) === 0).length;
+  const kinds = (kind: string) => grants.filter((g) => g.event === kind).length;
+  const twice = checkouts.filter((c) => (c.runs ?? 0) > 1).length;
   console.log(`Checkouts: ${total}; at their expected outcome: ${total - unexpected}; unexpected outcomes: ${unexpected}`);
-  console.log(`Lost checkouts: ${lost}`);
+  console.log(
+    `Entitlement events: ${expectedGrants} expected, ${grants.length} granted (${kinds('subscription_started')} subscription_started, ${kinds('subscription_renewed')} subscription_renewed), ` +
+      `${grants.filter((g) => g.delivered).length} delivered; business logic ran once for ${checkouts.filter((c) => c.runs === 1).length}, twice or more for ${twice}`,
+  );
+  console.log(`Customer backend access expiry equals the ledger's for ${accessMatches} of ${ledgerExpiry.size} users`);
   console.log(`Elapsed: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  process.exitCode = lost === 0 && unexpected === 0 ? 0 : 1;
+  console.log(`Lost checkouts: ${lost}`);
+  process.exitCode = lost === 0 && unexpected === 0 && accessMatches === ledgerExpiry.size ? 0 : 1;
 }
 
 main().catch((error: unknown) => {

@@ -51,6 +51,20 @@ start_postgres() {
   wait_for 30 "PostgreSQL" postgres_ready
 }
 
+# Redis: the receiver kit's Redis store is tested against the machine's (127.0.0.1:6379), started
+# here when it is not running (tests use their own key prefix and delete their keys).
+redis_ready() { port_open 6379; }
+
+start_redis() {
+  if redis_ready; then return 0; fi
+  command -v redis-server >/dev/null || die "Redis is not running on 127.0.0.1:6379 and redis-server is not installed"
+  log "starting the machine's Redis"
+  mkdir -p "$SETTLE_HOME/redis"
+  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no \
+    --dir "$SETTLE_HOME/redis" --logfile "$LOG_DIR/redis.log" >&2
+  wait_for 30 "Redis" redis_ready
+}
+
 write_kafka_config() {
   mkdir -p "$KAFKA_DIR/config" "$KAFKA_DIR/data"
   cat >"$KAFKA_DIR/config/server.properties" <<PROPS
@@ -141,6 +155,7 @@ stop_one() {
 status() {
   local ok=0
   if postgres_ready; then echo "postgres  up"; else echo "postgres  down"; ok=1; fi
+  if redis_ready; then echo "redis     up   127.0.0.1:6379"; else echo "redis     down"; ok=1; fi
   if port_open "$SETTLE_KAFKA_PORT"; then echo "kafka     up   127.0.0.1:$SETTLE_KAFKA_PORT"; else echo "kafka     down"; ok=1; fi
   if registry_ready; then echo "registry  up   http://127.0.0.1:$SETTLE_REGISTRY_PORT/apis/ccompat/v7"; else echo "registry  down"; ok=1; fi
   return $ok
@@ -157,6 +172,7 @@ case "${1:-}" in
     [ -n "$REGISTRY_JAVA" ] || die "the schema registry (Apicurio 3) needs Java 21 or later; set SETTLE_JAVA_HOME to such a JDK"
     provision
     start_postgres
+    start_redis
     start_kafka &
     kpid=$!
     start_registry

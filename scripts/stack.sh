@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole Settle stack on this machine: infrastructure (Kafka, schema registry,
-# PostgreSQL) and the five apps, each logging to .settle/logs/<app>.log.
+# PostgreSQL), the six apps, and an example customer backend (examples/customer-backend, the
+# receiver kit from its packed tarball) with an endpoint registered for it, each logging to
+# .settle/logs/<app>.log.
 #
 #   scripts/stack.sh up|down|status
 #
@@ -8,7 +10,9 @@
 # starts everything in the background and returns once every app is ready. Idempotent.
 source "$(dirname "$0")/lib.sh"
 
-APPS=(provider-sandbox ingestion verifier ledger-projector sweeper)
+APPS=(provider-sandbox ingestion verifier ledger-projector sweeper dispatcher)
+# The customer's side: not a Settle app, started after them (it needs an endpoint registered).
+CUSTOMER=customer-backend
 RUN_DIR="$SETTLE_HOME/run"
 LOG_DIR="$SETTLE_HOME/logs"
 SECRETS="$SETTLE_HOME/secrets.env"
@@ -43,6 +47,8 @@ ensure_secrets() {
 # verifier only) and `webhook_vault` (webhook signing secrets, read by ingestion only).
 VAULT_KEY_FILE="$SETTLE_HOME/vault/master-keys.json"
 WEBHOOK_VAULT_KEY_FILE="$SETTLE_HOME/vault/webhook-master-keys.json"
+# The dispatcher's vault (customer endpoint secrets it generates), under keys only it holds.
+ENDPOINT_VAULT_KEY_FILE="$SETTLE_HOME/vault/endpoint-master-keys.json"
 vault_cli() { # vault_cli <schema> <key file> <command...>
   local schema="$1" keys="$2"; shift 2
   SETTLE_VAULT_SCHEMA="$schema" SETTLE_VAULT_MASTER_KEY_FILE="$keys" node "$SETTLE_ROOT/dist/scripts/vault.js" "$@"
@@ -68,6 +74,7 @@ mpesa consumer_key $MPESA_CONSUMER_KEY
 mpesa consumer_secret $MPESA_CONSUMER_SECRET
 mpesa passkey $MPESA_PASSKEY
 EOF_SECRETS
+  [ -f "$ENDPOINT_VAULT_KEY_FILE" ] || vault_cli endpoint_vault "$ENDPOINT_VAULT_KEY_FILE" rotate --key-file "$ENDPOINT_VAULT_KEY_FILE" >&2
   seed_vault webhook_vault "$WEBHOOK_VAULT_KEY_FILE" <<EOF_SECRETS
 paystack webhook_secret $PAYSTACK_SECRET_KEY
 stripe webhook_secret $STRIPE_WEBHOOK_SECRET
@@ -76,12 +83,19 @@ mpesa callback_token $MPESA_CALLBACK_TOKEN
 EOF_SECRETS
 }
 
+create_database() { # create_database <name>, on the machine's PostgreSQL, when missing
+  if ! psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$1'" | grep -q 1; then
+    psql -h 127.0.0.1 -U postgres -d postgres -qc "CREATE DATABASE $1" >&2
+  fi
+}
+
 ensure_database() {
+  # The customer backend keeps its own database, as a customer's would.
+  export CUSTOMER_DATABASE_URL="${CUSTOMER_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/settle_customer}"
+  if [ "$CUSTOMER_DATABASE_URL" = "postgres://postgres@127.0.0.1:5432/settle_customer" ]; then create_database settle_customer; fi
   if [ -n "${DATABASE_URL:-}" ]; then return 0; fi
   export DATABASE_URL="postgres://postgres@127.0.0.1:5432/settle"
-  if ! psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'settle'" | grep -q 1; then
-    psql -h 127.0.0.1 -U postgres -d postgres -qc 'CREATE DATABASE settle' >&2
-  fi
+  create_database settle
 }
 
 stack_env() {
@@ -111,7 +125,41 @@ app_env() {
     verifier)
       echo "SETTLE_VAULT_MASTER_KEY_FILE=$VAULT_KEY_FILE" "PAYSTACK_BASE_URL=$sandbox" "STRIPE_BASE_URL=$sandbox" \
         "FLUTTERWAVE_BASE_URL=$sandbox" "MPESA_BASE_URL=$sandbox" ;;
+    dispatcher)
+      echo "DISPATCHER_PORT=$SETTLE_DISPATCHER_PORT" "SETTLE_ADMIN_API_KEY_SHA256=$SETTLE_ADMIN_API_KEY_SHA256" \
+        "SETTLE_VAULT_MASTER_KEY_FILE=$ENDPOINT_VAULT_KEY_FILE" ;;
   esac
+}
+
+# The example customer backend's endpoint: registered through the dispatcher's admin API once,
+# its id and secret (shown once) kept in the secrets file; registered again when the dispatcher
+# no longer knows it (a new database).
+ensure_customer_endpoint() {
+  local admin="http://127.0.0.1:$SETTLE_DISPATCHER_PORT/v1/admin/endpoints" auth="authorization: Bearer $SETTLE_ADMIN_API_KEY"
+  if [ -n "${CUSTOMER_ENDPOINT_ID:-}" ] && [ -n "${CUSTOMER_WEBHOOK_SECRET:-}" ] &&
+    [ "$(curl -s -o /dev/null -w '%{http_code}' -H "$auth" "$admin/$CUSTOMER_ENDPOINT_ID")" = 200 ]; then
+    return 0
+  fi
+  local created
+  created="$(curl -fsS -X POST "$admin" -H "$auth" -H 'content-type: application/json' \
+    -d "{\"url\":\"http://127.0.0.1:$SETTLE_CUSTOMER_PORT/webhook/settle\",\"description\":\"example customer backend (./settle up)\"}")" ||
+    die "could not register the example customer backend's endpoint"
+  CUSTOMER_ENDPOINT_ID="$(node -e 'process.stdout.write(JSON.parse(process.argv[1]).id)' "$created")"
+  CUSTOMER_WEBHOOK_SECRET="$(node -e 'process.stdout.write(JSON.parse(process.argv[1]).secret)' "$created")"
+  umask 077
+  sed -i '/^CUSTOMER_ENDPOINT_ID=/d; /^CUSTOMER_WEBHOOK_SECRET=/d' "$SECRETS"
+  printf 'CUSTOMER_ENDPOINT_ID=%s\nCUSTOMER_WEBHOOK_SECRET=%s\n' "$CUSTOMER_ENDPOINT_ID" "$CUSTOMER_WEBHOOK_SECRET" >>"$SECRETS"
+  log "registered the example customer backend's endpoint $CUSTOMER_ENDPOINT_ID"
+}
+
+start_customer() {
+  local pidfile="$RUN_DIR/$CUSTOMER.pid" ready="$RUN_DIR/$CUSTOMER.ready"
+  if pid_alive "$pidfile"; then return 0; fi
+  rm -f "$ready"
+  env PORT="$SETTLE_CUSTOMER_PORT" DATABASE_URL="$CUSTOMER_DATABASE_URL" SETTLE_WEBHOOK_SECRETS="$CUSTOMER_WEBHOOK_SECRET" \
+    SETTLE_READY_FILE="$ready" LAUNCH_LOG="$LOG_DIR/$CUSTOMER.log" \
+    bash -c 'source "$0/scripts/lib.sh"; RUN_DIR="$1"; LOG_DIR="$2"; launch "$3" "$0/examples/customer-backend" node src/server.js' \
+    "$SETTLE_ROOT" "$RUN_DIR" "$LOG_DIR" "$CUSTOMER"
 }
 
 start_app() {
@@ -134,12 +182,18 @@ up() {
   stack_env
   ensure_vault
   for app in "${APPS[@]}"; do start_app "$app"; done
+  "$SETTLE_ROOT/scripts/receiver-kit.sh"
   for app in "${APPS[@]}"; do
     if ! wait_for 120 "$app" test -f "$RUN_DIR/$app.ready"; then die "$app did not become ready"; fi
   done
+  ensure_customer_endpoint
+  start_customer
+  wait_for 60 "$CUSTOMER" test -f "$RUN_DIR/$CUSTOMER.ready" || die "$CUSTOMER did not become ready"
   cat >&2 <<MSG
 [settle] stack is up
   ingestion        http://127.0.0.1:$SETTLE_INGESTION_PORT   (API key in $SECRETS)
+  dispatcher       http://127.0.0.1:$SETTLE_DISPATCHER_PORT   (admin API: SETTLE_ADMIN_API_KEY in $SECRETS)
+  customer backend http://127.0.0.1:$SETTLE_CUSTOMER_PORT   (examples/customer-backend; endpoint $CUSTOMER_ENDPOINT_ID)
   provider sandbox http://127.0.0.1:$SETTLE_SANDBOX_PORT
   kafka            127.0.0.1:$SETTLE_KAFKA_PORT
   schema registry  $SCHEMA_REGISTRY_URL
@@ -149,13 +203,13 @@ MSG
 }
 
 down() {
-  for app in "${APPS[@]}"; do
+  for app in "$CUSTOMER" "${APPS[@]}"; do
     local pidfile="$RUN_DIR/$app.pid"
     if pid_alive "$pidfile"; then
       kill -TERM "$(cat "$pidfile")" 2>/dev/null || true
     fi
   done
-  for app in "${APPS[@]}"; do
+  for app in "$CUSTOMER" "${APPS[@]}"; do
     local pidfile="$RUN_DIR/$app.pid"
     for _ in $(seq 1 40); do pid_alive "$pidfile" || break; sleep 0.25; done
     pid_alive "$pidfile" && kill -KILL "$(cat "$pidfile")" 2>/dev/null || true
@@ -167,7 +221,7 @@ down() {
 status() {
   local ok=0
   "$SETTLE_ROOT/scripts/infra.sh" status || ok=1
-  for app in "${APPS[@]}"; do
+  for app in "${APPS[@]}" "$CUSTOMER"; do
     if pid_alive "$RUN_DIR/$app.pid" && [ -f "$RUN_DIR/$app.ready" ]; then printf '%-17s up\n' "$app"; else printf '%-17s down\n' "$app"; ok=1; fi
   done
   return $ok
@@ -179,6 +233,9 @@ case "${1:-}" in
   status) status ;;
   env) ensure_secrets; ensure_database; stack_env
        echo "DATABASE_URL=$DATABASE_URL"; echo "SETTLE_API_KEY=$SETTLE_API_KEY"; echo "SWEEPER_INACTIVITY_MS=$SWEEPER_INACTIVITY_MS"
-       echo "SETTLE_INGESTION_PORT=$SETTLE_INGESTION_PORT"; echo "SETTLE_SANDBOX_PORT=$SETTLE_SANDBOX_PORT" ;;
+       echo "SETTLE_INGESTION_PORT=$SETTLE_INGESTION_PORT"; echo "SETTLE_SANDBOX_PORT=$SETTLE_SANDBOX_PORT"
+       echo "SETTLE_DISPATCHER_PORT=$SETTLE_DISPATCHER_PORT"; echo "SETTLE_CUSTOMER_PORT=$SETTLE_CUSTOMER_PORT"
+       echo "SETTLE_ADMIN_API_KEY=$SETTLE_ADMIN_API_KEY"; echo "CUSTOMER_DATABASE_URL=$CUSTOMER_DATABASE_URL"
+       echo "CUSTOMER_ENDPOINT_ID=${CUSTOMER_ENDPOINT_ID:-}" ;;
   *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
 esac

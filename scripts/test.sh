@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command (`./settle test`, also `npm test`): provisions what is missing,
-# builds, checks architecture boundaries, starts the local infrastructure if it is not
-# running, runs unit, integration and end-to-end tests against the real Kafka, schema
-# registry and PostgreSQL, and stops what it started.
+# builds, checks architecture boundaries, packs the receiver kit, starts the local
+# infrastructure if it is not running, runs unit, integration and end-to-end tests against the
+# real Kafka, schema registry, PostgreSQL and Redis, and stops what it started.
 #
 #   scripts/test.sh [vitest arguments]      e.g. scripts/test.sh --project unit
 source "$(dirname "$0")/lib.sh"
@@ -12,6 +12,10 @@ ensure_build
 
 log "checking architecture boundaries"
 (cd "$SETTLE_ROOT" && npx --no-install depcruise apps libs scripts test --config .dependency-cruiser.cjs --output-type err >&2)
+
+# The receiver kit, packed as customers get it, and the example customer backend installed from
+# that tarball (its tests, and the end-to-end ones, run it).
+"$SETTLE_ROOT/scripts/receiver-kit.sh"
 
 # The jars are needed even when another checkout's broker is already answering: some tests
 # start a broker of their own from them.
