@@ -50,6 +50,8 @@ export interface RunningStack {
   /** Master keys of ingestion's webhook vault (to seed rotations in tests). */
   webhookMasterKeys: string;
   logs(app: string): string;
+  /** The example customer backend, when asked for. */
+  customer: RunningCustomer | null;
   /** Apps whose process has exited (with its exit code or signal), in no particular order. */
   exited(): Array<{ app: StackApp; code: number | null; signal: NodeJS.Signals | null }>;
   stop(): Promise<void>;
@@ -131,6 +133,23 @@ export interface StackOptions {
   adminDatabaseUrl?: string;
   /** Extra environment per app, applied over the stack's own (tuning for one test). */
   env?: Partial<Record<StackApp, NodeJS.ProcessEnv>>;
+  /**
+   * Also run the example customer backend (examples/customer-backend, the receiver kit from its
+   * packed tarball: scripts/receiver-kit.sh) with a database of its own and an endpoint
+   * registered for it; `env` is added to its environment.
+   */
+  customerBackend?: { env?: NodeJS.ProcessEnv };
+}
+
+/** The example customer backend of a stack. */
+export interface RunningCustomer {
+  url: string;
+  endpointId: string;
+  /** The endpoint's signing secret, as the dispatcher showed it at registration. */
+  secret: string;
+  /** Its own database (the kit's tables and its `entitlement_runs`). */
+  db: pg.Pool;
+  logs(): string;
 }
 
 /**
@@ -252,7 +271,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     children.set(app, child);
   }
   const logs = (app: string) => (existsSync(logPath(app)) ? readFileSync(logPath(app), 'utf8') : '');
+  const cleanups: Array<() => Promise<void>> = [];
   const stop = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
     await Promise.all(
       [...children.values()].map(
         (child) =>
@@ -286,8 +307,19 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     await stop();
     throw error;
   }
+  const dispatcher = new DispatcherClient(`http://127.0.0.1:${dispatcherPort}`, adminKey);
+  let customer: RunningCustomer | null = null;
+  if (options.customerBackend) {
+    try {
+      customer = await startCustomerBackend(dispatcher, dir, options.adminDatabaseUrl, options.customerBackend.env ?? {}, cleanups);
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+  }
   const ingestionUrl = `http://127.0.0.1:${ingestionPort}`;
   return {
+    customer,
     ingestion: new IngestionClient(ingestionUrl, apiKey),
     sandbox: new SandboxClient(`http://127.0.0.1:${sandboxPort}`),
     ingestionUrl,
@@ -296,7 +328,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       sweeper: `http://127.0.0.1:${sweeperMetricsPort}/metrics`,
       dispatcher: `http://127.0.0.1:${dispatcherPort}/metrics`,
     },
-    dispatcher: new DispatcherClient(`http://127.0.0.1:${dispatcherPort}`, adminKey),
+    dispatcher,
     dispatcherUrl: `http://127.0.0.1:${dispatcherPort}`,
     adminKey,
     sandboxUrl,
@@ -313,4 +345,56 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         .map(([app, child]) => ({ app: app as StackApp, code: child.exitCode, signal: child.signalCode })),
     stop,
   };
+}
+
+/**
+ * Starts the example customer backend (examples/customer-backend) with a database of its own,
+ * registers its endpoint with the dispatcher and hands it the secret, as an operator would.
+ *
+ * @throws Error when the example's dependencies are not installed (scripts/receiver-kit.sh) or it does not start.
+ */
+async function startCustomerBackend(
+  dispatcher: DispatcherClient,
+  dir: string,
+  adminDatabaseUrl: string | undefined,
+  env: NodeJS.ProcessEnv,
+  cleanups: Array<() => Promise<void>>,
+): Promise<RunningCustomer> {
+  const example = join(ROOT, 'examples/customer-backend');
+  if (!existsSync(join(example, 'node_modules/@settle/receiver/package.json'))) {
+    throw new Error('examples/customer-backend has no dependencies: run scripts/receiver-kit.sh (scripts/test.sh does) first');
+  }
+  const database = await createTestDatabase('settle_e2e_customer', adminDatabaseUrl);
+  const db = createPool(database.url, 2);
+  cleanups.push(async () => {
+    await db.end();
+    await database.drop();
+  });
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const registered = await dispatcher.createEndpoint({ url: `${url}/webhook/settle`, description: 'example customer backend' });
+  if (registered.status !== 201) throw new Error(`endpoint registration answered ${registered.status}`);
+  const logPath = join(dir, 'customer-backend.log');
+  const ready = join(dir, 'customer-backend.ready');
+  const { openSync } = await import('node:fs');
+  const out = openSync(logPath, 'a');
+  const child = spawn(process.execPath, ['src/server.js'], {
+    cwd: example,
+    env: { PATH: process.env.PATH, PORT: String(port), DATABASE_URL: database.url, SETTLE_WEBHOOK_SECRETS: registered.body.secret, SETTLE_READY_FILE: ready, ...env },
+    stdio: ['ignore', out, out],
+  });
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  );
+  const logs = () => (existsSync(logPath) ? readFileSync(logPath, 'utf8') : '');
+  await waitUntil('the customer backend to be ready', 30_000, async () => {
+    if (child.exitCode !== null) throw new Error(`the customer backend exited with ${child.exitCode}:\n${logs().slice(-3000)}`);
+    return existsSync(ready) ? true : undefined;
+  });
+  return { url, endpointId: registered.body.id, secret: registered.body.secret, db, logs };
 }

@@ -1,8 +1,9 @@
 /**
- * Entitlement delivery end to end: the six apps as processes on the real infrastructure, a
- * customer endpoint stand-in as its own process. A paid checkout becomes a ledger grant, an
- * entitlement event on Kafka, and a signed delivery the endpoint verifies; the admin API
- * manages the endpoint and shows every attempt.
+ * Entitlement delivery end to end: the six apps as processes on the real infrastructure, the
+ * example customer backend (the receiver kit from its packed tarball, its business logic made
+ * to fail its first run of every event) and a customer endpoint stand-in, each its own process.
+ * A paid checkout becomes a ledger grant, an entitlement event on Kafka, and signed deliveries
+ * that both endpoints verify; the admin API manages endpoints and shows every attempt.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +17,7 @@ let endpointId: string;
 let secret: string;
 
 beforeAll(async () => {
-  stack = await startStack({ inactivityMs: 3_000 });
+  stack = await startStack({ inactivityMs: 3_000, customerBackend: { env: { EXAMPLE_FAIL_FIRST_RUNS: '1', RETRY_INITIAL_DELAY_MS: '100' } } });
   endpoint = await startEndpointProcess({ secrets: [] });
   const created = await stack.dispatcher.createEndpoint({ url: endpoint.url, description: 'the customer backend' });
   expect(created.status).toBe(201);
@@ -79,7 +80,32 @@ describe('a paid checkout reaches the customer endpoint as a signed entitlement 
       expect.objectContaining({ entitlement: 'pro-monthly', expires_at: second.payload.expires_at, grants: 2, last_event: 'subscription_renewed', last_event_id: second.payload.event_id }),
     ]);
     const attempts = await stack.dispatcher.deliveriesOf(second.payload.event_id!);
-    expect(attempts.body.deliveries).toEqual([expect.objectContaining({ endpoint_id: endpointId, state: 'delivered', attempts: 1 })]);
+    expect(attempts.body.deliveries).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ endpoint_id: endpointId, state: 'delivered', attempts: 1 }),
+        expect.objectContaining({ endpoint_id: stack.customer!.endpointId, state: 'delivered', attempts: 1 }),
+      ]),
+    );
+
+    // The example customer backend: its business logic failed the first run of each event (on
+    // purpose), ran again from the durable record, and committed exactly once per event_id; its
+    // access expiry is the later one.
+    const customer = stack.customer!;
+    const runs = await waitUntil('both events to run at the customer backend', 30_000, async () => {
+      const { rows } = await customer.db.query<{ event_id: string; event: string; expires_at: Date }>(
+        'SELECT event_id, event, expires_at FROM entitlement_runs WHERE user_id = $1 ORDER BY expires_at',
+        [user],
+      );
+      return rows.length === 2 ? rows : undefined;
+    });
+    expect(runs.map((r) => [r.event_id, r.event])).toEqual([
+      [first.payload.event_id, 'subscription_started'],
+      [second.payload.event_id, 'subscription_renewed'],
+    ]);
+    const access = (await (await fetch(`${customer.url}/access/${user}/pro-monthly`)).json()) as { expires_at: string };
+    expect(access.expires_at).toBe(second.payload.expires_at);
+    expect(customer.logs()).toMatch(/event run failed; will retry/);
+    expect(customer.logs()).not.toContain(customer.secret);
   });
 
   it('a rotated secret signs with both secrets during the overlap', async () => {
