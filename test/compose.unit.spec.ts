@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
+  loadDispatcherConfig,
   loadIngestionConfig,
   loadProjectorConfig,
   loadSandboxConfig,
@@ -39,7 +40,7 @@ function interpolate(env: Record<string, string | number> = {}): NodeJS.ProcessE
 describe('docker-compose.yml', () => {
   it('parses and names every service the apps need', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['kafka', 'schema-registry', 'postgres', 'kurrentdb', 'provider-sandbox', 'ingestion', 'verifier', 'ledger-projector', 'sweeper'].sort(),
+      ['kafka', 'schema-registry', 'postgres', 'kurrentdb', 'provider-sandbox', 'ingestion', 'verifier', 'ledger-projector', 'sweeper', 'dispatcher'].sort(),
     );
     expect(compose.services.kafka!.image).toBe('apache/kafka:3.9.1');
   });
@@ -62,10 +63,11 @@ describe('docker-compose.yml', () => {
     expect(loadProjectorConfig(env('ledger-projector')).database.url).toContain('@postgres:5432/');
     expect(loadSweeperConfig(env('sweeper')).recovery.inactivityMs).toBe(45_000);
     expect(loadSandboxConfig(env('provider-sandbox')).paystack.webhookUrl).toBe('http://ingestion:3000/v1/webhooks/paystack');
+    expect(loadDispatcherConfig(env('dispatcher')).http).toEqual({ host: '0.0.0.0', port: 3200 });
   });
 
   it('runs every app from the built image, after the infrastructure it uses', () => {
-    for (const app of ['ingestion', 'verifier', 'ledger-projector', 'sweeper']) {
+    for (const app of ['ingestion', 'verifier', 'ledger-projector', 'sweeper', 'dispatcher']) {
       const service = compose.services[app]!;
       expect(service.command).toEqual(['node', `dist/apps/${app}/src/main.js`]);
       expect(Object.keys(service.depends_on ?? {}).sort()).toEqual(['kafka', 'postgres', 'schema-registry']);
