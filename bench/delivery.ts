@@ -1,9 +1,12 @@
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
 import { connectMessaging, Outbox, outboxDdl, OutboxRelay, type EntitlementGrantedV1 } from '@settle/messaging';
 import { createLogger, createPool, inTransaction, migrate } from '@settle/platform';
 import { generateMasterKey } from '@settle/vault';
@@ -53,10 +56,18 @@ interface PhaseResult {
  * a second endpoint blackholed by a TCP fault proxy. Baseline in the same run: signed POSTs
  * made directly to the same endpoint (the HTTP hop alone).
  *
- * Arguments: `--burst <n>` (default 20000), `--rate <per second>` (500), `--seconds <s>` (20).
+ * Then the receiver kit's own answer time: signed events (all different) posted at a fixed
+ * rate to the example customer backend (the kit with its PostgreSQL store, installed from its
+ * packed tarball) and, as the baseline, to the bare endpoint process.
+ *
+ * Arguments: `--burst <n>` (default 20000), `--rate <per second>` (500), `--seconds <s>` (20),
+ * `--kit-rate <per second>` (500), `--kit-seconds <s>` (15).
  */
 export async function deliveryBenchmark(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { burst: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' } } });
+  const { values } = parseArgs({
+    args,
+    options: { burst: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' }, 'kit-rate': { type: 'string' }, 'kit-seconds': { type: 'string' } },
+  });
   const burst = Number(values.burst ?? 20_000);
   const rate = Number(values.rate ?? 500);
   const seconds = Number(values.seconds ?? 20);
@@ -240,10 +251,95 @@ export async function deliveryBenchmark(args: string[]): Promise<void> {
     const [, alone, withBlackhole] = results;
     console.log(`fast endpoint p99 with a blackholed neighbour: ${fmt(withBlackhole!.p99)} ms against ${fmt(alone!.p99)} ms alone (${(((withBlackhole!.p99 - alone!.p99) / alone!.p99) * 100).toFixed(1)} %)`);
     console.log(`dispatcher peak RSS: ${peakRssMiB(dispatcher.pid).toFixed(0)} MiB; every event delivered exactly once to the fast endpoint`);
+
+    const kitRate = Number(values['kit-rate'] ?? 500);
+    const kitSeconds = Number(values['kit-seconds'] ?? 15);
+    const kit = await kitAnswerTime(dir, kitRate, kitSeconds);
+    const bare = await answerTime(fast.url, created.body.secret, kitRate, kitSeconds);
+    console.log(`\nreceiver answer time at ${kitRate} signed events/s for ${kitSeconds} s (autocannon, 16 connections, every event new)`);
+    console.log('| receiver | answered 200 | p50 ms | p99 ms | p99.9 ms | max ms |');
+    console.log('|---|---|---|---|---|---|');
+    for (const [name, r] of [['receiver kit, PostgreSQL store (example customer backend)', kit], ['bare endpoint process (baseline)', bare]] as const) {
+      console.log(`| ${name} | ${r.ok}/${r.sent} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.p999.toFixed(2)} | ${r.max.toFixed(2)} |`);
+    }
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
     await pool.end();
     await database.drop();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What an answer-time run measured (client side, loopback included). */
+interface AnswerTimes {
+  sent: number;
+  ok: number;
+  p50: number;
+  p99: number;
+  p999: number;
+  max: number;
+}
+
+/** Posts signed, all-different entitlement events at `rate` per second to `url` for `seconds`. */
+async function answerTime(url: string, secret: string, rate: number, seconds: number): Promise<AnswerTimes> {
+  const signer = new Webhook(secret);
+  const target = new URL(url);
+  let n = 0;
+  const setupRequest = (req: autocannon.Request): autocannon.Request => {
+    n += 1;
+    const id = randomUUID();
+    const at = new Date();
+    const body = JSON.stringify({
+      event_id: id,
+      event: n % 2 === 0 ? 'subscription_renewed' : 'subscription_started',
+      entitlement: 'pro',
+      user_id: `user-kit-${n % 1000}`,
+      expires_at: new Date(at.getTime() + n * 1000).toISOString(),
+      reference: `ref_kit_${n}`,
+      settled_at: at.toISOString(),
+      access_period: 'P1M',
+    });
+    req.body = body;
+    req.headers = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signer.sign(id, at, body) };
+    return req;
+  };
+  const latencies: number[] = [];
+  let sent = 0;
+  await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      { url: target.origin, connections: 16, pipelining: 1, duration: seconds, overallRate: rate, timeout: 10, requests: [{ method: 'POST', path: target.pathname, setupRequest }] },
+      (error, result) => (error ? reject(error as Error) : resolve(result)),
+    );
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      sent += 1;
+      if (statusCode === 200) latencies.push(responseTime);
+    });
+  });
+  latencies.sort((a, b) => a - b);
+  return { sent, ok: latencies.length, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), p999: quantile(latencies, 0.999), max: latencies.at(-1) ?? Number.NaN };
+}
+
+/** The example customer backend (the kit, PostgreSQL store) with a database of its own, under load. */
+async function kitAnswerTime(dir: string, rate: number, seconds: number): Promise<AnswerTimes> {
+  const example = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../examples/customer-backend' : '../examples/customer-backend', import.meta.url));
+  if (!existsSync(join(example, 'node_modules/@settle/receiver/package.json'))) throw new Error('run scripts/receiver-kit.sh first (scripts/bench.sh does)');
+  const database = await createTestDatabase('settle_bench_kit');
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  const port = await freePort();
+  const ready = join(dir, 'customer.ready');
+  const child = spawn(process.execPath, ['src/server.js'], {
+    cwd: example,
+    env: { PATH: process.env.PATH, PORT: String(port), DATABASE_URL: database.url, SETTLE_WEBHOOK_SECRETS: secret, SETTLE_READY_FILE: ready, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  try {
+    await waitUntil('the customer backend', 30_000, async () => (existsSync(ready) ? true : undefined));
+    return await answerTime(`http://127.0.0.1:${port}/webhook/settle`, secret, rate, seconds);
+  } finally {
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+    await database.drop();
   }
 }

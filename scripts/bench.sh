@@ -6,6 +6,7 @@ source "$(dirname "$0")/lib.sh"
 ensure_node
 ensure_deps
 ensure_build
+"$SETTLE_ROOT/scripts/receiver-kit.sh"
 # The jars are needed even when another checkout's broker is already answering: some tests
 # start a broker of their own from them.
 "$SETTLE_ROOT/scripts/infra.sh" provision
