@@ -91,10 +91,11 @@ export class ProjectionService {
       let revision = result.ledger_expected_revision - 1;
       let appendedAt: number | null = null;
       let duplicate = false;
-      if (result.ledger_event_type) {
+      const ledgerEvent = result.ledger_event_type ? ledgerEventFor(result) : null;
+      if (ledgerEvent) {
         const stream = transactionStream(result.reference);
         try {
-          const outcome = await this.ledger.appendWith(client, stream, [ledgerEventFor(result)], expectedAfter(result.ledger_expected_revision));
+          const outcome = await this.ledger.appendWith(client, stream, [ledgerEvent], expectedAfter(result.ledger_expected_revision));
           revision = outcome.nextExpectedRevision;
           appendedAt = outcome.positions[0] ?? null;
           duplicate = outcome.duplicate;
@@ -130,7 +131,7 @@ export class ProjectionService {
         decidedAt: new Date(result.occurred_at),
       });
       if (appendedAt !== null && !duplicate) {
-        const grant = result.outcome === 'SETTLED_CONSENSUS' ? await this.grant(client, result, log) : [];
+        const grant = ledgerEvent && result.outcome === 'SETTLED_CONSENSUS' ? await this.grant(client, result, ledgerEvent.eventId, log) : [];
         await this.outbox.enqueue(client, [
           ...grant,
           {
@@ -172,12 +173,11 @@ export class ProjectionService {
    *
    * @throws EntitlementStreamConflictError when the stream moved on meanwhile (transient).
    */
-  private async grant(client: PoolClient, result: ConsensusResultV1, log: Logger): Promise<OutboxMessage[]> {
+  private async grant(client: PoolClient, result: ConsensusResultV1, settlementEventId: string, log: Logger): Promise<OutboxMessage[]> {
     if (result.access_period === null) {
       log.warn('settled without an access period (registered before they existed): no entitlement granted');
       return [];
     }
-    const settlementEventId = ledgerEventFor(result).eventId;
     const stream = entitlementStream(result.user_id, result.entitlement);
     const history = (await this.ledger.readStreamWith(client, stream)).map(entitlementEventOf);
     const state = foldEntitlement(history);
