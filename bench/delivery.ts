@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { connectMessaging, Outbox, outboxDdl, OutboxRelay, type EntitlementGrantedV1 } from '@settle/messaging';
 import { createLogger, createPool, inTransaction, migrate } from '@settle/platform';
 import { generateMasterKey } from '@settle/vault';
@@ -56,21 +55,32 @@ interface PhaseResult {
  * a second endpoint blackholed by a TCP fault proxy. Baseline in the same run: signed POSTs
  * made directly to the same endpoint (the HTTP hop alone).
  *
- * Then the receiver kit's own answer time: signed events (all different) posted at a fixed
- * rate to the example customer backend (the kit with its PostgreSQL store, installed from its
- * packed tarball) and, as the baseline, to the bare endpoint process.
+ * Then the receiver kit's own answer time: signed events (all different) posted at fixed
+ * rates to the example customer backend (the kit with its PostgreSQL store, installed from its
+ * packed tarball, its processor applying every event meanwhile) and, as the baseline, to a
+ * fresh bare endpoint process.
  *
  * Arguments: `--burst <n>` (default 20000), `--rate <per second>` (500), `--seconds <s>` (20),
- * `--kit-rate <per second>` (500), `--kit-seconds <s>` (15).
+ * `--kit-rates <list>` (100,250,500), `--kit-seconds <s>` (15), `--only deliveries|kit`.
  */
 export async function deliveryBenchmark(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { burst: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' }, 'kit-rate': { type: 'string' }, 'kit-seconds': { type: 'string' } },
+    options: {
+      burst: { type: 'string' },
+      rate: { type: 'string' },
+      seconds: { type: 'string' },
+      'kit-rates': { type: 'string' },
+      'kit-seconds': { type: 'string' },
+      only: { type: 'string' },
+    },
   });
-  const burst = Number(values.burst ?? 20_000);
-  const rate = Number(values.rate ?? 500);
-  const seconds = Number(values.seconds ?? 20);
+  if (values.only !== 'kit') await deliveries(Number(values.burst ?? 20_000), Number(values.rate ?? 500), Number(values.seconds ?? 20));
+  if (values.only !== 'deliveries') await kitPhases((values['kit-rates'] ?? '100,250,500').split(',').map(Number), Number(values['kit-seconds'] ?? 15));
+}
+
+/** The dispatcher phases (see {@link deliveryBenchmark}). */
+async function deliveries(burst: number, rate: number, seconds: number): Promise<void> {
 
   const database = await createTestDatabase('settle_bench_delivery');
   const dir = mkdtempSync(join(tmpdir(), 'settle-bench-delivery-'));
@@ -252,16 +262,6 @@ export async function deliveryBenchmark(args: string[]): Promise<void> {
     console.log(`fast endpoint p99 with a blackholed neighbour: ${fmt(withBlackhole!.p99)} ms against ${fmt(alone!.p99)} ms alone (${(((withBlackhole!.p99 - alone!.p99) / alone!.p99) * 100).toFixed(1)} %)`);
     console.log(`dispatcher peak RSS: ${peakRssMiB(dispatcher.pid).toFixed(0)} MiB; every event delivered exactly once to the fast endpoint`);
 
-    const kitRate = Number(values['kit-rate'] ?? 500);
-    const kitSeconds = Number(values['kit-seconds'] ?? 15);
-    const kit = await kitAnswerTime(dir, kitRate, kitSeconds);
-    const bare = await answerTime(fast.url, created.body.secret, kitRate, kitSeconds);
-    console.log(`\nreceiver answer time at ${kitRate} signed events/s for ${kitSeconds} s (autocannon, 16 connections, every event new)`);
-    console.log('| receiver | answered 200 | p50 ms | p99 ms | p99.9 ms | max ms |');
-    console.log('|---|---|---|---|---|---|');
-    for (const [name, r] of [['receiver kit, PostgreSQL store (example customer backend)', kit], ['bare endpoint process (baseline)', bare]] as const) {
-      console.log(`| ${name} | ${r.ok}/${r.sent} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.p999.toFixed(2)} | ${r.max.toFixed(2)} |`);
-    }
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
     await pool.end();
@@ -270,7 +270,7 @@ export async function deliveryBenchmark(args: string[]): Promise<void> {
   }
 }
 
-/** What an answer-time run measured (client side, loopback included). */
+/** What an answer-time run measured (client side, loopback included), and the kit's own time (server side) when known. */
 interface AnswerTimes {
   sent: number;
   ok: number;
@@ -278,15 +278,27 @@ interface AnswerTimes {
   p99: number;
   p999: number;
   max: number;
+  server?: { p50_ms: number; p99_ms: number; p999_ms: number; max_ms: number; answered: number };
 }
 
-/** Posts signed, all-different entitlement events at `rate` per second to `url` for `seconds`. */
-async function answerTime(url: string, secret: string, rate: number, seconds: number): Promise<AnswerTimes> {
+/**
+ * Posts signed, all-different entitlement events to `url` for `seconds`, open loop at `rate`
+ * per second, evenly spaced (a burst-free arrival: the n-th request is due at n / rate s), over
+ * up to 32 keep-alive connections. Each latency runs from the request's due time to the end of
+ * its answer, so a receiver that falls behind is charged for the wait (no coordinated omission).
+ * The first `warmupSeconds` of requests (connections opening, code warming up) are not counted.
+ */
+async function answerTime(url: string, secret: string, rate: number, seconds: number, afterWarmup: () => Promise<void> = async () => undefined, warmupSeconds = 2): Promise<AnswerTimes> {
   const signer = new Webhook(secret);
-  const target = new URL(url);
-  let n = 0;
-  const setupRequest = (req: autocannon.Request): autocannon.Request => {
-    n += 1;
+  const agent = new Agent({ connections: 32, keepAliveTimeout: 30_000 });
+  const latencies: number[] = [];
+  const warmup = Math.round(rate * warmupSeconds);
+  const total = warmup + Math.round(rate * seconds);
+  const started = performance.now();
+  const inFlight = new Set<Promise<void>>();
+  let sent = 0;
+  let warmedUp = false;
+  const post = async (n: number, due: number) => {
     const id = randomUUID();
     const at = new Date();
     const body = JSON.stringify({
@@ -299,34 +311,41 @@ async function answerTime(url: string, secret: string, rate: number, seconds: nu
       settled_at: at.toISOString(),
       access_period: 'P1M',
     });
-    req.body = body;
-    req.headers = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signer.sign(id, at, body) };
-    return req;
-  };
-  const latencies: number[] = [];
-  let sent = 0;
-  await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      { url: target.origin, connections: 16, pipelining: 1, duration: seconds, overallRate: rate, timeout: 10, requests: [{ method: 'POST', path: target.pathname, setupRequest }] },
-      (error, result) => (error ? reject(error as Error) : resolve(result)),
-    );
-    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-      sent += 1;
-      if (statusCode === 200) latencies.push(responseTime);
+    const answer = await request(url, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signer.sign(id, at, body) },
+      body,
     });
-  });
+    await answer.body.dump();
+    if (answer.statusCode === 200 && n >= warmup) latencies.push(performance.now() - due);
+  };
+  while (sent < total) {
+    if (!warmedUp && sent >= warmup) {
+      warmedUp = true;
+      await afterWarmup();
+    }
+    const now = performance.now();
+    while (sent < total && started + (sent * 1000) / rate <= now) {
+      const work = post(sent, started + (sent * 1000) / rate).finally(() => inFlight.delete(work));
+      inFlight.add(work);
+      sent += 1;
+    }
+    await sleep(Math.max(0, Math.min(1, started + (sent * 1000) / rate - performance.now())));
+  }
+  await Promise.allSettled([...inFlight]);
+  await agent.close();
   latencies.sort((a, b) => a - b);
-  return { sent, ok: latencies.length, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), p999: quantile(latencies, 0.999), max: latencies.at(-1) ?? Number.NaN };
+  return { sent: sent - warmup, ok: latencies.length, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), p999: quantile(latencies, 0.999), max: latencies.at(-1) ?? Number.NaN };
 }
 
 /** The example customer backend (the kit, PostgreSQL store) with a database of its own, under load. */
-async function kitAnswerTime(dir: string, rate: number, seconds: number): Promise<AnswerTimes> {
+async function kitAnswerTime(dir: string, secret: string, rate: number, seconds: number): Promise<AnswerTimes> {
   const example = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../examples/customer-backend' : '../examples/customer-backend', import.meta.url));
   if (!existsSync(join(example, 'node_modules/@settle/receiver/package.json'))) throw new Error('run scripts/receiver-kit.sh first (scripts/bench.sh does)');
   const database = await createTestDatabase('settle_bench_kit');
-  const secret = `whsec_${randomBytes(32).toString('base64')}`;
   const port = await freePort();
-  const ready = join(dir, 'customer.ready');
+  const ready = join(dir, `customer-${port}.ready`);
   const child = spawn(process.execPath, ['src/server.js'], {
     cwd: example,
     env: { PATH: process.env.PATH, PORT: String(port), DATABASE_URL: database.url, SETTLE_WEBHOOK_SECRETS: secret, SETTLE_READY_FILE: ready, LOG_LEVEL: 'warn' },
@@ -334,12 +353,38 @@ async function kitAnswerTime(dir: string, rate: number, seconds: number): Promis
   });
   try {
     await waitUntil('the customer backend', 30_000, async () => (existsSync(ready) ? true : undefined));
-    return await answerTime(`http://127.0.0.1:${port}/webhook/settle`, secret, rate, seconds);
+    const stats = `http://127.0.0.1:${port}/stats/answers`;
+    const measured = await answerTime(`http://127.0.0.1:${port}/webhook/settle`, secret, rate, seconds, async () => {
+      await fetch(stats, { method: 'DELETE' });
+    });
+    return { ...measured, server: (await (await fetch(stats)).json()) as NonNullable<AnswerTimes['server']> };
   } finally {
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
     });
     await database.drop();
+  }
+}
+
+/** The receiver kit's answer time at each rate, beside a bare endpoint process at the same rate. */
+async function kitPhases(rates: readonly number[], seconds: number): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'settle-bench-kit-'));
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  console.log(`\nreceiver answer time, signed events (every one new) for ${seconds} s per rate, evenly spaced open-loop load, from each request's due time to its answer`);
+  console.log('| receiver | events/s offered | answered 200 | p50 ms | p99 ms | p99.9 ms | max ms | the kit\'s own time p50 / p99 / p99.9 ms |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  try {
+    for (const rate of rates) {
+      const kit = await kitAnswerTime(dir, secret, rate, seconds);
+      const bare = await startEndpointProcess({ secrets: [] });
+      const baseline = await answerTime(bare.url, secret, rate, seconds).finally(() => bare.stop('SIGTERM'));
+      for (const [name, r] of [['receiver kit, PostgreSQL store (example customer backend)', kit], ['bare endpoint process (baseline)', baseline]] as const) {
+        const own = r.server ? `${r.server.p50_ms.toFixed(2)} / ${r.server.p99_ms.toFixed(2)} / ${r.server.p999_ms.toFixed(2)}` : 'n/a';
+        console.log(`| ${name} | ${rate} | ${r.ok}/${r.sent} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.p999.toFixed(2)} | ${r.max.toFixed(2)} | ${own} |`);
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }

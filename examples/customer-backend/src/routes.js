@@ -34,14 +34,16 @@ const failedView = (event) => ({
  * - `POST /webhook/settle`: the kit (signature, record, 200 at once);
  * - `GET /access/:user_id/:entitlement`: `{ user_id, entitlement, expires_at }`, or 404;
  * - `GET /stats`: events per state, business-logic runs per event kind;
+ * - `GET /stats/answers`: how long the kit took to answer deliveries (p50, p99, p99.9, max, in
+ *   milliseconds); `DELETE /stats/answers` starts counting afresh;
  * - `GET /events/failed`, `POST /events/:event_id/retry`: failed events and their retry (put
  *   these behind your own authentication in a real backend);
  * - `GET /health`: 200 when PostgreSQL answers.
  *
- * @param {{ receiver: import('@settle/receiver').Receiver<import('pg').PoolClient>, pool: import('pg').Pool, logger: import('pino').Logger }} deps
+ * @param {{ receiver: import('@settle/receiver').Receiver<import('pg').PoolClient>, pool: import('pg').Pool, logger: import('pino').Logger, answers: ReturnType<typeof import('./answers.js').answerTimes> }} deps
  * @returns {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void}
  */
-export function routes({ receiver, pool, logger }) {
+export function routes({ receiver, pool, logger, answers }) {
   const webhook = createNodeHandler(receiver);
 
   /** @type {Array<[string, RegExp, (res: import('node:http').ServerResponse, ...params: string[]) => Promise<void>]>} */
@@ -53,6 +55,13 @@ export function routes({ receiver, pool, logger }) {
     }],
     ['GET', /^\/stats$/, async (res) => {
       send(res, 200, { events: await receiver.counts(), runs: await runsByKind(pool) });
+    }],
+    ['GET', /^\/stats\/answers$/, async (res) => {
+      send(res, 200, answers.summary());
+    }],
+    ['DELETE', /^\/stats\/answers$/, async (res) => {
+      answers.reset();
+      send(res, 200, answers.summary());
     }],
     ['GET', /^\/events\/failed$/, async (res) => {
       send(res, 200, { events: (await receiver.listFailed()).map(failedView) });

@@ -8,6 +8,7 @@ import { createReceiver } from '@settle/receiver';
 import { PostgresReceiverStore } from '@settle/receiver/postgres';
 import pg from 'pg';
 import { pino } from 'pino';
+import { answerTimes } from './answers.js';
 import { BUSINESS_DDL, recordRun } from './business.js';
 import { loadConfig } from './config.js';
 import { routes } from './routes.js';
@@ -21,11 +22,12 @@ try {
 }
 
 const logger = pino({ level: config.logLevel });
-const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10, connectionTimeoutMillis: 1_000 });
+const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 20, connectionTimeoutMillis: 1_000 });
 pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection failed'));
 
 const store = new PostgresReceiverStore(pool);
 const handler = recordRun({ failFirstRuns: config.failFirstRuns });
+const answers = answerTimes();
 let receiver;
 try {
   receiver = createReceiver({
@@ -34,6 +36,7 @@ try {
     handlers: { subscription_started: handler, subscription_renewed: handler },
     retry: { maxAttempts: config.retryMaxAttempts, initialDelayMs: config.retryInitialDelayMs },
     logger: logger.child({ component: 'settle-receiver' }),
+    observe: (answer) => answers.observe(answer),
   });
 } catch (error) {
   // A ReceiverConfigError names the bad secret's position in SETTLE_WEBHOOK_SECRETS, never its value.
@@ -46,7 +49,7 @@ try {
 await store.migrate();
 await pool.query(BUSINESS_DDL);
 
-const server = http.createServer(routes({ receiver, pool, logger }));
+const server = http.createServer(routes({ receiver, pool, logger, answers }));
 server.listen(config.port, config.host, () => {
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   receiver.start();

@@ -13,6 +13,7 @@
 export { createReceiver, problemResult, Receiver } from './receiver.js';
 export type {
   Acknowledgement,
+  AnswerObservation,
   EventHandler,
   EventHandlerContext,
   ReceiveResult,

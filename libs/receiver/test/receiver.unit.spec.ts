@@ -361,6 +361,23 @@ describe('the processor loop', () => {
   });
 });
 
+describe('observing answers (for a metrics histogram)', () => {
+  it('reports each answer with its status, outcome and duration', async () => {
+    const seen: Array<{ status: number; outcome: string; durationMs: number }> = [];
+    const { send } = setup({ observe: (answer) => void seen.push(answer) });
+    const event = entitlementEvent();
+    await send(event);
+    await send(event);
+    await send(entitlementEvent(), [newSecret()]);
+    expect(seen.map(({ status, outcome }) => [status, outcome])).toEqual([
+      [200, 'recorded'],
+      [200, 'duplicate'],
+      [401, 'RECEIVER.SIGNATURE_INVALID'],
+    ]);
+    expect(seen.every((a) => a.durationMs >= 0 && a.durationMs < 1_000)).toBe(true);
+  });
+});
+
 describe('configuration', () => {
   it.each([
     [[], 'secrets: at least one whsec_ secret is required'],
