@@ -4,8 +4,9 @@
  * each delivery's Standard Webhooks signature with the `standardwebhooks` package, records it,
  * and answers as scripted:
  *
- * - `POST /_control` `{ "script": [{ "status": 500 }, { "status": 429, "retryAfter": "1" }, { "delayMs": 3000 }], "otherwise": { "status": 200 } }`:
- *   the next deliveries take the scripted answers in order, then `otherwise`;
+ * - `POST /_control` `{ "script": [{ "status": 500 }, { "status": 429, "retryAfter": "1" }, { "delayMs": 3000 }], "otherwise": { "status": 200 }, "paths": { "/slow": { "delayMs": 5000 } } }`:
+ *   the next deliveries take the scripted answers in order, then `otherwise`; a path listed in
+ *   `paths` always takes its own answer (two endpoints on one host, one of them slow);
  * - `GET /_received`: every delivery received, in order, with its verification result;
  * - `GET /_stats`: `{ received, answered }`, the deliveries received and those answered 2xx;
  * - any other `POST`: a delivery.
@@ -37,6 +38,7 @@ interface Received {
 let secrets = (process.env.SECRETS ?? '').split(',').filter(Boolean);
 let script: Answer[] = [];
 let otherwise: Answer = { status: 200 };
+let paths: Record<string, Answer> = {};
 const received: Received[] = [];
 
 function verified(body: string, headers: Record<string, string | string[] | undefined>): boolean {
@@ -66,14 +68,15 @@ const server = createServer((req, res) => {
       return;
     }
     if (req.url === '/_control' && req.method === 'POST') {
-      const control = JSON.parse(body) as { script?: Answer[]; otherwise?: Answer; secrets?: string[] };
+      const control = JSON.parse(body) as { script?: Answer[]; otherwise?: Answer; secrets?: string[]; paths?: Record<string, Answer> };
       script = control.script ?? [];
       otherwise = control.otherwise ?? { status: 200 };
+      paths = control.paths ?? {};
       if (control.secrets) secrets = control.secrets;
       res.writeHead(204).end();
       return;
     }
-    const answer = script.shift() ?? otherwise;
+    const answer = paths[req.url ?? ''] ?? script.shift() ?? otherwise;
     let eventId: string | null = null;
     try {
       eventId = (JSON.parse(body) as { event_id?: string }).event_id ?? null;

@@ -28,8 +28,11 @@ export interface ReceivedDelivery {
 export interface EndpointProcess {
   port: number;
   url: string;
-  /** Scripts the next answers, then `otherwise` (200 by default); replaces the accepted secrets when given. */
-  control(script: EndpointAnswer[], otherwise?: EndpointAnswer, secrets?: string[]): Promise<void>;
+  /**
+   * Scripts the next answers, then `otherwise` (200 by default); replaces the accepted secrets
+   * when given; `paths` answers requests to those paths always the same way.
+   */
+  control(script: EndpointAnswer[], otherwise?: EndpointAnswer, secrets?: string[], paths?: Record<string, EndpointAnswer>): Promise<void>;
   received(): Promise<ReceivedDelivery[]>;
   /** How many deliveries arrived, and how many were answered 2xx. */
   stats(): Promise<{ received: number; answered: number }>;
@@ -70,8 +73,8 @@ export async function startEndpointProcess(options: { secrets: readonly string[]
     get url() {
       return `${base()}${options.path ?? '/webhook/settle'}`;
     },
-    async control(script, otherwise, accepted) {
-      const response = await fetch(`${base()}/_control`, { method: 'POST', body: JSON.stringify({ script, otherwise, secrets: accepted }) });
+    async control(script, otherwise, accepted, paths) {
+      const response = await fetch(`${base()}/_control`, { method: 'POST', body: JSON.stringify({ script, otherwise, secrets: accepted, paths }) });
       if (response.status !== 204) throw new Error(`endpoint control answered ${response.status}`);
       if (accepted) secrets = [...accepted];
     },

@@ -43,6 +43,20 @@ export class DispatcherMetrics {
     registers: [this.registry],
   });
 
+  /** Deliveries Settle could not sign (an endpoint secret unreadable): not sent, tried again in 30 s. Alert on any increase. */
+  readonly signingFailures = new Counter({
+    name: 'settle_delivery_signing_failures_total',
+    help: 'Deliveries not sent because the endpoint secret could not be read',
+    registers: [this.registry],
+  });
+
+  /** Entitlement events recorded while no endpoint was subscribed to their kind (delivered to nobody until a recovery). */
+  readonly unsubscribedEvents = new Counter({
+    name: 'settle_entitlement_events_unsubscribed_total',
+    help: 'Entitlement events recorded with no subscribed endpoint',
+    registers: [this.registry],
+  });
+
   /** Attempts in flight in this instance. */
   readonly inFlight = new Gauge({
     name: 'settle_deliveries_in_flight',

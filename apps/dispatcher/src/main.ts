@@ -40,7 +40,11 @@ const dispatcher = defineWorker({
     const secrets = new EndpointSecrets(vault);
     const metrics = new DispatcherMetrics();
     const { delivery } = config;
-    const sender = new DeliverySender({ timeoutMs: delivery.attemptTimeoutMs, connectionsPerOrigin: delivery.maxInFlightPerEndpoint });
+    const sender = new DeliverySender({
+      timeoutMs: delivery.attemptTimeoutMs,
+      connectionsPerEndpoint: delivery.maxInFlightPerEndpoint,
+      allowPrivateNetworks: config.endpoints.allowPrivateNetworks,
+    });
     const scheduler = new DeliveryScheduler({
       repository: new DeliveryRepository(pool, outboxes.dispatcher.outbox),
       sender,
@@ -60,7 +64,7 @@ const dispatcher = defineWorker({
       },
     });
     const endpoints = new EndpointService(new EndpointRepository(pool), secrets, config.endpoints, logger);
-    const fanOut = new FanOut(new DeliveryRepository(pool, outboxes.dispatcher.outbox), scheduler, logger);
+    const fanOut = new FanOut(new DeliveryRepository(pool, outboxes.dispatcher.outbox), scheduler, logger, metrics);
     let http: NestFastifyApplication | null = null;
     let retirement: NodeJS.Timeout | null = null;
     return {

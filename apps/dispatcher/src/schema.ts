@@ -11,9 +11,11 @@ export const ENDPOINT_VAULT_SCHEMA = 'endpoint_vault';
  * - `events`: every entitlement event received, with the exact JSON body delivered (the inbox:
  *   a redelivered Kafka record is recorded once);
  * - `deliveries`: "recorded": one row per (event, endpoint), its state (`pending`, `delivered`,
- *   `failed` once exhausted and dead-lettered) and when it is next due;
+ *   `failed` once exhausted and dead-lettered, `cancelled` when its endpoint was deleted), when it
+ *   is next due, and while an attempt is in flight the lease token of that attempt (its result
+ *   is recorded only if the lease still holds);
  * - `attempts`: "delivered" or not: every attempt with its time, HTTP status, latency and a
- *   bounded, secret-free excerpt of the answer;
+ *   bounded, secret-free excerpt of the answer, numbered per delivery;
  * - `outbox`: dead-letter records.
  */
 export const DISPATCHER_DDL: readonly string[] = [
@@ -32,7 +34,8 @@ export const DISPATCHER_DDL: readonly string[] = [
      previous_secret_expires_at timestamptz,
      created_at timestamptz NOT NULL DEFAULT now(),
      updated_at timestamptz NOT NULL DEFAULT now(),
-     deleted_at timestamptz
+     deleted_at timestamptz,
+     secrets_removed_at timestamptz
    )`,
   `CREATE TABLE IF NOT EXISTS dispatcher.events (
      event_id uuid PRIMARY KEY,
@@ -49,8 +52,9 @@ export const DISPATCHER_DDL: readonly string[] = [
      id bigserial PRIMARY KEY,
      event_id uuid NOT NULL REFERENCES dispatcher.events (event_id),
      endpoint_id uuid NOT NULL REFERENCES dispatcher.endpoints (id),
-     state text NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+     state text NOT NULL CHECK (state IN ('pending', 'delivered', 'failed', 'cancelled')),
      attempts integer NOT NULL DEFAULT 0,
+     lease_token uuid,
      round_failures integer NOT NULL DEFAULT 0,
      next_attempt_at timestamptz,
      first_attempt_at timestamptz,
@@ -73,7 +77,7 @@ export const DISPATCHER_DDL: readonly string[] = [
      outcome text NOT NULL CHECK (outcome IN ('delivered', 'gone', 'throttled', 'failed')),
      error text,
      response_excerpt text,
-     next_attempt_at timestamptz
+     next_attempt_at timestamptz,
+     UNIQUE (delivery_id, attempt)
    )`,
-  `CREATE INDEX IF NOT EXISTS attempts_by_delivery ON dispatcher.attempts (delivery_id, attempt)`,
 ];

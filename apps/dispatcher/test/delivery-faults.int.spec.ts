@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { generateKey, MasterKeyRing, CredentialsVault, PostgresVaultStore, vaultDdl } from '@settle/vault';
+import { Secret } from '@settle/config';
 import { AvroCodec, Outbox, topicNames, type BatchItem, type EntitlementGrantedV1 } from '@settle/messaging';
 import { createPool, migrate, type Pool } from '@settle/platform';
 import { pino } from 'pino';
@@ -40,6 +41,10 @@ let fanOut: FanOut;
 let endpoints: EndpointService;
 let admin: DeliveryAdmin;
 let metrics: DispatcherMetrics;
+let repository: DeliveryRepository;
+let vault: CredentialsVault;
+/** Claims made by the scheduler, counted (a saturated endpoint must not make it spin). */
+let claims = 0;
 const logLines: Array<Record<string, unknown>> = [];
 const processes: EndpointProcess[] = [];
 
@@ -61,13 +66,19 @@ beforeAll(async () => {
       },
     }),
   );
-  const vault = new CredentialsVault(new PostgresVaultStore(pool, ENDPOINT_VAULT_SCHEMA), MasterKeyRing.from([['v1', generateKey()]]));
+  vault = new CredentialsVault(new PostgresVaultStore(pool, ENDPOINT_VAULT_SCHEMA), MasterKeyRing.from([['v1', generateKey()]]));
   const secrets = new EndpointSecrets(vault);
-  const repository = new DeliveryRepository(pool, new Outbox('dispatcher', topics, codec));
+  repository = new DeliveryRepository(pool, new Outbox('dispatcher', topics, codec));
+  const counting = Object.assign(Object.create(repository) as DeliveryRepository, {
+    claimDue: (options: Parameters<DeliveryRepository['claimDue']>[0]) => {
+      claims += 1;
+      return repository.claimDue(options);
+    },
+  });
   metrics = new DispatcherMetrics();
-  sender = new DeliverySender({ timeoutMs: TIMEOUT_MS, connectionsPerOrigin: 4 });
+  sender = new DeliverySender({ timeoutMs: TIMEOUT_MS, connectionsPerEndpoint: 4, allowPrivateNetworks: true });
   scheduler = new DeliveryScheduler({
-    repository,
+    repository: counting,
     sender,
     secrets,
     relay: { wake: () => undefined },
@@ -82,11 +93,12 @@ beforeAll(async () => {
       flushDelayMs: 5,
       retry: { waitsMs: WAITS_MS, jitterRatio: 0, retryAfterMaxMs: 3_000 },
       disableAfterMs: 60_000,
+      signingRetryMs: 300,
     },
   });
-  endpoints = new EndpointService(new EndpointRepository(pool), secrets, { allowHttp: true, rotationOverlapMs: 60_000 }, logger);
+  endpoints = new EndpointService(new EndpointRepository(pool), secrets, { allowHttp: true, allowPrivateNetworks: true, rotationOverlapMs: 60_000 }, logger);
   admin = new DeliveryAdmin(pool, scheduler);
-  fanOut = new FanOut(repository, scheduler, logger);
+  fanOut = new FanOut(repository, scheduler, logger, metrics);
   scheduler.start();
 }, 60_000);
 
@@ -304,6 +316,129 @@ describe('delivery to a customer endpoint', () => {
     }
   });
 
+  it('a saturated endpoint with a backlog does not make the scheduler spin', async () => {
+    const { process, id } = await endpoint();
+    const proxy = await startFaultProxy(process.port, { kind: 'blackhole' });
+    try {
+      await endpoints.update(id, { url: `http://127.0.0.1:${proxy.port}/webhook/settle` });
+      await publish(...Array.from({ length: 12 }, () => grant()));
+      await waitUntil('its 4 slots to fill', 5_000, async () => ((scheduler.load().perEndpoint.get(id) ?? 0) === 4 ? true : undefined), 20);
+      const before = claims;
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      // With every slot held and 8 more due, the loop claims at most once per poll interval
+      // (50 ms here): not once per 5 ms claim interval, as it would if the backlog woke it.
+      expect(claims - before).toBeLessThanOrEqual(15);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('two endpoints on one host: a slow path never holds up the other path', async () => {
+    const slow = await endpoint();
+    const { endpoint: fastEndpoint, secret } = await endpoints.create({ url: `http://127.0.0.1:${slow.process.port}/fast` });
+    await slow.process.control([], undefined, [slow.secret, secret.reveal()], { '/webhook/settle': { delayMs: TIMEOUT_MS * 3 } });
+    const events = Array.from({ length: 16 }, () => grant());
+    await publish(...events);
+    await waitUntil('every event on the fast path at its first attempt', 10_000, async () => {
+      const all = await Promise.all(events.map((e) => deliveryOf(e.event_id, fastEndpoint.id)));
+      return all.every((d) => d.state === 'delivered') ? all : undefined;
+    }, 20).then((all) => expect(all.every((d) => d.attempts === 1)).toBe(true));
+    await slow.process.control([], undefined, [slow.secret, secret.reveal()]);
+  });
+
+  it('a stale result (its lease overtaken by a resend) is recorded as an attempt and changes nothing else; a repeated write is stored once', async () => {
+    const { process, id } = await endpoint();
+    await scheduler.stop(); // claimed by hand here, as an instance that then stalls would have
+    const event = grant();
+    await publish(event);
+    const [claim] = await repository.claimDue({ free: new Map(), defaultFree: 1, limit: 1, leaseMs: 60_000 });
+    expect(claim).toMatchObject({ eventId: event.event_id, attempt: 1 });
+    await admin.resend(event.event_id, id);
+    const stale = {
+      delivery: claim!,
+      startedAt: new Date(),
+      endedAt: new Date(),
+      latencyMs: 3,
+      status: 500,
+      outcome: 'failed' as const,
+      error: 'HTTP_500',
+      excerpt: null,
+      state: 'failed' as const,
+      nextAttemptAt: null,
+      roundFailures: 14,
+    };
+    const decide = () => ({ failingSince: null, disabled: null });
+    const first = await repository.recordResults([stale], decide, () => {
+      throw new Error('no dead letter for a stale result');
+    });
+    expect(first.deadLettered).toEqual([]);
+    await repository.recordResults([stale], decide, () => {
+      throw new Error('no dead letter for a stale result');
+    });
+    const [delivery] = (await admin.attemptsOf(event.event_id)).filter((d) => d.endpoint_id === id);
+    expect(delivery).toMatchObject({ state: 'pending', attempts: 1 });
+    expect(delivery!.attempt_log!.map((a) => [a.attempt, a.status])).toEqual([[1, 500]]);
+    scheduler.start();
+    await until(event.event_id, id, 'delivered');
+    expect((await process.received()).filter((r) => r.eventId === event.event_id && r.answered === 200)).toHaveLength(1);
+  });
+
+  it('a delivery Settle cannot sign is not sent and counts nothing against the endpoint; it goes out once the secret is back', async () => {
+    const { process, id } = await endpoint();
+    const stored = (await vault.get({ provider: 'endpoint', account: id, name: 'signing_secret_v1' })).reveal();
+    await pool.query(`DELETE FROM ${ENDPOINT_VAULT_SCHEMA}.credentials WHERE account = $1`, [id]);
+    const event = grant();
+    await publish(event);
+    await waitUntil('a signing failure', 5_000, async () =>
+      (await metrics.registry.getSingleMetricAsString('settle_delivery_signing_failures_total')).match(/ [1-9]\d*$/m) ? true : undefined,
+    );
+    expect(await deliveryOf(event.event_id, id)).toMatchObject({ state: 'pending', attempts: 0, attempt_log: [] });
+    expect((await endpoints.get(id)).failingSince).toBeNull();
+    expect(logLines.some((l) => l.alert === 'SETTLE_DELIVERY_SIGNING_FAILED' && l.endpointId === id)).toBe(true);
+    await vault.put({ provider: 'endpoint', account: id, name: 'signing_secret_v1' }, new Secret(stored));
+    await until(event.event_id, id, 'delivered');
+    await deliveredOnce(process, event.event_id, id);
+  });
+
+  it('an event recorded while no endpoint was subscribed is counted, and a recovery of a later endpoint delivers it', async () => {
+    const since = new Date();
+    const event = grant();
+    await publish(event);
+    expect(await metrics.registry.getSingleMetricAsString('settle_entitlement_events_unsubscribed_total')).toMatch(/ [1-9]\d*$/m);
+    const { process, id } = await endpoint();
+    expect(await admin.recover(id, since)).toBeGreaterThanOrEqual(1);
+    await until(event.event_id, id, 'delivered');
+    await deliveredOnce(process, event.event_id, id);
+  });
+
+  it('an event that can never be recorded goes to the dead-letter topic instead of holding its partition', async () => {
+    const good = grant();
+    const bad = { ...grant(), event_id: 'not-a-uuid' };
+    const items: BatchItem[] = [bad, good].map((payload, i) => ({
+      event: { type: 'EntitlementGranted', payload },
+      context: { topic: 'entitlement-events', partition: 0, offset: String(i), key: payload.user_id, timestamp: Date.now(), headers: {} },
+    }));
+    const rejected = await fanOut.handleBatch(items);
+    expect(rejected).toEqual([{ index: 0, error: expect.objectContaining({ code: 'DELIVERY.INVALID_EVENT' }) }]);
+    const { rowCount } = await pool.query('SELECT 1 FROM dispatcher.events WHERE event_id = $1', [good.event_id]);
+    expect(rowCount).toBe(1);
+  });
+
+  it('secrets stop working: a rotation overlap of 0 retires the previous secret, a deletion removes all and cancels pending deliveries', async () => {
+    const { process, id } = await endpoint();
+    await endpoints.rotateSecret(id, 0);
+    expect(await endpoints.retireExpiredSecrets()).toBeGreaterThanOrEqual(1);
+    expect((await vault.list({ account: id })).map((c) => c.name)).toEqual(['signing_secret_v2']);
+    expect((await endpoints.get(id)).previousSecretVersion).toBeNull();
+    await process.stop();
+    const event = grant();
+    await publish(event);
+    await endpoints.delete(id);
+    expect(await vault.list({ account: id })).toEqual([]);
+    const { rows } = await pool.query<{ state: string }>('SELECT state FROM dispatcher.deliveries WHERE endpoint_id = $1', [id]);
+    expect(rows.map((r) => r.state)).toEqual(['cancelled']);
+  });
+
   it('a rotated secret: both signatures sent during the overlap, each verifies on its own', async () => {
     const { process, id, secret: before } = await endpoint();
     const { secret } = await endpoints.rotateSecret(id, 60_000);
@@ -335,7 +470,7 @@ describe('signatures interoperate with the standardwebhooks package', () => {
   it('what the dispatcher sends verifies with the package, and a tampered body does not', async () => {
     const { process, secret } = await endpoint();
     const event = grant();
-    const report = await sender.attempt({ eventId: event.event_id, url: process.url, body: JSON.stringify({ a: 1 }), signers: [new Webhook(secret)] });
+    const report = await sender.attempt({ endpointId: randomUUID(), eventId: event.event_id, url: process.url, body: JSON.stringify({ a: 1 }), signers: [new Webhook(secret)] });
     expect(report.result).toMatchObject({ kind: 'answered', status: 200 });
     const [received] = await process.received();
     expect(received!.verified).toBe(true);

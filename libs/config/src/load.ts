@@ -144,7 +144,12 @@ export function loadDispatcherConfig(env: NodeJS.ProcessEnv = process.env) {
       maxInFlightPerEndpoint: e.DISPATCHER_MAX_IN_FLIGHT_PER_ENDPOINT,
       pollIntervalMs: e.DISPATCHER_POLL_INTERVAL_MS,
     },
-    endpoints: { allowHttp: e.SETTLE_ENV !== 'production', rotationOverlapMs: e.DISPATCHER_SECRET_ROTATION_OVERLAP_MS },
+    // Plain http and private addresses (loopback, RFC 1918, link-local, ...) only outside production.
+    endpoints: {
+      allowHttp: e.SETTLE_ENV !== 'production',
+      allowPrivateNetworks: e.SETTLE_ENV !== 'production',
+      rotationOverlapMs: e.DISPATCHER_SECRET_ROTATION_OVERLAP_MS,
+    },
   };
 }
 export type DispatcherConfig = ReturnType<typeof loadDispatcherConfig>;

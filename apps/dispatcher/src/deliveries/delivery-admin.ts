@@ -20,7 +20,7 @@ export interface DeliveryView {
   event: string;
   user_id: string;
   endpoint_id: string;
-  state: 'pending' | 'delivered' | 'failed';
+  state: 'pending' | 'delivered' | 'failed' | 'cancelled';
   attempts: number;
   next_attempt_at: string | null;
   delivered_at: string | null;
@@ -141,31 +141,45 @@ export class DeliveryAdmin {
         `INSERT INTO dispatcher.deliveries (event_id, endpoint_id, state, next_attempt_at)
          SELECT $1, id, 'pending', now() FROM dispatcher.endpoints WHERE id = $2 AND deleted_at IS NULL
          ON CONFLICT (event_id, endpoint_id) DO UPDATE SET state = 'pending', round_failures = 0, next_attempt_at = now(),
-            first_attempt_at = NULL, updated_at = now()`,
+            first_attempt_at = NULL, lease_token = NULL, updated_at = now()`,
         [eventId, endpointId],
       );
       if (rowCount === 0) throw new DispatcherError('ENDPOINT.NOT_FOUND', `No endpoint ${endpointId}`);
       this.scheduler.wake();
       return rowCount ?? 0;
     }
-    return this.requeue('d.event_id = $1', [eventId]);
+    return this.requeue(`d.event_id = $1 AND d.state <> 'cancelled'`, [eventId]);
   }
 
   /**
-   * Puts back every failed (dead-lettered) delivery to an endpoint recorded since `since`.
+   * Recovers an endpoint since `since`: every delivery to it that failed (was dead-lettered)
+   * at or after that time is put back in the schedule, and every entitlement event received
+   * since then that it is subscribed to but never had a delivery of (it was registered later,
+   * or re-created after a deletion) gets one.
    *
-   * @returns how many.
+   * @returns how many deliveries were put back or added.
    * @throws DispatcherError `ENDPOINT.NOT_FOUND`.
    */
   async recover(endpointId: string, since: Date): Promise<number> {
     const { rowCount } = await this.pool.query('SELECT 1 FROM dispatcher.endpoints WHERE id = $1 AND deleted_at IS NULL', [endpointId]);
     if (!rowCount) throw new DispatcherError('ENDPOINT.NOT_FOUND', `No endpoint ${endpointId}`);
-    return this.requeue(`d.endpoint_id = $1 AND d.state = 'failed' AND d.created_at >= $2`, [endpointId, since]);
+    const failed = await this.requeue(`d.endpoint_id = $1 AND d.state = 'failed' AND d.updated_at >= $2`, [endpointId, since]);
+    const { rowCount: added } = await this.pool.query(
+      `INSERT INTO dispatcher.deliveries (event_id, endpoint_id, state, next_attempt_at)
+       SELECT ev.event_id, e.id, 'pending', now() FROM dispatcher.events ev
+         JOIN dispatcher.endpoints e ON e.id = $1 AND ev.event = ANY (e.event_kinds)
+        WHERE ev.received_at >= $2
+       ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
+      [endpointId, since],
+    );
+    if (added) this.scheduler.wake();
+    return failed + (added ?? 0);
   }
 
   private async requeue(where: string, values: unknown[]): Promise<number> {
     const { rowCount } = await this.pool.query(
-      `UPDATE dispatcher.deliveries d SET state = 'pending', round_failures = 0, next_attempt_at = now(), first_attempt_at = NULL, updated_at = now()
+      `UPDATE dispatcher.deliveries d SET state = 'pending', round_failures = 0, next_attempt_at = now(), first_attempt_at = NULL,
+              lease_token = NULL, updated_at = now()
         WHERE ${where}`,
       values,
     );

@@ -4,6 +4,7 @@ import type { OutboxMessage, OutboxRelay } from '@settle/messaging';
 import { deterministicId, type Logger } from '@settle/platform';
 import type { DispatcherMetrics } from '../dispatcher.metrics.js';
 import type { EndpointSecrets } from '../endpoints/endpoint-secrets.js';
+import { redactedUrl } from '../endpoints/url-policy.js';
 import type { AttemptReport, AttemptRequest } from './delivery-sender.js';
 import type { AttemptRecord, ClaimedDelivery, DeliveryRepository, EndpointHealthChange } from './delivery.repository.js';
 
@@ -25,6 +26,12 @@ export interface SchedulerOptions {
    * together are refilled by one query, not one query each (default 5).
    */
   claimIntervalMs?: number;
+  /**
+   * How long a delivery waits when Settle could not sign it (the endpoint's secret unreadable:
+   * the vault or the database unavailable, a master key missing), milliseconds (default 30 000).
+   * No request is sent and no attempt counted: it is Settle's fault, not the endpoint's.
+   */
+  signingRetryMs?: number;
   retry: RetryPolicy;
   /** An endpoint failing every attempt this long is disabled, milliseconds. */
   disableAfterMs: number;
@@ -32,7 +39,7 @@ export interface SchedulerOptions {
 
 /** What the scheduler works with. */
 export interface SchedulerDeps {
-  repository: Pick<DeliveryRepository, 'claimDue' | 'recordResults' | 'nextDueAt'>;
+  repository: Pick<DeliveryRepository, 'claimDue' | 'recordResults' | 'nextDueAt' | 'postpone'>;
   sender: { attempt(request: AttemptRequest): Promise<AttemptReport> };
   secrets: Pick<EndpointSecrets, 'signersOf'>;
   relay: Pick<OutboxRelay, 'wake'>;
@@ -45,9 +52,6 @@ export interface SchedulerDeps {
   random?: () => number;
 }
 
-/** Error code of an attempt that could not be signed (the endpoint's secret is unreadable): no request was sent. */
-export const SIGNING_UNAVAILABLE = 'SIGNING.SECRET_UNAVAILABLE';
-
 function errorOf(result: AttemptResult): string {
   switch (result.kind) {
     case 'answered':
@@ -55,7 +59,7 @@ function errorOf(result: AttemptResult): string {
     case 'timeout':
       return 'TIMEOUT';
     case 'connection_error':
-      return result.code === SIGNING_UNAVAILABLE ? SIGNING_UNAVAILABLE : `CONNECTION.${result.code}`;
+      return `CONNECTION.${result.code}`;
   }
 }
 
@@ -144,7 +148,7 @@ export class DeliveryScheduler {
     const limit = maxInFlight - this.inFlight;
     if (limit <= 0) return 0;
     const free = new Map([...this.perEndpoint].map(([endpoint, n]) => [endpoint, Math.max(0, maxInFlightPerEndpoint - n)]));
-    const claims = await this.deps.repository.claimDue({ free, defaultFree: maxInFlightPerEndpoint, limit, leaseMs, now: new Date(this.clock()) });
+    const claims = await this.deps.repository.claimDue({ free, defaultFree: maxInFlightPerEndpoint, limit, leaseMs });
     for (const claim of claims) this.launch(claim);
     return claims.length;
   }
@@ -153,7 +157,10 @@ export class DeliveryScheduler {
     if (this.woken || !this.running) return;
     let wait = this.deps.options.pollIntervalMs;
     if (this.inFlight < this.deps.options.maxInFlight) {
-      const due = await this.deps.repository.nextDueAt().catch(() => null);
+      // Endpoints with every slot taken are left out: their backlog would wake the loop at
+      // once and for nothing; a slot they free wakes it.
+      const saturated = [...this.perEndpoint].filter(([, n]) => n >= this.deps.options.maxInFlightPerEndpoint).map(([endpoint]) => endpoint);
+      const due = await this.deps.repository.nextDueAt(saturated).catch(() => null);
       if (due) wait = Math.max(0, Math.min(wait, due.getTime() - this.clock()));
     }
     if (this.woken || wait === 0) return;
@@ -186,15 +193,20 @@ export class DeliveryScheduler {
   }
 
   private async attempt(claim: ClaimedDelivery): Promise<void> {
-    let report: AttemptReport;
+    let signers;
     try {
-      const signers = await this.deps.secrets.signersOf(claim.keys, new Date(this.clock()));
-      report = await this.deps.sender.attempt({ eventId: claim.eventId, url: claim.url, body: claim.body, signers });
+      signers = await this.deps.secrets.signersOf(claim.keys, new Date(this.clock()));
     } catch (error) {
-      // The secret could not be read: nothing was sent. Recorded as a failed attempt, loudly.
-      this.deps.logger.error({ err: error, endpointId: claim.endpointId, deliveryId: claim.id }, 'endpoint secret unavailable; attempt not sent');
-      report = { result: { kind: 'connection_error', code: SIGNING_UNAVAILABLE }, startedAt: this.clock(), latencyMs: 0, excerpt: null };
+      // Settle cannot sign: nothing is sent and nothing counts against the endpoint. Loudly.
+      this.deps.metrics.signingFailures.inc();
+      this.deps.logger.error(
+        { alert: 'SETTLE_DELIVERY_SIGNING_FAILED', err: error, endpointId: claim.endpointId, deliveryId: claim.id },
+        'endpoint secret unavailable: delivery not sent, tried again later',
+      );
+      await this.deps.repository.postpone(claim, new Date(this.clock() + (this.deps.options.signingRetryMs ?? 30_000))).catch(() => undefined);
+      return;
     }
+    const report = await this.deps.sender.attempt({ endpointId: claim.endpointId, eventId: claim.eventId, url: claim.url, body: claim.body, signers });
     const record = this.decide(claim, report);
     this.deps.metrics.attempts.inc({ outcome: record.outcome });
     this.deps.metrics.attemptDuration.observe(report.latencyMs);
@@ -248,10 +260,10 @@ export class DeliveryScheduler {
       for (let failures = 0; this.pending.length > 0; ) {
         const batch = this.pending.slice(0, this.deps.options.flushBatch * 4);
         try {
-          const changes = await this.deps.repository.recordResults(batch, (failingSince, results) => this.health(failingSince, results), (r) => this.deadLetter(r));
+          const recorded = await this.deps.repository.recordResults(batch, (failingSince, results) => this.health(failingSince, results), (r) => this.deadLetter(r));
           this.pending = this.pending.slice(batch.length);
           failures = 0;
-          this.afterCommit(batch, changes);
+          this.afterCommit(recorded.deadLettered, recorded.changes);
         } catch (error) {
           failures += 1;
           this.deps.logger.warn({ err: error, results: batch.length, failures }, 'recording delivery attempts failed; retrying');
@@ -269,11 +281,13 @@ export class DeliveryScheduler {
     let disabled: EndpointHealthChange['disabled'] = null;
     for (const r of results) {
       if (r.outcome === 'delivered') {
+        // A delivery ends the failing run; a 410 seen before it still stands (the endpoint said gone).
         since = null;
+        if (disabled === 'failing') disabled = null;
         continue;
       }
       since ??= r.endedAt.getTime();
-      disabled ??= disableReason(r.outcome, since, r.endedAt.getTime(), this.deps.options.disableAfterMs);
+      disabled = disableReason(r.outcome, since, r.endedAt.getTime(), this.deps.options.disableAfterMs) ?? disabled;
     }
     return { failingSince: since === null ? null : new Date(since), disabled };
   }
@@ -284,13 +298,13 @@ export class DeliveryScheduler {
       type: 'DeliveryDeadLettered',
       key: d.endpointId,
       payload: {
-        event_id: deterministicId('DeliveryDeadLettered', d.id, d.attempts + 1),
+        event_id: deterministicId('DeliveryDeadLettered', d.id, d.attempt),
         occurred_at: r.endedAt.getTime(),
         correlation_id: d.correlationId,
         reference: d.reference,
         entitlement_event_id: d.eventId,
         endpoint_id: d.endpointId,
-        endpoint_url: d.url,
+        endpoint_url: redactedUrl(d.url),
         user_id: d.userId,
         event: d.event,
         attempts: r.roundFailures,
@@ -302,8 +316,7 @@ export class DeliveryScheduler {
     };
   }
 
-  private afterCommit(batch: readonly AttemptRecord[], changes: readonly EndpointHealthChange[]): void {
-    const exhausted = batch.filter((r) => r.state === 'failed');
+  private afterCommit(exhausted: readonly AttemptRecord[], changes: readonly EndpointHealthChange[]): void {
     if (exhausted.length > 0) {
       this.deps.relay.wake();
       this.deps.metrics.deadLetters.inc(exhausted.length);

@@ -2,6 +2,7 @@ import type { AttemptResult } from '@settle/domain';
 import { parseRetryAfter } from '@settle/platform';
 import type { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
+import { safeLookup } from '../endpoints/url-policy.js';
 import { signatureHeader } from '../endpoints/endpoint-secrets.js';
 
 /** Longest answer excerpt kept with an attempt, characters. */
@@ -11,6 +12,8 @@ const READ_LIMIT_BYTES = 16 * 1024;
 
 /** One attempt to make. */
 export interface AttemptRequest {
+  /** The endpoint: each has its own connection pool. */
+  endpointId: string;
   /** The entitlement event's id: the `webhook-id`, the same on every attempt. */
   eventId: string;
   url: string;
@@ -60,17 +63,32 @@ function failureOf(error: unknown, timedOut: boolean): AttemptResult {
  * Sends deliveries over pooled keep-alive connections (undici): one POST per attempt, signed
  * with the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`),
  * no redirects followed, bounded by a per-attempt time-out covering connection, headers and
- * body (docs/delivery.md, "Attempts").
+ * body (docs/delivery.md, "Attempts"). Each endpoint has a connection pool of its own, so two
+ * endpoints on one host never queue behind each other; unless private networks are allowed,
+ * names resolving only to blocked addresses are never connected to.
  */
 export class DeliverySender {
-  private readonly agent: Agent;
+  private readonly agents = new Map<string, Agent>();
 
   /**
    * @param options.timeoutMs - per-attempt time-out, milliseconds.
-   * @param options.connectionsPerOrigin - most connections open to one endpoint origin.
+   * @param options.connectionsPerEndpoint - most connections open to one endpoint (its in-flight limit).
+   * @param options.allowPrivateNetworks - connect to loopback and private addresses (development, test).
    */
-  constructor(private readonly options: { timeoutMs: number; connectionsPerOrigin: number; userAgent?: string }) {
-    this.agent = new Agent({ connections: options.connectionsPerOrigin, keepAliveTimeout: 30_000, pipelining: 1 });
+  constructor(private readonly options: { timeoutMs: number; connectionsPerEndpoint: number; allowPrivateNetworks: boolean; userAgent?: string }) {}
+
+  private agentFor(endpointId: string): Agent {
+    let agent = this.agents.get(endpointId);
+    if (!agent) {
+      agent = new Agent({
+        connections: this.options.connectionsPerEndpoint,
+        keepAliveTimeout: 30_000,
+        pipelining: 1,
+        ...(this.options.allowPrivateNetworks ? {} : { connect: { lookup: safeLookup } }),
+      });
+      this.agents.set(endpointId, agent);
+    }
+    return agent;
   }
 
   /** Makes one attempt; never throws: every failure is reported as the attempt's result. */
@@ -80,7 +98,7 @@ export class DeliverySender {
     try {
       const answer = await request(req.url, {
         method: 'POST',
-        dispatcher: this.agent,
+        dispatcher: this.agentFor(req.endpointId),
         signal,
         headers: {
           'content-type': 'application/json',
@@ -117,6 +135,7 @@ export class DeliverySender {
 
   /** Closes every pooled connection. */
   async close(): Promise<void> {
-    await this.agent.close();
+    await Promise.all([...this.agents.values()].map((agent) => agent.close()));
+    this.agents.clear();
   }
 }

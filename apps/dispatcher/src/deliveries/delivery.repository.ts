@@ -24,8 +24,10 @@ export interface ClaimedDelivery {
   correlationId: string;
   /** When the event left the ledger's outbox. */
   publishedAt: Date;
-  /** Attempts made so far, every round included. */
-  attempts: number;
+  /** This attempt's number (1 for the first attempt of the delivery, every round included). */
+  attempt: number;
+  /** The claim's lease: the attempt's result is recorded only while the delivery still holds it. */
+  leaseToken: string;
   /** Failed attempts of the current round (since the first attempt, a resend or a recovery). */
   roundFailures: number;
   /** First attempt of the current round (this one, when it is the first). */
@@ -69,6 +71,7 @@ interface ClaimRow {
   correlation_id: string;
   published_at: Date;
   attempts: number;
+  lease_token: string;
   round_failures: number;
   first_attempt_at: Date;
   secret_version: number;
@@ -92,23 +95,28 @@ export class DeliveryRepository {
    * endpoint (enabled or not: a disabled endpoint's deliveries wait for it to be re-enabled),
    * in one transaction. An event already recorded (a Kafka redelivery) records nothing again.
    *
-   * @returns the number of deliveries recorded.
+   * @returns the deliveries recorded, and the ids of new events no endpoint is subscribed to
+   *   (recorded, delivered to nobody: an endpoint registered later gets them by a recovery).
    */
-  async recordEvents(events: readonly ReceivedEvent[]): Promise<number> {
-    if (events.length === 0) return 0;
+  async recordEvents(events: readonly ReceivedEvent[]): Promise<{ deliveries: number; unsubscribed: string[] }> {
+    if (events.length === 0) return { deliveries: 0, unsubscribed: [] };
     return inTransaction(this.pool, async (client) => {
       const col = <T>(f: (e: ReceivedEvent) => T) => events.map(f);
-      const { rowCount } = await client.query(
+      const { rows } = await client.query<{ deliveries: number; unsubscribed: string[] }>(
         `WITH received AS (
            INSERT INTO dispatcher.events (event_id, event, user_id, entitlement, reference, correlation_id, body, published_at)
            SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
            ON CONFLICT (event_id) DO NOTHING
            RETURNING event_id, event
+         ), fanned AS (
+           INSERT INTO dispatcher.deliveries (event_id, endpoint_id, state, next_attempt_at)
+           SELECT r.event_id, e.id, 'pending', now() FROM received r
+             JOIN dispatcher.endpoints e ON e.deleted_at IS NULL AND r.event = ANY (e.event_kinds)
+           ON CONFLICT (event_id, endpoint_id) DO NOTHING
+           RETURNING event_id
          )
-         INSERT INTO dispatcher.deliveries (event_id, endpoint_id, state, next_attempt_at)
-         SELECT r.event_id, e.id, 'pending', now() FROM received r
-           JOIN dispatcher.endpoints e ON e.deleted_at IS NULL AND r.event = ANY (e.event_kinds)
-         ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
+         SELECT (SELECT count(*)::int FROM fanned) AS deliveries,
+                ARRAY(SELECT event_id::text FROM received EXCEPT SELECT event_id::text FROM fanned) AS unsubscribed`,
         [
           col((e) => e.event.event_id),
           col((e) => e.event.event),
@@ -120,18 +128,20 @@ export class DeliveryRepository {
           col((e) => new Date(e.publishedAt)),
         ],
       );
-      return rowCount ?? 0;
+      return rows[0]!;
     });
   }
 
   /**
    * Claims due deliveries of enabled endpoints for an attempt, at most `free` per endpoint
    * (`defaultFree` for endpoints not listed) and `limit` in all, the longest due first, and
-   * holds each by moving its due time `leaseMs` into the future: a dispatcher that dies
-   * mid-attempt leaves it to be claimed again once the lease ends (at-least-once delivery).
-   * Rows another instance holds are skipped, not waited for.
+   * holds each with a lease: a new lease token, the attempt counted, and the due time moved
+   * `leaseMs` into the future, so a dispatcher that dies mid-attempt leaves the delivery to be
+   * claimed again once the lease ends (at-least-once delivery), and a result that comes back
+   * after another claim, a resend or a recovery took the delivery over is not applied to it.
+   * Rows another instance holds are skipped, not waited for. Times are the database's.
    */
-  async claimDue(options: { free: ReadonlyMap<string, number>; defaultFree: number; limit: number; leaseMs: number; now: Date }): Promise<ClaimedDelivery[]> {
+  async claimDue(options: { free: ReadonlyMap<string, number>; defaultFree: number; limit: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
     if (options.limit <= 0) return [];
     const { rows } = await this.pool.query<ClaimRow>(
       `WITH slots AS (
@@ -141,24 +151,24 @@ export class DeliveryRepository {
            LEFT JOIN slots s ON s.endpoint_id = e.id
            CROSS JOIN LATERAL (
              SELECT d.id, d.next_attempt_at FROM dispatcher.deliveries d
-              WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= $4
+              WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= now()
               ORDER BY d.next_attempt_at, d.id
               LIMIT COALESCE(s.free, $3)
               FOR UPDATE OF d SKIP LOCKED
            ) d
           WHERE e.enabled AND e.deleted_at IS NULL AND COALESCE(s.free, $3) > 0
           ORDER BY d.next_attempt_at, d.id
-          LIMIT $5
+          LIMIT $4
        )
        UPDATE dispatcher.deliveries d
-          SET next_attempt_at = $4::timestamptz + $6 * interval '1 millisecond',
-              first_attempt_at = COALESCE(d.first_attempt_at, $4), updated_at = $4
+          SET next_attempt_at = now() + $5 * interval '1 millisecond', attempts = d.attempts + 1,
+              lease_token = gen_random_uuid(), first_attempt_at = COALESCE(d.first_attempt_at, now()), updated_at = now()
          FROM picked p, dispatcher.events ev, dispatcher.endpoints e
         WHERE d.id = p.id AND ev.event_id = d.event_id AND e.id = d.endpoint_id
-       RETURNING d.id, d.event_id, d.endpoint_id, d.attempts, d.round_failures, d.first_attempt_at,
+       RETURNING d.id, d.event_id, d.endpoint_id, d.attempts, d.lease_token, d.round_failures, d.first_attempt_at,
                  ev.body, ev.event, ev.user_id, ev.reference, ev.correlation_id, ev.published_at,
                  e.url, e.secret_version, e.previous_secret_version, e.previous_secret_expires_at`,
-      [[...options.free.keys()], [...options.free.values()], options.defaultFree, options.now, options.limit, options.leaseMs],
+      [[...options.free.keys()], [...options.free.values()], options.defaultFree, options.limit, options.leaseMs],
     );
     return rows.map((r) => ({
       id: Number(r.id),
@@ -171,7 +181,8 @@ export class DeliveryRepository {
       reference: r.reference,
       correlationId: r.correlation_id,
       publishedAt: r.published_at,
-      attempts: r.attempts,
+      attempt: r.attempts,
+      leaseToken: r.lease_token,
       roundFailures: r.round_failures,
       firstAttemptAt: r.first_attempt_at,
       keys: {
@@ -183,40 +194,61 @@ export class DeliveryRepository {
     }));
   }
 
-  /** The earliest due time of a pending delivery of an enabled endpoint, or `null` when none waits. */
-  async nextDueAt(): Promise<Date | null> {
+  /**
+   * Gives back a claimed delivery without an attempt (nothing was sent: Settle could not sign
+   * it), due again at `at`; the attempt is not counted. Only while the claim's lease holds.
+   */
+  async postpone(claim: ClaimedDelivery, at: Date): Promise<void> {
+    await this.pool.query(
+      `UPDATE dispatcher.deliveries SET next_attempt_at = $3, attempts = attempts - 1, lease_token = NULL, updated_at = now()
+        WHERE id = $1 AND lease_token = $2 AND state = 'pending'`,
+      [claim.id, claim.leaseToken, at],
+    );
+  }
+
+  /**
+   * The earliest due time of a pending delivery of an enabled endpoint, leaving out the
+   * endpoints given (those whose slots are all taken: a freed slot wakes the scheduler anyway),
+   * or `null` when none waits.
+   */
+  async nextDueAt(saturated: readonly string[] = []): Promise<Date | null> {
     const { rows } = await this.pool.query<{ due: Date | null }>(
       `SELECT min(d.next_attempt_at) AS due FROM dispatcher.endpoints e
          CROSS JOIN LATERAL (SELECT next_attempt_at FROM dispatcher.deliveries d
                               WHERE d.endpoint_id = e.id AND d.state = 'pending' ORDER BY next_attempt_at LIMIT 1) d
-        WHERE e.enabled AND e.deleted_at IS NULL`,
+        WHERE e.enabled AND e.deleted_at IS NULL AND NOT (e.id = ANY ($1::uuid[]))`,
+      [saturated],
     );
     return rows[0]?.due ?? null;
   }
 
   /**
-   * Records attempt results in one transaction: each attempt row, each delivery's new state,
-   * each endpoint's health (`failing_since`, and disabling where `decideHealth` says so), and a
-   * dead-letter record in the outbox for each exhausted delivery.
+   * Records attempt results in one transaction: each attempt row (numbered per delivery: a
+   * result written twice, after a commit whose outcome was unknown, is stored once), each
+   * delivery's new state where the attempt's lease still holds (a result that a newer claim, a
+   * resend or a recovery overtook is recorded as an attempt and changes nothing else), each
+   * endpoint's health (`failing_since`, and disabling where `decideHealth` says so), and a
+   * dead-letter record in the outbox for each delivery this write exhausted.
    *
    * @param decideHealth - given an endpoint's stored `failing_since` and its results in the
    *   order they ended, its new health (pure rules of `@settle/domain`).
-   * @returns the endpoints whose health changed.
+   * @returns the endpoints whose health changed, and how many deliveries were dead-lettered.
    */
   async recordResults(
     results: readonly AttemptRecord[],
     decideHealth: (failingSince: Date | null, results: readonly AttemptRecord[]) => { failingSince: Date | null; disabled: Exclude<DisabledReason, 'admin'> | null },
     deadLetter: (result: AttemptRecord) => OutboxMessage,
-  ): Promise<EndpointHealthChange[]> {
-    if (results.length === 0) return [];
+  ): Promise<{ changes: EndpointHealthChange[]; deadLettered: AttemptRecord[] }> {
+    if (results.length === 0) return { changes: [], deadLettered: [] };
     return inTransaction(this.pool, async (client) => {
       const col = <T>(f: (r: AttemptRecord) => T) => results.map(f);
       await client.query(
         `INSERT INTO dispatcher.attempts (delivery_id, attempt, started_at, latency_ms, status, outcome, error, response_excerpt, next_attempt_at)
-         SELECT * FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::timestamptz[])`,
+         SELECT * FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::timestamptz[])
+         ON CONFLICT (delivery_id, attempt) DO NOTHING`,
         [
           col((r) => r.delivery.id),
-          col((r) => r.delivery.attempts + 1),
+          col((r) => r.delivery.attempt),
           col((r) => r.startedAt),
           col((r) => Math.round(r.latencyMs)),
           col((r) => r.status),
@@ -226,16 +258,18 @@ export class DeliveryRepository {
           col((r) => r.nextAttemptAt),
         ],
       );
-      await client.query(
+      const { rows: applied } = await client.query<{ id: number }>(
         `UPDATE dispatcher.deliveries d
-            SET state = r.state, attempts = d.attempts + 1, round_failures = r.round_failures,
+            SET state = r.state, round_failures = r.round_failures, lease_token = NULL,
                 next_attempt_at = r.next_attempt_at, delivered_at = r.delivered_at,
                 last_status = r.status, last_error = r.error, updated_at = now()
-           FROM unnest($1::bigint[], $2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::text[])
-                AS r(id, state, round_failures, next_attempt_at, delivered_at, status, error)
-          WHERE d.id = r.id`,
+           FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::int[], $5::timestamptz[], $6::timestamptz[], $7::int[], $8::text[])
+                AS r(id, token, state, round_failures, next_attempt_at, delivered_at, status, error)
+          WHERE d.id = r.id AND d.lease_token = r.token AND d.state = 'pending'
+         RETURNING d.id`,
         [
           col((r) => r.delivery.id),
+          col((r) => r.delivery.leaseToken),
           col((r) => r.state),
           col((r) => r.roundFailures),
           col((r) => r.nextAttemptAt),
@@ -244,10 +278,11 @@ export class DeliveryRepository {
           col((r) => r.error),
         ],
       );
+      const appliedIds = new Set(applied.map((row) => Number(row.id)));
       const changes = await this.updateHealth(client, results, decideHealth);
-      const exhausted = results.filter((r) => r.state === 'failed');
-      if (exhausted.length > 0) await this.outbox.enqueue(client, exhausted.map(deadLetter));
-      return changes;
+      const deadLettered = results.filter((r) => r.state === 'failed' && appliedIds.has(r.delivery.id));
+      if (deadLettered.length > 0) await this.outbox.enqueue(client, deadLettered.map(deadLetter));
+      return { changes, deadLettered };
     });
   }
 
@@ -261,7 +296,8 @@ export class DeliveryRepository {
       byEndpoint.set(r.delivery.endpointId, [...(byEndpoint.get(r.delivery.endpointId) ?? []), r]);
     }
     const { rows } = await client.query<{ id: string; failing_since: Date | null; enabled: boolean }>(
-      'SELECT id, failing_since, enabled FROM dispatcher.endpoints WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE',
+      // NO KEY UPDATE: recording new deliveries (their foreign key takes KEY SHARE) never waits on it.
+      'SELECT id, failing_since, enabled FROM dispatcher.endpoints WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE',
       [[...byEndpoint.keys()]],
     );
     const changes: EndpointHealthChange[] = [];

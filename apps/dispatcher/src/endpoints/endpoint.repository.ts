@@ -90,19 +90,29 @@ export class EndpointRepository {
   }
 
   /**
-   * Enables an endpoint (clearing why it was disabled and its failing run), or disables it by
-   * an admin. @returns the endpoint, or `null` when there is none.
+   * Enables an endpoint (clearing why it was disabled and its failing run; its pending
+   * deliveries become due at once, each starting a new round of the retry schedule), or
+   * disables it by an admin. One transaction. @returns the endpoint, or `null` when there is none.
    */
   async setEnabled(id: string, enabled: boolean): Promise<Endpoint | null> {
-    const { rows } = await this.pool.query<Row>(
-      enabled
-        ? `UPDATE dispatcher.endpoints SET enabled = true, disabled_reason = NULL, disabled_at = NULL, failing_since = NULL, updated_at = now()
-            WHERE id = $1 AND deleted_at IS NULL RETURNING *`
-        : `UPDATE dispatcher.endpoints SET enabled = false, disabled_reason = 'admin', disabled_at = now(), updated_at = now()
-            WHERE id = $1 AND deleted_at IS NULL RETURNING *`,
-      [id],
-    );
-    return rows[0] ? toEndpoint(rows[0]) : null;
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<Row>(
+        enabled
+          ? `UPDATE dispatcher.endpoints SET enabled = true, disabled_reason = NULL, disabled_at = NULL, failing_since = NULL, updated_at = now()
+              WHERE id = $1 AND deleted_at IS NULL RETURNING *`
+          : `UPDATE dispatcher.endpoints SET enabled = false, disabled_reason = 'admin', disabled_at = now(), updated_at = now()
+              WHERE id = $1 AND deleted_at IS NULL RETURNING *`,
+        [id],
+      );
+      if (rows[0] && enabled) {
+        await client.query(
+          `UPDATE dispatcher.deliveries SET next_attempt_at = now(), round_failures = 0, first_attempt_at = NULL, updated_at = now()
+            WHERE endpoint_id = $1 AND state = 'pending'`,
+          [id],
+        );
+      }
+      return rows[0] ? toEndpoint(rows[0]) : null;
+    });
   }
 
   /**
@@ -129,29 +139,57 @@ export class EndpointRepository {
     });
   }
 
-  /** Endpoints whose previous secret's overlap ended, with that version, and forgets it. */
-  async takeExpiredPreviousSecrets(now: Date): Promise<Array<{ id: string; version: number }>> {
-    return inTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<{ id: string; version: number }>(
-        `UPDATE dispatcher.endpoints e SET previous_secret_version = NULL, previous_secret_expires_at = NULL
-           FROM (SELECT id, previous_secret_version AS version FROM dispatcher.endpoints
-                  WHERE previous_secret_expires_at <= $1 FOR UPDATE) old
-          WHERE e.id = old.id RETURNING old.id, old.version`,
-        [now],
-      );
-      return rows;
-    });
+  /** Endpoints whose previous secret's overlap ended, with that secret's version. */
+  async expiredPreviousSecrets(now: Date): Promise<Array<{ id: string; version: number }>> {
+    const { rows } = await this.pool.query<{ id: string; version: number }>(
+      'SELECT id, previous_secret_version AS version FROM dispatcher.endpoints WHERE previous_secret_expires_at <= $1',
+      [now],
+    );
+    return rows;
   }
 
-  /** Soft-deletes an endpoint: disabled, hidden, history kept. @returns its secret versions, or `null` when there was none. */
-  async delete(id: string): Promise<number[] | null> {
-    const { rows } = await this.pool.query<{ secret_version: number; previous_secret_version: number | null }>(
-      `UPDATE dispatcher.endpoints SET deleted_at = now(), enabled = false, disabled_reason = 'admin', disabled_at = now(), updated_at = now()
-        WHERE id = $1 AND deleted_at IS NULL RETURNING secret_version, previous_secret_version`,
-      [id],
+  /** Forgets an endpoint's previous secret, once it was deleted from the vault (unless a rotation replaced it meanwhile). */
+  async forgetPreviousSecret(id: string, version: number): Promise<void> {
+    await this.pool.query(
+      'UPDATE dispatcher.endpoints SET previous_secret_version = NULL, previous_secret_expires_at = NULL WHERE id = $1 AND previous_secret_version = $2',
+      [id, version],
     );
-    const row = rows[0];
-    if (!row) return null;
-    return Array.from({ length: row.secret_version }, (_, i) => i + 1);
+  }
+
+  /** Deleted endpoints whose secrets are still to be deleted from the vault, with their highest secret version. */
+  async deletedWithSecrets(): Promise<Array<{ id: string; secretVersion: number }>> {
+    const { rows } = await this.pool.query<{ id: string; secret_version: number }>(
+      'SELECT id, secret_version FROM dispatcher.endpoints WHERE deleted_at IS NOT NULL AND secrets_removed_at IS NULL',
+    );
+    return rows.map((r) => ({ id: r.id, secretVersion: r.secret_version }));
+  }
+
+  /** Records that a deleted endpoint's secrets are gone from the vault. */
+  async markSecretsRemoved(id: string): Promise<void> {
+    await this.pool.query('UPDATE dispatcher.endpoints SET secrets_removed_at = now() WHERE id = $1', [id]);
+  }
+
+  /**
+   * Soft-deletes an endpoint: disabled and hidden, its pending deliveries cancelled, its history
+   * kept; its secrets are deleted from the vault afterwards (`deletedWithSecrets`). One transaction.
+   *
+   * @returns its secret versions (1 to the current), or `null` when there was none.
+   */
+  async delete(id: string): Promise<number[] | null> {
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<{ secret_version: number }>(
+        `UPDATE dispatcher.endpoints SET deleted_at = now(), enabled = false, disabled_reason = 'admin', disabled_at = now(), updated_at = now()
+          WHERE id = $1 AND deleted_at IS NULL RETURNING secret_version`,
+        [id],
+      );
+      const row = rows[0];
+      if (!row) return null;
+      await client.query(
+        `UPDATE dispatcher.deliveries SET state = 'cancelled', lease_token = NULL, next_attempt_at = NULL, updated_at = now()
+          WHERE endpoint_id = $1 AND state = 'pending'`,
+        [id],
+      );
+      return Array.from({ length: row.secret_version }, (_, i) => i + 1);
+    });
   }
 }

@@ -3,31 +3,14 @@ import { ENTITLEMENT_EVENT_KINDS, type EntitlementEventKind } from '@settle/doma
 import type { Secret } from '@settle/config';
 import type { Logger } from '@settle/platform';
 import { DispatcherError } from '../errors.js';
+import { checkEndpointUrl, redactedUrl, type UrlPolicy } from './url-policy.js';
 import type { EndpointSecrets } from './endpoint-secrets.js';
 import type { Endpoint, EndpointRepository } from './endpoint.repository.js';
 
 /** Endpoint policy from configuration. */
-export interface EndpointPolicy {
-  /** Plain `http:` URLs are refused when false (production). */
-  allowHttp: boolean;
+export interface EndpointPolicy extends UrlPolicy {
   /** How long the previous secret keeps signing after a rotation, milliseconds (default of a rotation). */
   rotationOverlapMs: number;
-}
-
-/**
- * Checks an endpoint URL: absolute `https:` (or `http:` where allowed: development and test),
- * no credentials in it (they would be stored and shown in clear), at most 2,048 characters.
- *
- * @throws DispatcherError `ENDPOINT.URL_NOT_ALLOWED` naming the rule.
- */
-export function checkEndpointUrl(url: string, allowHttp: boolean): string {
-  const refuse = (why: string) => new DispatcherError('ENDPOINT.URL_NOT_ALLOWED', why);
-  if (url.length > 2_048 || !URL.canParse(url)) throw refuse('url must be an absolute URL of at most 2048 characters');
-  const parsed = new URL(url);
-  if (parsed.protocol !== 'https:' && !(allowHttp && parsed.protocol === 'http:')) throw refuse(allowHttp ? 'url must be http or https' : 'url must be https');
-  if (parsed.username || parsed.password) throw refuse('url must not carry credentials');
-  if (parsed.hash) throw refuse('url must not carry a fragment');
-  return parsed.toString();
 }
 
 /**
@@ -51,12 +34,12 @@ export class EndpointService {
    * @throws DispatcherError `ENDPOINT.URL_NOT_ALLOWED`.
    */
   async create(input: { url: string; description?: string | null; eventKinds?: readonly EntitlementEventKind[] }): Promise<{ endpoint: Endpoint; secret: Secret }> {
-    const url = checkEndpointUrl(input.url, this.policy.allowHttp);
+    const url = checkEndpointUrl(input.url, this.policy);
     const id = randomUUID();
     // The secret first: an endpoint row never exists without a secret to sign with.
     const secret = await this.secrets.create(id, 1);
     const endpoint = await this.endpoints.insert({ id, url, description: input.description ?? null, eventKinds: input.eventKinds ?? ENTITLEMENT_EVENT_KINDS });
-    this.logger.info({ endpointId: id, url, eventKinds: endpoint.eventKinds }, 'endpoint registered');
+    this.logger.info({ endpointId: id, url: redactedUrl(url), eventKinds: endpoint.eventKinds }, 'endpoint registered');
     return { endpoint, secret };
   }
 
@@ -71,9 +54,9 @@ export class EndpointService {
 
   /** @throws DispatcherError `ENDPOINT.NOT_FOUND`, `ENDPOINT.URL_NOT_ALLOWED`. */
   async update(id: string, fields: { url?: string; description?: string | null; eventKinds?: readonly EntitlementEventKind[] }): Promise<Endpoint> {
-    const url = fields.url === undefined ? undefined : checkEndpointUrl(fields.url, this.policy.allowHttp);
+    const url = fields.url === undefined ? undefined : checkEndpointUrl(fields.url, this.policy);
     const endpoint = found(id, await this.endpoints.update(id, { ...fields, ...(url ? { url } : {}) }));
-    this.logger.info({ endpointId: id, url: endpoint.url, eventKinds: endpoint.eventKinds }, 'endpoint updated');
+    this.logger.info({ endpointId: id, url: redactedUrl(endpoint.url), eventKinds: endpoint.eventKinds }, 'endpoint updated');
     return endpoint;
   }
 
@@ -87,11 +70,20 @@ export class EndpointService {
     return endpoint;
   }
 
-  /** Deletes an endpoint and its secrets; its delivery history stays. @throws DispatcherError `ENDPOINT.NOT_FOUND`. */
+  /**
+   * Deletes an endpoint: its pending deliveries are cancelled, its delivery history stays, its
+   * secrets are deleted from the vault (now, or by {@link EndpointService.retireExpiredSecrets}
+   * when the vault cannot be reached). @throws DispatcherError `ENDPOINT.NOT_FOUND`.
+   */
   async delete(id: string): Promise<void> {
     const versions = found(id, await this.endpoints.delete(id));
-    await this.secrets.remove(id, versions);
     this.logger.info({ endpointId: id }, 'endpoint deleted');
+    try {
+      await this.secrets.remove(id, versions);
+      await this.endpoints.markSecretsRemoved(id);
+    } catch (error) {
+      this.logger.warn({ err: error, endpointId: id }, 'deleted endpoint\'s secrets not yet deleted from the vault; retried every minute');
+    }
   }
 
   /**
@@ -109,16 +101,36 @@ export class EndpointService {
       secret = await this.secrets.create(id, version);
     });
     const { endpoint, replaced } = found(id, rotated);
-    if (replaced !== null) await this.secrets.remove(id, [replaced]);
+    // The new secret is in force: failing to delete the one it replaced must not hide it from the admin.
+    if (replaced !== null) {
+      await this.secrets.remove(id, [replaced]).catch((error: unknown) => {
+        this.logger.warn({ err: error, endpointId: id, version: replaced }, 'replaced endpoint secret not deleted from the vault');
+      });
+    }
     this.logger.info({ endpointId: id, secretVersion: endpoint.secretVersion, previousUntil: endpoint.previousSecretExpiresAt }, 'endpoint secret rotated');
     return { endpoint, secret: secret! };
   }
 
-  /** Deletes previous secrets whose overlap ended. @returns how many. */
+  /**
+   * Deletes from the vault the previous secrets whose overlap ended and the secrets of deleted
+   * endpoints; each is forgotten only once it is gone, so a vault that cannot be reached leaves
+   * it for the next run (every minute).
+   *
+   * @returns how many endpoints' secrets were deleted.
+   */
   async retireExpiredSecrets(): Promise<number> {
-    const expired = await this.endpoints.takeExpiredPreviousSecrets(new Date(this.clock()));
-    for (const { id, version } of expired) await this.secrets.remove(id, [version]);
-    return expired.length;
+    let retired = 0;
+    for (const { id, version } of await this.endpoints.expiredPreviousSecrets(new Date(this.clock()))) {
+      await this.secrets.remove(id, [version]);
+      await this.endpoints.forgetPreviousSecret(id, version);
+      retired += 1;
+    }
+    for (const { id, secretVersion } of await this.endpoints.deletedWithSecrets()) {
+      await this.secrets.remove(id, Array.from({ length: secretVersion }, (_, i) => i + 1));
+      await this.endpoints.markSecretsRemoved(id);
+      retired += 1;
+    }
+    return retired;
   }
 }
 

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Inject, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { parseBody } from '@settle/http';
 import type { Endpoint } from '../endpoints/endpoint.repository.js';
 import type { EndpointService } from '../endpoints/endpoint.service.js';
@@ -51,7 +51,8 @@ function endpointView(e: Endpoint): EndpointView {
  * - `POST /v1/admin/endpoints/{id}/enable` and `/disable`;
  * - `POST /v1/admin/endpoints/{id}/rotate-secret`: a new secret (shown once), the previous one
  *   signing too for `previous_secret_valid_for_ms` (default 24 h);
- * - `POST /v1/admin/endpoints/{id}/recover` `{ since }`: every failed delivery since then, again.
+ * - `POST /v1/admin/endpoints/{id}/recover` `{ since }`: every delivery that failed since then,
+ *   again, and the events received since then that it never had.
  */
 @Controller('v1/admin/endpoints')
 @UseGuards(AdminKeyGuard)
@@ -63,6 +64,7 @@ export class EndpointsController {
 
   @Post()
   @HttpCode(201)
+  @Header('cache-control', 'no-store')
   async create(@Body() body: unknown): Promise<EndpointView & { secret: string }> {
     const input = parseBody(createEndpointBody, body);
     const { endpoint, secret } = await answering(() =>
@@ -115,6 +117,7 @@ export class EndpointsController {
 
   @Post(':id/rotate-secret')
   @HttpCode(200)
+  @Header('cache-control', 'no-store')
   async rotate(@Param('id') id: string, @Body() body: unknown): Promise<EndpointView & { secret: string }> {
     const input = parseBody(rotateSecretBody, body ?? undefined);
     const { endpoint, secret } = await answering(() => this.endpoints.rotateSecret(pathId(id, 'ENDPOINT.NOT_FOUND'), input?.previous_secret_valid_for_ms));

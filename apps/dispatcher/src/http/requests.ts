@@ -25,7 +25,7 @@ export const rotateSecretBody = z
   .strict()
   .nullish();
 
-/** `POST /v1/admin/endpoints/{id}/recover`: every failed delivery recorded since `since` (ISO 8601). */
+/** `POST /v1/admin/endpoints/{id}/recover`: deliveries failed since `since` (ISO 8601), and events received since then it never had. */
 export const recoverBody = z.object({ since: z.iso.datetime({ offset: true, error: 'since must be an ISO 8601 time' }) }).strict();
 
 /** `POST /v1/admin/events/{event_id}/resend`: to one endpoint, or to every endpoint that had it. */
@@ -34,7 +34,7 @@ export const resendBody = z.object({ endpoint_id: z.uuid().optional() }).strict(
 /** `GET /v1/admin/deliveries`: `?state=&endpoint_id=&before=&limit=` (newest first, keyset by `delivery_id`). */
 export const listDeliveriesQuery = z
   .object({
-    state: z.enum(['pending', 'delivered', 'failed']).optional(),
+    state: z.enum(['pending', 'delivered', 'failed', 'cancelled']).optional(),
     endpoint_id: z.uuid().optional(),
     before: z.coerce.number().int().positive().optional(),
     limit: z.coerce.number().int().min(1).max(500).default(100),
