@@ -1,4 +1,4 @@
-import { decideGrant, foldEntitlement, parseAccessPeriod, type EntitlementGranted } from '@settle/domain';
+import { decideGrant, foldEntitlement, parseAccessPeriod, type AccessPeriod, type EntitlementGranted } from '@settle/domain';
 import {
   entitlementEventOf,
   entitlementLedgerEvent,
@@ -178,6 +178,18 @@ export class ProjectionService {
       log.warn('settled without an access period (registered before they existed): no entitlement granted');
       return [];
     }
+    let accessPeriod: AccessPeriod;
+    try {
+      accessPeriod = parseAccessPeriod(result.access_period);
+    } catch (error) {
+      // Registrations are checked at the API and by the verifier, so this is a contract breach.
+      // The settlement is the money truth and is recorded; the grant is not, loudly.
+      log.error(
+        { alert: 'SETTLE_GRANT_NOT_RECORDED', accessPeriod: result.access_period, err: error },
+        'settled with an invalid access period: the settlement is recorded, no entitlement granted; check the registration',
+      );
+      return [];
+    }
     const stream = entitlementStream(result.user_id, result.entitlement);
     const history = (await this.ledger.readStreamWith(client, stream)).map(entitlementEventOf);
     const state = foldEntitlement(history);
@@ -189,7 +201,7 @@ export class ProjectionService {
           userId: result.user_id,
           entitlement: result.entitlement,
           reference: result.reference,
-          accessPeriod: parseAccessPeriod(result.access_period),
+          accessPeriod,
           settledAt: result.occurred_at,
         },
       },

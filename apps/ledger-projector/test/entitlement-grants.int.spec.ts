@@ -167,6 +167,15 @@ describe('entitlement grants recorded with the settlement', () => {
     expect(await published(user)).toEqual([]);
   });
 
+  it('a settlement whose access period breaks the rules is recorded and grants nothing, rather than being dead-lettered', async () => {
+    const user = `user-${randomUUID()}`;
+    const payment = settled(user, '2027-01-01T00:00:00.000Z', 'P0D');
+    await project(projector(), payment);
+    const { rows } = await pool.query(`SELECT event_type FROM ledger.events WHERE stream_id = $1`, [`transaction-${payment.reference}`]);
+    expect(rows).toEqual([{ event_type: 'TransactionSettled' }]);
+    expect(await stream(user)).toEqual([]);
+  });
+
   it('both hash chains cover the entitlement streams', async () => {
     const result = await verifyLedger(new PostgresLedger(pool));
     expect(result.broken).toBeNull();

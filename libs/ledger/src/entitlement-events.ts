@@ -1,6 +1,6 @@
 import {
   ENTITLEMENT_EVENT_KINDS,
-  parseAccessPeriod,
+  type AccessPeriod,
   type EntitlementEvent,
   type EntitlementEventKind,
   type EntitlementGranted,
@@ -75,7 +75,9 @@ export function entitlementLedgerEvent(
 }
 
 /**
- * The domain event a stored `EntitlementGranted` stands for, to fold a stream's state.
+ * The domain event a stored `EntitlementGranted` stands for, to fold a stream's state. A stored
+ * fact is taken as it was recorded (its access period is not checked again against today's
+ * rules: the ledger never changes its mind).
  *
  * @throws Error when the event is not a well-formed grant (not written by the projector).
  */
@@ -103,7 +105,7 @@ export function entitlementEventOf(event: Pick<RecordedLedgerEvent, 'type' | 'da
       userId: d.user_id,
       entitlement: d.entitlement,
       reference: d.reference,
-      accessPeriod: parseAccessPeriod(d.access_period),
+      accessPeriod: d.access_period as AccessPeriod,
       settledAt: times[0]!,
       startsAt: times[1]!,
       previousExpiresAt: d.previous_expires_at ? Date.parse(d.previous_expires_at) : null,
