@@ -19,14 +19,18 @@ CREATE TABLE IF NOT EXISTS entitlement_runs (
 /**
  * The handler for both event kinds.
  *
- * @param {{ failFirstRuns: number }} options - `failFirstRuns`: the first n runs of each event in
- *   this process throw after their insert, to show retries and failed events (EXAMPLE_FAIL_FIRST_RUNS).
+ * @param {{ failFirstRuns: number, runDelayMs?: number }} options - `failFirstRuns`: the first n
+ *   runs of each event in this process throw after their insert, to show retries and failed
+ *   events (EXAMPLE_FAIL_FIRST_RUNS). `runDelayMs`: each run first waits this long, in
+ *   milliseconds, inside the kit's transaction, to watch a database connection lost mid-run
+ *   (EXAMPLE_RUN_DELAY_MS, default 0).
  * @returns {import('@settle/receiver').EventHandler<import('pg').PoolClient>}
  */
-export function recordRun({ failFirstRuns }) {
+export function recordRun({ failFirstRuns, runDelayMs = 0 }) {
   /** @type {Map<string, number>} runs so far per event_id, for EXAMPLE_FAIL_FIRST_RUNS */
   const runs = new Map();
   return async (event, { tx }) => {
+    if (runDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, runDelayMs));
     await tx.query(
       'INSERT INTO entitlement_runs (event_id, event, user_id, entitlement, expires_at) VALUES ($1, $2, $3, $4, $5)',
       [event.event_id, event.event, event.user_id, event.entitlement, event.expires_at],

@@ -10,6 +10,7 @@
  * @property {string | undefined} readyFile - where to write the pid once listening (`SETTLE_READY_FILE`).
  * @property {string} logLevel - pino level (`LOG_LEVEL`, default info).
  * @property {number} failFirstRuns - make the first n runs of each event throw (`EXAMPLE_FAIL_FIRST_RUNS`, default 0).
+ * @property {number} runDelayMs - each run waits this long, in milliseconds, inside the kit's transaction (`EXAMPLE_RUN_DELAY_MS`, default 0).
  * @property {number | undefined} retryMaxAttempts - runs before an event is left failed (`RETRY_MAX_ATTEMPTS`, kit default 8).
  * @property {number | undefined} retryInitialDelayMs - wait before the second run, doubling (`RETRY_INITIAL_DELAY_MS`, kit default 1000).
  */
@@ -41,6 +42,7 @@ export function loadConfig(env) {
     readyFile: env.SETTLE_READY_FILE?.trim() || undefined,
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     failFirstRuns: integer('EXAMPLE_FAIL_FIRST_RUNS', 0),
+    runDelayMs: integer('EXAMPLE_RUN_DELAY_MS', 0),
     retryMaxAttempts: integer('RETRY_MAX_ATTEMPTS', undefined),
     retryInitialDelayMs: integer('RETRY_INITIAL_DELAY_MS', undefined),
   };

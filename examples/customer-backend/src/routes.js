@@ -83,7 +83,14 @@ export function routes({ receiver, pool, logger, answers }) {
     if (path === '/webhook/settle') return webhook(req, res);
     const route = table.find(([method, pattern]) => method === req.method && pattern.test(path));
     if (!route) return problem(res, 404, 'EXAMPLE.NOT_FOUND', 'Not found', `${req.method} ${path}`);
-    const params = route[1].exec(path).slice(1).map(decodeURIComponent);
+    let params;
+    try {
+      params = route[1].exec(path).slice(1).map(decodeURIComponent);
+    } catch {
+      // Not valid percent-encoding (a lone `%`): no such resource. Thrown from here, the URIError
+      // would be uncaught and end the process.
+      return problem(res, 404, 'EXAMPLE.NOT_FOUND', 'Not found', `${req.method} ${path}`);
+    }
     route[2](res, ...params).catch((error) => {
       logger.error({ err: error, path }, 'request failed');
       problem(res, 503, 'EXAMPLE.UNAVAILABLE', 'Service unavailable', 'the database did not answer');

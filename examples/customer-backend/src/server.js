@@ -23,10 +23,17 @@ try {
 
 const logger = pino({ level: config.logLevel });
 const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 20, connectionTimeoutMillis: 1_000 });
-pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection failed'));
+// When PostgreSQL ends a connection (a restart, a failover, an administrator), pg emits 'error' on
+// its client. The pool forwards it for an idle client, but not for one checked out (a transaction
+// in progress): without a listener on the client itself, that is an uncaught exception, which
+// ends the process. The client is unusable afterwards; its queries reject and the pool drops it.
+pool.on('connect', (client) => {
+  client.on('error', (error) => logger.warn({ err: error }, 'database connection lost'));
+});
+pool.on('error', () => undefined); // an idle client's error: already logged by its own listener
 
 const store = new PostgresReceiverStore(pool);
-const handler = recordRun({ failFirstRuns: config.failFirstRuns });
+const handler = recordRun({ failFirstRuns: config.failFirstRuns, runDelayMs: config.runDelayMs });
 const answers = answerTimes();
 let receiver;
 try {

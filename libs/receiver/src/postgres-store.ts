@@ -85,8 +85,11 @@ interface EventRow {
  * The PostgreSQL {@link ReceiverStore}, over a `pg` Pool the customer creates (receiver rule 2:
  * durable, shared by every receiver process). Claims use `FOR UPDATE SKIP LOCKED`; completing an
  * event is one transaction that checks the claim (row lock and lease token), raises the access
- * expiry with a conditional upsert, runs the handlers with the transaction's client, and marks
- * the event processed, so handler writes through that client commit exactly once with it.
+ * expiry with a conditional upsert, runs the handlers with the transaction's client behind a
+ * savepoint, and marks the event processed, so handler writes through that client commit exactly
+ * once with it. A handler that throws has its writes rolled back to the savepoint while the
+ * expiry commits, as with the other stores. A connection that PostgreSQL ends mid-transaction
+ * makes the operation reject (never an uncaught `'error'`), and the pool discards that client.
  *
  * Call {@link PostgresReceiverStore.migrate} once at startup, or apply {@link receiverDdl}.
  */
@@ -136,13 +139,27 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
     return rows.map((r) => ({ eventId: r.event_id, kind: r.kind, payload: r.payload, attempts: r.attempts, token: r.lease_token }));
   }
 
+  /**
+   * One transaction: checks the claim (row lock and lease token), raises the access expiry
+   * (conditional upsert, receiver rule 4), sets a savepoint, runs `work` with the transaction's
+   * client, marks the event processed, commits. When `work` throws (or leaves the transaction
+   * aborted, so that the processed mark fails), its writes roll back to the savepoint, the
+   * expiry still commits (a user who paid gets access even while the business logic fails), and
+   * the error is rethrown with the event still `processing`, for the receiver to release it for
+   * a retry.
+   *
+   * @returns `false`, having run nothing, when the claim's token is no longer the event's.
+   * @throws whatever `work` throws, after committing the expiry (without it when the connection
+   *   broke: the next run applies it); a `pg` error when PostgreSQL fails or ends the connection
+   *   (nothing committed).
+   */
   async complete(lease: LeasedEvent, { now, grant }: { now: number; grant: AccessGrant | null }, work: (tx: PoolClient) => Promise<void>) {
-    return this.#transaction(async (client) => {
+    const outcome = await this.#transaction(async (client): Promise<{ held: boolean; failure?: { error: unknown } }> => {
       const held = await client.query(
         `SELECT 1 FROM ${this.#s}.events WHERE event_id = $1 AND state = 'processing' AND lease_token = $2 FOR UPDATE`,
         [lease.eventId, lease.token],
       );
-      if (held.rowCount !== 1) return false;
+      if (held.rowCount !== 1) return { held: false };
       if (grant) {
         // Receiver rule 4: one conditional write, never read-then-write.
         await client.query(
@@ -153,14 +170,29 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
           [grant.userId, grant.entitlement, new Date(grant.expiresAt), lease.eventId, new Date(now)],
         );
       }
-      await work(client);
-      await client.query(
-        `UPDATE ${this.#s}.events SET state = 'processed', finished_at = $2, available_at = NULL, lease_token = NULL, last_error = NULL
-         WHERE event_id = $1`,
-        [lease.eventId, new Date(now)],
-      );
-      return true;
+      await client.query('SAVEPOINT settle_receiver_work');
+      try {
+        await work(client);
+        // Inside the savepoint too: it fails when the handler left the transaction aborted (a
+        // SQL error it caught), which must not cost the user the expiry either.
+        await client.query(
+          `UPDATE ${this.#s}.events SET state = 'processed', finished_at = $2, available_at = NULL, lease_token = NULL, last_error = NULL
+           WHERE event_id = $1`,
+          [lease.eventId, new Date(now)],
+        );
+      } catch (error) {
+        // Undo the handler's writes only; the fence and the expiry commit. If the rollback itself
+        // fails (the connection broke), the whole transaction rolls back and this error, the
+        // cause, is what the receiver records.
+        await client.query('ROLLBACK TO SAVEPOINT settle_receiver_work').catch(() => {
+          throw error;
+        });
+        return { held: true, failure: { error } };
+      }
+      return { held: true };
     });
+    if (outcome.failure) throw outcome.failure.error;
+    return outcome.held;
   }
 
   async release(lease: LeasedEvent, { now, error, retryAt }: { now: number; error: string; retryAt: number | null }) {
@@ -217,20 +249,41 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
     return counts;
   }
 
+  /**
+   * Runs `body` in a transaction on a client checked out of the pool: commits when it resolves,
+   * rolls back and rethrows when it rejects.
+   *
+   * While a client is checked out, pg-pool does not listen to its `'error'` event, and pg emits
+   * one when the server ends the connection (a PostgreSQL restart, a failover,
+   * `pg_terminate_backend`): with no listener, an uncaught exception that ends the customer's
+   * process. So the client gets a listener for as long as it is out; its queries then reject,
+   * the operation rejects (the receiver releases the run for a retry; `migrate` rejects), and the
+   * client is released with the error, so the pool discards it rather than reusing it. The other
+   * methods use `pool.query`, which pg-pool guards the same way itself.
+   *
+   * @throws what `body` throws, or a `pg` error when the connection fails or PostgreSQL refuses.
+   */
   async #transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
     let broken: Error | undefined;
+    const onError = (error: Error) => {
+      broken ??= error;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await body(client);
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => {
-        broken = rollbackError;
-      });
+      if (!broken) {
+        await client.query('ROLLBACK').catch((rollbackError: Error) => {
+          broken ??= rollbackError;
+        });
+      }
       throw error;
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }

@@ -8,8 +8,9 @@ import type { EventState, FailedEvent, LeasedEvent, ReceiverStore, RetryOutcome,
 export interface EventHandlerContext<Tx> {
   /**
    * The store's transaction: for the PostgreSQL store, a client inside the transaction that also
-   * marks the event processed, so writes made through it happen exactly once; `undefined` for
-   * the in-memory and Redis stores.
+   * marks the event processed, so writes made through it happen exactly once (and roll back when
+   * the handler throws); `undefined` for the in-memory and Redis stores. Do not commit, roll back
+   * or release it.
    */
   readonly tx: Tx;
   /** This run's number, 1 for the first; higher on retries. */
@@ -19,8 +20,9 @@ export interface EventHandlerContext<Tx> {
 /**
  * The customer's business logic for one event kind. It runs after the access expiry was
  * applied, outside the HTTP request. Throwing makes the run fail: it is retried with backoff,
- * then the event is left `failed` (receiver rule 5). Side effects outside `tx` happen at least
- * once: make them idempotent by `event.event_id`.
+ * then the event is left `failed` (receiver rule 5); the expiry stays applied either way, so a
+ * user who paid is never locked out by failing business logic. Side effects outside `tx` happen
+ * at least once: make them idempotent by `event.event_id`.
  */
 export type EventHandler<Tx> = (event: EntitlementEvent, context: EventHandlerContext<Tx>) => Promise<void> | void;
 
@@ -59,7 +61,13 @@ export interface ReceiverOptions<Tx> {
      */
     readonly batchSize?: number;
   };
-  /** Longest wait for the store to record an event before answering 503. Default 1500, below Settle's 2 s. */
+  /**
+   * Longest wait, in milliseconds, for the store to record an event before answering 503 (so
+   * Settle delivers it again). Default 1500: well under 2 s, the low end of the spec's "providers
+   * commonly retry when a response takes longer than 2 to 5 seconds" (section 6, receiver rule
+   * 4). Settle's dispatcher gives up an attempt after its per-attempt time-out (10 s by default,
+   * `DISPATCHER_ATTEMPT_TIMEOUT_MS`) and retries it later.
+   */
   readonly recordTimeoutMs?: number;
   /** Defaults to warnings and errors on the console. */
   readonly logger?: ReceiverLogger;
@@ -279,9 +287,9 @@ export class Receiver<Tx = undefined> {
    * {@link Receiver.start} calls it, and a deployment that processes elsewhere (a cron job, a
    * worker) can too. Per event (receiver rules 4 and 5): sets the access expiry for
    * (user_id, entitlement) to the event's expires_at only when later than the stored one, in
-   * one conditional write; runs the kind's handler; marks the event processed. A failing run is
-   * retried after `initialDelayMs`, doubling up to `maxDelayMs`, then left `failed` after
-   * `maxAttempts` runs with its last error.
+   * one conditional write; runs the kind's handler; marks the event processed. A failing run
+   * keeps the expiry it applied, and is retried after `initialDelayMs`, doubling up to
+   * `maxDelayMs`, then left `failed` after `maxAttempts` runs with its last error.
    *
    * @returns how many events were claimed.
    * @throws a storage error when events cannot be claimed (failures of single events are not thrown).

@@ -100,12 +100,16 @@ export interface ReceiverStore<Tx = undefined> {
 
   /**
    * Completes a claimed event: applies `grant` (the stored expiry for the user and entitlement
-   * becomes `grant.expiresAt` only if that is later, in one conditional write), runs `work`, and
-   * marks the event `processed`. The PostgreSQL store does all of it in one transaction that
-   * `work` writes through, so it commits together or not at all.
+   * becomes `grant.expiresAt` only if that is later, in one conditional write: receiver rule 4),
+   * runs `work`, and marks the event `processed`. The grant stays applied when `work` throws, in
+   * every store: a user who paid gets access even while the business logic fails. The
+   * PostgreSQL store runs `work` in the transaction of the grant and the processed mark, behind
+   * a savepoint: `work`'s writes through `tx` commit with the processed mark, or roll back alone
+   * when it throws.
    *
    * @returns `false`, having run nothing, when the claim's token is no longer the event's.
-   * @throws whatever `work` throws (the event stays `processing`; release it), or a storage error.
+   * @throws whatever `work` throws (the grant applied, the event still `processing`: release
+   *   it), or a storage error (the grant may not be applied; the next run applies it).
    */
   complete(lease: LeasedEvent, request: { now: number; grant: AccessGrant | null }, work: (tx: Tx) => Promise<void>): Promise<boolean>;
 

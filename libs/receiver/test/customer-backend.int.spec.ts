@@ -5,6 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delivery, entitlementEvent, newSecret, waitFor } from './support/delivery.js';
 import { createTestDatabase } from './support/infra.js';
@@ -54,6 +55,8 @@ async function startBackend(env: Record<string, string> = {}) {
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
+    databaseUrl: db.url,
+    exited: () => child.exitCode !== null || child.signalCode !== null,
     get: async (path: string) => {
       const response = await fetch(`${url}${path}`);
       return { status: response.status, body: (await response.json()) as any };
@@ -113,6 +116,15 @@ describe('the example customer backend, from the packed kit', () => {
     expect(await backend.get(`/access/${user}/pro-yearly`)).toMatchObject({ status: 404, body: { code: 'EXAMPLE.ACCESS_NOT_FOUND' } });
     expect(await backend.get('/health')).toEqual({ status: 200, body: { status: 'ok' } });
   });
+
+  it('answers 404 problem details to a path parameter that is not valid percent-encoding, and stays up', async () => {
+    for (const [method, path] of [['GET', '/access/%E0%A4%A/pro-monthly'], ['POST', '/events/%zz/retry']] as const) {
+      const response = await fetch(`${backend.url}${path}`, { method });
+      expect([response.status, response.headers.get('content-type')]).toEqual([404, 'application/problem+json']);
+      expect(await response.json()).toMatchObject({ status: 404, code: 'EXAMPLE.NOT_FOUND' });
+    }
+    expect(await backend.get('/health')).toEqual({ status: 200, body: { status: 'ok' } });
+  });
 });
 
 describe('the example customer backend: failed events and retry over HTTP', () => {
@@ -139,7 +151,9 @@ describe('the example customer backend: failed events and retry over HTTP', () =
       failed_at: expect.any(String),
       payload: event,
     });
-    expect((await backend.get(`/access/${event.user_id}/pro-monthly`)).status).toBe(404); // rolled back with the run
+    // The user paid: access is raised although the business logic kept failing (its rows rolled back).
+    expect((await backend.get(`/access/${event.user_id}/pro-monthly`)).body.expires_at).toBe(event.expires_at);
+    expect((await backend.get('/stats')).body.runs).toEqual({});
 
     const retried = await fetch(`${backend.url}/events/${event.event_id}/retry`, { method: 'POST' });
     expect([retried.status, await retried.json()]).toEqual([202, { event_id: event.event_id, state: 'pending' }]);
@@ -155,5 +169,44 @@ describe('the example customer backend: failed events and retry over HTTP', () =
     expect([again.status, ((await again.json()) as { code: string }).code]).toEqual([409, 'EXAMPLE.EVENT_NOT_FAILED']);
     const unknown = await fetch(`${backend.url}/events/no-such-event/retry`, { method: 'POST' });
     expect([unknown.status, ((await unknown.json()) as { code: string }).code]).toEqual([404, 'EXAMPLE.EVENT_NOT_FOUND']);
+  });
+});
+
+describe('the example customer backend: PostgreSQL ends its connections mid-run', () => {
+  let backend: Backend;
+
+  beforeAll(async () => {
+    // Each run holds the kit's transaction open for a moment.
+    backend = await startBackend({ EXAMPLE_RUN_DELAY_MS: '1000', RETRY_INITIAL_DELAY_MS: '50' });
+  });
+
+  afterAll(() => backend?.stop());
+
+  it('stays up: the run fails, the kit retries it, and the event is applied once', async () => {
+    const admin = new pg.Client({ connectionString: backend.databaseUrl });
+    await admin.connect();
+    try {
+      const event = entitlementEvent({ user_id: `user-${Date.now()}` });
+      expect(await backend.post(event)).toMatchObject({ status: 200, body: { received: true } });
+      await waitFor(async () => {
+        const { rowCount } = await admin.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'");
+        return rowCount ? true : undefined;
+      }, 'a run to hold its transaction open');
+      // As a PostgreSQL restart does: every connection of the example ends, the checked-out one included.
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+
+      const stats = await waitFor(async () => {
+        if (backend.exited()) throw new Error('the example crashed');
+        const { body } = await backend.get('/stats');
+        return body.events.processed === 1 ? body : undefined;
+      }, 'the event to be processed after a retry');
+      expect(stats.runs).toEqual({ subscription_started: 1 });
+      expect(await backend.get(`/access/${event.user_id}/pro-monthly`)).toMatchObject({ status: 200, body: { expires_at: event.expires_at } });
+      expect((await admin.query('SELECT attempts FROM settle_receiver.events WHERE event_id = $1', [event.event_id])).rows).toEqual([{ attempts: 2 }]);
+      expect(await backend.get('/health')).toEqual({ status: 200, body: { status: 'ok' } });
+      expect(backend.exited()).toBe(false);
+    } finally {
+      await admin.end();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -68,6 +69,79 @@ describe('the receiver over PostgreSQL', () => {
     await receiver.processDue();
     expect(await receiver.find(event.event_id)).toMatchObject({ state: 'processed', attempts: 3 });
     expect((await pool.query('SELECT 1 FROM handler_runs WHERE event_id = $1', [event.event_id])).rowCount).toBe(1);
+  });
+
+  it('a handler that keeps failing: the user still gets access, the event is left failed, its writes never commit', async () => {
+    const secret = newSecret();
+    const receiver = createReceiver({
+      secrets: [secret],
+      store: await freshPostgresStore(pool),
+      retry: { maxAttempts: 3, initialDelayMs: 0 },
+      logger: quiet,
+      handlers: {
+        subscription_started: async (event, { tx }) => {
+          await tx.query('INSERT INTO handler_runs (event_id, event) VALUES ($1, $2)', [event.event_id, event.event]);
+          throw new Error('the welcome email insert failed');
+        },
+      },
+    });
+    const event = entitlementEvent({ user_id: `user-${randomUUID()}` });
+    const { body, headers } = delivery(event, [secret]);
+    await receiver.receive(body, headers);
+    await receiver.processDue();
+    expect(await receiver.find(event.event_id)).toMatchObject({ state: 'failed', attempts: 3, lastError: 'Error: the welcome email insert failed' });
+    expect(await receiver.accessExpiry(event.user_id, 'pro-monthly')).toEqual(new Date(event.expires_at));
+    expect((await pool.query('SELECT 1 FROM handler_runs WHERE event_id = $1', [event.event_id])).rowCount).toBe(0);
+  });
+
+  it('PostgreSQL ending the connection of a run in progress: no crash, the run fails and is retried, the store keeps working', async () => {
+    // Without an 'error' listener on the checked-out client, pg would throw this out of a socket
+    // event: an uncaught exception, which kills a customer's backend.
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const secret = newSecret();
+      let runs = 0;
+      const handler = async (event: EntitlementEvent, { tx }: { tx: pg.PoolClient }) => {
+        runs += 1;
+        if (runs === 1) {
+          const { rows } = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+          // Not events.once: it would listen to 'error' itself.
+          const ended = new Promise<void>((resolve) => tx.once('end', () => resolve()));
+          await pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+          await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 3_000))]);
+        }
+        await tx.query('INSERT INTO handler_runs (event_id, event) VALUES ($1, $2)', [event.event_id, event.event]);
+      };
+      const receiver = createReceiver({
+        secrets: [secret],
+        store: await freshPostgresStore(pool),
+        retry: { initialDelayMs: 0 },
+        logger: quiet,
+        handlers: { subscription_started: handler, subscription_renewed: handler },
+      });
+      const first = entitlementEvent({ user_id: `user-${randomUUID()}` });
+      const sent = delivery(first, [secret]);
+      expect((await receiver.receive(sent.body, sent.headers)).status).toBe(200);
+      await receiver.processDue();
+      expect(uncaught).toEqual([]);
+      expect(await receiver.find(first.event_id)).toMatchObject({ state: 'processed', attempts: 2, lastError: null });
+      expect(runs).toBe(2);
+      expect((await pool.query('SELECT 1 FROM handler_runs WHERE event_id = $1', [first.event_id])).rowCount).toBe(1);
+      expect(await receiver.accessExpiry(first.user_id, 'pro-monthly')).toEqual(new Date(first.expires_at));
+
+      // The store keeps working: the broken client left the pool.
+      const next = entitlementEvent({ user_id: first.user_id, event: 'subscription_renewed', expires_at: '2027-02-23T10:15:30.000Z' });
+      const again = delivery(next, [secret]);
+      expect((await receiver.receive(again.body, again.headers)).status).toBe(200);
+      await receiver.processDue();
+      expect(await receiver.find(next.event_id)).toMatchObject({ state: 'processed', attempts: 1 });
+      expect(await receiver.accessExpiry(first.user_id, 'pro-monthly')).toEqual(new Date(next.expires_at));
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
   });
 });
 

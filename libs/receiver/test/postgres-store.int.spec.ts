@@ -22,7 +22,7 @@ afterAll(async () => {
 storeContract('PostgreSQL', () => freshPostgresStore(pool));
 
 describe('PostgreSQL receiver store', () => {
-  it('commits handler writes through the transaction with the processed mark, or rolls both back with the expiry', async () => {
+  it('commits handler writes through the transaction with the processed mark; a throwing handler rolls its writes back, not the expiry', async () => {
     const store = await freshPostgresStore(pool);
     await pool.query('CREATE TABLE IF NOT EXISTS handler_writes (event_id text NOT NULL)');
     const eventId = randomUUID();
@@ -36,13 +36,33 @@ describe('PostgreSQL receiver store', () => {
       }),
     ).rejects.toThrow('handler broke');
     expect((await pool.query('SELECT * FROM handler_writes WHERE event_id = $1', [eventId])).rowCount).toBe(0);
-    expect(await store.accessExpiry(grant.userId, 'pro-monthly')).toBeNull();
+    expect(await store.accessExpiry(grant.userId, 'pro-monthly')).toEqual(new Date(1_000));
+    expect(await store.find(eventId)).toMatchObject({ state: 'processing' });
 
     await store.complete(lease!, { now: 2, grant }, async (tx) => {
       await tx.query('INSERT INTO handler_writes VALUES ($1)', [eventId]);
     });
     expect((await pool.query('SELECT * FROM handler_writes WHERE event_id = $1', [eventId])).rowCount).toBe(1);
     expect(await store.accessExpiry(grant.userId, 'pro-monthly')).toEqual(new Date(1_000));
+    expect(await store.find(eventId)).toMatchObject({ state: 'processed' });
+  });
+
+  it('a handler that swallows its own SQL error: the run fails, its writes roll back, the expiry commits', async () => {
+    const store = await freshPostgresStore(pool);
+    await pool.query('CREATE TABLE IF NOT EXISTS handler_writes (event_id text NOT NULL)');
+    const eventId = randomUUID();
+    await store.record({ eventId, kind: 'subscription_started', payload: { event_id: eventId }, state: 'pending', now: 0 });
+    const [lease] = await store.claim({ now: 0, leaseMs: 30_000, limit: 1 });
+    const grant = { userId: `user-${eventId}`, entitlement: 'pro-monthly', expiresAt: 1_000 };
+    await expect(
+      store.complete(lease!, { now: 1, grant }, async (tx) => {
+        await tx.query('INSERT INTO handler_writes VALUES ($1)', [eventId]);
+        await tx.query('SELECT 1/0').catch(() => undefined); // the transaction is now aborted
+      }),
+    ).rejects.toThrow(/aborted/);
+    expect((await pool.query('SELECT * FROM handler_writes WHERE event_id = $1', [eventId])).rowCount).toBe(0);
+    expect(await store.accessExpiry(grant.userId, 'pro-monthly')).toEqual(new Date(1_000));
+    expect(await store.find(eventId)).toMatchObject({ state: 'processing' });
   });
 
   it('applies its DDL idempotently, from several processes at once', async () => {

@@ -138,6 +138,32 @@ export function storeContract(name: string, makeStore: () => Promise<ReceiverSto
       expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + DAY));
     });
 
+    it('work throws ⇒ access raised, event not processed (retried)', async () => {
+      const store = await makeStore();
+      const eventId = await recordPending(store);
+      const lease = await claimOne(store);
+      const broken = async () => { throw new Error('welcome email insert failed'); };
+      await expect(store.complete(lease, { now: T0, grant: grant(T0 + 30 * DAY) }, broken)).rejects.toThrow('welcome email insert failed');
+      // The user paid: access is raised although the business logic failed.
+      expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + 30 * DAY));
+      expect(await store.find(eventId)).toMatchObject({ state: 'processing' });
+      expect(await store.release(lease, { now: T0, error: 'Error: welcome email insert failed', retryAt: T0 + 1000 })).toBe(true);
+      expect(await store.find(eventId)).toMatchObject({ state: 'pending', lastError: 'Error: welcome email insert failed' });
+
+      // Still monotonic: a failing run with an earlier expiry lowers nothing.
+      const older = await recordPending(store, T0 + 1);
+      const olderLease = (await store.claim({ now: T0 + 1, leaseMs: LEASE, limit: 10 })).find((claimed) => claimed.eventId === older)!;
+      await expect(store.complete(olderLease, { now: T0 + 1, grant: grant(T0 + 10 * DAY) }, broken)).rejects.toThrow();
+      expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + 30 * DAY));
+
+      // The retry runs the work again and completes.
+      const again = await claimOne(store, T0 + 1000);
+      expect(again).toMatchObject({ eventId, attempts: 2 });
+      expect(await store.complete(again, { now: T0 + 1001, grant: grant(T0 + 30 * DAY) }, noWork)).toBe(true);
+      expect(await store.find(eventId)).toMatchObject({ state: 'processed', attempts: 2 });
+      expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + 30 * DAY));
+    });
+
     it('releases a failed run: pending again at retryAt with its error, or failed; retry gives a fresh budget', async () => {
       const store = await makeStore();
       const eventId = await recordPending(store);
