@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import type { IngestionConfig } from '@settle/config';
-import { ProblemDetailsFilter } from '@settle/http';
+import { HEALTH_POOL, HealthController, METRICS_REGISTRY, ProblemDetailsFilter } from '@settle/http';
 import type { Outbox, OutboxRelay } from '@settle/messaging';
 import type { Logger, Pool } from '@settle/platform';
 import { CompleteCheckoutHandler, RegisterCheckoutHandler } from './checkouts/checkout.commands.js';
@@ -10,7 +10,6 @@ import { CheckoutRepository } from './checkouts/checkout.repository.js';
 import { CheckoutsController } from './checkouts/checkouts.controller.js';
 import { VerifyCheckoutHandler } from './checkouts/verify.commands.js';
 import { EntitlementsController } from './entitlements/entitlements.controller.js';
-import { HealthController } from './health.controller.js';
 import { AdminKeyGuard, ApiKeyGuard } from './http/api-key.guard.js';
 import { AdminController } from './checkouts/admin.controller.js';
 import { CONFIG, LOGGER, METRICS, OUTBOX, OUTBOX_RELAY, PG_POOL, WEBHOOK_SECRETS } from './tokens.js';
@@ -33,6 +32,7 @@ export interface IngestionInfrastructure {
 @Module({})
 export class IngestionModule {
   static forRoot(infra: IngestionInfrastructure): DynamicModule {
+    const metrics = new IngestionMetrics();
     return {
       module: IngestionModule,
       imports: [CqrsModule.forRoot()],
@@ -43,7 +43,9 @@ export class IngestionModule {
         { provide: PG_POOL, useValue: infra.pool },
         { provide: OUTBOX, useValue: infra.outbox },
         { provide: OUTBOX_RELAY, useValue: infra.relay },
-        { provide: METRICS, useValue: new IngestionMetrics() },
+        { provide: METRICS, useValue: metrics },
+        { provide: METRICS_REGISTRY, useValue: metrics.registry },
+        { provide: HEALTH_POOL, useValue: infra.pool },
         { provide: WEBHOOK_SECRETS, useValue: infra.webhookSecrets },
         { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(infra.logger) },
         ApiKeyGuard,

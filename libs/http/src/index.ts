@@ -5,3 +5,4 @@
 export * from './problem-details.filter.js';
 export * from './bearer-key.guard.js';
 export * from './parse.js';
+export * from './health.controller.js';

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { ProblemDetailsFilter } from '@settle/http';
+import { HEALTH_POOL, HealthController, METRICS_REGISTRY, ProblemDetailsFilter } from '@settle/http';
 import type { Logger, Pool } from '@settle/platform';
 import type { DeliveryAdmin } from '../deliveries/delivery-admin.js';
 import type { DispatcherMetrics } from '../dispatcher.metrics.js';
@@ -8,8 +8,7 @@ import type { EndpointService } from '../endpoints/endpoint.service.js';
 import { AdminKeyGuard } from './admin-key.guard.js';
 import { DeliveriesController } from './deliveries.controller.js';
 import { EndpointsController } from './endpoints.controller.js';
-import { HealthController } from './health.controller.js';
-import { ADMIN_KEYS, DELIVERY_ADMIN, ENDPOINT_SERVICE, METRICS, PG_POOL } from './tokens.js';
+import { ADMIN_KEYS, DELIVERY_ADMIN, ENDPOINT_SERVICE } from './tokens.js';
 
 /** What the admin API is built on. */
 export interface AdminApiDeps {
@@ -32,8 +31,8 @@ export class AdminApiModule {
         { provide: ADMIN_KEYS, useValue: deps.adminApiKeySha256 },
         { provide: ENDPOINT_SERVICE, useValue: deps.endpoints },
         { provide: DELIVERY_ADMIN, useValue: deps.deliveries },
-        { provide: PG_POOL, useValue: deps.pool },
-        { provide: METRICS, useValue: deps.metrics },
+        { provide: HEALTH_POOL, useValue: deps.pool },
+        { provide: METRICS_REGISTRY, useValue: deps.metrics.registry },
         { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(deps.logger) },
         AdminKeyGuard,
       ],

@@ -2,5 +2,3 @@
 export const ADMIN_KEYS = Symbol('AdminApiKeySha256');
 export const ENDPOINT_SERVICE = Symbol('EndpointService');
 export const DELIVERY_ADMIN = Symbol('DeliveryAdmin');
-export const PG_POOL = Symbol('PgPool');
-export const METRICS = Symbol('DispatcherMetrics');
