@@ -12,7 +12,9 @@ import {
   upsertLedgerStatus,
   WrongExpectedRevisionError,
   DuplicateEventIdError,
+  type AppendResult,
   type LedgerEventInput,
+  type PreparedAppend,
 } from '@settle/ledger';
 import { Outbox, OutboxRelay, PermanentMessageError, type ConsensusResultV1, type MessageContext, type OutboxMessage, type TypedEvent } from '@settle/messaging';
 import { deterministicId, inTransaction, type Logger, type Pool, type PoolClient } from '@settle/platform';
@@ -73,6 +75,10 @@ export function ledgerEventFor(result: ConsensusResultV1): LedgerEventInput {
  * entitlement at its expected revision, decided by the pure rules of `@settle/domain` on that
  * stream's history, reflected in `read_model.entitlements`, and enqueued on the
  * entitlement-events topic keyed by user.
+ *
+ * Both appends are prepared (streams locked, checks, hashes) and the read models written before
+ * either is written to the global chain: from the first write to the commit the ledger's head
+ * is locked and every other append waits, so only the writes and the outbox come after it.
  */
 export class ProjectionService {
   constructor(
@@ -88,39 +94,6 @@ export class ProjectionService {
     const result = event.payload;
     const log = this.logger.child({ reference: result.reference, topic: context.topic, partition: context.partition, offset: context.offset });
     const appended = await inTransaction(this.pool, async (client) => {
-      let revision = result.ledger_expected_revision - 1;
-      let appendedAt: number | null = null;
-      let duplicate = false;
-      const ledgerEvent = result.ledger_event_type ? ledgerEventFor(result) : null;
-      if (ledgerEvent) {
-        const stream = transactionStream(result.reference);
-        try {
-          const outcome = await this.ledger.appendWith(client, stream, [ledgerEvent], expectedAfter(result.ledger_expected_revision));
-          revision = outcome.nextExpectedRevision;
-          appendedAt = outcome.positions[0] ?? null;
-          duplicate = outcome.duplicate;
-        } catch (error) {
-          if (error instanceof WrongExpectedRevisionError || error instanceof DuplicateEventIdError) {
-            throw new PermanentMessageError(error.code, error.message);
-          }
-          throw error;
-        }
-      }
-      if (appendedAt !== null) {
-        await upsertLedgerStatus(client, {
-          reference: result.reference,
-          provider: result.provider,
-          state: result.state_after,
-          entitlementStatus: result.entitlement_status,
-          amountMinor: result.amount_minor,
-          currency: result.currency,
-          checks: result.checks.length > 0 ? result.checks : null,
-          lastVerdict: result.verdict,
-          lastTrigger: result.trigger,
-          ledgerRevision: revision,
-          updatedAt: new Date(result.occurred_at),
-        });
-      }
       await upsertLatestVerification(client, {
         reference: result.reference,
         verdict: result.verdict,
@@ -130,35 +103,56 @@ export class ProjectionService {
         entitlementStatus: result.entitlement_status,
         decidedAt: new Date(result.occurred_at),
       });
-      if (appendedAt !== null && !duplicate) {
-        const grant = ledgerEvent && result.outcome === 'SETTLED_CONSENSUS' ? await this.grant(client, result, ledgerEvent.eventId, log) : [];
-        await this.outbox.enqueue(client, [
-          ...grant,
-          {
-            type: 'SettlementRecorded',
-            causationId: result.event_id,
-            payload: {
-              event_id: deterministicId('SettlementRecorded', result.event_id),
-              occurred_at: result.occurred_at,
-              correlation_id: result.correlation_id,
-              reference: result.reference,
-              provider: result.provider,
-              outcome: result.outcome,
-              state: result.state_after,
-              entitlement_status: result.entitlement_status,
-              user_id: result.user_id,
-              entitlement: result.entitlement,
-              amount_minor: result.amount_minor,
-              currency: result.currency,
-              ledger_stream: transactionStream(result.reference),
-              ledger_revision: revision,
-              ledger_position: appendedAt,
-            },
+      const ledgerEvent = result.ledger_event_type ? ledgerEventFor(result) : null;
+      if (!ledgerEvent) return false;
+      const stream = transactionStream(result.reference);
+      const prepared = await permanent(() => this.ledger.prepareAppendWith(client, stream, [ledgerEvent], expectedAfter(result.ledger_expected_revision)));
+      const revision = 'done' in prepared ? prepared.done.nextExpectedRevision : prepared.rows.at(-1)!.revision;
+      await upsertLedgerStatus(client, {
+        reference: result.reference,
+        provider: result.provider,
+        state: result.state_after,
+        entitlementStatus: result.entitlement_status,
+        amountMinor: result.amount_minor,
+        currency: result.currency,
+        checks: result.checks.length > 0 ? result.checks : null,
+        lastVerdict: result.verdict,
+        lastTrigger: result.trigger,
+        ledgerRevision: revision,
+        updatedAt: new Date(result.occurred_at),
+      });
+      if ('done' in prepared) return false; // a redelivery: stored, published, granted before
+      const grant = result.outcome === 'SETTLED_CONSENSUS' ? await this.prepareGrant(client, result, ledgerEvent.eventId, log) : null;
+      // Everything above needs only the streams' locks. From the first write to the commit the
+      // global head is locked (every append waits for it), so only the writes and the outbox
+      // rows that need their positions come after this point.
+      const settled = await permanent(() => this.ledger.writePrepared(client, prepared));
+      const granted = grant ? await permanent(() => this.ledger.writePrepared(client, grant.prepared)) : null;
+      await this.outbox.enqueue(client, [
+        ...(grant && granted ? [grant.message(granted)] : []),
+        {
+          type: 'SettlementRecorded',
+          causationId: result.event_id,
+          payload: {
+            event_id: deterministicId('SettlementRecorded', result.event_id),
+            occurred_at: result.occurred_at,
+            correlation_id: result.correlation_id,
+            reference: result.reference,
+            provider: result.provider,
+            outcome: result.outcome,
+            state: result.state_after,
+            entitlement_status: result.entitlement_status,
+            user_id: result.user_id,
+            entitlement: result.entitlement,
+            amount_minor: result.amount_minor,
+            currency: result.currency,
+            ledger_stream: stream,
+            ledger_revision: settled.nextExpectedRevision,
+            ledger_position: settled.positions[0]!,
           },
-        ]);
-        return true;
-      }
-      return false;
+        },
+      ]);
+      return true;
     });
     if (appended) {
       this.relay.wake();
@@ -167,16 +161,23 @@ export class ProjectionService {
   }
 
   /**
-   * Appends the grant a settlement causes to its entitlement stream and returns its outbox
-   * message; nothing when the checkout bought no access period (registered before they
-   * existed) or the reference was already granted.
+   * Decides the grant a settlement causes on its entitlement stream's history, prepares its
+   * append under the stream's lock, and updates the entitlements read model; returns the
+   * prepared append and how to build its outbox message once written. Nothing when the
+   * checkout bought no access period (registered before they existed), when the period breaks
+   * the rules (an alert), or when the reference was already granted.
    *
    * @throws EntitlementStreamConflictError when the stream moved on meanwhile (transient).
    */
-  private async grant(client: PoolClient, result: ConsensusResultV1, settlementEventId: string, log: Logger): Promise<OutboxMessage[]> {
+  private async prepareGrant(
+    client: PoolClient,
+    result: ConsensusResultV1,
+    settlementEventId: string,
+    log: Logger,
+  ): Promise<{ prepared: PreparedAppend; message: (written: AppendResult) => OutboxMessage } | null> {
     if (result.access_period === null) {
       log.warn('settled without an access period (registered before they existed): no entitlement granted');
-      return [];
+      return null;
     }
     let accessPeriod: AccessPeriod;
     try {
@@ -188,7 +189,7 @@ export class ProjectionService {
         { alert: 'SETTLE_GRANT_NOT_RECORDED', accessPeriod: result.access_period, err: error },
         'settled with an invalid access period: the settlement is recorded, no entitlement granted; check the registration',
       );
-      return [];
+      return null;
     }
     const stream = entitlementStream(result.user_id, result.entitlement);
     const history = (await this.ledger.readStreamWith(client, stream)).map(entitlementEventOf);
@@ -208,21 +209,23 @@ export class ProjectionService {
       state,
     );
     const granted = events[0] as EntitlementGranted | undefined;
-    if (!granted) return [];
+    if (!granted) return null;
     const ledgerEvent = entitlementLedgerEvent(granted, { settlementEventId, correlationId: result.correlation_id });
-    let appended;
+    let prepared;
     try {
-      appended = await this.ledger.appendWith(client, stream, [ledgerEvent], expectedAfter(state.grants));
+      prepared = await this.ledger.prepareAppendWith(client, stream, [ledgerEvent], expectedAfter(state.grants));
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError) throw new EntitlementStreamConflictError(stream);
       if (error instanceof DuplicateEventIdError) throw new PermanentMessageError(error.code, error.message);
       throw error;
     }
-    await upsertEntitlement(client, entitlementRowOf({ data: ledgerEvent.data, revision: appended.nextExpectedRevision }));
+    if ('done' in prepared) return null;
     const d = ledgerEvent.data;
+    await upsertEntitlement(client, entitlementRowOf({ data: d, revision: prepared.rows.at(-1)!.revision }));
     log.info({ userId: d.user_id, entitlement: d.entitlement, event: d.event, expiresAt: d.expires_at }, 'entitlement granted');
-    return [
-      {
+    return {
+      prepared,
+      message: (written) => ({
         type: 'EntitlementGranted',
         key: d.user_id,
         causationId: settlementEventId,
@@ -240,10 +243,20 @@ export class ProjectionService {
           settled_at: d.settled_at,
           access_period: d.access_period,
           ledger_stream: stream,
-          ledger_revision: appended.nextExpectedRevision,
-          ledger_position: appended.positions[0]!,
+          ledger_revision: written.nextExpectedRevision,
+          ledger_position: written.positions[0]!,
         },
-      },
-    ];
+      }),
+    };
+  }
+}
+
+/** Runs a ledger call, turning the errors no retry can fix into permanent ones (the dead-letter topic). */
+async function permanent<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof WrongExpectedRevisionError || error instanceof DuplicateEventIdError) throw new PermanentMessageError(error.code, error.message);
+    throw error;
   }
 }

@@ -118,6 +118,16 @@ export const LEDGER_DDL: readonly string[] = [
   `GRANT SELECT, UPDATE ON ledger.head TO ${LEDGER_WRITER_ROLE}`,
 ];
 
+/** An append checked and hashed under its stream's lock, ready to be written (see {@link PostgresLedger.prepareAppendWith}). */
+export interface PreparedAppend {
+  streamId: string;
+  expected: ExpectedRevision;
+  /** The stream's revision before the append (-1: a new stream). */
+  current: number;
+  recordedAt: Date;
+  rows: ReadonlyArray<{ event: LedgerEventInput; revision: number; hash: string }>;
+}
+
 interface EventRow {
   position: number;
   stream_id: string;
@@ -160,7 +170,8 @@ export class PostgresLedger implements LedgerStore {
   }
 
   /**
-   * Appends inside the caller's open transaction.
+   * Appends inside the caller's open transaction: {@link PostgresLedger.prepareAppendWith} then
+   * {@link PostgresLedger.writePrepared}.
    *
    * @throws WrongExpectedRevisionError, DuplicateEventIdError (see {@link LedgerStore.append}).
    */
@@ -170,6 +181,27 @@ export class PostgresLedger implements LedgerStore {
     events: readonly LedgerEventInput[],
     expected: ExpectedRevision,
   ): Promise<AppendResult> {
+    const prepared = await this.prepareAppendWith(client, streamId, events, expected);
+    return 'done' in prepared ? prepared.done : this.writePrepared(client, prepared);
+  }
+
+  /**
+   * The first half of an append, inside the caller's transaction: locks the stream (so no
+   * other append to it can interleave until the commit), finds a redelivered duplicate, checks
+   * the expected revision and computes the stream hashes. It does not touch the global head:
+   * a caller appending to several streams prepares each, does its other work, and only then
+   * writes them, holding the head's lock (which serialises every append until the commit) as
+   * briefly as possible.
+   *
+   * @returns the append to write, or `done` when there is nothing to write (a duplicate, no events).
+   * @throws WrongExpectedRevisionError, DuplicateEventIdError (see {@link LedgerStore.append}).
+   */
+  async prepareAppendWith(
+    client: PoolClient,
+    streamId: string,
+    events: readonly LedgerEventInput[],
+    expected: ExpectedRevision,
+  ): Promise<PreparedAppend | { done: AppendResult }> {
     // Lock the stream's row first, in a statement of its own: an upsert that always takes the
     // row lock (creating a placeholder at revision -1 for a new stream), so a concurrent append
     // to the same stream waits here and the look-up below, a new statement with a new snapshot,
@@ -188,13 +220,13 @@ export class PostgresLedger implements LedgerStore {
     const current = Number(locked[0]!.revision);
     const stored = found[0]!.stored ?? [];
     if (events.length > 0 && stored.length === events.length && stored.every((r) => r.stream_id === streamId)) {
-      return { nextExpectedRevision: current, positions: stored.map((r) => Number(r.position)), duplicate: true };
+      return { done: { nextExpectedRevision: current, positions: stored.map((r) => Number(r.position)), duplicate: true } };
     }
     if (stored[0]) throw new DuplicateEventIdError(stored[0].event_id);
     if (expected !== 'any' && (expected === 'no_stream' ? current !== -1 : expected !== current)) {
       throw new WrongExpectedRevisionError(streamId, expected, current === -1 ? 'no_stream' : current);
     }
-    if (events.length === 0) return { nextExpectedRevision: current, positions: [], duplicate: false };
+    if (events.length === 0) return { done: { nextExpectedRevision: current, positions: [], duplicate: false } };
     // Stream hashes need only the stream's lock; the global chain is extended under the
     // head's lock inside ledger.append_events, as late and as briefly as possible.
     let previous = locked[0]!.stream_hash ?? GENESIS_HASH;
@@ -205,6 +237,18 @@ export class PostgresLedger implements LedgerStore {
       previous = streamHash(previous, { streamId, revision, eventId: event.eventId, type: event.type, data: event.data, metadata: event.metadata, recordedAt });
       return { event, revision, hash: previous };
     });
+    return { streamId, expected, current, recordedAt, rows };
+  }
+
+  /**
+   * The second half of an append: writes a prepared append's events into the global chain,
+   * taking the head's lock (held until the caller's commit).
+   *
+   * @throws DuplicateEventIdError when an event id was stored in another stream meanwhile;
+   *   WrongExpectedRevisionError when the stream moved on (it cannot while its lock is held).
+   */
+  async writePrepared(client: PoolClient, prepared: PreparedAppend): Promise<AppendResult> {
+    const { streamId, expected, current, recordedAt, rows } = prepared;
     try {
       const { rows: positions } = await client.query<{ position: number }>(
         'SELECT ledger.append_events($1, $2, $3, $4, $5, $6, $7, $8) AS position',
@@ -219,7 +263,7 @@ export class PostgresLedger implements LedgerStore {
           rows.map((r) => r.hash),
         ],
       );
-      return { nextExpectedRevision: revision, positions: positions.map((p) => Number(p.position)), duplicate: false };
+      return { nextExpectedRevision: rows.at(-1)!.revision, positions: positions.map((p) => Number(p.position)), duplicate: false };
     } catch (error) {
       // The stream is locked, so only an event id stored in another stream meanwhile remains.
       if (isUniqueViolation(error) && (error as { constraint?: string }).constraint === 'events_event_id_key') {
