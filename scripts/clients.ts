@@ -125,6 +125,10 @@ export class DispatcherClient {
     return call(`${this.baseUrl}/v1/admin/endpoints/${encodeURIComponent(id)}/rotate-secret`, this.init('POST', previousValidForMs === undefined ? {} : { previous_secret_valid_for_ms: previousValidForMs }));
   }
 
+  deleteEndpoint(id: string): Promise<Answer<null>> {
+    return call(`${this.baseUrl}/v1/admin/endpoints/${encodeURIComponent(id)}`, this.init('DELETE'));
+  }
+
   setEnabled(id: string, enabled: boolean): Promise<Answer<EndpointBody>> {
     return call(`${this.baseUrl}/v1/admin/endpoints/${encodeURIComponent(id)}/${enabled ? 'enable' : 'disable'}`, this.init('POST'));
   }

@@ -150,6 +150,16 @@ describe('the dispatcher admin API', () => {
     await problem(await raw('/v1/admin/events/not-a-uuid/deliveries', { headers: admin }), 404, 'EVENT.NOT_FOUND');
   });
 
+  it('deletes an endpoint: 204, then 404, and it receives nothing more', async () => {
+    const extra = await stack.dispatcher.createEndpoint({ url: `${endpoint.url.replace('/webhook/settle', '')}/deleted`, event_kinds: ['subscription_renewed'] });
+    expect(extra.status).toBe(201);
+    expect(extra.headers.get('cache-control')).toBe('no-store');
+    expect((await stack.dispatcher.deleteEndpoint(extra.body.id)).status).toBe(204);
+    expect((await stack.dispatcher.endpoint(extra.body.id)).status).toBe(404);
+    expect((await stack.dispatcher.deleteEndpoint(extra.body.id)).status).toBe(404);
+    expect((await stack.dispatcher.endpoints()).body.endpoints.map((e) => e.id)).not.toContain(extra.body.id);
+  });
+
   it('disables and re-enables an endpoint; deliveries recorded meanwhile arrive after', async () => {
     expect((await stack.dispatcher.setEnabled(endpointId, false)).body).toMatchObject({ enabled: false, disabled_reason: 'admin' });
     const reference = await paidCheckout(`user-${randomBytes(4).toString('hex')}`, 'P1M');
