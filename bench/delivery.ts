@@ -27,6 +27,14 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
+/** The machine's CPU time so far, busy and in all (jiffies, every core), from /proc/stat. */
+function machineCpu(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+  const total = fields.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
 /** Peak resident memory of a process, MiB. */
 function peakRssMiB(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
@@ -44,6 +52,8 @@ interface PhaseResult {
   p99: number;
   max: number;
   dispatcherCpuMsPerDelivery: number;
+  /** Share of the machine's CPU (both cores) that was busy during the phase, 0 to 1. */
+  machineBusy: number;
 }
 
 /**
@@ -51,8 +61,9 @@ interface PhaseResult {
  * grants are committed to the ledger's outbox by this process (as the projector commits them),
  * published by the real outbox relay to Kafka, recorded and delivered by the dispatcher app
  * (its own process) to an endpoint process answering 200 at once. Latency is from the grant's
- * commit to the endpoint's 200. Phases: a burst, a steady offered rate, and the same rate with
- * a second endpoint blackholed by a TCP fault proxy. Baseline in the same run: signed POSTs
+ * commit to the endpoint's 200. Phases: a burst, then rounds of a steady offered rate: alone,
+ * beside a second healthy endpoint, and beside a second endpoint blackholed by a TCP fault proxy
+ * (each second endpoint registered for its phase, deleted after it). Baseline in the same run: signed POSTs
  * made directly to the same endpoint (the HTTP hop alone).
  *
  * Then the receiver kit's own answer time: signed events (all different) posted at fixed
@@ -61,6 +72,8 @@ interface PhaseResult {
  * fresh bare endpoint process.
  *
  * Arguments: `--burst <n>` (default 20000), `--rate <per second>` (500), `--seconds <s>` (20),
+ * `--rounds <n>` (3: rounds of the fast endpoint alone, beside a healthy endpoint and beside a
+ * blackholed one, in rotating order),
  * `--kit-rates <list>` (100,250,500), `--kit-seconds <s>` (15), `--only deliveries|kit`.
  */
 export async function deliveryBenchmark(args: string[]): Promise<void> {
@@ -73,14 +86,15 @@ export async function deliveryBenchmark(args: string[]): Promise<void> {
       'kit-rates': { type: 'string' },
       'kit-seconds': { type: 'string' },
       only: { type: 'string' },
+      rounds: { type: 'string' },
     },
   });
-  if (values.only !== 'kit') await deliveries(Number(values.burst ?? 20_000), Number(values.rate ?? 500), Number(values.seconds ?? 20));
+  if (values.only !== 'kit') await deliveries(Number(values.burst ?? 20_000), Number(values.rate ?? 500), Number(values.seconds ?? 20), Number(values.rounds ?? 3));
   if (values.only !== 'deliveries') await kitPhases((values['kit-rates'] ?? '100,250,500').split(',').map(Number), Number(values['kit-seconds'] ?? 15));
 }
 
 /** The dispatcher phases (see {@link deliveryBenchmark}). */
-async function deliveries(burst: number, rate: number, seconds: number): Promise<void> {
+async function deliveries(burst: number, rate: number, seconds: number, rounds: number): Promise<void> {
 
   const database = await createTestDatabase('settle_bench_delivery');
   const dir = mkdtempSync(join(tmpdir(), 'settle-bench-delivery-'));
@@ -165,9 +179,11 @@ async function deliveries(burst: number, rate: number, seconds: number): Promise
     const measure = async (name: string, write: () => Promise<string[]>, endpoint: EndpointProcess): Promise<PhaseResult> => {
       const before = (await endpoint.stats()).answered;
       const cpuBefore = cpuMs(dispatcher.pid);
+      const machineBefore = machineCpu();
       const ids = await write();
       await waitUntil(`${name}: every delivery`, 600_000, async () => ((await endpoint.stats()).answered >= before + ids.length ? true : undefined), 100);
       const cpu = cpuMs(dispatcher.pid) - cpuBefore;
+      const machineAfter = machineCpu();
       const wanted = new Set(ids);
       const arrivals = new Map<string, number>();
       let doubled = 0;
@@ -189,6 +205,7 @@ async function deliveries(burst: number, rate: number, seconds: number): Promise
         p99: quantile(latencies, 0.99),
         max: latencies.at(-1)!,
         dispatcherCpuMsPerDelivery: cpu / ids.length,
+        machineBusy: (machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.total - machineBefore.total),
       };
     };
 
@@ -243,23 +260,60 @@ async function deliveries(burst: number, rate: number, seconds: number): Promise
         return ids;
       }, fast),
     );
-    results.push(await measure(`${rate}/s for ${seconds} s`, steady, fast));
-
+    // Three phases per round, their order rotating from round to round (so a slow drift of the
+    // machine favours none): the fast endpoint alone; beside a second, healthy endpoint (the
+    // control: what recording every event for two endpoints costs); beside a blackholed one.
+    // VACUUM ANALYZE runs before each phase, as autovacuum would in production (these machines'
+    // PostgreSQL runs with it off).
     const blackhole = await startFaultProxy(fast.port, { kind: 'blackhole' });
     cleanups.push(() => blackhole.close());
-    const second = await admin.createEndpoint({ url: `http://127.0.0.1:${blackhole.port}/webhook/settle` });
-    if (second.status !== 201) throw new Error(`second endpoint registration answered ${second.status}`);
-    results.push(await measure(`${rate}/s for ${seconds} s, second endpoint blackholed`, steady, fast));
+    const healthy = await startEndpointProcess({ secrets: [] });
+    cleanups.push(() => healthy.stop('SIGTERM'));
+    const maintain = () => pool.query('VACUUM ANALYZE dispatcher.deliveries, dispatcher.attempts, dispatcher.events, ledger.outbox');
+    type Kind = 'alone' | 'healthy' | 'blackholed';
+    const phase = async (round: number, kind: Kind): Promise<PhaseResult> => {
+      await maintain();
+      const name = `round ${round}: ${rate}/s for ${seconds} s${kind === 'alone' ? '' : kind === 'healthy' ? ', beside a healthy endpoint' : ', beside a blackholed endpoint'}`;
+      if (kind === 'alone') return measure(name, steady, fast);
+      const url = kind === 'healthy' ? `${healthy.url.replace('/webhook/settle', '')}/second` : `http://127.0.0.1:${blackhole.port}/webhook/settle`;
+      const second = await admin.createEndpoint({ url });
+      if (second.status !== 201) throw new Error(`second endpoint registration answered ${second.status}`);
+      const measured = await measure(name, steady, fast);
+      const removed = await admin.deleteEndpoint(second.body.id);
+      if (removed.status !== 204) throw new Error(`second endpoint deletion answered ${removed.status}`);
+      return measured;
+    };
+    const ORDERS: Kind[][] = [
+      ['alone', 'healthy', 'blackholed'],
+      ['blackholed', 'alone', 'healthy'],
+      ['healthy', 'blackholed', 'alone'],
+    ];
+    const rows: Array<Record<Kind, PhaseResult>> = [];
+    for (let round = 1; round <= rounds; round++) {
+      const measured = {} as Record<Kind, PhaseResult>;
+      for (const kind of ORDERS[(round - 1) % ORDERS.length]!) {
+        measured[kind] = await phase(round, kind);
+        results.push(measured[kind]);
+      }
+      rows.push(measured);
+    }
 
     const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
     console.log(`baseline (signed POSTs straight to the endpoint, 64 connections): ${baselineRate.toFixed(0)} requests/s`);
-    console.log('| phase | events | deliveries/s | ratio to baseline | p50 ms | p99 ms | max ms | dispatcher CPU ms/delivery |');
-    console.log('|---|---|---|---|---|---|---|---|');
+    console.log('| phase | events | deliveries/s | ratio to baseline | p50 ms | p99 ms | max ms | dispatcher CPU ms/delivery | machine CPU busy |');
+    console.log('|---|---|---|---|---|---|---|---|---|');
     for (const r of results) {
-      console.log(`| ${r.name} | ${r.events} | ${r.rate.toFixed(0)} | ${(r.rate / baselineRate).toFixed(3)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.max)} | ${r.dispatcherCpuMsPerDelivery.toFixed(2)} |`);
+      console.log(
+        `| ${r.name} | ${r.events} | ${r.rate.toFixed(0)} | ${(r.rate / baselineRate).toFixed(3)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.max)} | ${r.dispatcherCpuMsPerDelivery.toFixed(2)} | ${(r.machineBusy * 100).toFixed(0)} % |`,
+      );
     }
-    const [, alone, withBlackhole] = results;
-    console.log(`fast endpoint p99 with a blackholed neighbour: ${fmt(withBlackhole!.p99)} ms against ${fmt(alone!.p99)} ms alone (${(((withBlackhole!.p99 - alone!.p99) / alone!.p99) * 100).toFixed(1)} %)`);
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const p99 = (kind: Kind) => median(rows.map((r) => r[kind].p99));
+    const change = (a: number, b: number) => `${b >= a ? '+' : ''}${(((b - a) / a) * 100).toFixed(1)} %`;
+    console.log(
+      `fast endpoint median p99 over ${rounds} rounds: alone ${fmt(p99('alone'))} ms, beside a healthy endpoint ${fmt(p99('healthy'))} ms (${change(p99('alone'), p99('healthy'))}), ` +
+        `beside a blackholed endpoint ${fmt(p99('blackholed'))} ms (${change(p99('alone'), p99('blackholed'))} against alone, ${change(p99('healthy'), p99('blackholed'))} against the healthy neighbour)`,
+    );
     console.log(`dispatcher peak RSS: ${peakRssMiB(dispatcher.pid).toFixed(0)} MiB; every event delivered exactly once to the fast endpoint`);
 
   } finally {
