@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -35,6 +35,37 @@ function machineCpu(): { busy: number; total: number } {
   return { busy: total - idle, total };
 }
 
+/** Where the machine's CPU went, by component. */
+type CpuGroup = 'dispatcher' | 'postgres' | 'kafka' | 'bench' | 'other';
+
+/**
+ * CPU time so far (jiffies) of the processes alive now, by component: the dispatcher, every
+ * PostgreSQL process, every Java process (Kafka and the schema registry), this process (it
+ * commits the grants and runs the fault proxy), and the rest (the endpoints, the relay's
+ * neighbours, the machine). Processes that ended meanwhile are lost, so each phase's split is
+ * read from differences and is approximate.
+ */
+function cpuByGroup(dispatcherPid: number): Record<CpuGroup, number> {
+  const out: Record<CpuGroup, number> = { dispatcher: 0, postgres: 0, kafka: 0, bench: 0, other: 0 };
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+    const jiffies = Number(fields[11]) + Number(fields[12]);
+    const pid = Number(entry);
+    const group: CpuGroup =
+      pid === dispatcherPid ? 'dispatcher' : pid === process.pid ? 'bench' : comm === 'postgres' ? 'postgres' : comm === 'java' ? 'kafka' : 'other';
+    out[group] += jiffies;
+  }
+  return out;
+}
+
 /** Peak resident memory of a process, MiB. */
 function peakRssMiB(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
@@ -54,6 +85,8 @@ interface PhaseResult {
   dispatcherCpuMsPerDelivery: number;
   /** Share of the machine's CPU (both cores) that was busy during the phase, 0 to 1. */
   machineBusy: number;
+  /** Share of the machine's CPU (both cores) each component used during the phase, 0 to 1. */
+  split: Record<CpuGroup, number>;
 }
 
 /**
@@ -180,10 +213,12 @@ async function deliveries(burst: number, rate: number, seconds: number, rounds: 
       const before = (await endpoint.stats()).answered;
       const cpuBefore = cpuMs(dispatcher.pid);
       const machineBefore = machineCpu();
+      const groupsBefore = cpuByGroup(dispatcher.pid);
       const ids = await write();
       await waitUntil(`${name}: every delivery`, 600_000, async () => ((await endpoint.stats()).answered >= before + ids.length ? true : undefined), 100);
       const cpu = cpuMs(dispatcher.pid) - cpuBefore;
       const machineAfter = machineCpu();
+      const groupsAfter = cpuByGroup(dispatcher.pid);
       const wanted = new Set(ids);
       const arrivals = new Map<string, number>();
       let doubled = 0;
@@ -206,6 +241,9 @@ async function deliveries(burst: number, rate: number, seconds: number, rounds: 
         max: latencies.at(-1)!,
         dispatcherCpuMsPerDelivery: cpu / ids.length,
         machineBusy: (machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.total - machineBefore.total),
+        split: Object.fromEntries(
+          (Object.keys(groupsAfter) as CpuGroup[]).map((g) => [g, Math.max(0, groupsAfter[g] - groupsBefore[g]) / Math.max(1, machineAfter.total - machineBefore.total)]),
+        ) as Record<CpuGroup, number>,
       };
     };
 
@@ -307,6 +345,11 @@ async function deliveries(burst: number, rate: number, seconds: number, rounds: 
         `| ${r.name} | ${r.events} | ${r.rate.toFixed(0)} | ${(r.rate / baselineRate).toFixed(3)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.max)} | ${r.dispatcherCpuMsPerDelivery.toFixed(2)} | ${(r.machineBusy * 100).toFixed(0)} % |`,
       );
     }
+    const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+    console.log('\nwhere the CPU went (share of both cores; processes alive at both ends of the phase):');
+    console.log('| phase | dispatcher | PostgreSQL | Kafka and registry | benchmark (producer, fault proxy) | other |');
+    console.log('|---|---|---|---|---|---|');
+    for (const r of results) console.log(`| ${r.name} | ${pct(r.split.dispatcher)} | ${pct(r.split.postgres)} | ${pct(r.split.kafka)} | ${pct(r.split.bench)} | ${pct(r.split.other)} |`);
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const p99 = (kind: Kind) => median(rows.map((r) => r[kind].p99));
     const change = (a: number, b: number) => `${b >= a ? '+' : ''}${(((b - a) / a) * 100).toFixed(1)} %`;

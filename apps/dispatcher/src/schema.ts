@@ -63,7 +63,10 @@ export const DISPATCHER_DDL: readonly string[] = [
      last_error text,
      created_at timestamptz NOT NULL DEFAULT now(),
      updated_at timestamptz NOT NULL DEFAULT now(),
-     UNIQUE (event_id, endpoint_id)
+     UNIQUE (event_id, endpoint_id),
+     -- A lease is held on a pending delivery only: every move out of 'pending' ends it. Results
+     -- are matched on (id, lease_token) alone and rely on this.
+     CONSTRAINT deliveries_lease_only_pending CHECK (lease_token IS NULL OR state = 'pending')
    ) WITH (fillfactor = 80)`,
   `CREATE INDEX IF NOT EXISTS deliveries_due ON dispatcher.deliveries (endpoint_id, next_attempt_at) WHERE state = 'pending'`,
   // Dead-lettered deliveries, for their listing and an endpoint's recovery: small, and no cost to

@@ -464,6 +464,16 @@ describe('delivery to a customer endpoint', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     await deliveredOnce(process, event.event_id, id);
   });
+
+  it('a lease is held on pending deliveries only (results are matched on the lease alone)', async () => {
+    const { id } = await endpoint();
+    const event = grant();
+    await publish(event);
+    await until(event.event_id, id, 'delivered');
+    await expect(
+      pool.query(`UPDATE dispatcher.deliveries SET lease_token = gen_random_uuid() WHERE event_id = $1 AND endpoint_id = $2`, [event.event_id, id]),
+    ).rejects.toMatchObject({ code: '23514', constraint: 'deliveries_lease_only_pending' });
+  });
 });
 
 describe('signatures interoperate with the standardwebhooks package', () => {

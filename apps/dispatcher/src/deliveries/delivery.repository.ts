@@ -258,6 +258,10 @@ export class DeliveryRepository {
           col((r) => r.nextAttemptAt),
         ],
       );
+      // Matched on the primary key and the lease alone (a held lease implies 'pending': the
+      // table's CHECK). A "state = 'pending'" here would let the planner, whose statistics
+      // last saw few pending rows, read the whole pending index instead: with a blackholed
+      // endpoint's backlog in it, every result recorded for every endpoint would pay for it.
       const { rows: applied } = await client.query<{ id: number }>(
         `UPDATE dispatcher.deliveries d
             SET state = r.state, round_failures = r.round_failures, lease_token = NULL,
@@ -265,7 +269,7 @@ export class DeliveryRepository {
                 last_status = r.status, last_error = r.error, updated_at = now()
            FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::int[], $5::timestamptz[], $6::timestamptz[], $7::int[], $8::text[])
                 AS r(id, token, state, round_failures, next_attempt_at, delivered_at, status, error)
-          WHERE d.id = r.id AND d.lease_token = r.token AND d.state = 'pending'
+          WHERE d.id = r.id AND d.lease_token = r.token
          RETURNING d.id`,
         [
           col((r) => r.delivery.id),
