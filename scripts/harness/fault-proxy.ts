@@ -28,7 +28,10 @@ export async function startFaultProxy(targetPort: number, initial: FaultMode = {
     client.on('error', () => client.destroy());
     const current = mode;
     if (current.kind === 'blackhole') {
-      client.pause();
+      // Read and drop what arrives, never answer; let go of the socket once the client gives
+      // up (its time-out), so a long run does not pile up half-closed sockets.
+      client.on('data', () => undefined);
+      client.on('end', () => client.destroy());
       return;
     }
     if (current.kind === 'reset') {
