@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -17,61 +17,11 @@ import { startEndpointProcess, type EndpointProcess } from '../scripts/harness/e
 import { startFaultProxy } from '../scripts/harness/fault-proxy.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../scripts/harness/infra.js';
 import { freePort } from '../scripts/harness/stack.js';
+import { childPids, cpuDelta, infraGroups, peakRssMiB, percentile, snapshot, type Groups } from './support/proc.js';
 
+/** CPU milliseconds the machine offers in `wallMs`, every core counted. */
+const capacity = (wallMs: number) => Math.max(1, wallMs * availableParallelism());
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const quantile = (sorted: readonly number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-
-/** CPU time (user + system) of a process so far, milliseconds. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
-
-/** The machine's CPU time so far, busy and in all (jiffies, every core), from /proc/stat. */
-function machineCpu(): { busy: number; total: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
-  const total = fields.reduce((a, b) => a + b, 0);
-  return { busy: total - idle, total };
-}
-
-/** Where the machine's CPU went, by component. */
-type CpuGroup = 'dispatcher' | 'kafka' | 'bench' | 'other' | 'postgres';
-
-/**
- * CPU time so far (jiffies) of the long-lived processes alive now, by component: the
- * dispatcher, every Java process (Kafka and the schema registry), this process (it commits the
- * grants and runs the fault proxy), and the rest but PostgreSQL (the endpoints, the machine's
- * daemons). PostgreSQL's backends come and go with pool connections (and a process that ended
- * takes its CPU time with it), so its share is read as the residual of the machine's busy time:
- * PostgreSQL and the kernel's own work.
- */
-function cpuByGroup(dispatcherPid: number): Record<Exclude<CpuGroup, 'postgres'>, number> {
-  const out: Record<Exclude<CpuGroup, 'postgres'>, number> = { dispatcher: 0, kafka: 0, bench: 0, other: 0 };
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    if (comm === 'postgres') continue;
-    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-    const pid = Number(entry);
-    const group = pid === dispatcherPid ? 'dispatcher' : pid === process.pid ? 'bench' : comm === 'java' ? 'kafka' : 'other';
-    out[group] += Number(fields[11]) + Number(fields[12]);
-  }
-  return out;
-}
-
-/** Peak resident memory of a process, MiB. */
-function peakRssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
-  return Number(line?.match(/(\d+)/)?.[1] ?? 0) / 1024;
-}
-
 /** What one phase measured at the fast endpoint. */
 interface PhaseResult {
   name: string;
@@ -83,10 +33,10 @@ interface PhaseResult {
   p99: number;
   max: number;
   dispatcherCpuMsPerDelivery: number;
-  /** Share of the machine's CPU (both cores) that was busy during the phase, 0 to 1. */
+  /** Share of the machine's CPU (every core) that was busy during the phase, 0 to 1. */
   machineBusy: number;
-  /** Share of the machine's CPU (both cores) each component used during the phase, 0 to 1. */
-  split: Record<CpuGroup, number>;
+  /** Share of the machine's CPU (every core) each group of processes used during the phase, 0 to 1, by group name. */
+  split: Map<string, number>;
 }
 
 /**
@@ -209,16 +159,20 @@ async function deliveries(burst: number, rate: number, seconds: number, rounds: 
       return grants.map((g) => g.event_id);
     };
 
+    // CPU by group of processes: the dispatcher, PostgreSQL (its shared processes and this
+    // database's backends), Kafka, the registry and the endpoint processes; this process (it
+    // commits the grants, relays the outbox and runs the fault proxy) is the load generator.
+    const groups: Groups = [
+      ['dispatcher', () => [dispatcher.pid]],
+      ...infraGroups(new URL(database.url).pathname.slice(1)),
+      ['endpoints', () => childPids('endpoint-server')],
+    ];
     const measure = async (name: string, write: () => Promise<string[]>, endpoint: EndpointProcess): Promise<PhaseResult> => {
       const before = (await endpoint.stats()).answered;
-      const cpuBefore = cpuMs(dispatcher.pid);
-      const machineBefore = machineCpu();
-      const groupsBefore = cpuByGroup(dispatcher.pid);
+      const start = snapshot(groups);
       const ids = await write();
       await waitUntil(`${name}: every delivery`, 600_000, async () => ((await endpoint.stats()).answered >= before + ids.length ? true : undefined), 100);
-      const cpu = cpuMs(dispatcher.pid) - cpuBefore;
-      const machineAfter = machineCpu();
-      const groupsAfter = cpuByGroup(dispatcher.pid);
+      const cpu = cpuDelta(start, snapshot(groups));
       const wanted = new Set(ids);
       const arrivals = new Map<string, number>();
       let doubled = 0;
@@ -236,17 +190,12 @@ async function deliveries(burst: number, rate: number, seconds: number, rounds: 
         events: ids.length,
         seconds: (last - first) / 1000,
         rate: ids.length / ((last - first) / 1000),
-        p50: quantile(latencies, 0.5),
-        p99: quantile(latencies, 0.99),
+        p50: percentile(latencies, 50),
+        p99: percentile(latencies, 99),
         max: latencies.at(-1)!,
-        dispatcherCpuMsPerDelivery: cpu / ids.length,
-        machineBusy: (machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.total - machineBefore.total),
-        split: ((total) => {
-          const share = (g: Exclude<CpuGroup, 'postgres'>) => Math.max(0, groupsAfter[g] - groupsBefore[g]) / total;
-          const known = { dispatcher: share('dispatcher'), kafka: share('kafka'), bench: share('bench'), other: share('other') };
-          const busy = (machineAfter.busy - machineBefore.busy) / total;
-          return { ...known, postgres: Math.max(0, busy - known.dispatcher - known.kafka - known.bench - known.other) };
-        })(Math.max(1, machineAfter.total - machineBefore.total)),
+        dispatcherCpuMsPerDelivery: (cpu.groups.get('dispatcher') ?? 0) / ids.length,
+        machineBusy: cpu.machineBusyMs / capacity(cpu.wallMs),
+        split: new Map([...cpu.groups, ['benchmark process', cpu.loadGeneratorMs] as const].map(([group, ms]) => [group, ms / capacity(cpu.wallMs)])),
       };
     };
 
@@ -348,11 +297,12 @@ async function deliveries(burst: number, rate: number, seconds: number, rounds: 
         `| ${r.name} | ${r.events} | ${r.rate.toFixed(0)} | ${(r.rate / baselineRate).toFixed(3)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.max)} | ${r.dispatcherCpuMsPerDelivery.toFixed(2)} | ${(r.machineBusy * 100).toFixed(0)} % |`,
       );
     }
-    const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
-    console.log('\nwhere the CPU went (share of both cores; PostgreSQL is the residual of the machine\'s busy time, with the kernel\'s own work):');
-    console.log('| phase | dispatcher | PostgreSQL and kernel | Kafka and registry | benchmark (producer, fault proxy) | endpoints and the rest |');
-    console.log('|---|---|---|---|---|---|');
-    for (const r of results) console.log(`| ${r.name} | ${pct(r.split.dispatcher)} | ${pct(r.split.postgres)} | ${pct(r.split.kafka)} | ${pct(r.split.bench)} | ${pct(r.split.other)} |`);
+    const pct = (x: number | undefined) => `${((x ?? 0) * 100).toFixed(0)} %`;
+    const names = [...results[0]!.split.keys()];
+    console.log(`\nwhere the CPU went (share of all ${availableParallelism()} cores; the benchmark process commits the grants, relays the outbox and runs the fault proxy):`);
+    console.log(`| phase | ${names.join(' | ')} | machine busy |`);
+    console.log(`|---|${names.map(() => '---|').join('')}---|`);
+    for (const r of results) console.log(`| ${r.name} | ${names.map((n) => pct(r.split.get(n))).join(' | ')} | ${pct(r.machineBusy)} |`);
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const p99 = (kind: Kind) => median(rows.map((r) => r[kind].p99));
     const change = (a: number, b: number) => `${b >= a ? '+' : ''}${(((b - a) / a) * 100).toFixed(1)} %`;
@@ -436,7 +386,7 @@ async function answerTime(url: string, secret: string, rate: number, seconds: nu
   await Promise.allSettled([...inFlight]);
   await agent.close();
   latencies.sort((a, b) => a - b);
-  return { sent: sent - warmup, ok: latencies.length, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), p999: quantile(latencies, 0.999), max: latencies.at(-1) ?? Number.NaN };
+  return { sent: sent - warmup, ok: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99), p999: percentile(latencies, 99.9), max: latencies.at(-1) ?? Number.NaN };
 }
 
 /** The example customer backend (the kit, PostgreSQL store) with a database of its own, under load. */

@@ -8,6 +8,7 @@ import { SweeperService } from '../apps/sweeper/src/sweeper.service.js';
 import { WatchStore } from '../apps/sweeper/src/watch.store.js';
 import { waitUntil } from '../scripts/clients.js';
 import { startSweeperBed, type SweeperBed, type SweeperProcess } from '../scripts/harness/sweepers.js';
+import { percentile } from './support/proc.js';
 
 const INACTIVITY_MS = DEFAULT_RECOVERY_POLICY.inactivityMs;
 /**
@@ -18,7 +19,6 @@ const STRETCHED_RECHECK = { initialDelayMs: 6 * 3_600_000, maxDelayMs: 12 * 3_60
 const POLICY: RecoveryPolicy = { ...DEFAULT_RECOVERY_POLICY, recheck: { ...DEFAULT_RECOVERY_POLICY.recheck, ...STRETCHED_RECHECK } };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const quantile = (sorted: readonly number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 0)} ms`;
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
@@ -181,7 +181,7 @@ export async function sweeperBenchmark(args: string[]): Promise<void> {
     const rssLag = rssOf(sweeper.pid);
 
     const tickRow = (label: string, t: { idle: number[]; dueMs: number }, openCount: number) =>
-      `| ${label} | ${openCount.toLocaleString('en')} | ${ms(quantile(t.idle, 0.5))} | ${ms(quantile(t.idle, 0.99))} | ${ms(t.dueMs)} (${((t.dueMs * 1000) / due).toFixed(0)} µs per request) |`;
+      `| ${label} | ${openCount.toLocaleString('en')} | ${ms(percentile(t.idle, 50))} | ${ms(percentile(t.idle, 99))} | ${ms(t.dueMs)} (${((t.dueMs * 1000) / due).toFixed(0)} µs per request) |`;
     console.log(`\nopen transactions loaded: ${stored.toLocaleString('en')} (${(2 * open).toLocaleString('en')} Kafka records produced in ${producedSeconds.toFixed(0)} s, all stored after ${loadSeconds.toFixed(0)} s: ${((2 * open) / loadSeconds).toFixed(0)} records/s)`);
     console.log('\nmemory');
     console.log(`  sweeper RSS: ${mb(rssBefore)} before loading, ${mb(rssAfter)} with ${open.toLocaleString('en')} open (${((rssAfter - rssBefore) / open).toFixed(1)} B per open transaction), ${mb(rssLag)} after the lag run`);
@@ -201,7 +201,7 @@ export async function sweeperBenchmark(args: string[]): Promise<void> {
       [`${due.toLocaleString('en')} over 10 s`, spreadLags],
       [`${due.toLocaleString('en')} at once`, burstLags],
     ] as const) {
-      console.log(`| ${label} | ${l.length} | ${ms(quantile(l, 0.5))} | ${ms(quantile(l, 0.99))} | ${ms(l.at(-1)!)} |`);
+      console.log(`| ${label} | ${l.length} | ${ms(percentile(l, 50))} | ${ms(percentile(l, 99))} | ${ms(l.at(-1)!)} |`);
     }
   } finally {
     await bed.close();
