@@ -5,16 +5,68 @@ import { fileURLToPath } from 'node:url';
 import { waitUntil } from '../clients.js';
 
 // Two levels up from scripts/harness/ (sources) or dist/scripts/harness/ (compiled).
-const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../../' : '../../', import.meta.url));
+export const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../../' : '../../', import.meta.url));
 
-/** One Settle app running as its own process from the compiled `dist/`. */
+/** A Node process started by the harness (a Settle app, the example customer backend). */
 export interface AppProcess {
   app: string;
   pid: number;
   /** Its log so far (JSON lines). */
   logs(): string;
+  /** How it ended, or `null` while it runs. */
+  exit(): { code: number | null; signal: NodeJS.Signals | null } | null;
   /** SIGTERM, then SIGKILL after 10 s; resolves when it exited. */
   stop(): Promise<void>;
+}
+
+/** What to start: `node <script>` in `cwd` (the repository by default), logging to `<dir>/<name>.log`. */
+export interface ProcessSpec {
+  name: string;
+  script: string;
+  cwd?: string;
+  env: NodeJS.ProcessEnv;
+  dir: string;
+  /** How long it may take to write its ready file (`SETTLE_READY_FILE`), milliseconds (default 90 000). */
+  timeoutMs?: number;
+}
+
+/**
+ * Starts a Node process with `SETTLE_READY_FILE` set and waits for that file, stopping the
+ * process again when it does not come up.
+ *
+ * @throws Error with the end of its log when it exits before being ready, or times out.
+ */
+export async function spawnProcess(spec: ProcessSpec): Promise<AppProcess> {
+  const logPath = join(spec.dir, `${spec.name}.log`);
+  const ready = join(spec.dir, `${spec.name}.ready`);
+  const out = openSync(logPath, 'a');
+  const child: ChildProcess = spawn(process.execPath, [spec.script], {
+    ...(spec.cwd ? { cwd: spec.cwd } : {}),
+    env: { ...spec.env, SETTLE_READY_FILE: ready },
+    stdio: ['ignore', out, out],
+  });
+  const logs = () => (existsSync(logPath) ? readFileSync(logPath, 'utf8') : '');
+  const exit = () => (child.exitCode !== null || child.signalCode !== null ? { code: child.exitCode, signal: child.signalCode } : null);
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (exit()) return resolve();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+  try {
+    await waitUntil(`${spec.name} to be ready`, spec.timeoutMs ?? 90_000, async () => {
+      if (child.exitCode !== null) throw new Error(`${spec.name} exited with ${child.exitCode}:\n${logs().slice(-3000)}`);
+      return existsSync(ready) ? true : undefined;
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { app: spec.name, pid: child.pid!, logs, exit, stop };
 }
 
 /**
@@ -24,31 +76,7 @@ export interface AppProcess {
  * @throws Error with the end of its log when it exits before being ready, or times out.
  */
 export async function spawnApp(app: string, env: NodeJS.ProcessEnv, dir: string, timeoutMs = 90_000): Promise<AppProcess> {
-  const main = join(ROOT, 'dist/apps', app, 'src/main.js');
-  if (!existsSync(main)) throw new Error(`dist/apps/${app} is missing: run "npm run build" first`);
-  const logPath = join(dir, `${app}.log`);
-  const ready = join(dir, `${app}.ready`);
-  const out = openSync(logPath, 'a');
-  const child: ChildProcess = spawn(process.execPath, [main], { env: { ...env, SETTLE_READY_FILE: ready }, stdio: ['ignore', out, out] });
-  const logs = () => (existsSync(logPath) ? readFileSync(logPath, 'utf8') : '');
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      child.kill('SIGTERM');
-    });
-  try {
-    await waitUntil(`${app} to be ready`, timeoutMs, async () => {
-      if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}:\n${logs().slice(-3000)}`);
-      return existsSync(ready) ? true : undefined;
-    });
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { app, pid: child.pid!, logs, stop };
+  const script = join(ROOT, 'dist/apps', app, 'src/main.js');
+  if (!existsSync(script)) throw new Error(`dist/apps/${app} is missing: run "npm run build" first`);
+  return spawnProcess({ name: app, script, env, dir, timeoutMs });
 }

@@ -16,24 +16,7 @@
  */
 import { createServer } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-
-interface Answer {
-  status?: number;
-  delayMs?: number;
-  retryAfter?: string;
-  body?: string;
-}
-
-interface Received {
-  eventId: string | null;
-  webhookId: string | null;
-  timestamp: string | null;
-  signatures: number;
-  verified: boolean;
-  answered: number;
-  at: number;
-  body: string;
-}
+import type { EndpointAnswer as Answer, ReceivedDelivery as Received } from './endpoints.js';
 
 let secrets = (process.env.SECRETS ?? '').split(',').filter(Boolean);
 let script: Answer[] = [];

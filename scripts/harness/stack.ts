@@ -1,19 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Secret } from '@settle/config';
 import { createPool, migrate } from '@settle/platform';
 import { CredentialsVault, generateMasterKey, loadMasterKeyRing, PostgresVaultStore, VAULT_DDL, vaultDdl } from '@settle/vault';
 import pg from 'pg';
 import { DispatcherClient, IngestionClient, SandboxClient, waitUntil } from '../clients.js';
+import { ROOT, spawnApp, spawnProcess, type AppProcess } from './apps.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from './infra.js';
 
-// Two levels up from scripts/harness/ (sources) or dist/scripts/harness/ (compiled).
-const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../../' : '../../', import.meta.url));
 
 /** A free TCP port on loopback. */
 export async function freePort(): Promise<number> {
@@ -259,53 +256,27 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       DISPATCHER_POLL_INTERVAL_MS: '100',
     },
   };
-  const children = new Map<string, ChildProcess>();
-  const logPath = (app: string) => join(dir, `${app}.log`);
-  const { openSync } = await import('node:fs');
-  for (const app of APPS) {
-    const out = openSync(logPath(app), 'a');
-    const child = spawn(process.execPath, [join(ROOT, 'dist/apps', app, 'src/main.js')], {
-      env: { ...env, ...appEnv[app], ...options.env?.[app], SETTLE_READY_FILE: join(dir, `${app}.ready`) },
-      stdio: ['ignore', out, out],
-    });
-    children.set(app, child);
-  }
-  const logs = (app: string) => (existsSync(logPath(app)) ? readFileSync(logPath(app), 'utf8') : '');
   const cleanups: Array<() => Promise<void>> = [];
+  // Connections lost to the final DROP DATABASE, or to a test restarting the server, are
+  // reported to nobody: the pool opens new ones on next use.
+  const db = createPool(database.url, 4);
+  const started = await Promise.allSettled(APPS.map((app) => spawnApp(app, { ...env, ...appEnv[app], ...options.env?.[app] }, dir)));
+  const processes = new Map<StackApp, AppProcess>();
+  started.forEach((result, i) => {
+    if (result.status === 'fulfilled') processes.set(APPS[i]!, result.value);
+  });
+  const logs = (app: string) => processes.get(app as StackApp)?.logs() ?? '';
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-    await Promise.all(
-      [...children.values()].map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null) return resolve();
-            const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-            child.once('exit', () => {
-              clearTimeout(timer);
-              resolve();
-            });
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
+    await Promise.all([...processes.values()].map((app) => app.stop()));
     await db.end();
     await database.drop();
     rmSync(dir, { recursive: true, force: true });
   };
-  // Connections lost to the final DROP DATABASE, or to a test restarting the server, are
-  // reported to nobody: the pool opens new ones on next use.
-  const db = createPool(database.url, 4);
-  try {
-    for (const app of APPS) {
-      await waitUntil(`${app} to be ready`, 90_000, async () => {
-        const child = children.get(app)!;
-        if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}:\n${logs(app).slice(-3000)}`);
-        return existsSync(join(dir, `${app}.ready`)) ? true : undefined;
-      });
-    }
-  } catch (error) {
+  const failed = started.find((result) => result.status === 'rejected');
+  if (failed) {
     await stop();
-    throw error;
+    throw failed.reason;
   }
   const dispatcher = new DispatcherClient(`http://127.0.0.1:${dispatcherPort}`, adminKey);
   let customer: RunningCustomer | null = null;
@@ -340,9 +311,10 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     webhookMasterKeys,
     logs,
     exited: () =>
-      [...children]
-        .filter(([, child]) => child.exitCode !== null || child.signalCode !== null)
-        .map(([app, child]) => ({ app: app as StackApp, code: child.exitCode, signal: child.signalCode })),
+      [...processes].flatMap(([app, process]) => {
+        const exit = process.exit();
+        return exit ? [{ app, ...exit }] : [];
+      }),
     stop,
   };
 }
@@ -374,27 +346,15 @@ async function startCustomerBackend(
   const url = `http://127.0.0.1:${port}`;
   const registered = await dispatcher.createEndpoint({ url: `${url}/webhook/settle`, description: 'example customer backend' });
   if (registered.status !== 201) throw new Error(`endpoint registration answered ${registered.status}`);
-  const logPath = join(dir, 'customer-backend.log');
-  const ready = join(dir, 'customer-backend.ready');
-  const { openSync } = await import('node:fs');
-  const out = openSync(logPath, 'a');
-  const child = spawn(process.execPath, ['src/server.js'], {
+  const backend = await spawnProcess({
+    name: 'customer-backend',
+    script: 'src/server.js',
     cwd: example,
-    env: { PATH: process.env.PATH, PORT: String(port), DATABASE_URL: database.url, SETTLE_WEBHOOK_SECRETS: registered.body.secret, SETTLE_READY_FILE: ready, ...env },
-    stdio: ['ignore', out, out],
+    env: { PATH: process.env.PATH, PORT: String(port), DATABASE_URL: database.url, SETTLE_WEBHOOK_SECRETS: registered.body.secret, ...env },
+    dir,
+    timeoutMs: 30_000,
   });
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  );
-  const logs = () => (existsSync(logPath) ? readFileSync(logPath, 'utf8') : '');
-  await waitUntil('the customer backend to be ready', 30_000, async () => {
-    if (child.exitCode !== null) throw new Error(`the customer backend exited with ${child.exitCode}:\n${logs().slice(-3000)}`);
-    return existsSync(ready) ? true : undefined;
-  });
+  cleanups.push(() => backend.stop());
+  const logs = () => backend.logs();
   return { url, endpointId: registered.body.id, secret: registered.body.secret, db, logs };
 }
