@@ -37,8 +37,8 @@ export function loadIngestionConfig(env: NodeJS.ProcessEnv = process.env) {
     ...shared,
     database: { ...shared.database, poolSize: e.DATABASE_POOL_SIZE },
     http: { host: e.INGESTION_HOST, port: e.INGESTION_PORT, bodyLimitBytes: e.INGESTION_BODY_LIMIT_BYTES },
-    apiKeySha256: e.SETTLE_API_KEY_SHA256.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
-    adminApiKeySha256: (e.SETTLE_ADMIN_API_KEY_SHA256 ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
+    apiKeySha256: e.SETTLE_API_KEY_SHA256,
+    adminApiKeySha256: e.SETTLE_ADMIN_API_KEY_SHA256,
     webhooks: {
       merchantAccount: e.SETTLE_MERCHANT_ACCOUNT,
       secretsRefreshMs: e.WEBHOOK_SECRETS_REFRESH_MS,
@@ -135,7 +135,7 @@ export function loadDispatcherConfig(env: NodeJS.ProcessEnv = process.env) {
   return {
     ...toWorker(e),
     http: { host: e.DISPATCHER_HOST, port: e.DISPATCHER_PORT },
-    adminApiKeySha256: (e.SETTLE_ADMIN_API_KEY_SHA256 ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
+    adminApiKeySha256: e.SETTLE_ADMIN_API_KEY_SHA256,
     delivery: {
       attemptTimeoutMs: e.DISPATCHER_ATTEMPT_TIMEOUT_MS,
       retry: { waitsMs: e.DISPATCHER_RETRY_SCHEDULE, jitterRatio: e.DISPATCHER_RETRY_JITTER_RATIO, retryAfterMaxMs: e.DISPATCHER_RETRY_AFTER_MAX_MS },

@@ -1,3 +1,4 @@
+import { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_POLICY } from '@settle/domain';
 import ms from 'ms';
 import { z } from 'zod';
 import { Secret } from './secret.js';
@@ -11,6 +12,9 @@ const secretList = () =>
     .string()
     .optional()
     .transform((v) => (v ?? '').split(',').map((e) => e.trim()).filter(Boolean).map((e) => new Secret(e)));
+/** SHA-256 hex digests (of API keys) from a comma-separated list, lower-cased; unset or empty: none. */
+const toDigests = (text: string | undefined) => (text ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+const digestList = () => z.string().optional().transform(toDigests);
 const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 const url = (name: string) => required(name).pipe(z.url({ error: `${name} must be a URL` }));
 
@@ -105,12 +109,9 @@ export const ingestionEnv = sharedEnv.extend({
    * Comma-separated SHA-256 hex digests of the API keys that upstream checkout services
    * present as `Authorization: Bearer <key>`. Keys themselves are never configured.
    */
-  SETTLE_API_KEY_SHA256: required('SETTLE_API_KEY_SHA256'),
-  /**
-   * Comma-separated SHA-256 hex digests of the admin API keys (manual reconciliation). Unset:
-   * the admin API refuses every call.
-   */
-  SETTLE_ADMIN_API_KEY_SHA256: z.string().optional(),
+  SETTLE_API_KEY_SHA256: required('SETTLE_API_KEY_SHA256').transform(toDigests),
+  /** Comma-separated SHA-256 hex digests of the admin API keys (manual reconciliation); unset: the admin API refuses every call. */
+  SETTLE_ADMIN_API_KEY_SHA256: digestList(),
   /**
    * Webhook signing secrets are not configuration: ingestion reads them from its own vault
    * (schema `webhook_vault`, master keys in SETTLE_VAULT_MASTER_KEYS or _FILE), current and
@@ -197,11 +198,12 @@ export const sweeperEnv = sharedEnv.extend(workerTuning({ poolSize: 5, partition
 });
 
 /** A comma-separated list of durations (`5s,1m,2h`, the `ms` package's units), in milliseconds. */
-const durationList = (name: string, fallback: string) =>
+const durationList = (name: string, fallback: readonly number[]) =>
   z
     .string()
-    .default(fallback)
+    .optional()
     .transform((text, ctx) => {
+      if (text === undefined) return [...fallback];
       const parse = (part: string): number | undefined => {
         try {
           return ms(part.trim() as ms.StringValue);
@@ -225,18 +227,21 @@ export const dispatcherEnv = sharedEnv.extend(workerTuning({ poolSize: 10, parti
   DISPATCHER_HOST: z.string().default('127.0.0.1'),
   /** Port of the admin API, `GET /health` and `GET /metrics`. */
   DISPATCHER_PORT: int(3200, 0),
-  /** Comma-separated SHA-256 hex digests of the admin API keys; unset: the admin API refuses every call. */
-  SETTLE_ADMIN_API_KEY_SHA256: z.string().optional(),
+  /** Comma-separated SHA-256 hex digests of the admin API keys (endpoints and deliveries); unset: the admin API refuses every call. */
+  SETTLE_ADMIN_API_KEY_SHA256: digestList(),
   /** Per-attempt time-out (connection, headers and body), milliseconds. */
   DISPATCHER_ATTEMPT_TIMEOUT_MS: int(10_000, 1),
-  /** Waits after each failed attempt (the last one ends the round: dead-lettered). */
-  DISPATCHER_RETRY_SCHEDULE: durationList('DISPATCHER_RETRY_SCHEDULE', '5s,1m,5m,30m,2h,5h,10h,10h,14h,14h,14h,14h,14h'),
+  /**
+   * Waits after each failed attempt, such as `5s,1m,2h` (the last one ends the round:
+   * dead-lettered); default: the domain's schedule (`DEFAULT_RETRY_WAITS_MS`, 14 attempts over 97.6 h).
+   */
+  DISPATCHER_RETRY_SCHEDULE: durationList('DISPATCHER_RETRY_SCHEDULE', DEFAULT_RETRY_POLICY.waitsMs),
   /** Spread of each wait as a fraction (0.2 is +/- 20 %). */
-  DISPATCHER_RETRY_JITTER_RATIO: z.coerce.number().min(0).max(0.5).default(0.2),
+  DISPATCHER_RETRY_JITTER_RATIO: z.coerce.number().min(0).max(0.5).default(DEFAULT_RETRY_POLICY.jitterRatio),
   /** Longest `Retry-After` honoured, milliseconds (6 hours). */
-  DISPATCHER_RETRY_AFTER_MAX_MS: int(21_600_000, 0),
+  DISPATCHER_RETRY_AFTER_MAX_MS: int(DEFAULT_RETRY_POLICY.retryAfterMaxMs, 0),
   /** An endpoint failing every attempt for this long is disabled with an alert, milliseconds (5 days). */
-  DISPATCHER_DISABLE_AFTER_MS: int(432_000_000, 1),
+  DISPATCHER_DISABLE_AFTER_MS: int(DEFAULT_DISABLE_AFTER_MS, 1),
   /** Attempts in flight at once in one dispatcher instance. */
   DISPATCHER_MAX_IN_FLIGHT: int(512, 1),
   /** Attempts in flight at once to one endpoint: all a slow or blackholed endpoint can hold. */

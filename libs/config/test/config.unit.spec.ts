@@ -1,7 +1,9 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_POLICY } from '@settle/domain';
 import {
   ConfigError,
+  loadDispatcherConfig,
   loadIngestionConfig,
   loadProjectorConfig,
   loadSandboxConfig,
@@ -22,6 +24,17 @@ describe('configuration', () => {
     expect(config.kafka.brokers).toEqual(['127.0.0.1:19092', '127.0.0.1:19094']);
     expect(config.providers.timeoutMs).toBe(5_000);
     expect(config.providers.retry).toEqual({ maxAttempts: 4, initialDelayMs: 200, maxDelayMs: 5_000 });
+  });
+
+  it("delivers on the domain's retry schedule and disable period unless told otherwise", () => {
+    const defaults = loadDispatcherConfig(base);
+    expect(defaults.delivery.retry).toEqual(DEFAULT_RETRY_POLICY);
+    expect(defaults.delivery.disableAfterMs).toBe(DEFAULT_DISABLE_AFTER_MS);
+    expect(defaults.adminApiKeySha256).toEqual([]);
+    const tuned = loadDispatcherConfig({ ...base, DISPATCHER_RETRY_SCHEDULE: '1s, 2m', SETTLE_ADMIN_API_KEY_SHA256: ' AB , cd,' });
+    expect(tuned.delivery.retry.waitsMs).toEqual([1_000, 120_000]);
+    expect(tuned.adminApiKeySha256).toEqual(['ab', 'cd']);
+    expect(() => loadDispatcherConfig({ ...base, DISPATCHER_RETRY_SCHEDULE: '1s,soon' })).toThrow(ConfigError);
   });
 
   it('refuses to boot without brokers, registry, database or secrets, naming each variable', () => {
