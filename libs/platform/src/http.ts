@@ -25,3 +25,17 @@ export function parseRetryAfter(value: string | readonly string[] | undefined, n
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - nowMs);
 }
+
+/**
+ * The `Retry-After` delay of an answer (see {@link parseRetryAfter}), an HTTP date read against
+ * the answer's own `Date` header when it has a readable one, else against `localNowMs`.
+ *
+ * @param headers - the answer's headers, lower-case names (as undici and node:http give them).
+ * @param localNowMs - the local clock, epoch milliseconds.
+ * @returns the delay in milliseconds, or `undefined` when there is no readable hint.
+ */
+export function retryAfterFromAnswer(headers: Record<string, string | readonly string[] | undefined>, localNowMs: number): number | undefined {
+  const date = headers['date'];
+  const serverNowMs = Date.parse((typeof date === 'string' ? date : date?.[0]) ?? '');
+  return parseRetryAfter(headers['retry-after'], Number.isNaN(serverNowMs) ? localNowMs : serverNowMs);
+}

@@ -16,7 +16,7 @@ import {
   type RetryPolicy,
 } from 'cockatiel';
 import { Agent, errors, request, type Dispatcher } from 'undici';
-import { parseRetryAfter } from '@settle/platform';
+import { retryAfterFromAnswer } from '@settle/platform';
 import { ProviderCallError } from './provider.port.js';
 
 /** Backoff for provider queries, milliseconds. */
@@ -250,9 +250,7 @@ export async function callProvider(
   }
   const retryableCode = RETRYABLE_STATUSES.get(status);
   if (retryableCode !== undefined) {
-    const dateHeader = headers['date'];
-    const providerNow = Date.parse((typeof dateHeader === 'string' ? dateHeader : dateHeader?.[0]) ?? '');
-    const retryAfterMs = parseRetryAfter(headers['retry-after'], Number.isNaN(providerNow) ? Date.now() : providerNow);
+    const retryAfterMs = retryAfterFromAnswer(headers, Date.now());
     throw new ProviderCallError(retryableCode, true, `Provider answered ${status}`, retryAfterMs);
   }
   return { status, body };

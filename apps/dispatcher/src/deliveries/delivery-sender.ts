@@ -1,5 +1,5 @@
 import type { AttemptResult } from '@settle/domain';
-import { parseRetryAfter } from '@settle/platform';
+import { retryAfterFromAnswer } from '@settle/platform';
 import type { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
 import { safeLookup } from '../endpoints/url-policy.js';
@@ -75,7 +75,7 @@ export class DeliverySender {
    * @param options.connectionsPerEndpoint - most connections open to one endpoint (its in-flight limit).
    * @param options.allowPrivateNetworks - connect to loopback and private addresses (development, test).
    */
-  constructor(private readonly options: { timeoutMs: number; connectionsPerEndpoint: number; allowPrivateNetworks: boolean; userAgent?: string }) {}
+  constructor(private readonly options: { timeoutMs: number; connectionsPerEndpoint: number; allowPrivateNetworks: boolean }) {}
 
   private agentFor(endpointId: string): Agent {
     let agent = this.agents.get(endpointId);
@@ -92,8 +92,8 @@ export class DeliverySender {
   }
 
   /** Makes one attempt; never throws: every failure is reported as the attempt's result. */
-  async attempt(req: AttemptRequest, now: () => number = Date.now): Promise<AttemptReport> {
-    const startedAt = now();
+  async attempt(req: AttemptRequest): Promise<AttemptReport> {
+    const startedAt = Date.now();
     const signal = AbortSignal.timeout(this.options.timeoutMs);
     try {
       const answer = await request(req.url, {
@@ -102,7 +102,7 @@ export class DeliverySender {
         signal,
         headers: {
           'content-type': 'application/json',
-          'user-agent': this.options.userAgent ?? 'Settle-Webhooks/1.0',
+          'user-agent': 'Settle-Webhooks/1.0',
           'webhook-id': req.eventId,
           'webhook-timestamp': String(Math.floor(startedAt / 1000)),
           'webhook-signature': signatureHeader(req.signers, req.eventId, new Date(startedAt), req.body),
@@ -119,17 +119,15 @@ export class DeliverySender {
           break;
         }
       }
-      const dateHeader = answer.headers.date;
-      const serverNow = typeof dateHeader === 'string' ? Date.parse(dateHeader) : Number.NaN;
-      const retryAfterMs = parseRetryAfter(answer.headers['retry-after'], Number.isNaN(serverNow) ? now() : serverNow);
+      const retryAfterMs = retryAfterFromAnswer(answer.headers, Date.now());
       return {
         result: { kind: 'answered', status: answer.statusCode, retryAfterMs },
         startedAt,
-        latencyMs: now() - startedAt,
+        latencyMs: Date.now() - startedAt,
         excerpt: safeExcerpt(Buffer.concat(chunks).toString('utf8')),
       };
     } catch (error) {
-      return { result: failureOf(error, signal.aborted), startedAt, latencyMs: now() - startedAt, excerpt: null };
+      return { result: failureOf(error, signal.aborted), startedAt, latencyMs: Date.now() - startedAt, excerpt: null };
     }
   }
 
