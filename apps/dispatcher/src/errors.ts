@@ -9,7 +9,7 @@ const HTTP: Record<DispatcherErrorCode, { status: number; title: string }> = {
   'EVENT.NOT_FOUND': { status: 404, title: 'Entitlement event not found' },
 };
 
-/** An application rule of the dispatcher refused a request. Mapped to HTTP only at the edge ({@link toProblem}). */
+/** An application rule of the dispatcher refused a request. Mapped to HTTP only at the edge ({@link problemOf}). */
 export class DispatcherError extends Error {
   constructor(
     readonly code: DispatcherErrorCode,
@@ -20,18 +20,9 @@ export class DispatcherError extends Error {
   }
 }
 
-/** The problem-details error a dispatcher error answers as; other errors pass through unchanged. */
-export function toProblem(error: unknown): unknown {
-  if (!(error instanceof DispatcherError)) return error;
+/** The problem details a dispatcher error answers as (for the HTTP edge's filter); `null` for other errors. */
+export function problemOf(error: unknown): ProblemError | null {
+  if (!(error instanceof DispatcherError)) return null;
   const { status, title } = HTTP[error.code];
   return new ProblemError(status, error.code, title, error.message);
-}
-
-/** Runs an application call for a controller, answering its dispatcher errors as problem details. */
-export async function answering<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw toProblem(error);
-  }
 }

@@ -45,8 +45,9 @@ const dispatcher = defineWorker({
       connectionsPerEndpoint: delivery.maxInFlightPerEndpoint,
       allowPrivateNetworks: config.endpoints.allowPrivateNetworks,
     });
+    const deliveries = new DeliveryRepository(pool, outboxes.dispatcher.outbox);
     const scheduler = new DeliveryScheduler({
-      repository: new DeliveryRepository(pool, outboxes.dispatcher.outbox),
+      repository: deliveries,
       sender,
       secrets,
       relay: outboxes.dispatcher.relay,
@@ -64,7 +65,7 @@ const dispatcher = defineWorker({
       },
     });
     const endpoints = new EndpointService(new EndpointRepository(pool), secrets, config.endpoints, logger);
-    const fanOut = new FanOut(new DeliveryRepository(pool, outboxes.dispatcher.outbox), scheduler, logger, metrics);
+    const fanOut = new FanOut(deliveries, scheduler, logger, metrics);
     let http: NestFastifyApplication | null = null;
     let retirement: NodeJS.Timeout | null = null;
     return {

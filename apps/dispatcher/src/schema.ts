@@ -71,7 +71,6 @@ export const DISPATCHER_DDL: readonly string[] = [
   `CREATE INDEX IF NOT EXISTS deliveries_due ON dispatcher.deliveries (endpoint_id, next_attempt_at) WHERE state = 'pending'`,
   // Dead-lettered deliveries, for their listing and an endpoint's recovery: small, and no cost to
   // the rows on their way (each index is written for every delivery recorded).
-  `DROP INDEX IF EXISTS dispatcher.deliveries_by_endpoint_state`,
   `CREATE INDEX IF NOT EXISTS deliveries_failed ON dispatcher.deliveries (endpoint_id, id) WHERE state = 'failed'`,
   `CREATE TABLE IF NOT EXISTS dispatcher.attempts (
      id bigserial PRIMARY KEY,

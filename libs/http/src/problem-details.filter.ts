@@ -27,14 +27,25 @@ function fastifyClientError(error: unknown): ProblemError | null {
  */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
-  constructor(private readonly logger: Logger) {}
+  /**
+   * @param logger - where 5xx answers are logged, with their error.
+   * @param translate - an app's own mapping of its application errors to problem details
+   *   (`null` for errors it does not know), consulted before the generic mappings.
+   */
+  constructor(
+    private readonly logger: Logger,
+    private readonly translate: (error: unknown) => ProblemError | null = () => null,
+  ) {}
 
   catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
     let problem: ProblemError;
-    if (error instanceof ProblemError) {
+    const translated = this.translate(error);
+    if (translated) {
+      problem = translated;
+    } else if (error instanceof ProblemError) {
       problem = error;
     } else if (error instanceof HttpException) {
       const status = error.getStatus();

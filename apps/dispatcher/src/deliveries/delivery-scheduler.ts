@@ -22,11 +22,6 @@ export interface SchedulerOptions {
   flushBatch: number;
   flushDelayMs: number;
   /**
-   * Shortest time between two claims, milliseconds: slots freed by attempts that end close
-   * together are refilled by one query, not one query each (default 5).
-   */
-  claimIntervalMs?: number;
-  /**
    * How long a delivery waits when Settle could not sign it (the endpoint's secret unreadable:
    * the vault or the database unavailable, a master key missing), milliseconds (default 30 000).
    * No request is sent and no attempt counted: it is Settle's fault, not the endpoint's.
@@ -51,6 +46,12 @@ export interface SchedulerDeps {
   /** [0, 1); draws the retry jitter. */
   random?: () => number;
 }
+
+/**
+ * Shortest time between two claims, milliseconds: slots freed by attempts that end close
+ * together are refilled by one query, not one query each.
+ */
+const CLAIM_INTERVAL_MS = 5;
 
 function errorOf(result: AttemptResult): string {
   switch (result.kind) {
@@ -78,7 +79,6 @@ function errorOf(result: AttemptResult): string {
 export class DeliveryScheduler {
   private readonly perEndpoint = new Map<string, number>();
   private readonly attemptsInFlight = new Set<Promise<void>>();
-  private inFlight = 0;
   private pending: AttemptRecord[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
@@ -115,6 +115,10 @@ export class DeliveryScheduler {
     await this.flush();
   }
 
+  private get inFlight(): number {
+    return this.attemptsInFlight.size;
+  }
+
   /** Attempts in flight now, in all and per endpoint (for tests and metrics). */
   load(): { inFlight: number; perEndpoint: ReadonlyMap<string, number> } {
     return { inFlight: this.inFlight, perEndpoint: this.perEndpoint };
@@ -124,7 +128,7 @@ export class DeliveryScheduler {
     let failures = 0;
     let lastClaim = 0;
     while (this.running) {
-      const gap = lastClaim + (this.deps.options.claimIntervalMs ?? 5) - Date.now();
+      const gap = lastClaim + CLAIM_INTERVAL_MS - Date.now();
       if (gap > 0) await sleep(gap);
       lastClaim = Date.now();
       this.woken = false;
@@ -175,21 +179,19 @@ export class DeliveryScheduler {
   }
 
   private launch(claim: ClaimedDelivery): void {
-    this.inFlight += 1;
     this.perEndpoint.set(claim.endpointId, (this.perEndpoint.get(claim.endpointId) ?? 0) + 1);
-    this.deps.metrics.inFlight.set(this.inFlight);
     const work = this.attempt(claim)
       .catch((error: unknown) => this.deps.logger.error({ err: error, deliveryId: claim.id }, 'delivery attempt failed unexpectedly; its lease will expire and it is retried'))
       .finally(() => {
-        this.inFlight -= 1;
         const left = (this.perEndpoint.get(claim.endpointId) ?? 1) - 1;
         if (left === 0) this.perEndpoint.delete(claim.endpointId);
         else this.perEndpoint.set(claim.endpointId, left);
-        this.deps.metrics.inFlight.set(this.inFlight);
         this.attemptsInFlight.delete(work);
+        this.deps.metrics.inFlight.set(this.inFlight);
         this.wake();
       });
     this.attemptsInFlight.add(work);
+    this.deps.metrics.inFlight.set(this.inFlight);
   }
 
   private async attempt(claim: ClaimedDelivery): Promise<void> {

@@ -297,7 +297,9 @@ export class DeliveryRepository {
   ): Promise<EndpointHealthChange[]> {
     const byEndpoint = new Map<string, AttemptRecord[]>();
     for (const r of [...results].sort((a, b) => a.endedAt.getTime() - b.endedAt.getTime())) {
-      byEndpoint.set(r.delivery.endpointId, [...(byEndpoint.get(r.delivery.endpointId) ?? []), r]);
+      const list = byEndpoint.get(r.delivery.endpointId);
+      if (list) list.push(r);
+      else byEndpoint.set(r.delivery.endpointId, [r]);
     }
     const { rows } = await client.query<{ id: string; failing_since: Date | null; enabled: boolean }>(
       // NO KEY UPDATE: recording new deliveries (their foreign key takes KEY SHARE) never waits on it.

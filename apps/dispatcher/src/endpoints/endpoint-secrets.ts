@@ -65,7 +65,12 @@ export class EndpointSecrets {
     return Promise.all(versions.map((version) => this.signer(endpoint.id, version)));
   }
 
-  /** Deletes secret versions of an endpoint (a rotation's expired previous one, or all of a deleted endpoint). */
+  /** Deletes every secret version of an endpoint, 1 to `latestVersion` (a deleted endpoint's). */
+  removeAll(endpointId: string, latestVersion: number): Promise<void> {
+    return this.remove(endpointId, Array.from({ length: latestVersion }, (_, i) => i + 1));
+  }
+
+  /** Deletes secret versions of an endpoint (a rotation's replaced or expired previous one). */
   async remove(endpointId: string, versions: readonly number[]): Promise<void> {
     for (const version of versions) {
       this.signers.delete(`${endpointId}/${version}`);

@@ -173,9 +173,9 @@ export class EndpointRepository {
    * Soft-deletes an endpoint: disabled and hidden, its pending deliveries cancelled, its history
    * kept; its secrets are deleted from the vault afterwards (`deletedWithSecrets`). One transaction.
    *
-   * @returns its secret versions (1 to the current), or `null` when there was none.
+   * @returns its latest secret version (versions 1 to it exist), or `null` when there was none.
    */
-  async delete(id: string): Promise<number[] | null> {
+  async delete(id: string): Promise<number | null> {
     return inTransaction(this.pool, async (client) => {
       const { rows } = await client.query<{ secret_version: number }>(
         `UPDATE dispatcher.endpoints SET deleted_at = now(), enabled = false, disabled_reason = 'admin', disabled_at = now(), updated_at = now()
@@ -189,7 +189,7 @@ export class EndpointRepository {
           WHERE endpoint_id = $1 AND state = 'pending'`,
         [id],
       );
-      return Array.from({ length: row.secret_version }, (_, i) => i + 1);
+      return row.secret_version;
     });
   }
 }

@@ -76,10 +76,10 @@ export class EndpointService {
    * when the vault cannot be reached). @throws DispatcherError `ENDPOINT.NOT_FOUND`.
    */
   async delete(id: string): Promise<void> {
-    const versions = found(id, await this.endpoints.delete(id));
+    const latestVersion = found(id, await this.endpoints.delete(id));
     this.logger.info({ endpointId: id }, 'endpoint deleted');
     try {
-      await this.secrets.remove(id, versions);
+      await this.secrets.removeAll(id, latestVersion);
       await this.endpoints.markSecretsRemoved(id);
     } catch (error) {
       this.logger.warn({ err: error, endpointId: id }, 'deleted endpoint\'s secrets not yet deleted from the vault; retried every minute');
@@ -126,7 +126,7 @@ export class EndpointService {
       retired += 1;
     }
     for (const { id, secretVersion } of await this.endpoints.deletedWithSecrets()) {
-      await this.secrets.remove(id, Array.from({ length: secretVersion }, (_, i) => i + 1));
+      await this.secrets.removeAll(id, secretVersion);
       await this.endpoints.markSecretsRemoved(id);
       retired += 1;
     }

@@ -1,7 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { parseBody } from '@settle/http';
 import type { DeliveryAdmin, DeliveryView } from '../deliveries/delivery-admin.js';
-import { answering } from '../errors.js';
 import { AdminKeyGuard } from './admin-key.guard.js';
 import { listDeliveriesQuery, pathId, resendBody } from './requests.js';
 import { DELIVERY_ADMIN } from './tokens.js';
@@ -21,14 +20,14 @@ export class DeliveriesController {
   @Get('events/:eventId/deliveries')
   async attempts(@Param('eventId') eventId: string): Promise<{ event_id: string; deliveries: DeliveryView[] }> {
     const id = pathId(eventId, 'EVENT.NOT_FOUND');
-    return { event_id: id, deliveries: await answering(() => this.deliveries.attemptsOf(id)) };
+    return { event_id: id, deliveries: await this.deliveries.attemptsOf(id) };
   }
 
   @Post('events/:eventId/resend')
   @HttpCode(200)
   async resend(@Param('eventId') eventId: string, @Body() body: unknown): Promise<{ requeued: number }> {
     const input = parseBody(resendBody, body ?? undefined);
-    return { requeued: await answering(() => this.deliveries.resend(pathId(eventId, 'EVENT.NOT_FOUND'), input?.endpoint_id)) };
+    return { requeued: await this.deliveries.resend(pathId(eventId, 'EVENT.NOT_FOUND'), input?.endpoint_id) };
   }
 
   @Get('deliveries')

@@ -3,7 +3,6 @@ import { parseBody } from '@settle/http';
 import type { Endpoint } from '../endpoints/endpoint.repository.js';
 import type { EndpointService } from '../endpoints/endpoint.service.js';
 import type { DeliveryAdmin } from '../deliveries/delivery-admin.js';
-import { answering } from '../errors.js';
 import { AdminKeyGuard } from './admin-key.guard.js';
 import { createEndpointBody, pathId, recoverBody, rotateSecretBody, updateEndpointBody } from './requests.js';
 import { DELIVERY_ADMIN, ENDPOINT_SERVICE } from './tokens.js';
@@ -67,9 +66,7 @@ export class EndpointsController {
   @Header('cache-control', 'no-store')
   async create(@Body() body: unknown): Promise<EndpointView & { secret: string }> {
     const input = parseBody(createEndpointBody, body);
-    const { endpoint, secret } = await answering(() =>
-      this.endpoints.create({ url: input.url, description: input.description ?? null, ...(input.event_kinds ? { eventKinds: input.event_kinds } : {}) }),
-    );
+    const { endpoint, secret } = await this.endpoints.create({ url: input.url, description: input.description ?? null, ...(input.event_kinds ? { eventKinds: input.event_kinds } : {}) });
     return { ...endpointView(endpoint), secret: secret.reveal() };
   }
 
@@ -80,39 +77,37 @@ export class EndpointsController {
 
   @Get(':id')
   async get(@Param('id') id: string): Promise<EndpointView> {
-    return endpointView(await answering(() => this.endpoints.get(pathId(id, 'ENDPOINT.NOT_FOUND'))));
+    return endpointView(await this.endpoints.get(pathId(id, 'ENDPOINT.NOT_FOUND')));
   }
 
   @Patch(':id')
   async update(@Param('id') id: string, @Body() body: unknown): Promise<EndpointView> {
     const input = parseBody(updateEndpointBody, body);
     return endpointView(
-      await answering(() =>
-        this.endpoints.update(pathId(id, 'ENDPOINT.NOT_FOUND'), {
-          ...(input.url !== undefined ? { url: input.url } : {}),
-          ...(input.description !== undefined ? { description: input.description } : {}),
-          ...(input.event_kinds ? { eventKinds: input.event_kinds } : {}),
-        }),
-      ),
+      await this.endpoints.update(pathId(id, 'ENDPOINT.NOT_FOUND'), {
+        ...(input.url !== undefined ? { url: input.url } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(input.event_kinds ? { eventKinds: input.event_kinds } : {}),
+      }),
     );
   }
 
   @Delete(':id')
   @HttpCode(204)
   async remove(@Param('id') id: string): Promise<void> {
-    await answering(() => this.endpoints.delete(pathId(id, 'ENDPOINT.NOT_FOUND')));
+    await this.endpoints.delete(pathId(id, 'ENDPOINT.NOT_FOUND'));
   }
 
   @Post(':id/enable')
   @HttpCode(200)
   async enable(@Param('id') id: string): Promise<EndpointView> {
-    return endpointView(await answering(() => this.endpoints.setEnabled(pathId(id, 'ENDPOINT.NOT_FOUND'), true)));
+    return endpointView(await this.endpoints.setEnabled(pathId(id, 'ENDPOINT.NOT_FOUND'), true));
   }
 
   @Post(':id/disable')
   @HttpCode(200)
   async disable(@Param('id') id: string): Promise<EndpointView> {
-    return endpointView(await answering(() => this.endpoints.setEnabled(pathId(id, 'ENDPOINT.NOT_FOUND'), false)));
+    return endpointView(await this.endpoints.setEnabled(pathId(id, 'ENDPOINT.NOT_FOUND'), false));
   }
 
   @Post(':id/rotate-secret')
@@ -120,7 +115,7 @@ export class EndpointsController {
   @Header('cache-control', 'no-store')
   async rotate(@Param('id') id: string, @Body() body: unknown): Promise<EndpointView & { secret: string }> {
     const input = parseBody(rotateSecretBody, body ?? undefined);
-    const { endpoint, secret } = await answering(() => this.endpoints.rotateSecret(pathId(id, 'ENDPOINT.NOT_FOUND'), input?.previous_secret_valid_for_ms));
+    const { endpoint, secret } = await this.endpoints.rotateSecret(pathId(id, 'ENDPOINT.NOT_FOUND'), input?.previous_secret_valid_for_ms);
     return { ...endpointView(endpoint), secret: secret.reveal() };
   }
 
@@ -128,6 +123,6 @@ export class EndpointsController {
   @HttpCode(200)
   async recover(@Param('id') id: string, @Body() body: unknown): Promise<{ requeued: number }> {
     const { since } = parseBody(recoverBody, body);
-    return { requeued: await answering(() => this.deliveries.recover(pathId(id, 'ENDPOINT.NOT_FOUND'), new Date(since))) };
+    return { requeued: await this.deliveries.recover(pathId(id, 'ENDPOINT.NOT_FOUND'), new Date(since)) };
   }
 }

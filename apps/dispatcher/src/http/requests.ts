@@ -1,6 +1,6 @@
 import { ENTITLEMENT_EVENT_KINDS } from '@settle/domain';
-import { ProblemError } from '@settle/platform';
 import { z } from 'zod';
+import { DispatcherError } from '../errors.js';
 
 const eventKinds = z
   .array(z.enum(ENTITLEMENT_EVENT_KINDS, { error: `event kinds are: ${ENTITLEMENT_EVENT_KINDS.join(', ')}` }))
@@ -41,8 +41,8 @@ export const listDeliveriesQuery = z
   })
   .strict();
 
-/** An id from a URL path: a UUID, else the resource cannot exist. @throws ProblemError 404 */
+/** An id from a URL path: a UUID, else the resource cannot exist. @throws DispatcherError `code` (404) */
 export function pathId(id: string, code: 'ENDPOINT.NOT_FOUND' | 'EVENT.NOT_FOUND'): string {
-  if (!z.uuid().safeParse(id).success) throw new ProblemError(404, code, code === 'EVENT.NOT_FOUND' ? 'Entitlement event not found' : 'Endpoint not found');
+  if (!z.uuid().safeParse(id).success) throw new DispatcherError(code, `No ${code === 'EVENT.NOT_FOUND' ? 'entitlement event' : 'endpoint'} has this id`);
   return id;
 }
