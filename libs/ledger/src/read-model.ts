@@ -1,5 +1,5 @@
-import type { Pool, PoolClient } from '@settle/platform';
-import { ENTITLEMENT_STREAM_CATEGORY, type EntitlementGrantedData } from './entitlement-events.js';
+import { inTransaction, type Pool, type PoolClient } from '@settle/platform';
+import { parseEntitlementStream, type EntitlementGrantedData } from './entitlement-events.js';
 import type { LedgerStore, RecordedLedgerEvent } from './ledger.port.js';
 
 /**
@@ -264,9 +264,7 @@ export async function rebuildReadModels(
   ledger: Pick<LedgerStore, 'readAll'>,
   onProgress: (replayed: number) => void = () => undefined,
 ): Promise<RebuildResult> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return inTransaction(pool, async (client) => {
     await client.query('LOCK TABLE read_model.transaction_status, read_model.entitlements IN EXCLUSIVE MODE');
     await client.query('DELETE FROM read_model.transaction_status');
     await client.query('DELETE FROM read_model.entitlements');
@@ -278,7 +276,7 @@ export async function rebuildReadModels(
       const latest = new Map<string, LedgerStatusRow>();
       const grants = new Map<string, EntitlementRow>();
       for (const event of page) {
-        if (event.streamId.startsWith(`${ENTITLEMENT_STREAM_CATEGORY}-`)) {
+        if (parseEntitlementStream(event.streamId)) {
           grants.set(event.streamId, entitlementRowOf(event));
           continue;
         }
@@ -294,14 +292,8 @@ export async function rebuildReadModels(
     const { rows } = await client.query<{ n: number; e: number }>(
       'SELECT (SELECT count(*)::int FROM read_model.transaction_status) AS n, (SELECT count(*)::int FROM read_model.entitlements) AS e',
     );
-    await client.query('COMMIT');
     return { events, rows: rows[0]!.n, entitlements: rows[0]!.e };
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** What the API reads: the ledger status joined with the latest verification answer. */
