@@ -95,6 +95,14 @@ export interface ConsumerLoop {
 }
 
 /** Where a fetched message came from. */
+/** Retries ended because the member no longer holds the partition (see `retryInPlace`); `cause` is the last failure. */
+class Abandoned extends Error {
+  constructor(override readonly cause: unknown) {
+    super('retries abandoned: the partition is no longer held');
+    this.name = 'Abandoned';
+  }
+}
+
 function contextOf(batch: { topic: string; partition: number }, message: KafkaMessage): MessageContext {
   return {
     topic: batch.topic,
@@ -178,6 +186,45 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
   }
 
   /**
+   * Runs `work`, retrying in place (with backoff) the failures `retryable` accepts, for as long
+   * as this member keeps the partition: a heartbeat between attempts keeps the membership alive
+   * during a long outage (database or broker down), and the retries end when the batch goes
+   * stale or a heartbeat fails (the group is rebalancing, this member was evicted).
+   *
+   * @throws Abandoned when the retries ended that way (nothing is resolved: the messages are
+   *   delivered again, to this member or the partition's next owner); else the last error.
+   */
+  async function retryInPlace<T>(
+    retryable: (error: unknown) => boolean,
+    onRetry: (attempt: number) => void,
+    stale: () => boolean,
+    heartbeat: () => Promise<void>,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    let lostGroup = false;
+    const abandoned = () => stale() || lostGroup;
+    const policy = retry(
+      handleWhen((error) => !abandoned() && retryable(error)),
+      { maxAttempts: Number.MAX_SAFE_INTEGER, backoff: backoff() },
+    );
+    try {
+      return await policy.execute(async ({ attempt }) => {
+        if (attempt > 0) {
+          onRetry(attempt);
+          await heartbeat().catch((error: unknown) => {
+            lostGroup = true;
+            throw error;
+          });
+        }
+        return work();
+      });
+    } catch (error) {
+      if (abandoned()) throw new Abandoned(error);
+      throw error;
+    }
+  }
+
+  /**
    * Decodes and handles one message, retrying transient failures in place (heartbeating
    * between attempts) for as long as the member keeps the partition. Returns `false` when
    * the retries ended because the batch went stale, the member lost the group or the loop is
@@ -185,31 +232,22 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
    * partition's next owner), which the handlers' de-duplication makes harmless.
    */
   async function processMessage(message: KafkaMessage, context: MessageContext, stale: () => boolean, heartbeat: () => Promise<void>): Promise<boolean> {
-    let lostGroup = false;
-    const abandoned = () => stale() || lostGroup;
-    const messageRetry = retry(
-      handleWhen((error) => !abandoned() && !isPermanent(error)),
-      { maxAttempts: Number.MAX_SAFE_INTEGER, backoff: backoff() },
-    );
     try {
-      await messageRetry.execute(async ({ attempt }) => {
-        if (attempt > 0) {
-          logger.warn({ topic: context.topic, partition: context.partition, offset: context.offset, attempt }, 'retrying message');
-          await heartbeat().catch((error: unknown) => {
-            lostGroup = true;
-            throw error;
-          });
-        }
-        const event = await codec.decode(message.value, message.headers as Record<string, unknown>);
-        await handle!(event, context);
-      });
+      await retryInPlace(
+        (error) => !isPermanent(error),
+        (attempt) => logger.warn({ topic: context.topic, partition: context.partition, offset: context.offset, attempt }, 'retrying message'),
+        stale,
+        heartbeat,
+        async () => handle!(await codec.decode(message.value, message.headers as Record<string, unknown>), context),
+      );
       return true;
     } catch (error) {
-      if (!isPermanent(error)) {
-        if (abandoned()) return false;
+      const cause = error instanceof Abandoned ? error.cause : error;
+      if (!isPermanent(cause)) {
+        if (error instanceof Abandoned) return false;
         throw error;
       }
-      await deadLetter(message, context, error);
+      await deadLetter(message, context, cause);
       return true;
     }
   }
@@ -237,29 +275,18 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
         rejected.push({ message, context: contexts[i]!, error });
       }
     }
-    // A heartbeat between attempts keeps the membership alive during a long outage, and its
-    // failure (the group is rebalancing, this member was evicted) ends the retries.
-    let lostGroup = false;
-    const abandoned = () => stale() || lostGroup;
     const giveUp = options.abandonBatchWhen ?? (() => false);
-    const batchRetry = retry(
-      handleWhen((error) => !abandoned() && !giveUp(error)),
-      { maxAttempts: Number.MAX_SAFE_INTEGER, backoff: backoff() },
-    );
     try {
-      const failed = await batchRetry.execute(async ({ attempt }) => {
-        if (attempt > 0) {
-          logger.warn({ topic: contexts[0]!.topic, partition: contexts[0]!.partition, attempt }, 'retrying batch');
-          await heartbeat().catch((error: unknown) => {
-            lostGroup = true;
-            throw error;
-          });
-        }
-        return items.length === 0 ? [] : handleBatch!(items);
-      });
+      const failed = await retryInPlace(
+        (error) => !giveUp(error),
+        (attempt) => logger.warn({ topic: contexts[0]!.topic, partition: contexts[0]!.partition, attempt }, 'retrying batch'),
+        stale,
+        heartbeat,
+        async () => (items.length === 0 ? [] : handleBatch!(items)),
+      );
       for (const { index, error } of failed) rejected.push({ message: messages[sources[index]!]!, context: items[index]!.context, error });
     } catch (error) {
-      if (abandoned()) return null;
+      if (error instanceof Abandoned) return null;
       if (giveUp(error)) {
         logger.warn({ topic: contexts[0]!.topic, partition: contexts[0]!.partition, err: error }, 'batch given up, to be fetched again');
         await new Promise((resolve) => setTimeout(resolve, options.abandonDelayMs ?? 1_000));
