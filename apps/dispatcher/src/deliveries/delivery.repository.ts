@@ -4,6 +4,13 @@ import { inTransaction, type Pool, type PoolClient } from '@settle/platform';
 import type { EndpointKeys } from '../endpoints/endpoint-secrets.js';
 import { payloadBody } from './payload.js';
 
+/** An endpoint's health as stored, locked for the recording of its results. */
+interface EndpointHealthRow {
+  id: string;
+  failing_since: Date | null;
+  enabled: boolean;
+}
+
 /** An entitlement event as received from Kafka, with the record's timestamp. */
 export interface ReceivedEvent {
   event: EntitlementGrantedV1;
@@ -241,6 +248,14 @@ export class DeliveryRepository {
   ): Promise<{ changes: EndpointHealthChange[]; deadLettered: AttemptRecord[] }> {
     if (results.length === 0) return { changes: [], deadLettered: [] };
     return inTransaction(this.pool, async (client) => {
+      // The endpoints first, in id order: the order every transaction that writes both tables
+      // takes its locks in (an endpoint's deletion locks it, then cancels its deliveries), so a
+      // deletion and the recording of that endpoint's results never deadlock. NO KEY UPDATE:
+      // recording new deliveries (their foreign key takes KEY SHARE) never waits on it.
+      const { rows: endpoints } = await client.query<EndpointHealthRow>(
+        'SELECT id, failing_since, enabled FROM dispatcher.endpoints WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE',
+        [[...new Set(results.map((r) => r.delivery.endpointId))]],
+      );
       const col = <T>(f: (r: AttemptRecord) => T) => results.map(f);
       await client.query(
         `INSERT INTO dispatcher.attempts (delivery_id, attempt, started_at, latency_ms, status, outcome, error, response_excerpt, next_attempt_at)
@@ -283,7 +298,7 @@ export class DeliveryRepository {
         ],
       );
       const appliedIds = new Set(applied.map((row) => Number(row.id)));
-      const changes = await this.updateHealth(client, results, decideHealth);
+      const changes = await this.updateHealth(client, endpoints, results, decideHealth);
       const deadLettered = results.filter((r) => r.state === 'failed' && appliedIds.has(r.delivery.id));
       if (deadLettered.length > 0) await this.outbox.enqueue(client, deadLettered.map(deadLetter));
       return { changes, deadLettered };
@@ -292,6 +307,7 @@ export class DeliveryRepository {
 
   private async updateHealth(
     client: PoolClient,
+    rows: readonly EndpointHealthRow[],
     results: readonly AttemptRecord[],
     decideHealth: Parameters<DeliveryRepository['recordResults']>[1],
   ): Promise<EndpointHealthChange[]> {
@@ -301,11 +317,6 @@ export class DeliveryRepository {
       if (list) list.push(r);
       else byEndpoint.set(r.delivery.endpointId, [r]);
     }
-    const { rows } = await client.query<{ id: string; failing_since: Date | null; enabled: boolean }>(
-      // NO KEY UPDATE: recording new deliveries (their foreign key takes KEY SHARE) never waits on it.
-      'SELECT id, failing_since, enabled FROM dispatcher.endpoints WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE',
-      [[...byEndpoint.keys()]],
-    );
     const changes: EndpointHealthChange[] = [];
     for (const row of rows) {
       const decided = decideHealth(row.failing_since, byEndpoint.get(row.id)!);
