@@ -28,10 +28,12 @@ const verifier = defineWorker({
     logger.info({ providers: [...providers.keys()], account: config.merchantAccount }, 'provider adapters ready');
     const metrics = new VerifierMetrics();
     const { outbox, relay } = outboxes.verifier;
-    const service = new VerificationService(pool, new TransactionRepository(pool), providers, outbox, relay, logger, metrics);
+    const service = new VerificationService(pool, new TransactionRepository(pool), providers, outbox, relay, logger, metrics, {
+      keyConcurrency: config.keyConcurrency,
+    });
     return {
       metrics: metrics.registry,
-      consumers: [{ topics: [topics.transactionEvents], handle: (event, context) => service.handle(event, context) }],
+      consumers: [{ topics: [topics.transactionEvents], handleBatch: (items) => service.handleBatch(items) }],
       stop: async () => {
         await Promise.all([...providers.values()].map((provider) => provider.close()));
       },

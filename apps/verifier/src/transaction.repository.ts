@@ -37,28 +37,76 @@ export class TransactionRepository {
       `SELECT * FROM verifier.transactions WHERE reference = $1${forUpdate ? ' FOR UPDATE' : ''}`,
       [reference],
     );
-    const row = rows[0];
-    if (!row) return null;
-    return {
-      correlationId: row.correlation_id,
-      state: {
-        registered: true,
-        expectation: {
-          reference: row.reference,
-          provider: row.provider as ProviderName,
-          amountMinor: row.amount_minor,
-          currency: row.currency,
-          userId: row.user_id,
-          customer: { email: row.customer_email ?? undefined, phone: row.customer_phone ?? undefined },
-          entitlement: row.entitlement,
-          accessPeriod: row.access_period as AccessPeriod | null,
-        },
-        status: row.status as TransactionStatus,
-        entitlement: row.entitlement_status as EntitlementStatus,
-        completedAt: row.completed_at,
-        outcomes: row.outcomes,
-      },
-    };
+    return rows[0] ? storedOf(rows[0]) : null;
+  }
+
+  /** Loads many transactions in one query: reference to stored transaction (absent: never registered). */
+  async loadMany(references: readonly string[], client: Pool | PoolClient = this.pool): Promise<Map<string, StoredTransaction>> {
+    if (references.length === 0) return new Map();
+    const { rows } = await client.query<Row>('SELECT * FROM verifier.transactions WHERE reference = ANY($1::text[])', [references]);
+    return new Map(rows.map((row) => [row.reference, storedOf(row)]));
+  }
+
+  /**
+   * Inserts newly registered transactions in one statement.
+   *
+   * @returns how many were inserted (fewer than given when another writer inserted some first).
+   */
+  async insertMany(client: PoolClient, items: ReadonlyArray<{ state: TransactionState; correlationId: string }>): Promise<number> {
+    if (items.length === 0) return 0;
+    const col = <T>(f: (e: NonNullable<TransactionState['expectation']>, i: (typeof items)[number]) => T) => items.map((i) => f(i.state.expectation!, i));
+    const result = await client.query(
+      `INSERT INTO verifier.transactions
+         (reference, provider, amount_minor, currency, user_id, customer_email, customer_phone, entitlement,
+          correlation_id, status, entitlement_status, completed_at, outcomes, access_period)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                            $9::text[], $10::text[], $11::text[], $12::bigint[], $13::int[], $14::text[])
+       ON CONFLICT (reference) DO NOTHING`,
+      [
+        col((e) => e.reference),
+        col((e) => e.provider),
+        col((e) => e.amountMinor),
+        col((e) => e.currency),
+        col((e) => e.userId),
+        col((e) => e.customer.email ?? null),
+        col((e) => e.customer.phone ?? null),
+        col((e) => e.entitlement),
+        col((_e, i) => i.correlationId),
+        col((_e, i) => i.state.status),
+        col((_e, i) => i.state.entitlement),
+        col((_e, i) => i.state.completedAt),
+        col((_e, i) => i.state.outcomes),
+        col((e) => e.accessPeriod),
+      ],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  /**
+   * Saves new states in one statement, each only if its stored row still has the outcome
+   * count the caller read (optimistic, as {@link TransactionRepository.save}).
+   *
+   * @returns how many were saved (fewer than given when another writer got there first).
+   */
+  async saveMany(client: PoolClient, items: ReadonlyArray<{ state: TransactionState; previousOutcomes: number }>): Promise<number> {
+    if (items.length === 0) return 0;
+    const result = await client.query(
+      `UPDATE verifier.transactions t
+          SET status = u.status, entitlement_status = u.entitlement_status, completed_at = u.completed_at,
+              outcomes = u.outcomes, updated_at = now()
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::int[], $6::int[])
+              AS u(reference, status, entitlement_status, completed_at, outcomes, previous)
+        WHERE t.reference = u.reference AND t.outcomes = u.previous`,
+      [
+        items.map((i) => i.state.expectation!.reference),
+        items.map((i) => i.state.status),
+        items.map((i) => i.state.entitlement),
+        items.map((i) => i.state.completedAt),
+        items.map((i) => i.state.outcomes),
+        items.map((i) => i.previousOutcomes),
+      ],
+    );
+    return result.rowCount ?? 0;
   }
 
   /** Inserts a newly registered transaction (no-op when present). */
@@ -110,9 +158,50 @@ export class TransactionRepository {
     return result.rowCount === 1;
   }
 
+  /**
+   * Records processed message ids in one statement.
+   *
+   * @returns how many were new (fewer than given when some were processed before).
+   */
+  async markProcessedMany(client: PoolClient, eventIds: readonly string[]): Promise<number> {
+    if (eventIds.length === 0) return 0;
+    const result = await client.query('INSERT INTO verifier.inbox (event_id) SELECT unnest($1::uuid[]) ON CONFLICT DO NOTHING', [eventIds]);
+    return result.rowCount ?? 0;
+  }
+
+  /** Which of these message ids were processed already, in one query. */
+  async processedAmong(eventIds: readonly string[], client: Pool | PoolClient = this.pool): Promise<Set<string>> {
+    if (eventIds.length === 0) return new Set();
+    const { rows } = await client.query<{ event_id: string }>('SELECT event_id FROM verifier.inbox WHERE event_id = ANY($1::uuid[])', [eventIds]);
+    return new Set(rows.map((r) => r.event_id));
+  }
+
   /** Whether a message id was processed already. */
   async isProcessed(eventId: string): Promise<boolean> {
     const { rowCount } = await this.pool.query('SELECT 1 FROM verifier.inbox WHERE event_id = $1', [eventId]);
     return (rowCount ?? 0) > 0;
   }
+}
+
+function storedOf(row: Row): StoredTransaction {
+  return {
+    correlationId: row.correlation_id,
+    state: {
+      registered: true,
+      expectation: {
+        reference: row.reference,
+        provider: row.provider as ProviderName,
+        amountMinor: Number(row.amount_minor),
+        currency: row.currency,
+        userId: row.user_id,
+        customer: { email: row.customer_email ?? undefined, phone: row.customer_phone ?? undefined },
+        entitlement: row.entitlement,
+        accessPeriod: row.access_period as AccessPeriod | null,
+      },
+      status: row.status as TransactionStatus,
+      entitlement: row.entitlement_status as EntitlementStatus,
+      completedAt: row.completed_at === null ? null : Number(row.completed_at),
+      outcomes: row.outcomes,
+    },
+  };
 }

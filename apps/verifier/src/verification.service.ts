@@ -1,5 +1,6 @@
 import {
   decide,
+  type TransactionState,
   fold,
   initialState,
   isTerminal,
@@ -10,11 +11,13 @@ import {
   type ProviderName,
   type VerificationTrigger,
 } from '@settle/domain';
-import { Outbox, OutboxRelay, PermanentMessageError, type MessageContext, type TypedEvent } from '@settle/messaging';
+import pMap from 'p-map';
+import { Outbox, OutboxRelay, PermanentMessageError, type BatchItem, type MessageContext, type OutboxMessage, type TypedEvent } from '@settle/messaging';
 import { deterministicId, inTransaction, type Logger, type Pool } from '@settle/platform';
 import type { PaymentProvider } from '@settle/providers';
+import type { ConsensusResultV1 } from '@settle/messaging';
 import { toConsensusResult } from './consensus-result.js';
-import { TransactionRepository } from './transaction.repository.js';
+import { TransactionRepository, type StoredTransaction } from './transaction.repository.js';
 import { VerifierMetrics } from './verifier.metrics.js';
 
 /** A registration's access period; a malformed one can never be processed. */
@@ -34,137 +37,287 @@ class ConcurrentUpdateError extends Error {
   }
 }
 
+/** A message of the batch, as the command it stands for; all of one reference run in order. */
+type Step =
+  | { kind: 'register'; index: number; eventId: string; payload: Extract<TypedEvent, { type: 'CheckoutRegistered' }>['payload']; expectation: Expectation }
+  | { kind: 'complete'; index: number; eventId: string; at: number }
+  | { kind: 'verify'; index: number; eventId: string; trigger: VerificationTrigger; context: MessageContext };
+
+/** One reference's work in a batch: its state as loaded, as decided so far, and what to write. */
+interface Chain {
+  reference: string;
+  steps: Step[];
+  /** As loaded before the batch; `null`: never registered. */
+  loaded: StoredTransaction | null;
+  state: TransactionState;
+  correlationId: string | null;
+  /** Message ids handled (to be recorded in the inbox with the batch's commit). */
+  handled: string[];
+  results: ConsensusResultV1[];
+}
+
+/** Options of {@link VerificationService}. */
+export interface VerificationOptions {
+  /**
+   * References of one batch verified at once (provider calls in flight per consumer loop
+   * partition); the messages of one reference are always handled in order. Default 64.
+   */
+  keyConcurrency?: number;
+  /** epoch ms; injected so tests drive a fake clock. */
+  clock?: () => number;
+}
+
 /**
- * The verifier's application service. For each message on the transaction-events stream:
+ * The verifier's application service, batch first (one PostgreSQL transaction per Kafka
+ * batch). For each message on the transaction-events stream:
  * - `CheckoutRegistered` / `CheckoutCompleted`: folded into the transaction's state;
  * - `ProviderWebhookReceived` / `VerificationRequested`: a trigger. The provider is queried
  *   server to server, the decider applies the four-point consensus and the transition
- *   table, and the result is committed with its outbox message in one transaction.
+ *   table, and the result is committed with its outbox message.
  * A verified webhook is only a trigger: nothing is granted on a webhook or a bare HTTP 200.
+ *
+ * A batch is handled in three steps: one read (the inbox and the states of every reference
+ * in it), the decisions (references in parallel, up to `keyConcurrency` provider calls in
+ * flight, each reference's messages in offset order), and one transaction writing the inbox,
+ * the states (optimistic on the outcome count) and the outbox rows of the whole batch. The
+ * consumer loop resolves the batch's offsets only after that commit.
  */
 export class VerificationService {
+  private readonly keyConcurrency: number;
+  private readonly clock: () => number;
+
   constructor(
     private readonly pool: Pool,
     private readonly transactions: TransactionRepository,
     private readonly providers: ReadonlyMap<ProviderName, PaymentProvider>,
     private readonly outbox: Outbox,
-    private readonly relay: OutboxRelay,
+    private readonly relay: Pick<OutboxRelay, 'wake'>,
     private readonly logger: Logger,
     private readonly metrics: VerifierMetrics = new VerifierMetrics(),
-    private readonly clock: () => number = Date.now,
-  ) {}
+    options: VerificationOptions = {},
+  ) {
+    this.keyConcurrency = options.keyConcurrency ?? 64;
+    this.clock = options.clock ?? Date.now;
+  }
 
-  /** Handles one decoded message; resolves once its effects are committed. */
+  /**
+   * Handles one decoded message: a batch of one.
+   *
+   * @throws PermanentMessageError (or a DomainError) when it can never be processed; any
+   *   database error (transient).
+   */
   async handle(event: TypedEvent, context: MessageContext): Promise<void> {
+    const [failed] = await this.handleBatch([{ event, context }]);
+    if (failed) throw failed.error;
+  }
+
+  /**
+   * Handles the messages of one fetched batch (one partition, in offset order) and commits
+   * their effects in one transaction; resolves once committed.
+   *
+   * @returns the messages that can never be processed (bad registration, unknown trigger, a
+   *   broken business rule), by index, for the dead-letter topic; the rest is committed.
+   * @throws ConcurrentUpdateError when another member wrote one of the batch's transactions
+   *   or inbox ids meanwhile (nothing committed; the batch is retried); a transient failure of
+   *   one reference's step after the others were committed (the batch is retried and the
+   *   inbox skips what was committed); database errors.
+   */
+  async handleBatch(items: readonly BatchItem[]): Promise<Array<{ index: number; error: unknown }>> {
+    const failed: Array<{ index: number; error: unknown }> = [];
+    const chains = new Map<string, Chain>();
+    // A message published twice by a relay retry may arrive twice in one batch: handled once.
+    const seen = new Set<string>();
+    for (const [index, { event, context }] of items.entries()) {
+      if (seen.has(event.payload.event_id)) continue;
+      seen.add(event.payload.event_id);
+      let step: Step | null;
+      try {
+        step = this.stepOf(index, event, context);
+      } catch (error) {
+        failed.push({ index, error });
+        continue;
+      }
+      if (!step) continue;
+      const reference = event.payload.reference;
+      const chain = chains.get(reference) ?? { reference, steps: [], loaded: null, state: initialState(), correlationId: null, handled: [], results: [] };
+      chain.steps.push(step);
+      chains.set(reference, chain);
+    }
+    if (chains.size === 0) return failed;
+
+    const all = [...chains.values()];
+    const [processed, loaded] = await Promise.all([
+      this.transactions.processedAmong(all.flatMap((c) => c.steps.map((s) => s.eventId))),
+      this.transactions.loadMany(all.map((c) => c.reference)),
+    ]);
+    let transient: unknown = null;
+    await pMap(
+      all,
+      async (chain) => {
+        chain.loaded = loaded.get(chain.reference) ?? null;
+        chain.state = chain.loaded?.state ?? initialState();
+        chain.correlationId = chain.loaded?.correlationId ?? null;
+        for (const step of chain.steps) {
+          if (processed.has(step.eventId)) continue;
+          try {
+            await this.apply(chain, step);
+            chain.handled.push(step.eventId);
+          } catch (error) {
+            if (!isPermanentFailure(error)) {
+              // The reference stops here; the others are committed, and the retried batch
+              // resumes this one from its first unhandled message.
+              transient ??= error;
+              return;
+            }
+            failed.push({ index: step.index, error });
+          }
+        }
+      },
+      { concurrency: this.keyConcurrency },
+    );
+
+    const changed = all.filter((c) => c.handled.length > 0);
+    if (changed.length > 0) {
+      const handled = changed.flatMap((c) => c.handled);
+      const inserts = changed.filter((c) => c.loaded === null && c.state.registered);
+      const updates = changed.filter((c) => c.loaded !== null && !sameState(c.loaded.state, c.state));
+      const messages: OutboxMessage[] = changed.flatMap((c) => c.results.map((payload) => ({ type: 'ConsensusResult' as const, payload, causationId: payload.causation_id })));
+      await inTransaction(this.pool, async (client) => {
+        if ((await this.transactions.markProcessedMany(client, handled)) !== handled.length) throw new ConcurrentUpdateError('(inbox)');
+        const rows = inserts.map((c) => ({ state: c.state, correlationId: c.correlationId! }));
+        if ((await this.transactions.insertMany(client, rows)) !== rows.length) throw new ConcurrentUpdateError('(registration)');
+        const saves = updates.map((c) => ({ state: c.state, previousOutcomes: c.loaded!.state.outcomes }));
+        if ((await this.transactions.saveMany(client, saves)) !== saves.length) throw new ConcurrentUpdateError('(state)');
+        await this.outbox.enqueue(client, messages);
+      });
+      if (messages.length > 0) this.relay.wake();
+      for (const chain of changed) for (const result of chain.results) this.recorded(result);
+    }
+    if (transient) throw transient;
+    return failed;
+  }
+
+  /**
+   * The step a message stands for; `null` for a message type the verifier ignores.
+   *
+   * @throws PermanentMessageError for a registration of an unsupported provider or with an
+   *   invalid access period, and for an unknown trigger.
+   */
+  private stepOf(index: number, event: TypedEvent, context: MessageContext): Step | null {
     switch (event.type) {
-      case 'CheckoutRegistered':
-        return this.register(event.payload);
+      case 'CheckoutRegistered': {
+        const p = event.payload;
+        const expectation: Expectation = {
+          reference: p.reference,
+          provider: p.provider as ProviderName,
+          amountMinor: p.amount_minor,
+          currency: p.currency,
+          userId: p.user_id,
+          customer: { email: p.customer_email ?? undefined, phone: p.customer_phone ?? undefined },
+          entitlement: p.entitlement,
+          accessPeriod: p.access_period === null ? null : accessPeriodOf(p.access_period),
+        };
+        if (!this.providers.has(expectation.provider)) {
+          throw new PermanentMessageError('VERIFICATION.UNSUPPORTED_PROVIDER', `No adapter for provider ${p.provider}`);
+        }
+        return { kind: 'register', index, eventId: p.event_id, payload: p, expectation };
+      }
       case 'CheckoutCompleted':
-        return this.complete(event.payload.reference, event.payload.event_id, event.payload.occurred_at);
+        return { kind: 'complete', index, eventId: event.payload.event_id, at: event.payload.occurred_at };
       case 'ProviderWebhookReceived':
-        return this.verify(event.payload.reference, 'webhook_received', event.payload.event_id, context);
+        return { kind: 'verify', index, eventId: event.payload.event_id, trigger: 'webhook_received', context };
       case 'VerificationRequested': {
         const trigger = event.payload.trigger as VerificationTrigger;
         if (!VERIFICATION_TRIGGERS.includes(trigger)) {
           throw new PermanentMessageError('VERIFICATION.UNKNOWN_TRIGGER', `Unknown trigger ${event.payload.trigger}`);
         }
-        return this.verify(event.payload.reference, trigger, event.payload.event_id, context);
+        return { kind: 'verify', index, eventId: event.payload.event_id, trigger, context };
       }
       default:
         this.logger.debug({ type: event.type }, 'ignored message type');
+        return null;
     }
   }
 
-  private async register(p: Extract<TypedEvent, { type: 'CheckoutRegistered' }>['payload']): Promise<void> {
-    const expectation: Expectation = {
-      reference: p.reference,
-      provider: p.provider as ProviderName,
-      amountMinor: p.amount_minor,
-      currency: p.currency,
-      userId: p.user_id,
-      customer: { email: p.customer_email ?? undefined, phone: p.customer_phone ?? undefined },
-      entitlement: p.entitlement,
-      accessPeriod: p.access_period === null ? null : accessPeriodOf(p.access_period),
-    };
-    if (!this.providers.has(expectation.provider)) {
-      throw new PermanentMessageError('VERIFICATION.UNSUPPORTED_PROVIDER', `No adapter for provider ${p.provider}`);
-    }
-    await inTransaction(this.pool, async (client) => {
-      if (!(await this.transactions.markProcessed(client, p.event_id))) return;
-      const stored = await this.transactions.load(p.reference, client, true);
-      const state = stored?.state ?? initialState();
-      const events = decide({ type: 'RegisterCheckout', data: { expectation, registeredAt: p.occurred_at } }, state);
-      if (events.length > 0) await this.transactions.insert(client, fold(events, state), p.correlation_id);
-    });
-  }
-
-  private async complete(reference: string, eventId: string, at: number): Promise<void> {
-    await inTransaction(this.pool, async (client) => {
-      if (!(await this.transactions.markProcessed(client, eventId))) return;
-      const stored = await this.transactions.load(reference, client, true);
-      const state = stored?.state ?? initialState();
-      const events = decide({ type: 'CompleteCheckout', data: { reference, completedAt: at } }, state);
-      if (events.length > 0 && !(await this.transactions.save(client, fold(events, state), state.outcomes))) {
-        throw new ConcurrentUpdateError(reference);
+  /** Applies one step to its reference's state in memory (a provider query for a trigger). */
+  private async apply(chain: Chain, step: Step): Promise<void> {
+    switch (step.kind) {
+      case 'register': {
+        const events = decide({ type: 'RegisterCheckout', data: { expectation: step.expectation, registeredAt: step.payload.occurred_at } }, chain.state);
+        if (events.length > 0 && chain.loaded === null && !chain.state.registered) chain.correlationId = step.payload.correlation_id;
+        chain.state = fold(events, chain.state);
+        return;
       }
-    });
+      case 'complete': {
+        const events = decide({ type: 'CompleteCheckout', data: { reference: chain.reference, completedAt: step.at } }, chain.state);
+        chain.state = fold(events, chain.state);
+        return;
+      }
+      case 'verify':
+        return this.verify(chain, step);
+    }
   }
 
-  private async verify(reference: string, trigger: VerificationTrigger, causationId: string, context: MessageContext): Promise<void> {
-    const log = this.logger.child({ reference, trigger, topic: context.topic, partition: context.partition, offset: context.offset });
-    if (await this.transactions.isProcessed(causationId)) return;
-    const stored = await this.transactions.load(reference);
-    if (!stored) {
+  private async verify(chain: Chain, step: Extract<Step, { kind: 'verify' }>): Promise<void> {
+    const { reference } = chain;
+    const { trigger, eventId: causationId, context } = step;
+    const before = chain.state;
+    if (!before.registered) {
       // A webhook racing the checkout: the sweeper verifies once the checkout is registered.
-      log.warn('verification trigger for an unregistered reference; left to the sweeper');
-      await inTransaction(this.pool, (client) => this.transactions.markProcessed(client, causationId));
+      this.logger.warn({ reference, trigger, topic: context.topic, partition: context.partition, offset: context.offset }, 'verification trigger for an unregistered reference; left to the sweeper');
       return;
     }
-    if (isTerminal(stored.state.status)) {
-      await inTransaction(this.pool, (client) => this.transactions.markProcessed(client, causationId));
-      log.debug({ state: stored.state.status }, 'already terminal; no provider query');
+    if (isTerminal(before.status)) {
+      this.logger.debug({ reference, trigger, state: before.status }, 'already terminal; no provider query');
       return;
     }
-    const provider = this.providers.get(stored.state.expectation!.provider);
+    const provider = this.providers.get(before.expectation!.provider);
     if (!provider) throw new PermanentMessageError('VERIFICATION.UNSUPPORTED_PROVIDER', 'No adapter for this provider');
 
-    const verdict = await provider.verify({ reference, expectation: stored.state.expectation! });
+    const verdict = await provider.verify({ reference, expectation: before.expectation! });
     const verifiedAt = this.clock();
     const verificationId = deterministicId('Verification', causationId);
-    const before = stored.state;
     const events = decide({ type: 'RecordVerification', data: { reference, verificationId, trigger, verdict, verifiedAt } }, before);
     const after = fold(events, before);
-    const result = toConsensusResult({
-      resultId: verificationId,
-      causationId,
-      correlationId: stored.correlationId,
-      trigger,
-      verdict,
-      before,
-      after,
-      events,
-      decidedAt: verifiedAt,
-    });
-    const committed = await inTransaction(this.pool, async (client) => {
-      if (!(await this.transactions.markProcessed(client, causationId))) return false;
-      if (events.length > 0 && !(await this.transactions.save(client, after, before.outcomes))) {
-        throw new ConcurrentUpdateError(reference);
-      }
-      await this.outbox.enqueue(client, [{ type: 'ConsensusResult', payload: result, causationId }]);
-      return true;
-    });
-    if (committed) this.relay.wake();
-    log.info({ verdict: verdict.kind, outcome: result.outcome, state: after.status, cause: result.detail }, 'verification decided');
-    if (committed) this.metrics.verifications.inc({ provider: result.provider, trigger, verdict: verdict.kind, outcome: result.outcome });
-    if (committed && result.outcome === 'MANUAL_REVIEW') {
-      this.metrics.manualReviews.inc({ last_verdict: verdict.kind });
+    chain.state = after;
+    chain.results.push(
+      toConsensusResult({
+        resultId: verificationId,
+        causationId,
+        correlationId: chain.correlationId!,
+        trigger,
+        verdict,
+        before,
+        after,
+        events,
+        decidedAt: verifiedAt,
+      }),
+    );
+  }
+
+  /** Logs and counts a committed consensus result (the manual-review alert included). */
+  private recorded(result: ConsensusResultV1): void {
+    const log = this.logger.child({ reference: result.reference, trigger: result.trigger });
+    log.info({ verdict: result.verdict, outcome: result.outcome, state: result.state_after, cause: result.detail }, 'verification decided');
+    this.metrics.verifications.inc({ provider: result.provider, trigger: result.trigger, verdict: result.verdict, outcome: result.outcome });
+    if (result.outcome === 'MANUAL_REVIEW') {
+      this.metrics.manualReviews.inc({ last_verdict: result.verdict });
       // The alert of docs/state-machine.md decision 6: a stable `alert` field for log-based
       // alerting, at error level, once per transaction (the outcome is recorded only once).
       log.error(
-        { alert: 'SETTLE_MANUAL_REVIEW_REQUIRED', lastVerdict: verdict.kind, entitlement: after.entitlement, state: after.status },
+        { alert: 'SETTLE_MANUAL_REVIEW_REQUIRED', lastVerdict: result.verdict, entitlement: result.entitlement_status, state: result.state_after },
         'automatic re-checks exhausted: transaction moved to manual review',
       );
     }
   }
 }
 
+/** Errors no retry can fix: a permanent message error or a broken business rule. */
+function isPermanentFailure(error: unknown): boolean {
+  return error instanceof PermanentMessageError || (typeof error === 'object' && error !== null && (error as { name?: string }).name === 'DomainError');
+}
+
+/** Whether two states would store the same row (what `saveMany` writes). */
+function sameState(a: TransactionState, b: TransactionState): boolean {
+  return a.status === b.status && a.entitlement === b.entitlement && a.completedAt === b.completedAt && a.outcomes === b.outcomes;
+}

@@ -81,6 +81,7 @@ export function loadVerifierConfig(env: NodeJS.ProcessEnv = process.env) {
   return {
     ...toWorker(e),
     merchantAccount: e.SETTLE_MERCHANT_ACCOUNT,
+    keyConcurrency: e.VERIFIER_KEY_CONCURRENCY,
     providers: {
       baseUrls: {
         paystack: e.PAYSTACK_BASE_URL,

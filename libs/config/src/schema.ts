@@ -157,6 +157,11 @@ export const verifierEnv = sharedEnv
     PROVIDER_RETRY_INITIAL_DELAY_MS: int(200, 1),
     /** Cap of one backoff delay (and of an honoured Retry-After), milliseconds. */
     PROVIDER_RETRY_MAX_DELAY_MS: int(5_000, 1),
+    /**
+     * References of one Kafka batch verified at once (provider calls in flight per partition
+     * handled); one reference's messages are always handled in order.
+     */
+    VERIFIER_KEY_CONCURRENCY: int(64, 1),
     /** Consecutive failed verifications that open a provider's circuit breaker. */
     PROVIDER_BREAKER_FAILURES: int(5, 1),
     /** How long an open breaker waits before letting one probe through, milliseconds. */
