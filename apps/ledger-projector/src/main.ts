@@ -21,7 +21,7 @@ const ledgerProjector = defineWorker({
   setup: ({ pool, topics, logger, outboxes }) => {
     const { outbox, relay } = outboxes.ledger;
     const service = new ProjectionService(pool, new PostgresLedger(pool), outbox, relay, logger);
-    return { consumers: [{ topics: [topics.consensusResults], handle: (event, context) => service.handle(event, context) }] };
+    return { consumers: [{ topics: [topics.consensusResults], handleBatch: (items) => service.handleBatch(items) }] };
   },
 });
 

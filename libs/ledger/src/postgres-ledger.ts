@@ -86,6 +86,33 @@ export const LEDGER_DDL: readonly string[] = [
      ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision, stream_hash = EXCLUDED.stream_hash;
      UPDATE ledger.head SET position = v_position, global_hash = v_global;
    END $$`,
+  // Appends the events of many streams (a consumer batch), in the given order, under one lock
+  // of the head: the same chaining as append_events, one round trip for the whole batch. Each
+  // stream's row is set to its last revision and hash in the batch.
+  `CREATE OR REPLACE FUNCTION ledger.append_batch(
+     p_streams text[], p_revisions bigint[], p_ids uuid[], p_types text[], p_data jsonb[], p_metadata jsonb[],
+     p_recorded_at timestamptz[], p_stream_hashes text[]
+   ) RETURNS SETOF bigint LANGUAGE plpgsql AS $$
+   DECLARE
+     v_position bigint;
+     v_global text;
+     i int;
+   BEGIN
+     SELECT position, global_hash INTO v_position, v_global FROM ledger.head FOR UPDATE;
+     FOR i IN 1 .. array_length(p_ids, 1) LOOP
+       v_position := v_position + 1;
+       v_global := encode(sha256(convert_to(v_global || E'\n' || v_position::text || E'\n' || p_stream_hashes[i], 'UTF8')), 'hex');
+       INSERT INTO ledger.events (position, stream_id, revision, event_id, event_type, data, metadata, recorded_at, stream_hash, global_hash)
+       VALUES (v_position, p_streams[i], p_revisions[i], p_ids[i], p_types[i], p_data[i], p_metadata[i], p_recorded_at[i], p_stream_hashes[i], v_global);
+       RETURN NEXT v_position;
+     END LOOP;
+     UPDATE ledger.streams s SET revision = l.revision, stream_hash = l.stream_hash
+       FROM (SELECT DISTINCT ON (stream_id) stream_id, revision, stream_hash
+               FROM unnest(p_streams, p_revisions, p_stream_hashes) AS u(stream_id, revision, stream_hash)
+              ORDER BY stream_id, revision DESC) AS l
+      WHERE s.stream_id = l.stream_id;
+     UPDATE ledger.head SET position = v_position, global_hash = v_global;
+   END $$`,
   `CREATE OR REPLACE FUNCTION ledger.refuse_mutation() RETURNS trigger LANGUAGE plpgsql AS $$
    BEGIN
      RAISE EXCEPTION 'ledger.events is append-only: % refused', TG_OP USING ERRCODE = 'insufficient_privilege';
@@ -117,6 +144,22 @@ export const LEDGER_DDL: readonly string[] = [
   `GRANT SELECT, INSERT, UPDATE ON ledger.streams TO ${LEDGER_WRITER_ROLE}`,
   `GRANT SELECT, UPDATE ON ledger.head TO ${LEDGER_WRITER_ROLE}`,
 ];
+
+/** One stream's append of a batch (see {@link PostgresLedger.prepareAppendsWith}). */
+export interface StreamAppend {
+  streamId: string;
+  events: readonly LedgerEventInput[];
+  expected: ExpectedRevision;
+}
+
+/** What preparing one append of a batch gave: the append to write, nothing to write, or why it cannot be. */
+export type PreparedOutcome = PreparedAppend | { done: AppendResult } | { error: WrongExpectedRevisionError | DuplicateEventIdError };
+
+/** A stream's revision and last stream hash, as locked (revision -1: no event yet). */
+export interface LockedStream {
+  revision: number;
+  hash: string | null;
+}
 
 /** An append checked and hashed under its stream's lock, ready to be written (see {@link PostgresLedger.prepareAppendWith}). */
 export interface PreparedAppend {
@@ -202,34 +245,87 @@ export class PostgresLedger implements LedgerStore {
     events: readonly LedgerEventInput[],
     expected: ExpectedRevision,
   ): Promise<PreparedAppend | { done: AppendResult }> {
-    // Lock the stream's row first, in a statement of its own: an upsert that always takes the
-    // row lock (creating a placeholder at revision -1 for a new stream), so a concurrent append
-    // to the same stream waits here and the look-up below, a new statement with a new snapshot,
-    // sees what that append committed (a redelivered duplicate is then reported as one).
-    const { rows: locked } = await client.query<{ revision: number; stream_hash: string | null }>(
-      `INSERT INTO ledger.streams (stream_id, revision) VALUES ($1, -1)
+    const [outcome] = await this.prepareAppendsWith(client, [{ streamId, events, expected }]);
+    if ('error' in outcome!) throw outcome.error;
+    return outcome!;
+  }
+
+  /**
+   * The first half of a batch of appends (a consumer batch, many streams), inside the caller's
+   * transaction: locks every stream in one statement, looks every event id up in one query,
+   * then prepares each append in order as {@link PostgresLedger.prepareOn} does. A failed check
+   * fails only its own append (its outcome is the error); later appends to the same stream see
+   * the stream as the earlier ones of the batch leave it.
+   *
+   * @returns one outcome per append, in order.
+   */
+  async prepareAppendsWith(client: PoolClient, appends: readonly StreamAppend[]): Promise<PreparedOutcome[]> {
+    const streams = await this.lockStreams(client, appends.map((a) => a.streamId));
+    const stored = await this.findStoredEvents(client, appends.flatMap((a) => a.events.map((e) => e.eventId)));
+    return appends.map((append) => this.prepareOn(streams, stored, append));
+  }
+
+  /**
+   * Locks streams' rows for the rest of the caller's transaction, in one statement and in a
+   * fixed order (stream id), creating a placeholder at revision -1 for a new stream, so a
+   * concurrent append to any of them waits and statements after this one see what it
+   * committed. Two callers locking overlapping sets cannot deadlock.
+   *
+   * @returns each stream's revision and last hash, by stream id.
+   */
+  async lockStreams(client: PoolClient, streamIds: readonly string[]): Promise<Map<string, LockedStream>> {
+    const ids = [...new Set(streamIds)].sort();
+    if (ids.length === 0) return new Map();
+    const { rows } = await client.query<{ stream_id: string; revision: number; stream_hash: string | null }>(
+      `INSERT INTO ledger.streams (stream_id, revision)
+       SELECT s, -1 FROM unnest($1::text[]) AS s ORDER BY s
        ON CONFLICT (stream_id) DO UPDATE SET revision = ledger.streams.revision
-       RETURNING revision, stream_hash`,
-      [streamId],
+       RETURNING stream_id, revision, stream_hash`,
+      [ids],
     );
-    const { rows: found } = await client.query<{ stored: Array<{ event_id: string; stream_id: string; position: number }> | null }>(
-      `SELECT json_agg(json_build_object('event_id', event_id, 'stream_id', stream_id, 'position', position) ORDER BY position) AS stored
-         FROM ledger.events WHERE event_id = ANY($1::uuid[])`,
-      [events.map((e) => e.eventId)],
+    return new Map(rows.map((r) => [r.stream_id, { revision: Number(r.revision), hash: r.stream_hash }]));
+  }
+
+  /** Where these event ids are stored already, by event id (one query). */
+  async findStoredEvents(client: PoolClient, eventIds: readonly string[]): Promise<Map<string, { streamId: string; position: number }>> {
+    if (eventIds.length === 0) return new Map();
+    const { rows } = await client.query<{ event_id: string; stream_id: string; position: number }>(
+      'SELECT event_id, stream_id, position FROM ledger.events WHERE event_id = ANY($1::uuid[])',
+      [eventIds],
     );
-    const current = Number(locked[0]!.revision);
-    const stored = found[0]!.stored ?? [];
-    if (events.length > 0 && stored.length === events.length && stored.every((r) => r.stream_id === streamId)) {
-      return { done: { nextExpectedRevision: current, positions: stored.map((r) => Number(r.position)), duplicate: true } };
+    return new Map(rows.map((r) => [r.event_id, { streamId: r.stream_id, position: Number(r.position) }]));
+  }
+
+  /**
+   * Prepares one append on streams locked by {@link PostgresLedger.lockStreams}, in memory:
+   * a redelivered duplicate (every event id stored in this stream) is `done`; an event id
+   * stored elsewhere, or a stream not at the expected revision, is an error; otherwise the
+   * rows are numbered and hashed, and `streams` advanced past them (for a later append of the
+   * same batch).
+   *
+   * @throws Error when the stream was not locked first (a programming error).
+   */
+  prepareOn(
+    streams: Map<string, LockedStream>,
+    stored: ReadonlyMap<string, { streamId: string; position: number }>,
+    { streamId, events, expected }: StreamAppend,
+  ): PreparedOutcome {
+    const stream = streams.get(streamId);
+    if (!stream) throw new Error(`stream ${streamId} was not locked before preparing its append`);
+    const found = events.map((e) => stored.get(e.eventId));
+    if (events.length > 0 && found.every((f) => f?.streamId === streamId)) {
+      return { done: { nextExpectedRevision: stream.revision, positions: found.map((f) => f!.position), duplicate: true } };
     }
-    if (stored[0]) throw new DuplicateEventIdError(stored[0].event_id);
+    const clash = events.find((e) => stored.has(e.eventId));
+    if (clash) return { error: new DuplicateEventIdError(clash.eventId) };
+    const current = stream.revision;
     if (expected !== 'any' && (expected === 'no_stream' ? current !== -1 : expected !== current)) {
-      throw new WrongExpectedRevisionError(streamId, expected, current === -1 ? 'no_stream' : current);
+      return { error: new WrongExpectedRevisionError(streamId, expected, current === -1 ? 'no_stream' : current) };
     }
     if (events.length === 0) return { done: { nextExpectedRevision: current, positions: [], duplicate: false } };
     // Stream hashes need only the stream's lock; the global chain is extended under the
-    // head's lock inside ledger.append_events, as late and as briefly as possible.
-    let previous = locked[0]!.stream_hash ?? GENESIS_HASH;
+    // head's lock inside ledger.append_batch, as late and as briefly as possible.
+    let previous = stream.hash ?? GENESIS_HASH;
     let revision = current;
     const recordedAt = new Date();
     const rows = events.map((event) => {
@@ -237,6 +333,7 @@ export class PostgresLedger implements LedgerStore {
       previous = streamHash(previous, { streamId, revision, eventId: event.eventId, type: event.type, data: event.data, metadata: event.metadata, recordedAt });
       return { event, revision, hash: previous };
     });
+    streams.set(streamId, { revision, hash: previous });
     return { streamId, expected, current, recordedAt, rows };
   }
 
@@ -248,31 +345,64 @@ export class PostgresLedger implements LedgerStore {
    *   WrongExpectedRevisionError when the stream moved on (it cannot while its lock is held).
    */
   async writePrepared(client: PoolClient, prepared: PreparedAppend): Promise<AppendResult> {
-    const { streamId, expected, current, recordedAt, rows } = prepared;
+    const [result] = await this.writePreparedMany(client, [prepared]);
+    return result!;
+  }
+
+  /**
+   * Writes prepared appends of many streams into the global chain in one server-side call,
+   * in the given order, under one lock of the head (held until the caller's commit): the
+   * chain stays gapless and in commit order.
+   *
+   * @returns one result per append, in order.
+   * @throws DuplicateEventIdError when an event id was stored in another stream meanwhile;
+   *   WrongExpectedRevisionError when a stream moved on (it cannot while its lock is held).
+   */
+  async writePreparedMany(client: PoolClient, prepared: readonly PreparedAppend[]): Promise<AppendResult[]> {
+    const rows = prepared.flatMap((p) => p.rows.map((r) => ({ ...r, streamId: p.streamId, recordedAt: p.recordedAt })));
+    if (rows.length === 0) return prepared.map((p) => ({ nextExpectedRevision: p.current, positions: [], duplicate: false }));
+    let positions: number[];
     try {
-      const { rows: positions } = await client.query<{ position: number }>(
-        'SELECT ledger.append_events($1, $2, $3, $4, $5, $6, $7, $8) AS position',
-        [
-          streamId,
-          rows.map((r) => r.revision),
-          rows.map((r) => r.event.eventId),
-          rows.map((r) => r.event.type),
-          rows.map((r) => JSON.stringify(r.event.data)),
-          rows.map((r) => JSON.stringify(r.event.metadata)),
-          recordedAt,
-          rows.map((r) => r.hash),
-        ],
-      );
-      return { nextExpectedRevision: rows.at(-1)!.revision, positions: positions.map((p) => Number(p.position)), duplicate: false };
+      const result = await client.query<{ position: number }>('SELECT ledger.append_batch($1, $2, $3, $4, $5, $6, $7, $8) AS position', [
+        rows.map((r) => r.streamId),
+        rows.map((r) => r.revision),
+        rows.map((r) => r.event.eventId),
+        rows.map((r) => r.event.type),
+        rows.map((r) => JSON.stringify(r.event.data)),
+        rows.map((r) => JSON.stringify(r.event.metadata)),
+        rows.map((r) => r.recordedAt),
+        rows.map((r) => r.hash),
+      ]);
+      positions = result.rows.map((p) => Number(p.position));
     } catch (error) {
-      // The stream is locked, so only an event id stored in another stream meanwhile remains.
+      // The streams are locked, so only an event id stored in another stream meanwhile remains.
       if (isUniqueViolation(error) && (error as { constraint?: string }).constraint === 'events_event_id_key') {
         const id = /\(event_id\)=\(([^)]+)\)/.exec((error as { detail?: string }).detail ?? '')?.[1];
         throw new DuplicateEventIdError(id ?? 'unknown');
       }
-      if (isUniqueViolation(error)) throw new WrongExpectedRevisionError(streamId, expected, current === -1 ? 'no_stream' : current);
+      if (isUniqueViolation(error)) {
+        const p = prepared[0]!;
+        throw new WrongExpectedRevisionError(p.streamId, p.expected, p.current === -1 ? 'no_stream' : p.current);
+      }
       throw error;
     }
+    let next = 0;
+    return prepared.map((p) => {
+      const mine = positions.slice(next, next + p.rows.length);
+      next += p.rows.length;
+      return { nextExpectedRevision: p.rows.at(-1)?.revision ?? p.current, positions: mine, duplicate: false };
+    });
+  }
+
+  /** Every event of these streams, oldest first, by stream id (one query, on the caller's connection). */
+  async readStreamsWith(client: Pool | PoolClient, streamIds: readonly string[]): Promise<Map<string, RecordedLedgerEvent[]>> {
+    const streams = new Map<string, RecordedLedgerEvent[]>(streamIds.map((id) => [id, []]));
+    if (streamIds.length === 0) return streams;
+    const { rows } = await client.query<EventRow>('SELECT * FROM ledger.events WHERE stream_id = ANY($1::text[]) ORDER BY stream_id, revision', [
+      [...new Set(streamIds)],
+    ]);
+    for (const row of rows) streams.get(row.stream_id)!.push(toRecorded(row));
+    return streams;
   }
 
   async readStream(streamId: string): Promise<RecordedLedgerEvent[]> {

@@ -102,6 +102,52 @@ export async function upsertLedgerStatus(client: PoolClient | Pool, row: LedgerS
   );
 }
 
+/**
+ * {@link upsertLedgerStatus} for many rows in one statement (a consumer batch): per
+ * reference only the row of the highest ledger revision is written, with the same rule.
+ */
+export async function upsertLedgerStatuses(client: PoolClient | Pool, rows: readonly LedgerStatusRow[]): Promise<void> {
+  const latest = [...latestBy(rows, (r) => r.reference, (a, b) => a.ledgerRevision - b.ledgerRevision).values()];
+  if (latest.length === 0) return;
+  const col = <T>(f: (r: LedgerStatusRow) => T) => latest.map(f);
+  await client.query(
+    `INSERT INTO read_model.transaction_status
+       (reference, provider, state, entitlement_status, amount_minor, currency, checks, last_verdict, last_trigger, ledger_revision, updated_at)
+     SELECT reference, provider, state, entitlement_status, amount_minor, currency, checks::jsonb, last_verdict, last_trigger, ledger_revision, updated_at
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[], $11::timestamptz[])
+         AS u(reference, provider, state, entitlement_status, amount_minor, currency, checks, last_verdict, last_trigger, ledger_revision, updated_at)
+     ON CONFLICT (reference) DO UPDATE SET
+       state = EXCLUDED.state, entitlement_status = EXCLUDED.entitlement_status, checks = EXCLUDED.checks,
+       last_verdict = EXCLUDED.last_verdict, last_trigger = EXCLUDED.last_trigger,
+       ledger_revision = EXCLUDED.ledger_revision, updated_at = EXCLUDED.updated_at
+     WHERE read_model.transaction_status.ledger_revision < EXCLUDED.ledger_revision`,
+    [
+      col((r) => r.reference),
+      col((r) => r.provider),
+      col((r) => r.state),
+      col((r) => r.entitlementStatus),
+      col((r) => r.amountMinor),
+      col((r) => r.currency),
+      col((r) => (r.checks === null ? null : JSON.stringify(r.checks))),
+      col((r) => r.lastVerdict),
+      col((r) => r.lastTrigger),
+      col((r) => r.ledgerRevision),
+      col((r) => r.updatedAt),
+    ],
+  );
+}
+
+/** Per key, the greatest row by `order` (the later one of equals). */
+function latestBy<T>(rows: readonly T[], key: (row: T) => string, order: (a: T, b: T) => number): Map<string, T> {
+  const latest = new Map<string, T>();
+  for (const row of rows) {
+    const k = key(row);
+    const seen = latest.get(k);
+    if (!seen || order(row, seen) >= 0) latest.set(k, row);
+  }
+  return latest;
+}
+
 /** The verifier's latest answer for a reference (see {@link READ_MODEL_DDL}). */
 export interface LatestVerificationRow {
   reference: string;
@@ -124,6 +170,22 @@ export async function upsertLatestVerification(client: PoolClient | Pool, row: L
        state = EXCLUDED.state, entitlement_status = EXCLUDED.entitlement_status, decided_at = EXCLUDED.decided_at
      WHERE read_model.latest_verification.decided_at <= EXCLUDED.decided_at`,
     [row.reference, row.verdict, row.trigger, row.causationId, row.state, row.entitlementStatus, row.decidedAt],
+  );
+}
+
+/** {@link upsertLatestVerification} for many rows in one statement: per reference only the latest answer, with the same rule. */
+export async function upsertLatestVerifications(client: PoolClient | Pool, rows: readonly LatestVerificationRow[]): Promise<void> {
+  const latest = [...latestBy(rows, (r) => r.reference, (a, b) => a.decidedAt.getTime() - b.decidedAt.getTime()).values()];
+  if (latest.length === 0) return;
+  const col = <T>(f: (r: LatestVerificationRow) => T) => latest.map(f);
+  await client.query(
+    `INSERT INTO read_model.latest_verification (reference, verdict, trigger, causation_id, state, entitlement_status, decided_at)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+     ON CONFLICT (reference) DO UPDATE SET
+       verdict = EXCLUDED.verdict, trigger = EXCLUDED.trigger, causation_id = EXCLUDED.causation_id,
+       state = EXCLUDED.state, entitlement_status = EXCLUDED.entitlement_status, decided_at = EXCLUDED.decided_at
+     WHERE read_model.latest_verification.decided_at <= EXCLUDED.decided_at`,
+    [col((r) => r.reference), col((r) => r.verdict), col((r) => r.trigger), col((r) => r.causationId), col((r) => r.state), col((r) => r.entitlementStatus), col((r) => r.decidedAt)],
   );
 }
 
@@ -211,6 +273,34 @@ export async function upsertEntitlement(client: PoolClient | Pool, row: Entitlem
        ledger_revision = EXCLUDED.ledger_revision, updated_at = EXCLUDED.updated_at
      WHERE read_model.entitlements.ledger_revision < EXCLUDED.ledger_revision`,
     [row.userId, row.entitlement, row.expiresAt, row.grants, row.lastEventId, row.lastEvent, row.lastReference, row.ledgerRevision, row.updatedAt],
+  );
+}
+
+/** {@link upsertEntitlement} for many rows in one statement: per stream only the row of the highest revision, with the same rule. */
+export async function upsertEntitlements(client: PoolClient | Pool, rows: readonly EntitlementRow[]): Promise<void> {
+  const latest = [...latestBy(rows, (r) => JSON.stringify([r.userId, r.entitlement]), (a, b) => a.ledgerRevision - b.ledgerRevision).values()];
+  if (latest.length === 0) return;
+  const col = <T>(f: (r: EntitlementRow) => T) => latest.map(f);
+  await client.query(
+    `INSERT INTO read_model.entitlements
+       (user_id, entitlement, expires_at, grants, last_event_id, last_event, last_reference, ledger_revision, updated_at)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::uuid[], $6::text[], $7::text[], $8::bigint[], $9::timestamptz[])
+     ON CONFLICT (user_id, entitlement) DO UPDATE SET
+       expires_at = EXCLUDED.expires_at, grants = EXCLUDED.grants, last_event_id = EXCLUDED.last_event_id,
+       last_event = EXCLUDED.last_event, last_reference = EXCLUDED.last_reference,
+       ledger_revision = EXCLUDED.ledger_revision, updated_at = EXCLUDED.updated_at
+     WHERE read_model.entitlements.ledger_revision < EXCLUDED.ledger_revision`,
+    [
+      col((r) => r.userId),
+      col((r) => r.entitlement),
+      col((r) => r.expiresAt),
+      col((r) => r.grants),
+      col((r) => r.lastEventId),
+      col((r) => r.lastEvent),
+      col((r) => r.lastReference),
+      col((r) => r.ledgerRevision),
+      col((r) => r.updatedAt),
+    ],
   );
 }
 

@@ -55,6 +55,43 @@ describe('PostgreSQL ledger immutability (enforced by the database)', () => {
     }
   });
 
+  it('appends a batch of many streams in one call: gapless positions in batch order, a wrong revision fails only its own append', async () => {
+    const ledger = new PostgresLedger(pool);
+    const [a, b, c] = ['a', 'b', 'c'].map((x) => `transaction-ref_${x}${randomUUID().slice(0, 8)}`) as [string, string, string];
+    await ledger.append(b, [settled(1)], 'no_stream');
+    const before = await ledger.head();
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const outcomes = await ledger.prepareAppendsWith(client, [
+        { streamId: a, events: [settled(1)], expected: 'no_stream' },
+        { streamId: b, events: [settled(2)], expected: 'no_stream' }, // b exists: refused alone
+        { streamId: c, events: [settled(1), settled(2)], expected: 'any' },
+        { streamId: a, events: [settled(2)], expected: 0 }, // sees the batch's first append to a
+      ]);
+      expect(outcomes.map((o) => ('error' in o ? o.error.code : 'done' in o ? 'done' : 'prepared'))).toEqual([
+        'prepared',
+        'LEDGER.WRONG_EXPECTED_REVISION',
+        'prepared',
+        'prepared',
+      ]);
+      const prepared = outcomes.filter((o): o is Exclude<typeof o, { error: unknown } | { done: unknown }> => !('error' in o) && !('done' in o));
+      const written = await ledger.writePreparedMany(client, prepared);
+      await client.query('COMMIT');
+      expect(written.map((w) => [w.nextExpectedRevision, w.positions])).toEqual([
+        [0, [before.position + 1]],
+        [1, [before.position + 2, before.position + 3]],
+        [1, [before.position + 4]],
+      ]);
+    } finally {
+      client.release();
+    }
+    expect((await ledger.readStream(a)).map((e) => e.revision)).toEqual([0, 1]);
+    expect(await ledger.readStream(b)).toHaveLength(1);
+    expect((await ledger.head()).position).toBe(before.position + 4);
+    expect((await verifyLedger(ledger)).broken).toBeNull();
+  });
+
   it('stores an event delivered twice at once (two projector instances around a rebalance) once, and reports the second as a duplicate', async () => {
     const ledger = new PostgresLedger(pool);
     for (const existing of [false, true]) {
