@@ -11,6 +11,7 @@ import {
   type ProviderName,
   type VerificationTrigger,
 } from '@settle/domain';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pMap from 'p-map';
 import { Outbox, OutboxRelay, PermanentMessageError, type BatchItem, type MessageContext, type OutboxMessage, type TypedEvent } from '@settle/messaging';
 import { deterministicId, inTransaction, type Logger, type Pool } from '@settle/platform';
@@ -63,6 +64,12 @@ export interface VerificationOptions {
    * partition); the messages of one reference are always handled in order. Default 64.
    */
   keyConcurrency?: number;
+  /**
+   * While some references of a batch still wait for their provider, the finished ones are
+   * committed this often, milliseconds (default 100): a slow provider answer delays only its
+   * own reference's result. The batch's offsets are resolved once all are committed.
+   */
+  flushIntervalMs?: number;
   /** epoch ms; injected so tests drive a fake clock. */
   clock?: () => number;
 }
@@ -79,11 +86,14 @@ export interface VerificationOptions {
  * A batch is handled in three steps: one read (the inbox and the states of every reference
  * in it), the decisions (references in parallel, up to `keyConcurrency` provider calls in
  * flight, each reference's messages in offset order), and one transaction writing the inbox,
- * the states (optimistic on the outcome count) and the outbox rows of the whole batch. The
- * consumer loop resolves the batch's offsets only after that commit.
+ * the states (optimistic on the outcome count) and the outbox rows of the whole batch. When
+ * some references wait on a slow provider, the finished ones are committed meanwhile (every
+ * `flushIntervalMs`), so one slow answer delays only its own reference's result. The consumer
+ * loop resolves the batch's offsets only after everything of it committed.
  */
 export class VerificationService {
   private readonly keyConcurrency: number;
+  private readonly flushIntervalMs: number;
   private readonly clock: () => number;
 
   constructor(
@@ -97,6 +107,7 @@ export class VerificationService {
     options: VerificationOptions = {},
   ) {
     this.keyConcurrency = options.keyConcurrency ?? 64;
+    this.flushIntervalMs = options.flushIntervalMs ?? 100;
     this.clock = options.clock ?? Date.now;
   }
 
@@ -151,50 +162,82 @@ export class VerificationService {
       this.transactions.loadMany(all.map((c) => c.reference)),
     ]);
     let transient: unknown = null;
-    await pMap(
+    // Chains that finished and wait for a commit. The batch commits once when its chains finish
+    // together (the usual case); when some take longer (a slow provider), the finished ones are
+    // committed every `flushIntervalMs` meanwhile, so their results never wait for the slowest.
+    const finished: Chain[] = [];
+    let running = true;
+    const work = pMap(
       all,
       async (chain) => {
         chain.loaded = loaded.get(chain.reference) ?? null;
         chain.state = chain.loaded?.state ?? initialState();
         chain.correlationId = chain.loaded?.correlationId ?? null;
-        for (const step of chain.steps) {
-          if (processed.has(step.eventId)) continue;
-          try {
-            await this.apply(chain, step);
-            chain.handled.push(step.eventId);
-          } catch (error) {
-            if (!isPermanentFailure(error)) {
-              // The reference stops here; the others are committed, and the retried batch
-              // resumes this one from its first unhandled message.
-              transient ??= error;
-              return;
+        try {
+          for (const step of chain.steps) {
+            if (processed.has(step.eventId)) continue;
+            try {
+              await this.apply(chain, step);
+              chain.handled.push(step.eventId);
+            } catch (error) {
+              if (!isPermanentFailure(error)) {
+                // The reference stops here; the others are committed, and the retried batch
+                // resumes this one from its first unhandled message.
+                transient ??= error;
+                return;
+              }
+              failed.push({ index: step.index, error });
             }
-            failed.push({ index: step.index, error });
           }
+        } finally {
+          finished.push(chain);
         }
       },
       { concurrency: this.keyConcurrency },
-    );
-
-    const changed = all.filter((c) => c.handled.length > 0);
-    if (changed.length > 0) {
-      const handled = changed.flatMap((c) => c.handled);
-      const inserts = changed.filter((c) => c.loaded === null && c.state.registered);
-      const updates = changed.filter((c) => c.loaded !== null && !sameState(c.loaded.state, c.state));
-      const messages: OutboxMessage[] = changed.flatMap((c) => c.results.map((payload) => ({ type: 'ConsensusResult' as const, payload, causationId: payload.causation_id })));
-      await inTransaction(this.pool, async (client) => {
-        if ((await this.transactions.markProcessedMany(client, handled)) !== handled.length) throw new ConcurrentUpdateError('(inbox)');
-        const rows = inserts.map((c) => ({ state: c.state, correlationId: c.correlationId! }));
-        if ((await this.transactions.insertMany(client, rows)) !== rows.length) throw new ConcurrentUpdateError('(registration)');
-        const saves = updates.map((c) => ({ state: c.state, previousOutcomes: c.loaded!.state.outcomes }));
-        if ((await this.transactions.saveMany(client, saves)) !== saves.length) throw new ConcurrentUpdateError('(state)');
-        await this.outbox.enqueue(client, messages);
+    ).finally(() => {
+      running = false;
+    });
+    let flushFailure: unknown = null;
+    while (running) {
+      const timer = new AbortController();
+      await Promise.race([work.catch(() => undefined), sleep(this.flushIntervalMs, undefined, { signal: timer.signal }).catch(() => undefined)]);
+      timer.abort();
+      if (!running || finished.length === 0 || flushFailure) continue;
+      await this.commit(finished.splice(0)).catch((error: unknown) => {
+        flushFailure = error; // the rest waits for the retry; what committed is skipped by the inbox then
       });
-      if (messages.length > 0) this.relay.wake();
-      for (const chain of changed) for (const result of chain.results) this.recorded(result);
     }
+    await work;
+    if (flushFailure) throw flushFailure;
+    await this.commit(finished.splice(0));
     if (transient) throw transient;
     return failed;
+  }
+
+  /**
+   * Commits what finished chains decided, in one transaction: their handled message ids in
+   * the inbox, new and changed states (optimistic on the outcome count), and their consensus
+   * results in the outbox; then wakes the relay and logs.
+   *
+   * @throws ConcurrentUpdateError when another member wrote one of them meanwhile (nothing committed).
+   */
+  private async commit(chains: readonly Chain[]): Promise<void> {
+    const changed = chains.filter((c) => c.handled.length > 0);
+    if (changed.length === 0) return;
+    const handled = changed.flatMap((c) => c.handled);
+    const inserts = changed.filter((c) => c.loaded === null && c.state.registered);
+    const updates = changed.filter((c) => c.loaded !== null && !sameState(c.loaded.state, c.state));
+    const messages: OutboxMessage[] = changed.flatMap((c) => c.results.map((payload) => ({ type: 'ConsensusResult' as const, payload, causationId: payload.causation_id })));
+    await inTransaction(this.pool, async (client) => {
+      if ((await this.transactions.markProcessedMany(client, handled)) !== handled.length) throw new ConcurrentUpdateError('(inbox)');
+      const rows = inserts.map((c) => ({ state: c.state, correlationId: c.correlationId! }));
+      if ((await this.transactions.insertMany(client, rows)) !== rows.length) throw new ConcurrentUpdateError('(registration)');
+      const saves = updates.map((c) => ({ state: c.state, previousOutcomes: c.loaded!.state.outcomes }));
+      if ((await this.transactions.saveMany(client, saves)) !== saves.length) throw new ConcurrentUpdateError('(state)');
+      await this.outbox.enqueue(client, messages);
+    });
+    if (messages.length > 0) this.relay.wake();
+    for (const chain of changed) for (const result of chain.results) this.recorded(result);
   }
 
   /**

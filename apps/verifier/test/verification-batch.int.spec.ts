@@ -173,6 +173,18 @@ describe('the verifier, one transaction per batch', () => {
     expect(await states(references)).toMatchObject({ [slow]: 'SETTLED_CONSENSUS', [twice]: 'RECOVERING' });
   });
 
+  it('commits the finished references while a slow provider answer is still awaited', async () => {
+    const references = fresh(4);
+    const [slow, ...quick] = references as [string, ...string[]];
+    const provider = new ScriptedProvider(new Map([[slow, { delayMs: 1_500 }]]));
+    await service(provider).handleBatch(batchOf(references.map(registered)));
+    const handling = service(provider).handleBatch(batchOf(references.map(webhook)));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect((await results(references)).map((r) => r.reference).sort()).toEqual([...quick].sort());
+    expect(await handling).toEqual([]);
+    expect((await results(references)).map((r) => r.reference).sort()).toEqual([...references].sort());
+  });
+
   it('commits the references that succeeded when another fails transiently, and resumes only the failed one on retry', async () => {
     const [good, broken] = fresh(2) as [string, string];
     const provider = new ScriptedProvider(new Map([[broken, { fail: true }]]));
