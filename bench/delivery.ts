@@ -79,7 +79,7 @@ export async function deliveryBenchmark(args: string[]): Promise<void> {
 /** The dispatcher phases (see {@link deliveryBenchmark}). */
 async function deliveries(burst: number, rate: number, seconds: number, rounds: number): Promise<void> {
 
-  const database = await createTestDatabase('settle_bench_delivery');
+  const database = await createTestDatabase('settle_bench_delivery', infra.benchAdminDatabaseUrl);
   const dir = mkdtempSync(join(tmpdir(), 'settle-bench-delivery-'));
   const pool = createPool(database.url, 4);
   const logger = createLogger('bench-delivery', 'warn');
@@ -253,8 +253,9 @@ async function deliveries(burst: number, rate: number, seconds: number, rounds: 
     // Three phases per round, their order rotating from round to round (so a slow drift of the
     // machine favours none): the fast endpoint alone; beside a second, healthy endpoint (the
     // control: what recording every event for two endpoints costs); beside a blackholed one.
-    // VACUUM ANALYZE runs before each phase, as autovacuum would in production (these machines'
-    // PostgreSQL runs with it off).
+    // VACUUM ANALYZE runs before each phase, so that each starts from tables as clean as the one
+    // before it whatever autovacuum did meanwhile (the benchmarks' own cluster runs autovacuum, as
+    // production does; the machine's PostgreSQL, which the tests use, runs with it off).
     const blackhole = await startFaultProxy(fast.port, { kind: 'blackhole' });
     cleanups.push(() => blackhole.close());
     const healthy = await startEndpointProcess({ secrets: [] });
@@ -393,7 +394,7 @@ async function answerTime(url: string, secret: string, rate: number, seconds: nu
 async function kitAnswerTime(dir: string, secret: string, rate: number, seconds: number): Promise<AnswerTimes> {
   const example = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../examples/customer-backend' : '../examples/customer-backend', import.meta.url));
   if (!existsSync(join(example, 'node_modules/@settle/receiver/package.json'))) throw new Error('run scripts/receiver-kit.sh first (scripts/bench.sh does)');
-  const database = await createTestDatabase('settle_bench_kit');
+  const database = await createTestDatabase('settle_bench_kit', infra.benchAdminDatabaseUrl);
   const port = await freePort();
   const ready = join(dir, `customer-${port}.ready`);
   const child = spawn(process.execPath, ['src/server.js'], {

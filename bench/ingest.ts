@@ -516,7 +516,7 @@ export async function ingestBenchmark(args: string[]): Promise<void> {
       `(${options.baselineProduce === 'batch' ? 'records of concurrent requests coalesced into one sendBatch' : 'one producer.send per request'})`,
   );
 
-  const stack: RunningStack = await startStack({ inactivityMs: 3_600_000, logLevel: options.logLevel });
+  const stack: RunningStack = await startStack({ inactivityMs: 3_600_000, logLevel: options.logLevel, adminDatabaseUrl: infra.benchAdminDatabaseUrl });
   let baseline: Awaited<ReturnType<typeof startBaseline>> | null = null;
   let stopped: number[] = [];
   try {

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { ChainVerifier, LEDGER_DDL, PostgresLedger, type LedgerEventInput } from '@settle/ledger';
 import { createPool, migrate, type Pool } from '@settle/platform';
-import { createTestDatabase } from '../scripts/harness/infra.js';
+import { createTestDatabase, infra } from '../scripts/harness/infra.js';
 
 const CLI = fileURLToPath(new URL('../scripts/ledger.js', import.meta.url));
 
@@ -107,7 +107,7 @@ async function rawRun(pool: Pool, writers: number, seconds: number): Promise<Run
 export async function ledgerBenchmark(args: string[]): Promise<void> {
   const seconds = Number(args[0] ?? 15);
   const replayCount = Number(args[1] ?? 1_000_000);
-  const database = await createTestDatabase('settle_bench_ledger');
+  const database = await createTestDatabase('settle_bench_ledger', infra.benchAdminDatabaseUrl);
   const pool = createPool(database.url, 17);
   try {
     await migrate(pool, 'ledger', LEDGER_DDL);

@@ -7,6 +7,7 @@ import { createLogger, createPool } from '@settle/platform';
 import { SweeperService } from '../apps/sweeper/src/sweeper.service.js';
 import { WatchStore } from '../apps/sweeper/src/watch.store.js';
 import { waitUntil } from '../scripts/clients.js';
+import { infra } from '../scripts/harness/infra.js';
 import { startSweeperBed, type SweeperBed, type SweeperProcess } from '../scripts/harness/sweepers.js';
 import { percentile } from './support/proc.js';
 
@@ -98,7 +99,7 @@ export async function sweeperBenchmark(args: string[]): Promise<void> {
     SWEEPER_RECHECK_INITIAL_DELAY_MS: String(STRETCHED_RECHECK.initialDelayMs),
     SWEEPER_RECHECK_MAX_DELAY_MS: String(STRETCHED_RECHECK.maxDelayMs),
   };
-  const bed = await startSweeperBed(env);
+  const bed = await startSweeperBed(env, { adminDatabaseUrl: infra.benchAdminDatabaseUrl });
   let sweeper: SweeperProcess | null = null;
   try {
     // 1. A nearly empty store: `due` orphans only.

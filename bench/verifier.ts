@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
+import { infra } from '../scripts/harness/infra.js';
 import { startStack } from '../scripts/harness/stack.js';
 
 /** Runs `work` over `items` with at most `concurrency` in flight. */
@@ -25,7 +26,7 @@ async function pool<T>(items: readonly T[], concurrency: number, work: (item: T)
 export async function verifierBenchmark(args: string[]): Promise<void> {
   const count = Number(args[0] ?? 2_000);
   const concurrency = 32;
-  const stack = await startStack({ inactivityMs: 3_600_000, logLevel: 'warn' });
+  const stack = await startStack({ inactivityMs: 3_600_000, logLevel: 'warn', adminDatabaseUrl: infra.benchAdminDatabaseUrl });
   try {
     const references = Array.from({ length: count }, (_, i) => `ref_bench_${randomBytes(4).toString('hex')}_${i}`);
     await pool(references, concurrency, async (reference) => {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmarks (`npm run bench -- <name>`, `./settle bench <name>`): provisions and builds like
 # the tests, starts the local infrastructure if needed (and stops what it started), then runs
-# dist/bench/run.js. Each benchmark starts its own apps with a fresh database.
+# dist/bench/run.js. Each benchmark starts its own apps with a fresh database, made on the
+# stack's own PostgreSQL cluster (.settle/postgres, autovacuum on: docs/postgres.md) rather than
+# on the machine's that the tests use, or on the server DATABASE_URL names.
 source "$(dirname "$0")/lib.sh"
 ensure_node
 ensure_deps
@@ -17,5 +19,11 @@ if ! "$SETTLE_ROOT/scripts/infra.sh" status >/dev/null 2>&1; then
 fi
 cleanup() { if [ "$started_infra" = 1 ]; then "$SETTLE_ROOT/scripts/infra.sh" stop || true; fi; }
 trap cleanup EXIT
+# Where the benchmarks create their databases (infra.benchAdminDatabaseUrl, scripts/harness/infra.ts).
+if [ -n "${DATABASE_URL:-}" ]; then
+  export SETTLE_BENCH_ADMIN_DATABASE_URL="${SETTLE_BENCH_ADMIN_DATABASE_URL:-$DATABASE_URL}"
+else
+  export SETTLE_BENCH_ADMIN_DATABASE_URL="${SETTLE_BENCH_ADMIN_DATABASE_URL:-$(settle_pg_url postgres)}"
+fi
 export KAFKAJS_NO_PARTITIONER_WARNING=1
 node "$SETTLE_ROOT/dist/bench/run.js" "$@"

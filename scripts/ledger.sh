@@ -6,5 +6,6 @@ ensure_node
 ensure_deps >&2
 # Built by ./settle up and ./settle test; built here only when missing, so a replay starts at once.
 [ -f "$SETTLE_ROOT/dist/scripts/ledger.js" ] || ensure_build >&2
-export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/settle}"
+# The stack's database: `settle` on its own cluster (scripts/infra.sh, docs/postgres.md), as stack.sh makes it.
+export DATABASE_URL="${DATABASE_URL:-$(settle_pg_url settle)}"
 exec node "$SETTLE_ROOT/dist/scripts/ledger.js" "$@"

@@ -13,6 +13,12 @@ export SETTLE_INGESTION_PORT="${SETTLE_INGESTION_PORT:-3000}"
 export SETTLE_SANDBOX_PORT="${SETTLE_SANDBOX_PORT:-3100}"
 export SETTLE_DISPATCHER_PORT="${SETTLE_DISPATCHER_PORT:-3200}"
 export SETTLE_CUSTOMER_PORT="${SETTLE_CUSTOMER_PORT:-3300}"
+# The stack's and the benchmarks' own PostgreSQL cluster (scripts/infra.sh, docs/postgres.md);
+# the tests use the machine's on 5432.
+export SETTLE_PG_PORT="${SETTLE_PG_PORT:-15432}"
+
+# settle_pg_url <database>: a superuser connection string to the stack's own cluster.
+settle_pg_url() { printf 'postgres://postgres@127.0.0.1:%s/%s' "$SETTLE_PG_PORT" "$1"; }
 
 log() { printf '[settle] %s\n' "$*" >&2; }
 die() { printf '[settle] error: %s\n' "$*" >&2; exit 1; }

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# The whole Settle stack on this machine: infrastructure (Kafka, schema registry,
-# PostgreSQL), the six apps, and an example customer backend (examples/customer-backend, the
-# receiver kit from its packed tarball) with an endpoint registered for it, each logging to
-# .settle/logs/<app>.log.
+# The whole Settle stack on this machine: infrastructure (Kafka, schema registry, and its own
+# PostgreSQL cluster in .settle/postgres, docs/postgres.md), the six apps, and an example
+# customer backend (examples/customer-backend, the receiver kit from its packed tarball) with an
+# endpoint registered for it, each logging to .settle/logs/<app>.log.
 #
 #   scripts/stack.sh up|down|status
 #
-# `up` provisions what is missing (Node 24, npm packages, Kafka, the registry), builds,
-# starts everything in the background and returns once every app is ready. Idempotent.
+# `up` provisions what is missing (Node 24, npm packages, Kafka, the registry, the PostgreSQL
+# cluster), builds, starts everything in the background and returns once every app is ready.
+# Idempotent. `down` stops the apps, Kafka, the registry and the PostgreSQL cluster.
 source "$(dirname "$0")/lib.sh"
 
 APPS=(provider-sandbox ingestion verifier ledger-projector sweeper dispatcher)
@@ -83,19 +84,32 @@ mpesa callback_token $MPESA_CALLBACK_TOKEN
 EOF_SECRETS
 }
 
-create_database() { # create_database <name>, on the machine's PostgreSQL, when missing
-  if ! psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$1'" | grep -q 1; then
-    psql -h 127.0.0.1 -U postgres -d postgres -qc "CREATE DATABASE $1" >&2
+create_database() { # create_database <admin connection string> <name>, when missing
+  if ! psql -d "$1" -tAc "SELECT 1 FROM pg_database WHERE datname = '$2'" | grep -q 1; then
+    psql -d "$1" -qc "CREATE DATABASE $2" >&2
   fi
 }
 
+# The stack's databases are on its own PostgreSQL cluster (scripts/infra.sh, .settle/postgres on
+# 127.0.0.1:$SETTLE_PG_PORT; docs/postgres.md), made when missing, unless DATABASE_URL names
+# another server. ledger.sh and demo.sh (through `stack.sh env`) read the same.
 ensure_database() {
-  # The customer backend keeps its own database, as a customer's would.
-  export CUSTOMER_DATABASE_URL="${CUSTOMER_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/settle_customer}"
-  if [ "$CUSTOMER_DATABASE_URL" = "postgres://postgres@127.0.0.1:5432/settle_customer" ]; then create_database settle_customer; fi
+  local own_customer machine_customer="postgres://postgres@127.0.0.1:5432/settle_customer"
+  own_customer="$(settle_pg_url settle_customer)"
+  # The customer backend keeps its own database, as a customer's would: on the own cluster too,
+  # or, when DATABASE_URL names the server, on the machine's as before.
+  if [ -n "${DATABASE_URL:-}" ]; then
+    export CUSTOMER_DATABASE_URL="${CUSTOMER_DATABASE_URL:-$machine_customer}"
+  else
+    export CUSTOMER_DATABASE_URL="${CUSTOMER_DATABASE_URL:-$own_customer}"
+  fi
+  case "$CUSTOMER_DATABASE_URL" in
+    "$own_customer") create_database "$(settle_pg_url postgres)" settle_customer ;;
+    "$machine_customer") create_database postgres://postgres@127.0.0.1:5432/postgres settle_customer ;;
+  esac
   if [ -n "${DATABASE_URL:-}" ]; then return 0; fi
-  export DATABASE_URL="postgres://postgres@127.0.0.1:5432/settle"
-  create_database settle
+  export DATABASE_URL="$(settle_pg_url settle)"
+  create_database "$(settle_pg_url postgres)" settle
 }
 
 stack_env() {

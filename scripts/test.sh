@@ -17,6 +17,8 @@ log "checking architecture boundaries"
 # that tarball (its tests, and the end-to-end ones, run it).
 "$SETTLE_ROOT/scripts/receiver-kit.sh"
 
+# The tests use the machine's PostgreSQL (docs/postgres.md): the stack's own cluster is left alone.
+export SETTLE_OWN_POSTGRES=0
 # The jars are needed even when another checkout's broker is already answering: some tests
 # start a broker of their own from them.
 "$SETTLE_ROOT/scripts/infra.sh" provision

@@ -117,22 +117,34 @@ export function listenerPid(port: number): number | undefined {
 
 /**
  * The infrastructure's processes: PostgreSQL's shared processes (postmaster, WAL writer,
- * checkpointer, …, which also serve other databases) and its backends for `database` only,
- * the Kafka broker and the schema registry this run uses (found by their listening ports).
+ * checkpointer, …, which also serve other databases) and its backends and autovacuum workers for
+ * `database` only, the Kafka broker and the schema registry this run uses (found by their
+ * listening ports). PostgreSQL's are those of the server `adminDatabaseUrl` names (default the
+ * benchmarks', `infra.benchAdminDatabaseUrl`): its postmaster, found by its port, and the
+ * postmaster's children; every local `postgres` process when no local server listens there.
  */
-export function infraGroups(database: string): Groups {
-  const clientBackend = /^postgres: [^:]+: \S+ (\S+) (\d{1,3}(\.\d{1,3}){3}\(\d+\)|\[local\])/;
+export function infraGroups(database: string, adminDatabaseUrl: string = infra.benchAdminDatabaseUrl): Groups {
+  // Process titles: `postgres: [<cluster_name>: ]<user> <database> <host>(<port>) <activity>` for a
+  // client backend, `postgres: [<cluster_name>: ]autovacuum worker <database>` for a vacuum.
+  const clientBackend = /^postgres: (?:[^:]+: )?\S+ (\S+) (\d{1,3}(\.\d{1,3}){3}\(\d+\)|\[local\])/;
+  const autovacuumWorker = /^postgres: (?:[^:]+: )?autovacuum worker (\S+)/;
   const port = (address: string) => Number(/:(\d+)(\/|$)/.exec(address)?.[1] ?? 0);
   const kafka = listenerPid(port(infra.kafkaBrokers[0]!));
   const registry = listenerPid(port(infra.registryUrl.replace(/^https?:\/\//, '')));
+  const server = new URL(adminDatabaseUrl);
+  const postmaster = ['127.0.0.1', 'localhost', '[::1]', ''].includes(server.hostname)
+    ? listenerPid(Number(server.port || 5432))
+    : undefined;
   return [
     [
       'PostgreSQL',
       () =>
-        findPids((pid, _f, cmdline) => {
+        findPids((pid, f, cmdline) => {
           if (commOf(pid) !== 'postgres') return false;
-          const backend = clientBackend.exec(cmdline());
-          return !backend || backend[1] === database;
+          if (postmaster !== undefined && pid !== postmaster && f[1] !== String(postmaster)) return false; // ppid, field 4
+          const title = cmdline();
+          const owner = clientBackend.exec(title)?.[1] ?? autovacuumWorker.exec(title)?.[1];
+          return owner === undefined || owner === database;
         }),
     ],
     ['Kafka broker', () => (kafka ? [kafka] : [])],

@@ -10,6 +10,15 @@ export const infra = {
   registryUrl: `http://127.0.0.1:${process.env.SETTLE_REGISTRY_PORT ?? '18081'}/apis/ccompat/v7`,
   /** Administrative connection used to create and drop per-test databases. */
   adminDatabaseUrl: process.env.SETTLE_TEST_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  /**
+   * Administrative connection of the PostgreSQL server the benchmarks create their databases on:
+   * the stack's own cluster (`scripts/infra.sh`, `SETTLE_BENCH_ADMIN_DATABASE_URL`), else the tests'.
+   */
+  benchAdminDatabaseUrl:
+    process.env.SETTLE_BENCH_ADMIN_DATABASE_URL ??
+    process.env.SETTLE_TEST_ADMIN_DATABASE_URL ??
+    process.env.DATABASE_URL ??
+    'postgres://postgres@127.0.0.1:5432/postgres',
 };
 
 /**

@@ -68,13 +68,15 @@ export interface SweeperBed {
 }
 
 /**
- * Starts a sweeper test bed. `env` applies to every sweeper started from it.
+ * Starts a sweeper test bed. `env` applies to every sweeper started from it;
+ * `options.adminDatabaseUrl` is the PostgreSQL server its database is created on (default the
+ * local infrastructure's, `infra.adminDatabaseUrl`; the benchmarks pass `infra.benchAdminDatabaseUrl`).
  *
  * @throws Error when `dist/` is missing (run `npm run build`).
  */
-export async function startSweeperBed(env: NodeJS.ProcessEnv): Promise<SweeperBed> {
+export async function startSweeperBed(env: NodeJS.ProcessEnv, options: { adminDatabaseUrl?: string } = {}): Promise<SweeperBed> {
   if (!existsSync(MAIN)) throw new Error('dist/apps/sweeper is missing: run "npm run build" first');
-  const database = await createTestDatabase('settle_sweeper');
+  const database = await createTestDatabase('settle_sweeper', options.adminDatabaseUrl);
   const topicPrefix = uniqueTopicPrefix('sweeper');
   const logger = createLogger('sweeper-bed', 'fatal');
   const { kafka, topics, codec, producer } = await connectMessaging({
