@@ -87,31 +87,36 @@ export const LEDGER_DDL: readonly string[] = [
      UPDATE ledger.head SET position = v_position, global_hash = v_global;
    END $$`,
   // Appends the events of many streams (a consumer batch), in the given order, under one lock
-  // of the head: the same chaining as append_events, one round trip for the whole batch. Each
-  // stream's row is set to its last revision and hash in the batch.
+  // of the head: the same chaining as append_events, one round trip for the whole batch. The
+  // global hashes are chained in a loop (each needs the one before), the rows inserted by one
+  // set-based statement. Each stream's row is set to its last revision and hash in the batch.
   `CREATE OR REPLACE FUNCTION ledger.append_batch(
      p_streams text[], p_revisions bigint[], p_ids uuid[], p_types text[], p_data jsonb[], p_metadata jsonb[],
      p_recorded_at timestamptz[], p_stream_hashes text[]
    ) RETURNS SETOF bigint LANGUAGE plpgsql AS $$
    DECLARE
-     v_position bigint;
+     v_start bigint;
      v_global text;
+     v_globals text[] := '{}';
+     n int := array_length(p_ids, 1);
      i int;
    BEGIN
-     SELECT position, global_hash INTO v_position, v_global FROM ledger.head FOR UPDATE;
-     FOR i IN 1 .. array_length(p_ids, 1) LOOP
-       v_position := v_position + 1;
-       v_global := encode(sha256(convert_to(v_global || E'\n' || v_position::text || E'\n' || p_stream_hashes[i], 'UTF8')), 'hex');
-       INSERT INTO ledger.events (position, stream_id, revision, event_id, event_type, data, metadata, recorded_at, stream_hash, global_hash)
-       VALUES (v_position, p_streams[i], p_revisions[i], p_ids[i], p_types[i], p_data[i], p_metadata[i], p_recorded_at[i], p_stream_hashes[i], v_global);
-       RETURN NEXT v_position;
+     SELECT position, global_hash INTO v_start, v_global FROM ledger.head FOR UPDATE;
+     FOR i IN 1 .. n LOOP
+       v_global := encode(sha256(convert_to(v_global || E'\n' || (v_start + i)::text || E'\n' || p_stream_hashes[i], 'UTF8')), 'hex');
+       v_globals := array_append(v_globals, v_global);
      END LOOP;
+     INSERT INTO ledger.events (position, stream_id, revision, event_id, event_type, data, metadata, recorded_at, stream_hash, global_hash)
+     SELECT v_start + u.n, u.stream_id, u.revision, u.event_id, u.event_type, u.data, u.metadata, u.recorded_at, u.stream_hash, u.global_hash
+       FROM unnest(p_streams, p_revisions, p_ids, p_types, p_data, p_metadata, p_recorded_at, p_stream_hashes, v_globals)
+            WITH ORDINALITY AS u(stream_id, revision, event_id, event_type, data, metadata, recorded_at, stream_hash, global_hash, n);
      UPDATE ledger.streams s SET revision = l.revision, stream_hash = l.stream_hash
        FROM (SELECT DISTINCT ON (stream_id) stream_id, revision, stream_hash
                FROM unnest(p_streams, p_revisions, p_stream_hashes) AS u(stream_id, revision, stream_hash)
               ORDER BY stream_id, revision DESC) AS l
       WHERE s.stream_id = l.stream_id;
-     UPDATE ledger.head SET position = v_position, global_hash = v_global;
+     UPDATE ledger.head SET position = v_start + n, global_hash = v_global;
+     RETURN QUERY SELECT v_start + g FROM generate_series(1, n) AS g;
    END $$`,
   `CREATE OR REPLACE FUNCTION ledger.refuse_mutation() RETURNS trigger LANGUAGE plpgsql AS $$
    BEGIN
