@@ -71,6 +71,10 @@ export interface WorkerTuningDefaults {
   poolSize: number;
   /** Partitions its consumer loops handle at once. */
   partitionsConcurrency: number;
+  /** Fetch batching: bytes the broker waits for (default 1: answer at once). */
+  fetchMinBytes?: number;
+  /** Fetch batching: how long the broker may wait for them, milliseconds (default 5 000). */
+  fetchMaxWaitMs?: number;
 }
 
 /** Tuning variables of a worker app (verifier, ledger projector, sweeper), with its defaults. */
@@ -82,21 +86,39 @@ const workerTuning = (defaults: WorkerTuningDefaults) => ({
    * handled in order). More than the partitions this member owns gains nothing.
    */
   WORKER_PARTITIONS_CONCURRENCY: int(defaults.partitionsConcurrency, 1),
+  /**
+   * Fetch batching (Kafka's fetch.min.bytes / fetch.max.wait.ms): the broker answers a fetch
+   * once this many bytes wait, or after WORKER_FETCH_MAX_WAIT_MS. Larger batches mean fewer
+   * transactions per message (one per batch) for at most that much added latency per hop.
+   */
+  WORKER_FETCH_MIN_BYTES: int(defaults.fetchMinBytes ?? 1, 1),
+  /** Longest the broker holds a fetch waiting for WORKER_FETCH_MIN_BYTES, milliseconds. */
+  WORKER_FETCH_MAX_WAIT_MS: int(defaults.fetchMaxWaitMs ?? 5_000, 1),
 });
 
 /** Nested, typed configuration of a worker app: the shared settings plus its tuning. */
 export interface WorkerConfig extends SharedConfig {
   database: { url: string; poolSize: number };
-  worker: { partitionsConcurrency: number };
+  worker: { partitionsConcurrency: number; fetch: { minBytes: number; maxWaitTimeMs: number } };
 }
 
 /** The shared settings and tuning of a worker app. */
-export function toWorker(e: z.infer<typeof sharedEnv> & { DATABASE_POOL_SIZE: number; WORKER_PARTITIONS_CONCURRENCY: number }): WorkerConfig {
+export function toWorker(
+  e: z.infer<typeof sharedEnv> & {
+    DATABASE_POOL_SIZE: number;
+    WORKER_PARTITIONS_CONCURRENCY: number;
+    WORKER_FETCH_MIN_BYTES: number;
+    WORKER_FETCH_MAX_WAIT_MS: number;
+  },
+): WorkerConfig {
   const shared = toShared(e);
   return {
     ...shared,
     database: { ...shared.database, poolSize: e.DATABASE_POOL_SIZE },
-    worker: { partitionsConcurrency: e.WORKER_PARTITIONS_CONCURRENCY },
+    worker: {
+      partitionsConcurrency: e.WORKER_PARTITIONS_CONCURRENCY,
+      fetch: { minBytes: e.WORKER_FETCH_MIN_BYTES, maxWaitTimeMs: e.WORKER_FETCH_MAX_WAIT_MS },
+    },
   };
 }
 

@@ -85,6 +85,13 @@ export interface ConsumerLoopOptions {
   fromBeginning?: boolean;
   /** Partitions handled at once (order within a partition is always kept). Default 1. */
   partitionsConsumedConcurrently?: number;
+  /**
+   * Fetch batching (Kafka's `fetch.min.bytes` and `fetch.max.wait.ms`): the broker answers a
+   * fetch once `minBytes` are available or `maxWaitTimeMs` passed, so under moderate load a
+   * batch gathers that long's messages instead of one or two. Default 1 byte and 5 000 ms
+   * (answer as soon as anything is there, kafkajs's defaults).
+   */
+  fetch?: { minBytes?: number; maxWaitTimeMs?: number };
 }
 
 /** A running consumer loop. */
@@ -143,6 +150,8 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     allowAutoTopicCreation: false,
     sessionTimeout,
     heartbeatInterval: Math.max(100, Math.min(3_000, Math.floor(sessionTimeout / 3))),
+    minBytes: options.fetch?.minBytes ?? 1,
+    maxWaitTimeInMs: options.fetch?.maxWaitTimeMs ?? 5_000,
     ...(options.partitionAssigners ? { partitionAssigners: options.partitionAssigners } : {}),
   });
   if (options.onAssignment) {

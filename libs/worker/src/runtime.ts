@@ -115,6 +115,7 @@ export async function startWorker<C extends WorkerConfig, O extends string>(
           deadLetterTopic: topics.deadLetter,
           logger,
           partitionsConsumedConcurrently: consumer.partitionsConsumedConcurrently ?? config.worker.partitionsConcurrency,
+          fetch: consumer.fetch ?? config.worker.fetch,
         }),
       );
     }

@@ -35,8 +35,10 @@ export interface WorkerOutbox {
  */
 export type ConsumerDefinition = Omit<
   ConsumerLoopOptions,
-  'kafka' | 'codec' | 'producer' | 'deadLetterTopic' | 'logger' | 'groupId' | 'partitionsConsumedConcurrently'
+  'kafka' | 'codec' | 'producer' | 'deadLetterTopic' | 'logger' | 'groupId' | 'partitionsConsumedConcurrently' | 'fetch'
 > & {
+  /** Fetch batching; default the worker's `WORKER_FETCH_MIN_BYTES` and `WORKER_FETCH_MAX_WAIT_MS`. */
+  fetch?: ConsumerLoopOptions['fetch'];
   /** Consumer group; default `<topic prefix>-<worker name>`. A second loop of a worker must name its own. */
   groupId?: string;
   /** Partitions handled at once; default the worker's `WORKER_PARTITIONS_CONCURRENCY`. */

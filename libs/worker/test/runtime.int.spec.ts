@@ -76,7 +76,7 @@ beforeAll(async () => {
     database: { url: database.url, poolSize: 3 },
     readyFile: join(dir, 'ready'),
     metricsPort: await freePort(),
-    worker: { partitionsConcurrency: 2 },
+    worker: { partitionsConcurrency: 2, fetch: { minBytes: 1, maxWaitTimeMs: 5_000 } },
   };
   worker = await startWorker(probe(config));
 });
