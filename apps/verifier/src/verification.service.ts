@@ -11,7 +11,6 @@ import {
   type ProviderName,
   type VerificationTrigger,
 } from '@settle/domain';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pMap from 'p-map';
 import { Outbox, OutboxRelay, PermanentMessageError, type BatchItem, type MessageContext, type OutboxMessage, type TypedEvent } from '@settle/messaging';
 import { deterministicId, inTransaction, type Logger, type Pool } from '@settle/platform';
@@ -199,9 +198,9 @@ export class VerificationService {
     });
     let flushFailure: unknown = null;
     while (running) {
-      const timer = new AbortController();
-      await Promise.race([work.catch(() => undefined), sleep(this.flushIntervalMs, undefined, { signal: timer.signal }).catch(() => undefined)]);
-      timer.abort();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([work.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, this.flushIntervalMs)))]);
+      clearTimeout(timer);
       if (!running || finished.length === 0 || flushFailure) continue;
       await this.commit(finished.splice(0)).catch((error: unknown) => {
         flushFailure = error; // the rest waits for the retry; what committed is skipped by the inbox then
