@@ -162,7 +162,10 @@ wal_compression = on
 checkpoint_timeout = 15min
 max_wal_size = 2GB
 
-# Observability.
+# Observability: statement statistics (CREATE EXTENSION pg_stat_statements in a database to read
+# them), I/O timing.
+shared_preload_libraries = 'pg_stat_statements'
+pg_stat_statements.track = top
 track_io_timing = on
 log_min_duration_statement = -1
 CONF
