@@ -4,6 +4,7 @@
  */
 import { cpus, totalmem } from 'node:os';
 import { deliveryBenchmark } from './delivery.js';
+import { e2eBenchmark } from './e2e.js';
 import { ingestBenchmark } from './ingest.js';
 import { ledgerBenchmark } from './ledger.js';
 import { sweeperBenchmark } from './sweeper.js';
@@ -15,6 +16,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   sweeper: sweeperBenchmark,
   ledger: ledgerBenchmark,
   delivery: deliveryBenchmark,
+  e2e: e2eBenchmark,
 };
 
 async function main(): Promise<void> {
