@@ -77,29 +77,7 @@ export interface LedgerStatusRow {
  * (redeliveries and replays never move the view backwards).
  */
 export async function upsertLedgerStatus(client: PoolClient | Pool, row: LedgerStatusRow): Promise<void> {
-  await client.query(
-    `INSERT INTO read_model.transaction_status
-       (reference, provider, state, entitlement_status, amount_minor, currency, checks, last_verdict, last_trigger, ledger_revision, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-     ON CONFLICT (reference) DO UPDATE SET
-       state = EXCLUDED.state, entitlement_status = EXCLUDED.entitlement_status, checks = EXCLUDED.checks,
-       last_verdict = EXCLUDED.last_verdict, last_trigger = EXCLUDED.last_trigger,
-       ledger_revision = EXCLUDED.ledger_revision, updated_at = EXCLUDED.updated_at
-     WHERE read_model.transaction_status.ledger_revision < EXCLUDED.ledger_revision`,
-    [
-      row.reference,
-      row.provider,
-      row.state,
-      row.entitlementStatus,
-      row.amountMinor,
-      row.currency,
-      row.checks === null ? null : JSON.stringify(row.checks),
-      row.lastVerdict,
-      row.lastTrigger,
-      row.ledgerRevision,
-      row.updatedAt,
-    ],
-  );
+  await upsertLedgerStatuses(client, [row]);
 }
 
 /**
@@ -162,15 +140,7 @@ export interface LatestVerificationRow {
 
 /** Records the verifier's latest answer unless a later one is already recorded. */
 export async function upsertLatestVerification(client: PoolClient | Pool, row: LatestVerificationRow): Promise<void> {
-  await client.query(
-    `INSERT INTO read_model.latest_verification (reference, verdict, trigger, causation_id, state, entitlement_status, decided_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
-     ON CONFLICT (reference) DO UPDATE SET
-       verdict = EXCLUDED.verdict, trigger = EXCLUDED.trigger, causation_id = EXCLUDED.causation_id,
-       state = EXCLUDED.state, entitlement_status = EXCLUDED.entitlement_status, decided_at = EXCLUDED.decided_at
-     WHERE read_model.latest_verification.decided_at <= EXCLUDED.decided_at`,
-    [row.reference, row.verdict, row.trigger, row.causationId, row.state, row.entitlementStatus, row.decidedAt],
-  );
+  await upsertLatestVerifications(client, [row]);
 }
 
 /** {@link upsertLatestVerification} for many rows in one statement: per reference only the latest answer, with the same rule. */
@@ -263,17 +233,7 @@ export function entitlementRowOf(event: Pick<RecordedLedgerEvent, 'data' | 'revi
  * and redeliveries never move it backwards; expiries only grow along a stream).
  */
 export async function upsertEntitlement(client: PoolClient | Pool, row: EntitlementRow): Promise<void> {
-  await client.query(
-    `INSERT INTO read_model.entitlements
-       (user_id, entitlement, expires_at, grants, last_event_id, last_event, last_reference, ledger_revision, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-     ON CONFLICT (user_id, entitlement) DO UPDATE SET
-       expires_at = EXCLUDED.expires_at, grants = EXCLUDED.grants, last_event_id = EXCLUDED.last_event_id,
-       last_event = EXCLUDED.last_event, last_reference = EXCLUDED.last_reference,
-       ledger_revision = EXCLUDED.ledger_revision, updated_at = EXCLUDED.updated_at
-     WHERE read_model.entitlements.ledger_revision < EXCLUDED.ledger_revision`,
-    [row.userId, row.entitlement, row.expiresAt, row.grants, row.lastEventId, row.lastEvent, row.lastReference, row.ledgerRevision, row.updatedAt],
-  );
+  await upsertEntitlements(client, [row]);
 }
 
 /** {@link upsertEntitlement} for many rows in one statement: per stream only the row of the highest revision, with the same rule. */
