@@ -350,8 +350,19 @@ export class PostgresLedger implements LedgerStore {
    *   WrongExpectedRevisionError when the stream moved on (it cannot while its lock is held).
    */
   async writePrepared(client: PoolClient, prepared: PreparedAppend): Promise<AppendResult> {
-    const [result] = await this.writePreparedMany(client, [prepared]);
-    return result!;
+    const { streamId, rows } = prepared;
+    // One stream: ledger.append_events, the lighter call (no per-batch stream bookkeeping).
+    const positions = await this.chainWrite(client, prepared, 'SELECT ledger.append_events($1, $2, $3, $4, $5, $6, $7, $8) AS position', [
+      streamId,
+      rows.map((r) => r.revision),
+      rows.map((r) => r.event.eventId),
+      rows.map((r) => r.event.type),
+      rows.map((r) => JSON.stringify(r.event.data)),
+      rows.map((r) => JSON.stringify(r.event.metadata)),
+      prepared.recordedAt,
+      rows.map((r) => r.hash),
+    ]);
+    return { nextExpectedRevision: rows.at(-1)!.revision, positions, duplicate: false };
   }
 
   /**
@@ -366,37 +377,43 @@ export class PostgresLedger implements LedgerStore {
   async writePreparedMany(client: PoolClient, prepared: readonly PreparedAppend[]): Promise<AppendResult[]> {
     const rows = prepared.flatMap((p) => p.rows.map((r) => ({ ...r, streamId: p.streamId, recordedAt: p.recordedAt })));
     if (rows.length === 0) return prepared.map((p) => ({ nextExpectedRevision: p.current, positions: [], duplicate: false }));
-    let positions: number[];
-    try {
-      const result = await client.query<{ position: number }>('SELECT ledger.append_batch($1, $2, $3, $4, $5, $6, $7, $8) AS position', [
-        rows.map((r) => r.streamId),
-        rows.map((r) => r.revision),
-        rows.map((r) => r.event.eventId),
-        rows.map((r) => r.event.type),
-        rows.map((r) => JSON.stringify(r.event.data)),
-        rows.map((r) => JSON.stringify(r.event.metadata)),
-        rows.map((r) => r.recordedAt),
-        rows.map((r) => r.hash),
-      ]);
-      positions = result.rows.map((p) => Number(p.position));
-    } catch (error) {
-      // The streams are locked, so only an event id stored in another stream meanwhile remains.
-      if (isUniqueViolation(error) && (error as { constraint?: string }).constraint === 'events_event_id_key') {
-        const id = /\(event_id\)=\(([^)]+)\)/.exec((error as { detail?: string }).detail ?? '')?.[1];
-        throw new DuplicateEventIdError(id ?? 'unknown');
-      }
-      if (isUniqueViolation(error)) {
-        const p = prepared[0]!;
-        throw new WrongExpectedRevisionError(p.streamId, p.expected, p.current === -1 ? 'no_stream' : p.current);
-      }
-      throw error;
-    }
+    const positions = await this.chainWrite(client, prepared[0]!, 'SELECT ledger.append_batch($1, $2, $3, $4, $5, $6, $7, $8) AS position', [
+      rows.map((r) => r.streamId),
+      rows.map((r) => r.revision),
+      rows.map((r) => r.event.eventId),
+      rows.map((r) => r.event.type),
+      rows.map((r) => JSON.stringify(r.event.data)),
+      rows.map((r) => JSON.stringify(r.event.metadata)),
+      rows.map((r) => r.recordedAt),
+      rows.map((r) => r.hash),
+    ]);
     let next = 0;
     return prepared.map((p) => {
       const mine = positions.slice(next, next + p.rows.length);
       next += p.rows.length;
       return { nextExpectedRevision: p.rows.at(-1)?.revision ?? p.current, positions: mine, duplicate: false };
     });
+  }
+
+  /**
+   * Runs one of the chain-extending functions and returns the positions it wrote.
+   *
+   * @throws DuplicateEventIdError when an event id was stored in another stream meanwhile;
+   *   WrongExpectedRevisionError (for `first`) when a stream moved on (it cannot while locked).
+   */
+  private async chainWrite(client: PoolClient, first: PreparedAppend, sql: string, values: unknown[]): Promise<number[]> {
+    try {
+      const result = await client.query<{ position: number }>(sql, values);
+      return result.rows.map((p) => Number(p.position));
+    } catch (error) {
+      // The streams are locked, so only an event id stored in another stream meanwhile remains.
+      if (isUniqueViolation(error) && (error as { constraint?: string }).constraint === 'events_event_id_key') {
+        const id = /\(event_id\)=\(([^)]+)\)/.exec((error as { detail?: string }).detail ?? '')?.[1];
+        throw new DuplicateEventIdError(id ?? 'unknown');
+      }
+      if (isUniqueViolation(error)) throw new WrongExpectedRevisionError(first.streamId, first.expected, first.current === -1 ? 'no_stream' : first.current);
+      throw error;
+    }
   }
 
   /** Every event of these streams, oldest first, by stream id (one query, on the caller's connection). */
