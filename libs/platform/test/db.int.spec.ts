@@ -56,16 +56,17 @@ describe('a pool whose connections the server ends', () => {
 
   it('a transaction whose backend is terminated mid-statement rejects with the server error, and the pool recovers', async () => {
     let pid = 0;
-    const failed = inTransaction(pool, async (client) => {
+    // The outcome is observed from the start: the rejection may come while `terminate` is awaited.
+    const outcome = inTransaction(pool, async (client) => {
       pid = await backendPid(client);
       await client.query('SELECT pg_sleep(30)');
-    });
-    await waitUntil('the transaction to be running', 5_000, async () => (pid !== 0 ? true : undefined));
-    await terminate(pid);
-    const error = await failed.then(
+    }).then(
       () => null,
       (e: unknown) => e,
     );
+    await waitUntil('the transaction to be running', 5_000, async () => (pid !== 0 ? true : undefined));
+    await terminate(pid);
+    const error = await outcome;
     expect(error).not.toBeNull();
     expect(isDatabaseUnavailable(error)).toBe(true);
     // Every connection of the pool is usable again: none of them is the terminated one.
