@@ -123,7 +123,8 @@ export class VerificationService {
 
   /**
    * Handles the messages of one fetched batch (one partition, in offset order) and commits
-   * their effects in one transaction; resolves once committed.
+   * their effects in one transaction (several, `flushIntervalMs` apart, while a slow provider
+   * answer is awaited); resolves once everything committed.
    *
    * @returns the messages that can never be processed (bad registration, unknown trigger, a
    *   broken business rule), by index, for the dead-letter topic; the rest is committed.
