@@ -31,15 +31,6 @@ interface Row {
 export class TransactionRepository {
   constructor(private readonly pool: Pool) {}
 
-  /** Loads a transaction, or `null` when no checkout was registered under the reference. */
-  async load(reference: string, client: Pool | PoolClient = this.pool, forUpdate = false): Promise<StoredTransaction | null> {
-    const { rows } = await client.query<Row>(
-      `SELECT * FROM verifier.transactions WHERE reference = $1${forUpdate ? ' FOR UPDATE' : ''}`,
-      [reference],
-    );
-    return rows[0] ? storedOf(rows[0]) : null;
-  }
-
   /** Loads many transactions in one query: reference to stored transaction (absent: never registered). */
   async loadMany(references: readonly string[], client: Pool | PoolClient = this.pool): Promise<Map<string, StoredTransaction>> {
     if (references.length === 0) return new Map();
@@ -84,7 +75,7 @@ export class TransactionRepository {
 
   /**
    * Saves new states in one statement, each only if its stored row still has the outcome
-   * count the caller read (optimistic, as {@link TransactionRepository.save}).
+   * count the caller read (optimistic: the first writer wins, the caller retries).
    *
    * @returns how many were saved (fewer than given when another writer got there first).
    */
@@ -109,55 +100,6 @@ export class TransactionRepository {
     return result.rowCount ?? 0;
   }
 
-  /** Inserts a newly registered transaction (no-op when present). */
-  async insert(client: PoolClient, state: TransactionState, correlationId: string): Promise<void> {
-    const e = state.expectation!;
-    await client.query(
-      `INSERT INTO verifier.transactions
-         (reference, provider, amount_minor, currency, user_id, customer_email, customer_phone, entitlement,
-          correlation_id, status, entitlement_status, completed_at, outcomes, access_period)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-       ON CONFLICT (reference) DO NOTHING`,
-      [
-        e.reference,
-        e.provider,
-        e.amountMinor,
-        e.currency,
-        e.userId,
-        e.customer.email ?? null,
-        e.customer.phone ?? null,
-        e.entitlement,
-        correlationId,
-        state.status,
-        state.entitlement,
-        state.completedAt,
-        state.outcomes,
-        e.accessPeriod,
-      ],
-    );
-  }
-
-  /**
-   * Saves a new state if the stored one still has `previousOutcomes` outcomes.
-   *
-   * @returns false when another writer got there first (the caller retries).
-   */
-  async save(client: PoolClient, state: TransactionState, previousOutcomes: number): Promise<boolean> {
-    const result = await client.query(
-      `UPDATE verifier.transactions
-          SET status = $2, entitlement_status = $3, completed_at = $4, outcomes = $5, updated_at = now()
-        WHERE reference = $1 AND outcomes = $6`,
-      [state.expectation!.reference, state.status, state.entitlement, state.completedAt, state.outcomes, previousOutcomes],
-    );
-    return result.rowCount === 1;
-  }
-
-  /** Records a processed message id. @returns false when it was processed before. */
-  async markProcessed(client: PoolClient, eventId: string): Promise<boolean> {
-    const result = await client.query('INSERT INTO verifier.inbox (event_id) VALUES ($1) ON CONFLICT DO NOTHING', [eventId]);
-    return result.rowCount === 1;
-  }
-
   /**
    * Records processed message ids in one statement.
    *
@@ -176,11 +118,6 @@ export class TransactionRepository {
     return new Set(rows.map((r) => r.event_id));
   }
 
-  /** Whether a message id was processed already. */
-  async isProcessed(eventId: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query('SELECT 1 FROM verifier.inbox WHERE event_id = $1', [eventId]);
-    return (rowCount ?? 0) > 0;
-  }
 }
 
 function storedOf(row: Row): StoredTransaction {

@@ -73,16 +73,9 @@ export interface LedgerStatusRow {
 }
 
 /**
- * Upserts a ledger-status row unless a newer ledger revision is already reflected
- * (redeliveries and replays never move the view backwards).
- */
-export async function upsertLedgerStatus(client: PoolClient | Pool, row: LedgerStatusRow): Promise<void> {
-  await upsertLedgerStatuses(client, [row]);
-}
-
-/**
- * {@link upsertLedgerStatus} for many rows in one statement (a consumer batch): per
- * reference only the row of the highest ledger revision is written, with the same rule.
+ * Upserts ledger-status rows in one statement (a consumer batch, a rebuild page), each unless a
+ * newer ledger revision is already reflected (redeliveries and replays never move the view
+ * backwards); per reference only the row of the highest revision is written.
  */
 export async function upsertLedgerStatuses(client: PoolClient | Pool, rows: readonly LedgerStatusRow[]): Promise<void> {
   const latest = [...latestBy(rows, (r) => r.reference, (a, b) => a.ledgerRevision - b.ledgerRevision).values()];
@@ -138,12 +131,7 @@ export interface LatestVerificationRow {
   decidedAt: Date;
 }
 
-/** Records the verifier's latest answer unless a later one is already recorded. */
-export async function upsertLatestVerification(client: PoolClient | Pool, row: LatestVerificationRow): Promise<void> {
-  await upsertLatestVerifications(client, [row]);
-}
-
-/** {@link upsertLatestVerification} for many rows in one statement: per reference only the latest answer, with the same rule. */
+/** Records the verifier's latest answers in one statement, each unless a later one is already recorded; per reference only the latest. */
 export async function upsertLatestVerifications(client: PoolClient | Pool, rows: readonly LatestVerificationRow[]): Promise<void> {
   const latest = [...latestBy(rows, (r) => r.reference, (a, b) => a.decidedAt.getTime() - b.decidedAt.getTime()).values()];
   if (latest.length === 0) return;
@@ -229,14 +217,10 @@ export function entitlementRowOf(event: Pick<RecordedLedgerEvent, 'data' | 'revi
 }
 
 /**
- * Upserts an entitlement row unless a newer grant of the stream is already reflected (replays
- * and redeliveries never move it backwards; expiries only grow along a stream).
+ * Upserts entitlement rows in one statement, each unless a newer grant of its stream is already
+ * reflected (replays and redeliveries never move it backwards; expiries only grow along a
+ * stream); per stream only the row of the highest revision is written.
  */
-export async function upsertEntitlement(client: PoolClient | Pool, row: EntitlementRow): Promise<void> {
-  await upsertEntitlements(client, [row]);
-}
-
-/** {@link upsertEntitlement} for many rows in one statement: per stream only the row of the highest revision, with the same rule. */
 export async function upsertEntitlements(client: PoolClient | Pool, rows: readonly EntitlementRow[]): Promise<void> {
   const latest = [...latestBy(rows, (r) => JSON.stringify([r.userId, r.entitlement]), (a, b) => a.ledgerRevision - b.ledgerRevision).values()];
   if (latest.length === 0) return;
@@ -322,19 +306,15 @@ export async function rebuildReadModels(
     for (let after = 0; ; ) {
       const page = await ledger.readAll(after, 2_000);
       if (page.length === 0) break;
-      // The last event of each stream in the page wins (rows only ever move forward).
-      const latest = new Map<string, LedgerStatusRow>();
-      const grants = new Map<string, EntitlementRow>();
+      // The bulk upserts keep the last row of each reference and stream (rows only ever move forward).
+      const statuses: LedgerStatusRow[] = [];
+      const grants: EntitlementRow[] = [];
       for (const event of page) {
-        if (parseEntitlementStream(event.streamId)) {
-          grants.set(event.streamId, entitlementRowOf(event));
-          continue;
-        }
-        const row = ledgerStatusOf(event);
-        latest.set(row.reference, row);
+        if (parseEntitlementStream(event.streamId)) grants.push(entitlementRowOf(event));
+        else statuses.push(ledgerStatusOf(event));
       }
-      for (const row of latest.values()) await upsertLedgerStatus(client, row);
-      for (const row of grants.values()) await upsertEntitlement(client, row);
+      await upsertLedgerStatuses(client, statuses);
+      await upsertEntitlements(client, grants);
       events += page.length;
       after = page.at(-1)!.position;
       onProgress(events);
