@@ -69,7 +69,7 @@ const dispatcher = defineWorker({
     let http: NestFastifyApplication | null = null;
     let retirement: NodeJS.Timeout | null = null;
     return {
-      consumers: [{ topics: [topics.entitlementEvents], handleBatch: (items) => fanOut.handleBatch(items) }],
+      consumers: [{ topics: [topics.entitlementEvents], handleBatch: (items) => fanOut.handleBatch(items), groupCommitAcrossPartitions: true }],
       start: async () => {
         scheduler.start();
         retirement = setInterval(() => {

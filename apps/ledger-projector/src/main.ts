@@ -21,7 +21,15 @@ const ledgerProjector = defineWorker({
   setup: ({ pool, topics, logger, outboxes }) => {
     const { outbox, relay } = outboxes.ledger;
     const service = new ProjectionService(pool, new PostgresLedger(pool), outbox, relay, logger);
-    return { consumers: [{ topics: [topics.consensusResults], handleBatch: (items) => service.handleBatch(items) }] };
+    return { consumers: [
+        {
+          topics: [topics.consensusResults],
+          handleBatch: (items) => service.handleBatch(items),
+          // One transaction (one lock of the ledger head) per fetch, not per partition.
+          groupCommitAcrossPartitions: true,
+        },
+      ],
+    };
   },
 });
 

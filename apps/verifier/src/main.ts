@@ -33,7 +33,14 @@ const verifier = defineWorker({
     });
     return {
       metrics: metrics.registry,
-      consumers: [{ topics: [topics.transactionEvents], handleBatch: (items) => service.handleBatch(items) }],
+      consumers: [
+        {
+          topics: [topics.transactionEvents],
+          handleBatch: (items) => service.handleBatch(items),
+          // One read and one commit per fetch, not per partition (references are independent).
+          groupCommitAcrossPartitions: true,
+        },
+      ],
       stop: async () => {
         await Promise.all([...providers.values()].map((provider) => provider.close()));
       },

@@ -194,7 +194,7 @@ export const verifierEnv = sharedEnv
     path: ['PAYSTACK_BASE_URL'],
   });
 
-export const projectorEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partitionsConcurrency: 3 }));
+export const projectorEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 }));
 
 export const sweeperEnv = sharedEnv.extend(workerTuning({ poolSize: 5, partitionsConcurrency: 2 })).extend({
   /** Inactivity after which a transaction is orphaned, milliseconds (spec section 8: 45 s). */

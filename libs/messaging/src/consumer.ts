@@ -3,6 +3,7 @@ import type { Consumer, Kafka, KafkaMessage, PartitionAssigner, Producer } from 
 import type { Logger } from 'pino';
 import { DecodeError, type AvroCodec } from './codec.js';
 import type { TypedEvent } from './contracts.js';
+import { groupCommitAcrossPartitions } from './group-commit.js';
 import { HEADERS } from './headers.js';
 
 /**
@@ -64,6 +65,12 @@ export interface ConsumerLoopOptions {
   handle?: MessageHandler;
   /** Per-batch handler, used instead of `handle` when given. */
   handleBatch?: BatchHandler;
+  /**
+   * Merge the batches of partitions handed over together (one fetch) into one call of
+   * `handleBatch` (see `groupCommitAcrossPartitions`): one transaction per fetch instead of one
+   * per partition. Only for handlers indifferent to partitions. Default false.
+   */
+  groupCommitAcrossPartitions?: boolean;
   /** Group assignment strategies (default: kafkajs's round robin). */
   partitionAssigners?: PartitionAssigner[];
   /** Consumer-group session time-out, milliseconds (default 30 000): how long a silent member keeps its partitions. */
@@ -141,8 +148,14 @@ function defaultIsPermanent(error: unknown): boolean {
  * long batches; the loop stops at once when the consumer is stopping or the batch is stale.
  */
 export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<ConsumerLoop> {
-  const { kafka, groupId, topics, codec, producer, deadLetterTopic, logger, handle, handleBatch } = options;
-  if (!handle === !handleBatch) throw new Error('startConsumerLoop needs exactly one of handle and handleBatch');
+  const { kafka, groupId, topics, codec, producer, deadLetterTopic, logger, handle } = options;
+  if (!handle === !options.handleBatch) throw new Error('startConsumerLoop needs exactly one of handle and handleBatch');
+  const handleBatch =
+    options.handleBatch && options.groupCommitAcrossPartitions
+      ? groupCommitAcrossPartitions(options.handleBatch, {
+          onCall: ({ batches, items }) => logger.debug({ groupId, batches, items }, 'partition batches handled in one call'),
+        })
+      : options.handleBatch;
   const isPermanent = options.isPermanent ?? defaultIsPermanent;
   const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
   const consumer = kafka.consumer({

@@ -11,3 +11,4 @@ export * from './consumer.js';
 export * from './outbox.js';
 export * from './connect.js';
 export * from './co-partitioned.assigner.js';
+export * from './group-commit.js';
