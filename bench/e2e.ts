@@ -1355,7 +1355,7 @@ async function runOnce(run: number, options: Options, log: (line: string) => voi
     inactivityMs: 3_600_000,
     logLevel: options.logLevel,
     adminDatabaseUrl: infra.benchAdminDatabaseUrl,
-    ...(profileDir && options.profile ? { env: { [options.profile as StackApp]: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } } } : {}),
+    ...(profileDir && options.profile ? { env: { [options.profile as StackApp]: { NODE_OPTIONS: `${process.env.SETTLE_APP_NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() } } } : {}),
   });
   const database = new URL(stack.databaseUrl).pathname.slice(1);
   const logger: Logger = createLogger('bench-e2e', 'warn');

@@ -42,7 +42,8 @@ export async function spawnProcess(spec: ProcessSpec): Promise<AppProcess> {
   const out = openSync(logPath, 'a');
   const child: ChildProcess = spawn(process.execPath, [spec.script], {
     ...(spec.cwd ? { cwd: spec.cwd } : {}),
-    env: { ...spec.env, SETTLE_READY_FILE: ready },
+    // The apps' V8 options (scripts/lib.sh, SETTLE_APP_NODE_OPTIONS) unless the caller sets its own.
+    env: { NODE_OPTIONS: process.env.SETTLE_APP_NODE_OPTIONS ?? '', ...spec.env, SETTLE_READY_FILE: ready },
     stdio: ['ignore', out, out],
   });
   const logs = () => (existsSync(logPath) ? readFileSync(logPath, 'utf8') : '');

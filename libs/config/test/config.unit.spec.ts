@@ -72,7 +72,7 @@ describe('configuration', () => {
     const verifier = { ...base, PAYSTACK_BASE_URL: 'http://127.0.0.1:3100' };
     expect([loadVerifierConfig(verifier), loadProjectorConfig(base), loadSweeperConfig(base)].map((c) => [c.database.poolSize, c.worker.partitionsConcurrency])).toEqual([
       [10, 6],
-      [10, 3],
+      [10, 6],
       [5, 2],
     ]);
     expect(loadIngestionConfig({ ...base, SETTLE_API_KEY_SHA256: 'ab' }).database.poolSize).toBe(20);
