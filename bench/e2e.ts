@@ -16,6 +16,7 @@ import { ROOT } from '../scripts/harness/apps.js';
 import { infra } from '../scripts/harness/infra.js';
 import { startStack, type RunningStack, type StackApp } from '../scripts/harness/stack.js';
 import { profileMarkdown, summariseCpuProfiles } from './support/cpuprofile.js';
+import { HopWatch } from './support/hop-watch.js';
 import { KafkaRoundTrip, type RoundTripResult } from './support/kafka-roundtrip.js';
 import { closedPool, openLoop, sleep, wallNow } from './support/open-loop.js';
 import { cpuDelta, findPids, infraGroups, percentile, snapshot, type CpuDelta, type CpuSnapshot, type Groups } from './support/proc.js';
@@ -56,6 +57,12 @@ import { cpuDelta, findPids, infraGroups, percentile, snapshot, type CpuDelta, t
  *    accepted webhook has both, giving up only after `--drain-timeout` seconds without progress
  *    (or `--drain-max` in all): a stack slower than the offered rate shows up as lag and drain
  *    time, not as a failure.
+ *    The same path is split into hops (bench/support/hop-watch.ts, a consumer of the
+ *    transaction-events and consensus-results topics): 2xx → the webhook on transaction-events
+ *    (the record's producer timestamp: ingestion's relay sent it), → verified (the settled
+ *    `ConsensusResult`'s `occurred_at`: the verifier consumed it, asked the provider and
+ *    decided), → the result on consensus-results (the verifier's commit and relay), → the
+ *    ledger (the projector), → the `SettlementRecorded` arrival; each hop's own p50 / p99 / max.
  * 4. Sampled every second: consumer lag of each of the stack's consumer groups
  *    (`<topicPrefix>-<app>`: committed offsets against the partitions' high watermarks, over
  *    the topics each member subscribed), outbox backlog of every schema with an `outbox` table
@@ -203,6 +210,15 @@ function table(header: string[], rows: string[][]): string {
 const sortedOf = (values: Iterable<number>) => Float64Array.from(values).sort();
 
 /** p50, p99 and max of ascending values, ms. */
+/** The hops of a settlement's path, in order (see the phase report's `settlement.hops`). */
+const HOPS = [
+  '2xx → webhook on topic',
+  'webhook on topic → verified',
+  'verified → result on topic',
+  'result on topic → ledger',
+  'ledger → settlement arrival',
+] as const;
+
 interface Percentiles {
   count: number;
   p50: number;
@@ -856,6 +872,13 @@ interface PhaseReport {
     ledgerLatency: Percentiles;
     /** Webhook 2xx → `SettlementRecorded` arrival at this benchmark's consumer, ms. */
     topicLatency: Percentiles;
+    /**
+     * The same path split into its hops (HopWatch), each hop's own percentiles, ms: webhook 2xx →
+     * on transaction-events (ingestion's relay), → verified (verifier: consume, provider call,
+     * decision), → on consensus-results (verifier's commit and relay), → ledger (projector), →
+     * `SettlementRecorded` arrival (projector's relay, this benchmark's consumer).
+     */
+    hops: Record<string, Percentiles>;
     drainSeconds: number;
     drained: boolean;
   };
@@ -909,6 +932,7 @@ interface RunContext {
   monitor: StackMonitor;
   ledger: LedgerWatch;
   settlements: SettlementWatch;
+  hops: HopWatch;
   webhooks: WebhookClient;
   apps: Map<string, number>;
   /** CPU of every process now; the infrastructure's processes looked up afresh (a restarted broker has a new pid). */
@@ -1125,6 +1149,7 @@ async function runPhase(
   // Latencies.
   const ledgerLatencies: number[] = [];
   const topicLatencies: number[] = [];
+  const hopLatencies: Record<string, number[]> = Object.fromEntries(HOPS.map((h) => [h, []]));
   let lastSettlement = Number.NaN;
   let lastArrival = Number.NaN;
   let settled = 0;
@@ -1144,6 +1169,12 @@ async function runPhase(
       topicLatencies.push(a.at - answeredAt);
       lastArrival = Number.isNaN(lastArrival) ? a.at : Math.max(lastArrival, a.at);
     }
+    const h = ctx.hops.byReference.get(reference);
+    const marks = [answeredAt, h?.webhookOnTopic, h?.verified, h?.resultOnTopic, s?.at, a?.at];
+    HOPS.forEach((hop, k) => {
+      const [from, to] = [marks[k], marks[k + 1]];
+      if (from !== undefined && to !== undefined) hopLatencies[hop]!.push(to - from);
+    });
   }
 
   // Sampled series.
@@ -1231,6 +1262,7 @@ async function runPhase(
       firstWebhookToLastSettlementSeconds: (lastSettlement - firstWall) / 1000,
       ledgerLatency: percentilesOf(sortedOf(ledgerLatencies)),
       topicLatency: percentilesOf(sortedOf(topicLatencies)),
+      hops: Object.fromEntries(HOPS.map((hop) => [hop, percentilesOf(sortedOf(hopLatencies[hop]!))])),
       drainSeconds: (drainEnd - loadEnd) / 1000,
       drained,
     },
@@ -1367,6 +1399,7 @@ async function runOnce(run: number, options: Options, log: (line: string) => voi
   const ledger = new LedgerWatch(db);
   const webhooks = new WebhookClient(stack.ingestionUrl, options.connections);
   let settlements: SettlementWatch | null = null;
+  let hops: HopWatch | null = null;
   const report: RunReport = {
     run,
     topicPrefix: stack.topicPrefix,
@@ -1386,6 +1419,7 @@ async function runOnce(run: number, options: Options, log: (line: string) => voi
     const settlementPartitions = metadata.topics[0]?.partitions.length ?? 0;
     report.settlementPartitions = settlementPartitions;
     settlements = await SettlementWatch.start(kafka, topics.settlements, AvroCodec.connect(infra.registryUrl, topics), `bench-e2e-${stack.topicPrefix}`);
+    hops = await HopWatch.start(kafka, topics, AvroCodec.connect(infra.registryUrl, topics), `bench-e2e-hops-${stack.topicPrefix}`);
     ledger.start();
     const appGroups: Groups = [...apps].map(([app, pid]): [string, () => number[]] => [app, () => [pid]]);
     const ctx: RunContext = {
@@ -1398,6 +1432,7 @@ async function runOnce(run: number, options: Options, log: (line: string) => voi
       monitor: new StackMonitor(kafkaAdmin, db, stack.topicPrefix, topics),
       ledger,
       settlements,
+      hops,
       webhooks,
       apps,
       snapshot: () => snapshot([...appGroups, ...infraGroups(database)]),
@@ -1493,6 +1528,7 @@ async function runOnce(run: number, options: Options, log: (line: string) => voi
   } finally {
     await ledger.stop();
     await settlements?.stop().catch(() => undefined);
+    await hops?.stop().catch(() => undefined);
     await kafkaAdmin.disconnect().catch(() => undefined);
     await webhooks.close().catch(() => undefined);
     await admin.end().catch(() => undefined);
@@ -1533,6 +1569,7 @@ function phaseTable(run: RunReport): string {
     row('ratio settled/s ÷ baseline', (p) => fmt(p.baseline?.ratio, 3)),
     row('2xx → ledger settlement p50 / p99 / max (ms)', (p) => lat(p.settlement.ledgerLatency)),
     row('2xx → SettlementRecorded p50 / p99 / max (ms)', (p) => lat(p.settlement.topicLatency)),
+    ...HOPS.map((hop) => row(`… hop ${hop} p50 / p99 / max (ms)`, (p) => (p.settlement.hops?.[hop] ? lat(p.settlement.hops[hop]) : 'n/a'))),
     row('baseline send → arrival p50 / p99 / max (ms)', (p) => (p.baseline ? `${fmt(p.baseline.p50Ms, 1)} / ${fmt(p.baseline.p99Ms, 1)} / ${fmt(p.baseline.maxMs, 1)}` : 'n/a')),
     row('first webhook → last settlement (s)', (p) => fmt(p.settlement.firstWebhookToLastSettlementSeconds, 1)),
     row('drain after the last answer (s)', (p) => `${fmt(p.settlement.drainSeconds, 1)}${p.settlement.drained ? '' : ' (gave up)'}`),

@@ -4,12 +4,14 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Secret } from '@settle/config';
+import type { Topics } from '@settle/messaging';
 import { createPool, migrate } from '@settle/platform';
 import { CredentialsVault, generateMasterKey, loadMasterKeyRing, PostgresVaultStore, VAULT_DDL, vaultDdl } from '@settle/vault';
 import pg from 'pg';
 import { DispatcherClient, IngestionClient, SandboxClient, waitUntil } from '../clients.js';
 import { ROOT, spawnApp, spawnProcess, type AppProcess } from './apps.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from './infra.js';
+import { publishedMessages, type PublishedMessage } from './published.js';
 
 
 /** A free TCP port on loopback. */
@@ -47,6 +49,11 @@ export interface RunningStack {
   /** Master keys of ingestion's webhook vault (to seed rotations in tests). */
   webhookMasterKeys: string;
   logs(app: string): string;
+  /**
+   * What an app published on a topic: the records on it plus the rows still waiting in the
+   * app's outbox for it, one per event id (see `publishedMessages`).
+   */
+  published(outboxSchema: string, topic: keyof Topics): Promise<PublishedMessage[]>;
   /** The example customer backend, when asked for. */
   customer: RunningCustomer | null;
   /** Apps whose process has exited (with its exit code or signal), in no particular order. */
@@ -310,6 +317,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     databaseUrl: database.url,
     webhookMasterKeys,
     logs,
+    published: (outboxSchema, topic) => publishedMessages({ db, topicPrefix }, infra, outboxSchema, topic),
     exited: () =>
       [...processes].flatMap(([app, process]) => {
         const exit = process.exit();

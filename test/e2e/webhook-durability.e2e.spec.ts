@@ -5,12 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AvroCodec, createKafka, HEADERS, headerText, topicNames } from '@settle/messaging';
-import { createLogger } from '@settle/platform';
 import pg from 'pg';
 import { waitUntil } from '../../scripts/clients.js';
 import { startOwnBroker, type OwnBroker } from '../../scripts/harness/broker.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../scripts/harness/infra.js';
+import { publishedMessages, readTopics } from '../../scripts/harness/published.js';
 import { freePort, seedWebhookVault } from '../../scripts/harness/stack.js';
 import { generateMasterKey } from '@settle/vault';
 
@@ -95,30 +94,8 @@ async function deliver(w: { body: string; signature: string }): Promise<number> 
 
 /** Every ProviderWebhookReceived on the test broker's topic, by reference. */
 async function publishedReferences(): Promise<string[]> {
-  const topics = topicNames(topicPrefix);
-  const kafka = createKafka('durability-check', [broker.address], createLogger('durability-check', 'fatal'));
-  const codec = AvroCodec.connect(infra.registryUrl, topics);
-  const admin = kafka.admin();
-  await admin.connect();
-  const offsets = await admin.fetchTopicOffsets(topics.transactionEvents);
-  await admin.disconnect();
-  const total = offsets.reduce((n, o) => n + Number(o.high) - Number(o.low), 0);
-  const seen: string[] = [];
-  const consumer = kafka.consumer({ groupId: `durability-${randomBytes(4).toString('hex')}` });
-  await consumer.connect();
-  await consumer.subscribe({ topic: topics.transactionEvents, fromBeginning: true });
-  let read = 0;
-  await consumer.run({
-    eachMessage: async ({ message }) => {
-      read += 1;
-      if (headerText(message.headers, HEADERS.eventType) !== 'ProviderWebhookReceived') return;
-      const event = await codec.decode(message.value, message.headers as Record<string, unknown>);
-      seen.push(event.payload.reference);
-    },
-  });
-  await waitUntil('every record on the topic to be read', 30_000, async () => (read >= total ? true : undefined));
-  await consumer.disconnect();
-  return seen;
+  const records = await readTopics([broker.address], infra.registryUrl, topicPrefix, ['transactionEvents']);
+  return records.filter((m) => m.type === 'ProviderWebhookReceived').map((m) => m.payload.reference!);
 }
 
 describe('webhooks are acknowledged only once durable, and survive a broker outage', () => {
@@ -129,7 +106,7 @@ describe('webhooks are acknowledged only once durable, and survive a broker outa
     expect(new Set(statuses)).toEqual(new Set([200]));
     expect(await deliver(w)).toBe(200);
     await waitUntil('the outbox to drain', 30_000, async () => {
-      const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM ingestion.outbox WHERE published_at IS NULL');
+      const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM ingestion.outbox');
       return rows[0]!.n === 0 ? true : undefined;
     });
     expect((await publishedReferences()).filter((r) => r === reference)).toHaveLength(1);
@@ -146,14 +123,8 @@ describe('webhooks are acknowledged only once durable, and survive a broker outa
     const body = webhook(reference).body;
     const forged = createHmac('sha512', `sk_test_${randomBytes(20).toString('hex')}`).update(body).digest('hex');
     for (let i = 0; i < 5; i++) expect(await deliver({ body, signature: forged })).toBe(401);
-    const { rows } = await db.query<{ event_type: string; n: number }>(
-      'SELECT event_type, count(*)::int AS n FROM ingestion.outbox WHERE message_key = $1 GROUP BY event_type ORDER BY event_type',
-      [reference],
-    );
-    expect(rows).toEqual([
-      { event_type: 'CheckoutRegistered', n: 1 },
-      { event_type: 'VerificationRequested', n: 1 },
-    ]);
+    const published = await publishedMessages({ db, topicPrefix }, { kafkaBrokers: [broker.address], registryUrl: infra.registryUrl }, 'ingestion', 'transactionEvents');
+    expect(published.filter((m) => m.key === reference).map((m) => m.type).sort()).toEqual(['CheckoutRegistered', 'VerificationRequested']);
   });
 
   it('with the broker down, webhooks are still acknowledged from the outbox, and all arrive once it is back', async () => {
@@ -165,11 +136,11 @@ describe('webhooks are acknowledged only once durable, and survive a broker outa
     for (const reference of during) expect(await deliver(webhook(reference))).toBe(200);
     // Acknowledged while Kafka is unreachable: durability does not wait for the broker.
     expect(Date.now() - started).toBeLessThan(10_000);
-    const pending = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM ingestion.outbox WHERE published_at IS NULL');
+    const pending = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM ingestion.outbox');
     expect(pending.rows[0]!.n).toBeGreaterThan(0);
     await broker.start();
     await waitUntil('the outbox to drain after the broker is back', 120_000, async () => {
-      const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM ingestion.outbox WHERE published_at IS NULL');
+      const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM ingestion.outbox');
       return rows[0]!.n === 0 ? true : undefined;
     });
     const published = await publishedReferences();

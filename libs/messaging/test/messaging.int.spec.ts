@@ -151,7 +151,7 @@ describe('transactional outbox', () => {
     expect(rows[0]!.n).toBe(0);
   });
 
-  it('publishes only what committed, in order, and marks it published', async () => {
+  it('publishes only what committed, in order, and deletes it once Kafka acknowledged it', async () => {
     const outbox = new Outbox('app', topics, codec);
     const committed = registered('ref_outbox_committed');
     await inTransaction(pool, (client) => outbox.enqueue(client, [{ type: 'CheckoutRegistered', payload: committed }]));
@@ -176,16 +176,34 @@ describe('transactional outbox', () => {
     relay.start();
     try {
       await waitUntil('the committed message to arrive', 30_000, async () => (received.includes('ref_outbox_committed') ? true : undefined));
-      const { rows } = await pool.query<{ pending: number }>('SELECT count(*)::int AS pending FROM app.outbox WHERE published_at IS NULL');
-      await waitUntil('the row to be marked published', 10_000, async () => {
-        const r = await pool.query<{ pending: number }>('SELECT count(*)::int AS pending FROM app.outbox WHERE published_at IS NULL');
+      await waitUntil('the published row to be deleted', 10_000, async () => {
+        const r = await pool.query<{ pending: number }>('SELECT count(*)::int AS pending FROM app.outbox');
         return r.rows[0]!.pending === 0 ? true : undefined;
       });
-      expect(rows.length).toBe(1);
+      expect(received.filter((key) => key === 'ref_outbox_committed')).toHaveLength(1);
       expect(received).not.toContain('ref_outbox_rolled_back');
     } finally {
       await relay.stop();
       await consumer.disconnect();
     }
+  });
+
+  it('migrates an outbox that kept published rows: those are deleted, the unpublished ones kept, the column dropped', async () => {
+    await pool.query(`CREATE SCHEMA legacy`);
+    await pool.query(
+      `CREATE TABLE legacy.outbox (id bigserial PRIMARY KEY, topic text NOT NULL, message_key text NOT NULL, event_type text NOT NULL,
+         payload jsonb NOT NULL, correlation_id text NOT NULL, causation_id text, created_at timestamptz NOT NULL DEFAULT now(), published_at timestamptz)`,
+    );
+    await pool.query(`CREATE INDEX outbox_unpublished ON legacy.outbox (id) WHERE published_at IS NULL`);
+    await pool.query(
+      `INSERT INTO legacy.outbox (topic, message_key, event_type, payload, correlation_id, published_at)
+       VALUES ('t', 'ref_sent', 'CheckoutRegistered', '{}', 'c', now()), ('t', 'ref_waiting', 'CheckoutRegistered', '{}', 'c', NULL)`,
+    );
+    await migrate(pool, 'legacy', outboxDdl('legacy'));
+    await migrate(pool, 'legacy', outboxDdl('legacy')); // idempotent
+    const { rows } = await pool.query<{ message_key: string }>('SELECT message_key FROM legacy.outbox ORDER BY id');
+    expect(rows).toEqual([{ message_key: 'ref_waiting' }]);
+    const columns = await pool.query(`SELECT 1 FROM information_schema.columns WHERE table_schema = 'legacy' AND table_name = 'outbox' AND column_name = 'published_at'`);
+    expect(columns.rowCount).toBe(0);
   });
 });
