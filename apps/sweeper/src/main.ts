@@ -33,6 +33,8 @@ const sweeper = defineWorker({
         {
           topics: [topics.transactionEvents, topics.consensusResults],
           handleBatch: (items) => service.handleBatch(items),
+          // One fenced transaction per fetch (both topics, every owned partition), not per partition.
+          groupCommitAcrossPartitions: true,
           partitionAssigners: [coPartitionedAssigner],
           sessionTimeoutMs: config.sessionTimeoutMs,
           onAssignment: (assignment) => service.onAssignment(assignment),

@@ -83,8 +83,8 @@ export class SweeperService {
   private readonly reclaimTimers = new Set<NodeJS.Timeout>();
   private claiming: Promise<void> = Promise.resolve();
   private generation = 0;
-  /** One batch at a time per partition: both topics' batches of a partition touch the same watches. */
-  private readonly partitionQueues = new Map<number, Promise<unknown>>();
+  /** One batch (or merged batches) at a time: both topics' batches of a partition touch the same watches. */
+  private applying: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
   private running = false;
   private sweeping: Promise<void> | null = null;
@@ -180,59 +180,59 @@ export class SweeperService {
   }
 
   /**
-   * Folds one batch of one partition into its watches, in one transaction fenced by the
-   * partition's epoch. Resolves once committed; the consumer loop then commits the offsets.
+   * Folds batches of activity into their partitions' watches, in one transaction fenced by the
+   * epochs of every partition they come from: one partition's batch, or the batches of one
+   * fetch merged (group commit across partitions, `groupCommitAcrossPartitions`). Calls run
+   * one at a time: both topics' batches of a partition touch the same watches. Resolves once
+   * committed; the consumer loop then commits the offsets.
    *
-   * @returns items that can never be applied (an activity time that is not a number).
-   * @throws PartitionFencedError when this instance does not (or no longer) own the partition:
-   *   the loop retries until the batch goes stale, and the partition's owner re-reads it.
+   * @returns items that can never be applied (an activity time that is not a number), and the
+   *   items of every partition this instance does not (or no longer) own, each with a
+   *   PartitionFencedError: the loop gives those partitions' batches up, their owner re-reads
+   *   them, and the other partitions' items are committed.
+   * @throws PartitionFencedError when it owns none of them (the batch is given up likewise).
    */
   async handleBatch(items: readonly BatchItem[]): Promise<Array<{ index: number; error: unknown }>> {
-    const partition = items[0]!.context.partition;
-    // Batches of the two topics of one partition run one after the other: a watch created by
-    // both at once would otherwise be folded from nothing twice, the second write hiding the first.
-    const previous = this.partitionQueues.get(partition) ?? Promise.resolve();
-    const run = previous.catch(() => undefined).then(() => this.applyBatch(partition, items));
-    this.partitionQueues.set(partition, run);
-    try {
-      return await run;
-    } finally {
-      if (this.partitionQueues.get(partition) === run) this.partitionQueues.delete(partition);
-    }
+    const run = this.applying.catch(() => undefined).then(() => this.applyBatch(items));
+    this.applying = run;
+    return run;
   }
 
-  private async applyBatch(partition: number, items: readonly BatchItem[]): Promise<Array<{ index: number; error: unknown }>> {
+  private async applyBatch(items: readonly BatchItem[]): Promise<Array<{ index: number; error: unknown }>> {
     await this.claiming;
-    const epoch = this.claims.get(partition);
-    if (epoch === undefined) throw new PartitionFencedError(partition);
+    const partitions = [...new Set(items.map((item) => item.context.partition))].sort((a, b) => a - b);
+    const claims = this.claimList(partitions);
     const seen = items.map((item) => ({ item, found: activityOf(item.event) }));
-    const references = [...new Set(seen.filter((s) => s.found).map((s) => s.item.event.payload.reference))];
-    if (references.length === 0) return [];
-    return inTransaction(this.deps.pool, async (client) => {
-      const claim = [{ partition, epoch }];
-      const held = await this.deps.store.fence(client, claim);
-      if (held.length === 0) {
-        this.dropFenced(claim, held);
-        throw new PartitionFencedError(partition);
-      }
+    if (!seen.some((s) => s.found)) return [];
+    if (claims.length === 0) throw new PartitionFencedError(partitions[0]!);
+    const { held, rejected } = await inTransaction(this.deps.pool, async (client) => {
+      const held = new Set(await this.deps.store.fence(client, claims));
+      this.dropFenced(claims, [...held]);
+      if (held.size === 0) throw new PartitionFencedError(partitions[0]!);
+      const mine = seen.filter((s) => held.has(s.item.context.partition));
+      const references = [...new Set(mine.filter((s) => s.found).map((s) => s.item.event.payload.reference))];
       const stored = await this.deps.store.lock(client, references);
       const changed = new Map<string, StoredWatch>();
       const rejected: Array<{ index: number; error: unknown }> = [];
       for (const [index, { item, found }] of seen.entries()) {
-        if (!found) continue;
+        if (!found || !held.has(item.context.partition)) continue;
         const reference = item.event.payload.reference;
         const current = changed.get(reference) ?? stored.get(reference) ?? null;
         try {
           const watch = observe(current?.watch ?? null, reference, found.activity, this.deps.policy);
-          changed.set(reference, { watch, partition, correlationId: current?.correlationId ?? found.correlationId });
+          changed.set(reference, { watch, partition: item.context.partition, correlationId: current?.correlationId ?? found.correlationId });
         } catch (error) {
           if (!(error instanceof DomainError)) throw error;
           rejected.push({ index, error });
         }
       }
       await this.deps.store.save(client, [...changed.values()]);
-      return rejected;
+      return { held, rejected };
     });
+    for (const [index, { item }] of seen.entries()) {
+      if (!held.has(item.context.partition)) rejected.push({ index, error: new PartitionFencedError(item.context.partition) });
+    }
+    return rejected;
   }
 
   /**

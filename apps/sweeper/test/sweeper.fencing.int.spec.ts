@@ -179,4 +179,24 @@ describe('sweeper partition ownership (fencing epochs)', () => {
     expect({ ...twice[0], updated_at: null }).toEqual({ ...once[0], updated_at: null });
     expect(once[0]).toMatchObject({ due_at: T0 + 10 + DEFAULT_RECOVERY_POLICY.inactivityMs, checks: 0 });
   });
+
+  it('merged batches of several partitions: the owned ones are committed, the fenced one is named for the loop to give up', async () => {
+    const now = T0;
+    const f = sweeper('f', () => now);
+    const g = sweeper('g', () => now);
+    assign(f, [6, 7]);
+    await f.sweep(); // waits for the claim
+    assign(g, [7]);
+    await g.sweep();
+    // f still believes it owns partition 7: one fetch of both partitions, merged into one call.
+    const failed = await f.handleBatch([registered('ref_p6_merged', 6, now, 0), registered('ref_p7_merged', 7, now, 0), registered('ref_p6_merged_b', 6, now, 1)]);
+    expect(failed).toEqual([{ index: 1, error: expect.any(PartitionFencedError) }]);
+    const { rows } = await pool.query<{ reference: string }>(
+      `SELECT reference FROM sweeper.watch_state WHERE reference LIKE '%_merged%' ORDER BY reference`,
+    );
+    expect(rows.map((r) => r.reference)).toEqual(['ref_p6_merged', 'ref_p6_merged_b']);
+    expect(f.ownedPartitions()).toEqual([6]);
+    f.onRevocation();
+    g.onRevocation();
+  });
 });

@@ -196,7 +196,7 @@ export const verifierEnv = sharedEnv
 
 export const projectorEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 }));
 
-export const sweeperEnv = sharedEnv.extend(workerTuning({ poolSize: 5, partitionsConcurrency: 2 })).extend({
+export const sweeperEnv = sharedEnv.extend(workerTuning({ poolSize: 5, partitionsConcurrency: 12 })).extend({
   /** Inactivity after which a transaction is orphaned, milliseconds (spec section 8: 45 s). */
   SWEEPER_INACTIVITY_MS: int(45_000, 1),
   /**

@@ -73,7 +73,7 @@ describe('configuration', () => {
     expect([loadVerifierConfig(verifier), loadProjectorConfig(base), loadSweeperConfig(base)].map((c) => [c.database.poolSize, c.worker.partitionsConcurrency])).toEqual([
       [10, 6],
       [10, 6],
-      [5, 2],
+      [5, 12],
     ]);
     expect(loadIngestionConfig({ ...base, SETTLE_API_KEY_SHA256: 'ab' }).database.poolSize).toBe(20);
     const tuned = loadSweeperConfig({ ...base, DATABASE_POOL_SIZE: '12', WORKER_PARTITIONS_CONCURRENCY: '4' });

@@ -45,7 +45,9 @@ export interface BatchItem {
  * at once, for a processor that writes its state in one transaction per batch. Resolve only
  * once the effects are durable; return the items that can never be processed (by index into
  * `items`, with their permanent error) for the dead-letter topic. A throw is transient: the
- * whole batch is retried.
+ * whole batch is retried. A returned error that the loop's `abandonBatchWhen` accepts gives the
+ * whole batch up instead (a handler of several partitions at once names so the messages of a
+ * partition it no longer owns, having committed the others).
  */
 export type BatchHandler = (items: readonly BatchItem[]) => Promise<ReadonlyArray<{ index: number; error: unknown }>>;
 
@@ -306,6 +308,8 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
         heartbeat,
         async () => (items.length === 0 ? [] : handleBatch!(items)),
       );
+      const abandon = failed.find(({ error }) => giveUp(error));
+      if (abandon) throw abandon.error;
       for (const { index, error } of failed) rejected.push({ message: messages[sources[index]!]!, context: items[index]!.context, error });
     } catch (error) {
       if (error instanceof Abandoned) return null;
