@@ -1,5 +1,5 @@
 import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
-import type { Consumer, Kafka, KafkaMessage, PartitionAssigner, Producer } from 'kafkajs';
+import type { Consumer, Kafka, KafkaMessage, Offsets, PartitionAssigner, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { DecodeError, type AvroCodec } from './codec.js';
 import type { TypedEvent } from './contracts.js';
@@ -324,6 +324,20 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     return rejected;
   }
 
+  // kafkajs commits the resolved offsets after every partition's batch, and the batches of one
+  // fetch finish together (the more so with group commit): concurrent commits would each send
+  // the same offsets in an OffsetCommit request of their own. The batches finishing in one turn
+  // of the event loop commit once, together; kafkajs then finds nothing left to commit.
+  let sharedCommit: Promise<void> | null = null;
+  const commitTogether = (commit: (offsets: Offsets) => Promise<void>, uncommitted: () => Offsets): Promise<void> => {
+    sharedCommit ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      sharedCommit = null;
+      const offsets = uncommitted();
+      return offsets.topics.length > 0 ? commit(offsets) : undefined;
+    });
+    return sharedCommit;
+  };
+
   await consumer.connect();
   await consumer.subscribe({ topics, fromBeginning: options.fromBeginning ?? true });
   await consumer.run({
@@ -331,7 +345,7 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
     autoCommit: true,
     autoCommitInterval: 1_000,
-    eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
+    eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary, uncommittedOffsets }) => {
       if (handleBatch) {
         const contexts = batch.messages.map((message) => contextOf(batch, message));
         if (contexts.length === 0) return;
@@ -340,7 +354,7 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
         for (const { message, context, error } of rejected) await deadLetter(message, context, error);
         resolveOffset(batch.messages.at(-1)!.offset);
         await heartbeat();
-        await commitOffsetsIfNecessary();
+        await commitTogether(commitOffsetsIfNecessary, uncommittedOffsets);
         return;
       }
       const stale = () => !running || !isRunning() || isStale();
