@@ -30,7 +30,7 @@ import { cpuDelta, findPids, infraGroups, percentile, snapshot, type CpuDelta, t
  *
  * `npm run bench -- e2e [--rates=100,250,500,1000,2000] [--seconds=20] [--burst=2000]
  *   [--warmup=10] [--runs=1] [--json=docs/benchmarks/e2e.json] [--soak=0] [--soak-rate=500]
- *   [--profile=<app>] [--drain-timeout=120] [--drain-max=3600] [--stats-flush=11]
+ *   [--profile=<app>] [--hops] [--drain-timeout=120] [--drain-max=3600] [--stats-flush=11]
  *   [--connections=256] [--burst-concurrency=64] [--prepare-concurrency=32] [--log-level=warn]`
  *
  * After the stack starts, an unreported warm-up phase (`--warmup` seconds at the first rate)
@@ -57,7 +57,7 @@ import { cpuDelta, findPids, infraGroups, percentile, snapshot, type CpuDelta, t
  *    accepted webhook has both, giving up only after `--drain-timeout` seconds without progress
  *    (or `--drain-max` in all): a stack slower than the offered rate shows up as lag and drain
  *    time, not as a failure.
- *    The same path is split into hops (bench/support/hop-watch.ts, a consumer of the
+ *    With `--hops`, the same path is split into hops (bench/support/hop-watch.ts, a consumer of the
  *    transaction-events and consensus-results topics): 2xx → the webhook on transaction-events
  *    (the record's producer timestamp: ingestion's relay sent it), → verified (the settled
  *    `ConsensusResult`'s `occurred_at`: the verifier consumed it, asked the provider and
@@ -121,6 +121,8 @@ interface Options {
   soakRate: number;
   soakLeadSeconds: number;
   profile: string | null;
+  /** Split the path into hops (HopWatch): a diagnostic, off by default (its consumer costs the load generator about 0.1 ms of CPU per checkout). */
+  hops: boolean;
   drainTimeoutS: number;
   drainMaxS: number;
   statsFlushS: number;
@@ -146,6 +148,7 @@ function parseOptions(args: string[]): Options {
       'soak-rate': { type: 'string', default: '500' },
       'soak-lead': { type: 'string', default: '30' },
       profile: { type: 'string' },
+      hops: { type: 'boolean', default: false },
       'drain-timeout': { type: 'string', default: '120' },
       'drain-max': { type: 'string', default: '3600' },
       'stats-flush': { type: 'string', default: '11' },
@@ -184,6 +187,7 @@ function parseOptions(args: string[]): Options {
     soakRate: num('soak-rate', 1),
     soakLeadSeconds: num('soak-lead', 1),
     profile,
+    hops: values.hops === true,
     drainTimeoutS: num('drain-timeout', 1),
     drainMaxS: num('drain-max', 1),
     statsFlushS: num('stats-flush', 0),
@@ -873,7 +877,7 @@ interface PhaseReport {
     /** Webhook 2xx → `SettlementRecorded` arrival at this benchmark's consumer, ms. */
     topicLatency: Percentiles;
     /**
-     * The same path split into its hops (HopWatch), each hop's own percentiles, ms: webhook 2xx →
+     * With `--hops` (else empty), the same path split into its hops (HopWatch), each hop's own percentiles, ms: webhook 2xx →
      * on transaction-events (ingestion's relay), → verified (verifier: consume, provider call,
      * decision), → on consensus-results (verifier's commit and relay), → ledger (projector), →
      * `SettlementRecorded` arrival (projector's relay, this benchmark's consumer).
@@ -932,7 +936,8 @@ interface RunContext {
   monitor: StackMonitor;
   ledger: LedgerWatch;
   settlements: SettlementWatch;
-  hops: HopWatch;
+  /** `null` unless `--hops`. */
+  hops: HopWatch | null;
   webhooks: WebhookClient;
   apps: Map<string, number>;
   /** CPU of every process now; the infrastructure's processes looked up afresh (a restarted broker has a new pid). */
@@ -1169,7 +1174,7 @@ async function runPhase(
       topicLatencies.push(a.at - answeredAt);
       lastArrival = Number.isNaN(lastArrival) ? a.at : Math.max(lastArrival, a.at);
     }
-    const h = ctx.hops.byReference.get(reference);
+    const h = ctx.hops?.byReference.get(reference);
     const marks = [answeredAt, h?.webhookOnTopic, h?.verified, h?.resultOnTopic, s?.at, a?.at];
     HOPS.forEach((hop, k) => {
       const [from, to] = [marks[k], marks[k + 1]];
@@ -1262,7 +1267,7 @@ async function runPhase(
       firstWebhookToLastSettlementSeconds: (lastSettlement - firstWall) / 1000,
       ledgerLatency: percentilesOf(sortedOf(ledgerLatencies)),
       topicLatency: percentilesOf(sortedOf(topicLatencies)),
-      hops: Object.fromEntries(HOPS.map((hop) => [hop, percentilesOf(sortedOf(hopLatencies[hop]!))])),
+      hops: ctx.hops ? Object.fromEntries(HOPS.map((hop) => [hop, percentilesOf(sortedOf(hopLatencies[hop]!))])) : {},
       drainSeconds: (drainEnd - loadEnd) / 1000,
       drained,
     },
@@ -1419,7 +1424,7 @@ async function runOnce(run: number, options: Options, log: (line: string) => voi
     const settlementPartitions = metadata.topics[0]?.partitions.length ?? 0;
     report.settlementPartitions = settlementPartitions;
     settlements = await SettlementWatch.start(kafka, topics.settlements, AvroCodec.connect(infra.registryUrl, topics), `bench-e2e-${stack.topicPrefix}`);
-    hops = await HopWatch.start(kafka, topics, AvroCodec.connect(infra.registryUrl, topics), `bench-e2e-hops-${stack.topicPrefix}`);
+    if (options.hops) hops = await HopWatch.start(kafka, topics, AvroCodec.connect(infra.registryUrl, topics), `bench-e2e-hops-${stack.topicPrefix}`);
     ledger.start();
     const appGroups: Groups = [...apps].map(([app, pid]): [string, () => number[]] => [app, () => [pid]]);
     const ctx: RunContext = {
@@ -1569,7 +1574,9 @@ function phaseTable(run: RunReport): string {
     row('ratio settled/s ÷ baseline', (p) => fmt(p.baseline?.ratio, 3)),
     row('2xx → ledger settlement p50 / p99 / max (ms)', (p) => lat(p.settlement.ledgerLatency)),
     row('2xx → SettlementRecorded p50 / p99 / max (ms)', (p) => lat(p.settlement.topicLatency)),
-    ...HOPS.map((hop) => row(`… hop ${hop} p50 / p99 / max (ms)`, (p) => (p.settlement.hops?.[hop] ? lat(p.settlement.hops[hop]) : 'n/a'))),
+    ...(phases.some((p) => p.settlement.hops?.[HOPS[0]])
+      ? HOPS.map((hop) => row(`… hop ${hop} p50 / p99 / max (ms)`, (p) => (p.settlement.hops?.[hop] ? lat(p.settlement.hops[hop]) : 'n/a')))
+      : []),
     row('baseline send → arrival p50 / p99 / max (ms)', (p) => (p.baseline ? `${fmt(p.baseline.p50Ms, 1)} / ${fmt(p.baseline.p99Ms, 1)} / ${fmt(p.baseline.maxMs, 1)}` : 'n/a')),
     row('first webhook → last settlement (s)', (p) => fmt(p.settlement.firstWebhookToLastSettlementSeconds, 1)),
     row('drain after the last answer (s)', (p) => `${fmt(p.settlement.drainSeconds, 1)}${p.settlement.drained ? '' : ' (gave up)'}`),

@@ -18,10 +18,10 @@ export SETTLE_CUSTOMER_PORT="${SETTLE_CUSTOMER_PORT:-3300}"
 export SETTLE_PG_PORT="${SETTLE_PG_PORT:-15432}"
 
 # V8 options of every app process (the local stack, the tests' and the benchmarks' stacks; the
-# Dockerfile sets the same). A young generation of 4 MiB semi-spaces instead of V8's default
-# keeps each app's resident memory near 200 MiB under load at no measured CPU cost
-# (docs/benchmarks.md, e2e: peak RSS 311-337 → 204-221 MiB at 500 checkouts/s). Set it empty to
-# run with V8's defaults.
+# Dockerfile sets the same). Young-generation semi-spaces of 4 MiB instead of V8's default (sized
+# from the machine's memory) keep each app under 250 MiB resident at 1,000 checkouts/s; 8 and
+# 16 MiB cost more memory for no latency or CPU gain that the noise does not swamp
+# (docs/benchmarks.md, e2e, "Semi-space size"). Set it empty to run with V8's defaults.
 export SETTLE_APP_NODE_OPTIONS="${SETTLE_APP_NODE_OPTIONS---max-semi-space-size=4}"
 
 # settle_pg_url <database>: a superuser connection string to the stack's own cluster.
