@@ -17,6 +17,7 @@ import { infra } from '../scripts/harness/infra.js';
 import { startStack, type RunningStack, type StackApp } from '../scripts/harness/stack.js';
 import { profileMarkdown, summariseCpuProfiles } from './support/cpuprofile.js';
 import { HopWatch } from './support/hop-watch.js';
+import { joinedWithin } from './support/kafka-join.js';
 import { KafkaRoundTrip, type RoundTripResult } from './support/kafka-roundtrip.js';
 import { closedPool, openLoop, sleep, wallNow } from './support/open-loop.js';
 import { cpuDelta, findPids, infraGroups, percentile, snapshot, type CpuDelta, type CpuSnapshot, type Groups } from './support/proc.js';
@@ -628,17 +629,7 @@ class SettlementWatch {
         }
       },
     });
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        joined,
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error('the settlement consumer did not join its group within 60 s')), 60_000);
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await joinedWithin(joined, 'the settlement consumer');
     return watch;
   }
 

@@ -1,5 +1,6 @@
 import { AvroCodec, HEADERS, headerText } from '@settle/messaging';
 import type { Consumer, Kafka } from 'kafkajs';
+import { joinedWithin } from './kafka-join.js';
 
 /** When one checkout's settlement passed the stages between ingestion and the ledger, epoch ms. */
 export interface Hops {
@@ -60,17 +61,7 @@ export class HopWatch {
         }
       },
     });
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        joined,
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error('the hop consumer did not join its group within 60 s')), 60_000);
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await joinedWithin(joined, 'the hop consumer');
     return watch;
   }
 
