@@ -10,16 +10,26 @@
 module.exports = {
   forbidden: [
     {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'a module never depends on itself through others: cycles hide the order things are built in',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'not-to-dev-dep',
+      severity: 'error',
+      comment: 'what ships (apps, libs) imports only runtime dependencies, never devDependencies (tests and benchmarks may)',
+      from: { path: '^(apps|libs)/[^/]+/src/', pathNot: '^libs/receiver/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'domain-is-pure',
       severity: 'error',
       comment: 'libs/domain imports no framework, transport or storage code',
       from: { path: '^libs/domain' },
       to: {
-        path: [
-          '^libs/(?!domain)',
-          '^apps/',
-          'node_modules/(@nestjs|kafkajs|@kafkajs|pg|undici|fastify|pino|cockatiel|@kurrent)',
-        ],
+        path: ['^libs/(?!domain)', '^apps/', 'node_modules/(@nestjs|kafkajs|@kafkajs|pg|undici|fastify|pino|cockatiel|@kurrent)'],
       },
     },
     {

@@ -72,13 +72,13 @@ export async function deliveryBenchmark(args: string[]): Promise<void> {
       rounds: { type: 'string' },
     },
   });
-  if (values.only !== 'kit') await deliveries(Number(values.burst ?? 20_000), Number(values.rate ?? 500), Number(values.seconds ?? 20), Number(values.rounds ?? 3));
+  if (values.only !== 'kit')
+    await deliveries(Number(values.burst ?? 20_000), Number(values.rate ?? 500), Number(values.seconds ?? 20), Number(values.rounds ?? 3));
   if (values.only !== 'deliveries') await kitPhases((values['kit-rates'] ?? '100,250,500').split(',').map(Number), Number(values['kit-seconds'] ?? 15));
 }
 
 /** The dispatcher phases (see {@link deliveryBenchmark}). */
 async function deliveries(burst: number, rate: number, seconds: number, rounds: number): Promise<void> {
-
   const database = await createTestDatabase('settle_bench_delivery', infra.benchAdminDatabaseUrl);
   const dir = mkdtempSync(join(tmpdir(), 'settle-bench-delivery-'));
   const pool = createPool(database.url, 4);
@@ -152,7 +152,12 @@ async function deliveries(burst: number, rate: number, seconds: number, rounds: 
           ledger_position: n,
         };
       });
-      await inTransaction(pool, (client) => outbox.enqueue(client, grants.map((payload) => ({ type: 'EntitlementGranted', key: payload.user_id, payload }))));
+      await inTransaction(pool, (client) =>
+        outbox.enqueue(
+          client,
+          grants.map((payload) => ({ type: 'EntitlementGranted', key: payload.user_id, payload })),
+        ),
+      );
       const at = Date.now();
       for (const g of grants) committed.set(g.event_id, at);
       relay.wake();
@@ -231,7 +236,12 @@ async function deliveries(burst: number, rate: number, seconds: number, rounds: 
           const answer = await request(fast.url, {
             method: 'POST',
             dispatcher: agent,
-            headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': signer.sign(id, new Date(), body) },
+            headers: {
+              'content-type': 'application/json',
+              'webhook-id': id,
+              'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+              'webhook-signature': signer.sign(id, new Date(), body),
+            },
             body,
           });
           await answer.body.dump();
@@ -244,11 +254,15 @@ async function deliveries(burst: number, rate: number, seconds: number, rounds: 
     await sleep(2_000); // the dispatcher's consumer joined and idles
     const results: PhaseResult[] = [];
     results.push(
-      await measure(`burst of ${burst}`, async () => {
-        const ids: string[] = [];
-        for (let i = 0; i < burst; i += 500) ids.push(...(await commit(Math.min(500, burst - i))));
-        return ids;
-      }, fast),
+      await measure(
+        `burst of ${burst}`,
+        async () => {
+          const ids: string[] = [];
+          for (let i = 0; i < burst; i += 500) ids.push(...(await commit(Math.min(500, burst - i))));
+          return ids;
+        },
+        fast,
+      ),
     );
     // Three phases per round, their order rotating from round to round (so a slow drift of the
     // machine favours none): the fast endpoint alone; beside a second, healthy endpoint (the
@@ -300,7 +314,9 @@ async function deliveries(burst: number, rate: number, seconds: number, rounds: 
     }
     const pct = (x: number | undefined) => `${((x ?? 0) * 100).toFixed(0)} %`;
     const names = [...results[0]!.split.keys()];
-    console.log(`\nwhere the CPU went (share of all ${availableParallelism()} cores; the benchmark process commits the grants, relays the outbox and runs the fault proxy):`);
+    console.log(
+      `\nwhere the CPU went (share of all ${availableParallelism()} cores; the benchmark process commits the grants, relays the outbox and runs the fault proxy):`,
+    );
     console.log(`| phase | ${names.join(' | ')} | machine busy |`);
     console.log(`|---|${names.map(() => '---|').join('')}---|`);
     for (const r of results) console.log(`| ${r.name} | ${names.map((n) => pct(r.split.get(n))).join(' | ')} | ${pct(r.machineBusy)} |`);
@@ -312,7 +328,6 @@ async function deliveries(burst: number, rate: number, seconds: number, rounds: 
         `beside a blackholed endpoint ${fmt(p99('blackholed'))} ms (${change(p99('alone'), p99('blackholed'))} against alone, ${change(p99('healthy'), p99('blackholed'))} against the healthy neighbour)`,
     );
     console.log(`dispatcher peak RSS: ${peakRssMiB(dispatcher.pid).toFixed(0)} MiB; every event delivered exactly once to the fast endpoint`);
-
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
     await pool.end();
@@ -339,7 +354,14 @@ interface AnswerTimes {
  * its answer, so a receiver that falls behind is charged for the wait (no coordinated omission).
  * The first `warmupSeconds` of requests (connections opening, code warming up) are not counted.
  */
-async function answerTime(url: string, secret: string, rate: number, seconds: number, afterWarmup: () => Promise<void> = async () => undefined, warmupSeconds = 2): Promise<AnswerTimes> {
+async function answerTime(
+  url: string,
+  secret: string,
+  rate: number,
+  seconds: number,
+  afterWarmup: () => Promise<void> = async () => undefined,
+  warmupSeconds = 2,
+): Promise<AnswerTimes> {
   const signer = new Webhook(secret);
   const agent = new Agent({ connections: 32, keepAliveTimeout: 30_000 });
   const latencies: number[] = [];
@@ -365,7 +387,12 @@ async function answerTime(url: string, secret: string, rate: number, seconds: nu
     const answer = await request(url, {
       method: 'POST',
       dispatcher: agent,
-      headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signer.sign(id, at, body) },
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': signer.sign(id, at, body),
+      },
       body,
     });
     await answer.body.dump();
@@ -387,19 +414,35 @@ async function answerTime(url: string, secret: string, rate: number, seconds: nu
   await Promise.allSettled([...inFlight]);
   await agent.close();
   latencies.sort((a, b) => a - b);
-  return { sent: sent - warmup, ok: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99), p999: percentile(latencies, 99.9), max: latencies.at(-1) ?? Number.NaN };
+  return {
+    sent: sent - warmup,
+    ok: latencies.length,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    p999: percentile(latencies, 99.9),
+    max: latencies.at(-1) ?? Number.NaN,
+  };
 }
 
 /** The example customer backend (the kit, PostgreSQL store) with a database of its own, under load. */
 async function kitAnswerTime(dir: string, secret: string, rate: number, seconds: number): Promise<AnswerTimes> {
-  const example = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../examples/customer-backend' : '../examples/customer-backend', import.meta.url));
+  const example = fileURLToPath(
+    new URL(import.meta.url.includes('/dist/') ? '../../examples/customer-backend' : '../examples/customer-backend', import.meta.url),
+  );
   if (!existsSync(join(example, 'node_modules/@settle/receiver/package.json'))) throw new Error('run scripts/receiver-kit.sh first (scripts/bench.sh does)');
   const database = await createTestDatabase('settle_bench_kit', infra.benchAdminDatabaseUrl);
   const port = await freePort();
   const ready = join(dir, `customer-${port}.ready`);
   const child = spawn(process.execPath, ['src/server.js'], {
     cwd: example,
-    env: { PATH: process.env.PATH, PORT: String(port), DATABASE_URL: database.url, SETTLE_WEBHOOK_SECRETS: secret, SETTLE_READY_FILE: ready, LOG_LEVEL: 'warn' },
+    env: {
+      PATH: process.env.PATH,
+      PORT: String(port),
+      DATABASE_URL: database.url,
+      SETTLE_WEBHOOK_SECRETS: secret,
+      SETTLE_READY_FILE: ready,
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {
@@ -422,17 +465,24 @@ async function kitAnswerTime(dir: string, secret: string, rate: number, seconds:
 async function kitPhases(rates: readonly number[], seconds: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'settle-bench-kit-'));
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
-  console.log(`\nreceiver answer time, signed events (every one new) for ${seconds} s per rate, evenly spaced open-loop load, from each request's due time to its answer`);
-  console.log('| receiver | events/s offered | answered 200 | p50 ms | p99 ms | p99.9 ms | max ms | the kit\'s own time p50 / p99 / p99.9 ms |');
+  console.log(
+    `\nreceiver answer time, signed events (every one new) for ${seconds} s per rate, evenly spaced open-loop load, from each request's due time to its answer`,
+  );
+  console.log("| receiver | events/s offered | answered 200 | p50 ms | p99 ms | p99.9 ms | max ms | the kit's own time p50 / p99 / p99.9 ms |");
   console.log('|---|---|---|---|---|---|---|---|');
   try {
     for (const rate of rates) {
       const kit = await kitAnswerTime(dir, secret, rate, seconds);
       const bare = await startEndpointProcess({ secrets: [] });
       const baseline = await answerTime(bare.url, secret, rate, seconds).finally(() => bare.stop('SIGTERM'));
-      for (const [name, r] of [['receiver kit, PostgreSQL store (example customer backend)', kit], ['bare endpoint process (baseline)', baseline]] as const) {
+      for (const [name, r] of [
+        ['receiver kit, PostgreSQL store (example customer backend)', kit],
+        ['bare endpoint process (baseline)', baseline],
+      ] as const) {
         const own = r.server ? `${r.server.p50_ms.toFixed(2)} / ${r.server.p99_ms.toFixed(2)} / ${r.server.p999_ms.toFixed(2)}` : 'n/a';
-        console.log(`| ${name} | ${rate} | ${r.ok}/${r.sent} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.p999.toFixed(2)} | ${r.max.toFixed(2)} | ${own} |`);
+        console.log(
+          `| ${name} | ${rate} | ${r.ok}/${r.sent} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.p999.toFixed(2)} | ${r.max.toFixed(2)} | ${own} |`,
+        );
       }
     }
   } finally {

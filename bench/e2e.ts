@@ -767,7 +767,14 @@ async function pgStats(admin: pg.Pool, database: string, db: Db): Promise<PgStat
   } catch {
     walBytes = null; // before PostgreSQL 14
   }
-  return { at: performance.now(), serverStartedAt: rows[0]?.started ?? '', xactCommit: Number(rows[0]?.xact_commit ?? Number.NaN), blocks: Number(rows[0]?.blocks ?? Number.NaN), walBytes, ownQueries };
+  return {
+    at: performance.now(),
+    serverStartedAt: rows[0]?.started ?? '',
+    xactCommit: Number(rows[0]?.xact_commit ?? Number.NaN),
+    blocks: Number(rows[0]?.blocks ?? Number.NaN),
+    walBytes,
+    ownQueries,
+  };
 }
 
 /** Per-second PostgreSQL work of the stack while idle (relay polls, sweeper ticks, this benchmark's pollers). */
@@ -978,7 +985,16 @@ async function waitForIdle(ctx: RunContext): Promise<PhaseReport['idle']> {
   let backlog: number | null = null;
   for (;;) {
     assertAlive(ctx);
-    [lag, backlog] = await Promise.all([ctx.monitor.lag().then((l) => l.total).catch(() => null), ctx.monitor.backlog().then((b) => b.total).catch(() => null)]);
+    [lag, backlog] = await Promise.all([
+      ctx.monitor
+        .lag()
+        .then((l) => l.total)
+        .catch(() => null),
+      ctx.monitor
+        .backlog()
+        .then((b) => b.total)
+        .catch(() => null),
+    ]);
     if (lag === 0 && backlog === 0) return { reached: true, waitedSeconds: (performance.now() - start) / 1000, lagAtStart: 0, backlogAtStart: 0 };
     const remaining = (lag ?? last) + (backlog ?? 0);
     if (remaining < last) {
@@ -1324,7 +1340,9 @@ async function runPhase(
       leadSeconds: soak.lead / spec.offeredRate,
       preparationFailures: soak.rolling.failures,
       rssEvery10s,
-      rssDriftPct: Object.fromEntries([...ctx.apps.keys()].map((app) => [app, (100 * ((last[app] ?? 0) - (first[app] ?? 0))) / Math.max(1e-9, first[app] ?? 0)])),
+      rssDriftPct: Object.fromEntries(
+        [...ctx.apps.keys()].map((app) => [app, (100 * ((last[app] ?? 0) - (first[app] ?? 0))) / Math.max(1e-9, first[app] ?? 0)]),
+      ),
       perMinute: [...minutes]
         .sort(([a], [b]) => a - b)
         .map(([minute, m]) => ({
@@ -1383,7 +1401,13 @@ async function runOnce(run: number, options: Options, log: (line: string) => voi
     inactivityMs: 3_600_000,
     logLevel: options.logLevel,
     adminDatabaseUrl: infra.benchAdminDatabaseUrl,
-    ...(profileDir && options.profile ? { env: { [options.profile as StackApp]: { NODE_OPTIONS: `${process.env.SETTLE_APP_NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() } } } : {}),
+    ...(profileDir && options.profile
+      ? {
+          env: {
+            [options.profile as StackApp]: { NODE_OPTIONS: `${process.env.SETTLE_APP_NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() },
+          },
+        }
+      : {}),
   });
   const database = new URL(stack.databaseUrl).pathname.slice(1);
   const logger: Logger = createLogger('bench-e2e', 'warn');
@@ -1443,7 +1467,11 @@ async function runOnce(run: number, options: Options, log: (line: string) => voi
       // Not reported: JIT compilation in the apps and the JVMs, connection pools, page cache.
       const rate = options.rates[0] ?? options.soakRate;
       const spec: PhaseSpec = { name: 'warm-up', kind: 'rate', offeredRate: rate, count: Math.max(1, Math.round(rate * options.warmupSeconds)) };
-      const source = await preparedUpfront(stack, Array.from({ length: spec.count }, (_, i) => `e2e_${tag}_w_${i}`), options.prepareConcurrency);
+      const source = await preparedUpfront(
+        stack,
+        Array.from({ length: spec.count }, (_, i) => `e2e_${tag}_w_${i}`),
+        options.prepareConcurrency,
+      );
       ctx.registered += spec.count;
       await waitForRegistrations(ctx);
       const warm = await runPhase(ctx, spec, source, { soak: null, flushStats: false });
@@ -1464,8 +1492,15 @@ async function runOnce(run: number, options: Options, log: (line: string) => voi
     );
 
     const specs: PhaseSpec[] = [
-      ...options.rates.map((rate): PhaseSpec => ({ name: `${fmt(rate)}/s`, kind: 'rate', offeredRate: rate, count: Math.max(1, Math.round(rate * options.seconds)) })),
-      ...(options.burst > 0 ? [{ name: `burst ${fmt(options.burst)}`, kind: 'burst', offeredRate: Number.POSITIVE_INFINITY, count: options.burst } as PhaseSpec] : []),
+      ...options.rates.map((rate): PhaseSpec => ({
+        name: `${fmt(rate)}/s`,
+        kind: 'rate',
+        offeredRate: rate,
+        count: Math.max(1, Math.round(rate * options.seconds)),
+      })),
+      ...(options.burst > 0
+        ? [{ name: `burst ${fmt(options.burst)}`, kind: 'burst', offeredRate: Number.POSITIVE_INFINITY, count: options.burst } as PhaseSpec]
+        : []),
     ];
     for (const [p, spec] of specs.entries()) {
       const references = Array.from({ length: spec.count }, (_, i) => `e2e_${tag}_${p}_${i}`);
@@ -1499,11 +1534,18 @@ async function runOnce(run: number, options: Options, log: (line: string) => voi
     }
 
     if (options.soakSeconds > 0) {
-      const spec: PhaseSpec = { name: `soak ${fmt(options.soakRate)}/s × ${fmt(options.soakSeconds)} s`, kind: 'soak', offeredRate: options.soakRate, count: Math.round(options.soakRate * options.soakSeconds) };
+      const spec: PhaseSpec = {
+        name: `soak ${fmt(options.soakRate)}/s × ${fmt(options.soakSeconds)} s`,
+        kind: 'soak',
+        offeredRate: options.soakRate,
+        count: Math.round(options.soakRate * options.soakSeconds),
+      };
       const references = Array.from({ length: spec.count }, (_, i) => `e2e_${tag}_soak_${i}`);
       const lead = Math.max(1, Math.round(options.soakRate * options.soakLeadSeconds));
       const rolling = new RollingCheckouts(stack, references, lead, options.prepareConcurrency);
-      log(`  ${spec.name}: preparing the first ${fmt(Math.min(lead, spec.count))} checkouts (${fmt(options.soakLeadSeconds)} s ahead), the rest while it runs …`);
+      log(
+        `  ${spec.name}: preparing the first ${fmt(Math.min(lead, spec.count))} checkouts (${fmt(options.soakLeadSeconds)} s ahead), the rest while it runs …`,
+      );
       await waitForIdle(ctx);
       if (options.statsFlushS > 0) await sleep(options.statsFlushS * 1000);
       rolling.start();
@@ -1517,7 +1559,9 @@ async function runOnce(run: number, options: Options, log: (line: string) => voi
       const phase = await runPhase(ctx, spec, rolling, { soak: { lead, rolling }, flushStats: true });
       ctx.registered = registeredBefore + rolling.preparedCount;
       report.phases.push(phase);
-      log(`  ${spec.name}: ${fmt(phase.settlement.settled)} settled, ${fmt(phase.settlement.sustainedPerSecond, 1)}/s sustained, exactly once: ${phase.exactlyOnce.passed ? 'yes' : 'NO'}`);
+      log(
+        `  ${spec.name}: ${fmt(phase.settlement.settled)} settled, ${fmt(phase.settlement.sustainedPerSecond, 1)}/s sustained, exactly once: ${phase.exactlyOnce.passed ? 'yes' : 'NO'}`,
+      );
       if (!phase.exactlyOnce.passed) report.failure = exactlyOnceFailure(phase);
     }
     return report;
@@ -1529,7 +1573,10 @@ async function runOnce(run: number, options: Options, log: (line: string) => voi
     await webhooks.close().catch(() => undefined);
     await admin.end().catch(() => undefined);
     await stack.stop();
-    if (profileDir) report.profileFiles = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(profileDir, f));
+    if (profileDir)
+      report.profileFiles = readdirSync(profileDir)
+        .filter((f) => f.endsWith('.cpuprofile'))
+        .map((f) => join(profileDir, f));
   }
 }
 
@@ -1568,7 +1615,9 @@ function phaseTable(run: RunReport): string {
     ...(phases.some((p) => p.settlement.hops?.[HOPS[0]])
       ? HOPS.map((hop) => row(`… hop ${hop} p50 / p99 / max (ms)`, (p) => (p.settlement.hops?.[hop] ? lat(p.settlement.hops[hop]) : 'n/a')))
       : []),
-    row('baseline send → arrival p50 / p99 / max (ms)', (p) => (p.baseline ? `${fmt(p.baseline.p50Ms, 1)} / ${fmt(p.baseline.p99Ms, 1)} / ${fmt(p.baseline.maxMs, 1)}` : 'n/a')),
+    row('baseline send → arrival p50 / p99 / max (ms)', (p) =>
+      p.baseline ? `${fmt(p.baseline.p50Ms, 1)} / ${fmt(p.baseline.p99Ms, 1)} / ${fmt(p.baseline.maxMs, 1)}` : 'n/a',
+    ),
     row('first webhook → last settlement (s)', (p) => fmt(p.settlement.firstWebhookToLastSettlementSeconds, 1)),
     row('drain after the last answer (s)', (p) => `${fmt(p.settlement.drainSeconds, 1)}${p.settlement.drained ? '' : ' (gave up)'}`),
     row('consumer lag max / at load end (msgs)', (p) => `${fmt(p.consumerLag.max)} / ${fmt(p.consumerLag.atLoadEnd)}`),
@@ -1580,7 +1629,13 @@ function phaseTable(run: RunReport): string {
     row('infrastructure restarted meanwhile', (p) => (p.disturbances.length > 0 ? `YES: ${p.disturbances.join('; ')}` : 'no')),
     row('exactly once (ledger 1 each, topic ≥ 1 same id)', (p) => (p.exactlyOnce.passed ? `yes (${fmt(p.exactlyOnce.checked)})` : 'NO')),
     row('duplicate deliveries on the topic', (p) => fmt(p.exactlyOnce.duplicateDeliveries)),
-    row('other ledger outcomes', (p) => Object.entries(p.exactlyOnce.otherOutcomes).map(([k, v]) => `${v}×${k}`).join(', ') || 'none'),
+    row(
+      'other ledger outcomes',
+      (p) =>
+        Object.entries(p.exactlyOnce.otherOutcomes)
+          .map(([k, v]) => `${v}×${k}`)
+          .join(', ') || 'none',
+    ),
     ...cpuKeys.map((k) => row(`CPU per checkout, ${k} (ms)`, (p) => fmt(p.cpu.msPerCheckout[k], 2))),
     row('machine busy (cores)', (p) => fmt(p.cpu.machineBusyCores, 2)),
     ...apps.map((app) => row(`peak RSS, ${app} (MiB)`, (p) => fmt(p.peakRssMiB[app], 0))),
@@ -1598,7 +1653,13 @@ function soakText(phase: PhaseReport): string {
       `${fmt(phase.load.notPreparedInTime)} webhooks waited for their preparation; ${fmt(s.preparationFailures)} preparations failed`,
     table(
       ['minute', 'webhooks', 'settled', '2xx → ledger p50 / p99 (ms)', '2xx → topic p50 / p99 (ms)'],
-      s.perMinute.map((m) => [String(m.minute + 1), fmt(m.webhooks), fmt(m.settled), `${fmt(m.ledgerLatency.p50)} / ${fmt(m.ledgerLatency.p99)}`, `${fmt(m.topicLatency.p50)} / ${fmt(m.topicLatency.p99)}`]),
+      s.perMinute.map((m) => [
+        String(m.minute + 1),
+        fmt(m.webhooks),
+        fmt(m.settled),
+        `${fmt(m.ledgerLatency.p50)} / ${fmt(m.ledgerLatency.p99)}`,
+        `${fmt(m.topicLatency.p50)} / ${fmt(m.topicLatency.p99)}`,
+      ]),
     ),
     table(
       ['app', 'RSS drift, last minute vs first (%)', 'peak RSS (MiB)'],
@@ -1630,9 +1691,11 @@ function spreadOf(runs: RunReport[]): Spread {
   for (const name of names) {
     spread[name] = {};
     for (const [figure, pick] of KEY_FIGURES) {
-      const values = runs.flatMap((r) => r.phases.filter((p) => p.name === name).map((p) => pick(p))).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+      const values = runs
+        .flatMap((r) => r.phases.filter((p) => p.name === name).map((p) => pick(p)))
+        .filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
       if (values.length === 0) continue;
-      spread[name]![figure] = { min: Math.min(...values), median: median(values), max: Math.max(...values), values };
+      spread[name][figure] = { min: Math.min(...values), median: median(values), max: Math.max(...values), values };
     }
   }
   return spread;

@@ -46,7 +46,16 @@ interface Options {
 }
 
 function parseOptions(args: string[]): Options {
-  const options: Options = { seconds: 30, connections: 32, warmupSeconds: 5, profileSeconds: 10, logLevel: 'info', baselineProduce: 'batch', pausedPhase: true, profileConnections: 8 };
+  const options: Options = {
+    seconds: 30,
+    connections: 32,
+    warmupSeconds: 5,
+    profileSeconds: 10,
+    logLevel: 'info',
+    baselineProduce: 'batch',
+    pausedPhase: true,
+    profileConnections: 8,
+  };
   for (const arg of args) {
     const [key, value] = arg.startsWith('--') ? (arg.slice(2).split('=', 2) as [string, string | undefined]) : ['seconds', arg];
     const number = () => {
@@ -261,15 +270,17 @@ async function load(options: {
 // ---------------------------------------------------------------------------------------------
 // The baseline server, as a child process.
 
-async function startBaseline(env: NodeJS.ProcessEnv): Promise<{ url: string; pid: number; child: ChildProcess; stats(): Promise<Record<string, number>>; stop(): Promise<void> }> {
+async function startBaseline(
+  env: NodeJS.ProcessEnv,
+): Promise<{ url: string; pid: number; child: ChildProcess; stats(): Promise<Record<string, number>>; stop(): Promise<void> }> {
   if (!existsSync(BASELINE_MAIN)) throw new Error(`${BASELINE_MAIN} is missing: run "npm run build" (scripts/bench.sh does)`);
   const child = spawn(process.execPath, [BASELINE_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`baseline not ready after 60 s:\n${stderr}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const line = out.split('\n').find((l) => l.includes('"ready"'));
       if (line) {
@@ -451,7 +462,9 @@ function summariseProfile(profile: CpuProfile): {
     if (kind === 'node: streams' && /^write|^writev$/.test(name) && !node.callFrame.url) kind = 'node: socket I/O';
     add(kinds, kind, us);
     add(libraries, library || (name.startsWith('(') ? name : `${kind} (no library on the stack)`), us);
-    const file = node.callFrame.url ? `${node.callFrame.url.replace(/^.*\/node_modules\//, '').replace(/^file:\/\/.*\/dist\//, '')}:${node.callFrame.lineNumber + 1}` : 'native';
+    const file = node.callFrame.url
+      ? `${node.callFrame.url.replace(/^.*\/node_modules\//, '').replace(/^file:\/\/.*\/dist\//, '')}:${node.callFrame.lineNumber + 1}`
+      : 'native';
     add(functions, `${name}  ${file}  [${kind}${library && library !== kind ? ` ← ${library}` : ''}]`, us);
   }
   const sorted = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, v / 1000] as [string, number]);
@@ -508,8 +521,12 @@ export async function ingestBenchmark(args: string[]): Promise<void> {
     `load: autocannon in this process, ${options.connections} keep-alive connections × 1 request in flight (closed loop), ` +
       `${options.seconds} s measured per column after ${options.warmupSeconds} s of warm-up per server, on ${cpus().length} cores shared with every server, PostgreSQL, Kafka and the registry`,
   );
-  console.log(`body: Paystack charge.success, ${Buffer.byteLength(sample)} bytes; every request a new event (fresh reference, id, timestamps), HMAC-SHA512 signed as it is built`);
-  console.log('checkouts: not registered (a webhook for an unknown reference is verified, stored in inbox + outbox and published to Kafka all the same; the verifier then skips it)');
+  console.log(
+    `body: Paystack charge.success, ${Buffer.byteLength(sample)} bytes; every request a new event (fresh reference, id, timestamps), HMAC-SHA512 signed as it is built`,
+  );
+  console.log(
+    'checkouts: not registered (a webhook for an unknown reference is verified, stored in inbox + outbox and published to Kafka all the same; the verifier then skips it)',
+  );
   console.log(`ingestion: the real app from dist/ (startStack, LOG_LEVEL=${options.logLevel}), outbox relay with the idempotent acks=all producer`);
   console.log(
     `baseline: bare node:http (bench/ingest-baseline.ts), same signature check, same ProviderWebhookReceived Avro record, idempotent acks=all produce before 200 ` +
@@ -616,11 +633,20 @@ export async function ingestBenchmark(args: string[]): Promise<void> {
             `Samples count wall-clock time while the main thread is not idle (${fmt(busy)} ms here against ${fmt(serverCpuMs)} ms of process CPU from /proc, all threads): ` +
             `a thread preempted in a syscall, say a socket write that wakes PostgreSQL, is charged to that call. "≈ µs/req" spreads the /proc CPU by share. Saved to ${file}`,
           '',
-          table(['self time by kind (native code charged to its JS caller)', 'share', '≈ µs/req'], s.kinds.slice(0, 14).map(([k, ms]) => [k, share(ms), approx(ms)])),
+          table(
+            ['self time by kind (native code charged to its JS caller)', 'share', '≈ µs/req'],
+            s.kinds.slice(0, 14).map(([k, ms]) => [k, share(ms), approx(ms)]),
+          ),
           '',
-          table(['self time by the library that asked for it', 'share', '≈ µs/req'], s.libraries.slice(0, 14).map(([k, ms]) => [k, share(ms), approx(ms)])),
+          table(
+            ['self time by the library that asked for it', 'share', '≈ µs/req'],
+            s.libraries.slice(0, 14).map(([k, ms]) => [k, share(ms), approx(ms)]),
+          ),
           '',
-          table(['top functions (self time) [kind ← library]', 'share', '≈ µs/req'], s.functions.slice(0, 16).map(([fn, ms]) => [fn, share(ms), approx(ms)])),
+          table(
+            ['top functions (self time) [kind ← library]', 'share', '≈ µs/req'],
+            s.functions.slice(0, 16).map(([fn, ms]) => [fn, share(ms), approx(ms)]),
+          ),
         ].join('\n');
       }
     }
@@ -646,7 +672,9 @@ export async function ingestBenchmark(args: string[]): Promise<void> {
       row('errors: non-2xx', (r) => fmt(r.non2xx)),
       row('errors: socket (of which timeouts)', (r) => `${fmt(r.socketErrors)} (${fmt(r.timeouts)})`),
       row('server CPU per request (µs)', (r) => perRequest(group(r, 'server'), r)),
-      row('… counted until the outbox is published (µs)', (r, p) => (p ? perRequest(p.untilPublished.groups.get('server') ?? 0, r) : perRequest(group(r, 'server'), r))),
+      row('… counted until the outbox is published (µs)', (r, p) =>
+        p ? perRequest(p.untilPublished.groups.get('server') ?? 0, r) : perRequest(group(r, 'server'), r),
+      ),
       row('server process busy (cores)', (r) => cores(group(r, 'server'), r)),
       row('CPU per request, load generator (µs)', (r) => perRequest(r.cpu.loadGeneratorMs, r)),
       row('CPU per request, other Settle apps (µs)', (r) => perRequest(group(r, 'other Settle apps'), r)),

@@ -86,10 +86,13 @@ async function rawRun(pool: Pool, writers: number, seconds: number): Promise<Run
   const tag = randomUUID().slice(0, 6);
   return drive(writers, seconds, async (i) => {
     const e = outcome(`ref_${tag}_${i}`);
-    await pool.query(
-      'INSERT INTO bench.raw_events (stream_id, revision, event_id, event_type, data, metadata) VALUES ($1, 0, $2, $3, $4, $5)',
-      [`transaction-ref_${tag}_${i}`, e.eventId, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata)],
-    );
+    await pool.query('INSERT INTO bench.raw_events (stream_id, revision, event_id, event_type, data, metadata) VALUES ($1, 0, $2, $3, $4, $5)', [
+      `transaction-ref_${tag}_${i}`,
+      e.eventId,
+      e.type,
+      JSON.stringify(e.data),
+      JSON.stringify(e.metadata),
+    ]);
   });
 }
 
@@ -138,7 +141,11 @@ export async function ledgerBenchmark(args: string[]): Promise<void> {
       Array.from({ length: 4 }, async (_, w) => {
         for (let s = w; s * 50 < missing; s += 4) {
           const stream = `transaction-ref_fill_${tag}_${s}`;
-          await ledger.append(stream, Array.from({ length: Math.min(50, missing - s * 50) }, () => outcome(stream)), 'no_stream');
+          await ledger.append(
+            stream,
+            Array.from({ length: Math.min(50, missing - s * 50) }, () => outcome(stream)),
+            'no_stream',
+          );
           appended += 50;
           if (s % 400 === 0) process.stderr.write(`\r  loaded ${Math.min(appended, missing).toLocaleString('en')} / ${missing.toLocaleString('en')} events`);
         }
@@ -149,7 +156,7 @@ export async function ledgerBenchmark(args: string[]): Promise<void> {
     console.log(`\nreplay of ${total.toLocaleString('en')} events (loaded through the port in ${((performance.now() - loadStarted) / 1000).toFixed(0)} s)`);
     let started = performance.now();
     let read = 0;
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = await ledger.readAll(after, 5_000);
       if (page.length === 0) break;
       read += page.length;
@@ -158,7 +165,7 @@ export async function ledgerBenchmark(args: string[]): Promise<void> {
     const readSeconds = (performance.now() - started) / 1000;
     started = performance.now();
     const verifier = new ChainVerifier({ checkGlobal: true });
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = await ledger.readAll(after, 5_000);
       if (page.length === 0) break;
       for (const e of page) if (verifier.check(e)) throw new Error(`chain broken at ${e.position}`);
@@ -166,12 +173,17 @@ export async function ledgerBenchmark(args: string[]): Promise<void> {
     }
     const verifySeconds = (performance.now() - started) / 1000;
     started = performance.now();
-    const cli = spawnSync(process.execPath, [CLI, 'replay'], { env: { ...process.env, DATABASE_URL: database.url }, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+    const cli = spawnSync(process.execPath, [CLI, 'replay'], {
+      env: { ...process.env, DATABASE_URL: database.url },
+      stdio: ['ignore', 'ignore', 'pipe'],
+      encoding: 'utf8',
+    });
     const cliSeconds = (performance.now() - started) / 1000;
     if (cli.status !== 0) throw new Error(`ledger replay failed: ${cli.stderr}`);
     console.log('| pass | events | time | events/s |');
     console.log('|---|---|---|---|');
-    const row = (label: string, n: number, s: number) => console.log(`| ${label} | ${n.toLocaleString('en')} | ${s.toFixed(1)} s | ${Math.round(n / s).toLocaleString('en')} |`);
+    const row = (label: string, n: number, s: number) =>
+      console.log(`| ${label} | ${n.toLocaleString('en')} | ${s.toFixed(1)} s | ${Math.round(n / s).toLocaleString('en')} |`);
     row('read in global order through the port (pages of 5,000)', read, readSeconds);
     row('read and verify both SHA-256 chains', verifier.checked, verifySeconds);
     row('`settle ledger replay` to JSON Lines (stdout to /dev/null)', read, cliSeconds);

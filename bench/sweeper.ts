@@ -24,7 +24,9 @@ const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 0)} ms`;
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 function rssOf(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(line?.match(/(\d+)/)?.[1] ?? 0) * 1024;
 }
 
@@ -183,9 +185,13 @@ export async function sweeperBenchmark(args: string[]): Promise<void> {
 
     const tickRow = (label: string, t: { idle: number[]; dueMs: number }, openCount: number) =>
       `| ${label} | ${openCount.toLocaleString('en')} | ${ms(percentile(t.idle, 50))} | ${ms(percentile(t.idle, 99))} | ${ms(t.dueMs)} (${((t.dueMs * 1000) / due).toFixed(0)} µs per request) |`;
-    console.log(`\nopen transactions loaded: ${stored.toLocaleString('en')} (${(2 * open).toLocaleString('en')} Kafka records produced in ${producedSeconds.toFixed(0)} s, all stored after ${loadSeconds.toFixed(0)} s: ${((2 * open) / loadSeconds).toFixed(0)} records/s)`);
+    console.log(
+      `\nopen transactions loaded: ${stored.toLocaleString('en')} (${(2 * open).toLocaleString('en')} Kafka records produced in ${producedSeconds.toFixed(0)} s, all stored after ${loadSeconds.toFixed(0)} s: ${((2 * open) / loadSeconds).toFixed(0)} records/s)`,
+    );
     console.log('\nmemory');
-    console.log(`  sweeper RSS: ${mb(rssBefore)} before loading, ${mb(rssAfter)} with ${open.toLocaleString('en')} open (${((rssAfter - rssBefore) / open).toFixed(1)} B per open transaction), ${mb(rssLag)} after the lag run`);
+    console.log(
+      `  sweeper RSS: ${mb(rssBefore)} before loading, ${mb(rssAfter)} with ${open.toLocaleString('en')} open (${((rssAfter - rssBefore) / open).toFixed(1)} B per open transaction), ${mb(rssLag)} after the lag run`,
+    );
     const total = Number(size[0]!.total);
     console.log(
       `  durable state: ${mb(total)} in PostgreSQL, ${(total / stored).toFixed(0)} B per open transaction (table ${mb(Number(size[0]!.table))}, primary key ${mb(Number(size[0]!.pkey))}, due index ${mb(Number(size[0]!.due_index))})`,

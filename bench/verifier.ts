@@ -84,7 +84,9 @@ export async function verifierBenchmark(args: string[]): Promise<void> {
     const stackRate = count / stackSeconds;
     const baselineRate = count / baselineSeconds;
     console.log(`verifications:            ${count} (concurrency ${concurrency}), ledger entries written: ${ledger.rows[0]!.n}`);
-    console.log(`through the stack:        ${stackSeconds.toFixed(2)} s → ${stackRate.toFixed(0)} verifications/s (requests enqueued in ${enqueuedSeconds.toFixed(2)} s)`);
+    console.log(
+      `through the stack:        ${stackSeconds.toFixed(2)} s → ${stackRate.toFixed(0)} verifications/s (requests enqueued in ${enqueuedSeconds.toFixed(2)} s)`,
+    );
     console.log(`bare sandbox call loop:   ${baselineSeconds.toFixed(2)} s → ${baselineRate.toFixed(0)} calls/s`);
     console.log(`ratio (stack / baseline): ${(stackRate / baselineRate).toFixed(3)}  (overhead ×${(baselineRate / stackRate).toFixed(1)})`);
   } finally {

@@ -68,7 +68,11 @@ export class IngestionClient {
   }
 
   /** `GET /v1/users/{user_id}/entitlements`: the user's entitlements as the ledger granted them. */
-  entitlements(userId: string): Promise<Answer<{ user_id: string; entitlements: Array<{ entitlement: string; expires_at: string; grants: number; last_event: string; last_event_id: string }> }>> {
+  entitlements(
+    userId: string,
+  ): Promise<
+    Answer<{ user_id: string; entitlements: Array<{ entitlement: string; expires_at: string; grants: number; last_event: string; last_event_id: string }> }>
+  > {
     return call(`${this.baseUrl}/v1/users/${encodeURIComponent(userId)}/entitlements`, { method: 'GET', headers: this.headers() });
   }
 }
@@ -122,7 +126,10 @@ export class DispatcherClient {
   }
 
   rotateSecret(id: string, previousValidForMs?: number): Promise<Answer<EndpointBody & { secret: string }>> {
-    return call(`${this.baseUrl}/v1/admin/endpoints/${encodeURIComponent(id)}/rotate-secret`, this.init('POST', previousValidForMs === undefined ? {} : { previous_secret_valid_for_ms: previousValidForMs }));
+    return call(
+      `${this.baseUrl}/v1/admin/endpoints/${encodeURIComponent(id)}/rotate-secret`,
+      this.init('POST', previousValidForMs === undefined ? {} : { previous_secret_valid_for_ms: previousValidForMs }),
+    );
   }
 
   deleteEndpoint(id: string): Promise<Answer<null>> {
@@ -145,9 +152,11 @@ export class DispatcherClient {
     return call(`${this.baseUrl}/v1/admin/events/${encodeURIComponent(eventId)}/resend`, this.init('POST', endpointId ? { endpoint_id: endpointId } : {}));
   }
 
-  deliveries(query: { state?: string; endpoint_id?: string; limit?: number } = {}): Promise<Answer<{ deliveries: DeliveryBody[]; next_before: number | null }>> {
+  deliveries(
+    query: { state?: string; endpoint_id?: string; limit?: number } = {},
+  ): Promise<Answer<{ deliveries: DeliveryBody[]; next_before: number | null }>> {
     const q = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
-    return call(`${this.baseUrl}/v1/admin/deliveries?${q}`, this.init('GET'));
+    return call(`${this.baseUrl}/v1/admin/deliveries?${q.toString()}`, this.init('GET'));
   }
 }
 

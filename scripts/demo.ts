@@ -128,9 +128,10 @@ async function main(): Promise<void> {
         [references],
       )
     ).rows;
-    const ran = await customer.query<{ event_id: string; n: number }>('SELECT event_id, count(*)::int AS n FROM entitlement_runs WHERE event_id = ANY($1::text[]) GROUP BY event_id', [
-      grants.map((g) => g.event_id),
-    ]);
+    const ran = await customer.query<{ event_id: string; n: number }>(
+      'SELECT event_id, count(*)::int AS n FROM entitlement_runs WHERE event_id = ANY($1::text[]) GROUP BY event_id',
+      [grants.map((g) => g.event_id)],
+    );
     runs = new Map(ran.rows.map((r) => [r.event_id, r.n]));
     const done = grants.filter((g) => g.delivered && runs.has(g.event_id)).length;
     process.stdout.write(`\r  ${done}/${expectedGrants} entitlement events delivered and processed by the customer backend   `);
@@ -148,7 +149,10 @@ async function main(): Promise<void> {
   const users = [...new Set(checkouts.map((c) => c.userId))];
   const ledgerExpiry = new Map(
     (
-      await db.query<{ user_id: string; expires_at: Date }>(`SELECT user_id, expires_at FROM read_model.entitlements WHERE user_id = ANY($1::text[]) AND entitlement = 'pro-monthly'`, [users])
+      await db.query<{ user_id: string; expires_at: Date }>(
+        `SELECT user_id, expires_at FROM read_model.entitlements WHERE user_id = ANY($1::text[]) AND entitlement = 'pro-monthly'`,
+        [users],
+      )
     ).rows.map((r) => [r.user_id, r.expires_at.toISOString()]),
   );
   let accessMatches = 0;

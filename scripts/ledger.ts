@@ -17,7 +17,16 @@ import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
 import { stringify } from 'csv-stringify/sync';
-import { entitlementStream, LedgerPositionError, PostgresLedger, verifyLedger, READ_MODEL_DDL, rebuildReadModels, transactionStream, type RecordedLedgerEvent } from '@settle/ledger';
+import {
+  entitlementStream,
+  LedgerPositionError,
+  PostgresLedger,
+  verifyLedger,
+  READ_MODEL_DDL,
+  rebuildReadModels,
+  transactionStream,
+  type RecordedLedgerEvent,
+} from '@settle/ledger';
 import { createPool, migrate, type Pool } from '@settle/platform';
 
 const USAGE = `usage: settle ledger <command> [options]
@@ -106,13 +115,15 @@ async function replay(pool: Pool, ledger: PostgresLedger, args: string[]): Promi
   const from = position(values.from, 'from');
   const [since, until] = [time(values.since, 'since'), time(values.until, 'until')];
   const csv = values.format === 'csv';
-  const keep = (e: RecordedLedgerEvent) =>
-    e.position > from && (!since || e.recordedAt >= since) && (!until || e.recordedAt < until);
+  const keep = (e: RecordedLedgerEvent) => e.position > from && (!since || e.recordedAt >= since) && (!until || e.recordedAt < until);
   const emit = async (events: readonly RecordedLedgerEvent[]) => {
     const rows = events.filter(keep).map(exported);
     if (rows.length === 0) return 0;
     const text = csv
-      ? stringify(rows.map((r) => ({ ...r, data: JSON.stringify(r.data), metadata: JSON.stringify(r.metadata) })), { columns: CSV_COLUMNS })
+      ? stringify(
+          rows.map((r) => ({ ...r, data: JSON.stringify(r.data), metadata: JSON.stringify(r.metadata) })),
+          { columns: CSV_COLUMNS },
+        )
       : rows.map((r) => `${JSON.stringify(r)}\n`).join('');
     await out(text);
     return rows.length;
@@ -128,7 +139,7 @@ async function replay(pool: Pool, ledger: PostgresLedger, args: string[]): Promi
   } else {
     const bar = progress('replay', await countAfter(pool, from));
     let read = 0;
-    for (let after = from; ; ) {
+    for (let after = from; ;) {
       const page = await ledger.readAll(after, 5_000);
       if (page.length === 0) break;
       written += await emit(page);
@@ -139,7 +150,9 @@ async function replay(pool: Pool, ledger: PostgresLedger, args: string[]): Promi
     bar.stop();
   }
   const seconds = (Date.now() - started) / 1000;
-  process.stderr.write(`replayed ${written} events${stream ? ` of ${stream}` : ''} in ${seconds.toFixed(1)} s (${Math.round(written / Math.max(seconds, 0.001))} events/s)\n`);
+  process.stderr.write(
+    `replayed ${written} events${stream ? ` of ${stream}` : ''} in ${seconds.toFixed(1)} s (${Math.round(written / Math.max(seconds, 0.001))} events/s)\n`,
+  );
   return 0;
 }
 
@@ -166,7 +179,9 @@ async function verify(pool: Pool, ledger: PostgresLedger, args: string[]): Promi
     );
     return 1;
   }
-  process.stderr.write(`verified ${checked} events after position ${from} up to the head at ${last}: both chains hold (head ${globalHash}) in ${seconds.toFixed(1)} s\n`);
+  process.stderr.write(
+    `verified ${checked} events after position ${from} up to the head at ${last}: both chains hold (head ${globalHash}) in ${seconds.toFixed(1)} s\n`,
+  );
   return 0;
 }
 

@@ -11,7 +11,9 @@ ensure_deps
 ensure_build
 
 log "checking architecture boundaries"
-(cd "$SETTLE_ROOT" && npx --no-install depcruise apps libs scripts test --config .dependency-cruiser.cjs --output-type err >&2)
+(cd "$SETTLE_ROOT" && npx --no-install depcruise apps libs scripts test bench --config .dependency-cruiser.cjs --output-type err >&2)
+log "linting (ESLint with typescript-eslint) and checking the formatting (Prettier)"
+(cd "$SETTLE_ROOT" && npx --no-install eslint . >&2 && npx --no-install prettier --check . >&2)
 
 # The receiver kit, packed as customers get it, and the example customer backend installed from
 # that tarball (its tests, and the end-to-end ones, run it).

@@ -100,7 +100,13 @@ async function main(argv: string[]): Promise<number> {
           credentials.map((c) => [c.provider, c.account, c.name, String(c.version), c.keyVersion, c.updatedAt.toISOString(), c.wrappedAt.toISOString()]),
         );
         const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-        for (const r of rows) console.log(r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+        for (const r of rows)
+          console.log(
+            r
+              .map((cell, i) => cell.padEnd(widths[i]!))
+              .join('  ')
+              .trimEnd(),
+          );
       }
       return 0;
     }
@@ -127,7 +133,10 @@ async function main(argv: string[]): Promise<number> {
     case 'retire': {
       const [version] = positionals(rest, 1, '<version>');
       const check = await withVault((vault) => vault.assertRetirable(version!));
-      const inUse = Object.entries(check.inUse).map(([v, n]) => `${v}=${n}`).join(', ') || 'none';
+      const inUse =
+        Object.entries(check.inUse)
+          .map(([v, n]) => `${v}=${n}`)
+          .join(', ') || 'none';
       const keyFile = values['key-file'];
       if (keyFile) {
         removeKeyFromFile(keyFile, check.keyVersion);

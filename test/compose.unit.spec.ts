@@ -1,14 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import {
-  loadDispatcherConfig,
-  loadIngestionConfig,
-  loadProjectorConfig,
-  loadSandboxConfig,
-  loadSweeperConfig,
-  loadVerifierConfig,
-} from '@settle/config';
+import { loadDispatcherConfig, loadIngestionConfig, loadProjectorConfig, loadSandboxConfig, loadSweeperConfig, loadVerifierConfig } from '@settle/config';
 
 interface ComposeService {
   image?: string;
@@ -45,7 +38,7 @@ describe('docker-compose.yml', () => {
     expect(compose.services.kafka!.image).toBe('apache/kafka:3.9.1');
   });
 
-  it("gives each app every variable its configuration schema requires", () => {
+  it('gives each app every variable its configuration schema requires', () => {
     const env = (name: string) => {
       const e = interpolate(compose.services[name]!.environment);
       // The compose file reads secrets from the caller's environment; a SHA-256 digest is hex.

@@ -93,7 +93,8 @@ export function summariseCpuProfiles(files: readonly string[], top = 25): Profil
 /** The summary as a Markdown table, with a heading line of context. */
 export function profileMarkdown(title: string, summary: ProfileSummary, notes: readonly string[] = []): string {
   const rows = summary.top.map(
-    (e, i) => `| ${i + 1} | \`${e.fn.replaceAll('|', '\\|')}\` | \`${e.location}\` | ${e.samples} | ${e.sharePct.toFixed(1)} % | ${e.busySharePct.toFixed(1)} % |`,
+    (e, i) =>
+      `| ${i + 1} | \`${e.fn.replaceAll('|', '\\|')}\` | \`${e.location}\` | ${e.samples} | ${e.sharePct.toFixed(1)} % | ${e.busySharePct.toFixed(1)} % |`,
   );
   return [
     `# ${title}`,

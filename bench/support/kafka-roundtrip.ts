@@ -80,8 +80,7 @@ export class KafkaRoundTrip {
       topics: [topics.a, topics.b].map((topic) => ({ topic, numPartitions: options.partitions, replicationFactor: 1 })),
     });
     const [producerA, producerB] = [await createProducer(kafka), await createProducer(kafka)];
-    const consumer = (groupId: string) =>
-      kafka.consumer({ groupId, allowAutoTopicCreation: false, sessionTimeout: 30_000, heartbeatInterval: 3_000 });
+    const consumer = (groupId: string) => kafka.consumer({ groupId, allowAutoTopicCreation: false, sessionTimeout: 30_000, heartbeatInterval: 3_000 });
     const forwarder = consumer(`${prefix}-forwarder`);
     const sink = consumer(`${prefix}-sink`);
     const trip = new KafkaRoundTrip(admin, producerA, producerB, forwarder, sink, topics, options.payloadBytes);
@@ -188,7 +187,7 @@ export class KafkaRoundTrip {
       } else if (performance.now() - lastProgress > stallTimeoutMs) break;
       await sleep(5);
     }
-    if (failure) throw failure instanceof Error ? failure : new Error(String(failure));
+    if (failure) throw failure instanceof Error ? failure : new Error(JSON.stringify(failure));
     const latencies: number[] = [];
     let duplicates = 0;
     let lastArrival = schedule.startedAt;

@@ -132,9 +132,7 @@ export function infraGroups(database: string, adminDatabaseUrl: string = infra.b
   const kafka = listenerPid(port(infra.kafkaBrokers[0]!));
   const registry = listenerPid(port(infra.registryUrl.replace(/^https?:\/\//, '')));
   const server = new URL(adminDatabaseUrl);
-  const postmaster = ['127.0.0.1', 'localhost', '[::1]', ''].includes(server.hostname)
-    ? listenerPid(Number(server.port || 5432))
-    : undefined;
+  const postmaster = ['127.0.0.1', 'localhost', '[::1]', ''].includes(server.hostname) ? listenerPid(Number(server.port || 5432)) : undefined;
   return [
     [
       'PostgreSQL',
@@ -196,11 +194,12 @@ export function cpuDelta(a: CpuSnapshot, b: CpuSnapshot): CpuDelta {
   };
 }
 
-
 /** Peak resident memory of a process (VmHWM), MiB; 0 when the process is gone. */
 export function peakRssMiB(pid: number): number {
   try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('VmHWM:'));
     return Number(line?.match(/(\d+)/)?.[1] ?? 0) / 1024;
   } catch {
     return 0;

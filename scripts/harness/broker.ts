@@ -63,10 +63,17 @@ export async function startOwnBroker(): Promise<OwnBroker> {
     ].join('\n'),
   );
   const java = ['-Xms128m', '-Xmx384m', `-Dlog4j.configuration=file:${join(dir, 'log4j.properties')}`, '-cp', classpath];
-  writeFileSync(join(dir, 'log4j.properties'), 'log4j.rootLogger=ERROR, stderr\nlog4j.appender.stderr=org.apache.log4j.ConsoleAppender\nlog4j.appender.stderr.layout=org.apache.log4j.PatternLayout\n');
-  const format = spawnSync('java', [...java, 'kafka.tools.StorageTool', 'format', '-t', randomBytes(16).toString('base64url'), '-c', config, '--ignore-formatted'], {
-    encoding: 'utf8',
-  });
+  writeFileSync(
+    join(dir, 'log4j.properties'),
+    'log4j.rootLogger=ERROR, stderr\nlog4j.appender.stderr=org.apache.log4j.ConsoleAppender\nlog4j.appender.stderr.layout=org.apache.log4j.PatternLayout\n',
+  );
+  const format = spawnSync(
+    'java',
+    [...java, 'kafka.tools.StorageTool', 'format', '-t', randomBytes(16).toString('base64url'), '-c', config, '--ignore-formatted'],
+    {
+      encoding: 'utf8',
+    },
+  );
   if (format.status !== 0) throw new Error(`kafka storage format failed: ${format.stderr}`);
   let child: ChildProcess | null = null;
   const broker: OwnBroker = {

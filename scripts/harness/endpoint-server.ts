@@ -71,7 +71,9 @@ const server = createServer((req, res) => {
       eventId,
       webhookId: (req.headers['webhook-id'] as string | undefined) ?? null,
       timestamp: (req.headers['webhook-timestamp'] as string | undefined) ?? null,
-      signatures: String(req.headers['webhook-signature'] ?? '').split(' ').filter(Boolean).length,
+      signatures: String(req.headers['webhook-signature'] ?? '')
+        .split(' ')
+        .filter(Boolean).length,
       verified: verified(body, req.headers),
       answered: status,
       at: Date.now(),

@@ -2,7 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { waitUntil } from '../clients.js';
 
-const SERVER = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../../scripts/harness/endpoint-server.ts' : './endpoint-server.ts', import.meta.url));
+const SERVER = fileURLToPath(
+  new URL(import.meta.url.includes('/dist/') ? '../../../scripts/harness/endpoint-server.ts' : './endpoint-server.ts', import.meta.url),
+);
 
 /** One scripted answer of the endpoint stand-in (see endpoint-server.ts). */
 export interface EndpointAnswer {
@@ -58,7 +60,7 @@ export async function startEndpointProcess(options: { secrets: readonly string[]
     child = spawned;
     port = await new Promise<number>((resolve, reject) => {
       spawned.once('exit', (code) => reject(new Error(`endpoint stand-in exited with ${code}`)));
-      spawned.stdout!.on('data', (chunk: Buffer) => {
+      spawned.stdout.on('data', (chunk: Buffer) => {
         const match = /listening (\d+)/.exec(chunk.toString());
         if (match) resolve(Number(match[1]));
       });

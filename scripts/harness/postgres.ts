@@ -31,7 +31,11 @@ export interface OwnPostgres {
 function binDir(): string {
   if (process.env.SETTLE_PG_BIN) return process.env.SETTLE_PG_BIN;
   const root = '/usr/lib/postgresql';
-  const majors = existsSync(root) ? readdirSync(root).filter((d) => /^\d+$/.test(d)).sort((a, b) => Number(b) - Number(a)) : [];
+  const majors = existsSync(root)
+    ? readdirSync(root)
+        .filter((d) => /^\d+$/.test(d))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   const major = majors.find((m) => existsSync(join(root, m, 'bin', 'initdb')));
   if (!major) throw new Error(`no PostgreSQL server binaries under ${root}/<major>/bin (set SETTLE_PG_BIN)`);
   return join(root, major, 'bin');
@@ -73,7 +77,7 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
       await run(file, argv, { cwd: dir, timeout: 120_000 });
     } catch (error) {
       const e = error as { stderr?: string; message: string };
-      throw new Error(`${tool} ${args.join(' ')} failed: ${e.stderr || e.message}\n${log().slice(-2_000)}`);
+      throw new Error(`${tool} ${args.join(' ')} failed: ${e.stderr || e.message}\n${log().slice(-2_000)}`, { cause: error });
     }
   };
   const port = await freePort();

@@ -42,8 +42,13 @@ export async function readTopics(brokers: string[], registryUrl: string, topicPr
       eachMessage: async ({ topic, message }) => {
         seen += 1;
         if (!headerText(message.headers, HEADERS.eventType)) return;
-        const event = await codec.decode(message.value, message.headers as Record<string, unknown>);
-        read.push({ source: topic, key: message.key?.toString('utf8') ?? null, type: event.type, payload: event.payload as unknown as PublishedMessage['payload'] });
+        const event = await codec.decode(message.value, message.headers);
+        read.push({
+          source: topic,
+          key: message.key?.toString('utf8') ?? null,
+          type: event.type,
+          payload: event.payload as unknown as PublishedMessage['payload'],
+        });
       },
     });
     await waitUntil('every record on the topics to be read', 30_000, async () => (seen >= total ? true : undefined));
@@ -76,7 +81,8 @@ export async function publishedMessages(
   const byId = new Map<string, PublishedMessage>();
   for (const m of onTopic) byId.set(m.payload.event_id, m);
   for (const r of rows) {
-    if (!byId.has(r.payload.event_id)) byId.set(r.payload.event_id, { source: `outbox:${outboxSchema}`, key: r.message_key, type: r.event_type, payload: r.payload });
+    if (!byId.has(r.payload.event_id))
+      byId.set(r.payload.event_id, { source: `outbox:${outboxSchema}`, key: r.message_key, type: r.event_type, payload: r.payload });
   }
   return [...byId.values()];
 }

@@ -8,11 +8,10 @@ import type { Topics } from '@settle/messaging';
 import { createPool, migrate } from '@settle/platform';
 import { CredentialsVault, generateMasterKey, loadMasterKeyRing, PostgresVaultStore, VAULT_DDL, vaultDdl } from '@settle/vault';
 import pg from 'pg';
-import { DispatcherClient, IngestionClient, SandboxClient, waitUntil } from '../clients.js';
+import { DispatcherClient, IngestionClient, SandboxClient } from '../clients.js';
 import { ROOT, spawnApp, spawnProcess, type AppProcess } from './apps.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from './infra.js';
 import { publishedMessages, type PublishedMessage } from './published.js';
-
 
 /** A free TCP port on loopback. */
 export async function freePort(): Promise<number> {

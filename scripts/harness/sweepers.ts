@@ -6,14 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Consumer, Producer } from 'kafkajs';
 import pg from 'pg';
-import {
-  connectMessaging,
-  HEADERS,
-  type AvroCodec,
-  type CheckoutRegisteredV1,
-  type ConsensusResultV1,
-  type Topics,
-} from '@settle/messaging';
+import { connectMessaging, HEADERS, type AvroCodec, type CheckoutRegisteredV1, type ConsensusResultV1, type Topics } from '@settle/messaging';
 import { createLogger } from '@settle/platform';
 import { waitUntil } from '../clients.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from './infra.js';
@@ -96,7 +89,7 @@ export async function startSweeperBed(env: NodeJS.ProcessEnv, options: { adminDa
   await reader.subscribe({ topics: [topics.transactionEvents], fromBeginning: true });
   await reader.run({
     eachMessage: async ({ message }) => {
-      const event = await codec.decode(message.value, message.headers as Record<string, unknown>);
+      const event = await codec.decode(message.value, message.headers);
       if (event.type === 'VerificationRequested' && event.payload.requested_by === 'sweeper') {
         requests.push({ reference: event.payload.reference, trigger: event.payload.trigger, publishedAt: Number(message.timestamp) });
       }

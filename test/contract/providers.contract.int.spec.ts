@@ -82,8 +82,7 @@ const inputs: Record<ProviderName, { amount: number; currency: string; email?: s
 
 async function transaction(provider: ProviderName, behaviour: SandboxBehaviour, pay = true): Promise<Expectation> {
   const input = inputs[provider];
-  const reference =
-    provider === 'paystack' ? `ref_${hex(6)}` : provider === 'flutterwave' ? `tx_${hex(6)}` : undefined;
+  const reference = provider === 'paystack' ? `ref_${hex(6)}` : provider === 'flutterwave' ? `tx_${hex(6)}` : undefined;
   const created = await client.create({ ...input, ...(reference ? { reference } : {}), behaviour }, provider);
   expect(created.status).toBe(201);
   if (pay) expect((await client.pay(created.body.reference, provider)).status).toBe(200);

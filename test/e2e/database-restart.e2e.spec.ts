@@ -57,7 +57,7 @@ beforeAll(async () => {
         return;
       }
       if (headerText(message.headers, HEADERS.eventType) !== 'SettlementRecorded') return;
-      const event = await codec.decode(message.value, message.headers as Record<string, unknown>);
+      const event = await codec.decode(message.value, message.headers);
       const ids = settlements.get(event.payload.reference) ?? [];
       ids.push(event.payload.event_id);
       settlements.set(event.payload.reference, ids);
@@ -220,7 +220,9 @@ describe('a PostgreSQL restart under load', () => {
     });
     const repeated = references.filter((r) => settlements.get(r)!.length > 1);
     for (const reference of references) expect(new Set(settlements.get(reference)).size, reference).toBe(1);
-    console.info(`database restart: ${references.length} checkouts, ${refusedStatuses.length} refused calls, ${repeated.length} settlement records re-published with their event id`);
+    console.info(
+      `database restart: ${references.length} checkouts, ${refusedStatuses.length} refused calls, ${repeated.length} settlement records re-published with their event id`,
+    );
     expect(deadLetters).toBe(0);
 
     // Nothing exited, nothing escaped, and every app with a pool felt the restart.

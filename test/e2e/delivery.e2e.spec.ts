@@ -66,7 +66,16 @@ describe('a paid checkout reaches the customer endpoint as a signed entitlement 
     expect(first).toMatchObject({ verified: true, signatures: 1, answered: 200 });
     expect(first.payload).toMatchObject({ event: 'subscription_started', user_id: user, entitlement: 'pro-monthly', access_period: 'P1M' });
     expect(first.webhookId).toBe(first.payload.event_id);
-    expect(Object.keys(first.payload).sort()).toEqual(['access_period', 'entitlement', 'event', 'event_id', 'expires_at', 'reference', 'settled_at', 'user_id']);
+    expect(Object.keys(first.payload).sort()).toEqual([
+      'access_period',
+      'entitlement',
+      'event',
+      'event_id',
+      'expires_at',
+      'reference',
+      'settled_at',
+      'user_id',
+    ]);
 
     const second = await deliveryFor(await paidCheckout(user, 'P1Y'));
     expect(second.payload).toMatchObject({ event: 'subscription_renewed', user_id: user });
@@ -77,7 +86,13 @@ describe('a paid checkout reaches the customer endpoint as a signed entitlement 
 
     const granted = await stack.ingestion.entitlements(user);
     expect(granted.body.entitlements).toEqual([
-      expect.objectContaining({ entitlement: 'pro-monthly', expires_at: second.payload.expires_at, grants: 2, last_event: 'subscription_renewed', last_event_id: second.payload.event_id }),
+      expect.objectContaining({
+        entitlement: 'pro-monthly',
+        expires_at: second.payload.expires_at,
+        grants: 2,
+        last_event: 'subscription_renewed',
+        last_event_id: second.payload.event_id,
+      }),
     ]);
     const attempts = await stack.dispatcher.deliveriesOf(second.payload.event_id!);
     expect(attempts.body.deliveries).toEqual(
@@ -143,15 +158,30 @@ describe('the dispatcher admin API', () => {
     await problem(await raw('/v1/admin/endpoints'), 401, 'AUTH.MISSING_API_KEY');
     await problem(await raw('/v1/admin/endpoints', { headers: { authorization: 'Bearer nope' } }), 401, 'AUTH.INVALID_API_KEY');
     const admin = { authorization: `Bearer ${stack.adminKey}`, 'content-type': 'application/json' };
-    await problem(await raw('/v1/admin/endpoints', { method: 'POST', headers: admin, body: JSON.stringify({ url: 'ftp://example.com/hook' }) }), 400, 'ENDPOINT.URL_NOT_ALLOWED');
-    await problem(await raw('/v1/admin/endpoints', { method: 'POST', headers: admin, body: JSON.stringify({ url: 'http://a:b@example.com/' }) }), 400, 'ENDPOINT.URL_NOT_ALLOWED');
-    await problem(await raw('/v1/admin/endpoints', { method: 'POST', headers: admin, body: JSON.stringify({ url: 'https://example.com', event_kinds: ['refund'] }) }), 400, 'REQUEST.VALIDATION_FAILED');
+    await problem(
+      await raw('/v1/admin/endpoints', { method: 'POST', headers: admin, body: JSON.stringify({ url: 'ftp://example.com/hook' }) }),
+      400,
+      'ENDPOINT.URL_NOT_ALLOWED',
+    );
+    await problem(
+      await raw('/v1/admin/endpoints', { method: 'POST', headers: admin, body: JSON.stringify({ url: 'http://a:b@example.com/' }) }),
+      400,
+      'ENDPOINT.URL_NOT_ALLOWED',
+    );
+    await problem(
+      await raw('/v1/admin/endpoints', { method: 'POST', headers: admin, body: JSON.stringify({ url: 'https://example.com', event_kinds: ['refund'] }) }),
+      400,
+      'REQUEST.VALIDATION_FAILED',
+    );
     await problem(await raw(`/v1/admin/endpoints/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`, { headers: admin }), 404, 'ENDPOINT.NOT_FOUND');
     await problem(await raw('/v1/admin/events/not-a-uuid/deliveries', { headers: admin }), 404, 'EVENT.NOT_FOUND');
   });
 
   it('deletes an endpoint: 204, then 404, and it receives nothing more', async () => {
-    const extra = await stack.dispatcher.createEndpoint({ url: `${endpoint.url.replace('/webhook/settle', '')}/deleted`, event_kinds: ['subscription_renewed'] });
+    const extra = await stack.dispatcher.createEndpoint({
+      url: `${endpoint.url.replace('/webhook/settle', '')}/deleted`,
+      event_kinds: ['subscription_renewed'],
+    });
     expect(extra.status).toBe(201);
     expect(extra.headers.get('cache-control')).toBe('no-store');
     expect((await stack.dispatcher.deleteEndpoint(extra.body.id)).status).toBe(204);

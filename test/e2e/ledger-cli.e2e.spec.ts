@@ -11,7 +11,16 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decideGrant, foldEntitlement, parseAccessPeriod } from '@settle/domain';
-import { entitlementEventOf, entitlementLedgerEvent, entitlementStream, expectedAfter, LEDGER_DDL, PostgresLedger, READ_MODEL_DDL, type LedgerEventInput } from '@settle/ledger';
+import {
+  entitlementEventOf,
+  entitlementLedgerEvent,
+  entitlementStream,
+  expectedAfter,
+  LEDGER_DDL,
+  PostgresLedger,
+  READ_MODEL_DDL,
+  type LedgerEventInput,
+} from '@settle/ledger';
 import { createPool, migrate, type Pool } from '@settle/platform';
 import { createTestDatabase, withTriggersOff } from '../../scripts/harness/infra.js';
 
@@ -41,7 +50,10 @@ const outcome = (reference: string, type: string, state: string, at: number): Le
 
 function cli(args: string[], input?: { shell: string }) {
   const result = input
-    ? spawnSync('bash', ['-o', 'pipefail', '-c', `node ${CLI} ${args.join(' ')} ${input.shell}`], { env: { ...process.env, DATABASE_URL: url }, encoding: 'utf8' })
+    ? spawnSync('bash', ['-o', 'pipefail', '-c', `node ${CLI} ${args.join(' ')} ${input.shell}`], {
+        env: { ...process.env, DATABASE_URL: url },
+        encoding: 'utf8',
+      })
     : spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: url }, encoding: 'utf8' });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -77,7 +89,10 @@ describe('settle ledger', () => {
   it('replays everything as JSON Lines in global order, with only events on standard output', () => {
     const { code, stdout, stderr } = cli(['replay']);
     expect(code).toBe(0);
-    const events = stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const events = stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(events).toHaveLength(30);
     expect(events.map((e) => e.position)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
     expect(events[0]).toMatchObject({ stream_id: 'transaction-ref_cli_0', revision: 0, event_type: 'PaymentHeldInReview' });
@@ -87,14 +102,23 @@ describe('settle ledger', () => {
   });
 
   it('replays one transaction, from a position, and a time range', () => {
-    const one = cli(['replay', '--reference', 'ref_cli_3']).stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const one = cli(['replay', '--reference', 'ref_cli_3'])
+      .stdout.trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(one.map((e) => [e.event_type, e.revision])).toEqual([
       ['PaymentHeldInReview', 0],
       ['TransactionSettled', 1],
     ]);
-    const fromPosition = cli(['replay', '--from', '25']).stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const fromPosition = cli(['replay', '--from', '25'])
+      .stdout.trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(fromPosition.map((e) => e.position)).toEqual([26, 27, 28, 29, 30]);
-    const later = cli(['replay', '--since', boundary.toISOString()]).stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const later = cli(['replay', '--since', boundary.toISOString()])
+      .stdout.trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(later).toHaveLength(10);
     expect(later.every((e) => e.event_type === 'TransactionSettled')).toBe(true);
     const earlier = cli(['replay', '--until', boundary.toISOString()]).stdout.trimEnd().split('\n');
@@ -104,11 +128,25 @@ describe('settle ledger', () => {
   it('exports CSV for auditors that a CSV reader reads back exactly', () => {
     const { code, stdout } = cli(['export', '--format', 'csv']);
     expect(code).toBe(0);
-    const rows = parse(stdout, { columns: true }) as Array<Record<string, string>>;
+    const rows = parse<Record<string, string>>(stdout, { columns: true });
     expect(rows).toHaveLength(30);
-    expect(Object.keys(rows[0]!)).toEqual(['position', 'recorded_at', 'stream_id', 'revision', 'event_id', 'event_type', 'stream_hash', 'global_hash', 'data', 'metadata']);
+    expect(Object.keys(rows[0]!)).toEqual([
+      'position',
+      'recorded_at',
+      'stream_id',
+      'revision',
+      'event_id',
+      'event_type',
+      'stream_hash',
+      'global_hash',
+      'data',
+      'metadata',
+    ]);
     expect(JSON.parse(rows[0]!.data!).note).toBe('commas, "quotes" and\nnew lines survive');
-    const jsonl = cli(['export']).stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const jsonl = cli(['export'])
+      .stdout.trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows.map((r) => r.global_hash)).toEqual(jsonl.map((e) => e.global_hash));
   });
 
@@ -129,7 +167,9 @@ describe('settle ledger', () => {
     const { code, stderr } = cli(['rebuild-read-models']);
     expect(code).toBe(0);
     expect(stderr).toMatch(/from 30 ledger events: 20 transaction_status rows, 0 entitlements rows/);
-    const { rows } = await pool.query<{ state: string; n: number }>('SELECT state, count(*)::int AS n FROM read_model.transaction_status GROUP BY state ORDER BY state');
+    const { rows } = await pool.query<{ state: string; n: number }>(
+      'SELECT state, count(*)::int AS n FROM read_model.transaction_status GROUP BY state ORDER BY state',
+    );
     expect(rows).toEqual([
       { state: 'RECOVERING', n: 10 },
       { state: 'SETTLED_CONSENSUS', n: 10 },
@@ -161,7 +201,10 @@ describe('settle ledger', () => {
     // From a checkpoint, a stream that began before it continues from its stored hash, so an
     // edit of its later event is still found.
     await withTriggersOff(pool, `UPDATE ledger.events SET metadata = jsonb_set(metadata, '{correlationId}', '"forged"') WHERE position = 27`);
-    expect(cli(['verify', '--from', '25'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/BROKEN at position 27 \(transaction-ref_cli_6 revision 1\): STREAM_HASH_MISMATCH/) });
+    expect(cli(['verify', '--from', '25'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/BROKEN at position 27 \(transaction-ref_cli_6 revision 1\): STREAM_HASH_MISMATCH/),
+    });
   });
 });
 
@@ -184,10 +227,17 @@ describe('settle ledger over entitlement streams', () => {
     for (const [i, settledAt] of [Date.parse('2027-01-31T10:00:00Z'), Date.parse('2027-02-10T10:00:00Z')].entries()) {
       const state = foldEntitlement((await ledger.readStream(stream)).map(entitlementEventOf));
       const [grant] = decideGrant(
-        { type: 'GrantEntitlement', data: { eventId: randomUUID(), userId: user, entitlement: 'pro', reference: `ref_${i}`, accessPeriod: parseAccessPeriod('P1M'), settledAt } },
+        {
+          type: 'GrantEntitlement',
+          data: { eventId: randomUUID(), userId: user, entitlement: 'pro', reference: `ref_${i}`, accessPeriod: parseAccessPeriod('P1M'), settledAt },
+        },
         state,
       );
-      await ledger.append(stream, [entitlementLedgerEvent(grant!, { settlementEventId: randomUUID(), correlationId: `corr-${i}` })], expectedAfter(state.grants));
+      await ledger.append(
+        stream,
+        [entitlementLedgerEvent(grant!, { settlementEventId: randomUUID(), correlationId: `corr-${i}` })],
+        expectedAfter(state.grants),
+      );
     }
   });
 
@@ -201,10 +251,13 @@ describe('settle ledger over entitlement streams', () => {
     return { code: result.status, stdout: result.stdout, stderr: result.stderr };
   };
 
-  it('replays one user\'s grants, verifies their chains and rebuilds read_model.entitlements', async () => {
+  it("replays one user's grants, verifies their chains and rebuilds read_model.entitlements", async () => {
     const replayed = grantsCli(['replay', '--user', user, '--entitlement', 'pro']);
     expect(replayed.code).toBe(0);
-    const events = replayed.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const events = replayed.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events.map((e) => [e.event_type, e.data.event, e.data.expires_at])).toEqual([
       ['EntitlementGranted', 'subscription_started', '2027-02-28T10:00:00.000Z'],
       ['EntitlementGranted', 'subscription_renewed', '2027-03-28T10:00:00.000Z'],
@@ -214,6 +267,8 @@ describe('settle ledger over entitlement streams', () => {
     const rebuilt = grantsCli(['rebuild-read-models']);
     expect(rebuilt).toMatchObject({ code: 0, stderr: expect.stringMatching(/0 transaction_status rows, 1 entitlements rows/) });
     const { rows } = await grantsPool.query('SELECT user_id, entitlement, expires_at, grants, last_event FROM read_model.entitlements');
-    expect(rows).toEqual([{ user_id: user, entitlement: 'pro', expires_at: new Date('2027-03-28T10:00:00.000Z'), grants: 2, last_event: 'subscription_renewed' }]);
+    expect(rows).toEqual([
+      { user_id: user, entitlement: 'pro', expires_at: new Date('2027-03-28T10:00:00.000Z'), grants: 2, last_event: 'subscription_renewed' },
+    ]);
   });
 });

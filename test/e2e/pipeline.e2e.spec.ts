@@ -61,10 +61,9 @@ async function webhooksPublished(reference: string) {
 }
 
 async function lastTrigger(reference: string): Promise<string | null> {
-  const { rows } = await stack.db.query<{ last_trigger: string | null }>(
-    'SELECT last_trigger FROM read_model.transaction_status WHERE reference = $1',
-    [reference],
-  );
+  const { rows } = await stack.db.query<{ last_trigger: string | null }>('SELECT last_trigger FROM read_model.transaction_status WHERE reference = $1', [
+    reference,
+  ]);
   return rows[0]?.last_trigger ?? null;
 }
 
@@ -102,10 +101,9 @@ describe('checkout to Kafka to verifier to consensus to ledger', () => {
     const status = await settledState(reference, 'SETTLED_CONSENSUS');
     expect(status.entitlement_status).toBe('UNLOCKED');
     expect(await lastTrigger(reference)).toBe('webhook_signature_rejected');
-    const { rows } = await stack.db.query<{ signature_valid: boolean }>(
-      'SELECT signature_valid FROM ingestion.webhook_inbox WHERE reference = $1',
-      [reference],
-    );
+    const { rows } = await stack.db.query<{ signature_valid: boolean }>('SELECT signature_valid FROM ingestion.webhook_inbox WHERE reference = $1', [
+      reference,
+    ]);
     expect(rows).toEqual([{ signature_valid: false }]);
     expect(await webhooksPublished(reference)).toHaveLength(0);
   });
@@ -275,7 +273,11 @@ describe('ingestion edges: every bad input is a problem-details answer and nothi
   });
 
   it('answers malformed JSON, oversized bodies, unknown checkouts and unknown routes with problems', async () => {
-    await problem(await post('/v1/checkouts', { body: '{"provider":', headers: { ...auth(), 'content-type': 'application/json' } }), 400, 'REQUEST.MALFORMED_JSON');
+    await problem(
+      await post('/v1/checkouts', { body: '{"provider":', headers: { ...auth(), 'content-type': 'application/json' } }),
+      400,
+      'REQUEST.MALFORMED_JSON',
+    );
     const huge = JSON.stringify({ ...valid('ref_edge_huge'), entitlement: 'x'.repeat(300_000) });
     await problem(await post('/v1/checkouts', { body: huge, headers: { ...auth(), 'content-type': 'application/json' } }), 413, 'REQUEST.BODY_TOO_LARGE');
     await problem(await post('/v1/checkouts/ref_never_registered/complete', { headers: auth() }), 404, 'CHECKOUT.NOT_FOUND');
@@ -375,9 +377,7 @@ describe('secrets never leak', () => {
     answers.push(await wrongKey.text());
     // A provider call that fails (502 then time-outs) goes through the verifier's error paths.
     const failing = await checkout({ webhook: 'drop', failures: { mode: '502', times: 10 } });
-    await waitUntil('the failing verification to be logged', 20_000, async () =>
-      stack.logs('verifier').includes(failing) ? true : undefined,
-    );
+    await waitUntil('the failing verification to be logged', 20_000, async () => (stack.logs('verifier').includes(failing) ? true : undefined));
     answers.push(JSON.stringify((await stack.ingestion.status(failing)).body));
     // Every Kafka message passes through an outbox (or, for the sweeper, carries no payload
     // from configuration): what ingestion, the verifier and the projector published, or still
@@ -408,7 +408,10 @@ describe('every provider, through the real stack, with credentials from the vaul
     provider: SandboxProvider,
     input: { amount: number; currency: string; email?: string; phone?: string; behaviour?: SandboxBehaviour },
   ): Promise<string> {
-    const created = await stack.sandbox.create({ ...input, ...(provider === 'flutterwave' ? { reference: `tx_e2e_${randomBytes(6).toString('hex')}` } : {}) }, provider);
+    const created = await stack.sandbox.create(
+      { ...input, ...(provider === 'flutterwave' ? { reference: `tx_e2e_${randomBytes(6).toString('hex')}` } : {}) },
+      provider,
+    );
     expect(created.status).toBe(201);
     const reference = created.body.reference;
     const registered = await stack.ingestion.register({
@@ -487,7 +490,12 @@ describe('every provider, through the real stack, with credentials from the vaul
   });
 
   it('mpesa: a declined STK push (wrong PIN) is FAILED_DECLINED', async () => {
-    const reference = await providerCheckout('mpesa', { amount: 100_000, currency: 'KES', phone: '254712345679', behaviour: { outcome: 'declined', decline: 'wrong_pin' } });
+    const reference = await providerCheckout('mpesa', {
+      amount: 100_000,
+      currency: 'KES',
+      phone: '254712345679',
+      behaviour: { outcome: 'declined', decline: 'wrong_pin' },
+    });
     expect(await verifyNow(reference)).toMatchObject({ state: 'FAILED_DECLINED', entitlement_status: 'LOCKED' });
   });
 

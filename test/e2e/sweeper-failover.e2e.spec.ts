@@ -61,7 +61,7 @@ function requestsFor(refs: readonly string[]) {
 }
 
 describe('sweeper failover (two instances, one consumer group)', () => {
-  it('a SIGKILLed sweeper\'s orphans are requested exactly once by the survivor, within the window plus the rebalance', async () => {
+  it("a SIGKILLed sweeper's orphans are requested exactly once by the survivor, within the window plus the rebalance", async () => {
     const a = await bed.start('a');
     const b = await bed.start('b');
     const owners = await ownedBy([a, b]);
@@ -72,10 +72,10 @@ describe('sweeper failover (two instances, one consumer group)', () => {
     const registeredAt = Date.now();
     await bed.register(refs, registeredAt);
     await stored(refs);
-    const { rows: onA } = await bed.db.query<{ n: string }>(
-      'SELECT count(*) AS n FROM sweeper.watch_state WHERE reference = ANY($1) AND partition = ANY($2)',
-      [refs, ofA],
-    );
+    const { rows: onA } = await bed.db.query<{ n: string }>('SELECT count(*) AS n FROM sweeper.watch_state WHERE reference = ANY($1) AND partition = ANY($2)', [
+      refs,
+      ofA,
+    ]);
     expect(Number(onA[0]!.n)).toBeGreaterThan(0);
     // Killed before anything is due: the survivor must fire a's timers.
     expect(Date.now() - registeredAt).toBeLessThan(INACTIVITY_MS);

@@ -117,14 +117,35 @@ describe('webhooks are acknowledged only once durable, and survive a broker outa
     const registered = await fetch(`${url}/v1/checkouts`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ provider: 'paystack', reference, amount: 150_000, currency: 'NGN', user_id: 'u', customer: { email: 'a@example.com' }, entitlement: 'pro', access_period: 'P1M' }),
+      body: JSON.stringify({
+        provider: 'paystack',
+        reference,
+        amount: 150_000,
+        currency: 'NGN',
+        user_id: 'u',
+        customer: { email: 'a@example.com' },
+        entitlement: 'pro',
+        access_period: 'P1M',
+      }),
     });
     expect(registered.status).toBe(202);
     const body = webhook(reference).body;
-    const forged = createHmac('sha512', `sk_test_${randomBytes(20).toString('hex')}`).update(body).digest('hex');
+    const forged = createHmac('sha512', `sk_test_${randomBytes(20).toString('hex')}`)
+      .update(body)
+      .digest('hex');
     for (let i = 0; i < 5; i++) expect(await deliver({ body, signature: forged })).toBe(401);
-    const published = await publishedMessages({ db, topicPrefix }, { kafkaBrokers: [broker.address], registryUrl: infra.registryUrl }, 'ingestion', 'transactionEvents');
-    expect(published.filter((m) => m.key === reference).map((m) => m.type).sort()).toEqual(['CheckoutRegistered', 'VerificationRequested']);
+    const published = await publishedMessages(
+      { db, topicPrefix },
+      { kafkaBrokers: [broker.address], registryUrl: infra.registryUrl },
+      'ingestion',
+      'transactionEvents',
+    );
+    expect(
+      published
+        .filter((m) => m.key === reference)
+        .map((m) => m.type)
+        .sort(),
+    ).toEqual(['CheckoutRegistered', 'VerificationRequested']);
   });
 
   it('with the broker down, webhooks are still acknowledged from the outbox, and all arrive once it is back', async () => {
@@ -145,7 +166,10 @@ describe('webhooks are acknowledged only once durable, and survive a broker outa
     });
     const published = await publishedReferences();
     for (const reference of [...before, ...during]) {
-      expect(published.filter((r) => r === reference), reference).toHaveLength(1);
+      expect(
+        published.filter((r) => r === reference),
+        reference,
+      ).toHaveLength(1);
     }
   });
 });

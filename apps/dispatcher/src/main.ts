@@ -73,10 +73,19 @@ const dispatcher = defineWorker({
       start: async () => {
         scheduler.start();
         retirement = setInterval(() => {
-          endpoints.retireExpiredSecrets().catch((error: unknown) => logger.warn({ err: error }, 'expired endpoint secrets could not be deleted; retrying later'));
+          endpoints
+            .retireExpiredSecrets()
+            .catch((error: unknown) => logger.warn({ err: error }, 'expired endpoint secrets could not be deleted; retrying later'));
         }, SECRET_RETIREMENT_INTERVAL_MS);
         http = await NestFactory.create<NestFastifyApplication>(
-          AdminApiModule.forRoot({ adminApiKeySha256: config.adminApiKeySha256, logger, pool, endpoints, deliveries: new DeliveryAdmin(pool, scheduler), metrics }),
+          AdminApiModule.forRoot({
+            adminApiKeySha256: config.adminApiKeySha256,
+            logger,
+            pool,
+            endpoints,
+            deliveries: new DeliveryAdmin(pool, scheduler),
+            metrics,
+          }),
           new FastifyAdapter({ bodyLimit: 64 * 1024, trustProxy: false }),
           { logger: ['error', 'warn'] },
         );

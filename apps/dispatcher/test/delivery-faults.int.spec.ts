@@ -161,10 +161,15 @@ async function deliveryOf(eventId: string, endpointId: string) {
 }
 
 async function until(eventId: string, endpointId: string, state: 'delivered' | 'failed', timeoutMs = 15_000) {
-  return waitUntil(`${eventId} to be ${state}`, timeoutMs, async () => {
-    const d = await deliveryOf(eventId, endpointId);
-    return d.state === state ? d : undefined;
-  }, 50);
+  return waitUntil(
+    `${eventId} to be ${state}`,
+    timeoutMs,
+    async () => {
+      const d = await deliveryOf(eventId, endpointId);
+      return d.state === state ? d : undefined;
+    },
+    50,
+  );
 }
 
 /** Every attempt that reached the endpoint is recorded, and the event was answered 2xx exactly once. */
@@ -272,7 +277,9 @@ describe('delivery to a customer endpoint', () => {
       `SELECT payload FROM dispatcher.outbox WHERE event_type = 'DeliveryDeadLettered' AND payload->>'entitlement_event_id' = $1`,
       [event.event_id],
     );
-    expect(rows.map((r) => r.payload)).toEqual([expect.objectContaining({ entitlement_event_id: event.event_id, endpoint_id: id, attempts: 4, last_status: 500 })]);
+    expect(rows.map((r) => r.payload)).toEqual([
+      expect.objectContaining({ entitlement_event_id: event.event_id, endpoint_id: id, attempts: 4, last_status: 500 }),
+    ]);
     expect(logLines.some((l) => l.alert === 'SETTLE_DELIVERY_DEAD_LETTERED' && l.eventId === event.event_id)).toBe(true);
     expect((await admin.list({ state: 'failed', endpointId: id, limit: 10 })).map((d) => d.event_id)).toEqual([event.event_id]);
 
@@ -291,10 +298,15 @@ describe('delivery to a customer endpoint', () => {
       await endpoints.update(slow.id, { url: `http://127.0.0.1:${proxy.port}/webhook/settle` });
       const events = Array.from({ length: 40 }, () => grant());
       await publish(...events);
-      await waitUntil('every event at the fast endpoint', 10_000, async () => {
-        const received = await fast.process.received();
-        return events.every((e) => received.some((r) => r.eventId === e.event_id && r.answered === 200)) ? true : undefined;
-      }, 20);
+      await waitUntil(
+        'every event at the fast endpoint',
+        10_000,
+        async () => {
+          const received = await fast.process.received();
+          return events.every((e) => received.some((r) => r.eventId === e.event_id && r.answered === 200)) ? true : undefined;
+        },
+        20,
+      );
       // Every one at its first attempt while the other endpoint still swallows its own, which
       // hold at most their 4 slots; the time it took is in docs/benchmarks.md (delivery).
       // (The endpoint answered; the results are recorded in batches a moment later.)
@@ -310,7 +322,9 @@ describe('delivery to a customer endpoint', () => {
         await deliveredOnce(fast.process, e.event_id, fast.id);
         await deliveredOnce(slow.process, e.event_id, slow.id);
       }
-      const timeouts = (await Promise.all(events.map((e) => deliveryOf(e.event_id, slow.id)))).flatMap((d) => d.attempt_log!.filter((a) => a.error === 'TIMEOUT'));
+      const timeouts = (await Promise.all(events.map((e) => deliveryOf(e.event_id, slow.id)))).flatMap((d) =>
+        d.attempt_log!.filter((a) => a.error === 'TIMEOUT'),
+      );
       expect(timeouts.length).toBeGreaterThan(0);
     } finally {
       await proxy.close();
@@ -331,20 +345,33 @@ describe('delivery to a customer endpoint', () => {
       await deletion.query('BEGIN');
       await deletion.query('UPDATE dispatcher.endpoints SET deleted_at = now(), enabled = false WHERE id = $1', [id]);
       // The attempt times out; recording its result now waits on that lock.
-      await waitUntil('the result recording to wait on the endpoint', 10_000, async () => {
-        const { rows } = await pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> $1`,
-          [(deletion as unknown as { processID: number }).processID],
-        );
-        return rows[0]!.n > 0 ? true : undefined;
-      }, 20);
+      await waitUntil(
+        'the result recording to wait on the endpoint',
+        10_000,
+        async () => {
+          const { rows } = await pool.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> $1`,
+            [(deletion as unknown as { processID: number }).processID],
+          );
+          return rows[0]!.n > 0 ? true : undefined;
+        },
+        20,
+      );
       // The deletion's second step goes through: the recording has not locked the delivery.
-      await deletion.query(`UPDATE dispatcher.deliveries SET state = 'cancelled', lease_token = NULL, next_attempt_at = NULL WHERE endpoint_id = $1 AND state = 'pending'`, [id]);
+      await deletion.query(
+        `UPDATE dispatcher.deliveries SET state = 'cancelled', lease_token = NULL, next_attempt_at = NULL WHERE endpoint_id = $1 AND state = 'pending'`,
+        [id],
+      );
       await deletion.query('COMMIT');
-      const delivery = await waitUntil('the attempt recorded', 5_000, async () => {
-        const d = await deliveryOf(event.event_id, id);
-        return d.attempt_log!.length === 1 ? d : undefined;
-      }, 50);
+      const delivery = await waitUntil(
+        'the attempt recorded',
+        5_000,
+        async () => {
+          const d = await deliveryOf(event.event_id, id);
+          return d.attempt_log!.length === 1 ? d : undefined;
+        },
+        50,
+      );
       expect(delivery).toMatchObject({ state: 'cancelled', attempt_log: [{ error: 'TIMEOUT' }] });
       // Recorded at the first try: PostgreSQL broke no deadlock by aborting the recording.
       expect(logLines.slice(logged).filter((l) => l.msg === 'recording delivery attempts failed; retrying')).toEqual([]);
@@ -378,10 +405,15 @@ describe('delivery to a customer endpoint', () => {
     await slow.process.control([], undefined, [slow.secret, secret.reveal()], { '/webhook/settle': { delayMs: TIMEOUT_MS * 3 } });
     const events = Array.from({ length: 16 }, () => grant());
     await publish(...events);
-    await waitUntil('every event on the fast path at its first attempt', 10_000, async () => {
-      const all = await Promise.all(events.map((e) => deliveryOf(e.event_id, fastEndpoint.id)));
-      return all.every((d) => d.state === 'delivered') ? all : undefined;
-    }, 20).then((all) => expect(all.every((d) => d.attempts === 1)).toBe(true));
+    await waitUntil(
+      'every event on the fast path at its first attempt',
+      10_000,
+      async () => {
+        const all = await Promise.all(events.map((e) => deliveryOf(e.event_id, fastEndpoint.id)));
+        return all.every((d) => d.state === 'delivered') ? all : undefined;
+      },
+      20,
+    ).then((all) => expect(all.every((d) => d.attempts === 1)).toBe(true));
     await slow.process.control([], undefined, [slow.secret, secret.reveal()]);
   });
 
@@ -494,7 +526,7 @@ describe('delivery to a customer endpoint', () => {
     }
   });
 
-  it("a redelivered Kafka batch records nothing new and delivers nothing twice", async () => {
+  it('a redelivered Kafka batch records nothing new and delivers nothing twice', async () => {
     const { process, id } = await endpoint();
     const event = grant();
     await publish(event);
@@ -519,7 +551,13 @@ describe('signatures interoperate with the standardwebhooks package', () => {
   it('what the dispatcher sends verifies with the package, and a tampered body does not', async () => {
     const { process, secret } = await endpoint();
     const event = grant();
-    const report = await sender.attempt({ endpointId: randomUUID(), eventId: event.event_id, url: process.url, body: JSON.stringify({ a: 1 }), signers: [new Webhook(secret)] });
+    const report = await sender.attempt({
+      endpointId: randomUUID(),
+      eventId: event.event_id,
+      url: process.url,
+      body: JSON.stringify({ a: 1 }),
+      signers: [new Webhook(secret)],
+    });
     expect(report.result).toMatchObject({ kind: 'answered', status: 200 });
     const [received] = await process.received();
     expect(received!.verified).toBe(true);

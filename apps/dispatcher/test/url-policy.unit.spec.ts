@@ -50,7 +50,13 @@ describe('endpoint URL policy', () => {
   it('classifies addresses', () => {
     expect(['8.8.8.8', '203.0.113.7', '2001:4860:4860::8888'].map(isBlockedAddress)).toEqual([false, false, false]);
     expect(['0.0.0.0', '127.0.0.53', '224.0.0.1', '255.255.255.255', 'fe80::1', '::ffff:10.0.0.1', 'nonsense'].map(isBlockedAddress)).toEqual([
-      true, true, true, true, true, true, true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
     ]);
   });
 

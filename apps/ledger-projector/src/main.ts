@@ -21,7 +21,8 @@ const ledgerProjector = defineWorker({
   setup: ({ pool, topics, logger, outboxes }) => {
     const { outbox, relay } = outboxes.ledger;
     const service = new ProjectionService(pool, new PostgresLedger(pool), outbox, relay, logger);
-    return { consumers: [
+    return {
+      consumers: [
         {
           topics: [topics.consensusResults],
           handleBatch: (items) => service.handleBatch(items),

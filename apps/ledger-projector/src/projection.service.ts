@@ -1,4 +1,4 @@
-import { decideGrant, foldEntitlement, parseAccessPeriod, type AccessPeriod, type EntitlementEvent, type EntitlementGranted } from '@settle/domain';
+import { decideGrant, foldEntitlement, parseAccessPeriod, type AccessPeriod, type EntitlementEvent } from '@settle/domain';
 import {
   entitlementEventOf,
   entitlementLedgerEvent,
@@ -191,8 +191,14 @@ export class ProjectionService {
         if (!('done' in outcome)) fresh.push({ ...change, prepared: outcome, grant: null });
       }
       await upsertLedgerStatuses(client, statuses);
-      await this.prepareGrants(client, fresh.filter((a) => a.result.outcome === 'SETTLED_CONSENSUS'));
-      await upsertEntitlements(client, fresh.flatMap((a) => (a.grant ? [a.grant.row] : [])));
+      await this.prepareGrants(
+        client,
+        fresh.filter((a) => a.result.outcome === 'SETTLED_CONSENSUS'),
+      );
+      await upsertEntitlements(
+        client,
+        fresh.flatMap((a) => (a.grant ? [a.grant.row] : [])),
+      );
 
       // Everything above needs only the streams' locks. From here to the commit the global head
       // is locked (every append waits for it): only the chain's write and the outbox remain.
@@ -215,7 +221,10 @@ export class ProjectionService {
       this.logger.info({ reference: a.result.reference, outcome: a.result.outcome }, 'outcome committed to the ledger');
       if (a.grant) {
         const d = a.grant.row;
-        this.logger.info({ reference: a.result.reference, userId: d.userId, entitlement: d.entitlement, event: d.lastEvent, expiresAt: d.expiresAt }, 'entitlement granted');
+        this.logger.info(
+          { reference: a.result.reference, userId: d.userId, entitlement: d.entitlement, event: d.lastEvent, expiresAt: d.expiresAt },
+          'entitlement granted',
+        );
       }
     }
     return failed;
@@ -259,12 +268,15 @@ export class ProjectionService {
           },
         },
         state,
-      )[0] as EntitlementGranted | undefined;
+      )[0];
       if (!granted) return [];
       history.push(granted);
       return [{ a, stream, state, ledgerEvent: entitlementLedgerEvent(granted, { settlementEventId, correlationId: a.result.correlation_id }) }];
     });
-    const stored = await this.ledger.findStoredEvents(client, grants.map((g) => g.ledgerEvent.eventId));
+    const stored = await this.ledger.findStoredEvents(
+      client,
+      grants.map((g) => g.ledgerEvent.eventId),
+    );
     for (const { a, stream, state, ledgerEvent } of grants) {
       const outcome = this.ledger.prepareOn(locked, stored, { streamId: stream, events: [ledgerEvent], expected: expectedAfter(state.grants) });
       if ('error' in outcome) throw new IsolateResults();

@@ -98,12 +98,21 @@ describe('entitlement grants recorded with the settlement', () => {
       ['EntitlementGranted', 1, 'subscription_renewed', '2027-03-28T09:00:00.000Z', payments[1]!.reference],
       ['EntitlementGranted', 2, 'subscription_renewed', '2028-03-28T09:00:00.000Z', payments[2]!.reference],
     ]);
-    expect(events[1]!.data).toMatchObject({ previous_expires_at: '2027-02-28T09:00:00.000Z', starts_at: '2027-02-28T09:00:00.000Z', settled_at: '2027-02-10T09:00:00.000Z' });
+    expect(events[1]!.data).toMatchObject({
+      previous_expires_at: '2027-02-28T09:00:00.000Z',
+      starts_at: '2027-02-28T09:00:00.000Z',
+      settled_at: '2027-02-10T09:00:00.000Z',
+    });
 
     const out = await published(user);
     expect(out.map((m) => m.key)).toEqual([user, user, user]);
     expect(out.map((m) => m.payload.event_id)).toEqual(events.map((e) => e.eventId));
-    expect(out[2]!.payload).toMatchObject({ event: 'subscription_renewed', expires_at: '2028-03-28T09:00:00.000Z', ledger_stream: entitlementStream(user, 'pro'), ledger_revision: 2 });
+    expect(out[2]!.payload).toMatchObject({
+      event: 'subscription_renewed',
+      expires_at: '2028-03-28T09:00:00.000Z',
+      ledger_stream: entitlementStream(user, 'pro'),
+      ledger_revision: 2,
+    });
 
     const [row] = await findEntitlements(pool, user);
     expect(row).toMatchObject({ entitlement: 'pro', grants: 3, lastEvent: 'subscription_renewed', expiresAt: new Date('2028-03-28T09:00:00.000Z') });
@@ -148,7 +157,10 @@ describe('entitlement grants recorded with the settlement', () => {
     const second = settled(user, '2027-03-02T00:00:00.000Z');
     const stale = { ...settled(user, '2027-03-03T00:00:00.000Z'), ledger_expected_revision: 5 };
     const other = settled(`user-${randomUUID()}`, '2027-03-01T00:00:00.000Z');
-    const batch = [first, first, stale, second, other].map((payload, i) => ({ event: { type: 'ConsensusResult' as const, payload }, context: { ...context, offset: String(i) } }));
+    const batch = [first, first, stale, second, other].map((payload, i) => ({
+      event: { type: 'ConsensusResult' as const, payload },
+      context: { ...context, offset: String(i) },
+    }));
     const failed = await projector().handleBatch(batch);
     expect(failed.map((f) => [f.index, (f.error as { code?: string }).code])).toEqual([[2, 'LEDGER.WRONG_EXPECTED_REVISION']]);
     const events = await stream(user);

@@ -25,7 +25,13 @@ beforeAll(async () => {
   const topics = topicNames(uniqueTopicPrefix('rebuild'));
   const codec = AvroCodec.connect(infra.registryUrl, topics);
   await codec.registerAll(['SettlementRecorded', 'EntitlementGranted']);
-  service = new ProjectionService(pool, new PostgresLedger(pool), new Outbox('ledger', topics, codec), { wake: () => undefined }, createLogger('rebuild', 'fatal'));
+  service = new ProjectionService(
+    pool,
+    new PostgresLedger(pool),
+    new Outbox('ledger', topics, codec),
+    { wake: () => undefined },
+    createLogger('rebuild', 'fatal'),
+  );
 });
 
 afterAll(async () => {
@@ -36,7 +42,10 @@ afterAll(async () => {
 let clock = 1_800_000_000_000;
 
 /** A consensus result as the verifier publishes it. */
-function result(reference: string, step: { verdict: string; before: string; after: string; ledger: string | null; revision: number; entitlement: string }): ConsensusResultV1 {
+function result(
+  reference: string,
+  step: { verdict: string; before: string; after: string; ledger: string | null; revision: number; entitlement: string },
+): ConsensusResultV1 {
   clock += 1_000;
   const settled = step.after === 'SETTLED_CONSENSUS';
   return {

@@ -3,15 +3,7 @@ import type { Secret } from '@settle/config';
 import { bearerMatches } from './credentials.js';
 import { toMajorUnits } from './money.js';
 import { ProviderSimulator } from './provider.simulator.js';
-import {
-  createTransactionSchema,
-  json,
-  observe,
-  type DeclineReason,
-  type PaymentState,
-  type SandboxAnswer,
-  type SandboxTransaction,
-} from './sandbox.core.js';
+import { createTransactionSchema, json, observe, type DeclineReason, type PaymentState, type SandboxAnswer, type SandboxTransaction } from './sandbox.core.js';
 import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
 
 /** What the Flutterwave simulator needs from configuration. */

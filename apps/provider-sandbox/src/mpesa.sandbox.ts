@@ -4,15 +4,7 @@ import { z } from 'zod';
 import { basicCredentials, bearerToken, secretEquals } from './credentials.js';
 import { toMajorUnits } from './money.js';
 import { ProviderSimulator } from './provider.simulator.js';
-import {
-  behaviourSchema,
-  createTransactionSchema,
-  json,
-  observe,
-  type DeclineReason,
-  type SandboxAnswer,
-  type SandboxTransaction,
-} from './sandbox.core.js';
+import { behaviourSchema, createTransactionSchema, json, observe, type DeclineReason, type SandboxAnswer, type SandboxTransaction } from './sandbox.core.js';
 import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
 
 /** What the M-Pesa simulator needs from configuration. */

@@ -40,11 +40,7 @@ export class StripeController extends ProviderController {
 @Controller('v3/transactions')
 export class FlutterwaveController extends ProviderController {
   @Get('verify_by_reference')
-  verifyByReference(
-    @Query('tx_ref') txRef: string | undefined,
-    @Headers('authorization') authorization: string | undefined,
-    @Res() reply: FastifyReply,
-  ) {
+  verifyByReference(@Query('tx_ref') txRef: string | undefined, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
     const flutterwave = this.registry.flutterwave;
     return this.send(reply, flutterwave ? flutterwave.verifyByReference(authorization, txRef) : json(503, notConfigured('flutterwave')));
   }

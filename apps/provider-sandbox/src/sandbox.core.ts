@@ -30,9 +30,7 @@ export const behaviourSchema = z
     /** For `clearing_then_success`: verify answers "pending" this many times after payment. */
     clearing_checks: z.number().int().min(0).max(1000).default(1),
     /** The first N verify calls fail this way (502, 504, or no answer within the client's time-out). */
-    failures: z
-      .object({ mode: z.enum(['502', '504', 'timeout']), times: z.number().int().min(0).max(100) })
-      .default({ mode: '502', times: 0 }),
+    failures: z.object({ mode: z.enum(['502', '504', 'timeout']), times: z.number().int().min(0).max(100) }).default({ mode: '502', times: 0 }),
     webhook: z.enum(WEBHOOK_MODES).default('deliver'),
     /** For `delay`: milliseconds before the webhook is sent. */
     webhook_delay_ms: z.number().int().min(0).max(600_000).default(2_000),
@@ -91,17 +89,13 @@ export interface SandboxTransaction {
 export type PaymentState = 'unpaid' | 'declined' | 'clearing' | 'succeeded';
 
 /** What one verify/query call gets: an injected gateway failure, or the payment's state. */
-export type CheckResult =
-  | { kind: 'failure'; mode: '502' | '504' | 'timeout' }
-  | { kind: 'state'; state: PaymentState; clearedNow: boolean };
+export type CheckResult = { kind: 'failure'; mode: '502' | '504' | 'timeout' } | { kind: 'state'; state: PaymentState; clearedNow: boolean };
 
 /**
  * An answer of a simulated provider endpoint: a JSON body, or no answer at all for a
  * while (then `after`, which the HTTP layer sends once the hold time has passed).
  */
-export type SandboxAnswer =
-  | { kind: 'json'; status: number; body: unknown }
-  | { kind: 'hang'; after: { status: number; body: unknown } };
+export type SandboxAnswer = { kind: 'json'; status: number; body: unknown } | { kind: 'hang'; after: { status: number; body: unknown } };
 
 /** Shorthand for a JSON answer. */
 export function json(status: number, body: unknown): SandboxAnswer {

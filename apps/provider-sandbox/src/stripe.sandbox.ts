@@ -3,15 +3,7 @@ import type { Secret } from '@settle/config';
 import { z } from 'zod';
 import { bearerToken, secretEquals } from './credentials.js';
 import { ProviderSimulator } from './provider.simulator.js';
-import {
-  createTransactionSchema,
-  json,
-  observe,
-  type DeclineReason,
-  type PaymentState,
-  type SandboxAnswer,
-  type SandboxTransaction,
-} from './sandbox.core.js';
+import { createTransactionSchema, json, observe, type DeclineReason, type PaymentState, type SandboxAnswer, type SandboxTransaction } from './sandbox.core.js';
 import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
 
 /** What the Stripe simulator needs from configuration. */
@@ -136,7 +128,8 @@ export class StripeSimulator extends ProviderSimulator {
       return json(401, {
         error: {
           type: 'invalid_request_error',
-          message: "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
+          message:
+            "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
         },
       });
     }

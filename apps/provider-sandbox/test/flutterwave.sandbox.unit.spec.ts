@@ -78,7 +78,11 @@ describe('Flutterwave simulator', () => {
 
   it('answers 400 not found for unknown or non-numeric ids, and 401 for a wrong key', () => {
     const { flw } = setup();
-    expect(flw.verifyById(auth, '999')).toEqual({ kind: 'json', status: 400, body: { status: 'error', message: 'No transaction was found for this id', data: null } });
+    expect(flw.verifyById(auth, '999')).toEqual({
+      kind: 'json',
+      status: 400,
+      body: { status: 'error', message: 'No transaction was found for this id', data: null },
+    });
     expect(flw.verifyById(auth, 'abc')).toMatchObject({ status: 400, body: FLUTTERWAVE_NOT_FOUND });
     expect(flw.verifyByReference(auth, 'nope')).toMatchObject({ status: 400, body: FLUTTERWAVE_NOT_FOUND });
     expect(flw.verifyByReference(`Bearer FLWSECK_TEST-${randomBytes(16).toString('hex')}-X`, 'x')).toMatchObject({

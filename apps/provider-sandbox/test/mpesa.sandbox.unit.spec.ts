@@ -34,7 +34,7 @@ function setup(ttlMs = 3_599_000) {
     notifier,
     () => clock,
   );
-  const token = () => ((mpesa.oauth(basic(), 'client_credentials') as Json).body.access_token as string);
+  const token = () => (mpesa.oauth(basic(), 'client_credentials') as Json).body.access_token as string;
   const create = (body: Record<string, unknown> = {}): SandboxTransaction => {
     const outcome = mpesa.create({ amount: 150_000, currency: 'KES', phone: '254712345678', ...body });
     if (!outcome.ok) throw new Error(JSON.stringify(outcome.body));
@@ -103,7 +103,10 @@ describe('M-Pesa STK push query', () => {
       status: 400,
       body: { errorMessage: 'Bad Request - Invalid Timestamp' },
     });
-    expect(query(tx.reference, { BusinessShortCode: 600_000 })).toMatchObject({ status: 400, body: { errorMessage: 'Bad Request - Invalid BusinessShortCode' } });
+    expect(query(tx.reference, { BusinessShortCode: 600_000 })).toMatchObject({
+      status: 400,
+      body: { errorMessage: 'Bad Request - Invalid BusinessShortCode' },
+    });
     expect(query(tx.reference, { BusinessShortCode: Number(shortcode) })).toMatchObject({ status: 500 });
     expect(query('ws_CO_unknown')).toMatchObject({ status: 400, body: { errorMessage: 'Bad Request - Invalid CheckoutRequestID' } });
     expect(tx.verifyCalls).toBe(2);

@@ -55,7 +55,7 @@ describe('Paystack simulator', () => {
 
   it('maps each state to a Paystack status', () => {
     const { paystack } = setup();
-    const status = (reference: string) => ((paystack.verify(auth, reference) as { body: { data: { status: string } } }).body.data.status);
+    const status = (reference: string) => (paystack.verify(auth, reference) as { body: { data: { status: string } } }).body.data.status;
     paystack.create({ reference: 'r1', amount: 100, currency: 'NGN', email: 'a@example.com' });
     expect(status('r1')).toBe('abandoned');
     paystack.create({ reference: 'r2', amount: 100, currency: 'NGN', email: 'a@example.com', behaviour: { outcome: 'declined' } });

@@ -8,7 +8,14 @@ import { behaviourSchema, observe, otherPhone, OTHER_CUSTOMER_EMAIL, Transaction
 const behaviour = (b: Partial<Behaviour>): Behaviour => behaviourSchema.parse(b);
 const book = () => new TransactionBook(1);
 const create = (b: TransactionBook, knobs: Partial<Behaviour> = {}, extra: { currency?: string; phone?: string } = {}) =>
-  b.create({ reference: `ref_${randomBytes(4).toString('hex')}`, amount: 10_001, currency: extra.currency ?? 'NGN', email: 'ada@example.com', phone: extra.phone, behaviour: behaviour(knobs) });
+  b.create({
+    reference: `ref_${randomBytes(4).toString('hex')}`,
+    amount: 10_001,
+    currency: extra.currency ?? 'NGN',
+    email: 'ada@example.com',
+    phone: extra.phone,
+    behaviour: behaviour(knobs),
+  });
 
 describe('the generic behaviour model', () => {
   it('serves the configured failures first, then the state', () => {

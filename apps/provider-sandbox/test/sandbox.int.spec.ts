@@ -41,7 +41,7 @@ async function call(method: string, path: string, options: { headers?: Record<st
     signal: AbortSignal.timeout(10_000),
   });
   const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : null) as any };
+  return { status: response.status, body: text ? JSON.parse(text) : null };
 }
 
 async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 5_000): Promise<T> {
@@ -96,7 +96,9 @@ afterAll(async () => {
 describe('provider sandbox over HTTP', () => {
   it('Paystack: unchanged control API, verify and signed charge.success', async () => {
     const reference = `ref_${randomBytes(6).toString('hex')}`;
-    expect((await call('POST', '/_sandbox/paystack/transactions', { body: { reference, amount: 40_000, currency: 'NGN', email: 'ada@example.com' } })).status).toBe(201);
+    expect(
+      (await call('POST', '/_sandbox/paystack/transactions', { body: { reference, amount: 40_000, currency: 'NGN', email: 'ada@example.com' } })).status,
+    ).toBe(201);
     expect((await call('POST', `/_sandbox/paystack/transactions/${reference}/pay`)).status).toBe(200);
     const verified = await call('GET', `/transaction/verify/${reference}`, { headers: { authorization: `Bearer ${secrets.paystack}` } });
     expect(verified).toMatchObject({ status: 200, body: { status: true, data: { status: 'success', amount: 40_000 } } });
@@ -115,7 +117,9 @@ describe('provider sandbox over HTTP', () => {
     expect(created.status).toBe(201);
     const id: string = created.body.reference;
     expect(id).toMatch(/^pi_/);
-    expect((await call('GET', `/v1/payment_intents/${id}`, { headers: { authorization: `Bearer sk_test_${randomBytes(16).toString('hex')}` } })).status).toBe(401);
+    expect((await call('GET', `/v1/payment_intents/${id}`, { headers: { authorization: `Bearer sk_test_${randomBytes(16).toString('hex')}` } })).status).toBe(
+      401,
+    );
     expect((await call('GET', '/v1/payment_intents/pi_missing', { headers: { authorization: `Bearer ${secrets.stripe}` } })).body).toMatchObject({
       error: { code: 'resource_missing' },
     });
@@ -144,13 +148,18 @@ describe('provider sandbox over HTTP', () => {
 
   it('Flutterwave: verify by tx_ref and by id in major units, and a verif-hash webhook', async () => {
     const reference = `tx_${randomBytes(6).toString('hex')}`;
-    const created = await call('POST', '/_sandbox/flutterwave/transactions', { body: { reference, amount: 12_345, currency: 'NGN', email: 'ada@example.com' } });
+    const created = await call('POST', '/_sandbox/flutterwave/transactions', {
+      body: { reference, amount: 12_345, currency: 'NGN', email: 'ada@example.com' },
+    });
     expect(created.status).toBe(201);
     const auth = { authorization: `Bearer ${secrets.flutterwave}` };
     expect((await call('GET', `/v3/transactions/verify_by_reference?tx_ref=${reference}`, { headers: auth })).status).toBe(400);
     await call('POST', `/_sandbox/flutterwave/transactions/${reference}/pay`);
     const byRef = await call('GET', `/v3/transactions/verify_by_reference?tx_ref=${reference}`, { headers: auth });
-    expect(byRef).toMatchObject({ status: 200, body: { status: 'success', data: { tx_ref: reference, amount: 123.45, currency: 'NGN', status: 'successful' } } });
+    expect(byRef).toMatchObject({
+      status: 200,
+      body: { status: 'success', data: { tx_ref: reference, amount: 123.45, currency: 'NGN', status: 'successful' } },
+    });
     const byId = await call('GET', `/v3/transactions/${created.body.id}/verify`, { headers: auth });
     expect(byId.body.data.id).toBe(created.body.id);
     expect((await call('GET', '/v3/transactions/1/verify', { headers: auth })).body).toEqual({
@@ -194,7 +203,12 @@ describe('provider sandbox over HTTP', () => {
     expect(JSON.parse(hook.body).Body.stkCallback).toMatchObject({
       CheckoutRequestID: checkoutRequestId,
       ResultCode: 0,
-      CallbackMetadata: { Item: expect.arrayContaining([{ Name: 'Amount', Value: 1500 }, { Name: 'PhoneNumber', Value: 254712345678 }]) },
+      CallbackMetadata: {
+        Item: expect.arrayContaining([
+          { Name: 'Amount', Value: 1500 },
+          { Name: 'PhoneNumber', Value: 254712345678 },
+        ]),
+      },
     });
 
     // The token dies after its lifetime; a new one works.
@@ -228,8 +242,12 @@ describe('provider sandbox over HTTP', () => {
       expect(await stripe.json()).toMatchObject({ error: 'provider_not_configured', message: expect.stringContaining('STRIPE_SECRET_KEY') });
       expect((await fetch(`${url}/oauth/v1/generate?grant_type=client_credentials`)).status).toBe(503);
       expect((await fetch(`${url}/v3/transactions/1/verify`)).status).toBe(503);
-      expect((await fetch(`${url}/_sandbox/mpesa/transactions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(503);
-      expect((await fetch(`${url}/_sandbox/nowhere/transactions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(404);
+      expect((await fetch(`${url}/_sandbox/mpesa/transactions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(
+        503,
+      );
+      expect(
+        (await fetch(`${url}/_sandbox/nowhere/transactions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status,
+      ).toBe(404);
     } finally {
       await bare.close();
     }

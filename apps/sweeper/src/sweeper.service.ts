@@ -145,9 +145,7 @@ export class SweeperService {
   }
 
   private claimList(partitions?: readonly number[]): Claim[] {
-    return [...this.claims]
-      .filter(([partition]) => !partitions || partitions.includes(partition))
-      .map(([partition, epoch]) => ({ partition, epoch }));
+    return [...this.claims].filter(([partition]) => !partitions || partitions.includes(partition)).map(([partition, epoch]) => ({ partition, epoch }));
   }
 
   /**

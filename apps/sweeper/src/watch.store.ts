@@ -137,10 +137,7 @@ export class WatchStore {
 
   /** Loads watches with row locks, in the caller's transaction. */
   async lock(client: PoolClient, references: readonly string[]): Promise<Map<string, StoredWatch>> {
-    const { rows } = await client.query<Row>(
-      'SELECT * FROM sweeper.watch_state WHERE reference = ANY($1::text[]) ORDER BY reference FOR UPDATE',
-      [references],
-    );
+    const { rows } = await client.query<Row>('SELECT * FROM sweeper.watch_state WHERE reference = ANY($1::text[]) ORDER BY reference FOR UPDATE', [references]);
     return new Map(rows.map((r) => [r.reference, toStored(r)]));
   }
 

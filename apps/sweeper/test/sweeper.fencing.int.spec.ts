@@ -46,8 +46,7 @@ function sweeper(owner: string, clock: () => number): SweeperService {
   });
 }
 
-const assign = (s: SweeperService, partitions: number[]) =>
-  s.onAssignment({ [topics.transactionEvents]: partitions, [topics.consensusResults]: partitions });
+const assign = (s: SweeperService, partitions: number[]) => s.onAssignment({ [topics.transactionEvents]: partitions, [topics.consensusResults]: partitions });
 
 function registered(reference: string, partition: number, at: number, offset: number): BatchItem {
   const payload: CheckoutRegisteredV1 = {
@@ -129,22 +128,39 @@ describe('sweeper partition ownership (fencing epochs)', () => {
       event: {
         type: 'ConsensusResult',
         payload: {
-          event_id: `res-${reference}`, occurred_at: T0 + 5, correlation_id: `corr-${reference}`, causation_id: 'c', reference,
-          provider: 'paystack', trigger: 'sweeper_orphaned', verdict: 'clearing', provider_status: 'ongoing', detail: null,
-          outcome: 'RECOVERING', ledger_event_type: 'PaymentHeldInReview', ledger_expected_revision: 0, state_before: 'PENDING',
-          state_after: 'RECOVERING', entitlement_status: 'HELD_IN_REVIEW', checks: [], amount_minor: 500_000, currency: 'NGN',
-          user_id: 'user-1', entitlement: 'pro', observed_amount_minor: null, charged_amount_minor: null, observed_currency: null,
-          provider_transaction_id: null, access_period: 'P1M',
+          event_id: `res-${reference}`,
+          occurred_at: T0 + 5,
+          correlation_id: `corr-${reference}`,
+          causation_id: 'c',
+          reference,
+          provider: 'paystack',
+          trigger: 'sweeper_orphaned',
+          verdict: 'clearing',
+          provider_status: 'ongoing',
+          detail: null,
+          outcome: 'RECOVERING',
+          ledger_event_type: 'PaymentHeldInReview',
+          ledger_expected_revision: 0,
+          state_before: 'PENDING',
+          state_after: 'RECOVERING',
+          entitlement_status: 'HELD_IN_REVIEW',
+          checks: [],
+          amount_minor: 500_000,
+          currency: 'NGN',
+          user_id: 'user-1',
+          entitlement: 'pro',
+          observed_amount_minor: null,
+          charged_amount_minor: null,
+          observed_currency: null,
+          provider_transaction_id: null,
+          access_period: 'P1M',
         },
       },
       context: { topic: topics.consensusResults, partition: 4, offset: String(offset), key: reference, timestamp: T0, headers: {} },
     });
     const refs = Array.from({ length: 2_000 }, (_, i) => `ref_race_${i}`);
     // Both topics' batches of partition 4 arrive at the same time, as kafkajs hands them over.
-    await Promise.all([
-      e.handleBatch(refs.map((r, i) => registered(r, 4, T0, i))),
-      e.handleBatch(refs.map((r, i) => held(r, i))),
-    ]);
+    await Promise.all([e.handleBatch(refs.map((r, i) => registered(r, 4, T0, i))), e.handleBatch(refs.map((r, i) => held(r, i)))]);
     const { rows } = await pool.query<{ registered: boolean; status: string; due_at: number }>(
       'SELECT registered, status, due_at FROM sweeper.watch_state WHERE reference = ANY($1)',
       [refs],
@@ -189,11 +205,13 @@ describe('sweeper partition ownership (fencing epochs)', () => {
     assign(g, [7]);
     await g.sweep();
     // f still believes it owns partition 7: one fetch of both partitions, merged into one call.
-    const failed = await f.handleBatch([registered('ref_p6_merged', 6, now, 0), registered('ref_p7_merged', 7, now, 0), registered('ref_p6_merged_b', 6, now, 1)]);
+    const failed = await f.handleBatch([
+      registered('ref_p6_merged', 6, now, 0),
+      registered('ref_p7_merged', 7, now, 0),
+      registered('ref_p6_merged_b', 6, now, 1),
+    ]);
     expect(failed).toEqual([{ index: 1, error: expect.any(PartitionFencedError) }]);
-    const { rows } = await pool.query<{ reference: string }>(
-      `SELECT reference FROM sweeper.watch_state WHERE reference LIKE '%_merged%' ORDER BY reference`,
-    );
+    const { rows } = await pool.query<{ reference: string }>(`SELECT reference FROM sweeper.watch_state WHERE reference LIKE '%_merged%' ORDER BY reference`);
     expect(rows.map((r) => r.reference)).toEqual(['ref_p6_merged', 'ref_p6_merged_b']);
     expect(f.ownedPartitions()).toEqual([6]);
     f.onRevocation();

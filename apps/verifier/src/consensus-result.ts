@@ -1,10 +1,4 @@
-import {
-  assertNever,
-  type ProviderVerdict,
-  type TransactionEvent,
-  type TransactionState,
-  type VerificationTrigger,
-} from '@settle/domain';
+import { assertNever, type ProviderVerdict, type TransactionEvent, type TransactionState, type VerificationTrigger } from '@settle/domain';
 import type { ConsensusResultV1 } from '@settle/messaging';
 
 /** Maps an outcome event type to the contract's `outcome`. */

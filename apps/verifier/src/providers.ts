@@ -31,7 +31,10 @@ export async function buildProviders(config: VerifierConfig, vault: CredentialsV
   const secret = (provider: ProviderName, name: string) => vault.get({ provider, account, name });
   const providers = new Map<ProviderName, ClosableProvider>();
   if (baseUrls.paystack) {
-    providers.set('paystack', new PaystackProvider({ baseUrl: baseUrls.paystack, secretKey: await secret('paystack', 'secret_key'), timeoutMs, retry, breaker }));
+    providers.set(
+      'paystack',
+      new PaystackProvider({ baseUrl: baseUrls.paystack, secretKey: await secret('paystack', 'secret_key'), timeoutMs, retry, breaker }),
+    );
   }
   if (baseUrls.stripe) {
     providers.set('stripe', new StripeProvider({ baseUrl: baseUrls.stripe, secretKey: await secret('stripe', 'secret_key'), timeoutMs, retry, breaker }));

@@ -117,7 +117,6 @@ export class TransactionRepository {
     const { rows } = await client.query<{ event_id: string }>('SELECT event_id FROM verifier.inbox WHERE event_id = ANY($1::uuid[])', [eventIds]);
     return new Set(rows.map((r) => r.event_id));
   }
-
 }
 
 function storedOf(row: Row): StoredTransaction {

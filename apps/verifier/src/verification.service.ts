@@ -208,9 +208,9 @@ export class VerificationService {
       });
     }
     await work;
-    if (flushFailure) throw flushFailure;
+    if (flushFailure) throw asError(flushFailure);
     await this.commit(finished.splice(0));
-    if (transient) throw transient;
+    if (transient) throw asError(transient);
     return failed;
   }
 
@@ -227,7 +227,9 @@ export class VerificationService {
     const handled = changed.flatMap((c) => c.handled);
     const inserts = changed.filter((c) => c.loaded === null && c.state.registered);
     const updates = changed.filter((c) => c.loaded !== null && !sameState(c.loaded.state, c.state));
-    const messages: OutboxMessage[] = changed.flatMap((c) => c.results.map((payload) => ({ type: 'ConsensusResult' as const, payload, causationId: payload.causation_id })));
+    const messages: OutboxMessage[] = changed.flatMap((c) =>
+      c.results.map((payload) => ({ type: 'ConsensusResult' as const, payload, causationId: payload.causation_id })),
+    );
     await inTransaction(this.pool, async (client) => {
       if ((await this.transactions.markProcessedMany(client, handled)) !== handled.length) throw new ConcurrentUpdateError('(inbox)');
       const rows = inserts.map((c) => ({ state: c.state, correlationId: c.correlationId! }));
@@ -307,7 +309,10 @@ export class VerificationService {
     const before = chain.state;
     if (!before.registered) {
       // A webhook racing the checkout: the sweeper verifies once the checkout is registered.
-      this.logger.warn({ reference, trigger, topic: context.topic, partition: context.partition, offset: context.offset }, 'verification trigger for an unregistered reference; left to the sweeper');
+      this.logger.warn(
+        { reference, trigger, topic: context.topic, partition: context.partition, offset: context.offset },
+        'verification trigger for an unregistered reference; left to the sweeper',
+      );
       return;
     }
     if (isTerminal(before.status)) {
@@ -363,4 +368,9 @@ function isPermanentFailure(error: unknown): boolean {
 /** Whether two states would store the same row (what `saveMany` writes). */
 function sameState(a: TransactionState, b: TransactionState): boolean {
   return a.status === b.status && a.entitlement === b.entitlement && a.completedAt === b.completedAt && a.outcomes === b.outcomes;
+}
+
+/** A caught value as an Error (it always is one; a stray non-Error is wrapped, never thrown bare). */
+function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
 }

@@ -78,9 +78,18 @@ class ScriptedProvider implements PaymentProvider {
 }
 
 const service = (provider: PaymentProvider) =>
-  new VerificationService(pool, new TransactionRepository(pool), new Map([['paystack', provider]]), outbox, { wake: () => undefined }, createLogger('verifier-test', 'fatal'), undefined, {
-    keyConcurrency: 16,
-  });
+  new VerificationService(
+    pool,
+    new TransactionRepository(pool),
+    new Map([['paystack', provider]]),
+    outbox,
+    { wake: () => undefined },
+    createLogger('verifier-test', 'fatal'),
+    undefined,
+    {
+      keyConcurrency: 16,
+    },
+  );
 
 const base = (reference: string) => ({ event_id: randomUUID(), occurred_at: Date.now(), correlation_id: `corr-${reference}`, reference });
 
@@ -98,18 +107,18 @@ function registered(reference: string): TypedEvent {
       entitlement: 'pro',
       access_period: 'P1M',
     },
-  } as TypedEvent;
+  };
 }
 
 function webhook(reference: string): TypedEvent {
   return {
     type: 'ProviderWebhookReceived',
     payload: { ...base(reference), provider: 'paystack', provider_event_type: 'charge.success', body_sha256: 'a'.repeat(64) },
-  } as TypedEvent;
+  };
 }
 
 function requested(reference: string, trigger: string): TypedEvent {
-  return { type: 'VerificationRequested', payload: { ...base(reference), trigger, requested_by: 'test' } } as TypedEvent;
+  return { type: 'VerificationRequested', payload: { ...base(reference), trigger, requested_by: 'test' } };
 }
 
 const batchOf = (events: TypedEvent[]): BatchItem[] =>
@@ -126,7 +135,9 @@ async function results(references: readonly string[]): Promise<ConsensusResultV1
 }
 
 async function states(references: readonly string[]): Promise<Record<string, string>> {
-  const { rows } = await pool.query<{ reference: string; status: string }>('SELECT reference, status FROM verifier.transactions WHERE reference = ANY($1)', [references]);
+  const { rows } = await pool.query<{ reference: string; status: string }>('SELECT reference, status FROM verifier.transactions WHERE reference = ANY($1)', [
+    references,
+  ]);
   return Object.fromEntries(rows.map((r) => [r.reference, r.status]));
 }
 

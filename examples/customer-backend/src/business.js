@@ -31,10 +31,13 @@ export function recordRun({ failFirstRuns, runDelayMs = 0 }) {
   const runs = new Map();
   return async (event, { tx }) => {
     if (runDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, runDelayMs));
-    await tx.query(
-      'INSERT INTO entitlement_runs (event_id, event, user_id, entitlement, expires_at) VALUES ($1, $2, $3, $4, $5)',
-      [event.event_id, event.event, event.user_id, event.entitlement, event.expires_at],
-    );
+    await tx.query('INSERT INTO entitlement_runs (event_id, event, user_id, entitlement, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+      event.event_id,
+      event.event,
+      event.user_id,
+      event.entitlement,
+      event.expires_at,
+    ]);
     // Anything else here (an email, a call to another service) happens at least once: make it
     // idempotent by event.event_id.
     const run = (runs.get(event.event_id) ?? 0) + 1;

@@ -38,7 +38,10 @@ export function loadConfig(env) {
     host: env.HOST?.trim() || '127.0.0.1',
     port: integer('PORT', 4000),
     databaseUrl: required('DATABASE_URL'),
-    webhookSecrets: required('SETTLE_WEBHOOK_SECRETS').split(',').map((s) => s.trim()).filter(Boolean),
+    webhookSecrets: required('SETTLE_WEBHOOK_SECRETS')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     readyFile: env.SETTLE_READY_FILE?.trim() || undefined,
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     failFirstRuns: integer('EXAMPLE_FAIL_FIRST_RUNS', 0),

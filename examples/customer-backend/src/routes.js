@@ -48,34 +48,62 @@ export function routes({ receiver, pool, logger, answers }) {
 
   /** @type {Array<[string, RegExp, (res: import('node:http').ServerResponse, ...params: string[]) => Promise<void>]>} */
   const table = [
-    ['GET', /^\/access\/([^/]+)\/([^/]+)$/, async (res, userId, entitlement) => {
-      const expiresAt = await receiver.accessExpiry(userId, entitlement);
-      if (!expiresAt) return problem(res, 404, 'EXAMPLE.ACCESS_NOT_FOUND', 'No access granted', `${userId} has no ${entitlement}`);
-      send(res, 200, { user_id: userId, entitlement, expires_at: expiresAt.toISOString() });
-    }],
-    ['GET', /^\/stats$/, async (res) => {
-      send(res, 200, { events: await receiver.counts(), runs: await runsByKind(pool) });
-    }],
-    ['GET', /^\/stats\/answers$/, async (res) => {
-      send(res, 200, answers.summary());
-    }],
-    ['DELETE', /^\/stats\/answers$/, async (res) => {
-      answers.reset();
-      send(res, 200, answers.summary());
-    }],
-    ['GET', /^\/events\/failed$/, async (res) => {
-      send(res, 200, { events: (await receiver.listFailed()).map(failedView) });
-    }],
-    ['POST', /^\/events\/([^/]+)\/retry$/, async (res, eventId) => {
-      const outcome = await receiver.retry(eventId);
-      if (outcome === 'not_found') return problem(res, 404, 'EXAMPLE.EVENT_NOT_FOUND', 'No such event', eventId);
-      if (outcome === 'not_failed') return problem(res, 409, 'EXAMPLE.EVENT_NOT_FAILED', 'The event is not failed', eventId);
-      send(res, 202, { event_id: eventId, state: 'pending' });
-    }],
-    ['GET', /^\/health$/, async (res) => {
-      await pool.query('SELECT 1');
-      send(res, 200, { status: 'ok' });
-    }],
+    [
+      'GET',
+      /^\/access\/([^/]+)\/([^/]+)$/,
+      async (res, userId, entitlement) => {
+        const expiresAt = await receiver.accessExpiry(userId, entitlement);
+        if (!expiresAt) return problem(res, 404, 'EXAMPLE.ACCESS_NOT_FOUND', 'No access granted', `${userId} has no ${entitlement}`);
+        send(res, 200, { user_id: userId, entitlement, expires_at: expiresAt.toISOString() });
+      },
+    ],
+    [
+      'GET',
+      /^\/stats$/,
+      async (res) => {
+        send(res, 200, { events: await receiver.counts(), runs: await runsByKind(pool) });
+      },
+    ],
+    [
+      'GET',
+      /^\/stats\/answers$/,
+      async (res) => {
+        send(res, 200, answers.summary());
+      },
+    ],
+    [
+      'DELETE',
+      /^\/stats\/answers$/,
+      async (res) => {
+        answers.reset();
+        send(res, 200, answers.summary());
+      },
+    ],
+    [
+      'GET',
+      /^\/events\/failed$/,
+      async (res) => {
+        send(res, 200, { events: (await receiver.listFailed()).map(failedView) });
+      },
+    ],
+    [
+      'POST',
+      /^\/events\/([^/]+)\/retry$/,
+      async (res, eventId) => {
+        const outcome = await receiver.retry(eventId);
+        if (outcome === 'not_found') return problem(res, 404, 'EXAMPLE.EVENT_NOT_FOUND', 'No such event', eventId);
+        if (outcome === 'not_failed') return problem(res, 409, 'EXAMPLE.EVENT_NOT_FAILED', 'The event is not failed', eventId);
+        send(res, 202, { event_id: eventId, state: 'pending' });
+      },
+    ],
+    [
+      'GET',
+      /^\/health$/,
+      async (res) => {
+        await pool.query('SELECT 1');
+        send(res, 200, { status: 'ok' });
+      },
+    ],
   ];
 
   return (req, res) => {

@@ -1,16 +1,5 @@
 import { z } from 'zod';
-import {
-  ingestionEnv,
-  projectorEnv,
-  sandboxEnv,
-  sharedEnv,
-  sweeperEnv,
-  dispatcherEnv,
-  toShared,
-  toWorker,
-  verifierEnv,
-  type WorkerConfig,
-} from './schema.js';
+import { ingestionEnv, projectorEnv, sandboxEnv, sharedEnv, sweeperEnv, dispatcherEnv, toShared, toWorker, verifierEnv, type WorkerConfig } from './schema.js';
 import type { Secret } from './secret.js';
 
 /** Configuration is invalid. Lists the offending variables, never their values. */

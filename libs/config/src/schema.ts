@@ -4,16 +4,18 @@ import { z } from 'zod';
 import { Secret } from './secret.js';
 
 /** A required, non-empty string. No silent localhost defaults for brokers or secrets. */
-const required = (name: string) => z.string({ error: `${name} is required` }).trim().min(1, `${name} is required`);
-const secret = (name: string) => required(name).transform((v) => new Secret(v));
-/** A comma-separated list of secrets; unset or empty is an empty list. */
-const secretList = () =>
+const required = (name: string) =>
   z
-    .string()
-    .optional()
-    .transform((v) => (v ?? '').split(',').map((e) => e.trim()).filter(Boolean).map((e) => new Secret(e)));
+    .string({ error: `${name} is required` })
+    .trim()
+    .min(1, `${name} is required`);
+const secret = (name: string) => required(name).transform((v) => new Secret(v));
 /** SHA-256 hex digests (of API keys) from a comma-separated list, lower-cased; unset or empty: none. */
-const toDigests = (text: string | undefined) => (text ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+const toDigests = (text: string | undefined) =>
+  (text ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
 const digestList = () => z.string().optional().transform(toDigests);
 const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 const url = (name: string) => required(name).pipe(z.url({ error: `${name} must be a URL` }));
@@ -28,7 +30,10 @@ export const sharedEnv = z.object({
   SCHEMA_REGISTRY_URL: url('SCHEMA_REGISTRY_URL'),
   DATABASE_URL: required('DATABASE_URL'),
   /** Prefix of every topic name, so several stacks can share a broker. */
-  SETTLE_TOPIC_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/).default('settle'),
+  SETTLE_TOPIC_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]*$/)
+    .default('settle'),
   /** Written once the app is ready (used by the stack scripts), optional. */
   SETTLE_READY_FILE: z.string().optional(),
   /**
@@ -55,7 +60,9 @@ export function toShared(e: z.infer<typeof sharedEnv>): SharedConfig {
     env: e.SETTLE_ENV,
     logLevel: e.LOG_LEVEL,
     kafka: {
-      brokers: e.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
+      brokers: e.KAFKA_BROKERS.split(',')
+        .map((b) => b.trim())
+        .filter(Boolean),
       topicPrefix: e.SETTLE_TOPIC_PREFIX,
     },
     schemaRegistry: { url: e.SCHEMA_REGISTRY_URL },
@@ -148,7 +155,12 @@ export const ingestionEnv = sharedEnv.extend({
   MPESA_CALLBACK_ALLOWLIST: z
     .string()
     .optional()
-    .transform((v) => (v ?? '').split(',').map((e) => e.trim()).filter(Boolean)),
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean),
+    ),
   /** Stripe signature tolerance window, milliseconds (Stripe's default 300 s). */
   WEBHOOK_TOLERANCE_MS: int(300_000, 0),
   /** Largest accepted request body, bytes. */
@@ -168,7 +180,10 @@ export const verifierEnv = sharedEnv
     FLUTTERWAVE_BASE_URL: optionalBaseUrl('FLUTTERWAVE_BASE_URL'),
     MPESA_BASE_URL: optionalBaseUrl('MPESA_BASE_URL'),
     /** M-Pesa business short code (not a secret; Daraja's sandbox uses 174379). */
-    MPESA_SHORTCODE: z.string().regex(/^\d{5,7}$/).default('174379'),
+    MPESA_SHORTCODE: z
+      .string()
+      .regex(/^\d{5,7}$/)
+      .default('174379'),
     /** Merchant account whose credentials the verifier reads from the vault. */
     SETTLE_MERCHANT_ACCOUNT: z.string().trim().min(1).default('default'),
     /** Per-call time-out of a provider query, milliseconds. */
@@ -357,7 +372,14 @@ export const sandboxEnv = z
     /** Lipa na M-Pesa Online passkey: `Password` = base64(shortcode + passkey + timestamp). */
     MPESA_PASSKEY: optionalSecret('MPESA_PASSKEY'),
     /** The business shortcode queries must name (Daraja's sandbox uses 174379). */
-    MPESA_SHORTCODE: z.preprocess(blankIsUnset, z.string().trim().regex(/^\d{5,7}$/, 'MPESA_SHORTCODE must be 5 to 7 digits').default('174379')),
+    MPESA_SHORTCODE: z.preprocess(
+      blankIsUnset,
+      z
+        .string()
+        .trim()
+        .regex(/^\d{5,7}$/, 'MPESA_SHORTCODE must be 5 to 7 digits')
+        .default('174379'),
+    ),
     /**
      * Where STK callbacks are delivered. Its last path segment is the secret token the
      * receiver checks (callbacks carry no signature), so the whole URL is a secret.

@@ -63,14 +63,16 @@ describe('configuration', () => {
     const secret = config.paystack.secretKey;
     expect(secret).toBeInstanceOf(Secret);
     expect(secret.reveal()).toBe('sk_test_hidden_value');
-    for (const rendering of [JSON.stringify(config), String(secret), inspect(config, { depth: 10 }), `${secret}`]) {
+    for (const rendering of [JSON.stringify(config), String(secret), inspect(config, { depth: 10 }), `${secret.toString()}`]) {
       expect(rendering).not.toContain('sk_test_hidden_value');
     }
   });
 
   it('gives each worker its own pool size and partition concurrency by default, and takes both from the environment', () => {
     const verifier = { ...base, PAYSTACK_BASE_URL: 'http://127.0.0.1:3100' };
-    expect([loadVerifierConfig(verifier), loadProjectorConfig(base), loadSweeperConfig(base)].map((c) => [c.database.poolSize, c.worker.partitionsConcurrency])).toEqual([
+    expect(
+      [loadVerifierConfig(verifier), loadProjectorConfig(base), loadSweeperConfig(base)].map((c) => [c.database.poolSize, c.worker.partitionsConcurrency]),
+    ).toEqual([
       [10, 6],
       [10, 6],
       [5, 12],

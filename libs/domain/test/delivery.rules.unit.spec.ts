@@ -46,7 +46,22 @@ describe('retry schedule', () => {
   it('waits 5 s, 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then 14 h, and gives up after 14 attempts', () => {
     const noJitter = { ...DEFAULT_RETRY_POLICY, jitterRatio: 0 };
     const waits = Array.from({ length: 14 }, (_, i) => nextAttemptAt(noJitter, i + 1, 0, 0.5));
-    expect(waits).toEqual([5_000, 60_000, 300_000, 1_800_000, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR, 14 * HOUR, 14 * HOUR, 14 * HOUR, 14 * HOUR, 14 * HOUR, null]);
+    expect(waits).toEqual([
+      5_000,
+      60_000,
+      300_000,
+      1_800_000,
+      2 * HOUR,
+      5 * HOUR,
+      10 * HOUR,
+      10 * HOUR,
+      14 * HOUR,
+      14 * HOUR,
+      14 * HOUR,
+      14 * HOUR,
+      14 * HOUR,
+      null,
+    ]);
     expect(attemptsPerRound(DEFAULT_RETRY_POLICY)).toBe(14);
   });
 

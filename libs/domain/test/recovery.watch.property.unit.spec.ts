@@ -105,7 +105,7 @@ describe('sweeper watch: property-based', () => {
       fc.property(activitiesArb, policyArb, fc.integer({ min: -5, max: 5 }), (activities, policy, offset) => {
         const w = finalWatch(activities, policy);
         fc.pre(w.dueAt !== null);
-        const dueAt = w.dueAt!;
+        const dueAt = w.dueAt;
         expect(isDue(w, dueAt)).toBe(false);
         expect(isDue(w, dueAt + 1)).toBe(true);
         expect(isDue(w, dueAt + offset)).toBe(offset > 0);

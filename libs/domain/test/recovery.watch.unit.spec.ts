@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_RECOVERY_POLICY,
-  dueTrigger,
-  fire,
-  isDue,
-  observe,
-  recheckDelay,
-  type RecoveryPolicy,
-  type Watch,
-} from '@settle/domain';
+import { DEFAULT_RECOVERY_POLICY, dueTrigger, fire, isDue, observe, recheckDelay, type RecoveryPolicy, type Watch } from '@settle/domain';
 
 const policy: RecoveryPolicy = DEFAULT_RECOVERY_POLICY;
 /** The same schedule without jitter, so the expected times can be written down. */

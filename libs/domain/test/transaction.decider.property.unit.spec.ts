@@ -20,7 +20,6 @@ import {
   parseAccessPeriod,
   initialState,
   isOutcome,
-  isTerminal,
   MAX_AMOUNT_MINOR,
   observe,
   stopsAutomaticRecovery,
@@ -126,9 +125,7 @@ function sameEmail(email: string): fc.Arbitrary<string> {
  */
 function samePhone(phone: string): fc.Arbitrary<string> {
   const forms = PHONE_FORMS.get(phone)!;
-  return fc
-    .tuple(padArb, fc.constantFrom(phone, forms.international, forms.national), padArb)
-    .map(([a, b, c]) => a + b + c);
+  return fc.tuple(padArb, fc.constantFrom(phone, forms.international, forms.national), padArb).map(([a, b, c]) => a + b + c);
 }
 
 function otherEmail(email: string): fc.Arbitrary<string> {
@@ -137,9 +134,7 @@ function otherEmail(email: string): fc.Arbitrary<string> {
 
 /** Another valid number, written with its country code (E.164 or international). */
 function otherPhone(phone: string): fc.Arbitrary<string> {
-  return phoneArb
-    .filter((o) => o !== phone)
-    .chain((o) => fc.constantFrom(o, PHONE_FORMS.get(o)!.international));
+  return phoneArb.filter((o) => o !== phone).chain((o) => fc.constantFrom(o, PHONE_FORMS.get(o)!.international));
 }
 
 /** Observed payer that must pass: every identifier shared with the expectation matches. */
@@ -202,12 +197,8 @@ function observationArb(exp: Expectation, broken: ReadonlySet<ConsensusCheckName
         fc.constant(`${exp.reference}x`),
       )
     : fc.constant(exp.reference);
-  const amountMinor = broken.has('amount')
-    ? fc.constantFrom(exp.amountMinor - 1, exp.amountMinor + 1)
-    : fc.constant(exp.amountMinor);
-  const currency = broken.has('currency')
-    ? fc.constantFrom(...CURRENCIES.filter((c) => c !== exp.currency)).chain(recase)
-    : recase(exp.currency);
+  const amountMinor = broken.has('amount') ? fc.constantFrom(exp.amountMinor - 1, exp.amountMinor + 1) : fc.constant(exp.amountMinor);
+  const currency = broken.has('currency') ? fc.constantFrom(...CURRENCIES.filter((c) => c !== exp.currency)).chain(recase) : recase(exp.currency);
   const customer = broken.has('customer') ? mismatchingCustomer(exp.customer) : matchingCustomer(exp.customer);
   return fc
     .record({
@@ -345,16 +336,14 @@ interface Scenario {
 }
 
 function scenarioArbFor(exp: Expectation, triggers: readonly VerificationTrigger[] = TABLE_TRIGGERS): fc.Arbitrary<Scenario> {
-  return fc
-    .record({ registeredAt: timeArb, pool: fc.array(commandArb(exp, triggers), { minLength: 1, maxLength: 8 }) })
-    .chain(({ registeredAt, pool }) =>
-      fc.array(fc.nat(pool.length - 1), { minLength: 1, maxLength: 16, size: 'medium' }).map((order) => ({
-        expectation: exp,
-        registeredAt,
-        pool,
-        deliveries: order.map((i) => pool[i]!),
-      })),
-    );
+  return fc.record({ registeredAt: timeArb, pool: fc.array(commandArb(exp, triggers), { minLength: 1, maxLength: 8 }) }).chain(({ registeredAt, pool }) =>
+    fc.array(fc.nat(pool.length - 1), { minLength: 1, maxLength: 16, size: 'medium' }).map((order) => ({
+      expectation: exp,
+      registeredAt,
+      pool,
+      deliveries: order.map((i) => pool[i]!),
+    })),
+  );
 }
 
 const scenarioArb: fc.Arbitrary<Scenario> = expectationArb.chain((exp) => scenarioArbFor(exp));
@@ -476,7 +465,7 @@ describe('consensus checklist (spec section 3): property-based', () => {
         ),
         fc.emailAddress(),
         ({ exp, same }, other) => {
-          const email = exp.customer.email!;
+          const email = exp.customer.email;
           fc.pre(same || normEmail(other) !== normEmail(email));
           const observed = same ? ` ${email.toUpperCase()}\t` : other;
           const checks = checkConsensus(exp, {
@@ -500,8 +489,23 @@ describe('consensus checklist: plus-less numbers where that form is unambiguous'
       fc.property(
         phoneArb.filter((p) => ['+254', '+255', '+256', '+234', '+233', '+27'].some((cc) => p.startsWith(cc))),
         (phone) => {
-          const exp: Expectation = { reference: 'r', provider: 'mpesa', amountMinor: 1, currency: 'KES', userId: 'u', customer: { phone }, entitlement: 'pro', accessPeriod: null };
-          const observation: ProviderObservation = { reference: 'r', amountMinor: 1, currency: 'KES', customer: { phone: phone.slice(1) }, providerStatus: 'success' };
+          const exp: Expectation = {
+            reference: 'r',
+            provider: 'mpesa',
+            amountMinor: 1,
+            currency: 'KES',
+            userId: 'u',
+            customer: { phone },
+            entitlement: 'pro',
+            accessPeriod: null,
+          };
+          const observation: ProviderObservation = {
+            reference: 'r',
+            amountMinor: 1,
+            currency: 'KES',
+            customer: { phone: phone.slice(1) },
+            providerStatus: 'success',
+          };
           expect(checkConsensus(exp, observation)[3]!.passed).toBe(true);
         },
       ),
@@ -527,7 +531,13 @@ describe('consensus checklist: international numbers without the plus', () => {
           entitlement: 'pro',
           accessPeriod: null,
         };
-        const observation: ProviderObservation = { reference: 'ref_phone', amountMinor: 100, currency: 'KES', customer: { phone: phone.slice(1) }, providerStatus: 'success' };
+        const observation: ProviderObservation = {
+          reference: 'ref_phone',
+          amountMinor: 100,
+          currency: 'KES',
+          customer: { phone: phone.slice(1) },
+          providerStatus: 'success',
+        };
         expect(checkConsensus(exp, observation)[3]!.passed).toBe(true);
       }),
       { numRuns: 100, examples: [['+4915123456789']] },
@@ -610,7 +620,10 @@ describe('transaction decider: property-based (random verdicts, duplicates and r
         scenarioArb.chain((s) =>
           fc.record({
             s: fc.constant(s),
-            unreachable: verificationArb(s.expectation, unreachableArb.map((verdict) => ({ verdict, agrees: null }))),
+            unreachable: verificationArb(
+              s.expectation,
+              unreachableArb.map((verdict) => ({ verdict, agrees: null })),
+            ),
             notFound: verificationArb(s.expectation, fc.constant({ verdict: { kind: 'not_found' }, agrees: null })),
           }),
         ),
@@ -622,7 +635,11 @@ describe('transaction decider: property-based (random verdicts, duplicates and r
           }
           const isSilent = (d: Delivery): boolean =>
             d.command.type === 'RecordVerification' && (d.command.data.verdict.kind === 'unreachable' || d.command.data.verdict.kind === 'not_found');
-          const without = run(s.expectation, s.registeredAt, s.deliveries.filter((d) => !isSilent(d)));
+          const without = run(
+            s.expectation,
+            s.registeredAt,
+            s.deliveries.filter((d) => !isSilent(d)),
+          );
           expect(without.state).toEqual(r.state);
           expect(without.history).toEqual(r.history);
         },
@@ -633,11 +650,14 @@ describe('transaction decider: property-based (random verdicts, duplicates and r
 
   it('3b. before registration, a verification is rejected as unknown (and changes nothing)', () => {
     fc.assert(
-      fc.property(expectationArb.chain((exp) => verificationArb(exp)), (d) => {
-        const { events, error } = apply(d.command, initialState());
-        expect(events).toEqual([]);
-        expect(error?.code).toBe('TRANSACTION.UNKNOWN');
-      }),
+      fc.property(
+        expectationArb.chain((exp) => verificationArb(exp)),
+        (d) => {
+          const { events, error } = apply(d.command, initialState());
+          expect(events).toEqual([]);
+          expect(error?.code).toBe('TRANSACTION.UNKNOWN');
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -653,7 +673,10 @@ describe('transaction decider: property-based (random verdicts, duplicates and r
           fc.record({
             old: fc.constant(old),
             heldFirst: fc.boolean(),
-            decline: verificationArb(old.expectation, declinedArb.map((v) => ({ verdict: { kind: 'declined', ...v }, agrees: null }))),
+            decline: verificationArb(
+              old.expectation,
+              declinedArb.map((v) => ({ verdict: { kind: 'declined', ...v }, agrees: null })),
+            ),
             // The retry: a new checkout under a new reference (terms may be the same otherwise).
             retry: expectationArb
               .map((e) => ({ ...old.expectation, ...e }))
@@ -697,9 +720,9 @@ describe('transaction decider: property-based (random verdicts, duplicates and r
           // The declined reference cannot be reused for the retry: same terms are a no-op,
           // other terms a conflict.
           expect(decide({ type: 'RegisterCheckout', data: { expectation: old.expectation, registeredAt: retry.registeredAt } }, declinedRun.state)).toEqual([]);
-          expect(apply({ type: 'RegisterCheckout', data: { expectation: retry.expectation, registeredAt: retry.registeredAt } }, declinedRun.state).error?.code).toBe(
-            'TRANSACTION.CONFLICT',
-          );
+          expect(
+            apply({ type: 'RegisterCheckout', data: { expectation: retry.expectation, registeredAt: retry.registeredAt } }, declinedRun.state).error?.code,
+          ).toBe('TRANSACTION.CONFLICT');
 
           // The retry: its own stream, interleaved with late answers for the declined reference.
           const streams = new Map<string, TransactionState>([[old.expectation.reference, declinedRun.state]]);
@@ -755,7 +778,11 @@ describe('transaction decider: property-based (random verdicts, duplicates and r
           }
         }
         // Delivering every command twice in a row ends in the same state and history.
-        const doubled = run(s.expectation, s.registeredAt, s.deliveries.flatMap((d) => [d, d]));
+        const doubled = run(
+          s.expectation,
+          s.registeredAt,
+          s.deliveries.flatMap((d) => [d, d]),
+        );
         expect(doubled.state).toEqual(r.state);
         expect(doubled.history).toEqual(r.history);
       }),
@@ -834,7 +861,13 @@ describe('transaction decider: property-based (random verdicts, duplicates and r
   // Any events, even in orders decide would never produce, to check evolve on its own.
   const anyEventArb: fc.Arbitrary<TransactionEvent> = expectationArb.chain((exp) => {
     const base = { reference: exp.reference, verificationId: 'v', trigger: 'webhook_received' as const, decidedAt: 1 };
-    const observation: ProviderObservation = { reference: exp.reference, amountMinor: exp.amountMinor, currency: exp.currency, customer: exp.customer, providerStatus: 'success' };
+    const observation: ProviderObservation = {
+      reference: exp.reference,
+      amountMinor: exp.amountMinor,
+      currency: exp.currency,
+      customer: exp.customer,
+      providerStatus: 'success',
+    };
     return fc.constantFrom<TransactionEvent>(
       { type: 'CheckoutRegistered', data: { expectation: exp, registeredAt: 1 } },
       { type: 'CheckoutCompleted', data: { reference: exp.reference, completedAt: 2 } },

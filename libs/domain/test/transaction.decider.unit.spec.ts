@@ -48,8 +48,7 @@ function verify(verdict: ProviderVerdict): TransactionCommand {
 function given(history: TransactionEvent[]) {
   return {
     when: (command: TransactionCommand) => ({
-      then: (expected: Array<TransactionEvent['type']>) =>
-        expect(decide(command, fold(history)).map((e) => e.type)).toEqual(expected),
+      then: (expected: Array<TransactionEvent['type']>) => expect(decide(command, fold(history)).map((e) => e.type)).toEqual(expected),
       thenThrows: (code: string) => {
         try {
           decide(command, fold(history));
@@ -66,7 +65,9 @@ function given(history: TransactionEvent[]) {
 
 describe('transaction decider: the spec transition table (section 3)', () => {
   it('PENDING + cleared + four checks pass -> SETTLED_CONSENSUS, entitlement unlocked', () => {
-    given([registered]).when(verify({ kind: 'cleared', observation: paid })).then(['TransactionSettled']);
+    given([registered])
+      .when(verify({ kind: 'cleared', observation: paid }))
+      .then(['TransactionSettled']);
     const state = fold([registered, ...decide(verify({ kind: 'cleared', observation: paid }), fold([registered]))]);
     expect(state.status).toBe('SETTLED_CONSENSUS');
     expect(state.entitlement).toBe('UNLOCKED');
@@ -81,21 +82,31 @@ describe('transaction decider: the spec transition table (section 3)', () => {
   });
 
   it('PENDING + still clearing -> RECOVERING, entitlement held in review', () => {
-    given([registered]).when(verify({ kind: 'clearing', providerStatus: 'ongoing' })).then(['PaymentHeldInReview']);
+    given([registered])
+      .when(verify({ kind: 'clearing', providerStatus: 'ongoing' }))
+      .then(['PaymentHeldInReview']);
     expect(fold([registered, heldInReview]).entitlement).toBe('HELD_IN_REVIEW');
   });
 
   it('RECOVERING + still clearing -> RECOVERING unchanged (no new event)', () => {
-    given([registered, heldInReview]).when(verify({ kind: 'clearing', providerStatus: 'pending' })).then([]);
+    given([registered, heldInReview])
+      .when(verify({ kind: 'clearing', providerStatus: 'pending' }))
+      .then([]);
   });
 
   it('RECOVERING + cleared + four checks pass -> SETTLED_CONSENSUS', () => {
-    given([registered, heldInReview]).when(verify({ kind: 'cleared', observation: paid })).then(['TransactionSettled']);
+    given([registered, heldInReview])
+      .when(verify({ kind: 'cleared', observation: paid }))
+      .then(['TransactionSettled']);
   });
 
   it('any state + 502/504/time-out -> unchanged (a time-out is unknown, not failed)', () => {
-    given([registered]).when(verify({ kind: 'unreachable', cause: 'PROVIDER.BAD_GATEWAY' })).then([]);
-    given([registered, heldInReview]).when(verify({ kind: 'unreachable', cause: 'PROVIDER.TIMEOUT' })).then([]);
+    given([registered])
+      .when(verify({ kind: 'unreachable', cause: 'PROVIDER.BAD_GATEWAY' }))
+      .then([]);
+    given([registered, heldInReview])
+      .when(verify({ kind: 'unreachable', cause: 'PROVIDER.TIMEOUT' }))
+      .then([]);
   });
 
   it.each([
@@ -104,7 +115,7 @@ describe('transaction decider: the spec transition table (section 3)', () => {
     ['another reference', { reference: 'ref_other' }, 'CONSENSUS.IDENTITY_MISMATCH'],
     ['another customer', { customer: { email: 'eve@example.com' } }, 'CONSENSUS.CUSTOMER_MISMATCH'],
   ])('any state + cleared but %s -> STATE_MISMATCH, entitlement stays locked', (_name, change, code) => {
-    const observation = { ...paid, ...change } as ProviderObservation;
+    const observation = { ...paid, ...change };
     const events = decide(verify({ kind: 'cleared', observation }), fold([registered]));
     expect(events.map((e) => e.type)).toEqual(['StateMismatchDetected']);
     const [event] = events;
@@ -120,16 +131,22 @@ describe('transaction decider: the spec transition table (section 3)', () => {
       { kind: 'declined', providerStatus: 'reversed', reason: 'Reversed' },
       { kind: 'clearing', providerStatus: 'pending' },
     ] as ProviderVerdict[]) {
-      given([registered, ...settled]).when(verify(verdict)).then([]);
+      given([registered, ...settled])
+        .when(verify(verdict))
+        .then([]);
     }
   });
 
   it('not found leaves the state unchanged', () => {
-    given([registered]).when(verify({ kind: 'not_found' })).then([]);
+    given([registered])
+      .when(verify({ kind: 'not_found' }))
+      .then([]);
   });
 
   it('rejects a verification for an unknown reference', () => {
-    given([]).when(verify({ kind: 'cleared', observation: paid })).thenThrows('TRANSACTION.UNKNOWN');
+    given([])
+      .when(verify({ kind: 'cleared', observation: paid }))
+      .thenThrows('TRANSACTION.UNKNOWN');
   });
 });
 
@@ -164,8 +181,12 @@ describe('transaction decider: guards', () => {
 describe('transaction decider: the spec error table (section 7)', () => {
   it('provider returns 502 or 504, or times out: state preserved (the query is retried by the adapter)', () => {
     for (const cause of ['PROVIDER.BAD_GATEWAY', 'PROVIDER.GATEWAY_TIMEOUT', 'PROVIDER.TIMEOUT']) {
-      given([registered]).when(verify({ kind: 'unreachable', cause })).then([]);
-      given([registered, heldInReview]).when(verify({ kind: 'unreachable', cause })).then([]);
+      given([registered])
+        .when(verify({ kind: 'unreachable', cause }))
+        .then([]);
+      given([registered, heldInReview])
+        .when(verify({ kind: 'unreachable', cause }))
+        .then([]);
     }
   });
 

@@ -58,9 +58,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     } else if (isDatabaseUnavailable(error)) {
       problem = new ProblemError(503, 'SERVICE.UNAVAILABLE', 'Service unavailable', 'The database is unreachable; retry later');
     } else {
-      problem =
-        fastifyClientError(error) ??
-        new ProblemError(500, 'INTERNAL', 'Internal error', 'The request could not be completed; it is safe to retry');
+      problem = fastifyClientError(error) ?? new ProblemError(500, 'INTERNAL', 'Internal error', 'The request could not be completed; it is safe to retry');
     }
     if (problem.status >= 500) this.logger.error({ err: error, path: request.url }, 'request failed');
     const body = problem.toProblem(request.url.split('?')[0]);

@@ -1,10 +1,4 @@
-import {
-  ENTITLEMENT_EVENT_KINDS,
-  type AccessPeriod,
-  type EntitlementEvent,
-  type EntitlementEventKind,
-  type EntitlementGranted,
-} from '@settle/domain';
+import { ENTITLEMENT_EVENT_KINDS, type AccessPeriod, type EntitlementEvent, type EntitlementEventKind, type EntitlementGranted } from '@settle/domain';
 import type { LedgerEventInput, RecordedLedgerEvent } from './ledger.port.js';
 
 /** Prefix (category) of the entitlement streams. */

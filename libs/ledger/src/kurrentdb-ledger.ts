@@ -45,7 +45,7 @@ function toRecorded(event: RecordedEvent): RecordedLedgerEvent {
     eventId: event.id,
     type: event.type,
     data: event.data as Record<string, unknown>,
-    metadata: metadata as LedgerEventInput['metadata'],
+    metadata: metadata,
     streamId: event.streamId,
     revision: Number(event.revision),
     position: portPosition(event.position),
@@ -120,7 +120,7 @@ export class KurrentDbLedger implements LedgerStore {
     const out: RecordedLedgerEvent[] = [];
     try {
       for await (const resolved of this.client.readStream(streamId, { fromRevision: START, direction: FORWARDS })) {
-        if (resolved.event) out.push(toRecorded(resolved.event as RecordedEvent));
+        if (resolved.event) out.push(toRecorded(resolved.event));
       }
     } catch (error) {
       if (error instanceof StreamNotFoundError) return [];
@@ -131,10 +131,15 @@ export class KurrentDbLedger implements LedgerStore {
 
   async readAll(afterPosition: number, limit: number): Promise<RecordedLedgerEvent[]> {
     const out: RecordedLedgerEvent[] = [];
-    const events = this.client.readAll({ fromPosition: readPositionAfter(afterPosition), direction: FORWARDS, maxCount: limit + 1, filter: excludeSystemEvents() });
+    const events = this.client.readAll({
+      fromPosition: readPositionAfter(afterPosition),
+      direction: FORWARDS,
+      maxCount: limit + 1,
+      filter: excludeSystemEvents(),
+    });
     for await (const resolved of events) {
       if (!resolved.event || portPosition(resolved.event.position) <= afterPosition) continue;
-      out.push(toRecorded(resolved.event as RecordedEvent));
+      out.push(toRecorded(resolved.event));
       if (out.length === limit) break;
     }
     return out;
@@ -152,7 +157,7 @@ export class KurrentDbLedger implements LedgerStore {
         for await (const resolved of subscription) {
           if (!running) break;
           if (!resolved.event || portPosition(resolved.event.position) <= afterPosition) continue;
-          await handler(toRecorded(resolved.event as RecordedEvent));
+          await handler(toRecorded(resolved.event));
         }
         // A catch-up subscription never ends by itself: an end we did not ask for is a failure.
         if (running) reportFailure(new Error('the KurrentDB subscription ended'));

@@ -223,12 +223,7 @@ export class PostgresLedger implements LedgerStore {
    *
    * @throws WrongExpectedRevisionError, DuplicateEventIdError (see {@link LedgerStore.append}).
    */
-  async appendWith(
-    client: PoolClient,
-    streamId: string,
-    events: readonly LedgerEventInput[],
-    expected: ExpectedRevision,
-  ): Promise<AppendResult> {
+  async appendWith(client: PoolClient, streamId: string, events: readonly LedgerEventInput[], expected: ExpectedRevision): Promise<AppendResult> {
     const prepared = await this.prepareAppendWith(client, streamId, events, expected);
     return 'done' in prepared ? prepared.done : this.writePrepared(client, prepared);
   }
@@ -265,8 +260,14 @@ export class PostgresLedger implements LedgerStore {
    * @returns one outcome per append, in order.
    */
   async prepareAppendsWith(client: PoolClient, appends: readonly StreamAppend[]): Promise<PreparedOutcome[]> {
-    const streams = await this.lockStreams(client, appends.map((a) => a.streamId));
-    const stored = await this.findStoredEvents(client, appends.flatMap((a) => a.events.map((e) => e.eventId)));
+    const streams = await this.lockStreams(
+      client,
+      appends.map((a) => a.streamId),
+    );
+    const stored = await this.findStoredEvents(
+      client,
+      appends.flatMap((a) => a.events.map((e) => e.eventId)),
+    );
     return appends.map((append) => this.prepareOn(streams, stored, append));
   }
 
@@ -438,10 +439,7 @@ export class PostgresLedger implements LedgerStore {
   }
 
   async readAll(afterPosition: number, limit: number): Promise<RecordedLedgerEvent[]> {
-    const { rows } = await this.pool.query<EventRow>('SELECT * FROM ledger.events WHERE position > $1 ORDER BY position LIMIT $2', [
-      afterPosition,
-      limit,
-    ]);
+    const { rows } = await this.pool.query<EventRow>('SELECT * FROM ledger.events WHERE position > $1 ORDER BY position LIMIT $2', [afterPosition, limit]);
     return rows.map(toRecorded);
   }
 

@@ -78,7 +78,13 @@ export interface LedgerStatusRow {
  * backwards); per reference only the row of the highest revision is written.
  */
 export async function upsertLedgerStatuses(client: PoolClient | Pool, rows: readonly LedgerStatusRow[]): Promise<void> {
-  const latest = [...latestBy(rows, (r) => r.reference, (a, b) => a.ledgerRevision - b.ledgerRevision).values()];
+  const latest = [
+    ...latestBy(
+      rows,
+      (r) => r.reference,
+      (a, b) => a.ledgerRevision - b.ledgerRevision,
+    ).values(),
+  ];
   if (latest.length === 0) return;
   const col = <T>(f: (r: LedgerStatusRow) => T) => latest.map(f);
   await client.query(
@@ -133,7 +139,13 @@ export interface LatestVerificationRow {
 
 /** Records the verifier's latest answers in one statement, each unless a later one is already recorded; per reference only the latest. */
 export async function upsertLatestVerifications(client: PoolClient | Pool, rows: readonly LatestVerificationRow[]): Promise<void> {
-  const latest = [...latestBy(rows, (r) => r.reference, (a, b) => a.decidedAt.getTime() - b.decidedAt.getTime()).values()];
+  const latest = [
+    ...latestBy(
+      rows,
+      (r) => r.reference,
+      (a, b) => a.decidedAt.getTime() - b.decidedAt.getTime(),
+    ).values(),
+  ];
   if (latest.length === 0) return;
   const col = <T>(f: (r: LatestVerificationRow) => T) => latest.map(f);
   await client.query(
@@ -143,7 +155,15 @@ export async function upsertLatestVerifications(client: PoolClient | Pool, rows:
        verdict = EXCLUDED.verdict, trigger = EXCLUDED.trigger, causation_id = EXCLUDED.causation_id,
        state = EXCLUDED.state, entitlement_status = EXCLUDED.entitlement_status, decided_at = EXCLUDED.decided_at
      WHERE read_model.latest_verification.decided_at <= EXCLUDED.decided_at`,
-    [col((r) => r.reference), col((r) => r.verdict), col((r) => r.trigger), col((r) => r.causationId), col((r) => r.state), col((r) => r.entitlementStatus), col((r) => r.decidedAt)],
+    [
+      col((r) => r.reference),
+      col((r) => r.verdict),
+      col((r) => r.trigger),
+      col((r) => r.causationId),
+      col((r) => r.state),
+      col((r) => r.entitlementStatus),
+      col((r) => r.decidedAt),
+    ],
   );
 }
 
@@ -165,7 +185,15 @@ export function ledgerStatusOf(event: RecordedLedgerEvent): LedgerStatusRow {
     expected?: { amount_minor?: number; currency?: string };
     decided_at?: number;
   };
-  if (!d.reference || !d.provider || !d.state || !d.entitlement_status || d.expected?.amount_minor === undefined || !d.expected.currency || d.decided_at === undefined) {
+  if (
+    !d.reference ||
+    !d.provider ||
+    !d.state ||
+    !d.entitlement_status ||
+    d.expected?.amount_minor === undefined ||
+    !d.expected.currency ||
+    d.decided_at === undefined
+  ) {
     throw new Error(`ledger event ${event.eventId} at position ${event.position} is not a transaction outcome`);
   }
   return {
@@ -222,7 +250,13 @@ export function entitlementRowOf(event: Pick<RecordedLedgerEvent, 'data' | 'revi
  * stream); per stream only the row of the highest revision is written.
  */
 export async function upsertEntitlements(client: PoolClient | Pool, rows: readonly EntitlementRow[]): Promise<void> {
-  const latest = [...latestBy(rows, (r) => JSON.stringify([r.userId, r.entitlement]), (a, b) => a.ledgerRevision - b.ledgerRevision).values()];
+  const latest = [
+    ...latestBy(
+      rows,
+      (r) => JSON.stringify([r.userId, r.entitlement]),
+      (a, b) => a.ledgerRevision - b.ledgerRevision,
+    ).values(),
+  ];
   if (latest.length === 0) return;
   const col = <T>(f: (r: EntitlementRow) => T) => latest.map(f);
   await client.query(
@@ -303,7 +337,7 @@ export async function rebuildReadModels(
     await client.query('DELETE FROM read_model.transaction_status');
     await client.query('DELETE FROM read_model.entitlements');
     let events = 0;
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = await ledger.readAll(after, 2_000);
       if (page.length === 0) break;
       // The bulk upserts keep the last row of each reference and stream (rows only ever move forward).

@@ -54,7 +54,7 @@ export async function verifyLedger(
   let broken: ChainBreak | null = null;
   let last = from;
   for (let round = 0; ; round++) {
-    for (let after = last; broken === null; ) {
+    for (let after = last; broken === null;) {
       const page = await ledger.readAll(after, 5_000);
       if (page.length === 0) break;
       if (from > 0) {

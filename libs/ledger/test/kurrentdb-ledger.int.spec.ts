@@ -26,7 +26,8 @@ if (connectionString) {
     { globalChain: false, uniqueEventIds: false },
   );
 } else {
-  const reason = 'KURRENTDB_CONNECTION_STRING is not set: no EventStoreDB/KurrentDB server is configured on this machine (it needs Docker; see docker-compose.yml)';
+  const reason =
+    'KURRENTDB_CONNECTION_STRING is not set: no EventStoreDB/KurrentDB server is configured on this machine (it needs Docker; see docker-compose.yml)';
   console.warn(`[ledger contract: KurrentDB] skipped: ${reason}`);
   describe('ledger contract: KurrentDB', () => {
     it.skip(`skipped: ${reason}`, () => undefined);

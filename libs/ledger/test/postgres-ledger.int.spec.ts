@@ -26,7 +26,11 @@ describe('PostgreSQL ledger immutability (enforced by the database)', () => {
   it('refuses UPDATE, DELETE and TRUNCATE of ledger rows', async () => {
     const ledger = new PostgresLedger(pool);
     const stream = `transaction-ref_${randomUUID().slice(0, 8)}`;
-    await ledger.append(stream, [{ eventId: randomUUID(), type: 'TransactionSettled', data: { amount_minor: 1 }, metadata: { correlationId: 'c', causationId: 'c' } }], 'no_stream');
+    await ledger.append(
+      stream,
+      [{ eventId: randomUUID(), type: 'TransactionSettled', data: { amount_minor: 1 }, metadata: { correlationId: 'c', causationId: 'c' } }],
+      'no_stream',
+    );
     await expect(pool.query(`UPDATE ledger.events SET data = '{"amount_minor": 2}' WHERE stream_id = $1`, [stream])).rejects.toThrow(/append-only/);
     await expect(pool.query('DELETE FROM ledger.events WHERE stream_id = $1', [stream])).rejects.toThrow(/append-only/);
     await expect(pool.query('TRUNCATE ledger.events')).rejects.toThrow(/append-only/);
@@ -155,7 +159,7 @@ describe('PostgreSQL ledger tamper evidence (SHA-256 chains per stream and globa
   const asAttacker = (sql: string) => withTriggersOff(tamper, sql);
 
   async function reset(): Promise<void> {
-    await asAttacker('DELETE FROM ledger.events; DELETE FROM ledger.streams; UPDATE ledger.head SET position = 0, global_hash = repeat(\'0\', 64)');
+    await asAttacker("DELETE FROM ledger.events; DELETE FROM ledger.streams; UPDATE ledger.head SET position = 0, global_hash = repeat('0', 64)");
     await fill();
   }
 

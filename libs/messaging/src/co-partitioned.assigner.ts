@@ -13,10 +13,7 @@ import { AssignerProtocol, type PartitionAssigner } from 'kafkajs';
  * @throws Error when the topics do not all have the same number of partitions: co-partitioning
  *   is then impossible, and guessing would split a key's state between two owners.
  */
-export function assignCoPartitioned(
-  memberIds: readonly string[],
-  partitionCounts: Readonly<Record<string, number>>,
-): Map<string, Record<string, number[]>> {
+export function assignCoPartitioned(memberIds: readonly string[], partitionCounts: Readonly<Record<string, number>>): Map<string, Record<string, number[]>> {
   const counts = new Set(Object.values(partitionCounts));
   if (counts.size > 1) {
     throw new Error(`co-partitioned topics must have equal partition counts, got ${JSON.stringify(partitionCounts)}`);

@@ -51,10 +51,7 @@ export class AvroCodec {
   async registerAll(types: readonly EventType[] = EVENT_TYPES): Promise<void> {
     for (const type of types) {
       const subject = `${topicFor(this.topics, type)}-${NAMESPACE}.${type}`;
-      const { id } = await this.registry.register(
-        { type: SchemaType.AVRO, schema: loadAvroSchema(type) },
-        { subject, compatibility: COMPATIBILITY.BACKWARD },
-      );
+      const { id } = await this.registry.register({ type: SchemaType.AVRO, schema: loadAvroSchema(type) }, { subject, compatibility: COMPATIBILITY.BACKWARD });
       this.ids.set(type, id);
     }
   }

@@ -1,4 +1,4 @@
-import type { BatchHandler, BatchItem } from './consumer.js';
+import type { BatchHandler, BatchItem } from './handler.js';
 
 /** A partition's batch waiting for the next merged call. */
 interface Waiting {

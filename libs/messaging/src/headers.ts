@@ -18,5 +18,5 @@ export function headerText(headers: Record<string, unknown> | undefined, name: s
   if (value === undefined || value === null) return undefined;
   if (Buffer.isBuffer(value)) return value.toString('utf8');
   if (Array.isArray(value)) return headerText({ v: value[0] }, 'v');
-  return String(value);
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
 }

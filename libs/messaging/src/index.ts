@@ -7,6 +7,7 @@ export * from './topics.js';
 export * from './headers.js';
 export * from './codec.js';
 export * from './kafka.js';
+export * from './handler.js';
 export * from './consumer.js';
 export * from './outbox.js';
 export * from './connect.js';

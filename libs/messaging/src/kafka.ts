@@ -47,7 +47,7 @@ export async function ensureTopics(kafka: Kafka, topics: Topics, partitions = DE
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
-    const missing = Object.values(topics).filter((t) => !existing.has(t));
+    const missing = (Object.values(topics) as string[]).filter((t) => !existing.has(t));
     if (missing.length > 0) {
       await admin.createTopics({
         waitForLeaders: true,

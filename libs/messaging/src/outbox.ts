@@ -88,8 +88,10 @@ export class Outbox {
    *
    * @throws Error when the payload does not match its schema.
    */
-  async prepare(m: OutboxMessage): Promise<{ topic: string; key: string; type: EventType; payload: string; correlationId: string; causationId: string | null }> {
-    await this.codec.assertValid(m.type, m.payload as never);
+  async prepare(
+    m: OutboxMessage,
+  ): Promise<{ topic: string; key: string; type: EventType; payload: string; correlationId: string; causationId: string | null }> {
+    await this.codec.assertValid(m.type, m.payload);
     return {
       topic: topicFor(this.topics, m.type),
       key: m.key ?? m.payload.reference,
@@ -211,7 +213,7 @@ export class OutboxRelay {
       if (rows.length === 0) return 0;
       const byTopic = new Map<string, Array<{ key: string; value: Buffer; headers: Record<string, string> }>>();
       for (const row of rows) {
-        const value = await this.codec.encode(row.event_type, row.payload as never);
+        const value = await this.codec.encode(row.event_type, row.payload);
         const list = byTopic.get(row.topic) ?? [];
         list.push({
           key: row.message_key,

@@ -23,7 +23,7 @@ describe('group commit across partitions', () => {
     expect(results).toEqual([[], [], []]);
   });
 
-  it("gives each caller the failures of its own messages, indexed into its own batch", async () => {
+  it('gives each caller the failures of its own messages, indexed into its own batch', async () => {
     const permanent = new Error('cannot be processed');
     const handler = groupCommitAcrossPartitions(async (items) =>
       items.flatMap((item, index) => (['p0-1', 'p1-0', 'p1-2'].includes(idOf(item)) ? [{ index, error: permanent }] : [])),

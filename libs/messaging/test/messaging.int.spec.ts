@@ -203,7 +203,9 @@ describe('transactional outbox', () => {
     await migrate(pool, 'legacy', outboxDdl('legacy')); // idempotent
     const { rows } = await pool.query<{ message_key: string }>('SELECT message_key FROM legacy.outbox ORDER BY id');
     expect(rows).toEqual([{ message_key: 'ref_waiting' }]);
-    const columns = await pool.query(`SELECT 1 FROM information_schema.columns WHERE table_schema = 'legacy' AND table_name = 'outbox' AND column_name = 'published_at'`);
+    const columns = await pool.query(
+      `SELECT 1 FROM information_schema.columns WHERE table_schema = 'legacy' AND table_name = 'outbox' AND column_name = 'published_at'`,
+    );
     expect(columns.rowCount).toBe(0);
   });
 });

@@ -90,8 +90,17 @@ describe('a pool whose connections the server ends', () => {
     const clients = await Promise.all([pool.connect(), pool.connect(), pool.connect()]);
     const pids = await Promise.all(clients.map(backendPid));
     await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = ANY($1::int[])', [pids]);
-    await waitUntil('every loss to be reported', 5_000, async () => (clients.every((c) => !(c as unknown as { _queryable: boolean })._queryable) ? true : undefined));
-    const errors = await Promise.all(clients.map((c) => c.query('SELECT 1').then(() => null, (e: unknown) => e)));
+    await waitUntil('every loss to be reported', 5_000, async () =>
+      clients.every((c) => !(c as unknown as { _queryable: boolean })._queryable) ? true : undefined,
+    );
+    const errors = await Promise.all(
+      clients.map((c) =>
+        c.query('SELECT 1').then(
+          () => null,
+          (e: unknown) => e,
+        ),
+      ),
+    );
     expect(errors.every((e) => isDatabaseUnavailable(e))).toBe(true);
     for (const c of clients) c.release();
     const answers = await Promise.all([1, 2, 3, 4, 5].map(() => pool.query<{ ok: number }>('SELECT 1 AS ok')));

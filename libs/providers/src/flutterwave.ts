@@ -1,7 +1,7 @@
 import type { ProviderVerdict } from '@settle/domain';
 import type { CountryCode } from 'libphonenumber-js';
 import { z } from 'zod';
-import { AmountConversionError, majorToMinor, normalisePhoneNumber, providerCurrency } from './normalise.js';
+import { AmountConversionError, majorToMinor, normalisePhoneNumber, providerCurrency, messageOf } from './normalise.js';
 import { BearerGetProvider, type BearerProviderOptions } from './bearer-get.js';
 import type { VerificationRequest } from './provider.port.js';
 
@@ -26,10 +26,7 @@ const verifyAnswer = z.object({
       charged_amount: majorAmount.nullish(),
       processor_response: z.string().nullish(),
       status: z.string(),
-      customer: z
-        .object({ email: z.string().nullish(), phone_number: z.string().nullish(), name: z.string().nullish() })
-        .loose()
-        .nullish(),
+      customer: z.object({ email: z.string().nullish(), phone_number: z.string().nullish(), name: z.string().nullish() }).loose().nullish(),
     })
     .loose(),
 });
@@ -83,7 +80,7 @@ export function flutterwaveVerdict(status: number, body: string, options: Flutte
   } catch {
     return { kind: 'unreachable', cause: status === 200 ? 'PROVIDER.MALFORMED_RESPONSE' : `PROVIDER.UNEXPECTED_STATUS_${status}` };
   }
-  if (status === 400 && /no transaction was found/i.test(String((json as { message?: unknown } | null)?.message ?? ''))) {
+  if (status === 400 && /no transaction was found/i.test(messageOf(json))) {
     return { kind: 'not_found' };
   }
   if (status !== 200) return { kind: 'unreachable', cause: `PROVIDER.UNEXPECTED_STATUS_${status}` };
@@ -96,10 +93,7 @@ export function flutterwaveVerdict(status: number, body: string, options: Flutte
       let chargedAmountMinor: number | undefined;
       try {
         amountMinor = majorToMinor(data.amount, data.currency);
-        chargedAmountMinor =
-          data.charged_amount === undefined || data.charged_amount === null
-            ? undefined
-            : majorToMinor(data.charged_amount, data.currency);
+        chargedAmountMinor = data.charged_amount === undefined || data.charged_amount === null ? undefined : majorToMinor(data.charged_amount, data.currency);
       } catch (error) {
         if (error instanceof AmountConversionError) return { kind: 'unreachable', cause: error.code };
         throw error;

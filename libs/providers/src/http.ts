@@ -74,11 +74,7 @@ function retryAfterOf(context: IRetryBackoffContext<unknown>): number | undefine
   return 'error' in failure && failure.error instanceof ProviderCallError ? failure.error.retryAfterMs : undefined;
 }
 
-function honouringStep(
-  jittered: IBackoff<unknown>,
-  context: IRetryBackoffContext<unknown>,
-  maxDelayMs: number,
-): IBackoff<IRetryBackoffContext<unknown>> {
+function honouringStep(jittered: IBackoff<unknown>, context: IRetryBackoffContext<unknown>, maxDelayMs: number): IBackoff<IRetryBackoffContext<unknown>> {
   const hinted = retryAfterOf(context);
   return {
     duration: hinted === undefined ? jittered.duration : Math.min(hinted, maxDelayMs),

@@ -99,9 +99,7 @@ export function readMpesaToken(answer: HttpAnswer): { accessToken: string; expir
 }
 
 /** Daraja's error envelope: `{ requestId, errorCode, errorMessage }`. */
-const errorAnswer = z
-  .object({ requestId: z.string().nullish(), errorCode: z.string(), errorMessage: z.string().nullish() })
-  .loose();
+const errorAnswer = z.object({ requestId: z.string().nullish(), errorCode: z.string(), errorMessage: z.string().nullish() }).loose();
 
 /** STK query answer (HTTP 200). `ResultCode` is a string in the docs; a number is tolerated. */
 const queryAnswer = z

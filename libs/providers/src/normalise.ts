@@ -114,3 +114,9 @@ export function providerCurrency(value: string): string {
     return value;
   }
 }
+
+/** The `message` of a provider's JSON error answer, or `''` when it has none (or it is not text). */
+export function messageOf(json: unknown): string {
+  const message = typeof json === 'object' && json !== null ? (json as { message?: unknown }).message : undefined;
+  return typeof message === 'string' ? message : '';
+}

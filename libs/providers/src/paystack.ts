@@ -1,6 +1,7 @@
 import { currencyCode, type ProviderVerdict } from '@settle/domain';
 import { z } from 'zod';
 import { BearerGetProvider, type BearerProviderOptions } from './bearer-get.js';
+import { messageOf } from './normalise.js';
 import type { VerificationRequest } from './provider.port.js';
 
 /**
@@ -19,10 +20,7 @@ const verifyAnswer = z.object({
       requested_amount: z.number().int().nullish(),
       currency: z.string(),
       gateway_response: z.string().nullish(),
-      customer: z
-        .object({ email: z.string().nullish(), phone: z.string().nullish() })
-        .loose()
-        .nullish(),
+      customer: z.object({ email: z.string().nullish(), phone: z.string().nullish() }).loose().nullish(),
     })
     .loose(),
 });
@@ -58,7 +56,7 @@ export function paystackVerdict(status: number, body: string): ProviderVerdict {
   } catch {
     return { kind: 'unreachable', cause: 'PROVIDER.MALFORMED_RESPONSE' };
   }
-  if (status === 400 && /not found/i.test(String((json as { message?: unknown })?.message ?? ''))) {
+  if (status === 400 && /not found/i.test(messageOf(json))) {
     return { kind: 'not_found' };
   }
   if (status === 401 || status === 403) return { kind: 'unreachable', cause: 'PROVIDER.AUTH_REJECTED' };

@@ -28,10 +28,21 @@ describe('Stripe adapter over HTTP', () => {
         status: 'succeeded',
       }),
     );
-    const provider = new StripeProvider({ baseUrl: `${server.baseUrl}/`, secretKey: new Secret('sk_test_abc'), timeoutMs: 2000, retry, apiVersion: '2025-01-27.acacia' });
+    const provider = new StripeProvider({
+      baseUrl: `${server.baseUrl}/`,
+      secretKey: new Secret('sk_test_abc'),
+      timeoutMs: 2000,
+      retry,
+      apiVersion: '2025-01-27.acacia',
+    });
     providers.push(provider);
     const verdict = await provider.verify({ reference: 'pi_123', expectation: expectation({ reference: 'pi_123', provider: 'stripe' }) });
-    expect(verdict.kind === 'cleared' && verdict.observation).toMatchObject({ reference: 'pi_123', amountMinor: 2000, currency: 'USD', customer: { email: 'ada@example.com' } });
+    expect(verdict.kind === 'cleared' && verdict.observation).toMatchObject({
+      reference: 'pi_123',
+      amountMinor: 2000,
+      currency: 'USD',
+      customer: { email: 'ada@example.com' },
+    });
     const [received] = server.requests;
     expect(received).toMatchObject({ method: 'GET', url: '/v1/payment_intents/pi_123?expand%5B%5D=latest_charge' });
     expect(received!.headers.authorization).toBe('Bearer sk_test_abc');
@@ -40,7 +51,15 @@ describe('Stripe adapter over HTTP', () => {
 });
 
 describe('Flutterwave adapter over HTTP', () => {
-  const data = { id: 4975363, tx_ref: 'chk_01HZX3', amount: 1.234, currency: 'KWD', charged_amount: 1.25, status: 'successful', customer: { email: 'ada@example.com', phone_number: '+96550001234' } };
+  const data = {
+    id: 4975363,
+    tx_ref: 'chk_01HZX3',
+    amount: 1.234,
+    currency: 'KWD',
+    charged_amount: 1.25,
+    status: 'successful',
+    customer: { email: 'ada@example.com', phone_number: '+96550001234' },
+  };
 
   it('verifies by our tx_ref, or by a numeric Flutterwave id, and converts major units', async () => {
     server = await startLocalServer((req, res) => sendJson(res, 200, { status: 'success', message: 'Transaction fetched successfully', data }));
@@ -49,7 +68,12 @@ describe('Flutterwave adapter over HTTP', () => {
     const exp = expectation({ reference: 'chk_01HZX3', provider: 'flutterwave', currency: 'KWD', amountMinor: 1234 });
 
     const byRef = await provider.verify({ reference: 'chk_01HZX3', expectation: exp });
-    expect(byRef.kind === 'cleared' && byRef.observation).toMatchObject({ reference: 'chk_01HZX3', amountMinor: 1234, chargedAmountMinor: 1250, currency: 'KWD' });
+    expect(byRef.kind === 'cleared' && byRef.observation).toMatchObject({
+      reference: 'chk_01HZX3',
+      amountMinor: 1234,
+      chargedAmountMinor: 1250,
+      currency: 'KWD',
+    });
     await provider.verify({ reference: '4975363', expectation: exp });
 
     expect(server.requests.map((r) => r.url)).toEqual(['/v3/transactions/verify_by_reference?tx_ref=chk_01HZX3', '/v3/transactions/4975363/verify']);
@@ -60,7 +84,9 @@ describe('Flutterwave adapter over HTTP', () => {
     server = await startLocalServer((req, res) => sendJson(res, 400, { status: 'error', message: 'No transaction was found for this id', data: null }));
     const provider = new FlutterwaveProvider({ baseUrl: server.baseUrl, secretKey: new Secret('FLWSECK_TEST-abc-X'), timeoutMs: 2000, retry });
     providers.push(provider);
-    expect(await provider.verify({ reference: 'chk_x', expectation: expectation({ reference: 'chk_x', provider: 'flutterwave' }) })).toEqual({ kind: 'not_found' });
+    expect(await provider.verify({ reference: 'chk_x', expectation: expectation({ reference: 'chk_x', provider: 'flutterwave' }) })).toEqual({
+      kind: 'not_found',
+    });
     expect(server.requests).toHaveLength(1);
   });
 });

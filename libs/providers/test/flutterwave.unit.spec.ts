@@ -51,7 +51,11 @@ describe('Flutterwave verify answer to verdict (shared/reference/providers.md, p
     ['ngn', 19.99, 1999],
   ])('%s %s is %s minor units', (currency, amount, minor) => {
     const verdict = flutterwaveVerdict(200, answer({ currency, amount, charged_amount: null }));
-    expect(verdict.kind === 'cleared' && verdict.observation).toMatchObject({ amountMinor: minor, chargedAmountMinor: undefined, currency: String(currency).toUpperCase() });
+    expect(verdict.kind === 'cleared' && verdict.observation).toMatchObject({
+      amountMinor: minor,
+      chargedAmountMinor: undefined,
+      currency: String(currency).toUpperCase(),
+    });
   });
 
   it('amounts with more decimals than the currency has, negative or non-decimal amounts are malformed, never rounded', () => {
@@ -114,7 +118,10 @@ describe('Flutterwave verify answer to verdict (shared/reference/providers.md, p
     expect(flutterwaveVerdict(500, '{}')).toEqual({ kind: 'unreachable', cause: 'PROVIDER.UNEXPECTED_STATUS_500' });
     expect(flutterwaveVerdict(200, answer({ status: 'reversed' }))).toEqual({ kind: 'unreachable', cause: 'PROVIDER.UNKNOWN_STATUS' });
     expect(flutterwaveVerdict(200, '<html>')).toEqual({ kind: 'unreachable', cause: 'PROVIDER.MALFORMED_RESPONSE' });
-    expect(flutterwaveVerdict(200, JSON.stringify({ status: 'error', message: 'x', data: null }))).toEqual({ kind: 'unreachable', cause: 'PROVIDER.MALFORMED_RESPONSE' });
+    expect(flutterwaveVerdict(200, JSON.stringify({ status: 'error', message: 'x', data: null }))).toEqual({
+      kind: 'unreachable',
+      cause: 'PROVIDER.MALFORMED_RESPONSE',
+    });
     expect(flutterwaveVerdict(200, answer({ tx_ref: undefined }))).toEqual({ kind: 'unreachable', cause: 'PROVIDER.MALFORMED_RESPONSE' });
     expect(flutterwaveVerdict(200, answer({ amount: null }))).toEqual({ kind: 'unreachable', cause: 'PROVIDER.MALFORMED_RESPONSE' });
   });

@@ -34,7 +34,17 @@ async function daraja(query: (token: string, body: Record<string, unknown>) => {
   return server;
 }
 
-const paid = { status: 200, body: { ResponseCode: '0', ResponseDescription: 'accepted', MerchantRequestID: '22205-34066-1', CheckoutRequestID: CHECKOUT, ResultCode: '0', ResultDesc: 'The service request is processed successfully.' } };
+const paid = {
+  status: 200,
+  body: {
+    ResponseCode: '0',
+    ResponseDescription: 'accepted',
+    MerchantRequestID: '22205-34066-1',
+    CheckoutRequestID: CHECKOUT,
+    ResultCode: '0',
+    ResultDesc: 'The service request is processed successfully.',
+  },
+};
 const invalidToken = { status: 404, body: { requestId: 'r1', errorCode: '404.001.03', errorMessage: 'Invalid Access Token' } };
 
 function mpesa(baseUrl: string, clock: { now: number }): MpesaProvider {
@@ -63,7 +73,14 @@ describe('M-Pesa adapter over HTTP (Daraja OAuth + STK query)', () => {
     const verdict = await mpesa(server!.baseUrl, clock).verify(request);
     expect(verdict).toEqual({
       kind: 'cleared',
-      observation: { reference: CHECKOUT, amountMinor: 150_000, currency: 'KES', customer: { phone: '+254712345678' }, providerTransactionId: '22205-34066-1', providerStatus: '0' },
+      observation: {
+        reference: CHECKOUT,
+        amountMinor: 150_000,
+        currency: 'KES',
+        customer: { phone: '+254712345678' },
+        providerTransactionId: '22205-34066-1',
+        providerStatus: '0',
+      },
     });
     const [oauth, query] = server!.requests;
     expect(oauth!.headers.authorization).toBe(`Basic ${Buffer.from('consumer-key:consumer-secret').toString('base64')}`);
@@ -116,7 +133,9 @@ describe('M-Pesa adapter over HTTP (Daraja OAuth + STK query)', () => {
   });
 
   it('rejected consumer credentials are AUTH_REJECTED, not retried, and no query is sent', async () => {
-    server = await startLocalServer((req, res) => sendJson(res, 400, { requestId: 'r', errorCode: '400.008.01', errorMessage: 'Invalid Authentication passed' }));
+    server = await startLocalServer((req, res) =>
+      sendJson(res, 400, { requestId: 'r', errorCode: '400.008.01', errorMessage: 'Invalid Authentication passed' }),
+    );
     expect(await mpesa(server.baseUrl, { now: Date.now() }).verify(request)).toEqual({ kind: 'unreachable', cause: 'PROVIDER.AUTH_REJECTED' });
     expect(server.requests).toHaveLength(1);
   });

@@ -64,9 +64,7 @@ describe('Retry-After is honoured when retrying (429, 502, 503, 504)', () => {
   });
 
   it('without Retry-After a 503 is retried with the jittered backoff', async () => {
-    server = await startLocalServer((req, res) =>
-      server!.requests.length < 3 ? sendJson(res, 503, 'Service Unavailable') : sendJson(res, 200, success),
-    );
+    server = await startLocalServer((req, res) => (server!.requests.length < 3 ? sendJson(res, 503, 'Service Unavailable') : sendJson(res, 200, success)));
     const verdict = await paystack(server.baseUrl, { maxAttempts: 3, initialDelayMs: 20, maxDelayMs: 50 }).verify(request);
     expect(verdict.kind).toBe('cleared');
     expect(server.requests).toHaveLength(3);
@@ -130,7 +128,13 @@ describe('per-provider circuit breaker around the retries', () => {
       req.url?.startsWith('/v1/') ? sendJson(res, 404, { error: { code: 'resource_missing', type: 'invalid_request_error' } }) : sendJson(res, 502, 'x'),
     );
     const down = paystack(server.baseUrl, { maxAttempts: 1, initialDelayMs: 1, maxDelayMs: 5 }, { consecutiveFailures: 1, halfOpenAfterMs: 60_000 });
-    const stripe = new StripeProvider({ baseUrl: server.baseUrl, secretKey: new Secret('sk_test_local'), timeoutMs: 2000, retry: { maxAttempts: 1, initialDelayMs: 1, maxDelayMs: 5 }, breaker: { consecutiveFailures: 1 } });
+    const stripe = new StripeProvider({
+      baseUrl: server.baseUrl,
+      secretKey: new Secret('sk_test_local'),
+      timeoutMs: 2000,
+      retry: { maxAttempts: 1, initialDelayMs: 1, maxDelayMs: 5 },
+      breaker: { consecutiveFailures: 1 },
+    });
     providers.push(stripe);
     await down.verify(request);
     expect(await down.verify(request)).toEqual({ kind: 'unreachable', cause: 'PROVIDER.CIRCUIT_OPEN' });

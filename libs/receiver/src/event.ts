@@ -48,8 +48,7 @@ export type ParsedEvent =
 const MAX_ID_LENGTH = 255;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function identifier(payload: JsonObject, field: string, errors: FieldError[]): string {
   const value = payload[field];

@@ -76,10 +76,7 @@ export class SettleReceiverModule {
     return {
       module: SettleReceiverModule,
       controllers: [receiverController(options.path)],
-      providers: [
-        { provide: SETTLE_RECEIVER, useValue: options.receiver },
-        ...(options.manageLifecycle === false ? [] : [ReceiverLifecycle]),
-      ],
+      providers: [{ provide: SETTLE_RECEIVER, useValue: options.receiver }, ...(options.manageLifecycle === false ? [] : [ReceiverLifecycle])],
       exports: [SETTLE_RECEIVER],
     };
   }

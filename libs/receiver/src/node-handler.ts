@@ -64,9 +64,15 @@ export function createNodeHandler(receiver: WebhookReceiver, options: NodeHandle
         send(res, problemResult('RECEIVER.METHOD_NOT_ALLOWED', 'the webhook endpoint accepts POST only'), { allow: 'POST' });
         return;
       }
-      let raw = alreadyRead(req as RequestWithBody);
+      let raw = alreadyRead(req);
       if (raw === undefined) {
-        send(res, problemResult('RECEIVER.RAW_BODY_UNAVAILABLE', 'a body parser consumed the request before the receiver; mount it before JSON parsers or after a raw-body parser'));
+        send(
+          res,
+          problemResult(
+            'RECEIVER.RAW_BODY_UNAVAILABLE',
+            'a body parser consumed the request before the receiver; mount it before JSON parsers or after a raw-body parser',
+          ),
+        );
         return;
       }
       if (raw === null) {

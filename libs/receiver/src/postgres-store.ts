@@ -155,10 +155,10 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
    */
   async complete(lease: LeasedEvent, { now, grant }: { now: number; grant: AccessGrant | null }, work: (tx: PoolClient) => Promise<void>) {
     const outcome = await this.#transaction(async (client): Promise<{ held: boolean; failure?: { error: unknown } }> => {
-      const held = await client.query(
-        `SELECT 1 FROM ${this.#s}.events WHERE event_id = $1 AND state = 'processing' AND lease_token = $2 FOR UPDATE`,
-        [lease.eventId, lease.token],
-      );
+      const held = await client.query(`SELECT 1 FROM ${this.#s}.events WHERE event_id = $1 AND state = 'processing' AND lease_token = $2 FOR UPDATE`, [
+        lease.eventId,
+        lease.token,
+      ]);
       if (held.rowCount !== 1) return { held: false };
       if (grant) {
         // Receiver rule 4: one conditional write, never read-then-write.
@@ -225,25 +225,20 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
   }
 
   async listFailed(limit: number): Promise<FailedEvent[]> {
-    const { rows } = await this.#pool.query<EventRow>(
-      `SELECT * FROM ${this.#s}.events WHERE state = 'failed' ORDER BY finished_at DESC LIMIT $1`,
-      [limit],
-    );
+    const { rows } = await this.#pool.query<EventRow>(`SELECT * FROM ${this.#s}.events WHERE state = 'failed' ORDER BY finished_at DESC LIMIT $1`, [limit]);
     return rows.map((row) => toStoredEvent(row) as FailedEvent);
   }
 
   async accessExpiry(userId: string, entitlement: string): Promise<Date | null> {
-    const { rows } = await this.#pool.query<{ expires_at: Date }>(
-      `SELECT expires_at FROM ${this.#s}.access WHERE user_id = $1 AND entitlement = $2`,
-      [userId, entitlement],
-    );
+    const { rows } = await this.#pool.query<{ expires_at: Date }>(`SELECT expires_at FROM ${this.#s}.access WHERE user_id = $1 AND entitlement = $2`, [
+      userId,
+      entitlement,
+    ]);
     return rows[0]?.expires_at ?? null;
   }
 
   async counts(): Promise<Record<EventState, number>> {
-    const { rows } = await this.#pool.query<{ state: EventState; n: number }>(
-      `SELECT state, count(*)::int AS n FROM ${this.#s}.events GROUP BY state`,
-    );
+    const { rows } = await this.#pool.query<{ state: EventState; n: number }>(`SELECT state, count(*)::int AS n FROM ${this.#s}.events GROUP BY state`);
     const counts = Object.fromEntries(EVENT_STATES.map((state) => [state, 0])) as Record<EventState, number>;
     for (const { state, n } of rows) counts[state] = n;
     return counts;

@@ -56,11 +56,7 @@ const titles: Record<ReceiverProblemCode, readonly [status: number, title: strin
  * @param detail - human-readable explanation; must not contain secrets.
  * @param errors - field-level problems, for `RECEIVER.PAYLOAD_INVALID`.
  */
-export function problem(
-  code: ReceiverProblemCode,
-  detail?: string,
-  errors?: ReadonlyArray<{ path: string; message: string }>,
-): ProblemDetails {
+export function problem(code: ReceiverProblemCode, detail?: string, errors?: ReadonlyArray<{ path: string; message: string }>): ProblemDetails {
   const [status, title] = titles[code];
   return {
     type: `urn:settle:problem:${code.toLowerCase()}`,

@@ -365,7 +365,7 @@ export class Receiver<Tx = undefined> {
         await handler?.(event, { tx, attempt: lease.attempts });
       });
       if (done) this.#logger.info(fields, 'event processed');
-      else this.#logger.warn(fields, 'event claimed by another processor after this one\'s lease ran out; left to it');
+      else this.#logger.warn(fields, "event claimed by another processor after this one's lease ran out; left to it");
     } catch (error) {
       const retryAt = lease.attempts < this.#maxAttempts ? this.#clock() + this.#delay(lease.attempts) : null;
       await this.#release(lease, describe(error), retryAt);
@@ -377,7 +377,10 @@ export class Receiver<Tx = undefined> {
     try {
       await this.#store.release(lease, { now: this.#clock(), error, retryAt });
     } catch (releaseError) {
-      this.#logger.error({ ...fields, releaseError: describe(releaseError) }, 'event run failed and could not be released; claimable again when its lease ends');
+      this.#logger.error(
+        { ...fields, releaseError: describe(releaseError) },
+        'event run failed and could not be released; claimable again when its lease ends',
+      );
       return;
     }
     if (retryAt === null) {

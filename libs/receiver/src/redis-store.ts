@@ -149,46 +149,76 @@ export class RedisReceiverStore implements ReceiverStore<undefined> {
 
   async record(event: { eventId: string; kind: string; payload: JsonObject; state: 'pending' | 'ignored'; now: number }) {
     const recorded = await this.#commands.settleReceiverRecord(
-      this.#event(event.eventId), this.#key('available'), this.#key('states'),
-      event.eventId, event.kind, JSON.stringify(event.payload), event.state, event.now,
+      this.#event(event.eventId),
+      this.#key('available'),
+      this.#key('states'),
+      event.eventId,
+      event.kind,
+      JSON.stringify(event.payload),
+      event.state,
+      event.now,
     );
     return recorded === 1 ? ('recorded' as const) : ('duplicate' as const);
   }
 
   async claim({ now, leaseMs, limit }: { now: number; leaseMs: number; limit: number }): Promise<LeasedEvent[]> {
     const claimed = (await this.#commands.settleReceiverClaim(
-      this.#key('available'), this.#key('states'),
-      now, now + leaseMs, limit, this.#prefix, randomUUID(),
+      this.#key('available'),
+      this.#key('states'),
+      now,
+      now + leaseMs,
+      limit,
+      this.#prefix,
+      randomUUID(),
     )) as Array<[string, string, string, number, string]>;
     return claimed.map(([eventId, kind, payload, attempts, token]) => ({ eventId, kind, payload: JSON.parse(payload) as JsonObject, attempts, token }));
   }
 
   async complete(lease: LeasedEvent, { now, grant }: { now: number; grant: AccessGrant | null }, work: (tx: undefined) => Promise<void>) {
     const held = await this.#commands.settleReceiverGrant(
-      this.#event(lease.eventId), this.#key('access'),
-      lease.eventId, lease.token, grant ? accessField(grant.userId, grant.entitlement) : '', grant?.expiresAt ?? 0,
+      this.#event(lease.eventId),
+      this.#key('access'),
+      lease.eventId,
+      lease.token,
+      grant ? accessField(grant.userId, grant.entitlement) : '',
+      grant?.expiresAt ?? 0,
     );
     if (held !== 1) return false;
     await work(undefined);
     const completed = await this.#commands.settleReceiverComplete(
-      this.#event(lease.eventId), this.#key('available'), this.#key('states'),
-      lease.eventId, lease.token, now,
+      this.#event(lease.eventId),
+      this.#key('available'),
+      this.#key('states'),
+      lease.eventId,
+      lease.token,
+      now,
     );
     return completed === 1;
   }
 
   async release(lease: LeasedEvent, { now, error, retryAt }: { now: number; error: string; retryAt: number | null }) {
     const released = await this.#commands.settleReceiverRelease(
-      this.#event(lease.eventId), this.#key('available'), this.#key('failed'), this.#key('states'),
-      lease.eventId, lease.token, now, error, retryAt ?? '',
+      this.#event(lease.eventId),
+      this.#key('available'),
+      this.#key('failed'),
+      this.#key('states'),
+      lease.eventId,
+      lease.token,
+      now,
+      error,
+      retryAt ?? '',
     );
     return released === 1;
   }
 
   async retry(eventId: string, now: number): Promise<RetryOutcome> {
     return (await this.#commands.settleReceiverRetry(
-      this.#event(eventId), this.#key('available'), this.#key('failed'), this.#key('states'),
-      eventId, now,
+      this.#event(eventId),
+      this.#key('available'),
+      this.#key('failed'),
+      this.#key('states'),
+      eventId,
+      now,
     )) as RetryOutcome;
   }
 

@@ -82,13 +82,7 @@ export interface ReceiverStore<Tx = undefined> {
    * @param event.state - `pending` for a known kind (due at once), `ignored` for an unknown one.
    * @returns `recorded`, or `duplicate` when the id is already recorded (nothing changes).
    */
-  record(event: {
-    eventId: string;
-    kind: string;
-    payload: JsonObject;
-    state: 'pending' | 'ignored';
-    now: number;
-  }): Promise<'recorded' | 'duplicate'>;
+  record(event: { eventId: string; kind: string; payload: JsonObject; state: 'pending' | 'ignored'; now: number }): Promise<'recorded' | 'duplicate'>;
 
   /**
    * Atomically claims up to `limit` events that are `pending` and due (`nextAttemptAt <= now`) or

@@ -59,7 +59,11 @@ describe('node:http', () => {
   it('answers 413 beyond the size limit and 405 for other methods', async () => {
     const url = await listen(http.createServer(createNodeHandler(newReceiver(), { limitBytes: 64 })));
     const big = await fetch(url, { method: 'POST', body: 'x'.repeat(65) });
-    expect([big.status, big.headers.get('content-type'), ((await big.json()) as { code: string }).code]).toEqual([413, 'application/problem+json', 'RECEIVER.PAYLOAD_TOO_LARGE']);
+    expect([big.status, big.headers.get('content-type'), ((await big.json()) as { code: string }).code]).toEqual([
+      413,
+      'application/problem+json',
+      'RECEIVER.PAYLOAD_TOO_LARGE',
+    ]);
     const get = await fetch(url);
     expect([get.status, get.headers.get('allow'), ((await get.json()) as { code: string }).code]).toEqual([405, 'POST', 'RECEIVER.METHOD_NOT_ALLOWED']);
   });
@@ -141,11 +145,18 @@ describe.each(platforms)('NestJS module on %s', (_, platform) => {
   });
 
   it('answers 500 RECEIVER.RAW_BODY_UNAVAILABLE when the application was created without rawBody', async () => {
-    const app = await NestFactory.create(SettleReceiverModule.forRoot({ path: 'webhook/settle', receiver: newReceiver(), manageLifecycle: false }), platform(), { logger: false });
+    const app = await NestFactory.create(
+      SettleReceiverModule.forRoot({ path: 'webhook/settle', receiver: newReceiver(), manageLifecycle: false }),
+      platform(),
+      { logger: false },
+    );
     cleanups.push(() => app.close());
     await app.listen(0, '127.0.0.1');
     const answer = await post(`${await app.getUrl()}/webhook/settle`);
-    expect(answer).toMatchObject({ status: 500, body: { code: 'RECEIVER.RAW_BODY_UNAVAILABLE', detail: 'create the Nest application with { rawBody: true }' } });
+    expect(answer).toMatchObject({
+      status: 500,
+      body: { code: 'RECEIVER.RAW_BODY_UNAVAILABLE', detail: 'create the Nest application with { rawBody: true }' },
+    });
     expect(answer.contentType).toMatch(/^application\/problem\+json/);
   });
 });

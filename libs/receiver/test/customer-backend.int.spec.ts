@@ -48,10 +48,14 @@ async function startBackend(env: Record<string, string> = {}) {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const exited = once(child, 'exit');
-  await waitFor(() => {
-    if (child.exitCode !== null) throw new Error(`the example exited with ${child.exitCode}`);
-    return existsSync(readyFile) ? true : undefined;
-  }, 'the example to listen', 20_000);
+  await waitFor(
+    () => {
+      if (child.exitCode !== null) throw new Error(`the example exited with ${child.exitCode}`);
+      return existsSync(readyFile) ? true : undefined;
+    },
+    'the example to listen',
+    20_000,
+  );
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
@@ -118,7 +122,10 @@ describe('the example customer backend, from the packed kit', () => {
   });
 
   it('answers 404 problem details to a path parameter that is not valid percent-encoding, and stays up', async () => {
-    for (const [method, path] of [['GET', '/access/%E0%A4%A/pro-monthly'], ['POST', '/events/%zz/retry']] as const) {
+    for (const [method, path] of [
+      ['GET', '/access/%E0%A4%A/pro-monthly'],
+      ['POST', '/events/%zz/retry'],
+    ] as const) {
       const response = await fetch(`${backend.url}${path}`, { method });
       expect([response.status, response.headers.get('content-type')]).toEqual([404, 'application/problem+json']);
       expect(await response.json()).toMatchObject({ status: 404, code: 'EXAMPLE.NOT_FOUND' });

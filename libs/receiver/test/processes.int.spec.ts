@@ -27,17 +27,21 @@ async function startReceivers(env: Record<string, string>): Promise<{ ports: num
 
 async function stopReceivers(children: ChildProcess[]): Promise<void> {
   await Promise.all(
-    children.filter((child) => child.exitCode === null).map(async (child) => {
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      await exited;
-    }),
+    children
+      .filter((child) => child.exitCode === null)
+      .map(async (child) => {
+        const exited = once(child, 'exit');
+        child.kill('SIGTERM');
+        await exited;
+      }),
   );
 }
 
 /** POSTs the same signed delivery of each event to both processes at the same moment. */
 async function deliverToBoth(ports: number[]): Promise<string[]> {
-  const events = Array.from({ length: EVENTS }, (_, i) => entitlementEvent({ user_id: 'user-shared', expires_at: new Date(Date.UTC(2027, 0, 1 + i)).toISOString() }));
+  const events = Array.from({ length: EVENTS }, (_, i) =>
+    entitlementEvent({ user_id: 'user-shared', expires_at: new Date(Date.UTC(2027, 0, 1 + i)).toISOString() }),
+  );
   await Promise.all(
     events.map(async (event) => {
       const { body, headers } = delivery(event, [secret]);

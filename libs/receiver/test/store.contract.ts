@@ -77,7 +77,11 @@ export function storeContract(name: string, makeStore: () => Promise<ReceiverSto
       expect(second.token).not.toBe(first.token);
       // The first claim lost its lease: completing or releasing with it does nothing.
       let ran = false;
-      expect(await store.complete(first, { now: T0 + LEASE, grant: grant(T0 + DAY) }, async () => { ran = true; })).toBe(false);
+      expect(
+        await store.complete(first, { now: T0 + LEASE, grant: grant(T0 + DAY) }, async () => {
+          ran = true;
+        }),
+      ).toBe(false);
       expect(ran).toBe(false);
       expect(await store.release(first, { now: T0 + LEASE, error: 'late', retryAt: null })).toBe(false);
       expect(await store.accessExpiry('user-42', 'pro-monthly')).toBeNull();
@@ -130,10 +134,18 @@ export function storeContract(name: string, makeStore: () => Promise<ReceiverSto
       const store = await makeStore();
       const eventId = await recordPending(store);
       const lease = await claimOne(store);
-      await expect(store.complete(lease, { now: T0, grant: grant(T0 + DAY) }, async () => { throw new Error('handler broke'); })).rejects.toThrow('handler broke');
+      await expect(
+        store.complete(lease, { now: T0, grant: grant(T0 + DAY) }, async () => {
+          throw new Error('handler broke');
+        }),
+      ).rejects.toThrow('handler broke');
       expect(await store.find(eventId)).toMatchObject({ state: 'processing' });
       const seen: string[] = [];
-      expect(await store.complete(lease, { now: T0 + 1, grant: grant(T0 + DAY) }, async () => { seen.push((await store.find(eventId))!.state); })).toBe(true);
+      expect(
+        await store.complete(lease, { now: T0 + 1, grant: grant(T0 + DAY) }, async () => {
+          seen.push((await store.find(eventId))!.state);
+        }),
+      ).toBe(true);
       expect(seen).toEqual(['processing']);
       expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + DAY));
     });
@@ -142,7 +154,9 @@ export function storeContract(name: string, makeStore: () => Promise<ReceiverSto
       const store = await makeStore();
       const eventId = await recordPending(store);
       const lease = await claimOne(store);
-      const broken = async () => { throw new Error('welcome email insert failed'); };
+      const broken = async () => {
+        throw new Error('welcome email insert failed');
+      };
       await expect(store.complete(lease, { now: T0, grant: grant(T0 + 30 * DAY) }, broken)).rejects.toThrow('welcome email insert failed');
       // The user paid: access is raised although the business logic failed.
       expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + 30 * DAY));

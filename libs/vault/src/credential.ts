@@ -21,6 +21,7 @@ export interface CredentialVersionRef extends CredentialRef {
 export const MAX_IDENTIFIER_LENGTH = 200;
 
 // Control characters (C0, DEL, C1) are refused so identifiers print safely in logs and tables.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**
@@ -34,13 +35,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 export function assertCredentialRef(ref: CredentialRef): void {
   for (const field of ['provider', 'account', 'name'] as const) {
     const value: unknown = (ref as unknown as Record<string, unknown>)[field];
-    if (
-      typeof value !== 'string' ||
-      value.length === 0 ||
-      value.length > MAX_IDENTIFIER_LENGTH ||
-      value.trim() !== value ||
-      CONTROL.test(value)
-    ) {
+    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_IDENTIFIER_LENGTH || value.trim() !== value || CONTROL.test(value)) {
       throw new VaultError(
         'VAULT.INVALID_ARGUMENT',
         `Credential ${field} must be 1-${MAX_IDENTIFIER_LENGTH} characters, without control characters or surrounding white space`,

@@ -228,10 +228,7 @@ export class MasterKeyRing {
    *   repeated, a key is not 32 bytes, two versions hold the same key (a rotation that changes
    *   nothing), or `active` is not in the ring.
    */
-  static from(
-    entries: Iterable<MasterKeyEntry>,
-    options: { active?: string | undefined; source?: string; activeSource?: string } = {},
-  ): MasterKeyRing {
+  static from(entries: Iterable<MasterKeyEntry>, options: { active?: string | undefined; source?: string; activeSource?: string } = {}): MasterKeyRing {
     const source = options.source ?? 'key ring';
     const keys = new Map<string, Buffer>();
     const fingerprints = new Map<string, string>();

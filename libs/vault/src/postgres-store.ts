@@ -30,8 +30,8 @@ function assertSchemaName(schema: string): void {
 export function vaultDdl(schema: string = DEFAULT_VAULT_SCHEMA): readonly string[] {
   assertSchemaName(schema);
   return [
-  `CREATE SCHEMA IF NOT EXISTS ${schema}`,
-  `CREATE TABLE IF NOT EXISTS ${schema}.credentials (
+    `CREATE SCHEMA IF NOT EXISTS ${schema}`,
+    `CREATE TABLE IF NOT EXISTS ${schema}.credentials (
      provider text COLLATE "C" NOT NULL CHECK (char_length(provider) BETWEEN 1 AND ${MAX_IDENTIFIER_LENGTH}),
      account text COLLATE "C" NOT NULL CHECK (char_length(account) BETWEEN 1 AND ${MAX_IDENTIFIER_LENGTH}),
      name text COLLATE "C" NOT NULL CHECK (char_length(name) BETWEEN 1 AND ${MAX_IDENTIFIER_LENGTH}),
@@ -48,7 +48,7 @@ export function vaultDdl(schema: string = DEFAULT_VAULT_SCHEMA): readonly string
      wrapped_at timestamptz NOT NULL DEFAULT now(),
      PRIMARY KEY (provider, account, name)
    )`,
-  `CREATE INDEX IF NOT EXISTS credentials_key_version ON ${schema}.credentials (key_version)`,
+    `CREATE INDEX IF NOT EXISTS credentials_key_version ON ${schema}.credentials (key_version)`,
   ];
 }
 
@@ -116,10 +116,11 @@ export class PostgresVaultStore implements VaultStore {
   }
 
   async read(ref: CredentialRef): Promise<StoredCredential | undefined> {
-    const { rows } = await this.pool.query<CredentialRow>(
-      `SELECT ${ALL_COLUMNS} FROM ${this.table} WHERE provider = $1 AND account = $2 AND name = $3`,
-      [ref.provider, ref.account, ref.name],
-    );
+    const { rows } = await this.pool.query<CredentialRow>(`SELECT ${ALL_COLUMNS} FROM ${this.table} WHERE provider = $1 AND account = $2 AND name = $3`, [
+      ref.provider,
+      ref.account,
+      ref.name,
+    ]);
     return rows[0] ? toStored(rows[0]) : undefined;
   }
 
@@ -158,7 +159,11 @@ export class PostgresVaultStore implements VaultStore {
   }
 
   async remove(ref: CredentialRef): Promise<boolean> {
-    const deleted = await this.pool.query(`DELETE FROM ${this.table} WHERE provider = $1 AND account = $2 AND name = $3`, [ref.provider, ref.account, ref.name]);
+    const deleted = await this.pool.query(`DELETE FROM ${this.table} WHERE provider = $1 AND account = $2 AND name = $3`, [
+      ref.provider,
+      ref.account,
+      ref.name,
+    ]);
     return deleted.rowCount === 1;
   }
 

@@ -263,7 +263,10 @@ export class CredentialsVault {
    */
   async assertRetirable(keyVersion: string): Promise<RetireCheck> {
     const check = await this.retireCheck(keyVersion);
-    const inUse = Object.entries(check.inUse).map(([v, n]) => `${v}=${n}`).join(', ') || 'none';
+    const inUse =
+      Object.entries(check.inUse)
+        .map(([v, n]) => `${v}=${n}`)
+        .join(', ') || 'none';
     if (check.reason === 'active') {
       throw new VaultError('VAULT.KEY_VERSION_ACTIVE', `Master key version ${keyVersion} is active; make another version active and rewrap first`, {
         keyVersion,

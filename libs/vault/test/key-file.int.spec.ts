@@ -3,15 +3,7 @@ import { chmodSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  generateKey,
-  loadMasterKeyRing,
-  readKeyFile,
-  removeKeyFromFile,
-  rotateKeyFile,
-  VaultError,
-  type CredentialVersionRef,
-} from '@settle/vault';
+import { generateKey, loadMasterKeyRing, readKeyFile, removeKeyFromFile, rotateKeyFile, VaultError, type CredentialVersionRef } from '@settle/vault';
 
 const dir = mkdtempSync(join(tmpdir(), 'settle-vault-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -123,8 +123,22 @@ describe('MasterKeyRing', () => {
   it('refuses an empty ring, repeated versions, repeated key material, wrong lengths and an unknown active version', () => {
     const key = generateKey();
     expect(vaultErrorOf(() => MasterKeyRing.from([])).code).toBe('VAULT.INVALID_CONFIG');
-    expect(vaultErrorOf(() => MasterKeyRing.from([['v1', generateKey()], ['v1', generateKey()]])).message).toContain('more than once');
-    expect(vaultErrorOf(() => MasterKeyRing.from([['v1', key], ['v2', Buffer.from(key)]])).message).toContain('same key');
+    expect(
+      vaultErrorOf(() =>
+        MasterKeyRing.from([
+          ['v1', generateKey()],
+          ['v1', generateKey()],
+        ]),
+      ).message,
+    ).toContain('more than once');
+    expect(
+      vaultErrorOf(() =>
+        MasterKeyRing.from([
+          ['v1', key],
+          ['v2', Buffer.from(key)],
+        ]),
+      ).message,
+    ).toContain('same key');
     expect(vaultErrorOf(() => MasterKeyRing.from([['v1', randomBytes(31)]])).code).toBe('VAULT.INVALID_CONFIG');
     expect(vaultErrorOf(() => MasterKeyRing.from([['v1', generateKey()]], { active: 'v3' })).code).toBe('VAULT.INVALID_CONFIG');
   });

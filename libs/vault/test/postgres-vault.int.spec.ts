@@ -57,10 +57,14 @@ const where = 'provider = $1 AND account = $2 AND name = $3';
 const args = (ref: CredentialRef) => [ref.provider, ref.account, ref.name];
 
 describe('PostgreSQL vault at rest', () => {
-  const keys = () => MasterKeyRing.from([
-    ['v1', generateKey()],
-    ['v2', generateKey()],
-  ], { active: 'v1' });
+  const keys = () =>
+    MasterKeyRing.from(
+      [
+        ['v1', generateKey()],
+        ['v2', generateKey()],
+      ],
+      { active: 'v1' },
+    );
 
   it('stores only ciphertext: no column holds the secret, and the envelope has the documented shape', async () => {
     const vault = new CredentialsVault(await emptyStore(), keys());
@@ -141,7 +145,13 @@ describe('PostgreSQL vault at rest', () => {
     const secret = randomSecret();
     await new CredentialsVault(store, MasterKeyRing.from([['v1', k1]])).put(ref, new Secret(secret));
     const before = await raw(ref);
-    const vault = new CredentialsVault(store, MasterKeyRing.from([['v1', k1], ['v2', k2]]));
+    const vault = new CredentialsVault(
+      store,
+      MasterKeyRing.from([
+        ['v1', k1],
+        ['v2', k2],
+      ]),
+    );
     expect((await vault.rewrap()).rewrapped).toBe(1);
     const after = await raw(ref);
     expect(after.key_version).toBe('v2');
@@ -168,7 +178,14 @@ describe('PostgreSQL vault at rest', () => {
     await pool.query(`UPDATE vault.credentials SET key_version = 'v7' WHERE ${where}`, args(refs[1]!));
     errors.push(await vaultErrorOf(vault.get(refs[1]!)));
     errors.push(...(await vault.rewrap()).failed.map((f) => new Error(JSON.stringify(f))));
-    const shown = [JSON.stringify(listed), inspect(listed, { depth: 10 }), ...errors.map(errorText), logger.lines.join('\n'), String(ring), inspect(vault)].join('\n');
+    const shown = [
+      JSON.stringify(listed),
+      inspect(listed, { depth: 10 }),
+      ...errors.map(errorText),
+      logger.lines.join('\n'),
+      String(ring),
+      inspect(vault),
+    ].join('\n');
     expect(errors).toHaveLength(4); // three from get, one from rewrap (the v7 row)
     for (const s of secrets) {
       expect(shown).not.toContain(s);

@@ -2,15 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { Secret } from '@settle/config';
-import {
-  CredentialsVault,
-  generateKey,
-  MasterKeyRing,
-  VaultError,
-  type CredentialRef,
-  type VaultLogger,
-  type VaultStore,
-} from '@settle/vault';
+import { CredentialsVault, generateKey, MasterKeyRing, VaultError, type CredentialRef, type VaultLogger, type VaultStore } from '@settle/vault';
 
 /** A random secret, as a provider would issue one (never hard-coded). */
 export const randomSecret = (): string => `sk_test_${randomBytes(24).toString('base64url')}`;
@@ -142,7 +134,11 @@ export function vaultContract(name: string, makeStore: () => VaultStore | Promis
       const vault = new CredentialsVault(await makeStore(), ring(['v1', generateKey()]));
       expect((await vaultErrorOf(vault.get(uniqueRef()))).code).toBe('VAULT.NOT_FOUND');
       const pasted = randomSecret();
-      for (const ref of [{ ...uniqueRef(), name: '' }, { ...uniqueRef(), account: ` ${pasted}` }, { ...uniqueRef(), provider: `a\n${pasted}` }]) {
+      for (const ref of [
+        { ...uniqueRef(), name: '' },
+        { ...uniqueRef(), account: ` ${pasted}` },
+        { ...uniqueRef(), provider: `a\n${pasted}` },
+      ]) {
         const error = await vaultErrorOf(vault.put(ref, new Secret(randomSecret())));
         expect(error.code).toBe('VAULT.INVALID_ARGUMENT');
         expect(errorText(error)).not.toContain(pasted);

@@ -1,15 +1,6 @@
 import type { WorkerConfig } from '@settle/config';
 import { connectMessaging, Outbox, OutboxRelay, startConsumerLoop, type ConsumerLoop } from '@settle/messaging';
-import {
-  createLogger,
-  createPool,
-  guardProcess,
-  markReady,
-  migrate,
-  onShutdown,
-  runMain,
-  startMetricsServer,
-} from '@settle/platform';
+import { createLogger, createPool, guardProcess, markReady, migrate, onShutdown, runMain, startMetricsServer } from '@settle/platform';
 import { stopInOrder, type StopStep } from './shutdown.js';
 import type { WorkerContext, WorkerDefinition, WorkerOutbox } from './worker.definition.js';
 

@@ -1,13 +1,5 @@
 import type { WorkerConfig } from '@settle/config';
-import type {
-  AvroCodec,
-  ConsumerLoopOptions,
-  EventType,
-  Outbox,
-  OutboxRelay,
-  RelayOptions,
-  Topics,
-} from '@settle/messaging';
+import type { AvroCodec, ConsumerLoopOptions, EventType, Outbox, OutboxRelay, RelayOptions, Topics } from '@settle/messaging';
 import type { Logger, Migration, Pool } from '@settle/platform';
 import type { Kafka, Producer } from 'kafkajs';
 import type { Registry } from 'prom-client';

@@ -113,7 +113,12 @@ describe('the worker runtime', () => {
   it('relays what the outbox holds to both loops, per message and per batch, and counts it in the metrics', async () => {
     const { outbox, relay } = worker.context.outboxes.probe;
     const payloads = ['ref_w_1', 'ref_w_2', 'ref_w_3'].map(registered);
-    await inTransaction(worker.context.pool, (client) => outbox.enqueue(client, payloads.map((payload) => ({ type: 'CheckoutRegistered' as const, payload }))));
+    await inTransaction(worker.context.pool, (client) =>
+      outbox.enqueue(
+        client,
+        payloads.map((payload) => ({ type: 'CheckoutRegistered' as const, payload })),
+      ),
+    );
     relay.wake();
     await waitUntil('both loops to handle every message', 30_000, async () => {
       const { rows } = await worker.context.pool.query<{ via: string }>('SELECT via FROM probe.seen');

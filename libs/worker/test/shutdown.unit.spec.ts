@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '@settle/platform';
 import { stopInOrder } from '@settle/worker';
 
-const logger = createLogger('shutdown-unit', 'silent' as 'fatal');
+const logger = createLogger('shutdown-unit', 'silent');
 
 describe('stopInOrder', () => {
   it('runs every step in the order given, each after the previous one settled', async () => {

@@ -181,7 +181,9 @@ export class DeliveryScheduler {
   private launch(claim: ClaimedDelivery): void {
     this.perEndpoint.set(claim.endpointId, (this.perEndpoint.get(claim.endpointId) ?? 0) + 1);
     const work = this.attempt(claim)
-      .catch((error: unknown) => this.deps.logger.error({ err: error, deliveryId: claim.id }, 'delivery attempt failed unexpectedly; its lease will expire and it is retried'))
+      .catch((error: unknown) =>
+        this.deps.logger.error({ err: error, deliveryId: claim.id }, 'delivery attempt failed unexpectedly; its lease will expire and it is retried'),
+      )
       .finally(() => {
         const left = (this.perEndpoint.get(claim.endpointId) ?? 1) - 1;
         if (left === 0) this.perEndpoint.delete(claim.endpointId);
@@ -259,10 +261,14 @@ export class DeliveryScheduler {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = null;
     this.flushing = this.flushing.then(async () => {
-      for (let failures = 0; this.pending.length > 0; ) {
+      for (let failures = 0; this.pending.length > 0;) {
         const batch = this.pending.slice(0, this.deps.options.flushBatch * 4);
         try {
-          const recorded = await this.deps.repository.recordResults(batch, (failingSince, results) => this.health(failingSince, results), (r) => this.deadLetter(r));
+          const recorded = await this.deps.repository.recordResults(
+            batch,
+            (failingSince, results) => this.health(failingSince, results),
+            (r) => this.deadLetter(r),
+          );
           this.pending = this.pending.slice(batch.length);
           failures = 0;
           this.afterCommit(recorded.deadLettered, recorded.changes);
@@ -274,7 +280,12 @@ export class DeliveryScheduler {
         }
       }
     });
-    return this.flushing.catch((error: unknown) => this.deps.logger.error({ err: error, results: this.pending.length }, 'delivery attempts left unrecorded at shutdown; they are attempted again after their lease'));
+    return this.flushing.catch((error: unknown) =>
+      this.deps.logger.error(
+        { err: error, results: this.pending.length },
+        'delivery attempts left unrecorded at shutdown; they are attempted again after their lease',
+      ),
+    );
   }
 
   /** An endpoint's health after its results, in the order they ended (docs/delivery.md, "Endpoint health"). */
@@ -324,7 +335,14 @@ export class DeliveryScheduler {
       this.deps.metrics.deadLetters.inc(exhausted.length);
       for (const r of exhausted) {
         this.deps.logger.error(
-          { alert: 'SETTLE_DELIVERY_DEAD_LETTERED', endpointId: r.delivery.endpointId, eventId: r.delivery.eventId, deliveryId: r.delivery.id, attempts: r.roundFailures, lastError: r.error },
+          {
+            alert: 'SETTLE_DELIVERY_DEAD_LETTERED',
+            endpointId: r.delivery.endpointId,
+            eventId: r.delivery.eventId,
+            deliveryId: r.delivery.id,
+            attempts: r.roundFailures,
+            lastError: r.error,
+          },
           'delivery exhausted every retry: dead-lettered',
         );
       }

@@ -45,6 +45,7 @@ export function safeExcerpt(text: string): string | null {
     .replace(/whsec_[A-Za-z0-9+/=_-]*/g, 'whsec_[redacted]')
     .replace(/v1,[A-Za-z0-9+/=]{20,}/g, 'v1,[redacted]')
     .replace(/[A-Za-z0-9+/]{40,}={0,2}/g, '[redacted]')
+    // eslint-disable-next-line no-control-regex -- control characters are replaced so excerpts print safely
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, ' ')
     .slice(0, EXCERPT_CHARS)
     .trim();
@@ -53,7 +54,13 @@ export function safeExcerpt(text: string): string | null {
 
 function failureOf(error: unknown, timedOut: boolean): AttemptResult {
   const e = error as { name?: string; code?: string; cause?: { code?: string } };
-  if (timedOut || e?.name === 'TimeoutError' || e?.code === 'UND_ERR_HEADERS_TIMEOUT' || e?.code === 'UND_ERR_BODY_TIMEOUT' || e?.code === 'UND_ERR_CONNECT_TIMEOUT') {
+  if (
+    timedOut ||
+    e?.name === 'TimeoutError' ||
+    e?.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    e?.code === 'UND_ERR_BODY_TIMEOUT' ||
+    e?.code === 'UND_ERR_CONNECT_TIMEOUT'
+  ) {
     return { kind: 'timeout' };
   }
   return { kind: 'connection_error', code: String(e?.code ?? e?.cause?.code ?? e?.name ?? 'UNKNOWN').slice(0, 64) };

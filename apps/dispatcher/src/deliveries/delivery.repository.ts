@@ -243,7 +243,10 @@ export class DeliveryRepository {
    */
   async recordResults(
     results: readonly AttemptRecord[],
-    decideHealth: (failingSince: Date | null, results: readonly AttemptRecord[]) => { failingSince: Date | null; disabled: Exclude<DisabledReason, 'admin'> | null },
+    decideHealth: (
+      failingSince: Date | null,
+      results: readonly AttemptRecord[],
+    ) => { failingSince: Date | null; disabled: Exclude<DisabledReason, 'admin'> | null },
     deadLetter: (result: AttemptRecord) => OutboxMessage,
   ): Promise<{ changes: EndpointHealthChange[]; deadLettered: AttemptRecord[] }> {
     if (results.length === 0) return { changes: [], deadLettered: [] };

@@ -67,7 +67,10 @@ export class EndpointSecrets {
 
   /** Deletes every secret version of an endpoint, 1 to `latestVersion` (a deleted endpoint's). */
   removeAll(endpointId: string, latestVersion: number): Promise<void> {
-    return this.remove(endpointId, Array.from({ length: latestVersion }, (_, i) => i + 1));
+    return this.remove(
+      endpointId,
+      Array.from({ length: latestVersion }, (_, i) => i + 1),
+    );
   }
 
   /** Deletes secret versions of an endpoint (a rotation's replaced or expired previous one). */
@@ -97,4 +100,3 @@ export class EndpointSecrets {
 export function signatureHeader(signers: readonly Webhook[], id: string, timestamp: Date, body: string): string {
   return signers.map((signer) => signer.sign(id, timestamp, body)).join(' ');
 }
-

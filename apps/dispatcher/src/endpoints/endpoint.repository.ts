@@ -124,7 +124,11 @@ export class EndpointRepository {
    * @returns the endpoint after the rotation and the previous secret version it replaced
    *   (to delete), or `null` when there is no such endpoint.
    */
-  async rotate(id: string, previousExpiresAt: Date, store: (nextVersion: number) => Promise<void>): Promise<{ endpoint: Endpoint; replaced: number | null } | null> {
+  async rotate(
+    id: string,
+    previousExpiresAt: Date,
+    store: (nextVersion: number) => Promise<void>,
+  ): Promise<{ endpoint: Endpoint; replaced: number | null } | null> {
     return inTransaction(this.pool, async (client) => {
       const current = await this.find(id, client, true);
       if (!current) return null;

@@ -33,7 +33,11 @@ export class EndpointService {
    * @returns the endpoint and its signing secret (the only time it is shown).
    * @throws DispatcherError `ENDPOINT.URL_NOT_ALLOWED`.
    */
-  async create(input: { url: string; description?: string | null; eventKinds?: readonly EntitlementEventKind[] }): Promise<{ endpoint: Endpoint; secret: Secret }> {
+  async create(input: {
+    url: string;
+    description?: string | null;
+    eventKinds?: readonly EntitlementEventKind[];
+  }): Promise<{ endpoint: Endpoint; secret: Secret }> {
     const url = checkEndpointUrl(input.url, this.policy);
     const id = randomUUID();
     // The secret first: an endpoint row never exists without a secret to sign with.
@@ -82,7 +86,7 @@ export class EndpointService {
       await this.secrets.removeAll(id, latestVersion);
       await this.endpoints.markSecretsRemoved(id);
     } catch (error) {
-      this.logger.warn({ err: error, endpointId: id }, 'deleted endpoint\'s secrets not yet deleted from the vault; retried every minute');
+      this.logger.warn({ err: error, endpointId: id }, "deleted endpoint's secrets not yet deleted from the vault; retried every minute");
     }
   }
 

@@ -67,7 +67,8 @@ export function checkEndpointUrl(url: string, policy: UrlPolicy): string {
   const refuse = (why: string) => new DispatcherError('ENDPOINT.URL_NOT_ALLOWED', why);
   if (url.length > 2_048 || !URL.canParse(url)) throw refuse('url must be an absolute URL of at most 2048 characters');
   const parsed = new URL(url);
-  if (parsed.protocol !== 'https:' && !(policy.allowHttp && parsed.protocol === 'http:')) throw refuse(policy.allowHttp ? 'url must be http or https' : 'url must be https');
+  if (parsed.protocol !== 'https:' && !(policy.allowHttp && parsed.protocol === 'http:'))
+    throw refuse(policy.allowHttp ? 'url must be http or https' : 'url must be https');
   if (parsed.username || parsed.password) throw refuse('url must not carry credentials');
   if (parsed.hash) throw refuse('url must not carry a fragment');
   if (!policy.allowPrivateNetworks) {
@@ -86,7 +87,7 @@ export function checkEndpointUrl(url: string, policy: UrlPolicy): string {
 export const safeLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, '', 0);
-    const list = addresses as unknown as LookupAddress[];
+    const list = addresses;
     const allowed = list.filter((a) => !isBlockedAddress(a.address));
     if (allowed.length === 0) {
       const refused = Object.assign(new Error(`${hostname} resolves only to addresses endpoints may not use`), { code: 'EADDRNOTALLOWED' });

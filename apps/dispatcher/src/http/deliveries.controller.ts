@@ -5,7 +5,6 @@ import { AdminKeyGuard } from './admin-key.guard.js';
 import { listDeliveriesQuery, pathId, resendBody } from './requests.js';
 import { DELIVERY_ADMIN } from './tokens.js';
 
-
 /**
  * Deliveries and their attempts (admin key required), docs/delivery.md "Admin API":
  * - `GET /v1/admin/events/{event_id}/deliveries`: every delivery of an entitlement event, with every attempt;

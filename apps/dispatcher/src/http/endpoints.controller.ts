@@ -40,7 +40,6 @@ function endpointView(e: Endpoint): EndpointView {
   };
 }
 
-
 /**
  * The customer's endpoints (admin key required), docs/delivery.md "Admin API":
  * - `POST /v1/admin/endpoints` registers one: 201 with its `secret` (`whsec_...`), shown this once;
@@ -66,7 +65,11 @@ export class EndpointsController {
   @Header('cache-control', 'no-store')
   async create(@Body() body: unknown): Promise<EndpointView & { secret: string }> {
     const input = parseBody(createEndpointBody, body);
-    const { endpoint, secret } = await this.endpoints.create({ url: input.url, description: input.description ?? null, ...(input.event_kinds ? { eventKinds: input.event_kinds } : {}) });
+    const { endpoint, secret } = await this.endpoints.create({
+      url: input.url,
+      description: input.description ?? null,
+      ...(input.event_kinds ? { eventKinds: input.event_kinds } : {}),
+    });
     return { ...endpointView(endpoint), secret: secret.reveal() };
   }
 

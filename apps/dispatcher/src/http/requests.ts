@@ -21,7 +21,14 @@ export const updateEndpointBody = createEndpointBody.partial().strict();
 
 /** `POST /v1/admin/endpoints/{id}/rotate-secret`: how long the previous secret keeps signing, milliseconds (at most 7 days). */
 export const rotateSecretBody = z
-  .object({ previous_secret_valid_for_ms: z.number().int().min(0).max(7 * 86_400_000).optional() })
+  .object({
+    previous_secret_valid_for_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 86_400_000)
+      .optional(),
+  })
   .strict()
   .nullish();
 

@@ -59,7 +59,9 @@ function checkoutTerms(body: RegisterCheckoutBody): Array<string | number | null
 
 /** Digest of a registration's terms, independent of JSON key order and whitespace. */
 export function termsDigest(body: RegisterCheckoutBody): string {
-  return createHash('sha256').update(JSON.stringify(checkoutTerms(body))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(checkoutTerms(body)))
+    .digest('hex');
 }
 
 type RegisterResult = { kind: 'registered' | 'same'; record: CheckoutRecord } | { kind: 'conflict' };

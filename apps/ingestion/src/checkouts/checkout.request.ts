@@ -39,15 +39,13 @@ export const registerCheckoutBody = z
       .refine((c) => c.email !== undefined || c.phone !== undefined, 'customer needs an email or a phone'),
     entitlement: z.string().trim().min(1).max(200),
     // Required: a settled payment must say what access it buys (docs/delivery.md, "Access periods").
-    access_period: z
-      .string({ error: 'access_period is required: an ISO 8601 duration such as P1M, P30D or P1Y' })
-      .superRefine((text, ctx) => {
-        try {
-          parseAccessPeriod(text);
-        } catch (error) {
-          ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        }
-      }),
+    access_period: z.string({ error: 'access_period is required: an ISO 8601 duration such as P1M, P30D or P1Y' }).superRefine((text, ctx) => {
+      try {
+        parseAccessPeriod(text);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
   })
   .strict();
 

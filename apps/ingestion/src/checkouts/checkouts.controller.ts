@@ -6,14 +6,7 @@ import { ApiKeyGuard } from '../http/api-key.guard.js';
 import { CompleteCheckoutCommand, RegisterCheckoutCommand } from './checkout.commands.js';
 import { pathReference, registerCheckoutBody } from './checkout.request.js';
 import { CheckoutRepository, type CheckoutView } from './checkout.repository.js';
-import {
-  attemptAnswer,
-  parseWaitMs as waitMs,
-  VerifyCheckoutCommand,
-  type AttemptAnswer,
-  type VerificationAnswer,
-} from './verify.commands.js';
-
+import { attemptAnswer, parseWaitMs as waitMs, VerifyCheckoutCommand, type AttemptAnswer, type VerificationAnswer } from './verify.commands.js';
 
 /**
  * The checkout API for upstream checkout services (API key required):

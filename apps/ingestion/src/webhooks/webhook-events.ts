@@ -88,9 +88,7 @@ export function webhookTrigger(provider: WebhookProvider, raw: Buffer): WebhookT
       const eventType = asText(at(body, ['event']));
       const id = at(body, ['data', 'id']);
       const status = asText(at(body, ['data', 'status']));
-      return eventType && (typeof id === 'number' || typeof id === 'string') && status
-        ? { reference, eventType, dedupeKey: `${String(id)}:${status}` }
-        : null;
+      return eventType && (typeof id === 'number' || typeof id === 'string') && status ? { reference, eventType, dedupeKey: `${String(id)}:${status}` } : null;
     }
   }
 }

@@ -70,17 +70,9 @@ export class WebhookRepository {
    *
    * @returns whether a verification was requested.
    */
-  async requestVerificationAfterRejection(input: {
-    provider: string;
-    dedupeKey: string;
-    reference: string;
-    now: Date;
-  }): Promise<boolean> {
+  async requestVerificationAfterRejection(input: { provider: string; dedupeKey: string; reference: string; now: Date }): Promise<boolean> {
     const requested = await inTransaction(this.pool, async (client) => {
-      const known = await client.query<{ correlation_id: string }>(
-        'SELECT correlation_id FROM ingestion.checkouts WHERE reference = $1',
-        [input.reference],
-      );
+      const known = await client.query<{ correlation_id: string }>('SELECT correlation_id FROM ingestion.checkouts WHERE reference = $1', [input.reference]);
       const correlationId = known.rows[0]?.correlation_id;
       if (!correlationId) return false;
       const inserted = await client.query(

@@ -16,7 +16,10 @@ const token = newToken();
 const previous = newToken();
 const path = (t: string) => `/webhooks/mpesa/callback/${t}`;
 const gate = (p: string, opts: { tokens?: string[]; source?: string | undefined; allowlist?: SourceAllowlist | null } = {}) =>
-  verifyMpesaCallback({ path: p, sourceAddress: 'source' in opts ? opts.source : '196.201.214.200' }, { tokens: opts.tokens ?? [token], allowlist: opts.allowlist ?? null });
+  verifyMpesaCallback(
+    { path: p, sourceAddress: 'source' in opts ? opts.source : '196.201.214.200' },
+    { tokens: opts.tokens ?? [token], allowlist: opts.allowlist ?? null },
+  );
 
 describe('M-Pesa callback token (last path segment of the callback URL)', () => {
   it('accepts the right token, with a query string, fragment or trailing slash', () => {

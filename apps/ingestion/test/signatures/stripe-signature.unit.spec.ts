@@ -46,7 +46,7 @@ describe('Stripe-Signature (t=<unix>,v1=<hex HMAC-SHA256 of "t.body">)', () => {
 
   it('rejects a tampered header: a flipped signature digit, or another timestamp', () => {
     const good = v1(body);
-    const flipped = (good[10] === 'a' ? 'b' : 'a');
+    const flipped = good[10] === 'a' ? 'b' : 'a';
     expect(verify(`t=${t},v1=${good.slice(0, 10)}${flipped}${good.slice(11)}`)).toEqual({ ok: false, reason: 'MISMATCH' });
     expect(verify(`t=${t + 1},v1=${good}`)).toEqual({ ok: false, reason: 'MISMATCH' });
   });

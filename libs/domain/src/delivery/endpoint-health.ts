@@ -16,7 +16,12 @@ export type DisabledReason = 'admin' | 'gone' | 'failing';
  * @param now - epoch ms.
  * @returns the reason to disable, or `null` to keep it enabled.
  */
-export function disableReason(outcome: 'delivered' | 'gone' | 'throttled' | 'failed', failingSince: number | null, now: number, disableAfterMs: number): Exclude<DisabledReason, 'admin'> | null {
+export function disableReason(
+  outcome: 'delivered' | 'gone' | 'throttled' | 'failed',
+  failingSince: number | null,
+  now: number,
+  disableAfterMs: number,
+): Exclude<DisabledReason, 'admin'> | null {
   if (outcome === 'gone') return 'gone';
   if (outcome === 'delivered' || failingSince === null) return null;
   return now - failingSince >= disableAfterMs ? 'failing' : null;

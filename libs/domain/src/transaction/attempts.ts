@@ -3,13 +3,7 @@ import type { VerdictKind } from './verdict.js';
 
 /** Why a new payment attempt is or is not allowed. */
 export type AttemptReason =
-  | 'ALREADY_PAID'
-  | 'PREVIOUS_ATTEMPT_DECLINED'
-  | 'NO_PAYMENT_FOUND'
-  | 'PAYMENT_STILL_CLEARING'
-  | 'IN_MANUAL_REVIEW'
-  | 'PROVIDER_UNREACHABLE'
-  | 'NOT_YET_KNOWN';
+  'ALREADY_PAID' | 'PREVIOUS_ATTEMPT_DECLINED' | 'NO_PAYMENT_FOUND' | 'PAYMENT_STILL_CLEARING' | 'IN_MANUAL_REVIEW' | 'PROVIDER_UNREACHABLE' | 'NOT_YET_KNOWN';
 
 /** `allowed` is `null` when the answer is "not yet known". */
 export interface AttemptDecision {

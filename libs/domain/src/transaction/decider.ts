@@ -105,9 +105,7 @@ function decideVerification(command: RecordVerification, state: TransactionState
       return [{ type: 'PaymentDeclined', data: { ...base, providerStatus: verdict.providerStatus, reason: verdict.reason } }];
     case 'clearing':
       if (escalates(state, trigger)) return [manualReview(base, 'clearing', verdict.providerStatus)];
-      return state.status === 'PENDING'
-        ? [{ type: 'PaymentHeldInReview', data: { ...base, providerStatus: verdict.providerStatus } }]
-        : [];
+      return state.status === 'PENDING' ? [{ type: 'PaymentHeldInReview', data: { ...base, providerStatus: verdict.providerStatus } }] : [];
     case 'not_found':
     case 'unreachable':
       return escalates(state, trigger) ? [manualReview(base, verdict.kind, null)] : [];

@@ -51,23 +51,13 @@ export interface Expectation {
  * docs/state-machine.md). MANUAL_REVIEW is not terminal: a later verification (an admin's
  * reconciliation) may still settle or decline it, but nothing re-checks it automatically.
  */
-export type TransactionStatus =
-  | 'PENDING'
-  | 'RECOVERING'
-  | 'MANUAL_REVIEW'
-  | 'SETTLED_CONSENSUS'
-  | 'FAILED_DECLINED'
-  | 'STATE_MISMATCH';
+export type TransactionStatus = 'PENDING' | 'RECOVERING' | 'MANUAL_REVIEW' | 'SETTLED_CONSENSUS' | 'FAILED_DECLINED' | 'STATE_MISMATCH';
 
 /** Entitlement status (spec section 2): Unlocked, Locked, or Held in review. */
 export type EntitlementStatus = 'LOCKED' | 'UNLOCKED' | 'HELD_IN_REVIEW';
 
 /** States after which no verification changes anything. */
-export const TERMINAL_STATUSES: ReadonlySet<TransactionStatus> = new Set([
-  'SETTLED_CONSENSUS',
-  'FAILED_DECLINED',
-  'STATE_MISMATCH',
-]);
+export const TERMINAL_STATUSES: ReadonlySet<TransactionStatus> = new Set(['SETTLED_CONSENSUS', 'FAILED_DECLINED', 'STATE_MISMATCH']);
 
 /** Whether a state is terminal (no further automatic verification is useful). */
 export function isTerminal(status: TransactionStatus): boolean {

@@ -15,7 +15,7 @@ export async function createTestDatabase(prefix: string): Promise<{ url: string;
     const admin = new pg.Client({ connectionString: infra.adminDatabaseUrl });
     await admin.connect();
     try {
-      for (const deadline = Date.now() + 5_000; Date.now() < deadline; ) {
+      for (const deadline = Date.now() + 5_000; Date.now() < deadline;) {
         const { rows } = await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [db.name]);
         if (rows[0]!.n === 0) break;
         await new Promise((resolve) => setTimeout(resolve, 50));

@@ -5,12 +5,7 @@
  * check makes a webhook a trustworthy trigger, never a settled payment: the service still
  * verifies the transaction with the provider.
  */
-export {
-  SignatureConfigError,
-  type HeaderValue,
-  type SignatureCheck,
-  type SignatureFailureReason,
-} from './signature-check.js';
+export { SignatureConfigError, type HeaderValue, type SignatureCheck, type SignatureFailureReason } from './signature-check.js';
 export {
   parseStripeSignatureHeader,
   signStripe,

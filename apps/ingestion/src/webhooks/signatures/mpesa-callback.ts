@@ -27,8 +27,7 @@ export type MpesaCallbackGateFailureReason = 'SOURCE_NOT_ALLOWED' | 'MISSING_TOK
  * is the first matching candidate token, 0 = current), with gate-specific failure reasons.
  */
 export type MpesaCallbackGateCheck =
-  | { readonly ok: true; readonly secretIndex: number }
-  | { readonly ok: false; readonly reason: MpesaCallbackGateFailureReason };
+  { readonly ok: true; readonly secretIndex: number } | { readonly ok: false; readonly reason: MpesaCallbackGateFailureReason };
 
 /** Longest token segment compared, in characters (as received, before percent-decoding). */
 export const MPESA_CALLBACK_TOKEN_MAX_LENGTH = 512;
@@ -239,8 +238,7 @@ export type MpesaCallbackParseError = 'TOO_LARGE' | 'NOT_UTF8' | 'NOT_JSON' | 'I
 
 /** The outcome of {@link parseMpesaStkCallback}; `message` names the offending fields, never echoes the body. */
 export type MpesaCallbackParse =
-  | { readonly ok: true; readonly value: MpesaStkCallbackTrigger }
-  | { readonly ok: false; readonly error: MpesaCallbackParseError; readonly message: string };
+  { readonly ok: true; readonly value: MpesaStkCallbackTrigger } | { readonly ok: false; readonly error: MpesaCallbackParseError; readonly message: string };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -21,9 +21,7 @@ export type SignatureFailureReason = 'MISSING_HEADER' | 'MALFORMED_HEADER' | 'MI
  * secret, which is worth a metric during a rotation grace period). It says nothing about the
  * body's content, which stays untrusted until the payment is verified with the provider.
  */
-export type SignatureCheck =
-  | { readonly ok: true; readonly secretIndex: number }
-  | { readonly ok: false; readonly reason: SignatureFailureReason };
+export type SignatureCheck = { readonly ok: true; readonly secretIndex: number } | { readonly ok: false; readonly reason: SignatureFailureReason };
 
 /**
  * A header value as HTTP frameworks hand it over (Node's `IncomingHttpHeaders`): a string,

@@ -118,12 +118,7 @@ export function stripeV1Digest(rawBody: Buffer | string, secret: string, timesta
  * @throws {@link SignatureConfigError} for no or empty secrets, a non-finite `nowMs`, or a
  *   negative or non-finite `toleranceMs` (checked before the request).
  */
-export function verifyStripeSignature(
-  rawBody: Buffer,
-  header: HeaderValue,
-  secrets: readonly string[],
-  options: StripeVerifyOptions,
-): SignatureCheck {
+export function verifyStripeSignature(rawBody: Buffer, header: HeaderValue, secrets: readonly string[], options: StripeVerifyOptions): SignatureCheck {
   assertCandidateSecrets(secrets, 'Stripe endpoint secrets');
   const { nowMs, toleranceMs = STRIPE_DEFAULT_TOLERANCE_MS } = options;
   if (!Number.isFinite(nowMs)) throw new SignatureConfigError('Stripe verification: nowMs must be a finite epoch-milliseconds value');

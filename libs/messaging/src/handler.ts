@@ -1,0 +1,47 @@
+/** What a consumer loop hands its application: decoded messages with their context, and the errors that decide their fate. */
+import type { TypedEvent } from './contracts.js';
+
+/**
+ * A message can never be processed, however often it is retried (bad payload, a broken
+ * business rule): it goes to the dead-letter topic, visibly, and the partition moves on.
+ */
+export class PermanentMessageError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PermanentMessageError';
+  }
+}
+
+/** Where a message came from, for logs and dead-letter headers. */
+export interface MessageContext {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  /** Kafka timestamp, epoch ms. */
+  timestamp: number;
+  headers: Record<string, unknown>;
+}
+
+/** Handles one decoded message. Resolve only once its effects are durable. */
+export type MessageHandler = (event: TypedEvent, context: MessageContext) => Promise<void>;
+
+/** One decoded message of a batch. */
+export interface BatchItem {
+  event: TypedEvent;
+  context: MessageContext;
+}
+
+/**
+ * Handles the decoded messages of one fetched batch (one topic-partition, in offset order)
+ * at once, for a processor that writes its state in one transaction per batch. Resolve only
+ * once the effects are durable; return the items that can never be processed (by index into
+ * `items`, with their permanent error) for the dead-letter topic. A throw is transient: the
+ * whole batch is retried. A returned error that the loop's `abandonBatchWhen` accepts gives the
+ * whole batch up instead (a handler of several partitions at once names so the messages of a
+ * partition it no longer owns, having committed the others).
+ */
+export type BatchHandler = (items: readonly BatchItem[]) => Promise<ReadonlyArray<{ index: number; error: unknown }>>;
