@@ -1,5 +1,6 @@
 import {
   decide,
+  isPermanentError,
   type TransactionState,
   fold,
   initialState,
@@ -362,7 +363,7 @@ export class VerificationService {
 
 /** Errors no retry can fix: a permanent message error or a broken business rule. */
 function isPermanentFailure(error: unknown): boolean {
-  return error instanceof PermanentMessageError || (typeof error === 'object' && error !== null && (error as { name?: string }).name === 'DomainError');
+  return error instanceof PermanentMessageError || isPermanentError(error);
 }
 
 /** Whether two states would store the same row (what `saveMany` writes). */

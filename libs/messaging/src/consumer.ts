@@ -1,6 +1,7 @@
 import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
 import type { Consumer, Kafka, KafkaMessage, Offsets, PartitionAssigner, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
+import { isPermanentError } from '@settle/domain';
 import { DecodeError, type AvroCodec } from './codec.js';
 import { groupCommitAcrossPartitions } from './group-commit.js';
 import { HEADERS } from './headers.js';
@@ -86,11 +87,7 @@ function contextOf(batch: { topic: string; partition: number }, message: KafkaMe
 }
 
 function defaultIsPermanent(error: unknown): boolean {
-  return (
-    error instanceof PermanentMessageError ||
-    error instanceof DecodeError ||
-    (typeof error === 'object' && error !== null && (error as { name?: string }).name === 'DomainError')
-  );
+  return error instanceof PermanentMessageError || error instanceof DecodeError || isPermanentError(error);
 }
 
 /**

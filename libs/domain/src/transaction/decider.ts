@@ -41,7 +41,7 @@ function sameExpectation(a: Expectation, b: Expectation): boolean {
 
 function requireRegistered(state: TransactionState, reference: string): Expectation {
   if (!state.registered || state.expectation === null) {
-    throw new DomainError('TRANSACTION.UNKNOWN', `No checkout is registered under reference ${reference}`);
+    throw new DomainError('TRANSACTION.UNKNOWN', `No checkout is registered under reference ${reference}`, 'not_found');
   }
   if (state.expectation.reference !== reference) {
     throw new DomainError('TRANSACTION.REFERENCE_MISMATCH', `Command for ${reference} applied to transaction ${state.expectation.reference}`);
@@ -53,7 +53,7 @@ function decideRegister(command: RegisterCheckout, state: TransactionState): Tra
   const { expectation, registeredAt } = command.data;
   if (state.registered && state.expectation !== null) {
     if (sameExpectation(state.expectation, expectation)) return [];
-    throw new DomainError('TRANSACTION.CONFLICT', `Reference ${expectation.reference} is registered with other terms`);
+    throw new DomainError('TRANSACTION.CONFLICT', `Reference ${expectation.reference} is registered with other terms`, 'conflict');
   }
   return [{ type: 'CheckoutRegistered', data: { expectation, registeredAt } }];
 }
