@@ -38,7 +38,7 @@ export const MPESA_CALLBACK_MAX_BYTES = 64 * 1024;
 /**
  * A set of allowed source addresses: exact IPv4/IPv6 addresses and CIDR ranges, backed by
  * node:net `BlockList`. IPv4-mapped IPv6 sources (`::ffff:196.201.214.7`, as a dual-stack
- * socket reports IPv4 peers) match IPv4 entries. Providers.md lists no Safaricom addresses, so
+ * socket reports IPv4 peers) match IPv4 entries. docs/provider-facts.md (M-Pesa) lists no Safaricom addresses, so
  * none are built in: the entries come from configuration.
  *
  * The address checked must be the peer as the HTTP layer resolved it (with the framework's
