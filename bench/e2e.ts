@@ -21,6 +21,7 @@ import { joinedWithin } from './support/kafka-join.js';
 import { KafkaRoundTrip, type RoundTripResult } from './support/kafka-roundtrip.js';
 import { closedPool, openLoop, sleep, wallNow } from './support/open-loop.js';
 import { cpuDelta, findPids, infraGroups, percentile, snapshot, type CpuDelta, type CpuSnapshot, type Groups } from './support/proc.js';
+import { fmt, table } from './support/table.js';
 
 /*
  * End-to-end throughput: signed Paystack `charge.success` webhooks for registered, paid
@@ -203,18 +204,8 @@ function parseOptions(args: string[]): Options {
 // ---------------------------------------------------------------------------------------------
 // Small helpers.
 
-const fmt = (n: number | null | undefined, digits = 0): string =>
-  n !== null && n !== undefined && Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a';
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
-  return [line(header), `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...rows.map(line)].join('\n');
-}
-
 const sortedOf = (values: Iterable<number>) => Float64Array.from(values).sort();
 
-/** p50, p99 and max of ascending values, ms. */
 /** The hops of a settlement's path, in order (see the phase report's `settlement.hops`). */
 const HOPS = [
   '2xx → webhook on topic',

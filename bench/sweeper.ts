@@ -84,7 +84,7 @@ async function measureTicks(bed: SweeperBed, label: string, dueCount: number): P
 
 /**
  * `npm run bench -- sweeper [open=1000000] [due=10000]`: the sweeper with a million open
- * transactions loaded through Kafka (spec section 8 at scale).
+ * transactions loaded through Kafka (docs/spec.md, section 8, at scale).
  * - Memory: the sweeper process's RSS before and after loading, and the durable state per
  *   open transaction in PostgreSQL (table and due index).
  * - Tick cost with nothing due and with `due` watches due, on a nearly empty store and on the

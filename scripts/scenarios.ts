@@ -1,6 +1,6 @@
 import type { SandboxBehaviour } from './clients.js';
 
-/** One sandbox outcome and what Settle must make of it (spec sections 3 and 7). */
+/** One sandbox outcome and what Settle must make of it (docs/spec.md, sections 3 and 7). */
 export interface Scenario {
   name: string;
   behaviour: SandboxBehaviour;

@@ -9,7 +9,7 @@
  *   node dist/scripts/vault.js retire <version> [--key-file <path>]
  *
  * Environment: DATABASE_URL (all but rotate), SETTLE_VAULT_MASTER_KEYS or
- * SETTLE_VAULT_MASTER_KEY_FILE, optional SETTLE_VAULT_ACTIVE_KEY (see libs/vault key-ring.ts).
+ * SETTLE_VAULT_MASTER_KEY_FILE, optional SETTLE_VAULT_ACTIVE_KEY (see libs/vault/src/master-key-config.ts).
  * The secret of `put` never comes from argv (it would show in `ps` and shell history): pipe it
  * or redirect a file; one trailing newline is dropped. Exit codes: 0 done, 1 refused or failed,
  * 2 usage error.

@@ -311,7 +311,7 @@ describe('verification on demand', () => {
     expect(again.body).toMatchObject({ state: 'SETTLED_CONSENSUS', verification: 'not_needed' });
   });
 
-  it('allows a new attempt only after verifying the existing reference (spec section 1, rule 3)', async () => {
+  it('allows a new attempt only after verifying the existing reference (docs/spec.md, section 1, rule 3)', async () => {
     const declined = await checkout({ outcome: 'declined' });
     expect((await post(`/v1/checkouts/${declined}/attempts`)).body).toMatchObject({
       allowed: true,

@@ -1,5 +1,5 @@
 /**
- * The sweeper as a fault-tolerant stream processor (spec sections 1 and 8), on the real
+ * The sweeper as a fault-tolerant stream processor (docs/spec.md, sections 1 and 8), on the real
  * broker and PostgreSQL: two sweeper processes in one consumer group; one is killed with
  * SIGKILL while transactions are pending, the survivor takes over its partitions and every
  * orphan still gets exactly one verification request within the inactivity window plus the

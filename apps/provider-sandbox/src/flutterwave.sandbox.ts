@@ -25,7 +25,7 @@ export function flutterwaveSignature(body: string, secretHash: string): string {
 }
 
 /**
- * Flutterwave v3, simulated (shared/reference/providers.md, provider C):
+ * Flutterwave v3, simulated (docs/provider-facts.md, Flutterwave):
  * `GET /v3/transactions/:id/verify` and `GET /v3/transactions/verify_by_reference?tx_ref=`
  * with `Authorization: Bearer FLWSECK...`; amounts in MAJOR units (converted from the
  * minor units held here with the currency's ISO 4217 exponent). A transaction exists on

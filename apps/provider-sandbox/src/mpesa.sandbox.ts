@@ -73,7 +73,7 @@ export function withCallbackToken(url: string, token: (real: string) => string):
 }
 
 /**
- * M-Pesa Daraja STK push, simulated (shared/reference/providers.md, mobile money):
+ * M-Pesa Daraja STK push, simulated (docs/provider-facts.md, M-Pesa):
  * OAuth tokens from `GET /oauth/v1/generate` (Basic consumer key and secret; tokens expire),
  * `POST /mpesa/stkpushquery/v1/query` (Bearer token; `Password` = base64(shortcode + passkey
  * + timestamp) checked), and the unsigned STK callback sent to a URL holding a secret token.

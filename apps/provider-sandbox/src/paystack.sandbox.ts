@@ -14,7 +14,7 @@ export interface PaystackSettings {
 const STATUS: Record<PaymentState, string> = { unpaid: 'abandoned', declined: 'failed', clearing: 'pending', succeeded: 'success' };
 
 /**
- * The Paystack-style provider, simulated (shared/reference/providers.md, provider A):
+ * The Paystack-style provider, simulated (docs/provider-facts.md, Paystack):
  * `GET /transaction/verify/:reference` with Paystack's response shape, Bearer secret key,
  * and `charge.success` webhooks signed with `x-paystack-signature` (hex HMAC-SHA512 of the
  * body keyed with the secret key). Webhooks are sent for successful charges only.

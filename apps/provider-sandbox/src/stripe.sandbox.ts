@@ -44,7 +44,7 @@ export function stripeSignature(body: string, secret: string, timestamp: number)
 }
 
 /**
- * Stripe PaymentIntents, simulated (shared/reference/providers.md, provider B):
+ * Stripe PaymentIntents, simulated (docs/provider-facts.md, Stripe):
  * `GET /v1/payment_intents/:id` with the secret key as Bearer, and `payment_intent.succeeded`
  * / `payment_intent.payment_failed` events signed with `Stripe-Signature`. The transaction's
  * reference is the `pi_` id (assigned by the sandbox when the create request names none).

@@ -4,7 +4,8 @@ import { loadSweeperConfig } from '@settle/config';
 import { coPartitionedAssigner, outboxDdl } from '@settle/messaging';
 import { defineWorker, runWorker } from '@settle/worker';
 import { SweeperMetrics } from './sweeper.metrics.js';
-import { PartitionFencedError, SweeperService } from './sweeper.service.js';
+import { PartitionFencedError } from './partition-fencing.js';
+import { SweeperService } from './sweeper.service.js';
 import { SWEEPER_DDL, WatchStore } from './watch.store.js';
 
 /** This process's name as a partition owner, in the store and in every log line. */

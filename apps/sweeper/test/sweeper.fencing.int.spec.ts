@@ -8,7 +8,8 @@ import { DEFAULT_RECOVERY_POLICY } from '@settle/domain';
 import { AvroCodec, Outbox, outboxDdl, topicNames, type BatchItem, type CheckoutRegisteredV1, type Topics } from '@settle/messaging';
 import { createLogger, createPool, migrate, type Pool } from '@settle/platform';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
-import { PartitionFencedError, SweeperService } from '../src/sweeper.service.js';
+import { PartitionFencedError } from '../src/partition-fencing.js';
+import { SweeperService } from '../src/sweeper.service.js';
 import { SWEEPER_DDL, WatchStore } from '../src/watch.store.js';
 
 let pool: Pool;

@@ -212,7 +212,7 @@ export const verifierEnv = sharedEnv
 export const projectorEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 }));
 
 export const sweeperEnv = sharedEnv.extend(workerTuning({ poolSize: 5, partitionsConcurrency: 12 })).extend({
-  /** Inactivity after which a transaction is orphaned, milliseconds (spec section 8: 45 s). */
+  /** Inactivity after which a transaction is orphaned, milliseconds (docs/spec.md, section 8: 45 s). */
   SWEEPER_INACTIVITY_MS: int(45_000, 1),
   /**
    * Longest sleep between two looks for due watches, milliseconds. The sweeper also wakes

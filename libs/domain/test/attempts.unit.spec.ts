@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decideNewAttempt } from '@settle/domain';
 
-describe('a new payment attempt after verifying the existing reference (spec section 1, rule 3)', () => {
+describe('a new payment attempt after verifying the existing reference (docs/spec.md, section 1, rule 3)', () => {
   it.each([
     ['SETTLED_CONSENSUS', 'cleared', false, 'ALREADY_PAID'],
     ['FAILED_DECLINED', 'declined', true, 'PREVIOUS_ATTEMPT_DECLINED'],

@@ -20,7 +20,7 @@ const observed = (customer: ProviderObservation['customer']): ProviderObservatio
   providerStatus: 'success',
 });
 
-describe('four-point consensus: customer identifier (spec section 3, check 4)', () => {
+describe('four-point consensus: customer identifier (docs/spec.md, section 3, check 4)', () => {
   it.each([
     ['E.164', '+254712345678'],
     ['without the plus (M-Pesa callbacks)', '254712345678'],
@@ -64,7 +64,7 @@ describe('phone readings', () => {
   });
 });
 
-describe('amount check (spec section 3, check 3: exact minor units)', () => {
+describe('amount check (docs/spec.md, section 3, check 3: exact minor units)', () => {
   const byEmail: Expectation = { ...expectation, customer: { email: 'ada@example.com' } };
   const paid = (amounts: Partial<ProviderObservation>) => ({ ...observed({ email: 'ada@example.com' }), ...amounts });
 

@@ -1,5 +1,5 @@
 /**
- * Property-based tests of the sweeper watch (spec sections 1 and 8: "more than 45 seconds"
+ * Property-based tests of the sweeper watch (docs/spec.md, sections 1 and 8: "more than 45 seconds"
  * of inactivity): random activity in random order, late and duplicated messages.
  */
 import fc from 'fast-check';

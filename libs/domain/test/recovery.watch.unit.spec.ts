@@ -19,7 +19,7 @@ function runUntilStopped(start: Watch, p: RecoveryPolicy, maxFires = 100): Array
   return fired;
 }
 
-describe('sweeper watch (spec sections 1 and 8: more than 45 s of inactivity)', () => {
+describe('sweeper watch (docs/spec.md, sections 1 and 8: more than 45 s of inactivity)', () => {
   it('is due strictly after 45 s without activity, not at exactly 45 s', () => {
     const watch = observe(null, ref, { kind: 'registered', at: 10_000 }, policy);
     expect(watch.dueAt).toBe(55_000);

@@ -1,5 +1,5 @@
 /**
- * Property-based tests of the pure transaction decider (spec sections 3 and 7,
+ * Property-based tests of the pure transaction decider (docs/spec.md, sections 3 and 7,
  * docs/state-machine.md): random sequences of provider verdicts, duplicate deliveries and
  * reorderings after a registration, checked against an independent model of the transition
  * table and against the invariants the ledger relies on.
@@ -432,7 +432,7 @@ const outcomesOf = (events: readonly TransactionEvent[]): TransactionOutcome[] =
 // Properties
 // ---------------------------------------------------------------------------------------------
 
-describe('consensus checklist (spec section 3): property-based', () => {
+describe('consensus checklist (docs/spec.md, section 3): property-based', () => {
   it('fails exactly the checklist points that were broken, and passes tolerated variations', () => {
     fc.assert(
       fc.property(

@@ -21,7 +21,7 @@ export function parseEntitlementStream(streamId: string): { userId: string; enti
 
 /**
  * The `data` of an `EntitlementGranted` ledger event: the grant as the customer's payload
- * states it (spec section 2), times as ISO 8601 UTC strings with milliseconds, plus what an
+ * states it (docs/spec.md, section 2), times as ISO 8601 UTC strings with milliseconds, plus what an
  * auditor needs to trace it (the period bought, where it started, the settlement behind it).
  */
 export type EntitlementGrantedData = {

@@ -1,5 +1,5 @@
 /**
- * The ledger port: an append-only event store of transaction streams (spec section 1,
+ * The ledger port: an append-only event store of transaction streams (docs/spec.md, section 1,
  * "Immutable Ledger"). Semantics follow EventStoreDB/KurrentDB so either store can sit
  * behind it: revisions count from 0 within a stream, positions order all events globally,
  * and appending event ids that are already in the stream at the expected revision is a

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import { SettleError, type ErrorKind } from '@settle/domain';
 import { EVENT_TYPES, type ContractMap, type EventType, type TypedEvent } from './contracts.js';
 import { HEADERS, headerText } from './headers.js';
 import { topicFor, type Topics } from './topics.js';
@@ -12,8 +13,17 @@ export function loadAvroSchema(type: EventType): string {
   return readFileSync(new URL(`../schemas/${type}.v1.avsc`, import.meta.url), 'utf8');
 }
 
-/** A message could not be decoded: a dead-letter case, never a retry. */
-export class DecodeError extends Error {
+/**
+ * A message could not be decoded (`MESSAGE.UNKNOWN_TYPE`, `MESSAGE.UNDECODABLE`): kind
+ * `invalid`, a dead-letter case, never a retry.
+ */
+export class DecodeError extends SettleError {
+  readonly kind: ErrorKind = 'invalid';
+
+  /**
+   * @param code - stable code, `MESSAGE.REASON`.
+   * @param message - what is wrong with the bytes; never their content.
+   */
   constructor(
     readonly code: string,
     message: string,

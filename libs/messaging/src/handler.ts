@@ -1,11 +1,19 @@
 /** What a consumer loop hands its application: decoded messages with their context, and the errors that decide their fate. */
+import { SettleError, type ErrorKind } from '@settle/domain';
 import type { TypedEvent } from './contracts.js';
 
 /**
  * A message can never be processed, however often it is retried (bad payload, a broken
- * business rule): it goes to the dead-letter topic, visibly, and the partition moves on.
+ * business rule): kind `invalid`, so it goes to the dead-letter topic, visibly, and the
+ * partition moves on.
  */
-export class PermanentMessageError extends Error {
+export class PermanentMessageError extends SettleError {
+  readonly kind: ErrorKind = 'invalid';
+
+  /**
+   * @param code - stable code, `AREA.REASON`, repeated in the dead-letter record's headers.
+   * @param message - human-readable explanation; never a secret.
+   */
   constructor(
     readonly code: string,
     message: string,

@@ -10,8 +10,8 @@ const majorAmount = z.union([z.number(), z.string()]);
 
 /**
  * Flutterwave v3 verify answer, the same for `GET /v3/transactions/:id/verify` and
- * `GET /v3/transactions/verify_by_reference?tx_ref=` (shared/reference/providers.md,
- * provider C). Only the fields the verdict needs are checked; the rest pass through.
+ * `GET /v3/transactions/verify_by_reference?tx_ref=` (docs/provider-facts.md,
+ * Flutterwave). Only the fields the verdict needs are checked; the rest pass through.
  */
 const verifyAnswer = z.object({
   status: z.literal('success'),
@@ -31,7 +31,7 @@ const verifyAnswer = z.object({
     .loose(),
 });
 
-/** Flutterwave `data.status` values and their verdict kind (providers.md, provider C). */
+/** Flutterwave `data.status` values and their verdict kind (docs/provider-facts.md, Flutterwave). */
 const STATUS_MAP: Record<string, 'cleared' | 'declined' | 'clearing'> = {
   successful: 'cleared',
   failed: 'declined',
@@ -49,7 +49,7 @@ export interface FlutterwaveVerdictOptions {
 
 /**
  * Maps one Flutterwave v3 verify answer (by id or by `tx_ref`) to a verdict. Pure, for unit
- * tests. Source of every rule: shared/reference/providers.md, provider C (Flutterwave v3).
+ * tests. Source of every rule: docs/provider-facts.md, Flutterwave (Flutterwave v3).
  *
  * - 200 `data.status` `successful`: `cleared`. Amounts are in MAJOR units and converted to
  *   minor units exactly with the currency's ISO 4217 exponent ({@link majorToMinor}: NGN

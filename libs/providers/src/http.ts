@@ -100,7 +100,7 @@ export function providerBackoff(settings: BackoffSettings): IBackoffFactory<IRet
 
 /**
  * Retry policy for provider calls (cockatiel): {@link providerBackoff}, only for errors
- * marked retryable (502, 503, 504, 429, time-outs, connection resets; spec sections 3 and 7:
+ * marked retryable (502, 503, 504, 429, time-outs, connection resets; docs/spec.md, sections 3 and 7:
  * "retried with backoff and jitter"). `maxAttempts` counts the first attempt.
  */
 export function providerRetryPolicy(settings: BackoffSettings): RetryPolicy {

@@ -21,13 +21,13 @@ import { ProviderCallError, type PaymentProvider, type VerificationRequest } fro
  */
 export const MPESA_CURRENCY = 'KES';
 
-/** Time zone of Daraja's `Timestamp` (providers.md, M-Pesa: "in Africa/Nairobi time"). */
+/** Time zone of Daraja's `Timestamp` (docs/provider-facts.md, M-Pesa: "in Africa/Nairobi time"). */
 export const MPESA_TIME_ZONE = 'Africa/Nairobi';
 
-/** Error code of an expired or wrong access token (providers.md, M-Pesa). */
+/** Error code of an expired or wrong access token (docs/provider-facts.md, M-Pesa). */
 export const MPESA_INVALID_TOKEN = '404.001.03';
 
-/** Error code of the query while the customer has not answered the prompt yet (providers.md, M-Pesa). */
+/** Error code of the query while the customer has not answered the prompt yet (docs/provider-facts.md, M-Pesa). */
 export const MPESA_STILL_PROCESSING = '500.001.1001';
 
 const timestampFormat = new Intl.DateTimeFormat('en-US', {
@@ -42,7 +42,7 @@ const timestampFormat = new Intl.DateTimeFormat('en-US', {
 });
 
 /**
- * Daraja's `Timestamp`: `YYYYMMDDHHmmss` in Africa/Nairobi time (providers.md, M-Pesa),
+ * Daraja's `Timestamp`: `YYYYMMDDHHmmss` in Africa/Nairobi time (docs/provider-facts.md, M-Pesa),
  * computed with `Intl.DateTimeFormat` and the IANA zone, never a hand-written offset.
  * Pure. Example: 2024-01-31T21:30:05Z gives `20240201003005` (Nairobi is UTC+3).
  *
@@ -55,7 +55,7 @@ export function mpesaTimestamp(at: Date): string {
 
 /**
  * Daraja's `Password`: base64(BusinessShortCode + PassKey + Timestamp), UTF-8
- * (providers.md, M-Pesa). Pure. The result reveals the pass key to anyone who decodes it:
+ * (docs/provider-facts.md, M-Pesa). Pure. The result reveals the pass key to anyone who decodes it:
  * send it only to Daraja, never log it.
  *
  * @param shortCode - the paybill or till shortcode (sandbox `174379`).
@@ -114,7 +114,7 @@ const queryAnswer = z
   .loose();
 
 /**
- * STK query `ResultCode` values and their meaning (providers.md, M-Pesa):
+ * STK query `ResultCode` values and their meaning (docs/provider-facts.md, M-Pesa):
  * - `cleared`: `0`, the customer paid;
  * - `declined`: `1` insufficient funds and `2001` wrong PIN, and `1032` cancelled by the
  *   user, `1037` phone unreachable / timed out, `1019` expired: definitive for this STK
@@ -151,7 +151,7 @@ export function isMpesaTokenRejected(answer: HttpAnswer): boolean {
 
 /**
  * Maps one Daraja STK query answer (`POST /mpesa/stkpushquery/v1/query`) to a verdict.
- * Pure, for unit tests. Source of every rule: shared/reference/providers.md, M-Pesa Daraja
+ * Pure, for unit tests. Source of every rule: docs/provider-facts.md, M-Pesa Daraja
  * STK push.
  *
  * - 200 with `ResultCode`: see {@link RESULT_CODES}; decline reason `ResultDesc`,
@@ -163,7 +163,7 @@ export function isMpesaTokenRejected(answer: HttpAnswer): boolean {
  *   unreachable `PROVIDER.AUTH_REJECTED`.
  * - any other error code: unreachable `PROVIDER.MPESA_<errorCode>`; any other status or a
  *   body that does not validate: unreachable, state preserved. No answer maps to
- *   `not_found`: providers.md documents none for the query.
+ *   `not_found`: docs/provider-facts.md documents none for the query.
  *
  * Where each point of the four-point checklist comes from for `ResultCode` `0` (the query
  * answer carries no amount and no phone):
@@ -261,7 +261,7 @@ export interface MpesaOptions {
 export const MPESA_TOKEN_REFRESH_MARGIN_MS = 60_000;
 
 /**
- * M-Pesa Daraja STK push status query (shared/reference/providers.md, M-Pesa):
+ * M-Pesa Daraja STK push status query (docs/provider-facts.md, M-Pesa):
  * 1. an OAuth token from `GET {baseUrl}/oauth/v1/generate?grant_type=client_credentials`
  *    with `Authorization: Basic base64(consumerKey:consumerSecret)`, cached until
  *    `tokenRefreshMarginMs` before its `expires_in` (one fetch shared by concurrent calls);

@@ -18,7 +18,7 @@ let knownCurrencies: ReadonlySet<string> | undefined;
 /**
  * Number of minor-unit digits of a currency (NGN 2, JPY 0, KWD 3), read from the runtime's
  * ICU/CLDR currency data through `Intl.NumberFormat(...).resolvedOptions().maximumFractionDigits`
- * (providers.md, provider C: "not a hand-written table"). The code must be one the runtime
+ * (docs/provider-facts.md, Flutterwave: "not a hand-written table"). The code must be one the runtime
  * knows (`Intl.supportedValuesOf('currency')`): `Intl.NumberFormat` alone would answer 2 for
  * any unknown three-letter code.
  *

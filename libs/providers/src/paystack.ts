@@ -5,8 +5,8 @@ import { messageOf } from './normalise.js';
 import type { VerificationRequest } from './provider.port.js';
 
 /**
- * Paystack's `GET /transaction/verify/:reference` answer (shared/reference/providers.md,
- * provider A). Only the fields the verdict needs are required; the rest pass through.
+ * Paystack's `GET /transaction/verify/:reference` answer (docs/provider-facts.md,
+ * Paystack). Only the fields the verdict needs are required; the rest pass through.
  */
 const verifyAnswer = z.object({
   status: z.boolean(),

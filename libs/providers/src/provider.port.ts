@@ -3,7 +3,7 @@ import type { Expectation, ProviderName, ProviderVerdict } from '@settle/domain'
 /** What a verification query needs: the provider identifier and what the checkout expects. */
 export interface VerificationRequest {
   /**
-   * The provider identifier of spec section 4: Paystack the `ref_` reference, Stripe the
+   * The provider identifier of docs/spec.md, section 4: Paystack the `ref_` reference, Stripe the
    * PaymentIntent id (`pi_...`), Flutterwave our `tx_ref` or Flutterwave's numeric id,
    * M-Pesa the `CheckoutRequestID` of the STK push.
    */
@@ -17,8 +17,8 @@ export interface VerificationRequest {
 }
 
 /**
- * A payment provider's verification endpoint, queried server to server (spec section 4,
- * "Outbound provider verification calls"). Read-only: it never charges (spec section 1,
+ * A payment provider's verification endpoint, queried server to server (docs/spec.md, section 4,
+ * "Outbound provider verification calls"). Read-only: it never charges (docs/spec.md, section 1,
  * rule 2). Implementations retry transient failures themselves and always resolve with a
  * verdict; a failure that says nothing about the payment resolves as `unreachable`.
  */

@@ -7,7 +7,7 @@ import type { VerificationRequest } from './provider.port.js';
 const minorAmount = z.number().int().nonnegative();
 
 /**
- * Stripe's `GET /v1/payment_intents/:id` answer (shared/reference/providers.md, provider B).
+ * Stripe's `GET /v1/payment_intents/:id` answer (docs/provider-facts.md, Stripe).
  * Only the fields the verdict needs are checked; the rest pass through.
  */
 const paymentIntent = z
@@ -49,7 +49,7 @@ const stripeError = z.object({
 });
 
 /**
- * Stripe PaymentIntent `status` values and their verdict kind (providers.md, provider B).
+ * Stripe PaymentIntent `status` values and their verdict kind (docs/provider-facts.md, Stripe).
  * `requires_payment_method` is resolved by {@link stripeVerdict} itself: with a
  * `last_payment_error` it is a decline, without one the intent is still open.
  */
@@ -69,7 +69,7 @@ const STATUS_MAP: Record<string, 'cleared' | 'declined' | 'clearing'> = {
 
 /**
  * Maps one Stripe `GET /v1/payment_intents/:id` answer to a verdict. Pure, for unit tests.
- * Source of every rule: shared/reference/providers.md, provider B (Stripe PaymentIntents).
+ * Source of every rule: docs/provider-facts.md, Stripe (Stripe PaymentIntents).
  *
  * - 200 `succeeded`: `cleared`. The amount check uses `amount_received` (what was actually
  *   paid, minor units; it is below `amount` after a partial capture); `amount` (what the
@@ -161,7 +161,7 @@ export interface StripeOptions extends BearerProviderOptions {
 
 /**
  * Provider B (Stripe): `GET {baseUrl}/v1/payment_intents/:id?expand[]=latest_charge` with
- * `Authorization: Bearer <secret key>` (providers.md, provider B), through
+ * `Authorization: Bearer <secret key>` (docs/provider-facts.md, Stripe), through
  * {@link BearerGetProvider}, mapped by {@link stripeVerdict}. The reference is the
  * PaymentIntent id (`pi_...`). The charge is expanded so the payer's billing email is there
  * when `receipt_email` is not set.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { flutterwaveVerdict, flutterwaveVerifyPath } from '@settle/providers';
 
-/** A Flutterwave v3 verify answer (providers.md, provider C): amounts in MAJOR units. */
+/** A Flutterwave v3 verify answer (docs/provider-facts.md, Flutterwave): amounts in MAJOR units. */
 const answer = (data: Record<string, unknown>) =>
   JSON.stringify({
     status: 'success',
@@ -23,7 +23,7 @@ const answer = (data: Record<string, unknown>) =>
     },
   });
 
-describe('Flutterwave verify answer to verdict (shared/reference/providers.md, provider C)', () => {
+describe('Flutterwave verify answer to verdict (docs/provider-facts.md, Flutterwave)', () => {
   it('successful is cleared: major units to minor units exactly, tx_ref as reference, charged_amount recorded', () => {
     expect(flutterwaveVerdict(200, answer({}), { phoneRegion: 'NG' })).toEqual({
       kind: 'cleared',

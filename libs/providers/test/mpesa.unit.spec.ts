@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { isMpesaTokenRejected, mpesaPassword, mpesaQueryVerdict, mpesaTimestamp, readMpesaToken, ProviderCallError } from '@settle/providers';
 import { expectation } from './fixtures.js';
 
-/** Daraja's public sandbox shortcode and pass key (providers.md: sandbox shortcode 174379). */
+/** Daraja's public sandbox shortcode and pass key (docs/provider-facts.md, M-Pesa: sandbox shortcode 174379). */
 const SHORTCODE = '174379';
 const PASSKEY = 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919';
 
-/** An answered STK query (providers.md, M-Pesa: HTTP 200). */
+/** An answered STK query (docs/provider-facts.md, M-Pesa: HTTP 200). */
 const answered = (resultCode: string, resultDesc: string) =>
   JSON.stringify({
     ResponseCode: '0',
@@ -23,7 +23,7 @@ const stillProcessing = JSON.stringify({
   errorMessage: 'The transaction is being processed',
 });
 
-describe('M-Pesa Timestamp and Password (providers.md, M-Pesa)', () => {
+describe('M-Pesa Timestamp and Password (docs/provider-facts.md, M-Pesa)', () => {
   it('Timestamp is YYYYMMDDHHmmss in Africa/Nairobi time (UTC+3, no DST), across a day and a year boundary', () => {
     expect(mpesaTimestamp(new Date('2024-01-31T21:30:05.999Z'))).toBe('20240201003005');
     expect(mpesaTimestamp(new Date('2023-12-31T21:00:00Z'))).toBe('20240101000000');
@@ -41,7 +41,7 @@ describe('M-Pesa Timestamp and Password (providers.md, M-Pesa)', () => {
   });
 });
 
-describe('M-Pesa STK query answer to verdict (providers.md, M-Pesa)', () => {
+describe('M-Pesa STK query answer to verdict (docs/provider-facts.md, M-Pesa)', () => {
   it('ResultCode 0 is cleared: reference from the answer, amount and phone from the initiation record, currency KES', () => {
     expect(mpesaQueryVerdict(200, answered('0', 'The service request is processed successfully.'), expectation())).toEqual({
       kind: 'cleared',

@@ -18,7 +18,7 @@ const answer = (data: Record<string, unknown>) =>
     },
   });
 
-describe('Paystack verify answer to verdict (shared/reference/providers.md, provider A)', () => {
+describe('Paystack verify answer to verdict (docs/provider-facts.md, Paystack)', () => {
   it('success is cleared, and the amount check uses requested_amount, recording both', () => {
     const verdict = paystackVerdict(200, answer({}));
     expect(verdict).toEqual({

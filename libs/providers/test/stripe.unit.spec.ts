@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { stripeVerdict } from '@settle/providers';
 
-/** A PaymentIntent as `GET /v1/payment_intents/:id?expand[]=latest_charge` returns it (providers.md, provider B). */
+/** A PaymentIntent as `GET /v1/payment_intents/:id?expand[]=latest_charge` returns it (docs/provider-facts.md, Stripe). */
 const intent = (fields: Record<string, unknown>) =>
   JSON.stringify({
     id: 'pi_3MtwBwLkdIwHu7ix28a3tqPa',
@@ -30,7 +30,7 @@ const cardDeclined = {
   message: 'Your card has insufficient funds.',
 };
 
-describe('Stripe PaymentIntent to verdict (shared/reference/providers.md, provider B)', () => {
+describe('Stripe PaymentIntent to verdict (docs/provider-facts.md, Stripe)', () => {
   it('succeeded is cleared: amount check on amount_received, amount recorded, currency upper case, receipt_email', () => {
     expect(stripeVerdict(200, intent({}))).toEqual({
       kind: 'cleared',

@@ -1,14 +1,14 @@
 /** A JSON object as parsed from a request body and kept in the store. */
 export type JsonObject = { [key: string]: unknown };
 
-/** The event kinds this version of the kit applies (spec section 6). */
+/** The event kinds this version of the kit applies (docs/spec.md, section 6). */
 export const ENTITLEMENT_EVENT_KINDS = ['subscription_started', 'subscription_renewed'] as const;
 
 /** `subscription_started` grants the entitlement; `subscription_renewed` extends it and may arrive first. */
 export type EntitlementEventKind = (typeof ENTITLEMENT_EVENT_KINDS)[number];
 
 /**
- * An entitlement event as Settle delivers it (spec section 2, the body of the POST), after the
+ * An entitlement event as Settle delivers it (docs/spec.md, section 2, the body of the POST), after the
  * kit validated it. Field names are the wire names.
  */
 export interface EntitlementEvent {

@@ -5,7 +5,7 @@
  * peer dependencies are needed only when used.
  *
  * "Receiver rule N" in these docs numbers the kit's rules as its README does, in the order a
- * delivery meets them: 1 verify the signature first (spec section 6, rule 3); 2 record the
+ * delivery meets them: 1 verify the signature first (docs/spec.md, section 6, rule 3); 2 record the
  * event_id durably before any business logic (rules 1 and 2); 3 answer 200 at once, duplicates
  * too (rules 4 and 1); 4 set the access expiry only when later (rule 5); 5 never drop failed
  * business logic.

@@ -64,8 +64,8 @@ export interface ReceiverOptions<Tx> {
   /**
    * Longest wait, in milliseconds, for the store to record an event before answering 503 (so
    * Settle delivers it again). Default 1500: well under 2 s, the low end of the spec's "providers
-   * commonly retry when a response takes longer than 2 to 5 seconds" (section 6, receiver rule
-   * 4). Settle's dispatcher gives up an attempt after its per-attempt time-out (10 s by default,
+   * commonly retry when a response takes longer than 2 to 5 seconds" (docs/spec.md, section 6,
+   * receiver rule 4). Settle's dispatcher gives up an attempt after its per-attempt time-out (10 s by default,
    * `DISPATCHER_ATTEMPT_TIMEOUT_MS`) and retries it later.
    */
   readonly recordTimeoutMs?: number;
@@ -145,7 +145,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 /**
  * The receiving side of Settle's entitlement webhooks, framework-free. {@link Receiver.receive}
- * answers a delivery in the order of the receiver rules (spec section 6); the processor
+ * answers a delivery in the order of the receiver rules (docs/spec.md, section 6); the processor
  * ({@link Receiver.start}) applies recorded events asynchronously. Create it with
  * {@link createReceiver}; plug it into HTTP with {@link createNodeHandler} or the NestJS module.
  */

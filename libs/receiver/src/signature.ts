@@ -35,7 +35,7 @@ function header(headers: HeadersLike, name: string): string | undefined | null {
 
 /**
  * Checks Standard Webhooks signatures with the `standardwebhooks` package (receiver rule 1;
- * spec section 6, rule 3: verify before reading the payload). The signed content is
+ * docs/spec.md, section 6, rule 3: verify before reading the payload). The signed content is
  * `<webhook-id>.<webhook-timestamp>.<raw body>`, HMAC-SHA256 keyed with the base64-decoded part
  * of a `whsec_` secret; the package compares in constant time, accepts any of several
  * space-separated `v1,<base64>` signatures (Settle rotating the endpoint secret) and refuses a

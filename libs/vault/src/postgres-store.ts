@@ -3,18 +3,6 @@ import { MAX_IDENTIFIER_LENGTH, type CredentialRef } from './credential.js';
 import { IV_BYTES, KEY_BYTES, TAG_BYTES } from './crypto.js';
 import type { CredentialEnvelope, CredentialFilter, CredentialInfo, StoredCredential, VaultStore, WrappedKey } from './store.port.js';
 
-/**
- * DDL of the vault (idempotent), for `migrate(pool, 'vault', VAULT_DDL)`. One row per credential
- * in `vault.credentials`, keyed by (provider, account, name), holding its latest version:
- * - `version`: credential version, 1 for the first put, +1 per put;
- * - `key_version`: master key version the data key is wrapped under (`v<N>`);
- * - `data_key_wrapped`, `data_key_iv`, `data_key_tag`: the data key wrapped by AES-256-GCM;
- * - `ciphertext`, `ciphertext_iv`, `ciphertext_tag`: the secret encrypted by AES-256-GCM;
- * - `created_at` (first put), `updated_at` (latest put), `wrapped_at` (latest put or rewrap).
- * Byte lengths and the version format are checked by the database too. Identifiers use
- * `COLLATE "C"` so ordering (and keyset pagination) is byte-wise, like the in-memory store's.
- * No master key is ever stored here (vault issue).
- */
 /** Schema of the vault that holds provider API credentials (read by the verifier only). */
 export const DEFAULT_VAULT_SCHEMA = 'vault';
 
@@ -23,9 +11,23 @@ function assertSchemaName(schema: string): void {
 }
 
 /**
- * DDL of a vault in `schema` (idempotent). Separate schemas are separate vaults, each with its
- * own master key ring: the verifier's `vault` (provider API credentials) and ingestion's
- * `webhook_vault` (webhook signing secrets), so neither app can decrypt the other's.
+ * DDL of a vault in `schema` (idempotent), for `migrate(pool, schema, vaultDdl(schema))`.
+ * Separate schemas are separate vaults, each with its own master key ring: the verifier's
+ * `vault` (provider API credentials), ingestion's `webhook_vault` (webhook signing secrets) and
+ * the dispatcher's `endpoint_vault` (endpoint signing secrets), so no app can decrypt another's.
+ *
+ * One row per credential in `<schema>.credentials`, keyed by (provider, account, name), holding
+ * its latest version:
+ * - `version`: credential version, 1 for the first put, +1 per put;
+ * - `key_version`: master key version the data key is wrapped under (`v<N>`);
+ * - `data_key_wrapped`, `data_key_iv`, `data_key_tag`: the data key wrapped by AES-256-GCM;
+ * - `ciphertext`, `ciphertext_iv`, `ciphertext_tag`: the secret encrypted by AES-256-GCM;
+ * - `created_at` (first put), `updated_at` (latest put), `wrapped_at` (latest put or rewrap).
+ * Byte lengths and the version format are checked by the database too. Identifiers use
+ * `COLLATE "C"` so ordering (and keyset pagination) is byte-wise, like the in-memory store's.
+ * No master key is ever stored here (vault issue).
+ *
+ * @throws Error when `schema` is not a lower-case SQL identifier.
  */
 export function vaultDdl(schema: string = DEFAULT_VAULT_SCHEMA): readonly string[] {
   assertSchemaName(schema);

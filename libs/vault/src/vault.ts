@@ -3,7 +3,8 @@ import { Secret } from '@settle/config';
 import { assertCredentialRef, credentialCoordinates, describeCredential, type CredentialRef, type CredentialVersionRef } from './credential.js';
 import { decryptSecret, encryptSecret, generateKey } from './crypto.js';
 import { isVaultError, VaultError, type VaultErrorCode } from './errors.js';
-import { compareKeyVersions, isKeyVersion, type MasterKeyRing } from './key-ring.js';
+import type { MasterKeyRing } from './key-ring.js';
+import { compareKeyVersions, isKeyVersion } from './key-version.js';
 import type { CredentialEnvelope, CredentialFilter, CredentialInfo, StoredCredential, VaultStore } from './store.port.js';
 
 /** Largest secret accepted by {@link CredentialsVault.put}: 64 KiB of UTF-8. */

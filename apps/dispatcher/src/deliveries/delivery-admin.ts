@@ -66,8 +66,8 @@ const SELECT_DELIVERY = `SELECT d.id, d.event_id, ev.event, ev.user_id, d.endpoi
                            FROM dispatcher.deliveries d JOIN dispatcher.events ev ON ev.event_id = d.event_id`;
 
 /**
- * What operators see and do with deliveries (docs/delivery.md, "Admin API"): every attempt of
- * an event, dead-lettered deliveries, and putting deliveries back in the schedule (a resend of
+ * What operators see and do with deliveries (docs/delivery.md, "Endpoints and their secrets",
+ * the admin API table): every attempt of an event, dead-lettered deliveries, and putting deliveries back in the schedule (a resend of
  * one event, or the recovery of every failed delivery to an endpoint since a time). A requeued
  * delivery starts a new round of the retry schedule at once; its earlier attempts stay.
  */

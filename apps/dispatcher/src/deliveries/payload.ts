@@ -2,7 +2,7 @@ import type { EntitlementGrantedV1 } from '@settle/messaging';
 
 /**
  * The JSON body delivered to customer endpoints for an entitlement event: the spec's payload
- * (section 2, "Event payload delivered to the customer's backend": `event_id`, `event`,
+ * (docs/spec.md, section 2, "Event payload delivered to the customer's backend": `event_id`, `event`,
  * `entitlement`, `user_id`, `expires_at`) and three fields for the customer's support and audit
  * (docs/delivery.md, "Payload"): `reference` (the settled payment), `settled_at` and
  * `access_period` (what it bought). Times are ISO 8601 UTC with milliseconds.

@@ -6,7 +6,7 @@ import { listDeliveriesQuery, pathId, resendBody } from './requests.js';
 import { DELIVERY_ADMIN } from './tokens.js';
 
 /**
- * Deliveries and their attempts (admin key required), docs/delivery.md "Admin API":
+ * Deliveries and their attempts (admin key required), docs/delivery.md, "Endpoints and their secrets" (the admin API table):
  * - `GET /v1/admin/events/{event_id}/deliveries`: every delivery of an entitlement event, with every attempt;
  * - `POST /v1/admin/events/{event_id}/resend` `{ endpoint_id? }`: send it again;
  * - `GET /v1/admin/deliveries?state=failed`: dead-lettered deliveries (any state, newest first, keyset pages).

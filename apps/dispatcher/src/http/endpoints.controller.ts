@@ -41,7 +41,7 @@ function endpointView(e: Endpoint): EndpointView {
 }
 
 /**
- * The customer's endpoints (admin key required), docs/delivery.md "Admin API":
+ * The customer's endpoints (admin key required), docs/delivery.md, "Endpoints and their secrets" (the admin API table):
  * - `POST /v1/admin/endpoints` registers one: 201 with its `secret` (`whsec_...`), shown this once;
  * - `GET /v1/admin/endpoints`, `GET /v1/admin/endpoints/{id}`;
  * - `PATCH /v1/admin/endpoints/{id}` changes `url`, `event_kinds`, `description`;

@@ -6,7 +6,7 @@ import { parseWaitMs, VerifyCheckoutCommand, type VerificationAnswer } from './v
 
 /**
  * The admin API (admin key required): `POST /v1/admin/checkouts/{reference}/reconcile` is the
- * spec's fourth automatic trigger (section 1: "an admin triggers manual reconciliation"). It
+ * spec's fourth automatic trigger (docs/spec.md, section 1: "an admin triggers manual reconciliation"). It
  * goes through the same `VerificationRequested` path as the sweeper, webhooks and the customer
  * coming back, and answers like `/verify`, waiting up to `?wait_ms=`.
  */

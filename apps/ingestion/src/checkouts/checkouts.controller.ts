@@ -16,7 +16,7 @@ import { attemptAnswer, parseWaitMs as waitMs, VerifyCheckoutCommand, type Attem
  * - `POST /v1/checkouts/{reference}/verify`: verify now (the customer is back after an
  *   out-of-band payment) and answer with the state, waiting up to `?wait_ms=` (default 5000);
  * - `POST /v1/checkouts/{reference}/attempts`: may the client start a new payment attempt?
- *   Verifies the existing reference first (spec section 1, rule 3).
+ *   Verifies the existing reference first (docs/spec.md, section 1, rule 3).
  */
 @Controller('v1/checkouts')
 @UseGuards(ApiKeyGuard)

@@ -31,8 +31,8 @@ export interface VerificationAnswer {
 
 /**
  * Verify a checkout now and wait (bounded) for the result: the customer opened the app after
- * an out-of-band payment (spec section 1, trigger 3), or a new attempt is being considered
- * (spec section 1, rule 3).
+ * an out-of-band payment (docs/spec.md, section 1, trigger 3), or a new attempt is being considered
+ * (docs/spec.md, section 1, rule 3).
  */
 export class VerifyCheckoutCommand extends Command<VerificationAnswer> {
   constructor(

@@ -65,7 +65,7 @@ export class WebhookRepository {
 
   /**
    * After a rejected signature: when the untrusted body names a known checkout, enqueue one
-   * `VerificationRequested` per distinct body (spec section 3, "Signature rejection": the raw
+   * `VerificationRequested` per distinct body (docs/spec.md, section 3, "Signature rejection": the raw
    * transaction is verified through the secure REST call).
    *
    * @returns whether a verification was requested.

@@ -2,7 +2,7 @@ import { assertNever } from '../shared/errors.js';
 import { addAccessPeriod, type AccessPeriod } from './access-period.js';
 
 /**
- * Kinds of entitlement event a customer's backend receives (spec section 6, "Events"):
+ * Kinds of entitlement event a customer's backend receives (docs/spec.md, section 6, "Events"):
  * `subscription_started` grants the named entitlement to the user the first time;
  * `subscription_renewed` extends access afterwards (and may reach the receiver first).
  */
@@ -18,7 +18,7 @@ export type EntitlementEventKind = (typeof ENTITLEMENT_EVENT_KINDS)[number];
 export interface EntitlementGranted {
   readonly type: 'EntitlementGranted';
   readonly data: {
-    /** The customer-facing idempotency key (spec section 2, `event_id`). */
+    /** The customer-facing idempotency key (docs/spec.md, section 2, `event_id`). */
     readonly eventId: string;
     readonly event: EntitlementEventKind;
     readonly userId: string;
@@ -32,7 +32,7 @@ export interface EntitlementGranted {
     readonly startsAt: number;
     /** Expiry before this grant, `null` for the first grant. */
     readonly previousExpiresAt: number | null;
-    /** `startsAt` plus the access period (spec section 2, `expires_at`), epoch ms. */
+    /** `startsAt` plus the access period (docs/spec.md, section 2, `expires_at`), epoch ms. */
     readonly expiresAt: number;
   };
 }

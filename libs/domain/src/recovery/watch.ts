@@ -78,7 +78,7 @@ export const DEFAULT_RECHECK_POLICY: RecheckPolicy = {
   limit: 30,
 };
 
-/** The spec's default policy (section 8) with the default re-check schedule. */
+/** The spec's default policy (docs/spec.md, section 8) with the default re-check schedule. */
 export const DEFAULT_RECOVERY_POLICY: RecoveryPolicy = { inactivityMs: 45_000, recheck: DEFAULT_RECHECK_POLICY };
 
 /**
@@ -164,7 +164,7 @@ export function recheckDelay(checks: number, reference: string, policy: RecheckP
 function dueAtOf(watch: Omit<Watch, 'dueAt'>, policy: RecoveryPolicy): number | null {
   if (!watch.registered || stopsAutomaticRecovery(watch.status)) return null;
   if (watch.checks === 0 || watch.lastCheckAt === null) {
-    // Spec section 8: no activity for more than 45 s. A transaction held in review waits the
+    // docs/spec.md, section 8: no activity for more than 45 s. A transaction held in review waits the
     // first re-check delay instead: the provider has just said it is still clearing.
     const window = watch.status === 'RECOVERING' ? policy.recheck.initialDelayMs : policy.inactivityMs;
     return watch.lastActivityAt + window;
@@ -242,7 +242,7 @@ export function observe(watch: Watch | null, reference: string, activity: Activi
 
 /**
  * Whether a verification is due: strictly more than the window has passed
- * (spec section 8: "more than 45 seconds").
+ * (docs/spec.md, section 8: "more than 45 seconds").
  *
  * @param now - epoch ms.
  */
@@ -251,7 +251,7 @@ export function isDue(watch: Watch, now: number): boolean {
 }
 
 /**
- * Which automatic trigger of the spec (section 1) a due watch stands for: a completed
+ * Which automatic trigger of docs/spec.md (section 1) a due watch stands for: a completed
  * checkout whose webhook never came, or any other orphaned transaction; a re-check of one held
  * in review; or, at the limit, the final re-check whose unresolved answer means manual review.
  *

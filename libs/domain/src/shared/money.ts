@@ -2,7 +2,7 @@ import { DomainError } from './errors.js';
 
 /**
  * An amount of money in the currency's minor unit (kobo, cents), as an integer.
- * Floats are never used for money (spec section 2: "Integer in the smallest currency unit").
+ * Floats are never used for money (docs/spec.md, section 2: "Integer in the smallest currency unit").
  */
 export interface Money {
   /** Integer amount in minor units; a safe integer, never a float. */

@@ -12,11 +12,11 @@ export interface AttemptDecision {
 }
 
 /**
- * Spec section 1, rule 3: before a new payment attempt is allowed, the existing reference is
+ * docs/spec.md, section 1, rule 3: before a new payment attempt is allowed, the existing reference is
  * verified first. Given the state after that verification (and its verdict, when it
  * completed in time), decides whether the client may start a new attempt:
  * - settled: no, it is paid (a new attempt would charge twice);
- * - declined: yes, a retry is safe (spec section 3, FAILED_DECLINED);
+ * - declined: yes, a retry is safe (docs/spec.md, section 3, FAILED_DECLINED);
  * - the provider has never seen a payment (not found) while PENDING: yes;
  * - still clearing: no, wait (USSD and bank transfers clear late);
  * - state mismatch or manual review: no, a person must look first;

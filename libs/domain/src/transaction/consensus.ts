@@ -3,7 +3,7 @@ import { currencyCode } from '../shared/money.js';
 import type { Expectation } from './types.js';
 import type { ProviderObservation } from './verdict.js';
 
-/** The four points of the field integrity checklist (spec section 3). */
+/** The four points of the field integrity checklist (docs/spec.md, section 3). */
 export type ConsensusCheckName = 'transaction_identity' | 'currency' | 'amount' | 'customer';
 
 /** Stable error codes, one per checklist point. */
@@ -87,7 +87,7 @@ function customerCheck(expected: Expectation, observed: ProviderObservation): Co
 }
 
 /**
- * Runs the four-point field integrity checklist (spec section 3) on one provider answer.
+ * Runs the four-point field integrity checklist (docs/spec.md, section 3) on one provider answer.
  * The amount check is exact equality in minor units (Flutterwave's own guide accepts more;
  * Settle does not), and a reported charge below the confirmed amount fails it too.
  * All four must pass before anything is written to the ledger; a bare HTTP 200 is not enough.

@@ -78,7 +78,7 @@ function manualReview(
 }
 
 /**
- * Applies the spec's transition table (section 3) and error table (section 7):
+ * Applies the spec's transition table (docs/spec.md, section 3) and error table (section 7):
  * - cleared and all four checks pass: SETTLED_CONSENSUS, entitlement unlocked;
  * - cleared but a check fails: STATE_MISMATCH, entitlement stays locked;
  * - declined: FAILED_DECLINED, entitlement locked, a new attempt is safe;

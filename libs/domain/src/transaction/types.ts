@@ -20,7 +20,7 @@ export interface CustomerIdentity {
 
 /**
  * What the checkout session expects the provider to confirm: the session initialised in the
- * SDK, the package price and the authenticated user (spec section 3, four-point checklist).
+ * SDK, the package price and the authenticated user (docs/spec.md, section 3, four-point checklist).
  */
 export interface Expectation {
   /** Provider reference of the session (Paystack: the `reference` sent at initialisation). */
@@ -45,7 +45,7 @@ export interface Expectation {
 }
 
 /**
- * Transaction states. The first four are the spec's (section 3); `STATE_MISMATCH` is the
+ * Transaction states. The first four are the spec's (docs/spec.md, section 3); `STATE_MISMATCH` is the
  * spec's "State Mismatch" outcome held as a state of its own; `MANUAL_REVIEW` is where a
  * transaction goes when the sweeper's re-checks reach their limit unresolved (see
  * docs/state-machine.md). MANUAL_REVIEW is not terminal: a later verification (an admin's
@@ -53,7 +53,7 @@ export interface Expectation {
  */
 export type TransactionStatus = 'PENDING' | 'RECOVERING' | 'MANUAL_REVIEW' | 'SETTLED_CONSENSUS' | 'FAILED_DECLINED' | 'STATE_MISMATCH';
 
-/** Entitlement status (spec section 2): Unlocked, Locked, or Held in review. */
+/** Entitlement status (docs/spec.md, section 2): Unlocked, Locked, or Held in review. */
 export type EntitlementStatus = 'LOCKED' | 'UNLOCKED' | 'HELD_IN_REVIEW';
 
 /** States after which no verification changes anything. */
@@ -64,7 +64,7 @@ export function isTerminal(status: TransactionStatus): boolean {
   return TERMINAL_STATUSES.has(status);
 }
 
-/** What made a verification start (spec section 1, "When verification starts automatically"). */
+/** What made a verification start (docs/spec.md, section 1, "When verification starts automatically"). */
 export const VERIFICATION_TRIGGERS = [
   'webhook_received',
   'webhook_signature_rejected',
@@ -76,7 +76,7 @@ export const VERIFICATION_TRIGGERS = [
   'sweeper_review_limit',
   'customer_returned',
   'admin_reconciliation',
-  /** Spec section 1, rule 3: the existing reference is verified before a new attempt. */
+  /** docs/spec.md, section 1, rule 3: the existing reference is verified before a new attempt. */
   'attempt_check',
 ] as const;
 /** One of {@link VERIFICATION_TRIGGERS}. */

@@ -32,7 +32,7 @@ export interface ProviderObservation {
 }
 
 /**
- * One normalised answer of a provider verification query (spec section 3 transition table
+ * One normalised answer of a provider verification query (docs/spec.md, section 3 transition table
  * and section 7 error table):
  * - `cleared`: funds cleared; the observation still has to pass the consensus check;
  * - `declined`: a definitive failure (card declined, bad PIN);

@@ -23,7 +23,7 @@ export const FLUTTERWAVE_SIGNATURE_HEADER = 'flutterwave-signature';
 export const FLUTTERWAVE_VERIF_HASH_MAX_LENGTH = 1024;
 
 /**
- * The `flutterwave-signature` algorithm, in ONE place because providers.md marks it
+ * The `flutterwave-signature` algorithm, in ONE place because docs/provider-facts.md marks it
  * "(unconfirmed detail)": base64 (standard alphabet, padded) of HMAC-SHA256 over the raw
  * body, keyed with the secret hash as a UTF-8 string. If Flutterwave's documentation turns
  * out to differ (another digest, hex, another key), correct this constant and, if the signed
@@ -87,7 +87,7 @@ const sha256 = (value: string): Buffer => createHash('sha256').update(value, 'ut
 
 /**
  * Verifies the legacy `verif-hash` header: it must equal one of the candidate secret hashes
- * (shared/reference/providers.md, provider C). Both sides are hashed with SHA-256 first so the
+ * (docs/provider-facts.md, Flutterwave). Both sides are hashed with SHA-256 first so the
  * constant-time comparison runs on equal lengths and leaks neither the secret's length nor a
  * common prefix. The scheme does not cover the body: a captured header authenticates any
  * body, so a webhook is only ever a trigger for verifying the transaction with Flutterwave.

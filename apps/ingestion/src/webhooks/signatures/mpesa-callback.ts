@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { assertCandidateSecrets, bytesEqual, matchAnyCandidate, SignatureConfigError } from './signature-check.js';
 
 /*
- * M-Pesa Daraja STK callbacks carry no signature (shared/reference/providers.md, mobile money).
+ * M-Pesa Daraja STK callbacks carry no signature (docs/provider-facts.md, M-Pesa).
  * The defence is a secret token as the last path segment of the callback URL, an optional
  * source-address allowlist, and ALWAYS a status query (`/mpesa/stkpushquery/v1/query`) before
  * anything is committed: a callback that passes this gate is still only a trigger.
@@ -38,7 +38,7 @@ export const MPESA_CALLBACK_MAX_BYTES = 64 * 1024;
 /**
  * A set of allowed source addresses: exact IPv4/IPv6 addresses and CIDR ranges, backed by
  * node:net `BlockList`. IPv4-mapped IPv6 sources (`::ffff:196.201.214.7`, as a dual-stack
- * socket reports IPv4 peers) match IPv4 entries. Providers.md lists no Safaricom addresses, so
+ * socket reports IPv4 peers) match IPv4 entries. docs/provider-facts.md (M-Pesa) lists no Safaricom addresses, so
  * none are built in: the entries come from configuration.
  *
  * The address checked must be the peer as the HTTP layer resolved it (with the framework's
@@ -196,7 +196,7 @@ export function verifyMpesaCallback(request: MpesaCallbackRequest, options: Mpes
  */
 export const MPESA_CHECKOUT_REQUEST_ID = /^ws_CO_[A-Za-z0-9_]{1,94}$/;
 
-/** `ResultCode`: a number in the callback (providers.md); a digit string is tolerated. */
+/** `ResultCode`: a number in the callback (docs/provider-facts.md, M-Pesa); a digit string is tolerated. */
 const resultCodeSchema = z.union([
   z.number().int().min(0),
   z

@@ -6,7 +6,7 @@ export const PAYSTACK_SIGNATURE_HEADER = 'x-paystack-signature';
 
 /**
  * Verifies Paystack's `x-paystack-signature` (hex HMAC-SHA512 of the exact raw body keyed with
- * the secret key; shared/reference/providers.md, provider A; no timestamp in the scheme) against
+ * the secret key; docs/provider-facts.md, Paystack; no timestamp in the scheme) against
  * candidate secret keys, with the same result shape as the other providers. Each candidate is
  * checked with {@link verifyPaystackSignature} (constant-time on the raw bytes), all of them.
  *

@@ -15,7 +15,7 @@ export const STRIPE_SIGNATURE_HEADER = 'stripe-signature';
 
 /**
  * Default tolerance between the signed timestamp and now, in milliseconds: 300 s, Stripe's
- * default (shared/reference/providers.md, provider B).
+ * default (docs/provider-facts.md, Stripe).
  */
 export const STRIPE_DEFAULT_TOLERANCE_MS = 300_000;
 
@@ -95,7 +95,7 @@ export function stripeV1Digest(rawBody: Buffer | string, secret: string, timesta
 }
 
 /**
- * Verifies Stripe's `Stripe-Signature` (shared/reference/providers.md, provider B) against
+ * Verifies Stripe's `Stripe-Signature` (docs/provider-facts.md, Stripe) against
  * candidate endpoint secrets.
  *
  * Accepted when ANY `v1` entry equals the HMAC under ANY candidate secret (Stripe sends one

@@ -1,0 +1,87 @@
+import { DomainError, observe, type Activity, type RecoveryPolicy, type TransactionStatus } from '@settle/domain';
+import type { BatchItem, TypedEvent } from '@settle/messaging';
+import { inTransaction, type Pool } from '@settle/platform';
+import { REQUESTED_BY } from './due-sweep.js';
+import { PartitionFencedError, type PartitionOwnership } from './partition-fencing.js';
+import type { StoredWatch, WatchStore } from './watch.store.js';
+
+/** Maps a message to the activity it stands for, or `null` when it is not activity. */
+export function activityOf(event: TypedEvent): { activity: Activity; correlationId: string } | null {
+  const at = event.payload.occurred_at;
+  const correlationId = event.payload.correlation_id;
+  switch (event.type) {
+    case 'CheckoutRegistered':
+      return { activity: { kind: 'registered', at }, correlationId };
+    case 'CheckoutCompleted':
+      return { activity: { kind: 'completed', at }, correlationId };
+    case 'ProviderWebhookReceived':
+      return { activity: { kind: 'webhook_received', at }, correlationId };
+    case 'VerificationRequested':
+      return { activity: { kind: 'verification_requested', at, bySweeper: event.payload.requested_by === REQUESTED_BY }, correlationId };
+    case 'ConsensusResult': {
+      const status = event.payload.state_after as TransactionStatus;
+      return { activity: { kind: 'outcome', at, status, changed: event.payload.state_before !== status }, correlationId };
+    }
+    default:
+      return null;
+  }
+}
+
+/** What folding activity needs. */
+export interface ActivityIntakeDeps {
+  pool: Pool;
+  store: WatchStore;
+  policy: RecoveryPolicy;
+}
+
+/**
+ * Folds batches of activity into their partitions' watches (`observe`), in one transaction
+ * fenced by the epochs of every partition they come from: one partition's batch, or the
+ * batches of one fetch merged (group commit across partitions). Waits for the latest claim
+ * first.
+ *
+ * @returns items that can never be applied (a DomainError of `observe`, such as an activity
+ *   time that is not a number), and the items of every partition this instance does not (or no
+ *   longer) own, each with a PartitionFencedError; the other partitions' items are committed.
+ * @throws PartitionFencedError when it owns none of them.
+ */
+export async function applyActivity(
+  deps: ActivityIntakeDeps,
+  ownership: PartitionOwnership,
+  items: readonly BatchItem[],
+): Promise<Array<{ index: number; error: unknown }>> {
+  await ownership.settled();
+  const partitions = [...new Set(items.map((item) => item.context.partition))].sort((a, b) => a - b);
+  const claims = ownership.claimList(partitions);
+  const seen = items.map((item) => ({ item, found: activityOf(item.event) }));
+  if (!seen.some((s) => s.found)) return [];
+  if (claims.length === 0) throw new PartitionFencedError(partitions[0]!);
+  const { held, rejected } = await inTransaction(deps.pool, async (client) => {
+    const held = new Set(await deps.store.fence(client, claims));
+    ownership.dropFenced(claims, [...held]);
+    if (held.size === 0) throw new PartitionFencedError(partitions[0]!);
+    const mine = seen.filter((s) => held.has(s.item.context.partition));
+    const references = [...new Set(mine.filter((s) => s.found).map((s) => s.item.event.payload.reference))];
+    const stored = await deps.store.lock(client, references);
+    const changed = new Map<string, StoredWatch>();
+    const rejected: Array<{ index: number; error: unknown }> = [];
+    for (const [index, { item, found }] of seen.entries()) {
+      if (!found || !held.has(item.context.partition)) continue;
+      const reference = item.event.payload.reference;
+      const current = changed.get(reference) ?? stored.get(reference) ?? null;
+      try {
+        const watch = observe(current?.watch ?? null, reference, found.activity, deps.policy);
+        changed.set(reference, { watch, partition: item.context.partition, correlationId: current?.correlationId ?? found.correlationId });
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        rejected.push({ index, error });
+      }
+    }
+    await deps.store.save(client, [...changed.values()]);
+    return { held, rejected };
+  });
+  for (const [index, { item }] of seen.entries()) {
+    if (!held.has(item.context.partition)) rejected.push({ index, error: new PartitionFencedError(item.context.partition) });
+  }
+  return rejected;
+}

@@ -1,0 +1,59 @@
+import type { KafkaMessage, Producer } from 'kafkajs';
+import type { Logger } from 'pino';
+import type { MessageContext } from './handler.js';
+import { HEADERS } from './headers.js';
+
+/** Writes one message that can never be processed to the dead-letter topic. */
+export type DeadLetterWriter = (message: KafkaMessage, context: MessageContext, error: unknown) => Promise<void>;
+
+/** Where dead-letter records go and who writes them. */
+export interface DeadLetterOptions {
+  /** Idempotent producer with acks all. */
+  producer: Producer;
+  deadLetterTopic: string;
+  /** The consumer group, named in the record's headers. */
+  groupId: string;
+  logger: Logger;
+}
+
+/**
+ * The headers of a dead-letter record: the original message's headers plus the error's code
+ * (`MESSAGE.UNPROCESSABLE` when it has none), its message (at most 1 000 characters), and the
+ * source topic, partition, offset and consumer group (docs/architecture.md, "Topics and
+ * contracts").
+ */
+export function deadLetterHeaders(message: KafkaMessage, context: MessageContext, error: unknown, groupId: string): Record<string, Buffer | string> {
+  return {
+    ...(message.headers as Record<string, Buffer>),
+    [HEADERS.dlqErrorCode]: errorCode(error),
+    [HEADERS.dlqErrorMessage]: String((error as Error).message ?? error).slice(0, 1000),
+    [HEADERS.dlqSourceTopic]: context.topic,
+    [HEADERS.dlqSourcePartition]: String(context.partition),
+    [HEADERS.dlqSourceOffset]: context.offset,
+    [HEADERS.dlqConsumerGroup]: groupId,
+  };
+}
+
+function errorCode(error: unknown): string {
+  return (error as { code?: string }).code ?? 'MESSAGE.UNPROCESSABLE';
+}
+
+/**
+ * A writer of dead-letter records: logs the failure (topic, partition, offset, reference,
+ * code), then sends the original key and bytes with {@link deadLetterHeaders} and acks all.
+ * Resolves once Kafka acknowledged the record, so the caller may then move the offset on.
+ */
+export function deadLetterWriter(options: DeadLetterOptions): DeadLetterWriter {
+  const { producer, deadLetterTopic, groupId, logger } = options;
+  return async (message, context, error) => {
+    logger.error(
+      { topic: context.topic, partition: context.partition, offset: context.offset, reference: context.key, code: errorCode(error), err: error },
+      'message sent to the dead-letter topic',
+    );
+    await producer.send({
+      topic: deadLetterTopic,
+      acks: -1,
+      messages: [{ key: message.key, value: message.value, headers: deadLetterHeaders(message, context, error, groupId) }],
+    });
+  };
+}

@@ -1,0 +1,138 @@
+import type { KafkaMessage } from 'kafkajs';
+import type { Logger } from 'pino';
+import type { AvroCodec } from './codec.js';
+import type { DeadLetterWriter } from './dead-letter.js';
+import type { BatchHandler, BatchItem, MessageContext, MessageHandler } from './handler.js';
+import { Abandoned, retryBackoff, retryInPlace } from './retry-in-place.js';
+
+/** What processing a fetched batch needs, whichever handler the loop has. */
+export interface ProcessingOptions {
+  codec: AvroCodec;
+  logger: Logger;
+  /** Which errors no retry can fix. */
+  isPermanent: (error: unknown) => boolean;
+  /** Consumer-group session time-out, milliseconds: bounds the backoff between retries. */
+  sessionTimeoutMs: number;
+}
+
+/** The current batch's liveness, from kafkajs's `eachBatch` arguments. */
+export interface BatchLiveness {
+  /** Whether the batch went stale, the consumer is stopping or the loop was stopped. */
+  stale: () => boolean;
+  heartbeat: () => Promise<void>;
+}
+
+/** A message for the dead-letter topic, with its context and the error that condemned it. */
+export interface Rejected {
+  message: KafkaMessage;
+  context: MessageContext;
+  error: unknown;
+}
+
+/** Where a fetched message came from. */
+export function contextOf(batch: { topic: string; partition: number }, message: KafkaMessage): MessageContext {
+  return {
+    topic: batch.topic,
+    partition: batch.partition,
+    offset: message.offset,
+    key: message.key?.toString('utf8') ?? null,
+    timestamp: Number(message.timestamp),
+    headers: message.headers ?? {},
+  };
+}
+
+/**
+ * Decodes and handles one message, retrying transient failures in place (heartbeating
+ * between attempts) for as long as the member keeps the partition; a permanent failure is
+ * written to the dead-letter topic.
+ *
+ * @returns `true` once the message is handled or dead-lettered (its offset may be resolved);
+ *   `false` when the retries ended because the batch went stale, the member lost the group or
+ *   the loop is stopping: the message is left unresolved, to be delivered again (to this
+ *   member or the partition's next owner), which the handlers' de-duplication makes harmless.
+ * @throws the handler's last transient error otherwise.
+ */
+export async function processMessage(
+  options: ProcessingOptions & { handle: MessageHandler; deadLetter: DeadLetterWriter },
+  message: KafkaMessage,
+  context: MessageContext,
+  liveness: BatchLiveness,
+): Promise<boolean> {
+  const { codec, logger, isPermanent } = options;
+  try {
+    await retryInPlace(
+      {
+        retryable: (error) => !isPermanent(error),
+        onRetry: (attempt) => logger.warn({ topic: context.topic, partition: context.partition, offset: context.offset, attempt }, 'retrying message'),
+        ...liveness,
+        backoff: retryBackoff(options.sessionTimeoutMs),
+      },
+      async () => options.handle(await codec.decode(message.value, message.headers as Record<string, unknown>), context),
+    );
+    return true;
+  } catch (error) {
+    const cause = error instanceof Abandoned ? error.cause : error;
+    if (!isPermanent(cause)) {
+      if (error instanceof Abandoned) return false;
+      throw error;
+    }
+    await options.deadLetter(message, context, cause);
+    return true;
+  }
+}
+
+/**
+ * Decodes a batch and hands it to the batch handler, retrying transient failures in place
+ * until the batch goes stale. Undecodable messages and the items the handler names are
+ * rejected; a handler error that `abandonBatchWhen` accepts (thrown, or named for an item)
+ * gives the whole batch up, after `abandonDelayMs` (default 1 000 ms).
+ *
+ * @returns what must go to the dead-letter topic, in offset order, or `null` when the batch
+ *   was abandoned (nothing durable happened for it that a redelivery harms).
+ * @throws a decode error that is not permanent, or the handler's last transient error.
+ */
+export async function processBatch(
+  options: ProcessingOptions & { handleBatch: BatchHandler; abandonBatchWhen?: (error: unknown) => boolean; abandonDelayMs?: number },
+  messages: readonly KafkaMessage[],
+  contexts: readonly MessageContext[],
+  liveness: BatchLiveness,
+): Promise<Rejected[] | null> {
+  const { codec, logger, isPermanent } = options;
+  const rejected: Rejected[] = [];
+  const items: BatchItem[] = [];
+  const sources: number[] = [];
+  for (const [i, message] of messages.entries()) {
+    try {
+      items.push({ event: await codec.decode(message.value, message.headers), context: contexts[i]! });
+      sources.push(i);
+    } catch (error) {
+      if (!isPermanent(error)) throw error;
+      rejected.push({ message, context: contexts[i]!, error });
+    }
+  }
+  const giveUp = options.abandonBatchWhen ?? (() => false);
+  try {
+    const failed = await retryInPlace(
+      {
+        retryable: (error) => !giveUp(error),
+        onRetry: (attempt) => logger.warn({ topic: contexts[0]!.topic, partition: contexts[0]!.partition, attempt }, 'retrying batch'),
+        ...liveness,
+        backoff: retryBackoff(options.sessionTimeoutMs),
+      },
+      async () => (items.length === 0 ? [] : options.handleBatch(items)),
+    );
+    const abandon = failed.find(({ error }) => giveUp(error));
+    if (abandon) throw abandon.error;
+    for (const { index, error } of failed) rejected.push({ message: messages[sources[index]!]!, context: items[index]!.context, error });
+  } catch (error) {
+    if (error instanceof Abandoned) return null;
+    if (giveUp(error)) {
+      logger.warn({ topic: contexts[0]!.topic, partition: contexts[0]!.partition, err: error }, 'batch given up, to be fetched again');
+      await new Promise((resolve) => setTimeout(resolve, options.abandonDelayMs ?? 1_000));
+      return null;
+    }
+    throw error;
+  }
+  rejected.sort((a, b) => Number(BigInt(a.context.offset) - BigInt(b.context.offset)));
+  return rejected;
+}
