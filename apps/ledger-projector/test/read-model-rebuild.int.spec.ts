@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEDGER_DDL, PostgresLedger, READ_MODEL_DDL, rebuildReadModels } from '@settle/ledger';
+import { LEDGER_DDL, PostgresLedger, PostgresLedgerWriter, READ_MODEL_DDL, rebuildReadModels } from '@settle/ledger';
 import { AvroCodec, Outbox, outboxDdl, topicNames, type ConsensusResultV1 } from '@settle/messaging';
 import { createLogger, createPool, migrate, type Pool } from '@settle/platform';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
@@ -26,10 +26,7 @@ beforeAll(async () => {
   const codec = AvroCodec.connect(infra.registryUrl, topics);
   await codec.registerAll(['SettlementRecorded', 'EntitlementGranted']);
   service = new ProjectionService(
-    pool,
-    new PostgresLedger(pool),
-    new Outbox('ledger', topics, codec),
-    { wake: () => undefined },
+    new PostgresLedgerWriter(pool, new PostgresLedger(pool), new Outbox('ledger', topics, codec), { wake: () => undefined }),
     createLogger('rebuild', 'fatal'),
   );
 });
