@@ -133,7 +133,7 @@ describe('the projector on an event store with the checkpointed projection', () 
     await projectHistories(service, 'pair');
     const [a, b] = [onEventStore(pool, store).projection, onEventStore(pool, store).projection];
     const counts = await Promise.all([drain(a), drain(b)]);
-    expect(counts[0]! + counts[1]!).toBe(48);
+    expect(counts[0] + counts[1]).toBe(48);
     const ids = (await published(pool)).map((m) => m.payload.event_id);
     expect(new Set(ids).size).toBe(48);
     expect(ids).toHaveLength(48);

@@ -4,14 +4,13 @@
  * results (with redeliveries and answers that changed nothing among them). Real PostgreSQL,
  * the real schema registry (the settlement outbox checks its schema), the projector's class.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEDGER_DDL, PostgresLedger, PostgresLedgerWriter, READ_MODEL_DDL, rebuildReadModels } from '@settle/ledger';
 import { AvroCodec, Outbox, outboxDdl, topicNames } from '@settle/messaging';
 import { createLogger, createPool, migrate, type Pool } from '@settle/platform';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
 import { ProjectionService } from '../src/projection.service.js';
-import { HISTORIES, projectHistories } from './fixtures.js';
+import { projectHistories } from './fixtures.js';
 
 let pool: Pool;
 let drop: () => Promise<void>;
