@@ -10,21 +10,27 @@
  *
  * Output that can be piped (events, as JSON Lines or CSV) goes to standard output and nothing
  * else does; progress bars (when standard error is a terminal) and the final summary go to
- * standard error. Environment: DATABASE_URL. Exit codes: 0 done, 1 a chain is broken or the
+ * standard error. Environment: DATABASE_URL (the read models, and the ledger on PostgreSQL),
+ * LEDGER_STORE (`postgres`, the default, or `kurrentdb` with KURRENTDB_CONNECTION_STRING: the
+ * same commands read EventStoreDB/KurrentDB; there `verify` checks the per-stream chains, the
+ * only ones that store keeps, from the start). Exit codes: 0 done, 1 a chain is broken or the
  * command failed, 2 usage error.
  */
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
 import { stringify } from 'csv-stringify/sync';
+import { ConfigError, loadLedgerStoreConfig } from '@settle/config';
 import {
   entitlementStream,
   LedgerPositionError,
-  PostgresLedger,
+  openLedgerStore,
   verifyLedger,
+  verifyStreamChains,
   READ_MODEL_DDL,
   rebuildReadModels,
   transactionStream,
+  type OpenedLedgerStore,
   type RecordedLedgerEvent,
 } from '@settle/ledger';
 import { createPool, migrate, type Pool } from '@settle/platform';
@@ -37,7 +43,8 @@ const USAGE = `usage: settle ledger <command> [options]
   export                the same as replay (auditors: --format csv)
   verify [--from <position>]
                         verify the SHA-256 chains (per stream and global); report the first break
-  rebuild-read-models   drop and rebuild read_model.transaction_status and read_model.entitlements from the ledger alone`;
+  rebuild-read-models   drop and rebuild read_model.transaction_status and read_model.entitlements from the ledger alone
+environment: DATABASE_URL; LEDGER_STORE=postgres (default) | kurrentdb with KURRENTDB_CONNECTION_STRING`;
 
 class UsageError extends Error {}
 
@@ -88,12 +95,15 @@ function time(value: string | undefined, name: string): Date | null {
   return d;
 }
 
-async function countAfter(pool: Pool, after: number): Promise<number> {
+/** Events after a position, for a progress bar's total; 0 (no bar) where the store cannot count cheaply (KurrentDB). */
+async function countAfter(pool: Pool, ledger: OpenedLedgerStore, after: number): Promise<number> {
+  if (ledger.kind !== 'postgres') return 0;
   const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM ledger.events WHERE position > $1', [after]);
   return Number(rows[0]!.n);
 }
 
-async function replay(pool: Pool, ledger: PostgresLedger, args: string[]): Promise<number> {
+async function replay(pool: Pool, opened: OpenedLedgerStore, args: string[]): Promise<number> {
+  const ledger = opened.store;
   const { values } = parseArgs({
     args,
     options: {
@@ -137,7 +147,7 @@ async function replay(pool: Pool, ledger: PostgresLedger, args: string[]): Promi
   if (stream) {
     written = await emit(await ledger.readStream(stream));
   } else {
-    const bar = progress('replay', await countAfter(pool, from));
+    const bar = progress('replay', await countAfter(pool, opened, from));
     let read = 0;
     for (let after = from; ;) {
       const page = await ledger.readAll(after, 5_000);
@@ -156,14 +166,17 @@ async function replay(pool: Pool, ledger: PostgresLedger, args: string[]): Promi
   return 0;
 }
 
-async function verify(pool: Pool, ledger: PostgresLedger, args: string[]): Promise<number> {
+async function verify(pool: Pool, opened: OpenedLedgerStore, args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { from: { type: 'string' } } });
   const from = position(values.from, 'from');
-  const bar = progress('verify', await countAfter(pool, from));
+  if (opened.kind === 'kurrentdb' && from > 0)
+    throw new UsageError('--from needs a ledger with a global chain (LEDGER_STORE=postgres); KurrentDB is verified from the start');
+  const bar = progress('verify', await countAfter(pool, opened, from));
   const started = Date.now();
   let result;
   try {
-    result = await verifyLedger(ledger, { from, onProgress: (n) => bar.update(n) });
+    const onProgress = (n: number) => bar.update(n);
+    result = opened.kind === 'postgres' ? await verifyLedger(opened.store, { from, onProgress }) : await verifyStreamChains(opened.store, { onProgress });
   } catch (error) {
     if (error instanceof LedgerPositionError) throw new UsageError(error.message);
     throw error;
@@ -180,16 +193,18 @@ async function verify(pool: Pool, ledger: PostgresLedger, args: string[]): Promi
     return 1;
   }
   process.stderr.write(
-    `verified ${checked} events after position ${from} up to the head at ${last}: both chains hold (head ${globalHash}) in ${seconds.toFixed(1)} s\n`,
+    opened.kind === 'postgres'
+      ? `verified ${checked} events after position ${from} up to the head at ${last}: both chains hold (head ${globalHash}) in ${seconds.toFixed(1)} s\n`
+      : `verified ${checked} events of KurrentDB up to position ${last}: every stream's chain holds (this store keeps no global chain) in ${seconds.toFixed(1)} s\n`,
   );
   return 0;
 }
 
-async function rebuild(pool: Pool, ledger: PostgresLedger): Promise<number> {
+async function rebuild(pool: Pool, opened: OpenedLedgerStore): Promise<number> {
   await migrate(pool, 'read_model', READ_MODEL_DDL);
-  const bar = progress('rebuild', await countAfter(pool, 0));
+  const bar = progress('rebuild', await countAfter(pool, opened, 0));
   const started = Date.now();
-  const result = await rebuildReadModels(pool, ledger, (n) => bar.update(n));
+  const result = await rebuildReadModels(pool, opened.store, (n) => bar.update(n));
   bar.stop();
   process.stderr.write(
     `rebuilt the read models from ${result.events} ledger events: ${result.rows} transaction_status rows, ${result.entitlements} entitlements rows in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
@@ -206,13 +221,21 @@ async function main(argv: string[]): Promise<number> {
   }
   if (!['replay', 'export', 'verify', 'rebuild-read-models'].includes(command)) throw new UsageError(`unknown command ${command}`);
   if (!url) throw new UsageError('set DATABASE_URL');
-  const pool = createPool(url, 2);
+  let storeConfig;
   try {
-    const ledger = new PostgresLedger(pool);
+    storeConfig = loadLedgerStoreConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+  const pool = createPool(url, 2);
+  const ledger = openLedgerStore(storeConfig, pool);
+  try {
     if (command === 'verify') return await verify(pool, ledger, args);
     if (command === 'rebuild-read-models') return await rebuild(pool, ledger);
     return await replay(pool, ledger, args);
   } finally {
+    await ledger.close();
     await pool.end();
   }
 }

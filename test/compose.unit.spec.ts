@@ -53,7 +53,10 @@ describe('docker-compose.yml', () => {
       flutterwave: 'http://provider-sandbox:3100',
       mpesa: 'http://provider-sandbox:3100',
     });
-    expect(loadProjectorConfig(env('ledger-projector')).database.url).toContain('@postgres:5432/');
+    const projector = loadProjectorConfig(env('ledger-projector'));
+    expect(projector.database.url).toContain('@postgres:5432/');
+    // The design card's event store: the projector appends to KurrentDB wherever compose runs it.
+    expect(projector.ledgerStore.kind).toBe('kurrentdb');
     expect(loadSweeperConfig(env('sweeper')).recovery.inactivityMs).toBe(45_000);
     expect(loadSandboxConfig(env('provider-sandbox')).paystack.webhookUrl).toBe('http://ingestion:3000/v1/webhooks/paystack');
     expect(loadDispatcherConfig(env('dispatcher')).http).toEqual({ host: '0.0.0.0', port: 3200 });
@@ -63,7 +66,8 @@ describe('docker-compose.yml', () => {
     for (const app of ['ingestion', 'verifier', 'ledger-projector', 'sweeper', 'dispatcher']) {
       const service = compose.services[app]!;
       expect(service.command).toEqual(['node', `dist/apps/${app}/src/main.js`]);
-      expect(Object.keys(service.depends_on ?? {}).sort()).toEqual(['kafka', 'postgres', 'schema-registry']);
+      const infrastructure = ['kafka', 'postgres', 'schema-registry', ...(app === 'ledger-projector' ? ['kurrentdb'] : [])];
+      expect(Object.keys(service.depends_on ?? {}).sort()).toEqual(infrastructure.sort());
     }
   });
 

@@ -36,25 +36,27 @@ const outcome = (reference: string, type: string, state: string, at: number): Le
   data: {
     reference,
     provider: 'paystack',
+    outcome: state,
     state,
     entitlement_status: state === 'SETTLED_CONSENSUS' ? 'UNLOCKED' : 'HELD_IN_REVIEW',
     verdict: state === 'SETTLED_CONSENSUS' ? 'cleared' : 'clearing',
     trigger: 'sweeper_orphaned',
+    provider_status: null,
+    detail: null,
     checks: [],
     expected: { amount_minor: 500_000, currency: 'NGN', user_id: 'u', entitlement: 'pro' },
+    observed: { amount_minor: null, charged_amount_minor: null, currency: null, provider_transaction_id: null },
     note: 'commas, "quotes" and\nnew lines survive',
     decided_at: at,
   },
   metadata: { correlationId: `corr-${reference}`, causationId: randomUUID() },
 });
 
-function cli(args: string[], input?: { shell: string }) {
+function cli(args: string[], input?: { shell: string }, extraEnv: NodeJS.ProcessEnv = {}) {
+  const env = { ...process.env, DATABASE_URL: url, LEDGER_STORE: 'postgres', ...extraEnv };
   const result = input
-    ? spawnSync('bash', ['-o', 'pipefail', '-c', `node ${CLI} ${args.join(' ')} ${input.shell}`], {
-        env: { ...process.env, DATABASE_URL: url },
-        encoding: 'utf8',
-      })
-    : spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: url }, encoding: 'utf8' });
+    ? spawnSync('bash', ['-o', 'pipefail', '-c', `node ${CLI} ${args.join(' ')} ${input.shell}`], { env, encoding: 'utf8' })
+    : spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8' });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -161,6 +163,10 @@ describe('settle ledger', () => {
     expect(cli(['replay', '--format', 'xml'])).toMatchObject({ code: 2, stdout: '' });
     expect(cli(['replay', '--since', 'yesterday'])).toMatchObject({ code: 2 });
     expect(cli(['frobnicate'])).toMatchObject({ code: 2 });
+    // LEDGER_STORE picks the store; KurrentDB needs its connection string, and says so.
+    const unconfigured = cli(['verify'], undefined, { LEDGER_STORE: 'kurrentdb', KURRENTDB_CONNECTION_STRING: '' });
+    expect(unconfigured).toMatchObject({ code: 2, stdout: '' });
+    expect(unconfigured.stderr).toContain('KURRENTDB_CONNECTION_STRING is required when LEDGER_STORE=kurrentdb');
   });
 
   it('rebuilds the read model from the ledger alone', async () => {

@@ -1,35 +1,64 @@
 import { loadProjectorConfig } from '@settle/config';
-import { LEDGER_DDL, PostgresLedger, READ_MODEL_DDL } from '@settle/ledger';
+import {
+  CheckpointedLedgerProjection,
+  EventStoreLedgerWriter,
+  LEDGER_DDL,
+  openLedgerStore,
+  PostgresLedgerWriter,
+  PROJECTION_CHECKPOINT_DDL,
+  READ_MODEL_DDL,
+  upsertLatestVerifications,
+  type LedgerWriter,
+} from '@settle/ledger';
 import { outboxDdl } from '@settle/messaging';
-import { defineWorker, runWorker } from '@settle/worker';
+import { defineWorker, runWorker, type ConsumerDefinition } from '@settle/worker';
 import { ProjectionService } from './projection.service.js';
 
 /**
  * The ledger projector: consumes consensus results, appends outcomes to the immutable
  * ledger (and the entitlement grants they cause), keeps the read models, and publishes
- * settlement and entitlement events through its outbox.
+ * settlement and entitlement events through its outbox. `LEDGER_STORE` picks the ledger:
+ * PostgreSQL (appends, read models and outbox in one transaction per batch) or KurrentDB
+ * (the append is the commit; a checkpointed projection of `$all` keeps the read models and
+ * fills the outbox; docs/ledger.md, "One port, two stores").
  */
 const ledgerProjector = defineWorker({
   name: 'ledger-projector',
   config: loadProjectorConfig,
   migrations: [
-    { owner: 'ledger', statements: [...LEDGER_DDL, ...outboxDdl('ledger')] },
+    // The outbox and the projection checkpoints live in the `ledger` schema whichever store holds the events.
+    { owner: 'ledger', statements: [...LEDGER_DDL, ...outboxDdl('ledger'), ...PROJECTION_CHECKPOINT_DDL] },
     { owner: 'read_model', statements: READ_MODEL_DDL },
   ],
   produces: ['SettlementRecorded', 'EntitlementGranted'],
   outboxes: [{ schema: 'ledger' }],
-  setup: ({ pool, topics, logger, outboxes }) => {
+  setup: ({ config, pool, topics, logger, outboxes }) => {
     const { outbox, relay } = outboxes.ledger;
-    const service = new ProjectionService(pool, new PostgresLedger(pool), outbox, relay, logger);
+    const opened = openLedgerStore(config.ledgerStore, pool);
+    const consumerOf = (writer: LedgerWriter): ConsumerDefinition => {
+      const service = new ProjectionService(writer, logger);
+      return {
+        topics: [topics.consensusResults],
+        handleBatch: (items) => service.handleBatch(items),
+        // One session (on PostgreSQL one lock of the ledger head) per fetch, not per partition.
+        groupCommitAcrossPartitions: true,
+      };
+    };
+    logger.info({ ledgerStore: opened.kind }, 'ledger store selected');
+    if (opened.kind === 'postgres') return { consumers: [consumerOf(new PostgresLedgerWriter(pool, opened.store, outbox, relay))] };
+    const projection = new CheckpointedLedgerProjection(pool, opened.store, outbox, relay, logger.child({ component: 'ledger-projection' }));
+    const writer = new EventStoreLedgerWriter(
+      opened.store,
+      (rows) => upsertLatestVerifications(pool, rows),
+      () => projection.wake(),
+    );
     return {
-      consumers: [
-        {
-          topics: [topics.consensusResults],
-          handleBatch: (items) => service.handleBatch(items),
-          // One transaction (one lock of the ledger head) per fetch, not per partition.
-          groupCommitAcrossPartitions: true,
-        },
-      ],
+      consumers: [consumerOf(writer)],
+      start: () => projection.start(),
+      stop: async () => {
+        await projection.stop();
+        await opened.close();
+      },
     };
   },
 });

@@ -1,39 +1,43 @@
-import { decideGrant, foldEntitlement, parseAccessPeriod, type AccessPeriod, type EntitlementEvent } from '@settle/domain';
 import {
+  decideGrant,
+  foldEntitlement,
+  parseAccessPeriod,
+  SettleError,
+  type AccessPeriod,
+  type EntitlementEvent,
+  type EntitlementGranted,
+  type ErrorKind,
+} from '@settle/domain';
+import {
+  DuplicateEventIdError,
   entitlementEventOf,
   entitlementLedgerEvent,
-  entitlementRowOf,
   entitlementStream,
   expectedAfter,
-  PostgresLedger,
+  isTransactionOutcomeType,
   transactionStream,
-  upsertEntitlements,
-  upsertLatestVerifications,
-  upsertLedgerStatuses,
-  type AppendResult,
-  type EntitlementRow,
-  type LedgerEventInput,
-  type LedgerStatusRow,
-  type PreparedAppend,
+  type LedgerSession,
+  type LedgerWriter,
+  type TransactionOutcomeEvent,
 } from '@settle/ledger';
-import {
-  Outbox,
-  OutboxRelay,
-  PermanentMessageError,
-  type BatchItem,
-  type ConsensusResultV1,
-  type MessageContext,
-  type OutboxMessage,
-  type TypedEvent,
-} from '@settle/messaging';
-import { deterministicId, inTransaction, type Logger, type Pool, type PoolClient } from '@settle/platform';
+import { PermanentMessageError, type BatchItem, type ConsensusResultV1, type MessageContext, type TypedEvent } from '@settle/messaging';
+import { deterministicId, type Logger } from '@settle/platform';
 
-/** The ledger event recorded for a consensus result that changed the state. */
-export function ledgerEventFor(result: ConsensusResultV1): LedgerEventInput {
+/**
+ * The ledger event recorded for a consensus result that changed the state (its payload is
+ * `TransactionOutcomeData`, defined once in `@settle/ledger`).
+ *
+ * @throws PermanentMessageError `LEDGER.UNKNOWN_OUTCOME_TYPE` when the result names no outcome event type.
+ */
+export function ledgerEventFor(result: ConsensusResultV1): TransactionOutcomeEvent {
+  const type = result.ledger_event_type;
+  if (type === null || !isTransactionOutcomeType(type)) {
+    throw new PermanentMessageError('LEDGER.UNKNOWN_OUTCOME_TYPE', `consensus result ${result.event_id} names no ledger outcome type (${String(type)})`);
+  }
   return {
     // Derived from the result's identity: a redelivered result appends nothing new.
     eventId: deterministicId('LedgerEvent', result.event_id),
-    type: result.ledger_event_type!,
+    type,
     data: {
       reference: result.reference,
       provider: result.provider,
@@ -58,13 +62,13 @@ export function ledgerEventFor(result: ConsensusResultV1): LedgerEventInput {
   };
 }
 
-/** A consensus result of the batch whose outcome is appended, with where it stands. */
-interface Appended {
+/** A consensus result of the batch whose outcome is in the ledger (appended now, or before). */
+interface Recorded {
   index: number;
   result: ConsensusResultV1;
-  ledgerEvent: LedgerEventInput;
-  prepared: PreparedAppend;
-  grant: { prepared: PreparedAppend; row: EntitlementRow; message: (written: AppendResult) => OutboxMessage } | null;
+  ledgerEvent: TransactionOutcomeEvent;
+  /** Appended by this batch (not a redelivery). */
+  fresh: boolean;
 }
 
 /** One result of the batch could not be granted: the batch is handled again one result at a time. */
@@ -76,41 +80,50 @@ class IsolateResults extends Error {
 }
 
 /**
- * The ledger projector, batch first: the consensus results of one Kafka batch (one partition,
- * in offset order) are projected in one PostgreSQL transaction. For each result: its
- * outcome is appended to the transaction's ledger stream at the exact expected revision (a
- * redelivery finds its event id already stored and appends nothing), the read models are
- * updated (the ledger status, a pure projection of the ledger, and the latest verification
- * answer), and `SettlementRecorded` is enqueued in the outbox, so a settlement is published if
- * and only if it was committed to the ledger.
+ * An entitlement stream moved on between reading its history and appending the grant (another
+ * projector instance granted the same user and entitlement meanwhile; possible on an event
+ * store, where streams are not locked). Transient: the batch is retried and decides again on
+ * the new history.
+ */
+export class GrantRaceError extends SettleError {
+  readonly code = 'LEDGER.GRANT_RACE';
+  readonly kind: ErrorKind = 'unavailable';
+  constructor(stream: string) {
+    super(`entitlement stream ${stream} moved on while its grant was decided; retrying`);
+    this.name = 'GrantRaceError';
+  }
+}
+
+/**
+ * The ledger projector, batch first, on any ledger store (the `LedgerWriter` port): the
+ * consensus results of one Kafka batch (one partition, in offset order) are projected in one
+ * session of the store. For each result: its outcome is appended to the transaction's ledger
+ * stream at the exact expected revision (a redelivery finds its event id already stored and
+ * appends nothing), and the verifier's latest answer is recorded. The store makes the read
+ * models and the `SettlementRecorded` message follow from what it committed (on PostgreSQL in
+ * the same transaction; on an event store through its checkpointed projection), so a
+ * settlement is published if and only if it is in the ledger.
  *
- * A settlement also records the grant it causes, in the same transaction (docs/delivery.md,
- * "Grants are ledger facts"): `EntitlementGranted` appended to the stream of the user and
- * entitlement, decided by the pure rules of `@settle/domain` on that stream's history read
- * under the stream's lock (grants of the same stream in one batch see each other in order),
- * reflected in `read_model.entitlements`, and enqueued on the entitlement-events topic keyed by
- * user.
+ * A settlement also records the grant it causes (docs/delivery.md, "Grants are ledger facts"):
+ * `EntitlementGranted` appended to the stream of the user and entitlement, decided by the pure
+ * rules of `@settle/domain` on that stream's history (read under the stream's lock where the
+ * store locks; grants of the same stream in one batch see each other in order). A settlement
+ * found already recorded is granted again only if its grant is missing (an event store that
+ * stopped between the two appends); the rules grant a reference once.
  *
- * The batch costs a fixed number of statements whatever its size: one upsert per read model,
- * one lock statement and one look-up per kind of stream, one read of the entitlement streams'
- * histories, one write of every event into the global chain (`ledger.append_batch`, under one
- * lock of the head, taken last and held only until the commit), and one outbox insert. A
- * result whose append cannot be (a wrong expected revision, an event id stored elsewhere)
+ * A result whose append cannot be (a wrong expected revision, an event id stored elsewhere)
  * fails alone, to the dead-letter topic; the rest of the batch commits.
  */
 export class ProjectionService {
   constructor(
-    private readonly pool: Pool,
-    private readonly ledger: PostgresLedger,
-    private readonly outbox: Outbox,
-    private readonly relay: Pick<OutboxRelay, 'wake'>,
+    private readonly ledger: LedgerWriter,
     private readonly logger: Logger,
   ) {}
 
   /**
    * Projects one consensus result: a batch of one.
    *
-   * @throws PermanentMessageError when its append can never be; database errors (transient).
+   * @throws PermanentMessageError when its append can never be; store errors (transient).
    */
   async handle(event: TypedEvent, context: MessageContext): Promise<void> {
     const [failed] = await this.handleBatch([{ event, context }]);
@@ -118,12 +131,13 @@ export class ProjectionService {
   }
 
   /**
-   * Projects the consensus results of one fetched batch in one transaction; resolves once
-   * committed. Other message types are ignored.
+   * Projects the consensus results of one fetched batch in one session; resolves once its
+   * effects are durable. Other message types are ignored.
    *
    * @returns the results whose append can never be (PermanentMessageError with the ledger's
    *   code), by index, for the dead-letter topic.
-   * @throws database errors (transient: the batch is retried, and redeliveries append nothing twice).
+   * @throws store errors and {@link GrantRaceError} (transient: the batch is retried, and
+   *   redeliveries append nothing twice).
    */
   async handleBatch(items: readonly BatchItem[]): Promise<Array<{ index: number; error: unknown }>> {
     // A result published twice by a relay retry may arrive twice in one batch: the later copy
@@ -139,8 +153,8 @@ export class ProjectionService {
       return await this.project(results);
     } catch (error) {
       if (!(error instanceof IsolateResults) || results.length === 1) throw error;
-      // Rare (a grant's event id stored elsewhere): one transaction per result, so the one that
-      // cannot be granted goes to the dead-letter topic with nothing of it committed.
+      // Rare (a grant's event id stored elsewhere): one session per result, so the one that
+      // cannot be granted goes to the dead-letter topic alone.
       const failed: Array<{ index: number; error: unknown }> = [];
       for (const one of results) {
         try {
@@ -156,9 +170,8 @@ export class ProjectionService {
 
   private async project(results: ReadonlyArray<{ index: number; result: ConsensusResultV1 }>): Promise<Array<{ index: number; error: unknown }>> {
     const failed: Array<{ index: number; error: unknown }> = [];
-    const appended = await inTransaction(this.pool, async (client) => {
-      await upsertLatestVerifications(
-        client,
+    const { appended, grants } = await this.ledger.session(async (session) => {
+      await session.recordLatestVerifications(
         results.map(({ result }) => ({
           reference: result.reference,
           verdict: result.verdict,
@@ -169,89 +182,64 @@ export class ProjectionService {
           decidedAt: new Date(result.occurred_at),
         })),
       );
-      const changes = results.flatMap(({ index, result }) => (result.ledger_event_type ? [{ index, result, ledgerEvent: ledgerEventFor(result) }] : []));
-      const outcomes = await this.ledger.prepareAppendsWith(
-        client,
+      const changes = results.flatMap(({ index, result }) => {
+        if (!result.ledger_event_type) return [];
+        try {
+          return [{ index, result, ledgerEvent: ledgerEventFor(result) }];
+        } catch (error) {
+          failed.push({ index, error });
+          return [];
+        }
+      });
+      const outcomes = await session.append(
         changes.map(({ result, ledgerEvent }) => ({
           streamId: transactionStream(result.reference),
           events: [ledgerEvent],
           expected: expectedAfter(result.ledger_expected_revision),
         })),
       );
-      const statuses: LedgerStatusRow[] = [];
-      const fresh: Appended[] = [];
+      const recorded: Recorded[] = [];
       for (const [i, change] of changes.entries()) {
         const outcome = outcomes[i]!;
-        if ('error' in outcome) {
-          failed.push({ index: change.index, error: new PermanentMessageError(outcome.error.code, outcome.error.message) });
-          continue;
-        }
-        statuses.push(statusRow(change.result, 'done' in outcome ? outcome.done.nextExpectedRevision : outcome.rows.at(-1)!.revision));
-        // A redelivery appends nothing: it was stored, published and granted before.
-        if (!('done' in outcome)) fresh.push({ ...change, prepared: outcome, grant: null });
+        if (outcome.status === 'rejected') failed.push({ index: change.index, error: new PermanentMessageError(outcome.error.code, outcome.error.message) });
+        else recorded.push({ ...change, fresh: outcome.status === 'appended' });
       }
-      await upsertLedgerStatuses(client, statuses);
-      await this.prepareGrants(
-        client,
-        fresh.filter((a) => a.result.outcome === 'SETTLED_CONSENSUS'),
+      const granted = await this.grant(
+        session,
+        recorded.filter((r) => r.result.outcome === 'SETTLED_CONSENSUS'),
       );
-      await upsertEntitlements(
-        client,
-        fresh.flatMap((a) => (a.grant ? [a.grant.row] : [])),
-      );
-
-      // Everything above needs only the streams' locks. From here to the commit the global head
-      // is locked (every append waits for it): only the chain's write and the outbox remain.
-      const written = await this.ledger.writePreparedMany(
-        client,
-        fresh.flatMap((a) => (a.grant ? [a.prepared, a.grant.prepared] : [a.prepared])),
-      );
-      const messages: OutboxMessage[] = [];
-      let next = 0;
-      for (const a of fresh) {
-        const settled = written[next++]!;
-        if (a.grant) messages.push(a.grant.message(written[next++]!));
-        messages.push(settlementMessage(a.result, settled));
-      }
-      await this.outbox.enqueue(client, messages);
-      return fresh;
+      return { appended: recorded.filter((r) => r.fresh), grants: granted };
     });
-    if (appended.length > 0) this.relay.wake();
-    for (const a of appended) {
-      this.logger.info({ reference: a.result.reference, outcome: a.result.outcome }, 'outcome committed to the ledger');
-      if (a.grant) {
-        const d = a.grant.row;
-        this.logger.info(
-          { reference: a.result.reference, userId: d.userId, entitlement: d.entitlement, event: d.lastEvent, expiresAt: d.expiresAt },
-          'entitlement granted',
-        );
-      }
+    for (const a of appended) this.logger.info({ reference: a.result.reference, outcome: a.result.outcome }, 'outcome committed to the ledger');
+    for (const { reference, grant } of grants) {
+      const d = grant.data;
+      this.logger.info({ reference, userId: d.userId, entitlement: d.entitlement, event: d.event, expiresAt: new Date(d.expiresAt) }, 'entitlement granted');
     }
     return failed;
   }
 
   /**
-   * Decides the grant each settlement causes and prepares its append: locks the entitlement
-   * streams, reads their histories under the locks, and decides the settlements in batch
-   * order, each on its stream's history plus the grants decided before it. Nothing for a
-   * checkout that bought no access period (registered before they existed), for a period
+   * Decides and appends the grant each settlement causes: reads the entitlement streams'
+   * histories (locked where the store locks), decides the settlements in batch order, each on
+   * its stream's history plus the grants decided before it, and appends the grants. Nothing
+   * for a checkout that bought no access period (registered before they existed), for a period
    * that breaks the rules (an alert), or for a reference already granted.
    *
+   * @returns the grants appended.
    * @throws IsolateResults when a grant's event id is stored elsewhere (never, but then the
-   *   batch is handled one result at a time and that settlement goes to the dead-letter topic).
+   *   batch is handled one result at a time and that settlement goes to the dead-letter topic);
+   *   GrantRaceError when an entitlement stream moved on meanwhile (transient).
    */
-  private async prepareGrants(client: PoolClient, settlements: Appended[]): Promise<void> {
+  private async grant(session: LedgerSession, settlements: readonly Recorded[]): Promise<Array<{ reference: string; grant: EntitlementGranted }>> {
     const wanted = settlements.flatMap((a) => {
-      const accessPeriod = this.accessPeriodOf(a.result);
+      const accessPeriod = this.accessPeriodOf(a.result, a.fresh);
       return accessPeriod ? [{ a, accessPeriod, stream: entitlementStream(a.result.user_id, a.result.entitlement) }] : [];
     });
-    if (wanted.length === 0) return;
-    const streams = wanted.map((w) => w.stream);
-    const locked = await this.ledger.lockStreams(client, streams);
+    if (wanted.length === 0) return [];
     const histories = new Map<string, EntitlementEvent[]>(
-      [...(await this.ledger.readStreamsWith(client, streams))].map(([id, events]) => [id, events.map(entitlementEventOf)]),
+      [...(await session.readStreams(wanted.map((w) => w.stream)))].map(([id, events]) => [id, events.map(entitlementEventOf)]),
     );
-    const grants = wanted.flatMap(({ a, accessPeriod, stream }) => {
+    const decided = wanted.flatMap(({ a, accessPeriod, stream }) => {
       const settlementEventId = a.ledgerEvent.eventId;
       const history = histories.get(stream)!;
       const state = foldEntitlement(history);
@@ -271,51 +259,37 @@ export class ProjectionService {
       )[0];
       if (!granted) return [];
       history.push(granted);
-      return [{ a, stream, state, ledgerEvent: entitlementLedgerEvent(granted, { settlementEventId, correlationId: a.result.correlation_id }) }];
-    });
-    const stored = await this.ledger.findStoredEvents(
-      client,
-      grants.map((g) => g.ledgerEvent.eventId),
-    );
-    for (const { a, stream, state, ledgerEvent } of grants) {
-      const outcome = this.ledger.prepareOn(locked, stored, { streamId: stream, events: [ledgerEvent], expected: expectedAfter(state.grants) });
-      if ('error' in outcome) throw new IsolateResults();
-      if ('done' in outcome) continue;
-      const d = ledgerEvent.data;
-      a.grant = {
-        prepared: outcome,
-        row: entitlementRowOf({ data: d, revision: outcome.rows.at(-1)!.revision }),
-        message: (written) => ({
-          type: 'EntitlementGranted',
-          key: d.user_id,
-          causationId: a.ledgerEvent.eventId,
-          payload: {
-            event_id: d.event_id,
-            occurred_at: a.result.occurred_at,
-            correlation_id: a.result.correlation_id,
-            reference: d.reference,
-            event: d.event,
-            user_id: d.user_id,
-            entitlement: d.entitlement,
-            expires_at: d.expires_at,
-            previous_expires_at: d.previous_expires_at,
-            starts_at: d.starts_at,
-            settled_at: d.settled_at,
-            access_period: d.access_period,
-            ledger_stream: stream,
-            ledger_revision: written.nextExpectedRevision,
-            ledger_position: written.positions[0]!,
+      return [
+        {
+          reference: a.result.reference,
+          stream,
+          grant: granted,
+          append: {
+            streamId: stream,
+            events: [entitlementLedgerEvent(granted, { settlementEventId, correlationId: a.result.correlation_id })],
+            expected: expectedAfter(state.grants),
           },
-        }),
-      };
+        },
+      ];
+    });
+    const outcomes = await session.append(decided.map((d) => d.append));
+    const appended: Array<{ reference: string; grant: EntitlementGranted }> = [];
+    for (const [i, d] of decided.entries()) {
+      const outcome = outcomes[i]!;
+      if (outcome.status === 'rejected') {
+        if (outcome.error instanceof DuplicateEventIdError) throw new IsolateResults();
+        throw new GrantRaceError(d.stream);
+      }
+      if (outcome.status === 'appended') appended.push({ reference: d.reference, grant: d.grant });
     }
+    return appended;
   }
 
-  /** The access period a settlement bought, or `null` (logged) when it grants nothing. */
-  private accessPeriodOf(result: ConsensusResultV1): AccessPeriod | null {
+  /** The access period a settlement bought, or `null` (logged once, when first recorded) when it grants nothing. */
+  private accessPeriodOf(result: ConsensusResultV1, fresh: boolean): AccessPeriod | null {
     const log = this.logger.child({ reference: result.reference });
     if (result.access_period === null) {
-      log.warn('settled without an access period (registered before they existed): no entitlement granted');
+      if (fresh) log.warn('settled without an access period (registered before they existed): no entitlement granted');
       return null;
     }
     try {
@@ -323,53 +297,13 @@ export class ProjectionService {
     } catch (error) {
       // Registrations are checked at the API and by the verifier, so this is a contract breach.
       // The settlement is the money truth and is recorded; the grant is not, loudly.
-      log.error(
-        { alert: 'SETTLE_GRANT_NOT_RECORDED', accessPeriod: result.access_period, err: error },
-        'settled with an invalid access period: the settlement is recorded, no entitlement granted; check the registration',
-      );
+      if (fresh) {
+        log.error(
+          { alert: 'SETTLE_GRANT_NOT_RECORDED', accessPeriod: result.access_period, err: error },
+          'settled with an invalid access period: the settlement is recorded, no entitlement granted; check the registration',
+        );
+      }
       return null;
     }
   }
-}
-
-/** The ledger-status row of a result whose outcome stands at `revision` of its stream. */
-function statusRow(result: ConsensusResultV1, revision: number): LedgerStatusRow {
-  return {
-    reference: result.reference,
-    provider: result.provider,
-    state: result.state_after,
-    entitlementStatus: result.entitlement_status,
-    amountMinor: result.amount_minor,
-    currency: result.currency,
-    checks: result.checks.length > 0 ? result.checks : null,
-    lastVerdict: result.verdict,
-    lastTrigger: result.trigger,
-    ledgerRevision: revision,
-    updatedAt: new Date(result.occurred_at),
-  };
-}
-
-/** The `SettlementRecorded` message of an outcome written to the ledger. */
-function settlementMessage(result: ConsensusResultV1, settled: AppendResult): OutboxMessage {
-  return {
-    type: 'SettlementRecorded',
-    causationId: result.event_id,
-    payload: {
-      event_id: deterministicId('SettlementRecorded', result.event_id),
-      occurred_at: result.occurred_at,
-      correlation_id: result.correlation_id,
-      reference: result.reference,
-      provider: result.provider,
-      outcome: result.outcome,
-      state: result.state_after,
-      entitlement_status: result.entitlement_status,
-      user_id: result.user_id,
-      entitlement: result.entitlement,
-      amount_minor: result.amount_minor,
-      currency: result.currency,
-      ledger_stream: transactionStream(result.reference),
-      ledger_revision: settled.nextExpectedRevision,
-      ledger_position: settled.positions[0]!,
-    },
-  };
 }

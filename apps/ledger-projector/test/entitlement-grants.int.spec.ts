@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entitlementStream, findEntitlements, LEDGER_DDL, PostgresLedger, READ_MODEL_DDL, verifyLedger } from '@settle/ledger';
+import { entitlementStream, findEntitlements, LEDGER_DDL, PostgresLedger, PostgresLedgerWriter, READ_MODEL_DDL, verifyLedger } from '@settle/ledger';
 import { AvroCodec, Outbox, outboxDdl, topicNames, type ConsensusResultV1, type EntitlementGrantedV1 } from '@settle/messaging';
 import { createLogger, createPool, migrate, type Pool } from '@settle/platform';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
@@ -33,7 +33,8 @@ afterAll(async () => {
   await drop?.();
 });
 
-const projector = () => new ProjectionService(pool, new PostgresLedger(pool), outbox, { wake: () => undefined }, createLogger('grants', 'fatal'));
+const projector = () =>
+  new ProjectionService(new PostgresLedgerWriter(pool, new PostgresLedger(pool), outbox, { wake: () => undefined }), createLogger('grants', 'fatal'));
 
 /** Projects one result (a batch of one), as the consumer loop hands it over. */
 async function project(service: ProjectionService, payload: ConsensusResultV1): Promise<void> {

@@ -4,13 +4,13 @@
  * results (with redeliveries and answers that changed nothing among them). Real PostgreSQL,
  * the real schema registry (the settlement outbox checks its schema), the projector's class.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEDGER_DDL, PostgresLedger, READ_MODEL_DDL, rebuildReadModels } from '@settle/ledger';
-import { AvroCodec, Outbox, outboxDdl, topicNames, type ConsensusResultV1 } from '@settle/messaging';
+import { LEDGER_DDL, PostgresLedger, PostgresLedgerWriter, READ_MODEL_DDL, rebuildReadModels } from '@settle/ledger';
+import { AvroCodec, Outbox, outboxDdl, topicNames } from '@settle/messaging';
 import { createLogger, createPool, migrate, type Pool } from '@settle/platform';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
 import { ProjectionService } from '../src/projection.service.js';
+import { projectHistories } from './fixtures.js';
 
 let pool: Pool;
 let drop: () => Promise<void>;
@@ -26,10 +26,7 @@ beforeAll(async () => {
   const codec = AvroCodec.connect(infra.registryUrl, topics);
   await codec.registerAll(['SettlementRecorded', 'EntitlementGranted']);
   service = new ProjectionService(
-    pool,
-    new PostgresLedger(pool),
-    new Outbox('ledger', topics, codec),
-    { wake: () => undefined },
+    new PostgresLedgerWriter(pool, new PostgresLedger(pool), new Outbox('ledger', topics, codec), { wake: () => undefined }),
     createLogger('rebuild', 'fatal'),
   );
 });
@@ -39,77 +36,12 @@ afterAll(async () => {
   await drop?.();
 });
 
-let clock = 1_800_000_000_000;
-
-/** A consensus result as the verifier publishes it. */
-function result(
-  reference: string,
-  step: { verdict: string; before: string; after: string; ledger: string | null; revision: number; entitlement: string },
-): ConsensusResultV1 {
-  clock += 1_000;
-  const settled = step.after === 'SETTLED_CONSENSUS';
-  return {
-    event_id: randomUUID(),
-    occurred_at: clock,
-    correlation_id: `corr-${reference}`,
-    causation_id: randomUUID(),
-    reference,
-    provider: 'paystack',
-    trigger: 'sweeper_orphaned',
-    verdict: step.verdict,
-    provider_status: step.verdict === 'clearing' ? 'ongoing' : null,
-    detail: null,
-    outcome: step.ledger ? (step.after as ConsensusResultV1['outcome']) : 'UNCHANGED',
-    ledger_event_type: step.ledger,
-    ledger_expected_revision: step.revision,
-    state_before: step.before,
-    state_after: step.after,
-    entitlement_status: step.entitlement,
-    checks: settled ? [{ check: 'amount', passed: true, code: null, expected: '500000', observed: '500000' }] : [],
-    amount_minor: 500_000,
-    currency: 'NGN',
-    user_id: `user-${reference}`,
-    entitlement: 'pro',
-    observed_amount_minor: settled ? 500_000 : null,
-    charged_amount_minor: null,
-    observed_currency: settled ? 'NGN' : null,
-    provider_transaction_id: null,
-    access_period: 'P1M',
-  };
-}
-
-const HISTORIES = {
-  settledAfterReview: [
-    { verdict: 'clearing', before: 'PENDING', after: 'RECOVERING', ledger: 'PaymentHeldInReview', revision: 0, entitlement: 'HELD_IN_REVIEW' },
-    { verdict: 'clearing', before: 'RECOVERING', after: 'RECOVERING', ledger: null, revision: 1, entitlement: 'HELD_IN_REVIEW' },
-    { verdict: 'cleared', before: 'RECOVERING', after: 'SETTLED_CONSENSUS', ledger: 'TransactionSettled', revision: 1, entitlement: 'UNLOCKED' },
-  ],
-  declined: [{ verdict: 'declined', before: 'PENDING', after: 'FAILED_DECLINED', ledger: 'PaymentDeclined', revision: 0, entitlement: 'LOCKED' }],
-  manualReview: [
-    { verdict: 'clearing', before: 'PENDING', after: 'RECOVERING', ledger: 'PaymentHeldInReview', revision: 0, entitlement: 'HELD_IN_REVIEW' },
-    { verdict: 'unreachable', before: 'RECOVERING', after: 'MANUAL_REVIEW', ledger: 'ManualReviewRequired', revision: 1, entitlement: 'HELD_IN_REVIEW' },
-  ],
-  neverSeen: [{ verdict: 'not_found', before: 'PENDING', after: 'PENDING', ledger: null, revision: 0, entitlement: 'LOCKED' }],
-} as const;
-
 const snapshot = async (table: string) =>
   (await pool.query(`SELECT * FROM read_model.${table} ORDER BY ${table === 'entitlements' ? 'user_id, entitlement' : 'reference'}`)).rows;
 
 describe('read model rebuilt from the ledger alone', () => {
   it('equals the live read model, row for row', async () => {
-    const context = { topic: 't', partition: 0, offset: '0', key: null, timestamp: 0, headers: {} };
-    let n = 0;
-    for (const [name, steps] of Object.entries(HISTORIES)) {
-      for (let i = 0; i < 8; i++) {
-        const reference = `ref_${name}_${i}`;
-        for (const step of steps) {
-          const payload = result(reference, step);
-          await service.handle({ type: 'ConsensusResult', payload }, context);
-          // Every other result is redelivered, as Kafka may after a crash.
-          if (n++ % 2 === 0) await service.handle({ type: 'ConsensusResult', payload }, context);
-        }
-      }
-    }
+    await projectHistories(service);
     // Exactly once: redelivered results appended nothing and published nothing twice. The 8
     // settlements each granted their user's entitlement once (8 more ledger events).
     const count = async (sql: string) => (await pool.query<{ n: number }>(sql)).rows[0]!.n;

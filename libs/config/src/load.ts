@@ -1,5 +1,19 @@
 import { z } from 'zod';
-import { ingestionEnv, projectorEnv, sandboxEnv, sharedEnv, sweeperEnv, dispatcherEnv, toShared, toWorker, verifierEnv, type WorkerConfig } from './schema.js';
+import {
+  ingestionEnv,
+  ledgerStoreEnv,
+  projectorEnv,
+  toLedgerStore,
+  type LedgerStoreConfig,
+  sandboxEnv,
+  sharedEnv,
+  sweeperEnv,
+  dispatcherEnv,
+  toShared,
+  toWorker,
+  verifierEnv,
+  type WorkerConfig,
+} from './schema.js';
 import type { Secret } from './secret.js';
 
 /** Configuration is invalid. Lists the offending variables, never their values. */
@@ -87,9 +101,15 @@ export function loadVerifierConfig(env: NodeJS.ProcessEnv = process.env) {
 }
 export type VerifierConfig = ReturnType<typeof loadVerifierConfig>;
 
-/** Ledger projector configuration. @throws ConfigError */
-export function loadProjectorConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
-  return toWorker(parse(projectorEnv, env));
+/** Ledger projector configuration: a worker's, plus where the ledger lives. @throws ConfigError */
+export function loadProjectorConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig & { ledgerStore: LedgerStoreConfig } {
+  const e = parse(projectorEnv, env);
+  return { ...toWorker(e), ledgerStore: toLedgerStore(e) };
+}
+
+/** Where the ledger lives (`LEDGER_STORE`, `KURRENTDB_CONNECTION_STRING`), for the ops command line. @throws ConfigError */
+export function loadLedgerStoreConfig(env: NodeJS.ProcessEnv = process.env): LedgerStoreConfig {
+  return toLedgerStore(parse(ledgerStoreEnv, env));
 }
 export type ProjectorConfig = ReturnType<typeof loadProjectorConfig>;
 

@@ -5,6 +5,7 @@ import {
   ConfigError,
   loadDispatcherConfig,
   loadIngestionConfig,
+  loadLedgerStoreConfig,
   loadProjectorConfig,
   loadSandboxConfig,
   loadSweeperConfig,
@@ -100,6 +101,25 @@ describe('configuration', () => {
       expect(error).toBeInstanceOf(ConfigError);
       expect((error as ConfigError).problems.map((p) => p.split(':')[0]).sort()).toEqual(['DATABASE_POOL_SIZE', 'WORKER_PARTITIONS_CONCURRENCY']);
     }
+  });
+
+  it('keeps the ledger on PostgreSQL unless LEDGER_STORE names KurrentDB, whose connection string it then requires and hides', () => {
+    expect(loadProjectorConfig(base).ledgerStore).toEqual({ kind: 'postgres' });
+    expect(loadLedgerStoreConfig({})).toEqual({ kind: 'postgres' });
+    const connection = 'kurrentdb://admin:changeit@127.0.0.1:2113?tls=false';
+    const onKurrent = loadProjectorConfig({ ...base, LEDGER_STORE: 'kurrentdb', KURRENTDB_CONNECTION_STRING: connection }).ledgerStore;
+    expect(onKurrent.kind).toBe('kurrentdb');
+    if (onKurrent.kind !== 'kurrentdb') return;
+    expect(onKurrent.connectionString.reveal()).toBe(connection);
+    expect(JSON.stringify(onKurrent)).not.toContain('changeit');
+    try {
+      loadLedgerStoreConfig({ LEDGER_STORE: 'kurrentdb' });
+      throw new Error('expected a ConfigError');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems).toEqual(['KURRENTDB_CONNECTION_STRING: KURRENTDB_CONNECTION_STRING is required when LEDGER_STORE=kurrentdb']);
+    }
+    expect(() => loadProjectorConfig({ ...base, LEDGER_STORE: 'mongodb' })).toThrow(ConfigError);
   });
 
   it('retries sandbox webhooks four times unless told otherwise', () => {

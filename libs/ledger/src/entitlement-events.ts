@@ -1,5 +1,7 @@
-import { ENTITLEMENT_EVENT_KINDS, type AccessPeriod, type EntitlementEvent, type EntitlementEventKind, type EntitlementGranted } from '@settle/domain';
+import { ENTITLEMENT_EVENT_KINDS, type AccessPeriod, type EntitlementEvent, type EntitlementGranted } from '@settle/domain';
+import { z } from 'zod';
 import type { LedgerEventInput, RecordedLedgerEvent } from './ledger.port.js';
+import { LedgerEventShapeError } from './transaction-outcome-event.js';
 
 /** Prefix (category) of the entitlement streams. */
 export const ENTITLEMENT_STREAM_CATEGORY = 'entitlement';
@@ -23,23 +25,39 @@ export function parseEntitlementStream(streamId: string): { userId: string; enti
  * The `data` of an `EntitlementGranted` ledger event: the grant as the customer's payload
  * states it (docs/spec.md, section 2), times as ISO 8601 UTC strings with milliseconds, plus what an
  * auditor needs to trace it (the period bought, where it started, the settlement behind it).
+ * The one definition of the payload: the projector writes it, the read model and the
+ * entitlement outbox read it. Unknown extra fields are kept.
  */
-export type EntitlementGrantedData = {
+export const entitlementGrantedData = z.looseObject({
   /** The grant's ledger event id, also the customer-facing `event_id`. */
-  event_id: string;
-  event: EntitlementEventKind;
-  user_id: string;
-  entitlement: string;
+  event_id: z.string().min(1),
+  event: z.enum(ENTITLEMENT_EVENT_KINDS),
+  user_id: z.string(),
+  entitlement: z.string(),
   /** Reference of the settled payment. */
-  reference: string;
-  access_period: string;
-  settled_at: string;
-  starts_at: string;
-  previous_expires_at: string | null;
-  expires_at: string;
+  reference: z.string().min(1),
+  access_period: z.string().min(1),
+  settled_at: z.iso.datetime(),
+  starts_at: z.iso.datetime(),
+  previous_expires_at: z.iso.datetime().nullable(),
+  expires_at: z.iso.datetime(),
   /** Ledger event id of the settlement (`TransactionSettled`) that caused the grant. */
-  settlement_event_id: string;
-};
+  settlement_event_id: z.string().min(1),
+});
+
+/** See {@link entitlementGrantedData}. */
+export type EntitlementGrantedData = z.infer<typeof entitlementGrantedData>;
+
+/**
+ * The typed data of a stored `EntitlementGranted`.
+ *
+ * @throws LedgerEventShapeError when the event is not a well-formed grant (not written by the projector).
+ */
+export function entitlementGrantedOf(event: Pick<RecordedLedgerEvent, 'type' | 'data' | 'eventId' | 'position'>): EntitlementGrantedData {
+  const parsed = entitlementGrantedData.safeParse(event.data);
+  if (event.type !== 'EntitlementGranted' || !parsed.success) throw new LedgerEventShapeError(event.eventId, event.position, 'an entitlement grant');
+  return parsed.data;
+}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -73,37 +91,23 @@ export function entitlementLedgerEvent(
  * fact is taken as it was recorded (its access period is not checked again against today's
  * rules: the ledger never changes its mind).
  *
- * @throws Error when the event is not a well-formed grant (not written by the projector).
+ * @throws LedgerEventShapeError when the event is not a well-formed grant (not written by the projector).
  */
 export function entitlementEventOf(event: Pick<RecordedLedgerEvent, 'type' | 'data' | 'eventId' | 'position'>): EntitlementEvent {
-  const d = event.data as Partial<EntitlementGrantedData>;
-  const ms = (text: unknown) => (typeof text === 'string' ? Date.parse(text) : Number.NaN);
-  const times = [ms(d.settled_at), ms(d.starts_at), ms(d.expires_at)];
-  if (
-    event.type !== 'EntitlementGranted' ||
-    typeof d.event_id !== 'string' ||
-    !(ENTITLEMENT_EVENT_KINDS as readonly unknown[]).includes(d.event) ||
-    typeof d.user_id !== 'string' ||
-    typeof d.entitlement !== 'string' ||
-    typeof d.reference !== 'string' ||
-    typeof d.access_period !== 'string' ||
-    times.some(Number.isNaN)
-  ) {
-    throw new Error(`ledger event ${event.eventId} at position ${event.position} is not an entitlement grant`);
-  }
+  const d = entitlementGrantedOf(event);
   return {
     type: 'EntitlementGranted',
     data: {
       eventId: d.event_id,
-      event: d.event as EntitlementEventKind,
+      event: d.event,
       userId: d.user_id,
       entitlement: d.entitlement,
       reference: d.reference,
       accessPeriod: d.access_period as AccessPeriod,
-      settledAt: times[0]!,
-      startsAt: times[1]!,
-      previousExpiresAt: d.previous_expires_at ? Date.parse(d.previous_expires_at) : null,
-      expiresAt: times[2]!,
+      settledAt: Date.parse(d.settled_at),
+      startsAt: Date.parse(d.starts_at),
+      previousExpiresAt: d.previous_expires_at === null ? null : Date.parse(d.previous_expires_at),
+      expiresAt: Date.parse(d.expires_at),
     },
   };
 }

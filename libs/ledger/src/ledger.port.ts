@@ -5,6 +5,7 @@
  * and appending event ids that are already in the stream at the expected revision is a
  * no-op (idempotent append).
  */
+import { SettleError, type ErrorKind } from '@settle/domain';
 
 /** An event to append. */
 export interface LedgerEventInput {
@@ -66,8 +67,9 @@ export interface AppendResult {
 }
 
 /** The stream's revision is not the one expected (optimistic concurrency). */
-export class WrongExpectedRevisionError extends Error {
+export class WrongExpectedRevisionError extends SettleError {
   readonly code = 'LEDGER.WRONG_EXPECTED_REVISION';
+  readonly kind: ErrorKind = 'conflict';
   constructor(
     readonly streamId: string,
     readonly expected: ExpectedRevision,
@@ -79,8 +81,9 @@ export class WrongExpectedRevisionError extends Error {
 }
 
 /** An event id is already stored elsewhere (another stream or another revision). */
-export class DuplicateEventIdError extends Error {
+export class DuplicateEventIdError extends SettleError {
   readonly code = 'LEDGER.DUPLICATE_EVENT_ID';
+  readonly kind: ErrorKind = 'conflict';
   constructor(readonly eventId: string) {
     super(`Event ${eventId} is already stored at another place`);
     this.name = 'DuplicateEventIdError';
@@ -161,11 +164,6 @@ export function pollingSubscription(
       await loop;
     },
   };
-}
-
-/** Ledger stream of a transaction. */
-export function transactionStream(reference: string): string {
-  return `transaction-${reference}`;
 }
 
 /** Converts "number of events already in the stream" to an {@link ExpectedRevision}. */

@@ -12,6 +12,7 @@ import {
   type RecordedLedgerEvent,
   type SubscribeOptions,
 } from './ledger.port.js';
+import type { StreamAppend } from './ledger-writer.port.js';
 
 /** Role that may append to the ledger and read it, and nothing else (see {@link LEDGER_DDL}). */
 export const LEDGER_WRITER_ROLE = 'settle_ledger_writer';
@@ -149,13 +150,6 @@ export const LEDGER_DDL: readonly string[] = [
   `GRANT SELECT, INSERT, UPDATE ON ledger.streams TO ${LEDGER_WRITER_ROLE}`,
   `GRANT SELECT, UPDATE ON ledger.head TO ${LEDGER_WRITER_ROLE}`,
 ];
-
-/** One stream's append of a batch (see {@link PostgresLedger.prepareAppendsWith}). */
-export interface StreamAppend {
-  streamId: string;
-  events: readonly LedgerEventInput[];
-  expected: ExpectedRevision;
-}
 
 /** What preparing one append of a batch gave: the append to write, nothing to write, or why it cannot be. */
 export type PreparedOutcome = PreparedAppend | { done: AppendResult } | { error: WrongExpectedRevisionError | DuplicateEventIdError };

@@ -1,6 +1,6 @@
 import { inTransaction, type Pool, type PoolClient } from '@settle/platform';
-import { parseEntitlementStream, type EntitlementGrantedData } from './entitlement-events.js';
-import type { LedgerStore, RecordedLedgerEvent } from './ledger.port.js';
+import type { LedgerStore } from './ledger.port.js';
+import { readModelRowsOf, type EntitlementRow, type LedgerStatusRow } from './ledger-projection.js';
 
 /**
  * Read models kept by the ledger projector:
@@ -53,24 +53,6 @@ export const READ_MODEL_DDL: readonly string[] = [
      PRIMARY KEY (user_id, entitlement)
    )`,
 ];
-
-/** One row of `read_model.transaction_status` (a ledger projection). */
-export interface LedgerStatusRow {
-  reference: string;
-  provider: string;
-  state: string;
-  entitlementStatus: string;
-  amountMinor: number;
-  currency: string;
-  checks: unknown[] | null;
-  /** Verdict and trigger of the verification behind the latest ledger entry. */
-  lastVerdict: string | null;
-  lastTrigger: string | null;
-  /** Revision of the last ledger event reflected here. */
-  ledgerRevision: number;
-  /** When the latest ledger entry's outcome was decided. */
-  updatedAt: Date;
-}
 
 /**
  * Upserts ledger-status rows in one statement (a consumer batch, a rebuild page), each unless a
@@ -168,83 +150,6 @@ export async function upsertLatestVerifications(client: PoolClient | Pool, rows:
 }
 
 /**
- * The ledger-status row a ledger event stands for. Ledger events written by the projector
- * carry everything the row needs (see apps/ledger-projector, `ledgerEventFor`).
- *
- * @throws Error when the event lacks a field the row needs (not a projector-written event).
- */
-export function ledgerStatusOf(event: RecordedLedgerEvent): LedgerStatusRow {
-  const d = event.data as {
-    reference?: string;
-    provider?: string;
-    state?: string;
-    entitlement_status?: string;
-    checks?: unknown[];
-    verdict?: string;
-    trigger?: string;
-    expected?: { amount_minor?: number; currency?: string };
-    decided_at?: number;
-  };
-  if (
-    !d.reference ||
-    !d.provider ||
-    !d.state ||
-    !d.entitlement_status ||
-    d.expected?.amount_minor === undefined ||
-    !d.expected.currency ||
-    d.decided_at === undefined
-  ) {
-    throw new Error(`ledger event ${event.eventId} at position ${event.position} is not a transaction outcome`);
-  }
-  return {
-    reference: d.reference,
-    provider: d.provider,
-    state: d.state,
-    entitlementStatus: d.entitlement_status,
-    amountMinor: d.expected.amount_minor,
-    currency: d.expected.currency,
-    checks: d.checks && d.checks.length > 0 ? d.checks : null,
-    lastVerdict: d.verdict ?? null,
-    lastTrigger: d.trigger ?? null,
-    ledgerRevision: event.revision,
-    updatedAt: new Date(d.decided_at),
-  };
-}
-
-/** One row of `read_model.entitlements` (a projection of the entitlement streams). */
-export interface EntitlementRow {
-  userId: string;
-  entitlement: string;
-  /** Current access expiry. */
-  expiresAt: Date;
-  /** Grants so far (the stream's length). */
-  grants: number;
-  lastEventId: string;
-  lastEvent: string;
-  lastReference: string;
-  /** Revision of the last grant reflected here. */
-  ledgerRevision: number;
-  /** When the last grant's payment settled. */
-  updatedAt: Date;
-}
-
-/** The entitlement row a stored grant leaves behind (its stream's state after it). */
-export function entitlementRowOf(event: Pick<RecordedLedgerEvent, 'data' | 'revision'>): EntitlementRow {
-  const d = event.data as unknown as EntitlementGrantedData;
-  return {
-    userId: d.user_id,
-    entitlement: d.entitlement,
-    expiresAt: new Date(d.expires_at),
-    grants: event.revision + 1,
-    lastEventId: d.event_id,
-    lastEvent: d.event,
-    lastReference: d.reference,
-    ledgerRevision: event.revision,
-    updatedAt: new Date(d.settled_at),
-  };
-}
-
-/**
  * Upserts entitlement rows in one statement, each unless a newer grant of its stream is already
  * reflected (replays and redeliveries never move it backwards; expiries only grow along a
  * stream); per stream only the row of the highest revision is written.
@@ -325,7 +230,7 @@ export interface RebuildResult {
  * the first, entitlement streams the second. `onProgress` is called after each page with the
  * number of events replayed.
  *
- * @throws Error when an event of a transaction stream is not an outcome the projector writes.
+ * @throws LedgerEventShapeError when an event of a transaction or entitlement stream is malformed.
  */
 export async function rebuildReadModels(
   pool: Pool,
@@ -341,14 +246,9 @@ export async function rebuildReadModels(
       const page = await ledger.readAll(after, 2_000);
       if (page.length === 0) break;
       // The bulk upserts keep the last row of each reference and stream (rows only ever move forward).
-      const statuses: LedgerStatusRow[] = [];
-      const grants: EntitlementRow[] = [];
-      for (const event of page) {
-        if (parseEntitlementStream(event.streamId)) grants.push(entitlementRowOf(event));
-        else statuses.push(ledgerStatusOf(event));
-      }
+      const { statuses, entitlements } = readModelRowsOf(page);
       await upsertLedgerStatuses(client, statuses);
-      await upsertEntitlements(client, grants);
+      await upsertEntitlements(client, entitlements);
       events += page.length;
       after = page.at(-1)!.position;
       onProgress(events);

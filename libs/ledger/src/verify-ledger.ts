@@ -1,3 +1,4 @@
+import { SettleError, type ErrorKind } from '@settle/domain';
 import { ChainVerifier, GENESIS_HASH, type ChainBreak } from './hash-chain.js';
 import type { LedgerStore } from './ledger.port.js';
 
@@ -8,7 +9,9 @@ export interface VerifiableLedger extends Pick<LedgerStore, 'readAll'> {
 }
 
 /** `verifyLedger` was asked to start at a position where no event is stored. */
-export class LedgerPositionError extends Error {
+export class LedgerPositionError extends SettleError {
+  readonly code = 'LEDGER.NO_EVENT_AT_POSITION';
+  readonly kind: ErrorKind = 'invalid';
   constructor(readonly position: number) {
     super(`no event at position ${position}`);
     this.name = 'LedgerPositionError';
@@ -87,4 +90,32 @@ export async function verifyLedger(
     break;
   }
   return { checked: verifier.checked, last, globalHash: verifier.head, broken };
+}
+
+/**
+ * Verifies the per-stream hash chains of a store that keeps no global chain (KurrentDB:
+ * docs/ledger.md), reading every event in the store's global order: each stream's events
+ * must chain from the genesis hash in revision order. There is no head to check, and the
+ * store's positions are not gapless, so only a full verification is offered.
+ *
+ * @param options.onProgress - called after each page with the number of events checked.
+ */
+export async function verifyStreamChains(
+  ledger: Pick<LedgerStore, 'readAll'>,
+  options: { onProgress?: (checked: number) => void } = {},
+): Promise<LedgerVerification> {
+  const verifier = new ChainVerifier({ checkGlobal: false });
+  let last = 0;
+  for (let after = 0; ;) {
+    const page = await ledger.readAll(after, 5_000);
+    if (page.length === 0) break;
+    for (const event of page) {
+      const broken = verifier.check(event);
+      if (broken) return { checked: verifier.checked, last, globalHash: '', broken };
+      last = event.position;
+    }
+    after = page.at(-1)!.position;
+    options.onProgress?.(verifier.checked);
+  }
+  return { checked: verifier.checked, last, globalHash: '', broken: null };
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEDGER_DDL, LEDGER_WRITER_ROLE, PostgresLedger, verifyLedger, type LedgerEventInput } from '@settle/ledger';
+import { LEDGER_DDL, LEDGER_WRITER_ROLE, PostgresLedger, PostgresLedgerWriter, READ_MODEL_DDL, verifyLedger, type LedgerEventInput } from '@settle/ledger';
 import { createPool, migrate, type Pool } from '@settle/platform';
 import { createTestDatabase, withTriggersOff } from '../../../scripts/harness/infra.js';
 import { ledgerContract } from './ledger.contract.js';
+import { ledgerWriterContract } from './ledger-writer.contract.js';
 
 let pool: Pool;
 let drop: () => Promise<void>;
@@ -13,6 +14,7 @@ beforeAll(async () => {
   drop = db.drop;
   pool = createPool(db.url, 4);
   await migrate(pool, 'ledger', LEDGER_DDL);
+  await migrate(pool, 'read_model', READ_MODEL_DDL);
 });
 
 afterAll(async () => {
@@ -21,6 +23,30 @@ afterAll(async () => {
 });
 
 ledgerContract('PostgreSQL', () => new PostgresLedger(pool));
+ledgerWriterContract(
+  'PostgreSQL',
+  () => new PostgresLedgerWriter(pool, new PostgresLedger(pool), { enqueue: async () => undefined }, { wake: () => undefined }),
+);
+
+describe('PostgreSQL ledger writer: a session is one transaction', () => {
+  it('writes nothing of a session that throws, not even its appends', async () => {
+    const writer = new PostgresLedgerWriter(pool, new PostgresLedger(pool), { enqueue: async () => undefined }, { wake: () => undefined });
+    const stream = `contract-${randomUUID()}`;
+    await expect(
+      writer.session(async (session) => {
+        await session.append([
+          {
+            streamId: stream,
+            events: [{ eventId: randomUUID(), type: 'ContractChecked', data: {}, metadata: { correlationId: 'c', causationId: 'c' } }],
+            expected: 'no_stream',
+          },
+        ]);
+        throw new Error('the batch failed half-way');
+      }),
+    ).rejects.toThrow('half-way');
+    expect(await new PostgresLedger(pool).readStream(stream)).toEqual([]);
+  });
+});
 
 describe('PostgreSQL ledger immutability (enforced by the database)', () => {
   it('refuses UPDATE, DELETE and TRUNCATE of ledger rows', async () => {

@@ -1,0 +1,80 @@
+/**
+ * The projector's decisions over the in-memory event store (no database, no broker): what it
+ * appends for each consensus result, what it dead-letters, and the grants a settlement causes.
+ */
+import { describe, expect, it } from 'vitest';
+import { entitlementStream, EventStoreLedgerWriter, InMemoryLedger, transactionStream, type LatestVerificationRow } from '@settle/ledger';
+import type { BatchItem, ConsensusResultV1 } from '@settle/messaging';
+import { createLogger } from '@settle/platform';
+import { ProjectionService } from '../src/projection.service.js';
+import { result } from './fixtures.js';
+
+const SETTLE = {
+  verdict: 'cleared',
+  before: 'PENDING',
+  after: 'SETTLED_CONSENSUS',
+  ledger: 'TransactionSettled',
+  revision: 0,
+  entitlement: 'UNLOCKED',
+} as const;
+const DECLINE = { verdict: 'declined', before: 'PENDING', after: 'FAILED_DECLINED', ledger: 'PaymentDeclined', revision: 0, entitlement: 'LOCKED' } as const;
+const NOT_YET = { verdict: 'not_found', before: 'PENDING', after: 'PENDING', ledger: null, revision: 0, entitlement: 'LOCKED' } as const;
+
+function projector() {
+  const store = new InMemoryLedger();
+  const latest: LatestVerificationRow[] = [];
+  const writer = new EventStoreLedgerWriter(store, async (rows) => {
+    latest.push(...rows);
+  });
+  return { store, latest, service: new ProjectionService(writer, createLogger('projection-unit', 'fatal')) };
+}
+
+const batch = (...payloads: ConsensusResultV1[]): BatchItem[] =>
+  payloads.map((payload, i) => ({
+    event: { type: 'ConsensusResult', payload },
+    context: { topic: 't', partition: 0, offset: String(i), key: null, timestamp: 0, headers: {} },
+  }));
+
+describe('ledger projector', () => {
+  it('appends each outcome to its transaction stream, records every answer, and appends nothing for an answer that changed nothing', async () => {
+    const { store, latest, service } = projector();
+    const [settled, declined, unchanged] = [result('u_settled', SETTLE), result('u_declined', DECLINE), result('u_unchanged', NOT_YET)];
+    expect(await service.handleBatch(batch(settled, declined, unchanged))).toEqual([]);
+    expect((await store.readStream(transactionStream('u_settled'))).map((e) => [e.type, e.data.state, e.metadata.causationId])).toEqual([
+      ['TransactionSettled', 'SETTLED_CONSENSUS', settled.event_id],
+    ]);
+    expect((await store.readStream(transactionStream('u_declined'))).map((e) => e.type)).toEqual(['PaymentDeclined']);
+    expect(await store.readStream(transactionStream('u_unchanged'))).toEqual([]);
+    expect(latest.map((r) => [r.reference, r.verdict])).toEqual([
+      ['u_settled', 'cleared'],
+      ['u_declined', 'declined'],
+      ['u_unchanged', 'not_found'],
+    ]);
+  });
+
+  it('grants the entitlement a settlement bought, once, however often the settlement is redelivered', async () => {
+    const { store, service } = projector();
+    const settled = result('u_grant', SETTLE);
+    await service.handleBatch(batch(settled, settled));
+    await service.handleBatch(batch(settled));
+    const grants = await store.readStream(entitlementStream(settled.user_id, settled.entitlement));
+    expect(grants.map((g) => [g.type, g.data.event, g.data.reference, g.metadata.causationId])).toEqual([
+      ['EntitlementGranted', 'subscription_started', 'u_grant', (await store.readStream(transactionStream('u_grant')))[0]!.eventId],
+    ]);
+    expect(await store.readStream(transactionStream('u_grant'))).toHaveLength(1);
+  });
+
+  it('dead-letters a result at a wrong revision, and one naming no outcome type, alone', async () => {
+    const { store, service } = projector();
+    const stale = { ...result('u_stale', DECLINE), ledger_expected_revision: 4 };
+    const nonsense = { ...result('u_nonsense', DECLINE), ledger_event_type: 'PaymentTeleported' };
+    const fine = result('u_fine', DECLINE);
+    const failed = await service.handleBatch(batch(stale, nonsense, fine));
+    expect(failed.map((f) => [f.index, (f.error as { code: string }).code])).toEqual([
+      [1, 'LEDGER.UNKNOWN_OUTCOME_TYPE'],
+      [0, 'LEDGER.WRONG_EXPECTED_REVISION'],
+    ]);
+    expect(await store.readStream(transactionStream('u_fine'))).toHaveLength(1);
+    expect(await store.readStream(transactionStream('u_stale'))).toEqual([]);
+  });
+});

@@ -1,0 +1,179 @@
+/**
+ * The pure projection of committed ledger events: the read-model rows and the outbox messages
+ * they stand for. Every store projects through these functions, so the read models and the
+ * published settlement and entitlement events are the same whichever store holds the ledger
+ * (PostgreSQL in the append's transaction, an event store from its checkpointed `$all`
+ * projection, a rebuild from the ledger alone). Nothing here reads a clock or a database.
+ */
+import type { OutboxMessage } from '@settle/messaging';
+import { deterministicId } from '@settle/platform';
+import { entitlementGrantedOf, parseEntitlementStream } from './entitlement-events.js';
+import type { RecordedLedgerEvent } from './ledger.port.js';
+import { parseTransactionStream, transactionOutcomeOf } from './transaction-outcome-event.js';
+
+/** One row of `read_model.transaction_status` (a ledger projection). */
+export interface LedgerStatusRow {
+  reference: string;
+  provider: string;
+  state: string;
+  entitlementStatus: string;
+  /** Registered amount, minor units. */
+  amountMinor: number;
+  currency: string;
+  checks: unknown[] | null;
+  /** Verdict and trigger of the verification behind the latest ledger entry. */
+  lastVerdict: string | null;
+  lastTrigger: string | null;
+  /** Revision of the last ledger event reflected here. */
+  ledgerRevision: number;
+  /** When the latest ledger entry's outcome was decided. */
+  updatedAt: Date;
+}
+
+/** One row of `read_model.entitlements` (a projection of the entitlement streams). */
+export interface EntitlementRow {
+  userId: string;
+  entitlement: string;
+  /** Current access expiry. */
+  expiresAt: Date;
+  /** Grants so far (the stream's length). */
+  grants: number;
+  lastEventId: string;
+  lastEvent: string;
+  lastReference: string;
+  /** Revision of the last grant reflected here. */
+  ledgerRevision: number;
+  /** When the last grant's payment settled. */
+  updatedAt: Date;
+}
+
+/** What the projection reads of an event: where it stands and what it says (no position needed). */
+export type ProjectedEvent = Pick<RecordedLedgerEvent, 'streamId' | 'eventId' | 'type' | 'data' | 'metadata' | 'revision' | 'position'>;
+
+/**
+ * The ledger-status row an outcome of a transaction stream stands for.
+ *
+ * @throws LedgerEventShapeError when the event is not a transaction outcome.
+ */
+export function ledgerStatusOf(event: Pick<RecordedLedgerEvent, 'eventId' | 'type' | 'data' | 'revision' | 'position'>): LedgerStatusRow {
+  const { data: d } = transactionOutcomeOf(event);
+  return {
+    reference: d.reference,
+    provider: d.provider,
+    state: d.state,
+    entitlementStatus: d.entitlement_status,
+    amountMinor: d.expected.amount_minor,
+    currency: d.expected.currency,
+    checks: d.checks.length > 0 ? d.checks : null,
+    lastVerdict: d.verdict,
+    lastTrigger: d.trigger,
+    ledgerRevision: event.revision,
+    updatedAt: new Date(d.decided_at),
+  };
+}
+
+/**
+ * The entitlement row a stored grant leaves behind (its stream's state after it).
+ *
+ * @throws LedgerEventShapeError when the event is not a well-formed grant.
+ */
+export function entitlementRowOf(event: Pick<RecordedLedgerEvent, 'eventId' | 'type' | 'data' | 'revision' | 'position'>): EntitlementRow {
+  const d = entitlementGrantedOf(event);
+  return {
+    userId: d.user_id,
+    entitlement: d.entitlement,
+    expiresAt: new Date(d.expires_at),
+    grants: event.revision + 1,
+    lastEventId: d.event_id,
+    lastEvent: d.event,
+    lastReference: d.reference,
+    ledgerRevision: event.revision,
+    updatedAt: new Date(d.settled_at),
+  };
+}
+
+/**
+ * The read-model rows that events stand for: transaction streams feed
+ * `read_model.transaction_status`, entitlement streams `read_model.entitlements`; events of
+ * other streams are not projected. The upserts keep the row of the highest revision per key.
+ *
+ * @throws LedgerEventShapeError when an event of those streams is malformed.
+ */
+export function readModelRowsOf(events: readonly Omit<ProjectedEvent, 'metadata'>[]): { statuses: LedgerStatusRow[]; entitlements: EntitlementRow[] } {
+  const statuses: LedgerStatusRow[] = [];
+  const entitlements: EntitlementRow[] = [];
+  for (const event of events) {
+    if (parseEntitlementStream(event.streamId)) entitlements.push(entitlementRowOf(event));
+    else if (parseTransactionStream(event.streamId) !== null) statuses.push(ledgerStatusOf(event));
+  }
+  return { statuses, entitlements };
+}
+
+/**
+ * The outbox messages committed events stand for, in event order: a `SettlementRecorded`
+ * (settlement-events topic, keyed by reference) for every outcome of a transaction stream, so
+ * a settlement is published if and only if it is in the ledger; an `EntitlementGranted`
+ * (entitlement-events topic, keyed by user, docs/delivery.md) for every grant. Ids are derived
+ * from the ledger events, so projecting an event twice yields the same messages (consumers
+ * de-duplicate by `event_id`).
+ *
+ * @throws LedgerEventShapeError when an event of those streams is malformed.
+ */
+export function outboxMessagesOf(events: readonly ProjectedEvent[]): OutboxMessage[] {
+  return events.flatMap((event): OutboxMessage[] => {
+    if (parseEntitlementStream(event.streamId)) {
+      const d = entitlementGrantedOf(event);
+      return [
+        {
+          type: 'EntitlementGranted',
+          key: d.user_id,
+          causationId: event.metadata.causationId,
+          payload: {
+            event_id: d.event_id,
+            occurred_at: Date.parse(d.settled_at),
+            correlation_id: event.metadata.correlationId,
+            reference: d.reference,
+            event: d.event,
+            user_id: d.user_id,
+            entitlement: d.entitlement,
+            expires_at: d.expires_at,
+            previous_expires_at: d.previous_expires_at,
+            starts_at: d.starts_at,
+            settled_at: d.settled_at,
+            access_period: d.access_period,
+            ledger_stream: event.streamId,
+            ledger_revision: event.revision,
+            ledger_position: event.position,
+          },
+        },
+      ];
+    }
+    if (parseTransactionStream(event.streamId) === null) return [];
+    const { data: d } = transactionOutcomeOf(event);
+    // The causation of an outcome is the consensus result it records.
+    const resultId = event.metadata.causationId;
+    return [
+      {
+        type: 'SettlementRecorded',
+        causationId: resultId,
+        payload: {
+          event_id: deterministicId('SettlementRecorded', resultId),
+          occurred_at: d.decided_at,
+          correlation_id: event.metadata.correlationId,
+          reference: d.reference,
+          provider: d.provider,
+          outcome: d.outcome,
+          state: d.state,
+          entitlement_status: d.entitlement_status,
+          user_id: d.expected.user_id,
+          entitlement: d.expected.entitlement,
+          amount_minor: d.expected.amount_minor,
+          currency: d.expected.currency,
+          ledger_stream: event.streamId,
+          ledger_revision: event.revision,
+          ledger_position: event.position,
+        },
+      },
+    ];
+  });
+}
