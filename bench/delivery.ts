@@ -11,7 +11,7 @@ import { createLogger, createPool, inTransaction, migrate } from '@settle/platfo
 import { generateMasterKey } from '@settle/vault';
 import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
-import { DispatcherClient, waitUntil } from '../scripts/clients.js';
+import { DispatcherClient, waitUntil } from '../scripts/ops/clients.js';
 import { spawnApp } from '../scripts/harness/apps.js';
 import { startEndpointProcess, type EndpointProcess } from '../scripts/harness/endpoints.js';
 import { startFaultProxy } from '../scripts/harness/fault-proxy.js';
@@ -429,7 +429,8 @@ async function kitAnswerTime(dir: string, secret: string, rate: number, seconds:
   const example = fileURLToPath(
     new URL(import.meta.url.includes('/dist/') ? '../../examples/customer-backend' : '../examples/customer-backend', import.meta.url),
   );
-  if (!existsSync(join(example, 'node_modules/@settle/receiver/package.json'))) throw new Error('run scripts/receiver-kit.sh first (scripts/bench.sh does)');
+  if (!existsSync(join(example, 'node_modules/@settle/receiver/package.json')))
+    throw new Error('run scripts/local/receiver-kit.sh first (scripts/local/bench.sh does)');
   const database = await createTestDatabase('settle_bench_kit', infra.benchAdminDatabaseUrl);
   const port = await freePort();
   const ready = join(dir, `customer-${port}.ready`);

@@ -273,7 +273,7 @@ async function load(options: {
 async function startBaseline(
   env: NodeJS.ProcessEnv,
 ): Promise<{ url: string; pid: number; child: ChildProcess; stats(): Promise<Record<string, number>>; stop(): Promise<void> }> {
-  if (!existsSync(BASELINE_MAIN)) throw new Error(`${BASELINE_MAIN} is missing: run "npm run build" (scripts/bench.sh does)`);
+  if (!existsSync(BASELINE_MAIN)) throw new Error(`${BASELINE_MAIN} is missing: run "npm run build" (scripts/local/bench.sh does)`);
   const child = spawn(process.execPath, [BASELINE_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));

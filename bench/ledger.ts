@@ -6,7 +6,7 @@ import { ChainVerifier, LEDGER_DDL, PostgresLedger, type LedgerEventInput } from
 import { createPool, migrate, type Pool } from '@settle/platform';
 import { createTestDatabase, infra } from '../scripts/harness/infra.js';
 
-const CLI = fileURLToPath(new URL('../scripts/ledger.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../scripts/ops/ledger.js', import.meta.url));
 
 /** A ledger event of realistic size: a settlement with its four checks (about 900 bytes of JSON). */
 function outcome(reference: string): LedgerEventInput {

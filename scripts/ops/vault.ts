@@ -2,11 +2,11 @@
  * Operator CLI of the credentials vault (`libs/vault`). Thin: argument parsing and output here,
  * everything else in the library.
  *
- *   node dist/scripts/vault.js put <provider> <account> <name>   secret read from standard input
- *   node dist/scripts/vault.js list [--json]
- *   node dist/scripts/vault.js rotate --key-file <path>            prints only the new version
- *   node dist/scripts/vault.js rewrap
- *   node dist/scripts/vault.js retire <version> [--key-file <path>]
+ *   node dist/scripts/ops/vault.js put <provider> <account> <name>   secret read from standard input
+ *   node dist/scripts/ops/vault.js list [--json]
+ *   node dist/scripts/ops/vault.js rotate --key-file <path>            prints only the new version
+ *   node dist/scripts/ops/vault.js rewrap
+ *   node dist/scripts/ops/vault.js retire <version> [--key-file <path>]
  *
  * Environment: DATABASE_URL (all but rotate), SETTLE_VAULT_MASTER_KEYS or
  * SETTLE_VAULT_MASTER_KEY_FILE, optional SETTLE_VAULT_ACTIVE_KEY (see libs/vault key-ring.ts).
@@ -40,7 +40,7 @@ class UsageError extends Error {}
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) {
     throw new UsageError(`put reads the secret from a pipe or a file, not a terminal (it would echo), e.g.
-  read -rs SECRET && printf '%s' "$SECRET" | node dist/scripts/vault.js put <provider> <account> <name>`);
+  read -rs SECRET && printf '%s' "$SECRET" | node dist/scripts/ops/vault.js put <provider> <account> <name>`);
   }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);

@@ -1,5 +1,5 @@
 /**
- * The ledger's ops command line (`./settle ledger`, built to dist/scripts/ledger.js) against a
+ * The ledger's ops command line (`./settle ledger`, built to dist/scripts/ops/ledger.js) against a
  * real PostgreSQL: replay and export for auditors (JSON Lines and CSV, clean standard output,
  * a closed pipe is not an error), chain verification that finds the first break, and the read
  * model rebuilt from the ledger alone.
@@ -24,7 +24,7 @@ import {
 import { createPool, migrate, type Pool } from '@settle/platform';
 import { createTestDatabase, withTriggersOff } from '../../scripts/harness/infra.js';
 
-const CLI = join(import.meta.dirname, '../../dist/scripts/ledger.js');
+const CLI = join(import.meta.dirname, '../../dist/scripts/ops/ledger.js');
 let pool: Pool;
 let url: string;
 let drop: () => Promise<void>;
@@ -59,7 +59,7 @@ function cli(args: string[], input?: { shell: string }) {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error('dist/scripts/ledger.js is missing: run "npm run build" first');
+  if (!existsSync(CLI)) throw new Error('dist/scripts/ops/ledger.js is missing: run "npm run build" first');
   const database = await createTestDatabase('settle_ledger_cli');
   url = database.url;
   drop = database.drop;

@@ -15,7 +15,7 @@ import { createPool, migrate, type Pool } from '@settle/platform';
 import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { waitUntil } from '../../../scripts/clients.js';
+import { waitUntil } from '../../../scripts/ops/clients.js';
 import { startEndpointProcess, type EndpointProcess } from '../../../scripts/harness/endpoints.js';
 import { startFaultProxy } from '../../../scripts/harness/fault-proxy.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';

@@ -20,7 +20,7 @@ import {
 } from '@settle/messaging';
 import { MAX_AMOUNT_MINOR } from '@settle/domain';
 import { createLogger, createPool, inTransaction, migrate, type Pool } from '@settle/platform';
-import { waitUntil } from '../../../scripts/clients.js';
+import { waitUntil } from '../../../scripts/ops/clients.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
 
 const logger = createLogger('messaging-int', 'fatal');

@@ -8,7 +8,7 @@ import { outboxDdl, type CheckoutRegisteredV1 } from '@settle/messaging';
 import { inTransaction } from '@settle/platform';
 import { defineWorker, startWorker, type RunningWorker } from '@settle/worker';
 import { Counter, Registry } from 'prom-client';
-import { waitUntil } from '../../../scripts/clients.js';
+import { waitUntil } from '../../../scripts/ops/clients.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
 import { freePort } from '../../../scripts/harness/stack.js';
 
