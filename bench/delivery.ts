@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { connectMessaging, Outbox, outboxDdl, OutboxRelay, type EntitlementGrantedV1 } from '@settle/messaging';
-import { createLogger, createPool, inTransaction, migrate } from '@settle/platform';
+import { LEDGER_MIGRATIONS } from '@settle/ledger';
+import { connectMessaging, Outbox, OutboxRelay, type EntitlementGrantedV1 } from '@settle/messaging';
+import { createLogger, createPool, inTransaction, migrateSchema } from '@settle/platform';
 import { generateMasterKey } from '@settle/vault';
 import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
@@ -86,7 +87,7 @@ async function deliveries(burst: number, rate: number, seconds: number, rounds: 
   const prefix = uniqueTopicPrefix('bench-delivery');
   const cleanups: Array<() => Promise<void>> = [];
   try {
-    await migrate(pool, 'ledger', outboxDdl('ledger'));
+    await migrateSchema(pool, LEDGER_MIGRATIONS);
     const { topics, codec, producer } = await connectMessaging({
       clientId: 'bench-delivery',
       brokers: infra.kafkaBrokers,

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Secret } from '@settle/config';
 import type { Topics } from '@settle/messaging';
-import { createPool, migrate } from '@settle/platform';
-import { CredentialsVault, generateMasterKey, loadMasterKeyRing, PostgresVaultStore, VAULT_DDL, vaultDdl } from '@settle/vault';
+import { createPool, migrateSchema } from '@settle/platform';
+import { CredentialsVault, generateMasterKey, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import pg from 'pg';
 import { DispatcherClient, IngestionClient, SandboxClient } from '../ops/clients.js';
 import { ROOT, spawnApp, spawnProcess, type AppProcess } from './apps.js';
@@ -90,7 +90,7 @@ export async function seedWebhookVault(
 ): Promise<void> {
   const pool = createPool(databaseUrl, 2);
   try {
-    await migrate(pool, 'webhook_vault', vaultDdl('webhook_vault'));
+    await migrateSchema(pool, vaultMigrations('webhook_vault'));
     const vault = new CredentialsVault(new PostgresVaultStore(pool, 'webhook_vault'), loadMasterKeyRing({ SETTLE_VAULT_MASTER_KEYS: masterKeys }));
     const put = (provider: string, name: string, value: string) =>
       vault.put({ provider, account: 'default', name: `${name}${names.suffix ?? ''}` }, new Secret(value));
@@ -107,7 +107,7 @@ export async function seedWebhookVault(
 async function seedVault(databaseUrl: string, masterKeys: string, s: ProviderSecrets): Promise<void> {
   const pool = createPool(databaseUrl, 2);
   try {
-    await migrate(pool, 'vault', VAULT_DDL);
+    await migrateSchema(pool, vaultMigrations());
     const vault = new CredentialsVault(new PostgresVaultStore(pool), loadMasterKeyRing({ SETTLE_VAULT_MASTER_KEYS: masterKeys }));
     const put = (provider: string, name: string, value: string) => vault.put({ provider, account: 'default', name }, new Secret(value));
     await put('paystack', 'secret_key', s.paystackSecret);

@@ -22,12 +22,12 @@ import {
   LedgerPositionError,
   PostgresLedger,
   verifyLedger,
-  READ_MODEL_DDL,
+  READ_MODEL_MIGRATIONS,
   rebuildReadModels,
   transactionStream,
   type RecordedLedgerEvent,
 } from '@settle/ledger';
-import { createPool, migrate, type Pool } from '@settle/platform';
+import { createPool, migrateSchema, type Pool } from '@settle/platform';
 
 const USAGE = `usage: settle ledger <command> [options]
   replay [--reference <ref> | --user <id> --entitlement <name> | --stream <id>] [--from <position>]
@@ -186,7 +186,7 @@ async function verify(pool: Pool, ledger: PostgresLedger, args: string[]): Promi
 }
 
 async function rebuild(pool: Pool, ledger: PostgresLedger): Promise<number> {
-  await migrate(pool, 'read_model', READ_MODEL_DDL);
+  await migrateSchema(pool, READ_MODEL_MIGRATIONS);
   const bar = progress('rebuild', await countAfter(pool, 0));
   const started = Date.now();
   const result = await rebuildReadModels(pool, ledger, (n) => bar.update(n));

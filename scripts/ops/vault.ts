@@ -16,7 +16,7 @@
  */
 import { parseArgs } from 'node:util';
 import { Secret } from '@settle/config';
-import { createPool, migrate } from '@settle/platform';
+import { createPool, migrateSchema } from '@settle/platform';
 import {
   CredentialsVault,
   isVaultError,
@@ -25,7 +25,7 @@ import {
   removeKeyFromFile,
   rotateKeyFile,
   DEFAULT_VAULT_SCHEMA,
-  vaultDdl,
+  vaultMigrations,
 } from '@settle/vault';
 
 const USAGE = `usage: vault.js <command>
@@ -59,7 +59,7 @@ async function withVault<T>(work: (vault: CredentialsVault) => Promise<T>): Prom
     // SETTLE_VAULT_SCHEMA picks the vault: `vault` (provider API credentials, the verifier's)
     // or `webhook_vault` (webhook signing secrets, ingestion's), each with its own key ring.
     const schema = process.env.SETTLE_VAULT_SCHEMA?.trim() || DEFAULT_VAULT_SCHEMA;
-    await migrate(pool, schema, vaultDdl(schema));
+    await migrateSchema(pool, vaultMigrations(schema));
     return await work(new CredentialsVault(new PostgresVaultStore(pool, schema), keyRing));
   } finally {
     await pool.end();

@@ -16,12 +16,12 @@ import {
   entitlementLedgerEvent,
   entitlementStream,
   expectedAfter,
-  LEDGER_DDL,
+  LEDGER_MIGRATIONS,
   PostgresLedger,
-  READ_MODEL_DDL,
+  READ_MODEL_MIGRATIONS,
   type LedgerEventInput,
 } from '@settle/ledger';
-import { createPool, migrate, type Pool } from '@settle/platform';
+import { createPool, migrateSchemas, type Pool } from '@settle/platform';
 import { createTestDatabase, withTriggersOff } from '../../scripts/harness/infra.js';
 
 const CLI = join(import.meta.dirname, '../../dist/scripts/ops/ledger.js');
@@ -64,8 +64,7 @@ beforeAll(async () => {
   url = database.url;
   drop = database.drop;
   pool = createPool(url, 2);
-  await migrate(pool, 'ledger', LEDGER_DDL);
-  await migrate(pool, 'read_model', READ_MODEL_DDL);
+  await migrateSchemas(pool, [LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS]);
   const ledger = new PostgresLedger(pool);
   for (let i = 0; i < 20; i++) {
     const reference = `ref_cli_${i}`;
@@ -219,8 +218,7 @@ describe('settle ledger over entitlement streams', () => {
     grantsUrl = database.url;
     dropGrants = database.drop;
     grantsPool = createPool(grantsUrl, 2);
-    await migrate(grantsPool, 'ledger', LEDGER_DDL);
-    await migrate(grantsPool, 'read_model', READ_MODEL_DDL);
+    await migrateSchemas(grantsPool, [LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS]);
     const ledger = new PostgresLedger(grantsPool);
     const stream = entitlementStream(user, 'pro');
     // Grants as the projector writes them: decided on the stream's history, appended at its revision.

@@ -1,6 +1,5 @@
 import { loadProjectorConfig } from '@settle/config';
-import { LEDGER_DDL, PostgresLedger, READ_MODEL_DDL } from '@settle/ledger';
-import { outboxDdl } from '@settle/messaging';
+import { LEDGER_MIGRATIONS, PostgresLedger, READ_MODEL_MIGRATIONS } from '@settle/ledger';
 import { defineWorker, runWorker } from '@settle/worker';
 import { ProjectionService } from './projection.service.js';
 
@@ -12,10 +11,9 @@ import { ProjectionService } from './projection.service.js';
 const ledgerProjector = defineWorker({
   name: 'ledger-projector',
   config: loadProjectorConfig,
-  migrations: [
-    { owner: 'ledger', statements: [...LEDGER_DDL, ...outboxDdl('ledger')] },
-    { owner: 'read_model', statements: READ_MODEL_DDL },
-  ],
+  // The projector owns both schemas: `ledger` (with its outbox) and `read_model`, which
+  // ingestion reads (docs/postgres.md).
+  migrations: [LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS],
   produces: ['SettlementRecorded', 'EntitlementGranted'],
   outboxes: [{ schema: 'ledger' }],
   setup: ({ pool, topics, logger, outboxes }) => {

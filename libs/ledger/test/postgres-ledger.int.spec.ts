@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEDGER_DDL, LEDGER_WRITER_ROLE, PostgresLedger, verifyLedger, type LedgerEventInput } from '@settle/ledger';
-import { createPool, migrate, type Pool } from '@settle/platform';
+import { LEDGER_MIGRATIONS, LEDGER_WRITER_ROLE, PostgresLedger, verifyLedger, type LedgerEventInput } from '@settle/ledger';
+import { createPool, migrateSchema, type Pool } from '@settle/platform';
 import { createTestDatabase, withTriggersOff } from '../../../scripts/harness/infra.js';
 import { ledgerContract } from './ledger.contract.js';
 
@@ -12,7 +12,7 @@ beforeAll(async () => {
   const db = await createTestDatabase('settle_ledger');
   drop = db.drop;
   pool = createPool(db.url, 4);
-  await migrate(pool, 'ledger', LEDGER_DDL);
+  await migrateSchema(pool, LEDGER_MIGRATIONS);
 });
 
 afterAll(async () => {
@@ -138,7 +138,7 @@ describe('PostgreSQL ledger tamper evidence (SHA-256 chains per stream and globa
     const db = await createTestDatabase('settle_ledger_tamper');
     dropTamper = db.drop;
     tamper = createPool(db.url, 2);
-    await migrate(tamper, 'ledger', LEDGER_DDL);
+    await migrateSchema(tamper, LEDGER_MIGRATIONS);
   });
 
   afterAll(async () => {
