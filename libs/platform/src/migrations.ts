@@ -34,7 +34,9 @@ export type MigrationErrorCode =
   /** An applied migration's file changed since it was applied (its checksum differs), or is gone. */
   | 'MIGRATION.CHANGED'
   /** A file in the migrations folder is not named `NNNN_<name>.sql`, or two share a version. */
-  | 'MIGRATION.INVALID_FILE';
+  | 'MIGRATION.INVALID_FILE'
+  /** The schema name is not a plain lower-case identifier. */
+  | 'MIGRATION.INVALID_SCHEMA';
 
 /**
  * A schema's migrations refused to run. Thrown at boot, which exits with status 1: the
@@ -112,7 +114,7 @@ export async function readMigrationFiles(dir: string): Promise<MigrationFile[]> 
  */
 export async function migrateSchema(pool: pg.Pool, migrations: SchemaMigrations, logger?: Logger): Promise<string[]> {
   const { schema } = migrations;
-  if (!SCHEMA_NAME.test(schema)) throw new MigrationError('MIGRATION.INVALID_FILE', `invalid schema name: ${schema}`);
+  if (!SCHEMA_NAME.test(schema)) throw new MigrationError('MIGRATION.INVALID_SCHEMA', `invalid schema name: ${schema}`);
   const files = await readMigrationFiles(migrations.dir);
   const lock = migrationLockKey(schema);
   return withClient(pool, async (client, markBroken) => {

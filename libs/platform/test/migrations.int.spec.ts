@@ -125,6 +125,9 @@ describe('migrateSchema', () => {
     await expect(migrateSchema(pool, migrations({ '0001_items.sql': FIRST, '0001_other.sql': SECOND }))).rejects.toMatchObject({
       code: 'MIGRATION.INVALID_FILE',
     });
+    await expect(migrateSchema(pool, { schema: 'bad-name; DROP', dir: folder({ '0001_items.sql': FIRST }) })).rejects.toMatchObject({
+      code: 'MIGRATION.INVALID_SCHEMA',
+    });
     const { rowCount } = await pool.query('SELECT 1 FROM information_schema.schemata WHERE schema_name = $1', [schema]);
     expect(rowCount).toBe(0);
   });
