@@ -1,5 +1,5 @@
 /**
- * Architecture boundaries, checked on every test run (scripts/test.sh):
+ * Architecture boundaries, checked on every test run (scripts/local/test.sh):
  * - libs/domain is pure: no NestJS, Kafka, database, HTTP or other Settle libs;
  * - apps never import each other;
  * - a lib is imported only through its public index (the @settle/<lib> alias);

@@ -1,4 +1,4 @@
-// Lint rules, checked on every test run (scripts/test.sh) beside dependency-cruiser's boundaries.
+// Lint rules, checked on every test run (scripts/local/test.sh) beside dependency-cruiser's boundaries.
 // typescript-eslint's recommended rules plus the type-aware ones that catch lost promises and
 // unchecked values; formatting is Prettier's (eslint-config-prettier turns style rules off).
 import js from '@eslint/js';

@@ -18,7 +18,7 @@ const alias = {
 
 // One test level per file suffix: *.unit.spec.ts (pure), *.int.spec.ts (one real dependency),
 // *.e2e.spec.ts (the running apps). Integration and end-to-end tests need the local stack
-// that scripts/test.sh starts.
+// that scripts/local/test.sh starts.
 export default defineConfig({
   plugins: [swc.vite({ module: { type: 'es6' } })],
   resolve: { alias },

@@ -6,12 +6,13 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { connectMessaging, Outbox, outboxDdl, OutboxRelay, type EntitlementGrantedV1 } from '@settle/messaging';
-import { createLogger, createPool, inTransaction, migrate } from '@settle/platform';
+import { LEDGER_MIGRATIONS } from '@settle/ledger';
+import { connectMessaging, Outbox, OutboxRelay, type EntitlementGrantedV1 } from '@settle/messaging';
+import { createLogger, createPool, inTransaction, migrateSchema } from '@settle/platform';
 import { generateMasterKey } from '@settle/vault';
 import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
-import { DispatcherClient, waitUntil } from '../scripts/clients.js';
+import { DispatcherClient, waitUntil } from '../scripts/ops/clients.js';
 import { spawnApp } from '../scripts/harness/apps.js';
 import { startEndpointProcess, type EndpointProcess } from '../scripts/harness/endpoints.js';
 import { startFaultProxy } from '../scripts/harness/fault-proxy.js';
@@ -86,7 +87,7 @@ async function deliveries(burst: number, rate: number, seconds: number, rounds: 
   const prefix = uniqueTopicPrefix('bench-delivery');
   const cleanups: Array<() => Promise<void>> = [];
   try {
-    await migrate(pool, 'ledger', outboxDdl('ledger'));
+    await migrateSchema(pool, LEDGER_MIGRATIONS);
     const { topics, codec, producer } = await connectMessaging({
       clientId: 'bench-delivery',
       brokers: infra.kafkaBrokers,
@@ -429,7 +430,8 @@ async function kitAnswerTime(dir: string, secret: string, rate: number, seconds:
   const example = fileURLToPath(
     new URL(import.meta.url.includes('/dist/') ? '../../examples/customer-backend' : '../examples/customer-backend', import.meta.url),
   );
-  if (!existsSync(join(example, 'node_modules/@settle/receiver/package.json'))) throw new Error('run scripts/receiver-kit.sh first (scripts/bench.sh does)');
+  if (!existsSync(join(example, 'node_modules/@settle/receiver/package.json')))
+    throw new Error('run scripts/local/receiver-kit.sh first (scripts/local/bench.sh does)');
   const database = await createTestDatabase('settle_bench_kit', infra.benchAdminDatabaseUrl);
   const port = await freePort();
   const ready = join(dir, `customer-${port}.ready`);

@@ -2,11 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { ChainVerifier, LEDGER_DDL, PostgresLedger, type LedgerEventInput } from '@settle/ledger';
-import { createPool, migrate, type Pool } from '@settle/platform';
+import { ChainVerifier, LEDGER_MIGRATIONS, PostgresLedger, type LedgerEventInput } from '@settle/ledger';
+import { createPool, inTransaction, migrateSchema, type Pool } from '@settle/platform';
 import { createTestDatabase, infra } from '../scripts/harness/infra.js';
 
-const CLI = fileURLToPath(new URL('../scripts/ledger.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../scripts/ops/ledger.js', import.meta.url));
 
 /** A ledger event of realistic size: a settlement with its four checks (about 900 bytes of JSON). */
 function outcome(reference: string): LedgerEventInput {
@@ -113,8 +113,10 @@ export async function ledgerBenchmark(args: string[]): Promise<void> {
   const database = await createTestDatabase('settle_bench_ledger', infra.benchAdminDatabaseUrl);
   const pool = createPool(database.url, 17);
   try {
-    await migrate(pool, 'ledger', LEDGER_DDL);
-    await migrate(pool, 'bench', RAW_DDL);
+    await migrateSchema(pool, LEDGER_MIGRATIONS);
+    await inTransaction(pool, async (client) => {
+      for (const statement of RAW_DDL) await client.query(statement);
+    });
     console.log(`appends (${seconds} s per run, one ${JSON.stringify(outcome('ref_x').data).length}-byte event per append)`);
     console.log('| writers | through the port | p50 | p99 | raw INSERT | p50 | p99 | ratio |');
     console.log('|---|---|---|---|---|---|---|---|');

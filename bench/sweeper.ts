@@ -6,7 +6,7 @@ import { Outbox } from '@settle/messaging';
 import { createLogger, createPool } from '@settle/platform';
 import { SweeperService } from '../apps/sweeper/src/sweeper.service.js';
 import { WatchStore } from '../apps/sweeper/src/watch.store.js';
-import { waitUntil } from '../scripts/clients.js';
+import { waitUntil } from '../scripts/ops/clients.js';
 import { infra } from '../scripts/harness/infra.js';
 import { startSweeperBed, type SweeperBed, type SweeperProcess } from '../scripts/harness/sweepers.js';
 import { percentile } from './support/proc.js';

@@ -19,7 +19,7 @@ export interface BaselineProcess {
  * @throws Error when `main` is missing (not built), or the server exits or is not ready in time.
  */
 export async function startBaseline(main: string, env: NodeJS.ProcessEnv): Promise<BaselineProcess> {
-  if (!existsSync(main)) throw new Error(`${main} is missing: run "npm run build" (scripts/bench.sh does)`);
+  if (!existsSync(main)) throw new Error(`${main} is missing: run "npm run build" (scripts/local/bench.sh does)`);
   const child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { waitUntil } from '../clients.js';
+import { waitUntil } from '../ops/clients.js';
 
 // Two levels up from scripts/harness/ (sources) or dist/scripts/harness/ (compiled).
 export const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../../' : '../../', import.meta.url));
@@ -42,7 +42,7 @@ export async function spawnProcess(spec: ProcessSpec): Promise<AppProcess> {
   const out = openSync(logPath, 'a');
   const child: ChildProcess = spawn(process.execPath, [spec.script], {
     ...(spec.cwd ? { cwd: spec.cwd } : {}),
-    // The apps' V8 options (scripts/lib.sh, SETTLE_APP_NODE_OPTIONS) unless the caller sets its own.
+    // The apps' V8 options (scripts/local/lib.sh, SETTLE_APP_NODE_OPTIONS) unless the caller sets its own.
     env: { NODE_OPTIONS: process.env.SETTLE_APP_NODE_OPTIONS ?? '', ...spec.env, SETTLE_READY_FILE: ready },
     stdio: ['ignore', out, out],
   });

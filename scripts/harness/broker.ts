@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { waitUntil } from '../clients.js';
+import { waitUntil } from '../ops/clients.js';
 import { freePort } from './stack.js';
 
 const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../../' : '../../', import.meta.url));
@@ -34,7 +34,7 @@ async function portOpen(port: number): Promise<boolean> {
 }
 
 /**
- * Starts a KRaft broker from the jars `scripts/infra.sh` provisioned (`.settle/kafka/libs`),
+ * Starts a KRaft broker from the jars `scripts/local/infra.sh` provisioned (`.settle/kafka/libs`),
  * with data in a temporary folder, on free loopback ports.
  */
 export async function startOwnBroker(): Promise<OwnBroker> {

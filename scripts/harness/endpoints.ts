@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { waitUntil } from '../clients.js';
+import { waitUntil } from '../ops/clients.js';
 
 const SERVER = fileURLToPath(
   new URL(import.meta.url.includes('/dist/') ? '../../../scripts/harness/endpoint-server.ts' : './endpoint-server.ts', import.meta.url),

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
 /**
- * Where the local infrastructure that scripts/test.sh starts listens. Ports follow the same
+ * Where the local infrastructure that scripts/local/test.sh starts listens. Ports follow the same
  * variables as the scripts; nothing here starts servers.
  */
 export const infra = {
@@ -12,7 +12,7 @@ export const infra = {
   adminDatabaseUrl: process.env.SETTLE_TEST_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   /**
    * Administrative connection of the PostgreSQL server the benchmarks create their databases on:
-   * the stack's own cluster (`scripts/infra.sh`, `SETTLE_BENCH_ADMIN_DATABASE_URL`), else the tests'.
+   * the stack's own cluster (`scripts/local/infra.sh`, `SETTLE_BENCH_ADMIN_DATABASE_URL`), else the tests'.
    */
   benchAdminDatabaseUrl:
     process.env.SETTLE_BENCH_ADMIN_DATABASE_URL ??

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Secret } from '@settle/config';
 import type { Topics } from '@settle/messaging';
-import { createPool, migrate } from '@settle/platform';
-import { CredentialsVault, generateMasterKey, loadMasterKeyRing, PostgresVaultStore, VAULT_DDL, vaultDdl } from '@settle/vault';
+import { createPool, migrateSchema } from '@settle/platform';
+import { CredentialsVault, generateMasterKey, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import pg from 'pg';
-import { DispatcherClient, IngestionClient, SandboxClient } from '../clients.js';
+import { DispatcherClient, IngestionClient, SandboxClient } from '../ops/clients.js';
 import { ROOT, spawnApp, spawnProcess, type AppProcess } from './apps.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from './infra.js';
 import { publishedMessages, type PublishedMessage } from './published.js';
@@ -90,7 +90,7 @@ export async function seedWebhookVault(
 ): Promise<void> {
   const pool = createPool(databaseUrl, 2);
   try {
-    await migrate(pool, 'webhook_vault', vaultDdl('webhook_vault'));
+    await migrateSchema(pool, vaultMigrations('webhook_vault'));
     const vault = new CredentialsVault(new PostgresVaultStore(pool, 'webhook_vault'), loadMasterKeyRing({ SETTLE_VAULT_MASTER_KEYS: masterKeys }));
     const put = (provider: string, name: string, value: string) =>
       vault.put({ provider, account: 'default', name: `${name}${names.suffix ?? ''}` }, new Secret(value));
@@ -107,7 +107,7 @@ export async function seedWebhookVault(
 async function seedVault(databaseUrl: string, masterKeys: string, s: ProviderSecrets): Promise<void> {
   const pool = createPool(databaseUrl, 2);
   try {
-    await migrate(pool, 'vault', VAULT_DDL);
+    await migrateSchema(pool, vaultMigrations());
     const vault = new CredentialsVault(new PostgresVaultStore(pool), loadMasterKeyRing({ SETTLE_VAULT_MASTER_KEYS: masterKeys }));
     const put = (provider: string, name: string, value: string) => vault.put({ provider, account: 'default', name }, new Secret(value));
     await put('paystack', 'secret_key', s.paystackSecret);
@@ -138,7 +138,7 @@ export interface StackOptions {
   env?: Partial<Record<StackApp, NodeJS.ProcessEnv>>;
   /**
    * Also run the example customer backend (examples/customer-backend, the receiver kit from its
-   * packed tarball: scripts/receiver-kit.sh) with a database of its own and an endpoint
+   * packed tarball: scripts/local/receiver-kit.sh) with a database of its own and an endpoint
    * registered for it; `env` is added to its environment.
    */
   customerBackend?: { env?: NodeJS.ProcessEnv };
@@ -163,7 +163,7 @@ export interface RunningCustomer {
 export async function startStack(options: StackOptions): Promise<RunningStack> {
   for (const app of APPS) {
     if (!existsSync(join(ROOT, 'dist/apps', app, 'src/main.js'))) {
-      throw new Error(`dist/apps/${app} is missing: run "npm run build" (scripts/test.sh does) before end-to-end tests`);
+      throw new Error(`dist/apps/${app} is missing: run "npm run build" (scripts/local/test.sh does) before end-to-end tests`);
     }
   }
   const database = await createTestDatabase('settle_e2e', options.adminDatabaseUrl);
@@ -330,7 +330,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
  * Starts the example customer backend (examples/customer-backend) with a database of its own,
  * registers its endpoint with the dispatcher and hands it the secret, as an operator would.
  *
- * @throws Error when the example's dependencies are not installed (scripts/receiver-kit.sh) or it does not start.
+ * @throws Error when the example's dependencies are not installed (scripts/local/receiver-kit.sh) or it does not start.
  */
 async function startCustomerBackend(
   dispatcher: DispatcherClient,
@@ -341,7 +341,7 @@ async function startCustomerBackend(
 ): Promise<RunningCustomer> {
   const example = join(ROOT, 'examples/customer-backend');
   if (!existsSync(join(example, 'node_modules/@settle/receiver/package.json'))) {
-    throw new Error('examples/customer-backend has no dependencies: run scripts/receiver-kit.sh (scripts/test.sh does) first');
+    throw new Error('examples/customer-backend has no dependencies: run scripts/local/receiver-kit.sh (scripts/local/test.sh does) first');
   }
   const database = await createTestDatabase('settle_e2e_customer', adminDatabaseUrl);
   const db = createPool(database.url, 2);

@@ -8,7 +8,7 @@ import type { Consumer, Producer } from 'kafkajs';
 import pg from 'pg';
 import { connectMessaging, HEADERS, type AvroCodec, type CheckoutRegisteredV1, type ConsensusResultV1, type Topics } from '@settle/messaging';
 import { createLogger } from '@settle/platform';
-import { waitUntil } from '../clients.js';
+import { waitUntil } from '../ops/clients.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from './infra.js';
 
 // From scripts/harness, or from dist/scripts/harness when run as built JavaScript (benchmarks).

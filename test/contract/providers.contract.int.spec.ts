@@ -6,7 +6,7 @@ import type { Expectation, ProviderName, ProviderVerdict } from '@settle/domain'
 import { createLogger } from '@settle/platform';
 import { FlutterwaveProvider, MpesaProvider, PaystackProvider, StripeProvider, type PaymentProvider } from '@settle/providers';
 import { createSandboxApp, type SandboxApp } from '../../apps/provider-sandbox/src/app.js';
-import { SandboxClient, type SandboxBehaviour } from '../../scripts/clients.js';
+import { SandboxClient, type SandboxBehaviour } from '../../scripts/ops/clients.js';
 
 /**
  * Contract tests: each provider adapter against the provider sandbox over real HTTP. The

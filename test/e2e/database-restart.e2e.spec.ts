@@ -3,7 +3,7 @@ import type { Consumer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AvroCodec, createKafka, HEADERS, headerText, topicNames } from '@settle/messaging';
 import { createLogger } from '@settle/platform';
-import { waitUntil, type Answer } from '../../scripts/clients.js';
+import { waitUntil, type Answer } from '../../scripts/ops/clients.js';
 import { infra } from '../../scripts/harness/infra.js';
 import { startOwnPostgres, type OwnPostgres } from '../../scripts/harness/postgres.js';
 import { startStack, type RunningStack } from '../../scripts/harness/stack.js';

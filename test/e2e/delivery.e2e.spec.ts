@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitUntil } from '../../scripts/clients.js';
+import { waitUntil } from '../../scripts/ops/clients.js';
 import { startEndpointProcess, type EndpointProcess, type ReceivedDelivery } from '../../scripts/harness/endpoints.js';
 import { startStack, type RunningStack } from '../../scripts/harness/stack.js';
 

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entitlementStream, KurrentDbLedger, transactionStream } from '@settle/ledger';
-import { waitUntil } from '../../scripts/clients.js';
+import { waitUntil } from '../../scripts/ops/clients.js';
 import { startStack, type RunningStack } from '../../scripts/harness/stack.js';
 
 const connectionString = process.env.KURRENTDB_CONNECTION_STRING?.trim();
@@ -41,7 +41,7 @@ if (!connectionString) {
   });
 
   const cli = (args: string[]) =>
-    spawnSync(process.execPath, [join(import.meta.dirname, '../../dist/scripts/ledger.js'), ...args], {
+    spawnSync(process.execPath, [join(import.meta.dirname, '../../dist/scripts/ops/ledger.js'), ...args], {
       env: { ...process.env, DATABASE_URL: stack.databaseUrl, LEDGER_STORE: 'kurrentdb', KURRENTDB_CONNECTION_STRING: connectionString },
       encoding: 'utf8',
     });

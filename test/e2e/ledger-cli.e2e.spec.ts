@@ -1,5 +1,5 @@
 /**
- * The ledger's ops command line (`./settle ledger`, built to dist/scripts/ledger.js) against a
+ * The ledger's ops command line (`./settle ledger`, built to dist/scripts/ops/ledger.js) against a
  * real PostgreSQL: replay and export for auditors (JSON Lines and CSV, clean standard output,
  * a closed pipe is not an error), chain verification that finds the first break, and the read
  * model rebuilt from the ledger alone.
@@ -16,15 +16,15 @@ import {
   entitlementLedgerEvent,
   entitlementStream,
   expectedAfter,
-  LEDGER_DDL,
+  LEDGER_MIGRATIONS,
   PostgresLedger,
-  READ_MODEL_DDL,
+  READ_MODEL_MIGRATIONS,
   type LedgerEventInput,
 } from '@settle/ledger';
-import { createPool, migrate, type Pool } from '@settle/platform';
+import { createPool, migrateSchemas, type Pool } from '@settle/platform';
 import { createTestDatabase, withTriggersOff } from '../../scripts/harness/infra.js';
 
-const CLI = join(import.meta.dirname, '../../dist/scripts/ledger.js');
+const CLI = join(import.meta.dirname, '../../dist/scripts/ops/ledger.js');
 let pool: Pool;
 let url: string;
 let drop: () => Promise<void>;
@@ -61,13 +61,12 @@ function cli(args: string[], input?: { shell: string }, extraEnv: NodeJS.Process
 }
 
 beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error('dist/scripts/ledger.js is missing: run "npm run build" first');
+  if (!existsSync(CLI)) throw new Error('dist/scripts/ops/ledger.js is missing: run "npm run build" first');
   const database = await createTestDatabase('settle_ledger_cli');
   url = database.url;
   drop = database.drop;
   pool = createPool(url, 2);
-  await migrate(pool, 'ledger', LEDGER_DDL);
-  await migrate(pool, 'read_model', READ_MODEL_DDL);
+  await migrateSchemas(pool, [LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS]);
   const ledger = new PostgresLedger(pool);
   for (let i = 0; i < 20; i++) {
     const reference = `ref_cli_${i}`;
@@ -225,8 +224,7 @@ describe('settle ledger over entitlement streams', () => {
     grantsUrl = database.url;
     dropGrants = database.drop;
     grantsPool = createPool(grantsUrl, 2);
-    await migrate(grantsPool, 'ledger', LEDGER_DDL);
-    await migrate(grantsPool, 'read_model', READ_MODEL_DDL);
+    await migrateSchemas(grantsPool, [LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS]);
     const ledger = new PostgresLedger(grantsPool);
     const stream = entitlementStream(user, 'pro');
     // Grants as the projector writes them: decided on the stream's history, appended at its revision.

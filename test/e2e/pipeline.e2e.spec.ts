@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitUntil, type CheckoutStatus, type SandboxBehaviour, type SandboxProvider } from '../../scripts/clients.js';
+import { waitUntil, type CheckoutStatus, type SandboxBehaviour, type SandboxProvider } from '../../scripts/ops/clients.js';
 import { startStack, type RunningStack } from '../../scripts/harness/stack.js';
 
 /**

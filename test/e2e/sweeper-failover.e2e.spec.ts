@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitUntil } from '../../scripts/clients.js';
+import { waitUntil } from '../../scripts/ops/clients.js';
 import { startSweeperBed, type SweeperBed, type SweeperProcess } from '../../scripts/harness/sweepers.js';
 
 const INACTIVITY_MS = 4_000;

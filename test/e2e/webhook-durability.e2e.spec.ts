@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { waitUntil } from '../../scripts/clients.js';
+import { waitUntil } from '../../scripts/ops/clients.js';
 import { startOwnBroker, type OwnBroker } from '../../scripts/harness/broker.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../scripts/harness/infra.js';
 import { publishedMessages, readTopics } from '../../scripts/harness/published.js';

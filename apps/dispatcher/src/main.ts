@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadDispatcherConfig } from '@settle/config';
-import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultDdl } from '@settle/vault';
+import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { defineWorker, runWorker } from '@settle/worker';
 import { DeliveryAdmin } from './deliveries/delivery-admin.js';
 import { DeliveryScheduler } from './deliveries/delivery-scheduler.js';
@@ -14,7 +14,7 @@ import { EndpointSecrets } from './endpoints/endpoint-secrets.js';
 import { EndpointRepository } from './endpoints/endpoint.repository.js';
 import { EndpointService } from './endpoints/endpoint.service.js';
 import { AdminApiModule } from './http/admin-api.module.js';
-import { DISPATCHER_DDL, ENDPOINT_VAULT_SCHEMA } from './schema.js';
+import { DISPATCHER_MIGRATIONS, ENDPOINT_VAULT_SCHEMA } from './schema.js';
 
 /** How often expired previous secrets (after a rotation's overlap) are deleted, milliseconds. */
 const SECRET_RETIREMENT_INTERVAL_MS = 60_000;
@@ -28,10 +28,7 @@ const SECRET_RETIREMENT_INTERVAL_MS = 60_000;
 const dispatcher = defineWorker({
   name: 'dispatcher',
   config: loadDispatcherConfig,
-  migrations: [
-    { owner: 'dispatcher', statements: DISPATCHER_DDL },
-    { owner: ENDPOINT_VAULT_SCHEMA, statements: vaultDdl(ENDPOINT_VAULT_SCHEMA) },
-  ],
+  migrations: [DISPATCHER_MIGRATIONS, vaultMigrations(ENDPOINT_VAULT_SCHEMA)],
   produces: ['DeliveryDeadLettered'],
   outboxes: [{ schema: 'dispatcher' }],
   setup: ({ config, pool, topics, logger, outboxes }) => {

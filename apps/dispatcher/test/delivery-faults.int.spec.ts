@@ -8,14 +8,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { generateKey, MasterKeyRing, CredentialsVault, PostgresVaultStore, vaultDdl } from '@settle/vault';
+import { generateKey, MasterKeyRing, CredentialsVault, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { Secret } from '@settle/config';
 import { AvroCodec, Outbox, topicNames, type BatchItem, type EntitlementGrantedV1 } from '@settle/messaging';
-import { createPool, migrate, type Pool } from '@settle/platform';
+import { createPool, migrateSchemas, type Pool } from '@settle/platform';
 import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { waitUntil } from '../../../scripts/clients.js';
+import { waitUntil } from '../../../scripts/ops/clients.js';
 import { startEndpointProcess, type EndpointProcess } from '../../../scripts/harness/endpoints.js';
 import { startFaultProxy } from '../../../scripts/harness/fault-proxy.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
@@ -28,7 +28,7 @@ import { DispatcherMetrics } from '../src/dispatcher.metrics.js';
 import { EndpointSecrets } from '../src/endpoints/endpoint-secrets.js';
 import { EndpointRepository } from '../src/endpoints/endpoint.repository.js';
 import { EndpointService } from '../src/endpoints/endpoint.service.js';
-import { DISPATCHER_DDL, ENDPOINT_VAULT_SCHEMA } from '../src/schema.js';
+import { DISPATCHER_MIGRATIONS, ENDPOINT_VAULT_SCHEMA } from '../src/schema.js';
 
 const TIMEOUT_MS = 1_000;
 const WAITS_MS = [200, 400, 800];
@@ -52,8 +52,7 @@ beforeAll(async () => {
   const database = await createTestDatabase('settle_delivery');
   drop = database.drop;
   pool = createPool(database.url, 8);
-  await migrate(pool, 'dispatcher', DISPATCHER_DDL);
-  await migrate(pool, ENDPOINT_VAULT_SCHEMA, vaultDdl(ENDPOINT_VAULT_SCHEMA));
+  await migrateSchemas(pool, [DISPATCHER_MIGRATIONS, vaultMigrations(ENDPOINT_VAULT_SCHEMA)]);
   const topics = topicNames(uniqueTopicPrefix('delivery'));
   const codec = AvroCodec.connect(infra.registryUrl, topics);
   await codec.registerAll(['DeliveryDeadLettered']);

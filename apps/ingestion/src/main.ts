@@ -2,16 +2,15 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadIngestionConfig } from '@settle/config';
-import { READ_MODEL_DDL } from '@settle/ledger';
 import { connectMessaging, Outbox, OutboxRelay } from '@settle/messaging';
-import { createLogger, createPool, guardProcess, markReady, migrate, onShutdown, runMain } from '@settle/platform';
-import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultDdl } from '@settle/vault';
+import { createLogger, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain } from '@settle/platform';
+import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { IngestionModule } from './ingestion.module.js';
 import { WEBHOOK_VAULT_SCHEMA, WebhookSecrets } from './webhooks/webhook-secrets.js';
-import { INGESTION_DDL } from './persistence/schema.js';
+import { INGESTION_MIGRATIONS } from './persistence/schema.js';
 
 /**
- * Boots the ingestion app: migrates its tables, registers schemas, starts the outbox relay,
+ * Boots the ingestion app: applies its schemas' migrations, registers schemas, starts the outbox relay,
  * then serves HTTP. Configuration errors stop the boot with the list of bad variables.
  */
 async function main(): Promise<void> {
@@ -21,8 +20,9 @@ async function main(): Promise<void> {
   const pool = createPool(config.database.url, config.database.poolSize, (error) =>
     logger.warn({ err: error }, 'database connection lost; the pool opens a new one on next use'),
   );
-  await migrate(pool, 'ingestion', INGESTION_DDL);
-  await migrate(pool, 'read_model', READ_MODEL_DDL);
+  // Ingestion owns `ingestion` and `webhook_vault`; it reads `read_model`, which the ledger
+  // projector owns and migrates (until it exists, reads answer 503 READ_MODEL.NOT_READY).
+  await migrateSchema(pool, INGESTION_MIGRATIONS, logger);
 
   const { topics, codec, producer } = await connectMessaging({
     clientId: 'settle-ingestion',
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const outbox = new Outbox('ingestion', topics, codec);
 
   // Ingestion's own vault holds the webhook signing secrets, under its own master keys.
-  await migrate(pool, WEBHOOK_VAULT_SCHEMA, vaultDdl(WEBHOOK_VAULT_SCHEMA));
+  await migrateSchema(pool, vaultMigrations(WEBHOOK_VAULT_SCHEMA), logger);
   const webhookVault = new CredentialsVault(new PostgresVaultStore(pool, WEBHOOK_VAULT_SCHEMA), loadMasterKeyRing(), { logger });
   const webhookSecrets = new WebhookSecrets(webhookVault, config.webhooks.merchantAccount, logger);
   await webhookSecrets.load();

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxDdl } from '@settle/messaging';
-import { createPool, migrate, type Pool } from '@settle/platform';
+import { createPool, migrateSchema, type Pool } from '@settle/platform';
 import { createTestDatabase } from '../../../scripts/harness/infra.js';
-import { INGESTION_DDL } from '../src/persistence/schema.js';
+import { INGESTION_MIGRATIONS } from '../src/persistence/schema.js';
 import { WebhookBatcher, type PendingWebhook } from '../src/webhooks/webhook-batcher.js';
 
 let pool: Pool;
@@ -12,7 +11,7 @@ beforeAll(async () => {
   const db = await createTestDatabase('settle_batcher');
   drop = db.drop;
   pool = createPool(db.url, 4);
-  await migrate(pool, 'ingestion', [...outboxDdl('ingestion'), ...INGESTION_DDL]);
+  await migrateSchema(pool, INGESTION_MIGRATIONS);
 });
 
 afterAll(async () => {

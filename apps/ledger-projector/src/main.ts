@@ -2,15 +2,13 @@ import { loadProjectorConfig } from '@settle/config';
 import {
   CheckpointedLedgerProjection,
   EventStoreLedgerWriter,
-  LEDGER_DDL,
+  LEDGER_MIGRATIONS,
   openLedgerStore,
   PostgresLedgerWriter,
-  PROJECTION_CHECKPOINT_DDL,
-  READ_MODEL_DDL,
+  READ_MODEL_MIGRATIONS,
   upsertLatestVerifications,
   type LedgerWriter,
 } from '@settle/ledger';
-import { outboxDdl } from '@settle/messaging';
 import { defineWorker, runWorker, type ConsumerDefinition } from '@settle/worker';
 import { ProjectionService } from './projection.service.js';
 
@@ -25,11 +23,10 @@ import { ProjectionService } from './projection.service.js';
 const ledgerProjector = defineWorker({
   name: 'ledger-projector',
   config: loadProjectorConfig,
-  migrations: [
-    // The outbox and the projection checkpoints live in the `ledger` schema whichever store holds the events.
-    { owner: 'ledger', statements: [...LEDGER_DDL, ...outboxDdl('ledger'), ...PROJECTION_CHECKPOINT_DDL] },
-    { owner: 'read_model', statements: READ_MODEL_DDL },
-  ],
+  // The projector owns both schemas: `ledger` (its outbox and, on an event store, the projection
+  // checkpoints live there whichever store holds the events) and `read_model`, which ingestion
+  // reads (docs/postgres.md).
+  migrations: [LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS],
   produces: ['SettlementRecorded', 'EntitlementGranted'],
   outboxes: [{ schema: 'ledger' }],
   setup: ({ config, pool, topics, logger, outboxes }) => {

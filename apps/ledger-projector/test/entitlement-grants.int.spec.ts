@@ -5,9 +5,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entitlementStream, findEntitlements, LEDGER_DDL, PostgresLedger, PostgresLedgerWriter, READ_MODEL_DDL, verifyLedger } from '@settle/ledger';
-import { AvroCodec, Outbox, outboxDdl, topicNames, type ConsensusResultV1, type EntitlementGrantedV1 } from '@settle/messaging';
-import { createLogger, createPool, migrate, type Pool } from '@settle/platform';
+import {
+  entitlementStream,
+  findEntitlements,
+  LEDGER_MIGRATIONS,
+  PostgresLedger,
+  PostgresLedgerWriter,
+  READ_MODEL_MIGRATIONS,
+  verifyLedger,
+} from '@settle/ledger';
+import { AvroCodec, Outbox, topicNames, type ConsensusResultV1, type EntitlementGrantedV1 } from '@settle/messaging';
+import { createLogger, createPool, migrateSchemas, type Pool } from '@settle/platform';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
 import { ProjectionService } from '../src/projection.service.js';
 
@@ -20,8 +28,7 @@ beforeAll(async () => {
   const database = await createTestDatabase('settle_grants');
   drop = database.drop;
   pool = createPool(database.url, 6);
-  await migrate(pool, 'ledger', [...LEDGER_DDL, ...outboxDdl('ledger')]);
-  await migrate(pool, 'read_model', READ_MODEL_DDL);
+  await migrateSchemas(pool, [LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS]);
   const topics = topicNames(uniqueTopicPrefix('grants'));
   const codec = AvroCodec.connect(infra.registryUrl, topics);
   await codec.registerAll(['SettlementRecorded', 'EntitlementGranted']);

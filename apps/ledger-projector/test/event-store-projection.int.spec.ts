@@ -12,16 +12,15 @@ import {
   entitlementStream,
   EventStoreLedgerWriter,
   InMemoryLedger,
-  LEDGER_DDL,
+  LEDGER_MIGRATIONS,
   PostgresLedger,
   PostgresLedgerWriter,
-  PROJECTION_CHECKPOINT_DDL,
-  READ_MODEL_DDL,
+  READ_MODEL_MIGRATIONS,
   upsertLatestVerifications,
   type LedgerStore,
 } from '@settle/ledger';
-import { AvroCodec, Outbox, outboxDdl, topicNames, type OutboxMessage } from '@settle/messaging';
-import { createLogger, createPool, migrate, type Pool, type PoolClient } from '@settle/platform';
+import { AvroCodec, Outbox, topicNames, type OutboxMessage } from '@settle/messaging';
+import { createLogger, createPool, migrateSchemas, type Pool, type PoolClient } from '@settle/platform';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
 import { ProjectionService } from '../src/projection.service.js';
 import { projectHistories, result } from './fixtures.js';
@@ -48,8 +47,7 @@ async function database(): Promise<Pool> {
   const created = await createTestDatabase('settle_es_projection');
   const pool = createPool(created.url, 6);
   databases.push({ pool, drop: created.drop });
-  await migrate(pool, 'ledger', [...LEDGER_DDL, ...outboxDdl('ledger'), ...PROJECTION_CHECKPOINT_DDL]);
-  await migrate(pool, 'read_model', READ_MODEL_DDL);
+  await migrateSchemas(pool, [LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS]);
   return pool;
 }
 

@@ -5,9 +5,9 @@
  * the real schema registry (the settlement outbox checks its schema), the projector's class.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEDGER_DDL, PostgresLedger, PostgresLedgerWriter, READ_MODEL_DDL, rebuildReadModels } from '@settle/ledger';
-import { AvroCodec, Outbox, outboxDdl, topicNames } from '@settle/messaging';
-import { createLogger, createPool, migrate, type Pool } from '@settle/platform';
+import { LEDGER_MIGRATIONS, PostgresLedger, PostgresLedgerWriter, READ_MODEL_MIGRATIONS, rebuildReadModels } from '@settle/ledger';
+import { AvroCodec, Outbox, topicNames } from '@settle/messaging';
+import { createLogger, createPool, migrateSchemas, type Pool } from '@settle/platform';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
 import { ProjectionService } from '../src/projection.service.js';
 import { projectHistories } from './fixtures.js';
@@ -20,8 +20,7 @@ beforeAll(async () => {
   const database = await createTestDatabase('settle_rebuild');
   drop = database.drop;
   pool = createPool(database.url, 4);
-  await migrate(pool, 'ledger', [...LEDGER_DDL, ...outboxDdl('ledger')]);
-  await migrate(pool, 'read_model', READ_MODEL_DDL);
+  await migrateSchemas(pool, [LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS]);
   const topics = topicNames(uniqueTopicPrefix('rebuild'));
   const codec = AvroCodec.connect(infra.registryUrl, topics);
   await codec.registerAll(['SettlementRecorded', 'EntitlementGranted']);

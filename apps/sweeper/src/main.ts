@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { loadSweeperConfig } from '@settle/config';
-import { coPartitionedAssigner, outboxDdl } from '@settle/messaging';
+import { coPartitionedAssigner } from '@settle/messaging';
 import { defineWorker, runWorker } from '@settle/worker';
 import { SweeperMetrics } from './sweeper.metrics.js';
 import { PartitionFencedError } from './partition-fencing.js';
 import { SweeperService } from './sweeper.service.js';
-import { SWEEPER_DDL, WatchStore } from './watch.store.js';
+import { SWEEPER_MIGRATIONS, WatchStore } from './watch.store.js';
 
 /** This process's name as a partition owner, in the store and in every log line. */
 const instance = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -20,7 +20,7 @@ const sweeper = defineWorker({
   name: 'sweeper',
   config: loadSweeperConfig,
   logBindings: { instance },
-  migrations: [{ owner: 'sweeper', statements: [...SWEEPER_DDL, ...outboxDdl('sweeper')] }],
+  migrations: [SWEEPER_MIGRATIONS],
   produces: ['VerificationRequested'],
   outboxes: [{ schema: 'sweeper', relay: { pollIntervalMs: 250, batchSize: 2_000 } }],
   setup: ({ config, pool, topics, logger, outboxes }) => {

@@ -1,39 +1,20 @@
+import { fileURLToPath } from 'node:url';
 import type { TransactionStatus, Watch } from '@settle/domain';
-import type { Pool, PoolClient } from '@settle/platform';
+import type { Pool, PoolClient, SchemaMigrations } from '@settle/platform';
 
 /**
- * Tables the sweeper owns (schema `sweeper`):
+ * Migrations of the schema the sweeper owns (`sweeper`, `apps/sweeper/migrations/sweeper/`),
+ * applied at its boot (its outbox lives there too):
  * - `partition_owners`: which sweeper instance owns each Kafka partition, with a fencing
  *   epoch bumped on every claim; every write checks it, so two instances never both act for
  *   a partition's timers, whatever their view of the group.
  * - `watch_state`: one row per transaction (its timer), keyed by reference, with the
  *   partition it belongs to, indexed by (partition, due_at) so a tick reads only due rows.
  */
-export const SWEEPER_DDL: readonly string[] = [
-  'CREATE SCHEMA IF NOT EXISTS sweeper',
-  `CREATE TABLE IF NOT EXISTS sweeper.partition_owners (
-     partition integer PRIMARY KEY,
-     owner text NOT NULL,
-     epoch bigint NOT NULL,
-     claimed_at timestamptz NOT NULL DEFAULT now()
-   )`,
-  `CREATE TABLE IF NOT EXISTS sweeper.watch_state (
-     reference text PRIMARY KEY,
-     partition integer NOT NULL,
-     correlation_id text,
-     status text NOT NULL,
-     registered boolean NOT NULL,
-     completed boolean NOT NULL,
-     webhook_seen boolean NOT NULL,
-     last_activity_at bigint NOT NULL,
-     progress_at bigint,
-     checks integer NOT NULL,
-     last_check_at bigint,
-     due_at bigint,
-     updated_at timestamptz NOT NULL DEFAULT now()
-   )`,
-  'CREATE INDEX IF NOT EXISTS watch_state_due ON sweeper.watch_state (partition, due_at) WHERE due_at IS NOT NULL',
-];
+export const SWEEPER_MIGRATIONS: SchemaMigrations = {
+  schema: 'sweeper',
+  dir: fileURLToPath(new URL('../migrations/sweeper', import.meta.url)),
+};
 
 interface Row {
   reference: string;

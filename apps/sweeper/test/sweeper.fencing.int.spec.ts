@@ -5,12 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RECOVERY_POLICY } from '@settle/domain';
-import { AvroCodec, Outbox, outboxDdl, topicNames, type BatchItem, type CheckoutRegisteredV1, type Topics } from '@settle/messaging';
-import { createLogger, createPool, migrate, type Pool } from '@settle/platform';
+import { AvroCodec, Outbox, topicNames, type BatchItem, type CheckoutRegisteredV1, type Topics } from '@settle/messaging';
+import { createLogger, createPool, migrateSchema, type Pool } from '@settle/platform';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
 import { PartitionFencedError } from '../src/partition-fencing.js';
 import { SweeperService } from '../src/sweeper.service.js';
-import { SWEEPER_DDL, WatchStore } from '../src/watch.store.js';
+import { SWEEPER_MIGRATIONS, WatchStore } from '../src/watch.store.js';
 
 let pool: Pool;
 let drop: () => Promise<void>;
@@ -23,7 +23,7 @@ beforeAll(async () => {
   const database = await createTestDatabase('settle_sweeper_fence');
   drop = database.drop;
   pool = createPool(database.url, 6);
-  await migrate(pool, 'sweeper', [...SWEEPER_DDL, ...outboxDdl('sweeper')]);
+  await migrateSchema(pool, SWEEPER_MIGRATIONS);
   topics = topicNames(uniqueTopicPrefix('fence'));
   codec = AvroCodec.connect(infra.registryUrl, topics);
   await codec.registerAll(['VerificationRequested']);

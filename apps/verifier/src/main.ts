@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { loadVerifierConfig } from '@settle/config';
-import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, VAULT_DDL } from '@settle/vault';
+import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { defineWorker, runWorker } from '@settle/worker';
 import { buildProviders } from './providers.js';
-import { VERIFIER_DDL } from './schema.js';
+import { VERIFIER_MIGRATIONS } from './schema.js';
 import { TransactionRepository } from './transaction.repository.js';
 import { VerificationService } from './verification.service.js';
 import { VerifierMetrics } from './verifier.metrics.js';
@@ -15,10 +15,7 @@ import { VerifierMetrics } from './verifier.metrics.js';
 const verifier = defineWorker({
   name: 'verifier',
   config: loadVerifierConfig,
-  migrations: [
-    { owner: 'verifier', statements: VERIFIER_DDL },
-    { owner: 'vault', statements: VAULT_DDL },
-  ],
+  migrations: [VERIFIER_MIGRATIONS, vaultMigrations()],
   produces: ['ConsensusResult'],
   outboxes: [{ schema: 'verifier' }],
   setup: async ({ config, pool, topics, logger, outboxes }) => {

@@ -8,10 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderName, ProviderVerdict } from '@settle/domain';
 import { AvroCodec, Outbox, topicNames, type BatchItem, type ConsensusResultV1, type TypedEvent } from '@settle/messaging';
-import { createLogger, createPool, migrate, type Pool } from '@settle/platform';
+import { createLogger, createPool, migrateSchema, type Pool } from '@settle/platform';
 import type { PaymentProvider, VerificationRequest } from '@settle/providers';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
-import { VERIFIER_DDL } from '../src/schema.js';
+import { VERIFIER_MIGRATIONS } from '../src/schema.js';
 import { TransactionRepository } from '../src/transaction.repository.js';
 import { VerificationService } from '../src/verification.service.js';
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
   const database = await createTestDatabase('settle_verifier');
   drop = database.drop;
   pool = createPool(database.url, 6);
-  await migrate(pool, 'verifier', VERIFIER_DDL);
+  await migrateSchema(pool, VERIFIER_MIGRATIONS);
   const topics = topicNames(uniqueTopicPrefix('verifier'));
   const codec = AvroCodec.connect(infra.registryUrl, topics);
   await codec.registerAll(['ConsensusResult']);

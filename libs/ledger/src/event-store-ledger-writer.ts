@@ -73,16 +73,6 @@ export class EventStoreLedgerWriter implements LedgerWriter {
   }
 }
 
-/** DDL of the projections' checkpoints (idempotent): the last position of `$all` each projection handled. */
-export const PROJECTION_CHECKPOINT_DDL: readonly string[] = [
-  'CREATE SCHEMA IF NOT EXISTS ledger',
-  `CREATE TABLE IF NOT EXISTS ledger.projection_checkpoints (
-     name text PRIMARY KEY,
-     position bigint NOT NULL,
-     updated_at timestamptz NOT NULL
-   )`,
-];
-
 /** Options of {@link CheckpointedLedgerProjection}. */
 export interface CheckpointedProjectionOptions {
   /** Name of the checkpoint row. Default `ledger-read-models`. */
@@ -99,7 +89,7 @@ export interface CheckpointedProjectionOptions {
  * Projects an event store's `$all` into PostgreSQL: pages of committed events, in global
  * order, from a checkpoint; for each page one transaction upserts the read models
  * (`readModelRowsOf`), enqueues the settlement and entitlement messages (`outboxMessagesOf`) and
- * moves the checkpoint, so each event is projected exactly once in effect: a crash before the
+ * moves the checkpoint (`ledger.projection_checkpoints`, migration 0002 of schema `ledger`), so each event is projected exactly once in effect: a crash before the
  * commit projects the page again, after it never. The checkpoint row is locked for the page, so
  * two projector instances running the projection take turns and never project a page twice.
  */

@@ -1,4 +1,5 @@
-import { inTransaction, isUniqueViolation, type Pool, type PoolClient } from '@settle/platform';
+import { fileURLToPath } from 'node:url';
+import { inTransaction, isUniqueViolation, type Pool, type PoolClient, type SchemaMigrations } from '@settle/platform';
 import { GENESIS_HASH, streamHash } from './hash-chain.js';
 import {
   DuplicateEventIdError,
@@ -14,142 +15,25 @@ import {
 } from './ledger.port.js';
 import type { StreamAppend } from './ledger-writer.port.js';
 
-/** Role that may append to the ledger and read it, and nothing else (see {@link LEDGER_DDL}). */
+/** Role that may append to the ledger and read it, and nothing else (see {@link LEDGER_MIGRATIONS}). */
 export const LEDGER_WRITER_ROLE = 'settle_ledger_writer';
 
 /**
- * DDL of the PostgreSQL ledger (idempotent). Immutability is enforced by the database twice:
+ * Migrations of schema `ledger` (`libs/ledger/migrations/ledger/`, owned by the ledger projector,
+ * which applies them at boot; docs/postgres.md). Immutability is enforced by the database twice:
  * - permissions: the `settle_ledger_writer` role (grant it to the projector's login role) may
  *   only SELECT and INSERT `ledger.events`; UPDATE, DELETE and TRUNCATE are revoked from it and
  *   from PUBLIC;
  * - triggers refuse UPDATE, DELETE and TRUNCATE of `ledger.events` for everyone, the table's
  *   owner and superusers included.
  * `ledger.head` holds the last global position and global hash; appends lock it, so positions
- * are gapless and in commit order (a subscription polling by position misses nothing).
+ * are gapless and in commit order (a subscription polling by position misses nothing). The
+ * schema also holds the projector's outbox (`ledger.outbox`).
  */
-export const LEDGER_DDL: readonly string[] = [
-  'CREATE SCHEMA IF NOT EXISTS ledger',
-  `CREATE TABLE IF NOT EXISTS ledger.events (
-     position bigint PRIMARY KEY,
-     stream_id text NOT NULL,
-     revision bigint NOT NULL,
-     event_id uuid NOT NULL UNIQUE,
-     event_type text NOT NULL,
-     data jsonb NOT NULL,
-     metadata jsonb NOT NULL,
-     recorded_at timestamptz NOT NULL,
-     stream_hash text NOT NULL,
-     global_hash text NOT NULL,
-     UNIQUE (stream_id, revision)
-   )`,
-  // Ledgers created before the hash chains: their old rows verify as a break (docs/ledger.md).
-  'ALTER TABLE ledger.events ADD COLUMN IF NOT EXISTS stream_hash text',
-  'ALTER TABLE ledger.events ADD COLUMN IF NOT EXISTS global_hash text',
-  'CREATE INDEX IF NOT EXISTS events_recorded_at ON ledger.events (recorded_at)',
-  // revision -1: a stream whose first append is in flight (see appendWith).
-  `CREATE TABLE IF NOT EXISTS ledger.streams (
-     stream_id text PRIMARY KEY,
-     revision bigint NOT NULL,
-     stream_hash text
-   )`,
-  'ALTER TABLE ledger.streams ADD COLUMN IF NOT EXISTS stream_hash text',
-  `CREATE TABLE IF NOT EXISTS ledger.head (
-     singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
-     position bigint NOT NULL,
-     global_hash text NOT NULL
-   )`,
-  `INSERT INTO ledger.head (singleton, position, global_hash)
-   VALUES (true, COALESCE((SELECT max(position) FROM ledger.events), 0), '${GENESIS_HASH}')
-   ON CONFLICT (singleton) DO NOTHING`,
-  // Appends a stream's new events with their stream hashes (computed by the caller), chaining
-  // each into the global chain under the head's lock, in one round trip: the lock is held
-  // only for this call and the commit. The global hash is the one of hash-chain.ts:
-  // SHA-256 hex of "<previous global hash>\n<position>\n<stream hash>".
-  `CREATE OR REPLACE FUNCTION ledger.append_events(
-     p_stream text, p_revisions bigint[], p_ids uuid[], p_types text[], p_data jsonb[], p_metadata jsonb[],
-     p_recorded_at timestamptz, p_stream_hashes text[]
-   ) RETURNS SETOF bigint LANGUAGE plpgsql AS $$
-   DECLARE
-     v_position bigint;
-     v_global text;
-     i int;
-   BEGIN
-     SELECT position, global_hash INTO v_position, v_global FROM ledger.head FOR UPDATE;
-     FOR i IN 1 .. array_length(p_ids, 1) LOOP
-       v_position := v_position + 1;
-       v_global := encode(sha256(convert_to(v_global || E'\n' || v_position::text || E'\n' || p_stream_hashes[i], 'UTF8')), 'hex');
-       INSERT INTO ledger.events (position, stream_id, revision, event_id, event_type, data, metadata, recorded_at, stream_hash, global_hash)
-       VALUES (v_position, p_stream, p_revisions[i], p_ids[i], p_types[i], p_data[i], p_metadata[i], p_recorded_at, p_stream_hashes[i], v_global);
-       RETURN NEXT v_position;
-     END LOOP;
-     INSERT INTO ledger.streams (stream_id, revision, stream_hash)
-     VALUES (p_stream, p_revisions[array_length(p_ids, 1)], p_stream_hashes[array_length(p_ids, 1)])
-     ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision, stream_hash = EXCLUDED.stream_hash;
-     UPDATE ledger.head SET position = v_position, global_hash = v_global;
-   END $$`,
-  // Appends the events of many streams (a consumer batch), in the given order, under one lock
-  // of the head: the same chaining as append_events, one round trip for the whole batch. The
-  // global hashes are chained in a loop (each needs the one before), the rows inserted by one
-  // set-based statement. Each stream's row is set to its last revision and hash in the batch.
-  `CREATE OR REPLACE FUNCTION ledger.append_batch(
-     p_streams text[], p_revisions bigint[], p_ids uuid[], p_types text[], p_data jsonb[], p_metadata jsonb[],
-     p_recorded_at timestamptz[], p_stream_hashes text[]
-   ) RETURNS SETOF bigint LANGUAGE plpgsql AS $$
-   DECLARE
-     v_start bigint;
-     v_global text;
-     v_globals text[] := '{}';
-     n int := array_length(p_ids, 1);
-     i int;
-   BEGIN
-     SELECT position, global_hash INTO v_start, v_global FROM ledger.head FOR UPDATE;
-     FOR i IN 1 .. n LOOP
-       v_global := encode(sha256(convert_to(v_global || E'\n' || (v_start + i)::text || E'\n' || p_stream_hashes[i], 'UTF8')), 'hex');
-       v_globals := array_append(v_globals, v_global);
-     END LOOP;
-     INSERT INTO ledger.events (position, stream_id, revision, event_id, event_type, data, metadata, recorded_at, stream_hash, global_hash)
-     SELECT v_start + u.n, u.stream_id, u.revision, u.event_id, u.event_type, u.data, u.metadata, u.recorded_at, u.stream_hash, u.global_hash
-       FROM unnest(p_streams, p_revisions, p_ids, p_types, p_data, p_metadata, p_recorded_at, p_stream_hashes, v_globals)
-            WITH ORDINALITY AS u(stream_id, revision, event_id, event_type, data, metadata, recorded_at, stream_hash, global_hash, n);
-     UPDATE ledger.streams s SET revision = l.revision, stream_hash = l.stream_hash
-       FROM (SELECT DISTINCT ON (stream_id) stream_id, revision, stream_hash
-               FROM unnest(p_streams, p_revisions, p_stream_hashes) AS u(stream_id, revision, stream_hash)
-              ORDER BY stream_id, revision DESC) AS l
-      WHERE s.stream_id = l.stream_id;
-     UPDATE ledger.head SET position = v_start + n, global_hash = v_global;
-     RETURN QUERY SELECT v_start + g FROM generate_series(1, n) AS g;
-   END $$`,
-  `CREATE OR REPLACE FUNCTION ledger.refuse_mutation() RETURNS trigger LANGUAGE plpgsql AS $$
-   BEGIN
-     RAISE EXCEPTION 'ledger.events is append-only: % refused', TG_OP USING ERRCODE = 'insufficient_privilege';
-   END $$`,
-  `CREATE OR REPLACE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON ledger.events
-     FOR EACH ROW EXECUTE FUNCTION ledger.refuse_mutation()`,
-  `CREATE OR REPLACE TRIGGER events_no_truncate BEFORE TRUNCATE ON ledger.events
-     FOR EACH STATEMENT EXECUTE FUNCTION ledger.refuse_mutation()`,
-  // The head only moves forward, one append at a time, and is never removed.
-  `CREATE OR REPLACE FUNCTION ledger.refuse_head_rewind() RETURNS trigger LANGUAGE plpgsql AS $$
-   BEGIN
-     IF TG_OP <> 'UPDATE' OR NEW.position <= OLD.position THEN
-       RAISE EXCEPTION 'ledger.head only moves forward: % refused', TG_OP USING ERRCODE = 'insufficient_privilege';
-     END IF;
-     RETURN NEW;
-   END $$`,
-  `CREATE OR REPLACE TRIGGER head_forward_only BEFORE UPDATE OR DELETE ON ledger.head
-     FOR EACH ROW EXECUTE FUNCTION ledger.refuse_head_rewind()`,
-  `CREATE OR REPLACE TRIGGER head_no_truncate BEFORE TRUNCATE ON ledger.head
-     FOR EACH STATEMENT EXECUTE FUNCTION ledger.refuse_head_rewind()`,
-  `DO $$ BEGIN
-     CREATE ROLE ${LEDGER_WRITER_ROLE} NOLOGIN;
-   EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-   END $$`,
-  'REVOKE ALL ON ledger.events FROM PUBLIC',
-  `GRANT USAGE ON SCHEMA ledger TO ${LEDGER_WRITER_ROLE}`,
-  `REVOKE UPDATE, DELETE, TRUNCATE ON ledger.events FROM ${LEDGER_WRITER_ROLE}`,
-  `GRANT SELECT, INSERT ON ledger.events TO ${LEDGER_WRITER_ROLE}`,
-  `GRANT SELECT, INSERT, UPDATE ON ledger.streams TO ${LEDGER_WRITER_ROLE}`,
-  `GRANT SELECT, UPDATE ON ledger.head TO ${LEDGER_WRITER_ROLE}`,
-];
+export const LEDGER_MIGRATIONS: SchemaMigrations = {
+  schema: 'ledger',
+  dir: fileURLToPath(new URL('../migrations/ledger', import.meta.url)),
+};
 
 /** What preparing one append of a batch gave: the append to write, nothing to write, or why it cannot be. */
 export type PreparedOutcome = PreparedAppend | { done: AppendResult } | { error: WrongExpectedRevisionError | DuplicateEventIdError };

@@ -1,4 +1,6 @@
-import { inTransaction, type Pool, type PoolClient } from '@settle/platform';
+import { fileURLToPath } from 'node:url';
+import { SettleError, type ErrorKind } from '@settle/domain';
+import { inTransaction, type Pool, type PoolClient, type SchemaMigrations } from '@settle/platform';
 import type { LedgerStore } from './ledger.port.js';
 import { readModelRowsOf, type EntitlementRow, type LedgerStatusRow } from './ledger-projection.js';
 
@@ -14,45 +16,45 @@ import { readModelRowsOf, type EntitlementRow, type LedgerStatusRow } from './le
  * - `read_model.entitlements`: each user's entitlements and current access expiry, a pure
  *   projection of the entitlement streams (`EntitlementGranted`), rebuildable from the ledger
  *   alone like `transaction_status`.
+ *
+ * These are the migrations of schema `read_model` (`libs/ledger/migrations/read_model/`), owned
+ * by the ledger projector, which applies them at boot; ingestion only reads the tables.
  */
-export const READ_MODEL_DDL: readonly string[] = [
-  'CREATE SCHEMA IF NOT EXISTS read_model',
-  `CREATE TABLE IF NOT EXISTS read_model.transaction_status (
-     reference text PRIMARY KEY,
-     provider text NOT NULL,
-     state text NOT NULL,
-     entitlement_status text NOT NULL,
-     amount_minor bigint NOT NULL,
-     currency text NOT NULL,
-     checks jsonb,
-     last_verdict text,
-     last_trigger text,
-     ledger_revision bigint NOT NULL DEFAULT -1,
-     updated_at timestamptz NOT NULL
-   )`,
-  'ALTER TABLE read_model.transaction_status DROP COLUMN IF EXISTS last_causation_id',
-  `CREATE TABLE IF NOT EXISTS read_model.latest_verification (
-     reference text PRIMARY KEY,
-     verdict text NOT NULL,
-     trigger text NOT NULL,
-     causation_id text NOT NULL,
-     state text NOT NULL,
-     entitlement_status text NOT NULL,
-     decided_at timestamptz NOT NULL
-   )`,
-  `CREATE TABLE IF NOT EXISTS read_model.entitlements (
-     user_id text NOT NULL,
-     entitlement text NOT NULL,
-     expires_at timestamptz NOT NULL,
-     grants integer NOT NULL,
-     last_event_id uuid NOT NULL,
-     last_event text NOT NULL,
-     last_reference text NOT NULL,
-     ledger_revision bigint NOT NULL,
-     updated_at timestamptz NOT NULL,
-     PRIMARY KEY (user_id, entitlement)
-   )`,
-];
+export const READ_MODEL_MIGRATIONS: SchemaMigrations = {
+  schema: 'read_model',
+  dir: fileURLToPath(new URL('../migrations/read_model', import.meta.url)),
+};
+
+/**
+ * The read models are not there yet: the ledger projector, which owns and migrates the
+ * `read_model` schema, has not booted once on this database (docs/postgres.md). Transient:
+ * ingestion answers 503 `READ_MODEL.NOT_READY` with `Retry-After` until it has.
+ */
+export class ReadModelNotReadyError extends SettleError {
+  readonly code = 'READ_MODEL.NOT_READY';
+  readonly kind: ErrorKind = 'unavailable';
+
+  constructor() {
+    super('read_model is not migrated yet: the ledger projector creates it at its first boot');
+    this.name = 'ReadModelNotReadyError';
+  }
+}
+
+/** SQLSTATE of a missing table (42P01 undefined_table) or schema (3F000 invalid_schema_name). */
+function isMissingRelation(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === '42P01' || code === '3F000';
+}
+
+/** Runs a read of the read models, turning "no such table" into {@link ReadModelNotReadyError}. */
+async function readReadModel<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (isMissingRelation(error)) throw new ReadModelNotReadyError();
+    throw error;
+  }
+}
 
 /**
  * Upserts ledger-status rows in one statement (a consumer batch, a rebuild page), each unless a
@@ -107,7 +109,7 @@ function latestBy<T>(rows: readonly T[], key: (row: T) => string, order: (a: T, 
   return latest;
 }
 
-/** The verifier's latest answer for a reference (see {@link READ_MODEL_DDL}). */
+/** The verifier's latest answer for a reference (see {@link READ_MODEL_MIGRATIONS}). */
 export interface LatestVerificationRow {
   reference: string;
   verdict: string;
@@ -187,19 +189,25 @@ export async function upsertEntitlements(client: PoolClient | Pool, rows: readon
   );
 }
 
-/** A user's entitlements with their current expiry, by entitlement name. */
+/**
+ * A user's entitlements with their current expiry, by entitlement name.
+ *
+ * @throws ReadModelNotReadyError before the ledger projector first created the read models.
+ */
 export async function findEntitlements(pool: Pool | PoolClient, userId: string): Promise<EntitlementRow[]> {
-  const { rows } = await pool.query<{
-    user_id: string;
-    entitlement: string;
-    expires_at: Date;
-    grants: number;
-    last_event_id: string;
-    last_event: string;
-    last_reference: string;
-    ledger_revision: number;
-    updated_at: Date;
-  }>('SELECT * FROM read_model.entitlements WHERE user_id = $1 ORDER BY entitlement', [userId]);
+  const { rows } = await readReadModel(() =>
+    pool.query<{
+      user_id: string;
+      entitlement: string;
+      expires_at: Date;
+      grants: number;
+      last_event_id: string;
+      last_event: string;
+      last_reference: string;
+      ledger_revision: number;
+      updated_at: Date;
+    }>('SELECT * FROM read_model.entitlements WHERE user_id = $1 ORDER BY entitlement', [userId]),
+  );
   return rows.map((r) => ({
     userId: r.user_id,
     entitlement: r.entitlement,
@@ -276,28 +284,34 @@ export interface TransactionStatusRow {
   updatedAt: Date;
 }
 
-/** Reads one reference's status, or `null` before any verification result. */
+/**
+ * Reads one reference's status, or `null` before any verification result.
+ *
+ * @throws ReadModelNotReadyError before the ledger projector first created the read models.
+ */
 export async function findTransactionStatus(pool: Pool, reference: string): Promise<TransactionStatusRow | null> {
-  const { rows } = await pool.query<{
-    state: string | null;
-    entitlement_status: string | null;
-    checks: unknown[] | null;
-    ledger_revision: number | null;
-    updated_at: Date | null;
-    verdict: string | null;
-    trigger: string | null;
-    causation_id: string | null;
-    decided_at: Date | null;
-    last_verdict: string | null;
-    last_trigger: string | null;
-  }>(
-    `SELECT t.state, t.entitlement_status, t.checks, t.ledger_revision, t.updated_at, t.last_verdict, t.last_trigger,
+  const { rows } = await readReadModel(() =>
+    pool.query<{
+      state: string | null;
+      entitlement_status: string | null;
+      checks: unknown[] | null;
+      ledger_revision: number | null;
+      updated_at: Date | null;
+      verdict: string | null;
+      trigger: string | null;
+      causation_id: string | null;
+      decided_at: Date | null;
+      last_verdict: string | null;
+      last_trigger: string | null;
+    }>(
+      `SELECT t.state, t.entitlement_status, t.checks, t.ledger_revision, t.updated_at, t.last_verdict, t.last_trigger,
             v.verdict, v.trigger, v.causation_id, v.decided_at
        FROM (SELECT $1::text AS reference) r
        LEFT JOIN read_model.transaction_status t ON t.reference = r.reference
        LEFT JOIN read_model.latest_verification v ON v.reference = r.reference
       WHERE t.reference IS NOT NULL OR v.reference IS NOT NULL`,
-    [reference],
+      [reference],
+    ),
   );
   const r = rows[0];
   if (!r) return null;

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEDGER_DDL, LEDGER_WRITER_ROLE, PostgresLedger, PostgresLedgerWriter, READ_MODEL_DDL, verifyLedger, type LedgerEventInput } from '@settle/ledger';
-import { createPool, migrate, type Pool } from '@settle/platform';
+import {
+  LEDGER_MIGRATIONS,
+  LEDGER_WRITER_ROLE,
+  PostgresLedger,
+  PostgresLedgerWriter,
+  READ_MODEL_MIGRATIONS,
+  verifyLedger,
+  type LedgerEventInput,
+} from '@settle/ledger';
+import { createPool, migrateSchema, type Pool } from '@settle/platform';
 import { createTestDatabase, withTriggersOff } from '../../../scripts/harness/infra.js';
 import { ledgerContract } from './ledger.contract.js';
 import { ledgerWriterContract } from './ledger-writer.contract.js';
@@ -13,8 +21,8 @@ beforeAll(async () => {
   const db = await createTestDatabase('settle_ledger');
   drop = db.drop;
   pool = createPool(db.url, 4);
-  await migrate(pool, 'ledger', LEDGER_DDL);
-  await migrate(pool, 'read_model', READ_MODEL_DDL);
+  await migrateSchema(pool, LEDGER_MIGRATIONS);
+  await migrateSchema(pool, READ_MODEL_MIGRATIONS);
 });
 
 afterAll(async () => {
@@ -164,7 +172,7 @@ describe('PostgreSQL ledger tamper evidence (SHA-256 chains per stream and globa
     const db = await createTestDatabase('settle_ledger_tamper');
     dropTamper = db.drop;
     tamper = createPool(db.url, 2);
-    await migrate(tamper, 'ledger', LEDGER_DDL);
+    await migrateSchema(tamper, LEDGER_MIGRATIONS);
   });
 
   afterAll(async () => {

@@ -12,6 +12,11 @@ import { topicFor, type Topics } from './topics.js';
  * published: the relay deletes a row once Kafka acknowledged it. Outboxes made before that
  * kept published rows, marked in a `published_at` column: those rows are deleted and the
  * column (with its partial index) dropped.
+ *
+ * Each app's outbox lives in the schema it owns and is created by that schema's first
+ * versioned migration, which holds these same statements (checked by
+ * `test/migrations.unit.spec.ts`); this function is for tests and tools that need an outbox
+ * in a schema of their own.
  */
 export function outboxDdl(schema: string): string[] {
   return [

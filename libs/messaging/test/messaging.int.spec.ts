@@ -19,11 +19,18 @@ import {
   type TypedEvent,
 } from '@settle/messaging';
 import { MAX_AMOUNT_MINOR } from '@settle/domain';
-import { createLogger, createPool, inTransaction, migrate, type Pool } from '@settle/platform';
-import { waitUntil } from '../../../scripts/clients.js';
+import { createLogger, createPool, inTransaction, type Pool } from '@settle/platform';
+import { waitUntil } from '../../../scripts/ops/clients.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
 
 const logger = createLogger('messaging-int', 'fatal');
+
+/** Applies an outbox's idempotent DDL in one transaction (the apps apply it as their schema's first migration). */
+async function applyDdl(pool: Pool, statements: readonly string[]): Promise<void> {
+  await inTransaction(pool, async (client) => {
+    for (const statement of statements) await client.query(statement);
+  });
+}
 let kafka: Kafka;
 let producer: Producer;
 let topics: Topics;
@@ -133,7 +140,7 @@ describe('transactional outbox', () => {
     const db = await createTestDatabase('settle_outbox');
     drop = db.drop;
     pool = createPool(db.url, 4);
-    await migrate(pool, 'app', outboxDdl('app'));
+    await applyDdl(pool, outboxDdl('app'));
   });
 
   afterAll(async () => {
@@ -199,8 +206,8 @@ describe('transactional outbox', () => {
       `INSERT INTO legacy.outbox (topic, message_key, event_type, payload, correlation_id, published_at)
        VALUES ('t', 'ref_sent', 'CheckoutRegistered', '{}', 'c', now()), ('t', 'ref_waiting', 'CheckoutRegistered', '{}', 'c', NULL)`,
     );
-    await migrate(pool, 'legacy', outboxDdl('legacy'));
-    await migrate(pool, 'legacy', outboxDdl('legacy')); // idempotent
+    await applyDdl(pool, outboxDdl('legacy'));
+    await applyDdl(pool, outboxDdl('legacy')); // idempotent
     const { rows } = await pool.query<{ message_key: string }>('SELECT message_key FROM legacy.outbox ORDER BY id');
     expect(rows).toEqual([{ message_key: 'ref_waiting' }]);
     const columns = await pool.query(

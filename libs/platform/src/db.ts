@@ -105,28 +105,6 @@ function toError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-/** One owner's migration: idempotent DDL applied under the owner's advisory lock. */
-export interface Migration {
-  /** Name used for the lock, for example `ledger`. */
-  owner: string;
-  /** SQL statements, each idempotent. */
-  statements: readonly string[];
-}
-
-/**
- * Applies idempotent DDL for one owner (an app or a lib) under an advisory lock, so apps
- * booting together never race on `CREATE ... IF NOT EXISTS`.
- *
- * @param owner - name used for the lock, for example `ledger`.
- * @param statements - SQL statements, each idempotent.
- */
-export async function migrate(pool: pg.Pool, owner: string, statements: readonly string[]): Promise<void> {
-  await inTransaction(pool, async (client) => {
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`settle-migrate:${owner}`]);
-    for (const statement of statements) await client.query(statement);
-  });
-}
-
 /** Whether an error is PostgreSQL's unique violation (SQLSTATE 23505). */
 export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: string }).code === '23505';

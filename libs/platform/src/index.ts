@@ -1,6 +1,7 @@
-/** Small shared infrastructure: logging, PostgreSQL, deterministic ids, problem details. */
+/** Small shared infrastructure: logging, PostgreSQL and its versioned migrations, deterministic ids, problem details. */
 export * from './logger.js';
 export * from './db.js';
+export * from './migrations.js';
 export * from './ids.js';
 export * from './lifecycle.js';
 export * from './problem.js';

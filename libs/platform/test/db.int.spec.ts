@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool, inTransaction, isDatabaseUnavailable, type Pool } from '@settle/platform';
 import pg from 'pg';
-import { waitUntil } from '../../../scripts/clients.js';
+import { waitUntil } from '../../../scripts/ops/clients.js';
 import { createTestDatabase } from '../../../scripts/harness/infra.js';
 
 /**

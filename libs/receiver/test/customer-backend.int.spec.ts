@@ -16,7 +16,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'settle-customer-backend-'));
 
 beforeAll(() => {
   // Builds and packs the kit, installs the example from the tarball (as a customer would).
-  execFileSync('bash', ['scripts/receiver-kit.sh'], { cwd: root, stdio: 'inherit' });
+  execFileSync('bash', ['scripts/local/receiver-kit.sh'], { cwd: root, stdio: 'inherit' });
 }, 180_000);
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
-import type { Pool } from '@settle/platform';
-import { MAX_IDENTIFIER_LENGTH, type CredentialRef } from './credential.js';
-import { IV_BYTES, KEY_BYTES, TAG_BYTES } from './crypto.js';
+import { fileURLToPath } from 'node:url';
+import type { Pool, SchemaMigrations } from '@settle/platform';
+import type { CredentialRef } from './credential.js';
 import type { CredentialEnvelope, CredentialFilter, CredentialInfo, StoredCredential, VaultStore, WrappedKey } from './store.port.js';
 
 /** Schema of the vault that holds provider API credentials (read by the verifier only). */
@@ -11,13 +11,12 @@ function assertSchemaName(schema: string): void {
 }
 
 /**
- * DDL of a vault in `schema` (idempotent), for `migrate(pool, schema, vaultDdl(schema))`.
- * Separate schemas are separate vaults, each with its own master key ring: the verifier's
- * `vault` (provider API credentials), ingestion's `webhook_vault` (webhook signing secrets) and
- * the dispatcher's `endpoint_vault` (endpoint signing secrets), so no app can decrypt another's.
- *
- * One row per credential in `<schema>.credentials`, keyed by (provider, account, name), holding
- * its latest version:
+ * Migrations of a vault in `schema` (`libs/vault/migrations/`, applied with the search path set to
+ * `schema`). Separate schemas are separate vaults, each with its own master key ring, each
+ * migrated by the app that owns it: the verifier's `vault` (provider API credentials),
+ * ingestion's `webhook_vault` (webhook signing secrets) and the dispatcher's `endpoint_vault`
+ * (endpoint signing secrets), so no app can decrypt another's. One row per credential in
+ * `<schema>.credentials`, keyed by (provider, account, name), holding its latest version:
  * - `version`: credential version, 1 for the first put, +1 per put;
  * - `key_version`: master key version the data key is wrapped under (`v<N>`);
  * - `data_key_wrapped`, `data_key_iv`, `data_key_tag`: the data key wrapped by AES-256-GCM;
@@ -26,36 +25,11 @@ function assertSchemaName(schema: string): void {
  * Byte lengths and the version format are checked by the database too. Identifiers use
  * `COLLATE "C"` so ordering (and keyset pagination) is byte-wise, like the in-memory store's.
  * No master key is ever stored here (vault issue).
- *
- * @throws Error when `schema` is not a lower-case SQL identifier.
  */
-export function vaultDdl(schema: string = DEFAULT_VAULT_SCHEMA): readonly string[] {
+export function vaultMigrations(schema: string = DEFAULT_VAULT_SCHEMA): SchemaMigrations {
   assertSchemaName(schema);
-  return [
-    `CREATE SCHEMA IF NOT EXISTS ${schema}`,
-    `CREATE TABLE IF NOT EXISTS ${schema}.credentials (
-     provider text COLLATE "C" NOT NULL CHECK (char_length(provider) BETWEEN 1 AND ${MAX_IDENTIFIER_LENGTH}),
-     account text COLLATE "C" NOT NULL CHECK (char_length(account) BETWEEN 1 AND ${MAX_IDENTIFIER_LENGTH}),
-     name text COLLATE "C" NOT NULL CHECK (char_length(name) BETWEEN 1 AND ${MAX_IDENTIFIER_LENGTH}),
-     version bigint NOT NULL CHECK (version >= 1),
-     key_version text NOT NULL CHECK (key_version ~ '^v[1-9][0-9]{0,8}$'),
-     data_key_wrapped bytea NOT NULL CHECK (length(data_key_wrapped) = ${KEY_BYTES}),
-     data_key_iv bytea NOT NULL CHECK (length(data_key_iv) = ${IV_BYTES}),
-     data_key_tag bytea NOT NULL CHECK (length(data_key_tag) = ${TAG_BYTES}),
-     ciphertext bytea NOT NULL,
-     ciphertext_iv bytea NOT NULL CHECK (length(ciphertext_iv) = ${IV_BYTES}),
-     ciphertext_tag bytea NOT NULL CHECK (length(ciphertext_tag) = ${TAG_BYTES}),
-     created_at timestamptz NOT NULL DEFAULT now(),
-     updated_at timestamptz NOT NULL DEFAULT now(),
-     wrapped_at timestamptz NOT NULL DEFAULT now(),
-     PRIMARY KEY (provider, account, name)
-   )`,
-    `CREATE INDEX IF NOT EXISTS credentials_key_version ON ${schema}.credentials (key_version)`,
-  ];
+  return { schema, dir: fileURLToPath(new URL('../migrations', import.meta.url)) };
 }
-
-/** DDL of the default vault schema (`vault`). */
-export const VAULT_DDL: readonly string[] = vaultDdl();
 
 interface InfoRow {
   provider: string;
@@ -98,7 +72,7 @@ const toStored = (r: CredentialRow): StoredCredential => ({
 });
 
 /**
- * The vault's {@link VaultStore} on PostgreSQL (`vault.credentials`, see {@link VAULT_DDL}).
+ * The vault's {@link VaultStore} on PostgreSQL (`vault.credentials`, see {@link vaultMigrations}).
  * Writes are single-statement compare-and-sets on the credential version (and, for rewrap, the
  * master key version), so concurrent writers never overwrite each other silently.
  */
@@ -106,7 +80,7 @@ export class PostgresVaultStore implements VaultStore {
   private readonly table: string;
 
   /**
-   * @param pool - a pool on a database migrated with {@link vaultDdl} for `schema`.
+   * @param pool - a pool on a database migrated with {@link vaultMigrations} for `schema`.
    * @param schema - the vault's schema, `vault` by default.
    */
   constructor(

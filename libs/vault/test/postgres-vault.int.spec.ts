@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspect } from 'node:util';
 import { Secret } from '@settle/config';
-import { createPool, migrate, type Pool } from '@settle/platform';
-import { CredentialsVault, generateKey, MasterKeyRing, PostgresVaultStore, VAULT_DDL, type CredentialRef, type VaultError } from '@settle/vault';
+import { createPool, migrateSchema, type Pool } from '@settle/platform';
+import { CredentialsVault, generateKey, MasterKeyRing, PostgresVaultStore, vaultMigrations, type CredentialRef, type VaultError } from '@settle/vault';
 import { createTestDatabase } from '../../../scripts/harness/infra.js';
 import { errorText, memoryLogger, randomSecret, uniqueRef, vaultContract, vaultErrorOf } from './vault.contract.js';
 
@@ -13,8 +13,8 @@ beforeAll(async () => {
   const db = await createTestDatabase('settle_vault');
   drop = db.drop;
   pool = createPool(db.url, 4);
-  await migrate(pool, 'vault', VAULT_DDL);
-  await migrate(pool, 'vault', VAULT_DDL); // idempotent
+  await migrateSchema(pool, vaultMigrations());
+  expect(await migrateSchema(pool, vaultMigrations())).toEqual([]); // nothing left to apply
 });
 
 afterAll(async () => {

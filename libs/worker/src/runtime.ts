@@ -1,6 +1,6 @@
 import type { WorkerConfig } from '@settle/config';
 import { connectMessaging, Outbox, OutboxRelay, startConsumerLoop, type ConsumerLoop } from '@settle/messaging';
-import { createLogger, createPool, guardProcess, markReady, migrate, onShutdown, runMain, startMetricsServer } from '@settle/platform';
+import { createLogger, createPool, guardProcess, markReady, migrateSchemas, onShutdown, runMain, startMetricsServer } from '@settle/platform';
 import { stopInOrder, type StopStep } from './shutdown.js';
 import type { WorkerContext, WorkerDefinition, WorkerOutbox } from './worker.definition.js';
 
@@ -69,7 +69,7 @@ export async function startWorker<C extends WorkerConfig, O extends string>(
   ];
 
   try {
-    for (const migration of definition.migrations ?? []) await migrate(pool, migration.owner, migration.statements);
+    await migrateSchemas(pool, definition.migrations ?? [], logger);
     const { kafka, topics, codec, producer } = await connectMessaging({
       clientId: `settle-${definition.name}`,
       brokers: config.kafka.brokers,

@@ -1,6 +1,6 @@
 import type { WorkerConfig } from '@settle/config';
 import type { AvroCodec, ConsumerLoopOptions, EventType, Outbox, OutboxRelay, RelayOptions, Topics } from '@settle/messaging';
-import type { Logger, Migration, Pool } from '@settle/platform';
+import type { Logger, Pool, SchemaMigrations } from '@settle/platform';
 import type { Kafka, Producer } from 'kafkajs';
 import type { Registry } from 'prom-client';
 
@@ -78,8 +78,11 @@ export interface WorkerDefinition<C extends WorkerConfig, O extends string = nev
   config: () => C;
   /** Fields added to every log line (for example the sweeper's instance id). */
   logBindings?: Record<string, unknown>;
-  /** Applied in order at boot, each owner under its advisory lock (see `migrate`). */
-  migrations?: readonly Migration[];
+  /**
+   * The versioned migrations of the schemas this worker owns, applied in order at boot, each
+   * schema under its advisory lock (see `migrateSchema` in @settle/platform; docs/postgres.md).
+   */
+  migrations?: readonly SchemaMigrations[];
   /** Record types this worker publishes: their schemas are registered at boot. */
   produces: readonly EventType[];
   /** Outboxes this worker writes to; each gets a relay, started before the consumer loops. */

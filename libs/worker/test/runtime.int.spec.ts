@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerConfig } from '@settle/config';
-import { outboxDdl, type CheckoutRegisteredV1 } from '@settle/messaging';
+import type { CheckoutRegisteredV1 } from '@settle/messaging';
 import { inTransaction } from '@settle/platform';
 import { defineWorker, startWorker, type RunningWorker } from '@settle/worker';
 import { Counter, Registry } from 'prom-client';
-import { waitUntil } from '../../../scripts/clients.js';
+import { waitUntil } from '../../../scripts/ops/clients.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
 import { freePort } from '../../../scripts/harness/stack.js';
 
@@ -28,9 +29,7 @@ const probe = (config: WorkerConfig) =>
     name: 'probe',
     config: () => config,
     logBindings: { instance: 'probe-1' },
-    migrations: [
-      { owner: 'probe', statements: [...outboxDdl('probe'), 'CREATE TABLE IF NOT EXISTS probe.seen (event_id uuid PRIMARY KEY, via text NOT NULL)'] },
-    ],
+    migrations: [{ schema: 'probe', dir: fileURLToPath(new URL('./migrations/probe', import.meta.url)) }],
     produces: ['CheckoutRegistered'],
     outboxes: [{ schema: 'probe', relay: { pollIntervalMs: 100 } }],
     setup: ({ pool, topics, config: { kafka } }) => {

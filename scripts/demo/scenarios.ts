@@ -1,4 +1,4 @@
-import type { SandboxBehaviour } from './clients.js';
+import type { SandboxBehaviour } from '../ops/clients.js';
 
 /** One sandbox outcome and what Settle must make of it (docs/spec.md, sections 3 and 7). */
 export interface Scenario {

@@ -4,7 +4,7 @@
 # which take the kit from that tarball as a customer would. Quick when nothing changed (a hash
 # of the kit's sources, its package files and the example's package.json).
 #
-#   scripts/receiver-kit.sh
+#   scripts/local/receiver-kit.sh
 source "$(dirname "$0")/lib.sh"
 ensure_node
 

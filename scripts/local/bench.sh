@@ -8,17 +8,8 @@ source "$(dirname "$0")/lib.sh"
 ensure_node
 ensure_deps
 ensure_build
-"$SETTLE_ROOT/scripts/receiver-kit.sh"
-# The jars are needed even when another checkout's broker is already answering: some tests
-# start a broker of their own from them.
-"$SETTLE_ROOT/scripts/infra.sh" provision
-started_infra=0
-if ! "$SETTLE_ROOT/scripts/infra.sh" status >/dev/null 2>&1; then
-  "$SETTLE_ROOT/scripts/infra.sh" start
-  started_infra=1
-fi
-cleanup() { if [ "$started_infra" = 1 ]; then "$SETTLE_ROOT/scripts/infra.sh" stop || true; fi; }
-trap cleanup EXIT
+"$SETTLE_ROOT/scripts/local/receiver-kit.sh"
+use_local_infra
 # Where the benchmarks create their databases (infra.benchAdminDatabaseUrl, scripts/harness/infra.ts).
 if [ -n "${DATABASE_URL:-}" ]; then
   export SETTLE_BENCH_ADMIN_DATABASE_URL="${SETTLE_BENCH_ADMIN_DATABASE_URL:-$DATABASE_URL}"

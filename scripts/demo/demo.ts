@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { IngestionClient, SandboxClient, type CheckoutStatus } from './clients.js';
+import { IngestionClient, SandboxClient, type CheckoutStatus } from '../ops/clients.js';
 import { SCENARIOS, type Scenario } from './scenarios.js';
 
 function env(name: string, fallback?: string): string {

@@ -4,7 +4,7 @@
 # customer backend (examples/customer-backend, the receiver kit from its packed tarball) with an
 # endpoint registered for it, each logging to .settle/logs/<app>.log.
 #
-#   scripts/stack.sh up|down|status
+#   scripts/local/stack.sh up|down|status
 #
 # `up` provisions what is missing (Node 24, npm packages, Kafka, the registry, the PostgreSQL
 # cluster), builds, starts everything in the background and returns once every app is ready.
@@ -52,7 +52,7 @@ WEBHOOK_VAULT_KEY_FILE="$SETTLE_HOME/vault/webhook-master-keys.json"
 ENDPOINT_VAULT_KEY_FILE="$SETTLE_HOME/vault/endpoint-master-keys.json"
 vault_cli() { # vault_cli <schema> <key file> <command...>
   local schema="$1" keys="$2"; shift 2
-  SETTLE_VAULT_SCHEMA="$schema" SETTLE_VAULT_MASTER_KEY_FILE="$keys" node "$SETTLE_ROOT/dist/scripts/vault.js" "$@"
+  SETTLE_VAULT_SCHEMA="$schema" SETTLE_VAULT_MASTER_KEY_FILE="$keys" node "$SETTLE_ROOT/dist/scripts/ops/vault.js" "$@"
 }
 seed_vault() { # seed_vault <schema> <key file> then "provider name value" lines on stdin
   local schema="$1" keys="$2" existing provider name value
@@ -90,7 +90,7 @@ create_database() { # create_database <admin connection string> <name>, when mis
   fi
 }
 
-# The stack's databases are on its own PostgreSQL cluster (scripts/infra.sh, .settle/postgres on
+# The stack's databases are on its own PostgreSQL cluster (scripts/local/infra.sh, .settle/postgres on
 # 127.0.0.1:$SETTLE_PG_PORT; docs/postgres.md), made when missing, unless DATABASE_URL names
 # another server. ledger.sh and demo.sh (through `stack.sh env`) read the same.
 ensure_database() {
@@ -172,7 +172,7 @@ start_customer() {
   rm -f "$ready"
   env PORT="$SETTLE_CUSTOMER_PORT" DATABASE_URL="$CUSTOMER_DATABASE_URL" SETTLE_WEBHOOK_SECRETS="$CUSTOMER_WEBHOOK_SECRET" \
     SETTLE_READY_FILE="$ready" LAUNCH_LOG="$LOG_DIR/$CUSTOMER.log" \
-    bash -c 'source "$0/scripts/lib.sh"; RUN_DIR="$1"; LOG_DIR="$2"; launch "$3" "$0/examples/customer-backend" node src/server.js' \
+    bash -c 'source "$0/scripts/local/lib.sh"; RUN_DIR="$1"; LOG_DIR="$2"; launch "$3" "$0/examples/customer-backend" node src/server.js' \
     "$SETTLE_ROOT" "$RUN_DIR" "$LOG_DIR" "$CUSTOMER"
 }
 
@@ -182,7 +182,7 @@ start_app() {
   rm -f "$ready"
   # shellcheck disable=SC2046 # app_env prints VAR=value words without spaces
   env $(app_env "$app") NODE_OPTIONS="$SETTLE_APP_NODE_OPTIONS" SETTLE_READY_FILE="$ready" LAUNCH_LOG="$LOG_DIR/$app.log" \
-    bash -c 'source "$0/scripts/lib.sh"; RUN_DIR="$1"; LOG_DIR="$2"; launch "$3" "$0" node "$0/dist/apps/$3/src/main.js"' \
+    bash -c 'source "$0/scripts/local/lib.sh"; RUN_DIR="$1"; LOG_DIR="$2"; launch "$3" "$0" node "$0/dist/apps/$3/src/main.js"' \
     "$SETTLE_ROOT" "$RUN_DIR" "$LOG_DIR" "$app"
 }
 
@@ -190,13 +190,13 @@ up() {
   ensure_node
   ensure_deps
   ensure_build
-  "$SETTLE_ROOT/scripts/infra.sh" start
+  "$SETTLE_ROOT/scripts/local/infra.sh" start
   ensure_secrets
   ensure_database
   stack_env
   ensure_vault
   for app in "${APPS[@]}"; do start_app "$app"; done
-  "$SETTLE_ROOT/scripts/receiver-kit.sh"
+  "$SETTLE_ROOT/scripts/local/receiver-kit.sh"
   for app in "${APPS[@]}"; do
     if ! wait_for 120 "$app" test -f "$RUN_DIR/$app.ready"; then die "$app did not become ready"; fi
   done
@@ -229,12 +229,12 @@ down() {
     pid_alive "$pidfile" && kill -KILL "$(cat "$pidfile")" 2>/dev/null || true
     rm -f "$pidfile" "$RUN_DIR/$app.ready"
   done
-  "$SETTLE_ROOT/scripts/infra.sh" stop
+  "$SETTLE_ROOT/scripts/local/infra.sh" stop
 }
 
 status() {
   local ok=0
-  "$SETTLE_ROOT/scripts/infra.sh" status || ok=1
+  "$SETTLE_ROOT/scripts/local/infra.sh" status || ok=1
   for app in "${APPS[@]}" "$CUSTOMER"; do
     if pid_alive "$RUN_DIR/$app.pid" && [ -f "$RUN_DIR/$app.ready" ]; then printf '%-17s up\n' "$app"; else printf '%-17s down\n' "$app"; ok=1; fi
   done

@@ -2,11 +2,11 @@
  * Operator CLI of the credentials vault (`libs/vault`). Thin: argument parsing and output here,
  * everything else in the library.
  *
- *   node dist/scripts/vault.js put <provider> <account> <name>   secret read from standard input
- *   node dist/scripts/vault.js list [--json]
- *   node dist/scripts/vault.js rotate --key-file <path>            prints only the new version
- *   node dist/scripts/vault.js rewrap
- *   node dist/scripts/vault.js retire <version> [--key-file <path>]
+ *   node dist/scripts/ops/vault.js put <provider> <account> <name>   secret read from standard input
+ *   node dist/scripts/ops/vault.js list [--json]
+ *   node dist/scripts/ops/vault.js rotate --key-file <path>            prints only the new version
+ *   node dist/scripts/ops/vault.js rewrap
+ *   node dist/scripts/ops/vault.js retire <version> [--key-file <path>]
  *
  * Environment: DATABASE_URL (all but rotate), SETTLE_VAULT_MASTER_KEYS or
  * SETTLE_VAULT_MASTER_KEY_FILE, optional SETTLE_VAULT_ACTIVE_KEY (see libs/vault/src/master-key-config.ts).
@@ -16,7 +16,7 @@
  */
 import { parseArgs } from 'node:util';
 import { Secret } from '@settle/config';
-import { createPool, migrate } from '@settle/platform';
+import { createPool, migrateSchema } from '@settle/platform';
 import {
   CredentialsVault,
   isVaultError,
@@ -25,7 +25,7 @@ import {
   removeKeyFromFile,
   rotateKeyFile,
   DEFAULT_VAULT_SCHEMA,
-  vaultDdl,
+  vaultMigrations,
 } from '@settle/vault';
 
 const USAGE = `usage: vault.js <command>
@@ -40,7 +40,7 @@ class UsageError extends Error {}
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) {
     throw new UsageError(`put reads the secret from a pipe or a file, not a terminal (it would echo), e.g.
-  read -rs SECRET && printf '%s' "$SECRET" | node dist/scripts/vault.js put <provider> <account> <name>`);
+  read -rs SECRET && printf '%s' "$SECRET" | node dist/scripts/ops/vault.js put <provider> <account> <name>`);
   }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -59,7 +59,7 @@ async function withVault<T>(work: (vault: CredentialsVault) => Promise<T>): Prom
     // SETTLE_VAULT_SCHEMA picks the vault: `vault` (provider API credentials, the verifier's)
     // or `webhook_vault` (webhook signing secrets, ingestion's), each with its own key ring.
     const schema = process.env.SETTLE_VAULT_SCHEMA?.trim() || DEFAULT_VAULT_SCHEMA;
-    await migrate(pool, schema, vaultDdl(schema));
+    await migrateSchema(pool, vaultMigrations(schema));
     return await work(new CredentialsVault(new PostgresVaultStore(pool, schema), keyRing));
   } finally {
     await pool.end();

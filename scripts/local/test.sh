@@ -4,7 +4,7 @@
 # infrastructure if it is not running, runs unit, integration and end-to-end tests against the
 # real Kafka, schema registry, PostgreSQL and Redis, and stops what it started.
 #
-#   scripts/test.sh [vitest arguments]      e.g. scripts/test.sh --project unit
+#   scripts/local/test.sh [vitest arguments]      e.g. scripts/local/test.sh --project unit
 source "$(dirname "$0")/lib.sh"
 ensure_node
 ensure_deps
@@ -17,22 +17,11 @@ log "linting (ESLint with typescript-eslint) and checking the formatting (Pretti
 
 # The receiver kit, packed as customers get it, and the example customer backend installed from
 # that tarball (its tests, and the end-to-end ones, run it).
-"$SETTLE_ROOT/scripts/receiver-kit.sh"
+"$SETTLE_ROOT/scripts/local/receiver-kit.sh"
 
 # The tests use the machine's PostgreSQL (docs/postgres.md): the stack's own cluster is left alone.
 export SETTLE_OWN_POSTGRES=0
-# The jars are needed even when another checkout's broker is already answering: some tests
-# start a broker of their own from them.
-"$SETTLE_ROOT/scripts/infra.sh" provision
-started_infra=0
-if ! "$SETTLE_ROOT/scripts/infra.sh" status >/dev/null 2>&1; then
-  "$SETTLE_ROOT/scripts/infra.sh" start
-  started_infra=1
-fi
-cleanup() {
-  if [ "$started_infra" = 1 ]; then "$SETTLE_ROOT/scripts/infra.sh" stop || true; fi
-}
-trap cleanup EXIT
+use_local_infra
 
 export KAFKAJS_NO_PARTITIONER_WARNING=1
 cd "$SETTLE_ROOT"

@@ -6,7 +6,7 @@
 # PostgreSQL (127.0.0.1:5432, which the tests use) and Redis are started when they are stopped.
 # With DATABASE_URL set, that server is checked instead of both PostgreSQL servers.
 #
-#   scripts/infra.sh start|stop|status|provision
+#   scripts/local/infra.sh start|stop|status|provision
 #
 # Idempotent: a second start while running is harmless; a broker, registry or PostgreSQL server
 # already answering on the configured ports is used as it is (and `stop` leaves it alone). Ports:
@@ -113,7 +113,7 @@ init_own_postgres() {
     >"$LOG_DIR/postgres-initdb.log" 2>&1 || die "initdb failed: see $LOG_DIR/postgres-initdb.log"
   # Only loopback TCP (the server listens on 127.0.0.1 alone) and the socket in .settle/postgres (mode 700).
   cat >"$PG_DIR/data.initdb/pg_hba.conf" <<'HBA'
-# Written by scripts/infra.sh: trust, from this machine only (docs/postgres.md).
+# Written by scripts/local/infra.sh: trust, from this machine only (docs/postgres.md).
 # TYPE  DATABASE     USER  ADDRESS       METHOD
 local   all          all                 trust
 host    all          all   127.0.0.1/32  trust
@@ -121,7 +121,7 @@ local   replication  all                 trust
 host    replication  all   127.0.0.1/32  trust
 HBA
   # Our settings live in settle.conf, rewritten at every start; postgresql.conf stays initdb's.
-  printf "\n# Settle's settings (scripts/infra.sh writes this file at every start; docs/postgres.md)\ninclude = 'settle.conf'\n" \
+  printf "\n# Settle's settings (scripts/local/infra.sh writes this file at every start; docs/postgres.md)\ninclude = 'settle.conf'\n" \
     >>"$PG_DIR/data.initdb/postgresql.conf"
   pg_own "$PG_DIR/data.initdb/pg_hba.conf"
   mv "$PG_DIR/data.initdb" "$PG_DATA"
@@ -132,7 +132,7 @@ HBA
 # queue-like tables (outboxes, inboxes, the sweeper's watch state) cost in production.
 write_pg_config() {
   cat >"$PG_DATA/settle.conf" <<CONF
-# Written by scripts/infra.sh at every start of the cluster: change settings there, not here
+# Written by scripts/local/infra.sh at every start of the cluster: change settings there, not here
 # (docs/postgres.md explains each). ALTER SYSTEM (postgresql.auto.conf) still overrides them.
 listen_addresses = '127.0.0.1'
 port = $SETTLE_PG_PORT
@@ -177,7 +177,7 @@ start_own_postgres() {
     local running_port
     running_port="$(sed -n 4p "$PG_DATA/postmaster.pid")"
     [ "$running_port" = "$SETTLE_PG_PORT" ] ||
-      die "the stack's PostgreSQL already runs on port $running_port, not SETTLE_PG_PORT=$SETTLE_PG_PORT: stop it first (scripts/infra.sh stop)"
+      die "the stack's PostgreSQL already runs on port $running_port, not SETTLE_PG_PORT=$SETTLE_PG_PORT: stop it first (scripts/local/infra.sh stop)"
     wait_for 60 "PostgreSQL (.settle/postgres) on 127.0.0.1:$SETTLE_PG_PORT" own_pg_ready
     return 0
   fi

@@ -2,7 +2,7 @@
 # Everything provisioned goes under $SETTLE_HOME (git-ignored .settle/ by default).
 set -euo pipefail
 
-SETTLE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SETTLE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 SETTLE_HOME="${SETTLE_HOME:-$SETTLE_ROOT/.settle}"
 SETTLE_NODE_MAJOR=24
 
@@ -13,7 +13,7 @@ export SETTLE_INGESTION_PORT="${SETTLE_INGESTION_PORT:-3000}"
 export SETTLE_SANDBOX_PORT="${SETTLE_SANDBOX_PORT:-3100}"
 export SETTLE_DISPATCHER_PORT="${SETTLE_DISPATCHER_PORT:-3200}"
 export SETTLE_CUSTOMER_PORT="${SETTLE_CUSTOMER_PORT:-3300}"
-# The stack's and the benchmarks' own PostgreSQL cluster (scripts/infra.sh, docs/postgres.md);
+# The stack's and the benchmarks' own PostgreSQL cluster (scripts/local/infra.sh, docs/postgres.md);
 # the tests use the machine's on 5432.
 export SETTLE_PG_PORT="${SETTLE_PG_PORT:-15432}"
 
@@ -68,6 +68,21 @@ ensure_build() {
 }
 
 # True when something listens on 127.0.0.1:$1.
+# The local infrastructure for a run of the tests or the benchmarks (test.sh, bench.sh):
+# provisions what is missing (the jars are needed even when another checkout's broker is
+# already answering: some tests start a broker of their own from them), starts Kafka, the
+# registry, PostgreSQL and Redis unless they already run, and stops on exit what it started.
+# Sets the EXIT trap of the calling shell.
+use_local_infra() {
+  "$SETTLE_ROOT/scripts/local/infra.sh" provision
+  SETTLE_STARTED_INFRA=0
+  if ! "$SETTLE_ROOT/scripts/local/infra.sh" status >/dev/null 2>&1; then
+    "$SETTLE_ROOT/scripts/local/infra.sh" start
+    SETTLE_STARTED_INFRA=1
+  fi
+  trap 'if [ "$SETTLE_STARTED_INFRA" = 1 ]; then "$SETTLE_ROOT/scripts/local/infra.sh" stop || true; fi' EXIT
+}
+
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # wait_for <seconds> <description> <command...>

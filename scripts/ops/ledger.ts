@@ -27,13 +27,13 @@ import {
   openLedgerStore,
   verifyLedger,
   verifyStreamChains,
-  READ_MODEL_DDL,
+  READ_MODEL_MIGRATIONS,
   rebuildReadModels,
   transactionStream,
   type OpenedLedgerStore,
   type RecordedLedgerEvent,
 } from '@settle/ledger';
-import { createPool, migrate, type Pool } from '@settle/platform';
+import { createPool, migrateSchema, type Pool } from '@settle/platform';
 
 const USAGE = `usage: settle ledger <command> [options]
   replay [--reference <ref> | --user <id> --entitlement <name> | --stream <id>] [--from <position>]
@@ -201,7 +201,7 @@ async function verify(pool: Pool, opened: OpenedLedgerStore, args: string[]): Pr
 }
 
 async function rebuild(pool: Pool, opened: OpenedLedgerStore): Promise<number> {
-  await migrate(pool, 'read_model', READ_MODEL_DDL);
+  await migrateSchema(pool, READ_MODEL_MIGRATIONS);
   const bar = progress('rebuild', await countAfter(pool, opened, 0));
   const started = Date.now();
   const result = await rebuildReadModels(pool, opened.store, (n) => bar.update(n));

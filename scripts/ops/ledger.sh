@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Ops command line of the ledger (`./settle ledger ...`, see scripts/ops/ledger.ts). Reads the
+# stack's database unless DATABASE_URL says otherwise. Only events reach standard output.
+source "$(dirname "$0")/../local/lib.sh"
+ensure_node
+ensure_deps >&2
+# Built by ./settle up and ./settle test; built here only when missing, so a replay starts at once.
+[ -f "$SETTLE_ROOT/dist/scripts/ops/ledger.js" ] || ensure_build >&2
+# The stack's database: `settle` on its own cluster (scripts/local/infra.sh, docs/postgres.md), as stack.sh makes it.
+export DATABASE_URL="${DATABASE_URL:-$(settle_pg_url settle)}"
+exec node "$SETTLE_ROOT/dist/scripts/ops/ledger.js" "$@"
