@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { loadVerifierConfig } from '@settle/config';
+import { loadWithProviderEnv } from '@settle/providers';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, VAULT_DDL } from '@settle/vault';
 import { defineWorker, runWorker } from '@settle/worker';
 import { buildProviders } from './providers.js';
@@ -14,7 +15,8 @@ import { VerifierMetrics } from './verifier.metrics.js';
  */
 const verifier = defineWorker({
   name: 'verifier',
-  config: loadVerifierConfig,
+  // The app's variables and every provider's (the registry's), checked together.
+  config: () => loadWithProviderEnv('verifier', loadVerifierConfig),
   migrations: [
     { owner: 'verifier', statements: VERIFIER_DDL },
     { owner: 'vault', statements: VAULT_DDL },

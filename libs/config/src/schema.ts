@@ -149,41 +149,18 @@ export const ingestionEnv = sharedEnv.extend({
   WEBHOOK_SECRETS_REFRESH_MS: int(30_000, 100),
   /** Merchant account whose webhook secrets are read. */
   SETTLE_MERCHANT_ACCOUNT: z.string().trim().min(1).default('default'),
-  /** Which Flutterwave scheme the account uses: the `verif-hash` header or the HMAC variant. */
-  FLUTTERWAVE_WEBHOOK_MODE: z.enum(['verif-hash', 'hmac']).default('verif-hash'),
-  /** Optional source addresses or CIDR ranges allowed to send M-Pesa callbacks (comma-separated). */
-  MPESA_CALLBACK_ALLOWLIST: z
-    .string()
-    .optional()
-    .transform((v) =>
-      (v ?? '')
-        .split(',')
-        .map((e) => e.trim())
-        .filter(Boolean),
-    ),
-  /** Stripe signature tolerance window, milliseconds (Stripe's default 300 s). */
-  WEBHOOK_TOLERANCE_MS: int(300_000, 0),
   /** Largest accepted request body, bytes. */
   INGESTION_BODY_LIMIT_BYTES: int(262_144, 1024),
 });
 
-/** An optional URL: unset or empty means "not configured". */
-const optionalBaseUrl = (name: string) =>
-  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.url({ error: `${name} must be a URL` }).optional());
-
 export const verifierEnv = sharedEnv
   .extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 }))
   .extend({
-    /** Base URL of each provider's API; a provider is verified only when its URL is set. */
-    PAYSTACK_BASE_URL: optionalBaseUrl('PAYSTACK_BASE_URL'),
-    STRIPE_BASE_URL: optionalBaseUrl('STRIPE_BASE_URL'),
-    FLUTTERWAVE_BASE_URL: optionalBaseUrl('FLUTTERWAVE_BASE_URL'),
-    MPESA_BASE_URL: optionalBaseUrl('MPESA_BASE_URL'),
-    /** M-Pesa business short code (not a secret; Daraja's sandbox uses 174379). */
-    MPESA_SHORTCODE: z
-      .string()
-      .regex(/^\d{5,7}$/)
-      .default('174379'),
+    /*
+     * Each provider's own variables (base URL, M-Pesa short code, webhook settings) are
+     * declared in its folder of libs/providers and composed by the app
+     * (`loadWithProviderEnv` of @settle/providers).
+     */
     /** Merchant account whose credentials the verifier reads from the vault. */
     SETTLE_MERCHANT_ACCOUNT: z.string().trim().min(1).default('default'),
     /** Per-call time-out of a provider query, milliseconds. */
@@ -203,10 +180,6 @@ export const verifierEnv = sharedEnv
     PROVIDER_BREAKER_FAILURES: int(5, 1),
     /** How long an open breaker waits before letting one probe through, milliseconds. */
     PROVIDER_BREAKER_HALF_OPEN_MS: int(30_000, 1),
-  })
-  .refine((e) => Boolean(e.PAYSTACK_BASE_URL || e.STRIPE_BASE_URL || e.FLUTTERWAVE_BASE_URL || e.MPESA_BASE_URL), {
-    message: 'set the base URL of at least one provider (PAYSTACK_BASE_URL, STRIPE_BASE_URL, FLUTTERWAVE_BASE_URL, MPESA_BASE_URL)',
-    path: ['PAYSTACK_BASE_URL'],
   });
 
 export const projectorEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 }));
