@@ -24,6 +24,7 @@ const ingestionEnv = z.object({
 export const flutterwaveDefinition: ProviderDefinition = {
   name: 'flutterwave',
   credentialNames: ['secret_key'],
+  stackVariables: { credentials: { secret_key: 'FLUTTERWAVE_SECRET_KEY' }, webhookSecret: 'FLUTTERWAVE_SECRET_HASH' },
   verifier: {
     baseUrlVariable: 'FLUTTERWAVE_BASE_URL',
     env: verifierEnv,

@@ -18,6 +18,7 @@ const verifierEnv = z.object({
 export const paystackDefinition: ProviderDefinition = {
   name: 'paystack',
   credentialNames: ['secret_key'],
+  stackVariables: { credentials: { secret_key: 'PAYSTACK_SECRET_KEY' }, webhookSecret: 'PAYSTACK_SECRET_KEY' },
   verifier: {
     baseUrlVariable: 'PAYSTACK_BASE_URL',
     env: verifierEnv,

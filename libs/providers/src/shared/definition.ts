@@ -34,6 +34,12 @@ export interface ProviderDefinition {
    * verification adapter needs; `scripts/stack.sh` seeds them for the local stack.
    */
   readonly credentialNames: readonly string[];
+  /**
+   * The local stack's variables holding each secret's value (`scripts/stack.sh` seeds the vaults
+   * from them; the provider sandbox checks and signs with the same values): by credential name,
+   * and the webhook secret's.
+   */
+  readonly stackVariables: { readonly credentials: Readonly<Record<string, string>>; readonly webhookSecret: string };
   /** The verifier's side: configuration keys and the adapter factory. */
   readonly verifier: {
     /** The variable whose presence switches the provider on (its API's base URL). */

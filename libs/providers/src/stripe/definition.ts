@@ -23,6 +23,7 @@ const ingestionEnv = z.object({
 export const stripeDefinition: ProviderDefinition = {
   name: 'stripe',
   credentialNames: ['secret_key'],
+  stackVariables: { credentials: { secret_key: 'STRIPE_SECRET_KEY' }, webhookSecret: 'STRIPE_WEBHOOK_SECRET' },
   verifier: {
     baseUrlVariable: 'STRIPE_BASE_URL',
     env: verifierEnv,
