@@ -6,6 +6,7 @@ import { defineWorker, runWorker } from '@settle/worker';
 import { buildProviders } from './providers.js';
 import { VERIFIER_DDL } from './schema.js';
 import { TransactionRepository } from './transaction.repository.js';
+import { PostgresVerificationStore } from './verification-store.postgres.js';
 import { VerificationService } from './verification.service.js';
 import { VerifierMetrics } from './verifier.metrics.js';
 
@@ -30,7 +31,8 @@ const verifier = defineWorker({
     logger.info({ providers: [...providers.keys()], account: config.merchantAccount }, 'provider adapters ready');
     const metrics = new VerifierMetrics();
     const { outbox, relay } = outboxes.verifier;
-    const service = new VerificationService(pool, new TransactionRepository(pool), providers, outbox, relay, logger, metrics, {
+    const store = new PostgresVerificationStore(pool, new TransactionRepository(pool), outbox);
+    const service = new VerificationService(store, providers, relay, logger, metrics, {
       keyConcurrency: config.keyConcurrency,
     });
     return {
