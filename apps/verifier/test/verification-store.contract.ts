@@ -34,7 +34,10 @@ function settle(before: TransactionState): { after: TransactionState; message: O
     observation: { reference: e.reference, amountMinor: e.amountMinor, currency: e.currency, customer: e.customer, providerStatus: 'success' },
   };
   const verificationId = randomUUID();
-  const events = decide({ type: 'RecordVerification', data: { reference: e.reference, verificationId, trigger: 'webhook_received', verdict, verifiedAt: Date.now() } }, before);
+  const events = decide(
+    { type: 'RecordVerification', data: { reference: e.reference, verificationId, trigger: 'webhook_received', verdict, verifiedAt: Date.now() } },
+    before,
+  );
   const after = fold(events, before);
   const payload = toConsensusResult({
     resultId: verificationId,
@@ -95,7 +98,9 @@ export function verificationStoreContract(name: string, make: () => StoreSubject
       const ref = reference();
       const state = registeredState(ref);
       await store.commit({ ...nothing, handled: [randomUUID()], inserts: [{ state, correlationId: 'c' }] });
-      await expect(store.commit({ ...nothing, handled: [randomUUID()], inserts: [{ state, correlationId: 'c' }] })).rejects.toBeInstanceOf(ConcurrentUpdateError);
+      await expect(store.commit({ ...nothing, handled: [randomUUID()], inserts: [{ state, correlationId: 'c' }] })).rejects.toBeInstanceOf(
+        ConcurrentUpdateError,
+      );
       const { after } = settle(state);
       await store.commit({ ...nothing, handled: [randomUUID()], saves: [{ state: after, previousOutcomes: 0 }] });
       const error = await store.commit({ ...nothing, handled: [randomUUID()], saves: [{ state: after, previousOutcomes: 0 }] }).catch((e: unknown) => e);

@@ -16,9 +16,16 @@ const NOW = Date.UTC(2026, 0, 15, 12);
 
 function harness(provider: PaymentProvider = new FakePaymentProvider('paystack'), store = new InMemoryVerificationStore()) {
   let wakes = 0;
-  const service = new VerificationService(store, new Map([['paystack', provider]]), { wake: () => void wakes++ }, createLogger('verifier-unit', 'fatal'), undefined, {
-    clock: () => NOW,
-  });
+  const service = new VerificationService(
+    store,
+    new Map([['paystack', provider]]),
+    { wake: () => void wakes++ },
+    createLogger('verifier-unit', 'fatal'),
+    undefined,
+    {
+      clock: () => NOW,
+    },
+  );
   const results = (reference: string) => store.outbox.filter((m) => m.payload.reference === reference).map((m) => m.payload as ConsensusResultV1);
   return { service, store, results, wakes: () => wakes };
 }

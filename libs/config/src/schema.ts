@@ -153,34 +153,32 @@ export const ingestionEnv = sharedEnv.extend({
   INGESTION_BODY_LIMIT_BYTES: int(262_144, 1024),
 });
 
-export const verifierEnv = sharedEnv
-  .extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 }))
-  .extend({
-    /*
-     * Each provider's own variables (base URL, M-Pesa short code, webhook settings) are
-     * declared in its folder of libs/providers and composed by the app
-     * (`loadWithProviderEnv` of @settle/providers).
-     */
-    /** Merchant account whose credentials the verifier reads from the vault. */
-    SETTLE_MERCHANT_ACCOUNT: z.string().trim().min(1).default('default'),
-    /** Per-call time-out of a provider query, milliseconds. */
-    PROVIDER_TIMEOUT_MS: int(5_000, 1),
-    /** Attempts per verification, the first included, for 502, 503, 504, 429, time-outs, resets. */
-    PROVIDER_RETRY_MAX_ATTEMPTS: int(4, 1),
-    /** First backoff delay, milliseconds (exponential, full jitter). */
-    PROVIDER_RETRY_INITIAL_DELAY_MS: int(200, 1),
-    /** Cap of one backoff delay (and of an honoured Retry-After), milliseconds. */
-    PROVIDER_RETRY_MAX_DELAY_MS: int(5_000, 1),
-    /**
-     * References of one Kafka batch verified at once (provider calls in flight per partition
-     * handled); one reference's messages are always handled in order.
-     */
-    VERIFIER_KEY_CONCURRENCY: int(64, 1),
-    /** Consecutive failed verifications that open a provider's circuit breaker. */
-    PROVIDER_BREAKER_FAILURES: int(5, 1),
-    /** How long an open breaker waits before letting one probe through, milliseconds. */
-    PROVIDER_BREAKER_HALF_OPEN_MS: int(30_000, 1),
-  });
+export const verifierEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 })).extend({
+  /*
+   * Each provider's own variables (base URL, M-Pesa short code, webhook settings) are
+   * declared in its folder of libs/providers and composed by the app
+   * (`loadWithProviderEnv` of @settle/providers).
+   */
+  /** Merchant account whose credentials the verifier reads from the vault. */
+  SETTLE_MERCHANT_ACCOUNT: z.string().trim().min(1).default('default'),
+  /** Per-call time-out of a provider query, milliseconds. */
+  PROVIDER_TIMEOUT_MS: int(5_000, 1),
+  /** Attempts per verification, the first included, for 502, 503, 504, 429, time-outs, resets. */
+  PROVIDER_RETRY_MAX_ATTEMPTS: int(4, 1),
+  /** First backoff delay, milliseconds (exponential, full jitter). */
+  PROVIDER_RETRY_INITIAL_DELAY_MS: int(200, 1),
+  /** Cap of one backoff delay (and of an honoured Retry-After), milliseconds. */
+  PROVIDER_RETRY_MAX_DELAY_MS: int(5_000, 1),
+  /**
+   * References of one Kafka batch verified at once (provider calls in flight per partition
+   * handled); one reference's messages are always handled in order.
+   */
+  VERIFIER_KEY_CONCURRENCY: int(64, 1),
+  /** Consecutive failed verifications that open a provider's circuit breaker. */
+  PROVIDER_BREAKER_FAILURES: int(5, 1),
+  /** How long an open breaker waits before letting one probe through, milliseconds. */
+  PROVIDER_BREAKER_HALF_OPEN_MS: int(30_000, 1),
+});
 
 export const projectorEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 }));
 

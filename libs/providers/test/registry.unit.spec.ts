@@ -33,7 +33,10 @@ describe('provider registry', () => {
     }
     expect(PROVIDER_REGISTRY.mpesa.credentialNames).toEqual(['consumer_key', 'consumer_secret', 'passkey']);
     expect(PROVIDER_REGISTRY.mpesa.webhook).toMatchObject({ route: 'token', secretNames: { current: 'callback_token', previous: 'callback_token_previous' } });
-    expect(PROVIDER_REGISTRY.paystack.webhook).toMatchObject({ route: 'plain', secretNames: { current: 'webhook_secret', previous: 'webhook_secret_previous' } });
+    expect(PROVIDER_REGISTRY.paystack.webhook).toMatchObject({
+      route: 'plain',
+      secretNames: { current: 'webhook_secret', previous: 'webhook_secret_previous' },
+    });
   });
 });
 

@@ -7,7 +7,6 @@ import type { WebhookProvider } from './webhook-events.js';
 /** Schema of ingestion's own vault: webhook signing secrets only, under its own master keys. */
 export const WEBHOOK_VAULT_SCHEMA = 'webhook_vault';
 
-
 /**
  * The webhook secrets ingestion checks signatures with, read from its vault at boot and
  * re-read on an interval, so a rotation (new current, old moved to previous, later removed)

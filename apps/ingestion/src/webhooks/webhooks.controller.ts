@@ -56,7 +56,12 @@ export class WebhooksController {
   private definition(name: string, route: 'plain' | 'token'): ProviderDefinition {
     const definition = providerDefinition(name);
     if (!definition || definition.webhook.route !== route) {
-      throw new ProblemError(404, 'WEBHOOK.UNKNOWN_PROVIDER', 'No webhook endpoint here', `No ${route === 'token' ? 'token-gated ' : ''}webhook route for ${name}`);
+      throw new ProblemError(
+        404,
+        'WEBHOOK.UNKNOWN_PROVIDER',
+        'No webhook endpoint here',
+        `No ${route === 'token' ? 'token-gated ' : ''}webhook route for ${name}`,
+      );
     }
     return definition;
   }

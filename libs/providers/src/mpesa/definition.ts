@@ -43,7 +43,10 @@ const ingestionEnv = z.object({
 export const mpesaDefinition: ProviderDefinition = {
   name: 'mpesa',
   credentialNames: ['consumer_key', 'consumer_secret', 'passkey'],
-  stackVariables: { credentials: { consumer_key: 'MPESA_CONSUMER_KEY', consumer_secret: 'MPESA_CONSUMER_SECRET', passkey: 'MPESA_PASSKEY' }, webhookSecret: 'MPESA_CALLBACK_TOKEN' },
+  stackVariables: {
+    credentials: { consumer_key: 'MPESA_CONSUMER_KEY', consumer_secret: 'MPESA_CONSUMER_SECRET', passkey: 'MPESA_PASSKEY' },
+    webhookSecret: 'MPESA_CALLBACK_TOKEN',
+  },
   verifier: {
     baseUrlVariable: 'MPESA_BASE_URL',
     env: verifierEnv,

@@ -1,12 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  parseStripeSignatureHeader,
-  signStripe,
-  SignatureConfigError,
-  STRIPE_DEFAULT_TOLERANCE_MS,
-  verifyStripeSignature,
-} from '@settle/providers';
+import { parseStripeSignatureHeader, signStripe, SignatureConfigError, STRIPE_DEFAULT_TOLERANCE_MS, verifyStripeSignature } from '@settle/providers';
 
 // Vectors computed here, independently of the module: hex HMAC-SHA256 of `${t}.${raw body}`,
 // keyed with the whole `whsec_...` string as UTF-8 (Stripe's published scheme).
