@@ -73,4 +73,13 @@ describe('provider configuration keys', () => {
     }
     expect(loadWithProviderEnv('verifier', loadVerifierConfig, { ...base, STRIPE_BASE_URL: 'http://127.0.0.1:3100' }).providers.timeoutMs).toBe(5_000);
   });
+
+  it('binds each scheme to its settings: an M-Pesa callback from outside the allowlist is refused as forbidden, before its token is read', () => {
+    const token = 'a'.repeat(32);
+    const request = { rawBody: Buffer.from('{}'), headers: {}, path: `/v1/webhooks/mpesa/${token}`, nowMs: Date.now() };
+    const { mpesa } = webhookAuthenticators({ MPESA_CALLBACK_ALLOWLIST: '10.0.0.0/8' });
+    expect(mpesa.authenticate({ ...request, sourceAddress: '127.0.0.1' }, [token])).toEqual({ ok: false, reason: 'SOURCE_NOT_ALLOWED', forbidden: true });
+    expect(mpesa.authenticate({ ...request, sourceAddress: '10.1.2.3' }, [token])).toEqual({ ok: true, secretIndex: 0 });
+    expect(mpesa.authenticate({ ...request, path: '/v1/webhooks/mpesa/wrong', sourceAddress: '10.1.2.3' }, [token])).toEqual({ ok: false, reason: 'MISMATCH' });
+  });
 });

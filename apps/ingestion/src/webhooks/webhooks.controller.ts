@@ -23,7 +23,8 @@ import { WebhookRepository } from './webhook.repository.js';
  * durable answers 503 so the provider retries. A rejected webhook answers 401 (403 for an
  * M-Pesa callback from a source outside the allowlist), is counted, is never published as a
  * provider event, and, when it names a known checkout, triggers a REST verification instead.
- * An unknown provider, or a URL of the wrong shape for the provider, answers 404.
+ * An unknown provider, or a URL of the wrong shape for the provider, answers 404 as an unknown
+ * route does (`REQUEST.NOT_FOUND`).
  */
 @Controller('v1/webhooks')
 export class WebhooksController {
@@ -52,17 +53,16 @@ export class WebhooksController {
     return this.receive(this.definition(name, 'token'), request);
   }
 
-  /** @throws ProblemError 404 for an unknown provider or a route of the wrong shape. */
+  /**
+   * The definition a URL names.
+   *
+   * @throws ProblemError 404 `REQUEST.NOT_FOUND` (as for any unknown route) for an unknown
+   *   provider or a URL of the wrong shape for it (a token on a signed provider's URL, or none
+   *   on a token-gated one).
+   */
   private definition(name: string, route: 'plain' | 'token'): ProviderDefinition {
     const definition = providerDefinition(name);
-    if (!definition || definition.webhook.route !== route) {
-      throw new ProblemError(
-        404,
-        'WEBHOOK.UNKNOWN_PROVIDER',
-        'No webhook endpoint here',
-        `No ${route === 'token' ? 'token-gated ' : ''}webhook route for ${name}`,
-      );
-    }
+    if (!definition || definition.webhook.route !== route) throw new ProblemError(404, 'REQUEST.NOT_FOUND', 'Not found');
     return definition;
   }
 
