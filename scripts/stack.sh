@@ -71,12 +71,16 @@ provider_secrets() { # provider_secrets <vault schema>: "provider name value" li
   done
 }
 ensure_vault() {
+  local credentials webhook_secrets
+  # Which secrets each provider needs, and the variable holding each, come from its definition
+  # (read first, so a failure stops here instead of seeding nothing).
+  credentials="$(provider_secrets vault)"
+  webhook_secrets="$(provider_secrets webhook_vault)"
   mkdir -p "$(dirname "$VAULT_KEY_FILE")"
   chmod 700 "$(dirname "$VAULT_KEY_FILE")"
-  # Which secrets each provider needs, and the variable holding each, come from its definition.
-  seed_vault vault "$VAULT_KEY_FILE" < <(provider_secrets vault)
+  seed_vault vault "$VAULT_KEY_FILE" <<<"$credentials"
   [ -f "$ENDPOINT_VAULT_KEY_FILE" ] || vault_cli endpoint_vault "$ENDPOINT_VAULT_KEY_FILE" rotate --key-file "$ENDPOINT_VAULT_KEY_FILE" >&2
-  seed_vault webhook_vault "$WEBHOOK_VAULT_KEY_FILE" < <(provider_secrets webhook_vault)
+  seed_vault webhook_vault "$WEBHOOK_VAULT_KEY_FILE" <<<"$webhook_secrets"
 }
 
 create_database() { # create_database <admin connection string> <name>, when missing
