@@ -23,27 +23,16 @@
  * BASELINE_PORT (0: any free port), BASELINE_PRODUCE. Prints one JSON line
  * `{"ready":true,"port":N}` on stdout once listening; `GET /stats` answers the counters.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connectMessaging, HEADERS, topicFor, type ProviderWebhookReceivedV1 } from '@settle/messaging';
 import { createLogger, deterministicId } from '@settle/platform';
+// The ingestion app's own Paystack check (hex HMAC-SHA512 of the raw body, constant-time), from the provider's folder.
+import { PAYSTACK_SIGNATURE_HEADER, verifyPaystackWebhook } from '@settle/providers';
 
 /** The ingestion app's rule for references (apps/ingestion/src/checkouts/checkout.request.ts). */
 const REFERENCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.=-]{0,99}$/;
-
-/**
- * The ingestion app's Paystack check, as in apps/ingestion/src/webhooks/paystack-signature.ts:
- * hex HMAC-SHA512 of the raw body with the secret key, compared in constant time; a header of
- * the wrong shape fails without comparing. Kept here so the baseline does not depend on the
- * app's module layout.
- */
-function verifyPaystackSignature(rawBody: Buffer, header: string | undefined, secretKey: string): boolean {
-  if (!header || !/^[0-9a-fA-F]{128}$/.test(header)) return false;
-  const expected = createHmac('sha512', secretKey).update(rawBody).digest();
-  const presented = Buffer.from(header, 'hex');
-  return presented.length === expected.length && timingSafeEqual(presented, expected);
-}
 
 interface Pending {
   message: { key: string; value: Buffer; headers: Record<string, string> };
@@ -111,8 +100,7 @@ async function main(): Promise<void> {
     if (req.method === 'GET' && req.url === '/stats') return answer(res, 200, JSON.stringify({ mode, ...stats }));
     if (req.method !== 'POST' || req.url !== '/v1/webhooks/paystack') return answer(res, 404, '{"error":"not found"}');
     stats.received += 1;
-    const header = req.headers['x-paystack-signature'];
-    if (!verifyPaystackSignature(raw, typeof header === 'string' ? header : undefined, secret)) {
+    if (!verifyPaystackWebhook(raw, req.headers[PAYSTACK_SIGNATURE_HEADER], [secret]).ok) {
       stats.rejected += 1;
       return answer(res, 401, '{"error":"invalid signature"}');
     }

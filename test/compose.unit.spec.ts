@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadDispatcherConfig, loadIngestionConfig, loadProjectorConfig, loadSandboxConfig, loadSweeperConfig, loadVerifierConfig } from '@settle/config';
+import { loadWithProviderEnv, PROVIDER_DEFINITIONS } from '@settle/providers';
 
 interface ComposeService {
   image?: string;
@@ -46,8 +47,9 @@ describe('docker-compose.yml', () => {
       if (e.SETTLE_VAULT_MASTER_KEYS) e.SETTLE_VAULT_MASTER_KEYS = `v1:${Buffer.alloc(32, 7).toString('base64')}`;
       return e;
     };
-    expect(loadIngestionConfig(env('ingestion')).kafka.brokers).toEqual(['kafka:9092']);
-    expect(loadVerifierConfig(env('verifier')).providers.baseUrls).toEqual({
+    expect(loadWithProviderEnv('ingestion', loadIngestionConfig, env('ingestion')).kafka.brokers).toEqual(['kafka:9092']);
+    expect(loadWithProviderEnv('verifier', loadVerifierConfig, env('verifier')).providers.timeoutMs).toBeGreaterThan(0);
+    expect(Object.fromEntries(PROVIDER_DEFINITIONS.map((d) => [d.name, env('verifier')[d.verifier.baseUrlVariable]]))).toEqual({
       paystack: 'http://provider-sandbox:3100',
       stripe: 'http://provider-sandbox:3100',
       flutterwave: 'http://provider-sandbox:3100',

@@ -64,24 +64,23 @@ seed_vault() { # seed_vault <schema> <key file> then "provider name value" lines
       printf '%s' "$value" | vault_cli "$schema" "$keys" put "$provider" default "$name" >&2
   done
 }
+provider_secrets() { # provider_secrets <vault schema>: "provider name value" lines, from the provider registry
+  local provider name variable
+  node "$SETTLE_ROOT/dist/scripts/local/provider-secrets.js" "$1" | while read -r provider name variable; do
+    printf '%s %s %s\n' "$provider" "$name" "${!variable}"
+  done
+}
 ensure_vault() {
+  local credentials webhook_secrets
+  # Which secrets each provider needs, and the variable holding each, come from its definition
+  # (read first, so a failure stops here instead of seeding nothing).
+  credentials="$(provider_secrets vault)"
+  webhook_secrets="$(provider_secrets webhook_vault)"
   mkdir -p "$(dirname "$VAULT_KEY_FILE")"
   chmod 700 "$(dirname "$VAULT_KEY_FILE")"
-  seed_vault vault "$VAULT_KEY_FILE" <<EOF_SECRETS
-paystack secret_key $PAYSTACK_SECRET_KEY
-stripe secret_key $STRIPE_SECRET_KEY
-flutterwave secret_key $FLUTTERWAVE_SECRET_KEY
-mpesa consumer_key $MPESA_CONSUMER_KEY
-mpesa consumer_secret $MPESA_CONSUMER_SECRET
-mpesa passkey $MPESA_PASSKEY
-EOF_SECRETS
+  seed_vault vault "$VAULT_KEY_FILE" <<<"$credentials"
   [ -f "$ENDPOINT_VAULT_KEY_FILE" ] || vault_cli endpoint_vault "$ENDPOINT_VAULT_KEY_FILE" rotate --key-file "$ENDPOINT_VAULT_KEY_FILE" >&2
-  seed_vault webhook_vault "$WEBHOOK_VAULT_KEY_FILE" <<EOF_SECRETS
-paystack webhook_secret $PAYSTACK_SECRET_KEY
-stripe webhook_secret $STRIPE_WEBHOOK_SECRET
-flutterwave webhook_secret $FLUTTERWAVE_SECRET_HASH
-mpesa callback_token $MPESA_CALLBACK_TOKEN
-EOF_SECRETS
+  seed_vault webhook_vault "$WEBHOOK_VAULT_KEY_FILE" <<<"$webhook_secrets"
 }
 
 create_database() { # create_database <admin connection string> <name>, when missing

@@ -7,11 +7,14 @@ import { createLogger } from '@settle/platform';
 import { FlutterwaveProvider, MpesaProvider, PaystackProvider, StripeProvider, type PaymentProvider } from '@settle/providers';
 import { createSandboxApp, type SandboxApp } from '../../apps/provider-sandbox/src/app.js';
 import { SandboxClient, type SandboxBehaviour } from '../../scripts/ops/clients.js';
+import { providerContract, type ContractScenario } from '../../libs/providers/test/provider.contract.js';
 
 /**
  * Contract tests: each provider adapter against the provider sandbox over real HTTP. The
  * sandbox answers with each provider's documented shapes and checks credentials as the
- * provider would; the adapter must map every outcome to the right normalised verdict.
+ * provider would; the adapter must map every outcome to the right normalised verdict. The
+ * port's own contract (libs/providers/test/provider.contract.ts) runs here against the real
+ * adapters and, as a unit test, against the in-memory fake; the rest is HTTP-specific.
  */
 const hex = (n: number) => randomBytes(n).toString('hex');
 const secrets = {
@@ -101,46 +104,35 @@ async function transaction(provider: ProviderName, behaviour: SandboxBehaviour, 
 const verify = (provider: ProviderName, expectation: Expectation, adapter = adapters[provider]): Promise<ProviderVerdict> =>
   adapter.verify({ reference: expectation.reference, expectation });
 
+/** The sandbox behaviour of each contract scenario. */
+const SCENARIOS: Record<Exclude<ContractScenario, 'unknown'>, SandboxBehaviour> = {
+  paid: {},
+  declined: { outcome: 'declined' },
+  clearing_then_paid: { outcome: 'clearing_then_success', clearing_checks: 1 },
+  timing_out: { failures: { mode: 'timeout', times: 5 } },
+};
+
+providerContract('adapters against the sandbox', ['paystack', 'stripe', 'flutterwave', 'mpesa'], () => ({
+  given: async (provider, scenario) => {
+    if (scenario === 'unknown') {
+      const reference = provider === 'stripe' ? `pi_${hex(12)}` : `ref_${hex(6)}`;
+      return { adapter: adapters[provider], expectation: { ...(await transaction(provider, {}, false)), reference } };
+    }
+    return { adapter: adapters[provider], expectation: await transaction(provider, SCENARIOS[scenario]) };
+  },
+  // Daraja's STK query has no "unknown reference" answer of its own.
+  supports: (provider, scenario) => !(provider === 'mpesa' && scenario === 'unknown'),
+}));
+
 describe.each(['paystack', 'stripe', 'flutterwave', 'mpesa'] as const)('%s adapter against the sandbox', (provider) => {
-  it('a paid transaction is cleared, with the amount in minor units and the identity of the session', async () => {
-    const expectation = await transaction(provider, {});
-    const verdict = await verify(provider, expectation);
-    expect(verdict.kind).toBe('cleared');
-    if (verdict.kind !== 'cleared') return;
-    expect(verdict.observation).toMatchObject({ reference: expectation.reference, amountMinor: expectation.amountMinor, currency: expectation.currency });
-  });
-
-  it('a declined payment is declined', async () => {
-    expect((await verify(provider, await transaction(provider, { outcome: 'declined' }))).kind).toBe('declined');
-  });
-
-  it('a payment still clearing is clearing, then cleared', async () => {
-    const expectation = await transaction(provider, { outcome: 'clearing_then_success', clearing_checks: 1 });
-    expect((await verify(provider, expectation)).kind).toBe('clearing');
-    expect((await verify(provider, expectation)).kind).toBe('cleared');
-  });
-
   it('502 answers are retried with backoff until the answer comes', async () => {
     const expectation = await transaction(provider, { failures: { mode: '502', times: 2 } });
     expect((await verify(provider, expectation)).kind).toBe('cleared');
     expect((await client.inspect(expectation.reference, provider)).body.failuresServed).toBe(2);
   });
 
-  it('a provider that keeps timing out is unreachable, never failed', async () => {
-    const expectation = await transaction(provider, { failures: { mode: 'timeout', times: 5 } });
-    expect(await verify(provider, expectation)).toEqual({ kind: 'unreachable', cause: 'PROVIDER.TIMEOUT' });
-  });
-
   it('a wrong credential is refused by the provider and reported, not retried', async () => {
     const expectation = await transaction(provider, {});
     expect(await verify(provider, expectation, wrongKey[provider])).toEqual({ kind: 'unreachable', cause: 'PROVIDER.AUTH_REJECTED' });
-  });
-});
-
-describe('not found', () => {
-  it.each(['paystack', 'stripe', 'flutterwave'] as const)('%s: an unknown reference is not_found', async (provider) => {
-    const reference = provider === 'stripe' ? `pi_${hex(12)}` : `ref_${hex(6)}`;
-    const expectation = { ...(await transaction(provider, {}, false)), reference };
-    expect(await verify(provider, expectation)).toEqual({ kind: 'not_found' });
   });
 });

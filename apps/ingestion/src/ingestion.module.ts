@@ -2,9 +2,11 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import type { IngestionConfig } from '@settle/config';
+import type { ProviderName } from '@settle/domain';
 import { HEALTH_POOL, HealthController, METRICS_REGISTRY, ProblemDetailsFilter } from '@settle/http';
 import type { Outbox, OutboxRelay } from '@settle/messaging';
 import type { Logger, Pool } from '@settle/platform';
+import type { WebhookAuthenticator } from '@settle/providers';
 import { CompleteCheckoutHandler, RegisterCheckoutHandler } from './checkouts/checkout.commands.js';
 import { CheckoutRepository } from './checkouts/checkout.repository.js';
 import { CheckoutsController } from './checkouts/checkouts.controller.js';
@@ -13,7 +15,7 @@ import { EntitlementsController } from './entitlements/entitlements.controller.j
 import { AdminKeyGuard, ApiKeyGuard } from './http/api-key.guard.js';
 import { problemOf } from './http/problem-of.js';
 import { AdminController } from './checkouts/admin.controller.js';
-import { CONFIG, LOGGER, METRICS, OUTBOX, OUTBOX_RELAY, PG_POOL, WEBHOOK_SECRETS } from './tokens.js';
+import { CONFIG, LOGGER, METRICS, OUTBOX, OUTBOX_RELAY, PG_POOL, WEBHOOK_AUTHENTICATORS, WEBHOOK_SECRETS } from './tokens.js';
 import type { WebhookSecrets } from './webhooks/webhook-secrets.js';
 import { IngestionMetrics } from './webhooks/webhook.metrics.js';
 import { WebhookRepository } from './webhooks/webhook.repository.js';
@@ -27,6 +29,8 @@ export interface IngestionInfrastructure {
   outbox: Outbox;
   relay: OutboxRelay;
   webhookSecrets: WebhookSecrets;
+  /** Every provider's webhook scheme bound to its settings. */
+  webhookAuthenticators: Readonly<Record<ProviderName, WebhookAuthenticator>>;
 }
 
 /** The ingestion app: checkout API and provider webhooks, HTTP in, outbox to Kafka out. */
@@ -48,6 +52,7 @@ export class IngestionModule {
         { provide: METRICS_REGISTRY, useValue: metrics.registry },
         { provide: HEALTH_POOL, useValue: infra.pool },
         { provide: WEBHOOK_SECRETS, useValue: infra.webhookSecrets },
+        { provide: WEBHOOK_AUTHENTICATORS, useValue: infra.webhookAuthenticators },
         { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(infra.logger, problemOf) },
         ApiKeyGuard,
         AdminKeyGuard,

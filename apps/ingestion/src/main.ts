@@ -5,6 +5,7 @@ import { loadIngestionConfig } from '@settle/config';
 import { connectMessaging, Outbox, OutboxRelay } from '@settle/messaging';
 import { createLogger, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain } from '@settle/platform';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
+import { loadWithProviderEnv, webhookAuthenticators } from '@settle/providers';
 import { IngestionModule } from './ingestion.module.js';
 import { WEBHOOK_VAULT_SCHEMA, WebhookSecrets } from './webhooks/webhook-secrets.js';
 import { INGESTION_MIGRATIONS } from './persistence/schema.js';
@@ -14,7 +15,9 @@ import { INGESTION_MIGRATIONS } from './persistence/schema.js';
  * then serves HTTP. Configuration errors stop the boot with the list of bad variables.
  */
 async function main(): Promise<void> {
-  const config = loadIngestionConfig();
+  // The app's variables and every provider's webhook variables (the registry's), checked together.
+  const config = loadWithProviderEnv('ingestion', loadIngestionConfig);
+  const authenticators = webhookAuthenticators(process.env);
   const logger = createLogger('ingestion', config.logLevel);
   guardProcess(logger);
   const pool = createPool(config.database.url, config.database.poolSize, (error) =>
@@ -43,7 +46,7 @@ async function main(): Promise<void> {
   webhookSecrets.startRefresh(config.webhooks.secretsRefreshMs);
 
   const app = await NestFactory.create<NestFastifyApplication>(
-    IngestionModule.forRoot({ config, logger, pool, outbox, relay, webhookSecrets }),
+    IngestionModule.forRoot({ config, logger, pool, outbox, relay, webhookSecrets, webhookAuthenticators: authenticators }),
     new FastifyAdapter({ bodyLimit: config.http.bodyLimitBytes, trustProxy: false }),
     { rawBody: true, logger: ['error', 'warn'] },
   );

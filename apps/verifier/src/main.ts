@@ -1,10 +1,12 @@
 import 'reflect-metadata';
 import { loadVerifierConfig } from '@settle/config';
+import { loadWithProviderEnv } from '@settle/providers';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { defineWorker, runWorker } from '@settle/worker';
 import { buildProviders } from './providers.js';
 import { VERIFIER_MIGRATIONS } from './schema.js';
 import { TransactionRepository } from './transaction.repository.js';
+import { PostgresVerificationStore } from './verification-store.postgres.js';
 import { VerificationService } from './verification.service.js';
 import { VerifierMetrics } from './verifier.metrics.js';
 
@@ -14,7 +16,8 @@ import { VerifierMetrics } from './verifier.metrics.js';
  */
 const verifier = defineWorker({
   name: 'verifier',
-  config: loadVerifierConfig,
+  // The app's variables and every provider's (the registry's), checked together.
+  config: () => loadWithProviderEnv('verifier', loadVerifierConfig),
   migrations: [VERIFIER_MIGRATIONS, vaultMigrations()],
   produces: ['ConsensusResult'],
   outboxes: [{ schema: 'verifier' }],
@@ -25,7 +28,8 @@ const verifier = defineWorker({
     logger.info({ providers: [...providers.keys()], account: config.merchantAccount }, 'provider adapters ready');
     const metrics = new VerifierMetrics();
     const { outbox, relay } = outboxes.verifier;
-    const service = new VerificationService(pool, new TransactionRepository(pool), providers, outbox, relay, logger, metrics, {
+    const store = new PostgresVerificationStore(pool, new TransactionRepository(pool), outbox);
+    const service = new VerificationService(store, providers, relay, logger, metrics, {
       keyConcurrency: config.keyConcurrency,
     });
     return {

@@ -1,11 +1,8 @@
 import type { AccessPeriod, EntitlementStatus, ProviderName, TransactionState, TransactionStatus } from '@settle/domain';
 import type { Pool, PoolClient } from '@settle/platform';
+import type { StoredTransaction } from './verification-store.port.js';
 
-/** A transaction's decider state plus what the verifier needs around it. */
-export interface StoredTransaction {
-  state: TransactionState;
-  correlationId: string;
-}
+export type { StoredTransaction } from './verification-store.port.js';
 
 interface Row {
   reference: string;

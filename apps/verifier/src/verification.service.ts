@@ -13,12 +13,12 @@ import {
   type VerificationTrigger,
 } from '@settle/domain';
 import pMap from 'p-map';
-import { Outbox, OutboxRelay, PermanentMessageError, type BatchItem, type MessageContext, type OutboxMessage, type TypedEvent } from '@settle/messaging';
-import { deterministicId, inTransaction, type Logger, type Pool } from '@settle/platform';
+import { OutboxRelay, PermanentMessageError, type BatchItem, type MessageContext, type OutboxMessage, type TypedEvent } from '@settle/messaging';
+import { deterministicId, type Logger } from '@settle/platform';
 import type { PaymentProvider } from '@settle/providers';
 import type { ConsensusResultV1 } from '@settle/messaging';
 import { toConsensusResult } from './consensus-result.js';
-import { TransactionRepository, type StoredTransaction } from './transaction.repository.js';
+import type { StoredTransaction, VerificationStore } from './verification-store.port.js';
 import { VerifierMetrics } from './verifier.metrics.js';
 
 /** A registration's access period; a malformed one can never be processed. */
@@ -27,14 +27,6 @@ function accessPeriodOf(text: string): AccessPeriod {
     return parseAccessPeriod(text);
   } catch (error) {
     throw new PermanentMessageError('VERIFICATION.INVALID_ACCESS_PERIOD', (error as Error).message);
-  }
-}
-
-/** A concurrent writer changed the transaction first; retried by the consumer loop. */
-class ConcurrentUpdateError extends Error {
-  constructor(reference: string) {
-    super(`Transaction ${reference} changed concurrently`);
-    this.name = 'ConcurrentUpdateError';
   }
 }
 
@@ -96,11 +88,15 @@ export class VerificationService {
   private readonly flushIntervalMs: number;
   private readonly clock: () => number;
 
+  /**
+   * @param store - the inbox, the transactions' states and the outbox (PostgreSQL in the app,
+   *   in memory in unit tests).
+   * @param providers - an adapter per provider the verifier may query.
+   * @param relay - woken after a commit that wrote outbox messages.
+   */
   constructor(
-    private readonly pool: Pool,
-    private readonly transactions: TransactionRepository,
+    private readonly store: VerificationStore,
     private readonly providers: ReadonlyMap<ProviderName, PaymentProvider>,
-    private readonly outbox: Outbox,
     private readonly relay: Pick<OutboxRelay, 'wake'>,
     private readonly logger: Logger,
     private readonly metrics: VerifierMetrics = new VerifierMetrics(),
@@ -159,8 +155,8 @@ export class VerificationService {
 
     const all = [...chains.values()];
     const [processed, loaded] = await Promise.all([
-      this.transactions.processedAmong(all.flatMap((c) => c.steps.map((s) => s.eventId))),
-      this.transactions.loadMany(all.map((c) => c.reference)),
+      this.store.processedAmong(all.flatMap((c) => c.steps.map((s) => s.eventId))),
+      this.store.loadMany(all.map((c) => c.reference)),
     ]);
     let transient: unknown = null;
     // Chains that finished and wait for a commit. The batch commits once when its chains finish
@@ -216,7 +212,7 @@ export class VerificationService {
   }
 
   /**
-   * Commits what finished chains decided, in one transaction: their handled message ids in
+   * Commits what finished chains decided, in one store commit (one PostgreSQL transaction): their handled message ids in
    * the inbox, new and changed states (optimistic on the outcome count), and their consensus
    * results in the outbox; then wakes the relay and logs.
    *
@@ -231,13 +227,11 @@ export class VerificationService {
     const messages: OutboxMessage[] = changed.flatMap((c) =>
       c.results.map((payload) => ({ type: 'ConsensusResult' as const, payload, causationId: payload.causation_id })),
     );
-    await inTransaction(this.pool, async (client) => {
-      if ((await this.transactions.markProcessedMany(client, handled)) !== handled.length) throw new ConcurrentUpdateError('(inbox)');
-      const rows = inserts.map((c) => ({ state: c.state, correlationId: c.correlationId! }));
-      if ((await this.transactions.insertMany(client, rows)) !== rows.length) throw new ConcurrentUpdateError('(registration)');
-      const saves = updates.map((c) => ({ state: c.state, previousOutcomes: c.loaded!.state.outcomes }));
-      if ((await this.transactions.saveMany(client, saves)) !== saves.length) throw new ConcurrentUpdateError('(state)');
-      await this.outbox.enqueue(client, messages);
+    await this.store.commit({
+      handled,
+      inserts: inserts.map((c) => ({ state: c.state, correlationId: c.correlationId! })),
+      saves: updates.map((c) => ({ state: c.state, previousOutcomes: c.loaded!.state.outcomes })),
+      messages,
     });
     if (messages.length > 0) this.relay.wake();
     for (const chain of changed) for (const result of chain.results) this.recorded(result);

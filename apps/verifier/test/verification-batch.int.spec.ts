@@ -4,16 +4,17 @@
  * one commit of the inbox, the states and the outbox. Real PostgreSQL and schema registry, the
  * verifier's service over a scripted provider.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderName, ProviderVerdict } from '@settle/domain';
-import { AvroCodec, Outbox, topicNames, type BatchItem, type ConsensusResultV1, type TypedEvent } from '@settle/messaging';
+import { AvroCodec, Outbox, topicNames, type ConsensusResultV1 } from '@settle/messaging';
 import { createLogger, createPool, migrateSchema, type Pool } from '@settle/platform';
 import type { PaymentProvider, VerificationRequest } from '@settle/providers';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
 import { VERIFIER_MIGRATIONS } from '../src/schema.js';
 import { TransactionRepository } from '../src/transaction.repository.js';
+import { PostgresVerificationStore } from '../src/verification-store.postgres.js';
 import { VerificationService } from '../src/verification.service.js';
+import { batchOf, fresh, registered, requested, webhook } from './messages.js';
 
 let pool: Pool;
 let drop: () => Promise<void>;
@@ -79,10 +80,8 @@ class ScriptedProvider implements PaymentProvider {
 
 const service = (provider: PaymentProvider) =>
   new VerificationService(
-    pool,
-    new TransactionRepository(pool),
+    new PostgresVerificationStore(pool, new TransactionRepository(pool), outbox),
     new Map([['paystack', provider]]),
-    outbox,
     { wake: () => undefined },
     createLogger('verifier-test', 'fatal'),
     undefined,
@@ -90,41 +89,6 @@ const service = (provider: PaymentProvider) =>
       keyConcurrency: 16,
     },
   );
-
-const base = (reference: string) => ({ event_id: randomUUID(), occurred_at: Date.now(), correlation_id: `corr-${reference}`, reference });
-
-function registered(reference: string): TypedEvent {
-  return {
-    type: 'CheckoutRegistered',
-    payload: {
-      ...base(reference),
-      provider: 'paystack',
-      amount_minor: 250_000,
-      currency: 'NGN',
-      user_id: `user-${reference}`,
-      customer_email: `${reference}@example.com`,
-      customer_phone: null,
-      entitlement: 'pro',
-      access_period: 'P1M',
-    },
-  };
-}
-
-function webhook(reference: string): TypedEvent {
-  return {
-    type: 'ProviderWebhookReceived',
-    payload: { ...base(reference), provider: 'paystack', provider_event_type: 'charge.success', body_sha256: 'a'.repeat(64) },
-  };
-}
-
-function requested(reference: string, trigger: string): TypedEvent {
-  return { type: 'VerificationRequested', payload: { ...base(reference), trigger, requested_by: 'test' } };
-}
-
-const batchOf = (events: TypedEvent[]): BatchItem[] =>
-  events.map((event, i) => ({ event, context: { topic: 't', partition: 0, offset: String(i), key: event.payload.reference, timestamp: 0, headers: {} } }));
-
-const fresh = (n: number) => Array.from({ length: n }, () => `ref_${randomUUID().slice(0, 12)}`);
 
 async function results(references: readonly string[]): Promise<ConsensusResultV1[]> {
   const { rows } = await pool.query<{ payload: ConsensusResultV1 }>(

@@ -45,9 +45,6 @@ export function loadIngestionConfig(env: NodeJS.ProcessEnv = process.env) {
     webhooks: {
       merchantAccount: e.SETTLE_MERCHANT_ACCOUNT,
       secretsRefreshMs: e.WEBHOOK_SECRETS_REFRESH_MS,
-      stripe: { toleranceMs: e.WEBHOOK_TOLERANCE_MS },
-      flutterwave: { mode: e.FLUTTERWAVE_WEBHOOK_MODE },
-      mpesa: { allowlist: e.MPESA_CALLBACK_ALLOWLIST },
     },
   };
 }
@@ -68,7 +65,9 @@ export interface BreakerConfig {
 }
 
 /**
- * Verifier app configuration. Provider secrets are not configuration: the verifier reads them
+ * Verifier app configuration: the settings every provider adapter shares. Each provider's own
+ * variables (its base URL, ...) are declared in its folder of libs/providers and composed by the
+ * app (`loadWithProviderEnv`). Provider secrets are not configuration: the verifier reads them
  * from the credentials vault (docs/vault.md), whose master keys it loads itself.
  *
  * @throws ConfigError
@@ -86,13 +85,6 @@ export function loadVerifierConfig(env: NodeJS.ProcessEnv = process.env) {
     merchantAccount: e.SETTLE_MERCHANT_ACCOUNT,
     keyConcurrency: e.VERIFIER_KEY_CONCURRENCY,
     providers: {
-      baseUrls: {
-        paystack: e.PAYSTACK_BASE_URL,
-        stripe: e.STRIPE_BASE_URL,
-        flutterwave: e.FLUTTERWAVE_BASE_URL,
-        mpesa: e.MPESA_BASE_URL,
-      },
-      mpesaShortCode: e.MPESA_SHORTCODE,
       timeoutMs: e.PROVIDER_TIMEOUT_MS,
       retry,
       breaker,

@@ -149,65 +149,36 @@ export const ingestionEnv = sharedEnv.extend({
   WEBHOOK_SECRETS_REFRESH_MS: int(30_000, 100),
   /** Merchant account whose webhook secrets are read. */
   SETTLE_MERCHANT_ACCOUNT: z.string().trim().min(1).default('default'),
-  /** Which Flutterwave scheme the account uses: the `verif-hash` header or the HMAC variant. */
-  FLUTTERWAVE_WEBHOOK_MODE: z.enum(['verif-hash', 'hmac']).default('verif-hash'),
-  /** Optional source addresses or CIDR ranges allowed to send M-Pesa callbacks (comma-separated). */
-  MPESA_CALLBACK_ALLOWLIST: z
-    .string()
-    .optional()
-    .transform((v) =>
-      (v ?? '')
-        .split(',')
-        .map((e) => e.trim())
-        .filter(Boolean),
-    ),
-  /** Stripe signature tolerance window, milliseconds (Stripe's default 300 s). */
-  WEBHOOK_TOLERANCE_MS: int(300_000, 0),
   /** Largest accepted request body, bytes. */
   INGESTION_BODY_LIMIT_BYTES: int(262_144, 1024),
 });
 
-/** An optional URL: unset or empty means "not configured". */
-const optionalBaseUrl = (name: string) =>
-  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.url({ error: `${name} must be a URL` }).optional());
-
-export const verifierEnv = sharedEnv
-  .extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 }))
-  .extend({
-    /** Base URL of each provider's API; a provider is verified only when its URL is set. */
-    PAYSTACK_BASE_URL: optionalBaseUrl('PAYSTACK_BASE_URL'),
-    STRIPE_BASE_URL: optionalBaseUrl('STRIPE_BASE_URL'),
-    FLUTTERWAVE_BASE_URL: optionalBaseUrl('FLUTTERWAVE_BASE_URL'),
-    MPESA_BASE_URL: optionalBaseUrl('MPESA_BASE_URL'),
-    /** M-Pesa business short code (not a secret; Daraja's sandbox uses 174379). */
-    MPESA_SHORTCODE: z
-      .string()
-      .regex(/^\d{5,7}$/)
-      .default('174379'),
-    /** Merchant account whose credentials the verifier reads from the vault. */
-    SETTLE_MERCHANT_ACCOUNT: z.string().trim().min(1).default('default'),
-    /** Per-call time-out of a provider query, milliseconds. */
-    PROVIDER_TIMEOUT_MS: int(5_000, 1),
-    /** Attempts per verification, the first included, for 502, 503, 504, 429, time-outs, resets. */
-    PROVIDER_RETRY_MAX_ATTEMPTS: int(4, 1),
-    /** First backoff delay, milliseconds (exponential, full jitter). */
-    PROVIDER_RETRY_INITIAL_DELAY_MS: int(200, 1),
-    /** Cap of one backoff delay (and of an honoured Retry-After), milliseconds. */
-    PROVIDER_RETRY_MAX_DELAY_MS: int(5_000, 1),
-    /**
-     * References of one Kafka batch verified at once (provider calls in flight per partition
-     * handled); one reference's messages are always handled in order.
-     */
-    VERIFIER_KEY_CONCURRENCY: int(64, 1),
-    /** Consecutive failed verifications that open a provider's circuit breaker. */
-    PROVIDER_BREAKER_FAILURES: int(5, 1),
-    /** How long an open breaker waits before letting one probe through, milliseconds. */
-    PROVIDER_BREAKER_HALF_OPEN_MS: int(30_000, 1),
-  })
-  .refine((e) => Boolean(e.PAYSTACK_BASE_URL || e.STRIPE_BASE_URL || e.FLUTTERWAVE_BASE_URL || e.MPESA_BASE_URL), {
-    message: 'set the base URL of at least one provider (PAYSTACK_BASE_URL, STRIPE_BASE_URL, FLUTTERWAVE_BASE_URL, MPESA_BASE_URL)',
-    path: ['PAYSTACK_BASE_URL'],
-  });
+export const verifierEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 })).extend({
+  /*
+   * Each provider's own variables (base URL, M-Pesa short code, webhook settings) are
+   * declared in its folder of libs/providers and composed by the app
+   * (`loadWithProviderEnv` of @settle/providers).
+   */
+  /** Merchant account whose credentials the verifier reads from the vault. */
+  SETTLE_MERCHANT_ACCOUNT: z.string().trim().min(1).default('default'),
+  /** Per-call time-out of a provider query, milliseconds. */
+  PROVIDER_TIMEOUT_MS: int(5_000, 1),
+  /** Attempts per verification, the first included, for 502, 503, 504, 429, time-outs, resets. */
+  PROVIDER_RETRY_MAX_ATTEMPTS: int(4, 1),
+  /** First backoff delay, milliseconds (exponential, full jitter). */
+  PROVIDER_RETRY_INITIAL_DELAY_MS: int(200, 1),
+  /** Cap of one backoff delay (and of an honoured Retry-After), milliseconds. */
+  PROVIDER_RETRY_MAX_DELAY_MS: int(5_000, 1),
+  /**
+   * References of one Kafka batch verified at once (provider calls in flight per partition
+   * handled); one reference's messages are always handled in order.
+   */
+  VERIFIER_KEY_CONCURRENCY: int(64, 1),
+  /** Consecutive failed verifications that open a provider's circuit breaker. */
+  PROVIDER_BREAKER_FAILURES: int(5, 1),
+  /** How long an open breaker waits before letting one probe through, milliseconds. */
+  PROVIDER_BREAKER_HALF_OPEN_MS: int(30_000, 1),
+});
 
 /** The stores the ledger can live in (docs/ledger.md, "One port, two stores"). */
 export const LEDGER_STORES = ['postgres', 'kurrentdb'] as const;

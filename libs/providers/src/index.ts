@@ -1,9 +1,12 @@
-/** Provider adapters: server-to-server verification queries, normalised to verdicts. */
-export * from './provider.port.js';
-export * from './http.js';
-export * from './bearer-get.js';
-export * from './normalise.js';
-export * from './paystack.js';
-export * from './stripe.js';
-export * from './flutterwave.js';
-export * from './mpesa.js';
+/**
+ * Providers: one folder per provider (verification adapter and its pure verdict mapping,
+ * webhook scheme, payload parsing, credential and secret names, configuration keys), the
+ * shared pieces, the registry every app loops over, and an in-memory fake of the port.
+ */
+export * from './shared/index.js';
+export * from './paystack/index.js';
+export * from './stripe/index.js';
+export * from './flutterwave/index.js';
+export * from './mpesa/index.js';
+export * from './registry.js';
+export * from './fake/fake-provider.js';

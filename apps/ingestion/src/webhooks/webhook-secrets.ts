@@ -1,25 +1,11 @@
 import type { Secret } from '@settle/config';
 import type { Logger } from '@settle/platform';
+import { PROVIDER_DEFINITIONS } from '@settle/providers';
 import { isVaultError, type CredentialsVault } from '@settle/vault';
 import type { WebhookProvider } from './webhook-events.js';
 
 /** Schema of ingestion's own vault: webhook signing secrets only, under its own master keys. */
 export const WEBHOOK_VAULT_SCHEMA = 'webhook_vault';
-
-/**
- * Vault names of each provider's webhook secret: the current one, and the previous one that
- * stays accepted during a rotation's grace period (docs/vault.md). Paystack signs with the
- * account's secret key, Stripe with the endpoint secret (`whsec_...`), Flutterwave with the
- * secret hash; M-Pesa callbacks carry a secret token in their URL path.
- */
-export const WEBHOOK_SECRET_NAMES: Record<WebhookProvider, { current: string; previous: string }> = {
-  paystack: { current: 'webhook_secret', previous: 'webhook_secret_previous' },
-  stripe: { current: 'webhook_secret', previous: 'webhook_secret_previous' },
-  flutterwave: { current: 'webhook_secret', previous: 'webhook_secret_previous' },
-  mpesa: { current: 'callback_token', previous: 'callback_token_previous' },
-};
-
-const PROVIDERS = Object.keys(WEBHOOK_SECRET_NAMES) as WebhookProvider[];
 
 /**
  * The webhook secrets ingestion checks signatures with, read from its vault at boot and
@@ -48,8 +34,9 @@ export class WebhookSecrets {
    */
   async load(): Promise<void> {
     const next = new Map<WebhookProvider, Secret[]>();
-    for (const provider of PROVIDERS) {
-      const names = WEBHOOK_SECRET_NAMES[provider];
+    // Each provider's vault names (current and previous) come from its definition.
+    for (const { name: provider, webhook } of PROVIDER_DEFINITIONS) {
+      const names = webhook.secretNames;
       const current = await this.read(provider, names.current);
       if (!current) continue;
       const previous = await this.read(provider, names.previous);

@@ -1,25 +1,21 @@
-import { Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
-import type { IngestionConfig } from '@settle/config';
+import { Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { ProblemError, type Logger } from '@settle/platform';
+import { providerDefinition, type ProviderDefinition, type WebhookAuthenticator } from '@settle/providers';
 import type { RawBodyRequest } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { CONFIG, LOGGER, METRICS, WEBHOOK_SECRETS } from '../tokens.js';
-import {
-  PAYSTACK_SIGNATURE_HEADER,
-  SourceAllowlist,
-  STRIPE_SIGNATURE_HEADER,
-  verifyFlutterwaveWebhook,
-  verifyMpesaCallback,
-  verifyPaystackWebhook,
-  verifyStripeSignature,
-} from './signatures/index.js';
+import { LOGGER, METRICS, WEBHOOK_AUTHENTICATORS, WEBHOOK_SECRETS } from '../tokens.js';
 import { bodyDigest, untrustedReference, webhookTrigger, type WebhookProvider } from './webhook-events.js';
 import type { IngestionMetrics } from './webhook.metrics.js';
 import type { WebhookSecrets } from './webhook-secrets.js';
 import { WebhookRepository } from './webhook.repository.js';
 
 /**
- * Provider webhooks. Each signature is verified on the exact raw bytes before the payload is
+ * Provider webhooks, one parameterised route for every provider of the registry
+ * (`@settle/providers`, `PROVIDER_REGISTRY`): `POST /v1/webhooks/<provider>` (Paystack:
+ * `x-paystack-signature`; Stripe: `Stripe-Signature` within the tolerance window; Flutterwave:
+ * `verif-hash` or its HMAC variant) and `POST /v1/webhooks/<provider>/<token>` for a provider
+ * whose callbacks carry no signature (M-Pesa: a secret token in the path, and an optional
+ * source allowlist). Each signature is verified on the exact raw bytes before the payload is
  * read, against the current and previous secrets (rotation grace period). A verified webhook
  * is only a trigger: the verifier still asks the provider directly (a bare HTTP 200 grants
  * nothing). The answer is 200 `{ received: true }` once the event is durable (committed to the
@@ -27,81 +23,69 @@ import { WebhookRepository } from './webhook.repository.js';
  * durable answers 503 so the provider retries. A rejected webhook answers 401 (403 for an
  * M-Pesa callback from a source outside the allowlist), is counted, is never published as a
  * provider event, and, when it names a known checkout, triggers a REST verification instead.
+ * An unknown provider, or a URL of the wrong shape for the provider, answers 404 as an unknown
+ * route does (`REQUEST.NOT_FOUND`).
  */
 @Controller('v1/webhooks')
 export class WebhooksController {
   constructor(
-    @Inject(CONFIG) private readonly config: IngestionConfig,
+    @Inject(WEBHOOK_AUTHENTICATORS) private readonly authenticators: Readonly<Record<WebhookProvider, WebhookAuthenticator>>,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS) private readonly metrics: IngestionMetrics,
     @Inject(WEBHOOK_SECRETS) private readonly secrets: WebhookSecrets,
     private readonly webhooks: WebhookRepository,
   ) {}
 
+  /** A provider whose webhooks carry a signature (or none: see the token route). */
+  @Post(':provider')
+  @HttpCode(200)
+  async signed(@Param('provider') name: string, @Req() request: RawBodyRequest<FastifyRequest>): Promise<{ received: true }> {
+    return this.receive(this.definition(name, 'plain'), request);
+  }
+
+  /**
+   * A provider gated by a secret token in the callback path (M-Pesa STK callbacks: no signature
+   * exists); its content is only ever a trigger for a status query.
+   */
+  @Post(':provider/:token')
+  @HttpCode(200)
+  async tokenGated(@Param('provider') name: string, @Req() request: RawBodyRequest<FastifyRequest>): Promise<{ received: true }> {
+    return this.receive(this.definition(name, 'token'), request);
+  }
+
+  /**
+   * The definition a URL names.
+   *
+   * @throws ProblemError 404 `REQUEST.NOT_FOUND` (as for any unknown route) for an unknown
+   *   provider or a URL of the wrong shape for it (a token on a signed provider's URL, or none
+   *   on a token-gated one).
+   */
+  private definition(name: string, route: 'plain' | 'token'): ProviderDefinition {
+    const definition = providerDefinition(name);
+    if (!definition || definition.webhook.route !== route) throw new ProblemError(404, 'REQUEST.NOT_FOUND', 'Not found');
+    return definition;
+  }
+
+  private async receive(definition: ProviderDefinition, request: RawBodyRequest<FastifyRequest>): Promise<{ received: true }> {
+    const provider = definition.name;
+    const secrets = this.candidates(provider);
+    const raw = this.rawBody(request);
+    const check = this.authenticators[provider].authenticate(
+      { rawBody: raw, headers: request.headers, path: request.url, sourceAddress: request.socket.remoteAddress, nowMs: Date.now() },
+      secrets,
+    );
+    if (!check.ok && 'forbidden' in check && check.forbidden) {
+      this.metrics.webhooks.inc({ provider, outcome: 'rejected', reason: check.reason });
+      throw new ProblemError(403, 'WEBHOOK.SOURCE_NOT_ALLOWED', 'Callback source not allowed');
+    }
+    return this.intake(provider, raw, check);
+  }
+
   /** The provider's candidate secrets (current, then previous) as strings. @throws ProblemError 404 */
   private candidates(provider: WebhookProvider): string[] {
     const secrets = this.secrets.candidates(provider);
     if (secrets.length === 0) throw notConfigured(provider);
     return secrets.map((s) => s.reveal());
-  }
-
-  /** Paystack-style provider A: `x-paystack-signature` = hex HMAC-SHA512 of the raw body. */
-  @Post('paystack')
-  @HttpCode(200)
-  async paystack(@Req() request: RawBodyRequest<FastifyRequest>): Promise<{ received: true }> {
-    const keys = this.candidates('paystack');
-    const raw = this.rawBody(request);
-    return this.intake('paystack', raw, verifyPaystackWebhook(raw, request.headers[PAYSTACK_SIGNATURE_HEADER], keys));
-  }
-
-  /** Stripe: `Stripe-Signature: t=...,v1=...`, HMAC-SHA256 of `t.body`, within the tolerance window. */
-  @Post('stripe')
-  @HttpCode(200)
-  async stripe(@Req() request: RawBodyRequest<FastifyRequest>): Promise<{ received: true }> {
-    const secrets = this.candidates('stripe');
-    const raw = this.rawBody(request);
-    const check = verifyStripeSignature(raw, request.headers[STRIPE_SIGNATURE_HEADER], secrets, {
-      nowMs: Date.now(),
-      toleranceMs: this.config.webhooks.stripe.toleranceMs,
-    });
-    return this.intake('stripe', raw, check);
-  }
-
-  /** Flutterwave: `verif-hash` (the secret hash) or the HMAC variant, per account configuration. */
-  @Post('flutterwave')
-  @HttpCode(200)
-  async flutterwave(@Req() request: RawBodyRequest<FastifyRequest>): Promise<{ received: true }> {
-    const secretHashes = this.candidates('flutterwave');
-    const raw = this.rawBody(request);
-    const check = verifyFlutterwaveWebhook(raw, request.headers, secretHashes, { mode: this.config.webhooks.flutterwave.mode });
-    return this.intake('flutterwave', raw, check);
-  }
-
-  /**
-   * M-Pesa STK callback: no signature exists, so a secret token in the callback path (and an
-   * optional source allowlist) gates it; its content is only ever a trigger for a status query.
-   */
-  @Post('mpesa/:token')
-  @HttpCode(200)
-  async mpesa(@Req() request: RawBodyRequest<FastifyRequest>): Promise<{ received: true }> {
-    const tokens = this.candidates('mpesa');
-    const raw = this.rawBody(request);
-    const check = verifyMpesaCallback({ path: request.url, sourceAddress: request.socket.remoteAddress }, { tokens, allowlist: this.allowlist() });
-    if (!check.ok && check.reason === 'SOURCE_NOT_ALLOWED') {
-      this.metrics.webhooks.inc({ provider: 'mpesa', outcome: 'rejected', reason: check.reason });
-      throw new ProblemError(403, 'WEBHOOK.SOURCE_NOT_ALLOWED', 'Callback source not allowed');
-    }
-    return this.intake('mpesa', raw, check.ok ? check : { ok: false, reason: check.reason });
-  }
-
-  private cachedAllowlist: SourceAllowlist | null | undefined;
-
-  private allowlist(): SourceAllowlist | null {
-    if (this.cachedAllowlist === undefined) {
-      const entries = this.config.webhooks.mpesa.allowlist;
-      this.cachedAllowlist = entries.length > 0 ? SourceAllowlist.from(entries) : null;
-    }
-    return this.cachedAllowlist;
   }
 
   private rawBody(request: RawBodyRequest<FastifyRequest>): Buffer {

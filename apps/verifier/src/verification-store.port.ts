@@ -1,0 +1,60 @@
+import { SettleError, type TransactionState } from '@settle/domain';
+import type { OutboxMessage } from '@settle/messaging';
+
+/** A transaction's decider state plus what the verifier needs around it. */
+export interface StoredTransaction {
+  state: TransactionState;
+  correlationId: string;
+}
+
+/**
+ * What one commit of the verifier writes, all or nothing: the message ids handled (the inbox),
+ * the transactions registered, the states changed and the consensus results to publish.
+ */
+export interface VerificationCommit {
+  /** Message ids handled, none of which may have been recorded before. */
+  readonly handled: readonly string[];
+  /** Newly registered transactions (their state carries the expectation). */
+  readonly inserts: ReadonlyArray<{ state: TransactionState; correlationId: string }>;
+  /** Changed states, each saved only if its stored outcome count is still `previousOutcomes`. */
+  readonly saves: ReadonlyArray<{ state: TransactionState; previousOutcomes: number }>;
+  /** Outbox messages (consensus results), published if and only if the commit succeeds. */
+  readonly messages: readonly OutboxMessage[];
+}
+
+/**
+ * Another writer changed one of the commit's transactions or inbox ids first; nothing of the
+ * commit was stored. Kind `unavailable`: the consumer loop retries the batch, which the inbox
+ * makes harmless (code `VERIFICATION.CONCURRENT_UPDATE`).
+ */
+export class ConcurrentUpdateError extends SettleError {
+  readonly code = 'VERIFICATION.CONCURRENT_UPDATE';
+  readonly kind = 'unavailable' as const;
+
+  /** @param what - which part lost the race: `(inbox)`, `(registration)` or `(state)`. */
+  constructor(what: string) {
+    super(`Transaction ${what} changed concurrently`);
+    this.name = 'ConcurrentUpdateError';
+  }
+}
+
+/**
+ * What the verifier persists (docs/architecture.md, "Exactly-once effect"): its inbox of
+ * processed message ids, the folded state of each transaction, and its outbox. A PostgreSQL
+ * adapter (`PostgresVerificationStore`, one transaction per commit) and an in-memory one
+ * (`InMemoryVerificationStore`, for tests) pass the same contract
+ * (apps/verifier/test/verification-store.contract.ts).
+ */
+export interface VerificationStore {
+  /** Which of these message ids were processed already. */
+  processedAmong(eventIds: readonly string[]): Promise<Set<string>>;
+  /** Reference to stored transaction, for the references registered (absent: never registered). */
+  loadMany(references: readonly string[]): Promise<Map<string, StoredTransaction>>;
+  /**
+   * Writes one {@link VerificationCommit} atomically.
+   *
+   * @throws ConcurrentUpdateError when an id was processed, a reference registered or a state
+   *   saved by another writer meanwhile (nothing stored); storage errors (transient).
+   */
+  commit(batch: VerificationCommit): Promise<void>;
+}

@@ -1,0 +1,40 @@
+/** The verifier store's contract against PostgreSQL (and the schema registry, which the outbox checks payloads with). */
+import { afterAll, beforeAll } from 'vitest';
+import { AvroCodec, Outbox, topicNames } from '@settle/messaging';
+import { createPool, migrateSchema, type Pool } from '@settle/platform';
+import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
+import { VERIFIER_MIGRATIONS } from '../src/schema.js';
+import { TransactionRepository } from '../src/transaction.repository.js';
+import { PostgresVerificationStore } from '../src/verification-store.postgres.js';
+import { verificationStoreContract } from './verification-store.contract.js';
+
+let pool: Pool;
+let drop: () => Promise<void>;
+let outbox: Outbox;
+
+beforeAll(async () => {
+  const database = await createTestDatabase('settle_verifier_store');
+  drop = database.drop;
+  pool = createPool(database.url, 4);
+  await migrateSchema(pool, VERIFIER_MIGRATIONS);
+  const topics = topicNames(uniqueTopicPrefix('verifier-store'));
+  const codec = AvroCodec.connect(infra.registryUrl, topics);
+  await codec.registerAll(['ConsensusResult']);
+  outbox = new Outbox('verifier', topics, codec);
+});
+
+afterAll(async () => {
+  await pool?.end();
+  await drop?.();
+});
+
+verificationStoreContract('PostgreSQL', () => ({
+  store: new PostgresVerificationStore(pool, new TransactionRepository(pool), outbox),
+  outboxed: async (reference) => {
+    const { rows } = await pool.query<{ event_type: string; outcome: string }>(
+      `SELECT event_type, payload->>'outcome' AS outcome FROM verifier.outbox WHERE payload->>'reference' = $1 ORDER BY id`,
+      [reference],
+    );
+    return rows.map((r) => `${r.event_type}:${r.outcome}`);
+  },
+}));

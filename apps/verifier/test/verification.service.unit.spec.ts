@@ -1,0 +1,188 @@
+/**
+ * The verifier's application service below end-to-end: the real decider and consensus, over
+ * the in-memory store and the fake provider (no Kafka, no PostgreSQL, no HTTP).
+ */
+import { describe, expect, it } from 'vitest';
+import type { ProviderVerdict } from '@settle/domain';
+import type { ConsensusResultV1 } from '@settle/messaging';
+import { createLogger } from '@settle/platform';
+import { FakePaymentProvider, type PaymentProvider, type VerificationRequest } from '@settle/providers';
+import { InMemoryVerificationStore } from '../src/verification-store.memory.js';
+import { ConcurrentUpdateError } from '../src/verification-store.port.js';
+import { VerificationService } from '../src/verification.service.js';
+import { batchOf, fresh, registered, registeredWith, requested, webhook } from './messages.js';
+
+const NOW = Date.UTC(2026, 0, 15, 12);
+
+function harness(provider: PaymentProvider = new FakePaymentProvider('paystack'), store = new InMemoryVerificationStore()) {
+  let wakes = 0;
+  const service = new VerificationService(
+    store,
+    new Map([['paystack', provider]]),
+    { wake: () => void wakes++ },
+    createLogger('verifier-unit', 'fatal'),
+    undefined,
+    {
+      clock: () => NOW,
+    },
+  );
+  const results = (reference: string) => store.outbox.filter((m) => m.payload.reference === reference).map((m) => m.payload as ConsensusResultV1);
+  return { service, store, results, wakes: () => wakes };
+}
+
+/** What Paystack answers for a paid checkout of `registered()`: 250 000 kobo, the customer's email. */
+const paid = (request: VerificationRequest, fields: { amountMinor?: number } = {}): ProviderVerdict => ({
+  kind: 'cleared',
+  observation: {
+    reference: request.reference,
+    amountMinor: fields.amountMinor ?? request.expectation.amountMinor,
+    currency: request.expectation.currency,
+    customer: { email: request.expectation.customer.email },
+    providerStatus: 'success',
+  },
+});
+
+describe('VerificationService over the fake provider and the in-memory store', () => {
+  it('settles a paid checkout: one provider query, the state settled and unlocked, one consensus result in the outbox, the relay woken', async () => {
+    const [ref] = fresh(1) as [string];
+    const provider = new FakePaymentProvider('paystack').script(ref, (request) => paid(request));
+    const { service, store, results, wakes } = harness(provider);
+    expect(await service.handleBatch(batchOf([registered(ref), webhook(ref)]))).toEqual([]);
+    expect(provider.calls.map((c) => [c.reference, c.expectation.amountMinor])).toEqual([[ref, 250_000]]);
+    expect(store.get(ref)?.state).toMatchObject({ status: 'SETTLED_CONSENSUS', entitlement: 'UNLOCKED', outcomes: 1 });
+    expect(results(ref)).toEqual([
+      expect.objectContaining({
+        reference: ref,
+        trigger: 'webhook_received',
+        verdict: 'cleared',
+        outcome: 'SETTLED_CONSENSUS',
+        state_before: 'PENDING',
+        state_after: 'SETTLED_CONSENSUS',
+        amount_minor: 250_000,
+        observed_amount_minor: 250_000,
+        occurred_at: NOW,
+      }),
+    ]);
+    expect(wakes()).toBe(1);
+  });
+
+  it('records a declined payment as FAILED_DECLINED, the entitlement locked', async () => {
+    const [ref] = fresh(1) as [string];
+    const provider = new FakePaymentProvider('paystack').script(ref, { kind: 'declined', providerStatus: 'failed', reason: 'Declined' });
+    const { service, store, results } = harness(provider);
+    expect(await service.handleBatch(batchOf([registered(ref), webhook(ref)]))).toEqual([]);
+    expect(store.get(ref)?.state).toMatchObject({ status: 'FAILED_DECLINED', entitlement: 'LOCKED' });
+    expect(results(ref).map((r) => [r.verdict, r.outcome, r.state_after])).toEqual([['declined', 'FAILED_DECLINED', 'FAILED_DECLINED']]);
+  });
+
+  it('detects an amount mismatch: funds cleared for another amount is STATE_MISMATCH, nothing unlocked, the failed check recorded', async () => {
+    const [ref] = fresh(1) as [string];
+    const provider = new FakePaymentProvider('paystack').script(ref, (request) => paid(request, { amountMinor: 100 }));
+    const { service, store, results } = harness(provider);
+    expect(await service.handleBatch(batchOf([registered(ref), webhook(ref)]))).toEqual([]);
+    expect(store.get(ref)?.state).toMatchObject({ status: 'STATE_MISMATCH', entitlement: 'LOCKED' });
+    const [result] = results(ref);
+    expect(result).toMatchObject({ outcome: 'STATE_MISMATCH', observed_amount_minor: 100, amount_minor: 250_000 });
+    expect(result!.checks.filter((c) => !c.passed).map((c) => c.check)).toEqual(['amount']);
+  });
+
+  it('handles a duplicate message once: within a batch, and when the batch is redelivered the inbox skips it without a provider query', async () => {
+    const [ref] = fresh(1) as [string];
+    const provider = new FakePaymentProvider('paystack').script(ref, (request) => paid(request));
+    const { service, results } = harness(provider);
+    const hook = webhook(ref);
+    const batch = batchOf([registered(ref), hook, hook]);
+    expect(await service.handleBatch(batch)).toEqual([]);
+    expect(await service.handleBatch(batch)).toEqual([]);
+    expect(provider.calls).toHaveLength(1);
+    expect(results(ref)).toHaveLength(1);
+  });
+
+  it('keeps the state when the provider is unreachable (a timeout is unknown, not failed), and settles at a later trigger', async () => {
+    const [ref] = fresh(1) as [string];
+    const provider = new FakePaymentProvider('paystack').script(ref, { kind: 'unreachable', cause: 'PROVIDER.TIMEOUT' }, (request) => paid(request));
+    const { service, store, results } = harness(provider);
+    expect(await service.handleBatch(batchOf([registered(ref), webhook(ref)]))).toEqual([]);
+    expect(store.get(ref)?.state).toMatchObject({ entitlement: 'LOCKED', outcomes: 0 });
+    expect(store.get(ref)?.state.status).not.toMatch(/SETTLED|FAILED|MISMATCH/);
+    expect(results(ref).map((r) => [r.verdict, r.outcome, r.detail])).toEqual([['unreachable', 'UNCHANGED', 'PROVIDER.TIMEOUT']]);
+    expect(await service.handleBatch(batchOf([requested(ref, 'sweeper_orphaned')]))).toEqual([]);
+    expect(store.get(ref)?.state.status).toBe('SETTLED_CONSENSUS');
+  });
+
+  it('throws on a provider that is down in a way it cannot report (a rejected call): nothing of that reference committed, the retried batch queries again', async () => {
+    const [ref, other] = fresh(2) as [string, string];
+    let down = true;
+    const provider = new FakePaymentProvider('paystack').script(ref, (request) => {
+      if (down) throw new Error('connection reset');
+      return paid(request);
+    });
+    provider.script(other, (request) => paid(request));
+    const { service, store } = harness(provider);
+    const batch = batchOf([registered(ref), registered(other), webhook(ref), webhook(other)]);
+    await expect(service.handleBatch(batch)).rejects.toThrow('connection reset');
+    expect(store.get(ref)?.state.status).toBe('PENDING');
+    expect(store.get(other)?.state.status).toBe('SETTLED_CONSENSUS');
+
+    down = false;
+    expect(await service.handleBatch(batch)).toEqual([]);
+    expect(provider.callsFor(ref)).toHaveLength(2);
+    expect(provider.callsFor(other)).toHaveLength(1);
+    expect(store.get(ref)?.state.status).toBe('SETTLED_CONSENSUS');
+  });
+
+  it('names a permanently bad message for the dead-letter topic and commits the rest: an unknown trigger, a provider with no adapter, a bad access period', async () => {
+    const [ref, stray, odd] = fresh(3) as [string, string, string];
+    const provider = new FakePaymentProvider('paystack').script(ref, (request) => paid(request));
+    const { service, store } = harness(provider);
+    const failed = await service.handleBatch(
+      batchOf([
+        registered(ref),
+        requested(ref, 'no_such_trigger'),
+        registeredWith(stray, { provider: 'stripe' }),
+        registeredWith(odd, { access_period: 'forever' }),
+        webhook(ref),
+      ]),
+    );
+    expect(failed.map((f) => [f.index, (f.error as { code?: string }).code])).toEqual([
+      [1, 'VERIFICATION.UNKNOWN_TRIGGER'],
+      [2, 'VERIFICATION.UNSUPPORTED_PROVIDER'],
+      [3, 'VERIFICATION.INVALID_ACCESS_PERIOD'],
+    ]);
+    expect(store.get(ref)?.state.status).toBe('SETTLED_CONSENSUS');
+    expect(store.get(stray)).toBeUndefined();
+    expect(store.get(odd)).toBeUndefined();
+  });
+
+  it('leaves a trigger for a reference not registered yet to the sweeper: no provider query, nothing stored', async () => {
+    const [ref] = fresh(1) as [string];
+    const provider = new FakePaymentProvider('paystack');
+    const { service, store, results } = harness(provider);
+    expect(await service.handleBatch(batchOf([webhook(ref)]))).toEqual([]);
+    expect(provider.calls).toEqual([]);
+    expect(store.get(ref)).toBeUndefined();
+    expect(results(ref)).toEqual([]);
+  });
+
+  it('fails the batch as transient when another member committed the same messages first, and the retry finds them done', async () => {
+    const [ref] = fresh(1) as [string];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = new FakePaymentProvider('paystack').script(ref, async (request) => {
+      await held;
+      return paid(request);
+    });
+    const quick = new FakePaymentProvider('paystack').script(ref, (request) => paid(request));
+    const store = new InMemoryVerificationStore();
+    const batch = batchOf([registered(ref), webhook(ref)]);
+    const first = harness(slow, store).service.handleBatch(batch);
+    expect(await harness(quick, store).service.handleBatch(batch)).toEqual([]);
+    release();
+    const error = await first.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConcurrentUpdateError);
+    expect(error).toMatchObject({ kind: 'unavailable' });
+    expect(await harness(slow, store).service.handleBatch(batch)).toEqual([]);
+    expect(slow.calls).toHaveLength(1);
+    expect(store.outbox).toHaveLength(1);
+  });
+});

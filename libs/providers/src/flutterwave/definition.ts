@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { optionalBaseUrl, type ProviderDefinition } from '../shared/definition.js';
+import { asText, parseJson, valueAt } from '../shared/webhook.js';
+import { verifyFlutterwaveWebhook } from './signature.js';
+import { FlutterwaveProvider } from './verify.js';
+
+const verifierEnv = z.object({
+  /** Base URL of Flutterwave's API; the provider is verified only when it is set. */
+  FLUTTERWAVE_BASE_URL: optionalBaseUrl('FLUTTERWAVE_BASE_URL'),
+});
+
+const ingestionEnv = z.object({
+  /** Which Flutterwave scheme the account uses: the `verif-hash` header or the HMAC variant. */
+  FLUTTERWAVE_WEBHOOK_MODE: z.enum(['verif-hash', 'hmac']).default('verif-hash'),
+});
+
+/**
+ * Provider C, Flutterwave v3 (shared/reference/providers.md): verification with one secret key
+ * (vault name `secret_key`); webhooks authenticated with the dashboard secret hash (`verif-hash`
+ * header, or the HMAC variant per `FLUTTERWAVE_WEBHOOK_MODE`), stored in ingestion's vault as
+ * `webhook_secret`. Flutterwave's transaction id and status identify an event; the reference is
+ * our `tx_ref`.
+ */
+export const flutterwaveDefinition: ProviderDefinition = {
+  name: 'flutterwave',
+  credentialNames: ['secret_key'],
+  stackVariables: { credentials: { secret_key: 'FLUTTERWAVE_SECRET_KEY' }, webhookSecret: 'FLUTTERWAVE_SECRET_HASH' },
+  verifier: {
+    baseUrlVariable: 'FLUTTERWAVE_BASE_URL',
+    env: verifierEnv,
+    async adapter(env, credential, common) {
+      const baseUrl = verifierEnv.parse(env).FLUTTERWAVE_BASE_URL;
+      return baseUrl ? new FlutterwaveProvider({ ...common, baseUrl, secretKey: await credential('secret_key') }) : null;
+    },
+  },
+  webhook: {
+    route: 'plain',
+    secretNames: { current: 'webhook_secret', previous: 'webhook_secret_previous' },
+    referencePath: ['data', 'tx_ref'],
+    env: ingestionEnv,
+    authenticator(env) {
+      const mode = ingestionEnv.parse(env).FLUTTERWAVE_WEBHOOK_MODE;
+      return { authenticate: (request, secrets) => verifyFlutterwaveWebhook(request.rawBody, request.headers, secrets, { mode }) };
+    },
+    trigger(raw) {
+      const body = parseJson(raw);
+      const reference = asText(valueAt(body, ['data', 'tx_ref']));
+      const eventType = asText(valueAt(body, ['event']));
+      const id = valueAt(body, ['data', 'id']);
+      const status = asText(valueAt(body, ['data', 'status']));
+      return reference && eventType && (typeof id === 'number' || typeof id === 'string') && status
+        ? { reference, eventType, dedupeKey: `${String(id)}:${status}` }
+        : null;
+    },
+  },
+};

@@ -1,0 +1,167 @@
+import type { ProviderVerdict } from '@settle/domain';
+import type { CountryCode } from 'libphonenumber-js';
+import { z } from 'zod';
+import { AmountConversionError, majorToMinor, normalisePhoneNumber, providerCurrency, messageOf } from '../shared/normalise.js';
+import { BearerGetProvider, type BearerProviderOptions } from '../shared/bearer-get.js';
+import type { VerificationRequest } from '../shared/provider.port.js';
+
+/** A major-unit amount as Flutterwave sends it: a JSON number (`100.5`), tolerated as a decimal string. */
+const majorAmount = z.union([z.number(), z.string()]);
+
+/**
+ * Flutterwave v3 verify answer, the same for `GET /v3/transactions/:id/verify` and
+ * `GET /v3/transactions/verify_by_reference?tx_ref=` (docs/provider-facts.md,
+ * Flutterwave). Only the fields the verdict needs are checked; the rest pass through.
+ */
+const verifyAnswer = z.object({
+  status: z.literal('success'),
+  message: z.string().nullish(),
+  data: z
+    .object({
+      id: z.union([z.number().int(), z.string()]).nullish(),
+      tx_ref: z.string().min(1),
+      flw_ref: z.string().nullish(),
+      amount: majorAmount,
+      currency: z.string(),
+      charged_amount: majorAmount.nullish(),
+      processor_response: z.string().nullish(),
+      status: z.string(),
+      customer: z.object({ email: z.string().nullish(), phone_number: z.string().nullish(), name: z.string().nullish() }).loose().nullish(),
+    })
+    .loose(),
+});
+
+/** Flutterwave `data.status` values and their verdict kind (docs/provider-facts.md, Flutterwave). */
+const STATUS_MAP: Record<string, 'cleared' | 'declined' | 'clearing'> = {
+  successful: 'cleared',
+  failed: 'declined',
+  pending: 'clearing',
+};
+
+/** Options of {@link flutterwaveVerdict}. */
+export interface FlutterwaveVerdictOptions {
+  /**
+   * Region used to read a national phone number (`08012345678` with `NG`) into E.164;
+   * without it only numbers in international form are normalised.
+   */
+  phoneRegion?: CountryCode | undefined;
+}
+
+/**
+ * Maps one Flutterwave v3 verify answer (by id or by `tx_ref`) to a verdict. Pure, for unit
+ * tests. Source of every rule: docs/provider-facts.md, Flutterwave (Flutterwave v3).
+ *
+ * - 200 `data.status` `successful`: `cleared`. Amounts are in MAJOR units and converted to
+ *   minor units exactly with the currency's ISO 4217 exponent ({@link majorToMinor}: NGN
+ *   100.5 gives 10050, JPY 1500 gives 1500, KWD 1.234 gives 1234); an amount with more
+ *   decimals than the exponent, or an unknown currency, is a malformed answer (unreachable
+ *   `PROVIDER.MALFORMED_AMOUNT` / `PROVIDER.UNKNOWN_CURRENCY`), never rounded. The amount
+ *   check uses `amount` (what the merchant asked for; equality is required, although
+ *   Flutterwave's own guide accepts amount >= expected); `charged_amount` (with fees passed
+ *   to the customer) is recorded as `chargedAmountMinor`. Reference for the identity check:
+ *   `tx_ref` (our reference), whichever endpoint answered. Customer: `customer.email` and
+ *   `customer.phone_number` (E.164 when it parses, see `phoneRegion`).
+ *   `providerTransactionId`: Flutterwave's numeric `id`.
+ * - 200 `failed`: `declined`, reason `processor_response`.
+ * - 200 `pending`: `clearing`.
+ * - 400 with a message "No transaction was found ...": `not_found`.
+ * - 401/403 (wrong secret key): unreachable `PROVIDER.AUTH_REJECTED`, not retried.
+ * - any other status, an unknown `data.status`, a top-level `status` other than `success`
+ *   or a body that does not validate: unreachable, state preserved.
+ *
+ * @param status - HTTP status of the answer.
+ * @param body - the answer's body text (JSON).
+ */
+export function flutterwaveVerdict(status: number, body: string, options: FlutterwaveVerdictOptions = {}): ProviderVerdict {
+  if (status === 401 || status === 403) return { kind: 'unreachable', cause: 'PROVIDER.AUTH_REJECTED' };
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { kind: 'unreachable', cause: status === 200 ? 'PROVIDER.MALFORMED_RESPONSE' : `PROVIDER.UNEXPECTED_STATUS_${status}` };
+  }
+  if (status === 400 && /no transaction was found/i.test(messageOf(json))) {
+    return { kind: 'not_found' };
+  }
+  if (status !== 200) return { kind: 'unreachable', cause: `PROVIDER.UNEXPECTED_STATUS_${status}` };
+  const parsed = verifyAnswer.safeParse(json);
+  if (!parsed.success) return { kind: 'unreachable', cause: 'PROVIDER.MALFORMED_RESPONSE' };
+  const data = parsed.data.data;
+  switch (STATUS_MAP[data.status]) {
+    case 'cleared': {
+      let amountMinor: number;
+      let chargedAmountMinor: number | undefined;
+      try {
+        amountMinor = majorToMinor(data.amount, data.currency);
+        chargedAmountMinor = data.charged_amount === undefined || data.charged_amount === null ? undefined : majorToMinor(data.charged_amount, data.currency);
+      } catch (error) {
+        if (error instanceof AmountConversionError) return { kind: 'unreachable', cause: error.code };
+        throw error;
+      }
+      return {
+        kind: 'cleared',
+        observation: {
+          reference: data.tx_ref,
+          amountMinor,
+          chargedAmountMinor,
+          currency: providerCurrency(data.currency),
+          customer: {
+            email: data.customer?.email ?? undefined,
+            phone: normalisePhoneNumber(data.customer?.phone_number, options.phoneRegion),
+          },
+          providerTransactionId: data.id === undefined || data.id === null ? undefined : String(data.id),
+          providerStatus: data.status,
+        },
+      };
+    }
+    case 'declined':
+      return { kind: 'declined', providerStatus: data.status, reason: data.processor_response ?? data.status };
+    case 'clearing':
+      return { kind: 'clearing', providerStatus: data.status };
+    default:
+      return { kind: 'unreachable', cause: 'PROVIDER.UNKNOWN_STATUS' };
+  }
+}
+
+/**
+ * Chooses the verify endpoint (path and query, relative to the API root) for a reference:
+ * - a numeric reference (`4099260516`, as a webhook's `data.id` carries it) that is not the
+ *   checkout's own `tx_ref`: `GET /v3/transactions/:id/verify`, Flutterwave's id lookup;
+ * - anything else, including a `tx_ref` that happens to be all digits:
+ *   `GET /v3/transactions/verify_by_reference?tx_ref=<ref>`.
+ * The identity check then compares the answer's `tx_ref` with the checkout's reference,
+ * so an id that belongs to another checkout ends as a mismatch, not a settlement.
+ *
+ * @param reference - the verification request's reference.
+ * @param txRef - the checkout's registered reference (`expectation.reference`).
+ */
+export function flutterwaveVerifyPath(reference: string, txRef: string): string {
+  if (/^[1-9]\d*$/.test(reference) && reference !== txRef) {
+    return `/v3/transactions/${reference}/verify`;
+  }
+  return `/v3/transactions/verify_by_reference?tx_ref=${encodeURIComponent(reference)}`;
+}
+
+/** Constructor options of {@link FlutterwaveProvider}. */
+export interface FlutterwaveOptions extends BearerProviderOptions {
+  /** Region for national phone numbers in answers (e.g. `NG`); see {@link FlutterwaveVerdictOptions}. */
+  phoneRegion?: CountryCode | undefined;
+}
+
+/**
+ * Provider C (Flutterwave v3): `GET {baseUrl}/v3/transactions/verify_by_reference?tx_ref=`
+ * (or `/v3/transactions/:id/verify` for a numeric Flutterwave id, see
+ * {@link flutterwaveVerifyPath}) with `Authorization: Bearer <secret key>`, through
+ * {@link BearerGetProvider}, mapped by {@link flutterwaveVerdict}.
+ */
+export class FlutterwaveProvider extends BearerGetProvider<FlutterwaveOptions> {
+  readonly name = 'flutterwave' as const;
+
+  protected path({ reference, expectation }: VerificationRequest): string {
+    return flutterwaveVerifyPath(reference, expectation.reference);
+  }
+
+  protected verdict(status: number, body: string): ProviderVerdict {
+    return flutterwaveVerdict(status, body, { phoneRegion: this.options.phoneRegion });
+  }
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { optionalBaseUrl, type ProviderDefinition } from '../shared/definition.js';
+import { asText, bodyDigest, parseJson, valueAt } from '../shared/webhook.js';
+import { PAYSTACK_SIGNATURE_HEADER, verifyPaystackWebhook } from './signature.js';
+import { PaystackProvider } from './verify.js';
+
+const verifierEnv = z.object({
+  /** Base URL of Paystack's API; the provider is verified only when it is set. */
+  PAYSTACK_BASE_URL: optionalBaseUrl('PAYSTACK_BASE_URL'),
+});
+
+/**
+ * Provider A, Paystack (shared/reference/providers.md): verification with one secret key
+ * (vault name `secret_key`); webhooks signed with the same secret key (`x-paystack-signature`,
+ * hex HMAC-SHA512 of the raw body), stored in ingestion's vault as `webhook_secret`. Paystack
+ * events carry no id: the SHA-256 of the verified body identifies one.
+ */
+export const paystackDefinition: ProviderDefinition = {
+  name: 'paystack',
+  credentialNames: ['secret_key'],
+  stackVariables: { credentials: { secret_key: 'PAYSTACK_SECRET_KEY' }, webhookSecret: 'PAYSTACK_SECRET_KEY' },
+  verifier: {
+    baseUrlVariable: 'PAYSTACK_BASE_URL',
+    env: verifierEnv,
+    async adapter(env, credential, common) {
+      const baseUrl = verifierEnv.parse(env).PAYSTACK_BASE_URL;
+      return baseUrl ? new PaystackProvider({ ...common, baseUrl, secretKey: await credential('secret_key') }) : null;
+    },
+  },
+  webhook: {
+    route: 'plain',
+    secretNames: { current: 'webhook_secret', previous: 'webhook_secret_previous' },
+    referencePath: ['data', 'reference'],
+    env: z.object({}),
+    authenticator: () => ({
+      authenticate: (request, secrets) => verifyPaystackWebhook(request.rawBody, request.headers[PAYSTACK_SIGNATURE_HEADER], secrets),
+    }),
+    trigger(raw) {
+      const body = parseJson(raw);
+      const reference = asText(valueAt(body, ['data', 'reference']));
+      const eventType = asText(valueAt(body, ['event']));
+      return reference && eventType ? { reference, eventType, dedupeKey: bodyDigest(raw) } : null;
+    },
+  },
+};

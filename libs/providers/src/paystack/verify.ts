@@ -1,0 +1,113 @@
+import { currencyCode, type ProviderVerdict } from '@settle/domain';
+import { z } from 'zod';
+import { BearerGetProvider, type BearerProviderOptions } from '../shared/bearer-get.js';
+import { messageOf } from '../shared/normalise.js';
+import type { VerificationRequest } from '../shared/provider.port.js';
+
+/**
+ * Paystack's `GET /transaction/verify/:reference` answer (docs/provider-facts.md,
+ * Paystack). Only the fields the verdict needs are required; the rest pass through.
+ */
+const verifyAnswer = z.object({
+  status: z.boolean(),
+  message: z.string().optional(),
+  data: z
+    .object({
+      id: z.union([z.number(), z.string()]).optional(),
+      status: z.string(),
+      reference: z.string(),
+      amount: z.number().int(),
+      requested_amount: z.number().int().nullish(),
+      currency: z.string(),
+      gateway_response: z.string().nullish(),
+      customer: z.object({ email: z.string().nullish(), phone: z.string().nullish() }).loose().nullish(),
+    })
+    .loose(),
+});
+
+/** Paystack `data.status` values and their normalised verdict kind. */
+const STATUS_MAP: Record<string, 'cleared' | 'declined' | 'clearing'> = {
+  success: 'cleared',
+  failed: 'declined',
+  reversed: 'declined',
+  // `abandoned`: initialised, the customer has not finished; not terminal early on.
+  abandoned: 'clearing',
+  ongoing: 'clearing',
+  pending: 'clearing',
+  processing: 'clearing',
+  queued: 'clearing',
+};
+
+/** Constructor options of {@link PaystackProvider}. */
+export type PaystackOptions = BearerProviderOptions;
+
+/**
+ * Maps one Paystack verify answer to a verdict. Pure, for unit tests.
+ * - 200 with `data.status`: see {@link STATUS_MAP}; the amount check uses `requested_amount`
+ *   when present (what the merchant asked for; `amount` then includes fees passed on);
+ * - 400 "Transaction reference not found": `not_found`;
+ * - 401/403 (wrong key): unreachable `PROVIDER.AUTH_REJECTED`, not retried;
+ * - anything else: unreachable, state preserved.
+ */
+export function paystackVerdict(status: number, body: string): ProviderVerdict {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { kind: 'unreachable', cause: 'PROVIDER.MALFORMED_RESPONSE' };
+  }
+  if (status === 400 && /not found/i.test(messageOf(json))) {
+    return { kind: 'not_found' };
+  }
+  if (status === 401 || status === 403) return { kind: 'unreachable', cause: 'PROVIDER.AUTH_REJECTED' };
+  if (status !== 200) return { kind: 'unreachable', cause: `PROVIDER.UNEXPECTED_STATUS_${status}` };
+  const parsed = verifyAnswer.safeParse(json);
+  if (!parsed.success || !parsed.data.status) return { kind: 'unreachable', cause: 'PROVIDER.MALFORMED_RESPONSE' };
+  const data = parsed.data.data;
+  const kind = STATUS_MAP[data.status];
+  switch (kind) {
+    case 'cleared': {
+      let currency: string;
+      try {
+        currency = currencyCode(data.currency);
+      } catch {
+        currency = data.currency;
+      }
+      return {
+        kind: 'cleared',
+        observation: {
+          reference: data.reference,
+          amountMinor: data.requested_amount ?? data.amount,
+          chargedAmountMinor: data.amount,
+          currency,
+          customer: { email: data.customer?.email ?? undefined, phone: data.customer?.phone ?? undefined },
+          providerTransactionId: data.id === undefined ? undefined : String(data.id),
+          providerStatus: data.status,
+        },
+      };
+    }
+    case 'declined':
+      return { kind: 'declined', providerStatus: data.status, reason: data.gateway_response ?? data.status };
+    case 'clearing':
+      return { kind: 'clearing', providerStatus: data.status };
+    default:
+      return { kind: 'unreachable', cause: 'PROVIDER.UNKNOWN_STATUS' };
+  }
+}
+
+/**
+ * Provider A (Paystack-style): `GET {baseUrl}/transaction/verify/:reference` with
+ * `Authorization: Bearer <secret key>`, through {@link BearerGetProvider} (time-out, retries
+ * with backoff and jitter, `Retry-After`, circuit breaker), mapped by {@link paystackVerdict}.
+ */
+export class PaystackProvider extends BearerGetProvider<PaystackOptions> {
+  readonly name = 'paystack' as const;
+
+  protected path({ reference }: VerificationRequest): string {
+    return `/transaction/verify/${encodeURIComponent(reference)}`;
+  }
+
+  protected verdict(status: number, body: string): ProviderVerdict {
+    return paystackVerdict(status, body);
+  }
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { optionalBaseUrl, type ProviderDefinition } from '../shared/definition.js';
+import { asText, parseJson, valueAt } from '../shared/webhook.js';
+import { STRIPE_DEFAULT_TOLERANCE_MS, STRIPE_SIGNATURE_HEADER, verifyStripeSignature } from './signature.js';
+import { StripeProvider } from './verify.js';
+
+const verifierEnv = z.object({
+  /** Base URL of Stripe's API; the provider is verified only when it is set. */
+  STRIPE_BASE_URL: optionalBaseUrl('STRIPE_BASE_URL'),
+});
+
+const ingestionEnv = z.object({
+  /** Stripe signature tolerance window, milliseconds (Stripe's default 300 s). */
+  WEBHOOK_TOLERANCE_MS: z.coerce.number().int().min(0).default(STRIPE_DEFAULT_TOLERANCE_MS),
+});
+
+/**
+ * Provider B, Stripe PaymentIntents (shared/reference/providers.md): verification with one
+ * secret key (vault name `secret_key`); webhooks signed with the endpoint secret (`whsec_...`,
+ * `Stripe-Signature: t=...,v1=...` within `WEBHOOK_TOLERANCE_MS`), stored in ingestion's vault
+ * as `webhook_secret`. The event's `id` identifies it; the reference is the intent id.
+ */
+export const stripeDefinition: ProviderDefinition = {
+  name: 'stripe',
+  credentialNames: ['secret_key'],
+  stackVariables: { credentials: { secret_key: 'STRIPE_SECRET_KEY' }, webhookSecret: 'STRIPE_WEBHOOK_SECRET' },
+  verifier: {
+    baseUrlVariable: 'STRIPE_BASE_URL',
+    env: verifierEnv,
+    async adapter(env, credential, common) {
+      const baseUrl = verifierEnv.parse(env).STRIPE_BASE_URL;
+      return baseUrl ? new StripeProvider({ ...common, baseUrl, secretKey: await credential('secret_key') }) : null;
+    },
+  },
+  webhook: {
+    route: 'plain',
+    secretNames: { current: 'webhook_secret', previous: 'webhook_secret_previous' },
+    referencePath: ['data', 'object', 'id'],
+    env: ingestionEnv,
+    authenticator(env) {
+      const toleranceMs = ingestionEnv.parse(env).WEBHOOK_TOLERANCE_MS;
+      return {
+        authenticate: (request, secrets) =>
+          verifyStripeSignature(request.rawBody, request.headers[STRIPE_SIGNATURE_HEADER], secrets, { nowMs: request.nowMs, toleranceMs }),
+      };
+    },
+    trigger(raw) {
+      const body = parseJson(raw);
+      const reference = asText(valueAt(body, ['data', 'object', 'id']));
+      const eventType = asText(valueAt(body, ['type']));
+      const id = asText(valueAt(body, ['id']));
+      return reference && eventType && id ? { reference, eventType, dedupeKey: id } : null;
+    },
+  },
+};
