@@ -1,9 +1,9 @@
-import type { AccessPeriod, EntitlementStatus, ProviderName, TransactionState, TransactionStatus } from '@settle/domain';
+import type { AccessPeriod, EntitlementStatus, ProviderName, RegisteredTransaction, TransactionStatus } from '@settle/domain';
 import type { Pool, PoolClient } from '@settle/platform';
 
 /** A transaction's decider state plus what the verifier needs around it. */
 export interface StoredTransaction {
-  state: TransactionState;
+  state: RegisteredTransaction;
   correlationId: string;
 }
 
@@ -43,9 +43,9 @@ export class TransactionRepository {
    *
    * @returns how many were inserted (fewer than given when another writer inserted some first).
    */
-  async insertMany(client: PoolClient, items: ReadonlyArray<{ state: TransactionState; correlationId: string }>): Promise<number> {
+  async insertMany(client: PoolClient, items: ReadonlyArray<{ state: RegisteredTransaction; correlationId: string }>): Promise<number> {
     if (items.length === 0) return 0;
-    const col = <T>(f: (e: NonNullable<TransactionState['expectation']>, i: (typeof items)[number]) => T) => items.map((i) => f(i.state.expectation!, i));
+    const col = <T>(f: (e: RegisteredTransaction['expectation'], i: (typeof items)[number]) => T) => items.map((i) => f(i.state.expectation, i));
     const result = await client.query(
       `INSERT INTO verifier.transactions
          (reference, provider, amount_minor, currency, user_id, customer_email, customer_phone, entitlement,
@@ -79,7 +79,7 @@ export class TransactionRepository {
    *
    * @returns how many were saved (fewer than given when another writer got there first).
    */
-  async saveMany(client: PoolClient, items: ReadonlyArray<{ state: TransactionState; previousOutcomes: number }>): Promise<number> {
+  async saveMany(client: PoolClient, items: ReadonlyArray<{ state: RegisteredTransaction; previousOutcomes: number }>): Promise<number> {
     if (items.length === 0) return 0;
     const result = await client.query(
       `UPDATE verifier.transactions t
@@ -89,7 +89,7 @@ export class TransactionRepository {
               AS u(reference, status, entitlement_status, completed_at, outcomes, previous)
         WHERE t.reference = u.reference AND t.outcomes = u.previous`,
       [
-        items.map((i) => i.state.expectation!.reference),
+        items.map((i) => i.state.expectation.reference),
         items.map((i) => i.state.status),
         items.map((i) => i.state.entitlement),
         items.map((i) => i.state.completedAt),
@@ -123,7 +123,6 @@ function storedOf(row: Row): StoredTransaction {
   return {
     correlationId: row.correlation_id,
     state: {
-      registered: true,
       expectation: {
         reference: row.reference,
         provider: row.provider as ProviderName,

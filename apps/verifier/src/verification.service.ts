@@ -1,6 +1,8 @@
 import {
   decide,
   isPermanentError,
+  isRegistered,
+  type RegisteredTransaction,
   type TransactionState,
   fold,
   initialState,
@@ -226,16 +228,18 @@ export class VerificationService {
     const changed = chains.filter((c) => c.handled.length > 0);
     if (changed.length === 0) return;
     const handled = changed.flatMap((c) => c.handled);
-    const inserts = changed.filter((c) => c.loaded === null && c.state.registered);
-    const updates = changed.filter((c) => c.loaded !== null && !sameState(c.loaded.state, c.state));
+    const inserts = changed.flatMap((c) => (c.loaded === null && isRegistered(c.state) ? [{ chain: c, state: c.state }] : []));
+    const updates = changed.flatMap((c) =>
+      c.loaded !== null && isRegistered(c.state) && !sameState(c.loaded.state, c.state) ? [{ chain: c, state: c.state }] : [],
+    );
     const messages: OutboxMessage[] = changed.flatMap((c) =>
       c.results.map((payload) => ({ type: 'ConsensusResult' as const, payload, causationId: payload.causation_id })),
     );
     await inTransaction(this.pool, async (client) => {
       if ((await this.transactions.markProcessedMany(client, handled)) !== handled.length) throw new ConcurrentUpdateError('(inbox)');
-      const rows = inserts.map((c) => ({ state: c.state, correlationId: c.correlationId! }));
+      const rows = inserts.map((c) => ({ state: c.state, correlationId: c.chain.correlationId! }));
       if ((await this.transactions.insertMany(client, rows)) !== rows.length) throw new ConcurrentUpdateError('(registration)');
-      const saves = updates.map((c) => ({ state: c.state, previousOutcomes: c.loaded!.state.outcomes }));
+      const saves = updates.map((c) => ({ state: c.state, previousOutcomes: c.chain.loaded!.state.outcomes }));
       if ((await this.transactions.saveMany(client, saves)) !== saves.length) throw new ConcurrentUpdateError('(state)');
       await this.outbox.enqueue(client, messages);
     });
@@ -290,7 +294,7 @@ export class VerificationService {
     switch (step.kind) {
       case 'register': {
         const events = decide({ type: 'RegisterCheckout', data: { expectation: step.expectation, registeredAt: step.payload.occurred_at } }, chain.state);
-        if (events.length > 0 && chain.loaded === null && !chain.state.registered) chain.correlationId = step.payload.correlation_id;
+        if (events.length > 0 && chain.loaded === null && !isRegistered(chain.state)) chain.correlationId = step.payload.correlation_id;
         chain.state = fold(events, chain.state);
         return;
       }
@@ -308,7 +312,7 @@ export class VerificationService {
     const { reference } = chain;
     const { trigger, eventId: causationId, context } = step;
     const before = chain.state;
-    if (!before.registered) {
+    if (!isRegistered(before)) {
       // A webhook racing the checkout: the sweeper verifies once the checkout is registered.
       this.logger.warn(
         { reference, trigger, topic: context.topic, partition: context.partition, offset: context.offset },
@@ -320,10 +324,10 @@ export class VerificationService {
       this.logger.debug({ reference, trigger, state: before.status }, 'already terminal; no provider query');
       return;
     }
-    const provider = this.providers.get(before.expectation!.provider);
+    const provider = this.providers.get(before.expectation.provider);
     if (!provider) throw new PermanentMessageError('VERIFICATION.UNSUPPORTED_PROVIDER', 'No adapter for this provider');
 
-    const verdict = await provider.verify({ reference, expectation: before.expectation! });
+    const verdict = await provider.verify({ reference, expectation: before.expectation });
     const verifiedAt = this.clock();
     const verificationId = deterministicId('Verification', causationId);
     const events = decide({ type: 'RecordVerification', data: { reference, verificationId, trigger, verdict, verifiedAt } }, before);
@@ -367,7 +371,7 @@ function isPermanentFailure(error: unknown): boolean {
 }
 
 /** Whether two states would store the same row (what `saveMany` writes). */
-function sameState(a: TransactionState, b: TransactionState): boolean {
+function sameState(a: RegisteredTransaction, b: RegisteredTransaction): boolean {
   return a.status === b.status && a.entitlement === b.entitlement && a.completedAt === b.completedAt && a.outcomes === b.outcomes;
 }
 

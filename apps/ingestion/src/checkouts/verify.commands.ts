@@ -1,5 +1,5 @@
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { decideNewAttempt, isTerminal, type AttemptReason, type TransactionStatus, type VerdictKind, type VerificationTrigger } from '@settle/domain';
+import { decideNewAttempt, isTerminal, literalOf, TRANSACTION_STATUSES, VERDICT_KINDS, type AttemptReason, type VerificationTrigger } from '@settle/domain';
 import { ProblemError } from '@settle/platform';
 import { CheckoutRepository } from './checkout.repository.js';
 
@@ -60,7 +60,7 @@ export class VerifyCheckoutHandler implements ICommandHandler<VerifyCheckoutComm
 
   async execute({ reference, trigger, waitMs, now }: VerifyCheckoutCommand): Promise<VerificationAnswer> {
     const current = await this.checkouts.status(reference);
-    if (current && isTerminal(current.state as TransactionStatus)) {
+    if (current && isTerminal(literalOf(TRANSACTION_STATUSES, current.state, 'transaction status'))) {
       return { reference, state: current.state, entitlement_status: current.entitlementStatus, verification: 'not_needed', verdict: current.lastVerdict };
     }
     const requestId = await this.checkouts.requestVerification(reference, trigger, 'ingestion', now);
@@ -89,6 +89,6 @@ export interface AttemptAnswer extends VerificationAnswer {
 
 /** Maps a verification answer to the new-attempt decision of the domain. */
 export function attemptAnswer(answer: VerificationAnswer): AttemptAnswer {
-  const verdict = answer.verification === 'pending' ? null : (answer.verdict as VerdictKind | null);
-  return { ...answer, ...decideNewAttempt(answer.state as TransactionStatus, verdict) };
+  const verdict = answer.verification === 'pending' || answer.verdict === null ? null : literalOf(VERDICT_KINDS, answer.verdict, 'verdict');
+  return { ...answer, ...decideNewAttempt(literalOf(TRANSACTION_STATUSES, answer.state, 'transaction status'), verdict) };
 }

@@ -49,3 +49,6 @@ export type ProviderVerdict =
 
 /** Kind of a {@link ProviderVerdict}. */
 export type VerdictKind = ProviderVerdict['kind'];
+
+/** Every {@link VerdictKind}, for checking a verdict read from the wire. */
+export const VERDICT_KINDS = ['cleared', 'declined', 'clearing', 'not_found', 'unreachable'] as const satisfies readonly VerdictKind[];
