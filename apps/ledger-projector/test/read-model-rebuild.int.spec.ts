@@ -5,6 +5,7 @@
  * the real schema registry (the settlement outbox checks its schema), the projector's class.
  */
 import { randomUUID } from 'node:crypto';
+import type { EntitlementStatus, TransactionStatus } from '@settle/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEDGER_DDL, PostgresLedger, READ_MODEL_DDL, rebuildReadModels } from '@settle/ledger';
 import { AvroCodec, Outbox, outboxDdl, topicNames, type ConsensusResultV1 } from '@settle/messaging';
@@ -44,7 +45,14 @@ let clock = 1_800_000_000_000;
 /** A consensus result as the verifier publishes it. */
 function result(
   reference: string,
-  step: { verdict: string; before: string; after: string; ledger: string | null; revision: number; entitlement: string },
+  step: {
+    verdict: ConsensusResultV1['verdict'];
+    before: TransactionStatus;
+    after: TransactionStatus;
+    ledger: string | null;
+    revision: number;
+    entitlement: EntitlementStatus;
+  },
 ): ConsensusResultV1 {
   clock += 1_000;
   const settled = step.after === 'SETTLED_CONSENSUS';

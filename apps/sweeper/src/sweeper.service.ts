@@ -1,4 +1,4 @@
-import { DomainError, fire, observe, type Activity, type RecoveryPolicy, type TransactionStatus } from '@settle/domain';
+import { DomainError, fire, observe, type Activity, type RecoveryPolicy } from '@settle/domain';
 import type { Assignment, BatchItem, Outbox, OutboxRelay, TypedEvent, VerificationRequestedV1 } from '@settle/messaging';
 import { deterministicId, inTransaction, type Logger, type Pool } from '@settle/platform';
 import { SweeperMetrics } from './sweeper.metrics.js';
@@ -18,7 +18,7 @@ export function activityOf(event: TypedEvent): { activity: Activity; correlation
     case 'VerificationRequested':
       return { activity: { kind: 'verification_requested', at, bySweeper: event.payload.requested_by === REQUESTED_BY }, correlationId };
     case 'ConsensusResult': {
-      const status = event.payload.state_after as TransactionStatus;
+      const status = event.payload.state_after;
       return { activity: { kind: 'outcome', at, status, changed: event.payload.state_before !== status }, correlationId };
     }
     default:

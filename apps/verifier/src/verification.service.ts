@@ -8,7 +8,6 @@ import {
   initialState,
   isTerminal,
   parseAccessPeriod,
-  VERIFICATION_TRIGGERS,
   type AccessPeriod,
   type Expectation,
   type ProviderName,
@@ -250,8 +249,8 @@ export class VerificationService {
   /**
    * The step a message stands for; `null` for a message type the verifier ignores.
    *
-   * @throws PermanentMessageError for a registration of an unsupported provider or with an
-   *   invalid access period, and for an unknown trigger.
+   * @throws PermanentMessageError for a registration of a provider without an adapter here or
+   *   with an invalid access period.
    */
   private stepOf(index: number, event: TypedEvent, context: MessageContext): Step | null {
     switch (event.type) {
@@ -259,7 +258,7 @@ export class VerificationService {
         const p = event.payload;
         const expectation: Expectation = {
           reference: p.reference,
-          provider: p.provider as ProviderName,
+          provider: p.provider,
           amountMinor: p.amount_minor,
           currency: p.currency,
           userId: p.user_id,
@@ -276,13 +275,9 @@ export class VerificationService {
         return { kind: 'complete', index, eventId: event.payload.event_id, at: event.payload.occurred_at };
       case 'ProviderWebhookReceived':
         return { kind: 'verify', index, eventId: event.payload.event_id, trigger: 'webhook_received', context };
-      case 'VerificationRequested': {
-        const trigger = event.payload.trigger as VerificationTrigger;
-        if (!VERIFICATION_TRIGGERS.includes(trigger)) {
-          throw new PermanentMessageError('VERIFICATION.UNKNOWN_TRIGGER', `Unknown trigger ${event.payload.trigger}`);
-        }
-        return { kind: 'verify', index, eventId: event.payload.event_id, trigger, context };
-      }
+      case 'VerificationRequested':
+        // The codec refused an unknown trigger at decode time (a DecodeError, dead-lettered).
+        return { kind: 'verify', index, eventId: event.payload.event_id, trigger: event.payload.trigger, context };
       default:
         this.logger.debug({ type: event.type }, 'ignored message type');
         return null;

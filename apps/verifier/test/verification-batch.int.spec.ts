@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProviderName, ProviderVerdict } from '@settle/domain';
+import type { ProviderName, ProviderVerdict, VerificationTrigger } from '@settle/domain';
 import { AvroCodec, Outbox, topicNames, type BatchItem, type ConsensusResultV1, type TypedEvent } from '@settle/messaging';
 import { createLogger, createPool, migrate, type Pool } from '@settle/platform';
 import type { PaymentProvider, VerificationRequest } from '@settle/providers';
@@ -117,7 +117,7 @@ function webhook(reference: string): TypedEvent {
   };
 }
 
-function requested(reference: string, trigger: string): TypedEvent {
+function requested(reference: string, trigger: VerificationTrigger): TypedEvent {
   return { type: 'VerificationRequested', payload: { ...base(reference), trigger, requested_by: 'test' } };
 }
 
@@ -143,12 +143,16 @@ async function states(references: readonly string[]): Promise<Record<string, str
 
 describe('the verifier, one transaction per batch', () => {
   it('registers and verifies a whole batch: one result per reference, a redelivered copy handled once, a bad message dead-lettered alone', async () => {
-    const [a, b] = fresh(2) as [string, string];
+    const [a, b, c] = fresh(3) as [string, string, string];
     const provider = new ScriptedProvider();
     const hookA = webhook(a);
-    const batch = batchOf([registered(a), registered(b), hookA, webhook(b), hookA, requested(a, 'no_such_trigger')]);
+    // An unknown trigger never reaches the verifier any more (the codec refuses it at decode
+    // time); a malformed access period is the bad message that only the verifier can see.
+    const malformed = registered(c);
+    if (malformed.type === 'CheckoutRegistered') malformed.payload.access_period = 'one month';
+    const batch = batchOf([registered(a), registered(b), hookA, webhook(b), hookA, malformed]);
     const failed = await service(provider).handleBatch(batch);
-    expect(failed.map((f) => [f.index, (f.error as { code?: string }).code])).toEqual([[5, 'VERIFICATION.UNKNOWN_TRIGGER']]);
+    expect(failed.map((f) => [f.index, (f.error as { code?: string }).code])).toEqual([[5, 'VERIFICATION.INVALID_ACCESS_PERIOD']]);
     expect(provider.calls.sort()).toEqual([a, b].sort());
     expect(await states([a, b])).toEqual({ [a]: 'SETTLED_CONSENSUS', [b]: 'SETTLED_CONSENSUS' });
     expect((await results([a, b])).map((r) => [r.reference, r.outcome]).sort()).toEqual(

@@ -1,6 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { isTerminal, literalOf, sameCheckoutTerms, TRANSACTION_STATUSES, type CheckoutTerms, type VerificationTrigger } from '@settle/domain';
+import {
+  isTerminal,
+  literalOf,
+  PROVIDERS,
+  sameCheckoutTerms,
+  TRANSACTION_STATUSES,
+  type CheckoutTerms,
+  type ProviderName,
+  type VerificationTrigger,
+} from '@settle/domain';
 import { findTransactionStatus, type TransactionStatusRow } from '@settle/ledger';
 import { Outbox, OutboxRelay } from '@settle/messaging';
 import { deterministicId, inTransaction, type Pool, type PoolClient } from '@settle/platform';
@@ -10,7 +19,7 @@ import type { RegisterCheckoutBody } from './checkout.request.js';
 /** A registered checkout as ingestion stores it. */
 export interface CheckoutRecord {
   reference: string;
-  provider: string;
+  provider: ProviderName;
   amountMinor: number;
   currency: string;
   userId: string;
@@ -283,7 +292,7 @@ interface CheckoutRowShape {
 function toRecord(row: CheckoutRowShape): CheckoutRecord {
   return {
     reference: row.reference,
-    provider: row.provider,
+    provider: literalOf(PROVIDERS, row.provider, 'provider'),
     amountMinor: row.amount_minor,
     currency: row.currency,
     userId: row.user_id,
