@@ -2,6 +2,7 @@ import {
   decide,
   isPermanentError,
   isRegistered,
+  SettleError,
   type RegisteredTransaction,
   type TransactionState,
   fold,
@@ -31,8 +32,15 @@ function accessPeriodOf(text: string): AccessPeriod {
   }
 }
 
-/** A concurrent writer changed the transaction first; retried by the consumer loop. */
-class ConcurrentUpdateError extends Error {
+/**
+ * A concurrent writer changed the transaction first (`VERIFICATION.CONCURRENT_UPDATE`, kind
+ * `unavailable`): nothing of the batch committed, and the consumer loop retries it.
+ */
+class ConcurrentUpdateError extends SettleError {
+  readonly code = 'VERIFICATION.CONCURRENT_UPDATE';
+  readonly kind = 'unavailable';
+
+  /** @param reference - what was written concurrently (a reference, or the table). */
   constructor(reference: string) {
     super(`Transaction ${reference} changed concurrently`);
     this.name = 'ConcurrentUpdateError';
