@@ -1,4 +1,4 @@
-import type { AccessPeriod, EntitlementStatus, ProviderName, RegisteredTransaction, TransactionStatus } from '@settle/domain';
+import { ENTITLEMENT_STATUSES, literalOf, parseAccessPeriod, PROVIDERS, TRANSACTION_STATUSES, type RegisteredTransaction } from '@settle/domain';
 import type { Pool, PoolClient } from '@settle/platform';
 
 /** A transaction's decider state plus what the verifier needs around it. */
@@ -125,16 +125,16 @@ function storedOf(row: Row): StoredTransaction {
     state: {
       expectation: {
         reference: row.reference,
-        provider: row.provider as ProviderName,
+        provider: literalOf(PROVIDERS, row.provider, 'provider'),
         amountMinor: Number(row.amount_minor),
         currency: row.currency,
         userId: row.user_id,
         customer: { email: row.customer_email ?? undefined, phone: row.customer_phone ?? undefined },
         entitlement: row.entitlement,
-        accessPeriod: row.access_period as AccessPeriod | null,
+        accessPeriod: row.access_period === null ? null : parseAccessPeriod(row.access_period),
       },
-      status: row.status as TransactionStatus,
-      entitlement: row.entitlement_status as EntitlementStatus,
+      status: literalOf(TRANSACTION_STATUSES, row.status, 'transaction status'),
+      entitlement: literalOf(ENTITLEMENT_STATUSES, row.entitlement_status, 'entitlement status'),
       completedAt: row.completed_at === null ? null : Number(row.completed_at),
       outcomes: row.outcomes,
     },
