@@ -1,6 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CONTRACT_LITERALS, DecodeError, EVENT_TYPES, findInvalidLiteral, typedEvent, type ContractMap, type ConsensusResultV1 } from '@settle/messaging';
+import { TRANSACTION_STATUSES } from '@settle/domain';
+import {
+  CONSENSUS_OUTCOMES,
+  CONTRACT_LITERALS,
+  DecodeError,
+  EVENT_TYPES,
+  findInvalidLiteral,
+  typedEvent,
+  type ContractMap,
+  type ConsensusResultV1,
+} from '@settle/messaging';
 import { generateContracts, LITERAL_FIELDS, OUTPUT_FILE, readSchemaFiles } from '../codegen/generate-contracts.js';
 
 const consensusResult: ConsensusResultV1 = {
@@ -49,6 +59,10 @@ describe('contracts generated from the Avro schemas', () => {
       f.file === 'VerificationRequested.v1.avsc' ? { ...f, text: f.text.replace('"name": "trigger"', '"name": "trigger_renamed"') } : f,
     );
     await expect(generateContracts(files)).rejects.toThrow('VerificationRequested.trigger');
+  });
+
+  it('an outcome is a state a verification can move to, or UNCHANGED', () => {
+    expect([...CONSENSUS_OUTCOMES].sort()).toEqual([...TRANSACTION_STATUSES.filter((s) => s !== 'PENDING'), 'UNCHANGED'].sort());
   });
 
   it('a schema whose file name does not match its record is refused', async () => {

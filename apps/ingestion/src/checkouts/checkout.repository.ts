@@ -74,7 +74,7 @@ export function termsDigest(body: RegisterCheckoutBody): string {
 }
 
 /** A stored registration's terms, for the "same reference, other terms" rule of the domain. */
-function recordTerms(record: CheckoutRecord): CheckoutTerms {
+export function recordTerms(record: CheckoutRecord): CheckoutTerms {
   return {
     reference: record.reference,
     provider: record.provider,
@@ -88,7 +88,7 @@ function recordTerms(record: CheckoutRecord): CheckoutTerms {
 }
 
 /** A registration request's terms, for the "same reference, other terms" rule of the domain. */
-function requestedTerms(body: RegisterCheckoutBody): CheckoutTerms {
+export function requestedTerms(body: RegisterCheckoutBody): CheckoutTerms {
   return {
     reference: body.reference,
     provider: body.provider,
