@@ -117,7 +117,8 @@ function isRecord(type: unknown): type is AvroRecord {
  *
  * @returns the module's source, formatted by Prettier with the repository's configuration.
  * @throws Error when a schema uses an Avro type the generator does not map, a file name does
- *   not match its record, or {@link LITERAL_FIELDS} names a field that is missing or not a string.
+ *   not match its record, or {@link LITERAL_FIELDS} names a record no schema defines or a field
+ *   that is missing or not a string.
  */
 export async function generateContracts(files: readonly SchemaFile[] = readSchemaFiles()): Promise<string> {
   const interfaces: string[] = [];
@@ -210,6 +211,9 @@ export async function generateContracts(files: readonly SchemaFile[] = readSchem
     literalPaths.set(schema.name, paths);
     records.push(schema.name);
   }
+
+  const unknownRecords = Object.keys(LITERAL_FIELDS).filter((name) => !seenNested.has(name));
+  if (unknownRecords.length > 0) throw new Error(`LITERAL_FIELDS names records no schema defines: ${unknownRecords.join(', ')}`);
 
   const imports = new Map<string, string[]>();
   for (const set of [...used].sort()) {

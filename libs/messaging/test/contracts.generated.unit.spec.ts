@@ -65,6 +65,11 @@ describe('contracts generated from the Avro schemas', () => {
     expect([...CONSENSUS_OUTCOMES].sort()).toEqual([...TRANSACTION_STATUSES.filter((s) => s !== 'PENDING'), 'UNCHANGED'].sort());
   });
 
+  it('closed-list fields named for a record no schema defines are refused', async () => {
+    const files = readSchemaFiles().filter((f) => f.file !== 'DeliveryDeadLettered.v1.avsc');
+    await expect(generateContracts(files)).rejects.toThrow('DeliveryDeadLettered');
+  });
+
   it('a schema whose file name does not match its record is refused', async () => {
     const [first] = readSchemaFiles();
     await expect(generateContracts([{ file: 'Other.v1.avsc', text: first!.text }])).rejects.toThrow('holds record');
