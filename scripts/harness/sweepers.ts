@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Consumer, Producer } from 'kafkajs';
 import pg from 'pg';
+import type { TransactionStatus } from '@settle/domain';
 import { connectMessaging, HEADERS, type AvroCodec, type CheckoutRegisteredV1, type ConsensusResultV1, type Topics } from '@settle/messaging';
 import { createLogger } from '@settle/platform';
 import { waitUntil } from '../ops/clients.js';
@@ -52,7 +53,7 @@ export interface SweeperBed {
   /** Publishes `CheckoutRegistered` for each reference (occurred now unless given). */
   register(references: readonly string[], occurredAt?: number): Promise<void>;
   /** Publishes, for each reference, a consensus result moving it between two states (the verifier's answer). */
-  results(references: readonly string[], stateBefore: string, stateAfter: string, occurredAt?: number): Promise<void>;
+  results(references: readonly string[], stateBefore: TransactionStatus, stateAfter: TransactionStatus, occurredAt?: number): Promise<void>;
   /** SIGKILLs every sweeper still running. */
   killAll(): Promise<void>;
   /** Owners of the six partitions as the store records them: partition to owner. */

@@ -1,28 +1,36 @@
-import { ProblemError } from '@settle/platform';
+import { SettleError, type ErrorKind } from '@settle/domain';
 
 /** Stable codes of the dispatcher's application errors. */
 export type DispatcherErrorCode = 'ENDPOINT.NOT_FOUND' | 'ENDPOINT.URL_NOT_ALLOWED' | 'EVENT.NOT_FOUND';
 
-const HTTP: Record<DispatcherErrorCode, { status: number; title: string }> = {
-  'ENDPOINT.NOT_FOUND': { status: 404, title: 'Endpoint not found' },
-  'ENDPOINT.URL_NOT_ALLOWED': { status: 400, title: 'Endpoint URL not allowed' },
-  'EVENT.NOT_FOUND': { status: 404, title: 'Entitlement event not found' },
+/** Kind and problem title of each code (the HTTP edge maps the kind to a status). */
+const KINDS: Record<DispatcherErrorCode, { kind: ErrorKind; title: string }> = {
+  'ENDPOINT.NOT_FOUND': { kind: 'not_found', title: 'Endpoint not found' },
+  'ENDPOINT.URL_NOT_ALLOWED': { kind: 'invalid', title: 'Endpoint URL not allowed' },
+  'EVENT.NOT_FOUND': { kind: 'not_found', title: 'Entitlement event not found' },
 };
 
-/** An application rule of the dispatcher refused a request. Mapped to HTTP only at the edge ({@link problemOf}). */
-export class DispatcherError extends Error {
+/**
+ * An application rule of the dispatcher refused a request. Mapped to HTTP only at the edge,
+ * by its kind (`libs/http`, ProblemDetailsFilter): `ENDPOINT.NOT_FOUND` and `EVENT.NOT_FOUND`
+ * 404, `ENDPOINT.URL_NOT_ALLOWED` 400 (docs/delivery.md, "Endpoints and their secrets").
+ */
+export class DispatcherError extends SettleError {
+  readonly kind: ErrorKind;
+  /** Problem title of the code, for the HTTP answer. */
+  readonly title: string;
+
+  /**
+   * @param code - stable code, see {@link DispatcherErrorCode}.
+   * @param message - human-readable explanation, answered as the problem's detail; never a secret.
+   */
   constructor(
     readonly code: DispatcherErrorCode,
     message: string,
   ) {
     super(message);
     this.name = 'DispatcherError';
+    this.kind = KINDS[code].kind;
+    this.title = KINDS[code].title;
   }
-}
-
-/** The problem details a dispatcher error answers as (for the HTTP edge's filter); `null` for other errors. */
-export function problemOf(error: unknown): ProblemError | null {
-  if (!(error instanceof DispatcherError)) return null;
-  const { status, title } = HTTP[error.code];
-  return new ProblemError(status, error.code, title, error.message);
 }

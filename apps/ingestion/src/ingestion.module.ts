@@ -13,7 +13,6 @@ import { CheckoutsController } from './checkouts/checkouts.controller.js';
 import { VerifyCheckoutHandler } from './checkouts/verify.commands.js';
 import { EntitlementsController } from './entitlements/entitlements.controller.js';
 import { AdminKeyGuard, ApiKeyGuard } from './http/api-key.guard.js';
-import { problemOf } from './http/problem-of.js';
 import { AdminController } from './checkouts/admin.controller.js';
 import { CONFIG, LOGGER, METRICS, OUTBOX, OUTBOX_RELAY, PG_POOL, WEBHOOK_AUTHENTICATORS, WEBHOOK_SECRETS } from './tokens.js';
 import type { WebhookSecrets } from './webhooks/webhook-secrets.js';
@@ -53,7 +52,7 @@ export class IngestionModule {
         { provide: HEALTH_POOL, useValue: infra.pool },
         { provide: WEBHOOK_SECRETS, useValue: infra.webhookSecrets },
         { provide: WEBHOOK_AUTHENTICATORS, useValue: infra.webhookAuthenticators },
-        { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(infra.logger, problemOf) },
+        { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(infra.logger) },
         ApiKeyGuard,
         AdminKeyGuard,
         CheckoutRepository,

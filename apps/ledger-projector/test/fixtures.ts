@@ -1,4 +1,5 @@
 /** Consensus results as the verifier publishes them, for the projector's tests. */
+import type { EntitlementStatus, TransactionStatus } from '@settle/domain';
 import type { ConsensusResultV1 } from '@settle/messaging';
 import { deterministicId } from '@settle/platform';
 import type { ProjectionService } from '../src/projection.service.js';
@@ -8,7 +9,14 @@ let clock = 1_800_000_000_000;
 /** A consensus result as the verifier publishes it. */
 export function result(
   reference: string,
-  step: { verdict: string; before: string; after: string; ledger: string | null; revision: number; entitlement: string },
+  step: {
+    verdict: ConsensusResultV1['verdict'];
+    before: TransactionStatus;
+    after: TransactionStatus;
+    ledger: string | null;
+    revision: number;
+    entitlement: EntitlementStatus;
+  },
 ): ConsensusResultV1 {
   clock += 1_000;
   const settled = step.after === 'SETTLED_CONSENSUS';

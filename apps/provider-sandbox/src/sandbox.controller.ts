@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import type { ProviderName } from './sandbox.core.js';
+import { isProviderName } from './sandbox.core.js';
 import { notConfigured, SandboxRegistry } from './sandbox.registry.js';
 import type { ProviderSimulator } from './provider.simulator.js';
 
@@ -82,7 +82,8 @@ export class SandboxController {
     }
     if (simulator === null) {
       void reply.status(503);
-      return notConfigured(provider as Exclude<ProviderName, 'paystack'>);
+      // Paystack is always configured: a provider without a simulator is one of the others.
+      return isProviderName(provider) && provider !== 'paystack' ? notConfigured(provider) : { error: 'not configured' };
     }
     return simulator;
   }

@@ -4,6 +4,11 @@ import { z } from 'zod';
 export const PROVIDERS = ['paystack', 'stripe', 'flutterwave', 'mpesa'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
+/** Whether `name` is one of {@link PROVIDERS} (narrows a path parameter without a cast). */
+export function isProviderName(name: string): name is ProviderName {
+  return (PROVIDERS as readonly string[]).includes(name);
+}
+
 /** What the simulated customer ends up doing. */
 export const SANDBOX_OUTCOMES = [
   'success',

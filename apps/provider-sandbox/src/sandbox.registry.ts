@@ -3,7 +3,7 @@ import { FlutterwaveSimulator } from './flutterwave.sandbox.js';
 import { MpesaSimulator } from './mpesa.sandbox.js';
 import { PaystackSimulator } from './paystack.sandbox.js';
 import type { ProviderSimulator } from './provider.simulator.js';
-import { PROVIDERS, type ProviderName } from './sandbox.core.js';
+import { isProviderName, PROVIDERS, type ProviderName } from './sandbox.core.js';
 import { StripeSimulator } from './stripe.sandbox.js';
 import type { Notifier } from './webhook-sender.js';
 
@@ -49,8 +49,8 @@ export class SandboxRegistry {
 
   /** The simulator named by a control-API path: undefined when no such provider, null when not configured. */
   simulator(name: string): ProviderSimulator | null | undefined {
-    if (!(PROVIDERS as readonly string[]).includes(name)) return undefined;
-    return this[name as ProviderName];
+    if (!isProviderName(name)) return undefined;
+    return this[name];
   }
 
   /** Health: Paystack's counters at the top level (as before), every provider's below. */

@@ -1,4 +1,4 @@
-import { DomainError, observe, type Activity, type RecoveryPolicy, type TransactionStatus } from '@settle/domain';
+import { DomainError, observe, type Activity, type RecoveryPolicy } from '@settle/domain';
 import type { BatchItem, TypedEvent } from '@settle/messaging';
 import { inTransaction, type Pool } from '@settle/platform';
 import { REQUESTED_BY } from './due-sweep.js';
@@ -19,7 +19,7 @@ export function activityOf(event: TypedEvent): { activity: Activity; correlation
     case 'VerificationRequested':
       return { activity: { kind: 'verification_requested', at, bySweeper: event.payload.requested_by === REQUESTED_BY }, correlationId };
     case 'ConsensusResult': {
-      const status = event.payload.state_after as TransactionStatus;
+      const status = event.payload.state_after;
       return { activity: { kind: 'outcome', at, status, changed: event.payload.state_before !== status }, correlationId };
     }
     default:

@@ -1,4 +1,4 @@
-import { assertNever, type ProviderVerdict, type TransactionEvent, type TransactionState, type VerificationTrigger } from '@settle/domain';
+import { assertNever, type ProviderVerdict, type RegisteredTransaction, type TransactionEvent, type VerificationTrigger } from '@settle/domain';
 import type { ConsensusResultV1 } from '@settle/messaging';
 
 /** Maps an outcome event type to the contract's `outcome`. */
@@ -52,13 +52,13 @@ export function toConsensusResult(input: {
   correlationId: string;
   trigger: VerificationTrigger;
   verdict: ProviderVerdict;
-  before: TransactionState;
-  after: TransactionState;
+  before: RegisteredTransaction;
+  after: RegisteredTransaction;
   events: readonly TransactionEvent[];
   decidedAt: number;
 }): ConsensusResultV1 {
   const { verdict, before, after } = input;
-  const expectation = before.expectation!;
+  const { expectation } = before;
   const event = input.events[0];
   const checks = event && (event.type === 'TransactionSettled' || event.type === 'StateMismatchDetected') ? event.data.checks : [];
   const observation = verdict.kind === 'cleared' ? verdict.observation : null;

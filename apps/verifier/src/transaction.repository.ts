@@ -1,4 +1,4 @@
-import type { AccessPeriod, EntitlementStatus, ProviderName, TransactionState, TransactionStatus } from '@settle/domain';
+import { ENTITLEMENT_STATUSES, literalOf, parseAccessPeriod, PROVIDERS, TRANSACTION_STATUSES, type RegisteredTransaction } from '@settle/domain';
 import type { Pool, PoolClient } from '@settle/platform';
 import type { StoredTransaction } from './verification-store.port.js';
 
@@ -40,9 +40,9 @@ export class TransactionRepository {
    *
    * @returns how many were inserted (fewer than given when another writer inserted some first).
    */
-  async insertMany(client: PoolClient, items: ReadonlyArray<{ state: TransactionState; correlationId: string }>): Promise<number> {
+  async insertMany(client: PoolClient, items: ReadonlyArray<{ state: RegisteredTransaction; correlationId: string }>): Promise<number> {
     if (items.length === 0) return 0;
-    const col = <T>(f: (e: NonNullable<TransactionState['expectation']>, i: (typeof items)[number]) => T) => items.map((i) => f(i.state.expectation!, i));
+    const col = <T>(f: (e: RegisteredTransaction['expectation'], i: (typeof items)[number]) => T) => items.map((i) => f(i.state.expectation, i));
     const result = await client.query(
       `INSERT INTO verifier.transactions
          (reference, provider, amount_minor, currency, user_id, customer_email, customer_phone, entitlement,
@@ -76,7 +76,7 @@ export class TransactionRepository {
    *
    * @returns how many were saved (fewer than given when another writer got there first).
    */
-  async saveMany(client: PoolClient, items: ReadonlyArray<{ state: TransactionState; previousOutcomes: number }>): Promise<number> {
+  async saveMany(client: PoolClient, items: ReadonlyArray<{ state: RegisteredTransaction; previousOutcomes: number }>): Promise<number> {
     if (items.length === 0) return 0;
     const result = await client.query(
       `UPDATE verifier.transactions t
@@ -86,7 +86,7 @@ export class TransactionRepository {
               AS u(reference, status, entitlement_status, completed_at, outcomes, previous)
         WHERE t.reference = u.reference AND t.outcomes = u.previous`,
       [
-        items.map((i) => i.state.expectation!.reference),
+        items.map((i) => i.state.expectation.reference),
         items.map((i) => i.state.status),
         items.map((i) => i.state.entitlement),
         items.map((i) => i.state.completedAt),
@@ -120,19 +120,18 @@ function storedOf(row: Row): StoredTransaction {
   return {
     correlationId: row.correlation_id,
     state: {
-      registered: true,
       expectation: {
         reference: row.reference,
-        provider: row.provider as ProviderName,
+        provider: literalOf(PROVIDERS, row.provider, 'provider'),
         amountMinor: Number(row.amount_minor),
         currency: row.currency,
         userId: row.user_id,
         customer: { email: row.customer_email ?? undefined, phone: row.customer_phone ?? undefined },
         entitlement: row.entitlement,
-        accessPeriod: row.access_period as AccessPeriod | null,
+        accessPeriod: row.access_period === null ? null : parseAccessPeriod(row.access_period),
       },
-      status: row.status as TransactionStatus,
-      entitlement: row.entitlement_status as EntitlementStatus,
+      status: literalOf(TRANSACTION_STATUSES, row.status, 'transaction status'),
+      entitlement: literalOf(ENTITLEMENT_STATUSES, row.entitlement_status, 'entitlement status'),
       completedAt: row.completed_at === null ? null : Number(row.completed_at),
       outcomes: row.outcomes,
     },

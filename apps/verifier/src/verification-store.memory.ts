@@ -34,14 +34,14 @@ export class InMemoryVerificationStore implements VerificationStore {
     if (new Set(handled).size !== handled.length || handled.some((id) => this.inbox.has(id))) {
       return Promise.reject(new ConcurrentUpdateError('(inbox)'));
     }
-    if (inserts.some(({ state }) => this.transactions.has(state.expectation!.reference))) return Promise.reject(new ConcurrentUpdateError('(registration)'));
-    if (saves.some(({ state, previousOutcomes }) => this.transactions.get(state.expectation!.reference)?.state.outcomes !== previousOutcomes)) {
+    if (inserts.some(({ state }) => this.transactions.has(state.expectation.reference))) return Promise.reject(new ConcurrentUpdateError('(registration)'));
+    if (saves.some(({ state, previousOutcomes }) => this.transactions.get(state.expectation.reference)?.state.outcomes !== previousOutcomes)) {
       return Promise.reject(new ConcurrentUpdateError('(state)'));
     }
     for (const id of handled) this.inbox.add(id);
-    for (const { state, correlationId } of inserts) this.transactions.set(state.expectation!.reference, structuredClone({ state, correlationId }));
+    for (const { state, correlationId } of inserts) this.transactions.set(state.expectation.reference, structuredClone({ state, correlationId }));
     for (const { state } of saves) {
-      const stored = this.transactions.get(state.expectation!.reference)!;
+      const stored = this.transactions.get(state.expectation.reference)!;
       // What the PostgreSQL store's UPDATE writes: status, entitlement, completion and outcome count.
       stored.state = { ...stored.state, status: state.status, entitlement: state.entitlement, completedAt: state.completedAt, outcomes: state.outcomes };
     }

@@ -1,9 +1,9 @@
-import { SettleError, type TransactionState } from '@settle/domain';
+import { SettleError, type RegisteredTransaction } from '@settle/domain';
 import type { OutboxMessage } from '@settle/messaging';
 
 /** A transaction's decider state plus what the verifier needs around it. */
 export interface StoredTransaction {
-  state: TransactionState;
+  state: RegisteredTransaction;
   correlationId: string;
 }
 
@@ -15,9 +15,9 @@ export interface VerificationCommit {
   /** Message ids handled, none of which may have been recorded before. */
   readonly handled: readonly string[];
   /** Newly registered transactions (their state carries the expectation). */
-  readonly inserts: ReadonlyArray<{ state: TransactionState; correlationId: string }>;
+  readonly inserts: ReadonlyArray<{ state: RegisteredTransaction; correlationId: string }>;
   /** Changed states, each saved only if its stored outcome count is still `previousOutcomes`. */
-  readonly saves: ReadonlyArray<{ state: TransactionState; previousOutcomes: number }>;
+  readonly saves: ReadonlyArray<{ state: RegisteredTransaction; previousOutcomes: number }>;
   /** Outbox messages (consensus results), published if and only if the commit succeeds. */
   readonly messages: readonly OutboxMessage[];
 }

@@ -1,12 +1,13 @@
 import {
   decide,
   isPermanentError,
+  isRegistered,
+  type RegisteredTransaction,
   type TransactionState,
   fold,
   initialState,
   isTerminal,
   parseAccessPeriod,
-  VERIFICATION_TRIGGERS,
   type AccessPeriod,
   type Expectation,
   type ProviderName,
@@ -222,15 +223,17 @@ export class VerificationService {
     const changed = chains.filter((c) => c.handled.length > 0);
     if (changed.length === 0) return;
     const handled = changed.flatMap((c) => c.handled);
-    const inserts = changed.filter((c) => c.loaded === null && c.state.registered);
-    const updates = changed.filter((c) => c.loaded !== null && !sameState(c.loaded.state, c.state));
+    const inserts = changed.flatMap((c) => (c.loaded === null && isRegistered(c.state) ? [{ chain: c, state: c.state }] : []));
+    const updates = changed.flatMap((c) =>
+      c.loaded !== null && isRegistered(c.state) && !sameState(c.loaded.state, c.state) ? [{ chain: c, state: c.state }] : [],
+    );
     const messages: OutboxMessage[] = changed.flatMap((c) =>
       c.results.map((payload) => ({ type: 'ConsensusResult' as const, payload, causationId: payload.causation_id })),
     );
     await this.store.commit({
       handled,
-      inserts: inserts.map((c) => ({ state: c.state, correlationId: c.correlationId! })),
-      saves: updates.map((c) => ({ state: c.state, previousOutcomes: c.loaded!.state.outcomes })),
+      inserts: inserts.map((c) => ({ state: c.state, correlationId: c.chain.correlationId! })),
+      saves: updates.map((c) => ({ state: c.state, previousOutcomes: c.chain.loaded!.state.outcomes })),
       messages,
     });
     if (messages.length > 0) this.relay.wake();
@@ -240,8 +243,8 @@ export class VerificationService {
   /**
    * The step a message stands for; `null` for a message type the verifier ignores.
    *
-   * @throws PermanentMessageError for a registration of an unsupported provider or with an
-   *   invalid access period, and for an unknown trigger.
+   * @throws PermanentMessageError for a registration of a provider without an adapter here or
+   *   with an invalid access period.
    */
   private stepOf(index: number, event: TypedEvent, context: MessageContext): Step | null {
     switch (event.type) {
@@ -249,7 +252,7 @@ export class VerificationService {
         const p = event.payload;
         const expectation: Expectation = {
           reference: p.reference,
-          provider: p.provider as ProviderName,
+          provider: p.provider,
           amountMinor: p.amount_minor,
           currency: p.currency,
           userId: p.user_id,
@@ -266,13 +269,9 @@ export class VerificationService {
         return { kind: 'complete', index, eventId: event.payload.event_id, at: event.payload.occurred_at };
       case 'ProviderWebhookReceived':
         return { kind: 'verify', index, eventId: event.payload.event_id, trigger: 'webhook_received', context };
-      case 'VerificationRequested': {
-        const trigger = event.payload.trigger as VerificationTrigger;
-        if (!VERIFICATION_TRIGGERS.includes(trigger)) {
-          throw new PermanentMessageError('VERIFICATION.UNKNOWN_TRIGGER', `Unknown trigger ${event.payload.trigger}`);
-        }
-        return { kind: 'verify', index, eventId: event.payload.event_id, trigger, context };
-      }
+      case 'VerificationRequested':
+        // The codec refused an unknown trigger at decode time (a DecodeError, dead-lettered).
+        return { kind: 'verify', index, eventId: event.payload.event_id, trigger: event.payload.trigger, context };
       default:
         this.logger.debug({ type: event.type }, 'ignored message type');
         return null;
@@ -284,7 +283,7 @@ export class VerificationService {
     switch (step.kind) {
       case 'register': {
         const events = decide({ type: 'RegisterCheckout', data: { expectation: step.expectation, registeredAt: step.payload.occurred_at } }, chain.state);
-        if (events.length > 0 && chain.loaded === null && !chain.state.registered) chain.correlationId = step.payload.correlation_id;
+        if (events.length > 0 && chain.loaded === null && !isRegistered(chain.state)) chain.correlationId = step.payload.correlation_id;
         chain.state = fold(events, chain.state);
         return;
       }
@@ -302,7 +301,7 @@ export class VerificationService {
     const { reference } = chain;
     const { trigger, eventId: causationId, context } = step;
     const before = chain.state;
-    if (!before.registered) {
+    if (!isRegistered(before)) {
       // A webhook racing the checkout: the sweeper verifies once the checkout is registered.
       this.logger.warn(
         { reference, trigger, topic: context.topic, partition: context.partition, offset: context.offset },
@@ -314,10 +313,10 @@ export class VerificationService {
       this.logger.debug({ reference, trigger, state: before.status }, 'already terminal; no provider query');
       return;
     }
-    const provider = this.providers.get(before.expectation!.provider);
+    const provider = this.providers.get(before.expectation.provider);
     if (!provider) throw new PermanentMessageError('VERIFICATION.UNSUPPORTED_PROVIDER', 'No adapter for this provider');
 
-    const verdict = await provider.verify({ reference, expectation: before.expectation! });
+    const verdict = await provider.verify({ reference, expectation: before.expectation });
     const verifiedAt = this.clock();
     const verificationId = deterministicId('Verification', causationId);
     const events = decide({ type: 'RecordVerification', data: { reference, verificationId, trigger, verdict, verifiedAt } }, before);
@@ -357,11 +356,11 @@ export class VerificationService {
 
 /** Errors no retry can fix: a permanent message error or a broken business rule. */
 function isPermanentFailure(error: unknown): boolean {
-  return error instanceof PermanentMessageError || isPermanentError(error);
+  return isPermanentError(error);
 }
 
 /** Whether two states would store the same row (what `saveMany` writes). */
-function sameState(a: TransactionState, b: TransactionState): boolean {
+function sameState(a: RegisteredTransaction, b: RegisteredTransaction): boolean {
   return a.status === b.status && a.entitlement === b.entitlement && a.completedAt === b.completedAt && a.outcomes === b.outcomes;
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BatchItem, TypedEvent } from '@settle/messaging';
+import type { ProviderName, VerificationTrigger } from '@settle/domain';
 
 /** Test messages of the transaction-events stream, as the verifier receives them. */
 const base = (reference: string) => ({ event_id: randomUUID(), occurred_at: Date.now(), correlation_id: `corr-${reference}`, reference });
@@ -8,7 +9,7 @@ const base = (reference: string) => ({ event_id: randomUUID(), occurred_at: Date
 export const registered = (reference: string): TypedEvent => registeredWith(reference, {});
 
 /** {@link registered}, with some of its terms changed. */
-export function registeredWith(reference: string, fields: { provider?: string; amount_minor?: number; access_period?: string | null }): TypedEvent {
+export function registeredWith(reference: string, fields: { provider?: ProviderName; amount_minor?: number; access_period?: string | null }): TypedEvent {
   return {
     type: 'CheckoutRegistered',
     payload: {
@@ -33,7 +34,7 @@ export function webhook(reference: string): TypedEvent {
   };
 }
 
-export function requested(reference: string, trigger: string): TypedEvent {
+export function requested(reference: string, trigger: VerificationTrigger): TypedEvent {
   return { type: 'VerificationRequested', payload: { ...base(reference), trigger, requested_by: 'test' } };
 }
 

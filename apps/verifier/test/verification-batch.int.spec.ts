@@ -107,12 +107,16 @@ async function states(references: readonly string[]): Promise<Record<string, str
 
 describe('the verifier, one transaction per batch', () => {
   it('registers and verifies a whole batch: one result per reference, a redelivered copy handled once, a bad message dead-lettered alone', async () => {
-    const [a, b] = fresh(2) as [string, string];
+    const [a, b, c] = fresh(3) as [string, string, string];
     const provider = new ScriptedProvider();
     const hookA = webhook(a);
-    const batch = batchOf([registered(a), registered(b), hookA, webhook(b), hookA, requested(a, 'no_such_trigger')]);
+    // An unknown trigger never reaches the verifier (the codec refuses it at decode time); a
+    // malformed access period is a bad message that only the verifier can see.
+    const malformed = registered(c);
+    if (malformed.type === 'CheckoutRegistered') malformed.payload.access_period = 'one month';
+    const batch = batchOf([registered(a), registered(b), hookA, webhook(b), hookA, malformed]);
     const failed = await service(provider).handleBatch(batch);
-    expect(failed.map((f) => [f.index, (f.error as { code?: string }).code])).toEqual([[5, 'VERIFICATION.UNKNOWN_TRIGGER']]);
+    expect(failed.map((f) => [f.index, (f.error as { code?: string }).code])).toEqual([[5, 'VERIFICATION.INVALID_ACCESS_PERIOD']]);
     expect(provider.calls.sort()).toEqual([a, b].sort());
     expect(await states([a, b])).toEqual({ [a]: 'SETTLED_CONSENSUS', [b]: 'SETTLED_CONSENSUS' });
     expect((await results([a, b])).map((r) => [r.reference, r.outcome]).sort()).toEqual(

@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decide, fold, initialState, parseAccessPeriod, type ProviderVerdict, type TransactionState } from '@settle/domain';
+import {
+  decide,
+  fold,
+  initialState,
+  isRegistered,
+  parseAccessPeriod,
+  type ProviderVerdict,
+  type RegisteredTransaction,
+  type TransactionState,
+} from '@settle/domain';
 import type { OutboxMessage } from '@settle/messaging';
 import { toConsensusResult } from '../src/consensus-result.js';
 import { ConcurrentUpdateError, type VerificationStore } from '../src/verification-store.port.js';
@@ -12,7 +21,13 @@ export interface StoreSubject {
   outboxed(reference: string): Promise<string[]>;
 }
 
-function registeredState(reference: string): TransactionState {
+/** The state narrowed to a registered transaction (what the store persists). */
+function registeredOnly(state: TransactionState): RegisteredTransaction {
+  if (!isRegistered(state)) throw new Error('expected a registered transaction');
+  return state;
+}
+
+function registeredState(reference: string): RegisteredTransaction {
   const expectation = {
     reference,
     provider: 'paystack' as const,
@@ -23,12 +38,12 @@ function registeredState(reference: string): TransactionState {
     entitlement: 'pro',
     accessPeriod: parseAccessPeriod('P1M'),
   };
-  return fold(decide({ type: 'RegisterCheckout', data: { expectation, registeredAt: Date.now() } }, initialState()), initialState());
+  return registeredOnly(fold(decide({ type: 'RegisterCheckout', data: { expectation, registeredAt: Date.now() } }, initialState()), initialState()));
 }
 
 /** Settles a registered state and builds its consensus result, as the service does. */
-function settle(before: TransactionState): { after: TransactionState; message: OutboxMessage } {
-  const e = before.expectation!;
+function settle(before: RegisteredTransaction): { after: RegisteredTransaction; message: OutboxMessage } {
+  const e = before.expectation;
   const verdict: ProviderVerdict = {
     kind: 'cleared',
     observation: { reference: e.reference, amountMinor: e.amountMinor, currency: e.currency, customer: e.customer, providerStatus: 'success' },
@@ -38,7 +53,7 @@ function settle(before: TransactionState): { after: TransactionState; message: O
     { type: 'RecordVerification', data: { reference: e.reference, verificationId, trigger: 'webhook_received', verdict, verifiedAt: Date.now() } },
     before,
   );
-  const after = fold(events, before);
+  const after = registeredOnly(fold(events, before));
   const payload = toConsensusResult({
     resultId: verificationId,
     causationId: randomUUID(),

@@ -131,23 +131,16 @@ describe('VerificationService over the fake provider and the in-memory store', (
     expect(store.get(ref)?.state.status).toBe('SETTLED_CONSENSUS');
   });
 
-  it('names a permanently bad message for the dead-letter topic and commits the rest: an unknown trigger, a provider with no adapter, a bad access period', async () => {
+  it('names a permanently bad message for the dead-letter topic and commits the rest: a provider with no adapter, a bad access period', async () => {
     const [ref, stray, odd] = fresh(3) as [string, string, string];
     const provider = new FakePaymentProvider('paystack').script(ref, (request) => paid(request));
     const { service, store } = harness(provider);
     const failed = await service.handleBatch(
-      batchOf([
-        registered(ref),
-        requested(ref, 'no_such_trigger'),
-        registeredWith(stray, { provider: 'stripe' }),
-        registeredWith(odd, { access_period: 'forever' }),
-        webhook(ref),
-      ]),
+      batchOf([registered(ref), registeredWith(stray, { provider: 'stripe' }), registeredWith(odd, { access_period: 'forever' }), webhook(ref)]),
     );
     expect(failed.map((f) => [f.index, (f.error as { code?: string }).code])).toEqual([
-      [1, 'VERIFICATION.UNKNOWN_TRIGGER'],
-      [2, 'VERIFICATION.UNSUPPORTED_PROVIDER'],
-      [3, 'VERIFICATION.INVALID_ACCESS_PERIOD'],
+      [1, 'VERIFICATION.UNSUPPORTED_PROVIDER'],
+      [2, 'VERIFICATION.INVALID_ACCESS_PERIOD'],
     ]);
     expect(store.get(ref)?.state.status).toBe('SETTLED_CONSENSUS');
     expect(store.get(stray)).toBeUndefined();

@@ -1,3 +1,4 @@
+import { SettleError } from '@settle/domain';
 import { z } from 'zod';
 import {
   ingestionEnv,
@@ -16,8 +17,15 @@ import {
 } from './schema.js';
 import type { Secret } from './secret.js';
 
-/** Configuration is invalid. Lists the offending variables, never their values. */
-export class ConfigError extends Error {
+/**
+ * Configuration is invalid (`CONFIG.INVALID`, kind `invalid`): the app refuses to boot and
+ * exits with status 1. Lists the offending variables, never their values.
+ */
+export class ConfigError extends SettleError {
+  readonly code = 'CONFIG.INVALID';
+  readonly kind = 'invalid';
+
+  /** @param problems - one line per offending variable: its name and what is wrong, never its value. */
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
     this.name = 'ConfigError';

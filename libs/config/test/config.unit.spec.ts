@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_POLICY } from '@settle/domain';
+import { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_POLICY, SettleError } from '@settle/domain';
 import {
   ConfigError,
   loadDispatcherConfig,
@@ -44,6 +44,8 @@ describe('configuration', () => {
       throw new Error('expected a ConfigError');
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
+      expect(error).toBeInstanceOf(SettleError);
+      expect(error).toMatchObject({ code: 'CONFIG.INVALID', kind: 'invalid' });
       const names = (error as ConfigError).problems.map((p) => p.split(':')[0]);
       expect(names).toEqual(expect.arrayContaining(['KAFKA_BROKERS', 'SCHEMA_REGISTRY_URL', 'DATABASE_URL', 'SETTLE_API_KEY_SHA256']));
     }

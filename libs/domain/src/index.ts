@@ -5,6 +5,7 @@
 export * from './shared/errors.js';
 export * from './shared/money.js';
 export * from './transaction/types.js';
+export * from './transaction/terms.js';
 export * from './transaction/verdict.js';
 export * from './transaction/consensus.js';
 export * from './transaction/events.js';

@@ -19,6 +19,7 @@ import {
   fold,
   parseAccessPeriod,
   initialState,
+  isRegistered,
   isOutcome,
   MAX_AMOUNT_MINOR,
   observe,
@@ -34,6 +35,7 @@ import {
   type TransactionCommand,
   type TransactionEvent,
   type TransactionOutcome,
+  type RegisteredTransaction,
   type TransactionState,
   type TransactionStatus,
   type VerificationTrigger,
@@ -356,17 +358,23 @@ const limitScenarioArb: fc.Arbitrary<Scenario> = expectationArb.chain((exp) => s
 
 interface Step {
   readonly delivery: Delivery;
-  readonly before: TransactionState;
+  readonly before: RegisteredTransaction;
   readonly events: readonly TransactionEvent[];
   readonly error: DomainError | null;
-  readonly after: TransactionState;
+  readonly after: RegisteredTransaction;
 }
 
 interface Run {
-  readonly registered: TransactionState;
+  readonly registered: RegisteredTransaction;
   readonly history: readonly TransactionEvent[];
   readonly steps: readonly Step[];
-  readonly state: TransactionState;
+  readonly state: RegisteredTransaction;
+}
+
+/** The state after a registration: registered, or the test fails here. */
+function registeredOf(state: TransactionState): RegisteredTransaction {
+  if (!isRegistered(state)) throw new Error('expected a registered transaction');
+  return state;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -390,7 +398,7 @@ function apply(command: TransactionCommand, state: TransactionState): { events: 
 
 function run(exp: Expectation, registeredAt: number, deliveries: readonly Delivery[]): Run {
   const registration = decide({ type: 'RegisterCheckout', data: { expectation: exp, registeredAt } }, initialState());
-  const registered = fold(registration);
+  const registered = registeredOf(fold(registration));
   const history: TransactionEvent[] = [...registration];
   const steps: Step[] = [];
   let state = registered;
@@ -407,7 +415,7 @@ function run(exp: Expectation, registeredAt: number, deliveries: readonly Delive
 const runScenario = (s: Scenario): Run => run(s.expectation, s.registeredAt, s.deliveries);
 
 /** Reachable states of a run: after registration, then after each delivery. */
-const reachable = (r: Run): TransactionState[] => [r.registered, ...r.steps.map((s) => s.after)];
+const reachable = (r: Run): RegisteredTransaction[] => [r.registered, ...r.steps.map((s) => s.after)];
 
 const MODEL_TERMINAL: ReadonlySet<TransactionStatus> = new Set(['SETTLED_CONSENSUS', 'FAILED_DECLINED', 'STATE_MISMATCH']);
 
@@ -725,10 +733,10 @@ describe('transaction decider: property-based (random verdicts, duplicates and r
           ).toBe('TRANSACTION.CONFLICT');
 
           // The retry: its own stream, interleaved with late answers for the declined reference.
-          const streams = new Map<string, TransactionState>([[old.expectation.reference, declinedRun.state]]);
+          const streams = new Map<string, RegisteredTransaction>([[old.expectation.reference, declinedRun.state]]);
           const registration = decide({ type: 'RegisterCheckout', data: { expectation: retry.expectation, registeredAt: retry.registeredAt } }, initialState());
           expect(registration.map((e) => e.type)).toEqual(['CheckoutRegistered']);
-          streams.set(retry.expectation.reference, fold(registration));
+          streams.set(retry.expectation.reference, registeredOf(fold(registration)));
           const queues = { old: [...old.deliveries], retry: [...retry.deliveries] };
           let turn = 0;
           while (queues.old.length + queues.retry.length > 0) {
@@ -842,6 +850,7 @@ describe('transaction decider: property-based (random verdicts, duplicates and r
   });
 
   const entitlementMatchesStatus = (state: TransactionState): void => {
+    if (!isRegistered(state)) return;
     expect(state.entitlement === 'UNLOCKED').toBe(state.status === 'SETTLED_CONSENSUS');
     expect(state.entitlement === 'HELD_IN_REVIEW').toBe(state.status === 'RECOVERING');
     if (state.status === 'FAILED_DECLINED' || state.status === 'STATE_MISMATCH' || state.status === 'PENDING') {
@@ -915,10 +924,13 @@ describe('transaction decider: property-based (random verdicts, duplicates and r
     );
   });
 
-  it('7b. fold counts outcome events for any event sequence', () => {
+  it('7b. fold counts the outcome events after the registration for any event sequence (none before it: unregistered)', () => {
     fc.assert(
       fc.property(fc.array(anyEventArb, { maxLength: 12 }), (events) => {
-        expect(fold(events).outcomes).toBe(outcomesOf(events).length);
+        const state = fold(events);
+        const registration = events.findIndex((e) => e.type === 'CheckoutRegistered');
+        if (registration < 0) expect(state).toEqual(initialState());
+        else expect(registeredOf(state).outcomes).toBe(outcomesOf(events.slice(registration)).length);
       }),
       { numRuns: 500 },
     );
@@ -945,7 +957,7 @@ describe('transaction decider: property-based (random verdicts, duplicates and r
             .map((shuffled) => ({ r, activities, shuffled }));
         }),
         ({ r, activities, shuffled }) => {
-          const watch = shuffled.reduce<Watch | null>((w, a) => observe(w, r.state.expectation!.reference, a, DEFAULT_RECOVERY_POLICY), null)!;
+          const watch = shuffled.reduce<Watch | null>((w, a) => observe(w, r.state.expectation.reference, a, DEFAULT_RECOVERY_POLICY), null)!;
           expect(watch.dueAt === null).toBe(stopsAutomaticRecovery(r.state.status));
           expect(watch.status).toBe(r.state.status);
           if (watch.dueAt !== null) {

@@ -3,12 +3,16 @@ import {
   decide,
   decideNewAttempt,
   DomainError,
+  evolve,
   fold,
+  initialState,
+  isRegistered,
   parseAccessPeriod,
   type Expectation,
   type ProviderObservation,
   type ProviderVerdict,
   type TransactionCommand,
+  type RegisteredTransaction,
   type TransactionEvent,
 } from '@settle/domain';
 
@@ -44,6 +48,13 @@ function verify(verdict: ProviderVerdict): TransactionCommand {
   };
 }
 
+/** Folds a history that starts with a registration: the state is registered, or the test fails here. */
+function foldRegistered(history: TransactionEvent[]): RegisteredTransaction {
+  const state = fold(history);
+  if (!isRegistered(state)) throw new Error('expected a registered transaction');
+  return state;
+}
+
 /** Given past events, when a command, then the new events. */
 function given(history: TransactionEvent[]) {
   return {
@@ -68,7 +79,7 @@ describe('transaction decider: the spec transition table (section 3)', () => {
     given([registered])
       .when(verify({ kind: 'cleared', observation: paid }))
       .then(['TransactionSettled']);
-    const state = fold([registered, ...decide(verify({ kind: 'cleared', observation: paid }), fold([registered]))]);
+    const state = foldRegistered([registered, ...decide(verify({ kind: 'cleared', observation: paid }), foldRegistered([registered]))]);
     expect(state.status).toBe('SETTLED_CONSENSUS');
     expect(state.entitlement).toBe('UNLOCKED');
     expect(state.outcomes).toBe(1);
@@ -77,7 +88,7 @@ describe('transaction decider: the spec transition table (section 3)', () => {
   it('PENDING + definitive failure -> FAILED_DECLINED, entitlement locked', () => {
     const verdict: ProviderVerdict = { kind: 'declined', providerStatus: 'failed', reason: 'Declined' };
     given([registered]).when(verify(verdict)).then(['PaymentDeclined']);
-    const state = fold([registered, ...decide(verify(verdict), fold([registered]))]);
+    const state = foldRegistered([registered, ...decide(verify(verdict), foldRegistered([registered]))]);
     expect([state.status, state.entitlement]).toEqual(['FAILED_DECLINED', 'LOCKED']);
   });
 
@@ -85,7 +96,7 @@ describe('transaction decider: the spec transition table (section 3)', () => {
     given([registered])
       .when(verify({ kind: 'clearing', providerStatus: 'ongoing' }))
       .then(['PaymentHeldInReview']);
-    expect(fold([registered, heldInReview]).entitlement).toBe('HELD_IN_REVIEW');
+    expect(foldRegistered([registered, heldInReview]).entitlement).toBe('HELD_IN_REVIEW');
   });
 
   it('RECOVERING + still clearing -> RECOVERING unchanged (no new event)', () => {
@@ -116,16 +127,16 @@ describe('transaction decider: the spec transition table (section 3)', () => {
     ['another customer', { customer: { email: 'eve@example.com' } }, 'CONSENSUS.CUSTOMER_MISMATCH'],
   ])('any state + cleared but %s -> STATE_MISMATCH, entitlement stays locked', (_name, change, code) => {
     const observation = { ...paid, ...change };
-    const events = decide(verify({ kind: 'cleared', observation }), fold([registered]));
+    const events = decide(verify({ kind: 'cleared', observation }), foldRegistered([registered]));
     expect(events.map((e) => e.type)).toEqual(['StateMismatchDetected']);
     const [event] = events;
     if (event?.type !== 'StateMismatchDetected') throw new Error('unreachable');
     expect(event.data.checks.filter((c) => !c.passed).map((c) => c.code)).toEqual([code]);
-    expect(fold([registered, ...events]).entitlement).toBe('LOCKED');
+    expect(foldRegistered([registered, ...events]).entitlement).toBe('LOCKED');
   });
 
   it('a settled transaction is never settled twice or un-settled', () => {
-    const settled = decide(verify({ kind: 'cleared', observation: paid }), fold([registered]));
+    const settled = decide(verify({ kind: 'cleared', observation: paid }), foldRegistered([registered]));
     for (const verdict of [
       { kind: 'cleared', observation: paid },
       { kind: 'declined', providerStatus: 'reversed', reason: 'Reversed' },
@@ -151,6 +162,34 @@ describe('transaction decider: the spec transition table (section 3)', () => {
 });
 
 describe('transaction decider: registration and completion', () => {
+  it('an unregistered reference is a state of its own; the registration opens it with its terms, pending and locked', () => {
+    expect(initialState()).toEqual({ status: 'UNREGISTERED' });
+    expect(isRegistered(initialState())).toBe(false);
+    expect(fold([registered])).toEqual({ status: 'PENDING', expectation, entitlement: 'LOCKED', completedAt: null, outcomes: 0 });
+  });
+
+  it('an event other than the registration changes nothing on an unregistered reference (decide never produces one)', () => {
+    expect(evolve(initialState(), heldInReview)).toEqual({ status: 'UNREGISTERED' });
+    expect(evolve(initialState(), { type: 'CheckoutCompleted', data: { reference: expectation.reference, completedAt: 9 } })).toEqual({
+      status: 'UNREGISTERED',
+    });
+  });
+
+  it.each([
+    ['provider', { provider: 'stripe' as const }],
+    ['amount', { amountMinor: 1 }],
+    ['currency', { currency: 'USD' }],
+    ['user', { userId: 'user-43' }],
+    ['customer e-mail', { customer: { email: 'eve@example.com' } }],
+    ['customer phone', { customer: { email: 'ada@example.com', phone: '+2348000000000' } }],
+    ['entitlement', { entitlement: 'pro-yearly' }],
+    ['access period', { accessPeriod: parseAccessPeriod('P1Y') }],
+  ])('the same reference registered again with another %s: TRANSACTION.CONFLICT, nothing recorded', (_term, change) => {
+    given([registered])
+      .when({ type: 'RegisterCheckout', data: { expectation: { ...expectation, ...change }, registeredAt: 5 } })
+      .thenThrows('TRANSACTION.CONFLICT');
+  });
+
   it('registers once; the same terms again are a no-op; other terms conflict', () => {
     const register: TransactionCommand = { type: 'RegisterCheckout', data: { expectation, registeredAt: 1_000 } };
     given([]).when(register).then(['CheckoutRegistered']);
@@ -191,20 +230,20 @@ describe('transaction decider: the spec error table (section 7)', () => {
   });
 
   it('amount, currency, identity or customer mismatch: State Mismatch, entitlement stays locked', () => {
-    const events = decide(verify({ kind: 'cleared', observation: { ...paid, amountMinor: 1 } }), fold([registered]));
-    expect(fold([registered, ...events])).toMatchObject({ status: 'STATE_MISMATCH', entitlement: 'LOCKED' });
+    const events = decide(verify({ kind: 'cleared', observation: { ...paid, amountMinor: 1 } }), foldRegistered([registered]));
+    expect(foldRegistered([registered, ...events])).toMatchObject({ status: 'STATE_MISMATCH', entitlement: 'LOCKED' });
   });
 
   it('provider reports a decline: FAILED_DECLINED, and a new attempt is allowed', () => {
-    const events = decide(verify({ kind: 'declined', providerStatus: 'failed', reason: 'Insufficient funds' }), fold([registered]));
-    const state = fold([registered, ...events]);
+    const events = decide(verify({ kind: 'declined', providerStatus: 'failed', reason: 'Insufficient funds' }), foldRegistered([registered]));
+    const state = foldRegistered([registered, ...events]);
     expect(state.status).toBe('FAILED_DECLINED');
     expect(decideNewAttempt(state.status, 'declined')).toEqual({ allowed: true, reason: 'PREVIOUS_ATTEMPT_DECLINED' });
   });
 
   it('provider reports the payment still clearing: held in review, and no new attempt while it clears', () => {
-    const events = decide(verify({ kind: 'clearing', providerStatus: 'pending' }), fold([registered]));
-    const state = fold([registered, ...events]);
+    const events = decide(verify({ kind: 'clearing', providerStatus: 'pending' }), foldRegistered([registered]));
+    const state = foldRegistered([registered, ...events]);
     expect(state).toMatchObject({ status: 'RECOVERING', entitlement: 'HELD_IN_REVIEW' });
     expect(decideNewAttempt(state.status, 'clearing').allowed).toBe(false);
   });

@@ -1,4 +1,16 @@
-import { OUTCOME_EVENT_TYPES, SettleError, type ErrorKind, type TransactionOutcome } from '@settle/domain';
+import {
+  CONSENSUS_CHECK_NAMES,
+  ENTITLEMENT_STATUSES,
+  OUTCOME_EVENT_TYPES,
+  PROVIDERS,
+  SettleError,
+  TRANSACTION_STATUSES,
+  VERDICT_KINDS,
+  VERIFICATION_TRIGGERS,
+  type ErrorKind,
+  type TransactionOutcome,
+} from '@settle/domain';
+import { CONSENSUS_OUTCOMES } from '@settle/messaging';
 import { z } from 'zod';
 import type { LedgerEventInput, RecordedLedgerEvent } from './ledger.port.js';
 
@@ -30,7 +42,7 @@ export class LedgerEventShapeError extends SettleError {
 }
 
 const check = z.object({
-  check: z.string(),
+  check: z.enum(CONSENSUS_CHECK_NAMES),
   passed: z.boolean(),
   code: z.string().nullable(),
   expected: z.string(),
@@ -48,12 +60,12 @@ const check = z.object({
  */
 export const transactionOutcomeData = z.looseObject({
   reference: z.string().min(1),
-  provider: z.string().min(1),
-  outcome: z.string().min(1),
-  state: z.string().min(1),
-  entitlement_status: z.string().min(1),
-  trigger: z.string().min(1),
-  verdict: z.string().min(1),
+  provider: z.enum(PROVIDERS),
+  outcome: z.enum(CONSENSUS_OUTCOMES),
+  state: z.enum(TRANSACTION_STATUSES),
+  entitlement_status: z.enum(ENTITLEMENT_STATUSES),
+  trigger: z.enum(VERIFICATION_TRIGGERS),
+  verdict: z.enum(VERDICT_KINDS),
   provider_status: z.string().nullable(),
   detail: z.string().nullable(),
   checks: z.array(check),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { SettleError, type ErrorKind } from '@settle/domain';
-import { EVENT_TYPES, type ContractMap, type EventType, type TypedEvent } from './contracts.js';
+import { EVENT_TYPES, findInvalidLiteral, type ContractMap, type EventType, type TypedEvent } from './contracts.js';
 import { HEADERS, headerText } from './headers.js';
 import { topicFor, type Topics } from './topics.js';
 
@@ -94,21 +94,55 @@ export class AvroCodec {
   }
 
   /**
-   * Decodes a Kafka message value, using the `settle-event-type` header for the type.
+   * Decodes a Kafka message value, using the `settle-event-type` header for the type. Avro
+   * checks the shape; the closed-list string fields (states, verdicts, triggers, providers:
+   * `CONTRACT_LITERALS`) are checked here, so a value this build does not know is dead-lettered
+   * instead of reaching a handler as a wrongly typed string.
    *
-   * @throws DecodeError `MESSAGE.UNKNOWN_TYPE` or `MESSAGE.UNDECODABLE`.
+   * @throws DecodeError `MESSAGE.UNKNOWN_TYPE`, `MESSAGE.UNDECODABLE` or `MESSAGE.INVALID_VALUE`.
    */
   async decode(value: Buffer | null, headers: Record<string, unknown> | undefined): Promise<TypedEvent> {
     const type = headerText(headers, HEADERS.eventType);
-    if (!type || !(EVENT_TYPES as readonly string[]).includes(type)) {
+    if (!isEventType(type)) {
       throw new DecodeError('MESSAGE.UNKNOWN_TYPE', `Unknown or missing ${HEADERS.eventType} header: ${type ?? '(none)'}`);
     }
     if (!value || value.length < 5) throw new DecodeError('MESSAGE.UNDECODABLE', 'Empty or truncated message value');
+    let payload: unknown;
     try {
-      const payload: unknown = await this.registry.decode(value);
-      return { type, payload } as TypedEvent;
+      payload = await this.registry.decode(value);
     } catch (error) {
       throw new DecodeError('MESSAGE.UNDECODABLE', `Avro decoding failed: ${(error as Error).message}`);
     }
+    return typedEvent(type, payload);
   }
+}
+
+/** Whether a header names a known record type. */
+function isEventType(type: string | undefined): type is EventType {
+  return type !== undefined && (EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/** Whether an Avro-decoded payload of `type` holds known values in its closed-list fields. */
+function hasKnownLiterals<K extends EventType>(type: K, payload: unknown): payload is ContractMap[K] {
+  return findInvalidLiteral(type, payload) === null;
+}
+
+/**
+ * The decoded message as a {@link TypedEvent}: Avro decoded `payload` with the writer's schema
+ * of `type` (its shape), and every closed-list field holds a known value.
+ *
+ * @throws DecodeError `MESSAGE.INVALID_VALUE` naming the field (values are states, verdicts,
+ *   triggers or provider names, never secrets).
+ */
+export function typedEvent<K extends EventType>(type: K, payload: unknown): TypedEvent {
+  if (!hasKnownLiterals(type, payload)) {
+    const invalid = findInvalidLiteral(type, payload);
+    throw new DecodeError(
+      'MESSAGE.INVALID_VALUE',
+      `${type}.${invalid?.path ?? '?'} holds a value this build does not know: ${JSON.stringify(invalid?.value)?.slice(0, 80)}`,
+    );
+  }
+  const event: { type: K; payload: ContractMap[K] } = { type, payload };
+  // TypeScript cannot correlate a generic K with the union member it names; the pair is checked above.
+  return event as TypedEvent;
 }

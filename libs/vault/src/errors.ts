@@ -4,6 +4,8 @@
  * never a secret, a data key or master key material.
  */
 
+import { SettleError, type ErrorKind } from '@settle/domain';
+
 /**
  * Stable codes of {@link VaultError}.
  *
@@ -37,6 +39,27 @@ export type VaultErrorCode =
   | 'VAULT.KEY_VERSION_IN_USE'
   | 'VAULT.KEY_VERSION_ACTIVE';
 
+/**
+ * How the edges treat each code (the CLI prints the code and exits non-zero; an app failing at
+ * boot exits with status 1): a wrong input or configuration is `invalid`, a missing credential
+ * `not_found`, a lost race or a key still in use `conflict`, a lock another rotation holds
+ * `unavailable` (trying again later may succeed), and ciphertext that fails its checks
+ * `internal` (tampering or corruption at rest: loud, never retried into success).
+ */
+export const VAULT_ERROR_KINDS: Readonly<Record<VaultErrorCode, ErrorKind>> = {
+  'VAULT.INVALID_CONFIG': 'invalid',
+  'VAULT.KEY_FILE_PERMISSIONS': 'invalid',
+  'VAULT.KEY_FILE_LOCKED': 'unavailable',
+  'VAULT.UNKNOWN_KEY_VERSION': 'invalid',
+  'VAULT.INTEGRITY_CHECK_FAILED': 'internal',
+  'VAULT.MALFORMED_ENVELOPE': 'internal',
+  'VAULT.INVALID_ARGUMENT': 'invalid',
+  'VAULT.NOT_FOUND': 'not_found',
+  'VAULT.CONCURRENT_UPDATE': 'conflict',
+  'VAULT.KEY_VERSION_IN_USE': 'conflict',
+  'VAULT.KEY_VERSION_ACTIVE': 'conflict',
+};
+
 /** Non-secret facts attached to an error (credential coordinates, key versions, variable names, counts). */
 export type VaultErrorDetails = Readonly<Record<string, string | number>>;
 
@@ -44,7 +67,10 @@ export type VaultErrorDetails = Readonly<Record<string, string | number>>;
  * An error of the vault, with a stable {@link VaultErrorCode}. Never wraps a lower-level error as
  * `cause`, so nothing from a crypto or driver error can carry secret material into a log line.
  */
-export class VaultError extends Error {
+export class VaultError extends SettleError {
+  /** How the edges treat it ({@link VAULT_ERROR_KINDS}). */
+  readonly kind: ErrorKind;
+
   /**
    * @param code - stable code, see {@link VaultErrorCode}.
    * @param message - human-readable text; must not contain secret values.
@@ -57,6 +83,7 @@ export class VaultError extends Error {
   ) {
     super(message);
     this.name = 'VaultError';
+    this.kind = VAULT_ERROR_KINDS[code];
   }
 }
 

@@ -56,7 +56,8 @@ function failureOf(error: unknown, timedOut: boolean): AttemptResult {
   const e = error as { name?: string; code?: string; cause?: { code?: string } };
   if (
     timedOut ||
-    e?.name === 'TimeoutError' ||
+    // AbortSignal.timeout's reason: a DOMException with the legacy code TIMEOUT_ERR (23).
+    (error instanceof DOMException && error.code === DOMException.TIMEOUT_ERR) ||
     e?.code === 'UND_ERR_HEADERS_TIMEOUT' ||
     e?.code === 'UND_ERR_BODY_TIMEOUT' ||
     e?.code === 'UND_ERR_CONNECT_TIMEOUT'

@@ -1,4 +1,4 @@
-import type { DisabledReason } from '@settle/domain';
+import { ENTITLEMENT_EVENT_KINDS, literalOf, type DisabledReason, type EntitlementEventKind } from '@settle/domain';
 import type { EntitlementGrantedV1, Outbox, OutboxMessage } from '@settle/messaging';
 import { inTransaction, type Pool, type PoolClient } from '@settle/platform';
 import type { EndpointKeys } from '../endpoints/endpoint-secrets.js';
@@ -25,7 +25,7 @@ export interface ClaimedDelivery {
   endpointId: string;
   url: string;
   body: string;
-  event: string;
+  event: EntitlementEventKind;
   userId: string;
   reference: string;
   correlationId: string;
@@ -183,7 +183,7 @@ export class DeliveryRepository {
       endpointId: r.endpoint_id,
       url: r.url,
       body: r.body,
-      event: r.event,
+      event: literalOf(ENTITLEMENT_EVENT_KINDS, r.event, 'entitlement event kind'),
       userId: r.user_id,
       reference: r.reference,
       correlationId: r.correlation_id,

@@ -4,7 +4,6 @@ import { HEALTH_POOL, HealthController, METRICS_REGISTRY, ProblemDetailsFilter }
 import type { Logger, Pool } from '@settle/platform';
 import type { DeliveryAdmin } from '../deliveries/delivery-admin.js';
 import type { DispatcherMetrics } from '../dispatcher.metrics.js';
-import { problemOf } from '../errors.js';
 import type { EndpointService } from '../endpoints/endpoint.service.js';
 import { AdminKeyGuard } from './admin-key.guard.js';
 import { DeliveriesController } from './deliveries.controller.js';
@@ -34,7 +33,7 @@ export class AdminApiModule {
         { provide: DELIVERY_ADMIN, useValue: deps.deliveries },
         { provide: HEALTH_POOL, useValue: deps.pool },
         { provide: METRICS_REGISTRY, useValue: deps.metrics.registry },
-        { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(deps.logger, problemOf) },
+        { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(deps.logger) },
         AdminKeyGuard,
       ],
     };

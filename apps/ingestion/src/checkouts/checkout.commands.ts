@@ -1,5 +1,5 @@
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { ProblemError } from '@settle/platform';
+import { CheckoutError } from './checkout.errors.js';
 import type { RegisterCheckoutBody } from './checkout.request.js';
 import { CheckoutRepository, type CheckoutRecord } from './checkout.repository.js';
 
@@ -28,7 +28,7 @@ export class CompleteCheckoutCommand extends Command<{ reference: string; state:
  * Registers once; the same terms again answer the same; other terms for a known reference
  * are a conflict.
  *
- * @throws ProblemError 409 `CHECKOUT.CONFLICT`.
+ * @throws CheckoutError `CHECKOUT.CONFLICT` (kind `conflict`).
  */
 @CommandHandler(RegisterCheckoutCommand)
 export class RegisterCheckoutHandler implements ICommandHandler<RegisterCheckoutCommand> {
@@ -37,21 +37,21 @@ export class RegisterCheckoutHandler implements ICommandHandler<RegisterCheckout
   async execute({ body, now }: RegisterCheckoutCommand) {
     const result = await this.checkouts.register(body, now);
     if (result.kind === 'conflict') {
-      throw new ProblemError(409, 'CHECKOUT.CONFLICT', 'Checkout already registered', `Reference ${body.reference} is registered with other terms`);
+      throw new CheckoutError('CHECKOUT.CONFLICT', `Reference ${body.reference} is registered with other terms`);
     }
     const view = await this.checkouts.view(result.record.reference);
     return { reference: result.record.reference, state: view?.state ?? 'PENDING', created: result.kind === 'registered' };
   }
 }
 
-/** @throws ProblemError 404 `CHECKOUT.NOT_FOUND`. */
+/** @throws CheckoutError `CHECKOUT.NOT_FOUND` (kind `not_found`). */
 @CommandHandler(CompleteCheckoutCommand)
 export class CompleteCheckoutHandler implements ICommandHandler<CompleteCheckoutCommand> {
   constructor(private readonly checkouts: CheckoutRepository) {}
 
   async execute({ reference, now }: CompleteCheckoutCommand) {
     const record: CheckoutRecord | null = await this.checkouts.complete(reference, now);
-    if (!record) throw new ProblemError(404, 'CHECKOUT.NOT_FOUND', 'Checkout not found');
+    if (!record) throw new CheckoutError('CHECKOUT.NOT_FOUND', `No checkout is registered under reference ${reference}`);
     const view = await this.checkouts.view(reference);
     return { reference, state: view?.state ?? 'PENDING' };
   }

@@ -1,6 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { isTerminal, type TransactionStatus, type VerificationTrigger } from '@settle/domain';
+import {
+  isTerminal,
+  literalOf,
+  PROVIDERS,
+  sameCheckoutTerms,
+  TRANSACTION_STATUSES,
+  type CheckoutTerms,
+  type ProviderName,
+  type VerificationTrigger,
+} from '@settle/domain';
 import { findTransactionStatus, type TransactionStatusRow } from '@settle/ledger';
 import { Outbox, OutboxRelay } from '@settle/messaging';
 import { deterministicId, inTransaction, type Pool, type PoolClient } from '@settle/platform';
@@ -10,7 +19,7 @@ import type { RegisterCheckoutBody } from './checkout.request.js';
 /** A registered checkout as ingestion stores it. */
 export interface CheckoutRecord {
   reference: string;
-  provider: string;
+  provider: ProviderName;
   amountMinor: number;
   currency: string;
   userId: string;
@@ -64,6 +73,34 @@ export function termsDigest(body: RegisterCheckoutBody): string {
     .digest('hex');
 }
 
+/** A stored registration's terms, for the "same reference, other terms" rule of the domain. */
+export function recordTerms(record: CheckoutRecord): CheckoutTerms {
+  return {
+    reference: record.reference,
+    provider: record.provider,
+    amountMinor: record.amountMinor,
+    currency: record.currency,
+    userId: record.userId,
+    customer: { email: record.email, phone: record.phone },
+    entitlement: record.entitlement,
+    accessPeriod: record.accessPeriod,
+  };
+}
+
+/** A registration request's terms, for the "same reference, other terms" rule of the domain. */
+export function requestedTerms(body: RegisterCheckoutBody): CheckoutTerms {
+  return {
+    reference: body.reference,
+    provider: body.provider,
+    amountMinor: body.amount,
+    currency: body.currency,
+    userId: body.user_id,
+    customer: { email: body.customer.email, phone: body.customer.phone },
+    entitlement: body.entitlement,
+    accessPeriod: body.access_period,
+  };
+}
+
 type RegisterResult = { kind: 'registered' | 'same'; record: CheckoutRecord } | { kind: 'conflict' };
 
 /**
@@ -93,7 +130,7 @@ export class CheckoutRepository {
       const row = inserted.rows[0];
       if (!row) {
         const existing = await this.find(client, body.reference);
-        if (existing && existing.requestSha256 === digest) return { kind: 'same', record: existing };
+        if (existing && sameCheckoutTerms(recordTerms(existing), requestedTerms(body))) return { kind: 'same', record: existing };
         return { kind: 'conflict' };
       }
       const record = toRecord(row);
@@ -199,7 +236,7 @@ export class CheckoutRepository {
     for (;;) {
       const status = await findTransactionStatus(this.pool, reference);
       if (status?.lastCausationId === causationId) return status;
-      if (status && isTerminal(status.state as TransactionStatus)) return status;
+      if (status && isTerminal(literalOf(TRANSACTION_STATUSES, status.state, 'transaction status'))) return status;
       if (Date.now() >= deadline) return null;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -255,7 +292,7 @@ interface CheckoutRowShape {
 function toRecord(row: CheckoutRowShape): CheckoutRecord {
   return {
     reference: row.reference,
-    provider: row.provider,
+    provider: literalOf(PROVIDERS, row.provider, 'provider'),
     amountMinor: row.amount_minor,
     currency: row.currency,
     userId: row.user_id,

@@ -1,6 +1,7 @@
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { decideNewAttempt, isTerminal, type AttemptReason, type TransactionStatus, type VerdictKind, type VerificationTrigger } from '@settle/domain';
+import { decideNewAttempt, isTerminal, literalOf, TRANSACTION_STATUSES, VERDICT_KINDS, type AttemptReason, type VerificationTrigger } from '@settle/domain';
 import { ProblemError } from '@settle/platform';
+import { CheckoutError } from './checkout.errors.js';
 import { CheckoutRepository } from './checkout.repository.js';
 
 /** Longest wait for a fresh verification, milliseconds. */
@@ -52,7 +53,7 @@ export class VerifyCheckoutCommand extends Command<VerificationAnswer> {
  * `VerificationRequested` on the transaction stream), and the answer waits for the result of
  * that very request, up to the wait.
  *
- * @throws ProblemError 404 `CHECKOUT.NOT_FOUND`.
+ * @throws CheckoutError `CHECKOUT.NOT_FOUND` (kind `not_found`).
  */
 @CommandHandler(VerifyCheckoutCommand)
 export class VerifyCheckoutHandler implements ICommandHandler<VerifyCheckoutCommand> {
@@ -60,11 +61,11 @@ export class VerifyCheckoutHandler implements ICommandHandler<VerifyCheckoutComm
 
   async execute({ reference, trigger, waitMs, now }: VerifyCheckoutCommand): Promise<VerificationAnswer> {
     const current = await this.checkouts.status(reference);
-    if (current && isTerminal(current.state as TransactionStatus)) {
+    if (current && isTerminal(literalOf(TRANSACTION_STATUSES, current.state, 'transaction status'))) {
       return { reference, state: current.state, entitlement_status: current.entitlementStatus, verification: 'not_needed', verdict: current.lastVerdict };
     }
     const requestId = await this.checkouts.requestVerification(reference, trigger, 'ingestion', now);
-    if (!requestId) throw new ProblemError(404, 'CHECKOUT.NOT_FOUND', 'Checkout not found');
+    if (!requestId) throw new CheckoutError('CHECKOUT.NOT_FOUND', `No checkout is registered under reference ${reference}`);
     const result = await this.checkouts.awaitResult(reference, requestId, waitMs);
     if (result) {
       return { reference, state: result.state, entitlement_status: result.entitlementStatus, verification: 'completed', verdict: result.lastVerdict };
@@ -89,6 +90,6 @@ export interface AttemptAnswer extends VerificationAnswer {
 
 /** Maps a verification answer to the new-attempt decision of the domain. */
 export function attemptAnswer(answer: VerificationAnswer): AttemptAnswer {
-  const verdict = answer.verification === 'pending' ? null : (answer.verdict as VerdictKind | null);
-  return { ...answer, ...decideNewAttempt(answer.state as TransactionStatus, verdict) };
+  const verdict = answer.verification === 'pending' || answer.verdict === null ? null : literalOf(VERDICT_KINDS, answer.verdict, 'verdict');
+  return { ...answer, ...decideNewAttempt(literalOf(TRANSACTION_STATUSES, answer.state, 'transaction status'), verdict) };
 }

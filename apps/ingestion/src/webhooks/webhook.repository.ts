@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { VerificationTrigger } from '@settle/domain';
+import type { ProviderName, VerificationTrigger } from '@settle/domain';
 import { Outbox, OutboxRelay } from '@settle/messaging';
 import { deterministicId, inTransaction, type Pool } from '@settle/platform';
 import { OUTBOX, OUTBOX_RELAY, PG_POOL } from '../tokens.js';
@@ -28,7 +28,7 @@ export class WebhookRepository {
    * @returns `false` when this event was already recorded (a duplicate: nothing enqueued).
    */
   async recordVerified(input: {
-    provider: string;
+    provider: ProviderName;
     dedupeKey: string;
     reference: string;
     providerEventType: string;

@@ -4,7 +4,9 @@ import type { Expectation } from './types.js';
 import type { ProviderObservation } from './verdict.js';
 
 /** The four points of the field integrity checklist (docs/spec.md, section 3). */
-export type ConsensusCheckName = 'transaction_identity' | 'currency' | 'amount' | 'customer';
+export const CONSENSUS_CHECK_NAMES = ['transaction_identity', 'currency', 'amount', 'customer'] as const;
+/** One of {@link CONSENSUS_CHECK_NAMES}. */
+export type ConsensusCheckName = (typeof CONSENSUS_CHECK_NAMES)[number];
 
 /** Stable error codes, one per checklist point. */
 export const CONSENSUS_CODES = {

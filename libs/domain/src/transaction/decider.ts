@@ -2,17 +2,26 @@ import { assertNever, DomainError } from '../shared/errors.js';
 import type { CompleteCheckout, RecordVerification, RegisterCheckout, TransactionCommand } from './commands.js';
 import { checkConsensus, consensusReached } from './consensus.js';
 import type { ManualReviewRequired, TransactionEvent } from './events.js';
+import { sameCheckoutTerms } from './terms.js';
 import { isTerminal, type EntitlementStatus, type Expectation, type TransactionStatus } from './types.js';
 
 /**
- * State of one checkout transaction, folded from its events.
+ * A reference no checkout was registered under (yet): the state before any event. Only a
+ * registration applies to it; every other command is `TRANSACTION.UNKNOWN`.
+ */
+export interface UnregisteredTransaction {
+  readonly status: 'UNREGISTERED';
+}
+
+/**
+ * A registered checkout transaction, folded from its events: its terms are always known.
  * `outcomes` counts the outcome events so far: it is the ledger stream's next expected
  * revision (the ledger holds outcome events only).
  */
-export interface TransactionState {
-  readonly registered: boolean;
-  readonly expectation: Expectation | null;
+export interface RegisteredTransaction {
   readonly status: TransactionStatus;
+  /** The registered terms, fixed for the reference ({@link sameCheckoutTerms}). */
+  readonly expectation: Expectation;
   readonly entitlement: EntitlementStatus;
   /** epoch ms, `null` until the client completes the checkout. */
   readonly completedAt: number | null;
@@ -20,52 +29,50 @@ export interface TransactionState {
   readonly outcomes: number;
 }
 
+/**
+ * State of one checkout transaction, a tagged union on `status` (as Emmett's
+ * `EmptyShoppingCart | OpenedShoppingCart | ClosedShoppingCart`): narrow with
+ * {@link isRegistered} and the expectation is there, no non-null assertion needed.
+ */
+export type TransactionState = UnregisteredTransaction | RegisteredTransaction;
+
 /** State before any event. */
 export function initialState(): TransactionState {
-  return { registered: false, expectation: null, status: 'PENDING', entitlement: 'LOCKED', completedAt: null, outcomes: 0 };
+  return { status: 'UNREGISTERED' };
 }
 
-function sameExpectation(a: Expectation, b: Expectation): boolean {
-  return (
-    a.reference === b.reference &&
-    a.provider === b.provider &&
-    a.amountMinor === b.amountMinor &&
-    a.currency === b.currency &&
-    a.userId === b.userId &&
-    (a.customer.email ?? null) === (b.customer.email ?? null) &&
-    (a.customer.phone ?? null) === (b.customer.phone ?? null) &&
-    a.entitlement === b.entitlement &&
-    a.accessPeriod === b.accessPeriod
-  );
+/** Whether a checkout is registered under the state's reference (narrows to {@link RegisteredTransaction}). */
+export function isRegistered(state: TransactionState): state is RegisteredTransaction {
+  return state.status !== 'UNREGISTERED';
 }
 
-function requireRegistered(state: TransactionState, reference: string): Expectation {
-  if (!state.registered || state.expectation === null) {
+function requireRegistered(state: TransactionState, reference: string): RegisteredTransaction {
+  if (!isRegistered(state)) {
     throw new DomainError('TRANSACTION.UNKNOWN', `No checkout is registered under reference ${reference}`, 'not_found');
   }
   if (state.expectation.reference !== reference) {
     throw new DomainError('TRANSACTION.REFERENCE_MISMATCH', `Command for ${reference} applied to transaction ${state.expectation.reference}`);
   }
-  return state.expectation;
+  return state;
 }
 
 function decideRegister(command: RegisterCheckout, state: TransactionState): TransactionEvent[] {
   const { expectation, registeredAt } = command.data;
-  if (state.registered && state.expectation !== null) {
-    if (sameExpectation(state.expectation, expectation)) return [];
+  if (isRegistered(state)) {
+    if (sameCheckoutTerms(state.expectation, expectation)) return [];
     throw new DomainError('TRANSACTION.CONFLICT', `Reference ${expectation.reference} is registered with other terms`, 'conflict');
   }
   return [{ type: 'CheckoutRegistered', data: { expectation, registeredAt } }];
 }
 
 function decideComplete(command: CompleteCheckout, state: TransactionState): TransactionEvent[] {
-  requireRegistered(state, command.data.reference);
-  if (state.completedAt !== null) return [];
+  const registered = requireRegistered(state, command.data.reference);
+  if (registered.completedAt !== null) return [];
   return [{ type: 'CheckoutCompleted', data: command.data }];
 }
 
 /** Whether an unresolved answer to this verification moves the transaction to manual review. */
-function escalates(state: TransactionState, trigger: RecordVerification['data']['trigger']): boolean {
+function escalates(state: RegisteredTransaction, trigger: RecordVerification['data']['trigger']): boolean {
   return trigger === 'sweeper_review_limit' && state.status !== 'MANUAL_REVIEW';
 }
 
@@ -91,8 +98,9 @@ function manualReview(
  */
 function decideVerification(command: RecordVerification, state: TransactionState): TransactionEvent[] {
   const { reference, verificationId, trigger, verdict, verifiedAt } = command.data;
-  const expectation = requireRegistered(state, reference);
-  if (isTerminal(state.status)) return [];
+  const registered = requireRegistered(state, reference);
+  const { expectation } = registered;
+  if (isTerminal(registered.status)) return [];
   const base = { reference, verificationId, trigger, decidedAt: verifiedAt };
   switch (verdict.kind) {
     case 'cleared': {
@@ -104,11 +112,11 @@ function decideVerification(command: RecordVerification, state: TransactionState
     case 'declined':
       return [{ type: 'PaymentDeclined', data: { ...base, providerStatus: verdict.providerStatus, reason: verdict.reason } }];
     case 'clearing':
-      if (escalates(state, trigger)) return [manualReview(base, 'clearing', verdict.providerStatus)];
-      return state.status === 'PENDING' ? [{ type: 'PaymentHeldInReview', data: { ...base, providerStatus: verdict.providerStatus } }] : [];
+      if (escalates(registered, trigger)) return [manualReview(base, 'clearing', verdict.providerStatus)];
+      return registered.status === 'PENDING' ? [{ type: 'PaymentHeldInReview', data: { ...base, providerStatus: verdict.providerStatus } }] : [];
     case 'not_found':
     case 'unreachable':
-      return escalates(state, trigger) ? [manualReview(base, verdict.kind, null)] : [];
+      return escalates(registered, trigger) ? [manualReview(base, verdict.kind, null)] : [];
     default:
       return assertNever(verdict);
   }
@@ -120,7 +128,7 @@ function decideVerification(command: RecordVerification, state: TransactionState
  *
  * @throws DomainError `TRANSACTION.UNKNOWN` for a command on an unregistered reference;
  *   `TRANSACTION.REFERENCE_MISMATCH` for a command naming another transaction than the state's;
- *   `TRANSACTION.CONFLICT` when a reference is registered again with other terms.
+ *   `TRANSACTION.CONFLICT` when a reference is registered again with other terms ({@link sameCheckoutTerms}).
  */
 export function decide(command: TransactionCommand, state: TransactionState): TransactionEvent[] {
   switch (command.type) {
@@ -135,11 +143,23 @@ export function decide(command: TransactionCommand, state: TransactionState): Tr
   }
 }
 
-/** Folds one event into the state. */
+/**
+ * Folds one event into the state. A registration opens the transaction; every other event
+ * applies to a registered one ({@link decide} produces none for an unregistered reference,
+ * so such an event changes nothing).
+ */
+export function evolve(state: RegisteredTransaction, event: TransactionEvent): RegisteredTransaction;
+export function evolve(state: TransactionState, event: TransactionEvent): TransactionState;
 export function evolve(state: TransactionState, event: TransactionEvent): TransactionState {
+  if (event.type === 'CheckoutRegistered') {
+    if (isRegistered(state)) return { ...state, expectation: event.data.expectation };
+    return { status: 'PENDING', expectation: event.data.expectation, entitlement: 'LOCKED', completedAt: null, outcomes: 0 };
+  }
+  return isRegistered(state) ? evolveRegistered(state, event) : state;
+}
+
+function evolveRegistered(state: RegisteredTransaction, event: Exclude<TransactionEvent, { type: 'CheckoutRegistered' }>): RegisteredTransaction {
   switch (event.type) {
-    case 'CheckoutRegistered':
-      return { ...state, registered: true, expectation: event.data.expectation };
     case 'CheckoutCompleted':
       return { ...state, completedAt: event.data.completedAt };
     case 'TransactionSettled':
@@ -158,6 +178,8 @@ export function evolve(state: TransactionState, event: TransactionEvent): Transa
 }
 
 /** Folds a whole history, oldest first. */
+export function fold(events: readonly TransactionEvent[], from: RegisteredTransaction): RegisteredTransaction;
+export function fold(events: readonly TransactionEvent[], from?: TransactionState): TransactionState;
 export function fold(events: readonly TransactionEvent[], from: TransactionState = initialState()): TransactionState {
-  return events.reduce(evolve, from);
+  return events.reduce<TransactionState>((state, event) => evolve(state, event), from);
 }

@@ -1,3 +1,4 @@
+import { DomainError } from '../shared/errors.js';
 import type { AccessPeriod } from '../entitlement/access-period.js';
 
 /**
@@ -51,10 +52,14 @@ export interface Expectation {
  * docs/state-machine.md). MANUAL_REVIEW is not terminal: a later verification (an admin's
  * reconciliation) may still settle or decline it, but nothing re-checks it automatically.
  */
-export type TransactionStatus = 'PENDING' | 'RECOVERING' | 'MANUAL_REVIEW' | 'SETTLED_CONSENSUS' | 'FAILED_DECLINED' | 'STATE_MISMATCH';
+export const TRANSACTION_STATUSES = ['PENDING', 'RECOVERING', 'MANUAL_REVIEW', 'SETTLED_CONSENSUS', 'FAILED_DECLINED', 'STATE_MISMATCH'] as const;
+/** One of {@link TRANSACTION_STATUSES}. */
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 
-/** Entitlement status (docs/spec.md, section 2): Unlocked, Locked, or Held in review. */
-export type EntitlementStatus = 'LOCKED' | 'UNLOCKED' | 'HELD_IN_REVIEW';
+/** Entitlement statuses (docs/spec.md, section 2): Unlocked, Locked, or Held in review. */
+export const ENTITLEMENT_STATUSES = ['LOCKED', 'UNLOCKED', 'HELD_IN_REVIEW'] as const;
+/** One of {@link ENTITLEMENT_STATUSES}. */
+export type EntitlementStatus = (typeof ENTITLEMENT_STATUSES)[number];
 
 /** States after which no verification changes anything. */
 export const TERMINAL_STATUSES: ReadonlySet<TransactionStatus> = new Set(['SETTLED_CONSENSUS', 'FAILED_DECLINED', 'STATE_MISMATCH']);
@@ -81,3 +86,25 @@ export const VERIFICATION_TRIGGERS = [
 ] as const;
 /** One of {@link VERIFICATION_TRIGGERS}. */
 export type VerificationTrigger = (typeof VERIFICATION_TRIGGERS)[number];
+
+/**
+ * Whether `value` is one of `values`: the type guard that turns a string read from the wire or
+ * a database row into a literal union without an unchecked cast.
+ *
+ * @example `isOneOf(TRANSACTION_STATUSES, row.status)` narrows `row.status` to a {@link TransactionStatus}.
+ */
+export function isOneOf<const T extends string>(values: readonly T[], value: string | null | undefined): value is T {
+  return typeof value === 'string' && (values as readonly string[]).includes(value);
+}
+
+/**
+ * Reads a stored or received string as one of a literal union's `values`, the checked
+ * replacement of an `as` cast at a boundary (a database row, a read model).
+ *
+ * @param what - what the value is, for the message (for example `transaction status`).
+ * @throws DomainError `VALUE.UNKNOWN` (kind `internal`: Settle wrote a value it does not know).
+ */
+export function literalOf<const T extends string>(values: readonly T[], value: string, what: string): T {
+  if (!isOneOf(values, value)) throw new DomainError('VALUE.UNKNOWN', `Unknown ${what}: ${JSON.stringify(value).slice(0, 80)}`, 'internal');
+  return value;
+}

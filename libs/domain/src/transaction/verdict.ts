@@ -49,3 +49,8 @@ export type ProviderVerdict =
 
 /** Kind of a {@link ProviderVerdict}. */
 export type VerdictKind = ProviderVerdict['kind'];
+
+/** Every {@link VerdictKind}, for checking a verdict read from the wire. */
+export const VERDICT_KINDS = ['cleared', 'declined', 'clearing', 'not_found', 'unreachable'] as const satisfies readonly VerdictKind[];
+// Compile-time check that the list is complete: a kind added to ProviderVerdict but missing above fails here.
+const _everyVerdictKindListed: [Exclude<VerdictKind, (typeof VERDICT_KINDS)[number]>] extends [never] ? true : never = true;

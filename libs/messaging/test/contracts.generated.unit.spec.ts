@@ -1,0 +1,118 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { TRANSACTION_STATUSES } from '@settle/domain';
+import {
+  CONSENSUS_OUTCOMES,
+  CONTRACT_LITERALS,
+  DecodeError,
+  EVENT_TYPES,
+  findInvalidLiteral,
+  typedEvent,
+  type ContractMap,
+  type ConsensusResultV1,
+} from '@settle/messaging';
+import { generateContracts, LITERAL_FIELDS, OUTPUT_FILE, readSchemaFiles } from '../codegen/generate-contracts.js';
+
+const consensusResult: ConsensusResultV1 = {
+  event_id: 'e1',
+  occurred_at: 1,
+  correlation_id: 'c1',
+  reference: 'ref_1',
+  causation_id: 'x1',
+  provider: 'paystack',
+  trigger: 'webhook_received',
+  verdict: 'cleared',
+  provider_status: 'success',
+  detail: null,
+  outcome: 'SETTLED_CONSENSUS',
+  ledger_event_type: 'TransactionSettled',
+  ledger_expected_revision: 0,
+  state_before: 'PENDING',
+  state_after: 'SETTLED_CONSENSUS',
+  entitlement_status: 'UNLOCKED',
+  checks: [{ check: 'amount', passed: true, code: null, expected: '500000', observed: '500000' }],
+  amount_minor: 500_000,
+  currency: 'NGN',
+  user_id: 'user-42',
+  entitlement: 'pro',
+  observed_amount_minor: 500_000,
+  charged_amount_minor: null,
+  observed_currency: 'NGN',
+  provider_transaction_id: null,
+  access_period: 'P1M',
+};
+
+describe('contracts generated from the Avro schemas', () => {
+  it('the committed contracts.generated.ts is what the schemas give (run `npm run contracts:generate` after a schema change)', async () => {
+    expect(readFileSync(OUTPUT_FILE, 'utf8')).toBe(await generateContracts());
+  }, 30_000);
+
+  it('every schema file is a contract type, and EVENT_TYPES lists each once', () => {
+    const fromFiles = readSchemaFiles().map((f) => f.file.replace(/\.v1\.avsc$/, ''));
+    expect([...EVENT_TYPES].sort()).toEqual(fromFiles.sort());
+    expect(Object.keys(CONTRACT_LITERALS).sort()).toEqual(fromFiles.sort());
+  });
+
+  it('every closed-list field named for the generator exists as a string field of its schema', async () => {
+    expect(LITERAL_FIELDS.VerificationRequested).toEqual({ trigger: 'trigger' });
+    const files = readSchemaFiles().map((f) =>
+      f.file === 'VerificationRequested.v1.avsc' ? { ...f, text: f.text.replace('"name": "trigger"', '"name": "trigger_renamed"') } : f,
+    );
+    await expect(generateContracts(files)).rejects.toThrow('VerificationRequested.trigger');
+  });
+
+  it('an outcome is a state a verification can move to, or UNCHANGED', () => {
+    expect([...CONSENSUS_OUTCOMES].sort()).toEqual([...TRANSACTION_STATUSES.filter((s) => s !== 'PENDING'), 'UNCHANGED'].sort());
+  });
+
+  it('closed-list fields named for a record no schema defines are refused', async () => {
+    const files = readSchemaFiles().filter((f) => f.file !== 'DeliveryDeadLettered.v1.avsc');
+    await expect(generateContracts(files)).rejects.toThrow('DeliveryDeadLettered');
+  });
+
+  it('a schema whose file name does not match its record is refused', async () => {
+    const [first] = readSchemaFiles();
+    await expect(generateContracts([{ file: 'Other.v1.avsc', text: first!.text }])).rejects.toThrow('holds record');
+  });
+});
+
+describe('closed-list values checked at decode time', () => {
+  it('a payload with known values passes as its typed event', () => {
+    expect(findInvalidLiteral('ConsensusResult', consensusResult)).toBeNull();
+    expect(typedEvent('ConsensusResult', consensusResult)).toEqual({ type: 'ConsensusResult', payload: consensusResult });
+  });
+
+  it.each<[string, keyof ContractMap, Record<string, unknown>, string]>([
+    ['an unknown state', 'ConsensusResult', { ...consensusResult, state_after: 'SETTLED_TWICE' }, 'state_after'],
+    ['an unknown verdict', 'ConsensusResult', { ...consensusResult, verdict: 'maybe' }, 'verdict'],
+    [
+      'an unknown check inside the array',
+      'ConsensusResult',
+      { ...consensusResult, checks: [...consensusResult.checks, { ...consensusResult.checks[0], check: 'colour' }] },
+      'checks.1.check',
+    ],
+    [
+      'an unknown trigger',
+      'VerificationRequested',
+      { event_id: 'e', occurred_at: 1, correlation_id: 'c', reference: 'r', trigger: 'no_such_trigger', requested_by: 't' },
+      'trigger',
+    ],
+    [
+      'an unknown provider',
+      'ProviderWebhookReceived',
+      { event_id: 'e', occurred_at: 1, correlation_id: 'c', reference: 'r', provider: 'acme', provider_event_type: 'x', body_sha256: 'a' },
+      'provider',
+    ],
+  ])('%s is a DecodeError MESSAGE.INVALID_VALUE naming the field (dead-lettered, never handled)', (_name, type, payload, path) => {
+    expect(findInvalidLiteral(type, payload)?.path).toBe(path);
+    let caught: unknown;
+    try {
+      typedEvent(type, payload);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(DecodeError);
+    expect((caught as DecodeError).code).toBe('MESSAGE.INVALID_VALUE');
+    expect((caught as DecodeError).message).toContain(path);
+  });
+});
