@@ -1,4 +1,5 @@
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { ReadModelNotReadyError } from '@settle/ledger';
 import { CheckoutError } from './checkout.errors.js';
 import type { RegisterCheckoutBody } from './checkout.request.js';
 import { CheckoutRepository, type CheckoutRecord } from './checkout.repository.js';
@@ -25,6 +26,21 @@ export class CompleteCheckoutCommand extends Command<{ reference: string; state:
 }
 
 /**
+ * The state to answer after an intake command (registration, completion), which is committed
+ * already: the read model's, or `PENDING` while it has no row or does not exist yet (the ledger
+ * projector, which owns it, has not booted on this database: docs/postgres.md). Intake never
+ * fails for want of a read model; only the status reads answer 503 `READ_MODEL.NOT_READY`.
+ */
+async function stateAfterIntake(checkouts: CheckoutRepository, reference: string): Promise<string> {
+  try {
+    return (await checkouts.view(reference))?.state ?? 'PENDING';
+  } catch (error) {
+    if (error instanceof ReadModelNotReadyError) return 'PENDING';
+    throw error;
+  }
+}
+
+/**
  * Registers once; the same terms again answer the same; other terms for a known reference
  * are a conflict.
  *
@@ -39,8 +55,11 @@ export class RegisterCheckoutHandler implements ICommandHandler<RegisterCheckout
     if (result.kind === 'conflict') {
       throw new CheckoutError('CHECKOUT.CONFLICT', `Reference ${body.reference} is registered with other terms`);
     }
-    const view = await this.checkouts.view(result.record.reference);
-    return { reference: result.record.reference, state: view?.state ?? 'PENDING', created: result.kind === 'registered' };
+    return {
+      reference: result.record.reference,
+      state: await stateAfterIntake(this.checkouts, result.record.reference),
+      created: result.kind === 'registered',
+    };
   }
 }
 
@@ -52,7 +71,6 @@ export class CompleteCheckoutHandler implements ICommandHandler<CompleteCheckout
   async execute({ reference, now }: CompleteCheckoutCommand) {
     const record: CheckoutRecord | null = await this.checkouts.complete(reference, now);
     if (!record) throw new CheckoutError('CHECKOUT.NOT_FOUND', `No checkout is registered under reference ${reference}`);
-    const view = await this.checkouts.view(reference);
-    return { reference, state: view?.state ?? 'PENDING' };
+    return { reference, state: await stateAfterIntake(this.checkouts, reference) };
   }
 }
