@@ -1,7 +1,7 @@
 import type { LedgerStoreConfig } from '@settle/config';
 import type { Pool } from '@settle/platform';
-import { KurrentDbLedger } from './kurrentdb-ledger.js';
-import { PostgresLedger } from './postgres-ledger.js';
+import { KurrentDbLedger } from './event-store/kurrentdb-ledger.js';
+import { PostgresLedger } from './postgres/postgres-ledger.js';
 
 /** A ledger store opened from configuration, tagged by kind (what each can do differs: docs/ledger.md). */
 export type OpenedLedgerStore =

@@ -1,6 +1,6 @@
 import { SettleError, type ErrorKind } from '@settle/domain';
 import { ChainVerifier, GENESIS_HASH, type ChainBreak } from './hash-chain.js';
-import type { LedgerStore } from './ledger.port.js';
+import type { LedgerStore } from '../ports/ledger.port.js';
 
 /** What a whole-ledger verification reads: every event in order, the head, and stored stream hashes. */
 export interface VerifiableLedger extends Pick<LedgerStore, 'readAll'> {

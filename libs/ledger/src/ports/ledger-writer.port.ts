@@ -11,7 +11,7 @@
  *   with its checkpoint, so each committed event is projected and published exactly once in effect.
  */
 import type { DuplicateEventIdError, ExpectedRevision, LedgerEventInput, RecordedLedgerEvent, WrongExpectedRevisionError } from './ledger.port.js';
-import type { LatestVerificationRow } from './read-model.js';
+import type { LatestVerificationRow } from '../projection/read-models.js';
 
 /** One stream's append within a session: the events, at the revision expected. */
 export interface StreamAppend {

@@ -1,4 +1,4 @@
-import { GENESIS_HASH, globalHash, streamHash } from './hash-chain.js';
+import { GENESIS_HASH, globalHash, streamHash } from '../chain/hash-chain.js';
 import {
   DuplicateEventIdError,
   pollingSubscription,
@@ -10,7 +10,7 @@ import {
   type LedgerSubscription,
   type RecordedLedgerEvent,
   type SubscribeOptions,
-} from './ledger.port.js';
+} from '../ports/ledger.port.js';
 
 /** In-memory ledger for unit tests. Passes the same contract suite as the real stores. */
 export class InMemoryLedger implements LedgerStore {

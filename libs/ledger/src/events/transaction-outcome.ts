@@ -12,7 +12,7 @@ import {
 } from '@settle/domain';
 import { CONSENSUS_OUTCOMES } from '@settle/messaging';
 import { z } from 'zod';
-import type { LedgerEventInput, RecordedLedgerEvent } from './ledger.port.js';
+import type { LedgerEventInput, RecordedLedgerEvent } from '../ports/ledger.port.js';
 
 /** Prefix (category) of the transaction streams. */
 export const TRANSACTION_STREAM_CATEGORY = 'transaction';

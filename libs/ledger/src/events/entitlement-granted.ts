@@ -1,7 +1,7 @@
 import { ENTITLEMENT_EVENT_KINDS, type AccessPeriod, type EntitlementEvent, type EntitlementGranted } from '@settle/domain';
 import { z } from 'zod';
-import type { LedgerEventInput, RecordedLedgerEvent } from './ledger.port.js';
-import { LedgerEventShapeError } from './transaction-outcome-event.js';
+import type { LedgerEventInput, RecordedLedgerEvent } from '../ports/ledger.port.js';
+import { LedgerEventShapeError } from './transaction-outcome.js';
 
 /** Prefix (category) of the entitlement streams. */
 export const ENTITLEMENT_STREAM_CATEGORY = 'entitlement';

@@ -11,7 +11,7 @@ import {
   type ReadPosition,
   type RecordedEvent,
 } from '@kurrent/kurrentdb-client';
-import { GENESIS_HASH, streamHash } from './hash-chain.js';
+import { GENESIS_HASH, streamHash } from '../chain/hash-chain.js';
 import {
   WrongExpectedRevisionError,
   type AppendResult,
@@ -21,7 +21,7 @@ import {
   type LedgerSubscription,
   type RecordedLedgerEvent,
   type SubscribeOptions,
-} from './ledger.port.js';
+} from '../ports/ledger.port.js';
 
 /** Metadata keys the adapter adds to each event (and strips when reading). */
 const RECORDED_AT = 'settle_recorded_at';

@@ -7,9 +7,9 @@
  */
 import type { OutboxMessage } from '@settle/messaging';
 import { deterministicId } from '@settle/platform';
-import { entitlementGrantedOf, parseEntitlementStream } from './entitlement-events.js';
-import type { RecordedLedgerEvent } from './ledger.port.js';
-import { parseTransactionStream, transactionOutcomeOf } from './transaction-outcome-event.js';
+import { entitlementGrantedOf, parseEntitlementStream } from '../events/entitlement-granted.js';
+import type { RecordedLedgerEvent } from '../ports/ledger.port.js';
+import { parseTransactionStream, transactionOutcomeOf } from '../events/transaction-outcome.js';
 
 /** One row of `read_model.transaction_status` (a ledger projection). */
 export interface LedgerStatusRow {

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { inTransaction, isUniqueViolation, type Pool, type PoolClient, type SchemaMigrations } from '@settle/platform';
-import { GENESIS_HASH, streamHash } from './hash-chain.js';
+import { GENESIS_HASH, streamHash } from '../chain/hash-chain.js';
 import {
   DuplicateEventIdError,
   pollingSubscription,
@@ -12,8 +12,8 @@ import {
   type LedgerSubscription,
   type RecordedLedgerEvent,
   type SubscribeOptions,
-} from './ledger.port.js';
-import type { StreamAppend } from './ledger-writer.port.js';
+} from '../ports/ledger.port.js';
+import type { StreamAppend } from '../ports/ledger-writer.port.js';
 
 /** Role that may append to the ledger and read it, and nothing else (see {@link LEDGER_MIGRATIONS}). */
 export const LEDGER_WRITER_ROLE = 'settle_ledger_writer';
@@ -32,7 +32,7 @@ export const LEDGER_WRITER_ROLE = 'settle_ledger_writer';
  */
 export const LEDGER_MIGRATIONS: SchemaMigrations = {
   schema: 'ledger',
-  dir: fileURLToPath(new URL('../migrations/ledger', import.meta.url)),
+  dir: fileURLToPath(new URL('../../migrations/ledger', import.meta.url)),
 };
 
 /** What preparing one append of a batch gave: the append to write, nothing to write, or why it cannot be. */

@@ -1,10 +1,10 @@
 import type { Outbox, OutboxRelay } from '@settle/messaging';
 import { inTransaction, type Logger, type Pool } from '@settle/platform';
 import pMap from 'p-map';
-import { DuplicateEventIdError, WrongExpectedRevisionError, type LedgerStore, type RecordedLedgerEvent } from './ledger.port.js';
-import { outboxMessagesOf, readModelRowsOf } from './ledger-projection.js';
-import type { AppendOutcome, LedgerSession, LedgerWriter, StreamAppend } from './ledger-writer.port.js';
-import { upsertEntitlements, upsertLedgerStatuses, type LatestVerificationRow } from './read-model.js';
+import { DuplicateEventIdError, WrongExpectedRevisionError, type LedgerStore, type RecordedLedgerEvent } from '../ports/ledger.port.js';
+import { outboxMessagesOf, readModelRowsOf } from '../projection/ledger-projection.js';
+import type { AppendOutcome, LedgerSession, LedgerWriter, StreamAppend } from '../ports/ledger-writer.port.js';
+import { upsertEntitlements, upsertLedgerStatuses, type LatestVerificationRow } from '../projection/read-models.js';
 
 /** Streams appended to at once within a session (appends to one stream stay in order). */
 const STREAM_CONCURRENCY = 16;

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { SettleError, type ErrorKind } from '@settle/domain';
 import { inTransaction, type Pool, type PoolClient, type SchemaMigrations } from '@settle/platform';
-import type { LedgerStore } from './ledger.port.js';
+import type { LedgerStore } from '../ports/ledger.port.js';
 import { readModelRowsOf, type EntitlementRow, type LedgerStatusRow } from './ledger-projection.js';
 
 /**
@@ -22,7 +22,7 @@ import { readModelRowsOf, type EntitlementRow, type LedgerStatusRow } from './le
  */
 export const READ_MODEL_MIGRATIONS: SchemaMigrations = {
   schema: 'read_model',
-  dir: fileURLToPath(new URL('../migrations/read_model', import.meta.url)),
+  dir: fileURLToPath(new URL('../../migrations/read_model', import.meta.url)),
 };
 
 /**
