@@ -52,7 +52,7 @@ const check = z.object({
 /**
  * The `data` of an outcome event of a transaction stream (`TransactionSettled`,
  * `PaymentDeclined`, `PaymentHeldInReview`, `StateMismatchDetected`, `ManualReviewRequired`;
- * spec section 1, "Immutable Ledger", and docs/ledger.md): the consensus result that caused
+ * docs/spec.md, section 1, "Immutable Ledger", and docs/ledger.md): the consensus result that caused
  * it, with the four checks, what was expected (the registration) and what the provider
  * reported. Amounts are integers in minor units; `decided_at` is epoch milliseconds. The one
  * definition of the payload: the projector writes it, the read models and the outboxes read it.

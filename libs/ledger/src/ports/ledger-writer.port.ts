@@ -1,6 +1,6 @@
 /**
  * The ledger writer port: what the ledger projector needs from a store, whatever the store
- * (spec section 1, "Immutable Ledger"; docs/ledger.md, "One port, two stores"). The projector
+ * (docs/spec.md, section 1, "Immutable Ledger"; docs/ledger.md, "One port, two stores"). The projector
  * appends outcomes and grants; each store makes the read models and the settlement and
  * entitlement outboxes follow from what it committed:
  * - PostgreSQL ({@link PostgresLedgerWriter}): a session is one database transaction; the

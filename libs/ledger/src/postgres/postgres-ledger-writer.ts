@@ -9,7 +9,7 @@ import { upsertEntitlements, upsertLatestVerifications, upsertLedgerStatuses, ty
 /**
  * The ledger writer on PostgreSQL: a session is one database transaction, in which the
  * appends, the read models they stand for and their outbox messages commit together, so a
- * settlement is published if and only if it is in the ledger (spec section 1; docs/ledger.md).
+ * settlement is published if and only if it is in the ledger (docs/spec.md, section 1; docs/ledger.md).
  *
  * The session costs a fixed number of statements whatever the batch size: appends are checked
  * and hashed under their streams' locks as they come (one lock statement and one event-id

@@ -15,7 +15,7 @@ const ingestionEnv = z.object({
 });
 
 /**
- * Provider C, Flutterwave v3 (shared/reference/providers.md): verification with one secret key
+ * Flutterwave v3 (docs/provider-facts.md, Flutterwave): verification with one secret key
  * (vault name `secret_key`); webhooks authenticated with the dashboard secret hash (`verif-hash`
  * header, or the HMAC variant per `FLUTTERWAVE_WEBHOOK_MODE`), stored in ingestion's vault as
  * `webhook_secret`. Flutterwave's transaction id and status identify an event; the reference is

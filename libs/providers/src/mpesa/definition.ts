@@ -34,7 +34,7 @@ const ingestionEnv = z.object({
 });
 
 /**
- * M-Pesa Daraja STK push (shared/reference/providers.md): verification with an app's consumer
+ * M-Pesa Daraja STK push (docs/provider-facts.md, M-Pesa): verification with an app's consumer
  * key and secret and the Lipa na M-Pesa pass key (vault names `consumer_key`,
  * `consumer_secret`, `passkey`); callbacks carry no signature, so a secret token in the callback
  * path (`POST /v1/webhooks/mpesa/<token>`, vault name `callback_token`) and an optional source

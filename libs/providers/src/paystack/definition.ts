@@ -10,7 +10,7 @@ const verifierEnv = z.object({
 });
 
 /**
- * Provider A, Paystack (shared/reference/providers.md): verification with one secret key
+ * Paystack (docs/provider-facts.md, Paystack): verification with one secret key
  * (vault name `secret_key`); webhooks signed with the same secret key (`x-paystack-signature`,
  * hex HMAC-SHA512 of the raw body), stored in ingestion's vault as `webhook_secret`. Paystack
  * events carry no id: the SHA-256 of the verified body identifies one.

@@ -27,7 +27,7 @@ export function verifyPaystackWebhook(rawBody: Buffer, header: HeaderValue, secr
 
 /**
  * Verifies Paystack's `x-paystack-signature`: the hex HMAC-SHA512 of the exact raw request
- * body, keyed with the account's secret key (shared/reference/providers.md, provider A).
+ * body, keyed with the account's secret key (docs/provider-facts.md, Paystack).
  * Compared in constant time on the raw bytes; a header of the wrong length or with non-hex
  * characters fails without comparing.
  *

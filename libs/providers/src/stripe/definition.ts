@@ -15,7 +15,7 @@ const ingestionEnv = z.object({
 });
 
 /**
- * Provider B, Stripe PaymentIntents (shared/reference/providers.md): verification with one
+ * Stripe PaymentIntents (docs/provider-facts.md, Stripe): verification with one
  * secret key (vault name `secret_key`); webhooks signed with the endpoint secret (`whsec_...`,
  * `Stripe-Signature: t=...,v1=...` within `WEBHOOK_TOLERANCE_MS`), stored in ingestion's vault
  * as `webhook_secret`. The event's `id` identifies it; the reference is the intent id.
