@@ -67,7 +67,28 @@ ensure_build() {
   (cd "$SETTLE_ROOT" && npm run --silent build >&2)
 }
 
-# True when something listens on 127.0.0.1:$1.
+# The local infrastructure for a run of the tests or the benchmarks (test.sh, bench.sh):
+# provisions what is missing (the jars are needed even when another checkout's broker is
+# already answering: some tests start a broker of their own from them), starts Kafka, the
+# registry, PostgreSQL and Redis unless they already run, and stops on exit what it started.
+# The browser the console's end-to-end tests drive (docs/console.md): Debian's chromium, at
+# /usr/bin/chromium (SETTLE_CHROMIUM to use another), installed with apt-get when missing and
+# this runs as root; otherwise the browser tests skip and say why. playwright-core drives it; no
+# browser is ever downloaded.
+ensure_chromium() {
+  local chromium="${SETTLE_CHROMIUM:-/usr/bin/chromium}"
+  [ -x "$chromium" ] && return 0
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+    log "no browser at $chromium and cannot install one (needs root and apt-get): the console's browser tests will skip"
+    return 0
+  fi
+  log "installing Debian's chromium for the console's browser tests (first run only)"
+  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2 ||
+      log "chromium could not be installed: the console's browser tests will skip"
+  fi
+}
+
 # The local infrastructure for a run of the tests or the benchmarks (test.sh, bench.sh):
 # provisions what is missing (the jars are needed even when another checkout's broker is
 # already answering: some tests start a broker of their own from them), starts Kafka, the
@@ -83,6 +104,7 @@ use_local_infra() {
   trap 'if [ "$SETTLE_STARTED_INFRA" = 1 ]; then "$SETTLE_ROOT/scripts/local/infra.sh" stop || true; fi' EXIT
 }
 
+# True when something listens on 127.0.0.1:$1.
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # wait_for <seconds> <description> <command...>

@@ -71,7 +71,16 @@ interface Recorded {
   fresh: boolean;
 }
 
-/** One result of the batch could not be granted: the batch is handled again one result at a time. */
+/** The dead-letter error of a settlement whose grant's event id is stored in another stream (never seen; dead-lettered, never retried). */
+function grantStoredElsewhere(): PermanentMessageError {
+  return new PermanentMessageError('LEDGER.DUPLICATE_EVENT_ID', 'the grant of this settlement is stored elsewhere');
+}
+
+/**
+ * Control flow inside the projector, never leaving it: one result of the batch could not be
+ * granted, so the batch is handled again one result at a time ({@link ProjectionService.handleBatch}
+ * turns it into a dead-letter record for that result alone).
+ */
 class IsolateResults extends Error {
   constructor() {
     super('a grant of the batch cannot be appended; the batch is handled one result at a time');
@@ -152,7 +161,8 @@ export class ProjectionService {
     try {
       return await this.project(results);
     } catch (error) {
-      if (!(error instanceof IsolateResults) || results.length === 1) throw error;
+      if (!(error instanceof IsolateResults)) throw error;
+      if (results.length === 1) return [{ index: results[0]!.index, error: grantStoredElsewhere() }];
       // Rare (a grant's event id stored elsewhere): one session per result, so the one that
       // cannot be granted goes to the dead-letter topic alone.
       const failed: Array<{ index: number; error: unknown }> = [];
@@ -161,7 +171,7 @@ export class ProjectionService {
           failed.push(...(await this.project([one])));
         } catch (single) {
           if (!(single instanceof IsolateResults)) throw single;
-          failed.push({ index: one.index, error: new PermanentMessageError('LEDGER.DUPLICATE_EVENT_ID', 'the grant of this settlement is stored elsewhere') });
+          failed.push({ index: one.index, error: grantStoredElsewhere() });
         }
       }
       return failed;
@@ -241,7 +251,8 @@ export class ProjectionService {
     );
     const decided = wanted.flatMap(({ a, accessPeriod, stream }) => {
       const settlementEventId = a.ledgerEvent.eventId;
-      const history = histories.get(stream)!;
+      const history = histories.get(stream) ?? [];
+      histories.set(stream, history);
       const state = foldEntitlement(history);
       const granted = decideGrant(
         {

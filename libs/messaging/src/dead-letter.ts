@@ -1,4 +1,5 @@
 import type { KafkaMessage, Producer } from 'kafkajs';
+import { isSettleError } from '@settle/domain';
 import type { Logger } from 'pino';
 import type { MessageContext } from './handler.js';
 import { HEADERS } from './headers.js';
@@ -24,9 +25,9 @@ export interface DeadLetterOptions {
  */
 export function deadLetterHeaders(message: KafkaMessage, context: MessageContext, error: unknown, groupId: string): Record<string, Buffer | string> {
   return {
-    ...(message.headers as Record<string, Buffer>),
+    ...originalHeaders(message),
     [HEADERS.dlqErrorCode]: errorCode(error),
-    [HEADERS.dlqErrorMessage]: String((error as Error).message ?? error).slice(0, 1000),
+    [HEADERS.dlqErrorMessage]: (error instanceof Error ? error.message : String(error)).slice(0, 1000),
     [HEADERS.dlqSourceTopic]: context.topic,
     [HEADERS.dlqSourcePartition]: String(context.partition),
     [HEADERS.dlqSourceOffset]: context.offset,
@@ -34,8 +35,19 @@ export function deadLetterHeaders(message: KafkaMessage, context: MessageContext
   };
 }
 
+/** The code a dead-letter record names: a Settle error's own, else `MESSAGE.UNPROCESSABLE` (never a driver's or the OS's). */
 function errorCode(error: unknown): string {
-  return (error as { code?: string }).code ?? 'MESSAGE.UNPROCESSABLE';
+  return isSettleError(error) ? error.code : 'MESSAGE.UNPROCESSABLE';
+}
+
+/** The original message's headers that can be sent again (kafkajs gives Buffers, strings or arrays of them). */
+function originalHeaders(message: KafkaMessage): Record<string, Buffer | string> {
+  const out: Record<string, Buffer | string> = {};
+  for (const [name, value] of Object.entries(message.headers ?? {})) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (typeof first === 'string' || Buffer.isBuffer(first)) out[name] = first;
+  }
+  return out;
 }
 
 /**

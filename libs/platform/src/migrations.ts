@@ -122,7 +122,7 @@ export async function migrateSchema(pool: pg.Pool, migrations: SchemaMigrations,
     markBroken(new Error(`connection used to migrate ${schema}`));
     await client.query('SELECT pg_advisory_lock($1)', [lock]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    await checkApplied(client, schema, files);
+    await checkApplied(client, schema, files, logger);
     const applied = await runMigrations(client, migrations, logger).catch(async (error: unknown) => {
       // The failed migration's transaction is still open on this session: end it, then record
       // the checksums of the migrations applied before it.
@@ -169,7 +169,15 @@ export async function migrateSchemas(pool: pg.Pool, migrations: readonly SchemaM
   for (const schemaMigrations of migrations) await migrateSchema(pool, schemaMigrations, logger);
 }
 
-async function checkApplied(client: pg.PoolClient, schema: string, files: readonly MigrationFile[]): Promise<void> {
+/**
+ * Refuses an applied migration whose file is gone or was edited. An applied migration with no
+ * recorded checksum (a crash between applying it and recording its checksum, the two not being
+ * one transaction) is taken as its current file, with a warning: an operator must check that the
+ * file was not edited since.
+ *
+ * @throws MigrationError `MIGRATION.CHANGED`.
+ */
+async function checkApplied(client: pg.PoolClient, schema: string, files: readonly MigrationFile[], logger?: Logger): Promise<void> {
   const table = await client.query<{ exists: boolean }>('SELECT to_regclass($1) IS NOT NULL AS exists', [`${schema}.${MIGRATIONS_TABLE}`]);
   if (!table.rows[0]?.exists) return;
   await client.query(`ALTER TABLE ${schema}.${MIGRATIONS_TABLE} ADD COLUMN IF NOT EXISTS checksum text`);
@@ -178,6 +186,12 @@ async function checkApplied(client: pg.PoolClient, schema: string, files: readon
   for (const row of rows) {
     const checksum = byName.get(row.name);
     if (checksum === undefined) throw new MigrationError('MIGRATION.CHANGED', `${schema}: applied migration ${row.name} has no file any more`);
+    if (row.checksum === null) {
+      logger?.warn(
+        { alert: 'SETTLE_MIGRATION_CHECKSUM_MISSING', schema, migration: row.name },
+        'an applied migration has no recorded checksum (interrupted boot): its current file is recorded as applied; check it was not edited',
+      );
+    }
     if (row.checksum !== null && row.checksum !== checksum) {
       throw new MigrationError(
         'MIGRATION.CHANGED',

@@ -13,7 +13,7 @@ import { stripeDefinition } from './stripe/definition.js';
  * single list of names: the domain validates registrations against it); typing the registry
  * as a `Record` over them makes a provider without a definition a compile error. Ingestion's
  * webhook routes, the verifier's adapters, the provider configuration keys and the local
- * stack's vault seeding (`scripts/provider-names.ts`) all loop over this record.
+ * stack's vault seeding (`scripts/local/provider-secrets.ts`) all loop over this record.
  */
 export const PROVIDER_REGISTRY: Readonly<Record<ProviderName, ProviderDefinition>> = Object.freeze({
   paystack: paystackDefinition,

@@ -49,8 +49,8 @@ export interface CheckoutView {
 }
 
 /**
- * A registration's terms in column order: the one list both the stored row and its digest are
- * built from, so a field added to one can never be missing from the other.
+ * A registration's terms in column order, for {@link termsDigest}. Whether a registration
+ * repeats the stored terms is decided by the domain's `sameCheckoutTerms`, not by this digest.
  */
 function checkoutTerms(body: RegisterCheckoutBody): Array<string | number | null> {
   return [
@@ -66,7 +66,11 @@ function checkoutTerms(body: RegisterCheckoutBody): Array<string | number | null
   ];
 }
 
-/** Digest of a registration's terms, independent of JSON key order and whitespace. */
+/**
+ * Digest of a registration's terms, independent of JSON key order and whitespace, stored in
+ * `ingestion.checkouts.request_sha256` for audit (what exactly was registered); no decision
+ * reads it.
+ */
 export function termsDigest(body: RegisterCheckoutBody): string {
   return createHash('sha256')
     .update(JSON.stringify(checkoutTerms(body)))

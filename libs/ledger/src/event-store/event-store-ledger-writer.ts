@@ -2,9 +2,9 @@ import type { Outbox, OutboxRelay } from '@settle/messaging';
 import { inTransaction, type Logger, type Pool } from '@settle/platform';
 import pMap from 'p-map';
 import { DuplicateEventIdError, WrongExpectedRevisionError, type LedgerStore, type RecordedLedgerEvent } from '../ports/ledger.port.js';
-import { outboxMessagesOf, readModelRowsOf } from '../projection/ledger-projection.js';
+import { outboxMessagesOf, readModelRowsOf, type LatestVerificationRow } from '../projection/ledger-projection.js';
 import type { AppendOutcome, LedgerSession, LedgerWriter, StreamAppend } from '../ports/ledger-writer.port.js';
-import { upsertEntitlements, upsertLedgerStatuses, type LatestVerificationRow } from '../projection/read-models.js';
+import { upsertEntitlements, upsertLedgerStatuses } from '../projection/read-models.js';
 
 /** Streams appended to at once within a session (appends to one stream stay in order). */
 const STREAM_CONCURRENCY = 16;
@@ -151,15 +151,23 @@ export class CheckpointedLedgerProjection {
     this.loop = (async () => {
       while (this.running) {
         let projected = 0;
-        let delay = this.options.pollIntervalMs ?? 200;
+        let failed = false;
         this.woken = false;
         try {
           projected = await this.projectPage();
         } catch (error) {
-          this.logger.error({ err: error, projection: this.name }, 'ledger projection page failed; retrying');
-          delay = this.options.retryDelayMs ?? 1_000;
+          failed = true;
+          // Nothing after the checkpoint is projected or published until this page is: a page that
+          // keeps failing (a malformed stored event, a database down) is an alert, never skipped.
+          this.logger.error({ alert: 'SETTLE_LEDGER_PROJECTION_STALLED', err: error, projection: this.name }, 'ledger projection page failed; retrying');
         }
-        if (projected < this.pageSize && this.running) await this.sleep(delay);
+        if (failed) {
+          // The back-off holds even when appends keep waking the projection.
+          this.woken = false;
+          await this.sleep(this.options.retryDelayMs ?? 1_000, { ignoreWake: true });
+        } else if (projected < this.pageSize && this.running) {
+          await this.sleep(this.options.pollIntervalMs ?? 200);
+        }
       }
     })();
   }
@@ -178,7 +186,8 @@ export class CheckpointedLedgerProjection {
   }
 
   /** Sleeps `ms`, or less when woken; a wake-up that came while a page was projected ends it at once. */
-  private sleep(ms: number): Promise<void> {
+  private sleep(ms: number, options: { ignoreWake?: boolean } = {}): Promise<void> {
+    if (options.ignoreWake) return new Promise((resolve) => setTimeout(resolve, ms));
     if (this.woken) {
       this.woken = false;
       return Promise.resolve();

@@ -11,7 +11,7 @@
  *   with its checkpoint, so each committed event is projected and published exactly once in effect.
  */
 import type { DuplicateEventIdError, ExpectedRevision, LedgerEventInput, RecordedLedgerEvent, WrongExpectedRevisionError } from './ledger.port.js';
-import type { LatestVerificationRow } from '../projection/read-models.js';
+import type { LatestVerificationRow } from '../projection/ledger-projection.js';
 
 /** One stream's append within a session: the events, at the revision expected. */
 export interface StreamAppend {
@@ -39,10 +39,12 @@ export interface LedgerSession {
    */
   recordLatestVerifications(rows: readonly LatestVerificationRow[]): Promise<void>;
   /**
-   * Every committed event of these streams, oldest first, by stream id (empty for a stream
-   * that does not exist). On PostgreSQL the streams are locked until the session ends, so
-   * call this before appending to them: what is decided on the history read stays true until
-   * the append. Events appended earlier in the same session are not included.
+   * Every committed event of these streams, oldest first, by stream id: an entry for every id
+   * asked (empty for a stream that does not exist). On PostgreSQL the streams are locked until
+   * the session ends, so call this before appending to them: what is decided on the history
+   * read stays true until the append. For a stream already appended to in the same session the
+   * answer depends on the store (PostgreSQL: without those appends; an event store: with them),
+   * so read a stream before appending to it, not after.
    */
   readStreams(streamIds: readonly string[]): Promise<Map<string, RecordedLedgerEvent[]>>;
   /**

@@ -1,10 +1,10 @@
 import type { Outbox, OutboxRelay } from '@settle/messaging';
 import { inTransaction, type Pool, type PoolClient } from '@settle/platform';
 import type { RecordedLedgerEvent } from '../ports/ledger.port.js';
-import { outboxMessagesOf, readModelRowsOf } from '../projection/ledger-projection.js';
+import { outboxMessagesOf, readModelRowsOf, type LatestVerificationRow } from '../projection/ledger-projection.js';
 import type { AppendOutcome, LedgerSession, LedgerWriter, StreamAppend } from '../ports/ledger-writer.port.js';
 import type { LockedStream, PostgresLedger, PreparedAppend } from './postgres-ledger.js';
-import { upsertEntitlements, upsertLatestVerifications, upsertLedgerStatuses, type LatestVerificationRow } from '../projection/read-models.js';
+import { upsertEntitlements, upsertLatestVerifications, upsertLedgerStatuses } from '../projection/read-models.js';
 
 /**
  * The ledger writer on PostgreSQL: a session is one database transaction, in which the

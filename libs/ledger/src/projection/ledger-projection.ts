@@ -30,6 +30,22 @@ export interface LedgerStatusRow {
   updatedAt: Date;
 }
 
+/**
+ * The verifier's latest answer for a reference (`read_model.latest_verification`): not a
+ * ledger fact (answers that changed nothing are not in the ledger), recorded beside it.
+ */
+export interface LatestVerificationRow {
+  reference: string;
+  verdict: string;
+  trigger: string;
+  /** event_id of the message that triggered the verification. */
+  causationId: string;
+  state: string;
+  entitlementStatus: string;
+  /** When the verifier decided. */
+  decidedAt: Date;
+}
+
 /** One row of `read_model.entitlements` (a projection of the entitlement streams). */
 export interface EntitlementRow {
   userId: string;
@@ -47,7 +63,7 @@ export interface EntitlementRow {
   updatedAt: Date;
 }
 
-/** What the projection reads of an event: where it stands and what it says (no position needed). */
+/** What the projection reads of an event: where it stands (stream, revision, global position) and what it says. */
 export type ProjectedEvent = Pick<RecordedLedgerEvent, 'streamId' | 'eventId' | 'type' | 'data' | 'metadata' | 'revision' | 'position'>;
 
 /**

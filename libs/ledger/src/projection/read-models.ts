@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { SettleError, type ErrorKind } from '@settle/domain';
 import { inTransaction, type Pool, type PoolClient, type SchemaMigrations } from '@settle/platform';
 import type { LedgerStore } from '../ports/ledger.port.js';
-import { readModelRowsOf, type EntitlementRow, type LedgerStatusRow } from './ledger-projection.js';
+import { readModelRowsOf, type EntitlementRow, type LatestVerificationRow, type LedgerStatusRow } from './ledger-projection.js';
 
 /**
  * Read models kept by the ledger projector:
@@ -107,18 +107,6 @@ function latestBy<T>(rows: readonly T[], key: (row: T) => string, order: (a: T, 
     if (!seen || order(row, seen) >= 0) latest.set(k, row);
   }
   return latest;
-}
-
-/** The verifier's latest answer for a reference (see {@link READ_MODEL_MIGRATIONS}). */
-export interface LatestVerificationRow {
-  reference: string;
-  verdict: string;
-  trigger: string;
-  /** event_id of the message that triggered the verification. */
-  causationId: string;
-  state: string;
-  entitlementStatus: string;
-  decidedAt: Date;
 }
 
 /** Records the verifier's latest answers in one statement, each unless a later one is already recorded; per reference only the latest. */

@@ -233,15 +233,16 @@ export async function callProvider(
     headers = response.headers;
     body = await response.body.text();
   } catch (error) {
+    // undici's own time-outs by class; the AbortSignal.timeout above rejects with a DOMException
+    // whose code is TIMEOUT_ERR (an abort of another origin, ABORT_ERR, is treated the same).
     if (
       error instanceof errors.HeadersTimeoutError ||
       error instanceof errors.BodyTimeoutError ||
-      (error as { name?: string }).name === 'TimeoutError' ||
-      (error as { name?: string }).name === 'AbortError'
+      (error instanceof DOMException && (error.code === DOMException.TIMEOUT_ERR || error.code === DOMException.ABORT_ERR))
     ) {
       throw new ProviderCallError('PROVIDER.TIMEOUT', true, `No answer within ${init.timeoutMs} ms`);
     }
-    const code = (error as { code?: string }).code ?? 'UNKNOWN';
+    const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN';
     throw new ProviderCallError('PROVIDER.CONNECTION_FAILED', true, `Connection failed (${code})`);
   }
   const retryableCode = RETRYABLE_STATUSES.get(status);
