@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { currencyExponent, entitlementLabel, formatAge, formatDateTime, formatMoney, humanize, stateLabel, stateTone } from '../src/lib/format';
+import { currencyExponent, entitlementLabel, formatAge, formatDateTime, formatMoney, humanize, providerLabel, stateLabel, stateTone } from '../src/lib/format';
 
 describe('currencyExponent', () => {
   it.each([
@@ -71,6 +71,8 @@ describe('labels and tones', () => {
     expect(stateLabel('SOMETHING_NEW')).toBe('Something new');
     expect(entitlementLabel('HELD_IN_REVIEW')).toBe('Held in review');
     expect(humanize('sweeper_review_recheck')).toBe('Sweeper review recheck');
+    expect(providerLabel('mpesa')).toBe('M-Pesa');
+    expect(providerLabel('newpay')).toBe('Newpay');
   });
 
   it('colours settled green, mismatch red, recovering amber and unknown states neutral', () => {

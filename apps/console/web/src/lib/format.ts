@@ -75,6 +75,13 @@ export function humanize(value: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+const PROVIDER_LABELS: Record<string, string> = { paystack: 'Paystack', stripe: 'Stripe', flutterwave: 'Flutterwave', mpesa: 'M-Pesa' };
+
+/** A provider's name as it writes it (`mpesa` is `M-Pesa`). */
+export function providerLabel(provider: string): string {
+  return PROVIDER_LABELS[provider] ?? humanize(provider);
+}
+
 const STATE_LABELS: Record<string, string> = {
   PENDING: 'Pending',
   RECOVERING: 'Recovering',

@@ -4,7 +4,7 @@ import { api, ApiError } from '../api/client';
 import { CHECK_NAMES, type CheckResult, type Role, type TimelineEntry, type TransactionDetail } from '../api/types';
 import { EntitlementBadge, StateBadge } from '../components/Badge';
 import { EmptyState, ErrorPanel, errorMessage, Spinner } from '../components/Feedback';
-import { checkLabel, formatDateTime, formatMoney, humanize, stateLabel } from '../lib/format';
+import { checkLabel, formatDateTime, formatMoney, humanize, providerLabel, stateLabel } from '../lib/format';
 import { RECONCILE_POLL_MS, reconcileProgress, type TransactionMark } from '../lib/reconcile';
 import { Link } from '../lib/router';
 
@@ -98,7 +98,7 @@ function Timeline({ entries }: { entries: TimelineEntry[] }) {
 function Fields({ transaction }: { transaction: TransactionDetail }) {
   return (
     <dl className="fields">
-      <Field label="Provider">{humanize(transaction.provider)}</Field>
+      <Field label="Provider">{providerLabel(transaction.provider)}</Field>
       <Field label="Amount">{formatMoney(transaction.amountMinor, transaction.currency)}</Field>
       <Field label="Amount (minor units)" mono>
         {`${transaction.amountMinor} ${transaction.currency}`}

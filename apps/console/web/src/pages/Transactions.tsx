@@ -4,7 +4,7 @@ import { api } from '../api/client';
 import { ENTITLEMENT_STATUSES, PROVIDERS, STATES, type TransactionFilters } from '../api/types';
 import { EntitlementBadge, StateBadge } from '../components/Badge';
 import { EmptyState, ErrorPanel, Spinner } from '../components/Feedback';
-import { entitlementLabel, formatAge, formatDateTime, formatMoney, humanize, stateLabel } from '../lib/format';
+import { entitlementLabel, formatAge, formatDateTime, formatMoney, providerLabel, stateLabel } from '../lib/format';
 import { filtersFromSearch, transactionsHref } from '../lib/query-string';
 import { Link, navigate } from '../lib/router';
 import { transactionHref } from '../lib/routes';
@@ -67,7 +67,7 @@ export function TransactionsPage({ search }: { search: string }) {
           <option value="">All providers</option>
           {PROVIDERS.map((provider) => (
             <option key={provider} value={provider}>
-              {humanize(provider)}
+              {providerLabel(provider)}
             </option>
           ))}
         </select>
@@ -139,7 +139,7 @@ export function TransactionsPage({ search }: { search: string }) {
                       {row.reference}
                     </Link>
                   </td>
-                  <td>{humanize(row.provider)}</td>
+                  <td>{providerLabel(row.provider)}</td>
                   <td>
                     <StateBadge state={row.state} testId="state-badge" />
                   </td>
