@@ -1,0 +1,46 @@
+import { useSession } from './api/session';
+import { ErrorPanel, Spinner } from './components/Feedback';
+import { matchRoute } from './lib/routes';
+import { Link, useLocation } from './lib/router';
+import { Layout } from './pages/Layout';
+import { OverviewPage } from './pages/Overview';
+import { SignInPage } from './pages/SignIn';
+import { TransactionPage } from './pages/Transaction';
+import { TransactionsPage } from './pages/Transactions';
+
+/** The console: the sign-in page without a session, else the layout around the page the address names. */
+export function App() {
+  const session = useSession();
+  const location = useLocation();
+
+  if (session.isPending) {
+    return (
+      <div className="splash">
+        <Spinner label="Loading the console" />
+      </div>
+    );
+  }
+  if (session.isError) {
+    return (
+      <div className="splash">
+        <ErrorPanel error={session.error} title="The console is not reachable" onRetry={() => void session.refetch()} />
+      </div>
+    );
+  }
+  if (!session.data) return <SignInPage />;
+
+  const route = matchRoute(location.pathname);
+  return (
+    <Layout user={session.data.user} route={route}>
+      {route.name === 'overview' && <OverviewPage />}
+      {route.name === 'transactions' && <TransactionsPage search={location.search} />}
+      {route.name === 'transaction' && <TransactionPage key={route.reference} reference={route.reference} role={session.data.user.role} />}
+      {route.name === 'not_found' && (
+        <div className="empty">
+          <strong>There is no such page.</strong>
+          <Link href="/">Back to the overview</Link>
+        </div>
+      )}
+    </Layout>
+  );
+}

@@ -1,0 +1,125 @@
+import type { Overview, ReconcileAccepted, Session, TransactionFilters, TransactionPage, TransactionView } from './types';
+import { transactionsQuery } from '../lib/query-string';
+
+/** Base path of the console API. */
+export const API_BASE = '/api/v1';
+
+/**
+ * An answer of the console API that is not a success: its RFC 9457 problem details, or what
+ * stands for them when the body is not problem details (a proxy's 502, the network down).
+ */
+export class ApiError extends Error {
+  constructor(
+    /** HTTP status; 0 when no answer came (network error). */
+    readonly status: number,
+    /** The problem's stable code (`CONSOLE.INVALID_CREDENTIALS`), or `HTTP.<status>` / `NETWORK.UNREACHABLE`. */
+    readonly code: string,
+    /** The problem's `detail` or `title`, readable by a person. */
+    message: string,
+    /** Seconds from a `Retry-After` header, when there was one. */
+    readonly retryAfterSeconds: number | null = null,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** Whether an error is the API saying the session is missing or expired (the sign-in page follows). */
+export function isUnauthenticated(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 401 && error.code !== 'CONSOLE.INVALID_CREDENTIALS';
+}
+
+/** Listeners told when any request answers 401 (the session ended elsewhere or expired). */
+const unauthenticatedListeners = new Set<() => void>();
+
+/** Calls `listener` whenever a request other than the sign-in answers 401; returns the unsubscribe function. */
+export function onUnauthenticated(listener: () => void): () => void {
+  unauthenticatedListeners.add(listener);
+  return () => unauthenticatedListeners.delete(listener);
+}
+
+let csrfToken: string | null = null;
+
+/** Remembers the session's CSRF token, sent as `x-csrf-token` on every state-changing request. */
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
+
+async function problemOf(response: Response): Promise<ApiError> {
+  const retryAfter = Number(response.headers.get('retry-after'));
+  const retryAfterSeconds = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null;
+  let code = `HTTP.${response.status}`;
+  let message = response.statusText || `Request failed with status ${response.status}`;
+  try {
+    const body = (await response.json()) as { code?: unknown; detail?: unknown; title?: unknown };
+    if (typeof body.code === 'string') code = body.code;
+    if (typeof body.detail === 'string' && body.detail) message = body.detail;
+    else if (typeof body.title === 'string' && body.title) message = body.title;
+  } catch {
+    // Not JSON (a proxy's error page): the status says enough.
+  }
+  return new ApiError(response.status, code, message, retryAfterSeconds);
+}
+
+/**
+ * Calls the console API with the session cookie (same origin only) and, for every method but
+ * GET, the CSRF token (read again from the session and sent once more when the API rejects it).
+ *
+ * @param path - path under {@link API_BASE}, with its query string.
+ * @returns the parsed JSON body, or `undefined` for 204.
+ * @throws ApiError for any status from 400 up (with the problem's code) and for network failures (status 0).
+ */
+export async function request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  try {
+    return await send<T>(method, path, body);
+  } catch (error) {
+    // A token older than the session (signed in again in another tab): read the session's token once and repeat.
+    if (!(error instanceof ApiError) || error.code !== 'CONSOLE.CSRF_REJECTED' || method === 'GET') throw error;
+    const session = await send<Session>('GET', '/session');
+    setCsrfToken(session.csrfToken);
+    return send<T>(method, path, body);
+  }
+}
+
+async function send<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  let response: Response;
+  try {
+    response = await fetch(`${API_BASE}${path}`, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, 'NETWORK.UNREACHABLE', 'The console API cannot be reached. Check your connection and try again.');
+  }
+  if (!response.ok) {
+    const error = await problemOf(response);
+    if (isUnauthenticated(error) && path !== '/session') unauthenticatedListeners.forEach((listener) => listener());
+    throw error;
+  }
+  if (response.status === 204) return undefined as T;
+  return (await response.json()) as T;
+}
+
+/** The console API, one function per route of the contract. */
+export const api = {
+  /** `POST /session`: signs in; throws ApiError 401 `CONSOLE.INVALID_CREDENTIALS` or 429 `CONSOLE.LOGIN_LOCKED`. */
+  signIn: (email: string, password: string) => request<Session>('POST', '/session', { email, password }),
+  /** `GET /session`: the current session; throws ApiError 401 `CONSOLE.UNAUTHENTICATED` when there is none. */
+  session: () => request<Session>('GET', '/session'),
+  /** `DELETE /session`: signs out. */
+  signOut: () => request<void>('DELETE', '/session'),
+  /** `GET /overview`: counts per state and entitlement status. */
+  overview: () => request<Overview>('GET', '/overview'),
+  /** `GET /transactions`: one page of the list, newest first. */
+  transactions: (filters: TransactionFilters, cursor: string | null, limit?: number) =>
+    request<TransactionPage>('GET', `/transactions${transactionsQuery(filters, cursor, limit)}`),
+  /** `GET /transactions/:reference`: the transaction and its ledger timeline; throws ApiError 404 `CONSOLE.TRANSACTION_NOT_FOUND`. */
+  transaction: (reference: string) => request<TransactionView>('GET', `/transactions/${encodeURIComponent(reference)}`),
+  /** `POST /transactions/:reference/reconcile`: asks for a verification now (operators and admins). */
+  reconcile: (reference: string) => request<ReconcileAccepted>('POST', `/transactions/${encodeURIComponent(reference)}/reconcile`),
+};

@@ -1,0 +1,124 @@
+// The console API's contract (docs/console.md): the shapes apps/console answers under /api/v1.
+// The front end knows Settle only through these; test/contract.unit.spec.ts keeps the closed
+// lists equal to libs/domain's.
+
+/** Transaction states (docs/spec.md, section 3), in the order the Overview shows them. */
+export const STATES = ['PENDING', 'RECOVERING', 'MANUAL_REVIEW', 'SETTLED_CONSENSUS', 'FAILED_DECLINED', 'STATE_MISMATCH'] as const;
+/** One of {@link STATES}. */
+export type TransactionState = (typeof STATES)[number];
+
+/** Entitlement statuses (docs/spec.md, section 2). */
+export const ENTITLEMENT_STATUSES = ['LOCKED', 'UNLOCKED', 'HELD_IN_REVIEW'] as const;
+/** One of {@link ENTITLEMENT_STATUSES}. */
+export type EntitlementStatus = (typeof ENTITLEMENT_STATUSES)[number];
+
+/** Payment providers Settle verifies against. */
+export const PROVIDERS = ['paystack', 'stripe', 'flutterwave', 'mpesa'] as const;
+
+/** The four points of the consensus checklist (docs/spec.md, section 3), in the spec's order. */
+export const CHECK_NAMES = ['transaction_identity', 'currency', 'amount', 'customer'] as const;
+
+/** Console roles: viewers read, operators also reconcile, admins also manage users. */
+export type Role = 'viewer' | 'operator' | 'admin';
+
+/** The signed-in user. */
+export interface SessionUser {
+  email: string;
+  role: Role;
+}
+
+/** Answer of `POST` and `GET /api/v1/session`. */
+export interface Session {
+  user: SessionUser;
+  /** Sent back as `x-csrf-token` on every state-changing request. */
+  csrfToken: string;
+}
+
+/** Answer of `GET /api/v1/overview`: counts of transactions. */
+export interface Overview {
+  states: Partial<Record<string, number>>;
+  entitlements: Partial<Record<string, number>>;
+  heldInReview: number;
+  manualReview: number;
+  stateMismatch: number;
+  total: number;
+}
+
+/** A row of `GET /api/v1/transactions`. */
+export interface TransactionSummary {
+  reference: string;
+  provider: string;
+  state: string;
+  entitlementStatus: string;
+  /** Integer amount in the currency's minor unit (kobo, cents). */
+  amountMinor: number;
+  /** ISO 4217 code. */
+  currency: string;
+  userId: string | null;
+  email: string | null;
+  /** ISO 8601 timestamp. */
+  updatedAt: string;
+}
+
+/** Answer of `GET /api/v1/transactions`, newest first. */
+export interface TransactionPage {
+  items: TransactionSummary[];
+  /** Opaque; `null` on the last page. */
+  nextCursor: string | null;
+}
+
+/** One point of the consensus checklist as the last verification saw it. */
+export interface CheckResult {
+  check: string;
+  passed: boolean;
+  /** The failure's code (`CONSENSUS.AMOUNT_MISMATCH`), `null` when it passed. */
+  code: string | null;
+  expected: string;
+  observed: string;
+}
+
+/** The transaction of `GET /api/v1/transactions/:reference`. */
+export interface TransactionDetail extends TransactionSummary {
+  entitlement: string | null;
+  /** How long the entitlement runs, as the checkout registered it (for example `P30D`), or `null`. */
+  accessPeriod: string | null;
+  /** `null` while no verification has decided. */
+  checks: CheckResult[] | null;
+  lastVerdict: string | null;
+  lastTrigger: string | null;
+}
+
+/** An event of the transaction's ledger stream. */
+export interface TimelineEntry {
+  /** Position in the ledger (global order). */
+  position: number;
+  /** Revision within the transaction's stream, from 0. */
+  revision: number;
+  type: string;
+  /** ISO 8601 timestamp. */
+  recordedAt: string;
+  trigger: string | null;
+  verdict: string | null;
+  state: string | null;
+  detail: string | null;
+}
+
+/** Answer of `GET /api/v1/transactions/:reference`. */
+export interface TransactionView {
+  transaction: TransactionDetail;
+  timeline: TimelineEntry[];
+}
+
+/** Answer of `POST /api/v1/transactions/:reference/reconcile` (202). */
+export interface ReconcileAccepted {
+  reference: string;
+  state: string;
+}
+
+/** The filters of the transactions list, as they stand in the page's query string. */
+export interface TransactionFilters {
+  q: string;
+  provider: string;
+  state: string;
+  entitlement: string;
+}

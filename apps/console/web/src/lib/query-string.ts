@@ -1,0 +1,55 @@
+import type { TransactionFilters } from '../api/types';
+
+/** The filters of the transactions list with nothing chosen. */
+export const NO_FILTERS: TransactionFilters = { q: '', provider: '', state: '', entitlement: '' };
+
+const FILTER_KEYS = ['q', 'provider', 'state', 'entitlement'] as const satisfies readonly (keyof TransactionFilters)[];
+
+/** Page sizes the API accepts (`limit` 1..100). */
+export const MIN_LIMIT = 1;
+export const MAX_LIMIT = 100;
+
+/**
+ * The query string of `GET /api/v1/transactions`: the filters that are set (trimmed; empty ones
+ * left out), the cursor when there is one, and the limit clamped to 1..100.
+ *
+ * @returns `''` when there is nothing to send, else `?` and the parameters, in a fixed order
+ *   (q, provider, state, entitlement, cursor, limit), so equal filters give equal URLs.
+ */
+export function transactionsQuery(filters: Partial<TransactionFilters>, cursor: string | null = null, limit?: number): string {
+  const params = filtersToParams(filters);
+  if (cursor) params.set('cursor', cursor);
+  if (limit !== undefined && Number.isFinite(limit)) params.set('limit', String(Math.min(MAX_LIMIT, Math.max(MIN_LIMIT, Math.trunc(limit)))));
+  const query = params.toString();
+  return query ? `?${query}` : '';
+}
+
+/** The filters as URL parameters, leaving out the empty ones. */
+function filtersToParams(filters: Partial<TransactionFilters>): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const key of FILTER_KEYS) {
+    const value = filters[key]?.trim();
+    if (value) params.set(key, value);
+  }
+  return params;
+}
+
+/**
+ * The console's own address of the transactions list with these filters (what the Overview's
+ * cards link to and what the list keeps in the address bar), e.g. `/transactions?state=PENDING`.
+ */
+export function transactionsHref(filters: Partial<TransactionFilters>): string {
+  const query = filtersToParams(filters).toString();
+  return query ? `/transactions?${query}` : '/transactions';
+}
+
+/** The filters a page's query string (`location.search`) holds; unknown parameters are ignored. */
+export function filtersFromSearch(search: string): TransactionFilters {
+  const params = new URLSearchParams(search);
+  return {
+    q: params.get('q')?.trim() ?? '',
+    provider: params.get('provider')?.trim() ?? '',
+    state: params.get('state')?.trim() ?? '',
+    entitlement: params.get('entitlement')?.trim() ?? '',
+  };
+}

@@ -1,0 +1,51 @@
+import type { ReactNode } from 'react';
+import { useSignOut } from '../api/session';
+import type { SessionUser } from '../api/types';
+import type { Route } from '../lib/routes';
+import { Link } from '../lib/router';
+
+/** The frame of every signed-in page: top bar with the product, the navigation and the user. */
+export function Layout({ user, route, children }: { user: SessionUser; route: Route; children: ReactNode }) {
+  const signOut = useSignOut();
+  const section = route.name === 'overview' ? 'overview' : route.name === 'not_found' ? null : 'transactions';
+  return (
+    <div className="app">
+      <header className="topbar">
+        <Link href="/" className="brand">
+          <span className="brand-mark" aria-hidden="true">
+            S
+          </span>
+          Settle Console
+        </Link>
+        <nav className="nav" aria-label="Main">
+          <Link
+            href="/"
+            data-testid="nav-overview"
+            className={section === 'overview' ? 'active' : undefined}
+            aria-current={section === 'overview' ? 'page' : undefined}
+          >
+            Overview
+          </Link>
+          <Link
+            href="/transactions"
+            data-testid="nav-transactions"
+            className={section === 'transactions' ? 'active' : undefined}
+            aria-current={section === 'transactions' ? 'page' : undefined}
+          >
+            Transactions
+          </Link>
+        </nav>
+        <div className="user">
+          <span className="user-email" title={user.email}>
+            {user.email}
+          </span>
+          <span className={`role role-${user.role}`}>{user.role}</span>
+          <button type="button" className="button button-ghost" data-testid="signout" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main className="content">{children}</main>
+    </div>
+  );
+}

@@ -1,0 +1,254 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useEffect, useState, type ReactNode } from 'react';
+import { api, ApiError } from '../api/client';
+import { CHECK_NAMES, type CheckResult, type Role, type TimelineEntry, type TransactionDetail } from '../api/types';
+import { EntitlementBadge, StateBadge } from '../components/Badge';
+import { EmptyState, ErrorPanel, errorMessage, Spinner } from '../components/Feedback';
+import { checkLabel, formatDateTime, formatMoney, humanize, providerLabel, stateLabel } from '../lib/format';
+import { RECONCILE_POLL_MS, reconcileProgress, type TransactionMark } from '../lib/reconcile';
+import { Link } from '../lib/router';
+
+/** Roles that may ask for a reconciliation (docs/spec.md, section 1, trigger 4). */
+const RECONCILERS: ReadonlySet<Role> = new Set(['operator', 'admin']);
+
+/** A reconciliation asked for on this page, until it shows in the transaction or the wait ends. */
+type Reconciling = { phase: 'waiting'; before: TransactionMark; startedAt: number } | { phase: 'done'; tone: 'success' | 'info' | 'warning'; message: string };
+
+function Field({ label, children, mono }: { label: string; children: ReactNode; mono?: boolean }) {
+  return (
+    <div className="field-view">
+      <dt>{label}</dt>
+      <dd className={mono ? 'mono' : undefined}>{children ?? '—'}</dd>
+    </div>
+  );
+}
+
+function Checks({ checks }: { checks: CheckResult[] | null }) {
+  if (!checks || checks.length === 0) {
+    return (
+      <div data-testid="checks">
+        <EmptyState title="No verification has decided yet">The four checks show here once the provider has answered.</EmptyState>
+      </div>
+    );
+  }
+  const order = (name: string) => {
+    const index = (CHECK_NAMES as readonly string[]).indexOf(name);
+    return index === -1 ? CHECK_NAMES.length : index;
+  };
+  const sorted = [...checks].sort((a, b) => order(a.check) - order(b.check));
+  return (
+    <div className="checks" data-testid="checks">
+      {sorted.map((check) => (
+        <div key={check.check} className={`check ${check.passed ? 'check-pass' : 'check-fail'}`} data-check={check.check}>
+          <div className="check-head">
+            <span className="check-icon" aria-hidden="true">
+              {check.passed ? '✓' : '✕'}
+            </span>
+            <span className="check-name">{checkLabel(check.check)}</span>
+            <span className="sr-only">{check.passed ? 'passed' : 'failed'}</span>
+          </div>
+          <dl className="check-values">
+            <dt>Expected</dt>
+            <dd className="mono">{check.expected || '—'}</dd>
+            <dt>Observed</dt>
+            <dd className="mono">{check.observed || '—'}</dd>
+          </dl>
+          {check.code && <div className="check-code mono">{check.code}</div>}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function Timeline({ entries }: { entries: TimelineEntry[] }) {
+  if (entries.length === 0) {
+    return (
+      <div data-testid="timeline">
+        <EmptyState title="Nothing in the ledger yet">An outcome is recorded once a verification decides.</EmptyState>
+      </div>
+    );
+  }
+  const newestFirst = [...entries].sort((a, b) => b.revision - a.revision);
+  return (
+    <ol className="timeline" data-testid="timeline">
+      {newestFirst.map((entry) => (
+        <li key={entry.position} className="timeline-entry">
+          <div className="timeline-dot" aria-hidden="true" />
+          <div className="timeline-body">
+            <div className="timeline-head">
+              <strong>{entry.type}</strong>
+              {entry.state && <StateBadge state={entry.state} />}
+              <span className="muted small">{formatDateTime(entry.recordedAt)}</span>
+            </div>
+            <div className="timeline-meta muted small">
+              {entry.trigger && <span>Trigger: {humanize(entry.trigger)}</span>}
+              {entry.verdict && <span>Verdict: {humanize(entry.verdict)}</span>}
+              <span className="mono">
+                revision {entry.revision} · position {entry.position}
+              </span>
+            </div>
+            {entry.detail && <p className="timeline-detail">{entry.detail}</p>}
+          </div>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function Fields({ transaction }: { transaction: TransactionDetail }) {
+  return (
+    <dl className="fields">
+      <Field label="Provider">{providerLabel(transaction.provider)}</Field>
+      <Field label="Amount">{formatMoney(transaction.amountMinor, transaction.currency)}</Field>
+      <Field label="Amount (minor units)" mono>
+        {`${transaction.amountMinor} ${transaction.currency}`}
+      </Field>
+      <Field label="User id" mono>
+        {transaction.userId}
+      </Field>
+      <Field label="Email">{transaction.email}</Field>
+      <Field label="Entitlement" mono>
+        {transaction.entitlement}
+      </Field>
+      <Field label="Access period" mono>
+        {transaction.accessPeriod}
+      </Field>
+      <Field label="Last verdict">{transaction.lastVerdict ? humanize(transaction.lastVerdict) : null}</Field>
+      <Field label="Last trigger">{transaction.lastTrigger ? humanize(transaction.lastTrigger) : null}</Field>
+      <Field label="Updated">{formatDateTime(transaction.updatedAt)}</Field>
+    </dl>
+  );
+}
+
+/** One transaction: its fields, the four checks expected against observed, its ledger timeline, and "Reconcile now". */
+export function TransactionPage({ reference, role }: { reference: string; role: Role }) {
+  const [reconciling, setReconciling] = useState<Reconciling | null>(null);
+  const waiting = reconciling?.phase === 'waiting';
+  const view = useQuery({
+    queryKey: ['transaction', reference],
+    queryFn: () => api.transaction(reference),
+    refetchInterval: waiting ? RECONCILE_POLL_MS : false,
+  });
+
+  const reconcile = useMutation({
+    mutationFn: () => api.reconcile(reference),
+    onSuccess: () => {
+      if (!view.data) return;
+      setReconciling({
+        phase: 'waiting',
+        before: { state: view.data.transaction.state, events: view.data.timeline.length },
+        startedAt: Date.now(),
+      });
+    },
+  });
+
+  // While waiting: compare each fresh read with the state before, and stop after the wait.
+  const currentState = view.data?.transaction.state;
+  const currentEvents = view.data?.timeline.length;
+  useEffect(() => {
+    if (reconciling?.phase !== 'waiting' || currentState === undefined || currentEvents === undefined) return;
+    const current = { state: currentState, events: currentEvents };
+    const decide = () => {
+      const progress = reconcileProgress(reconciling.before, current, reconciling.startedAt, Date.now());
+      if (progress === 'changed')
+        setReconciling({ phase: 'done', tone: 'success', message: `Reconciled: ${stateLabel(reconciling.before.state)} → ${stateLabel(current.state)}.` });
+      else if (progress === 'recorded')
+        setReconciling({ phase: 'done', tone: 'info', message: `Verified again: the state stays ${stateLabel(current.state)}.` });
+      else if (progress === 'timed_out')
+        setReconciling({
+          phase: 'done',
+          tone: 'warning',
+          message: 'No change after 30 seconds. The provider may still be answering: check back shortly, or reconcile again.',
+        });
+    };
+    decide();
+    const timer = window.setInterval(decide, 1_000);
+    return () => window.clearInterval(timer);
+  }, [reconciling, currentState, currentEvents]);
+
+  if (view.isPending) {
+    return (
+      <div className="splash-inline">
+        <Spinner label="Loading the transaction" />
+      </div>
+    );
+  }
+  if (view.isError) {
+    const notFound = view.error instanceof ApiError && view.error.status === 404;
+    return (
+      <section>
+        <Link href="/transactions" className="back">
+          ← Transactions
+        </Link>
+        {notFound ? (
+          <EmptyState title={`No transaction ${reference}`}>The reference is not known to Settle.</EmptyState>
+        ) : (
+          <ErrorPanel error={view.error} onRetry={() => void view.refetch()} />
+        )}
+      </section>
+    );
+  }
+
+  const { transaction, timeline } = view.data;
+  const canReconcile = RECONCILERS.has(role);
+  return (
+    <section>
+      <Link href="/transactions" className="back">
+        ← Transactions
+      </Link>
+      <div className="page-head">
+        <div className="title-block">
+          <h1 className="mono">{transaction.reference}</h1>
+          <div className="badges">
+            <StateBadge state={transaction.state} testId="state-badge" />
+            <EntitlementBadge status={transaction.entitlementStatus} />
+          </div>
+        </div>
+        {canReconcile && (
+          <button
+            type="button"
+            className="button button-primary"
+            data-testid="reconcile"
+            onClick={() => reconcile.mutate()}
+            disabled={reconcile.isPending || waiting}
+          >
+            {reconcile.isPending || waiting ? <Spinner label="Reconciling" /> : null}
+            {reconcile.isPending ? 'Requesting…' : waiting ? 'Verifying with the provider…' : 'Reconcile now'}
+          </button>
+        )}
+      </div>
+
+      {reconcile.isError && (
+        <div className="notice notice-danger" role="alert" data-testid="reconcile-result">
+          Reconciliation was not started: {errorMessage(reconcile.error)}
+        </div>
+      )}
+      {reconciling?.phase === 'waiting' && (
+        <div className="notice notice-info" role="status" data-testid="reconcile-result">
+          Reconciliation requested. Waiting for the provider's answer…
+        </div>
+      )}
+      {reconciling?.phase === 'done' && (
+        <div className={`notice notice-${reconciling.tone}`} role="status" data-testid="reconcile-result">
+          {reconciling.message}
+        </div>
+      )}
+
+      <div className="panel">
+        <h2 className="panel-title">Details</h2>
+        <Fields transaction={transaction} />
+      </div>
+
+      <div className="panel">
+        <h2 className="panel-title">Consensus checks</h2>
+        <p className="muted small">All four must pass before the ledger records a settlement (expected from the checkout, observed from the provider).</p>
+        <Checks checks={transaction.checks} />
+      </div>
+
+      <div className="panel">
+        <h2 className="panel-title">Ledger timeline</h2>
+        <Timeline entries={timeline} />
+      </div>
+    </section>
+  );
+}
