@@ -1,9 +1,11 @@
 /** The console's pure parts: the list cursor, the role order, and the auth service on the in-memory store. */
+import { readMigrationFiles } from '@settle/platform';
 import { describe, expect, it } from 'vitest';
 import { AuthService, LOCKOUT_WINDOW_MS } from '../src/auth/auth.service.js';
 import { MemoryAuthStore } from '../src/auth/memory-auth-store.js';
 import { CONSOLE_ROLES, isConsoleRole, roleAtLeast } from '../src/auth/roles.js';
 import { sessionIdOf, tokensEqual } from '../src/auth/secrets.js';
+import { CONSOLE_MIGRATIONS } from '../src/schema.js';
 import { decodeCursor, encodeCursor } from '../src/transactions/cursor.js';
 
 describe('list cursor', () => {
@@ -111,5 +113,13 @@ describe('AuthService (in-memory store)', () => {
     await expect(auth.signIn('other@example.com', 'wrong')).rejects.toMatchObject({ code: 'CONSOLE.INVALID_CREDENTIALS' });
     advance(LOCKOUT_WINDOW_MS - 5 * 60_000);
     expect((await auth.signIn('ops@example.com', PASSWORD)).outcome).toBe('signed_in');
+  });
+});
+
+describe('console migrations', () => {
+  it('are numbered, uniquely versioned SQL files starting at 0001_initial', async () => {
+    const files = await readMigrationFiles(CONSOLE_MIGRATIONS.dir);
+    expect(files[0]?.name).toBe('0001_initial');
+    expect(CONSOLE_MIGRATIONS.schema).toBe('console');
   });
 });
