@@ -5,7 +5,7 @@
  * detail with its ledger timeline. The other apps' schemas are made by their own migrations.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -137,6 +137,8 @@ beforeAll(async () => {
 
   webDir = await mkdtemp(join(tmpdir(), 'console-web-'));
   await writeFile(join(webDir, 'index.html'), '<!doctype html><title>Settle console</title>');
+  await mkdir(join(webDir, 'assets'));
+  await writeFile(join(webDir, 'assets', 'app.js'), 'console.log("app")');
 });
 
 afterAll(async () => {
@@ -241,15 +243,31 @@ describe('session', () => {
       expect(page.statusCode).toBe(200);
       expect(page.body).toContain('Settle console');
       expect(page.headers['x-frame-options']).toBe('DENY');
+      const asset = await secured.inject({ method: 'GET', url: '/assets/app.js' });
+      expect(asset.statusCode).toBe(200);
+      expect(asset.body).toBe('console.log("app")');
+      // The app's own routes load index.html; unknown API paths and missing files stay 404 problems.
+      const deepLink = await secured.inject({ method: 'GET', url: '/transactions/REF-A?tab=timeline' });
+      expect(deepLink.statusCode).toBe(200);
+      expect(deepLink.body).toContain('Settle console');
+      for (const url of ['/api/v1/nope', '/assets/missing.js']) {
+        const missing = await secured.inject({ method: 'GET', url });
+        expect(missing.statusCode).toBe(404);
+        expect(missing.json()).toMatchObject({ code: 'REQUEST.NOT_FOUND' });
+      }
     } finally {
       await secured.close();
     }
   });
 
-  it('answers / with 503 CONSOLE.WEB_NOT_BUILT when the web app is not built', async () => {
-    const res = await app.inject({ method: 'GET', url: '/' });
-    expect(res.statusCode).toBe(503);
-    expect(res.json()).toMatchObject({ code: 'CONSOLE.WEB_NOT_BUILT' });
+  it("answers / and the app's routes with 503 CONSOLE.WEB_NOT_BUILT when the web app is not built", async () => {
+    for (const url of ['/', '/transactions/REF-A']) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ code: 'CONSOLE.WEB_NOT_BUILT' });
+    }
+    const health = await app.inject({ method: 'GET', url: '/health' });
+    expect(health.json()).toEqual({ status: 'ok' });
   });
 });
 

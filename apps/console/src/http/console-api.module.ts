@@ -9,8 +9,8 @@ import type { TransactionRepository } from '../transactions/transaction.reposito
 import { SessionController } from './session.controller.js';
 import { SessionGuard } from './session.guard.js';
 import { TransactionsController } from './transactions.controller.js';
-import { AUTH_SERVICE, CONSOLE_LOGGER, COOKIE_SETTINGS, RECONCILER, TRANSACTIONS, type CookieSettings } from './tokens.js';
-import { WebNotBuiltController } from './web.controller.js';
+import { AUTH_SERVICE, CONSOLE_LOGGER, COOKIE_SETTINGS, RECONCILER, TRANSACTIONS, WEB_BUILT, type CookieSettings } from './tokens.js';
+import { WebController } from './web.controller.js';
 
 /** What the console's API is built on. */
 export interface ConsoleApiDeps {
@@ -20,7 +20,7 @@ export interface ConsoleApiDeps {
   transactions: TransactionRepository;
   reconciler: Reconciler;
   cookies: CookieSettings;
-  /** Whether the web app's files are served at `/`; when not, `/` answers 503 `CONSOLE.WEB_NOT_BUILT`. */
+  /** Whether the web app's files are served at `/` (and `index.html` for its routes); when not, they answer 503 `CONSOLE.WEB_NOT_BUILT`. */
   webBuilt: boolean;
   /** Prometheus registry of `GET /metrics`; default an empty one. */
   metrics?: Registry;
@@ -32,13 +32,14 @@ export class ConsoleApiModule {
   static forRoot(deps: ConsoleApiDeps): DynamicModule {
     return {
       module: ConsoleApiModule,
-      controllers: [SessionController, TransactionsController, HealthController, ...(deps.webBuilt ? [] : [WebNotBuiltController])],
+      controllers: [SessionController, TransactionsController, HealthController, WebController],
       providers: [
         { provide: AUTH_SERVICE, useValue: deps.auth },
         { provide: TRANSACTIONS, useValue: deps.transactions },
         { provide: RECONCILER, useValue: deps.reconciler },
         { provide: COOKIE_SETTINGS, useValue: deps.cookies },
         { provide: CONSOLE_LOGGER, useValue: deps.logger },
+        { provide: WEB_BUILT, useValue: deps.webBuilt },
         { provide: HEALTH_POOL, useValue: deps.pool },
         { provide: METRICS_REGISTRY, useValue: deps.metrics ?? new Registry() },
         { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(deps.logger) },

@@ -15,3 +15,5 @@ export interface CookieSettings {
   /** `Secure` flag: sent over HTTPS only (`CONSOLE_SECURE_COOKIES`). */
   secure: boolean;
 }
+/** Whether the web app's files are served (`true`) or `/` answers 503 `CONSOLE.WEB_NOT_BUILT`. */
+export const WEB_BUILT = Symbol('WebBuilt');
