@@ -7,6 +7,7 @@ import { CONSOLE_ROLES, isConsoleRole, roleAtLeast } from '../src/auth/roles.js'
 import { sessionIdOf, tokensEqual } from '../src/auth/secrets.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
 import { decodeCursor, encodeCursor } from '../src/transactions/cursor.js';
+import { authStoreContract } from './auth-store.contract.js';
 
 describe('list cursor', () => {
   it('round-trips (updated_at with microseconds, reference) through an opaque base64url text', () => {
@@ -122,4 +123,9 @@ describe('console migrations', () => {
     expect(files[0]?.name).toBe('0001_initial');
     expect(CONSOLE_MIGRATIONS.schema).toBe('console');
   });
+});
+
+authStoreContract('in memory', async () => {
+  const store = new MemoryAuthStore();
+  return { store, disable: async (email) => store.setDisabled(email, true) };
 });
