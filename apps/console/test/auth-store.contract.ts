@@ -1,7 +1,7 @@
 /**
  * The contract every AuthStore passes (PostgreSQL in auth-store.int.spec.ts, in memory in
  * console.unit.spec.ts): users with unique emails, sessions that expire and end with their
- * user's disabling, failed sign-ins counted in a window, newest first.
+ * user's disabling, sign-in attempts claimed against the lockout's limit one by one.
  */
 import { describe, expect, it } from 'vitest';
 import type { AuthStore } from '../src/auth/auth-store.port.js';
@@ -51,24 +51,41 @@ export function authStoreContract(name: string, make: () => Promise<AuthStoreUnd
       expect(await store.deleteExpiredSessions(at('2026-11-25T10:00:00Z'))).toBe(1);
     });
 
-    it('counts failed sign-ins strictly inside the window, newest first, per email; forgets old ones and clears them', async () => {
+    it('claims attempts while fewer than the limit lie strictly inside the window, per email; forgets old ones; clears them', async () => {
       const { store } = await make();
+      const window = at('2026-11-25T09:00:00Z');
       for (const minute of [0, 1, 2, 3]) {
-        await store.recordLoginFailure('f@example.com', at(`2026-11-25T09:0${minute}:00Z`), at('2026-11-25T08:00:00Z'));
+        expect(await store.claimLoginAttempt('f@example.com', at(`2026-11-25T09:0${minute}:00Z`), at('2026-11-25T08:00:00Z'), 4)).toEqual({ claimed: true });
       }
-      await store.recordLoginFailure('other@example.com', at('2026-11-25T09:02:30Z'), at('2026-11-25T08:00:00Z'));
-      expect(await store.recentLoginFailures('f@example.com', at('2026-11-25T09:00:00Z'), 5)).toEqual([
-        at('2026-11-25T09:03:00Z'),
-        at('2026-11-25T09:02:00Z'),
-        at('2026-11-25T09:01:00Z'),
-      ]);
-      expect(await store.recentLoginFailures('f@example.com', at('2026-11-25T08:59:00Z'), 2)).toEqual([at('2026-11-25T09:03:00Z'), at('2026-11-25T09:02:00Z')]);
-      // Recording forgets that email's failures older than the bound.
-      await store.recordLoginFailure('f@example.com', at('2026-11-25T09:20:00Z'), at('2026-11-25T09:02:00Z'));
-      expect(await store.recentLoginFailures('f@example.com', at('2026-11-25T08:00:00Z'), 10)).toHaveLength(3);
+      // Four in all, but the one at exactly the window's start is outside it: a fifth is claimed.
+      expect(await store.claimLoginAttempt('f@example.com', at('2026-11-25T09:04:00Z'), window, 4)).toEqual({ claimed: true });
+      expect(await store.claimLoginAttempt('f@example.com', at('2026-11-25T09:05:00Z'), window, 4)).toEqual({
+        claimed: false,
+        failures: [at('2026-11-25T09:04:00Z'), at('2026-11-25T09:03:00Z'), at('2026-11-25T09:02:00Z'), at('2026-11-25T09:01:00Z')],
+      });
+      // Another email counts on its own.
+      expect(await store.claimLoginAttempt('other@example.com', at('2026-11-25T09:05:00Z'), window, 4)).toEqual({ claimed: true });
+      // A claim forgets the email's rows at or before the window's start.
+      expect(await store.claimLoginAttempt('f@example.com', at('2026-11-25T09:20:00Z'), at('2026-11-25T09:03:00Z'), 4)).toEqual({ claimed: true });
+      // Left: 09:04 and 09:20 (09:00 to 09:03 forgotten), so a limit of 3 claims once more, then refuses.
+      expect(await store.claimLoginAttempt('f@example.com', at('2026-11-25T09:21:00Z'), at('2026-11-25T08:00:00Z'), 3)).toEqual({ claimed: true });
+      expect(await store.claimLoginAttempt('f@example.com', at('2026-11-25T09:22:00Z'), at('2026-11-25T08:00:00Z'), 3)).toEqual({
+        claimed: false,
+        failures: [at('2026-11-25T09:21:00Z'), at('2026-11-25T09:20:00Z'), at('2026-11-25T09:04:00Z')],
+      });
       await store.clearLoginFailures('f@example.com');
-      expect(await store.recentLoginFailures('f@example.com', at('2026-11-25T08:00:00Z'), 10)).toEqual([]);
-      expect(await store.recentLoginFailures('other@example.com', at('2026-11-25T08:00:00Z'), 10)).toHaveLength(1);
+      expect(await store.claimLoginAttempt('f@example.com', at('2026-11-25T09:22:00Z'), at('2026-11-25T08:00:00Z'), 1)).toEqual({ claimed: true });
+      expect(await store.claimLoginAttempt('other@example.com', at('2026-11-25T09:22:00Z'), window, 1)).toMatchObject({ claimed: false });
+    });
+
+    it('counts parallel attempts one by one: no more than the limit are claimed', async () => {
+      const { store } = await make();
+      const claims = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          store.claimLoginAttempt('p@example.com', new Date(Date.parse('2026-11-25T09:00:00Z') + i), at('2026-11-25T08:00:00Z'), 5),
+        ),
+      );
+      expect(claims.filter((c) => c.claimed)).toHaveLength(5);
     });
   });
 }

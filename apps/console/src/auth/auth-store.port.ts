@@ -40,10 +40,16 @@ export interface AuthStore {
    * @throws ConsoleError `CONSOLE.USER_EXISTS` when the email is taken.
    */
   createUser(user: { email: string; passwordHash: string; role: ConsoleRole; createdAt: Date }): Promise<ConsoleUser>;
-  /** Times of the failed sign-ins of an email strictly after `since`, newest first, at most `limit`. */
-  recentLoginFailures(email: string, since: Date, limit: number): Promise<Date[]>;
-  /** Records a failed sign-in, and forgets that email's failures older than `forgetBefore`. */
-  recordLoginFailure(email: string, at: Date, forgetBefore: Date): Promise<void>;
+  /**
+   * Takes a sign-in attempt's place in the lockout count, atomically per email (parallel
+   * attempts are counted one by one): when fewer than `limit` failed or unfinished attempts of
+   * the email lie strictly after `windowStart`, records this one at `at` as a failure (cleared
+   * by {@link AuthStore.clearLoginFailures} if it succeeds) and forgets the email's rows older
+   * than `windowStart`; else records nothing.
+   *
+   * @returns `claimed: true`, or `claimed: false` with the newest `limit` times in the window, newest first.
+   */
+  claimLoginAttempt(email: string, at: Date, windowStart: Date, limit: number): Promise<{ claimed: true } | { claimed: false; failures: Date[] }>;
   /** Forgets an email's failed sign-ins (after it signed in). */
   clearLoginFailures(email: string): Promise<void>;
   /** Stores a session. */

@@ -44,7 +44,8 @@ export function normaliseEmail(email: string): string {
  * - a session is a 32-byte random token in the cookie, of which only the SHA-256 is stored,
  *   with a per-session random CSRF token;
  * - {@link LOCKOUT_FAILURES} failed sign-ins of an email within {@link LOCKOUT_WINDOW_MS} lock
- *   it (even the right password is refused) until the oldest of them leaves the window.
+ *   it (even the right password is refused) until the oldest of them leaves the window; each
+ *   attempt is counted before its password is checked and stays a failure unless it succeeds.
  */
 export class AuthService {
   private readonly now: () => Date;
@@ -68,17 +69,18 @@ export class AuthService {
     const normalised = normaliseEmail(email);
     const now = this.now();
     const windowStart = new Date(now.getTime() - LOCKOUT_WINDOW_MS);
-    const failures = await this.store.recentLoginFailures(normalised, windowStart, LOCKOUT_FAILURES);
-    if (failures.length >= LOCKOUT_FAILURES) {
+    // The attempt counts as a failure until it succeeds, so parallel guesses cannot slip past the limit.
+    const claim = await this.store.claimLoginAttempt(normalised, now, windowStart, LOCKOUT_FAILURES);
+    if (!claim.claimed) {
       // Unlocked once the LOCKOUT_FAILURES-th most recent failure leaves the window.
-      const unlockAt = failures[LOCKOUT_FAILURES - 1]!.getTime() + LOCKOUT_WINDOW_MS;
+      const unlockAt = claim.failures[LOCKOUT_FAILURES - 1]!.getTime() + LOCKOUT_WINDOW_MS;
       return { outcome: 'locked', retryAfterMs: Math.max(1_000, unlockAt - now.getTime()) };
     }
     const user = await this.store.findUserByEmail(normalised);
     // Always hash: an unknown email costs what a known one does.
     const matches = await verifyPassword(user?.passwordHash ?? (await this.dummy()), password);
     if (!user || user.disabled || !matches) {
-      await this.store.recordLoginFailure(normalised, now, windowStart);
+      // The claimed attempt stays recorded: it is the failure.
       throw new ConsoleError('CONSOLE.INVALID_CREDENTIALS', 'The email or the password is wrong');
     }
     await this.store.clearLoginFailures(normalised);

@@ -27,20 +27,19 @@ export class MemoryAuthStore implements AuthStore {
     if (user) user.disabled = disabled;
   }
 
-  async recentLoginFailures(email: string, since: Date, limit: number): Promise<Date[]> {
-    return this.failures
-      .filter((f) => f.email === email && f.at.getTime() > since.getTime())
+  async claimLoginAttempt(email: string, at: Date, windowStart: Date, limit: number): Promise<{ claimed: true } | { claimed: false; failures: Date[] }> {
+    const recent = this.failures
+      .filter((f) => f.email === email && f.at.getTime() > windowStart.getTime())
       .map((f) => f.at)
       .sort((a, b) => b.getTime() - a.getTime())
       .slice(0, limit);
-  }
-
-  async recordLoginFailure(email: string, at: Date, forgetBefore: Date): Promise<void> {
+    if (recent.length >= limit) return { claimed: false, failures: recent };
     for (let i = this.failures.length - 1; i >= 0; i--) {
       const f = this.failures[i]!;
-      if (f.email === email && f.at.getTime() < forgetBefore.getTime()) this.failures.splice(i, 1);
+      if (f.email === email && f.at.getTime() <= windowStart.getTime()) this.failures.splice(i, 1);
     }
     this.failures.push({ email, at });
+    return { claimed: true };
   }
 
   async clearLoginFailures(email: string): Promise<void> {

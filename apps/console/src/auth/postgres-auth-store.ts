@@ -1,4 +1,4 @@
-import { isUniqueViolation, type Pool } from '@settle/platform';
+import { inTransaction, isUniqueViolation, type Pool } from '@settle/platform';
 import { ConsoleError } from '../errors.js';
 import type { AuthStore, ConsoleUser, NewSession, StoredSession } from './auth-store.port.js';
 import { isConsoleRole, type ConsoleRole } from './roles.js';
@@ -44,21 +44,20 @@ export class PostgresAuthStore implements AuthStore {
     }
   }
 
-  async recentLoginFailures(email: string, since: Date, limit: number): Promise<Date[]> {
-    const { rows } = await this.pool.query<{ at: Date }>('SELECT at FROM console.login_failures WHERE email = $1 AND at > $2 ORDER BY at DESC LIMIT $3', [
-      email,
-      since,
-      limit,
-    ]);
-    return rows.map((row) => row.at);
-  }
-
-  async recordLoginFailure(email: string, at: Date, forgetBefore: Date): Promise<void> {
-    await this.pool.query(
-      `WITH forgotten AS (DELETE FROM console.login_failures WHERE email = $1 AND at < $3)
-       INSERT INTO console.login_failures (email, at) VALUES ($1, $2)`,
-      [email, at, forgetBefore],
-    );
+  async claimLoginAttempt(email: string, at: Date, windowStart: Date, limit: number): Promise<{ claimed: true } | { claimed: false; failures: Date[] }> {
+    return inTransaction(this.pool, async (client) => {
+      // One attempt of an email at a time counts and claims (transaction-scoped advisory lock).
+      await client.query("SELECT pg_advisory_xact_lock(hashtextextended('console-login:' || $1, 0))", [email]);
+      const { rows } = await client.query<{ at: Date }>('SELECT at FROM console.login_failures WHERE email = $1 AND at > $2 ORDER BY at DESC LIMIT $3', [
+        email,
+        windowStart,
+        limit,
+      ]);
+      if (rows.length >= limit) return { claimed: false, failures: rows.map((row) => row.at) };
+      await client.query('DELETE FROM console.login_failures WHERE email = $1 AND at <= $2', [email, windowStart]);
+      await client.query('INSERT INTO console.login_failures (email, at) VALUES ($1, $2)', [email, at]);
+      return { claimed: true };
+    });
   }
 
   async clearLoginFailures(email: string): Promise<void> {
