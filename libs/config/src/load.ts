@@ -10,6 +10,8 @@ import {
   sharedEnv,
   sweeperEnv,
   dispatcherEnv,
+  consoleEnv,
+  consoleCliEnv,
   toShared,
   toWorker,
   verifierEnv,
@@ -233,5 +235,36 @@ export function loadSandboxConfig(env: NodeJS.ProcessEnv = process.env) {
   };
 }
 export type SandboxConfig = ReturnType<typeof loadSandboxConfig>;
+
+/**
+ * Console configuration (docs/console.md): where it listens, its sessions' lifetime and cookie
+ * flags, its database, and ingestion's admin API it reconciles through.
+ *
+ * @returns `http` (host, port), `database` (url, poolSize), `session` (`ttlMs` milliseconds,
+ *   `secureCookies`), `ingestion` (`url`, `adminApiKey` a {@link Secret}).
+ * @throws ConfigError
+ */
+export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env) {
+  const e = parse(consoleEnv, env);
+  return {
+    env: e.SETTLE_ENV,
+    logLevel: e.LOG_LEVEL,
+    readyFile: e.SETTLE_READY_FILE,
+    database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
+    http: { host: e.CONSOLE_HOST, port: e.CONSOLE_PORT },
+    session: {
+      ttlMs: e.CONSOLE_SESSION_TTL_MS,
+      secureCookies: e.CONSOLE_SECURE_COOKIES === undefined ? e.SETTLE_ENV === 'production' : e.CONSOLE_SECURE_COOKIES === 'true',
+    },
+    ingestion: { url: e.CONSOLE_INGESTION_URL, adminApiKey: e.CONSOLE_INGESTION_ADMIN_API_KEY },
+  };
+}
+export type ConsoleConfig = ReturnType<typeof loadConsoleConfig>;
+
+/** Configuration of the console's command lines (creating users): its database only. @throws ConfigError */
+export function loadConsoleCliConfig(env: NodeJS.ProcessEnv = process.env) {
+  const e = parse(consoleCliEnv, env);
+  return { logLevel: e.LOG_LEVEL, database: { url: e.DATABASE_URL } };
+}
 
 export { sharedEnv };

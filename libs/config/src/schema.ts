@@ -409,3 +409,36 @@ export const sandboxEnv = z
       }
     }
   });
+
+/** `true` or `false`; unset (or empty): `undefined`, for the loader to choose its default. */
+const optionalBoolean = (name: string) => z.preprocess(blankIsUnset, z.enum(['true', 'false'], { error: `${name} must be true or false` }).optional());
+
+/**
+ * The console's command lines (`apps/console/src/cli/`): only where its database is. They
+ * need nothing of the HTTP side (no ingestion URL, no admin key).
+ */
+export const consoleCliEnv = z.object({
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+  DATABASE_URL: required('DATABASE_URL'),
+});
+
+/**
+ * The operations console (docs/console.md): a JSON admin API under `/api/v1` and the web app
+ * at `/`. It needs no Kafka: it reads PostgreSQL and reconciles through ingestion's admin API.
+ */
+export const consoleEnv = consoleCliEnv.extend({
+  SETTLE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  SETTLE_READY_FILE: z.string().optional(),
+  /** Most connections the console's PostgreSQL pool opens at once. */
+  DATABASE_POOL_SIZE: int(5, 1),
+  CONSOLE_HOST: z.string().default('127.0.0.1'),
+  CONSOLE_PORT: int(3400, 0),
+  /** Lifetime of a signed-in session (and of its cookie), milliseconds; default 8 hours. */
+  CONSOLE_SESSION_TTL_MS: int(28_800_000, 60_000),
+  /** Whether the session cookie is `Secure` (sent over HTTPS only); unset: `true` in production, else `false`. */
+  CONSOLE_SECURE_COOKIES: optionalBoolean('CONSOLE_SECURE_COOKIES'),
+  /** Base URL of ingestion, whose admin API runs manual reconciliation (`POST /v1/admin/checkouts/{reference}/reconcile`). */
+  CONSOLE_INGESTION_URL: url('CONSOLE_INGESTION_URL'),
+  /** The admin API key the console presents to ingestion (ingestion holds only its SHA-256, `SETTLE_ADMIN_API_KEY_SHA256`). */
+  CONSOLE_INGESTION_ADMIN_API_KEY: secret('CONSOLE_INGESTION_ADMIN_API_KEY'),
+});

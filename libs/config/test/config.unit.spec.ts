@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_POLICY, SettleError } from '@settle/domain';
 import {
   ConfigError,
+  loadConsoleCliConfig,
+  loadConsoleConfig,
   loadDispatcherConfig,
   loadIngestionConfig,
   loadLedgerStoreConfig,
@@ -128,5 +130,34 @@ describe('configuration', () => {
     const sandbox = { PAYSTACK_SECRET_KEY: 'sk_test_x', SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:3000/v1/webhooks/paystack' };
     expect(loadSandboxConfig(sandbox).webhookRetries).toBe(4);
     expect(loadSandboxConfig({ ...sandbox, SANDBOX_WEBHOOK_RETRIES: '10' }).webhookRetries).toBe(10);
+  });
+
+  it('configures the console: defaults, Secure cookies by default in production only, the admin key redacted, no Kafka needed', () => {
+    const consoleVars = {
+      DATABASE_URL: base.DATABASE_URL,
+      CONSOLE_INGESTION_URL: 'http://127.0.0.1:3000',
+      CONSOLE_INGESTION_ADMIN_API_KEY: 'console-admin-key',
+    };
+    const config = loadConsoleConfig(consoleVars);
+    expect(config.http).toEqual({ host: '127.0.0.1', port: 3400 });
+    expect(config.session).toEqual({ ttlMs: 28_800_000, secureCookies: false });
+    expect(config.database).toEqual({ url: base.DATABASE_URL, poolSize: 5 });
+    expect(config.ingestion.adminApiKey.reveal()).toBe('console-admin-key');
+    expect(JSON.stringify(config)).not.toContain('console-admin-key');
+    expect(loadConsoleConfig({ ...consoleVars, SETTLE_ENV: 'production' }).session.secureCookies).toBe(true);
+    expect(loadConsoleConfig({ ...consoleVars, SETTLE_ENV: 'production', CONSOLE_SECURE_COOKIES: 'false' }).session.secureCookies).toBe(false);
+    expect(loadConsoleConfig({ ...consoleVars, CONSOLE_SECURE_COOKIES: 'true', CONSOLE_SESSION_TTL_MS: '3600000' }).session).toEqual({
+      ttlMs: 3_600_000,
+      secureCookies: true,
+    });
+    expect(() => loadConsoleConfig({ ...consoleVars, CONSOLE_SECURE_COOKIES: 'yes' })).toThrow(ConfigError);
+    expect(() => loadConsoleConfig({ ...consoleVars, CONSOLE_INGESTION_URL: 'not a url' })).toThrow(ConfigError);
+    try {
+      loadConsoleConfig({ DATABASE_URL: base.DATABASE_URL });
+      throw new Error('expected a ConfigError');
+    } catch (error) {
+      expect((error as ConfigError).problems.map((p) => p.split(':')[0])).toEqual(['CONSOLE_INGESTION_URL', 'CONSOLE_INGESTION_ADMIN_API_KEY']);
+    }
+    expect(loadConsoleCliConfig({ DATABASE_URL: base.DATABASE_URL }).database.url).toBe(base.DATABASE_URL);
   });
 });

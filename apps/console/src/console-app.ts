@@ -1,0 +1,47 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import fastifyCookie from '@fastify/cookie';
+import fastifyStatic from '@fastify/static';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ConsoleApiModule, type ConsoleApiDeps } from './http/console-api.module.js';
+
+/** Largest request body the console accepts, bytes (its bodies are a sign-in's email and password). */
+const BODY_LIMIT_BYTES = 16 * 1024;
+
+/** Whether a folder holds a built web app (its `index.html`). */
+export function isWebBuilt(webDir: string): boolean {
+  return existsSync(join(webDir, 'index.html'));
+}
+
+/**
+ * Builds the console's NestJS app on Fastify, not yet listening (tests call `inject`, the boot
+ * `listen`): the API under `/api/v1` (ConsoleApiModule), `@fastify/cookie`, the web app's files
+ * from `webDir` at `/` when it is built (`@fastify/static`), and on every answer
+ * `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY`, `Referrer-Policy: same-origin`,
+ * plus `Cache-Control: no-store` on the API's.
+ *
+ * @param webDir - folder of the built web app (`dist/apps/console/web`); missing or without
+ *   `index.html`: `/` answers 503 `CONSOLE.WEB_NOT_BUILT`.
+ */
+export async function createConsoleApp(deps: Omit<ConsoleApiDeps, 'webBuilt'> & { webDir: string }): Promise<NestFastifyApplication> {
+  const webBuilt = isWebBuilt(deps.webDir);
+  const app = await NestFactory.create<NestFastifyApplication>(
+    ConsoleApiModule.forRoot({ ...deps, webBuilt }),
+    new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, trustProxy: false }),
+    { logger: ['error', 'warn'] },
+  );
+  await app.register(fastifyCookie);
+  if (webBuilt) await app.register(fastifyStatic, { root: deps.webDir, prefix: '/', wildcard: false, index: ['index.html'] });
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onSend', async (request, reply, payload) => {
+      void reply.header('x-content-type-options', 'nosniff');
+      void reply.header('x-frame-options', 'DENY');
+      void reply.header('referrer-policy', 'same-origin');
+      if (request.url.startsWith('/api/')) void reply.header('cache-control', 'no-store');
+      return payload;
+    });
+  return app;
+}

@@ -1,0 +1,48 @@
+import { SettleError, type ErrorKind } from '@settle/domain';
+
+/** Stable codes of the console's application errors (docs/console.md, "API"). */
+export type ConsoleErrorCode =
+  | 'CONSOLE.INVALID_CREDENTIALS'
+  | 'CONSOLE.TRANSACTION_NOT_FOUND'
+  | 'CONSOLE.USER_EXISTS'
+  | 'CONSOLE.WEAK_PASSWORD'
+  | 'CONSOLE.INGESTION_UNAVAILABLE'
+  | 'CONSOLE.INGESTION_REJECTED';
+
+/** Kind and problem title of each code (the HTTP edge maps the kind to a status). */
+const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
+  'CONSOLE.INVALID_CREDENTIALS': { kind: 'unauthenticated', title: 'Wrong email or password' },
+  'CONSOLE.TRANSACTION_NOT_FOUND': { kind: 'not_found', title: 'Transaction not found' },
+  'CONSOLE.USER_EXISTS': { kind: 'conflict', title: 'User exists' },
+  'CONSOLE.WEAK_PASSWORD': { kind: 'invalid', title: 'Password too weak' },
+  'CONSOLE.INGESTION_UNAVAILABLE': { kind: 'unavailable', title: 'Ingestion unavailable' },
+  'CONSOLE.INGESTION_REJECTED': { kind: 'internal', title: 'Ingestion refused the console' },
+};
+
+/**
+ * An application rule of the console refused a request. Mapped to HTTP only at the edge, by its
+ * kind (`libs/http`, ProblemDetailsFilter): `CONSOLE.INVALID_CREDENTIALS` 401,
+ * `CONSOLE.TRANSACTION_NOT_FOUND` 404, `CONSOLE.USER_EXISTS` 409, `CONSOLE.WEAK_PASSWORD` 400,
+ * `CONSOLE.INGESTION_UNAVAILABLE` 503 (ingestion down, slow or answering 5xx: retry),
+ * `CONSOLE.INGESTION_REJECTED` 500 (ingestion refused the console's admin key or request: a
+ * configuration error, its detail withheld).
+ */
+export class ConsoleError extends SettleError {
+  readonly kind: ErrorKind;
+  /** Problem title of the code, for the HTTP answer. */
+  readonly title: string;
+
+  /**
+   * @param code - stable code, see {@link ConsoleErrorCode}.
+   * @param message - human-readable explanation, answered as the problem's detail; never a secret.
+   */
+  constructor(
+    readonly code: ConsoleErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ConsoleError';
+    this.kind = KINDS[code].kind;
+    this.title = KINDS[code].title;
+  }
+}

@@ -1,0 +1,68 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { parseBody } from '@settle/http';
+import { ProblemError } from '@settle/platform';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthService } from '../auth/auth.service.js';
+import type { ConsoleRole } from '../auth/roles.js';
+import { signInBody } from './requests.js';
+import { CurrentSession, Public, SessionGuard, type RequestSession } from './session.guard.js';
+import { AUTH_SERVICE, COOKIE_SETTINGS, SESSION_COOKIE, type CookieSettings } from './tokens.js';
+
+/** What the session endpoints answer. */
+export interface SessionAnswer {
+  user: { email: string; role: ConsoleRole };
+  csrfToken: string;
+}
+
+/**
+ * The console's session (docs/console.md, "API"):
+ * - `POST /api/v1/session` `{ email, password }`: signs in, sets the `settle_console_session`
+ *   cookie; 401 `CONSOLE.INVALID_CREDENTIALS`, 429 `CONSOLE.LOGIN_LOCKED` with `Retry-After`;
+ * - `GET /api/v1/session`: the signed-in user and the session's CSRF token;
+ * - `DELETE /api/v1/session`: signs out (CSRF token required), 204.
+ */
+@Controller('api/v1/session')
+@UseGuards(SessionGuard)
+export class SessionController {
+  constructor(
+    @Inject(AUTH_SERVICE) private readonly auth: AuthService,
+    @Inject(COOKIE_SETTINGS) private readonly cookies: CookieSettings,
+  ) {}
+
+  @Post()
+  @Public()
+  @HttpCode(200)
+  async signIn(@Body() body: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionAnswer> {
+    const input = parseBody(signInBody, body);
+    const result = await this.auth.signIn(input.email, input.password);
+    if (result.outcome === 'locked') {
+      const seconds = Math.ceil(result.retryAfterMs / 1000);
+      void reply.header('retry-after', String(seconds));
+      throw new ProblemError(429, 'CONSOLE.LOGIN_LOCKED', 'Too many failed sign-ins', `This email is locked for ${seconds} s after repeated failures`);
+    }
+    // A session this browser held before is ended: one cookie, one session.
+    const previous = request.cookies?.[SESSION_COOKIE];
+    if (previous) await this.auth.signOut(previous);
+    void reply.setCookie(SESSION_COOKIE, result.token, {
+      httpOnly: true,
+      sameSite: 'strict',
+      path: '/',
+      secure: this.cookies.secure,
+      expires: result.expiresAt,
+      maxAge: Math.max(0, Math.round((result.expiresAt.getTime() - Date.now()) / 1000)),
+    });
+    return { user: result.user, csrfToken: result.csrfToken };
+  }
+
+  @Get()
+  current(@CurrentSession() session: RequestSession): SessionAnswer {
+    return { user: session.user, csrfToken: session.csrfToken };
+  }
+
+  @Delete()
+  @HttpCode(204)
+  async signOut(@CurrentSession() session: RequestSession, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
+    await this.auth.signOut(session.token);
+    void reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'strict', secure: this.cookies.secure });
+  }
+}

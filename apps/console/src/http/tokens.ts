@@ -1,0 +1,19 @@
+/** Injection tokens of the console's API. */
+export const AUTH_SERVICE = Symbol('AuthService');
+export const TRANSACTIONS = Symbol('TransactionRepository');
+export const RECONCILER = Symbol('Reconciler');
+export const COOKIE_SETTINGS = Symbol('CookieSettings');
+export const CONSOLE_LOGGER = Symbol('ConsoleLogger');
+
+/** Name of the session cookie (HttpOnly, SameSite=Strict, Path=/). */
+export const SESSION_COOKIE = 'settle_console_session';
+/** Header every state-changing request carries, equal to its session's CSRF token. */
+export const CSRF_HEADER = 'x-csrf-token';
+
+/** How the session cookie is set. */
+export interface CookieSettings {
+  /** `Secure` flag: sent over HTTPS only (`CONSOLE_SECURE_COOKIES`). */
+  secure: boolean;
+}
+/** Whether the web app's files are served (`true`) or `/` answers 503 `CONSOLE.WEB_NOT_BUILT`. */
+export const WEB_BUILT = Symbol('WebBuilt');

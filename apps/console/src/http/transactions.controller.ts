@@ -1,0 +1,52 @@
+import { Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { parseBody } from '@settle/http';
+import type { Logger } from '@settle/platform';
+import type { ReconcileAnswer, Reconciler } from '../reconcile/reconciler.port.js';
+import type { Overview, TimelineEntry, TransactionDetail, TransactionRepository, TransactionSummary } from '../transactions/transaction.repository.js';
+import { listQuery, parseCursor, pathReference } from './requests.js';
+import { CurrentSession, MinRole, SessionGuard, type RequestSession } from './session.guard.js';
+import { CONSOLE_LOGGER, RECONCILER, TRANSACTIONS } from './tokens.js';
+
+/**
+ * The book of transactions (any role unless said), docs/console.md, "API":
+ * - `GET /api/v1/overview`: counts per state and entitlement status;
+ * - `GET /api/v1/transactions?q=&provider=&state=&entitlement=&cursor=&limit=`: newest first, keyset pages;
+ * - `GET /api/v1/transactions/:reference`: one transaction with its ledger timeline;
+ * - `POST /api/v1/transactions/:reference/reconcile` (operator or admin): manual reconciliation,
+ *   the spec's fourth trigger (docs/spec.md, section 1), 202.
+ */
+@Controller('api/v1')
+@UseGuards(SessionGuard)
+export class TransactionsController {
+  constructor(
+    @Inject(TRANSACTIONS) private readonly transactions: TransactionRepository,
+    @Inject(RECONCILER) private readonly reconciler: Reconciler,
+    @Inject(CONSOLE_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  @Get('overview')
+  overview(): Promise<Overview> {
+    return this.transactions.overview();
+  }
+
+  @Get('transactions')
+  list(@Query() query: Record<string, string>): Promise<{ items: TransactionSummary[]; nextCursor: string | null }> {
+    const q = parseBody(listQuery, query);
+    return this.transactions.list({ q: q.q, provider: q.provider, state: q.state, entitlement: q.entitlement, after: parseCursor(q.cursor), limit: q.limit });
+  }
+
+  @Get('transactions/:reference')
+  detail(@Param('reference') reference: string): Promise<{ transaction: TransactionDetail; timeline: TimelineEntry[] }> {
+    return this.transactions.detail(pathReference(reference));
+  }
+
+  @Post('transactions/:reference/reconcile')
+  @MinRole('operator')
+  @HttpCode(202)
+  async reconcile(@Param('reference') reference: string, @CurrentSession() session: RequestSession): Promise<ReconcileAnswer> {
+    const checked = pathReference(reference);
+    // The audit line: who asked for which reference.
+    this.logger.info({ reference: checked, user: session.user.email, role: session.user.role }, 'manual reconciliation requested');
+    return this.reconciler.reconcile(checked);
+  }
+}

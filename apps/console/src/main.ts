@@ -1,0 +1,58 @@
+import 'reflect-metadata';
+import { fileURLToPath } from 'node:url';
+import { loadConsoleConfig } from '@settle/config';
+import { PostgresLedger } from '@settle/ledger';
+import { createLogger, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain } from '@settle/platform';
+import { AuthService } from './auth/auth.service.js';
+import { PostgresAuthStore } from './auth/postgres-auth-store.js';
+import { createConsoleApp } from './console-app.js';
+import { IngestionReconciler } from './reconcile/ingestion-reconciler.js';
+import { CONSOLE_MIGRATIONS } from './schema.js';
+import { TransactionRepository } from './transactions/transaction.repository.js';
+
+/** How often expired sessions are deleted, milliseconds. */
+const SESSION_PURGE_INTERVAL_MS = 10 * 60_000;
+
+/** The built web app, beside the built API: `dist/apps/console/web` from `dist/apps/console/src/main.js`. */
+const WEB_DIR = fileURLToPath(new URL('../web', import.meta.url));
+
+/**
+ * Boots the console (docs/console.md): configuration, logger, pool, the migrations of its own
+ * schema `console` (it only reads `read_model`, `ingestion` and `ledger`, which their owners
+ * migrate; until they exist its reads answer 503 `READ_MODEL.NOT_READY`), then the API and the
+ * web app over HTTP. Configuration errors stop the boot with the list of bad variables.
+ */
+async function main(): Promise<void> {
+  const config = loadConsoleConfig();
+  const logger = createLogger('console', config.logLevel);
+  guardProcess(logger);
+  const pool = createPool(config.database.url, config.database.poolSize, (error) =>
+    logger.warn({ err: error }, 'database connection lost; the pool opens a new one on next use'),
+  );
+  await migrateSchema(pool, CONSOLE_MIGRATIONS, logger);
+
+  const auth = new AuthService(new PostgresAuthStore(pool), { sessionTtlMs: config.session.ttlMs });
+  const app = await createConsoleApp({
+    logger,
+    pool,
+    auth,
+    transactions: new TransactionRepository(pool, new PostgresLedger(pool)),
+    reconciler: new IngestionReconciler({ baseUrl: config.ingestion.url, adminApiKey: config.ingestion.adminApiKey }),
+    cookies: { secure: config.session.secureCookies },
+    webDir: WEB_DIR,
+  });
+  await app.listen(config.http.port, config.http.host);
+  logger.info({ url: await app.getUrl(), webDir: WEB_DIR }, 'console listening');
+  const purge = setInterval(() => {
+    auth.purgeExpiredSessions().catch((error: unknown) => logger.warn({ err: error }, 'expired sessions could not be deleted; retrying later'));
+  }, SESSION_PURGE_INTERVAL_MS);
+  markReady(config.readyFile, logger);
+
+  onShutdown(logger, async () => {
+    clearInterval(purge);
+    await app.close();
+    await pool.end();
+  });
+}
+
+runMain(main);
