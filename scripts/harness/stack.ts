@@ -55,8 +55,10 @@ export interface RunningStack {
   published(outboxSchema: string, topic: keyof Topics): Promise<PublishedMessage[]>;
   /** The example customer backend, when asked for. */
   customer: RunningCustomer | null;
+  /** The operations console's base URL, when asked for (`StackOptions.console`). */
+  consoleUrl: string | null;
   /** Apps whose process has exited (with its exit code or signal), in no particular order. */
-  exited(): Array<{ app: StackApp; code: number | null; signal: NodeJS.Signals | null }>;
+  exited(): Array<{ app: StackApp | 'console'; code: number | null; signal: NodeJS.Signals | null }>;
   stop(): Promise<void>;
 }
 
@@ -142,6 +144,11 @@ export interface StackOptions {
    * registered for it; `env` is added to its environment.
    */
   customerBackend?: { env?: NodeJS.ProcessEnv };
+  /**
+   * Also run the operations console (apps/console) against the stack's database and
+   * ingestion's admin API; `env` is added to its environment. Its URL is `consoleUrl`.
+   */
+  console?: { env?: NodeJS.ProcessEnv };
 }
 
 /** The example customer backend of a stack. */
@@ -267,7 +274,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   // reported to nobody: the pool opens new ones on next use.
   const db = createPool(database.url, 4);
   const started = await Promise.allSettled(APPS.map((app) => spawnApp(app, { ...env, ...appEnv[app], ...options.env?.[app] }, dir)));
-  const processes = new Map<StackApp, AppProcess>();
+  const processes = new Map<StackApp | 'console', AppProcess>();
   started.forEach((result, i) => {
     if (result.status === 'fulfilled') processes.set(APPS[i]!, result.value);
   });
@@ -295,7 +302,30 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     }
   }
   const ingestionUrl = `http://127.0.0.1:${ingestionPort}`;
+  let consoleUrl: string | null = null;
+  if (options.console) {
+    try {
+      const consolePort = await freePort();
+      const consoleEnv: NodeJS.ProcessEnv = {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        SETTLE_ENV: 'test',
+        LOG_LEVEL: options.logLevel ?? 'info',
+        DATABASE_URL: database.url,
+        CONSOLE_PORT: String(consolePort),
+        CONSOLE_INGESTION_URL: `http://127.0.0.1:${ingestionPort}`,
+        CONSOLE_INGESTION_ADMIN_API_KEY: adminKey,
+        ...options.console.env,
+      };
+      processes.set('console', await spawnApp('console', consoleEnv, dir));
+      consoleUrl = `http://127.0.0.1:${consolePort}`;
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+  }
   return {
+    consoleUrl,
     customer,
     ingestion: new IngestionClient(ingestionUrl, apiKey),
     sandbox: new SandboxClient(`http://127.0.0.1:${sandboxPort}`),

@@ -9,6 +9,7 @@ source "$(dirname "$0")/lib.sh"
 ensure_node
 ensure_deps
 ensure_build
+ensure_chromium
 
 log "checking architecture boundaries"
 (cd "$SETTLE_ROOT" && npx --no-install depcruise apps libs scripts test bench --config .dependency-cruiser.cjs --output-type err >&2)
