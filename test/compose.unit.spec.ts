@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { loadDispatcherConfig, loadIngestionConfig, loadProjectorConfig, loadSandboxConfig, loadSweeperConfig, loadVerifierConfig } from '@settle/config';
+import {
+  loadConsoleConfig,
+  loadDispatcherConfig,
+  loadIngestionConfig,
+  loadProjectorConfig,
+  loadSandboxConfig,
+  loadSweeperConfig,
+  loadVerifierConfig,
+} from '@settle/config';
 import { loadWithProviderEnv, PROVIDER_DEFINITIONS } from '@settle/providers';
 
 interface ComposeService {
@@ -34,7 +42,19 @@ function interpolate(env: Record<string, string | number> = {}): NodeJS.ProcessE
 describe('docker-compose.yml', () => {
   it('parses and names every service the apps need', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['kafka', 'schema-registry', 'postgres', 'kurrentdb', 'provider-sandbox', 'ingestion', 'verifier', 'ledger-projector', 'sweeper', 'dispatcher'].sort(),
+      [
+        'kafka',
+        'schema-registry',
+        'postgres',
+        'kurrentdb',
+        'provider-sandbox',
+        'ingestion',
+        'verifier',
+        'ledger-projector',
+        'sweeper',
+        'dispatcher',
+        'console',
+      ].sort(),
     );
     expect(compose.services.kafka!.image).toBe('apache/kafka:3.9.1');
   });
@@ -62,13 +82,16 @@ describe('docker-compose.yml', () => {
     expect(loadSweeperConfig(env('sweeper')).recovery.inactivityMs).toBe(45_000);
     expect(loadSandboxConfig(env('provider-sandbox')).paystack.webhookUrl).toBe('http://ingestion:3000/v1/webhooks/paystack');
     expect(loadDispatcherConfig(env('dispatcher')).http).toEqual({ host: '0.0.0.0', port: 3200 });
+    expect(loadConsoleConfig(env('console')).ingestion.url).toBe('http://ingestion:3000');
   });
 
   it('runs every app from the built image, after the infrastructure it uses', () => {
-    for (const app of ['ingestion', 'verifier', 'ledger-projector', 'sweeper', 'dispatcher']) {
+    for (const app of ['ingestion', 'verifier', 'ledger-projector', 'sweeper', 'dispatcher', 'console']) {
       const service = compose.services[app]!;
       expect(service.command).toEqual(['node', `dist/apps/${app}/src/main.js`]);
-      const infrastructure = ['kafka', 'postgres', 'schema-registry', ...(app === 'ledger-projector' ? ['kurrentdb'] : [])];
+      // The console needs no Kafka: PostgreSQL, and ingestion's admin API to reconcile through.
+      const infrastructure =
+        app === 'console' ? ['ingestion', 'postgres'] : ['kafka', 'postgres', 'schema-registry', ...(app === 'ledger-projector' ? ['kurrentdb'] : [])];
       expect(Object.keys(service.depends_on ?? {}).sort()).toEqual(infrastructure.sort());
     }
   });

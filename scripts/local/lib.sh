@@ -12,6 +12,7 @@ export SETTLE_REGISTRY_PORT="${SETTLE_REGISTRY_PORT:-18081}"
 export SETTLE_INGESTION_PORT="${SETTLE_INGESTION_PORT:-3000}"
 export SETTLE_SANDBOX_PORT="${SETTLE_SANDBOX_PORT:-3100}"
 export SETTLE_DISPATCHER_PORT="${SETTLE_DISPATCHER_PORT:-3200}"
+export SETTLE_CONSOLE_PORT="${SETTLE_CONSOLE_PORT:-3400}"
 export SETTLE_CUSTOMER_PORT="${SETTLE_CUSTOMER_PORT:-3300}"
 # The stack's and the benchmarks' own PostgreSQL cluster (scripts/local/infra.sh, docs/postgres.md);
 # the tests use the machine's on 5432.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole Settle stack on this machine: infrastructure (Kafka, schema registry, and its own
-# PostgreSQL cluster in .settle/postgres, docs/postgres.md), the six apps, and an example
+# PostgreSQL cluster in .settle/postgres, docs/postgres.md), the seven apps, and an example
 # customer backend (examples/customer-backend, the receiver kit from its packed tarball) with an
 # endpoint registered for it, each logging to .settle/logs/<app>.log.
 #
@@ -11,7 +11,7 @@
 # Idempotent. `down` stops the apps, Kafka, the registry and the PostgreSQL cluster.
 source "$(dirname "$0")/lib.sh"
 
-APPS=(provider-sandbox ingestion verifier ledger-projector sweeper dispatcher)
+APPS=(provider-sandbox ingestion verifier ledger-projector sweeper dispatcher console)
 # The customer's side: not a Settle app, started after them (it needs an endpoint registered).
 CUSTOMER=customer-backend
 RUN_DIR="$SETTLE_HOME/run"
@@ -141,6 +141,10 @@ app_env() {
     dispatcher)
       echo "DISPATCHER_PORT=$SETTLE_DISPATCHER_PORT" "SETTLE_ADMIN_API_KEY_SHA256=$SETTLE_ADMIN_API_KEY_SHA256" \
         "SETTLE_VAULT_MASTER_KEY_FILE=$ENDPOINT_VAULT_KEY_FILE" ;;
+    console)
+      # The console reconciles through ingestion's admin API, with the admin key.
+      echo "CONSOLE_PORT=$SETTLE_CONSOLE_PORT" "CONSOLE_INGESTION_URL=http://127.0.0.1:$SETTLE_INGESTION_PORT" \
+        "CONSOLE_INGESTION_ADMIN_API_KEY=$SETTLE_ADMIN_API_KEY" ;;
   esac
 }
 
@@ -206,6 +210,7 @@ up() {
 [settle] stack is up
   ingestion        http://127.0.0.1:$SETTLE_INGESTION_PORT   (API key in $SECRETS)
   dispatcher       http://127.0.0.1:$SETTLE_DISPATCHER_PORT   (admin API: SETTLE_ADMIN_API_KEY in $SECRETS)
+  console          http://127.0.0.1:$SETTLE_CONSOLE_PORT   (first admin: ./settle console-user --email you@example.com --role admin)
   customer backend http://127.0.0.1:$SETTLE_CUSTOMER_PORT   (examples/customer-backend; endpoint $CUSTOMER_ENDPOINT_ID)
   provider sandbox http://127.0.0.1:$SETTLE_SANDBOX_PORT
   kafka            127.0.0.1:$SETTLE_KAFKA_PORT
