@@ -1,0 +1,81 @@
+/**
+ * Screenshots of the operations console's main pages for the documentation, taken in a real
+ * browser (Debian's chromium, playwright-core) against the running stack after `./settle demo`,
+ * so they show the demo's data: `scripts/demo/console-screenshots.sh [folder]`.
+ * Creates an operator of its own for the run (through the console's command line), signs in
+ * and saves, under `docs/console/` (or the folder given as the first argument): the sign-in
+ * page, the overview, the transactions list, the State Mismatch list, and the page of a
+ * transaction whose lower amount failed the amount check.
+ *
+ * Environment: DATABASE_URL (the stack's database), CONSOLE_URL (default
+ * http://127.0.0.1:3400), SETTLE_CHROMIUM (default /usr/bin/chromium).
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Page } from 'playwright-core';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const consoleUrl = process.env.CONSOLE_URL ?? 'http://127.0.0.1:3400';
+const out = resolve(process.argv[2] ?? join(ROOT, 'docs/console'));
+
+async function shot(page: Page, name: string): Promise<void> {
+  // The pages poll; wait until nothing is loading before the picture.
+  await page.waitForLoadState('networkidle');
+  await page.screenshot({ path: join(out, `${name}.png`), fullPage: false });
+  process.stderr.write(`saved ${join(out, `${name}.png`)}\n`);
+}
+
+async function main(): Promise<void> {
+  if (!process.env.DATABASE_URL) throw new Error('set DATABASE_URL (the stack database, which ./settle up uses)');
+  mkdirSync(out, { recursive: true });
+  const email = `screenshots-${randomBytes(4).toString('hex')}@example.com`;
+  const password = randomBytes(18).toString('base64url');
+  const created = spawnSync(process.execPath, [join(ROOT, 'dist/apps/console/src/cli/create-user.js'), '--email', email, '--role', 'operator'], {
+    input: `${password}\n`,
+    env: process.env,
+    encoding: 'utf8',
+  });
+  if (created.status !== 0) throw new Error(`creating the screenshot user failed: ${created.stderr}`);
+
+  const browser = await chromium.launch({
+    executablePath: process.env.SETTLE_CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await page.goto(consoleUrl);
+    await page.getByTestId('login-email').waitFor();
+    await shot(page, 'sign-in');
+    await page.getByTestId('login-email').fill(email);
+    await page.getByTestId('login-password').fill(password);
+    await page.getByTestId('login-submit').click();
+    await page.getByTestId('nav-transactions').waitFor();
+    await shot(page, 'overview');
+    await page.getByTestId('nav-transactions').click();
+    await page.getByTestId('transactions-table').waitFor();
+    await shot(page, 'transactions');
+    await page.goto(`${consoleUrl}/transactions?state=STATE_MISMATCH`);
+    await page.getByTestId('transactions-table').waitFor();
+    await shot(page, 'state-mismatch');
+    // A lower amount paid: the demo's "lower amount paid" checkouts.
+    const rows = page.getByTestId('transaction-row');
+    for (let i = 0; i < (await rows.count()); i++) {
+      await rows.nth(i).click();
+      await page.getByTestId('checks').waitFor();
+      if ((await page.locator('[data-testid="checks"] [data-check="amount"].check-fail').count()) > 0) break;
+      await page.goBack();
+      await page.getByTestId('transactions-table').waitFor();
+    }
+    await shot(page, 'transaction');
+  } finally {
+    await browser.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});
