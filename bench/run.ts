@@ -3,6 +3,7 @@
  * and the machine it ran on; docs/benchmarks.md records the reported runs.
  */
 import { cpus, totalmem } from 'node:os';
+import { consoleBenchmark } from './console.js';
 import { deliveryBenchmark } from './delivery.js';
 import { e2eBenchmark } from './e2e.js';
 import { ingestBenchmark } from './ingest.js';
@@ -17,6 +18,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   ledger: ledgerBenchmark,
   delivery: deliveryBenchmark,
   e2e: e2eBenchmark,
+  console: consoleBenchmark,
 };
 
 async function main(): Promise<void> {

@@ -114,6 +114,21 @@ function summaryOf(row: SummaryRow): TransactionSummary {
   };
 }
 
+/**
+ * Most references a search prefix may match to be answered from its candidates (index probes,
+ * then a sort of those alone); a broader prefix is matched while walking the newest-first index.
+ */
+const NARROW_SEARCH = 1_000;
+
+/**
+ * The smallest string above every string that starts with `prefix`, in byte order (`COLLATE
+ * "C"`): `prefix` followed by the highest code point, so `[prefix, bound)` is exactly the
+ * strings starting with `prefix`.
+ */
+export function prefixUpperBound(prefix: string): string {
+  return `${prefix}\u{10FFFF}`;
+}
+
 /** Whether PostgreSQL said a table or schema does not exist (42P01, 3F000). */
 function isMissingRelation(error: unknown): boolean {
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
@@ -161,8 +176,14 @@ export class TransactionRepository {
 
   /**
    * A page of transactions, newest first (`updated_at` descending, then reference descending),
-   * after `query.after`. Keyset pages: the index `transaction_status_updated_at_reference`
-   * (libs/ledger/migrations/read_model/0002_console_keyset.sql) serves the order and the cursor.
+   * after `query.after`. Keyset pages: an index serves the order and the cursor
+   * (`transaction_status_updated_at_reference`, or the state's or entitlement status's own when
+   * filtered by one: libs/ledger/migrations/read_model/). A search `q` is answered in one of two
+   * ways, so that it stays fast at a million transactions (docs/benchmarks.md, console): when at
+   * most {@link NARROW_SEARCH} references start with it, the candidates are found by index
+   * probes (that prefix range, and the checkouts whose user id, lower-cased email or phone is
+   * `q`) and only they are ordered; a broader prefix is matched while walking the newest-first
+   * index, which then meets a page's worth of matches at once.
    *
    * @returns the rows and the cursor of the next page, `null` on the last page.
    * @throws ReadModelNotReadyError
@@ -174,9 +195,20 @@ export class TransactionRepository {
       values.push(value);
       return `$${values.length}`;
     };
+    let from = 'read_model.transaction_status t';
     if (query.q) {
-      const q = param(query.q);
-      where.push(`(starts_with(t.reference, ${q}) OR c.user_id = ${q} OR lower(c.customer_email) = lower(${q}) OR c.customer_phone = ${q})`);
+      const q = query.q;
+      if (await this.isNarrowSearch(q)) {
+        const [p, hi] = [param(q), param(prefixUpperBound(q))];
+        from = `(SELECT reference FROM read_model.transaction_status
+                  WHERE reference COLLATE "C" >= ${p} AND reference COLLATE "C" < ${hi}
+                 UNION
+                 SELECT reference FROM ingestion.checkouts
+                  WHERE user_id = ${p} OR lower(customer_email) = lower(${p}) OR customer_phone = ${p}) AS m
+               JOIN read_model.transaction_status t ON t.reference = m.reference`;
+      } else {
+        where.push(`starts_with(t.reference, ${param(q)})`);
+      }
     }
     if (query.provider) where.push(`t.provider = ${param(query.provider)}`);
     if (query.state) where.push(`t.state = ${param(query.state)}`);
@@ -186,7 +218,7 @@ export class TransactionRepository {
     const { rows } = await this.read(() =>
       this.pool.query<SummaryRow>(
         `SELECT ${SUMMARY_COLUMNS}
-           FROM read_model.transaction_status t
+           FROM ${from}
            LEFT JOIN ingestion.checkouts c ON c.reference = t.reference
           ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
           ORDER BY t.updated_at DESC, t.reference DESC
@@ -198,6 +230,20 @@ export class TransactionRepository {
     const last = page.at(-1);
     const nextCursor = rows.length > query.limit && last ? encodeCursor({ updatedAt: last.updated_at_text, reference: last.reference }) : null;
     return { items: page.map(summaryOf), nextCursor };
+  }
+
+  /** Whether at most {@link NARROW_SEARCH} references start with `q` (one index range count, bounded). */
+  private async isNarrowSearch(q: string): Promise<boolean> {
+    const { rows } = await this.read(() =>
+      this.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM (
+           SELECT 1 FROM read_model.transaction_status
+            WHERE reference COLLATE "C" >= $1 AND reference COLLATE "C" < $2
+            LIMIT ${NARROW_SEARCH + 1}) AS prefix`,
+        [q, prefixUpperBound(q)],
+      ),
+    );
+    return (rows[0]?.n ?? 0) <= NARROW_SEARCH;
   }
 
   /**
