@@ -434,6 +434,41 @@ describe('transactions', () => {
     const empty = await app.inject({ method: 'GET', url: '/api/v1/transactions/REF-B', headers: { cookie } });
     expect(empty.json().timeline).toEqual([]);
   });
+  it('answers a prefix shared by more than a thousand references by walking the newest-first index, and a narrow one from its candidates, both newest first', async () => {
+    const { cookie } = await signIn('viewer@example.com');
+    // 1,200 references BULK-0001..BULK-1200, newer with the number; no checkout rows (the join is a left join).
+    await pool.query(
+      `INSERT INTO read_model.transaction_status (reference, provider, state, entitlement_status, amount_minor, currency, ledger_revision, updated_at)
+       SELECT 'BULK-' || lpad(n::text, 4, '0'), 'paystack', 'SETTLED_CONSENSUS', 'UNLOCKED', 100, 'NGN', 0, timestamptz '2026-10-01' + make_interval(secs => n)
+         FROM generate_series(1, 1200) AS n`,
+    );
+    try {
+      const refs = async (query: string) => {
+        const res = await app.inject({ method: 'GET', url: `/api/v1/transactions?${query}`, headers: { cookie } });
+        expect(res.statusCode).toBe(200);
+        return res.json().items.map((i: { reference: string }) => i.reference);
+      };
+      // Broad (1,200 > 1,000 matches): the newest first.
+      expect(await refs('q=BULK-&limit=3')).toEqual(['BULK-1200', 'BULK-1199', 'BULK-1198']);
+      // Narrow: BULK-1000..BULK-1009 are the ten references starting with BULK-100.
+      expect(await refs('q=BULK-100&limit=20')).toEqual([
+        'BULK-1009',
+        'BULK-1008',
+        'BULK-1007',
+        'BULK-1006',
+        'BULK-1005',
+        'BULK-1004',
+        'BULK-1003',
+        'BULK-1002',
+        'BULK-1001',
+        'BULK-1000',
+      ]);
+      // Neither path lets another reference in.
+      expect(await refs('q=BULK-12&limit=50')).toEqual(['BULK-1200']);
+    } finally {
+      await pool.query(`DELETE FROM read_model.transaction_status WHERE reference LIKE 'BULK-%'`);
+    }
+  });
 });
 
 describe('reconciliation', () => {
