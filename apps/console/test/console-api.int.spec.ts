@@ -26,6 +26,8 @@ import { CONSOLE_MIGRATIONS } from '../src/schema.js';
 import { TransactionRepository } from '../src/transactions/transaction.repository.js';
 
 const INGESTION_MIGRATIONS_DIR = fileURLToPath(new URL('../../ingestion/migrations/ingestion', import.meta.url));
+const SWEEPER_MIGRATIONS_DIR = fileURLToPath(new URL('../../sweeper/migrations/sweeper', import.meta.url));
+const DISPATCHER_MIGRATIONS_DIR = fileURLToPath(new URL('../../dispatcher/migrations/dispatcher', import.meta.url));
 const ADMIN_KEY = `console-test-${randomUUID()}`;
 const PASSWORD = 'correct horse battery staple';
 
@@ -104,7 +106,14 @@ beforeAll(async () => {
   const database = await createTestDatabase('settle_console');
   drop = database.drop;
   pool = createPool(database.url, 6);
-  await migrateSchemas(pool, [CONSOLE_MIGRATIONS, LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS, { schema: 'ingestion', dir: INGESTION_MIGRATIONS_DIR }]);
+  await migrateSchemas(pool, [
+    CONSOLE_MIGRATIONS,
+    LEDGER_MIGRATIONS,
+    READ_MODEL_MIGRATIONS,
+    { schema: 'ingestion', dir: INGESTION_MIGRATIONS_DIR },
+    { schema: 'sweeper', dir: SWEEPER_MIGRATIONS_DIR },
+    { schema: 'dispatcher', dir: DISPATCHER_MIGRATIONS_DIR },
+  ]);
 
   ingestion = createServer((req, res) => {
     ingestionCalls.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization });

@@ -6,6 +6,7 @@ import { Registry } from 'prom-client';
 import type { AuthService } from '../auth/auth.service.js';
 import type { Reconciler } from '../reconcile/reconciler.port.js';
 import type { TransactionRepository } from '../transactions/transaction.repository.js';
+import { QueuesController } from './queues.controller.js';
 import { SessionController } from './session.controller.js';
 import { SessionGuard } from './session.guard.js';
 import { TransactionsController } from './transactions.controller.js';
@@ -26,13 +27,13 @@ export interface ConsoleApiDeps {
   metrics?: Registry;
 }
 
-/** The console's HTTP side: session, transactions, reconciliation, health and metrics (docs/console.md). */
+/** The console's HTTP side: session, transactions, review queues, reconciliation, health and metrics (docs/console.md). */
 @Module({})
 export class ConsoleApiModule {
   static forRoot(deps: ConsoleApiDeps): DynamicModule {
     return {
       module: ConsoleApiModule,
-      controllers: [SessionController, TransactionsController, HealthController, WebController],
+      controllers: [SessionController, TransactionsController, QueuesController, HealthController, WebController],
       providers: [
         { provide: AUTH_SERVICE, useValue: deps.auth },
         { provide: TRANSACTIONS, useValue: deps.transactions },

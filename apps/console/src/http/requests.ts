@@ -50,3 +50,9 @@ export function pathReference(reference: string): string {
   if (!REFERENCE_PATTERN.test(reference)) throw new ProblemError(404, 'CONSOLE.TRANSACTION_NOT_FOUND', 'Transaction not found');
   return reference;
 }
+
+/** `GET /api/v1/queues/*` query. */
+export const queueQuery = z.object({
+  cursor: optional(z.string().max(1000)),
+  limit: optional(z.coerce.number().int().min(1).max(100)).transform((v) => v ?? 50),
+});

@@ -2,7 +2,15 @@ import { Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from
 import { parseBody } from '@settle/http';
 import type { Logger } from '@settle/platform';
 import type { ReconcileAnswer, Reconciler } from '../reconcile/reconciler.port.js';
-import type { Overview, TimelineEntry, TransactionDetail, TransactionRepository, TransactionSummary } from '../transactions/transaction.repository.js';
+import type {
+  EntitlementEventView,
+  Overview,
+  TimelineEntry,
+  TransactionDetail,
+  TransactionRepository,
+  TransactionSummary,
+  WatchView,
+} from '../transactions/transaction.repository.js';
 import { listQuery, parseCursor, pathReference } from './requests.js';
 import { CurrentSession, MinRole, SessionGuard, type RequestSession } from './session.guard.js';
 import { CONSOLE_LOGGER, RECONCILER, TRANSACTIONS } from './tokens.js';
@@ -11,7 +19,8 @@ import { CONSOLE_LOGGER, RECONCILER, TRANSACTIONS } from './tokens.js';
  * The book of transactions (any role unless said), docs/console.md, "API":
  * - `GET /api/v1/overview`: counts per state and entitlement status;
  * - `GET /api/v1/transactions?q=&provider=&state=&entitlement=&cursor=&limit=`: newest first, keyset pages;
- * - `GET /api/v1/transactions/:reference`: one transaction with its ledger timeline;
+ * - `GET /api/v1/transactions/:reference`: one transaction with its ledger timeline, the sweeper's
+ *   watch and its entitlement events with their deliveries;
  * - `POST /api/v1/transactions/:reference/reconcile` (operator or admin): manual reconciliation,
  *   the spec's fourth trigger (docs/spec.md, section 1), 202.
  */
@@ -36,7 +45,9 @@ export class TransactionsController {
   }
 
   @Get('transactions/:reference')
-  detail(@Param('reference') reference: string): Promise<{ transaction: TransactionDetail; timeline: TimelineEntry[] }> {
+  detail(
+    @Param('reference') reference: string,
+  ): Promise<{ transaction: TransactionDetail; timeline: TimelineEntry[]; watch: WatchView | null; entitlementEvents: EntitlementEventView[] }> {
     return this.transactions.detail(pathReference(reference));
   }
 

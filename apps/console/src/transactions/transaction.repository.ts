@@ -62,6 +62,78 @@ export interface TimelineEntry {
   detail: string | null;
 }
 
+/**
+ * The sweeper's watch of a transaction (`sweeper.watch_state`): when it next asks the provider
+ * and how many times it already did in the current episode.
+ */
+export interface WatchView {
+  /** When the next re-check is due, ISO 8601 UTC; `null` when none is scheduled. */
+  nextCheckAt: string | null;
+  /** Re-checks the sweeper requested since the latest progress (`checks`). */
+  checksSoFar: number;
+  /** Whether the sweeper still has a re-check scheduled (`due_at` is set). */
+  active: boolean;
+}
+
+/** One attempt to deliver an entitlement event to an endpoint (`dispatcher.attempts`). */
+export interface DeliveryAttemptView {
+  /** When the attempt started, ISO 8601 UTC. */
+  at: string;
+  /** `delivered`, `gone`, `throttled` or `failed`. */
+  outcome: string;
+  /** The endpoint's HTTP status, `null` when none came (time-out, refused connection). */
+  httpStatus: number | null;
+  /** Milliseconds from the request to the answer or the failure. */
+  durationMs: number;
+}
+
+/** One delivery of an entitlement event to one endpoint (`dispatcher.deliveries`). */
+export interface DeliveryView {
+  endpointId: string;
+  endpointUrl: string;
+  /** `pending`, `delivered`, `failed` or `cancelled`. */
+  status: string;
+  /** Oldest first. */
+  attempts: DeliveryAttemptView[];
+}
+
+/** An entitlement event of the transaction as the dispatcher received it (`dispatcher.events`). */
+export interface EntitlementEventView {
+  eventId: string;
+  /** The event kind (`entitlement.granted`). */
+  event: string;
+  /** The grant's end, ISO 8601 UTC as delivered (the body's `expires_at`); `null` when the body has none. */
+  expiresAt: string | null;
+  /** One per subscribed endpoint, by endpoint URL. */
+  deliveries: DeliveryView[];
+}
+
+/** A row of `GET /api/v1/queues/held-in-review`. */
+export interface HeldInReviewItem extends TransactionSummary {
+  /** When the sweeper next re-checks, ISO 8601 UTC; `null` when no re-check is scheduled (or no watch). */
+  nextCheckAt: string | null;
+  /** Re-checks done so far in the current episode; 0 without a watch. */
+  checksSoFar: number;
+}
+
+/** A row of `GET /api/v1/queues/manual-review`: why the transaction waits for a person. */
+export interface ManualReviewItem extends TransactionSummary {
+  lastVerdict: string | null;
+  lastTrigger: string | null;
+  /** Re-checks the sweeper made before giving up; 0 without a watch. */
+  checksSoFar: number;
+  /** The last event of the transaction's ledger stream; `null` when the stream is empty. */
+  lastEvent: { type: string; recordedAt: string; detail: string | null } | null;
+}
+
+/** A keyset page of a queue. */
+export interface QueueQuery {
+  /** The last row of the previous page. */
+  after?: ListCursor | undefined;
+  /** 1..100. */
+  limit: number;
+}
+
 /** Filters and page of the transaction list. */
 export interface ListQuery {
   /** A reference prefix, or exactly a user id, an email (case-insensitive) or a phone. */
@@ -127,6 +199,41 @@ const NARROW_SEARCH = 1_000;
  */
 export function prefixUpperBound(prefix: string): string {
   return `${prefix}\u{10FFFF}`;
+}
+
+/** Epoch milliseconds as `pg` answers a `bigint` (text) or a number, as ISO 8601; `null` stays `null`. */
+function isoOfEpochMs(value: string | number | null): string | null {
+  return value === null ? null : new Date(Number(value)).toISOString();
+}
+
+interface QueueRow extends SummaryRow {
+  due_at: string | number | null;
+  watch_checks: number | null;
+}
+
+interface ManualRow extends QueueRow {
+  last_verdict: string | null;
+  last_trigger: string | null;
+  event_type: string | null;
+  event_recorded_at: Date | null;
+  event_detail: string | null;
+}
+
+/** Keyset condition and order of the queues: oldest first, `(updated_at, reference)` ascending. */
+function queuePage(query: QueueQuery, values: unknown[]): { after: string; limit: string } {
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const after = query.after ? `AND (t.updated_at, t.reference) > (${param(query.after.updatedAt)}::timestamptz, ${param(query.after.reference)})` : '';
+  return { after, limit: param(query.limit + 1) };
+}
+
+/** The page and the cursor after its last row (`null` when `rows` holds no more than `limit`). */
+function pageOf<R extends SummaryRow>(rows: R[], limit: number): { page: R[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { page, nextCursor: rows.length > limit && last ? encodeCursor({ updatedAt: last.updated_at_text, reference: last.reference }) : null };
 }
 
 /** Whether PostgreSQL said a table or schema does not exist (42P01, 3F000). */
@@ -252,7 +359,9 @@ export class TransactionRepository {
    * @throws ConsoleError `CONSOLE.TRANSACTION_NOT_FOUND` when the read model has no such reference.
    * @throws ReadModelNotReadyError
    */
-  async detail(reference: string): Promise<{ transaction: TransactionDetail; timeline: TimelineEntry[] }> {
+  async detail(
+    reference: string,
+  ): Promise<{ transaction: TransactionDetail; timeline: TimelineEntry[]; watch: WatchView | null; entitlementEvents: EntitlementEventView[] }> {
     const { rows } = await this.read(() =>
       this.pool.query<DetailRow>(
         `SELECT ${SUMMARY_COLUMNS}, c.entitlement, c.access_period, t.checks,
@@ -288,7 +397,137 @@ export class TransactionRepository {
         detail: outcome.success ? outcome.data.detail : null,
       };
     });
-    return { transaction, timeline };
+    const watch = await this.watch(reference);
+    const entitlementEvents = await this.entitlementEvents(reference);
+    return { transaction, timeline, watch, entitlementEvents };
+  }
+
+  /**
+   * Transactions held in review (state `RECOVERING`, entitlement `HELD_IN_REVIEW`) with the
+   * sweeper's next re-check, oldest first (`updated_at`, then reference, ascending): the ones
+   * waiting longest come first. Keyset pages over `(updated_at, reference)`.
+   *
+   * @returns the rows and the cursor of the next page, `null` on the last page.
+   * @throws ReadModelNotReadyError while `read_model`, `ingestion` or `sweeper` does not exist.
+   */
+  async heldInReview(query: QueueQuery): Promise<{ items: HeldInReviewItem[]; nextCursor: string | null }> {
+    const values: unknown[] = [];
+    const { after, limit } = queuePage(query, values);
+    const { rows } = await this.read(() =>
+      this.pool.query<QueueRow>(
+        `SELECT ${SUMMARY_COLUMNS}, w.due_at, w.checks AS watch_checks
+           FROM read_model.transaction_status t
+           LEFT JOIN ingestion.checkouts c ON c.reference = t.reference
+           LEFT JOIN sweeper.watch_state w ON w.reference = t.reference
+          WHERE t.state = 'RECOVERING' AND t.entitlement_status = 'HELD_IN_REVIEW' ${after}
+          ORDER BY t.updated_at ASC, t.reference ASC
+          LIMIT ${limit}`,
+        values,
+      ),
+    );
+    const { page, nextCursor } = pageOf(rows, query.limit);
+    return {
+      items: page.map((row) => ({ ...summaryOf(row), nextCheckAt: isoOfEpochMs(row.due_at), checksSoFar: row.watch_checks ?? 0 })),
+      nextCursor,
+    };
+  }
+
+  /**
+   * Transactions in manual review (state `MANUAL_REVIEW`) with why: the verifier's last verdict
+   * and trigger, the sweeper's re-checks and the last event of the ledger stream. Oldest first,
+   * keyset pages as {@link heldInReview}.
+   *
+   * @returns the rows and the cursor of the next page, `null` on the last page.
+   * @throws ReadModelNotReadyError while `read_model`, `ingestion`, `sweeper` or `ledger` does not exist.
+   */
+  async manualReview(query: QueueQuery): Promise<{ items: ManualReviewItem[]; nextCursor: string | null }> {
+    const values: unknown[] = [transactionStream('')];
+    const { after, limit } = queuePage(query, values);
+    const { rows } = await this.read(() =>
+      this.pool.query<ManualRow>(
+        `SELECT ${SUMMARY_COLUMNS}, w.due_at, w.checks AS watch_checks,
+                COALESCE(v.verdict, t.last_verdict) AS last_verdict, COALESCE(v.trigger, t.last_trigger) AS last_trigger,
+                e.event_type, e.recorded_at AS event_recorded_at, e.data->>'detail' AS event_detail
+           FROM read_model.transaction_status t
+           LEFT JOIN ingestion.checkouts c ON c.reference = t.reference
+           LEFT JOIN read_model.latest_verification v ON v.reference = t.reference
+           LEFT JOIN sweeper.watch_state w ON w.reference = t.reference
+           LEFT JOIN LATERAL (
+             SELECT event_type, recorded_at, data FROM ledger.events
+              WHERE stream_id = $1 || t.reference
+              ORDER BY revision DESC LIMIT 1
+           ) e ON true
+          WHERE t.state = 'MANUAL_REVIEW' ${after}
+          ORDER BY t.updated_at ASC, t.reference ASC
+          LIMIT ${limit}`,
+        values,
+      ),
+    );
+    const { page, nextCursor } = pageOf(rows, query.limit);
+    return {
+      items: page.map((row) => ({
+        ...summaryOf(row),
+        lastVerdict: row.last_verdict,
+        lastTrigger: row.last_trigger,
+        checksSoFar: row.watch_checks ?? 0,
+        lastEvent:
+          row.event_type !== null && row.event_recorded_at !== null
+            ? { type: row.event_type, recordedAt: row.event_recorded_at.toISOString(), detail: row.event_detail }
+            : null,
+      })),
+      nextCursor,
+    };
+  }
+
+  /** The sweeper's watch of a reference, `null` when it has none. @throws ReadModelNotReadyError */
+  private async watch(reference: string): Promise<WatchView | null> {
+    const { rows } = await this.read(() =>
+      this.pool.query<{ due_at: string | number | null; checks: number }>('SELECT due_at, checks FROM sweeper.watch_state WHERE reference = $1', [reference]),
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return { nextCheckAt: isoOfEpochMs(row.due_at), checksSoFar: row.checks, active: row.due_at !== null };
+  }
+
+  /**
+   * The entitlement events of a reference as the dispatcher recorded them, oldest first, each
+   * with its deliveries (by endpoint URL) and their attempts (oldest first).
+   *
+   * @throws ReadModelNotReadyError
+   */
+  private async entitlementEvents(reference: string): Promise<EntitlementEventView[]> {
+    const { rows } = await this.read(() =>
+      this.pool.query<{ event_id: string; event: string; expires_at: string | null; deliveries: DeliveryView[] }>(
+        `SELECT ev.event_id::text, ev.event,
+                ev.body::jsonb->>'expires_at' AS expires_at,
+                COALESCE((
+                  SELECT json_agg(json_build_object(
+                           'endpointId', d.endpoint_id::text,
+                           'endpointUrl', ep.url,
+                           'status', d.state,
+                           'attempts', COALESCE((
+                             SELECT json_agg(json_build_object(
+                                      'at', to_char(a.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                      'outcome', a.outcome,
+                                      'httpStatus', a.status,
+                                      'durationMs', a.latency_ms) ORDER BY a.attempt)
+                               FROM dispatcher.attempts a WHERE a.delivery_id = d.id), '[]'::json))
+                         ORDER BY ep.url, d.id)
+                    FROM dispatcher.deliveries d
+                    JOIN dispatcher.endpoints ep ON ep.id = d.endpoint_id
+                   WHERE d.event_id = ev.event_id), '[]'::json) AS deliveries
+           FROM dispatcher.events ev
+          WHERE ev.reference = $1
+          ORDER BY ev.published_at ASC, ev.event_id ASC`,
+        [reference],
+      ),
+    );
+    return rows.map((row) => ({
+      eventId: row.event_id,
+      event: row.event,
+      expiresAt: row.expires_at,
+      deliveries: row.deliveries,
+    }));
   }
 
   private async read<T>(work: () => Promise<T>): Promise<T> {

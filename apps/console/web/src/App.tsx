@@ -4,6 +4,7 @@ import { matchRoute } from './lib/routes';
 import { Link, useLocation } from './lib/router';
 import { Layout } from './pages/Layout';
 import { OverviewPage } from './pages/Overview';
+import { QueuesPage } from './pages/Queues';
 import { SignInPage } from './pages/SignIn';
 import { TransactionPage } from './pages/Transaction';
 import { TransactionsPage } from './pages/Transactions';
@@ -34,6 +35,7 @@ export function App() {
     <Layout user={session.data.user} route={route}>
       {route.name === 'overview' && <OverviewPage />}
       {route.name === 'transactions' && <TransactionsPage search={location.search} />}
+      {route.name === 'queues' && <QueuesPage tab={route.tab} />}
       {route.name === 'transaction' && <TransactionPage key={route.reference} reference={route.reference} role={session.data.user.role} />}
       {route.name === 'not_found' && (
         <div className="empty">

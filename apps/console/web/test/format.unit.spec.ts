@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { currencyExponent, entitlementLabel, formatAge, formatDateTime, formatMoney, humanize, providerLabel, stateLabel, stateTone } from '../src/lib/format';
+import {
+  currencyExponent,
+  entitlementLabel,
+  formatAge,
+  formatDateTime,
+  formatDuration,
+  formatMoney,
+  formatUntil,
+  humanize,
+  manualReviewReason,
+  providerLabel,
+  stateLabel,
+  stateTone,
+} from '../src/lib/format';
 
 describe('currencyExponent', () => {
   it.each([
@@ -80,5 +93,51 @@ describe('labels and tones', () => {
     expect(stateTone('STATE_MISMATCH')).toBe('danger');
     expect(stateTone('RECOVERING')).toBe('warning');
     expect(stateTone('SOMETHING_NEW')).toBe('neutral');
+  });
+});
+
+describe('formatUntil', () => {
+  const now = Date.parse('2026-11-25T09:00:00.000Z');
+  it('tells the time ahead in the largest whole unit', () => {
+    expect(formatUntil('2026-11-25T09:12:00.000Z', now)).toBe('in 12 min');
+    expect(formatUntil('2026-11-25T09:01:00.000Z', now)).toBe('in 1 min');
+    expect(formatUntil('2026-11-25T12:00:00.000Z', now)).toBe('in 3 h');
+    expect(formatUntil('2026-11-28T09:00:00.000Z', now)).toBe('in 3 d');
+  });
+
+  it('says due now within 45 s either way, and overdue once passed', () => {
+    expect(formatUntil('2026-11-25T09:00:30.000Z', now)).toBe('due now');
+    expect(formatUntil('2026-11-25T08:59:30.000Z', now)).toBe('due now');
+    expect(formatUntil('2026-11-25T08:55:00.000Z', now)).toBe('overdue by 5 min');
+  });
+
+  it('is empty for what is not a timestamp', () => {
+    expect(formatUntil('soon', now)).toBe('');
+  });
+});
+
+describe('formatDuration', () => {
+  it('writes milliseconds below a second, else seconds with one decimal', () => {
+    expect(formatDuration(85)).toBe('85 ms');
+    expect(formatDuration(1_234)).toBe('1.2 s');
+    expect(formatDuration(10_000)).toBe('10.0 s');
+    expect(formatDuration(-1)).toBe('—');
+  });
+});
+
+describe('manualReviewReason', () => {
+  const base = { lastVerdict: null, lastTrigger: null, checksSoFar: 0, lastEvent: null };
+  it("prefers the last ledger event's detail, with the re-checks", () => {
+    expect(manualReviewReason({ ...base, lastVerdict: 'clearing', checksSoFar: 30, lastEvent: { detail: 'still clearing after 30 re-checks' } })).toBe(
+      'still clearing after 30 re-checks · 30 automatic re-checks',
+    );
+  });
+
+  it('falls back to the verdict and trigger, then to saying nothing is recorded', () => {
+    expect(manualReviewReason({ ...base, lastVerdict: 'clearing', lastTrigger: 'sweeper_review_limit', checksSoFar: 1 })).toBe(
+      'Clearing, after Sweeper review limit · 1 automatic re-check',
+    );
+    expect(manualReviewReason({ ...base, lastTrigger: 'admin_reconciliation', lastEvent: { detail: ' ' } })).toBe('After Admin reconciliation');
+    expect(manualReviewReason(base)).toBe('No verdict recorded yet');
   });
 });

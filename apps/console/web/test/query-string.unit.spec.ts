@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { filtersFromSearch, NO_FILTERS, transactionsHref, transactionsQuery } from '../src/lib/query-string';
-import { matchRoute, transactionHref } from '../src/lib/routes';
+import { NO_FILTERS, filtersFromSearch, pageQuery, transactionsHref, transactionsQuery } from '../src/lib/query-string';
+import { matchRoute, queueHref, transactionHref } from '../src/lib/routes';
 
 describe('transactionsQuery', () => {
   it('is empty with no filters, cursor or limit', () => {
@@ -46,6 +46,14 @@ describe('transactionsHref and filtersFromSearch', () => {
   });
 });
 
+describe('pageQuery', () => {
+  it('sends the cursor and the clamped limit of a queue page, nothing when neither is given', () => {
+    expect(pageQuery()).toBe('');
+    expect(pageQuery('abc', 50)).toBe('?cursor=abc&limit=50');
+    expect(pageQuery(null, 500)).toBe('?limit=100');
+  });
+});
+
 describe('matchRoute', () => {
   it('names the three pages', () => {
     expect(matchRoute('/')).toEqual({ name: 'overview' });
@@ -54,6 +62,14 @@ describe('matchRoute', () => {
     expect(matchRoute('/transactions/ref_abc123')).toEqual({ name: 'transaction', reference: 'ref_abc123' });
     expect(matchRoute('/settings')).toEqual({ name: 'not_found' });
     expect(matchRoute('/transactions/a/b')).toEqual({ name: 'not_found' });
+  });
+
+  it('names the two tabs of the queues, /queues being the first', () => {
+    expect(matchRoute('/queues')).toEqual({ name: 'queues', tab: 'held' });
+    expect(matchRoute(queueHref('held'))).toEqual({ name: 'queues', tab: 'held' });
+    expect(matchRoute(`${queueHref('manual')}/`)).toEqual({ name: 'queues', tab: 'manual' });
+    expect(queueHref('manual')).toBe('/queues/manual-review');
+    expect(matchRoute('/queues/other')).toEqual({ name: 'not_found' });
   });
 
   it('round-trips references with characters a path must encode', () => {

@@ -1,5 +1,15 @@
-import type { Overview, ReconcileAccepted, Session, TransactionFilters, TransactionPage, TransactionView } from './types';
-import { transactionsQuery } from '../lib/query-string';
+import type {
+  HeldInReviewItem,
+  ManualReviewItem,
+  Overview,
+  QueuePage,
+  ReconcileAccepted,
+  Session,
+  TransactionFilters,
+  TransactionPage,
+  TransactionView,
+} from './types';
+import { pageQuery, transactionsQuery } from '../lib/query-string';
 
 /** Base path of the console API. */
 export const API_BASE = '/api/v1';
@@ -120,6 +130,10 @@ export const api = {
     request<TransactionPage>('GET', `/transactions${transactionsQuery(filters, cursor, limit)}`),
   /** `GET /transactions/:reference`: the transaction and its ledger timeline; throws ApiError 404 `CONSOLE.TRANSACTION_NOT_FOUND`. */
   transaction: (reference: string) => request<TransactionView>('GET', `/transactions/${encodeURIComponent(reference)}`),
+  /** `GET /queues/held-in-review`: one page of the transactions held in review, oldest first. */
+  heldInReview: (cursor: string | null, limit?: number) => request<QueuePage<HeldInReviewItem>>('GET', `/queues/held-in-review${pageQuery(cursor, limit)}`),
+  /** `GET /queues/manual-review`: one page of the transactions in manual review, oldest first. */
+  manualReview: (cursor: string | null, limit?: number) => request<QueuePage<ManualReviewItem>>('GET', `/queues/manual-review${pageQuery(cursor, limit)}`),
   /** `POST /transactions/:reference/reconcile`: asks for a verification now (operators and admins). */
   reconcile: (reference: string) => request<ReconcileAccepted>('POST', `/transactions/${encodeURIComponent(reference)}/reconcile`),
 };

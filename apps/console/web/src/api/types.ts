@@ -103,10 +103,78 @@ export interface TimelineEntry {
   detail: string | null;
 }
 
+/** The sweeper's watch of a transaction: its next automatic re-check. */
+export interface Watch {
+  /** ISO 8601 timestamp of the next re-check; `null` when none is scheduled. */
+  nextCheckAt: string | null;
+  /** Re-checks the sweeper made since the latest progress. */
+  checksSoFar: number;
+  /** Whether a re-check is scheduled. */
+  active: boolean;
+}
+
+/** One attempt to deliver an entitlement event to an endpoint. */
+export interface DeliveryAttempt {
+  /** ISO 8601 timestamp of the attempt's start. */
+  at: string;
+  /** `delivered`, `gone`, `throttled` or `failed`. */
+  outcome: string;
+  /** The endpoint's HTTP status; `null` when none came. */
+  httpStatus: number | null;
+  /** Milliseconds. */
+  durationMs: number;
+}
+
+/** One delivery of an entitlement event to a customer endpoint. */
+export interface Delivery {
+  endpointId: string;
+  endpointUrl: string;
+  /** `pending`, `delivered`, `failed` or `cancelled`. */
+  status: string;
+  /** Oldest first. */
+  attempts: DeliveryAttempt[];
+}
+
+/** An entitlement event of the transaction as the dispatcher recorded it. */
+export interface EntitlementEvent {
+  eventId: string;
+  event: string;
+  /** ISO 8601 timestamp; `null` when unknown. */
+  expiresAt: string | null;
+  deliveries: Delivery[];
+}
+
 /** Answer of `GET /api/v1/transactions/:reference`. */
 export interface TransactionView {
   transaction: TransactionDetail;
   timeline: TimelineEntry[];
+  /** `null` when the sweeper does not watch the transaction. */
+  watch: Watch | null;
+  /** Oldest first; empty when none. */
+  entitlementEvents: EntitlementEvent[];
+}
+
+/** A row of `GET /api/v1/queues/held-in-review`. */
+export interface HeldInReviewItem extends TransactionSummary {
+  /** ISO 8601 timestamp of the sweeper's next re-check; `null` when none is scheduled. */
+  nextCheckAt: string | null;
+  checksSoFar: number;
+}
+
+/** A row of `GET /api/v1/queues/manual-review`, with why it waits for a person. */
+export interface ManualReviewItem extends TransactionSummary {
+  lastVerdict: string | null;
+  lastTrigger: string | null;
+  checksSoFar: number;
+  /** The last event of the ledger stream; `null` when there is none. */
+  lastEvent: { type: string; recordedAt: string; detail: string | null } | null;
+}
+
+/** A page of a review queue, oldest first. */
+export interface QueuePage<T> {
+  items: T[];
+  /** Opaque; `null` on the last page. */
+  nextCursor: string | null;
 }
 
 /** Answer of `POST /api/v1/transactions/:reference/reconcile` (202). */

@@ -66,6 +66,61 @@ export function formatAge(iso: string, now: number): string {
   return `${Math.round(hours / 24)} d ago`;
 }
 
+/**
+ * How far ahead a timestamp is, in the largest whole unit (`in 12 min`, `in 3 h`, `in 2 d`);
+ * `due now` within 45 seconds either way, and `overdue by 5 min` once passed.
+ *
+ * @param now - epoch milliseconds.
+ * @returns `''` when the input is not a timestamp.
+ */
+export function formatUntil(iso: string, now: number): string {
+  const then = new Date(iso).getTime();
+  if (Number.isNaN(then)) return '';
+  const seconds = Math.round((then - now) / 1000);
+  if (Math.abs(seconds) < 45) return 'due now';
+  const span = wholeUnits(Math.abs(seconds));
+  return seconds > 0 ? `in ${span}` : `overdue by ${span}`;
+}
+
+/** Seconds (45 and more) in the largest whole unit: `12 min`, `3 h`, `2 d`. */
+function wholeUnits(seconds: number): string {
+  const minutes = Math.max(1, Math.round(seconds / 60));
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `${hours} h`;
+  return `${Math.round(hours / 24)} d`;
+}
+
+/**
+ * A duration in milliseconds for people: `85 ms` below a second, else seconds with one decimal
+ * (`1.2 s`, `10.0 s`).
+ */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '—';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * Why a transaction waits in manual review, in one line: the last ledger event's detail when it
+ * has one, else the last verdict and trigger (`Clearing, after Sweeper review limit`), and the
+ * sweeper's re-checks when there were any (`30 automatic re-checks`).
+ */
+export function manualReviewReason(item: {
+  lastVerdict: string | null;
+  lastTrigger: string | null;
+  checksSoFar: number;
+  lastEvent: { detail: string | null } | null;
+}): string {
+  const parts: string[] = [];
+  const detail = item.lastEvent?.detail?.trim();
+  if (detail) parts.push(detail);
+  else if (item.lastVerdict) parts.push(item.lastTrigger ? `${humanize(item.lastVerdict)}, after ${humanize(item.lastTrigger)}` : humanize(item.lastVerdict));
+  else if (item.lastTrigger) parts.push(`After ${humanize(item.lastTrigger)}`);
+  if (item.checksSoFar > 0) parts.push(`${item.checksSoFar} automatic re-check${item.checksSoFar === 1 ? '' : 's'}`);
+  return parts.length > 0 ? parts.join(' · ') : 'No verdict recorded yet';
+}
+
 /** `SETTLED_CONSENSUS` or `sweeper_review_recheck` as words: `Settled consensus`, `Sweeper review recheck`. */
 export function humanize(value: string): string {
   const words = value

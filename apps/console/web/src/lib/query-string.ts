@@ -24,6 +24,16 @@ export function transactionsQuery(filters: Partial<TransactionFilters>, cursor: 
   return query ? `?${query}` : '';
 }
 
+/**
+ * The query string of a review queue's page (`GET /api/v1/queues/*`): the cursor when there is
+ * one and the limit clamped to 1..100, as {@link transactionsQuery} without filters.
+ *
+ * @returns `''` when there is nothing to send.
+ */
+export function pageQuery(cursor: string | null = null, limit?: number): string {
+  return transactionsQuery({}, cursor, limit);
+}
+
 /** The filters as URL parameters, leaving out the empty ones. */
 function filtersToParams(filters: Partial<TransactionFilters>): URLSearchParams {
   const params = new URLSearchParams();

@@ -1,6 +1,6 @@
 import { useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent, type ReactNode } from 'react';
 
-// A router of a few lines over the History API: the console has three pages, and the address
+// A router of a few lines over the History API: the console has a handful of pages, and the address
 // bar (path and query string) is the only navigation state.
 
 const NAVIGATED = 'settle:navigated';

@@ -7,7 +7,7 @@ import { Link } from '../lib/router';
 /** The frame of every signed-in page: top bar with the product, the navigation and the user. */
 export function Layout({ user, route, children }: { user: SessionUser; route: Route; children: ReactNode }) {
   const signOut = useSignOut();
-  const section = route.name === 'overview' ? 'overview' : route.name === 'not_found' ? null : 'transactions';
+  const section = route.name === 'overview' ? 'overview' : route.name === 'queues' ? 'queues' : route.name === 'not_found' ? null : 'transactions';
   return (
     <div className="app">
       <header className="topbar">
@@ -33,6 +33,14 @@ export function Layout({ user, route, children }: { user: SessionUser; route: Ro
             aria-current={section === 'transactions' ? 'page' : undefined}
           >
             Transactions
+          </Link>
+          <Link
+            href="/queues"
+            data-testid="nav-queues"
+            className={section === 'queues' ? 'active' : undefined}
+            aria-current={section === 'queues' ? 'page' : undefined}
+          >
+            Queues
           </Link>
         </nav>
         <div className="user">

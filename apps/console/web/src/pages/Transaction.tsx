@@ -1,10 +1,10 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
 import { api, ApiError } from '../api/client';
-import { CHECK_NAMES, type CheckResult, type Role, type TimelineEntry, type TransactionDetail } from '../api/types';
-import { EntitlementBadge, StateBadge } from '../components/Badge';
+import { CHECK_NAMES, type CheckResult, type EntitlementEvent, type Role, type TimelineEntry, type TransactionDetail, type Watch } from '../api/types';
+import { Badge, EntitlementBadge, StateBadge } from '../components/Badge';
 import { EmptyState, ErrorPanel, errorMessage, Spinner } from '../components/Feedback';
-import { checkLabel, formatDateTime, formatMoney, humanize, providerLabel, stateLabel } from '../lib/format';
+import { checkLabel, formatDateTime, formatDuration, formatMoney, formatUntil, humanize, providerLabel, stateLabel, type Tone } from '../lib/format';
 import { RECONCILE_POLL_MS, reconcileProgress, type TransactionMark } from '../lib/reconcile';
 import { Link } from '../lib/router';
 
@@ -95,6 +95,121 @@ function Timeline({ entries }: { entries: TimelineEntry[] }) {
   );
 }
 
+/** The sweeper's watch: the next automatic re-check and the re-checks so far, or "not watched". */
+function Recovery({ watch, now }: { watch: Watch | null; now: number }) {
+  if (!watch) {
+    return (
+      <div data-testid="watch">
+        <EmptyState title="Not watched">The sweeper has no timer for this transaction (it has not seen its checkout registered).</EmptyState>
+      </div>
+    );
+  }
+  return (
+    <dl className="fields" data-testid="watch">
+      <Field label="Next check">
+        {watch.nextCheckAt ? (
+          <span title={formatDateTime(watch.nextCheckAt)}>
+            {formatUntil(watch.nextCheckAt, now)} <span className="muted small">({formatDateTime(watch.nextCheckAt)})</span>
+          </span>
+        ) : (
+          'None scheduled'
+        )}
+      </Field>
+      <Field label="Checks so far">{String(watch.checksSoFar)}</Field>
+      <Field label="Sweeper">{watch.active ? 'Re-checking automatically' : 'Stopped (settled, declined or handed to manual review)'}</Field>
+    </dl>
+  );
+}
+
+const DELIVERY_TONES: Record<string, Tone> = { delivered: 'success', pending: 'info', failed: 'danger', cancelled: 'neutral' };
+const ATTEMPT_TONES: Record<string, Tone> = { delivered: 'success', throttled: 'warning', failed: 'danger', gone: 'neutral' };
+
+/** The grants of this reference as the dispatcher recorded them: each event, its deliveries and their attempts. */
+function EntitlementEvents({ events }: { events: EntitlementEvent[] }) {
+  if (events.length === 0) {
+    return (
+      <div data-testid="entitlement-events">
+        <EmptyState title="No entitlement events">A grant is sent to the customer's endpoints once the payment settles.</EmptyState>
+      </div>
+    );
+  }
+  return (
+    <div className="events" data-testid="entitlement-events">
+      {events.map((event) => (
+        <div key={event.eventId} className="event" data-testid="entitlement-event" data-event-id={event.eventId}>
+          <div className="event-head">
+            <strong>{event.event}</strong>
+            <span className="mono small muted">{event.eventId}</span>
+            {event.expiresAt && <span className="small">Expires {formatDateTime(event.expiresAt)}</span>}
+          </div>
+          {event.deliveries.length === 0 ? (
+            <p className="muted small">No endpoint subscribed to this event.</p>
+          ) : (
+            <div className="table-wrap">
+              <table className="table table-compact">
+                <thead>
+                  <tr>
+                    <th>Endpoint</th>
+                    <th>Delivery</th>
+                    <th>Attempt</th>
+                    <th>At</th>
+                    <th>Outcome</th>
+                    <th className="num">HTTP</th>
+                    <th className="num">Duration</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {event.deliveries.flatMap((delivery) => {
+                    const lead = (
+                      <>
+                        <td className="mono endpoint" title={delivery.endpointUrl}>
+                          {delivery.endpointUrl}
+                        </td>
+                        <td>
+                          <Badge tone={DELIVERY_TONES[delivery.status] ?? 'neutral'}>{humanize(delivery.status)}</Badge>
+                        </td>
+                      </>
+                    );
+                    if (delivery.attempts.length === 0) {
+                      return [
+                        <tr key={delivery.endpointId}>
+                          {lead}
+                          <td colSpan={5} className="muted small">
+                            No attempt yet
+                          </td>
+                        </tr>,
+                      ];
+                    }
+                    return delivery.attempts.map((attempt, index) => (
+                      <tr key={`${delivery.endpointId}-${index}`}>
+                        {index === 0 ? (
+                          lead
+                        ) : (
+                          <>
+                            <td />
+                            <td />
+                          </>
+                        )}
+                        <td className="num">{index + 1}</td>
+                        <td>{formatDateTime(attempt.at)}</td>
+                        <td>
+                          <Badge tone={ATTEMPT_TONES[attempt.outcome] ?? 'neutral'}>{humanize(attempt.outcome)}</Badge>
+                        </td>
+                        <td className="num mono">{attempt.httpStatus ?? '—'}</td>
+                        <td className="num">{formatDuration(attempt.durationMs)}</td>
+                      </tr>
+                    ));
+                  })}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </div>
+      ))}
+    </div>
+  );
+}
+
 function Fields({ transaction }: { transaction: TransactionDetail }) {
   return (
     <dl className="fields">
@@ -120,7 +235,7 @@ function Fields({ transaction }: { transaction: TransactionDetail }) {
   );
 }
 
-/** One transaction: its fields, the four checks expected against observed, its ledger timeline, and "Reconcile now". */
+/** One transaction: its fields, the four checks expected against observed, the sweeper's watch, its ledger timeline, its entitlement events' deliveries, and "Reconcile now". */
 export function TransactionPage({ reference, role }: { reference: string; role: Role }) {
   const [reconciling, setReconciling] = useState<Reconciling | null>(null);
   const waiting = reconciling?.phase === 'waiting';
@@ -189,7 +304,7 @@ export function TransactionPage({ reference, role }: { reference: string; role: 
     );
   }
 
-  const { transaction, timeline } = view.data;
+  const { transaction, timeline, watch, entitlementEvents } = view.data;
   const canReconcile = RECONCILERS.has(role);
   return (
     <section>
@@ -246,8 +361,20 @@ export function TransactionPage({ reference, role }: { reference: string; role: 
       </div>
 
       <div className="panel">
+        <h2 className="panel-title">Recovery</h2>
+        <p className="muted small">The sweeper's automatic re-checks of this transaction with the provider.</p>
+        <Recovery watch={watch} now={view.dataUpdatedAt} />
+      </div>
+
+      <div className="panel">
         <h2 className="panel-title">Ledger timeline</h2>
         <Timeline entries={timeline} />
+      </div>
+
+      <div className="panel">
+        <h2 className="panel-title">Entitlement events</h2>
+        <p className="muted small">The grants of this payment and their delivery to the customer's endpoints (oldest first).</p>
+        <EntitlementEvents events={entitlementEvents} />
       </div>
     </section>
   );

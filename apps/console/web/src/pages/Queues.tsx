@@ -1,0 +1,200 @@
+import { useInfiniteQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { api } from '../api/client';
+import type { HeldInReviewItem, ManualReviewItem, QueuePage } from '../api/types';
+import { StateBadge } from '../components/Badge';
+import { EmptyState, ErrorPanel, Spinner } from '../components/Feedback';
+import { formatAge, formatDateTime, formatMoney, formatUntil, manualReviewReason, providerLabel } from '../lib/format';
+import { Link, navigate } from '../lib/router';
+import { queueHref, transactionHref, type QueueTab } from '../lib/routes';
+
+const PAGE_SIZE = 50;
+/** The queues move with the sweeper's ticks: read again every 30 s. */
+const REFRESH_MS = 30_000;
+
+const TABS: ReadonlyArray<{ tab: QueueTab; label: string; hint: string }> = [
+  { tab: 'held', label: 'Held in review', hint: 'The provider says the payment is still clearing; the sweeper re-checks on a backoff schedule.' },
+  { tab: 'manual', label: 'Manual review', hint: 'Automatic re-checks ran out: a person decides, for example with Reconcile now on the transaction.' },
+];
+
+/** A page of a queue, read by cursor, oldest first. */
+function useQueue<T>(tab: QueueTab, read: (cursor: string | null, limit: number) => Promise<QueuePage<T>>) {
+  return useInfiniteQuery({
+    queryKey: ['queue', tab],
+    queryFn: ({ pageParam }) => read(pageParam, PAGE_SIZE),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    refetchInterval: REFRESH_MS,
+  });
+}
+
+/** The columns every queue starts with: reference (a link), provider, state, amount. */
+function Lead({ row }: { row: { reference: string; provider: string; state: string; amountMinor: number; currency: string } }) {
+  return (
+    <>
+      <td>
+        <Link href={transactionHref(row.reference)} className="mono" onClick={(event) => event.stopPropagation()}>
+          {row.reference}
+        </Link>
+      </td>
+      <td>{providerLabel(row.provider)}</td>
+      <td>
+        <StateBadge state={row.state} />
+      </td>
+      <td className="num">{formatMoney(row.amountMinor, row.currency)}</td>
+    </>
+  );
+}
+
+/** A queue's table with its loading, empty, error and "Load more" states. */
+function QueueTable<T extends { reference: string }>({
+  testId,
+  query,
+  headers,
+  row,
+  empty,
+}: {
+  testId: string;
+  query: ReturnType<typeof useQueue<T>>;
+  headers: string[];
+  row: (item: T, now: number) => ReactNode;
+  empty: { title: string; body: string };
+}) {
+  const rows = query.data?.pages.flatMap((page) => page.items) ?? [];
+  // Times are told from when the page was read, so a render never reads the clock.
+  const now = query.dataUpdatedAt;
+  if (query.isError && !query.data) return <ErrorPanel error={query.error} onRetry={() => void query.refetch()} />;
+  return (
+    <>
+      <div className="table-wrap">
+        <table className="table" data-testid={testId} aria-busy={query.isPending}>
+          <thead>
+            <tr>
+              {headers.map((header) => (
+                <th key={header} className={header === 'Amount' ? 'num' : undefined}>
+                  {header}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {query.isPending &&
+              Array.from({ length: 5 }, (_, index) => (
+                <tr key={index} className="row-skeleton" aria-hidden="true">
+                  {headers.map((header) => (
+                    <td key={header}>
+                      <span className="skeleton" />
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            {rows.map((item) => (
+              <tr
+                key={item.reference}
+                data-testid="queue-row"
+                data-reference={item.reference}
+                className="clickable"
+                onClick={() => navigate(transactionHref(item.reference))}
+              >
+                {row(item, now)}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {!query.isPending && rows.length === 0 && <EmptyState title={empty.title}>{empty.body}</EmptyState>}
+      </div>
+      {query.isFetchNextPageError && <ErrorPanel error={query.error} title="Could not load more" onRetry={() => void query.fetchNextPage()} />}
+      <div className="list-foot">
+        {rows.length > 0 && (
+          <span className="muted small">
+            {rows.length} shown{query.hasNextPage ? '' : ', the end of the queue'}
+          </span>
+        )}
+        {query.hasNextPage && (
+          <button type="button" className="button" data-testid="load-more" onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
+            {query.isFetchingNextPage ? <Spinner label="Loading more" /> : null}
+            {query.isFetchingNextPage ? 'Loading…' : 'Load more'}
+          </button>
+        )}
+      </div>
+    </>
+  );
+}
+
+function HeldQueue() {
+  const query = useQueue<HeldInReviewItem>('held', api.heldInReview);
+  return (
+    <QueueTable
+      testId="queue-held"
+      query={query}
+      headers={['Reference', 'Provider', 'State', 'Amount', 'Next check', 'Checks so far', 'Held since']}
+      empty={{ title: 'Nothing is held in review', body: 'Payments the provider reports as still clearing wait here for their re-checks.' }}
+      row={(item, now) => (
+        <>
+          <Lead row={item} />
+          <td title={item.nextCheckAt ? formatDateTime(item.nextCheckAt) : undefined} data-testid="next-check">
+            {item.nextCheckAt ? formatUntil(item.nextCheckAt, now) : <span className="muted">not scheduled</span>}
+          </td>
+          <td className="num" data-testid="checks-so-far">
+            {item.checksSoFar}
+          </td>
+          <td title={formatDateTime(item.updatedAt)}>
+            <span className="muted small">{formatAge(item.updatedAt, now)}</span>
+          </td>
+        </>
+      )}
+    />
+  );
+}
+
+function ManualQueue() {
+  const query = useQueue<ManualReviewItem>('manual', api.manualReview);
+  return (
+    <QueueTable
+      testId="queue-manual"
+      query={query}
+      headers={['Reference', 'Provider', 'State', 'Amount', 'Why', 'Since']}
+      empty={{ title: 'Nothing waits for manual review', body: 'Transactions land here when the automatic re-checks run out.' }}
+      row={(item, now) => (
+        <>
+          <Lead row={item} />
+          <td className="reason" data-testid="reason">
+            <span>{manualReviewReason(item)}</span>
+            {item.lastEvent && <span className="muted small">{item.lastEvent.type}</span>}
+          </td>
+          <td title={formatDateTime(item.updatedAt)}>
+            <span className="muted small">{formatAge(item.updatedAt, now)}</span>
+          </td>
+        </>
+      )}
+    />
+  );
+}
+
+/** The review queues: held in review (next check, checks so far) and manual review (why), oldest first; rows open the transaction. */
+export function QueuesPage({ tab }: { tab: QueueTab }) {
+  const current = TABS.find((t) => t.tab === tab) ?? TABS[0]!;
+  return (
+    <section>
+      <div className="page-head">
+        <h1>Queues</h1>
+      </div>
+      <div className="tabs" role="tablist" aria-label="Review queues">
+        {TABS.map((t) => (
+          <Link
+            key={t.tab}
+            href={queueHref(t.tab)}
+            role="tab"
+            data-testid={`queue-tab-${t.tab}`}
+            aria-selected={t.tab === tab}
+            className={t.tab === tab ? 'tab active' : 'tab'}
+          >
+            {t.label}
+          </Link>
+        ))}
+      </div>
+      <p className="muted small">{current.hint}</p>
+      <div role="tabpanel">{tab === 'held' ? <HeldQueue /> : <ManualQueue />}</div>
+    </section>
+  );
+}
