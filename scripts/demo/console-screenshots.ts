@@ -4,8 +4,8 @@
  * so they show the demo's data: `scripts/demo/console-screenshots.sh [folder]`.
  * Creates an operator of its own for the run (through the console's command line), signs in
  * and saves, under `docs/console/` (or the folder given as the first argument): the sign-in
- * page, the overview, the transactions list, the State Mismatch list, and the page of a
- * transaction whose lower amount failed the amount check.
+ * page, the overview, the transactions list, the State Mismatch list, the review queues, and the
+ * page of a transaction whose lower amount failed the amount check.
  *
  * Environment: DATABASE_URL (the stack's database), CONSOLE_URL (default
  * http://127.0.0.1:3400), SETTLE_CHROMIUM (default /usr/bin/chromium).
@@ -60,6 +60,11 @@ async function main(): Promise<void> {
     await page.goto(`${consoleUrl}/transactions?state=STATE_MISMATCH`);
     await page.getByTestId('transactions-table').waitFor();
     await shot(page, 'state-mismatch');
+    await page.getByTestId('nav-queues').click();
+    await page.waitForLoadState('networkidle');
+    await shot(page, 'queues');
+    await page.goto(`${consoleUrl}/transactions?state=STATE_MISMATCH`);
+    await page.getByTestId('transactions-table').waitFor();
     // A lower amount paid: the demo's "lower amount paid" checkouts.
     const rows = page.getByTestId('transaction-row');
     for (let i = 0; i < (await rows.count()); i++) {
