@@ -65,14 +65,19 @@ async function main(): Promise<void> {
     await shot(page, 'queues');
     await page.goto(`${consoleUrl}/transactions?state=STATE_MISMATCH`);
     await page.getByTestId('transactions-table').waitFor();
-    // A lower amount paid: the demo's "lower amount paid" checkouts.
-    const rows = page.getByTestId('transaction-row');
-    for (let i = 0; i < (await rows.count()); i++) {
-      await rows.nth(i).click();
-      await page.getByTestId('checks').waitFor();
-      if ((await page.locator('[data-testid="checks"] [data-check="amount"].check-fail').count()) > 0) break;
-      await page.goBack();
-      await page.getByTestId('transactions-table').waitFor();
+    // A lower amount paid (the demo's "lower amount paid" checkouts): found through the API.
+    const list = (await (await page.request.get(`${consoleUrl}/api/v1/transactions?state=STATE_MISMATCH&limit=100`)).json()) as {
+      items: Array<{ reference: string }>;
+    };
+    for (const { reference } of list.items) {
+      const detail = (await (await page.request.get(`${consoleUrl}/api/v1/transactions/${encodeURIComponent(reference)}`)).json()) as {
+        transaction: { checks: Array<{ check: string; passed: boolean }> | null };
+      };
+      if (detail.transaction.checks?.some((c) => c.check === 'amount' && !c.passed)) {
+        await page.goto(`${consoleUrl}/transactions/${encodeURIComponent(reference)}`);
+        await page.getByTestId('checks').waitFor();
+        break;
+      }
     }
     await shot(page, 'transaction');
   } finally {
