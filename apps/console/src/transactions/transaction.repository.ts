@@ -1,5 +1,5 @@
 import { ENTITLEMENT_STATUSES, TRANSACTION_STATUSES } from '@settle/domain';
-import { ReadModelNotReadyError, transactionOutcomeData, transactionStream, type LedgerStore } from '@settle/ledger';
+import { readReadModel, transactionOutcomeData, transactionStream, type LedgerStore } from '@settle/ledger';
 import type { Pool } from '@settle/platform';
 import { ConsoleError } from '../errors.js';
 import { encodeCursor, type ListCursor } from './cursor.js';
@@ -234,12 +234,6 @@ function pageOf<R extends SummaryRow>(rows: R[], limit: number): { page: R[]; ne
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return { page, nextCursor: rows.length > limit && last ? encodeCursor({ updatedAt: last.updated_at_text, reference: last.reference }) : null };
-}
-
-/** Whether PostgreSQL said a table or schema does not exist (42P01, 3F000). */
-function isMissingRelation(error: unknown): boolean {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  return code === '42P01' || code === '3F000';
 }
 
 /**
@@ -530,12 +524,7 @@ export class TransactionRepository {
     }));
   }
 
-  private async read<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (isMissingRelation(error)) throw new ReadModelNotReadyError();
-      throw error;
-    }
+  private read<T>(work: () => Promise<T>): Promise<T> {
+    return readReadModel(work);
   }
 }

@@ -51,7 +51,11 @@ export class EventStoreLedgerWriter implements LedgerWriter {
   private async appendAll(appends: readonly StreamAppend[]): Promise<AppendOutcome[]> {
     const outcomes: AppendOutcome[] = new Array<AppendOutcome>(appends.length);
     const byStream = new Map<string, number[]>();
-    for (const [i, a] of appends.entries()) byStream.set(a.streamId, [...(byStream.get(a.streamId) ?? []), i]);
+    for (const [i, a] of appends.entries()) {
+      const indexes = byStream.get(a.streamId);
+      if (indexes) indexes.push(i);
+      else byStream.set(a.streamId, [i]);
+    }
     await pMap(
       byStream.values(),
       async (indexes) => {

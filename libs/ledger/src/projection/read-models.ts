@@ -46,8 +46,13 @@ function isMissingRelation(error: unknown): boolean {
   return code === '42P01' || code === '3F000';
 }
 
-/** Runs a read of the read models, turning "no such table" into {@link ReadModelNotReadyError}. */
-async function readReadModel<T>(read: () => Promise<T>): Promise<T> {
+/**
+ * Runs a read of the read models (or of tables beside them that their readers share), turning
+ * "no such table or schema" (SQLSTATE 42P01, 3F000) into {@link ReadModelNotReadyError}.
+ *
+ * @throws ReadModelNotReadyError while the tables are not created yet; what `read` throws otherwise.
+ */
+export async function readReadModel<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (error) {
