@@ -7,7 +7,8 @@ export type ConsoleErrorCode =
   | 'CONSOLE.USER_EXISTS'
   | 'CONSOLE.WEAK_PASSWORD'
   | 'CONSOLE.INGESTION_UNAVAILABLE'
-  | 'CONSOLE.INGESTION_REJECTED';
+  | 'CONSOLE.INGESTION_REJECTED'
+  | 'CONSOLE.AUDIT_UNAVAILABLE';
 
 /** Kind and problem title of each code (the HTTP edge maps the kind to a status). */
 const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
@@ -17,6 +18,7 @@ const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
   'CONSOLE.WEAK_PASSWORD': { kind: 'invalid', title: 'Password too weak' },
   'CONSOLE.INGESTION_UNAVAILABLE': { kind: 'unavailable', title: 'Ingestion unavailable' },
   'CONSOLE.INGESTION_REJECTED': { kind: 'internal', title: 'Ingestion refused the console' },
+  'CONSOLE.AUDIT_UNAVAILABLE': { kind: 'unavailable', title: 'Audit trail unavailable' },
 };
 
 /**
@@ -25,7 +27,8 @@ const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
  * `CONSOLE.TRANSACTION_NOT_FOUND` 404, `CONSOLE.USER_EXISTS` 409, `CONSOLE.WEAK_PASSWORD` 400,
  * `CONSOLE.INGESTION_UNAVAILABLE` 503 (ingestion down, slow or answering 5xx: retry),
  * `CONSOLE.INGESTION_REJECTED` 500 (ingestion refused the console's admin key or request: a
- * configuration error, its detail withheld).
+ * configuration error, its detail withheld), `CONSOLE.AUDIT_UNAVAILABLE` 503 (the ledger could not
+ * record an admin action's request, so the action did not run: retry).
  */
 export class ConsoleError extends SettleError {
   readonly kind: ErrorKind;

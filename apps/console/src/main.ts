@@ -3,6 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { loadConsoleConfig } from '@settle/config';
 import { PostgresLedger } from '@settle/ledger';
 import { createLogger, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain } from '@settle/platform';
+import { LedgerAuditTrail } from './audit/ledger-audit-trail.js';
+import { PostgresAuditLog } from './audit/postgres-audit-log.js';
 import { AuthService } from './auth/auth.service.js';
 import { PostgresAuthStore } from './auth/postgres-auth-store.js';
 import { createConsoleApp } from './console-app.js';
@@ -31,12 +33,14 @@ async function main(): Promise<void> {
   );
   await migrateSchema(pool, CONSOLE_MIGRATIONS, logger);
 
+  const ledger = new PostgresLedger(pool);
   const auth = new AuthService(new PostgresAuthStore(pool), { sessionTtlMs: config.session.ttlMs });
   const app = await createConsoleApp({
     logger,
     pool,
     auth,
-    transactions: new TransactionRepository(pool, new PostgresLedger(pool)),
+    transactions: new TransactionRepository(pool, ledger),
+    audit: new LedgerAuditTrail(ledger, new PostgresAuditLog(pool), logger),
     reconciler: new IngestionReconciler({ baseUrl: config.ingestion.url, adminApiKey: config.ingestion.adminApiKey }),
     cookies: { secure: config.session.secureCookies },
     webDir: WEB_DIR,

@@ -18,6 +18,8 @@ import { createPool, migrateSchemas, type Pool } from '@settle/platform';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../../scripts/harness/infra.js';
+import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
+import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
 import { AuthService } from '../src/auth/auth.service.js';
 import { PostgresAuthStore } from '../src/auth/postgres-auth-store.js';
 import { createConsoleApp } from '../src/console-app.js';
@@ -44,6 +46,7 @@ function deps(auth: AuthService, ingestionUrl: string) {
     pool,
     auth,
     transactions: new TransactionRepository(pool, new PostgresLedger(pool)),
+    audit: new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), pino({ level: 'silent' })),
     reconciler: new IngestionReconciler({ baseUrl: ingestionUrl, adminApiKey: new Secret(ADMIN_KEY) }),
   };
 }

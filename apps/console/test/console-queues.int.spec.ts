@@ -16,6 +16,8 @@ import { createPool, migrateSchema, type Pool } from '@settle/platform';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../../scripts/harness/infra.js';
+import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
+import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
 import { AuthService } from '../src/auth/auth.service.js';
 import { PostgresAuthStore } from '../src/auth/postgres-auth-store.js';
 import { createConsoleApp } from '../src/console-app.js';
@@ -95,6 +97,7 @@ beforeAll(async () => {
     pool,
     auth,
     transactions: new TransactionRepository(pool, new PostgresLedger(pool)),
+    audit: new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), pino({ level: 'silent' })),
     reconciler: new IngestionReconciler({ baseUrl: 'http://127.0.0.1:9', adminApiKey: new Secret('unused') }),
     cookies: { secure: false },
     webDir: join(tmpdir(), `missing-${randomUUID()}`),

@@ -17,3 +17,4 @@ export * from './projection/ledger-projection.js';
 export * from './chain/verify-ledger.js';
 export * from './events/transaction-outcome.js';
 export * from './events/entitlement-granted.js';
+export * from './events/admin-action.js';

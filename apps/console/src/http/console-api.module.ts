@@ -4,13 +4,14 @@ import { HEALTH_POOL, HealthController, METRICS_REGISTRY, ProblemDetailsFilter }
 import type { Logger, Pool } from '@settle/platform';
 import { Registry } from 'prom-client';
 import type { AuthService } from '../auth/auth.service.js';
+import type { AuditTrail } from '../audit/audit-trail.port.js';
 import type { Reconciler } from '../reconcile/reconciler.port.js';
 import type { TransactionRepository } from '../transactions/transaction.repository.js';
 import { QueuesController } from './queues.controller.js';
 import { SessionController } from './session.controller.js';
 import { SessionGuard } from './session.guard.js';
 import { TransactionsController } from './transactions.controller.js';
-import { AUTH_SERVICE, CONSOLE_LOGGER, COOKIE_SETTINGS, RECONCILER, TRANSACTIONS, WEB_BUILT, type CookieSettings } from './tokens.js';
+import { AUDIT_TRAIL, AUTH_SERVICE, CONSOLE_LOGGER, COOKIE_SETTINGS, RECONCILER, TRANSACTIONS, WEB_BUILT, type CookieSettings } from './tokens.js';
 import { WebController } from './web.controller.js';
 
 /** What the console's API is built on. */
@@ -20,6 +21,8 @@ export interface ConsoleApiDeps {
   auth: AuthService;
   transactions: TransactionRepository;
   reconciler: Reconciler;
+  /** Where every admin action is recorded, with its actor, before it runs (the ledger). */
+  audit: AuditTrail;
   cookies: CookieSettings;
   /** Whether the web app's files are served at `/` (and `index.html` for its routes); when not, they answer 503 `CONSOLE.WEB_NOT_BUILT`. */
   webBuilt: boolean;
@@ -38,6 +41,7 @@ export class ConsoleApiModule {
         { provide: AUTH_SERVICE, useValue: deps.auth },
         { provide: TRANSACTIONS, useValue: deps.transactions },
         { provide: RECONCILER, useValue: deps.reconciler },
+        { provide: AUDIT_TRAIL, useValue: deps.audit },
         { provide: COOKIE_SETTINGS, useValue: deps.cookies },
         { provide: CONSOLE_LOGGER, useValue: deps.logger },
         { provide: WEB_BUILT, useValue: deps.webBuilt },

@@ -1,6 +1,7 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { parseBody } from '@settle/http';
 import type { Logger } from '@settle/platform';
+import type { AuditTrail } from '../audit/audit-trail.port.js';
 import type { ReconcileAnswer, Reconciler } from '../reconcile/reconciler.port.js';
 import type {
   EntitlementEventView,
@@ -13,7 +14,7 @@ import type {
 } from '../transactions/transaction.repository.js';
 import { listQuery, parseCursor, pathReference } from './requests.js';
 import { CurrentSession, MinRole, SessionGuard, type RequestSession } from './session.guard.js';
-import { CONSOLE_LOGGER, RECONCILER, TRANSACTIONS } from './tokens.js';
+import { AUDIT_TRAIL, CONSOLE_LOGGER, RECONCILER, TRANSACTIONS } from './tokens.js';
 
 /**
  * The book of transactions (any role unless said), docs/console.md, "API":
@@ -22,7 +23,8 @@ import { CONSOLE_LOGGER, RECONCILER, TRANSACTIONS } from './tokens.js';
  * - `GET /api/v1/transactions/:reference`: one transaction with its ledger timeline, the sweeper's
  *   watch and its entitlement events with their deliveries;
  * - `POST /api/v1/transactions/:reference/reconcile` (operator or admin): manual reconciliation,
- *   the spec's fourth trigger (docs/spec.md, section 1), 202.
+ *   the spec's fourth trigger (docs/spec.md, section 1), 202; recorded in the ledger with its
+ *   actor first (docs/console.md, "Audit").
  */
 @Controller('api/v1')
 @UseGuards(SessionGuard)
@@ -30,6 +32,7 @@ export class TransactionsController {
   constructor(
     @Inject(TRANSACTIONS) private readonly transactions: TransactionRepository,
     @Inject(RECONCILER) private readonly reconciler: Reconciler,
+    @Inject(AUDIT_TRAIL) private readonly audit: AuditTrail,
     @Inject(CONSOLE_LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -56,8 +59,11 @@ export class TransactionsController {
   @HttpCode(202)
   async reconcile(@Param('reference') reference: string, @CurrentSession() session: RequestSession): Promise<ReconcileAnswer> {
     const checked = pathReference(reference);
-    // The audit line: who asked for which reference.
     this.logger.info({ reference: checked, user: session.user.email, role: session.user.role }, 'manual reconciliation requested');
-    return this.reconciler.reconcile(checked);
+    return this.audit.run(
+      { actor: session.user, action: 'transaction.reconcile', target: { kind: 'transaction', id: checked } },
+      () => this.reconciler.reconcile(checked),
+      (answer) => ({ state: answer.state }),
+    );
   }
 }
