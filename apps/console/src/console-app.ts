@@ -5,6 +5,7 @@ import fastifyStatic from '@fastify/static';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ConsoleApiModule, type ConsoleApiDeps } from './http/console-api.module.js';
+import { consoleOpenApiDocument, serveConsoleOpenApi } from './http/openapi/document.js';
 
 /** Largest request body the console accepts, bytes (its bodies are a sign-in's email and password). */
 const BODY_LIMIT_BYTES = 16 * 1024;
@@ -17,14 +18,16 @@ export function isWebBuilt(webDir: string): boolean {
 /**
  * Builds the console's NestJS app on Fastify, not yet listening (tests call `inject`, the boot
  * `listen`): the API under `/api/v1` (ConsoleApiModule), `@fastify/cookie`, the web app's files
- * from `webDir` at `/` when it is built (`@fastify/static`), and on every answer
+ * from `webDir` at `/` when it is built (`@fastify/static`), the API's OpenAPI document at
+ * `/api/openapi.json` with its browsable page at `/api/docs`, and on every answer
  * `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY`, `Referrer-Policy: same-origin`,
  * plus `Cache-Control: no-store` on the API's.
  *
  * @param webDir - folder of the built web app (`dist/apps/console/web`); missing or without
  *   `index.html`: `/` answers 503 `CONSOLE.WEB_NOT_BUILT`.
+ * @param apiVersion - the version the OpenAPI document states (package.json's).
  */
-export async function createConsoleApp(deps: Omit<ConsoleApiDeps, 'webBuilt'> & { webDir: string }): Promise<NestFastifyApplication> {
+export async function createConsoleApp(deps: Omit<ConsoleApiDeps, 'webBuilt'> & { webDir: string; apiVersion?: string }): Promise<NestFastifyApplication> {
   const webBuilt = isWebBuilt(deps.webDir);
   const app = await NestFactory.create<NestFastifyApplication>(
     ConsoleApiModule.forRoot({ ...deps, webBuilt }),
@@ -32,6 +35,7 @@ export async function createConsoleApp(deps: Omit<ConsoleApiDeps, 'webBuilt'> & 
     { logger: ['error', 'warn'] },
   );
   await app.register(fastifyCookie);
+  serveConsoleOpenApi(app, consoleOpenApiDocument(app, deps.apiVersion ?? 'development'));
   if (webBuilt) await app.register(fastifyStatic, { root: deps.webDir, prefix: '/', wildcard: false, index: ['index.html'] });
   app
     .getHttpAdapter()

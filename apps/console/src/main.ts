@@ -8,6 +8,7 @@ import { PostgresAuditLog } from './audit/postgres-audit-log.js';
 import { AuthService } from './auth/auth.service.js';
 import { PostgresAuthStore } from './auth/postgres-auth-store.js';
 import { createConsoleApp } from './console-app.js';
+import { packageVersion } from './http/openapi/generate.js';
 import { IngestionReconciler } from './reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from './schema.js';
 import { TransactionRepository } from './transactions/transaction.repository.js';
@@ -17,6 +18,9 @@ const SESSION_PURGE_INTERVAL_MS = 10 * 60_000;
 
 /** The built web app, beside the built API: `dist/apps/console/web` from `dist/apps/console/src/main.js`. */
 const WEB_DIR = fileURLToPath(new URL('../web', import.meta.url));
+
+/** The repository (or image) root, from `dist/apps/console/src/main.js`: its package.json names the version. */
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
 /**
  * Boots the console (docs/console.md): configuration, logger, pool, the migrations of its own
@@ -44,6 +48,7 @@ async function main(): Promise<void> {
     reconciler: new IngestionReconciler({ baseUrl: config.ingestion.url, adminApiKey: config.ingestion.adminApiKey }),
     cookies: { secure: config.session.secureCookies },
     webDir: WEB_DIR,
+    apiVersion: packageVersion(ROOT),
   });
   await app.listen(config.http.port, config.http.host);
   logger.info({ url: await app.getUrl(), webDir: WEB_DIR }, 'console listening');

@@ -18,6 +18,7 @@ import { createPool, migrateSchemas, type Pool } from '@settle/platform';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../../scripts/harness/infra.js';
+import { watchAnswers, type AnswerConformance } from './answer-conformance.js';
 import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
 import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
 import { AuthService } from '../src/auth/auth.service.js';
@@ -38,6 +39,7 @@ let drop: () => Promise<void>;
 let app: NestFastifyApplication;
 let ingestion: Server;
 let webDir: string;
+let answers: AnswerConformance;
 const ingestionCalls: Array<{ method: string; url: string; authorization: string | undefined }> = [];
 
 function deps(auth: AuthService, ingestionUrl: string) {
@@ -144,6 +146,7 @@ beforeAll(async () => {
     await auth.createUser(email, PASSWORD, role);
   }
   app = await createConsoleApp({ ...deps(auth, ingestionUrl), cookies: { secure: false }, webDir: join(tmpdir(), `missing-${randomUUID()}`) });
+  answers = watchAnswers(app);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
 
@@ -526,6 +529,22 @@ describe('reconciliation', () => {
       expect(res.headers['retry-after']).toBe('5');
     } finally {
       await down.close();
+    }
+  });
+});
+
+describe('answers', () => {
+  it('conform to the schemas of the OpenAPI document (docs/api/console-openapi.json)', () => {
+    expect(answers.violations).toEqual([]);
+    for (const route of [
+      'POST /api/v1/session',
+      'GET /api/v1/session',
+      'GET /api/v1/overview',
+      'GET /api/v1/transactions',
+      'GET /api/v1/transactions/:reference',
+      'POST /api/v1/transactions/:reference/reconcile',
+    ]) {
+      expect(answers.checked.has(route), route).toBe(true);
     }
   });
 });

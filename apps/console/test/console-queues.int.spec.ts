@@ -15,6 +15,7 @@ import { LEDGER_MIGRATIONS, PostgresLedger, READ_MODEL_MIGRATIONS, transactionSt
 import { createPool, migrateSchema, type Pool } from '@settle/platform';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { watchAnswers, type AnswerConformance } from './answer-conformance.js';
 import { createTestDatabase } from '../../../scripts/harness/infra.js';
 import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
 import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
@@ -29,6 +30,7 @@ const dir = (app: string) => fileURLToPath(new URL(`../../${app}/migrations/${ap
 const PASSWORD = 'correct horse battery staple';
 const DUE_AT = Date.parse('2026-11-25T09:12:00.000Z');
 
+let answers: AnswerConformance;
 let pool: Pool;
 let drop: () => Promise<void>;
 let app: NestFastifyApplication;
@@ -102,6 +104,7 @@ beforeAll(async () => {
     cookies: { secure: false },
     webDir: join(tmpdir(), `missing-${randomUUID()}`),
   });
+  answers = watchAnswers(app);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   const res = await app.inject({ method: 'POST', url: '/api/v1/session', payload: { email: 'viewer@example.com', password: PASSWORD } });
@@ -280,5 +283,14 @@ describe('entitlement events', () => {
       { eventId: EVENT_1, event: 'entitlement.granted', expiresAt: '2027-01-24T10:00:00.000Z', deliveries: [] },
     ]);
     expect(body.watch).toBeNull();
+  });
+});
+
+describe('answers', () => {
+  it('conform to the schemas of the OpenAPI document (docs/api/console-openapi.json)', () => {
+    expect(answers.violations).toEqual([]);
+    expect([...answers.checked].sort()).toEqual(
+      expect.arrayContaining(['GET /api/v1/queues/held-in-review', 'GET /api/v1/queues/manual-review', 'GET /api/v1/transactions/:reference']),
+    );
   });
 });

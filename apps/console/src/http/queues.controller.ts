@@ -1,6 +1,10 @@
 import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
+import { ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { parseBody } from '@settle/http';
 import type { HeldInReviewItem, ManualReviewItem, TransactionRepository } from '../transactions/transaction.repository.js';
+import { heldInReviewAnswer, manualReviewAnswer } from './openapi/answers.js';
+import { ApiAnswer, ApiProblems, ApiQueryOf } from './openapi/decorators.js';
+import { SECURITY } from './openapi/document.js';
 import { parseCursor, queueQuery } from './requests.js';
 import { SessionGuard } from './session.guard.js';
 import { TRANSACTIONS } from './tokens.js';
@@ -14,18 +18,27 @@ import { TRANSACTIONS } from './tokens.js';
  * Both answer 400 `REQUEST.VALIDATION_FAILED` for a `limit` outside 1..100 or a cursor the
  * queue did not give, 503 `READ_MODEL.NOT_READY` while the schemas they read do not exist.
  */
+@ApiTags('queues')
+@ApiCookieAuth(SECURITY.session)
+@ApiProblems([401, 'CONSOLE.UNAUTHENTICATED'], [400, 'REQUEST.VALIDATION_FAILED'], [503, 'READ_MODEL.NOT_READY'])
 @Controller('api/v1/queues')
 @UseGuards(SessionGuard)
 export class QueuesController {
   constructor(@Inject(TRANSACTIONS) private readonly transactions: TransactionRepository) {}
 
   @Get('held-in-review')
+  @ApiOperation({ summary: 'Held in review', description: "RECOVERING with entitlement HELD_IN_REVIEW, oldest first, with the sweeper's next re-check." })
+  @ApiQueryOf(queueQuery)
+  @ApiAnswer(200, heldInReviewAnswer, 'One page')
   heldInReview(@Query() query: Record<string, string>): Promise<{ items: HeldInReviewItem[]; nextCursor: string | null }> {
     const q = parseBody(queueQuery, query);
     return this.transactions.heldInReview({ after: parseCursor(q.cursor), limit: q.limit });
   }
 
   @Get('manual-review')
+  @ApiOperation({ summary: 'Manual review', description: 'MANUAL_REVIEW, oldest first, with why.' })
+  @ApiQueryOf(queueQuery)
+  @ApiAnswer(200, manualReviewAnswer, 'One page')
   manualReview(@Query() query: Record<string, string>): Promise<{ items: ManualReviewItem[]; nextCursor: string | null }> {
     const q = parseBody(queueQuery, query);
     return this.transactions.manualReview({ after: parseCursor(q.cursor), limit: q.limit });

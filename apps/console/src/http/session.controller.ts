@@ -1,5 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiCookieAuth, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { parseBody } from '@settle/http';
+import { sessionAnswer } from './openapi/answers.js';
+import { ApiAnswer, ApiBodyOf, ApiProblems } from './openapi/decorators.js';
+import { SECURITY } from './openapi/document.js';
 import { ProblemError } from '@settle/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthService } from '../auth/auth.service.js';
@@ -21,6 +25,7 @@ export interface SessionAnswer {
  * - `GET /api/v1/session`: the signed-in user and the session's CSRF token;
  * - `DELETE /api/v1/session`: signs out (CSRF token required), 204.
  */
+@ApiTags('session')
 @Controller('api/v1/session')
 @UseGuards(SessionGuard)
 export class SessionController {
@@ -32,6 +37,13 @@ export class SessionController {
   @Post()
   @Public()
   @HttpCode(200)
+  @ApiOperation({
+    summary: 'Sign in',
+    description: 'Sets the session cookie; answers the user and the CSRF token. Five failures within 15 minutes lock the email.',
+  })
+  @ApiBodyOf(signInBody)
+  @ApiAnswer(200, sessionAnswer, 'Signed in')
+  @ApiProblems([400, 'REQUEST.VALIDATION_FAILED'], [401, 'CONSOLE.INVALID_CREDENTIALS'], [429, 'CONSOLE.LOGIN_LOCKED'])
   async signIn(@Body() body: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionAnswer> {
     const input = parseBody(signInBody, body);
     const result = await this.auth.signIn(input.email, input.password);
@@ -55,12 +67,21 @@ export class SessionController {
   }
 
   @Get()
+  @ApiCookieAuth(SECURITY.session)
+  @ApiOperation({ summary: 'The current session', description: 'The signed-in user and the CSRF token, read afresh.' })
+  @ApiAnswer(200, sessionAnswer, 'The session')
+  @ApiProblems([401, 'CONSOLE.UNAUTHENTICATED'])
   current(@CurrentSession() session: RequestSession): SessionAnswer {
     return { user: session.user, csrfToken: session.csrfToken };
   }
 
   @Delete()
   @HttpCode(204)
+  @ApiCookieAuth(SECURITY.session)
+  @ApiSecurity(SECURITY.csrf)
+  @ApiOperation({ summary: 'Sign out', description: 'Deletes the session and clears the cookie.' })
+  @ApiAnswer(204, null, 'Signed out')
+  @ApiProblems([401, 'CONSOLE.UNAUTHENTICATED'], [403, 'CONSOLE.CSRF_REJECTED'])
   async signOut(@CurrentSession() session: RequestSession, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
     await this.auth.signOut(session.token);
     void reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'strict', secure: this.cookies.secure });

@@ -1,4 +1,5 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiCookieAuth, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { parseBody } from '@settle/http';
 import type { Logger } from '@settle/platform';
 import type { AuditTrail } from '../audit/audit-trail.port.js';
@@ -12,6 +13,9 @@ import type {
   TransactionSummary,
   WatchView,
 } from '../transactions/transaction.repository.js';
+import { overviewAnswer, reconcileAnswer, transactionDetailAnswer, transactionListAnswer } from './openapi/answers.js';
+import { ApiAnswer, ApiProblems, ApiQueryOf } from './openapi/decorators.js';
+import { SECURITY } from './openapi/document.js';
 import { listQuery, parseCursor, pathReference } from './requests.js';
 import { CurrentSession, MinRole, SessionGuard, type RequestSession } from './session.guard.js';
 import { AUDIT_TRAIL, CONSOLE_LOGGER, RECONCILER, TRANSACTIONS } from './tokens.js';
@@ -26,6 +30,9 @@ import { AUDIT_TRAIL, CONSOLE_LOGGER, RECONCILER, TRANSACTIONS } from './tokens.
  *   the spec's fourth trigger (docs/spec.md, section 1), 202; recorded in the ledger with its
  *   actor first (docs/console.md, "Audit").
  */
+@ApiTags('transactions')
+@ApiCookieAuth(SECURITY.session)
+@ApiProblems([401, 'CONSOLE.UNAUTHENTICATED'])
 @Controller('api/v1')
 @UseGuards(SessionGuard)
 export class TransactionsController {
@@ -37,17 +44,34 @@ export class TransactionsController {
   ) {}
 
   @Get('overview')
+  @ApiOperation({ summary: 'Overview of the book', description: 'Counts per state and entitlement status, and the review queues.' })
+  @ApiAnswer(200, overviewAnswer, 'The counts')
+  @ApiProblems([503, 'READ_MODEL.NOT_READY'])
   overview(): Promise<Overview> {
     return this.transactions.overview();
   }
 
   @Get('transactions')
+  @ApiOperation({
+    summary: 'List and search transactions',
+    description: '`q` matches a reference by prefix, or exactly a user id, an email (case-insensitive) or a phone. Newest first, keyset pages.',
+  })
+  @ApiQueryOf(listQuery)
+  @ApiAnswer(200, transactionListAnswer, 'One page')
+  @ApiProblems([400, 'REQUEST.VALIDATION_FAILED'], [503, 'READ_MODEL.NOT_READY'])
   list(@Query() query: Record<string, string>): Promise<{ items: TransactionSummary[]; nextCursor: string | null }> {
     const q = parseBody(listQuery, query);
     return this.transactions.list({ q: q.q, provider: q.provider, state: q.state, entitlement: q.entitlement, after: parseCursor(q.cursor), limit: q.limit });
   }
 
   @Get('transactions/:reference')
+  @ApiOperation({
+    summary: 'One transaction',
+    description: "Its checks, ledger timeline, the sweeper's watch, its entitlement events and their delivery attempts.",
+  })
+  @ApiParam({ name: 'reference', description: 'The checkout reference' })
+  @ApiAnswer(200, transactionDetailAnswer, 'The transaction')
+  @ApiProblems([404, 'CONSOLE.TRANSACTION_NOT_FOUND'], [503, 'READ_MODEL.NOT_READY'])
   detail(
     @Param('reference') reference: string,
   ): Promise<{ transaction: TransactionDetail; timeline: TimelineEntry[]; watch: WatchView | null; entitlementEvents: EntitlementEventView[] }> {
@@ -57,6 +81,21 @@ export class TransactionsController {
   @Post('transactions/:reference/reconcile')
   @MinRole('operator')
   @HttpCode(202)
+  @ApiSecurity(SECURITY.csrf)
+  @ApiOperation({
+    summary: 'Reconcile now (operator or admin)',
+    description: "The spec's fourth trigger: a fresh verification through ingestion. Recorded in the ledger with the actor before it runs.",
+  })
+  @ApiParam({ name: 'reference', description: 'The checkout reference' })
+  @ApiAnswer(202, reconcileAnswer, 'Requested; follow the outcome on the transaction')
+  @ApiProblems(
+    [403, 'CONSOLE.CSRF_REJECTED'],
+    [403, 'CONSOLE.FORBIDDEN'],
+    [404, 'CONSOLE.TRANSACTION_NOT_FOUND'],
+    [503, 'CONSOLE.INGESTION_UNAVAILABLE'],
+    [503, 'CONSOLE.AUDIT_UNAVAILABLE'],
+    [500, 'CONSOLE.INGESTION_REJECTED'],
+  )
   async reconcile(@Param('reference') reference: string, @CurrentSession() session: RequestSession): Promise<ReconcileAnswer> {
     const checked = pathReference(reference);
     this.logger.info({ reference: checked, user: session.user.email, role: session.user.role }, 'manual reconciliation requested');

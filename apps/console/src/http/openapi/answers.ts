@@ -1,0 +1,128 @@
+/**
+ * The console API's answers as schemas (docs/console.md, "API"), the source of the OpenAPI
+ * document's response bodies. Strict objects: the API tests parse real answers with them, so a
+ * field added to an answer and not here (or the reverse) fails a test instead of drifting.
+ */
+import { ENTITLEMENT_STATUSES, PROVIDERS, TRANSACTION_STATUSES } from '@settle/domain';
+import { z } from 'zod';
+import { CONSOLE_ROLES } from '../../auth/roles.js';
+
+const isoTime = z.iso.datetime({ offset: false }).describe('ISO 8601, UTC');
+const cursor = z.string().nullable().describe('Cursor of the next page (pass it as `cursor`); `null` on the last page');
+
+/** `POST /api/v1/session`, `GET /api/v1/session`. */
+export const sessionAnswer = z.strictObject({
+  user: z.strictObject({ email: z.string(), role: z.enum(CONSOLE_ROLES) }),
+  csrfToken: z.string().describe('Send it in `x-csrf-token` with every POST, PUT, PATCH and DELETE'),
+});
+
+/** `GET /api/v1/overview`. */
+export const overviewAnswer = z.strictObject({
+  states: z.record(z.enum(TRANSACTION_STATUSES), z.number().int()).describe('Transactions per state; every state listed, 0 when none'),
+  entitlements: z.record(z.enum(ENTITLEMENT_STATUSES), z.number().int()).describe('Transactions per entitlement status'),
+  heldInReview: z.number().int(),
+  manualReview: z.number().int(),
+  stateMismatch: z.number().int(),
+  total: z.number().int(),
+});
+
+const summaryFields = {
+  reference: z.string(),
+  provider: z.enum(PROVIDERS),
+  state: z.enum(TRANSACTION_STATUSES),
+  entitlementStatus: z.enum(ENTITLEMENT_STATUSES),
+  amountMinor: z.number().int().describe('Integer, minor units of `currency`'),
+  currency: z.string(),
+  userId: z.string().nullable(),
+  email: z.string().nullable(),
+  updatedAt: isoTime,
+};
+
+/** A row of the transaction list. */
+export const transactionSummary = z.strictObject(summaryFields);
+
+/** `GET /api/v1/transactions`. */
+export const transactionListAnswer = z.strictObject({ items: z.array(transactionSummary), nextCursor: cursor });
+
+/** `GET /api/v1/queues/held-in-review`. */
+export const heldInReviewAnswer = z.strictObject({
+  items: z.array(
+    z.strictObject({
+      ...summaryFields,
+      nextCheckAt: isoTime.nullable().describe("The sweeper's next re-check; `null` when none is scheduled"),
+      checksSoFar: z.number().int(),
+    }),
+  ),
+  nextCursor: cursor,
+});
+
+/** `GET /api/v1/queues/manual-review`. */
+export const manualReviewAnswer = z.strictObject({
+  items: z.array(
+    z.strictObject({
+      ...summaryFields,
+      lastVerdict: z.string().nullable(),
+      lastTrigger: z.string().nullable(),
+      checksSoFar: z.number().int(),
+      lastEvent: z.strictObject({ type: z.string(), recordedAt: isoTime, detail: z.string().nullable() }).nullable(),
+    }),
+  ),
+  nextCursor: cursor,
+});
+
+const check = z.strictObject({ check: z.string(), passed: z.boolean(), code: z.string().nullable(), expected: z.string(), observed: z.string() });
+
+/** `GET /api/v1/transactions/{reference}`. */
+export const transactionDetailAnswer = z.strictObject({
+  transaction: z.strictObject({
+    ...summaryFields,
+    entitlement: z.string().nullable(),
+    accessPeriod: z.string().nullable(),
+    checks: z.array(check).nullable().describe('The four consensus checks of the last decision (docs/spec.md, section 3)'),
+    lastVerdict: z.string().nullable(),
+    lastTrigger: z.string().nullable(),
+  }),
+  timeline: z.array(
+    z.strictObject({
+      position: z.number().int(),
+      revision: z.number().int(),
+      type: z.string(),
+      recordedAt: isoTime,
+      trigger: z.string().nullable(),
+      verdict: z.string().nullable(),
+      state: z.string().nullable(),
+      detail: z.string().nullable(),
+    }),
+  ),
+  watch: z.strictObject({ nextCheckAt: isoTime.nullable(), checksSoFar: z.number().int(), active: z.boolean() }).nullable(),
+  entitlementEvents: z.array(
+    z.strictObject({
+      eventId: z.string(),
+      event: z.string(),
+      expiresAt: isoTime.nullable(),
+      deliveries: z.array(
+        z.strictObject({
+          endpointId: z.string(),
+          endpointUrl: z.string(),
+          status: z.string(),
+          attempts: z.array(
+            z.strictObject({ at: isoTime, outcome: z.string(), httpStatus: z.number().int().nullable(), durationMs: z.number().describe('Milliseconds') }),
+          ),
+        }),
+      ),
+    }),
+  ),
+});
+
+/** `POST /api/v1/transactions/{reference}/reconcile`. */
+export const reconcileAnswer = z.strictObject({ reference: z.string(), state: z.string().describe("The transaction's state when ingestion took the request") });
+
+/** RFC 9457 problem details, every error of the API. */
+export const problemAnswer = z.looseObject({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string().optional(),
+  code: z.string().describe('Stable machine-readable code (docs/errors.md)'),
+  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});

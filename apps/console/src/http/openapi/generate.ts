@@ -1,0 +1,60 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { Secret } from '@settle/config';
+import { InMemoryLedger } from '@settle/ledger';
+import { createPool, type Pool } from '@settle/platform';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { pino } from 'pino';
+import { LedgerAuditTrail, StoreScanAuditLog } from '../../audit/ledger-audit-trail.js';
+import { AuthService } from '../../auth/auth.service.js';
+import { MemoryAuthStore } from '../../auth/memory-auth-store.js';
+import { createConsoleApp } from '../../console-app.js';
+import { IngestionReconciler } from '../../reconcile/ingestion-reconciler.js';
+import { TransactionRepository } from '../../transactions/transaction.repository.js';
+import { consoleOpenApiDocument } from './document.js';
+
+/** The version in the repository's package.json. */
+export function packageVersion(root: string): string {
+  return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/**
+ * The console's app over inert adapters (a pool that never connects, an in-memory ledger and
+ * user store, an unreachable ingestion), never listening: for reading its routes and document.
+ * The caller closes it, then the returned pool.
+ */
+export async function createInertConsoleApp(root: string): Promise<{ app: NestFastifyApplication; pool: Pool }> {
+  const logger = pino({ level: 'silent' });
+  const pool = createPool('postgres://openapi@127.0.0.1:1/none', 1);
+  const ledger = new InMemoryLedger();
+  const app = await createConsoleApp({
+    logger,
+    pool,
+    auth: new AuthService(new MemoryAuthStore(), { sessionTtlMs: 60_000 }),
+    transactions: new TransactionRepository(pool, ledger),
+    audit: new LedgerAuditTrail(ledger, new StoreScanAuditLog(ledger), logger),
+    reconciler: new IngestionReconciler({ baseUrl: 'http://127.0.0.1:1', adminApiKey: new Secret('unused') }),
+    cookies: { secure: true },
+    webDir: join(tmpdir(), 'settle-console-openapi-no-web'),
+    apiVersion: packageVersion(root),
+  });
+  return { app, pool };
+}
+
+/**
+ * Builds the console's OpenAPI document from its controllers, without a database or ingestion
+ * ({@link createInertConsoleApp}).
+ *
+ * @param root - the repository's root (for the version in package.json).
+ */
+export async function buildConsoleOpenApi(root: string): Promise<OpenAPIObject> {
+  const { app, pool } = await createInertConsoleApp(root);
+  try {
+    return consoleOpenApiDocument(app, packageVersion(root));
+  } finally {
+    await app.close();
+    await pool.end();
+  }
+}
