@@ -6,6 +6,8 @@
 #
 #   scripts/local/stack.sh up|down|status
 #
+# Each app runs under scripts/local/supervise.sh, which starts it again (1 s, doubling to 30 s)
+# whenever it exits on its own, as an orchestrator would; the pid files name the supervisors.
 # `up` provisions what is missing (Node 24, npm packages, Kafka, the registry, the PostgreSQL
 # cluster), builds, starts everything in the background and returns once every app is ready.
 # Idempotent. `down` stops the apps, Kafka, the registry and the PostgreSQL cluster.
@@ -175,7 +177,7 @@ start_customer() {
   rm -f "$ready"
   env PORT="$SETTLE_CUSTOMER_PORT" DATABASE_URL="$CUSTOMER_DATABASE_URL" SETTLE_WEBHOOK_SECRETS="$CUSTOMER_WEBHOOK_SECRET" \
     SETTLE_READY_FILE="$ready" LAUNCH_LOG="$LOG_DIR/$CUSTOMER.log" \
-    bash -c 'source "$0/scripts/local/lib.sh"; RUN_DIR="$1"; LOG_DIR="$2"; launch "$3" "$0/examples/customer-backend" node src/server.js' \
+    bash -c 'source "$0/scripts/local/lib.sh"; RUN_DIR="$1"; LOG_DIR="$2"; launch "$3" "$0/examples/customer-backend" bash "$0/scripts/local/supervise.sh" "$3" node src/server.js' \
     "$SETTLE_ROOT" "$RUN_DIR" "$LOG_DIR" "$CUSTOMER"
 }
 
@@ -185,7 +187,7 @@ start_app() {
   rm -f "$ready"
   # shellcheck disable=SC2046 # app_env prints VAR=value words without spaces
   env $(app_env "$app") NODE_OPTIONS="$SETTLE_APP_NODE_OPTIONS" SETTLE_READY_FILE="$ready" LAUNCH_LOG="$LOG_DIR/$app.log" \
-    bash -c 'source "$0/scripts/local/lib.sh"; RUN_DIR="$1"; LOG_DIR="$2"; launch "$3" "$0" node "$0/dist/apps/$3/src/main.js"' \
+    bash -c 'source "$0/scripts/local/lib.sh"; RUN_DIR="$1"; LOG_DIR="$2"; launch "$3" "$0" bash "$0/scripts/local/supervise.sh" "$3" node "$0/dist/apps/$3/src/main.js"' \
     "$SETTLE_ROOT" "$RUN_DIR" "$LOG_DIR" "$app"
 }
 
