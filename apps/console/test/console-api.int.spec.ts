@@ -504,6 +504,23 @@ describe('reconciliation', () => {
     ]);
   });
 
+  it("leaves an audit entry with the operator as the actor and ingestion's state as the result", async () => {
+    const { cookie, csrf } = await signIn('operator@example.com');
+    const res = await app.inject({ method: 'POST', url: '/api/v1/transactions/REF-AUDITED/reconcile', headers: { cookie, 'x-csrf-token': csrf } });
+    expect(res.statusCode).toBe(202);
+    const { items } = await new PostgresAuditLog(pool).list({ limit: 10, target: { kind: 'transaction', id: 'REF-AUDITED' } });
+    expect(items).toEqual([
+      expect.objectContaining({
+        action: 'transaction.reconcile',
+        actor: { email: 'operator@example.com', role: 'operator' },
+        target: { kind: 'transaction', id: 'REF-AUDITED' },
+        outcome: 'succeeded',
+        errorCode: null,
+        result: { state: 'RECOVERING' },
+      }),
+    ]);
+  });
+
   it('lets an admin reconcile too, and answers 404 when ingestion knows no such checkout', async () => {
     const { cookie, csrf } = await signIn('admin@example.com');
     const ok = await app.inject({ method: 'POST', url: '/api/v1/transactions/REF-C/reconcile', headers: { cookie, 'x-csrf-token': csrf } });
