@@ -26,6 +26,7 @@ import { createConsoleApp } from '../src/console-app.js';
 import { IngestionReconciler } from '../src/reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
 import { TransactionRepository } from '../src/transactions/transaction.repository.js';
+import { UserAdminService } from '../src/users/user-admin.service.js';
 
 const INGESTION_MIGRATIONS_DIR = fileURLToPath(new URL('../../ingestion/migrations/ingestion', import.meta.url));
 const SWEEPER_MIGRATIONS_DIR = fileURLToPath(new URL('../../sweeper/migrations/sweeper', import.meta.url));
@@ -41,12 +42,14 @@ let webDir: string;
 const ingestionCalls: Array<{ method: string; url: string; authorization: string | undefined }> = [];
 
 function deps(auth: AuthService, ingestionUrl: string) {
+  const audit = new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), pino({ level: 'silent' }));
   return {
     logger: pino({ level: 'silent' }),
     pool,
     auth,
     transactions: new TransactionRepository(pool, new PostgresLedger(pool)),
-    audit: new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), pino({ level: 'silent' })),
+    audit,
+    users: new UserAdminService(new PostgresAuthStore(pool), audit),
     reconciler: new IngestionReconciler({ baseUrl: ingestionUrl, adminApiKey: new Secret(ADMIN_KEY) }),
   };
 }
