@@ -524,6 +524,43 @@ describe('reconciliation', () => {
     ]);
   });
 
+  it("shows the reconciliation on the transaction's timeline with its actor and outcome, merged in by ledger position", async () => {
+    const { cookie, csrf } = await signIn('operator@example.com');
+    const before = (await app.inject({ method: 'GET', url: '/api/v1/transactions/REF-A', headers: { cookie } })).json().timeline as Array<{ type: string }>;
+    expect(before.map((e) => e.type)).toEqual(['PaymentHeldInReview', 'TransactionSettled']);
+    expect((await app.inject({ method: 'POST', url: '/api/v1/transactions/REF-A/reconcile', headers: { cookie, 'x-csrf-token': csrf } })).statusCode).toBe(202);
+    // The verifier's answer lands after the request.
+    await new PostgresLedger(pool).append(
+      transactionStream('REF-A'),
+      [
+        {
+          eventId: randomUUID(),
+          type: 'TransactionSettled',
+          data: outcome('REF-A', 'SETTLED_CONSENSUS', 'cleared'),
+          metadata: { correlationId: 'c-2', causationId: 'k-3' },
+        },
+      ],
+      1,
+    );
+    const { timeline } = (await app.inject({ method: 'GET', url: '/api/v1/transactions/REF-A', headers: { cookie } })).json();
+    expect(timeline.map((e: { type: string }) => e.type)).toEqual(['PaymentHeldInReview', 'TransactionSettled', 'AdminActionRequested', 'TransactionSettled']);
+    expect(timeline[2]).toEqual({
+      position: expect.any(Number),
+      revision: 0,
+      type: 'AdminActionRequested',
+      recordedAt: expect.any(String),
+      trigger: null,
+      verdict: null,
+      state: null,
+      detail: 'Manual reconciliation requested by operator@example.com (operator)',
+      actor: { email: 'operator@example.com', role: 'operator' },
+      adminAction: { action: 'transaction.reconcile', outcome: 'succeeded', errorCode: null, completedAt: expect.any(String) },
+    });
+    const positions = timeline.map((e: { position: number }) => e.position);
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    expect(timeline[3]).not.toHaveProperty('actor');
+  });
+
   it('lets an admin reconcile too, and answers 404 when ingestion knows no such checkout', async () => {
     const { cookie, csrf } = await signIn('admin@example.com');
     const ok = await app.inject({ method: 'POST', url: '/api/v1/transactions/REF-C/reconcile', headers: { cookie, 'x-csrf-token': csrf } });
