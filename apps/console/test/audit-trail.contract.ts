@@ -149,6 +149,11 @@ export function auditTrailContract(name: string, make: () => Promise<AuditTrailU
       expect(first.items[0]!.position).toBeGreaterThan(first.items[1]!.position);
       expect(first.items[1]!.position).toBeGreaterThan(second.items[0]!.position);
 
+      // A page that ends exactly at the last entry says so.
+      const exact = await trail.list({ limit: 3, actor: ops.email });
+      expect(exact.items).toHaveLength(3);
+      expect(exact.nextBefore).toBeNull();
+
       const onShared = await trail.list({ limit: 10, target: { kind: 'transaction', id: shared } });
       expect(onShared.items.map((i) => i.actor.email)).toEqual([ops.email, admin.email]);
       const onUser = await trail.list({ limit: 10, target: { kind: 'user', id: ops.email } });
