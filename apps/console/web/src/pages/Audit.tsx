@@ -52,7 +52,7 @@ function Filters({ filters }: { filters: AuditFilters }) {
   return (
     <form className="toolbar" role="search" onSubmit={submit}>
       <input
-        className="search"
+        className="audit-field"
         data-testid="audit-actor"
         type="search"
         placeholder="Actor email"
@@ -74,9 +74,10 @@ function Filters({ filters }: { filters: AuditFilters }) {
         ))}
       </select>
       <input
+        className="audit-field"
         data-testid="audit-target-id"
         type="search"
-        placeholder="Reference, endpoint id or email"
+        placeholder="Target id: a reference, an endpoint id, an email"
         aria-label="Target id"
         value={draft.targetId}
         onChange={(event) => setDraft({ ...draft, targetId: event.target.value })}
