@@ -2,7 +2,8 @@
  * The operations console in a real browser (Debian's chromium driven by playwright-core, no
  * browser download) against the running stack: sign-in, a transaction held in review reconciled
  * from its page after the provider cleared it (settling without a reload), the four checks of a
- * lower amount side by side, roles (a viewer has no "Reconcile now" and the API refuses it),
+ * lower amount side by side, that reconciliation in an admin's Audit page with the operator who
+ * asked, roles (a viewer has no "Reconcile now" and the API refuses it),
  * CSRF, a wrong password and a locked-out login. Skipped, saying why, where no chromium exists
  * (`scripts/local/lib.sh`, `ensure_chromium`, installs it as root).
  */
@@ -27,7 +28,11 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
   '--no-first-run',
 ];
-const PASSWORD = { admin: `admin-${randomBytes(8).toString('hex')}`, viewer: `viewer-${randomBytes(8).toString('hex')}` };
+const PASSWORD = {
+  admin: `admin-${randomBytes(8).toString('hex')}`,
+  viewer: `viewer-${randomBytes(8).toString('hex')}`,
+  adminUser: `owner-${randomBytes(8).toString('hex')}`,
+};
 
 if (!existsSync(CHROMIUM)) {
   const reason = `no browser at ${CHROMIUM} (scripts/local/lib.sh installs Debian's chromium when run as root)`;
@@ -39,6 +44,8 @@ if (!existsSync(CHROMIUM)) {
   let stack: RunningStack;
   let browser: Browser;
   let consoleUrl: string;
+  /** The checkout the operator reconciled from its page (the first test), for the audit test after it. */
+  let reconciled: string | undefined;
 
   /** Creates a console user with the command line, the password on standard input. */
   function createUser(email: string, role: string, password: string): void {
@@ -61,6 +68,7 @@ if (!existsSync(CHROMIUM)) {
     consoleUrl = stack.consoleUrl!;
     createUser('ops@example.com', 'operator', PASSWORD.admin);
     createUser('viewer@example.com', 'viewer', PASSWORD.viewer);
+    createUser('admin@example.com', 'admin', PASSWORD.adminUser);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
 
@@ -127,6 +135,25 @@ if (!existsSync(CHROMIUM)) {
       await expect.poll(() => page.getByTestId('state-badge').getAttribute('title'), { timeout: 30_000 }).toBe('SETTLED_CONSENSUS');
       expect(await page.evaluate(() => (globalThis as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
       await expect.poll(() => page.getByTestId('timeline').innerText()).toMatch(/settled/i);
+      reconciled = reference;
+      await page.close();
+    });
+
+    it("an admin finds that reconciliation in the Audit page with the operator's email, and the operator on the transaction's timeline", async () => {
+      expect(reconciled, 'the reconciliation test ran first').toBeDefined();
+      const page = await browser.newPage();
+      await signIn(page, 'admin@example.com', PASSWORD.adminUser);
+      await page.getByTestId('nav-audit').click();
+      const row = page.locator('[data-testid="audit-row"][data-action="transaction.reconcile"]', { hasText: reconciled! });
+      await row.waitFor();
+      const text = await row.innerText();
+      expect(text).toContain('ops@example.com');
+      expect(text).toMatch(/operator/i);
+      expect(text).toMatch(/succeeded/i);
+      // The target links to the transaction, whose timeline names who asked.
+      await row.getByRole('link', { name: reconciled! }).click();
+      await page.getByTestId('timeline-actor').first().waitFor();
+      expect(await page.getByTestId('timeline-actor').first().innerText()).toContain('ops@example.com (operator)');
       await page.close();
     });
 

@@ -8,7 +8,10 @@ export type ConsoleErrorCode =
   | 'CONSOLE.WEAK_PASSWORD'
   | 'CONSOLE.INGESTION_UNAVAILABLE'
   | 'CONSOLE.INGESTION_REJECTED'
-  | 'CONSOLE.AUDIT_UNAVAILABLE';
+  | 'CONSOLE.AUDIT_UNAVAILABLE'
+  | 'CONSOLE.USER_NOT_FOUND'
+  | 'CONSOLE.SELF_CHANGE_REFUSED'
+  | 'CONSOLE.LAST_ADMIN';
 
 /** Kind and problem title of each code (the HTTP edge maps the kind to a status). */
 const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
@@ -19,6 +22,9 @@ const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
   'CONSOLE.INGESTION_UNAVAILABLE': { kind: 'unavailable', title: 'Ingestion unavailable' },
   'CONSOLE.INGESTION_REJECTED': { kind: 'internal', title: 'Ingestion refused the console' },
   'CONSOLE.AUDIT_UNAVAILABLE': { kind: 'unavailable', title: 'Audit trail unavailable' },
+  'CONSOLE.USER_NOT_FOUND': { kind: 'not_found', title: 'User not found' },
+  'CONSOLE.SELF_CHANGE_REFUSED': { kind: 'conflict', title: 'You cannot do this to your own account' },
+  'CONSOLE.LAST_ADMIN': { kind: 'conflict', title: 'The last enabled admin stays' },
 };
 
 /**
@@ -28,7 +34,10 @@ const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
  * `CONSOLE.INGESTION_UNAVAILABLE` 503 (ingestion down, slow or answering 5xx: retry),
  * `CONSOLE.INGESTION_REJECTED` 500 (ingestion refused the console's admin key or request: a
  * configuration error, its detail withheld), `CONSOLE.AUDIT_UNAVAILABLE` 503 (the ledger could not
- * record an admin action's request, so the action did not run: retry).
+ * record an admin action's request, so the action did not run: retry), `CONSOLE.USER_NOT_FOUND` 404,
+ * `CONSOLE.SELF_CHANGE_REFUSED` 409 (an admin disabling, demoting or resetting the password of
+ * their own account), `CONSOLE.LAST_ADMIN` 409 (a change that would leave no enabled admin);
+ * docs/console.md, "Users".
  */
 export class ConsoleError extends SettleError {
   readonly kind: ErrorKind;

@@ -12,6 +12,7 @@ import { packageVersion } from './http/openapi/generate.js';
 import { IngestionReconciler } from './reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from './schema.js';
 import { TransactionRepository } from './transactions/transaction.repository.js';
+import { UserAdminService } from './users/user-admin.service.js';
 
 /** How often expired sessions are deleted, milliseconds. */
 const SESSION_PURGE_INTERVAL_MS = 10 * 60_000;
@@ -38,13 +39,16 @@ async function main(): Promise<void> {
   await migrateSchema(pool, CONSOLE_MIGRATIONS, logger);
 
   const ledger = new PostgresLedger(pool);
-  const auth = new AuthService(new PostgresAuthStore(pool), { sessionTtlMs: config.session.ttlMs });
+  const authStore = new PostgresAuthStore(pool);
+  const auth = new AuthService(authStore, { sessionTtlMs: config.session.ttlMs });
+  const audit = new LedgerAuditTrail(ledger, new PostgresAuditLog(pool), logger);
   const app = await createConsoleApp({
     logger,
     pool,
     auth,
     transactions: new TransactionRepository(pool, ledger),
-    audit: new LedgerAuditTrail(ledger, new PostgresAuditLog(pool), logger),
+    audit,
+    users: new UserAdminService(authStore, audit),
     reconciler: new IngestionReconciler({ baseUrl: config.ingestion.url, adminApiKey: config.ingestion.adminApiKey }),
     cookies: { secure: config.session.secureCookies },
     webDir: WEB_DIR,

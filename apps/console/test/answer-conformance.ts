@@ -14,6 +14,10 @@ import {
   sessionAnswer,
   transactionDetailAnswer,
   transactionListAnswer,
+  auditPageAnswer,
+  userAnswer,
+  userListAnswer,
+  userWithPasswordAnswer,
 } from '../src/http/openapi/answers.js';
 
 /** Each documented route's answer schema, by `METHOD /route/:pattern`. */
@@ -26,6 +30,11 @@ export const ANSWER_SCHEMAS: Record<string, z.ZodType> = {
   'POST /api/v1/transactions/:reference/reconcile': reconcileAnswer,
   'GET /api/v1/queues/held-in-review': heldInReviewAnswer,
   'GET /api/v1/queues/manual-review': manualReviewAnswer,
+  'GET /api/v1/audit': auditPageAnswer,
+  'GET /api/v1/users': userListAnswer,
+  'POST /api/v1/users': userWithPasswordAnswer,
+  'PATCH /api/v1/users/:email': userAnswer,
+  'POST /api/v1/users/:email/password': userWithPasswordAnswer,
 };
 
 /** What the hook saw: answers that broke their schema, and the routes checked at least once. */

@@ -7,11 +7,14 @@ import type { AuthService } from '../auth/auth.service.js';
 import type { AuditTrail } from '../audit/audit-trail.port.js';
 import type { Reconciler } from '../reconcile/reconciler.port.js';
 import type { TransactionRepository } from '../transactions/transaction.repository.js';
+import type { UserAdminService } from '../users/user-admin.service.js';
+import { AuditController } from './audit.controller.js';
 import { QueuesController } from './queues.controller.js';
 import { SessionController } from './session.controller.js';
 import { SessionGuard } from './session.guard.js';
 import { TransactionsController } from './transactions.controller.js';
-import { AUDIT_TRAIL, AUTH_SERVICE, CONSOLE_LOGGER, COOKIE_SETTINGS, RECONCILER, TRANSACTIONS, WEB_BUILT, type CookieSettings } from './tokens.js';
+import { UsersController } from './users.controller.js';
+import { AUDIT_TRAIL, AUTH_SERVICE, CONSOLE_LOGGER, COOKIE_SETTINGS, RECONCILER, TRANSACTIONS, USER_ADMIN, WEB_BUILT, type CookieSettings } from './tokens.js';
 import { WebController } from './web.controller.js';
 
 /** What the console's API is built on. */
@@ -23,6 +26,8 @@ export interface ConsoleApiDeps {
   reconciler: Reconciler;
   /** Where every admin action is recorded, with its actor, before it runs (the ledger). */
   audit: AuditTrail;
+  /** User management (admin only), its changes through `audit`. */
+  users: UserAdminService;
   cookies: CookieSettings;
   /** Whether the web app's files are served at `/` (and `index.html` for its routes); when not, they answer 503 `CONSOLE.WEB_NOT_BUILT`. */
   webBuilt: boolean;
@@ -36,12 +41,13 @@ export class ConsoleApiModule {
   static forRoot(deps: ConsoleApiDeps): DynamicModule {
     return {
       module: ConsoleApiModule,
-      controllers: [SessionController, TransactionsController, QueuesController, HealthController, WebController],
+      controllers: [SessionController, TransactionsController, QueuesController, AuditController, UsersController, HealthController, WebController],
       providers: [
         { provide: AUTH_SERVICE, useValue: deps.auth },
         { provide: TRANSACTIONS, useValue: deps.transactions },
         { provide: RECONCILER, useValue: deps.reconciler },
         { provide: AUDIT_TRAIL, useValue: deps.audit },
+        { provide: USER_ADMIN, useValue: deps.users },
         { provide: COOKIE_SETTINGS, useValue: deps.cookies },
         { provide: CONSOLE_LOGGER, useValue: deps.logger },
         { provide: WEB_BUILT, useValue: deps.webBuilt },

@@ -1,6 +1,8 @@
 import { ENTITLEMENT_STATUSES, PROVIDERS, TRANSACTION_STATUSES } from '@settle/domain';
+import { ADMIN_TARGET_KINDS } from '@settle/ledger';
 import { ProblemError } from '@settle/platform';
 import { z } from 'zod';
+import { CONSOLE_ROLES } from '../auth/roles.js';
 import { decodeCursor, type ListCursor } from '../transactions/cursor.js';
 
 /** `POST /api/v1/session`. */
@@ -56,3 +58,46 @@ export const queueQuery = z.object({
   cursor: optional(z.string().max(1000)),
   limit: optional(z.coerce.number().int().min(1).max(100)).transform((v) => v ?? 50),
 });
+
+/** `GET /api/v1/audit` query: an actor's email, a target (kind and id together), a page. */
+export const auditQuery = z
+  .object({
+    actor: optional(z.string().trim().toLowerCase().min(1).max(320)),
+    targetKind: optional(z.enum(ADMIN_TARGET_KINDS)),
+    targetId: optional(z.string().trim().min(1).max(320)),
+    cursor: optional(z.string().regex(/^[1-9][0-9]{0,15}$/, 'not a cursor of this list')),
+    limit: optional(z.coerce.number().int().min(1).max(100)).transform((v) => v ?? 50),
+  })
+  .refine((q) => (q.targetKind === undefined) === (q.targetId === undefined), {
+    path: ['targetId'],
+    message: 'targetKind and targetId go together',
+  });
+
+/** A console user's email as the API takes it: trimmed, lower-cased, with an `@`. */
+const userEmail = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .min(3)
+  .max(320)
+  .regex(/^[^@\s]+@[^@\s]+$/, 'an email address');
+
+/** `POST /api/v1/users`. */
+export const createUserBody = z.object({ email: userEmail, role: z.enum(CONSOLE_ROLES) }).strict();
+
+/** `PATCH /api/v1/users/:email`: a new role, enabling or disabling, or both. */
+export const updateUserBody = z
+  .object({ role: z.enum(CONSOLE_ROLES).optional(), disabled: z.boolean().optional() })
+  .strict()
+  .refine((b) => b.role !== undefined || b.disabled !== undefined, { message: 'give role, disabled or both' });
+
+/**
+ * A path's user email, lower-cased.
+ *
+ * @throws ProblemError 404 `CONSOLE.USER_NOT_FOUND` for one no user can have.
+ */
+export function pathEmail(email: string): string {
+  const parsed = userEmail.safeParse(email);
+  if (!parsed.success) throw new ProblemError(404, 'CONSOLE.USER_NOT_FOUND', 'User not found');
+  return parsed.data;
+}

@@ -1,5 +1,15 @@
 import { ENTITLEMENT_STATUSES, TRANSACTION_STATUSES } from '@settle/domain';
-import { readReadModel, transactionOutcomeData, transactionStream, type LedgerStore } from '@settle/ledger';
+import {
+  adminActionOf,
+  adminActionStream,
+  readReadModel,
+  transactionOutcomeData,
+  transactionStream,
+  type AdminActionCompletedData,
+  type AdminActionRequestedData,
+  type LedgerStore,
+  type RecordedLedgerEvent,
+} from '@settle/ledger';
 import type { Pool } from '@settle/platform';
 import { ConsoleError } from '../errors.js';
 import { encodeCursor, type ListCursor } from './cursor.js';
@@ -50,16 +60,77 @@ export interface TransactionDetail extends TransactionSummary {
   lastTrigger: string | null;
 }
 
-/** One event of the transaction's ledger stream; outcome fields are `null` for an event that is not an outcome. */
+/**
+ * One event of the transaction's ledger stream, or one admin action on it (docs/console.md,
+ * "API"); outcome fields are `null` for an event that is not an outcome.
+ */
 export interface TimelineEntry {
+  /** Global ledger position: the timeline's order. */
   position: number;
+  /** Revision within its stream (`transaction-<reference>`, or `admin-transaction-<reference>` for an admin action). */
   revision: number;
   type: string;
+  /** ISO 8601 UTC. */
   recordedAt: string;
   trigger: string | null;
   verdict: string | null;
   state: string | null;
   detail: string | null;
+  /** Who asked for it: only on admin actions (`type` `AdminActionRequested`), the console user as signed in. */
+  actor?: { email: string; role: string };
+  /** An admin action's name and outcome (`null` while unknown: running, or its outcome could not be recorded). */
+  adminAction?: { action: string; outcome: 'succeeded' | 'failed' | null; errorCode: string | null; completedAt: string | null };
+}
+
+const ADMIN_ACTION_LABELS: Record<string, string> = {
+  'transaction.reconcile': 'Manual reconciliation',
+  'delivery.resend': 'Resend of an entitlement event',
+  'endpoint.recover': 'Recovery of an endpoint',
+  'endpoint.enable': 'Re-enabling of an endpoint',
+  'endpoint.disable': 'Disabling of an endpoint',
+  'user.create': 'Creation of a console user',
+  'user.update': 'Change of a console user',
+};
+
+/**
+ * The timeline entries of the admin actions in one admin stream (`admin-transaction-<reference>`):
+ * one per request, at its position, with its outcome when recorded, e.g. detail
+ * "Manual reconciliation requested by ops@example.com (operator)". Events that are not
+ * well-formed admin actions are left out.
+ */
+export function adminTimelineEntries(events: readonly RecordedLedgerEvent[]): TimelineEntry[] {
+  const outcomes = new Map<string, AdminActionCompletedData>();
+  const requests: Array<{ event: RecordedLedgerEvent; data: AdminActionRequestedData }> = [];
+  for (const event of events) {
+    let parsed: ReturnType<typeof adminActionOf>;
+    try {
+      parsed = adminActionOf(event);
+    } catch {
+      continue;
+    }
+    if (parsed.type === 'AdminActionCompleted') outcomes.set(parsed.data.action_id, parsed.data);
+    else requests.push({ event, data: parsed.data });
+  }
+  return requests.map(({ event, data }): TimelineEntry => {
+    const completed = outcomes.get(data.action_id);
+    return {
+      position: event.position,
+      revision: event.revision,
+      type: event.type,
+      recordedAt: event.recordedAt.toISOString(),
+      trigger: null,
+      verdict: null,
+      state: null,
+      detail: `${ADMIN_ACTION_LABELS[data.action] ?? data.action} requested by ${data.actor.email} (${data.actor.role})`,
+      actor: { email: data.actor.email, role: data.actor.role },
+      adminAction: {
+        action: data.action,
+        outcome: completed?.outcome ?? null,
+        errorCode: completed?.error_code ?? null,
+        completedAt: completed?.completed_at ?? null,
+      },
+    };
+  });
 }
 
 /**
@@ -348,7 +419,9 @@ export class TransactionRepository {
   }
 
   /**
-   * A transaction in full, with its ledger timeline (oldest first).
+   * A transaction in full, with its ledger timeline (oldest first by ledger position): the
+   * events of `transaction-<reference>` and the admin actions on it (`admin-transaction-<reference>`,
+   * each with its actor and outcome).
    *
    * @throws ConsoleError `CONSOLE.TRANSACTION_NOT_FOUND` when the read model has no such reference.
    * @throws ReadModelNotReadyError
@@ -378,7 +451,8 @@ export class TransactionRepository {
       lastTrigger: row.last_trigger,
     };
     const events = await this.read(() => this.ledger.readStream(transactionStream(reference)));
-    const timeline = events.map((event): TimelineEntry => {
+    const adminEvents = await this.read(() => this.ledger.readStream(adminActionStream('transaction', reference)));
+    const outcomes = events.map((event): TimelineEntry => {
       const outcome = transactionOutcomeData.safeParse(event.data);
       return {
         position: event.position,
@@ -391,6 +465,8 @@ export class TransactionRepository {
         detail: outcome.success ? outcome.data.detail : null,
       };
     });
+    // Who or what caused each step: the admin actions on the transaction, merged in by ledger position.
+    const timeline = [...outcomes, ...adminTimelineEntries(adminEvents)].sort((a, b) => a.position - b.position);
     const watch = await this.watch(reference);
     const entitlementEvents = await this.entitlementEvents(reference);
     return { transaction, timeline, watch, entitlementEvents };

@@ -4,6 +4,7 @@
  * field added to an answer and not here (or the reverse) fails a test instead of drifting.
  */
 import { ENTITLEMENT_STATUSES, PROVIDERS, TRANSACTION_STATUSES } from '@settle/domain';
+import { ADMIN_ACTIONS, ADMIN_TARGET_KINDS } from '@settle/ledger';
 import { z } from 'zod';
 import { CONSOLE_ROLES } from '../../auth/roles.js';
 
@@ -92,6 +93,16 @@ export const transactionDetailAnswer = z.strictObject({
       verdict: z.string().nullable(),
       state: z.string().nullable(),
       detail: z.string().nullable(),
+      actor: z.strictObject({ email: z.string(), role: z.string() }).optional().describe('Who asked for it: on admin actions only'),
+      adminAction: z
+        .strictObject({
+          action: z.enum(ADMIN_ACTIONS),
+          outcome: z.enum(['succeeded', 'failed']).nullable(),
+          errorCode: z.string().nullable(),
+          completedAt: isoTime.nullable(),
+        })
+        .optional()
+        .describe("An admin action's name and outcome (`null` while unknown)"),
     }),
   ),
   watch: z.strictObject({ nextCheckAt: isoTime.nullable(), checksSoFar: z.number().int(), active: z.boolean() }).nullable(),
@@ -116,6 +127,46 @@ export const transactionDetailAnswer = z.strictObject({
 
 /** `POST /api/v1/transactions/{reference}/reconcile`. */
 export const reconcileAnswer = z.strictObject({ reference: z.string(), state: z.string().describe("The transaction's state when ingestion took the request") });
+
+const user = z.strictObject({
+  email: z.string(),
+  role: z.enum(CONSOLE_ROLES),
+  disabled: z.boolean(),
+  createdAt: isoTime,
+  lastSignInAt: isoTime.nullable(),
+});
+
+/** `GET /api/v1/users`. */
+export const userListAnswer = z.strictObject({ items: z.array(user) });
+
+/** `PATCH /api/v1/users/{email}`. */
+export const userAnswer = user;
+
+/** `POST /api/v1/users`, `POST /api/v1/users/{email}/password`: the user and a generated password, shown this once. */
+export const userWithPasswordAnswer = z.strictObject({
+  user,
+  password: z.string().describe('Generated; shown once, stored only as an argon2id hash'),
+});
+
+/** `GET /api/v1/audit`. */
+export const auditPageAnswer = z.strictObject({
+  items: z.array(
+    z.strictObject({
+      actionId: z.uuid(),
+      action: z.enum(ADMIN_ACTIONS),
+      actor: z.strictObject({ email: z.string(), role: z.string() }),
+      target: z.strictObject({ kind: z.enum(ADMIN_TARGET_KINDS), id: z.string() }),
+      parameters: z.record(z.string(), z.unknown()),
+      requestedAt: isoTime,
+      outcome: z.enum(['succeeded', 'failed']).nullable().describe('`null` while running, or when the outcome could not be recorded'),
+      errorCode: z.string().nullable(),
+      result: z.record(z.string(), z.unknown()).nullable(),
+      completedAt: isoTime.nullable(),
+      position: z.number().int().describe('Ledger position of the request'),
+    }),
+  ),
+  nextCursor: cursor,
+});
 
 /** RFC 9457 problem details, every error of the API. */
 export const problemAnswer = z.looseObject({

@@ -1,4 +1,7 @@
 import type {
+  AuditFilters,
+  AuditPage,
+  ConsoleUser,
   HeldInReviewItem,
   ManualReviewItem,
   Overview,
@@ -8,8 +11,9 @@ import type {
   TransactionFilters,
   TransactionPage,
   TransactionView,
+  UserWithPassword,
 } from './types';
-import { pageQuery, transactionsQuery } from '../lib/query-string';
+import { auditQuery, pageQuery, transactionsQuery } from '../lib/query-string';
 
 /** Base path of the console API. */
 export const API_BASE = '/api/v1';
@@ -48,6 +52,9 @@ export function onUnauthenticated(listener: () => void): () => void {
   return () => unauthenticatedListeners.delete(listener);
 }
 
+/** The methods the console API uses. */
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
 let csrfToken: string | null = null;
 
 /** Remembers the session's CSRF token, sent as `x-csrf-token` on every state-changing request. */
@@ -79,7 +86,7 @@ async function problemOf(response: Response): Promise<ApiError> {
  * @returns the parsed JSON body, or `undefined` for 204.
  * @throws ApiError for any status from 400 up (with the problem's code) and for network failures (status 0).
  */
-export async function request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+export async function request<T>(method: Method, path: string, body?: unknown): Promise<T> {
   try {
     return await send<T>(method, path, body);
   } catch (error) {
@@ -91,7 +98,7 @@ export async function request<T>(method: 'GET' | 'POST' | 'DELETE', path: string
   }
 }
 
-async function send<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+async function send<T>(method: Method, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
@@ -136,4 +143,14 @@ export const api = {
   manualReview: (cursor: string | null, limit?: number) => request<QueuePage<ManualReviewItem>>('GET', `/queues/manual-review${pageQuery(cursor, limit)}`),
   /** `POST /transactions/:reference/reconcile`: asks for a verification now (operators and admins). */
   reconcile: (reference: string) => request<ReconcileAccepted>('POST', `/transactions/${encodeURIComponent(reference)}/reconcile`),
+  /** `GET /audit`: one page of admin actions, newest first (admins). */
+  audit: (filters: Partial<AuditFilters>, cursor: string | null, limit?: number) => request<AuditPage>('GET', `/audit${auditQuery(filters, cursor, limit)}`),
+  /** `GET /users`: every console user (admins). */
+  users: () => request<{ items: ConsoleUser[] }>('GET', '/users'),
+  /** `POST /users`: creates a user with a generated password, answered once (admins). */
+  createUser: (email: string, role: string) => request<UserWithPassword>('POST', '/users', { email, role }),
+  /** `PATCH /users/:email`: a new role, disabled or enabled (admins); throws ApiError 409 for the self-change and last-admin rules. */
+  updateUser: (email: string, change: { role?: string; disabled?: boolean }) => request<ConsoleUser>('PATCH', `/users/${encodeURIComponent(email)}`, change),
+  /** `POST /users/:email/password`: a new generated password, answered once; ends the user's sessions (admins). */
+  resetPassword: (email: string) => request<UserWithPassword>('POST', `/users/${encodeURIComponent(email)}/password`),
 };

@@ -101,6 +101,73 @@ export interface TimelineEntry {
   verdict: string | null;
   state: string | null;
   detail: string | null;
+  /** Who asked for it: only on the admin actions merged into the timeline (`AdminActionRequested`). */
+  actor?: { email: string; role: string };
+  /** The admin action's name and outcome; `outcome` is `null` while it is not recorded. */
+  adminAction?: { action: string; outcome: AdminOutcome | null; errorCode: string | null; completedAt: string | null };
+}
+
+/** How an admin action ended. */
+export type AdminOutcome = 'succeeded' | 'failed';
+
+/** What an admin action acts on (libs/ledger's `ADMIN_TARGET_KINDS`). */
+export const ADMIN_TARGET_KINDS = ['transaction', 'event', 'endpoint', 'user'] as const;
+/** One of {@link ADMIN_TARGET_KINDS}. */
+export type AdminTargetKind = (typeof ADMIN_TARGET_KINDS)[number];
+
+/** Console roles, weakest first. */
+export const ROLES = ['viewer', 'operator', 'admin'] as const;
+
+/** A row of `GET /api/v1/audit`: one admin action with its outcome. */
+export interface AuditEntry {
+  actionId: string;
+  /** `transaction.reconcile`, `user.create`, `user.update`, ... */
+  action: string;
+  actor: { email: string; role: string };
+  target: { kind: AdminTargetKind; id: string };
+  /** What it was asked with; never a secret. */
+  parameters: Record<string, unknown>;
+  /** ISO 8601 timestamp. */
+  requestedAt: string;
+  /** `null` when no outcome is recorded (still running, or the console stopped meanwhile). */
+  outcome: AdminOutcome | null;
+  /** The failure's code. */
+  errorCode: string | null;
+  result: Record<string, unknown> | null;
+  completedAt: string | null;
+  /** Ledger position of the request. */
+  position: number;
+}
+
+/** Answer of `GET /api/v1/audit`, newest first. */
+export interface AuditPage {
+  items: AuditEntry[];
+  /** Opaque; `null` on the last page. */
+  nextCursor: string | null;
+}
+
+/** The audit view's filters, as they stand in the page's query string. */
+export interface AuditFilters {
+  actor: string;
+  targetKind: string;
+  targetId: string;
+}
+
+/** A row of `GET /api/v1/users`. */
+export interface ConsoleUser {
+  email: string;
+  role: Role;
+  disabled: boolean;
+  /** ISO 8601 timestamp. */
+  createdAt: string;
+  /** ISO 8601 timestamp; `null` when the user never signed in. */
+  lastSignInAt: string | null;
+}
+
+/** Answer of `POST /api/v1/users` and of a password reset: the user and the generated password, shown once. */
+export interface UserWithPassword {
+  user: ConsoleUser;
+  password: string;
 }
 
 /** The sweeper's watch of a transaction: its next automatic re-check. */

@@ -193,3 +193,31 @@ const ENTITLEMENT_TONES: Record<string, Tone> = { LOCKED: 'neutral', UNLOCKED: '
 export function entitlementTone(status: string): Tone {
   return ENTITLEMENT_TONES[status] ?? 'neutral';
 }
+
+const ADMIN_ACTION_LABELS: Record<string, string> = {
+  'transaction.reconcile': 'Manual reconciliation',
+  'delivery.resend': 'Resend',
+  'endpoint.recover': 'Endpoint recovery',
+  'endpoint.enable': 'Endpoint re-enabled',
+  'endpoint.disable': 'Endpoint disabled',
+  'user.create': 'User created',
+  'user.update': 'User changed',
+};
+
+/** An admin action's name as people read it (`transaction.reconcile` is `Manual reconciliation`). */
+export function adminActionLabel(action: string): string {
+  return ADMIN_ACTION_LABELS[action] ?? humanize(action);
+}
+
+/**
+ * An admin action's parameters in one line, `key: value` joined by ` · ` (`role: viewer · disabled: true`);
+ * `''` when there are none. Values that are not text, numbers or booleans are shown as JSON.
+ */
+export function formatParameters(parameters: Record<string, unknown>): string {
+  return Object.entries(parameters)
+    .map(
+      ([key, value]) =>
+        `${key}: ${typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value)}`,
+    )
+    .join(' · ');
+}

@@ -1,6 +1,12 @@
 /** The console's pages, as the address bar names them. */
 export type Route =
-  { name: 'overview' } | { name: 'transactions' } | { name: 'transaction'; reference: string } | { name: 'queues'; tab: QueueTab } | { name: 'not_found' };
+  | { name: 'overview' }
+  | { name: 'transactions' }
+  | { name: 'transaction'; reference: string }
+  | { name: 'queues'; tab: QueueTab }
+  | { name: 'audit' }
+  | { name: 'users' }
+  | { name: 'not_found' };
 
 /** The review queues' tabs: held in review (the sweeper re-checks) and manual review (a person decides). */
 export type QueueTab = 'held' | 'manual';
@@ -11,7 +17,8 @@ const QUEUE_PATHS: Record<QueueTab, string> = { held: '/queues/held-in-review', 
  * The page a path stands for: `/` is the Overview, `/transactions` the list (its filters are in
  * the query string), `/transactions/<reference>` one transaction (the reference URL-decoded),
  * `/queues` and `/queues/held-in-review` the held-in-review queue, `/queues/manual-review` the
- * manual-review queue.
+ * manual-review queue, `/audit` the audit view (its filters in the query string), `/users` the
+ * console's users.
  * A trailing slash is ignored.
  */
 export function matchRoute(pathname: string): Route {
@@ -20,6 +27,8 @@ export function matchRoute(pathname: string): Route {
   if (path === '/transactions') return { name: 'transactions' };
   if (path === '/queues' || path === QUEUE_PATHS.held) return { name: 'queues', tab: 'held' };
   if (path === QUEUE_PATHS.manual) return { name: 'queues', tab: 'manual' };
+  if (path === '/audit') return { name: 'audit' };
+  if (path === '/users') return { name: 'users' };
   const match = /^\/transactions\/([^/]+)$/.exec(path);
   if (match?.[1]) {
     try {

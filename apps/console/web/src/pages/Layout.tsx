@@ -7,7 +7,12 @@ import { Link } from '../lib/router';
 /** The frame of every signed-in page: top bar with the product, the navigation and the user. */
 export function Layout({ user, route, children }: { user: SessionUser; route: Route; children: ReactNode }) {
   const signOut = useSignOut();
-  const section = route.name === 'overview' ? 'overview' : route.name === 'queues' ? 'queues' : route.name === 'not_found' ? null : 'transactions';
+  const section =
+    route.name === 'overview' || route.name === 'queues' || route.name === 'audit' || route.name === 'users'
+      ? route.name
+      : route.name === 'not_found'
+        ? null
+        : 'transactions';
   return (
     <div className="app">
       <header className="topbar">
@@ -42,6 +47,26 @@ export function Layout({ user, route, children }: { user: SessionUser; route: Ro
           >
             Queues
           </Link>
+          {user.role === 'admin' && (
+            <>
+              <Link
+                href="/audit"
+                data-testid="nav-audit"
+                className={section === 'audit' ? 'active' : undefined}
+                aria-current={section === 'audit' ? 'page' : undefined}
+              >
+                Audit
+              </Link>
+              <Link
+                href="/users"
+                data-testid="nav-users"
+                className={section === 'users' ? 'active' : undefined}
+                aria-current={section === 'users' ? 'page' : undefined}
+              >
+                Users
+              </Link>
+            </>
+          )}
         </nav>
         <div className="user">
           <span className="user-email" title={user.email}>

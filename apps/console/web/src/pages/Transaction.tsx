@@ -2,10 +2,21 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
 import { api, ApiError } from '../api/client';
 import { CHECK_NAMES, type CheckResult, type EntitlementEvent, type Role, type TimelineEntry, type TransactionDetail, type Watch } from '../api/types';
-import { Badge, EntitlementBadge, StateBadge } from '../components/Badge';
+import { AdminOutcomeBadge, Badge, EntitlementBadge, StateBadge } from '../components/Badge';
 import { EmptyState, ErrorPanel, errorMessage, Spinner } from '../components/Feedback';
-import { checkLabel, formatDateTime, formatDuration, formatMoney, formatUntil, humanize, providerLabel, stateLabel, type Tone } from '../lib/format';
-import { RECONCILE_POLL_MS, reconcileProgress, type TransactionMark } from '../lib/reconcile';
+import {
+  adminActionLabel,
+  checkLabel,
+  formatDateTime,
+  formatDuration,
+  formatMoney,
+  formatUntil,
+  humanize,
+  providerLabel,
+  stateLabel,
+  type Tone,
+} from '../lib/format';
+import { ledgerEventCount, RECONCILE_POLL_MS, reconcileProgress, type TransactionMark } from '../lib/reconcile';
 import { Link } from '../lib/router';
 
 /** Roles that may ask for a reconciliation (docs/spec.md, section 1, trigger 4). */
@@ -68,24 +79,32 @@ function Timeline({ entries }: { entries: TimelineEntry[] }) {
       </div>
     );
   }
-  const newestFirst = [...entries].sort((a, b) => b.revision - a.revision);
+  const newestFirst = [...entries].sort((a, b) => b.position - a.position);
   return (
     <ol className="timeline" data-testid="timeline">
       {newestFirst.map((entry) => (
-        <li key={entry.position} className="timeline-entry">
+        <li
+          key={entry.position}
+          className={entry.actor ? 'timeline-entry timeline-admin' : 'timeline-entry'}
+          data-testid={entry.actor ? 'timeline-admin-action' : undefined}
+        >
           <div className="timeline-dot" aria-hidden="true" />
           <div className="timeline-body">
             <div className="timeline-head">
-              <strong>{entry.type}</strong>
+              <strong>{entry.adminAction ? adminActionLabel(entry.adminAction.action) : entry.type}</strong>
               {entry.state && <StateBadge state={entry.state} />}
+              {entry.adminAction && <AdminOutcomeBadge outcome={entry.adminAction.outcome} errorCode={entry.adminAction.errorCode} />}
               <span className="muted small">{formatDateTime(entry.recordedAt)}</span>
             </div>
             <div className="timeline-meta muted small">
+              {entry.actor && (
+                <span data-testid="timeline-actor">
+                  By {entry.actor.email} ({entry.actor.role})
+                </span>
+              )}
               {entry.trigger && <span>Trigger: {humanize(entry.trigger)}</span>}
               {entry.verdict && <span>Verdict: {humanize(entry.verdict)}</span>}
-              <span className="mono">
-                revision {entry.revision} · position {entry.position}
-              </span>
+              <span className="mono">{entry.actor ? `position ${entry.position}` : `revision ${entry.revision} · position ${entry.position}`}</span>
             </div>
             {entry.detail && <p className="timeline-detail">{entry.detail}</p>}
           </div>
@@ -251,7 +270,7 @@ export function TransactionPage({ reference, role }: { reference: string; role: 
       if (!view.data) return;
       setReconciling({
         phase: 'waiting',
-        before: { state: view.data.transaction.state, events: view.data.timeline.length },
+        before: { state: view.data.transaction.state, events: ledgerEventCount(view.data.timeline) },
         startedAt: Date.now(),
       });
     },
@@ -259,7 +278,7 @@ export function TransactionPage({ reference, role }: { reference: string; role: 
 
   // While waiting: compare each fresh read with the state before, and stop after the wait.
   const currentState = view.data?.transaction.state;
-  const currentEvents = view.data?.timeline.length;
+  const currentEvents = view.data ? ledgerEventCount(view.data.timeline) : undefined;
   useEffect(() => {
     if (reconciling?.phase !== 'waiting' || currentState === undefined || currentEvents === undefined) return;
     const current = { state: currentState, events: currentEvents };
