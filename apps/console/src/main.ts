@@ -8,6 +8,7 @@ import { PostgresAuditLog } from './audit/postgres-audit-log.js';
 import { AuthService } from './auth/auth.service.js';
 import { PostgresAuthStore } from './auth/postgres-auth-store.js';
 import { createConsoleApp } from './console-app.js';
+import { DispatcherDeliveryAdmin } from './deliveries/dispatcher-delivery-admin.js';
 import { IngestionReconciler } from './reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from './schema.js';
 import { TransactionRepository } from './transactions/transaction.repository.js';
@@ -42,11 +43,13 @@ async function main(): Promise<void> {
     transactions: new TransactionRepository(pool, ledger),
     audit: new LedgerAuditTrail(ledger, new PostgresAuditLog(pool), logger),
     reconciler: new IngestionReconciler({ baseUrl: config.ingestion.url, adminApiKey: config.ingestion.adminApiKey }),
+    deliveryAdmin: config.dispatcher ? new DispatcherDeliveryAdmin({ baseUrl: config.dispatcher.url, adminApiKey: config.dispatcher.adminApiKey }) : null,
     cookies: { secure: config.session.secureCookies },
     webDir: WEB_DIR,
   });
+  if (!config.dispatcher) logger.warn('no dispatcher configured (CONSOLE_DISPATCHER_URL): the Deliveries pages answer 503 CONSOLE.DELIVERY_NOT_CONFIGURED');
   await app.listen(config.http.port, config.http.host);
-  logger.info({ url: await app.getUrl(), webDir: WEB_DIR }, 'console listening');
+  logger.info({ url: await app.getUrl(), webDir: WEB_DIR, dispatcher: config.dispatcher?.url ?? null }, 'console listening');
   const purge = setInterval(() => {
     auth.purgeExpiredSessions().catch((error: unknown) => logger.warn({ err: error }, 'expired sessions could not be deleted; retrying later'));
   }, SESSION_PURGE_INTERVAL_MS);

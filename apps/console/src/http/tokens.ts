@@ -3,6 +3,7 @@ export const AUTH_SERVICE = Symbol('AuthService');
 export const TRANSACTIONS = Symbol('TransactionRepository');
 export const RECONCILER = Symbol('Reconciler');
 export const AUDIT_TRAIL = Symbol('AuditTrail');
+export const DELIVERIES = Symbol('DeliveriesService');
 export const COOKIE_SETTINGS = Symbol('CookieSettings');
 export const CONSOLE_LOGGER = Symbol('ConsoleLogger');
 
