@@ -2,6 +2,9 @@ import { useSession } from './api/session';
 import { ErrorPanel, Spinner } from './components/Feedback';
 import { matchRoute } from './lib/routes';
 import { Link, useLocation } from './lib/router';
+import { DeliveriesPage } from './pages/Deliveries';
+import { EndpointPage } from './pages/Endpoint';
+import { EventDeliveriesPage } from './pages/EventDeliveries';
 import { Layout } from './pages/Layout';
 import { OverviewPage } from './pages/Overview';
 import { QueuesPage } from './pages/Queues';
@@ -37,6 +40,9 @@ export function App() {
       {route.name === 'transactions' && <TransactionsPage search={location.search} />}
       {route.name === 'queues' && <QueuesPage tab={route.tab} />}
       {route.name === 'transaction' && <TransactionPage key={route.reference} reference={route.reference} role={session.data.user.role} />}
+      {route.name === 'deliveries' && <DeliveriesPage tab={route.tab} role={session.data.user.role} />}
+      {route.name === 'endpoint' && <EndpointPage key={route.id} id={route.id} role={session.data.user.role} />}
+      {route.name === 'event' && <EventDeliveriesPage key={route.eventId} eventId={route.eventId} role={session.data.user.role} />}
       {route.name === 'not_found' && (
         <div className="empty">
           <strong>There is no such page.</strong>

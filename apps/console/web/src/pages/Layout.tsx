@@ -4,10 +4,29 @@ import type { SessionUser } from '../api/types';
 import type { Route } from '../lib/routes';
 import { Link } from '../lib/router';
 
+/** The navigation item a page belongs to; `null` for no page. */
+function sectionOf(route: Route): 'overview' | 'transactions' | 'queues' | 'deliveries' | null {
+  switch (route.name) {
+    case 'overview':
+      return 'overview';
+    case 'queues':
+      return 'queues';
+    case 'deliveries':
+    case 'endpoint':
+    case 'event':
+      return 'deliveries';
+    case 'transactions':
+    case 'transaction':
+      return 'transactions';
+    case 'not_found':
+      return null;
+  }
+}
+
 /** The frame of every signed-in page: top bar with the product, the navigation and the user. */
 export function Layout({ user, route, children }: { user: SessionUser; route: Route; children: ReactNode }) {
   const signOut = useSignOut();
-  const section = route.name === 'overview' ? 'overview' : route.name === 'queues' ? 'queues' : route.name === 'not_found' ? null : 'transactions';
+  const section = sectionOf(route);
   return (
     <div className="app">
       <header className="topbar">
@@ -41,6 +60,14 @@ export function Layout({ user, route, children }: { user: SessionUser; route: Ro
             aria-current={section === 'queues' ? 'page' : undefined}
           >
             Queues
+          </Link>
+          <Link
+            href="/deliveries"
+            data-testid="nav-deliveries"
+            className={section === 'deliveries' ? 'active' : undefined}
+            aria-current={section === 'deliveries' ? 'page' : undefined}
+          >
+            Deliveries
           </Link>
         </nav>
         <div className="user">
