@@ -77,11 +77,13 @@ function EndpointsTable() {
               className="clickable"
               onClick={() => navigate(endpointHref(endpoint.id))}
             >
-              <td className="endpoint-cell">
-                <Link href={endpointHref(endpoint.id)} className="mono" onClick={(event) => event.stopPropagation()}>
-                  {endpoint.url}
-                </Link>
-                {endpoint.description && <span className="muted small">{endpoint.description}</span>}
+              <td>
+                <div className="endpoint-cell">
+                  <Link href={endpointHref(endpoint.id)} className="mono" onClick={(event) => event.stopPropagation()}>
+                    {endpoint.url}
+                  </Link>
+                  {endpoint.description && <span className="muted small">{endpoint.description}</span>}
+                </div>
               </td>
               <td>
                 <EndpointHealthBadge endpoint={endpoint} />
@@ -163,13 +165,15 @@ function DeadLetteredTable({ role }: { role: Role }) {
 function DeadLetteredRow({ delivery, resend, now }: { delivery: DeliveryItem; resend: boolean; now: number }) {
   return (
     <tr data-testid="dead-lettered-row" data-event-id={delivery.eventId} data-endpoint-id={delivery.endpointId}>
-      <td className="endpoint-cell">
-        <Link href={eventHref(delivery.eventId)} className="mono" data-testid="event-attempts-link">
-          {delivery.eventId}
-        </Link>
-        <span className="muted small">
-          {humanize(delivery.event)} · {delivery.userId}
-        </span>
+      <td>
+        <div className="endpoint-cell">
+          <Link href={eventHref(delivery.eventId)} className="mono" data-testid="event-attempts-link">
+            {delivery.eventId}
+          </Link>
+          <span className="muted small">
+            {humanize(delivery.event)} · {delivery.userId}
+          </span>
+        </div>
       </td>
       <td className="endpoint">
         {delivery.endpointUrl ? (

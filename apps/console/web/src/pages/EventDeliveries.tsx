@@ -58,7 +58,7 @@ function Delivery({ delivery, eventId, resend, onResent }: { delivery: DeliveryW
                 <th>Outcome</th>
                 <th className="num">HTTP</th>
                 <th className="num">Duration</th>
-                <th>Error</th>
+                <th>Error and answer</th>
               </tr>
             </thead>
             <tbody>
@@ -71,14 +71,16 @@ function Delivery({ delivery, eventId, resend, onResent }: { delivery: DeliveryW
                   </td>
                   <td className="num mono">{attempt.httpStatus ?? '—'}</td>
                   <td className="num">{formatDuration(attempt.durationMs)}</td>
-                  <td className="excerpt-cell">
-                    {attempt.error && <span className="mono small">{attempt.error}</span>}
-                    {attempt.responseExcerpt && (
-                      <code className="excerpt" title={attempt.responseExcerpt}>
-                        {attempt.responseExcerpt}
-                      </code>
-                    )}
-                    {!attempt.error && !attempt.responseExcerpt && <span className="muted">—</span>}
+                  <td>
+                    <div className="excerpt-cell">
+                      {attempt.error && <span className="mono small">{attempt.error}</span>}
+                      {attempt.responseExcerpt && (
+                        <code className="excerpt" title={attempt.responseExcerpt}>
+                          {attempt.responseExcerpt}
+                        </code>
+                      )}
+                      {!attempt.error && !attempt.responseExcerpt && <span className="muted">—</span>}
+                    </div>
                   </td>
                 </tr>
               ))}
