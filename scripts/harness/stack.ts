@@ -145,8 +145,9 @@ export interface StackOptions {
    */
   customerBackend?: { env?: NodeJS.ProcessEnv };
   /**
-   * Also run the operations console (apps/console) against the stack's database and
-   * ingestion's admin API; `env` is added to its environment. Its URL is `consoleUrl`.
+   * Also run the operations console (apps/console) against the stack's database, ingestion's
+   * admin API and the dispatcher's (its Deliveries pages); `env` is added to its environment.
+   * Its URL is `consoleUrl`.
    */
   console?: { env?: NodeJS.ProcessEnv };
 }
@@ -315,6 +316,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         CONSOLE_PORT: String(consolePort),
         CONSOLE_INGESTION_URL: `http://127.0.0.1:${ingestionPort}`,
         CONSOLE_INGESTION_ADMIN_API_KEY: adminKey,
+        CONSOLE_DISPATCHER_URL: `http://127.0.0.1:${dispatcherPort}`,
+        CONSOLE_DISPATCHER_ADMIN_API_KEY: adminKey,
         ...options.console.env,
       };
       processes.set('console', await spawnApp('console', consoleEnv, dir));

@@ -144,9 +144,11 @@ app_env() {
       echo "DISPATCHER_PORT=$SETTLE_DISPATCHER_PORT" "SETTLE_ADMIN_API_KEY_SHA256=$SETTLE_ADMIN_API_KEY_SHA256" \
         "SETTLE_VAULT_MASTER_KEY_FILE=$ENDPOINT_VAULT_KEY_FILE" ;;
     console)
-      # The console reconciles through ingestion's admin API, with the admin key.
+      # The console reconciles through ingestion's admin API and shows and acts on deliveries
+      # through the dispatcher's, with the admin key (both hold only its digest).
       echo "CONSOLE_PORT=$SETTLE_CONSOLE_PORT" "CONSOLE_INGESTION_URL=http://127.0.0.1:$SETTLE_INGESTION_PORT" \
-        "CONSOLE_INGESTION_ADMIN_API_KEY=$SETTLE_ADMIN_API_KEY" ;;
+        "CONSOLE_INGESTION_ADMIN_API_KEY=$SETTLE_ADMIN_API_KEY" \
+        "CONSOLE_DISPATCHER_URL=http://127.0.0.1:$SETTLE_DISPATCHER_PORT" "CONSOLE_DISPATCHER_ADMIN_API_KEY=$SETTLE_ADMIN_API_KEY" ;;
   esac
 }
 

@@ -3,8 +3,10 @@
  * browser download) against the running stack: sign-in, a transaction held in review reconciled
  * from its page after the provider cleared it (settling without a reload), the four checks of a
  * lower amount side by side, that reconciliation in an admin's Audit page with the operator who
- * asked, roles (a viewer has no "Reconcile now" and the API refuses it),
- * CSRF, a wrong password and a locked-out login. Skipped, saying why, where no chromium exists
+ * asked, a delivery resend (an entitlement event delivered to the example customer backend, resent
+ * from its attempts view: the new attempt shows without a reload, the backend receives it again
+ * and runs it once), roles (a viewer has no "Reconcile now" and the API refuses it), CSRF, a
+ * wrong password and a locked-out login. Skipped, saying why, where no chromium exists
  * (`scripts/local/lib.sh`, `ensure_chromium`, installs it as root).
  */
 import { spawnSync } from 'node:child_process';
@@ -61,6 +63,9 @@ if (!existsSync(CHROMIUM)) {
     stack = await startStack({
       inactivityMs: 3_000,
       console: {},
+      // The example customer backend (its endpoint registered with the dispatcher): what a
+      // resend from the console reaches.
+      customerBackend: {},
       // The sweeper's re-check of a held-in-review checkout comes much later than the test: only
       // the operator's "Reconcile now" can settle it within it.
       env: { sweeper: { SWEEPER_RECHECK_INITIAL_DELAY_MS: '600000', SWEEPER_RECHECK_MAX_DELAY_MS: '600000' } },
@@ -154,6 +159,55 @@ if (!existsSync(CHROMIUM)) {
       await row.getByRole('link', { name: reconciled! }).click();
       await page.getByTestId('timeline-actor').first().waitFor();
       expect(await page.getByTestId('timeline-actor').first().innerText()).toContain('ops@example.com (operator)');
+      await page.close();
+    });
+
+    it('an operator resends a delivered entitlement event from its attempts and sees the new attempt without a reload; the customer backend receives it again and runs it once', async () => {
+      const customer = stack.customer!;
+      const reference = await checkout({ outcome: 'success' });
+      await stack.ingestion.complete(reference);
+      await stateOf(reference, 'SETTLED_CONSENSUS');
+      const eventId = await waitUntil('the grant delivered to the customer backend', 30_000, async () => {
+        const { rows } = await stack.db.query<{ event_id: string }>(
+          `SELECT d.event_id FROM dispatcher.deliveries d JOIN dispatcher.events e ON e.event_id = d.event_id
+            WHERE e.reference = $1 AND d.endpoint_id = $2 AND d.state = 'delivered'`,
+          [reference, customer.endpointId],
+        );
+        return rows[0]?.event_id;
+      });
+      const answered = async () => ((await (await fetch(`${customer.url}/stats/answers`)).json()) as { answered: number }).answered;
+      const answeredBefore = await answered();
+
+      const page = await browser.newPage();
+      await signIn(page, 'ops@example.com', PASSWORD.admin);
+      await openTransaction(page, reference);
+      await page.locator(`[data-testid="entitlement-event"][data-event-id="${eventId}"] [data-testid="event-attempts-link"]`).click();
+      const delivery = page.locator(`[data-testid="event-delivery"][data-endpoint-id="${customer.endpointId}"]`);
+      const attempts = delivery.locator('[data-testid="attempt-row"]');
+      await expect.poll(() => attempts.count()).toBe(1);
+      expect(await delivery.getAttribute('data-state')).toBe('delivered');
+      // A marker that a reload would wipe.
+      await page.evaluate(() => Object.assign(globalThis, { __sameDocument: true }));
+      await delivery.getByTestId('resend-delivery').click();
+      await expect.poll(() => delivery.getByTestId('resend-result').innerText()).toMatch(/Resent: 1 delivery/);
+      await expect.poll(() => attempts.count(), { timeout: 30_000 }).toBe(2);
+      expect(await attempts.nth(1).getAttribute('data-outcome')).toBe('delivered');
+      expect(await page.evaluate(() => (globalThis as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+
+      // The backend answered the second delivery too, and its inbox ran the event once (by event_id).
+      await expect.poll(answered, { timeout: 10_000 }).toBe(answeredBefore + 1);
+      const runs = await customer.db.query<{ n: string }>('SELECT count(*) AS n FROM entitlement_runs WHERE event_id = $1', [eventId]);
+      expect(Number(runs.rows[0]!.n)).toBe(1);
+
+      // The resend is in the ledger with its actor, before and after.
+      const { rows } = await stack.db.query<{ event_type: string; actor: string }>(
+        `SELECT event_type, data->'actor'->>'email' AS actor FROM ledger.events WHERE stream_id = $1 ORDER BY position`,
+        [`admin-event-${eventId}`],
+      );
+      expect(rows).toEqual([
+        { event_type: 'AdminActionRequested', actor: 'ops@example.com' },
+        { event_type: 'AdminActionCompleted', actor: 'ops@example.com' },
+      ]);
       await page.close();
     });
 

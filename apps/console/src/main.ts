@@ -9,6 +9,7 @@ import { AuthService } from './auth/auth.service.js';
 import { PostgresAuthStore } from './auth/postgres-auth-store.js';
 import { createConsoleApp } from './console-app.js';
 import { packageVersion } from './http/openapi/generate.js';
+import { DispatcherDeliveryAdmin } from './deliveries/dispatcher-delivery-admin.js';
 import { IngestionReconciler } from './reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from './schema.js';
 import { TransactionRepository } from './transactions/transaction.repository.js';
@@ -50,12 +51,14 @@ async function main(): Promise<void> {
     audit,
     users: new UserAdminService(authStore, audit),
     reconciler: new IngestionReconciler({ baseUrl: config.ingestion.url, adminApiKey: config.ingestion.adminApiKey }),
+    deliveryAdmin: config.dispatcher ? new DispatcherDeliveryAdmin({ baseUrl: config.dispatcher.url, adminApiKey: config.dispatcher.adminApiKey }) : null,
     cookies: { secure: config.session.secureCookies },
     webDir: WEB_DIR,
     apiVersion: packageVersion(ROOT),
   });
+  if (!config.dispatcher) logger.warn('no dispatcher configured (CONSOLE_DISPATCHER_URL): the Deliveries pages answer 503 CONSOLE.DELIVERY_NOT_CONFIGURED');
   await app.listen(config.http.port, config.http.host);
-  logger.info({ url: await app.getUrl(), webDir: WEB_DIR }, 'console listening');
+  logger.info({ url: await app.getUrl(), webDir: WEB_DIR, dispatcher: config.dispatcher?.url ?? null }, 'console listening');
   const purge = setInterval(() => {
     auth.purgeExpiredSessions().catch((error: unknown) => logger.warn({ err: error }, 'expired sessions could not be deleted; retrying later'));
   }, SESSION_PURGE_INTERVAL_MS);

@@ -18,6 +18,13 @@ import {
   userAnswer,
   userListAnswer,
   userWithPasswordAnswer,
+  deliveryPageAnswer,
+  endpointAnswer,
+  endpointDetailAnswer,
+  endpointListAnswer,
+  eventDeliveriesAnswer,
+  recoverAnswer,
+  resendAnswer,
 } from '../src/http/openapi/answers.js';
 
 /** Each documented route's answer schema, by `METHOD /route/:pattern`. */
@@ -35,6 +42,14 @@ export const ANSWER_SCHEMAS: Record<string, z.ZodType> = {
   'POST /api/v1/users': userWithPasswordAnswer,
   'PATCH /api/v1/users/:email': userAnswer,
   'POST /api/v1/users/:email/password': userWithPasswordAnswer,
+  'GET /api/v1/endpoints': endpointListAnswer,
+  'GET /api/v1/endpoints/:id': endpointDetailAnswer,
+  'GET /api/v1/deliveries': deliveryPageAnswer,
+  'GET /api/v1/events/:eventId/deliveries': eventDeliveriesAnswer,
+  'POST /api/v1/events/:eventId/resend': resendAnswer,
+  'POST /api/v1/endpoints/:id/recover': recoverAnswer,
+  'POST /api/v1/endpoints/:id/enable': endpointAnswer,
+  'POST /api/v1/endpoints/:id/disable': endpointAnswer,
 };
 
 /** What the hook saw: answers that broke their schema, and the routes checked at least once. */

@@ -238,10 +238,13 @@ export type SandboxConfig = ReturnType<typeof loadSandboxConfig>;
 
 /**
  * Console configuration (docs/console.md): where it listens, its sessions' lifetime and cookie
- * flags, its database, and ingestion's admin API it reconciles through.
+ * flags, its database, ingestion's admin API it reconciles through, and the dispatcher's admin
+ * API its Deliveries pages use (optional, docs/console.md, "Deliveries").
  *
  * @returns `http` (host, port), `database` (url, poolSize), `session` (`ttlMs` milliseconds,
- *   `secureCookies`), `ingestion` (`url`, `adminApiKey` a {@link Secret}).
+ *   `secureCookies`), `ingestion` (`url`, `adminApiKey` a {@link Secret}), `dispatcher`
+ *   (`url`, `adminApiKey` a {@link Secret}; `null` when `CONSOLE_DISPATCHER_URL` and
+ *   `CONSOLE_DISPATCHER_ADMIN_API_KEY` are both unset).
  * @throws ConfigError
  */
 export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env) {
@@ -257,6 +260,10 @@ export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env) {
       secureCookies: e.CONSOLE_SECURE_COOKIES === undefined ? e.SETTLE_ENV === 'production' : e.CONSOLE_SECURE_COOKIES === 'true',
     },
     ingestion: { url: e.CONSOLE_INGESTION_URL, adminApiKey: e.CONSOLE_INGESTION_ADMIN_API_KEY },
+    dispatcher:
+      e.CONSOLE_DISPATCHER_URL !== undefined && e.CONSOLE_DISPATCHER_ADMIN_API_KEY !== undefined
+        ? { url: e.CONSOLE_DISPATCHER_URL, adminApiKey: e.CONSOLE_DISPATCHER_ADMIN_API_KEY }
+        : null,
   };
 }
 export type ConsoleConfig = ReturnType<typeof loadConsoleConfig>;

@@ -426,19 +426,39 @@ export const consoleCliEnv = z.object({
  * The operations console (docs/console.md): a JSON admin API under `/api/v1` and the web app
  * at `/`. It needs no Kafka: it reads PostgreSQL and reconciles through ingestion's admin API.
  */
-export const consoleEnv = consoleCliEnv.extend({
-  SETTLE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  SETTLE_READY_FILE: z.string().optional(),
-  /** Most connections the console's PostgreSQL pool opens at once. */
-  DATABASE_POOL_SIZE: int(5, 1),
-  CONSOLE_HOST: z.string().default('127.0.0.1'),
-  CONSOLE_PORT: int(3400, 0),
-  /** Lifetime of a signed-in session (and of its cookie), milliseconds; default 8 hours. */
-  CONSOLE_SESSION_TTL_MS: int(28_800_000, 60_000),
-  /** Whether the session cookie is `Secure` (sent over HTTPS only); unset: `true` in production, else `false`. */
-  CONSOLE_SECURE_COOKIES: optionalBoolean('CONSOLE_SECURE_COOKIES'),
-  /** Base URL of ingestion, whose admin API runs manual reconciliation (`POST /v1/admin/checkouts/{reference}/reconcile`). */
-  CONSOLE_INGESTION_URL: url('CONSOLE_INGESTION_URL'),
-  /** The admin API key the console presents to ingestion (ingestion holds only its SHA-256, `SETTLE_ADMIN_API_KEY_SHA256`). */
-  CONSOLE_INGESTION_ADMIN_API_KEY: secret('CONSOLE_INGESTION_ADMIN_API_KEY'),
-});
+export const consoleEnv = consoleCliEnv
+  .extend({
+    SETTLE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    SETTLE_READY_FILE: z.string().optional(),
+    /** Most connections the console's PostgreSQL pool opens at once. */
+    DATABASE_POOL_SIZE: int(5, 1),
+    CONSOLE_HOST: z.string().default('127.0.0.1'),
+    CONSOLE_PORT: int(3400, 0),
+    /** Lifetime of a signed-in session (and of its cookie), milliseconds; default 8 hours. */
+    CONSOLE_SESSION_TTL_MS: int(28_800_000, 60_000),
+    /** Whether the session cookie is `Secure` (sent over HTTPS only); unset: `true` in production, else `false`. */
+    CONSOLE_SECURE_COOKIES: optionalBoolean('CONSOLE_SECURE_COOKIES'),
+    /** Base URL of ingestion, whose admin API runs manual reconciliation (`POST /v1/admin/checkouts/{reference}/reconcile`). */
+    CONSOLE_INGESTION_URL: url('CONSOLE_INGESTION_URL'),
+    /** The admin API key the console presents to ingestion (ingestion holds only its SHA-256, `SETTLE_ADMIN_API_KEY_SHA256`). */
+    CONSOLE_INGESTION_ADMIN_API_KEY: secret('CONSOLE_INGESTION_ADMIN_API_KEY'),
+    /**
+     * Base URL of the dispatcher, whose admin API the Deliveries pages read and act through
+     * (`/v1/admin/endpoints`, `/v1/admin/deliveries`, `/v1/admin/events/{event_id}/...`).
+     * Optional, together with its key: unset, the Deliveries API answers 503 `CONSOLE.DELIVERY_NOT_CONFIGURED`.
+     */
+    CONSOLE_DISPATCHER_URL: optionalUrl('CONSOLE_DISPATCHER_URL'),
+    /** The admin API key the console presents to the dispatcher (the dispatcher holds only its SHA-256, `SETTLE_ADMIN_API_KEY_SHA256`). */
+    CONSOLE_DISPATCHER_ADMIN_API_KEY: optionalSecret('CONSOLE_DISPATCHER_ADMIN_API_KEY'),
+  })
+  .superRefine((e, context) => {
+    // Half a dispatcher configuration is a mistake, never a choice: both or neither.
+    if ((e.CONSOLE_DISPATCHER_URL === undefined) !== (e.CONSOLE_DISPATCHER_ADMIN_API_KEY === undefined)) {
+      const missing = e.CONSOLE_DISPATCHER_URL === undefined ? 'CONSOLE_DISPATCHER_URL' : 'CONSOLE_DISPATCHER_ADMIN_API_KEY';
+      context.addIssue({
+        code: 'custom',
+        path: [missing],
+        message: `${missing} is required when ${missing === 'CONSOLE_DISPATCHER_URL' ? 'CONSOLE_DISPATCHER_ADMIN_API_KEY' : 'CONSOLE_DISPATCHER_URL'} is set`,
+      });
+    }
+  });

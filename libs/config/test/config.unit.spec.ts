@@ -160,4 +160,33 @@ describe('configuration', () => {
     }
     expect(loadConsoleCliConfig({ DATABASE_URL: base.DATABASE_URL }).database.url).toBe(base.DATABASE_URL);
   });
+
+  it("configures the console's dispatcher admin API: both variables or neither, the key redacted", () => {
+    const consoleVars = {
+      DATABASE_URL: base.DATABASE_URL,
+      CONSOLE_INGESTION_URL: 'http://127.0.0.1:3000',
+      CONSOLE_INGESTION_ADMIN_API_KEY: 'console-admin-key',
+    };
+    expect(loadConsoleConfig(consoleVars).dispatcher).toBeNull();
+    expect(loadConsoleConfig({ ...consoleVars, CONSOLE_DISPATCHER_URL: '', CONSOLE_DISPATCHER_ADMIN_API_KEY: ' ' }).dispatcher).toBeNull();
+    const config = loadConsoleConfig({
+      ...consoleVars,
+      CONSOLE_DISPATCHER_URL: 'http://127.0.0.1:3200',
+      CONSOLE_DISPATCHER_ADMIN_API_KEY: 'dispatcher-admin-key',
+    });
+    expect(config.dispatcher?.url).toBe('http://127.0.0.1:3200');
+    expect(config.dispatcher?.adminApiKey.reveal()).toBe('dispatcher-admin-key');
+    expect(JSON.stringify(config)).not.toContain('dispatcher-admin-key');
+    const problemsOf = (vars: NodeJS.ProcessEnv) => {
+      try {
+        loadConsoleConfig(vars);
+        return [];
+      } catch (error) {
+        return (error as ConfigError).problems.map((p) => p.split(':')[0]);
+      }
+    };
+    expect(problemsOf({ ...consoleVars, CONSOLE_DISPATCHER_URL: 'http://127.0.0.1:3200' })).toEqual(['CONSOLE_DISPATCHER_ADMIN_API_KEY']);
+    expect(problemsOf({ ...consoleVars, CONSOLE_DISPATCHER_ADMIN_API_KEY: 'dispatcher-admin-key' })).toEqual(['CONSOLE_DISPATCHER_URL']);
+    expect(problemsOf({ ...consoleVars, CONSOLE_DISPATCHER_URL: 'not a url', CONSOLE_DISPATCHER_ADMIN_API_KEY: 'k' })).toEqual(['CONSOLE_DISPATCHER_URL']);
+  });
 });

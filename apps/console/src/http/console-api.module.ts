@@ -5,16 +5,30 @@ import type { Logger, Pool } from '@settle/platform';
 import { Registry } from 'prom-client';
 import type { AuthService } from '../auth/auth.service.js';
 import type { AuditTrail } from '../audit/audit-trail.port.js';
+import { DeliveriesService } from '../deliveries/deliveries.service.js';
+import type { DeliveryAdmin } from '../deliveries/delivery-admin.port.js';
 import type { Reconciler } from '../reconcile/reconciler.port.js';
 import type { TransactionRepository } from '../transactions/transaction.repository.js';
 import type { UserAdminService } from '../users/user-admin.service.js';
 import { AuditController } from './audit.controller.js';
+import { DeliveriesController } from './deliveries.controller.js';
 import { QueuesController } from './queues.controller.js';
 import { SessionController } from './session.controller.js';
 import { SessionGuard } from './session.guard.js';
 import { TransactionsController } from './transactions.controller.js';
 import { UsersController } from './users.controller.js';
-import { AUDIT_TRAIL, AUTH_SERVICE, CONSOLE_LOGGER, COOKIE_SETTINGS, RECONCILER, TRANSACTIONS, USER_ADMIN, WEB_BUILT, type CookieSettings } from './tokens.js';
+import {
+  AUDIT_TRAIL,
+  AUTH_SERVICE,
+  CONSOLE_LOGGER,
+  COOKIE_SETTINGS,
+  DELIVERIES,
+  RECONCILER,
+  TRANSACTIONS,
+  USER_ADMIN,
+  WEB_BUILT,
+  type CookieSettings,
+} from './tokens.js';
 import { WebController } from './web.controller.js';
 
 /** What the console's API is built on. */
@@ -24,6 +38,11 @@ export interface ConsoleApiDeps {
   auth: AuthService;
   transactions: TransactionRepository;
   reconciler: Reconciler;
+  /**
+   * The dispatcher's admin API for the Deliveries pages; `null` (or left out) when none is
+   * configured: those routes then answer 503 `CONSOLE.DELIVERY_NOT_CONFIGURED`.
+   */
+  deliveryAdmin?: DeliveryAdmin | null;
   /** Where every admin action is recorded, with its actor, before it runs (the ledger). */
   audit: AuditTrail;
   /** User management (admin only), its changes through `audit`. */
@@ -35,17 +54,27 @@ export interface ConsoleApiDeps {
   metrics?: Registry;
 }
 
-/** The console's HTTP side: session, transactions, review queues, reconciliation, health and metrics (docs/console.md). */
+/** The console's HTTP side: session, transactions, review queues, reconciliation, deliveries, health and metrics (docs/console.md). */
 @Module({})
 export class ConsoleApiModule {
   static forRoot(deps: ConsoleApiDeps): DynamicModule {
     return {
       module: ConsoleApiModule,
-      controllers: [SessionController, TransactionsController, QueuesController, AuditController, UsersController, HealthController, WebController],
+      controllers: [
+        SessionController,
+        TransactionsController,
+        QueuesController,
+        DeliveriesController,
+        AuditController,
+        UsersController,
+        HealthController,
+        WebController,
+      ],
       providers: [
         { provide: AUTH_SERVICE, useValue: deps.auth },
         { provide: TRANSACTIONS, useValue: deps.transactions },
         { provide: RECONCILER, useValue: deps.reconciler },
+        { provide: DELIVERIES, useValue: new DeliveriesService(deps.deliveryAdmin ?? null) },
         { provide: AUDIT_TRAIL, useValue: deps.audit },
         { provide: USER_ADMIN, useValue: deps.users },
         { provide: COOKIE_SETTINGS, useValue: deps.cookies },

@@ -4,6 +4,7 @@ export const TRANSACTIONS = Symbol('TransactionRepository');
 export const RECONCILER = Symbol('Reconciler');
 export const AUDIT_TRAIL = Symbol('AuditTrail');
 export const USER_ADMIN = Symbol('UserAdminService');
+export const DELIVERIES = Symbol('DeliveriesService');
 export const COOKIE_SETTINGS = Symbol('CookieSettings');
 export const CONSOLE_LOGGER = Symbol('ConsoleLogger');
 

@@ -3,6 +3,9 @@ import { EmptyState, ErrorPanel, Spinner } from './components/Feedback';
 import { matchRoute } from './lib/routes';
 import { Link, useLocation } from './lib/router';
 import { AuditPage } from './pages/Audit';
+import { DeliveriesPage } from './pages/Deliveries';
+import { EndpointPage } from './pages/Endpoint';
+import { EventDeliveriesPage } from './pages/EventDeliveries';
 import { Layout } from './pages/Layout';
 import { OverviewPage } from './pages/Overview';
 import { QueuesPage } from './pages/Queues';
@@ -44,6 +47,9 @@ export function App() {
       )}
       {route.name === 'audit' && session.data.user.role === 'admin' && <AuditPage search={location.search} />}
       {route.name === 'users' && session.data.user.role === 'admin' && <UsersPage me={session.data.user} />}
+      {route.name === 'deliveries' && <DeliveriesPage tab={route.tab} role={session.data.user.role} />}
+      {route.name === 'endpoint' && <EndpointPage key={route.id} id={route.id} role={session.data.user.role} />}
+      {route.name === 'event' && <EventDeliveriesPage key={route.eventId} eventId={route.eventId} role={session.data.user.role} />}
       {route.name === 'not_found' && (
         <div className="empty">
           <strong>There is no such page.</strong>

@@ -168,6 +168,77 @@ export const auditPageAnswer = z.strictObject({
   nextCursor: cursor,
 });
 
+const endpoint = z.strictObject({
+  id: z.uuid(),
+  url: z.string(),
+  description: z.string().nullable(),
+  eventKinds: z.array(z.string()),
+  enabled: z.boolean(),
+  disabledReason: z.string().nullable(),
+  disabledAt: isoTime.nullable(),
+  failingSince: isoTime.nullable(),
+  previousSecretExpiresAt: isoTime.nullable(),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+});
+
+const deliveryFields = {
+  deliveryId: z.number().int(),
+  eventId: z.uuid(),
+  event: z.string(),
+  userId: z.string(),
+  endpointId: z.uuid(),
+  endpointUrl: z.string().nullable(),
+  state: z.enum(['pending', 'delivered', 'failed', 'cancelled']).describe('`failed`: dead-lettered'),
+  attemptCount: z.number().int(),
+  nextAttemptAt: isoTime.nullable(),
+  deliveredAt: isoTime.nullable(),
+  lastStatus: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  recordedAt: isoTime,
+};
+const delivery = z.strictObject(deliveryFields);
+
+/** `GET /api/v1/endpoints`; `POST /api/v1/endpoints/{id}/enable` and `/disable` answer one endpoint. */
+export const endpointListAnswer = z.strictObject({ items: z.array(endpoint) });
+
+/** One endpoint as it is now. */
+export const endpointAnswer = endpoint;
+
+/** `GET /api/v1/endpoints/{id}`. */
+export const endpointDetailAnswer = z.strictObject({ endpoint, recentDeliveries: z.array(delivery) });
+
+/** `GET /api/v1/deliveries`. */
+export const deliveryPageAnswer = z.strictObject({ items: z.array(delivery), nextCursor: cursor });
+
+/** `GET /api/v1/events/{eventId}/deliveries`. */
+export const eventDeliveriesAnswer = z.strictObject({
+  eventId: z.uuid(),
+  deliveries: z.array(
+    z.strictObject({
+      ...deliveryFields,
+      attempts: z.array(
+        z.strictObject({
+          attempt: z.number().int(),
+          at: isoTime,
+          outcome: z.string(),
+          httpStatus: z.number().int().nullable(),
+          durationMs: z.number().describe('Milliseconds'),
+          error: z.string().nullable(),
+          responseExcerpt: z.string().nullable(),
+          nextAttemptAt: isoTime.nullable(),
+        }),
+      ),
+    }),
+  ),
+});
+
+/** `POST /api/v1/events/{eventId}/resend`. */
+export const resendAnswer = z.strictObject({ eventId: z.uuid(), requeued: z.number().int().describe('Deliveries scheduled') });
+
+/** `POST /api/v1/endpoints/{id}/recover`. */
+export const recoverAnswer = z.strictObject({ endpointId: z.uuid(), since: isoTime, requeued: z.number().int().describe('Deliveries scheduled') });
+
 /** RFC 9457 problem details, every error of the API. */
 export const problemAnswer = z.looseObject({
   type: z.string(),

@@ -2,18 +2,25 @@ import type {
   AuditFilters,
   AuditPage,
   ConsoleUser,
+  DeliveryPage,
+  DeliveryState,
+  Endpoint,
+  EndpointDetail,
+  EventDeliveries,
   HeldInReviewItem,
   ManualReviewItem,
   Overview,
   QueuePage,
   ReconcileAccepted,
+  RecoverAccepted,
+  ResendAccepted,
   Session,
   TransactionFilters,
   TransactionPage,
   TransactionView,
   UserWithPassword,
 } from './types';
-import { auditQuery, pageQuery, transactionsQuery } from '../lib/query-string';
+import { auditQuery, deliveriesQuery, pageQuery, transactionsQuery } from '../lib/query-string';
 
 /** Base path of the console API. */
 export const API_BASE = '/api/v1';
@@ -153,4 +160,21 @@ export const api = {
   updateUser: (email: string, change: { role?: string; disabled?: boolean }) => request<ConsoleUser>('PATCH', `/users/${encodeURIComponent(email)}`, change),
   /** `POST /users/:email/password`: a new generated password, answered once; ends the user's sessions (admins). */
   resetPassword: (email: string) => request<UserWithPassword>('POST', `/users/${encodeURIComponent(email)}/password`),
+  /** `GET /endpoints`: the customer endpoints (503 `CONSOLE.DELIVERY_NOT_CONFIGURED` without a dispatcher). */
+  endpoints: () => request<{ items: Endpoint[] }>('GET', '/endpoints'),
+  /** `GET /endpoints/:id`: one endpoint and its recent deliveries; throws ApiError 404 `CONSOLE.ENDPOINT_NOT_FOUND`. */
+  endpoint: (id: string) => request<EndpointDetail>('GET', `/endpoints/${encodeURIComponent(id)}`),
+  /** `GET /deliveries`: one page of deliveries, newest first (`state: 'failed'`: the dead-lettered ones). */
+  deliveries: (filter: { state?: DeliveryState; endpointId?: string }, cursor: string | null, limit?: number) =>
+    request<DeliveryPage>('GET', `/deliveries${deliveriesQuery(filter, cursor, limit)}`),
+  /** `GET /events/:eventId/deliveries`: every delivery of an entitlement event with every attempt; throws ApiError 404 `CONSOLE.EVENT_NOT_FOUND`. */
+  eventDeliveries: (eventId: string) => request<EventDeliveries>('GET', `/events/${encodeURIComponent(eventId)}/deliveries`),
+  /** `POST /events/:eventId/resend`: to one endpoint, or to every endpoint that had it (operators and admins). */
+  resend: (eventId: string, endpointId?: string) =>
+    request<ResendAccepted>('POST', `/events/${encodeURIComponent(eventId)}/resend`, endpointId ? { endpointId } : undefined),
+  /** `POST /endpoints/:id/recover`: dead-lettered deliveries since `since` (ISO 8601) again, and the events it never had (operators and admins). */
+  recover: (endpointId: string, since: string) => request<RecoverAccepted>('POST', `/endpoints/${encodeURIComponent(endpointId)}/recover`, { since }),
+  /** `POST /endpoints/:id/enable` or `/disable` (admins). */
+  setEndpointEnabled: (endpointId: string, enabled: boolean) =>
+    request<Endpoint>('POST', `/endpoints/${encodeURIComponent(endpointId)}/${enabled ? 'enable' : 'disable'}`),
 };

@@ -257,3 +257,101 @@ export interface TransactionFilters {
   state: string;
   entitlement: string;
 }
+
+/** States of a delivery (one entitlement event to one endpoint); `failed` is dead-lettered (its retries exhausted). */
+export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'cancelled'] as const;
+/** One of {@link DELIVERY_STATES}. */
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/** A customer endpoint of `GET /api/v1/endpoints` (never its signing secret). */
+export interface Endpoint {
+  id: string;
+  url: string;
+  description: string | null;
+  eventKinds: string[];
+  enabled: boolean;
+  /** `admin`, `gone` (it answered 410) or `failing` (failing continuously); `null` while enabled. */
+  disabledReason: string | null;
+  /** ISO 8601 timestamp; `null` while enabled. */
+  disabledAt: string | null;
+  /** Start of its current run of failures, ISO 8601; `null` when it is not failing. */
+  failingSince: string | null;
+  /** End of a secret rotation's overlap, ISO 8601; `null` when none. */
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A delivery of `GET /api/v1/deliveries` and of an endpoint's recent deliveries. */
+export interface DeliveryItem {
+  deliveryId: number;
+  eventId: string;
+  event: string;
+  userId: string;
+  endpointId: string;
+  /** `null` when the endpoint was deleted since. */
+  endpointUrl: string | null;
+  state: DeliveryState;
+  attemptCount: number;
+  /** ISO 8601, while pending. */
+  nextAttemptAt: string | null;
+  deliveredAt: string | null;
+  lastStatus: number | null;
+  /** The last attempt's error code (`HTTP_500`, `TIMEOUT`). */
+  lastError: string | null;
+  recordedAt: string;
+}
+
+/** One attempt of `GET /api/v1/events/:eventId/deliveries`. */
+export interface AttemptDetail {
+  attempt: number;
+  /** ISO 8601 start of the attempt. */
+  at: string;
+  /** `delivered`, `gone`, `throttled` or `failed`. */
+  outcome: string;
+  httpStatus: number | null;
+  /** Milliseconds. */
+  durationMs: number;
+  error: string | null;
+  /** At most 512 characters of the endpoint's answer, secrets redacted. */
+  responseExcerpt: string | null;
+  nextAttemptAt: string | null;
+}
+
+/** A delivery with every attempt, oldest first. */
+export interface DeliveryWithAttempts extends DeliveryItem {
+  attempts: AttemptDetail[];
+}
+
+/** Answer of `GET /api/v1/deliveries`, newest first. */
+export interface DeliveryPage {
+  items: DeliveryItem[];
+  /** Opaque; `null` on the last page. */
+  nextCursor: string | null;
+}
+
+/** Answer of `GET /api/v1/endpoints/:id`. */
+export interface EndpointDetail {
+  endpoint: Endpoint;
+  /** Newest first, at most 20. */
+  recentDeliveries: DeliveryItem[];
+}
+
+/** Answer of `GET /api/v1/events/:eventId/deliveries`. */
+export interface EventDeliveries {
+  eventId: string;
+  deliveries: DeliveryWithAttempts[];
+}
+
+/** Answer of `POST /api/v1/events/:eventId/resend`. */
+export interface ResendAccepted {
+  eventId: string;
+  requeued: number;
+}
+
+/** Answer of `POST /api/v1/endpoints/:id/recover`. */
+export interface RecoverAccepted {
+  endpointId: string;
+  since: string;
+  requeued: number;
+}

@@ -1,4 +1,4 @@
-import type { AuditFilters, TransactionFilters } from '../api/types';
+import type { AuditFilters, DeliveryState, TransactionFilters } from '../api/types';
 
 /** The filters of the transactions list with nothing chosen. */
 export const NO_FILTERS: TransactionFilters = { q: '', provider: '', state: '', entitlement: '' };
@@ -88,6 +88,22 @@ function auditParams(filters: Partial<AuditFilters>): URLSearchParams {
  */
 export function auditQuery(filters: Partial<AuditFilters>, cursor: string | null = null, limit?: number): string {
   const params = auditParams(filters);
+  if (cursor) params.set('cursor', cursor);
+  if (limit !== undefined && Number.isFinite(limit)) params.set('limit', String(Math.min(MAX_LIMIT, Math.max(MIN_LIMIT, Math.trunc(limit)))));
+  const query = params.toString();
+  return query ? `?${query}` : '';
+}
+
+/**
+ * The query string of `GET /api/v1/deliveries`: `state` and `endpointId` when set, the cursor
+ * when there is one, and the limit clamped to 1..100.
+ *
+ * @returns `''` when there is nothing to send, else `?` and the parameters in a fixed order.
+ */
+export function deliveriesQuery(filter: { state?: DeliveryState; endpointId?: string }, cursor: string | null = null, limit?: number): string {
+  const params = new URLSearchParams();
+  if (filter.state) params.set('state', filter.state);
+  if (filter.endpointId) params.set('endpointId', filter.endpointId);
   if (cursor) params.set('cursor', cursor);
   if (limit !== undefined && Number.isFinite(limit)) params.set('limit', String(Math.min(MAX_LIMIT, Math.max(MIN_LIMIT, Math.trunc(limit)))));
   const query = params.toString();
