@@ -236,12 +236,23 @@ export function loadSandboxConfig(env: NodeJS.ProcessEnv = process.env) {
 }
 export type SandboxConfig = ReturnType<typeof loadSandboxConfig>;
 
+/** Brokers and topic prefix when `brokers` lists at least one broker, else `null` (Kafka not configured). */
+function kafkaOf(brokers: string | undefined, topicPrefix: string): { brokers: string[]; topicPrefix: string } | null {
+  const list = (brokers ?? '')
+    .split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
+  return list.length > 0 ? { brokers: list, topicPrefix } : null;
+}
+
 /**
  * Console configuration (docs/console.md): where it listens, its sessions' lifetime and cookie
  * flags, its database, and ingestion's admin API it reconciles through.
  *
  * @returns `http` (host, port), `database` (url, poolSize), `session` (`ttlMs` milliseconds,
- *   `secureCookies`), `ingestion` (`url`, `adminApiKey` a {@link Secret}).
+ *   `secureCookies`), `ingestion` (`url`, `adminApiKey` a {@link Secret}), `kafka` (`brokers`,
+ *   `topicPrefix`; `null` without `KAFKA_BROKERS`), `ledger` (`store`, and the hash-chain
+ *   verification's `verifyIntervalMs` and `fullVerifyIntervalMs`, milliseconds).
  * @throws ConfigError
  */
 export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env) {
@@ -257,6 +268,12 @@ export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env) {
       secureCookies: e.CONSOLE_SECURE_COOKIES === undefined ? e.SETTLE_ENV === 'production' : e.CONSOLE_SECURE_COOKIES === 'true',
     },
     ingestion: { url: e.CONSOLE_INGESTION_URL, adminApiKey: e.CONSOLE_INGESTION_ADMIN_API_KEY },
+    kafka: kafkaOf(e.KAFKA_BROKERS, e.SETTLE_TOPIC_PREFIX),
+    ledger: {
+      store: e.LEDGER_STORE,
+      verifyIntervalMs: e.CONSOLE_LEDGER_VERIFY_INTERVAL_MS,
+      fullVerifyIntervalMs: e.CONSOLE_LEDGER_FULL_VERIFY_INTERVAL_MS,
+    },
   };
 }
 export type ConsoleConfig = ReturnType<typeof loadConsoleConfig>;
