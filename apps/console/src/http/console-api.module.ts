@@ -5,13 +5,17 @@ import type { Logger, Pool } from '@settle/platform';
 import { Registry } from 'prom-client';
 import type { AuthService } from '../auth/auth.service.js';
 import type { AuditTrail } from '../audit/audit-trail.port.js';
+import { PostgresVerificationLog } from '../ledger-chains/postgres-verification-log.js';
+import { KafkaOverview } from '../overview/kafka-overview.js';
+import { OverviewService } from '../overview/overview.service.js';
 import type { Reconciler } from '../reconcile/reconciler.port.js';
 import type { TransactionRepository } from '../transactions/transaction.repository.js';
+import { OverviewController } from './overview.controller.js';
 import { QueuesController } from './queues.controller.js';
 import { SessionController } from './session.controller.js';
 import { SessionGuard } from './session.guard.js';
 import { TransactionsController } from './transactions.controller.js';
-import { AUDIT_TRAIL, AUTH_SERVICE, CONSOLE_LOGGER, COOKIE_SETTINGS, RECONCILER, TRANSACTIONS, WEB_BUILT, type CookieSettings } from './tokens.js';
+import { AUDIT_TRAIL, AUTH_SERVICE, CONSOLE_LOGGER, COOKIE_SETTINGS, OVERVIEW, RECONCILER, TRANSACTIONS, WEB_BUILT, type CookieSettings } from './tokens.js';
 import { WebController } from './web.controller.js';
 
 /** What the console's API is built on. */
@@ -28,19 +32,33 @@ export interface ConsoleApiDeps {
   webBuilt: boolean;
   /** Prometheus registry of `GET /metrics`; default an empty one. */
   metrics?: Registry;
+  /**
+   * The Overview's reads; default: the counts, the dead-lettered deliveries and the ledger
+   * verification's records of `pool`, Kafka not configured.
+   */
+  overview?: OverviewService;
 }
 
-/** The console's HTTP side: session, transactions, review queues, reconciliation, health and metrics (docs/console.md). */
+/** The console's HTTP side: session, overview, transactions, review queues, reconciliation, health and metrics (docs/console.md). */
 @Module({})
 export class ConsoleApiModule {
   static forRoot(deps: ConsoleApiDeps): DynamicModule {
     return {
       module: ConsoleApiModule,
-      controllers: [SessionController, TransactionsController, QueuesController, HealthController, WebController],
+      controllers: [SessionController, TransactionsController, QueuesController, OverviewController, HealthController, WebController],
       providers: [
         { provide: AUTH_SERVICE, useValue: deps.auth },
         { provide: TRANSACTIONS, useValue: deps.transactions },
         { provide: RECONCILER, useValue: deps.reconciler },
+        {
+          provide: OVERVIEW,
+          useValue:
+            deps.overview ??
+            new OverviewService(deps.transactions, deps.pool, new KafkaOverview(null, deps.logger), {
+              store: 'postgres',
+              log: new PostgresVerificationLog(deps.pool),
+            }),
+        },
         { provide: AUDIT_TRAIL, useValue: deps.audit },
         { provide: COOKIE_SETTINGS, useValue: deps.cookies },
         { provide: CONSOLE_LOGGER, useValue: deps.logger },

@@ -5,6 +5,7 @@ export const RECONCILER = Symbol('Reconciler');
 export const AUDIT_TRAIL = Symbol('AuditTrail');
 export const COOKIE_SETTINGS = Symbol('CookieSettings');
 export const CONSOLE_LOGGER = Symbol('ConsoleLogger');
+export const OVERVIEW = Symbol('OverviewService');
 
 /** Name of the session cookie (HttpOnly, SameSite=Strict, Path=/). */
 export const SESSION_COOKIE = 'settle_console_session';

@@ -5,7 +5,6 @@ import type { AuditTrail } from '../audit/audit-trail.port.js';
 import type { ReconcileAnswer, Reconciler } from '../reconcile/reconciler.port.js';
 import type {
   EntitlementEventView,
-  Overview,
   TimelineEntry,
   TransactionDetail,
   TransactionRepository,
@@ -17,8 +16,8 @@ import { CurrentSession, MinRole, SessionGuard, type RequestSession } from './se
 import { AUDIT_TRAIL, CONSOLE_LOGGER, RECONCILER, TRANSACTIONS } from './tokens.js';
 
 /**
- * The book of transactions (any role unless said), docs/console.md, "API":
- * - `GET /api/v1/overview`: counts per state and entitlement status;
+ * The book of transactions (any role unless said), docs/console.md, "API" (the overview is
+ * OverviewController's):
  * - `GET /api/v1/transactions?q=&provider=&state=&entitlement=&cursor=&limit=`: newest first, keyset pages;
  * - `GET /api/v1/transactions/:reference`: one transaction with its ledger timeline, the sweeper's
  *   watch and its entitlement events with their deliveries;
@@ -35,11 +34,6 @@ export class TransactionsController {
     @Inject(AUDIT_TRAIL) private readonly audit: AuditTrail,
     @Inject(CONSOLE_LOGGER) private readonly logger: Logger,
   ) {}
-
-  @Get('overview')
-  overview(): Promise<Overview> {
-    return this.transactions.overview();
-  }
 
   @Get('transactions')
   list(@Query() query: Record<string, string>): Promise<{ items: TransactionSummary[]; nextCursor: string | null }> {

@@ -1,0 +1,22 @@
+import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
+import type { ConsoleOverview, OverviewService } from '../overview/overview.service.js';
+import { SessionGuard } from './session.guard.js';
+import { OVERVIEW } from './tokens.js';
+
+/**
+ * `GET /api/v1/overview` (any role; docs/console.md, "API"): the counts of the book, the review
+ * queues, the dead-lettered deliveries and messages, the workers' consumer lag and the ledger's
+ * hash-chain status. The Kafka figures answer `unavailable` rather than failing the page.
+ *
+ * @throws ReadModelNotReadyError (503 `READ_MODEL.NOT_READY`) while `read_model` or `dispatcher` does not exist yet.
+ */
+@Controller('api/v1')
+@UseGuards(SessionGuard)
+export class OverviewController {
+  constructor(@Inject(OVERVIEW) private readonly overviews: OverviewService) {}
+
+  @Get('overview')
+  overview(): Promise<ConsoleOverview> {
+    return this.overviews.overview();
+  }
+}
