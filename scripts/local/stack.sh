@@ -142,9 +142,11 @@ app_env() {
       echo "DISPATCHER_PORT=$SETTLE_DISPATCHER_PORT" "SETTLE_ADMIN_API_KEY_SHA256=$SETTLE_ADMIN_API_KEY_SHA256" \
         "SETTLE_VAULT_MASTER_KEY_FILE=$ENDPOINT_VAULT_KEY_FILE" ;;
     console)
-      # The console reconciles through ingestion's admin API, with the admin key.
+      # The console reconciles through ingestion's admin API, with the admin key; its overview
+      # reads the dead-letter topics' and the workers' offsets under the stack's topic prefix.
       echo "CONSOLE_PORT=$SETTLE_CONSOLE_PORT" "CONSOLE_INGESTION_URL=http://127.0.0.1:$SETTLE_INGESTION_PORT" \
-        "CONSOLE_INGESTION_ADMIN_API_KEY=$SETTLE_ADMIN_API_KEY" ;;
+        "CONSOLE_INGESTION_ADMIN_API_KEY=$SETTLE_ADMIN_API_KEY" \
+        "KAFKA_BROKERS=$KAFKA_BROKERS" "SETTLE_TOPIC_PREFIX=${SETTLE_TOPIC_PREFIX:-settle}" ;;
   esac
 }
 
