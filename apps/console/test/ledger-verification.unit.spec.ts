@@ -155,6 +155,17 @@ describe('the background verification', () => {
     expect(log.records[1]!.checkedAt).toEqual(new Date(now));
   });
 
+  it('keeps one row while the ledger is empty, each full run only confirming it', async () => {
+    let now = T0;
+    const log = new MemoryVerificationLog();
+    const auditor = new LedgerChainAuditor(new VerifiableMemoryLedger(), log, silent, { fullEveryMs: 24 * HOUR, now: () => now });
+    await auditor.runOnce();
+    now += 60_000;
+    expect(await auditor.runOnce()).toMatchObject({ record: { kind: 'full', verifiedPosition: 0, eventsChecked: 0 } });
+    expect(log.records).toHaveLength(1);
+    expect(log.records[0]).toMatchObject({ checkedAt: new Date(now), lastFullAt: new Date(now) });
+  });
+
   it('skips while another instance holds the lock', async () => {
     const log = new MemoryVerificationLog();
     const auditor = new LedgerChainAuditor(new VerifiableMemoryLedger(), log, silent, { fullEveryMs: HOUR });

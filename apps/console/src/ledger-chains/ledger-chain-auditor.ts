@@ -59,9 +59,12 @@ export class LedgerChainAuditor {
         if (error instanceof ReadModelNotReadyError) return { outcome: 'not_ready' };
         throw error;
       }
-      if (onlyConfirms(latest, record)) await this.log.confirmLatest(record.checkedAt);
-      else await this.log.append(record);
-      this.report(latest?.broken ?? null, record);
+      if (onlyConfirms(latest, record)) {
+        await this.log.confirmLatest(record);
+      } else {
+        await this.log.append(record);
+        this.report(latest?.broken ?? null, record);
+      }
       return { outcome: 'verified', record };
     });
     return exclusive.ran ? exclusive.value : { outcome: 'locked' };
@@ -100,7 +103,7 @@ export class LedgerChainAuditor {
       );
     } else if (before) {
       this.logger.info(where, 'ledger hash chains verified again in full: the break is no longer reported');
-    } else if (record.eventsChecked > 0 || record.kind === 'full') {
+    } else {
       this.logger.info(where, 'ledger hash chains verified');
     }
   }

@@ -130,15 +130,15 @@ export async function runVerification(
 
 /**
  * Whether a run's record is worth a row of its own, or only confirms `previous` (its
- * `checkedAt` moves): a run that checked no event, found no break, was not a full verification
- * and leaves the same position and hash adds nothing.
+ * `checkedAt`, and `lastFullAt` for a full run, move): a run that checked no event, found no
+ * break and leaves the same position and hash adds nothing (an idle minute; a full run over a
+ * ledger still empty).
  */
 export function onlyConfirms(previous: VerificationRecord | null, next: VerificationRecord): boolean {
   return (
     previous !== null &&
     previous.broken === null &&
     next.broken === null &&
-    next.kind === 'incremental' &&
     next.eventsChecked === 0 &&
     next.verifiedPosition === previous.verifiedPosition &&
     next.globalHash === previous.globalHash

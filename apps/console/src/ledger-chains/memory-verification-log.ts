@@ -26,8 +26,10 @@ export class MemoryVerificationLog implements VerificationLog {
     this.records.push(structuredClone(record));
   }
 
-  async confirmLatest(checkedAt: Date): Promise<void> {
+  async confirmLatest(confirmation: Pick<VerificationRecord, 'checkedAt' | 'lastFullAt'>): Promise<void> {
     const last = this.records.at(-1);
-    if (last) last.checkedAt = new Date(checkedAt);
+    if (!last) return;
+    last.checkedAt = new Date(confirmation.checkedAt);
+    last.lastFullAt = confirmation.lastFullAt && new Date(confirmation.lastFullAt);
   }
 }

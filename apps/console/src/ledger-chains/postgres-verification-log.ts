@@ -104,7 +104,10 @@ export class PostgresVerificationLog implements VerificationLog {
     );
   }
 
-  async confirmLatest(checkedAt: Date): Promise<void> {
-    await this.pool.query('UPDATE console.ledger_verifications SET checked_at = $1 WHERE id = (SELECT max(id) FROM console.ledger_verifications)', [checkedAt]);
+  async confirmLatest(confirmation: Pick<VerificationRecord, 'checkedAt' | 'lastFullAt'>): Promise<void> {
+    await this.pool.query(
+      'UPDATE console.ledger_verifications SET checked_at = $1, last_full_at = $2 WHERE id = (SELECT max(id) FROM console.ledger_verifications)',
+      [confirmation.checkedAt, confirmation.lastFullAt],
+    );
   }
 }

@@ -18,6 +18,6 @@ export interface VerificationLog {
   latest(): Promise<VerificationRecord | null>;
   /** Keeps a new record: it becomes the latest. */
   append(record: VerificationRecord): Promise<void>;
-  /** Moves the latest record's `checkedAt` (a run that found nothing new confirmed it). */
-  confirmLatest(checkedAt: Date): Promise<void>;
+  /** Moves the latest record's `checkedAt` and `lastFullAt` (a run that found nothing new confirmed it). */
+  confirmLatest(confirmation: Pick<VerificationRecord, 'checkedAt' | 'lastFullAt'>): Promise<void>;
 }
