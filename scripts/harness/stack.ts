@@ -146,8 +146,8 @@ export interface StackOptions {
   customerBackend?: { env?: NodeJS.ProcessEnv };
   /**
    * Also run the operations console (apps/console) against the stack's database, ingestion's
-   * admin API and the dispatcher's (its Deliveries pages); `env` is added to its environment.
-   * Its URL is `consoleUrl`.
+   * admin API, the dispatcher's (its Deliveries pages) and the stack's Kafka (its overview);
+   * `env` is added to its environment. Its URL is `consoleUrl`.
    */
   console?: { env?: NodeJS.ProcessEnv };
 }
@@ -318,6 +318,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         CONSOLE_INGESTION_ADMIN_API_KEY: adminKey,
         CONSOLE_DISPATCHER_URL: `http://127.0.0.1:${dispatcherPort}`,
         CONSOLE_DISPATCHER_ADMIN_API_KEY: adminKey,
+        // The overview's dead letters and consumer lag: the stack's brokers and topic prefix.
+        KAFKA_BROKERS: infra.kafkaBrokers.join(','),
+        SETTLE_TOPIC_PREFIX: topicPrefix,
         ...options.console.env,
       };
       processes.set('console', await spawnApp('console', consoleEnv, dir));

@@ -145,10 +145,12 @@ app_env() {
         "SETTLE_VAULT_MASTER_KEY_FILE=$ENDPOINT_VAULT_KEY_FILE" ;;
     console)
       # The console reconciles through ingestion's admin API and shows and acts on deliveries
-      # through the dispatcher's, with the admin key (both hold only its digest).
+      # through the dispatcher's, with the admin key (both hold only its digest); its overview
+      # reads the dead-letter topics' and the workers' offsets under the stack's topic prefix.
       echo "CONSOLE_PORT=$SETTLE_CONSOLE_PORT" "CONSOLE_INGESTION_URL=http://127.0.0.1:$SETTLE_INGESTION_PORT" \
         "CONSOLE_INGESTION_ADMIN_API_KEY=$SETTLE_ADMIN_API_KEY" \
-        "CONSOLE_DISPATCHER_URL=http://127.0.0.1:$SETTLE_DISPATCHER_PORT" "CONSOLE_DISPATCHER_ADMIN_API_KEY=$SETTLE_ADMIN_API_KEY" ;;
+        "CONSOLE_DISPATCHER_URL=http://127.0.0.1:$SETTLE_DISPATCHER_PORT" "CONSOLE_DISPATCHER_ADMIN_API_KEY=$SETTLE_ADMIN_API_KEY" \
+        "KAFKA_BROKERS=$KAFKA_BROKERS" "SETTLE_TOPIC_PREFIX=${SETTLE_TOPIC_PREFIX:-settle}" ;;
   esac
 }
 

@@ -5,8 +5,9 @@
  * lower amount side by side, that reconciliation in an admin's Audit page with the operator who
  * asked, a delivery resend (an entitlement event delivered to the example customer backend, resent
  * from its attempts view: the new attempt shows without a reload, the backend receives it again
- * and runs it once), roles (a viewer has no "Reconcile now" and the API refuses it), CSRF, a
- * wrong password and a locked-out login. Skipped, saying why, where no chromium exists
+ * and runs it once), roles (a viewer has no "Reconcile now" and the API refuses it), the overview
+ * (the ledger's chains verified by the console, the workers' consumer lag, the dead letters, cards
+ * opening their lists), CSRF, a wrong password and a locked-out login. Skipped, saying why, where no chromium exists
  * (`scripts/local/lib.sh`, `ensure_chromium`, installs it as root).
  */
 import { spawnSync } from 'node:child_process';
@@ -62,7 +63,8 @@ if (!existsSync(CHROMIUM)) {
   beforeAll(async () => {
     stack = await startStack({
       inactivityMs: 3_000,
-      console: {},
+      // The ledger's chains verified every second, so the overview shows them verified within the test.
+      console: { env: { CONSOLE_LEDGER_VERIFY_INTERVAL_MS: '1000' } },
       // The example customer backend (its endpoint registered with the dispatcher): what a
       // resend from the console reaches.
       customerBackend: {},
@@ -243,6 +245,42 @@ if (!existsSync(CHROMIUM)) {
       const refused = await page.request.post(`${consoleUrl}/api/v1/transactions/${reference}/reconcile`, { headers: { 'x-csrf-token': session.csrfToken } });
       expect(refused.status()).toBe(403);
       expect(((await refused.json()) as { code: string }).code).toBe('CONSOLE.FORBIDDEN');
+      await page.close();
+    });
+
+    it("shows on the overview the ledger's chains verified, the workers' consumer lag and the dead letters, each card opening its list", async () => {
+      const page = await browser.newPage();
+      await signIn(page, 'viewer@example.com', PASSWORD.viewer);
+      await page.getByTestId('nav-overview').click();
+      // The settled checkouts and the reconciliation above are in the ledger: the console's
+      // verification (every second here) reaches them, from its checkpoint.
+      await expect
+        .poll(
+          async () => {
+            await page.reload();
+            const chains = page.getByTestId('ledger-chains');
+            return `${await chains.getAttribute('data-status')}: ${await chains.innerText()}`;
+          },
+          { timeout: 30_000, interval: 1_000 },
+        )
+        .toMatch(/^verified: Ledger chains verified up to position [1-9][\d,]* at /);
+      expect(await page.getByTestId('consumer-lag').getAttribute('data-status')).toBe('ok');
+      const groups = await page.getByTestId('consumer-lag-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-group')));
+      expect(groups).toEqual(['verifier', 'ledger-projector', 'sweeper', 'dispatcher'].map((worker) => `${stack.topicPrefix}-${worker}`));
+      expect(await page.getByTestId('card-dead-lettered-messages').getAttribute('data-status')).toBe('ok');
+      expect(await page.getByTestId('card-dead-lettered-deliveries').getAttribute('href')).toBe('/deliveries/dead-lettered');
+
+      await page.getByTestId('card-held-in-review').click();
+      await page.getByTestId('queue-held').waitFor();
+      expect(new URL(page.url()).pathname).toBe('/queues/held-in-review');
+      await page.goBack();
+      await page.getByTestId('card-manual-review').click();
+      await page.getByTestId('queue-manual').waitFor();
+      expect(new URL(page.url()).pathname).toBe('/queues/manual-review');
+      await page.goBack();
+      await page.getByTestId('card-state-mismatch').click();
+      await page.getByTestId('transactions-table').waitFor();
+      expect(new URL(page.url()).search).toBe('?state=STATE_MISMATCH');
       await page.close();
     });
 

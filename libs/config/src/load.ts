@@ -236,6 +236,15 @@ export function loadSandboxConfig(env: NodeJS.ProcessEnv = process.env) {
 }
 export type SandboxConfig = ReturnType<typeof loadSandboxConfig>;
 
+/** Brokers and topic prefix when `brokers` lists at least one broker, else `null` (Kafka not configured). */
+function kafkaOf(brokers: string | undefined, topicPrefix: string): { brokers: string[]; topicPrefix: string } | null {
+  const list = (brokers ?? '')
+    .split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
+  return list.length > 0 ? { brokers: list, topicPrefix } : null;
+}
+
 /**
  * Console configuration (docs/console.md): where it listens, its sessions' lifetime and cookie
  * flags, its database, ingestion's admin API it reconciles through, and the dispatcher's admin
@@ -244,7 +253,9 @@ export type SandboxConfig = ReturnType<typeof loadSandboxConfig>;
  * @returns `http` (host, port), `database` (url, poolSize), `session` (`ttlMs` milliseconds,
  *   `secureCookies`), `ingestion` (`url`, `adminApiKey` a {@link Secret}), `dispatcher`
  *   (`url`, `adminApiKey` a {@link Secret}; `null` when `CONSOLE_DISPATCHER_URL` and
- *   `CONSOLE_DISPATCHER_ADMIN_API_KEY` are both unset).
+ *   `CONSOLE_DISPATCHER_ADMIN_API_KEY` are both unset), `kafka` (`brokers`, `topicPrefix`; `null`
+ *   without `KAFKA_BROKERS`), `ledger` (`store`, and the hash-chain verification's
+ *   `verifyIntervalMs` and `fullVerifyIntervalMs`, milliseconds).
  * @throws ConfigError
  */
 export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env) {
@@ -264,6 +275,12 @@ export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env) {
       e.CONSOLE_DISPATCHER_URL !== undefined && e.CONSOLE_DISPATCHER_ADMIN_API_KEY !== undefined
         ? { url: e.CONSOLE_DISPATCHER_URL, adminApiKey: e.CONSOLE_DISPATCHER_ADMIN_API_KEY }
         : null,
+    kafka: kafkaOf(e.KAFKA_BROKERS, e.SETTLE_TOPIC_PREFIX),
+    ledger: {
+      store: e.LEDGER_STORE,
+      verifyIntervalMs: e.CONSOLE_LEDGER_VERIFY_INTERVAL_MS,
+      fullVerifyIntervalMs: e.CONSOLE_LEDGER_FULL_VERIFY_INTERVAL_MS,
+    },
   };
 }
 export type ConsoleConfig = ReturnType<typeof loadConsoleConfig>;

@@ -424,7 +424,8 @@ export const consoleCliEnv = z.object({
 
 /**
  * The operations console (docs/console.md): a JSON admin API under `/api/v1` and the web app
- * at `/`. It needs no Kafka: it reads PostgreSQL and reconciles through ingestion's admin API.
+ * at `/`. It reads PostgreSQL, reconciles through ingestion's admin API and, when
+ * `KAFKA_BROKERS` is set, reads Kafka's offsets for the Overview (it never produces or consumes).
  */
 export const consoleEnv = consoleCliEnv
   .extend({
@@ -450,6 +451,23 @@ export const consoleEnv = consoleCliEnv
     CONSOLE_DISPATCHER_URL: optionalUrl('CONSOLE_DISPATCHER_URL'),
     /** The admin API key the console presents to the dispatcher (the dispatcher holds only its SHA-256, `SETTLE_ADMIN_API_KEY_SHA256`). */
     CONSOLE_DISPATCHER_ADMIN_API_KEY: optionalSecret('CONSOLE_DISPATCHER_ADMIN_API_KEY'),
+    /**
+     * Comma-separated `host:port` list of the brokers the other apps use; optional. Set, the
+     * Overview shows the dead-letter topics' records and the workers' consumer lag (read with
+     * Kafka's admin API only); unset, it says they are not configured.
+     */
+    KAFKA_BROKERS: z.preprocess(blankIsUnset, z.string().trim().optional()),
+    /** Prefix of the other apps' topic and consumer group names (`SETTLE_TOPIC_PREFIX` of theirs). */
+    SETTLE_TOPIC_PREFIX: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]*$/)
+      .default('settle'),
+    /** Where the ledger lives: the console verifies the hash chains of a `postgres` ledger only. */
+    LEDGER_STORE: z.enum(LEDGER_STORES).default('postgres'),
+    /** How often the console verifies the ledger's hash chains from its last checkpoint, milliseconds; default 60 s. */
+    CONSOLE_LEDGER_VERIFY_INTERVAL_MS: int(60_000, 1_000),
+    /** How often that verification starts again from the first event instead, milliseconds; default 24 h. */
+    CONSOLE_LEDGER_FULL_VERIFY_INTERVAL_MS: int(86_400_000, 60_000),
   })
   .superRefine((e, context) => {
     // Half a dispatcher configuration is a mistake, never a choice: both or neither.

@@ -189,4 +189,25 @@ describe('configuration', () => {
     expect(problemsOf({ ...consoleVars, CONSOLE_DISPATCHER_ADMIN_API_KEY: 'dispatcher-admin-key' })).toEqual(['CONSOLE_DISPATCHER_URL']);
     expect(problemsOf({ ...consoleVars, CONSOLE_DISPATCHER_URL: 'not a url', CONSOLE_DISPATCHER_ADMIN_API_KEY: 'k' })).toEqual(['CONSOLE_DISPATCHER_URL']);
   });
+
+  it("configures the console's optional Kafka reads and its ledger verification", () => {
+    const consoleVars = { DATABASE_URL: base.DATABASE_URL, CONSOLE_INGESTION_URL: 'http://127.0.0.1:3000', CONSOLE_INGESTION_ADMIN_API_KEY: 'k' };
+    const config = loadConsoleConfig(consoleVars);
+    expect(config.kafka).toBeNull();
+    expect(config.ledger).toEqual({ store: 'postgres', verifyIntervalMs: 60_000, fullVerifyIntervalMs: 86_400_000 });
+    expect(loadConsoleConfig({ ...consoleVars, KAFKA_BROKERS: ' ' }).kafka).toBeNull();
+    expect(loadConsoleConfig({ ...consoleVars, KAFKA_BROKERS: 'a:9092, b:9092' }).kafka).toEqual({ brokers: ['a:9092', 'b:9092'], topicPrefix: 'settle' });
+    expect(loadConsoleConfig({ ...consoleVars, KAFKA_BROKERS: 'a:9092', SETTLE_TOPIC_PREFIX: 'e2e-1' }).kafka?.topicPrefix).toBe('e2e-1');
+    expect(
+      loadConsoleConfig({
+        ...consoleVars,
+        LEDGER_STORE: 'kurrentdb',
+        CONSOLE_LEDGER_VERIFY_INTERVAL_MS: '5000',
+        CONSOLE_LEDGER_FULL_VERIFY_INTERVAL_MS: '600000',
+      }).ledger,
+    ).toEqual({ store: 'kurrentdb', verifyIntervalMs: 5_000, fullVerifyIntervalMs: 600_000 });
+    expect(() => loadConsoleConfig({ ...consoleVars, SETTLE_TOPIC_PREFIX: 'Bad Prefix' })).toThrow(ConfigError);
+    expect(() => loadConsoleConfig({ ...consoleVars, CONSOLE_LEDGER_VERIFY_INTERVAL_MS: '10' })).toThrow(ConfigError);
+    expect(() => loadConsoleConfig({ ...consoleVars, LEDGER_STORE: 'sqlite' })).toThrow(ConfigError);
+  });
 });

@@ -8,10 +8,14 @@ import type { AuditTrail } from '../audit/audit-trail.port.js';
 import { DeliveriesService } from '../deliveries/deliveries.service.js';
 import type { DeliveryAdmin } from '../deliveries/delivery-admin.port.js';
 import type { Reconciler } from '../reconcile/reconciler.port.js';
+import { PostgresVerificationLog } from '../ledger-chains/postgres-verification-log.js';
+import { KafkaOverview } from '../overview/kafka-overview.js';
+import { OverviewService } from '../overview/overview.service.js';
 import type { TransactionRepository } from '../transactions/transaction.repository.js';
 import type { UserAdminService } from '../users/user-admin.service.js';
 import { AuditController } from './audit.controller.js';
 import { DeliveriesController } from './deliveries.controller.js';
+import { OverviewController } from './overview.controller.js';
 import { QueuesController } from './queues.controller.js';
 import { SessionController } from './session.controller.js';
 import { SessionGuard } from './session.guard.js';
@@ -23,6 +27,7 @@ import {
   CONSOLE_LOGGER,
   COOKIE_SETTINGS,
   DELIVERIES,
+  OVERVIEW,
   RECONCILER,
   TRANSACTIONS,
   USER_ADMIN,
@@ -52,9 +57,14 @@ export interface ConsoleApiDeps {
   webBuilt: boolean;
   /** Prometheus registry of `GET /metrics`; default an empty one. */
   metrics?: Registry;
+  /**
+   * The Overview's reads; default: the counts, the dead-lettered deliveries and the ledger
+   * verification's records of `pool`, Kafka not configured.
+   */
+  overview?: OverviewService;
 }
 
-/** The console's HTTP side: session, transactions, review queues, reconciliation, deliveries, health and metrics (docs/console.md). */
+/** The console's HTTP side: session, overview, transactions, review queues, reconciliation, deliveries, audit, users, health and metrics (docs/console.md). */
 @Module({})
 export class ConsoleApiModule {
   static forRoot(deps: ConsoleApiDeps): DynamicModule {
@@ -64,6 +74,7 @@ export class ConsoleApiModule {
         SessionController,
         TransactionsController,
         QueuesController,
+        OverviewController,
         DeliveriesController,
         AuditController,
         UsersController,
@@ -75,6 +86,15 @@ export class ConsoleApiModule {
         { provide: TRANSACTIONS, useValue: deps.transactions },
         { provide: RECONCILER, useValue: deps.reconciler },
         { provide: DELIVERIES, useValue: new DeliveriesService(deps.deliveryAdmin ?? null) },
+        {
+          provide: OVERVIEW,
+          useValue:
+            deps.overview ??
+            new OverviewService(deps.transactions, deps.pool, new KafkaOverview(null, deps.logger), {
+              store: 'postgres',
+              log: new PostgresVerificationLog(deps.pool),
+            }),
+        },
         { provide: AUDIT_TRAIL, useValue: deps.audit },
         { provide: USER_ADMIN, useValue: deps.users },
         { provide: COOKIE_SETTINGS, useValue: deps.cookies },

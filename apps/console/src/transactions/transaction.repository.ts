@@ -20,7 +20,10 @@ export interface Overview {
   states: Record<string, number>;
   /** Transactions per entitlement status; every known status is present. */
   entitlements: Record<string, number>;
-  /** Entitlement `HELD_IN_REVIEW`. */
+  /**
+   * The held-in-review queue's size: state `RECOVERING` with entitlement `HELD_IN_REVIEW` (a
+   * `MANUAL_REVIEW` transaction is held too, but it is counted in `manualReview`).
+   */
   heldInReview: number;
   /** State `MANUAL_REVIEW`. */
   manualReview: number;
@@ -321,7 +324,7 @@ export class TransactionRepository {
     private readonly ledger: LedgerStore,
   ) {}
 
-  /** Counts per state and entitlement status. @throws ReadModelNotReadyError */
+  /** Counts per state and entitlement status, and the review queues' sizes. @throws ReadModelNotReadyError */
   async overview(): Promise<Overview> {
     const { rows } = await this.read(() =>
       this.pool.query<{ state: string; entitlement_status: string; n: number }>(
@@ -331,15 +334,17 @@ export class TransactionRepository {
     const states: Record<string, number> = Object.fromEntries(TRANSACTION_STATUSES.map((s) => [s, 0]));
     const entitlements: Record<string, number> = Object.fromEntries(ENTITLEMENT_STATUSES.map((s) => [s, 0]));
     let total = 0;
+    let heldInReview = 0;
     for (const row of rows) {
       states[row.state] = (states[row.state] ?? 0) + row.n;
       entitlements[row.entitlement_status] = (entitlements[row.entitlement_status] ?? 0) + row.n;
+      if (row.state === 'RECOVERING' && row.entitlement_status === 'HELD_IN_REVIEW') heldInReview += row.n;
       total += row.n;
     }
     return {
       states,
       entitlements,
-      heldInReview: entitlements['HELD_IN_REVIEW'] ?? 0,
+      heldInReview,
       manualReview: states['MANUAL_REVIEW'] ?? 0,
       stateMismatch: states['STATE_MISMATCH'] ?? 0,
       total,

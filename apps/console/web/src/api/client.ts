@@ -137,7 +137,7 @@ export const api = {
   session: () => request<Session>('GET', '/session'),
   /** `DELETE /session`: signs out. */
   signOut: () => request<void>('DELETE', '/session'),
-  /** `GET /overview`: counts per state and entitlement status. */
+  /** `GET /overview`: counts per state and entitlement status, dead letters, consumer lag, the ledger's hash-chain status. */
   overview: () => request<Overview>('GET', '/overview'),
   /** `GET /transactions`: one page of the list, newest first. */
   transactions: (filters: TransactionFilters, cursor: string | null, limit?: number) =>

@@ -34,14 +34,79 @@ export interface Session {
   csrfToken: string;
 }
 
-/** Answer of `GET /api/v1/overview`: counts of transactions. */
+/**
+ * A figure the console reads from Kafka: read (with when), not read this time (the brokers did
+ * not answer; the rest of the Overview still did), or not configured (no `KAFKA_BROKERS`).
+ */
+export type KafkaReading<T> =
+  ({ status: 'ok'; checkedAt: string } & T) | { status: 'unavailable'; code: string; detail: string; checkedAt: string } | { status: 'not_configured' };
+
+/** Records stored in one dead-letter topic. */
+export interface DeadLetterTopic {
+  topic: string;
+  /** `messages` no consumer could process; `deliveries` the dispatcher gave up for an endpoint. */
+  kind: 'messages' | 'deliveries';
+  records: number;
+  /** Whether the topic exists yet. */
+  exists: boolean;
+  partitions: Array<{ partition: number; low: number; high: number; records: number }>;
+}
+
+/** One partition of a consumer group's lag. */
+export interface PartitionLag {
+  topic: string;
+  partition: number;
+  /** `null` when the group has committed nothing there. */
+  committedOffset: number | null;
+  endOffset: number;
+  lag: number;
+}
+
+/** A worker's consumer group and how far behind it is. */
+export interface ConsumerGroupLag {
+  worker: string;
+  groupId: string;
+  topics: string[];
+  /** As the group coordinator says: `Stable`, `Empty`, `PreparingRebalance`, `Dead`, ... */
+  state: string;
+  members: number;
+  lag: number;
+  partitions: PartitionLag[];
+}
+
+/** Why the ledger's hash chains do not hold (docs/ledger.md, "Tamper evidence"; docs/console.md). */
+export type ChainBreakReason =
+  'STREAM_HASH_MISMATCH' | 'GLOBAL_HASH_MISMATCH' | 'POSITION_GAP' | 'REVISION_GAP' | 'HEAD_MISMATCH' | 'CHECKPOINT_MISSING' | 'CHECKPOINT_MISMATCH';
+
+/** The ledger's hash-chain status, as the console's own verification last found it. */
+export type LedgerChains =
+  | { status: 'verified'; position: number; globalHash: string; verifiedAt: string; eventsChecked: number; lastFullVerificationAt: string | null }
+  | {
+      status: 'broken';
+      position: number;
+      reason: ChainBreakReason;
+      streamId: string | null;
+      revision: number | null;
+      checkedAt: string;
+      lastVerifiedPosition: number;
+    }
+  | { status: 'pending' }
+  | { status: 'not_applicable'; detail: string };
+
+/** Answer of `GET /api/v1/overview`: counts of transactions, dead letters, consumer lag and the ledger's chains. */
 export interface Overview {
   states: Partial<Record<string, number>>;
   entitlements: Partial<Record<string, number>>;
+  /** The held-in-review queue's size (state `RECOVERING`, entitlement `HELD_IN_REVIEW`). */
   heldInReview: number;
   manualReview: number;
   stateMismatch: number;
   total: number;
+  /** Deliveries the dispatcher gave up (state `failed`). */
+  deadLetteredDeliveries: number;
+  deadLetteredMessages: KafkaReading<{ total: number; topics: DeadLetterTopic[] }>;
+  consumerLag: KafkaReading<{ total: number; groups: ConsumerGroupLag[] }>;
+  ledgerChains: LedgerChains;
 }
 
 /** A row of `GET /api/v1/transactions`. */

@@ -221,3 +221,18 @@ export function formatParameters(parameters: Record<string, unknown>): string {
     )
     .join(' · ');
 }
+
+const CHAIN_BREAK_LABELS: Record<string, string> = {
+  STREAM_HASH_MISMATCH: 'an event was changed (its stream hash does not match)',
+  GLOBAL_HASH_MISMATCH: 'the global chain does not match (hashes recomputed after a change)',
+  POSITION_GAP: 'an event is missing (the positions jump)',
+  REVISION_GAP: 'an event of the stream is missing (the revisions jump)',
+  HEAD_MISMATCH: 'the head does not name the last event (newest events deleted, or the head moved)',
+  CHECKPOINT_MISSING: 'the event verified last is gone',
+  CHECKPOINT_MISMATCH: 'the history up to the event verified last was rewritten',
+};
+
+/** Why the ledger's hash chains break, for people (docs/ledger.md, "Tamper evidence"); an unknown reason as words. */
+export function chainBreakLabel(reason: string): string {
+  return CHAIN_BREAK_LABELS[reason] ?? humanize(reason);
+}
