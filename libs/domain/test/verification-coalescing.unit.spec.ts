@@ -9,6 +9,7 @@ import {
   COALESCED_TRIGGERS,
   decideVerificationRequest,
   DEFAULT_COALESCING_POLICY,
+  isUnauthenticatedTrigger,
   VERIFICATION_TRIGGERS,
   type CoalescingPolicy,
   type PreviousVerificationRequest,
@@ -28,6 +29,12 @@ describe('which triggers are coalesced', () => {
   it.each(VERIFICATION_TRIGGERS.filter((t) => !COALESCED_TRIGGERS.has(t)))('never holds back %s, even right after a request and an answer', (trigger) => {
     expect(decideVerificationRequest({ trigger, previous: previous(T0), lastAnsweredAt: null, now: T0 + 1 }, policy)).toEqual({ kind: 'request' });
     expect(decideVerificationRequest({ trigger, previous: previous(T0), lastAnsweredAt: T0 + 1, now: T0 + 2 }, policy)).toEqual({ kind: 'request' });
+  });
+});
+
+describe('which triggers anybody can cause without credentials', () => {
+  it('is only a webhook whose signature was rejected', () => {
+    expect(VERIFICATION_TRIGGERS.filter(isUnauthenticatedTrigger)).toEqual(['webhook_signature_rejected']);
   });
 });
 

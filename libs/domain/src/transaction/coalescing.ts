@@ -24,6 +24,17 @@ export function isCoalescedTrigger(trigger: VerificationTrigger): boolean {
   return COALESCED_TRIGGERS.has(trigger);
 }
 
+/**
+ * Whether anybody can cause a trigger without credentials: a webhook whose signature was
+ * rejected (`webhook_signature_rejected`). Such a request, and an answer to it that changed
+ * nothing, are not activity for the sweeper (`activityOf` in apps/sweeper), so a stream of spoofed
+ * webhooks neither postpones the sweeper's checks nor resets its re-check count on the way to
+ * manual review; an answer that changed the state still counts.
+ */
+export function isUnauthenticatedTrigger(trigger: VerificationTrigger): boolean {
+  return trigger === 'webhook_signature_rejected';
+}
+
 /** How long a verification request holds back the next one of the same trigger, milliseconds. */
 export interface CoalescingPolicy {
   /**
