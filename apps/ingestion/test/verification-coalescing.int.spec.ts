@@ -12,6 +12,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadIngestionConfig, Secret } from '@settle/config';
+import { DEFAULT_COALESCING_POLICY } from '@settle/domain';
 import { READ_MODEL_MIGRATIONS } from '@settle/ledger';
 import { AvroCodec, Outbox, topicNames } from '@settle/messaging';
 import { createLogger, createPool, migrateSchema, type Pool } from '@settle/platform';
@@ -19,8 +20,9 @@ import { webhookAuthenticators } from '@settle/providers';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
 import { IngestionModule } from '../src/ingestion.module.js';
 import { INGESTION_MIGRATIONS } from '../src/persistence/schema.js';
-import { METRICS } from '../src/tokens.js';
-import type { IngestionMetrics } from '../src/webhooks/webhook.metrics.js';
+import { METRICS, OUTBOX } from '../src/tokens.js';
+import { VerificationRequests } from '../src/verification/verification-requests.js';
+import { IngestionMetrics } from '../src/webhooks/webhook.metrics.js';
 
 const WINDOW_MS = 5_000;
 const hex = (n: number) => randomBytes(n).toString('hex');
@@ -172,29 +174,6 @@ describe('spoofed webhooks for one reference', () => {
     expect(rows).toHaveLength(1);
   });
 
-  it('adds nothing within the window after the answer, and asks once more after it', async () => {
-    const reference = await register();
-    await spoofFlood(reference, 10);
-    const [first] = await requests(reference, 'webhook_signature_rejected');
-    await answered(reference, first!.eventId, new Date());
-    await spoofFlood(reference, 10);
-    expect(await requests(reference, 'webhook_signature_rejected')).toHaveLength(1);
-
-    // Time passes: the request and its answer are now older than the window.
-    await pool.query(`UPDATE ingestion.verification_requests SET requested_at = requested_at - interval '10 seconds' WHERE reference = $1`, [reference]);
-    await answered(reference, first!.eventId, new Date(Date.now() - WINDOW_MS - 1));
-    await spoofFlood(reference, 10);
-    expect(await requests(reference, 'webhook_signature_rejected')).toHaveLength(2);
-  });
-
-  it('asks again when a request stayed unanswered past the pending limit (the verifier skipped it)', async () => {
-    const reference = await register();
-    await spoofFlood(reference, 5);
-    await pool.query(`UPDATE ingestion.verification_requests SET requested_at = requested_at - interval '61 seconds' WHERE reference = $1`, [reference]);
-    await spoofFlood(reference, 5);
-    expect(await requests(reference, 'webhook_signature_rejected')).toHaveLength(2);
-  });
-
   it('never holds back a correctly signed webhook that arrives right after a spoof flood', async () => {
     const reference = await register();
     await spoofFlood(reference, 30);
@@ -254,20 +233,89 @@ describe.each(['verify', 'attempts'] as const)('POST /v1/checkouts/{reference}/%
     expect(await requests(reference, trigger)).toHaveLength(1);
   });
 
-  it('answers from a provider answer younger than the window without a new request, and asks again after it', async () => {
+  it('answers from a provider answer younger than the window without a new request', async () => {
     const reference = await register();
     await answered(reference, randomUUID(), new Date(), 'not_found');
-    expect((await verify(0, reference, path)).json()).toMatchObject({ verification: 'completed', verdict: 'not_found', coalesced: true });
+    const answers = await Promise.all([verify(0, reference, path), verify(1, reference, path)]);
+    expect(answers.map((a) => a.json())).toEqual(
+      answers.map(() => expect.objectContaining({ verification: 'completed', verdict: 'not_found', coalesced: true })),
+    );
     expect(await requests(reference, trigger)).toHaveLength(0);
-
-    await answered(reference, randomUUID(), new Date(Date.now() - WINDOW_MS - 1), 'not_found');
-    expect((await verify(1, reference, path)).json()).toMatchObject({ coalesced: false });
-    expect(await requests(reference, trigger)).toHaveLength(1);
   });
 
   it('answers 404 CHECKOUT.NOT_FOUND for an unknown reference, publishing nothing', async () => {
     const answer = await verify(0, 'ref_nobody_registered', path);
     expect([answer.statusCode, answer.json<{ code: string }>().code]).toEqual([404, 'CHECKOUT.NOT_FOUND']);
     expect(await published('ref_nobody_registered')).toEqual([]);
+  });
+});
+
+describe("the rule over time, in PostgreSQL and in each instance's memory (explicit clock)", () => {
+  let outbox: Outbox;
+  /** An ingestion instance's request path with a fresh memory, counting its transactions. */
+  function instanceWithClock(): { requests: VerificationRequests; transactions: () => number } {
+    let connects = 0;
+    const counting = new Proxy(pool, {
+      get(target, property) {
+        if (property === 'connect') connects += 1;
+        const value: unknown = Reflect.get(target, property);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const requests = new VerificationRequests(counting, outbox, { wake: () => undefined }, new IngestionMetrics(), {
+      verification: { coalesceWindowMs: WINDOW_MS },
+    });
+    return { requests, transactions: () => connects };
+  }
+  const spoofAt = (requests: VerificationRequests, reference: string, at: number) =>
+    requests.request({
+      reference,
+      trigger: 'webhook_signature_rejected',
+      requestedBy: 'ingestion',
+      requestId: randomUUID(),
+      now: new Date(at),
+      rejectedBody: { provider: 'paystack', dedupeKey: `rejected:${randomUUID()}` },
+    });
+
+  beforeAll(() => {
+    outbox = instance(0).get<Outbox>(OUTBOX);
+  });
+
+  it('adds nothing within the window after the answer, and asks once more after it', async () => {
+    const reference = await register();
+    const { requests: ingestion } = instanceWithClock();
+    const t = Date.now();
+    const first = await spoofAt(ingestion, reference, t);
+    expect(first).toMatchObject({ kind: 'requested' });
+    await answered(reference, first!.kind === 'requested' ? first!.requestId : '', new Date(t + 800));
+    expect(await spoofAt(ingestion, reference, t + 800 + WINDOW_MS - 1)).toEqual({ kind: 'coalesced', reason: 'recent', answeredAt: t + 800 });
+    // Another instance, which remembers nothing, decides the same from PostgreSQL.
+    expect(await spoofAt(instanceWithClock().requests, reference, t + 800 + WINDOW_MS - 1)).toMatchObject({ kind: 'coalesced', reason: 'recent' });
+    expect(await spoofAt(ingestion, reference, t + 800 + WINDOW_MS)).toMatchObject({ kind: 'requested' });
+    expect(await requests(reference, 'webhook_signature_rejected')).toHaveLength(2);
+  });
+
+  it('asks again when a request stayed unanswered past the pending limit (the verifier skipped it)', async () => {
+    const reference = await register();
+    const { requests: ingestion } = instanceWithClock();
+    const t = Date.now();
+    const first = await spoofAt(ingestion, reference, t);
+    const pending = { kind: 'coalesced', reason: 'pending', requestId: first!.kind === 'requested' ? first!.requestId : '', requestedAt: t };
+    expect(await spoofAt(ingestion, reference, t + DEFAULT_COALESCING_POLICY.pendingLimitMs - 1)).toEqual(pending);
+    expect(await spoofAt(instanceWithClock().requests, reference, t + DEFAULT_COALESCING_POLICY.pendingLimitMs - 1)).toEqual(pending);
+    expect(await spoofAt(ingestion, reference, t + DEFAULT_COALESCING_POLICY.pendingLimitMs)).toMatchObject({ kind: 'requested' });
+    expect(await requests(reference, 'webhook_signature_rejected')).toHaveLength(2);
+  });
+
+  it('costs one transaction per instance and window: the rest of a flood is answered from memory', async () => {
+    const reference = await register();
+    const { requests: ingestion, transactions } = instanceWithClock();
+    const t = Date.now();
+    for (let i = 0; i < 30; i++) await spoofAt(ingestion, reference, t + i * 100);
+    expect(transactions()).toBe(1);
+    expect(await requests(reference, 'webhook_signature_rejected')).toHaveLength(1);
+    // Once the window has passed, PostgreSQL decides again (still pending: unanswered).
+    expect(await spoofAt(ingestion, reference, t + WINDOW_MS)).toMatchObject({ kind: 'coalesced', reason: 'pending' });
+    expect(transactions()).toBe(2);
   });
 });

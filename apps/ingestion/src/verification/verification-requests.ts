@@ -1,6 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import type { IngestionConfig } from '@settle/config';
-import { decideVerificationRequest, DEFAULT_COALESCING_POLICY, type CoalescingPolicy, type CoalescingReason, type VerificationTrigger } from '@settle/domain';
+import {
+  decideVerificationRequest,
+  DEFAULT_COALESCING_POLICY,
+  isCoalescedTrigger,
+  type CoalescingPolicy,
+  type CoalescingReason,
+  type VerificationTrigger,
+} from '@settle/domain';
 import { readReadModel, ReadModelNotReadyError } from '@settle/ledger';
 import { Outbox, type OutboxRelay } from '@settle/messaging';
 import { inTransaction, type Pool, type PoolClient } from '@settle/platform';
@@ -26,17 +34,20 @@ export interface VerificationRequestInput {
 /**
  * What became of a verification request:
  * - `requested`: published (enqueued in the outbox) as `requestId`;
- * - `coalesced`, `pending`: the previous request of the trigger, `requestId`, is still
- *   unanswered; its result answers this one too;
+ * - `coalesced`, `pending`: the previous request of the trigger, `requestId` (published at
+ *   `requestedAt`, epoch ms), is still unanswered; its result answers this one too;
  * - `coalesced`, `recent`: a provider answer decided at `answeredAt` (epoch ms) is younger than
  *   the window;
  * - `duplicate`: a rejected webhook whose body already asked once (nothing published).
  */
 export type VerificationRequestOutcome =
   | { kind: 'requested'; requestId: string }
-  | { kind: 'coalesced'; reason: 'pending'; requestId: string }
+  | { kind: 'coalesced'; reason: 'pending'; requestId: string; requestedAt: number }
   | { kind: 'coalesced'; reason: 'recent'; answeredAt: number }
   | { kind: 'duplicate' };
+
+/** Trigger and reference pairs whose hold one instance remembers (least recently used ones are forgotten first). */
+const HELD_REFERENCES = 10_000;
 
 interface Known {
   correlation_id: string;
@@ -56,8 +67,10 @@ interface Known {
  * other), the latest request of the trigger (`ingestion.verification_requests`) and the latest
  * provider answer (`read_model.latest_verification.decided_at`) are read in the next statement,
  * and, when the rule says so, the request's marker and its outbox row are written in one more
- * statement before the commit. The rule therefore holds across instances and restarts; nothing
- * is kept in memory.
+ * statement before the commit. The rule therefore holds across instances and restarts. Each
+ * instance also remembers how long the rule will certainly keep coalescing a reference's trigger
+ * (`remember`), and answers those requests without the database: a flood costs one transaction
+ * per instance and window.
  *
  * Before the ledger projector first created `read_model`, no answer is known: only the pending
  * rule applies.
@@ -65,6 +78,8 @@ interface Known {
 @Injectable()
 export class VerificationRequests {
   private readonly policy: CoalescingPolicy;
+  /** Per trigger and reference: until when (epoch ms) the rule certainly coalesces, and with what (see `remember`). */
+  private readonly holds = new LRUCache<string, { until: number; outcome: VerificationRequestOutcome }>({ max: HELD_REFERENCES });
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
@@ -83,6 +98,12 @@ export class VerificationRequests {
    * @throws database errors (nothing was published).
    */
   async request(input: VerificationRequestInput): Promise<VerificationRequestOutcome | null> {
+    const key = `${input.trigger}\u0000${input.reference}`;
+    const hold = this.holds.get(key);
+    if (hold && input.now.getTime() < hold.until) {
+      this.count(input.trigger, hold.outcome);
+      return hold.outcome;
+    }
     let outcome: VerificationRequestOutcome | null;
     try {
       outcome = await inTransaction(this.pool, (client) => this.decide(client, input, true));
@@ -92,7 +113,35 @@ export class VerificationRequests {
     }
     if (outcome) this.count(input.trigger, outcome);
     if (outcome?.kind === 'requested') this.relay.wake();
+    this.remember(key, input, outcome);
     return outcome;
+  }
+
+  /**
+   * Keeps, in this instance's memory, how long the rule will certainly go on coalescing requests
+   * of the trigger for the reference after this outcome, so a flood costs one transaction per
+   * instance and window instead of one per request. Only a lower bound of what PostgreSQL would
+   * decide is kept: after a request published (or still pending) at `t`, any answer comes at or
+   * after `t`, so nothing goes out before `t + min(window, pending limit)`; after a recent answer
+   * at `a`, nothing before `a + window`. The memory changes no outcome, and losing it (a restart)
+   * changes nothing either: PostgreSQL decides again.
+   */
+  private remember(key: string, input: VerificationRequestInput, outcome: VerificationRequestOutcome | null): void {
+    if (!outcome || !isCoalescedTrigger(input.trigger)) return;
+    const hold = Math.min(this.policy.windowMs, this.policy.pendingLimitMs);
+    switch (outcome.kind) {
+      case 'requested':
+        this.holds.set(key, {
+          until: input.now.getTime() + hold,
+          outcome: { kind: 'coalesced', reason: 'pending', requestId: outcome.requestId, requestedAt: input.now.getTime() },
+        });
+        return;
+      case 'coalesced':
+        this.holds.set(key, { until: outcome.reason === 'pending' ? outcome.requestedAt + hold : outcome.answeredAt + this.policy.windowMs, outcome });
+        return;
+      case 'duplicate':
+        return;
+    }
   }
 
   private async decide(client: PoolClient, input: VerificationRequestInput, withAnswers: boolean): Promise<VerificationRequestOutcome | null> {
@@ -110,7 +159,7 @@ export class VerificationRequests {
     switch (decision.kind) {
       case 'coalesce':
         return decision.reason === 'pending'
-          ? { kind: 'coalesced', reason: 'pending', requestId: decision.requestId }
+          ? { kind: 'coalesced', reason: 'pending', requestId: decision.requestId, requestedAt: known.requested_at!.getTime() }
           : { kind: 'coalesced', reason: 'recent', answeredAt: decision.answeredAt };
       case 'request':
         return (await this.publish(client, input, known.correlation_id)) ? { kind: 'requested', requestId: input.requestId } : { kind: 'duplicate' };
