@@ -319,3 +319,31 @@ describe("the rule over time, in PostgreSQL and in each instance's memory (expli
     expect(transactions()).toBe(2);
   });
 });
+
+describe('before the ledger projector first created read_model', () => {
+  it('still requests, and still coalesces while the request is pending', async () => {
+    const database = await createTestDatabase('settle_coalesce_bare');
+    const bare = createPool(database.url, 2);
+    try {
+      await migrateSchema(bare, INGESTION_MIGRATIONS);
+      await bare.query(
+        `INSERT INTO ingestion.checkouts (reference, provider, amount_minor, currency, user_id, entitlement, request_sha256, correlation_id, registered_at)
+         VALUES ('ref_bare', 'paystack', 100, 'NGN', 'u', 'pro', 'x', 'corr-bare', now())`,
+      );
+      const outbox = instance(0).get<Outbox>(OUTBOX);
+      const config = { verification: { coalesceWindowMs: WINDOW_MS } };
+      const ask = (requests: VerificationRequests) =>
+        requests.request({ reference: 'ref_bare', trigger: 'customer_returned', requestedBy: 'ingestion', requestId: randomUUID(), now: new Date() });
+      expect(await ask(new VerificationRequests(bare, outbox, { wake: () => undefined }, new IngestionMetrics(), config))).toMatchObject({ kind: 'requested' });
+      expect(await ask(new VerificationRequests(bare, outbox, { wake: () => undefined }, new IngestionMetrics(), config))).toMatchObject({
+        kind: 'coalesced',
+        reason: 'pending',
+      });
+      const { rows } = await bare.query(`SELECT 1 FROM ingestion.outbox WHERE event_type = 'VerificationRequested'`);
+      expect(rows).toHaveLength(1);
+    } finally {
+      await bare.end();
+      await database.drop();
+    }
+  });
+});
