@@ -50,6 +50,7 @@ describe('given a coalesced trigger', () => {
       kind: 'coalesce',
       reason: 'pending',
       requestId: 'req-7',
+      requestedAt: T0,
     });
   });
 

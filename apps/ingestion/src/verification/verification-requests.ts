@@ -159,7 +159,7 @@ export class VerificationRequests {
     switch (decision.kind) {
       case 'coalesce':
         return decision.reason === 'pending'
-          ? { kind: 'coalesced', reason: 'pending', requestId: decision.requestId, requestedAt: known.requested_at!.getTime() }
+          ? { kind: 'coalesced', reason: 'pending', requestId: decision.requestId, requestedAt: decision.requestedAt }
           : { kind: 'coalesced', reason: 'recent', answeredAt: decision.answeredAt };
       case 'request':
         return (await this.publish(client, input, known.correlation_id)) ? { kind: 'requested', requestId: input.requestId } : { kind: 'duplicate' };

@@ -77,14 +77,14 @@ export interface VerificationRequestContext {
 /**
  * The decision for one verification request:
  * - `request`: publish it;
- * - `coalesce`, `pending`: the previous request of the same trigger (`requestId`) is not
- *   answered yet; its answer will serve this one too;
+ * - `coalesce`, `pending`: the previous request of the same trigger (`requestId`, made at
+ *   `requestedAt`, epoch ms) is not answered yet; its answer will serve this one too;
  * - `coalesce`, `recent`: a provider answer for the reference, decided at `answeredAt`, is
  *   younger than the window; it is the answer.
  */
 export type VerificationRequestDecision =
   | { readonly kind: 'request' }
-  | { readonly kind: 'coalesce'; readonly reason: 'pending'; readonly requestId: string }
+  | { readonly kind: 'coalesce'; readonly reason: 'pending'; readonly requestId: string; readonly requestedAt: number }
   | { readonly kind: 'coalesce'; readonly reason: 'recent'; readonly answeredAt: number };
 
 /** Why a request was coalesced, as the metrics label it. */
@@ -112,7 +112,7 @@ export function decideVerificationRequest(
   const { previous, lastAnsweredAt, now } = context;
   const answered = previous === null || (lastAnsweredAt !== null && lastAnsweredAt >= previous.requestedAt);
   if (previous !== null && !answered && now - previous.requestedAt < policy.pendingLimitMs) {
-    return { kind: 'coalesce', reason: 'pending', requestId: previous.requestId };
+    return { kind: 'coalesce', reason: 'pending', requestId: previous.requestId, requestedAt: previous.requestedAt };
   }
   if (lastAnsweredAt !== null && now - lastAnsweredAt < policy.windowMs) {
     return { kind: 'coalesce', reason: 'recent', answeredAt: lastAnsweredAt };
