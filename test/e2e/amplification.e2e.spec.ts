@@ -92,13 +92,16 @@ describe('a flood for one pending reference', () => {
     const flooded = await pendingCheckout({ failures: { mode: '502', times: 100 }, webhook: 'drop' });
     const honest = await pendingCheckout({});
 
-    await Promise.all([spoofFlood(flooded, 40), spoofFlood(honest, 40)]);
-    // The one request each flood made is answered: unreachable after its retries, and still clearing (not paid yet).
+    // The flooded reference first, alone: without coalescing, its failing verifications would
+    // follow one another and open the circuit before anything else reached the provider.
+    await spoofFlood(flooded, 40);
     await waitUntil(
       'the flooded reference to be verified once',
       30_000,
       async () => (await latestVerification(flooded))?.verdict === 'unreachable' || undefined,
     );
+    // Then a flood for the honest checkout, before its payment: its one request is answered (still clearing: not paid yet).
+    await spoofFlood(honest, 40);
     await waitUntil('the honest reference to be verified once', 30_000, async () => (await latestVerification(honest))?.verdict === 'clearing' || undefined);
     // More of the same within the window adds nothing.
     await Promise.all([spoofFlood(flooded, 20), spoofFlood(honest, 20)]);
