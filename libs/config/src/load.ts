@@ -56,6 +56,8 @@ export function loadIngestionConfig(env: NodeJS.ProcessEnv = process.env) {
       merchantAccount: e.SETTLE_MERCHANT_ACCOUNT,
       secretsRefreshMs: e.WEBHOOK_SECRETS_REFRESH_MS,
     },
+    /** Coalescing of repeatable verification triggers, milliseconds. */
+    verification: { coalesceWindowMs: e.SETTLE_VERIFY_COALESCE_MS },
   };
 }
 export type IngestionConfig = ReturnType<typeof loadIngestionConfig>;

@@ -151,6 +151,13 @@ export const ingestionEnv = sharedEnv.extend({
   SETTLE_MERCHANT_ACCOUNT: z.string().trim().min(1).default('default'),
   /** Largest accepted request body, bytes. */
   INGESTION_BODY_LIMIT_BYTES: int(262_144, 1024),
+  /**
+   * Per reference, after a provider answer, how long a spoofed webhook, `/verify` or `/attempts`
+   * is answered from that answer instead of querying the provider again, milliseconds; a pending
+   * request of the same trigger is always shared (`decideVerificationRequest` of @settle/domain,
+   * docs/webhooks.md).
+   */
+  SETTLE_VERIFY_COALESCE_MS: int(5_000, 0),
 });
 
 export const verifierEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 })).extend({

@@ -88,6 +88,13 @@ describe('configuration', () => {
     expect(tuned.worker).toEqual({ partitionsConcurrency: 4, fetch: { minBytes: 1, maxWaitTimeMs: 5_000 } });
   });
 
+  it('coalesces repeatable verification requests for 5 s after an answer unless configured, and refuses a negative window', () => {
+    const ingestion = { ...base, SETTLE_API_KEY_SHA256: 'ab' };
+    expect(loadIngestionConfig(ingestion).verification).toEqual({ coalesceWindowMs: 5_000 });
+    expect(loadIngestionConfig({ ...ingestion, SETTLE_VERIFY_COALESCE_MS: '250' }).verification).toEqual({ coalesceWindowMs: 250 });
+    expect(() => loadIngestionConfig({ ...ingestion, SETTLE_VERIFY_COALESCE_MS: '-1' })).toThrow(ConfigError);
+  });
+
   it('fetches as soon as anything waits unless fetch batching is configured, and verifies 64 references of a batch at once', () => {
     const verifier = { ...base, PAYSTACK_BASE_URL: 'http://127.0.0.1:3100' };
     expect(loadVerifierConfig(verifier).keyConcurrency).toBe(64);

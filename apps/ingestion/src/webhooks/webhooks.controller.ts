@@ -7,6 +7,7 @@ import { LOGGER, METRICS, WEBHOOK_AUTHENTICATORS, WEBHOOK_SECRETS } from '../tok
 import { bodyDigest, untrustedReference, webhookTrigger, type WebhookProvider } from './webhook-events.js';
 import type { IngestionMetrics } from './webhook.metrics.js';
 import type { WebhookSecrets } from './webhook-secrets.js';
+import type { VerificationRequestOutcome } from '../verification/verification-requests.js';
 import { WebhookRepository } from './webhook.repository.js';
 
 /**
@@ -22,7 +23,8 @@ import { WebhookRepository } from './webhook.repository.js';
  * inbox and outbox); a duplicate answers the same and stores nothing new; a failure to make it
  * durable answers 503 so the provider retries. A rejected webhook answers 401 (403 for an
  * M-Pesa callback from a source outside the allowlist), is counted, is never published as a
- * provider event, and, when it names a known checkout, triggers a REST verification instead.
+ * provider event, and, when it names a known checkout, triggers a REST verification instead
+ * (coalesced per reference: docs/webhooks.md, "Spoofed webhooks and repeated verifications").
  * An unknown provider, or a URL of the wrong shape for the provider, answers 404 as an unknown
  * route does (`REQUEST.NOT_FOUND`).
  */
@@ -32,7 +34,7 @@ export class WebhooksController {
     @Inject(WEBHOOK_AUTHENTICATORS) private readonly authenticators: Readonly<Record<WebhookProvider, WebhookAuthenticator>>,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS) private readonly metrics: IngestionMetrics,
-    @Inject(WEBHOOK_SECRETS) private readonly secrets: WebhookSecrets,
+    @Inject(WEBHOOK_SECRETS) private readonly secrets: Pick<WebhookSecrets, 'candidates'>,
     private readonly webhooks: WebhookRepository,
   ) {}
 
@@ -98,14 +100,14 @@ export class WebhooksController {
     const now = new Date();
     if (!check.ok) {
       const reference = untrustedReference(provider, raw);
-      let requested = false;
-      if (reference) {
-        requested = await this.durably(provider, () =>
-          this.webhooks.requestVerificationAfterRejection({ provider, dedupeKey: bodyDigest(raw), reference, now }),
-        );
-      }
+      const verification = reference
+        ? await this.durably(provider, () => this.webhooks.requestVerificationAfterRejection({ provider, dedupeKey: bodyDigest(raw), reference, now }))
+        : null;
       this.metrics.webhooks.inc({ provider, outcome: 'rejected', reason: check.reason });
-      this.logger.warn({ provider, reference, reason: check.reason, verificationRequested: requested }, 'webhook rejected');
+      this.logger.warn(
+        { provider, reference, reason: check.reason, verification: verification?.kind ?? 'unknown_reference', coalesced: coalescedReason(verification) },
+        'webhook rejected',
+      );
       throw new ProblemError(401, 'WEBHOOK.SIGNATURE_INVALID', 'Invalid webhook signature', `The payload was not trusted (${check.reason})`);
     }
     const trigger = webhookTrigger(provider, raw);
@@ -137,6 +139,11 @@ export class WebhooksController {
       throw new ProblemError(503, 'WEBHOOK.NOT_DURABLE', 'Webhook not stored', 'Retry later');
     }
   }
+}
+
+/** Why a rejected webhook's verification request was coalesced, for the log; `undefined` when it was not. */
+function coalescedReason(outcome: VerificationRequestOutcome | null): string | undefined {
+  return outcome?.kind === 'coalesced' ? outcome.reason : undefined;
 }
 
 function notConfigured(provider: WebhookProvider): ProblemError {
