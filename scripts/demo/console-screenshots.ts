@@ -2,11 +2,12 @@
  * Screenshots of the operations console's main pages for the documentation, taken in a real
  * browser (Debian's chromium, playwright-core) against the running stack after `./settle demo`,
  * so they show the demo's data: `scripts/demo/console-screenshots.sh [folder]`.
- * Creates an operator of its own for the run (through the console's command line), signs in
+ * Creates an admin of its own for the run (through the console's command line), signs in
  * and saves, under `docs/console/` (or the folder given as the first argument): the sign-in
  * page, the overview, the transactions list, the State Mismatch list, the review queues, the
  * page of a transaction whose lower amount failed the amount check, and the Deliveries pages
- * (the endpoints, the dead-lettered deliveries and an entitlement event's attempts).
+ * (the endpoints, the dead-lettered deliveries and an entitlement event's attempts), the audit
+ * trail and the users.
  *
  * Environment: DATABASE_URL (the stack's database), CONSOLE_URL (default
  * http://127.0.0.1:3400), SETTLE_CHROMIUM (default /usr/bin/chromium).
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
   mkdirSync(out, { recursive: true });
   const email = `screenshots-${randomBytes(4).toString('hex')}@example.com`;
   const password = randomBytes(18).toString('base64url');
-  const created = spawnSync(process.execPath, [join(ROOT, 'dist/apps/console/src/cli/create-user.js'), '--email', email, '--role', 'operator'], {
+  const created = spawnSync(process.execPath, [join(ROOT, 'dist/apps/console/src/cli/create-user.js'), '--email', email, '--role', 'admin'], {
     input: `${password}\n`,
     env: process.env,
     encoding: 'utf8',
@@ -82,6 +83,13 @@ async function main(): Promise<void> {
     }
     await shot(page, 'transaction');
     await deliveries(page);
+    // The admin's pages: the audit trail (the command line's user creations at least) and the users.
+    await page.getByTestId('nav-audit').click();
+    await page.getByTestId('audit-table').waitFor();
+    await shot(page, 'audit');
+    await page.getByTestId('nav-users').click();
+    await page.getByTestId('users-table').waitFor();
+    await shot(page, 'users');
   } finally {
     await browser.close();
   }
