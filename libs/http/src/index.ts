@@ -6,3 +6,5 @@ export * from './problem-details.filter.js';
 export * from './bearer-key.guard.js';
 export * from './parse.js';
 export * from './health.controller.js';
+export * from './strict-json.js';
+export * from './http-edge.js';

@@ -11,7 +11,17 @@ import { QueuesController } from './queues.controller.js';
 import { SessionController } from './session.controller.js';
 import { SessionGuard } from './session.guard.js';
 import { TransactionsController } from './transactions.controller.js';
-import { AUDIT_TRAIL, AUTH_SERVICE, CONSOLE_LOGGER, COOKIE_SETTINGS, RECONCILER, TRANSACTIONS, WEB_BUILT, type CookieSettings } from './tokens.js';
+import {
+  AUDIT_TRAIL,
+  AUTH_SERVICE,
+  CONSOLE_CHALLENGE,
+  CONSOLE_LOGGER,
+  COOKIE_SETTINGS,
+  RECONCILER,
+  TRANSACTIONS,
+  WEB_BUILT,
+  type CookieSettings,
+} from './tokens.js';
 import { WebController } from './web.controller.js';
 
 /** What the console's API is built on. */
@@ -47,7 +57,7 @@ export class ConsoleApiModule {
         { provide: WEB_BUILT, useValue: deps.webBuilt },
         { provide: HEALTH_POOL, useValue: deps.pool },
         { provide: METRICS_REGISTRY, useValue: deps.metrics ?? new Registry() },
-        { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(deps.logger) },
+        { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(deps.logger, CONSOLE_CHALLENGE) },
         SessionGuard,
       ],
     };
