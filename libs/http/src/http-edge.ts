@@ -145,8 +145,8 @@ export function httpEdgeServerOptions(options: HttpEdgeOptions): FastifyHttpOpti
  * (Nest registers them on `init`):
  * - body parsing: `application/json` strictly (syntax, then {@link assertUnambiguousJson}, then
  *   Fastify's own parser with its `__proto__`/`constructor` protection), every other content type
- *   415 `REQUEST.UNSUPPORTED_MEDIA_TYPE`; on {@link HttpEdgeOptions.rawBodyRoutes} any type, kept
- *   as raw bytes (`request.rawBody`);
+ *   415 `REQUEST.UNSUPPORTED_MEDIA_TYPE`; on {@link HttpEdgeOptions.rawBodyRoutes} any type (a
+ *   missing or malformed `Content-Type` too), kept as raw bytes (`request.rawBody`);
  * - a request target over {@link MAX_URL_BYTES}: 414 `REQUEST.URI_TOO_LONG`;
  * - a path that exists for other methods only: 405 `REQUEST.METHOD_NOT_ALLOWED` with `Allow`
  *   (RFC 9110, section 15.5.6), rather than a 404;
@@ -206,6 +206,9 @@ export function installHttpEdge(instance: FastifyInstance, options: HttpEdgeOpti
       sendProblem(request, reply, problemForStatus(414, `The request target is longer than ${MAX_URL_BYTES} bytes`));
       return;
     }
+    // A raw route reads bytes whatever the declared type: a missing or malformed Content-Type too
+    // (Fastify would answer 415 before any parser for a header that is not a media type).
+    if (request.headers['content-type'] !== undefined && isRawRoute(request)) request.headers['content-type'] = 'application/octet-stream';
     if (request.is404) {
       const path = request.url.split('?')[0]!;
       const allowed = allowedMethods(routes, path);

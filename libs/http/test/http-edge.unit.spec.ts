@@ -117,12 +117,20 @@ describe('JSON bodies are read strictly', () => {
 });
 
 describe('raw routes keep the bytes whatever the content type', () => {
-  it.each([['application/json'], ['text/plain'], ['application/x-www-form-urlencoded'], [undefined]])('%s', async (type) => {
-    const payload = '{"a": 1, "a": 2, "n": 1e3}';
-    const res = await app.inject({ method: 'POST', url: '/v1/raw/x', payload: Buffer.from(payload), headers: type ? { 'content-type': type } : {} });
-    expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ bytes: payload.length, text: payload });
-  });
+  it.each([['application/json'], ['text/plain'], ['application/x-www-form-urlencoded'], [undefined], [''], [';;;'], ['application/json; charset=']])(
+    '%j',
+    async (type) => {
+      const payload = '{"a": 1, "a": 2, "n": 1e3}';
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/raw/x',
+        payload: Buffer.from(payload),
+        headers: type === undefined ? {} : { 'content-type': type },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ bytes: payload.length, text: payload });
+    },
+  );
 
   it('still refuses a body over the limit', async () => {
     expectProblem(await post('/v1/raw/x', 'x'.repeat(2048), 'text/plain'), 413, 'REQUEST.BODY_TOO_LARGE');

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assertUnambiguousJson, findJsonAmbiguities, parseJsonDocument, stringsAtPath, type JsonStrictness } from '@settle/http';
+import { assertUnambiguousJson, findJsonAmbiguities, MAX_JSON_DEPTH, stringsAtPath, type JsonStrictness } from '@settle/http';
 import { ProblemError } from '@settle/platform';
 
 const STRICT: JsonStrictness = { duplicateKeys: true, integerLiterals: true };
 
-const ambiguities = (text: string, strictness = STRICT) => findJsonAmbiguities(parseJsonDocument(text), text, strictness);
+const ambiguities = (text: string, strictness = STRICT) => findJsonAmbiguities(text, strictness);
 
 /** The problem `assertUnambiguousJson` throws for a text. */
 function refusal(text: string, strictness = STRICT): ProblemError {
@@ -107,9 +107,17 @@ describe('syntax', () => {
     expect(refusal(text).code).toBe('REQUEST.MALFORMED_JSON');
   });
 
-  it('a document nested too deeply for the reader is malformed, not a crash', () => {
-    const deep = '['.repeat(200_000) + ']'.repeat(200_000);
-    expect(refusal(deep).code).toBe('REQUEST.MALFORMED_JSON');
+  it('a document nested deeper than the limit is malformed, not a crash', () => {
+    const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+    expect(() => assertUnambiguousJson(nested(MAX_JSON_DEPTH), STRICT)).not.toThrow();
+    expect(refusal(nested(MAX_JSON_DEPTH + 1)).code).toBe('REQUEST.MALFORMED_JSON');
+    expect(refusal(nested(200_000)).code).toBe('REQUEST.MALFORMED_JSON');
+  });
+
+  it('strings holding quotes, escapes and number-like text are not mistaken for structure', () => {
+    const text = `{"a": ${JSON.stringify('x\\"y, "a": 1e3')}, "b": ${JSON.stringify(['{"c":1,"c":2}', '1.0'])}, "k\\u0065y": 1, "key2": -0.5e-3}`;
+    expect(JSON.parse(text)).toMatchObject({ a: 'x\\"y, "a": 1e3', key: 1 });
+    expect(ambiguities(text)).toEqual([]);
   });
 
   it('accepts what JSON.parse accepts when it is unambiguous (property)', () => {

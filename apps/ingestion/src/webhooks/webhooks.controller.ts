@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
-import { ambiguityProblem, findJsonAmbiguities, parseJsonDocument, stringsAtPath, UnauthenticatedProblem, type JsonAmbiguity } from '@settle/http';
+import { ambiguityProblem, findJsonAmbiguities, stringsAtPath, UnauthenticatedProblem, type JsonAmbiguity } from '@settle/http';
 import { ProblemError, type Logger } from '@settle/platform';
 import { PROVIDER_REGISTRY, providerDefinition, type ProviderDefinition, type WebhookAuthenticator } from '@settle/providers';
 import type { RawBodyRequest } from '@nestjs/common';
@@ -189,7 +189,7 @@ export class WebhooksController {
 function duplicateKeys(raw: Buffer): JsonAmbiguity[] {
   const text = raw.toString('utf8');
   try {
-    return findJsonAmbiguities(parseJsonDocument(text), text, { duplicateKeys: true, integerLiterals: false });
+    return findJsonAmbiguities(text, { duplicateKeys: true, integerLiterals: false });
   } catch {
     return [];
   }
