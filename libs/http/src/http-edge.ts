@@ -194,6 +194,8 @@ export function installHttpEdge(instance: FastifyInstance, options: HttpEdgeOpti
   const routes = FindMyWay();
   const known = new Set<string>();
   instance.addHook('onRoute', (route) => {
+    // A catch-all (the console's web app: GET *) would make every other method's 404 a 405.
+    if (route.url.includes('*')) return;
     for (const method of [route.method].flat()) {
       if (known.has(`${method} ${route.url}`)) continue;
       known.add(`${method} ${route.url}`);
