@@ -162,12 +162,8 @@ export function installHttpEdge(instance: FastifyInstance, options: HttpEdgeOpti
 
   instance.removeAllContentTypeParsers();
   instance.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: options.bodyLimitBytes }, (request, body, done) => {
+    // Raw routes never get here: their Content-Type is set aside on request (see the onRequest hook).
     const raw = body as Buffer;
-    if (isRawRoute(request)) {
-      (request as EdgeRequest).rawBody = raw;
-      done(null, undefined);
-      return;
-    }
     if (raw.length === 0) {
       done(new ProblemError(400, 'REQUEST.MALFORMED_JSON', 'Malformed JSON body', 'The body is empty'), undefined);
       return;
