@@ -83,15 +83,20 @@ describe('docker-compose.yml', () => {
     expect(loadSandboxConfig(env('provider-sandbox')).paystack.webhookUrl).toBe('http://ingestion:3000/v1/webhooks/paystack');
     expect(loadDispatcherConfig(env('dispatcher')).http).toEqual({ host: '0.0.0.0', port: 3200 });
     expect(loadConsoleConfig(env('console')).ingestion.url).toBe('http://ingestion:3000');
+    // The overview reads the stack's Kafka; the ledger is in KurrentDB there, which the console does not verify.
+    expect(loadConsoleConfig(env('console')).kafka).toEqual({ brokers: ['kafka:9092'], topicPrefix: 'settle' });
+    expect(loadConsoleConfig(env('console')).ledger.store).toBe(projector.ledgerStore.kind);
   });
 
   it('runs every app from the built image, after the infrastructure it uses', () => {
     for (const app of ['ingestion', 'verifier', 'ledger-projector', 'sweeper', 'dispatcher', 'console']) {
       const service = compose.services[app]!;
       expect(service.command).toEqual(['node', `dist/apps/${app}/src/main.js`]);
-      // The console needs no Kafka: PostgreSQL, and ingestion's admin API to reconcile through.
+      // The console needs no schema registry: PostgreSQL, Kafka's offsets for its overview, and ingestion's admin API to reconcile through.
       const infrastructure =
-        app === 'console' ? ['ingestion', 'postgres'] : ['kafka', 'postgres', 'schema-registry', ...(app === 'ledger-projector' ? ['kurrentdb'] : [])];
+        app === 'console'
+          ? ['dispatcher', 'ingestion', 'kafka', 'postgres']
+          : ['kafka', 'postgres', 'schema-registry', ...(app === 'ledger-projector' ? ['kurrentdb'] : [])];
       expect(Object.keys(service.depends_on ?? {}).sort()).toEqual(infrastructure.sort());
     }
   });

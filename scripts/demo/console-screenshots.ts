@@ -4,8 +4,9 @@
  * so they show the demo's data: `scripts/demo/console-screenshots.sh [folder]`.
  * Creates an operator of its own for the run (through the console's command line), signs in
  * and saves, under `docs/console/` (or the folder given as the first argument): the sign-in
- * page, the overview, the transactions list, the State Mismatch list, the review queues, and the
- * page of a transaction whose lower amount failed the amount check.
+ * page, the overview, the transactions list, the State Mismatch list, the review queues, the
+ * page of a transaction whose lower amount failed the amount check, and the Deliveries pages
+ * (the endpoints, the dead-lettered deliveries and an entitlement event's attempts).
  *
  * Environment: DATABASE_URL (the stack's database), CONSOLE_URL (default
  * http://127.0.0.1:3400), SETTLE_CHROMIUM (default /usr/bin/chromium).
@@ -80,9 +81,37 @@ async function main(): Promise<void> {
       }
     }
     await shot(page, 'transaction');
+    await deliveries(page);
   } finally {
     await browser.close();
   }
+}
+
+/**
+ * The Deliveries pages: the endpoints, the dead-lettered deliveries, and the attempts of a
+ * dead-lettered event (else of the newest settled transaction's first entitlement event).
+ */
+async function deliveries(page: Page): Promise<void> {
+  await page.getByTestId('nav-deliveries').click();
+  await page.waitForLoadState('networkidle');
+  await shot(page, 'deliveries');
+  await page.getByTestId('deliveries-tab-failed').click();
+  await page.waitForLoadState('networkidle');
+  await shot(page, 'dead-lettered');
+  let link = page.getByTestId('event-attempts-link').first();
+  if ((await link.count()) === 0) {
+    const settled = (await (await page.request.get(`${consoleUrl}/api/v1/transactions?state=SETTLED_CONSENSUS&limit=1`)).json()) as {
+      items: Array<{ reference: string }>;
+    };
+    if (!settled.items[0]) return;
+    await page.goto(`${consoleUrl}/transactions/${encodeURIComponent(settled.items[0].reference)}`);
+    await page.getByTestId('entitlement-events').waitFor();
+    link = page.getByTestId('event-attempts-link').first();
+    if ((await link.count()) === 0) return;
+  }
+  await link.click();
+  await page.getByTestId('event-deliveries').waitFor();
+  await shot(page, 'delivery-attempts');
 }
 
 main().catch((error: unknown) => {

@@ -145,8 +145,9 @@ export interface StackOptions {
    */
   customerBackend?: { env?: NodeJS.ProcessEnv };
   /**
-   * Also run the operations console (apps/console) against the stack's database and
-   * ingestion's admin API; `env` is added to its environment. Its URL is `consoleUrl`.
+   * Also run the operations console (apps/console) against the stack's database, ingestion's
+   * admin API, the dispatcher's (its Deliveries pages) and the stack's Kafka (its overview);
+   * `env` is added to its environment. Its URL is `consoleUrl`.
    */
   console?: { env?: NodeJS.ProcessEnv };
 }
@@ -315,6 +316,11 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         CONSOLE_PORT: String(consolePort),
         CONSOLE_INGESTION_URL: `http://127.0.0.1:${ingestionPort}`,
         CONSOLE_INGESTION_ADMIN_API_KEY: adminKey,
+        CONSOLE_DISPATCHER_URL: `http://127.0.0.1:${dispatcherPort}`,
+        CONSOLE_DISPATCHER_ADMIN_API_KEY: adminKey,
+        // The overview's dead letters and consumer lag: the stack's brokers and topic prefix.
+        KAFKA_BROKERS: infra.kafkaBrokers.join(','),
+        SETTLE_TOPIC_PREFIX: topicPrefix,
         ...options.console.env,
       };
       processes.set('console', await spawnApp('console', consoleEnv, dir));

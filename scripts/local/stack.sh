@@ -6,6 +6,8 @@
 #
 #   scripts/local/stack.sh up|down|status
 #
+# Each app runs under scripts/local/supervise.sh, which starts it again (1 s, doubling to 30 s)
+# whenever it exits on its own, as an orchestrator would; the pid files name the supervisors.
 # `up` provisions what is missing (Node 24, npm packages, Kafka, the registry, the PostgreSQL
 # cluster), builds, starts everything in the background and returns once every app is ready.
 # Idempotent. `down` stops the apps, Kafka, the registry and the PostgreSQL cluster.
@@ -142,9 +144,13 @@ app_env() {
       echo "DISPATCHER_PORT=$SETTLE_DISPATCHER_PORT" "SETTLE_ADMIN_API_KEY_SHA256=$SETTLE_ADMIN_API_KEY_SHA256" \
         "SETTLE_VAULT_MASTER_KEY_FILE=$ENDPOINT_VAULT_KEY_FILE" ;;
     console)
-      # The console reconciles through ingestion's admin API, with the admin key.
+      # The console reconciles through ingestion's admin API and shows and acts on deliveries
+      # through the dispatcher's, with the admin key (both hold only its digest); its overview
+      # reads the dead-letter topics' and the workers' offsets under the stack's topic prefix.
       echo "CONSOLE_PORT=$SETTLE_CONSOLE_PORT" "CONSOLE_INGESTION_URL=http://127.0.0.1:$SETTLE_INGESTION_PORT" \
-        "CONSOLE_INGESTION_ADMIN_API_KEY=$SETTLE_ADMIN_API_KEY" ;;
+        "CONSOLE_INGESTION_ADMIN_API_KEY=$SETTLE_ADMIN_API_KEY" \
+        "CONSOLE_DISPATCHER_URL=http://127.0.0.1:$SETTLE_DISPATCHER_PORT" "CONSOLE_DISPATCHER_ADMIN_API_KEY=$SETTLE_ADMIN_API_KEY" \
+        "KAFKA_BROKERS=$KAFKA_BROKERS" "SETTLE_TOPIC_PREFIX=${SETTLE_TOPIC_PREFIX:-settle}" ;;
   esac
 }
 
@@ -175,7 +181,7 @@ start_customer() {
   rm -f "$ready"
   env PORT="$SETTLE_CUSTOMER_PORT" DATABASE_URL="$CUSTOMER_DATABASE_URL" SETTLE_WEBHOOK_SECRETS="$CUSTOMER_WEBHOOK_SECRET" \
     SETTLE_READY_FILE="$ready" LAUNCH_LOG="$LOG_DIR/$CUSTOMER.log" \
-    bash -c 'source "$0/scripts/local/lib.sh"; RUN_DIR="$1"; LOG_DIR="$2"; launch "$3" "$0/examples/customer-backend" node src/server.js' \
+    bash -c 'source "$0/scripts/local/lib.sh"; RUN_DIR="$1"; LOG_DIR="$2"; launch "$3" "$0/examples/customer-backend" bash "$0/scripts/local/supervise.sh" "$3" node src/server.js' \
     "$SETTLE_ROOT" "$RUN_DIR" "$LOG_DIR" "$CUSTOMER"
 }
 
@@ -185,7 +191,7 @@ start_app() {
   rm -f "$ready"
   # shellcheck disable=SC2046 # app_env prints VAR=value words without spaces
   env $(app_env "$app") NODE_OPTIONS="$SETTLE_APP_NODE_OPTIONS" SETTLE_READY_FILE="$ready" LAUNCH_LOG="$LOG_DIR/$app.log" \
-    bash -c 'source "$0/scripts/local/lib.sh"; RUN_DIR="$1"; LOG_DIR="$2"; launch "$3" "$0" node "$0/dist/apps/$3/src/main.js"' \
+    bash -c 'source "$0/scripts/local/lib.sh"; RUN_DIR="$1"; LOG_DIR="$2"; launch "$3" "$0" bash "$0/scripts/local/supervise.sh" "$3" node "$0/dist/apps/$3/src/main.js"' \
     "$SETTLE_ROOT" "$RUN_DIR" "$LOG_DIR" "$app"
 }
 

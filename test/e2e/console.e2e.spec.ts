@@ -2,8 +2,12 @@
  * The operations console in a real browser (Debian's chromium driven by playwright-core, no
  * browser download) against the running stack: sign-in, a transaction held in review reconciled
  * from its page after the provider cleared it (settling without a reload), the four checks of a
- * lower amount side by side, roles (a viewer has no "Reconcile now" and the API refuses it),
- * CSRF, a wrong password and a locked-out login. Skipped, saying why, where no chromium exists
+ * lower amount side by side, that reconciliation in an admin's Audit page with the operator who
+ * asked, a delivery resend (an entitlement event delivered to the example customer backend, resent
+ * from its attempts view: the new attempt shows without a reload, the backend receives it again
+ * and runs it once), roles (a viewer has no "Reconcile now" and the API refuses it), the overview
+ * (the ledger's chains verified by the console, the workers' consumer lag, the dead letters, cards
+ * opening their lists), CSRF, a wrong password and a locked-out login. Skipped, saying why, where no chromium exists
  * (`scripts/local/lib.sh`, `ensure_chromium`, installs it as root).
  */
 import { spawnSync } from 'node:child_process';
@@ -27,7 +31,11 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
   '--no-first-run',
 ];
-const PASSWORD = { admin: `admin-${randomBytes(8).toString('hex')}`, viewer: `viewer-${randomBytes(8).toString('hex')}` };
+const PASSWORD = {
+  admin: `admin-${randomBytes(8).toString('hex')}`,
+  viewer: `viewer-${randomBytes(8).toString('hex')}`,
+  adminUser: `owner-${randomBytes(8).toString('hex')}`,
+};
 
 if (!existsSync(CHROMIUM)) {
   const reason = `no browser at ${CHROMIUM} (scripts/local/lib.sh installs Debian's chromium when run as root)`;
@@ -39,6 +47,8 @@ if (!existsSync(CHROMIUM)) {
   let stack: RunningStack;
   let browser: Browser;
   let consoleUrl: string;
+  /** The checkout the operator reconciled from its page (the first test), for the audit test after it. */
+  let reconciled: string | undefined;
 
   /** Creates a console user with the command line, the password on standard input. */
   function createUser(email: string, role: string, password: string): void {
@@ -53,7 +63,11 @@ if (!existsSync(CHROMIUM)) {
   beforeAll(async () => {
     stack = await startStack({
       inactivityMs: 3_000,
-      console: {},
+      // The ledger's chains verified every second, so the overview shows them verified within the test.
+      console: { env: { CONSOLE_LEDGER_VERIFY_INTERVAL_MS: '1000' } },
+      // The example customer backend (its endpoint registered with the dispatcher): what a
+      // resend from the console reaches.
+      customerBackend: {},
       // The sweeper's re-check of a held-in-review checkout comes much later than the test: only
       // the operator's "Reconcile now" can settle it within it.
       env: { sweeper: { SWEEPER_RECHECK_INITIAL_DELAY_MS: '600000', SWEEPER_RECHECK_MAX_DELAY_MS: '600000' } },
@@ -61,6 +75,7 @@ if (!existsSync(CHROMIUM)) {
     consoleUrl = stack.consoleUrl!;
     createUser('ops@example.com', 'operator', PASSWORD.admin);
     createUser('viewer@example.com', 'viewer', PASSWORD.viewer);
+    createUser('admin@example.com', 'admin', PASSWORD.adminUser);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
 
@@ -127,6 +142,74 @@ if (!existsSync(CHROMIUM)) {
       await expect.poll(() => page.getByTestId('state-badge').getAttribute('title'), { timeout: 30_000 }).toBe('SETTLED_CONSENSUS');
       expect(await page.evaluate(() => (globalThis as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
       await expect.poll(() => page.getByTestId('timeline').innerText()).toMatch(/settled/i);
+      reconciled = reference;
+      await page.close();
+    });
+
+    it("an admin finds that reconciliation in the Audit page with the operator's email, and the operator on the transaction's timeline", async () => {
+      expect(reconciled, 'the reconciliation test ran first').toBeDefined();
+      const page = await browser.newPage();
+      await signIn(page, 'admin@example.com', PASSWORD.adminUser);
+      await page.getByTestId('nav-audit').click();
+      const row = page.locator('[data-testid="audit-row"][data-action="transaction.reconcile"]', { hasText: reconciled! });
+      await row.waitFor();
+      const text = await row.innerText();
+      expect(text).toContain('ops@example.com');
+      expect(text).toMatch(/operator/i);
+      expect(text).toMatch(/succeeded/i);
+      // The target links to the transaction, whose timeline names who asked.
+      await row.getByRole('link', { name: reconciled! }).click();
+      await page.getByTestId('timeline-actor').first().waitFor();
+      expect(await page.getByTestId('timeline-actor').first().innerText()).toContain('ops@example.com (operator)');
+      await page.close();
+    });
+
+    it('an operator resends a delivered entitlement event from its attempts and sees the new attempt without a reload; the customer backend receives it again and runs it once', async () => {
+      const customer = stack.customer!;
+      const reference = await checkout({ outcome: 'success' });
+      await stack.ingestion.complete(reference);
+      await stateOf(reference, 'SETTLED_CONSENSUS');
+      const eventId = await waitUntil('the grant delivered to the customer backend', 30_000, async () => {
+        const { rows } = await stack.db.query<{ event_id: string }>(
+          `SELECT d.event_id FROM dispatcher.deliveries d JOIN dispatcher.events e ON e.event_id = d.event_id
+            WHERE e.reference = $1 AND d.endpoint_id = $2 AND d.state = 'delivered'`,
+          [reference, customer.endpointId],
+        );
+        return rows[0]?.event_id;
+      });
+      const answered = async () => ((await (await fetch(`${customer.url}/stats/answers`)).json()) as { answered: number }).answered;
+      const answeredBefore = await answered();
+
+      const page = await browser.newPage();
+      await signIn(page, 'ops@example.com', PASSWORD.admin);
+      await openTransaction(page, reference);
+      await page.locator(`[data-testid="entitlement-event"][data-event-id="${eventId}"] [data-testid="event-attempts-link"]`).click();
+      const delivery = page.locator(`[data-testid="event-delivery"][data-endpoint-id="${customer.endpointId}"]`);
+      const attempts = delivery.locator('[data-testid="attempt-row"]');
+      await expect.poll(() => attempts.count()).toBe(1);
+      expect(await delivery.getAttribute('data-state')).toBe('delivered');
+      // A marker that a reload would wipe.
+      await page.evaluate(() => Object.assign(globalThis, { __sameDocument: true }));
+      await delivery.getByTestId('resend-delivery').click();
+      await expect.poll(() => delivery.getByTestId('resend-result').innerText()).toMatch(/Resent: 1 delivery/);
+      await expect.poll(() => attempts.count(), { timeout: 30_000 }).toBe(2);
+      expect(await attempts.nth(1).getAttribute('data-outcome')).toBe('delivered');
+      expect(await page.evaluate(() => (globalThis as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+
+      // The backend answered the second delivery too, and its inbox ran the event once (by event_id).
+      await expect.poll(answered, { timeout: 10_000 }).toBe(answeredBefore + 1);
+      const runs = await customer.db.query<{ n: string }>('SELECT count(*) AS n FROM entitlement_runs WHERE event_id = $1', [eventId]);
+      expect(Number(runs.rows[0]!.n)).toBe(1);
+
+      // The resend is in the ledger with its actor, before and after.
+      const { rows } = await stack.db.query<{ event_type: string; actor: string }>(
+        `SELECT event_type, data->'actor'->>'email' AS actor FROM ledger.events WHERE stream_id = $1 ORDER BY position`,
+        [`admin-event-${eventId}`],
+      );
+      expect(rows).toEqual([
+        { event_type: 'AdminActionRequested', actor: 'ops@example.com' },
+        { event_type: 'AdminActionCompleted', actor: 'ops@example.com' },
+      ]);
       await page.close();
     });
 
@@ -162,6 +245,42 @@ if (!existsSync(CHROMIUM)) {
       const refused = await page.request.post(`${consoleUrl}/api/v1/transactions/${reference}/reconcile`, { headers: { 'x-csrf-token': session.csrfToken } });
       expect(refused.status()).toBe(403);
       expect(((await refused.json()) as { code: string }).code).toBe('CONSOLE.FORBIDDEN');
+      await page.close();
+    });
+
+    it("shows on the overview the ledger's chains verified, the workers' consumer lag and the dead letters, each card opening its list", async () => {
+      const page = await browser.newPage();
+      await signIn(page, 'viewer@example.com', PASSWORD.viewer);
+      await page.getByTestId('nav-overview').click();
+      // The settled checkouts and the reconciliation above are in the ledger: the console's
+      // verification (every second here) reaches them, from its checkpoint.
+      await expect
+        .poll(
+          async () => {
+            await page.reload();
+            const chains = page.getByTestId('ledger-chains');
+            return `${await chains.getAttribute('data-status')}: ${await chains.innerText()}`;
+          },
+          { timeout: 30_000, interval: 1_000 },
+        )
+        .toMatch(/^verified: Ledger chains verified up to position [1-9][\d,]* at /);
+      expect(await page.getByTestId('consumer-lag').getAttribute('data-status')).toBe('ok');
+      const groups = await page.getByTestId('consumer-lag-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-group')));
+      expect(groups).toEqual(['verifier', 'ledger-projector', 'sweeper', 'dispatcher'].map((worker) => `${stack.topicPrefix}-${worker}`));
+      expect(await page.getByTestId('card-dead-lettered-messages').getAttribute('data-status')).toBe('ok');
+      expect(await page.getByTestId('card-dead-lettered-deliveries').getAttribute('href')).toBe('/deliveries/dead-lettered');
+
+      await page.getByTestId('card-held-in-review').click();
+      await page.getByTestId('queue-held').waitFor();
+      expect(new URL(page.url()).pathname).toBe('/queues/held-in-review');
+      await page.goBack();
+      await page.getByTestId('card-manual-review').click();
+      await page.getByTestId('queue-manual').waitFor();
+      expect(new URL(page.url()).pathname).toBe('/queues/manual-review');
+      await page.goBack();
+      await page.getByTestId('card-state-mismatch').click();
+      await page.getByTestId('transactions-table').waitFor();
+      expect(new URL(page.url()).search).toBe('?state=STATE_MISMATCH');
       await page.close();
     });
 

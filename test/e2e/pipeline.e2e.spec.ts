@@ -304,7 +304,7 @@ describe('verification on demand', () => {
     const answer = await post(`/v1/checkouts/${reference}/verify`);
     expect(answer).toEqual({
       status: 200,
-      body: { reference, state: 'SETTLED_CONSENSUS', entitlement_status: 'UNLOCKED', verification: 'completed', verdict: 'cleared' },
+      body: { reference, state: 'SETTLED_CONSENSUS', entitlement_status: 'UNLOCKED', verification: 'completed', verdict: 'cleared', coalesced: false },
     });
     expect(await lastTrigger(reference)).toBe('customer_returned');
     const again = await post(`/v1/checkouts/${reference}/verify`);

@@ -8,7 +8,15 @@ export type ConsoleErrorCode =
   | 'CONSOLE.WEAK_PASSWORD'
   | 'CONSOLE.INGESTION_UNAVAILABLE'
   | 'CONSOLE.INGESTION_REJECTED'
-  | 'CONSOLE.AUDIT_UNAVAILABLE';
+  | 'CONSOLE.AUDIT_UNAVAILABLE'
+  | 'CONSOLE.USER_NOT_FOUND'
+  | 'CONSOLE.SELF_CHANGE_REFUSED'
+  | 'CONSOLE.LAST_ADMIN'
+  | 'CONSOLE.ENDPOINT_NOT_FOUND'
+  | 'CONSOLE.EVENT_NOT_FOUND'
+  | 'CONSOLE.DELIVERY_NOT_CONFIGURED'
+  | 'CONSOLE.DISPATCHER_UNAVAILABLE'
+  | 'CONSOLE.DISPATCHER_REJECTED';
 
 /** Kind and problem title of each code (the HTTP edge maps the kind to a status). */
 const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
@@ -19,6 +27,14 @@ const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
   'CONSOLE.INGESTION_UNAVAILABLE': { kind: 'unavailable', title: 'Ingestion unavailable' },
   'CONSOLE.INGESTION_REJECTED': { kind: 'internal', title: 'Ingestion refused the console' },
   'CONSOLE.AUDIT_UNAVAILABLE': { kind: 'unavailable', title: 'Audit trail unavailable' },
+  'CONSOLE.USER_NOT_FOUND': { kind: 'not_found', title: 'User not found' },
+  'CONSOLE.SELF_CHANGE_REFUSED': { kind: 'conflict', title: 'You cannot do this to your own account' },
+  'CONSOLE.LAST_ADMIN': { kind: 'conflict', title: 'The last enabled admin stays' },
+  'CONSOLE.ENDPOINT_NOT_FOUND': { kind: 'not_found', title: 'Endpoint not found' },
+  'CONSOLE.EVENT_NOT_FOUND': { kind: 'not_found', title: 'Entitlement event not found' },
+  'CONSOLE.DELIVERY_NOT_CONFIGURED': { kind: 'unavailable', title: 'Delivery not configured' },
+  'CONSOLE.DISPATCHER_UNAVAILABLE': { kind: 'unavailable', title: 'Dispatcher unavailable' },
+  'CONSOLE.DISPATCHER_REJECTED': { kind: 'internal', title: 'The dispatcher refused the console' },
 };
 
 /**
@@ -28,7 +44,14 @@ const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
  * `CONSOLE.INGESTION_UNAVAILABLE` 503 (ingestion down, slow or answering 5xx: retry),
  * `CONSOLE.INGESTION_REJECTED` 500 (ingestion refused the console's admin key or request: a
  * configuration error, its detail withheld), `CONSOLE.AUDIT_UNAVAILABLE` 503 (the ledger could not
- * record an admin action's request, so the action did not run: retry).
+ * record an admin action's request, so the action did not run: retry), `CONSOLE.USER_NOT_FOUND` 404,
+ * `CONSOLE.SELF_CHANGE_REFUSED` 409 (an admin disabling, demoting or resetting the password of
+ * their own account), `CONSOLE.LAST_ADMIN` 409 (a change that would leave no enabled admin;
+ * docs/console.md, "Users"); for the Deliveries pages
+ * (docs/console.md, "Deliveries"): `CONSOLE.ENDPOINT_NOT_FOUND` and `CONSOLE.EVENT_NOT_FOUND` 404,
+ * `CONSOLE.DELIVERY_NOT_CONFIGURED` 503 (no `CONSOLE_DISPATCHER_URL`), `CONSOLE.DISPATCHER_UNAVAILABLE`
+ * 503 (the dispatcher down, slow or answering 429 or 5xx: retry), `CONSOLE.DISPATCHER_REJECTED` 500
+ * (it refused the console's admin key or request, or answered something unreadable).
  */
 export class ConsoleError extends SettleError {
   readonly kind: ErrorKind;

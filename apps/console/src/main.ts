@@ -9,9 +9,16 @@ import { AuthService } from './auth/auth.service.js';
 import { PostgresAuthStore } from './auth/postgres-auth-store.js';
 import { createConsoleApp } from './console-app.js';
 import { packageVersion } from './http/openapi/generate.js';
+import { DispatcherDeliveryAdmin } from './deliveries/dispatcher-delivery-admin.js';
+import { LedgerChainAuditor } from './ledger-chains/ledger-chain-auditor.js';
+import { PostgresVerificationLog } from './ledger-chains/postgres-verification-log.js';
+import { KafkaAdminSource } from './overview/kafka-admin-source.js';
+import { KafkaOverview } from './overview/kafka-overview.js';
+import { OverviewService } from './overview/overview.service.js';
 import { IngestionReconciler } from './reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from './schema.js';
 import { TransactionRepository } from './transactions/transaction.repository.js';
+import { UserAdminService } from './users/user-admin.service.js';
 
 /** How often expired sessions are deleted, milliseconds. */
 const SESSION_PURGE_INTERVAL_MS = 10 * 60_000;
@@ -26,7 +33,9 @@ const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
  * Boots the console (docs/console.md): configuration, logger, pool, the migrations of its own
  * schema `console` (it only reads `read_model`, `ingestion` and `ledger`, which their owners
  * migrate; until they exist its reads answer 503 `READ_MODEL.NOT_READY`), then the API and the
- * web app over HTTP. Configuration errors stop the boot with the list of bad variables.
+ * web app over HTTP, and the background verification of the ledger's hash chains (every
+ * `CONSOLE_LEDGER_VERIFY_INTERVAL_MS`, a PostgreSQL ledger only). Kafka (`KAFKA_BROKERS`) is
+ * optional: only the overview reads it. Configuration errors stop the boot with the list of bad variables.
  */
 async function main(): Promise<void> {
   const config = loadConsoleConfig();
@@ -38,28 +47,44 @@ async function main(): Promise<void> {
   await migrateSchema(pool, CONSOLE_MIGRATIONS, logger);
 
   const ledger = new PostgresLedger(pool);
-  const auth = new AuthService(new PostgresAuthStore(pool), { sessionTtlMs: config.session.ttlMs });
+  const authStore = new PostgresAuthStore(pool);
+  const auth = new AuthService(authStore, { sessionTtlMs: config.session.ttlMs });
+  const transactions = new TransactionRepository(pool, ledger);
+  // Kafka is optional: without KAFKA_BROKERS the overview says its figures are not configured.
+  const kafka = new KafkaOverview(config.kafka ? new KafkaAdminSource(config.kafka, logger) : null, logger);
+  const verifications = new PostgresVerificationLog(pool);
+  // The console's own check of the ledger's hash chains; a KurrentDB ledger is not verified here.
+  const auditor =
+    config.ledger.store === 'postgres' ? new LedgerChainAuditor(ledger, verifications, logger, { fullEveryMs: config.ledger.fullVerifyIntervalMs }) : null;
+  const audit = new LedgerAuditTrail(ledger, new PostgresAuditLog(pool), logger);
   const app = await createConsoleApp({
     logger,
     pool,
     auth,
-    transactions: new TransactionRepository(pool, ledger),
-    audit: new LedgerAuditTrail(ledger, new PostgresAuditLog(pool), logger),
+    transactions,
+    overview: new OverviewService(transactions, pool, kafka, { store: config.ledger.store, log: verifications }),
+    audit,
+    users: new UserAdminService(authStore, audit),
     reconciler: new IngestionReconciler({ baseUrl: config.ingestion.url, adminApiKey: config.ingestion.adminApiKey }),
+    deliveryAdmin: config.dispatcher ? new DispatcherDeliveryAdmin({ baseUrl: config.dispatcher.url, adminApiKey: config.dispatcher.adminApiKey }) : null,
     cookies: { secure: config.session.secureCookies },
     webDir: WEB_DIR,
     apiVersion: packageVersion(ROOT),
   });
+  if (!config.dispatcher) logger.warn('no dispatcher configured (CONSOLE_DISPATCHER_URL): the Deliveries pages answer 503 CONSOLE.DELIVERY_NOT_CONFIGURED');
   await app.listen(config.http.port, config.http.host);
-  logger.info({ url: await app.getUrl(), webDir: WEB_DIR }, 'console listening');
+  logger.info({ url: await app.getUrl(), webDir: WEB_DIR, dispatcher: config.dispatcher?.url ?? null }, 'console listening');
   const purge = setInterval(() => {
     auth.purgeExpiredSessions().catch((error: unknown) => logger.warn({ err: error }, 'expired sessions could not be deleted; retrying later'));
   }, SESSION_PURGE_INTERVAL_MS);
+  auditor?.start(config.ledger.verifyIntervalMs);
   markReady(config.readyFile, logger);
 
   onShutdown(logger, async () => {
     clearInterval(purge);
+    await auditor?.stop();
     await app.close();
+    await kafka.close();
     await pool.end();
   });
 }

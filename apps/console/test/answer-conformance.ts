@@ -14,6 +14,17 @@ import {
   sessionAnswer,
   transactionDetailAnswer,
   transactionListAnswer,
+  auditPageAnswer,
+  userAnswer,
+  userListAnswer,
+  userWithPasswordAnswer,
+  deliveryPageAnswer,
+  endpointAnswer,
+  endpointDetailAnswer,
+  endpointListAnswer,
+  eventDeliveriesAnswer,
+  recoverAnswer,
+  resendAnswer,
 } from '../src/http/openapi/answers.js';
 
 /** Each documented route's answer schema, by `METHOD /route/:pattern`. */
@@ -26,6 +37,19 @@ export const ANSWER_SCHEMAS: Record<string, z.ZodType> = {
   'POST /api/v1/transactions/:reference/reconcile': reconcileAnswer,
   'GET /api/v1/queues/held-in-review': heldInReviewAnswer,
   'GET /api/v1/queues/manual-review': manualReviewAnswer,
+  'GET /api/v1/audit': auditPageAnswer,
+  'GET /api/v1/users': userListAnswer,
+  'POST /api/v1/users': userWithPasswordAnswer,
+  'PATCH /api/v1/users/:email': userAnswer,
+  'POST /api/v1/users/:email/password': userWithPasswordAnswer,
+  'GET /api/v1/endpoints': endpointListAnswer,
+  'GET /api/v1/endpoints/:id': endpointDetailAnswer,
+  'GET /api/v1/deliveries': deliveryPageAnswer,
+  'GET /api/v1/events/:eventId/deliveries': eventDeliveriesAnswer,
+  'POST /api/v1/events/:eventId/resend': resendAnswer,
+  'POST /api/v1/endpoints/:id/recover': recoverAnswer,
+  'POST /api/v1/endpoints/:id/enable': endpointAnswer,
+  'POST /api/v1/endpoints/:id/disable': endpointAnswer,
 };
 
 /** What the hook saw: answers that broke their schema, and the routes checked at least once. */

@@ -78,6 +78,52 @@ export function authStoreContract(name: string, make: () => Promise<AuthStoreUnd
       expect(await store.claimLoginAttempt('other@example.com', at('2026-11-25T09:22:00Z'), window, 1)).toMatchObject({ claimed: false });
     });
 
+    it('lists users by email without their hashes, and notes their last sign-in', async () => {
+      const { store } = await make();
+      const b = await store.createUser({ email: 'b@example.com', passwordHash: 'hb', role: 'viewer', createdAt: at('2026-11-25T09:00:00Z') });
+      await store.createUser({ email: 'a@example.com', passwordHash: 'ha', role: 'admin', createdAt: at('2026-11-25T08:00:00Z') });
+      await store.recordSignIn(b.id, at('2026-11-25T10:00:00Z'));
+      expect(await store.listUsers()).toEqual([
+        { email: 'a@example.com', role: 'admin', disabled: false, createdAt: at('2026-11-25T08:00:00Z'), lastSignInAt: null },
+        { email: 'b@example.com', role: 'viewer', disabled: false, createdAt: at('2026-11-25T09:00:00Z'), lastSignInAt: at('2026-11-25T10:00:00Z') },
+      ]);
+    });
+
+    it("changes a role, the disabled flag or the password hash; disabling or a new password ends the user's sessions", async () => {
+      const { store } = await make();
+      const user = await store.createUser({ email: 'u@example.com', passwordHash: 'h1', role: 'viewer', createdAt: at('2026-11-25T09:00:00Z') });
+      const session = (id: string) => ({ id, userId: user.id, csrfToken: 'c', createdAt: at('2026-11-25T09:00:00Z'), expiresAt: at('2026-11-25T12:00:00Z') });
+      const live = (id: string) => store.findSession(id, at('2026-11-25T10:00:00Z'));
+      await store.createSession(session('1'.repeat(64)));
+      expect(await store.updateUser('u@example.com', { role: 'operator' })).toMatchObject({ email: 'u@example.com', role: 'operator', disabled: false });
+      expect(await live('1'.repeat(64))).toMatchObject({ user: { role: 'operator' } });
+      await store.updateUser('u@example.com', { passwordHash: 'h2' });
+      expect((await store.findUserByEmail('u@example.com'))?.passwordHash).toBe('h2');
+      expect(await live('1'.repeat(64))).toBeNull();
+      await store.createSession(session('2'.repeat(64)));
+      expect(await store.updateUser('u@example.com', { disabled: true })).toMatchObject({ disabled: true, role: 'operator' });
+      await store.updateUser('u@example.com', { disabled: false });
+      expect(await live('2'.repeat(64))).toBeNull();
+      await expect(store.updateUser('nobody@example.com', { role: 'viewer' })).rejects.toMatchObject({ code: 'CONSOLE.USER_NOT_FOUND' });
+    });
+
+    it('refuses a change that leaves no enabled admin, and changes nothing then', async () => {
+      const { store } = await make();
+      await store.createUser({ email: 'a1@example.com', passwordHash: 'h', role: 'admin', createdAt: at('2026-11-25T09:00:00Z') });
+      await store.createUser({ email: 'a2@example.com', passwordHash: 'h', role: 'admin', createdAt: at('2026-11-25T09:00:00Z') });
+      await store.updateUser('a2@example.com', { disabled: true });
+      await expect(store.updateUser('a1@example.com', { role: 'operator' })).rejects.toMatchObject({ code: 'CONSOLE.LAST_ADMIN', kind: 'conflict' });
+      await expect(store.updateUser('a1@example.com', { disabled: true })).rejects.toMatchObject({ code: 'CONSOLE.LAST_ADMIN' });
+      expect(await store.findUserByEmail('a1@example.com')).toMatchObject({ role: 'admin', disabled: false });
+      // Other users change freely; so does the last admin, in ways that keep them an enabled admin.
+      await store.createUser({ email: 'v@example.com', passwordHash: 'h', role: 'viewer', createdAt: at('2026-11-25T09:00:00Z') });
+      await store.updateUser('v@example.com', { disabled: true });
+      await store.updateUser('a1@example.com', { passwordHash: 'h2' });
+      // Enabling the other admin makes the first one free to go.
+      await store.updateUser('a2@example.com', { disabled: false });
+      expect(await store.updateUser('a1@example.com', { role: 'viewer' })).toMatchObject({ role: 'viewer' });
+    });
+
     it('counts parallel attempts one by one: no more than the limit are claimed', async () => {
       const { store } = await make();
       const claims = await Promise.all(

@@ -27,6 +27,7 @@ import { createConsoleApp } from '../src/console-app.js';
 import { IngestionReconciler } from '../src/reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
 import { TransactionRepository } from '../src/transactions/transaction.repository.js';
+import { UserAdminService } from '../src/users/user-admin.service.js';
 
 const INGESTION_MIGRATIONS_DIR = fileURLToPath(new URL('../../ingestion/migrations/ingestion', import.meta.url));
 const SWEEPER_MIGRATIONS_DIR = fileURLToPath(new URL('../../sweeper/migrations/sweeper', import.meta.url));
@@ -43,12 +44,14 @@ let answers: AnswerConformance;
 const ingestionCalls: Array<{ method: string; url: string; authorization: string | undefined }> = [];
 
 function deps(auth: AuthService, ingestionUrl: string) {
+  const audit = new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), pino({ level: 'silent' }));
   return {
     logger: pino({ level: 'silent' }),
     pool,
     auth,
     transactions: new TransactionRepository(pool, new PostgresLedger(pool)),
-    audit: new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), pino({ level: 'silent' })),
+    audit,
+    users: new UserAdminService(new PostgresAuthStore(pool), audit),
     reconciler: new IngestionReconciler({ baseUrl: ingestionUrl, adminApiKey: new Secret(ADMIN_KEY) }),
   };
 }
@@ -344,7 +347,7 @@ describe('transactions', () => {
     );
   });
 
-  it('counts the book per state and entitlement status', async () => {
+  it('counts the book per state and entitlement status, the queues, and says what is not configured', async () => {
     const { cookie } = await signIn('viewer@example.com');
     const res = await app.inject({ method: 'GET', url: '/api/v1/overview', headers: { cookie } });
     expect(res.statusCode).toBe(200);
@@ -352,10 +355,15 @@ describe('transactions', () => {
     expect(res.json()).toEqual({
       states: { PENDING: 2, RECOVERING: 1, MANUAL_REVIEW: 1, SETTLED_CONSENSUS: 1, FAILED_DECLINED: 1, STATE_MISMATCH: 1 },
       entitlements: { LOCKED: 4, UNLOCKED: 1, HELD_IN_REVIEW: 2 },
-      heldInReview: 2,
+      // The held-in-review queue's size: REF-C is held too, but in manual review.
+      heldInReview: 1,
       manualReview: 1,
       stateMismatch: 1,
       total: 7,
+      deadLetteredDeliveries: 0,
+      deadLetteredMessages: { status: 'not_configured' },
+      consumerLag: { status: 'not_configured' },
+      ledgerChains: { status: 'pending' },
     });
   });
 
@@ -514,6 +522,60 @@ describe('reconciliation', () => {
     expect(ingestionCalls.slice(before)).toEqual([
       { method: 'POST', url: '/v1/admin/checkouts/REF-B/reconcile?wait_ms=0', authorization: `Bearer ${ADMIN_KEY}` },
     ]);
+  });
+
+  it("leaves an audit entry with the operator as the actor and ingestion's state as the result", async () => {
+    const { cookie, csrf } = await signIn('operator@example.com');
+    const res = await app.inject({ method: 'POST', url: '/api/v1/transactions/REF-AUDITED/reconcile', headers: { cookie, 'x-csrf-token': csrf } });
+    expect(res.statusCode).toBe(202);
+    const { items } = await new PostgresAuditLog(pool).list({ limit: 10, target: { kind: 'transaction', id: 'REF-AUDITED' } });
+    expect(items).toEqual([
+      expect.objectContaining({
+        action: 'transaction.reconcile',
+        actor: { email: 'operator@example.com', role: 'operator' },
+        target: { kind: 'transaction', id: 'REF-AUDITED' },
+        outcome: 'succeeded',
+        errorCode: null,
+        result: { state: 'RECOVERING' },
+      }),
+    ]);
+  });
+
+  it("shows the reconciliation on the transaction's timeline with its actor and outcome, merged in by ledger position", async () => {
+    const { cookie, csrf } = await signIn('operator@example.com');
+    const before = (await app.inject({ method: 'GET', url: '/api/v1/transactions/REF-A', headers: { cookie } })).json().timeline as Array<{ type: string }>;
+    expect(before.map((e) => e.type)).toEqual(['PaymentHeldInReview', 'TransactionSettled']);
+    expect((await app.inject({ method: 'POST', url: '/api/v1/transactions/REF-A/reconcile', headers: { cookie, 'x-csrf-token': csrf } })).statusCode).toBe(202);
+    // The verifier's answer lands after the request.
+    await new PostgresLedger(pool).append(
+      transactionStream('REF-A'),
+      [
+        {
+          eventId: randomUUID(),
+          type: 'TransactionSettled',
+          data: outcome('REF-A', 'SETTLED_CONSENSUS', 'cleared'),
+          metadata: { correlationId: 'c-2', causationId: 'k-3' },
+        },
+      ],
+      1,
+    );
+    const { timeline } = (await app.inject({ method: 'GET', url: '/api/v1/transactions/REF-A', headers: { cookie } })).json();
+    expect(timeline.map((e: { type: string }) => e.type)).toEqual(['PaymentHeldInReview', 'TransactionSettled', 'AdminActionRequested', 'TransactionSettled']);
+    expect(timeline[2]).toEqual({
+      position: expect.any(Number),
+      revision: 0,
+      type: 'AdminActionRequested',
+      recordedAt: expect.any(String),
+      trigger: null,
+      verdict: null,
+      state: null,
+      detail: 'Manual reconciliation requested by operator@example.com (operator)',
+      actor: { email: 'operator@example.com', role: 'operator' },
+      adminAction: { action: 'transaction.reconcile', outcome: 'succeeded', errorCode: null, completedAt: expect.any(String) },
+    });
+    const positions = timeline.map((e: { position: number }) => e.position);
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    expect(timeline[3]).not.toHaveProperty('actor');
   });
 
   it('lets an admin reconcile too, and answers 404 when ingestion knows no such checkout', async () => {

@@ -25,6 +25,7 @@ import { createConsoleApp } from '../src/console-app.js';
 import { IngestionReconciler } from '../src/reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
 import { TransactionRepository } from '../src/transactions/transaction.repository.js';
+import { UserAdminService } from '../src/users/user-admin.service.js';
 
 const dir = (app: string) => fileURLToPath(new URL(`../../${app}/migrations/${app}`, import.meta.url));
 const PASSWORD = 'correct horse battery staple';
@@ -100,6 +101,10 @@ beforeAll(async () => {
     auth,
     transactions: new TransactionRepository(pool, new PostgresLedger(pool)),
     audit: new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), pino({ level: 'silent' })),
+    users: new UserAdminService(
+      new PostgresAuthStore(pool),
+      new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), pino({ level: 'silent' })),
+    ),
     reconciler: new IngestionReconciler({ baseUrl: 'http://127.0.0.1:9', adminApiKey: new Secret('unused') }),
     cookies: { secure: false },
     webDir: join(tmpdir(), `missing-${randomUUID()}`),

@@ -16,6 +16,7 @@ import { AdminKeyGuard, ApiKeyGuard } from './http/api-key.guard.js';
 import { AdminController } from './checkouts/admin.controller.js';
 import { CONFIG, LOGGER, METRICS, OUTBOX, OUTBOX_RELAY, PG_POOL, WEBHOOK_AUTHENTICATORS, WEBHOOK_SECRETS } from './tokens.js';
 import type { WebhookSecrets } from './webhooks/webhook-secrets.js';
+import { VerificationRequests } from './verification/verification-requests.js';
 import { IngestionMetrics } from './webhooks/webhook.metrics.js';
 import { WebhookRepository } from './webhooks/webhook.repository.js';
 import { WebhooksController } from './webhooks/webhooks.controller.js';
@@ -26,8 +27,10 @@ export interface IngestionInfrastructure {
   logger: Logger;
   pool: Pool;
   outbox: Outbox;
-  relay: OutboxRelay;
-  webhookSecrets: WebhookSecrets;
+  /** The outbox relay, woken after a commit that enqueued messages (started and stopped by `main`). */
+  relay: Pick<OutboxRelay, 'wake'>;
+  /** The webhook signing secrets, current then previous, per provider. */
+  webhookSecrets: Pick<WebhookSecrets, 'candidates'>;
   /** Every provider's webhook scheme bound to its settings. */
   webhookAuthenticators: Readonly<Record<ProviderName, WebhookAuthenticator>>;
 }
@@ -57,6 +60,7 @@ export class IngestionModule {
         AdminKeyGuard,
         CheckoutRepository,
         WebhookRepository,
+        VerificationRequests,
         RegisterCheckoutHandler,
         CompleteCheckoutHandler,
         VerifyCheckoutHandler,

@@ -31,7 +31,7 @@ const inbox = {
   },
   requestVerificationAfterRejection: (input: Record<string, unknown>) => {
     recorded.rejected.push(input);
-    return Promise.resolve(true);
+    return Promise.resolve({ kind: 'requested', requestId: 'req-1' });
   },
 };
 

@@ -1,11 +1,15 @@
-import { DomainError, observe, type Activity, type RecoveryPolicy } from '@settle/domain';
+import { DomainError, isUnauthenticatedTrigger, observe, type Activity, type RecoveryPolicy } from '@settle/domain';
 import type { BatchItem, TypedEvent } from '@settle/messaging';
 import { inTransaction, type Pool } from '@settle/platform';
 import { REQUESTED_BY } from './due-sweep.js';
 import { PartitionFencedError, type PartitionOwnership } from './partition-fencing.js';
 import type { StoredWatch, WatchStore } from './watch.store.js';
 
-/** Maps a message to the activity it stands for, or `null` when it is not activity. */
+/**
+ * Maps a message to the activity it stands for, or `null` when it is not activity. A request of
+ * an unauthenticated trigger (a spoofed webhook) and an unchanged answer to it are not activity
+ * (`isUnauthenticatedTrigger`): anybody could otherwise hold the sweeper's schedule back.
+ */
 export function activityOf(event: TypedEvent): { activity: Activity; correlationId: string } | null {
   const at = event.payload.occurred_at;
   const correlationId = event.payload.correlation_id;
@@ -17,10 +21,13 @@ export function activityOf(event: TypedEvent): { activity: Activity; correlation
     case 'ProviderWebhookReceived':
       return { activity: { kind: 'webhook_received', at }, correlationId };
     case 'VerificationRequested':
+      if (isUnauthenticatedTrigger(event.payload.trigger)) return null;
       return { activity: { kind: 'verification_requested', at, bySweeper: event.payload.requested_by === REQUESTED_BY }, correlationId };
     case 'ConsensusResult': {
       const status = event.payload.state_after;
-      return { activity: { kind: 'outcome', at, status, changed: event.payload.state_before !== status }, correlationId };
+      const changed = event.payload.state_before !== status;
+      if (!changed && isUnauthenticatedTrigger(event.payload.trigger)) return null;
+      return { activity: { kind: 'outcome', at, status, changed }, correlationId };
     }
     default:
       return null;

@@ -56,6 +56,8 @@ export function loadIngestionConfig(env: NodeJS.ProcessEnv = process.env) {
       merchantAccount: e.SETTLE_MERCHANT_ACCOUNT,
       secretsRefreshMs: e.WEBHOOK_SECRETS_REFRESH_MS,
     },
+    /** Coalescing of repeatable verification triggers, milliseconds. */
+    verification: { coalesceWindowMs: e.SETTLE_VERIFY_COALESCE_MS },
   };
 }
 export type IngestionConfig = ReturnType<typeof loadIngestionConfig>;
@@ -236,12 +238,26 @@ export function loadSandboxConfig(env: NodeJS.ProcessEnv = process.env) {
 }
 export type SandboxConfig = ReturnType<typeof loadSandboxConfig>;
 
+/** Brokers and topic prefix when `brokers` lists at least one broker, else `null` (Kafka not configured). */
+function kafkaOf(brokers: string | undefined, topicPrefix: string): { brokers: string[]; topicPrefix: string } | null {
+  const list = (brokers ?? '')
+    .split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
+  return list.length > 0 ? { brokers: list, topicPrefix } : null;
+}
+
 /**
  * Console configuration (docs/console.md): where it listens, its sessions' lifetime and cookie
- * flags, its database, and ingestion's admin API it reconciles through.
+ * flags, its database, ingestion's admin API it reconciles through, and the dispatcher's admin
+ * API its Deliveries pages use (optional, docs/console.md, "Deliveries").
  *
  * @returns `http` (host, port), `database` (url, poolSize), `session` (`ttlMs` milliseconds,
- *   `secureCookies`), `ingestion` (`url`, `adminApiKey` a {@link Secret}).
+ *   `secureCookies`), `ingestion` (`url`, `adminApiKey` a {@link Secret}), `dispatcher`
+ *   (`url`, `adminApiKey` a {@link Secret}; `null` when `CONSOLE_DISPATCHER_URL` and
+ *   `CONSOLE_DISPATCHER_ADMIN_API_KEY` are both unset), `kafka` (`brokers`, `topicPrefix`; `null`
+ *   without `KAFKA_BROKERS`), `ledger` (`store`, and the hash-chain verification's
+ *   `verifyIntervalMs` and `fullVerifyIntervalMs`, milliseconds).
  * @throws ConfigError
  */
 export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env) {
@@ -257,6 +273,16 @@ export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env) {
       secureCookies: e.CONSOLE_SECURE_COOKIES === undefined ? e.SETTLE_ENV === 'production' : e.CONSOLE_SECURE_COOKIES === 'true',
     },
     ingestion: { url: e.CONSOLE_INGESTION_URL, adminApiKey: e.CONSOLE_INGESTION_ADMIN_API_KEY },
+    dispatcher:
+      e.CONSOLE_DISPATCHER_URL !== undefined && e.CONSOLE_DISPATCHER_ADMIN_API_KEY !== undefined
+        ? { url: e.CONSOLE_DISPATCHER_URL, adminApiKey: e.CONSOLE_DISPATCHER_ADMIN_API_KEY }
+        : null,
+    kafka: kafkaOf(e.KAFKA_BROKERS, e.SETTLE_TOPIC_PREFIX),
+    ledger: {
+      store: e.LEDGER_STORE,
+      verifyIntervalMs: e.CONSOLE_LEDGER_VERIFY_INTERVAL_MS,
+      fullVerifyIntervalMs: e.CONSOLE_LEDGER_FULL_VERIFY_INTERVAL_MS,
+    },
   };
 }
 export type ConsoleConfig = ReturnType<typeof loadConsoleConfig>;

@@ -151,6 +151,13 @@ export const ingestionEnv = sharedEnv.extend({
   SETTLE_MERCHANT_ACCOUNT: z.string().trim().min(1).default('default'),
   /** Largest accepted request body, bytes. */
   INGESTION_BODY_LIMIT_BYTES: int(262_144, 1024),
+  /**
+   * Per reference, after a provider answer, how long a spoofed webhook, `/verify` or `/attempts`
+   * is answered from that answer instead of querying the provider again, milliseconds; a pending
+   * request of the same trigger is always shared (`decideVerificationRequest` of @settle/domain,
+   * docs/webhooks.md).
+   */
+  SETTLE_VERIFY_COALESCE_MS: int(5_000, 0),
 });
 
 export const verifierEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 })).extend({
@@ -424,21 +431,59 @@ export const consoleCliEnv = z.object({
 
 /**
  * The operations console (docs/console.md): a JSON admin API under `/api/v1` and the web app
- * at `/`. It needs no Kafka: it reads PostgreSQL and reconciles through ingestion's admin API.
+ * at `/`. It reads PostgreSQL, reconciles through ingestion's admin API and, when
+ * `KAFKA_BROKERS` is set, reads Kafka's offsets for the Overview (it never produces or consumes).
  */
-export const consoleEnv = consoleCliEnv.extend({
-  SETTLE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  SETTLE_READY_FILE: z.string().optional(),
-  /** Most connections the console's PostgreSQL pool opens at once. */
-  DATABASE_POOL_SIZE: int(5, 1),
-  CONSOLE_HOST: z.string().default('127.0.0.1'),
-  CONSOLE_PORT: int(3400, 0),
-  /** Lifetime of a signed-in session (and of its cookie), milliseconds; default 8 hours. */
-  CONSOLE_SESSION_TTL_MS: int(28_800_000, 60_000),
-  /** Whether the session cookie is `Secure` (sent over HTTPS only); unset: `true` in production, else `false`. */
-  CONSOLE_SECURE_COOKIES: optionalBoolean('CONSOLE_SECURE_COOKIES'),
-  /** Base URL of ingestion, whose admin API runs manual reconciliation (`POST /v1/admin/checkouts/{reference}/reconcile`). */
-  CONSOLE_INGESTION_URL: url('CONSOLE_INGESTION_URL'),
-  /** The admin API key the console presents to ingestion (ingestion holds only its SHA-256, `SETTLE_ADMIN_API_KEY_SHA256`). */
-  CONSOLE_INGESTION_ADMIN_API_KEY: secret('CONSOLE_INGESTION_ADMIN_API_KEY'),
-});
+export const consoleEnv = consoleCliEnv
+  .extend({
+    SETTLE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    SETTLE_READY_FILE: z.string().optional(),
+    /** Most connections the console's PostgreSQL pool opens at once. */
+    DATABASE_POOL_SIZE: int(5, 1),
+    CONSOLE_HOST: z.string().default('127.0.0.1'),
+    CONSOLE_PORT: int(3400, 0),
+    /** Lifetime of a signed-in session (and of its cookie), milliseconds; default 8 hours. */
+    CONSOLE_SESSION_TTL_MS: int(28_800_000, 60_000),
+    /** Whether the session cookie is `Secure` (sent over HTTPS only); unset: `true` in production, else `false`. */
+    CONSOLE_SECURE_COOKIES: optionalBoolean('CONSOLE_SECURE_COOKIES'),
+    /** Base URL of ingestion, whose admin API runs manual reconciliation (`POST /v1/admin/checkouts/{reference}/reconcile`). */
+    CONSOLE_INGESTION_URL: url('CONSOLE_INGESTION_URL'),
+    /** The admin API key the console presents to ingestion (ingestion holds only its SHA-256, `SETTLE_ADMIN_API_KEY_SHA256`). */
+    CONSOLE_INGESTION_ADMIN_API_KEY: secret('CONSOLE_INGESTION_ADMIN_API_KEY'),
+    /**
+     * Base URL of the dispatcher, whose admin API the Deliveries pages read and act through
+     * (`/v1/admin/endpoints`, `/v1/admin/deliveries`, `/v1/admin/events/{event_id}/...`).
+     * Optional, together with its key: unset, the Deliveries API answers 503 `CONSOLE.DELIVERY_NOT_CONFIGURED`.
+     */
+    CONSOLE_DISPATCHER_URL: optionalUrl('CONSOLE_DISPATCHER_URL'),
+    /** The admin API key the console presents to the dispatcher (the dispatcher holds only its SHA-256, `SETTLE_ADMIN_API_KEY_SHA256`). */
+    CONSOLE_DISPATCHER_ADMIN_API_KEY: optionalSecret('CONSOLE_DISPATCHER_ADMIN_API_KEY'),
+    /**
+     * Comma-separated `host:port` list of the brokers the other apps use; optional. Set, the
+     * Overview shows the dead-letter topics' records and the workers' consumer lag (read with
+     * Kafka's admin API only); unset, it says they are not configured.
+     */
+    KAFKA_BROKERS: z.preprocess(blankIsUnset, z.string().trim().optional()),
+    /** Prefix of the other apps' topic and consumer group names (`SETTLE_TOPIC_PREFIX` of theirs). */
+    SETTLE_TOPIC_PREFIX: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]*$/)
+      .default('settle'),
+    /** Where the ledger lives: the console verifies the hash chains of a `postgres` ledger only. */
+    LEDGER_STORE: z.enum(LEDGER_STORES).default('postgres'),
+    /** How often the console verifies the ledger's hash chains from its last checkpoint, milliseconds; default 60 s. */
+    CONSOLE_LEDGER_VERIFY_INTERVAL_MS: int(60_000, 1_000),
+    /** How often that verification starts again from the first event instead, milliseconds; default 24 h. */
+    CONSOLE_LEDGER_FULL_VERIFY_INTERVAL_MS: int(86_400_000, 60_000),
+  })
+  .superRefine((e, context) => {
+    // Half a dispatcher configuration is a mistake, never a choice: both or neither.
+    if ((e.CONSOLE_DISPATCHER_URL === undefined) !== (e.CONSOLE_DISPATCHER_ADMIN_API_KEY === undefined)) {
+      const missing = e.CONSOLE_DISPATCHER_URL === undefined ? 'CONSOLE_DISPATCHER_URL' : 'CONSOLE_DISPATCHER_ADMIN_API_KEY';
+      context.addIssue({
+        code: 'custom',
+        path: [missing],
+        message: `${missing} is required when ${missing === 'CONSOLE_DISPATCHER_URL' ? 'CONSOLE_DISPATCHER_ADMIN_API_KEY' : 'CONSOLE_DISPATCHER_URL'} is set`,
+      });
+    }
+  });

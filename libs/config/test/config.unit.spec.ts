@@ -88,6 +88,13 @@ describe('configuration', () => {
     expect(tuned.worker).toEqual({ partitionsConcurrency: 4, fetch: { minBytes: 1, maxWaitTimeMs: 5_000 } });
   });
 
+  it('coalesces repeatable verification requests for 5 s after an answer unless configured, and refuses a negative window', () => {
+    const ingestion = { ...base, SETTLE_API_KEY_SHA256: 'ab' };
+    expect(loadIngestionConfig(ingestion).verification).toEqual({ coalesceWindowMs: 5_000 });
+    expect(loadIngestionConfig({ ...ingestion, SETTLE_VERIFY_COALESCE_MS: '250' }).verification).toEqual({ coalesceWindowMs: 250 });
+    expect(() => loadIngestionConfig({ ...ingestion, SETTLE_VERIFY_COALESCE_MS: '-1' })).toThrow(ConfigError);
+  });
+
   it('fetches as soon as anything waits unless fetch batching is configured, and verifies 64 references of a batch at once', () => {
     const verifier = { ...base, PAYSTACK_BASE_URL: 'http://127.0.0.1:3100' };
     expect(loadVerifierConfig(verifier).keyConcurrency).toBe(64);
@@ -159,5 +166,55 @@ describe('configuration', () => {
       expect((error as ConfigError).problems.map((p) => p.split(':')[0])).toEqual(['CONSOLE_INGESTION_URL', 'CONSOLE_INGESTION_ADMIN_API_KEY']);
     }
     expect(loadConsoleCliConfig({ DATABASE_URL: base.DATABASE_URL }).database.url).toBe(base.DATABASE_URL);
+  });
+
+  it("configures the console's dispatcher admin API: both variables or neither, the key redacted", () => {
+    const consoleVars = {
+      DATABASE_URL: base.DATABASE_URL,
+      CONSOLE_INGESTION_URL: 'http://127.0.0.1:3000',
+      CONSOLE_INGESTION_ADMIN_API_KEY: 'console-admin-key',
+    };
+    expect(loadConsoleConfig(consoleVars).dispatcher).toBeNull();
+    expect(loadConsoleConfig({ ...consoleVars, CONSOLE_DISPATCHER_URL: '', CONSOLE_DISPATCHER_ADMIN_API_KEY: ' ' }).dispatcher).toBeNull();
+    const config = loadConsoleConfig({
+      ...consoleVars,
+      CONSOLE_DISPATCHER_URL: 'http://127.0.0.1:3200',
+      CONSOLE_DISPATCHER_ADMIN_API_KEY: 'dispatcher-admin-key',
+    });
+    expect(config.dispatcher?.url).toBe('http://127.0.0.1:3200');
+    expect(config.dispatcher?.adminApiKey.reveal()).toBe('dispatcher-admin-key');
+    expect(JSON.stringify(config)).not.toContain('dispatcher-admin-key');
+    const problemsOf = (vars: NodeJS.ProcessEnv) => {
+      try {
+        loadConsoleConfig(vars);
+        return [];
+      } catch (error) {
+        return (error as ConfigError).problems.map((p) => p.split(':')[0]);
+      }
+    };
+    expect(problemsOf({ ...consoleVars, CONSOLE_DISPATCHER_URL: 'http://127.0.0.1:3200' })).toEqual(['CONSOLE_DISPATCHER_ADMIN_API_KEY']);
+    expect(problemsOf({ ...consoleVars, CONSOLE_DISPATCHER_ADMIN_API_KEY: 'dispatcher-admin-key' })).toEqual(['CONSOLE_DISPATCHER_URL']);
+    expect(problemsOf({ ...consoleVars, CONSOLE_DISPATCHER_URL: 'not a url', CONSOLE_DISPATCHER_ADMIN_API_KEY: 'k' })).toEqual(['CONSOLE_DISPATCHER_URL']);
+  });
+
+  it("configures the console's optional Kafka reads and its ledger verification", () => {
+    const consoleVars = { DATABASE_URL: base.DATABASE_URL, CONSOLE_INGESTION_URL: 'http://127.0.0.1:3000', CONSOLE_INGESTION_ADMIN_API_KEY: 'k' };
+    const config = loadConsoleConfig(consoleVars);
+    expect(config.kafka).toBeNull();
+    expect(config.ledger).toEqual({ store: 'postgres', verifyIntervalMs: 60_000, fullVerifyIntervalMs: 86_400_000 });
+    expect(loadConsoleConfig({ ...consoleVars, KAFKA_BROKERS: ' ' }).kafka).toBeNull();
+    expect(loadConsoleConfig({ ...consoleVars, KAFKA_BROKERS: 'a:9092, b:9092' }).kafka).toEqual({ brokers: ['a:9092', 'b:9092'], topicPrefix: 'settle' });
+    expect(loadConsoleConfig({ ...consoleVars, KAFKA_BROKERS: 'a:9092', SETTLE_TOPIC_PREFIX: 'e2e-1' }).kafka?.topicPrefix).toBe('e2e-1');
+    expect(
+      loadConsoleConfig({
+        ...consoleVars,
+        LEDGER_STORE: 'kurrentdb',
+        CONSOLE_LEDGER_VERIFY_INTERVAL_MS: '5000',
+        CONSOLE_LEDGER_FULL_VERIFY_INTERVAL_MS: '600000',
+      }).ledger,
+    ).toEqual({ store: 'kurrentdb', verifyIntervalMs: 5_000, fullVerifyIntervalMs: 600_000 });
+    expect(() => loadConsoleConfig({ ...consoleVars, SETTLE_TOPIC_PREFIX: 'Bad Prefix' })).toThrow(ConfigError);
+    expect(() => loadConsoleConfig({ ...consoleVars, CONSOLE_LEDGER_VERIFY_INTERVAL_MS: '10' })).toThrow(ConfigError);
+    expect(() => loadConsoleConfig({ ...consoleVars, LEDGER_STORE: 'sqlite' })).toThrow(ConfigError);
   });
 });

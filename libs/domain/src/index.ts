@@ -12,6 +12,7 @@ export * from './transaction/events.js';
 export * from './transaction/commands.js';
 export * from './transaction/decider.js';
 export * from './transaction/attempts.js';
+export * from './transaction/coalescing.js';
 export * from './recovery/watch.js';
 export * from './entitlement/access-period.js';
 export * from './entitlement/grant.js';

@@ -19,7 +19,7 @@ export type StoredAdminEvent = Pick<RecordedLedgerEvent, 'type' | 'data' | 'even
 
 /** Reads recorded admin actions back, newest first (the audit view's query side). */
 export interface AuditLog {
-  /** One page of {@link AuditEntry}s, newest first, and the cursor of the next. */
+  /** One page of {@link AuditEntry}s, newest first, and the cursor of the next (`null` when no older entry matches). */
   list(query: AuditQuery): Promise<{ items: AuditEntry[]; nextBefore: number | null }>;
 }
 
@@ -150,7 +150,8 @@ export class StoreScanAuditLog implements AuditLog {
       }
       after = page.at(-1)!.position;
     }
-    const items = auditEntriesOf(requests, completions).slice(0, query.limit);
-    return { items, nextBefore: items.length === query.limit ? items.at(-1)!.position : null };
+    const all = auditEntriesOf(requests, completions);
+    const items = all.slice(0, query.limit);
+    return { items, nextBefore: all.length > query.limit ? items.at(-1)!.position : null };
   }
 }

@@ -20,7 +20,11 @@ const stored = (r: EventRow): StoredAdminEvent => ({ position: Number(r.position
 export class PostgresAuditLog implements AuditLog {
   constructor(private readonly pool: Pool) {}
 
-  /** @throws ReadModelNotReadyError before the ledger projector created `ledger`. */
+  /**
+   * One page, newest first; `nextBefore` is `null` when no older request matches.
+   *
+   * @throws ReadModelNotReadyError before the ledger projector created `ledger`.
+   */
   async list(query: AuditQuery): Promise<{ items: AuditEntry[]; nextBefore: number | null }> {
     const where = [`event_type = 'AdminActionRequested'`];
     const values: unknown[] = [];
@@ -36,7 +40,8 @@ export class PostgresAuditLog implements AuditLog {
       values.push(query.actor);
       where.push(`data->'actor'->>'email' = $${values.length}`);
     }
-    values.push(query.limit);
+    // One more than the page: whether another page follows.
+    values.push(query.limit + 1);
     const requests = await readReadModel(() =>
       this.pool.query<EventRow & { stream_id: string }>(
         `SELECT position, event_id, event_type, data, stream_id FROM ledger.events
@@ -45,12 +50,14 @@ export class PostgresAuditLog implements AuditLog {
       ),
     );
     if (requests.rows.length === 0) return { items: [], nextBefore: null };
+    const more = requests.rows.length > query.limit;
+    const page = requests.rows.slice(0, query.limit);
     const completions = await this.pool.query<EventRow>(
       `SELECT position, event_id, event_type, data FROM ledger.events
         WHERE stream_id = ANY($1::text[]) AND event_type = 'AdminActionCompleted' AND data->>'action_id' = ANY($2::text[])`,
-      [[...new Set(requests.rows.map((r) => r.stream_id))], requests.rows.map((r) => String(r.data.action_id))],
+      [[...new Set(page.map((r) => r.stream_id))], page.map((r) => String(r.data.action_id))],
     );
-    const items = auditEntriesOf(requests.rows.map(stored), completions.rows.map(stored));
-    return { items, nextBefore: items.length === query.limit ? items.at(-1)!.position : null };
+    const items = auditEntriesOf(page.map(stored), completions.rows.map(stored));
+    return { items, nextBefore: more ? items.at(-1)!.position : null };
   }
 }

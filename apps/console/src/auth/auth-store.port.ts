@@ -9,6 +9,24 @@ export interface ConsoleUser {
   disabled: boolean;
 }
 
+/** A console user as the Users page lists it: never the password hash. */
+export interface UserRecord {
+  email: string;
+  role: ConsoleRole;
+  disabled: boolean;
+  createdAt: Date;
+  /** The last successful sign-in, `null` when none. */
+  lastSignInAt: Date | null;
+}
+
+/** A change to a user: a new role, disabled or enabled, a new password hash. */
+export interface UserChange {
+  role?: ConsoleRole;
+  disabled?: boolean;
+  /** argon2id PHC string of a new password. */
+  passwordHash?: string;
+}
+
 /** A new session: its id is the SHA-256 (hex) of the cookie's token, never the token. */
 export interface NewSession {
   id: string;
@@ -60,4 +78,18 @@ export interface AuthStore {
   deleteSession(id: string): Promise<void>;
   /** Deletes the sessions expired at `now`. @returns how many. */
   deleteExpiredSessions(now: Date): Promise<number>;
+  /** Every user, by email (a console has tens of users, not thousands: no pages). */
+  listUsers(): Promise<UserRecord[]>;
+  /**
+   * Changes a user, atomically with the rule that at least one enabled admin remains (checked
+   * under a lock, so two admins demoting each other at once cannot both succeed). Disabling a
+   * user or changing their password deletes all their sessions in the same transaction.
+   *
+   * @returns the user after the change.
+   * @throws ConsoleError `CONSOLE.USER_NOT_FOUND` for an unknown email; `CONSOLE.LAST_ADMIN` when
+   *   the change would leave no enabled admin (nothing is changed).
+   */
+  updateUser(email: string, change: UserChange): Promise<UserRecord>;
+  /** Notes a successful sign-in of a user at `at` (the Users page's "last sign-in"). */
+  recordSignIn(userId: number, at: Date): Promise<void>;
 }

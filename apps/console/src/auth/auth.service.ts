@@ -84,6 +84,7 @@ export class AuthService {
       throw new ConsoleError('CONSOLE.INVALID_CREDENTIALS', 'The email or the password is wrong');
     }
     await this.store.clearLoginFailures(normalised);
+    await this.store.recordSignIn(user.id, now);
     const token = randomToken();
     const csrfToken = randomToken();
     const expiresAt = new Date(now.getTime() + this.options.sessionTtlMs);

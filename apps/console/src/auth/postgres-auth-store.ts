@@ -1,6 +1,6 @@
 import { inTransaction, isUniqueViolation, type Pool } from '@settle/platform';
 import { ConsoleError } from '../errors.js';
-import type { AuthStore, ConsoleUser, NewSession, StoredSession } from './auth-store.port.js';
+import type { AuthStore, ConsoleUser, NewSession, StoredSession, UserChange, UserRecord } from './auth-store.port.js';
 import { isConsoleRole, type ConsoleRole } from './roles.js';
 
 interface UserRow {
@@ -19,6 +19,20 @@ function roleOf(value: string): ConsoleRole {
 
 function userOf(row: UserRow): ConsoleUser {
   return { id: row.id, email: row.email, passwordHash: row.password_hash, role: roleOf(row.role), disabled: row.disabled };
+}
+
+interface RecordRow {
+  email: string;
+  role: string;
+  disabled: boolean;
+  created_at: Date;
+  last_sign_in_at: Date | null;
+}
+
+const RECORD_COLUMNS = 'email, role, disabled, created_at, last_sign_in_at';
+
+function recordOf(row: RecordRow): UserRecord {
+  return { email: row.email, role: roleOf(row.role), disabled: row.disabled, createdAt: row.created_at, lastSignInAt: row.last_sign_in_at };
 }
 
 /** {@link AuthStore} on PostgreSQL, schema `console` (apps/console/migrations/console/). */
@@ -93,5 +107,43 @@ export class PostgresAuthStore implements AuthStore {
   async deleteExpiredSessions(now: Date): Promise<number> {
     const { rowCount } = await this.pool.query('DELETE FROM console.sessions WHERE expires_at <= $1', [now]);
     return rowCount ?? 0;
+  }
+
+  async listUsers(): Promise<UserRecord[]> {
+    const { rows } = await this.pool.query<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM console.users ORDER BY email`);
+    return rows.map(recordOf);
+  }
+
+  async updateUser(email: string, change: UserChange): Promise<UserRecord> {
+    return inTransaction(this.pool, async (client) => {
+      // One change of users at a time, so the last-admin rule cannot be raced past.
+      await client.query("SELECT pg_advisory_xact_lock(hashtextextended('console-users', 0))");
+      const before = await client.query<{ id: number; role: string; disabled: boolean }>('SELECT id, role, disabled FROM console.users WHERE email = $1', [
+        email,
+      ]);
+      const current = before.rows[0];
+      if (!current) throw new ConsoleError('CONSOLE.USER_NOT_FOUND', `No console user ${email}`);
+      const wasAdmin = current.role === 'admin' && !current.disabled;
+      const staysAdmin = (change.role ?? current.role) === 'admin' && !(change.disabled ?? current.disabled);
+      if (wasAdmin && !staysAdmin) {
+        const others = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM console.users WHERE role = 'admin' AND NOT disabled AND email <> $1", [
+          email,
+        ]);
+        if ((others.rows[0]?.n ?? 0) === 0) throw new ConsoleError('CONSOLE.LAST_ADMIN', `${email} is the last enabled admin`);
+      }
+      const { rows } = await client.query<RecordRow>(
+        `UPDATE console.users
+            SET role = COALESCE($2, role), disabled = COALESCE($3, disabled), password_hash = COALESCE($4, password_hash)
+          WHERE id = $1
+          RETURNING ${RECORD_COLUMNS}`,
+        [current.id, change.role ?? null, change.disabled ?? null, change.passwordHash ?? null],
+      );
+      if (change.disabled === true || change.passwordHash !== undefined) await client.query('DELETE FROM console.sessions WHERE user_id = $1', [current.id]);
+      return recordOf(rows[0]!);
+    });
+  }
+
+  async recordSignIn(userId: number, at: Date): Promise<void> {
+    await this.pool.query('UPDATE console.users SET last_sign_in_at = $2 WHERE id = $1', [userId, at]);
   }
 }

@@ -1,13 +1,23 @@
 import { parseArgs } from 'node:util';
 import { loadConsoleCliConfig } from '@settle/config';
+import { PostgresLedger } from '@settle/ledger';
 import { createLogger, createPool, migrateSchema, runMain } from '@settle/platform';
-import { AuthService } from '../auth/auth.service.js';
+import type { AdminActor } from '../audit/audit-trail.port.js';
+import { LedgerAuditTrail } from '../audit/ledger-audit-trail.js';
+import { PostgresAuditLog } from '../audit/postgres-audit-log.js';
+import { AuthService, normaliseEmail } from '../auth/auth.service.js';
 import { PostgresAuthStore } from '../auth/postgres-auth-store.js';
 import { CONSOLE_ROLES, isConsoleRole } from '../auth/roles.js';
 import { CONSOLE_MIGRATIONS } from '../schema.js';
 
 const USAGE = `usage: node dist/apps/console/src/cli/create-user.js --email <email> --role <${CONSOLE_ROLES.join('|')}>
 The password is typed without echo at a terminal, or read from standard input (its first line); never from the arguments.`;
+
+/**
+ * Who the audit trail names for a user made here: the command line has no session, and whoever
+ * runs it holds the database's credentials, so it acts as an admin (docs/console.md, "Decisions").
+ */
+export const COMMAND_LINE_ACTOR: AdminActor = { email: 'command-line', role: 'admin' };
 
 /**
  * The password: typed at a terminal without echo (Enter ends it, Ctrl-C aborts), or else the
@@ -55,8 +65,11 @@ async function readPassword(): Promise<string> {
 /**
  * Creates a console user (docs/console.md, "Running it"): applies the `console` migrations,
  * then stores the email with the role and the argon2id hash of the password, typed without
- * echo at a terminal or else read from standard input. Needs `DATABASE_URL`. Exits 1 with a message for bad arguments, a password
- * shorter than 12 characters, or an email that exists already (`CONSOLE.USER_EXISTS`).
+ * echo at a terminal or else read from standard input. The creation is recorded in the ledger's
+ * audit trail first (`user.create` by {@link COMMAND_LINE_ACTOR}), like every admin action. Needs
+ * `DATABASE_URL`. Exits 1 with a message for bad arguments, a password shorter than 12
+ * characters, an email that exists already (`CONSOLE.USER_EXISTS`), or a ledger that cannot
+ * record it (`CONSOLE.AUDIT_UNAVAILABLE`: the stack's projector creates the ledger at its first boot).
  */
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { email: { type: 'string' }, role: { type: 'string' } }, strict: true });
@@ -69,7 +82,13 @@ async function main(): Promise<void> {
   const pool = createPool(config.database.url, 2);
   try {
     await migrateSchema(pool, CONSOLE_MIGRATIONS, logger);
-    const user = await new AuthService(new PostgresAuthStore(pool), { sessionTtlMs: 0 }).createUser(email, password, role);
+    const auth = new AuthService(new PostgresAuthStore(pool), { sessionTtlMs: 0 });
+    const audit = new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), logger);
+    const user = await audit.run(
+      { actor: COMMAND_LINE_ACTOR, action: 'user.create', target: { kind: 'user', id: normaliseEmail(email) }, parameters: { role, via: 'command line' } },
+      () => auth.createUser(email, password, role),
+      (created) => ({ role: created.role }),
+    );
     process.stdout.write(`created console user ${user.email} (${user.role})\n`);
   } finally {
     await pool.end();

@@ -5,20 +5,33 @@ import type { Logger, Pool } from '@settle/platform';
 import { Registry } from 'prom-client';
 import type { AuthService } from '../auth/auth.service.js';
 import type { AuditTrail } from '../audit/audit-trail.port.js';
+import { DeliveriesService } from '../deliveries/deliveries.service.js';
+import type { DeliveryAdmin } from '../deliveries/delivery-admin.port.js';
 import type { Reconciler } from '../reconcile/reconciler.port.js';
+import { PostgresVerificationLog } from '../ledger-chains/postgres-verification-log.js';
+import { KafkaOverview } from '../overview/kafka-overview.js';
+import { OverviewService } from '../overview/overview.service.js';
 import type { TransactionRepository } from '../transactions/transaction.repository.js';
+import type { UserAdminService } from '../users/user-admin.service.js';
+import { AuditController } from './audit.controller.js';
+import { DeliveriesController } from './deliveries.controller.js';
+import { OverviewController } from './overview.controller.js';
 import { QueuesController } from './queues.controller.js';
 import { SessionController } from './session.controller.js';
 import { SessionGuard } from './session.guard.js';
 import { TransactionsController } from './transactions.controller.js';
+import { UsersController } from './users.controller.js';
 import {
   AUDIT_TRAIL,
   AUTH_SERVICE,
   CONSOLE_CHALLENGE,
   CONSOLE_LOGGER,
   COOKIE_SETTINGS,
+  DELIVERIES,
+  OVERVIEW,
   RECONCILER,
   TRANSACTIONS,
+  USER_ADMIN,
   WEB_BUILT,
   type CookieSettings,
 } from './tokens.js';
@@ -31,27 +44,60 @@ export interface ConsoleApiDeps {
   auth: AuthService;
   transactions: TransactionRepository;
   reconciler: Reconciler;
+  /**
+   * The dispatcher's admin API for the Deliveries pages; `null` (or left out) when none is
+   * configured: those routes then answer 503 `CONSOLE.DELIVERY_NOT_CONFIGURED`.
+   */
+  deliveryAdmin?: DeliveryAdmin | null;
   /** Where every admin action is recorded, with its actor, before it runs (the ledger). */
   audit: AuditTrail;
+  /** User management (admin only), its changes through `audit`. */
+  users: UserAdminService;
   cookies: CookieSettings;
   /** Whether the web app's files are served at `/` (and `index.html` for its routes); when not, they answer 503 `CONSOLE.WEB_NOT_BUILT`. */
   webBuilt: boolean;
   /** Prometheus registry of `GET /metrics`; default an empty one. */
   metrics?: Registry;
+  /**
+   * The Overview's reads; default: the counts, the dead-lettered deliveries and the ledger
+   * verification's records of `pool`, Kafka not configured.
+   */
+  overview?: OverviewService;
 }
 
-/** The console's HTTP side: session, transactions, review queues, reconciliation, health and metrics (docs/console.md). */
+/** The console's HTTP side: session, overview, transactions, review queues, reconciliation, deliveries, audit, users, health and metrics (docs/console.md). */
 @Module({})
 export class ConsoleApiModule {
   static forRoot(deps: ConsoleApiDeps): DynamicModule {
     return {
       module: ConsoleApiModule,
-      controllers: [SessionController, TransactionsController, QueuesController, HealthController, WebController],
+      controllers: [
+        SessionController,
+        TransactionsController,
+        QueuesController,
+        OverviewController,
+        DeliveriesController,
+        AuditController,
+        UsersController,
+        HealthController,
+        WebController,
+      ],
       providers: [
         { provide: AUTH_SERVICE, useValue: deps.auth },
         { provide: TRANSACTIONS, useValue: deps.transactions },
         { provide: RECONCILER, useValue: deps.reconciler },
+        { provide: DELIVERIES, useValue: new DeliveriesService(deps.deliveryAdmin ?? null) },
+        {
+          provide: OVERVIEW,
+          useValue:
+            deps.overview ??
+            new OverviewService(deps.transactions, deps.pool, new KafkaOverview(null, deps.logger), {
+              store: 'postgres',
+              log: new PostgresVerificationLog(deps.pool),
+            }),
+        },
         { provide: AUDIT_TRAIL, useValue: deps.audit },
+        { provide: USER_ADMIN, useValue: deps.users },
         { provide: COOKIE_SETTINGS, useValue: deps.cookies },
         { provide: CONSOLE_LOGGER, useValue: deps.logger },
         { provide: WEB_BUILT, useValue: deps.webBuilt },

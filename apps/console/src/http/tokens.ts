@@ -3,8 +3,11 @@ export const AUTH_SERVICE = Symbol('AuthService');
 export const TRANSACTIONS = Symbol('TransactionRepository');
 export const RECONCILER = Symbol('Reconciler');
 export const AUDIT_TRAIL = Symbol('AuditTrail');
+export const USER_ADMIN = Symbol('UserAdminService');
+export const DELIVERIES = Symbol('DeliveriesService');
 export const COOKIE_SETTINGS = Symbol('CookieSettings');
 export const CONSOLE_LOGGER = Symbol('ConsoleLogger');
+export const OVERVIEW = Symbol('OverviewService');
 
 /** Name of the session cookie (HttpOnly, SameSite=Strict, Path=/). */
 export const SESSION_COOKIE = 'settle_console_session';

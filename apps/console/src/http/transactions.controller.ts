@@ -6,14 +6,13 @@ import type { AuditTrail } from '../audit/audit-trail.port.js';
 import type { ReconcileAnswer, Reconciler } from '../reconcile/reconciler.port.js';
 import type {
   EntitlementEventView,
-  Overview,
   TimelineEntry,
   TransactionDetail,
   TransactionRepository,
   TransactionSummary,
   WatchView,
 } from '../transactions/transaction.repository.js';
-import { overviewAnswer, reconcileAnswer, transactionDetailAnswer, transactionListAnswer } from './openapi/answers.js';
+import { reconcileAnswer, transactionDetailAnswer, transactionListAnswer } from './openapi/answers.js';
 import { ApiAnswer, ApiProblems, ApiQueryOf } from './openapi/decorators.js';
 import { SECURITY } from './openapi/document.js';
 import { listQuery, parseCursor, pathReference } from './requests.js';
@@ -21,8 +20,8 @@ import { CurrentSession, MinRole, SessionGuard, type RequestSession } from './se
 import { AUDIT_TRAIL, CONSOLE_LOGGER, RECONCILER, TRANSACTIONS } from './tokens.js';
 
 /**
- * The book of transactions (any role unless said), docs/console.md, "API":
- * - `GET /api/v1/overview`: counts per state and entitlement status;
+ * The book of transactions (any role unless said), docs/console.md, "API" (the overview is
+ * OverviewController's):
  * - `GET /api/v1/transactions?q=&provider=&state=&entitlement=&cursor=&limit=`: newest first, keyset pages;
  * - `GET /api/v1/transactions/:reference`: one transaction with its ledger timeline, the sweeper's
  *   watch and its entitlement events with their deliveries;
@@ -42,14 +41,6 @@ export class TransactionsController {
     @Inject(AUDIT_TRAIL) private readonly audit: AuditTrail,
     @Inject(CONSOLE_LOGGER) private readonly logger: Logger,
   ) {}
-
-  @Get('overview')
-  @ApiOperation({ summary: 'Overview of the book', description: 'Counts per state and entitlement status, and the review queues.' })
-  @ApiAnswer(200, overviewAnswer, 'The counts')
-  @ApiProblems([503, 'READ_MODEL.NOT_READY'])
-  overview(): Promise<Overview> {
-    return this.transactions.overview();
-  }
 
   @Get('transactions')
   @ApiOperation({

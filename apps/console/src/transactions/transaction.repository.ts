@@ -1,5 +1,15 @@
 import { ENTITLEMENT_STATUSES, TRANSACTION_STATUSES } from '@settle/domain';
-import { readReadModel, transactionOutcomeData, transactionStream, type LedgerStore } from '@settle/ledger';
+import {
+  adminActionOf,
+  adminActionStream,
+  readReadModel,
+  transactionOutcomeData,
+  transactionStream,
+  type AdminActionCompletedData,
+  type AdminActionRequestedData,
+  type LedgerStore,
+  type RecordedLedgerEvent,
+} from '@settle/ledger';
 import type { Pool } from '@settle/platform';
 import { ConsoleError } from '../errors.js';
 import { encodeCursor, type ListCursor } from './cursor.js';
@@ -10,7 +20,10 @@ export interface Overview {
   states: Record<string, number>;
   /** Transactions per entitlement status; every known status is present. */
   entitlements: Record<string, number>;
-  /** Entitlement `HELD_IN_REVIEW`. */
+  /**
+   * The held-in-review queue's size: state `RECOVERING` with entitlement `HELD_IN_REVIEW` (a
+   * `MANUAL_REVIEW` transaction is held too, but it is counted in `manualReview`).
+   */
   heldInReview: number;
   /** State `MANUAL_REVIEW`. */
   manualReview: number;
@@ -50,16 +63,77 @@ export interface TransactionDetail extends TransactionSummary {
   lastTrigger: string | null;
 }
 
-/** One event of the transaction's ledger stream; outcome fields are `null` for an event that is not an outcome. */
+/**
+ * One event of the transaction's ledger stream, or one admin action on it (docs/console.md,
+ * "API"); outcome fields are `null` for an event that is not an outcome.
+ */
 export interface TimelineEntry {
+  /** Global ledger position: the timeline's order. */
   position: number;
+  /** Revision within its stream (`transaction-<reference>`, or `admin-transaction-<reference>` for an admin action). */
   revision: number;
   type: string;
+  /** ISO 8601 UTC. */
   recordedAt: string;
   trigger: string | null;
   verdict: string | null;
   state: string | null;
   detail: string | null;
+  /** Who asked for it: only on admin actions (`type` `AdminActionRequested`), the console user as signed in. */
+  actor?: { email: string; role: string };
+  /** An admin action's name and outcome (`null` while unknown: running, or its outcome could not be recorded). */
+  adminAction?: { action: string; outcome: 'succeeded' | 'failed' | null; errorCode: string | null; completedAt: string | null };
+}
+
+const ADMIN_ACTION_LABELS: Record<string, string> = {
+  'transaction.reconcile': 'Manual reconciliation',
+  'delivery.resend': 'Resend of an entitlement event',
+  'endpoint.recover': 'Recovery of an endpoint',
+  'endpoint.enable': 'Re-enabling of an endpoint',
+  'endpoint.disable': 'Disabling of an endpoint',
+  'user.create': 'Creation of a console user',
+  'user.update': 'Change of a console user',
+};
+
+/**
+ * The timeline entries of the admin actions in one admin stream (`admin-transaction-<reference>`):
+ * one per request, at its position, with its outcome when recorded, e.g. detail
+ * "Manual reconciliation requested by ops@example.com (operator)". Events that are not
+ * well-formed admin actions are left out.
+ */
+export function adminTimelineEntries(events: readonly RecordedLedgerEvent[]): TimelineEntry[] {
+  const outcomes = new Map<string, AdminActionCompletedData>();
+  const requests: Array<{ event: RecordedLedgerEvent; data: AdminActionRequestedData }> = [];
+  for (const event of events) {
+    let parsed: ReturnType<typeof adminActionOf>;
+    try {
+      parsed = adminActionOf(event);
+    } catch {
+      continue;
+    }
+    if (parsed.type === 'AdminActionCompleted') outcomes.set(parsed.data.action_id, parsed.data);
+    else requests.push({ event, data: parsed.data });
+  }
+  return requests.map(({ event, data }): TimelineEntry => {
+    const completed = outcomes.get(data.action_id);
+    return {
+      position: event.position,
+      revision: event.revision,
+      type: event.type,
+      recordedAt: event.recordedAt.toISOString(),
+      trigger: null,
+      verdict: null,
+      state: null,
+      detail: `${ADMIN_ACTION_LABELS[data.action] ?? data.action} requested by ${data.actor.email} (${data.actor.role})`,
+      actor: { email: data.actor.email, role: data.actor.role },
+      adminAction: {
+        action: data.action,
+        outcome: completed?.outcome ?? null,
+        errorCode: completed?.error_code ?? null,
+        completedAt: completed?.completed_at ?? null,
+      },
+    };
+  });
 }
 
 /**
@@ -250,7 +324,7 @@ export class TransactionRepository {
     private readonly ledger: LedgerStore,
   ) {}
 
-  /** Counts per state and entitlement status. @throws ReadModelNotReadyError */
+  /** Counts per state and entitlement status, and the review queues' sizes. @throws ReadModelNotReadyError */
   async overview(): Promise<Overview> {
     const { rows } = await this.read(() =>
       this.pool.query<{ state: string; entitlement_status: string; n: number }>(
@@ -260,15 +334,17 @@ export class TransactionRepository {
     const states: Record<string, number> = Object.fromEntries(TRANSACTION_STATUSES.map((s) => [s, 0]));
     const entitlements: Record<string, number> = Object.fromEntries(ENTITLEMENT_STATUSES.map((s) => [s, 0]));
     let total = 0;
+    let heldInReview = 0;
     for (const row of rows) {
       states[row.state] = (states[row.state] ?? 0) + row.n;
       entitlements[row.entitlement_status] = (entitlements[row.entitlement_status] ?? 0) + row.n;
+      if (row.state === 'RECOVERING' && row.entitlement_status === 'HELD_IN_REVIEW') heldInReview += row.n;
       total += row.n;
     }
     return {
       states,
       entitlements,
-      heldInReview: entitlements['HELD_IN_REVIEW'] ?? 0,
+      heldInReview,
       manualReview: states['MANUAL_REVIEW'] ?? 0,
       stateMismatch: states['STATE_MISMATCH'] ?? 0,
       total,
@@ -348,7 +424,9 @@ export class TransactionRepository {
   }
 
   /**
-   * A transaction in full, with its ledger timeline (oldest first).
+   * A transaction in full, with its ledger timeline (oldest first by ledger position): the
+   * events of `transaction-<reference>` and the admin actions on it (`admin-transaction-<reference>`,
+   * each with its actor and outcome).
    *
    * @throws ConsoleError `CONSOLE.TRANSACTION_NOT_FOUND` when the read model has no such reference.
    * @throws ReadModelNotReadyError
@@ -378,7 +456,8 @@ export class TransactionRepository {
       lastTrigger: row.last_trigger,
     };
     const events = await this.read(() => this.ledger.readStream(transactionStream(reference)));
-    const timeline = events.map((event): TimelineEntry => {
+    const adminEvents = await this.read(() => this.ledger.readStream(adminActionStream('transaction', reference)));
+    const outcomes = events.map((event): TimelineEntry => {
       const outcome = transactionOutcomeData.safeParse(event.data);
       return {
         position: event.position,
@@ -391,6 +470,8 @@ export class TransactionRepository {
         detail: outcome.success ? outcome.data.detail : null,
       };
     });
+    // Who or what caused each step: the admin actions on the transaction, merged in by ledger position.
+    const timeline = [...outcomes, ...adminTimelineEntries(adminEvents)].sort((a, b) => a.position - b.position);
     const watch = await this.watch(reference);
     const entitlementEvents = await this.entitlementEvents(reference);
     return { transaction, timeline, watch, entitlementEvents };

@@ -1,5 +1,6 @@
 import { CONSENSUS_CHECK_NAMES, ENTITLEMENT_STATUSES, PROVIDERS, TRANSACTION_STATUSES } from '@settle/domain';
 import { describe, expect, it } from 'vitest';
+import { DELIVERY_STATES } from '../../src/deliveries/delivery-admin.port';
 import * as contract from '../src/api/types';
 
 // The web app knows Settle only through the console API; its copies of the closed lists must
@@ -10,5 +11,9 @@ describe('the console web app lists', () => {
     expect(contract.ENTITLEMENT_STATUSES).toEqual(ENTITLEMENT_STATUSES);
     expect(contract.PROVIDERS).toEqual(PROVIDERS);
     expect(contract.CHECK_NAMES).toEqual(CONSENSUS_CHECK_NAMES);
+  });
+
+  it("keep the console API's delivery states", () => {
+    expect(contract.DELIVERY_STATES).toEqual(DELIVERY_STATES);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  chainBreakLabel,
   currencyExponent,
   entitlementLabel,
   formatAge,
@@ -139,5 +140,13 @@ describe('manualReviewReason', () => {
     );
     expect(manualReviewReason({ ...base, lastTrigger: 'admin_reconciliation', lastEvent: { detail: ' ' } })).toBe('After Admin reconciliation');
     expect(manualReviewReason(base)).toBe('No verdict recorded yet');
+  });
+});
+
+describe('chainBreakLabel', () => {
+  it('says what each break of the hash chains means, and words for a reason it does not know', () => {
+    expect(chainBreakLabel('STREAM_HASH_MISMATCH')).toBe('an event was changed (its stream hash does not match)');
+    expect(chainBreakLabel('CHECKPOINT_MISMATCH')).toBe('the history up to the event verified last was rewritten');
+    expect(chainBreakLabel('SOMETHING_NEW')).toBe('Something new');
   });
 });

@@ -196,19 +196,101 @@ describe('the transactions list', () => {
 });
 
 describe('the overview', () => {
-  it('links each count to the list filtered by it', () => {
-    const overview: Overview = {
-      states: { PENDING: 3, SETTLED_CONSENSUS: 10, STATE_MISMATCH: 1 },
-      entitlements: { LOCKED: 4, UNLOCKED: 10 },
-      heldInReview: 0,
-      manualReview: 0,
-      stateMismatch: 1,
-      total: 14,
-    };
-    const html = render(createElement(OverviewPage), (client) => client.setQueryData(['overview'], overview));
+  const overview: Overview = {
+    states: { PENDING: 3, SETTLED_CONSENSUS: 10, STATE_MISMATCH: 1 },
+    entitlements: { LOCKED: 4, UNLOCKED: 10 },
+    heldInReview: 2,
+    manualReview: 5,
+    stateMismatch: 1,
+    total: 14,
+    deadLetteredDeliveries: 7,
+    deadLetteredMessages: {
+      status: 'ok',
+      checkedAt: '2026-11-25T10:00:00.000Z',
+      total: 4,
+      topics: [
+        { topic: 'settle.dead-letter.v1', kind: 'messages', records: 3, exists: true, partitions: [{ partition: 0, low: 0, high: 3, records: 3 }] },
+        { topic: 'settle.delivery-dead-letter.v1', kind: 'deliveries', records: 1, exists: true, partitions: [{ partition: 0, low: 1, high: 2, records: 1 }] },
+      ],
+    },
+    consumerLag: {
+      status: 'ok',
+      checkedAt: '2026-11-25T10:00:00.000Z',
+      total: 12,
+      groups: [
+        {
+          worker: 'verifier',
+          groupId: 'settle-verifier',
+          topics: ['settle.transaction-events.v1'],
+          state: 'Stable',
+          members: 1,
+          lag: 12,
+          partitions: [{ topic: 'settle.transaction-events.v1', partition: 0, committedOffset: 30, endOffset: 42, lag: 12 }],
+        },
+      ],
+    },
+    ledgerChains: {
+      status: 'verified',
+      position: 1234,
+      globalHash: 'ab'.repeat(32),
+      verifiedAt: '2026-11-25T10:00:00.000Z',
+      eventsChecked: 34,
+      lastFullVerificationAt: '2026-11-25T02:00:00.000Z',
+    },
+  };
+  const renderOverview = (answer: Overview) => render(createElement(OverviewPage), (client) => client.setQueryData(['overview'], answer));
+
+  it('links each count to its list: filtered transactions, the review queues, the failed deliveries', () => {
+    const html = renderOverview(overview);
     expect(html).toContain('href="/transactions?state=PENDING"');
     expect(html).toContain('href="/transactions?entitlement=UNLOCKED"');
+    expect(html).toMatch(/href="\/transactions\?state=STATE_MISMATCH"[^>]*data-testid="card-state-mismatch"/);
+    expect(html).toMatch(/href="\/queues\/manual-review"[^>]*data-testid="card-manual-review"/);
+    expect(html).toMatch(/href="\/queues\/held-in-review"[^>]*data-testid="card-held-in-review"/);
+    expect(html).toMatch(/href="\/deliveries\/dead-lettered"[^>]*data-testid="card-dead-lettered-deliveries"/);
     expect(html).toContain('>14<');
+    expect(html).toContain('>7<');
+  });
+
+  it('shows the dead-lettered messages per topic, the consumer lag per group and partition, and the verified position', () => {
+    const html = renderOverview(overview);
+    expect(html).toMatch(/data-testid="card-dead-lettered-messages" data-status="ok"/);
+    expect(html).toContain('settle.dead-letter.v1: 3');
+    expect(html).toContain('data-group="settle-verifier"');
+    expect(count(html, 'data-testid="consumer-lag-row"')).toBe(1);
+    expect(html).toContain('data-testid="consumer-lag-partitions"');
+    expect(html).toMatch(/data-testid="ledger-chains" data-status="verified"/);
+    expect(html).toContain('Ledger chains verified up to position 1,234 at ');
+  });
+
+  it('shows a broken chain in red, and says when Kafka is unavailable or not configured', () => {
+    const broken = renderOverview({
+      ...overview,
+      deadLetteredMessages: {
+        status: 'unavailable',
+        code: 'CONSOLE.KAFKA_UNAVAILABLE',
+        detail: 'Kafka did not answer within 3000 ms',
+        checkedAt: '2026-11-25T10:00:00.000Z',
+      },
+      consumerLag: { status: 'not_configured' },
+      ledgerChains: {
+        status: 'broken',
+        position: 17,
+        reason: 'STREAM_HASH_MISMATCH',
+        streamId: 'transaction-ref_a',
+        revision: 2,
+        checkedAt: '2026-11-25T10:00:00.000Z',
+        lastVerifiedPosition: 16,
+      },
+    });
+    expect(broken).toMatch(/class="notice notice-danger" role="alert" data-testid="ledger-chains" data-status="broken"/);
+    expect(broken).toContain('Chain broken at position 17: an event was changed');
+    expect(broken).toContain('Kafka unavailable: Kafka did not answer within 3000 ms');
+    expect(broken).toMatch(/data-testid="consumer-lag" data-status="not_configured"/);
+    expect(broken).not.toContain('consumer-lag-row');
+
+    const pending = renderOverview({ ...overview, ledgerChains: { status: 'pending' } });
+    expect(pending).toMatch(/data-testid="ledger-chains" data-status="pending"/);
   });
 });
 

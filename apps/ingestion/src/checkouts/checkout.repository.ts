@@ -1,17 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  isTerminal,
-  literalOf,
-  PROVIDERS,
-  sameCheckoutTerms,
-  TRANSACTION_STATUSES,
-  type CheckoutTerms,
-  type ProviderName,
-  type VerificationTrigger,
-} from '@settle/domain';
+import { isTerminal, literalOf, PROVIDERS, sameCheckoutTerms, TRANSACTION_STATUSES, type CheckoutTerms, type ProviderName } from '@settle/domain';
 import { findTransactionStatus, type TransactionStatusRow } from '@settle/ledger';
-import { Outbox, OutboxRelay } from '@settle/messaging';
+import { Outbox, type OutboxRelay } from '@settle/messaging';
 import { deterministicId, inTransaction, type Pool, type PoolClient } from '@settle/platform';
 import { OUTBOX, OUTBOX_RELAY, PG_POOL } from '../tokens.js';
 import type { RegisterCheckoutBody } from './checkout.request.js';
@@ -115,7 +106,7 @@ export class CheckoutRepository {
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(OUTBOX) private readonly outbox: Outbox,
-    @Inject(OUTBOX_RELAY) private readonly relay: OutboxRelay,
+    @Inject(OUTBOX_RELAY) private readonly relay: Pick<OutboxRelay, 'wake'>,
   ) {}
 
   /** Registers a checkout and enqueues `CheckoutRegistered`, unless the reference is known. */
@@ -194,37 +185,6 @@ export class CheckoutRepository {
     });
     if (enqueued) this.relay.wake();
     return record;
-  }
-
-  /**
-   * Enqueues a `VerificationRequested` for a registered checkout. Each call is a new request
-   * with its own event id, returned so the caller can wait for the result it causes.
-   *
-   * @returns the request's event id, or `null` when the reference is unknown.
-   */
-  async requestVerification(reference: string, trigger: VerificationTrigger, requestedBy: string, now: Date): Promise<string | null> {
-    const eventId = randomUUID();
-    const requested = await inTransaction(this.pool, async (client) => {
-      const record = await this.find(client, reference);
-      if (!record) return false;
-      await this.outbox.enqueue(client, [
-        {
-          type: 'VerificationRequested',
-          payload: {
-            event_id: eventId,
-            occurred_at: now.getTime(),
-            correlation_id: record.correlationId,
-            reference,
-            trigger,
-            requested_by: requestedBy,
-          },
-        },
-      ]);
-      return true;
-    });
-    if (!requested) return null;
-    this.relay.wake();
-    return eventId;
   }
 
   /**

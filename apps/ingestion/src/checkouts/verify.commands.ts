@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { decideNewAttempt, isTerminal, literalOf, TRANSACTION_STATUSES, VERDICT_KINDS, type AttemptReason, type VerificationTrigger } from '@settle/domain';
 import { ProblemError } from '@settle/platform';
 import { CheckoutError } from './checkout.errors.js';
+import { VerificationRequests } from '../verification/verification-requests.js';
 import { CheckoutRepository } from './checkout.repository.js';
 
 /** Longest wait for a fresh verification, milliseconds. */
@@ -28,6 +30,13 @@ export interface VerificationAnswer {
   verification: 'completed' | 'pending' | 'not_needed';
   /** Verdict of the fresh verification, when it completed. */
   verdict: string | null;
+  /**
+   * `true` when this call published no request of its own (docs/webhooks.md, "Spoofed webhooks
+   * and repeated verifications"): it shares the unanswered request of the same trigger (and
+   * waits for that one's result), or it is answered from a provider answer younger than
+   * `SETTLE_VERIFY_COALESCE_MS` (`verification: completed` with that answer's verdict).
+   */
+  coalesced: boolean;
 }
 
 /**
@@ -51,24 +60,58 @@ export class VerifyCheckoutCommand extends Command<VerificationAnswer> {
  * A terminal transaction answers at once from the read model (nothing can change it); any
  * other is verified through the same path as every automatic trigger (a
  * `VerificationRequested` on the transaction stream), and the answer waits for the result of
- * that very request, up to the wait.
+ * that very request, up to the wait. `/verify` and `/attempts` are coalesced per reference
+ * (`VerificationRequests`): while the trigger's previous request is unanswered the call waits
+ * for that one's result instead, and while a provider answer is younger than the window it
+ * answers from it at once; a manual reconciliation is never coalesced.
  *
  * @throws CheckoutError `CHECKOUT.NOT_FOUND` (kind `not_found`).
  */
 @CommandHandler(VerifyCheckoutCommand)
 export class VerifyCheckoutHandler implements ICommandHandler<VerifyCheckoutCommand> {
-  constructor(private readonly checkouts: CheckoutRepository) {}
+  constructor(
+    private readonly checkouts: CheckoutRepository,
+    private readonly verifications: VerificationRequests,
+  ) {}
 
   async execute({ reference, trigger, waitMs, now }: VerifyCheckoutCommand): Promise<VerificationAnswer> {
     const current = await this.checkouts.status(reference);
     if (current && isTerminal(literalOf(TRANSACTION_STATUSES, current.state, 'transaction status'))) {
-      return { reference, state: current.state, entitlement_status: current.entitlementStatus, verification: 'not_needed', verdict: current.lastVerdict };
+      return {
+        reference,
+        state: current.state,
+        entitlement_status: current.entitlementStatus,
+        verification: 'not_needed',
+        verdict: current.lastVerdict,
+        coalesced: false,
+      };
     }
-    const requestId = await this.checkouts.requestVerification(reference, trigger, 'ingestion', now);
-    if (!requestId) throw new CheckoutError('CHECKOUT.NOT_FOUND', `No checkout is registered under reference ${reference}`);
+    const outcome = await this.verifications.request({ reference, trigger, requestedBy: 'ingestion', requestId: randomUUID(), now });
+    if (!outcome) throw new CheckoutError('CHECKOUT.NOT_FOUND', `No checkout is registered under reference ${reference}`);
+    switch (outcome.kind) {
+      case 'requested':
+        return this.awaitAnswer(reference, outcome.requestId, waitMs, false);
+      case 'coalesced':
+        if (outcome.reason === 'pending') return this.awaitAnswer(reference, outcome.requestId, waitMs, true);
+        return this.latestAnswer(reference);
+      case 'duplicate':
+        // Only a rejected webhook's body can be a duplicate; answered like a recent answer.
+        return this.latestAnswer(reference);
+    }
+  }
+
+  /** Waits for the result of `requestId`, at most `waitMs` milliseconds. */
+  private async awaitAnswer(reference: string, requestId: string, waitMs: number, coalesced: boolean): Promise<VerificationAnswer> {
     const result = await this.checkouts.awaitResult(reference, requestId, waitMs);
     if (result) {
-      return { reference, state: result.state, entitlement_status: result.entitlementStatus, verification: 'completed', verdict: result.lastVerdict };
+      return {
+        reference,
+        state: result.state,
+        entitlement_status: result.entitlementStatus,
+        verification: 'completed',
+        verdict: result.lastVerdict,
+        coalesced,
+      };
     }
     const latest = await this.checkouts.status(reference);
     return {
@@ -77,6 +120,21 @@ export class VerifyCheckoutHandler implements ICommandHandler<VerifyCheckoutComm
       entitlement_status: latest?.entitlementStatus ?? 'LOCKED',
       verification: 'pending',
       verdict: null,
+      coalesced,
+    };
+  }
+
+  /** The answer of the latest provider answer (younger than the window), without a new request. */
+  private async latestAnswer(reference: string): Promise<VerificationAnswer> {
+    const latest = await this.checkouts.status(reference);
+    if (!latest) return { reference, state: 'PENDING', entitlement_status: 'LOCKED', verification: 'pending', verdict: null, coalesced: true };
+    return {
+      reference,
+      state: latest.state,
+      entitlement_status: latest.entitlementStatus,
+      verification: 'completed',
+      verdict: latest.lastVerdict,
+      coalesced: true,
     };
   }
 }

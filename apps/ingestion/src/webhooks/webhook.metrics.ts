@@ -14,4 +14,18 @@ export class IngestionMetrics {
     labelNames: ['provider', 'outcome', 'reason'] as const,
     registers: [this.registry],
   });
+
+  /**
+   * Verification requests of ingestion's triggers, by trigger and outcome: `requested`
+   * (published), `coalesced` (reason `pending`: the trigger's previous request is unanswered;
+   * `recent`: a provider answer younger than `SETTLE_VERIFY_COALESCE_MS` is in hand), `duplicate`
+   * (a rejected webhook body that already asked). docs/webhooks.md, "Spoofed webhooks and
+   * repeated verifications".
+   */
+  readonly verificationRequests = new Counter({
+    name: 'settle_verification_requests_total',
+    help: 'Verification requests of ingestion, by trigger and outcome (requested, coalesced, duplicate)',
+    labelNames: ['trigger', 'outcome', 'reason'] as const,
+    registers: [this.registry],
+  });
 }

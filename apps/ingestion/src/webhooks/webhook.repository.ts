@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ProviderName, VerificationTrigger } from '@settle/domain';
-import { Outbox, OutboxRelay } from '@settle/messaging';
-import { deterministicId, inTransaction, type Pool } from '@settle/platform';
+import { Outbox, type OutboxRelay } from '@settle/messaging';
+import { deterministicId, type Pool } from '@settle/platform';
 import { OUTBOX, OUTBOX_RELAY, PG_POOL } from '../tokens.js';
+import { VerificationRequests, type VerificationRequestOutcome } from '../verification/verification-requests.js';
 import { WebhookBatcher } from './webhook-batcher.js';
 
 /**
@@ -17,7 +18,8 @@ export class WebhookRepository {
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(OUTBOX) private readonly outbox: Outbox,
-    @Inject(OUTBOX_RELAY) private readonly relay: OutboxRelay,
+    @Inject(OUTBOX_RELAY) private readonly relay: Pick<OutboxRelay, 'wake'>,
+    private readonly verifications: VerificationRequests,
   ) {
     this.batcher = new WebhookBatcher(pool, outbox.table);
   }
@@ -64,40 +66,30 @@ export class WebhookRepository {
   }
 
   /**
-   * After a rejected signature: when the untrusted body names a known checkout, enqueue one
-   * `VerificationRequested` per distinct body (docs/spec.md, section 3, "Signature rejection": the raw
-   * transaction is verified through the secure REST call).
+   * After a rejected signature: when the untrusted body names a known checkout, asks for a
+   * `VerificationRequested` (`webhook_signature_rejected`; docs/spec.md, section 3, "Signature
+   * rejection": the raw transaction is verified through the secure REST call), at most once per
+   * distinct body and coalesced per reference (docs/webhooks.md, "Spoofed webhooks and repeated
+   * verifications"): while a request of this trigger is unanswered, or a provider answer is
+   * younger than `SETTLE_VERIFY_COALESCE_MS`, another body adds nothing.
    *
-   * @returns whether a verification was requested.
+   * @returns what became of the request, or `null` when no checkout is registered under the reference.
+   * @throws database errors (nothing was recorded).
    */
-  async requestVerificationAfterRejection(input: { provider: string; dedupeKey: string; reference: string; now: Date }): Promise<boolean> {
-    const requested = await inTransaction(this.pool, async (client) => {
-      const known = await client.query<{ correlation_id: string }>('SELECT correlation_id FROM ingestion.checkouts WHERE reference = $1', [input.reference]);
-      const correlationId = known.rows[0]?.correlation_id;
-      if (!correlationId) return false;
-      const inserted = await client.query(
-        `INSERT INTO ingestion.webhook_inbox (provider, dedupe_key, reference, signature_valid)
-         VALUES ($1, $2, $3, false) ON CONFLICT DO NOTHING`,
-        [input.provider, `rejected:${input.dedupeKey}`, input.reference],
-      );
-      if (inserted.rowCount === 0) return false;
-      const trigger: VerificationTrigger = 'webhook_signature_rejected';
-      await this.outbox.enqueue(client, [
-        {
-          type: 'VerificationRequested',
-          payload: {
-            event_id: deterministicId('VerificationRequested', trigger, input.provider, input.dedupeKey),
-            occurred_at: input.now.getTime(),
-            correlation_id: correlationId,
-            reference: input.reference,
-            trigger,
-            requested_by: 'ingestion',
-          },
-        },
-      ]);
-      return true;
+  async requestVerificationAfterRejection(input: {
+    provider: string;
+    dedupeKey: string;
+    reference: string;
+    now: Date;
+  }): Promise<VerificationRequestOutcome | null> {
+    const trigger: VerificationTrigger = 'webhook_signature_rejected';
+    return this.verifications.request({
+      reference: input.reference,
+      trigger,
+      requestedBy: 'ingestion',
+      requestId: deterministicId('VerificationRequested', trigger, input.provider, input.dedupeKey),
+      now: input.now,
+      rejectedBody: { provider: input.provider, dedupeKey: `rejected:${input.dedupeKey}` },
     });
-    if (requested) this.relay.wake();
-    return requested;
   }
 }

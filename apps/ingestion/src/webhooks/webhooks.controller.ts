@@ -8,6 +8,7 @@ import { LOGGER, METRICS, WEBHOOK_AUTHENTICATORS, WEBHOOK_SECRETS } from '../tok
 import { bodyDigest, isWellFormedReference, untrustedReference, webhookTrigger, type WebhookProvider } from './webhook-events.js';
 import type { IngestionMetrics } from './webhook.metrics.js';
 import type { WebhookSecrets } from './webhook-secrets.js';
+import type { VerificationRequestOutcome } from '../verification/verification-requests.js';
 import { WebhookRepository } from './webhook.repository.js';
 
 /**
@@ -30,7 +31,8 @@ export const WEBHOOK_CHALLENGE = 'Signature realm="settle-webhooks"';
  * inbox and outbox); a duplicate answers the same and stores nothing new; a failure to make it
  * durable answers 503 so the provider retries. A rejected webhook answers 401 (403 for an
  * M-Pesa callback from a source outside the allowlist), is counted, is never published as a
- * provider event, and, when it names a known checkout, triggers a REST verification instead.
+ * provider event, and, when it names a known checkout, triggers a REST verification instead
+ * (coalesced per reference: docs/webhooks.md, "Spoofed webhooks and repeated verifications").
  * An unknown provider, or a URL of the wrong shape for the provider, answers 404 as an unknown
  * route does (`REQUEST.NOT_FOUND`). The body is read as raw bytes whatever its content type
  * (the signature covers the bytes, not the header); a verified body with a repeated key
@@ -43,7 +45,7 @@ export class WebhooksController {
     @Inject(WEBHOOK_AUTHENTICATORS) private readonly authenticators: Readonly<Record<WebhookProvider, WebhookAuthenticator>>,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS) private readonly metrics: IngestionMetrics,
-    @Inject(WEBHOOK_SECRETS) private readonly secrets: WebhookSecrets,
+    @Inject(WEBHOOK_SECRETS) private readonly secrets: Pick<WebhookSecrets, 'candidates'>,
     private readonly webhooks: WebhookRepository,
   ) {}
 
@@ -109,14 +111,14 @@ export class WebhooksController {
     const now = new Date();
     if (!check.ok) {
       const reference = untrustedReference(provider, raw);
-      let requested = false;
-      if (reference) {
-        requested = await this.durably(provider, () =>
-          this.webhooks.requestVerificationAfterRejection({ provider, dedupeKey: bodyDigest(raw), reference, now }),
-        );
-      }
+      const verification = reference
+        ? await this.durably(provider, () => this.webhooks.requestVerificationAfterRejection({ provider, dedupeKey: bodyDigest(raw), reference, now }))
+        : null;
       this.metrics.webhooks.inc({ provider, outcome: 'rejected', reason: check.reason });
-      this.logger.warn({ provider, reference, reason: check.reason, verificationRequested: requested }, 'webhook rejected');
+      this.logger.warn(
+        { provider, reference, reason: check.reason, verification: verification?.kind ?? 'unknown_reference', coalesced: coalescedReason(verification) },
+        'webhook rejected',
+      );
       throw new UnauthenticatedProblem(
         'WEBHOOK.SIGNATURE_INVALID',
         'Invalid webhook signature',
@@ -159,18 +161,15 @@ export class WebhooksController {
   private async refuseAmbiguous(provider: WebhookProvider, raw: Buffer, ambiguities: JsonAmbiguity[], now: Date): Promise<never> {
     const references = stringsAtPath(raw.toString('utf8'), PROVIDER_REGISTRY[provider].webhook.referencePath).filter(isWellFormedReference);
     const digest = bodyDigest(raw);
-    let requested = 0;
+    const verifications: Record<string, string> = {};
     for (const reference of references) {
-      const done = await this.durably(provider, () =>
+      const outcome = await this.durably(provider, () =>
         this.webhooks.requestVerificationAfterRejection({ provider, dedupeKey: `${digest}:${reference}`, reference, now }),
       );
-      if (done) requested += 1;
+      verifications[reference] = outcome?.kind ?? 'unknown_reference';
     }
     this.metrics.webhooks.inc({ provider, outcome: 'malformed', reason: 'DUPLICATE_KEY' });
-    this.logger.warn(
-      { provider, references, keys: ambiguities.map((a) => a.path), verificationsRequested: requested },
-      'signed webhook with repeated keys refused',
-    );
+    this.logger.warn({ provider, keys: ambiguities.map((a) => a.path), verifications }, 'signed webhook with repeated keys refused');
     throw ambiguityProblem(ambiguities);
   }
 
@@ -193,6 +192,11 @@ function duplicateKeys(raw: Buffer): JsonAmbiguity[] {
   } catch {
     return [];
   }
+}
+
+/** Why a rejected webhook's verification request was coalesced, for the log; `undefined` when it was not. */
+function coalescedReason(outcome: VerificationRequestOutcome | null): string | undefined {
+  return outcome?.kind === 'coalesced' ? outcome.reason : undefined;
 }
 
 function notConfigured(provider: WebhookProvider): ProblemError {

@@ -61,8 +61,15 @@ export async function verifyLedger(
       const page = await ledger.readAll(after, 5_000);
       if (page.length === 0) break;
       if (from > 0) {
+        // Seeded: the streams whose first event here is not their first (they began before the
+        // checkpoint). A stream that begins after it, its revision 0 on this page, is not.
         const starts = new Map<string, number>();
-        for (const e of page) if (!verifier.knows(e.streamId) && e.revision > 0 && !starts.has(e.streamId)) starts.set(e.streamId, e.revision - 1);
+        const first = new Set<string>();
+        for (const e of page) {
+          if (verifier.knows(e.streamId) || first.has(e.streamId)) continue;
+          first.add(e.streamId);
+          if (e.revision > 0) starts.set(e.streamId, e.revision - 1);
+        }
         const seeds = await ledger.streamHashesAt([...starts].map(([streamId, revision]) => ({ streamId, revision })));
         for (const [streamId, seed] of seeds) verifier.seed(streamId, seed.revision, seed.hash ?? '');
       }

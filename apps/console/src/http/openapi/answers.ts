@@ -4,6 +4,7 @@
  * field added to an answer and not here (or the reverse) fails a test instead of drifting.
  */
 import { ENTITLEMENT_STATUSES, PROVIDERS, TRANSACTION_STATUSES } from '@settle/domain';
+import { ADMIN_ACTIONS, ADMIN_TARGET_KINDS } from '@settle/ledger';
 import { z } from 'zod';
 import { CONSOLE_ROLES } from '../../auth/roles.js';
 
@@ -16,14 +17,80 @@ export const sessionAnswer = z.strictObject({
   csrfToken: z.string().describe('Send it in `x-csrf-token` with every POST, PUT, PATCH and DELETE'),
 });
 
+/** A figure read from Kafka: read, not read this time (the brokers did not answer), or not configured. */
+const kafkaReading = <T extends z.core.$ZodLooseShape>(figures: T) =>
+  z.discriminatedUnion('status', [
+    z.strictObject({ status: z.literal('ok'), checkedAt: isoTime, ...figures }),
+    z.strictObject({ status: z.literal('unavailable'), code: z.literal('CONSOLE.KAFKA_UNAVAILABLE'), detail: z.string(), checkedAt: isoTime }),
+    z.strictObject({ status: z.literal('not_configured') }),
+  ]);
+
 /** `GET /api/v1/overview`. */
 export const overviewAnswer = z.strictObject({
   states: z.record(z.enum(TRANSACTION_STATUSES), z.number().int()).describe('Transactions per state; every state listed, 0 when none'),
   entitlements: z.record(z.enum(ENTITLEMENT_STATUSES), z.number().int()).describe('Transactions per entitlement status'),
-  heldInReview: z.number().int(),
+  heldInReview: z.number().int().describe('The held-in-review queue: RECOVERING with entitlement HELD_IN_REVIEW'),
   manualReview: z.number().int(),
   stateMismatch: z.number().int(),
   total: z.number().int(),
+  deadLetteredDeliveries: z.number().int().describe('Deliveries the dispatcher gave up (state `failed`)'),
+  deadLetteredMessages: kafkaReading({
+    total: z.number().int(),
+    topics: z.array(
+      z.strictObject({
+        topic: z.string(),
+        kind: z.enum(['messages', 'deliveries']),
+        records: z.number().int(),
+        exists: z.boolean(),
+        partitions: z.array(z.strictObject({ partition: z.number().int(), low: z.number().int(), high: z.number().int(), records: z.number().int() })),
+      }),
+    ),
+  }).describe('Records in the dead-letter topics'),
+  consumerLag: kafkaReading({
+    total: z.number().int(),
+    groups: z.array(
+      z.strictObject({
+        worker: z.string(),
+        groupId: z.string(),
+        topics: z.array(z.string()),
+        state: z.string(),
+        members: z.number().int(),
+        lag: z.number().int(),
+        partitions: z.array(
+          z.strictObject({
+            topic: z.string(),
+            partition: z.number().int(),
+            committedOffset: z.number().int().nullable(),
+            endOffset: z.number().int(),
+            lag: z.number().int(),
+          }),
+        ),
+      }),
+    ),
+  }).describe("The workers' consumer groups' lag"),
+  ledgerChains: z
+    .discriminatedUnion('status', [
+      z.strictObject({
+        status: z.literal('verified'),
+        position: z.number().int(),
+        globalHash: z.string(),
+        verifiedAt: isoTime,
+        eventsChecked: z.number().int(),
+        lastFullVerificationAt: isoTime.nullable(),
+      }),
+      z.strictObject({
+        status: z.literal('broken'),
+        position: z.number().int(),
+        reason: z.string(),
+        streamId: z.string().nullable(),
+        revision: z.number().int().nullable(),
+        checkedAt: isoTime,
+        lastVerifiedPosition: z.number().int(),
+      }),
+      z.strictObject({ status: z.literal('pending') }),
+      z.strictObject({ status: z.literal('not_applicable'), detail: z.string() }),
+    ])
+    .describe("The ledger's hash chains as the console's own verification last found them"),
 });
 
 const summaryFields = {
@@ -92,6 +159,16 @@ export const transactionDetailAnswer = z.strictObject({
       verdict: z.string().nullable(),
       state: z.string().nullable(),
       detail: z.string().nullable(),
+      actor: z.strictObject({ email: z.string(), role: z.string() }).optional().describe('Who asked for it: on admin actions only'),
+      adminAction: z
+        .strictObject({
+          action: z.enum(ADMIN_ACTIONS),
+          outcome: z.enum(['succeeded', 'failed']).nullable(),
+          errorCode: z.string().nullable(),
+          completedAt: isoTime.nullable(),
+        })
+        .optional()
+        .describe("An admin action's name and outcome (`null` while unknown)"),
     }),
   ),
   watch: z.strictObject({ nextCheckAt: isoTime.nullable(), checksSoFar: z.number().int(), active: z.boolean() }).nullable(),
@@ -116,6 +193,117 @@ export const transactionDetailAnswer = z.strictObject({
 
 /** `POST /api/v1/transactions/{reference}/reconcile`. */
 export const reconcileAnswer = z.strictObject({ reference: z.string(), state: z.string().describe("The transaction's state when ingestion took the request") });
+
+const user = z.strictObject({
+  email: z.string(),
+  role: z.enum(CONSOLE_ROLES),
+  disabled: z.boolean(),
+  createdAt: isoTime,
+  lastSignInAt: isoTime.nullable(),
+});
+
+/** `GET /api/v1/users`. */
+export const userListAnswer = z.strictObject({ items: z.array(user) });
+
+/** `PATCH /api/v1/users/{email}`. */
+export const userAnswer = user;
+
+/** `POST /api/v1/users`, `POST /api/v1/users/{email}/password`: the user and a generated password, shown this once. */
+export const userWithPasswordAnswer = z.strictObject({
+  user,
+  password: z.string().describe('Generated; shown once, stored only as an argon2id hash'),
+});
+
+/** `GET /api/v1/audit`. */
+export const auditPageAnswer = z.strictObject({
+  items: z.array(
+    z.strictObject({
+      actionId: z.uuid(),
+      action: z.enum(ADMIN_ACTIONS),
+      actor: z.strictObject({ email: z.string(), role: z.string() }),
+      target: z.strictObject({ kind: z.enum(ADMIN_TARGET_KINDS), id: z.string() }),
+      parameters: z.record(z.string(), z.unknown()),
+      requestedAt: isoTime,
+      outcome: z.enum(['succeeded', 'failed']).nullable().describe('`null` while running, or when the outcome could not be recorded'),
+      errorCode: z.string().nullable(),
+      result: z.record(z.string(), z.unknown()).nullable(),
+      completedAt: isoTime.nullable(),
+      position: z.number().int().describe('Ledger position of the request'),
+    }),
+  ),
+  nextCursor: cursor,
+});
+
+const endpoint = z.strictObject({
+  id: z.uuid(),
+  url: z.string(),
+  description: z.string().nullable(),
+  eventKinds: z.array(z.string()),
+  enabled: z.boolean(),
+  disabledReason: z.string().nullable(),
+  disabledAt: isoTime.nullable(),
+  failingSince: isoTime.nullable(),
+  previousSecretExpiresAt: isoTime.nullable(),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+});
+
+const deliveryFields = {
+  deliveryId: z.number().int(),
+  eventId: z.uuid(),
+  event: z.string(),
+  userId: z.string(),
+  endpointId: z.uuid(),
+  endpointUrl: z.string().nullable(),
+  state: z.enum(['pending', 'delivered', 'failed', 'cancelled']).describe('`failed`: dead-lettered'),
+  attemptCount: z.number().int(),
+  nextAttemptAt: isoTime.nullable(),
+  deliveredAt: isoTime.nullable(),
+  lastStatus: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  recordedAt: isoTime,
+};
+const delivery = z.strictObject(deliveryFields);
+
+/** `GET /api/v1/endpoints`; `POST /api/v1/endpoints/{id}/enable` and `/disable` answer one endpoint. */
+export const endpointListAnswer = z.strictObject({ items: z.array(endpoint) });
+
+/** One endpoint as it is now. */
+export const endpointAnswer = endpoint;
+
+/** `GET /api/v1/endpoints/{id}`. */
+export const endpointDetailAnswer = z.strictObject({ endpoint, recentDeliveries: z.array(delivery) });
+
+/** `GET /api/v1/deliveries`. */
+export const deliveryPageAnswer = z.strictObject({ items: z.array(delivery), nextCursor: cursor });
+
+/** `GET /api/v1/events/{eventId}/deliveries`. */
+export const eventDeliveriesAnswer = z.strictObject({
+  eventId: z.uuid(),
+  deliveries: z.array(
+    z.strictObject({
+      ...deliveryFields,
+      attempts: z.array(
+        z.strictObject({
+          attempt: z.number().int(),
+          at: isoTime,
+          outcome: z.string(),
+          httpStatus: z.number().int().nullable(),
+          durationMs: z.number().describe('Milliseconds'),
+          error: z.string().nullable(),
+          responseExcerpt: z.string().nullable(),
+          nextAttemptAt: isoTime.nullable(),
+        }),
+      ),
+    }),
+  ),
+});
+
+/** `POST /api/v1/events/{eventId}/resend`. */
+export const resendAnswer = z.strictObject({ eventId: z.uuid(), requeued: z.number().int().describe('Deliveries scheduled') });
+
+/** `POST /api/v1/endpoints/{id}/recover`. */
+export const recoverAnswer = z.strictObject({ endpointId: z.uuid(), since: isoTime, requeued: z.number().int().describe('Deliveries scheduled') });
 
 /** RFC 9457 problem details, every error of the API. */
 export const problemAnswer = z.looseObject({

@@ -13,6 +13,7 @@ import { MemoryAuthStore } from '../../auth/memory-auth-store.js';
 import { createConsoleApp } from '../../console-app.js';
 import { IngestionReconciler } from '../../reconcile/ingestion-reconciler.js';
 import { TransactionRepository } from '../../transactions/transaction.repository.js';
+import { UserAdminService } from '../../users/user-admin.service.js';
 import { consoleOpenApiDocument } from './document.js';
 
 /** The version in the repository's package.json. */
@@ -29,12 +30,15 @@ export async function createInertConsoleApp(root: string): Promise<{ app: NestFa
   const logger = pino({ level: 'silent' });
   const pool = createPool('postgres://openapi@127.0.0.1:1/none', 1);
   const ledger = new InMemoryLedger();
+  const users = new MemoryAuthStore();
+  const audit = new LedgerAuditTrail(ledger, new StoreScanAuditLog(ledger), logger);
   const app = await createConsoleApp({
     logger,
     pool,
-    auth: new AuthService(new MemoryAuthStore(), { sessionTtlMs: 60_000 }),
+    auth: new AuthService(users, { sessionTtlMs: 60_000 }),
+    users: new UserAdminService(users, audit),
     transactions: new TransactionRepository(pool, ledger),
-    audit: new LedgerAuditTrail(ledger, new StoreScanAuditLog(ledger), logger),
+    audit,
     reconciler: new IngestionReconciler({ baseUrl: 'http://127.0.0.1:1', adminApiKey: new Secret('unused') }),
     cookies: { secure: true },
     webDir: join(tmpdir(), 'settle-console-openapi-no-web'),

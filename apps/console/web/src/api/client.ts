@@ -1,15 +1,26 @@
 import type {
+  AuditFilters,
+  AuditPage,
+  ConsoleUser,
+  DeliveryPage,
+  DeliveryState,
+  Endpoint,
+  EndpointDetail,
+  EventDeliveries,
   HeldInReviewItem,
   ManualReviewItem,
   Overview,
   QueuePage,
   ReconcileAccepted,
+  RecoverAccepted,
+  ResendAccepted,
   Session,
   TransactionFilters,
   TransactionPage,
   TransactionView,
+  UserWithPassword,
 } from './types';
-import { pageQuery, transactionsQuery } from '../lib/query-string';
+import { auditQuery, deliveriesQuery, pageQuery, transactionsQuery } from '../lib/query-string';
 
 /** Base path of the console API. */
 export const API_BASE = '/api/v1';
@@ -48,6 +59,9 @@ export function onUnauthenticated(listener: () => void): () => void {
   return () => unauthenticatedListeners.delete(listener);
 }
 
+/** The methods the console API uses. */
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
 let csrfToken: string | null = null;
 
 /** Remembers the session's CSRF token, sent as `x-csrf-token` on every state-changing request. */
@@ -79,7 +93,7 @@ async function problemOf(response: Response): Promise<ApiError> {
  * @returns the parsed JSON body, or `undefined` for 204.
  * @throws ApiError for any status from 400 up (with the problem's code) and for network failures (status 0).
  */
-export async function request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+export async function request<T>(method: Method, path: string, body?: unknown): Promise<T> {
   try {
     return await send<T>(method, path, body);
   } catch (error) {
@@ -91,7 +105,7 @@ export async function request<T>(method: 'GET' | 'POST' | 'DELETE', path: string
   }
 }
 
-async function send<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+async function send<T>(method: Method, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
@@ -123,7 +137,7 @@ export const api = {
   session: () => request<Session>('GET', '/session'),
   /** `DELETE /session`: signs out. */
   signOut: () => request<void>('DELETE', '/session'),
-  /** `GET /overview`: counts per state and entitlement status. */
+  /** `GET /overview`: counts per state and entitlement status, dead letters, consumer lag, the ledger's hash-chain status. */
   overview: () => request<Overview>('GET', '/overview'),
   /** `GET /transactions`: one page of the list, newest first. */
   transactions: (filters: TransactionFilters, cursor: string | null, limit?: number) =>
@@ -136,4 +150,31 @@ export const api = {
   manualReview: (cursor: string | null, limit?: number) => request<QueuePage<ManualReviewItem>>('GET', `/queues/manual-review${pageQuery(cursor, limit)}`),
   /** `POST /transactions/:reference/reconcile`: asks for a verification now (operators and admins). */
   reconcile: (reference: string) => request<ReconcileAccepted>('POST', `/transactions/${encodeURIComponent(reference)}/reconcile`),
+  /** `GET /audit`: one page of admin actions, newest first (admins). */
+  audit: (filters: Partial<AuditFilters>, cursor: string | null, limit?: number) => request<AuditPage>('GET', `/audit${auditQuery(filters, cursor, limit)}`),
+  /** `GET /users`: every console user (admins). */
+  users: () => request<{ items: ConsoleUser[] }>('GET', '/users'),
+  /** `POST /users`: creates a user with a generated password, answered once (admins). */
+  createUser: (email: string, role: string) => request<UserWithPassword>('POST', '/users', { email, role }),
+  /** `PATCH /users/:email`: a new role, disabled or enabled (admins); throws ApiError 409 for the self-change and last-admin rules. */
+  updateUser: (email: string, change: { role?: string; disabled?: boolean }) => request<ConsoleUser>('PATCH', `/users/${encodeURIComponent(email)}`, change),
+  /** `POST /users/:email/password`: a new generated password, answered once; ends the user's sessions (admins). */
+  resetPassword: (email: string) => request<UserWithPassword>('POST', `/users/${encodeURIComponent(email)}/password`),
+  /** `GET /endpoints`: the customer endpoints (503 `CONSOLE.DELIVERY_NOT_CONFIGURED` without a dispatcher). */
+  endpoints: () => request<{ items: Endpoint[] }>('GET', '/endpoints'),
+  /** `GET /endpoints/:id`: one endpoint and its recent deliveries; throws ApiError 404 `CONSOLE.ENDPOINT_NOT_FOUND`. */
+  endpoint: (id: string) => request<EndpointDetail>('GET', `/endpoints/${encodeURIComponent(id)}`),
+  /** `GET /deliveries`: one page of deliveries, newest first (`state: 'failed'`: the dead-lettered ones). */
+  deliveries: (filter: { state?: DeliveryState; endpointId?: string }, cursor: string | null, limit?: number) =>
+    request<DeliveryPage>('GET', `/deliveries${deliveriesQuery(filter, cursor, limit)}`),
+  /** `GET /events/:eventId/deliveries`: every delivery of an entitlement event with every attempt; throws ApiError 404 `CONSOLE.EVENT_NOT_FOUND`. */
+  eventDeliveries: (eventId: string) => request<EventDeliveries>('GET', `/events/${encodeURIComponent(eventId)}/deliveries`),
+  /** `POST /events/:eventId/resend`: to one endpoint, or to every endpoint that had it (operators and admins). */
+  resend: (eventId: string, endpointId?: string) =>
+    request<ResendAccepted>('POST', `/events/${encodeURIComponent(eventId)}/resend`, endpointId ? { endpointId } : undefined),
+  /** `POST /endpoints/:id/recover`: dead-lettered deliveries since `since` (ISO 8601) again, and the events it never had (operators and admins). */
+  recover: (endpointId: string, since: string) => request<RecoverAccepted>('POST', `/endpoints/${encodeURIComponent(endpointId)}/recover`, { since }),
+  /** `POST /endpoints/:id/enable` or `/disable` (admins). */
+  setEndpointEnabled: (endpointId: string, enabled: boolean) =>
+    request<Endpoint>('POST', `/endpoints/${encodeURIComponent(endpointId)}/${enabled ? 'enable' : 'disable'}`),
 };

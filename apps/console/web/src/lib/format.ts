@@ -193,3 +193,46 @@ const ENTITLEMENT_TONES: Record<string, Tone> = { LOCKED: 'neutral', UNLOCKED: '
 export function entitlementTone(status: string): Tone {
   return ENTITLEMENT_TONES[status] ?? 'neutral';
 }
+
+const ADMIN_ACTION_LABELS: Record<string, string> = {
+  'transaction.reconcile': 'Manual reconciliation',
+  'delivery.resend': 'Resend',
+  'endpoint.recover': 'Endpoint recovery',
+  'endpoint.enable': 'Endpoint re-enabled',
+  'endpoint.disable': 'Endpoint disabled',
+  'user.create': 'User created',
+  'user.update': 'User changed',
+};
+
+/** An admin action's name as people read it (`transaction.reconcile` is `Manual reconciliation`). */
+export function adminActionLabel(action: string): string {
+  return ADMIN_ACTION_LABELS[action] ?? humanize(action);
+}
+
+/**
+ * An admin action's parameters in one line, `key: value` joined by ` · ` (`role: viewer · disabled: true`);
+ * `''` when there are none. Values that are not text, numbers or booleans are shown as JSON.
+ */
+export function formatParameters(parameters: Record<string, unknown>): string {
+  return Object.entries(parameters)
+    .map(
+      ([key, value]) =>
+        `${key}: ${typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value)}`,
+    )
+    .join(' · ');
+}
+
+const CHAIN_BREAK_LABELS: Record<string, string> = {
+  STREAM_HASH_MISMATCH: 'an event was changed (its stream hash does not match)',
+  GLOBAL_HASH_MISMATCH: 'the global chain does not match (hashes recomputed after a change)',
+  POSITION_GAP: 'an event is missing (the positions jump)',
+  REVISION_GAP: 'an event of the stream is missing (the revisions jump)',
+  HEAD_MISMATCH: 'the head does not name the last event (newest events deleted, or the head moved)',
+  CHECKPOINT_MISSING: 'the event verified last is gone',
+  CHECKPOINT_MISMATCH: 'the history up to the event verified last was rewritten',
+};
+
+/** Why the ledger's hash chains break, for people (docs/ledger.md, "Tamper evidence"); an unknown reason as words. */
+export function chainBreakLabel(reason: string): string {
+  return CHAIN_BREAK_LABELS[reason] ?? humanize(reason);
+}

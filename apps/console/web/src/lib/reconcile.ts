@@ -32,3 +32,12 @@ export function reconcileProgress(
   if (current.events > before.events) return 'recorded';
   return now - startedAt >= waitMs ? 'timed_out' : 'waiting';
 }
+
+/**
+ * How many of a timeline's entries are the transaction's own ledger events: the admin actions
+ * merged into it (those with an `actor`) are left out, so the request a reconciliation records
+ * before it runs is not mistaken for its outcome.
+ */
+export function ledgerEventCount(timeline: ReadonlyArray<{ actor?: unknown }>): number {
+  return timeline.filter((entry) => entry.actor === undefined).length;
+}

@@ -4,10 +4,33 @@ import type { SessionUser } from '../api/types';
 import type { Route } from '../lib/routes';
 import { Link } from '../lib/router';
 
+/** The navigation item a page belongs to; `null` for no page. */
+function sectionOf(route: Route): 'overview' | 'transactions' | 'queues' | 'deliveries' | 'audit' | 'users' | null {
+  switch (route.name) {
+    case 'overview':
+      return 'overview';
+    case 'audit':
+      return 'audit';
+    case 'users':
+      return 'users';
+    case 'queues':
+      return 'queues';
+    case 'deliveries':
+    case 'endpoint':
+    case 'event':
+      return 'deliveries';
+    case 'transactions':
+    case 'transaction':
+      return 'transactions';
+    case 'not_found':
+      return null;
+  }
+}
+
 /** The frame of every signed-in page: top bar with the product, the navigation and the user. */
 export function Layout({ user, route, children }: { user: SessionUser; route: Route; children: ReactNode }) {
   const signOut = useSignOut();
-  const section = route.name === 'overview' ? 'overview' : route.name === 'queues' ? 'queues' : route.name === 'not_found' ? null : 'transactions';
+  const section = sectionOf(route);
   return (
     <div className="app">
       <header className="topbar">
@@ -42,6 +65,34 @@ export function Layout({ user, route, children }: { user: SessionUser; route: Ro
           >
             Queues
           </Link>
+          <Link
+            href="/deliveries"
+            data-testid="nav-deliveries"
+            className={section === 'deliveries' ? 'active' : undefined}
+            aria-current={section === 'deliveries' ? 'page' : undefined}
+          >
+            Deliveries
+          </Link>
+          {user.role === 'admin' && (
+            <>
+              <Link
+                href="/audit"
+                data-testid="nav-audit"
+                className={section === 'audit' ? 'active' : undefined}
+                aria-current={section === 'audit' ? 'page' : undefined}
+              >
+                Audit
+              </Link>
+              <Link
+                href="/users"
+                data-testid="nav-users"
+                className={section === 'users' ? 'active' : undefined}
+                aria-current={section === 'users' ? 'page' : undefined}
+              >
+                Users
+              </Link>
+            </>
+          )}
         </nav>
         <div className="user">
           <span className="user-email" title={user.email}>

@@ -2,11 +2,14 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
 import { api, ApiError } from '../api/client';
 import { CHECK_NAMES, type CheckResult, type EntitlementEvent, type Role, type TimelineEntry, type TransactionDetail, type Watch } from '../api/types';
-import { Badge, EntitlementBadge, StateBadge } from '../components/Badge';
+import { AdminOutcomeBadge, Badge, EntitlementBadge, StateBadge } from '../components/Badge';
 import { EmptyState, ErrorPanel, errorMessage, Spinner } from '../components/Feedback';
-import { checkLabel, formatDateTime, formatDuration, formatMoney, formatUntil, humanize, providerLabel, stateLabel, type Tone } from '../lib/format';
-import { RECONCILE_POLL_MS, reconcileProgress, type TransactionMark } from '../lib/reconcile';
+import { ResendButton } from '../components/Resend';
+import { attemptTone, attemptTotal, canResend, deliveryStateLabel, deliveryTone, followingResend, RESEND_POLL_MS } from '../lib/deliveries';
+import { adminActionLabel, checkLabel, formatDateTime, formatDuration, formatMoney, formatUntil, humanize, providerLabel, stateLabel } from '../lib/format';
+import { ledgerEventCount, RECONCILE_POLL_MS, reconcileProgress, type TransactionMark } from '../lib/reconcile';
 import { Link } from '../lib/router';
+import { eventHref } from '../lib/routes';
 
 /** Roles that may ask for a reconciliation (docs/spec.md, section 1, trigger 4). */
 const RECONCILERS: ReadonlySet<Role> = new Set(['operator', 'admin']);
@@ -68,24 +71,32 @@ function Timeline({ entries }: { entries: TimelineEntry[] }) {
       </div>
     );
   }
-  const newestFirst = [...entries].sort((a, b) => b.revision - a.revision);
+  const newestFirst = [...entries].sort((a, b) => b.position - a.position);
   return (
     <ol className="timeline" data-testid="timeline">
       {newestFirst.map((entry) => (
-        <li key={entry.position} className="timeline-entry">
+        <li
+          key={entry.position}
+          className={entry.actor ? 'timeline-entry timeline-admin' : 'timeline-entry'}
+          data-testid={entry.actor ? 'timeline-admin-action' : undefined}
+        >
           <div className="timeline-dot" aria-hidden="true" />
           <div className="timeline-body">
             <div className="timeline-head">
-              <strong>{entry.type}</strong>
+              <strong>{entry.adminAction ? adminActionLabel(entry.adminAction.action) : entry.type}</strong>
               {entry.state && <StateBadge state={entry.state} />}
+              {entry.adminAction && <AdminOutcomeBadge outcome={entry.adminAction.outcome} errorCode={entry.adminAction.errorCode} />}
               <span className="muted small">{formatDateTime(entry.recordedAt)}</span>
             </div>
             <div className="timeline-meta muted small">
+              {entry.actor && (
+                <span data-testid="timeline-actor">
+                  By {entry.actor.email} ({entry.actor.role})
+                </span>
+              )}
               {entry.trigger && <span>Trigger: {humanize(entry.trigger)}</span>}
               {entry.verdict && <span>Verdict: {humanize(entry.verdict)}</span>}
-              <span className="mono">
-                revision {entry.revision} · position {entry.position}
-              </span>
+              <span className="mono">{entry.actor ? `position ${entry.position}` : `revision ${entry.revision} · position ${entry.position}`}</span>
             </div>
             {entry.detail && <p className="timeline-detail">{entry.detail}</p>}
           </div>
@@ -121,11 +132,11 @@ function Recovery({ watch, now }: { watch: Watch | null; now: number }) {
   );
 }
 
-const DELIVERY_TONES: Record<string, Tone> = { delivered: 'success', pending: 'info', failed: 'danger', cancelled: 'neutral' };
-const ATTEMPT_TONES: Record<string, Tone> = { delivered: 'success', throttled: 'warning', failed: 'danger', gone: 'neutral' };
-
-/** The grants of this reference as the dispatcher recorded them: each event, its deliveries and their attempts. */
-function EntitlementEvents({ events }: { events: EntitlementEvent[] }) {
+/**
+ * The grants of this reference as the dispatcher recorded them: each event, its deliveries and
+ * their attempts, a link to the event's full attempts, and Resend for operators.
+ */
+function EntitlementEvents({ events, resend, onResent }: { events: EntitlementEvent[]; resend: boolean; onResent: () => void }) {
   if (events.length === 0) {
     return (
       <div data-testid="entitlement-events">
@@ -141,6 +152,12 @@ function EntitlementEvents({ events }: { events: EntitlementEvent[] }) {
             <strong>{event.event}</strong>
             <span className="mono small muted">{event.eventId}</span>
             {event.expiresAt && <span className="small">Expires {formatDateTime(event.expiresAt)}</span>}
+            <span className="event-actions">
+              <Link href={eventHref(event.eventId)} className="small" data-testid="event-attempts-link">
+                All attempts
+              </Link>
+              {resend && event.deliveries.length > 0 && <ResendButton eventId={event.eventId} onAccepted={onResent} />}
+            </span>
           </div>
           {event.deliveries.length === 0 ? (
             <p className="muted small">No endpoint subscribed to this event.</p>
@@ -166,7 +183,7 @@ function EntitlementEvents({ events }: { events: EntitlementEvent[] }) {
                           {delivery.endpointUrl}
                         </td>
                         <td>
-                          <Badge tone={DELIVERY_TONES[delivery.status] ?? 'neutral'}>{humanize(delivery.status)}</Badge>
+                          <Badge tone={deliveryTone(delivery.status)}>{deliveryStateLabel(delivery.status)}</Badge>
                         </td>
                       </>
                     );
@@ -193,7 +210,7 @@ function EntitlementEvents({ events }: { events: EntitlementEvent[] }) {
                         <td className="num">{index + 1}</td>
                         <td>{formatDateTime(attempt.at)}</td>
                         <td>
-                          <Badge tone={ATTEMPT_TONES[attempt.outcome] ?? 'neutral'}>{humanize(attempt.outcome)}</Badge>
+                          <Badge tone={attemptTone(attempt.outcome)}>{humanize(attempt.outcome)}</Badge>
                         </td>
                         <td className="num mono">{attempt.httpStatus ?? '—'}</td>
                         <td className="num">{formatDuration(attempt.durationMs)}</td>
@@ -238,12 +255,24 @@ function Fields({ transaction }: { transaction: TransactionDetail }) {
 /** One transaction: its fields, the four checks expected against observed, the sweeper's watch, its ledger timeline, its entitlement events' deliveries, and "Reconcile now". */
 export function TransactionPage({ reference, role }: { reference: string; role: Role }) {
   const [reconciling, setReconciling] = useState<Reconciling | null>(null);
+  // A resend asked for on this page, followed until its new attempt shows in the deliveries.
+  const [resent, setResent] = useState<{ attemptsBefore: number; startedAt: number } | null>(null);
   const waiting = reconciling?.phase === 'waiting';
   const view = useQuery({
     queryKey: ['transaction', reference],
     queryFn: () => api.transaction(reference),
-    refetchInterval: waiting ? RECONCILE_POLL_MS : false,
+    refetchInterval: waiting ? RECONCILE_POLL_MS : resent ? RESEND_POLL_MS : false,
   });
+  const attempts = view.data ? view.data.entitlementEvents.reduce((sum, event) => sum + attemptTotal(event.deliveries), 0) : null;
+  useEffect(() => {
+    if (!resent || attempts === null) return;
+    const check = () => {
+      if (!followingResend(resent.attemptsBefore, attempts, resent.startedAt, Date.now())) setResent(null);
+    };
+    check();
+    const timer = window.setInterval(check, 1_000);
+    return () => window.clearInterval(timer);
+  }, [resent, attempts]);
 
   const reconcile = useMutation({
     mutationFn: () => api.reconcile(reference),
@@ -251,7 +280,7 @@ export function TransactionPage({ reference, role }: { reference: string; role: 
       if (!view.data) return;
       setReconciling({
         phase: 'waiting',
-        before: { state: view.data.transaction.state, events: view.data.timeline.length },
+        before: { state: view.data.transaction.state, events: ledgerEventCount(view.data.timeline) },
         startedAt: Date.now(),
       });
     },
@@ -259,7 +288,7 @@ export function TransactionPage({ reference, role }: { reference: string; role: 
 
   // While waiting: compare each fresh read with the state before, and stop after the wait.
   const currentState = view.data?.transaction.state;
-  const currentEvents = view.data?.timeline.length;
+  const currentEvents = view.data ? ledgerEventCount(view.data.timeline) : undefined;
   useEffect(() => {
     if (reconciling?.phase !== 'waiting' || currentState === undefined || currentEvents === undefined) return;
     const current = { state: currentState, events: currentEvents };
@@ -374,7 +403,11 @@ export function TransactionPage({ reference, role }: { reference: string; role: 
       <div className="panel">
         <h2 className="panel-title">Entitlement events</h2>
         <p className="muted small">The grants of this payment and their delivery to the customer's endpoints (oldest first).</p>
-        <EntitlementEvents events={entitlementEvents} />
+        <EntitlementEvents
+          events={entitlementEvents}
+          resend={canResend(role)}
+          onResent={() => setResent({ attemptsBefore: attempts ?? 0, startedAt: Date.now() })}
+        />
       </div>
     </section>
   );

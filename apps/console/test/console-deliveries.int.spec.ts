@@ -1,0 +1,501 @@
+/**
+ * The console's Deliveries API against a real PostgreSQL (sessions, the ledger the audit trail
+ * writes to) and a dispatcher stand-in (a local HTTP server answering the dispatcher's admin API
+ * as apps/dispatcher does, recording every call): reads for every role, actions by role and
+ * CSRF, each action recorded in the ledger with its actor, the error mapping, and a console
+ * without a dispatcher.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Secret } from '@settle/config';
+import { adminActionStream, LEDGER_MIGRATIONS, PostgresLedger, READ_MODEL_MIGRATIONS } from '@settle/ledger';
+import { createPool, migrateSchemas, type Pool } from '@settle/platform';
+import { pino } from 'pino';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { watchAnswers, type AnswerConformance } from './answer-conformance.js';
+import { createTestDatabase } from '../../../scripts/harness/infra.js';
+import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
+import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
+import { AuthService } from '../src/auth/auth.service.js';
+import { PostgresAuthStore } from '../src/auth/postgres-auth-store.js';
+import { createConsoleApp } from '../src/console-app.js';
+import { DispatcherDeliveryAdmin } from '../src/deliveries/dispatcher-delivery-admin.js';
+import { IngestionReconciler } from '../src/reconcile/ingestion-reconciler.js';
+import { CONSOLE_MIGRATIONS } from '../src/schema.js';
+import { UserAdminService } from '../src/users/user-admin.service.js';
+import { TransactionRepository } from '../src/transactions/transaction.repository.js';
+
+const ADMIN_KEY = `dispatcher-test-${randomUUID()}`;
+const PASSWORD = 'correct horse battery staple';
+const SECRET = 'whsec_dGhpcy1zZWNyZXQtbXVzdC1uZXZlci1yZWFjaC10aGUtYnJvd3Nlcg==';
+const HEALTHY = '7d1f5c2a-1b3e-4c5d-8e9f-0a1b2c3d4e5f';
+const FAILING = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
+const EVENT = '2f1c7a3e-5b0d-5e2a-9c41-7d3b2a1f0e9c';
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+
+let answers: AnswerConformance;
+let pool: Pool;
+let drop: () => Promise<void>;
+let app: NestFastifyApplication;
+let bare: NestFastifyApplication;
+let dispatcher: Server;
+let dispatcherUrl: string;
+const calls: Array<{ method: string; url: string; authorization: string | undefined; body: unknown }> = [];
+
+// The stand-in's state: two endpoints, an event delivered to one and dead-lettered at the other.
+type Endpoint = { id: string; url: string; enabled: boolean; disabled_reason: string | null };
+let endpoints: Endpoint[];
+
+function endpointBody(e: Endpoint) {
+  return {
+    id: e.id,
+    url: e.url,
+    description: null,
+    event_kinds: ['subscription_started', 'subscription_renewed'],
+    enabled: e.enabled,
+    disabled_reason: e.disabled_reason,
+    disabled_at: e.enabled ? null : '2026-11-20T10:00:00.000Z',
+    failing_since: e.enabled ? null : '2026-11-15T10:00:00.000Z',
+    previous_secret_expires_at: null,
+    created_at: '2026-11-01T10:00:00.000Z',
+    updated_at: '2026-11-20T10:00:00.000Z',
+    // What the dispatcher never answers here; the console must drop it if it ever did.
+    secret: SECRET,
+  };
+}
+
+function deliveryBody(id: number, endpointId: string, state: string) {
+  return {
+    delivery_id: id,
+    event_id: EVENT,
+    event: 'subscription_started',
+    user_id: 'user-42',
+    endpoint_id: endpointId,
+    state,
+    attempts: state === 'failed' ? 4 : 1,
+    next_attempt_at: null,
+    delivered_at: state === 'delivered' ? '2026-11-15T10:00:01.000Z' : null,
+    last_status: state === 'failed' ? 500 : 200,
+    last_error: state === 'failed' ? 'HTTP_500' : null,
+    recorded_at: '2026-11-15T10:00:00.000Z',
+  };
+}
+
+const DELIVERIES = [deliveryBody(2, FAILING, 'failed'), deliveryBody(1, HEALTHY, 'delivered')];
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': status >= 400 ? 'application/problem+json' : 'application/json' }).end(JSON.stringify(body));
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  let text = '';
+  for await (const chunk of req) text += String(chunk);
+  return text ? JSON.parse(text) : null;
+}
+
+/** The dispatcher's admin API as apps/dispatcher answers it (docs/delivery.md, the admin API table). */
+async function dispatcherStandIn(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readBody(req);
+  calls.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, body });
+  if (req.headers.authorization !== `Bearer ${ADMIN_KEY}`) return send(res, 401, { code: 'AUTH.INVALID_API_KEY' });
+  const url = new URL(req.url ?? '/', 'http://dispatcher');
+  const path = url.pathname;
+  const endpoint = (id: string | undefined) => endpoints.find((e) => e.id === id);
+  const notFound = (code: string) => send(res, 404, { code, title: 'Not found', status: 404 });
+  let m: RegExpExecArray | null;
+  if (req.method === 'GET' && path === '/v1/admin/endpoints') return send(res, 200, { endpoints: endpoints.map(endpointBody) });
+  if ((m = /^\/v1\/admin\/endpoints\/([^/]+)(?:\/(enable|disable|recover))?$/.exec(path))) {
+    const e = endpoint(m[1]);
+    if (!e) return notFound('ENDPOINT.NOT_FOUND');
+    if (req.method === 'GET' && !m[2]) return send(res, 200, endpointBody(e));
+    if (m[2] === 'enable' || m[2] === 'disable') {
+      e.enabled = m[2] === 'enable';
+      e.disabled_reason = e.enabled ? null : 'admin';
+      return send(res, 200, endpointBody(e));
+    }
+    if (m[2] === 'recover') return send(res, 200, { requeued: 3 });
+  }
+  if (req.method === 'GET' && path === '/v1/admin/deliveries') {
+    const state = url.searchParams.get('state');
+    const endpointId = url.searchParams.get('endpoint_id');
+    const before = Number(url.searchParams.get('before') ?? Infinity);
+    const limit = Number(url.searchParams.get('limit'));
+    const rows = DELIVERIES.filter((d) => (!state || d.state === state) && (!endpointId || d.endpoint_id === endpointId) && d.delivery_id < before).slice(
+      0,
+      limit,
+    );
+    return send(res, 200, { deliveries: rows, next_before: rows.length === limit ? rows.at(-1)!.delivery_id : null });
+  }
+  if ((m = /^\/v1\/admin\/events\/([^/]+)\/(deliveries|resend)$/.exec(path))) {
+    if (m[1] !== EVENT) return notFound('EVENT.NOT_FOUND');
+    if (m[2] === 'deliveries') {
+      const attempt = {
+        attempt: 1,
+        started_at: '2026-11-15T10:00:00.000Z',
+        latency_ms: 42,
+        status: 200,
+        outcome: 'delivered',
+        error: null,
+        response_excerpt: '{"received":true}',
+        next_attempt_at: null,
+      };
+      return send(res, 200, { event_id: EVENT, deliveries: [...DELIVERIES].reverse().map((d) => ({ ...d, attempt_log: [attempt] })) });
+    }
+    const endpointId = (body as { endpoint_id?: string } | null)?.endpoint_id;
+    if (endpointId && !endpoint(endpointId)) return notFound('ENDPOINT.NOT_FOUND');
+    return send(res, 200, { requeued: endpointId ? 1 : 2 });
+  }
+  return notFound('REQUEST.NOT_FOUND');
+}
+
+function deps(auth: AuthService, deliveryAdmin: DispatcherDeliveryAdmin | null) {
+  const audit = new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), pino({ level: 'silent' }));
+  return {
+    logger: pino({ level: 'silent' }),
+    pool,
+    auth,
+    transactions: new TransactionRepository(pool, new PostgresLedger(pool)),
+    audit,
+    users: new UserAdminService(new PostgresAuthStore(pool), audit),
+    reconciler: new IngestionReconciler({ baseUrl: 'http://127.0.0.1:9', adminApiKey: new Secret('unused') }),
+    deliveryAdmin,
+    cookies: { secure: false },
+    webDir: join(tmpdir(), `missing-${randomUUID()}`),
+  };
+}
+
+async function signIn(email: string, target = app): Promise<{ cookie: string; csrf: string }> {
+  const res = await target.inject({ method: 'POST', url: '/api/v1/session', payload: { email, password: PASSWORD } });
+  expect(res.statusCode).toBe(200);
+  return { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrf: res.json().csrfToken };
+}
+
+/** The audit entries of a target, newest first, as the audit view reads them from `ledger.events`. */
+function auditOf(kind: 'event' | 'endpoint', id: string) {
+  return new PostgresAuditLog(pool).list({ limit: 10, target: { kind, id } });
+}
+
+beforeAll(async () => {
+  const database = await createTestDatabase('settle_console_deliveries');
+  drop = database.drop;
+  pool = createPool(database.url, 6);
+  await migrateSchemas(pool, [CONSOLE_MIGRATIONS, LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS]);
+  dispatcher = createServer((req, res) => void dispatcherStandIn(req, res));
+  await new Promise<void>((resolve) => dispatcher.listen(0, '127.0.0.1', resolve));
+  dispatcherUrl = `http://127.0.0.1:${(dispatcher.address() as AddressInfo).port}`;
+
+  const auth = new AuthService(new PostgresAuthStore(pool), { sessionTtlMs: 8 * 3_600_000 });
+  for (const [email, role] of [
+    ['viewer@example.com', 'viewer'],
+    ['operator@example.com', 'operator'],
+    ['admin@example.com', 'admin'],
+  ] as const) {
+    await auth.createUser(email, PASSWORD, role);
+  }
+  app = await createConsoleApp(deps(auth, new DispatcherDeliveryAdmin({ baseUrl: dispatcherUrl, adminApiKey: new Secret(ADMIN_KEY) })));
+  answers = watchAnswers(app);
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  bare = await createConsoleApp(deps(auth, null));
+  await bare.init();
+  await bare.getHttpAdapter().getInstance().ready();
+});
+
+beforeEach(() => {
+  endpoints = [
+    { id: HEALTHY, url: 'https://customer.example/webhook/settle', enabled: true, disabled_reason: null },
+    { id: FAILING, url: 'https://legacy.example/hooks', enabled: false, disabled_reason: 'failing' },
+  ];
+});
+
+afterAll(async () => {
+  await app?.close();
+  await bare?.close();
+  await new Promise((resolve) => dispatcher?.close(resolve));
+  await pool?.end();
+  await drop?.();
+});
+
+describe('deliveries: reads', () => {
+  it('answers 401 without a session', async () => {
+    const res = await app.inject({ method: 'GET', url: '/api/v1/endpoints' });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({ code: 'CONSOLE.UNAUTHENTICATED' });
+  });
+
+  it('lists the endpoints for a viewer, disabled first, in camelCase and never with a secret', async () => {
+    const { cookie } = await signIn('viewer@example.com');
+    const res = await app.inject({ method: 'GET', url: '/api/v1/endpoints', headers: { cookie } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.body).not.toContain('whsec_');
+    expect(res.body).not.toContain('secret');
+    expect(res.json().items).toEqual([
+      expect.objectContaining({ id: FAILING, enabled: false, disabledReason: 'failing', failingSince: '2026-11-15T10:00:00.000Z' }),
+      expect.objectContaining({
+        id: HEALTHY,
+        url: 'https://customer.example/webhook/settle',
+        enabled: true,
+        eventKinds: ['subscription_started', 'subscription_renewed'],
+      }),
+    ]);
+    expect(calls.at(-1)).toMatchObject({ method: 'GET', url: '/v1/admin/endpoints', authorization: `Bearer ${ADMIN_KEY}` });
+  });
+
+  it('answers an endpoint with its recent deliveries, and 404 for an unknown or malformed id', async () => {
+    const { cookie } = await signIn('viewer@example.com');
+    const res = await app.inject({ method: 'GET', url: `/api/v1/endpoints/${FAILING}`, headers: { cookie } });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).not.toContain('whsec_');
+    expect(res.json()).toEqual({
+      endpoint: expect.objectContaining({ id: FAILING, url: 'https://legacy.example/hooks' }),
+      recentDeliveries: [expect.objectContaining({ deliveryId: 2, state: 'failed', endpointUrl: 'https://legacy.example/hooks', lastStatus: 500 })],
+    });
+    expect(calls.at(-1)!.url).toBe(`/v1/admin/deliveries?limit=20&endpoint_id=${FAILING}`);
+    for (const id of [UNKNOWN, 'not-a-uuid']) {
+      const missing = await app.inject({ method: 'GET', url: `/api/v1/endpoints/${id}`, headers: { cookie } });
+      expect(missing.statusCode).toBe(404);
+      expect(missing.json()).toMatchObject({ code: 'CONSOLE.ENDPOINT_NOT_FOUND' });
+    }
+  });
+
+  it('lists dead-lettered deliveries with their endpoint URL, by keyset pages', async () => {
+    const { cookie } = await signIn('viewer@example.com');
+    const failed = await app.inject({ method: 'GET', url: '/api/v1/deliveries?state=failed', headers: { cookie } });
+    expect(failed.statusCode).toBe(200);
+    expect(failed.json()).toEqual({
+      items: [
+        expect.objectContaining({
+          deliveryId: 2,
+          eventId: EVENT,
+          state: 'failed',
+          endpointUrl: 'https://legacy.example/hooks',
+          lastError: 'HTTP_500',
+          attemptCount: 4,
+        }),
+      ],
+      nextCursor: null,
+    });
+    const first = await app.inject({ method: 'GET', url: '/api/v1/deliveries?limit=1', headers: { cookie } });
+    expect(first.json()).toMatchObject({ items: [{ deliveryId: 2 }], nextCursor: '2' });
+    const second = await app.inject({ method: 'GET', url: '/api/v1/deliveries?limit=1&cursor=2', headers: { cookie } });
+    expect(second.json()).toMatchObject({ items: [{ deliveryId: 1, endpointUrl: 'https://customer.example/webhook/settle' }], nextCursor: '1' });
+    for (const query of ['state=lost', 'limit=0', 'limit=101', 'cursor=abc', 'endpointId=nope']) {
+      const bad = await app.inject({ method: 'GET', url: `/api/v1/deliveries?${query}`, headers: { cookie } });
+      expect(bad.statusCode, query).toBe(400);
+      expect(bad.json()).toMatchObject({ code: 'REQUEST.VALIDATION_FAILED' });
+    }
+  });
+
+  it("answers an event's deliveries with every attempt, and 404 CONSOLE.EVENT_NOT_FOUND for an unknown event", async () => {
+    const { cookie } = await signIn('viewer@example.com');
+    const res = await app.inject({ method: 'GET', url: `/api/v1/events/${EVENT}/deliveries`, headers: { cookie } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().eventId).toBe(EVENT);
+    expect(res.json().deliveries[0]).toMatchObject({
+      endpointId: HEALTHY,
+      endpointUrl: 'https://customer.example/webhook/settle',
+      state: 'delivered',
+      attempts: [
+        {
+          attempt: 1,
+          at: '2026-11-15T10:00:00.000Z',
+          outcome: 'delivered',
+          httpStatus: 200,
+          durationMs: 42,
+          error: null,
+          responseExcerpt: '{"received":true}',
+        },
+      ],
+    });
+    const missing = await app.inject({ method: 'GET', url: `/api/v1/events/${UNKNOWN}/deliveries`, headers: { cookie } });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toMatchObject({ code: 'CONSOLE.EVENT_NOT_FOUND' });
+  });
+});
+
+describe('deliveries: actions, each recorded in the ledger with its actor', () => {
+  it('refuses a resend from a viewer (403 CONSOLE.FORBIDDEN) and without the CSRF token, calling nothing and recording nothing', async () => {
+    const viewer = await signIn('viewer@example.com');
+    const before = calls.length;
+    const refused = await app.inject({
+      method: 'POST',
+      url: `/api/v1/events/${EVENT}/resend`,
+      headers: { cookie: viewer.cookie, 'x-csrf-token': viewer.csrf },
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({ code: 'CONSOLE.FORBIDDEN' });
+    const operator = await signIn('operator@example.com');
+    const noCsrf = await app.inject({ method: 'POST', url: `/api/v1/events/${EVENT}/resend`, headers: { cookie: operator.cookie } });
+    expect(noCsrf.statusCode).toBe(403);
+    expect(noCsrf.json()).toMatchObject({ code: 'CONSOLE.CSRF_REJECTED' });
+    expect(calls.length).toBe(before);
+    expect((await auditOf('event', EVENT)).items.filter((e) => e.actor.email === 'viewer@example.com')).toEqual([]);
+  });
+
+  it("resends an operator's event to one endpoint, recorded as AdminActionRequested then AdminActionCompleted with the actor", async () => {
+    const { cookie, csrf } = await signIn('operator@example.com');
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/v1/events/${EVENT}/resend`,
+      headers: { cookie, 'x-csrf-token': csrf },
+      payload: { endpointId: HEALTHY },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ eventId: EVENT, requeued: 1 });
+    expect(calls.at(-1)).toMatchObject({ method: 'POST', url: `/v1/admin/events/${EVENT}/resend`, body: { endpoint_id: HEALTHY } });
+
+    const stream = await new PostgresLedger(pool).readStream(adminActionStream('event', EVENT));
+    expect(stream.map((e) => e.type)).toEqual(['AdminActionRequested', 'AdminActionCompleted']);
+    expect(stream[0]!.data).toMatchObject({
+      action: 'delivery.resend',
+      actor: { email: 'operator@example.com', role: 'operator' },
+      target: { kind: 'event', id: EVENT },
+      parameters: { endpointId: HEALTHY },
+    });
+    const [entry] = (await auditOf('event', EVENT)).items;
+    expect(entry).toMatchObject({
+      action: 'delivery.resend',
+      actor: { email: 'operator@example.com', role: 'operator' },
+      outcome: 'succeeded',
+      result: { requeued: 1 },
+      errorCode: null,
+    });
+  });
+
+  it('resends to every endpoint without a body, and records a failed resend with its code (404 for an unknown event)', async () => {
+    const { cookie, csrf } = await signIn('admin@example.com');
+    const all = await app.inject({ method: 'POST', url: `/api/v1/events/${EVENT}/resend`, headers: { cookie, 'x-csrf-token': csrf } });
+    expect(all.json()).toEqual({ eventId: EVENT, requeued: 2 });
+    const missing = await app.inject({ method: 'POST', url: `/api/v1/events/${UNKNOWN}/resend`, headers: { cookie, 'x-csrf-token': csrf } });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toMatchObject({ code: 'CONSOLE.EVENT_NOT_FOUND' });
+    expect((await auditOf('event', UNKNOWN)).items).toEqual([
+      expect.objectContaining({
+        action: 'delivery.resend',
+        actor: { email: 'admin@example.com', role: 'admin' },
+        outcome: 'failed',
+        errorCode: 'CONSOLE.EVENT_NOT_FOUND',
+      }),
+    ]);
+    const badBody = await app.inject({
+      method: 'POST',
+      url: `/api/v1/events/${EVENT}/resend`,
+      headers: { cookie, 'x-csrf-token': csrf },
+      payload: { endpointId: 'x' },
+    });
+    expect(badBody.statusCode).toBe(400);
+  });
+
+  it("recovers an operator's endpoint since a time; refuses a time in the future or older than 30 days before calling or recording anything", async () => {
+    const { cookie, csrf } = await signIn('operator@example.com');
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/v1/endpoints/${FAILING}/recover`,
+      headers: { cookie, 'x-csrf-token': csrf },
+      payload: { since },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ endpointId: FAILING, since, requeued: 3 });
+    expect(calls.at(-1)).toMatchObject({ method: 'POST', url: `/v1/admin/endpoints/${FAILING}/recover`, body: { since } });
+    const before = calls.length;
+    for (const bad of [new Date(Date.now() + 3_600_000).toISOString(), new Date(Date.now() - 31 * 86_400_000).toISOString(), 'yesterday']) {
+      const refused = await app.inject({
+        method: 'POST',
+        url: `/api/v1/endpoints/${FAILING}/recover`,
+        headers: { cookie, 'x-csrf-token': csrf },
+        payload: { since: bad },
+      });
+      expect(refused.statusCode, bad).toBe(400);
+      expect(refused.json()).toMatchObject({ code: 'REQUEST.VALIDATION_FAILED', errors: [{ path: 'since' }] });
+    }
+    expect(calls.length).toBe(before);
+    expect((await auditOf('endpoint', FAILING)).items).toEqual([
+      expect.objectContaining({ action: 'endpoint.recover', parameters: { since }, outcome: 'succeeded', result: { requeued: 3 } }),
+    ]);
+  });
+
+  it('re-enables and disables an endpoint for an admin only, each recorded', async () => {
+    const operator = await signIn('operator@example.com');
+    const refused = await app.inject({
+      method: 'POST',
+      url: `/api/v1/endpoints/${HEALTHY}/disable`,
+      headers: { cookie: operator.cookie, 'x-csrf-token': operator.csrf },
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({ code: 'CONSOLE.FORBIDDEN' });
+
+    const { cookie, csrf } = await signIn('admin@example.com');
+    const disabled = await app.inject({ method: 'POST', url: `/api/v1/endpoints/${HEALTHY}/disable`, headers: { cookie, 'x-csrf-token': csrf } });
+    expect(disabled.statusCode).toBe(200);
+    expect(disabled.json()).toMatchObject({ id: HEALTHY, enabled: false, disabledReason: 'admin' });
+    expect(disabled.body).not.toContain('whsec_');
+    const enabled = await app.inject({ method: 'POST', url: `/api/v1/endpoints/${HEALTHY}/enable`, headers: { cookie, 'x-csrf-token': csrf } });
+    expect(enabled.json()).toMatchObject({ id: HEALTHY, enabled: true, disabledReason: null });
+    expect((await auditOf('endpoint', HEALTHY)).items.map((e) => [e.action, e.actor.email, e.outcome, e.result])).toEqual([
+      ['endpoint.enable', 'admin@example.com', 'succeeded', { enabled: true, disabledReason: null }],
+      ['endpoint.disable', 'admin@example.com', 'succeeded', { enabled: false, disabledReason: 'admin' }],
+    ]);
+    const missing = await app.inject({ method: 'POST', url: `/api/v1/endpoints/${UNKNOWN}/enable`, headers: { cookie, 'x-csrf-token': csrf } });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toMatchObject({ code: 'CONSOLE.ENDPOINT_NOT_FOUND' });
+  });
+});
+
+describe('deliveries: the dispatcher away', () => {
+  it('answers 503 CONSOLE.DELIVERY_NOT_CONFIGURED without a dispatcher, and records no action', async () => {
+    const { cookie, csrf } = await signIn('admin@example.com', bare);
+    const read = await bare.inject({ method: 'GET', url: '/api/v1/endpoints', headers: { cookie } });
+    expect(read.statusCode).toBe(503);
+    expect(read.json()).toMatchObject({ code: 'CONSOLE.DELIVERY_NOT_CONFIGURED' });
+    const other = '5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e';
+    const action = await bare.inject({ method: 'POST', url: `/api/v1/events/${other}/resend`, headers: { cookie, 'x-csrf-token': csrf } });
+    expect(action.statusCode).toBe(503);
+    expect(action.json()).toMatchObject({ code: 'CONSOLE.DELIVERY_NOT_CONFIGURED' });
+    expect((await auditOf('event', other)).items).toEqual([]);
+  });
+
+  it('answers 503 CONSOLE.DISPATCHER_UNAVAILABLE when the dispatcher does not answer, and 500 CONSOLE.DISPATCHER_REJECTED for a wrong key', async () => {
+    const auth = new AuthService(new PostgresAuthStore(pool), { sessionTtlMs: 60_000 });
+    for (const [deliveryAdmin, status, code] of [
+      [new DispatcherDeliveryAdmin({ baseUrl: 'http://127.0.0.1:9', adminApiKey: new Secret(ADMIN_KEY) }), 503, 'CONSOLE.DISPATCHER_UNAVAILABLE'],
+      [new DispatcherDeliveryAdmin({ baseUrl: dispatcherUrl, adminApiKey: new Secret('a-wrong-key') }), 500, 'CONSOLE.DISPATCHER_REJECTED'],
+    ] as const) {
+      const other = await createConsoleApp({ ...deps(auth, deliveryAdmin) });
+      await other.init();
+      await other.getHttpAdapter().getInstance().ready();
+      try {
+        const { cookie } = await signIn('viewer@example.com', other);
+        const res = await other.inject({ method: 'GET', url: '/api/v1/deliveries?state=failed', headers: { cookie } });
+        expect(res.statusCode).toBe(status);
+        expect(res.json()).toMatchObject({ code });
+        expect(res.body).not.toContain(ADMIN_KEY);
+      } finally {
+        await other.close();
+      }
+    }
+  });
+});
+
+describe('answers', () => {
+  it('conform to the schemas of the OpenAPI document (docs/api/console-openapi.json)', () => {
+    expect(answers.violations).toEqual([]);
+    for (const route of [
+      'GET /api/v1/endpoints',
+      'GET /api/v1/endpoints/:id',
+      'GET /api/v1/deliveries',
+      'GET /api/v1/events/:eventId/deliveries',
+      'POST /api/v1/events/:eventId/resend',
+      'POST /api/v1/endpoints/:id/recover',
+      'POST /api/v1/endpoints/:id/enable',
+      'POST /api/v1/endpoints/:id/disable',
+    ]) {
+      expect(answers.checked.has(route), route).toBe(true);
+    }
+  });
+});
