@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createEdgeApp } from '@settle/http';
 import { ConsoleApiModule, type ConsoleApiDeps } from './http/console-api.module.js';
 import { consoleOpenApiDocument, serveConsoleOpenApi } from './http/openapi/document.js';
 
@@ -29,11 +29,7 @@ export function isWebBuilt(webDir: string): boolean {
  */
 export async function createConsoleApp(deps: Omit<ConsoleApiDeps, 'webBuilt'> & { webDir: string; apiVersion?: string }): Promise<NestFastifyApplication> {
   const webBuilt = isWebBuilt(deps.webDir);
-  const app = await NestFactory.create<NestFastifyApplication>(
-    ConsoleApiModule.forRoot({ ...deps, webBuilt }),
-    new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, trustProxy: false }),
-    { logger: ['error', 'warn'] },
-  );
+  const app = await createEdgeApp(ConsoleApiModule.forRoot({ ...deps, webBuilt }), { bodyLimitBytes: BODY_LIMIT_BYTES });
   await app.register(fastifyCookie);
   serveConsoleOpenApi(app, consoleOpenApiDocument(app, deps.apiVersion ?? 'development'));
   if (webBuilt) await app.register(fastifyStatic, { root: deps.webDir, prefix: '/', wildcard: false, index: ['index.html'] });

@@ -228,6 +228,15 @@ describe('session', () => {
     }
     const overview = await app.inject({ method: 'GET', url: '/api/v1/overview' });
     expect(overview.json()).toMatchObject({ status: 401, code: 'CONSOLE.UNAUTHENTICATED' });
+    // RFC 9110, section 11.6.1: every 401 names a challenge; the console's is its session cookie.
+    expect(overview.headers['www-authenticate']).toBe('Cookie realm="settle-console", cookie-name="settle_console_session"');
+    const wrongPassword = await app.inject({
+      method: 'POST',
+      url: '/api/v1/session',
+      payload: { email: 'viewer@example.com', password: 'wrong password 123' },
+    });
+    expect(wrongPassword.statusCode).toBe(401);
+    expect(wrongPassword.headers['www-authenticate']).toBe('Cookie realm="settle-console", cookie-name="settle_console_session"');
   });
 
   it('refuses a state-changing request without or with a wrong CSRF token (403 CONSOLE.CSRF_REJECTED), signs out with it', async () => {
@@ -608,5 +617,41 @@ describe('answers', () => {
     ]) {
       expect(answers.checked.has(route), route).toBe(true);
     }
+  });
+});
+
+// After "answers": these answers are the HTTP edge's, outside the OpenAPI document's routes.
+describe('the HTTP edge (docs/reliability.md, "Hardening against abuse")', () => {
+  const expectProblem = (res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string) => {
+    expect(res.statusCode).toBe(status);
+    expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
+    expect(res.body).not.toMatch(/fastify|FST_|Cannot (GET|POST)/i);
+    expect(JSON.parse(res.body)).toMatchObject({ status, code });
+  };
+
+  it('refuses a sign-in with a repeated key, or as a form, before reading it', async () => {
+    const twice = await app.inject({
+      method: 'POST',
+      url: '/api/v1/session',
+      payload: `{"email": "viewer@example.com", "password": "x", "password": ${JSON.stringify(PASSWORD)}}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expectProblem(twice, 400, 'REQUEST.DUPLICATE_KEY');
+    const form = await app.inject({
+      method: 'POST',
+      url: '/api/v1/session',
+      payload: `email=viewer%40example.com&password=${encodeURIComponent(PASSWORD)}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expectProblem(form, 415, 'REQUEST.UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('answers an unknown route 404, a wrong method 405 with Allow, an over-long URL 414', async () => {
+    expectProblem(await app.inject({ method: 'GET', url: '/api/v1/nothing' }), 404, 'REQUEST.NOT_FOUND');
+    const wrongMethod = await app.inject({ method: 'PUT', url: '/api/v1/session' });
+    expectProblem(wrongMethod, 405, 'REQUEST.METHOD_NOT_ALLOWED');
+    expect(String(wrongMethod.headers.allow).split(', ').sort()).toEqual(expect.arrayContaining(['DELETE', 'GET', 'POST']));
+    expectProblem(await app.inject({ method: 'POST', url: '/api/v1/nothing' }), 404, 'REQUEST.NOT_FOUND');
+    expectProblem(await app.inject({ method: 'GET', url: `/api/v1/transactions?q=${'r'.repeat(9_000)}` }), 414, 'REQUEST.URI_TOO_LONG');
   });
 });

@@ -1,6 +1,5 @@
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadDispatcherConfig } from '@settle/config';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { defineWorker, runWorker } from '@settle/worker';
@@ -13,7 +12,7 @@ import { DispatcherMetrics } from './dispatcher.metrics.js';
 import { EndpointSecrets } from './endpoints/endpoint-secrets.js';
 import { EndpointRepository } from './endpoints/endpoint.repository.js';
 import { EndpointService } from './endpoints/endpoint.service.js';
-import { AdminApiModule } from './http/admin-api.module.js';
+import { createAdminApi } from './http/admin-api.module.js';
 import { DISPATCHER_MIGRATIONS, ENDPOINT_VAULT_SCHEMA } from './schema.js';
 
 /** How often expired previous secrets (after a rotation's overlap) are deleted, milliseconds. */
@@ -74,18 +73,14 @@ const dispatcher = defineWorker({
             .retireExpiredSecrets()
             .catch((error: unknown) => logger.warn({ err: error }, 'expired endpoint secrets could not be deleted; retrying later'));
         }, SECRET_RETIREMENT_INTERVAL_MS);
-        http = await NestFactory.create<NestFastifyApplication>(
-          AdminApiModule.forRoot({
-            adminApiKeySha256: config.adminApiKeySha256,
-            logger,
-            pool,
-            endpoints,
-            deliveries: new DeliveryAdmin(pool, scheduler),
-            metrics,
-          }),
-          new FastifyAdapter({ bodyLimit: 64 * 1024, trustProxy: false }),
-          { logger: ['error', 'warn'] },
-        );
+        http = await createAdminApi({
+          adminApiKeySha256: config.adminApiKeySha256,
+          logger,
+          pool,
+          endpoints,
+          deliveries: new DeliveryAdmin(pool, scheduler),
+          metrics,
+        });
         await http.listen(config.http.port, config.http.host);
         logger.info({ url: await http.getUrl() }, 'dispatcher admin API listening');
       },

@@ -1,12 +1,10 @@
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadIngestionConfig } from '@settle/config';
 import { connectMessaging, Outbox, OutboxRelay } from '@settle/messaging';
 import { createLogger, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain } from '@settle/platform';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { loadWithProviderEnv, webhookAuthenticators } from '@settle/providers';
-import { IngestionModule } from './ingestion.module.js';
+import { createIngestionApp } from './ingestion-app.js';
 import { WEBHOOK_VAULT_SCHEMA, WebhookSecrets } from './webhooks/webhook-secrets.js';
 import { INGESTION_MIGRATIONS } from './persistence/schema.js';
 
@@ -45,11 +43,7 @@ async function main(): Promise<void> {
   await webhookSecrets.load();
   webhookSecrets.startRefresh(config.webhooks.secretsRefreshMs);
 
-  const app = await NestFactory.create<NestFastifyApplication>(
-    IngestionModule.forRoot({ config, logger, pool, outbox, relay, webhookSecrets, webhookAuthenticators: authenticators }),
-    new FastifyAdapter({ bodyLimit: config.http.bodyLimitBytes, trustProxy: false }),
-    { rawBody: true, logger: ['error', 'warn'] },
-  );
+  const app = await createIngestionApp({ config, logger, pool, outbox, relay, webhookSecrets, webhookAuthenticators: authenticators });
   relay.start();
   await app.listen(config.http.port, config.http.host);
   logger.info({ url: await app.getUrl() }, 'ingestion listening');

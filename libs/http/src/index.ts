@@ -1,8 +1,12 @@
 /**
- * The HTTP edge shared by Settle's NestJS apps (ingestion, the dispatcher's admin API): RFC 9457
- * problem details for every error, API-key guards, request parsing.
+ * The HTTP edge shared by Settle's NestJS apps (ingestion, the dispatcher's admin API, the
+ * console): RFC 9457 problem details for every error (those Fastify and Node's HTTP parser meet
+ * before routing too), `WWW-Authenticate` on every 401, API-key guards, strict JSON body parsing
+ * and the request limits (docs/reliability.md, "Hardening against abuse").
  */
 export * from './problem-details.filter.js';
 export * from './bearer-key.guard.js';
 export * from './parse.js';
 export * from './health.controller.js';
+export * from './strict-json.js';
+export * from './http-edge.js';

@@ -2,6 +2,35 @@ import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '
 import { isSettleError, type ErrorKind, type SettleError } from '@settle/domain';
 import { isDatabaseUnavailable, PROBLEM_JSON, ProblemError, type Logger } from '@settle/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { problemForStatus } from './http-edge.js';
+
+/**
+ * The challenge of a 401 from Settle's API keys (RFC 6750, section 3): `Authorization: Bearer <key>`.
+ */
+export const BEARER_CHALLENGE = 'Bearer realm="settle"';
+
+/**
+ * A 401 problem that names its own `WWW-Authenticate` challenge (RFC 9110, section 11.6.1: every
+ * 401 carries at least one), for a refusal whose scheme is not the app's default (an invalid
+ * API key's `error="invalid_token"`, a webhook's signature).
+ */
+export class UnauthenticatedProblem extends ProblemError {
+  /**
+   * @param code - stable code, `AREA.REASON`.
+   * @param title - short summary of the problem type.
+   * @param challenge - the `WWW-Authenticate` value, for example `Bearer realm="settle"`.
+   * @param detail - explanation of this occurrence; never a secret.
+   */
+  constructor(
+    code: string,
+    title: string,
+    readonly challenge: string,
+    detail?: string,
+  ) {
+    super(401, code, title, detail);
+    this.name = 'UnauthenticatedProblem';
+  }
+}
 
 /** Fastify's own client errors (body too large, bad JSON, bad content type). */
 function fastifyClientError(error: unknown): ProblemError | null {
@@ -16,7 +45,7 @@ function fastifyClientError(error: unknown): ProblemError | null {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new ProblemError(400, 'REQUEST.MALFORMED_JSON', 'Malformed JSON body');
     default:
-      return new ProblemError(e.statusCode, 'REQUEST.INVALID', 'Invalid request');
+      return problemForStatus(e.statusCode);
   }
 }
 
@@ -61,7 +90,8 @@ function titleOf(error: SettleError): string {
  * - any other {@link SettleError} by its kind ({@link STATUS_BY_KIND}), with its code, and its
  *   message as the detail, except for an `internal` error, whose message never leaves (it could
  *   name hosts or internals; messages never hold secrets, by the rule of SettleError);
- * - NestJS's and Fastify's client errors (no route, body too large, bad JSON, bad media type);
+ * - NestJS's and Fastify's client errors (no route, body too large, bad JSON, bad media type), by
+ *   their status ({@link problemForStatus}), never with the framework's message;
  * - the database being unreachable (down, restarting): 503 `SERVICE.UNAVAILABLE`, nothing
  *   was stored and the same request succeeds once it is back;
  * - anything else: 500 `INTERNAL`, with no detail.
@@ -75,10 +105,8 @@ export function problemOf(error: unknown): ProblemError {
     const status = error.getStatus();
     const fastify = fastifyClientError(error.cause);
     return (
-      fastify ??
-      (status === 404
-        ? new ProblemError(404, 'REQUEST.NOT_FOUND', 'Not found')
-        : new ProblemError(status, status === 413 ? 'REQUEST.BODY_TOO_LARGE' : 'REQUEST.INVALID', error.message))
+      // The exception's own message is never answered: the framework's ("Cannot POST /x") names it.
+      fastify ?? problemForStatus(status)
     );
   }
   if (isDatabaseUnavailable(error)) {
@@ -90,12 +118,20 @@ export function problemOf(error: unknown): ProblemError {
 /**
  * Maps every error to RFC 9457 problem details ({@link problemOf}): the only place where an
  * error becomes an HTTP status. 5xx answers are logged with their error; 503 answers carry
- * `Retry-After: 5`.
+ * `Retry-After: 5`; 401 answers carry `WWW-Authenticate` (RFC 9110, section 11.6.1): the
+ * problem's own challenge ({@link UnauthenticatedProblem}), else the app's.
  */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
-  /** @param logger - where 5xx answers are logged, with their error. */
-  constructor(private readonly logger: Logger) {}
+  /**
+   * @param logger - where 5xx answers are logged, with their error.
+   * @param challenge - the app's `WWW-Authenticate` challenge for a 401 that names none;
+   *   default {@link BEARER_CHALLENGE}.
+   */
+  constructor(
+    private readonly logger: Logger,
+    private readonly challenge: string = BEARER_CHALLENGE,
+  ) {}
 
   catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -106,6 +142,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const body = problem.toProblem(request.url.split('?')[0]);
     void reply.status(problem.status).header('content-type', PROBLEM_JSON);
     if (problem.status === 503) void reply.header('retry-after', '5');
+    if (problem.status === 401) void reply.header('www-authenticate', problem instanceof UnauthenticatedProblem ? problem.challenge : this.challenge);
     void reply.send(body);
   }
 }

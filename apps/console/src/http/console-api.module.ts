@@ -24,6 +24,7 @@ import { UsersController } from './users.controller.js';
 import {
   AUDIT_TRAIL,
   AUTH_SERVICE,
+  CONSOLE_CHALLENGE,
   CONSOLE_LOGGER,
   COOKIE_SETTINGS,
   DELIVERIES,
@@ -102,7 +103,7 @@ export class ConsoleApiModule {
         { provide: WEB_BUILT, useValue: deps.webBuilt },
         { provide: HEALTH_POOL, useValue: deps.pool },
         { provide: METRICS_REGISTRY, useValue: deps.metrics ?? new Registry() },
-        { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(deps.logger) },
+        { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(deps.logger, CONSOLE_CHALLENGE) },
         SessionGuard,
       ],
     };

@@ -11,6 +11,16 @@ export const OVERVIEW = Symbol('OverviewService');
 
 /** Name of the session cookie (HttpOnly, SameSite=Strict, Path=/). */
 export const SESSION_COOKIE = 'settle_console_session';
+
+/**
+ * `WWW-Authenticate` of the console's 401 answers (RFC 9110, section 11.6.1: every 401 names a
+ * challenge). The console authenticates with the session cookie that `POST /api/v1/session`
+ * sets; no registered HTTP authentication scheme describes a cookie session, so the challenge
+ * names its own scheme, `Cookie`, with the realm and the cookie's name (docs/console.md,
+ * "Security"). Browsers show no login prompt for a scheme they do not know, which is wanted: the
+ * web app shows its sign-in page.
+ */
+export const CONSOLE_CHALLENGE = `Cookie realm="settle-console", cookie-name="${SESSION_COOKIE}"`;
 /** Header every state-changing request carries, equal to its session's CSRF token. */
 export const CSRF_HEADER = 'x-csrf-token';
 

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { HEALTH_POOL, HealthController, METRICS_REGISTRY, ProblemDetailsFilter } from '@settle/http';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createEdgeApp, HEALTH_POOL, HealthController, METRICS_REGISTRY, ProblemDetailsFilter } from '@settle/http';
 import type { Logger, Pool } from '@settle/platform';
 import type { DeliveryAdmin } from '../deliveries/delivery-admin.js';
 import type { DispatcherMetrics } from '../dispatcher.metrics.js';
@@ -38,4 +39,16 @@ export class AdminApiModule {
       ],
     };
   }
+}
+
+/** Largest request body the admin API accepts, bytes (an endpoint's URL, kinds and description). */
+export const ADMIN_API_BODY_LIMIT_BYTES = 64 * 1024;
+
+/**
+ * Builds the dispatcher's admin API on the shared HTTP edge (`@settle/http`, `createEdgeApp`),
+ * not yet listening: the worker calls `listen`, tests `inject`. Bodies over
+ * {@link ADMIN_API_BODY_LIMIT_BYTES} answer 413; JSON bodies are read strictly.
+ */
+export async function createAdminApi(deps: AdminApiDeps): Promise<NestFastifyApplication> {
+  return createEdgeApp(AdminApiModule.forRoot(deps), { bodyLimitBytes: ADMIN_API_BODY_LIMIT_BYTES });
 }

@@ -9,6 +9,11 @@ export type WebhookProvider = ProviderName;
 
 const asReference = (v: unknown): string | null => (typeof v === 'string' && REFERENCE_PATTERN.test(v) ? v : null);
 
+/** Whether a text is a reference ingestion could have registered (`REFERENCE_PATTERN`). */
+export function isWellFormedReference(text: string): boolean {
+  return REFERENCE_PATTERN.test(text);
+}
+
 /**
  * Reads the transaction reference from an untrusted (unverified) body, where the provider's
  * payload names it (`referencePath` of its definition): never throws, returns only a

@@ -1,14 +1,22 @@
 import { Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import { ambiguityProblem, findJsonAmbiguities, stringsAtPath, UnauthenticatedProblem, type JsonAmbiguity } from '@settle/http';
 import { ProblemError, type Logger } from '@settle/platform';
-import { providerDefinition, type ProviderDefinition, type WebhookAuthenticator } from '@settle/providers';
+import { PROVIDER_REGISTRY, providerDefinition, type ProviderDefinition, type WebhookAuthenticator } from '@settle/providers';
 import type { RawBodyRequest } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { LOGGER, METRICS, WEBHOOK_AUTHENTICATORS, WEBHOOK_SECRETS } from '../tokens.js';
-import { bodyDigest, untrustedReference, webhookTrigger, type WebhookProvider } from './webhook-events.js';
+import { bodyDigest, isWellFormedReference, untrustedReference, webhookTrigger, type WebhookProvider } from './webhook-events.js';
 import type { IngestionMetrics } from './webhook.metrics.js';
 import type { WebhookSecrets } from './webhook-secrets.js';
 import type { VerificationRequestOutcome } from '../verification/verification-requests.js';
 import { WebhookRepository } from './webhook.repository.js';
+
+/**
+ * `WWW-Authenticate` of a webhook's 401 (RFC 9110, section 11.6.1): no registered scheme
+ * describes a provider's body signature, so the challenge names `Signature` and the realm
+ * (docs/webhooks.md, "Answers").
+ */
+export const WEBHOOK_CHALLENGE = 'Signature realm="settle-webhooks"';
 
 /**
  * Provider webhooks, one parameterised route for every provider of the registry
@@ -26,7 +34,10 @@ import { WebhookRepository } from './webhook.repository.js';
  * provider event, and, when it names a known checkout, triggers a REST verification instead
  * (coalesced per reference: docs/webhooks.md, "Spoofed webhooks and repeated verifications").
  * An unknown provider, or a URL of the wrong shape for the provider, answers 404 as an unknown
- * route does (`REQUEST.NOT_FOUND`).
+ * route does (`REQUEST.NOT_FOUND`). The body is read as raw bytes whatever its content type
+ * (the signature covers the bytes, not the header); a verified body with a repeated key
+ * answers 400 `REQUEST.DUPLICATE_KEY`, and each known checkout it names is verified by REST
+ * (docs/webhooks.md, "Ambiguous bodies").
  */
 @Controller('v1/webhooks')
 export class WebhooksController {
@@ -108,8 +119,15 @@ export class WebhooksController {
         { provider, reference, reason: check.reason, verification: verification?.kind ?? 'unknown_reference', coalesced: coalescedReason(verification) },
         'webhook rejected',
       );
-      throw new ProblemError(401, 'WEBHOOK.SIGNATURE_INVALID', 'Invalid webhook signature', `The payload was not trusted (${check.reason})`);
+      throw new UnauthenticatedProblem(
+        'WEBHOOK.SIGNATURE_INVALID',
+        'Invalid webhook signature',
+        WEBHOOK_CHALLENGE,
+        `The payload was not trusted (${check.reason})`,
+      );
     }
+    const ambiguities = duplicateKeys(raw);
+    if (ambiguities.length > 0) return this.refuseAmbiguous(provider, raw, ambiguities, now);
     const trigger = webhookTrigger(provider, raw);
     if (!trigger) {
       this.metrics.webhooks.inc({ provider, outcome: 'malformed', reason: 'SHAPE' });
@@ -130,6 +148,31 @@ export class WebhooksController {
     return { received: true };
   }
 
+  /**
+   * A verified body with a repeated key: which value the provider meant is unknowable, so the
+   * event is refused (400, counted as `malformed` with reason `DUPLICATE_KEY`) rather than read
+   * one way here and another elsewhere. Nothing was acknowledged, and the payment is not left to
+   * chance: every well-formed reference the body names that is a known checkout gets a REST
+   * verification, as after a rejected signature (docs/spec.md, section 3, "Signature rejection").
+   *
+   * @throws ProblemError 400 `REQUEST.DUPLICATE_KEY` naming the repeated keys (JSON Pointers),
+   *   or 503 `WEBHOOK.NOT_DURABLE` when the verification requests cannot be stored (the provider retries).
+   */
+  private async refuseAmbiguous(provider: WebhookProvider, raw: Buffer, ambiguities: JsonAmbiguity[], now: Date): Promise<never> {
+    const references = stringsAtPath(raw.toString('utf8'), PROVIDER_REGISTRY[provider].webhook.referencePath).filter(isWellFormedReference);
+    const digest = bodyDigest(raw);
+    const verifications: Record<string, string> = {};
+    for (const reference of references) {
+      const outcome = await this.durably(provider, () =>
+        this.webhooks.requestVerificationAfterRejection({ provider, dedupeKey: `${digest}:${reference}`, reference, now }),
+      );
+      verifications[reference] = outcome?.kind ?? 'unknown_reference';
+    }
+    this.metrics.webhooks.inc({ provider, outcome: 'malformed', reason: 'DUPLICATE_KEY' });
+    this.logger.warn({ provider, keys: ambiguities.map((a) => a.path), verifications }, 'signed webhook with repeated keys refused');
+    throw ambiguityProblem(ambiguities);
+  }
+
   private async durably<T>(provider: WebhookProvider, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
@@ -138,6 +181,16 @@ export class WebhooksController {
       this.logger.error({ err: error, provider }, 'webhook could not be made durable');
       throw new ProblemError(503, 'WEBHOOK.NOT_DURABLE', 'Webhook not stored', 'Retry later');
     }
+  }
+}
+
+/** The repeated keys of a body (JSON Pointers); none for a body that is not JSON (the trigger refuses it). */
+function duplicateKeys(raw: Buffer): JsonAmbiguity[] {
+  const text = raw.toString('utf8');
+  try {
+    return findJsonAmbiguities(text, { duplicateKeys: true, integerLiterals: false });
+  } catch {
+    return [];
   }
 }
 

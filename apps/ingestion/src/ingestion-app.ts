@@ -1,0 +1,20 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createEdgeApp } from '@settle/http';
+import { IngestionModule, type IngestionInfrastructure } from './ingestion.module.js';
+
+/**
+ * Routes whose bodies the HTTP edge keeps as raw bytes, whatever their content type: provider
+ * webhooks, whose signatures cover the bytes and are checked before anything reads them
+ * (docs/webhooks.md, "Content types").
+ */
+export const WEBHOOK_ROUTES = ['/v1/webhooks/:provider', '/v1/webhooks/:provider/:token'] as const;
+
+/**
+ * Builds the ingestion app (checkout API, admin API, provider webhooks, health) on the shared
+ * HTTP edge (`@settle/http`, `createEdgeApp`), not yet listening: the boot calls `listen`, tests
+ * `inject`. Bodies over `config.http.bodyLimitBytes` (bytes) answer 413; JSON bodies are read
+ * strictly (duplicate keys and integers not written as integer literals answer 400).
+ */
+export async function createIngestionApp(infra: IngestionInfrastructure): Promise<NestFastifyApplication> {
+  return createEdgeApp(IngestionModule.forRoot(infra), { bodyLimitBytes: infra.config.http.bodyLimitBytes, rawBodyRoutes: WEBHOOK_ROUTES });
+}

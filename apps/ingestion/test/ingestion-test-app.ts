@@ -1,0 +1,110 @@
+/**
+ * The ingestion app built in-process for its HTTP tests (`inject`): a fresh PostgreSQL database
+ * with ingestion's and the read model's migrations, the schema registry for the outbox's
+ * schema checks, webhook secrets held in memory (no vault), and a relay that is never started
+ * (rows stay in the outbox, where the tests read them).
+ */
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { loadIngestionConfig, Secret } from '@settle/config';
+import type { ProviderName } from '@settle/domain';
+import { READ_MODEL_MIGRATIONS } from '@settle/ledger';
+import { AvroCodec, Outbox, topicNames, type OutboxRelay } from '@settle/messaging';
+import { createPool, migrateSchemas, type Pool } from '@settle/platform';
+import { webhookAuthenticators } from '@settle/providers';
+import { pino } from 'pino';
+import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
+import { createIngestionApp } from '../src/ingestion-app.js';
+import { INGESTION_MIGRATIONS } from '../src/persistence/schema.js';
+import type { WebhookSecrets } from '../src/webhooks/webhook-secrets.js';
+
+/** A running in-process ingestion app and what its tests need to talk to it. */
+export interface IngestionTestApp {
+  app: NestFastifyApplication;
+  pool: Pool;
+  /** `Authorization` header values of the checkout API and of the admin API. */
+  apiAuthorization: string;
+  adminAuthorization: string;
+  /** Each provider's webhook secret (M-Pesa: the callback token). */
+  secrets: Readonly<Record<ProviderName, string>>;
+  /** Largest accepted body, bytes. */
+  bodyLimitBytes: number;
+  close(): Promise<void>;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** Builds the app on a database of its own. */
+export async function startIngestionTestApp(): Promise<IngestionTestApp> {
+  const database = await createTestDatabase('settle_ingestion_http');
+  const pool = createPool(database.url, 6);
+  await migrateSchemas(pool, [INGESTION_MIGRATIONS, READ_MODEL_MIGRATIONS]);
+  const apiKey = `api-${randomBytes(12).toString('hex')}`;
+  const adminKey = `admin-${randomBytes(12).toString('hex')}`;
+  const bodyLimitBytes = 262_144;
+  const config = loadIngestionConfig({
+    DATABASE_URL: database.url,
+    KAFKA_BROKERS: infra.kafkaBrokers.join(','),
+    SCHEMA_REGISTRY_URL: infra.registryUrl,
+    SETTLE_API_KEY_SHA256: sha256(apiKey),
+    SETTLE_ADMIN_API_KEY_SHA256: sha256(adminKey),
+    INGESTION_BODY_LIMIT_BYTES: String(bodyLimitBytes),
+    LOG_LEVEL: 'fatal',
+  });
+  const secrets: Record<ProviderName, string> = {
+    paystack: `sk_test_${randomBytes(16).toString('hex')}`,
+    stripe: `whsec_${randomBytes(16).toString('hex')}`,
+    flutterwave: `hash-${randomBytes(16).toString('hex')}`,
+    mpesa: randomBytes(16).toString('hex'),
+  };
+  const webhookSecrets = { candidates: (provider: ProviderName) => [new Secret(secrets[provider])] } as unknown as WebhookSecrets;
+  const topics = topicNames(uniqueTopicPrefix('ingestion-http'));
+  const relay = { wake: () => undefined } as unknown as OutboxRelay;
+  const codec = AvroCodec.connect(infra.registryUrl, topics);
+  await codec.registerAll(['CheckoutRegistered', 'CheckoutCompleted', 'ProviderWebhookReceived', 'VerificationRequested']);
+  const app = await createIngestionApp({
+    config,
+    logger: pino({ level: 'silent' }),
+    pool,
+    outbox: new Outbox('ingestion', topics, codec),
+    relay,
+    webhookSecrets,
+    webhookAuthenticators: webhookAuthenticators({}),
+  });
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  return {
+    app,
+    pool,
+    apiAuthorization: `Bearer ${apiKey}`,
+    adminAuthorization: `Bearer ${adminKey}`,
+    secrets,
+    bodyLimitBytes,
+    close: async () => {
+      await app.close();
+      await pool.end();
+      await database.drop();
+    },
+  };
+}
+
+/** The headers that sign a webhook body for a provider (M-Pesa signs nothing: its token is in the URL). */
+export function signedHeaders(provider: ProviderName, secret: string, body: string, nowMs = Date.now()): Record<string, string> {
+  switch (provider) {
+    case 'paystack':
+      return { 'x-paystack-signature': createHmac('sha512', secret).update(body).digest('hex') };
+    case 'stripe': {
+      const t = Math.floor(nowMs / 1000);
+      return { 'stripe-signature': `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}` };
+    }
+    case 'flutterwave':
+      return { 'verif-hash': secret };
+    case 'mpesa':
+      return {};
+  }
+}
+
+/** The webhook URL of a provider (M-Pesa's carries its token). */
+export function webhookUrl(provider: ProviderName, secrets: Readonly<Record<ProviderName, string>>): string {
+  return provider === 'mpesa' ? `/v1/webhooks/mpesa/${secrets.mpesa}` : `/v1/webhooks/${provider}`;
+}

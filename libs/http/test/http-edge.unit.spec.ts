@@ -1,0 +1,214 @@
+/**
+ * The shared HTTP edge on a small Nest app built in-process (`inject`, and a listening server on
+ * the loopback for what Node's HTTP parser answers before Fastify sees a request).
+ */
+import { connect } from 'node:net';
+import { Body, Controller, Get, HttpCode, Injectable, Module, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyRequest } from 'fastify';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { BearerKeyGuard, createEdgeApp, MAX_HEADER_BYTES, MAX_URL_BYTES, parseBody, ProblemDetailsFilter } from '@settle/http';
+
+const KEY_DIGEST = 'a'.repeat(64);
+
+@Injectable()
+class TestKeyGuard extends BearerKeyGuard {
+  constructor() {
+    super([KEY_DIGEST]);
+  }
+}
+
+@Controller('v1')
+class TestController {
+  @Post('things')
+  @HttpCode(201)
+  create(@Body() body: unknown): { amount: number } {
+    return parseBody(z.object({ amount: z.number().int() }).strict(), body);
+  }
+
+  @Get('things/:id')
+  read(@Param('id') id: string): { id: string } {
+    return { id };
+  }
+
+  @Get('secret')
+  @UseGuards(TestKeyGuard)
+  secret(): { ok: true } {
+    return { ok: true };
+  }
+
+  @Post('raw/:name')
+  @HttpCode(200)
+  raw(@Req() request: FastifyRequest & { rawBody?: Buffer }): { bytes: number; text: string } {
+    return { bytes: request.rawBody?.length ?? 0, text: request.rawBody?.toString('utf8') ?? '' };
+  }
+}
+
+@Module({
+  controllers: [TestController],
+  providers: [TestKeyGuard, { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(pino({ level: 'silent' })) }],
+})
+class TestModule {}
+
+let app: NestFastifyApplication;
+let port: number;
+
+beforeAll(async () => {
+  app = await createEdgeApp(TestModule, { bodyLimitBytes: 1024, rawBodyRoutes: ['/v1/raw/:name'] });
+  await app.listen(0, '127.0.0.1');
+  port = Number(new URL(await app.getUrl()).port);
+});
+
+afterAll(async () => {
+  await app?.close();
+});
+
+/** Asserts an RFC 9457 answer with a code, that names no framework; returns its body. */
+function expectProblem(res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string): Record<string, unknown> {
+  expect(res.statusCode).toBe(status);
+  expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
+  expect(res.body).not.toMatch(/fastify|FST_|Cannot (GET|POST)|nest/i);
+  const body = JSON.parse(res.body) as Record<string, unknown>;
+  expect(body).toMatchObject({ status, code, type: `urn:settle:problem:${code.toLowerCase()}` });
+  return body;
+}
+
+const post = (url: string, payload: string, contentType?: string) =>
+  app.inject({ method: 'POST', url, payload, headers: contentType ? { 'content-type': contentType } : {} });
+
+describe('JSON bodies are read strictly', () => {
+  it('accepts an unambiguous body', async () => {
+    const res = await post('/v1/things', '{"amount": 100}', 'application/json; charset=utf-8');
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toEqual({ amount: 100 });
+  });
+
+  it('refuses a repeated key, naming its path', async () => {
+    const body = expectProblem(await post('/v1/things', '{"amount": 100, "amount": 1}', 'application/json'), 400, 'REQUEST.DUPLICATE_KEY');
+    expect(body.errors).toEqual([{ path: '/amount', message: expect.any(String) }]);
+  });
+
+  it.each(['100.0', '1e3', '100.0000000000000001'])('refuses the amount %s that JSON.parse reads as 100-ish, never rounds it', async (literal) => {
+    const body = expectProblem(await post('/v1/things', `{"amount": ${literal}}`, 'application/json'), 400, 'REQUEST.AMBIGUOUS_NUMBER');
+    expect(body.errors).toEqual([{ path: '/amount', message: expect.stringContaining(literal) }]);
+  });
+
+  it.each(['{"amount": ', '', '{"__proto__": {"x": 1}}', '{"constructor": {"prototype": {"x": 1}}}'])('refuses %j as malformed JSON', async (payload) => {
+    expectProblem(await post('/v1/things', payload, 'application/json'), 400, 'REQUEST.MALFORMED_JSON');
+  });
+
+  it('refuses a body over the limit with 413', async () => {
+    expectProblem(await post('/v1/things', JSON.stringify({ amount: 1, pad: 'x'.repeat(2048) }), 'application/json'), 413, 'REQUEST.BODY_TOO_LARGE');
+  });
+
+  it.each(['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x'])(
+    'refuses %s with 415 outside the raw routes',
+    async (type) => {
+      expectProblem(await post('/v1/things', 'amount=100', type), 415, 'REQUEST.UNSUPPORTED_MEDIA_TYPE');
+    },
+  );
+
+  it('refuses a body without a content type with 415', async () => {
+    expectProblem(await app.inject({ method: 'POST', url: '/v1/things', payload: Buffer.from('{"amount": 1}') }), 415, 'REQUEST.UNSUPPORTED_MEDIA_TYPE');
+  });
+});
+
+describe('raw routes keep the bytes whatever the content type', () => {
+  it.each([['application/json'], ['text/plain'], ['application/x-www-form-urlencoded'], [undefined], [''], [';;;'], ['application/json; charset=']])(
+    '%j',
+    async (type) => {
+      const payload = '{"a": 1, "a": 2, "n": 1e3}';
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/raw/x',
+        payload: Buffer.from(payload),
+        headers: type === undefined ? {} : { 'content-type': type },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ bytes: payload.length, text: payload });
+    },
+  );
+
+  it('still refuses a body over the limit', async () => {
+    expectProblem(await post('/v1/raw/x', 'x'.repeat(2048), 'text/plain'), 413, 'REQUEST.BODY_TOO_LARGE');
+  });
+});
+
+describe('errors before routing are problems too', () => {
+  it('an unknown route: 404', async () => {
+    expectProblem(await app.inject({ method: 'POST', url: '/v1/nothing?x=1' }), 404, 'REQUEST.NOT_FOUND');
+  });
+
+  it('a known path with another method: 405 with Allow (RFC 9110, section 15.5.6)', async () => {
+    const res = await app.inject({ method: 'DELETE', url: '/v1/things/42' });
+    expectProblem(res, 405, 'REQUEST.METHOD_NOT_ALLOWED');
+    expect(String(res.headers.allow)).toMatch(/^GET(, HEAD)?$/);
+    const put = await app.inject({ method: 'PUT', url: '/v1/things', payload: {} });
+    expectProblem(put, 405, 'REQUEST.METHOD_NOT_ALLOWED');
+    expect(String(put.headers.allow)).toBe('POST');
+  });
+
+  it('a path parameter over the router limit: 414', async () => {
+    expectProblem(await app.inject({ method: 'GET', url: `/v1/things/${'a'.repeat(300)}` }), 414, 'REQUEST.URI_TOO_LONG');
+  });
+
+  it('a request target over the URL limit: 414', async () => {
+    expectProblem(await app.inject({ method: 'GET', url: `/v1/things/1?q=${'a'.repeat(MAX_URL_BYTES)}` }), 414, 'REQUEST.URI_TOO_LONG');
+  });
+
+  it('a malformed percent-encoding in a path parameter: 400', async () => {
+    expectProblem(await app.inject({ method: 'GET', url: '/v1/things/%zz' }), 400, 'REQUEST.MALFORMED_URL');
+  });
+
+  it('a 401 carries WWW-Authenticate (RFC 9110, section 11.6.1)', async () => {
+    const missing = await app.inject({ method: 'GET', url: '/v1/secret' });
+    expectProblem(missing, 401, 'AUTH.MISSING_API_KEY');
+    expect(missing.headers['www-authenticate']).toBe('Bearer realm="settle"');
+    const wrong = await app.inject({ method: 'GET', url: '/v1/secret', headers: { authorization: 'Bearer nope' } });
+    expectProblem(wrong, 401, 'AUTH.INVALID_API_KEY');
+    expect(wrong.headers['www-authenticate']).toBe('Bearer realm="settle", error="invalid_token"');
+  });
+});
+
+/** Sends raw bytes to the listening app and returns the whole answer as text. */
+function rawExchange(request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', (error) => (chunks.length > 0 ? resolve(Buffer.concat(chunks).toString('utf8')) : reject(error)));
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.end(request);
+  });
+}
+
+/** Splits a raw answer into its status and its problem body. */
+function parseRaw(answer: string): { status: number; contentType: string; body: Record<string, unknown> } {
+  const [head, body] = answer.split('\r\n\r\n');
+  expect(answer).not.toMatch(/fastify|FST_/i);
+  return {
+    status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head ?? '')?.[1]),
+    contentType: /content-type: ([^\r\n]+)/i.exec(head ?? '')?.[1] ?? '',
+    body: JSON.parse(body ?? '') as Record<string, unknown>,
+  };
+}
+
+describe("what Node's HTTP parser refuses is a problem too (a listening server)", () => {
+  it('headers over the limit: 431', async () => {
+    const answer = parseRaw(await rawExchange(`GET /v1/things/1 HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(MAX_HEADER_BYTES + 10)}\r\n\r\n`));
+    expect(answer).toMatchObject({ status: 431, contentType: 'application/problem+json', body: { code: 'REQUEST.HEADERS_TOO_LARGE' } });
+  });
+
+  it('a request line over the head limit: 414', async () => {
+    const answer = parseRaw(await rawExchange(`GET /v1/things/1?q=${'a'.repeat(MAX_HEADER_BYTES + 10)} HTTP/1.1\r\nHost: x\r\n\r\n`));
+    expect(answer).toMatchObject({ status: 414, contentType: 'application/problem+json', body: { code: 'REQUEST.URI_TOO_LONG' } });
+  });
+
+  it('bytes that are not HTTP: 400', async () => {
+    const answer = parseRaw(await rawExchange('NOT HTTP AT ALL\r\n\r\n'));
+    expect(answer).toMatchObject({ status: 400, contentType: 'application/problem+json', body: { code: 'REQUEST.MALFORMED_HTTP' } });
+  });
+});
