@@ -4,7 +4,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createEdgeApp } from '@settle/http';
-import { ConsoleApiModule, type ConsoleApiDeps } from './http/console-api.module.js';
+import { CONSOLE_CONTROLLERS, ConsoleApiModule, type ConsoleApiDeps } from './http/console-api.module.js';
 import { consoleOpenApiDocument, serveConsoleOpenApi } from './http/openapi/document.js';
 
 /** Largest request body the console accepts, bytes (its bodies are a sign-in's email and password). */
@@ -31,7 +31,7 @@ export async function createConsoleApp(deps: Omit<ConsoleApiDeps, 'webBuilt'> & 
   const webBuilt = isWebBuilt(deps.webDir);
   const app = await createEdgeApp(ConsoleApiModule.forRoot({ ...deps, webBuilt }), { bodyLimitBytes: BODY_LIMIT_BYTES });
   await app.register(fastifyCookie);
-  serveConsoleOpenApi(app, consoleOpenApiDocument(app, deps.apiVersion ?? 'development'));
+  serveConsoleOpenApi(app, consoleOpenApiDocument(app, deps.apiVersion ?? 'development', CONSOLE_CONTROLLERS));
   if (webBuilt) await app.register(fastifyStatic, { root: deps.webDir, prefix: '/', wildcard: false, index: ['index.html'] });
   app
     .getHttpAdapter()

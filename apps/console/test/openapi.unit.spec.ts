@@ -16,7 +16,8 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 type Operation = {
   summary?: string;
   security?: Array<Record<string, string[]>>;
-  responses: Record<string, { content?: Record<string, unknown> }>;
+  requestBody?: unknown;
+  responses: Record<string, { description?: string; content?: Record<string, unknown> }>;
 };
 
 let document: OpenAPIObject;
@@ -55,6 +56,18 @@ describe('the console OpenAPI document', () => {
       expect(problems.length, `${method} ${path} has problems`).toBeGreaterThan(0);
       for (const s of problems) expect(Object.keys(op.responses[s]!.content ?? {}), `${method} ${path} ${s}`).toEqual(['application/problem+json']);
     }
+  });
+
+  it("lists the HTTP edge's refusals on every operation with a JSON body, and a controller's codes beside its routes' own", () => {
+    const withBody = operations.filter(({ op }) => 'requestBody' in op);
+    expect(withBody.length).toBeGreaterThan(3);
+    for (const { method, path, op } of withBody) {
+      expect(op.responses['400']?.description, `${method} ${path}`).toContain('REQUEST.DUPLICATE_KEY');
+      expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['413', '415']));
+    }
+    const resend = operations.find((o) => o.method === 'post' && o.path === '/api/v1/events/{eventId}/resend')!;
+    const unavailable = resend.op.responses['503']?.description ?? '';
+    for (const code of ['CONSOLE.DELIVERY_NOT_CONFIGURED', 'CONSOLE.DISPATCHER_UNAVAILABLE', 'CONSOLE.AUDIT_UNAVAILABLE']) expect(unavailable).toContain(code);
   });
 
   it('asks for the session on every operation but sign-in, and the CSRF token on every change', () => {

@@ -37,6 +37,19 @@ import {
 } from './tokens.js';
 import { WebController } from './web.controller.js';
 
+/** The console's controllers (the OpenAPI document reads their problem codes). */
+export const CONSOLE_CONTROLLERS = [
+  SessionController,
+  TransactionsController,
+  QueuesController,
+  OverviewController,
+  DeliveriesController,
+  AuditController,
+  UsersController,
+  HealthController,
+  WebController,
+] as const;
+
 /** What the console's API is built on. */
 export interface ConsoleApiDeps {
   logger: Logger;
@@ -71,17 +84,7 @@ export class ConsoleApiModule {
   static forRoot(deps: ConsoleApiDeps): DynamicModule {
     return {
       module: ConsoleApiModule,
-      controllers: [
-        SessionController,
-        TransactionsController,
-        QueuesController,
-        OverviewController,
-        DeliveriesController,
-        AuditController,
-        UsersController,
-        HealthController,
-        WebController,
-      ],
+      controllers: [...CONSOLE_CONTROLLERS],
       providers: [
         { provide: AUTH_SERVICE, useValue: deps.auth },
         { provide: TRANSACTIONS, useValue: deps.transactions },

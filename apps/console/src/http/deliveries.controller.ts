@@ -11,7 +11,7 @@ import {
   recoverAnswer,
   resendAnswer,
 } from './openapi/answers.js';
-import { ApiAnswer, ApiBodyOf, ApiProblems, ApiQueryOf } from './openapi/decorators.js';
+import { ApiAnswer, ApiBodyOf, ApiProblems, JSON_BODY_PROBLEMS, ApiQueryOf } from './openapi/decorators.js';
 import { SECURITY } from './openapi/document.js';
 import type { Logger } from '@settle/platform';
 import type { AuditTrail } from '../audit/audit-trail.port.js';
@@ -105,6 +105,7 @@ export class DeliveriesController {
   @ApiBodyOf(resendBody)
   @ApiAnswer(200, resendAnswer, 'Scheduled')
   @ApiProblems(
+    ...JSON_BODY_PROBLEMS,
     [400, 'REQUEST.VALIDATION_FAILED'],
     [403, 'CONSOLE.CSRF_REJECTED'],
     [403, 'CONSOLE.FORBIDDEN'],
@@ -145,6 +146,7 @@ export class DeliveriesController {
   @ApiBodyOf(z.strictObject({ since: z.iso.datetime({ offset: true }).describe('ISO 8601 with its offset; not in the future, at most 30 days ago') }))
   @ApiAnswer(200, recoverAnswer, 'Scheduled')
   @ApiProblems(
+    ...JSON_BODY_PROBLEMS,
     [400, 'REQUEST.VALIDATION_FAILED'],
     [403, 'CONSOLE.CSRF_REJECTED'],
     [403, 'CONSOLE.FORBIDDEN'],

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Post, Req, Res, UseGua
 import { ApiCookieAuth, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { parseBody } from '@settle/http';
 import { sessionAnswer } from './openapi/answers.js';
-import { ApiAnswer, ApiBodyOf, ApiProblems } from './openapi/decorators.js';
+import { ApiAnswer, ApiBodyOf, ApiProblems, JSON_BODY_PROBLEMS } from './openapi/decorators.js';
 import { SECURITY } from './openapi/document.js';
 import { ProblemError } from '@settle/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -43,7 +43,7 @@ export class SessionController {
   })
   @ApiBodyOf(signInBody)
   @ApiAnswer(200, sessionAnswer, 'Signed in')
-  @ApiProblems([400, 'REQUEST.VALIDATION_FAILED'], [401, 'CONSOLE.INVALID_CREDENTIALS'], [429, 'CONSOLE.LOGIN_LOCKED'])
+  @ApiProblems(...JSON_BODY_PROBLEMS, [400, 'REQUEST.VALIDATION_FAILED'], [401, 'CONSOLE.INVALID_CREDENTIALS'], [429, 'CONSOLE.LOGIN_LOCKED'])
   async signIn(@Body() body: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionAnswer> {
     const input = parseBody(signInBody, body);
     const result = await this.auth.signIn(input.email, input.password);

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, UseGuards 
 import { ApiCookieAuth, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { parseBody } from '@settle/http';
 import { userAnswer, userListAnswer, userWithPasswordAnswer } from './openapi/answers.js';
-import { ApiAnswer, ApiBodyOf, ApiProblems } from './openapi/decorators.js';
+import { ApiAnswer, ApiBodyOf, ApiProblems, JSON_BODY_PROBLEMS } from './openapi/decorators.js';
 import { SECURITY } from './openapi/document.js';
 import type { UserAdminService, UserView, UserWithPassword } from '../users/user-admin.service.js';
 import { createUserBody, pathEmail, updateUserBody } from './requests.js';
@@ -43,7 +43,13 @@ export class UsersController {
   @ApiOperation({ summary: 'Add a user (admin)', description: 'Generates a password, answered this once. Recorded in the ledger with the actor first.' })
   @ApiBodyOf(createUserBody)
   @ApiAnswer(201, userWithPasswordAnswer, 'Created')
-  @ApiProblems([400, 'REQUEST.VALIDATION_FAILED'], [403, 'CONSOLE.CSRF_REJECTED'], [409, 'CONSOLE.USER_EXISTS'], [503, 'CONSOLE.AUDIT_UNAVAILABLE'])
+  @ApiProblems(
+    ...JSON_BODY_PROBLEMS,
+    [400, 'REQUEST.VALIDATION_FAILED'],
+    [403, 'CONSOLE.CSRF_REJECTED'],
+    [409, 'CONSOLE.USER_EXISTS'],
+    [503, 'CONSOLE.AUDIT_UNAVAILABLE'],
+  )
   create(@Body() body: unknown, @CurrentSession() session: RequestSession): Promise<UserWithPassword> {
     const input = parseBody(createUserBody, body);
     return this.users.create(session.user, input.email, input.role);
@@ -59,6 +65,7 @@ export class UsersController {
   @ApiBodyOf(updateUserBody)
   @ApiAnswer(200, userAnswer, 'Changed')
   @ApiProblems(
+    ...JSON_BODY_PROBLEMS,
     [400, 'REQUEST.VALIDATION_FAILED'],
     [403, 'CONSOLE.CSRF_REJECTED'],
     [404, 'CONSOLE.USER_NOT_FOUND'],

@@ -38,13 +38,42 @@ export function ApiAnswer(status: number, schema: z.ZodType | null, description:
  * @param problems - `[status, code]` pairs.
  */
 export function ApiProblems(...problems: Array<[number, string]>): MethodDecorator & ClassDecorator {
+  return (target: object, _key?: string | symbol, descriptor?: PropertyDescriptor) => {
+    const holder = (descriptor?.value as object | undefined) ?? target;
+    const known = (Reflect.getMetadata(PROBLEMS_METADATA, holder) as Array<[number, string]> | undefined) ?? [];
+    Reflect.defineMetadata(PROBLEMS_METADATA, [...known, ...problems], holder);
+  };
+}
+
+/** Where {@link ApiProblems} keeps its `[status, code]` pairs, on a controller class or a handler. */
+const PROBLEMS_METADATA = 'settle:openapi-problems';
+
+/**
+ * The problem responses of one operation: its controller's pairs and its handler's, merged per
+ * status (a route's 503 and its controller's 503 are one response listing both codes), each an
+ * RFC 9457 body referring to the document's `Problem` schema.
+ */
+export function problemResponses(
+  controller: object,
+  handler: object,
+): Record<string, { description: string; content: Record<string, { schema: { $ref: string } }> }> {
+  const pairs = [
+    ...((Reflect.getMetadata(PROBLEMS_METADATA, controller) as Array<[number, string]> | undefined) ?? []),
+    ...((Reflect.getMetadata(PROBLEMS_METADATA, handler) as Array<[number, string]> | undefined) ?? []),
+  ];
   const byStatus = new Map<number, string[]>();
-  for (const [status, code] of problems) byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
-  const schema = { $ref: PROBLEM_SCHEMA_REF };
-  return applyDecorators(
-    ...[...byStatus].map(([status, codes]) =>
-      ApiResponse({ status, description: codes.map((c) => `\`${c}\``).join(', '), content: { 'application/problem+json': { schema } } }),
-    ),
+  for (const [status, code] of pairs) {
+    const codes = byStatus.get(status) ?? [];
+    if (!codes.includes(code)) codes.push(code);
+    byStatus.set(status, codes);
+  }
+  return Object.fromEntries(
+    [...byStatus]
+      .sort(([a], [b]) => a - b)
+      .map(([status, codes]) => [
+        String(status),
+        { description: codes.map((c) => `\`${c}\``).join(', '), content: { 'application/problem+json': { schema: { $ref: PROBLEM_SCHEMA_REF } } } },
+      ]),
   );
 }
 
@@ -57,7 +86,20 @@ export function ApiQueryOf(schema: z.ZodObject): MethodDecorator {
   );
 }
 
-/** Documents a JSON request body by its schema. */
+/** Documents a JSON request body by its schema; list {@link JSON_BODY_PROBLEMS} among the route's problems. */
 export function ApiBodyOf(schema: z.ZodType, description?: string): MethodDecorator {
   return ApiBody({ schema: openApiSchema(schema, 'input'), ...(description ? { description } : {}) });
 }
+
+/**
+ * The refusals of the HTTP edge any JSON body may meet (libs/http, docs/errors.md): malformed or
+ * ambiguous JSON (a repeated key, an integer not written as one), too large, another media type.
+ * Spread into the route's one `ApiProblems` (a second one would replace the first's statuses).
+ */
+export const JSON_BODY_PROBLEMS: Array<[number, string]> = [
+  [400, 'REQUEST.MALFORMED_JSON'],
+  [400, 'REQUEST.DUPLICATE_KEY'],
+  [400, 'REQUEST.AMBIGUOUS_NUMBER'],
+  [413, 'REQUEST.BODY_TOO_LARGE'],
+  [415, 'REQUEST.UNSUPPORTED_MEDIA_TYPE'],
+];

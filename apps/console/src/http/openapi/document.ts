@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { CSRF_HEADER, SESSION_COOKIE } from '../tokens.js';
-import { problemSchema } from './decorators.js';
+import { problemResponses, problemSchema } from './decorators.js';
 
 /** Security scheme names of the document: the session cookie and the CSRF header. */
 export const SECURITY = { session: 'session', csrf: 'csrf' } as const;
@@ -13,8 +13,15 @@ export const OPENAPI_PATHS = { json: '/api/openapi.json', ui: '/api/docs' } as c
  * The OpenAPI 3.0 document of the console's admin API (docs/console.md, "API"), from the
  * controllers' decorators: what the web app uses, usable without it (sign in with
  * `POST /api/v1/session`, keep the cookie, send the answered `csrfToken` on every change).
+ * Each operation's problems are its controller's and its handler's `ApiProblems` codes, merged per status.
+ *
+ * @param controllers - the app's controllers, whose `ApiProblems` metadata names the codes.
  */
-export function consoleOpenApiDocument(app: INestApplication, version: string): OpenAPIObject {
+export function consoleOpenApiDocument(
+  app: INestApplication,
+  version: string,
+  controllers: ReadonlyArray<abstract new (...args: never) => unknown>,
+): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Settle console API')
     .setDescription(
@@ -33,10 +40,17 @@ export function consoleOpenApiDocument(app: INestApplication, version: string): 
   // Health, metrics and the web app's files are not part of the admin API.
   document.paths = Object.fromEntries(Object.entries(document.paths).filter(([path]) => path.startsWith('/api/v1/')));
   document.components = { ...document.components, schemas: { ...document.components?.schemas, Problem: problemSchema() } };
-  // The decorators list the session and the CSRF token as alternatives; both are required.
+  const byName = new Map(controllers.map((c) => [c.name, c]));
   for (const item of Object.values(document.paths)) {
-    for (const op of Object.values(item) as Array<{ security?: Array<Record<string, string[]>> }>) {
-      if (op?.security && op.security.length > 1) op.security = [Object.assign({}, ...op.security) as Record<string, string[]>];
+    for (const op of Object.values(item) as Array<{ operationId?: string; security?: Array<Record<string, string[]>>; responses?: Record<string, unknown> }>) {
+      if (!op || typeof op !== 'object') continue;
+      // The decorators list the session and the CSRF token as alternatives; both are required.
+      if (op.security && op.security.length > 1) op.security = [Object.assign({}, ...op.security) as Record<string, string[]>];
+      // Problems: the controller's and the handler's codes, merged per status (`operationId` is `<Controller>_<handler>`).
+      const [controllerName, handlerName] = (op.operationId ?? '').split('_');
+      const controller = controllerName ? byName.get(controllerName) : undefined;
+      const handler = controller && handlerName ? (controller.prototype as Record<string, unknown>)[handlerName] : undefined;
+      if (controller && typeof handler === 'function') op.responses = { ...op.responses, ...problemResponses(controller, handler) };
     }
   }
   return document;

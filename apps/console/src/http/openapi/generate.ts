@@ -14,6 +14,7 @@ import { createConsoleApp } from '../../console-app.js';
 import { IngestionReconciler } from '../../reconcile/ingestion-reconciler.js';
 import { TransactionRepository } from '../../transactions/transaction.repository.js';
 import { UserAdminService } from '../../users/user-admin.service.js';
+import { CONSOLE_CONTROLLERS } from '../console-api.module.js';
 import { consoleOpenApiDocument } from './document.js';
 
 /** The version in the repository's package.json. */
@@ -56,7 +57,7 @@ export async function createInertConsoleApp(root: string): Promise<{ app: NestFa
 export async function buildConsoleOpenApi(root: string): Promise<OpenAPIObject> {
   const { app, pool } = await createInertConsoleApp(root);
   try {
-    return consoleOpenApiDocument(app, packageVersion(root));
+    return consoleOpenApiDocument(app, packageVersion(root), CONSOLE_CONTROLLERS);
   } finally {
     await app.close();
     await pool.end();
