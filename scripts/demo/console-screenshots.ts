@@ -55,6 +55,10 @@ async function main(): Promise<void> {
     await page.getByTestId('login-password').fill(password);
     await page.getByTestId('login-submit').click();
     await page.getByTestId('nav-transactions').waitFor();
+    // The overview once its figures are in (the ledger's chains, the consumer lag), not its loading cards.
+    await page.getByTestId('card-total').waitFor();
+    await page.getByTestId('consumer-lag').waitFor();
+    await page.waitForLoadState('networkidle');
     await shot(page, 'overview');
     await page.getByTestId('nav-transactions').click();
     await page.getByTestId('transactions-table').waitFor();
