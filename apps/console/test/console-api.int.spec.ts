@@ -409,9 +409,39 @@ describe('transactions', () => {
     expect(second.json()).toEqual({ items: [expect.objectContaining({ reference: 'OTHER-F' })], nextCursor: null });
   });
 
+  it('filters by the time of the last change: from inclusive, to exclusive, with the other filters and pages', async () => {
+    const { cookie } = await signIn('viewer@example.com');
+    const refs = async (query: string) => {
+      const res = await app.inject({ method: 'GET', url: `/api/v1/transactions?${query}`, headers: { cookie } });
+      expect(res.statusCode).toBe(200);
+      return res.json().items.map((i: { reference: string }) => i.reference);
+    };
+    expect(await refs('from=2026-11-03T10:00:00Z')).toEqual(['OTHER-G', 'REF-E', 'OTHER-F']);
+    expect(await refs('to=2026-11-03T10:00:00Z')).toEqual(['REF-D', 'REF-C', 'REF-B', 'REF-A']);
+    expect(await refs('from=2026-11-02T00:00:00Z&to=2026-11-04T00:00:00Z')).toEqual(['REF-E', 'OTHER-F', 'REF-D']);
+    // An offset other than Z is the same instant.
+    expect(await refs('from=2026-11-03T11:00:00%2B01:00&state=PENDING')).toEqual(['REF-E', 'OTHER-F']);
+    const first = await app.inject({ method: 'GET', url: '/api/v1/transactions?from=2026-11-02T00:00:00Z&limit=2', headers: { cookie } });
+    const rest = await app.inject({
+      method: 'GET',
+      url: `/api/v1/transactions?from=2026-11-02T00:00:00Z&limit=2&cursor=${first.json().nextCursor}`,
+      headers: { cookie },
+    });
+    expect([...first.json().items, ...rest.json().items].map((i: { reference: string }) => i.reference)).toEqual(['OTHER-G', 'REF-E', 'OTHER-F', 'REF-D']);
+    expect(rest.json().nextCursor).toBeNull();
+  });
+
   it('refuses a bad filter, limit or cursor with 400 problem details', async () => {
     const { cookie } = await signIn('viewer@example.com');
-    for (const query of ['state=NOPE', 'limit=0', 'limit=101', 'cursor=bm90LWEtY3Vyc29y']) {
+    for (const query of [
+      'state=NOPE',
+      'limit=0',
+      'limit=101',
+      'cursor=bm90LWEtY3Vyc29y',
+      'from=yesterday',
+      'to=2026-11-03',
+      'from=2026-11-03T10:00:00Z&to=2026-11-03T10:00:00Z',
+    ]) {
       const res = await app.inject({ method: 'GET', url: `/api/v1/transactions?${query}`, headers: { cookie } });
       expect(res.statusCode).toBe(400);
       expect(res.json()).toMatchObject({ code: 'REQUEST.VALIDATION_FAILED' });

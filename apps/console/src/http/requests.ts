@@ -15,15 +15,22 @@ export const signInBody = z.object({
 /** An empty query value is no filter. */
 const optional = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
-/** `GET /api/v1/transactions` query. */
-export const listQuery = z.object({
-  q: optional(z.string().trim().min(1).max(320)),
-  provider: optional(z.enum(PROVIDERS)),
-  state: optional(z.enum(TRANSACTION_STATUSES)),
-  entitlement: optional(z.enum(ENTITLEMENT_STATUSES)),
-  cursor: optional(z.string().max(1000)),
-  limit: optional(z.coerce.number().int().min(1).max(100)).transform((v) => v ?? 50),
-});
+/** `GET /api/v1/transactions` query; `from` and `to` bound the last change (`updated_at`), ISO 8601 with an offset, `from` inclusive, `to` exclusive. */
+export const listQuery = z
+  .object({
+    q: optional(z.string().trim().min(1).max(320)),
+    provider: optional(z.enum(PROVIDERS)),
+    state: optional(z.enum(TRANSACTION_STATUSES)),
+    entitlement: optional(z.enum(ENTITLEMENT_STATUSES)),
+    from: optional(z.iso.datetime({ offset: true }).describe('Last changed at or after, ISO 8601')),
+    to: optional(z.iso.datetime({ offset: true }).describe('Last changed before, ISO 8601')),
+    cursor: optional(z.string().max(1000)),
+    limit: optional(z.coerce.number().int().min(1).max(100)).transform((v) => v ?? 50),
+  })
+  .refine((q) => q.from === undefined || q.to === undefined || Date.parse(q.from) < Date.parse(q.to), {
+    path: ['to'],
+    message: 'to must be after from',
+  });
 
 /**
  * The cursor of a list query.

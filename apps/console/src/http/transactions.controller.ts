@@ -22,7 +22,7 @@ import { AUDIT_TRAIL, CONSOLE_LOGGER, RECONCILER, TRANSACTIONS } from './tokens.
 /**
  * The book of transactions (any role unless said), docs/console.md, "API" (the overview is
  * OverviewController's):
- * - `GET /api/v1/transactions?q=&provider=&state=&entitlement=&cursor=&limit=`: newest first, keyset pages;
+ * - `GET /api/v1/transactions?q=&provider=&state=&entitlement=&from=&to=&cursor=&limit=`: newest first, keyset pages;
  * - `GET /api/v1/transactions/:reference`: one transaction with its ledger timeline, the sweeper's
  *   watch and its entitlement events with their deliveries;
  * - `POST /api/v1/transactions/:reference/reconcile` (operator or admin): manual reconciliation,
@@ -52,7 +52,16 @@ export class TransactionsController {
   @ApiProblems([400, 'REQUEST.VALIDATION_FAILED'], [503, 'READ_MODEL.NOT_READY'])
   list(@Query() query: Record<string, string>): Promise<{ items: TransactionSummary[]; nextCursor: string | null }> {
     const q = parseBody(listQuery, query);
-    return this.transactions.list({ q: q.q, provider: q.provider, state: q.state, entitlement: q.entitlement, after: parseCursor(q.cursor), limit: q.limit });
+    return this.transactions.list({
+      q: q.q,
+      provider: q.provider,
+      state: q.state,
+      entitlement: q.entitlement,
+      from: q.from,
+      to: q.to,
+      after: parseCursor(q.cursor),
+      limit: q.limit,
+    });
   }
 
   @Get('transactions/:reference')

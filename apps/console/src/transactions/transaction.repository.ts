@@ -215,6 +215,10 @@ export interface ListQuery {
   provider?: string | undefined;
   state?: string | undefined;
   entitlement?: string | undefined;
+  /** Last changed at or after this time (`updated_at`), ISO 8601. */
+  from?: string | undefined;
+  /** Last changed before this time, ISO 8601. */
+  to?: string | undefined;
   /** The last row of the previous page. */
   after?: ListCursor | undefined;
   /** 1..100. */
@@ -390,6 +394,9 @@ export class TransactionRepository {
     if (query.provider) where.push(`t.provider = ${param(query.provider)}`);
     if (query.state) where.push(`t.state = ${param(query.state)}`);
     if (query.entitlement) where.push(`t.entitlement_status = ${param(query.entitlement)}`);
+    // A time window bounds the newest-first walk: `to` is where it starts, `from` where it stops.
+    if (query.from) where.push(`t.updated_at >= ${param(query.from)}::timestamptz`);
+    if (query.to) where.push(`t.updated_at < ${param(query.to)}::timestamptz`);
     if (query.after) where.push(`(t.updated_at, t.reference) < (${param(query.after.updatedAt)}::timestamptz, ${param(query.after.reference)})`);
     const limit = param(query.limit + 1);
     const { rows } = await this.read(() =>

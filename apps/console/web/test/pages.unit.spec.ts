@@ -171,7 +171,7 @@ describe('the queues', () => {
 });
 
 describe('the transactions list', () => {
-  const filters = { q: '', provider: '', state: 'STATE_MISMATCH', entitlement: '' };
+  const filters = { q: '', provider: '', state: 'STATE_MISMATCH', entitlement: '', from: '', to: '' };
   const page: Page = { items: [view.transaction], nextCursor: 'next-cursor' };
 
   it('shows a row per transaction with its reference, and "Load more" while there is a next page', () => {

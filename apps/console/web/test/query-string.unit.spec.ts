@@ -3,6 +3,13 @@ import { NO_FILTERS, filtersFromSearch, pageQuery, transactionsHref, transaction
 import { matchRoute, queueHref, transactionHref } from '../src/lib/routes';
 
 describe('transactionsQuery', () => {
+  it('sends the time window after the other filters, in the order the API documents', () => {
+    expect(transactionsQuery({ to: '2026-11-04T00:00:00.000Z', state: 'PENDING', from: '2026-11-02T00:00:00.000Z' })).toBe(
+      '?state=PENDING&from=2026-11-02T00%3A00%3A00.000Z&to=2026-11-04T00%3A00%3A00.000Z',
+    );
+    expect(filtersFromSearch('?from=2026-11-02T00%3A00%3A00.000Z')).toMatchObject({ from: '2026-11-02T00:00:00.000Z', to: '' });
+  });
+
   it('is empty with no filters, cursor or limit', () => {
     expect(transactionsQuery(NO_FILTERS)).toBe('');
   });
@@ -38,7 +45,7 @@ describe('transactionsHref and filtersFromSearch', () => {
   });
 
   it('reads back the filters a link wrote, ignoring other parameters', () => {
-    const filters = { q: 'user-42', provider: 'stripe', state: 'PENDING', entitlement: 'HELD_IN_REVIEW' };
+    const filters = { q: 'user-42', provider: 'stripe', state: 'PENDING', entitlement: 'HELD_IN_REVIEW', from: '2026-11-02T00:00:00.000Z', to: '' };
     const href = transactionsHref(filters);
     expect(filtersFromSearch(href.slice(href.indexOf('?')))).toEqual(filters);
     expect(filtersFromSearch('?state=PENDING&utm=x')).toEqual({ ...NO_FILTERS, state: 'PENDING' });

@@ -321,6 +321,10 @@ export interface TransactionFilters {
   provider: string;
   state: string;
   entitlement: string;
+  /** Last changed at or after, ISO 8601 UTC; `''` or absent for no bound. */
+  from?: string;
+  /** Last changed before, ISO 8601 UTC; `''` or absent for no bound. */
+  to?: string;
 }
 
 /** States of a delivery (one entitlement event to one endpoint); `failed` is dead-lettered (its retries exhausted). */

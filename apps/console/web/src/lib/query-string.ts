@@ -1,9 +1,9 @@
 import type { AuditFilters, DeliveryState, TransactionFilters } from '../api/types';
 
 /** The filters of the transactions list with nothing chosen. */
-export const NO_FILTERS: TransactionFilters = { q: '', provider: '', state: '', entitlement: '' };
+export const NO_FILTERS: TransactionFilters = { q: '', provider: '', state: '', entitlement: '', from: '', to: '' };
 
-const FILTER_KEYS = ['q', 'provider', 'state', 'entitlement'] as const satisfies readonly (keyof TransactionFilters)[];
+const FILTER_KEYS = ['q', 'provider', 'state', 'entitlement', 'from', 'to'] as const satisfies readonly (keyof TransactionFilters)[];
 
 /** Page sizes the API accepts (`limit` 1..100). */
 export const MIN_LIMIT = 1;
@@ -14,7 +14,7 @@ export const MAX_LIMIT = 100;
  * left out), the cursor when there is one, and the limit clamped to 1..100.
  *
  * @returns `''` when there is nothing to send, else `?` and the parameters, in a fixed order
- *   (q, provider, state, entitlement, cursor, limit), so equal filters give equal URLs.
+ *   (q, provider, state, entitlement, from, to, cursor, limit), so equal filters give equal URLs.
  */
 export function transactionsQuery(filters: Partial<TransactionFilters>, cursor: string | null = null, limit?: number): string {
   const params = filtersToParams(filters);
@@ -61,6 +61,8 @@ export function filtersFromSearch(search: string): TransactionFilters {
     provider: params.get('provider')?.trim() ?? '',
     state: params.get('state')?.trim() ?? '',
     entitlement: params.get('entitlement')?.trim() ?? '',
+    from: params.get('from')?.trim() ?? '',
+    to: params.get('to')?.trim() ?? '',
   };
 }
 

@@ -5,6 +5,7 @@ import { ENTITLEMENT_STATUSES, PROVIDERS, STATES, type TransactionFilters } from
 import { EntitlementBadge, StateBadge } from '../components/Badge';
 import { EmptyState, ErrorPanel, Spinner } from '../components/Feedback';
 import { entitlementLabel, formatAge, formatDateTime, formatMoney, providerLabel, stateLabel } from '../lib/format';
+import { toLocalInput } from '../lib/deliveries';
 import { filtersFromSearch, transactionsHref } from '../lib/query-string';
 import { Link, navigate } from '../lib/router';
 import { transactionHref } from '../lib/routes';
@@ -34,7 +35,16 @@ export function TransactionsPage({ search }: { search: string }) {
     event.preventDefault();
     navigate(transactionsHref({ ...filters, q: draft }), { replace: true });
   };
-  const filtered = Boolean(filters.q || filters.provider || filters.state || filters.entitlement);
+  const filtered = Boolean(filters.q || filters.provider || filters.state || filters.entitlement || filters.from || filters.to);
+  // The time window, typed in the browser's local time and kept in the address as ISO 8601 UTC.
+  const setTime = (key: 'from' | 'to', value: string) => {
+    const at = value ? Date.parse(value) : NaN;
+    setFilter(key, Number.isFinite(at) ? new Date(at).toISOString() : '');
+  };
+  const timeInput = (iso: string | undefined) => {
+    const at = iso ? Date.parse(iso) : NaN;
+    return Number.isFinite(at) ? toLocalInput(at) : '';
+  };
 
   const list = useInfiniteQuery({
     queryKey: ['transactions', filters],
@@ -92,6 +102,26 @@ export function TransactionsPage({ search }: { search: string }) {
             </option>
           ))}
         </select>
+        <label className="time-filter">
+          <span className="small muted">Changed from</span>
+          <input
+            type="datetime-local"
+            data-testid="filter-from"
+            aria-label="Changed from"
+            value={timeInput(filters.from)}
+            onChange={(event) => setTime('from', event.target.value)}
+          />
+        </label>
+        <label className="time-filter">
+          <span className="small muted">to</span>
+          <input
+            type="datetime-local"
+            data-testid="filter-to"
+            aria-label="Changed before"
+            value={timeInput(filters.to)}
+            onChange={(event) => setTime('to', event.target.value)}
+          />
+        </label>
         {filtered && (
           <button type="button" className="button button-ghost" onClick={() => navigate('/transactions', { replace: true })}>
             Clear
