@@ -213,7 +213,7 @@ if (!existsSync(CHROMIUM)) {
       await page.close();
     });
 
-    it('shows why a lower amount is a State Mismatch: the amount check, expected against observed', async () => {
+    it('shows why a lower amount is a State Mismatch: the amount check, expected against observed, on its page and in the State Mismatch queue', async () => {
       const reference = await checkout({ outcome: 'lower_amount' });
       await stack.ingestion.complete(reference);
       await stateOf(reference, 'STATE_MISMATCH');
@@ -230,6 +230,17 @@ if (!existsSync(CHROMIUM)) {
       for (const passed of ['transaction_identity', 'currency', 'customer']) {
         expect(await page.locator(`[data-testid="checks"] [data-check="${passed}"]`).getAttribute('class')).toContain('check-pass');
       }
+      // The State Mismatch queue explains it too: the failed check alone, expected against
+      // observed, and the provider's field the observed amount was read from.
+      await page.getByTestId('nav-queues').click();
+      await page.getByTestId('queue-tab-mismatch').click();
+      const row = page.locator(`[data-testid="queue-mismatch"] [data-reference="${reference}"]`);
+      await row.waitFor();
+      const failed = row.getByTestId('failed-check');
+      expect(await failed.count()).toBe(1);
+      expect(await failed.getAttribute('data-check')).toBe('amount');
+      expect(await failed.getByTestId('expected').textContent()).toContain('500000');
+      expect(await failed.getByTestId('provider-field').textContent()).toContain('data.amount');
       await page.close();
     });
 

@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import {
   heldInReviewAnswer,
   manualReviewAnswer,
+  stateMismatchAnswer,
   overviewAnswer,
   reconcileAnswer,
   sessionAnswer,
@@ -37,6 +38,7 @@ export const ANSWER_SCHEMAS: Record<string, z.ZodType> = {
   'POST /api/v1/transactions/:reference/reconcile': reconcileAnswer,
   'GET /api/v1/queues/held-in-review': heldInReviewAnswer,
   'GET /api/v1/queues/manual-review': manualReviewAnswer,
+  'GET /api/v1/queues/state-mismatch': stateMismatchAnswer,
   'GET /api/v1/audit': auditPageAnswer,
   'GET /api/v1/users': userListAnswer,
   'POST /api/v1/users': userWithPasswordAnswer,

@@ -18,6 +18,7 @@ import { createPool, migrateSchemas, type Pool } from '@settle/platform';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../../scripts/harness/infra.js';
+import { PROVIDER_REGISTRY } from '@settle/providers';
 import { watchAnswers, type AnswerConformance } from './answer-conformance.js';
 import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
 import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
@@ -465,7 +466,11 @@ describe('transactions', () => {
       updatedAt: '2026-11-01T10:00:00.000Z',
       entitlement: 'pro',
       accessPeriod: 'P1M',
-      checks: outcome('REF-A', 'SETTLED_CONSENSUS', 'cleared').checks,
+      // Each check with the provider field its observed value was read from (Paystack's, here).
+      checks: outcome('REF-A', 'SETTLED_CONSENSUS', 'cleared').checks.map((c) => ({
+        ...c,
+        providerField: PROVIDER_REGISTRY.paystack.observedFields[c.check as keyof typeof PROVIDER_REGISTRY.paystack.observedFields],
+      })),
       lastVerdict: 'cleared',
       lastTrigger: 'webhook_received',
     });

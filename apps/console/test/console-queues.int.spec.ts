@@ -15,6 +15,7 @@ import { LEDGER_MIGRATIONS, PostgresLedger, READ_MODEL_MIGRATIONS, transactionSt
 import { createPool, migrateSchema, type Pool } from '@settle/platform';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROVIDER_REGISTRY } from '@settle/providers';
 import { watchAnswers, type AnswerConformance } from './answer-conformance.js';
 import { createTestDatabase } from '../../../scripts/harness/infra.js';
 import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
@@ -231,6 +232,63 @@ describe('queues', () => {
   });
 });
 
+describe('the State Mismatch queue', () => {
+  const checks = (failing: Record<string, { expected: string; observed: string }>) =>
+    ['transaction_identity', 'currency', 'amount', 'customer'].map((check) => ({
+      check,
+      passed: !(check in failing),
+      code: check in failing ? `CONSENSUS.${check.toUpperCase()}_MISMATCH` : null,
+      expected: failing[check]?.expected ?? 'same',
+      observed: failing[check]?.observed ?? 'same',
+    }));
+
+  beforeAll(async () => {
+    await seedTransaction('X-1', 'STATE_MISMATCH', 'LOCKED', '2026-11-20T10:00:00Z');
+    await seedTransaction('X-2', 'STATE_MISMATCH', 'LOCKED', '2026-11-21T10:00:00Z');
+    await pool.query(`UPDATE read_model.transaction_status SET checks = $2::jsonb WHERE reference = $1`, [
+      'X-1',
+      JSON.stringify(checks({ amount: { expected: '5000 NGN', observed: '4000 NGN' } })),
+    ]);
+    await pool.query(`UPDATE read_model.transaction_status SET provider = 'stripe', checks = $2::jsonb WHERE reference = $1`, [
+      'X-2',
+      JSON.stringify(checks({ currency: { expected: 'NGN', observed: 'USD' }, customer: { expected: 'ada@example.com', observed: 'bob@example.com' } })),
+    ]);
+  });
+
+  it('lists State Mismatch newest first with each failed check, expected against observed, and the provider field it came from', async () => {
+    const { status, body } = await get('/api/v1/queues/state-mismatch');
+    expect(status).toBe(200);
+    expect(body.items.map((i: { reference: string }) => i.reference)).toEqual(['X-2', 'X-1']);
+    expect(body.items[0].failedChecks).toEqual([
+      {
+        check: 'currency',
+        code: 'CONSENSUS.CURRENCY_MISMATCH',
+        expected: 'NGN',
+        observed: 'USD',
+        providerField: PROVIDER_REGISTRY.stripe.observedFields.currency,
+      },
+      {
+        check: 'customer',
+        code: 'CONSENSUS.CUSTOMER_MISMATCH',
+        expected: 'ada@example.com',
+        observed: 'bob@example.com',
+        providerField: PROVIDER_REGISTRY.stripe.observedFields.customer,
+      },
+    ]);
+    expect(body.items[1].failedChecks).toEqual([
+      {
+        check: 'amount',
+        code: 'CONSENSUS.AMOUNT_MISMATCH',
+        expected: '5000 NGN',
+        observed: '4000 NGN',
+        providerField: PROVIDER_REGISTRY.paystack.observedFields.amount,
+      },
+    ]);
+    expect(PROVIDER_REGISTRY.paystack.observedFields.amount).toContain('data.amount');
+    expect((await drain('state-mismatch', 1)).refs).toEqual(['X-2', 'X-1']);
+  });
+});
+
 describe('entitlement events', () => {
   const EVENT_1 = '00000000-0000-4000-8000-000000000001';
   const EVENT_2 = '00000000-0000-4000-8000-000000000002';
@@ -295,7 +353,12 @@ describe('answers', () => {
   it('conform to the schemas of the OpenAPI document (docs/api/console-openapi.json)', () => {
     expect(answers.violations).toEqual([]);
     expect([...answers.checked].sort()).toEqual(
-      expect.arrayContaining(['GET /api/v1/queues/held-in-review', 'GET /api/v1/queues/manual-review', 'GET /api/v1/transactions/:reference']),
+      expect.arrayContaining([
+        'GET /api/v1/queues/held-in-review',
+        'GET /api/v1/queues/manual-review',
+        'GET /api/v1/queues/state-mismatch',
+        'GET /api/v1/transactions/:reference',
+      ]),
     );
   });
 });

@@ -1,8 +1,8 @@
 import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { parseBody } from '@settle/http';
-import type { HeldInReviewItem, ManualReviewItem, TransactionRepository } from '../transactions/transaction.repository.js';
-import { heldInReviewAnswer, manualReviewAnswer } from './openapi/answers.js';
+import type { HeldInReviewItem, ManualReviewItem, StateMismatchItem, TransactionRepository } from '../transactions/transaction.repository.js';
+import { heldInReviewAnswer, manualReviewAnswer, stateMismatchAnswer } from './openapi/answers.js';
 import { ApiAnswer, ApiProblems, ApiQueryOf } from './openapi/decorators.js';
 import { SECURITY } from './openapi/document.js';
 import { parseCursor, queueQuery } from './requests.js';
@@ -13,7 +13,9 @@ import { TRANSACTIONS } from './tokens.js';
  * The review queues (any role), docs/console.md, "API", oldest first with keyset pages:
  * - `GET /api/v1/queues/held-in-review?cursor=&limit=`: `RECOVERING` / `HELD_IN_REVIEW`, with the
  *   sweeper's next re-check and the re-checks so far;
- * - `GET /api/v1/queues/manual-review?cursor=&limit=`: `MANUAL_REVIEW`, with why.
+ * - `GET /api/v1/queues/manual-review?cursor=&limit=`: `MANUAL_REVIEW`, with why;
+ * - `GET /api/v1/queues/state-mismatch?cursor=&limit=`: `STATE_MISMATCH`, newest first, each failed
+ *   check expected against observed with the provider field it came from.
  *
  * Both answer 400 `REQUEST.VALIDATION_FAILED` for a `limit` outside 1..100 or a cursor the
  * queue did not give, 503 `READ_MODEL.NOT_READY` while the schemas they read do not exist.
@@ -42,5 +44,17 @@ export class QueuesController {
   manualReview(@Query() query: Record<string, string>): Promise<{ items: ManualReviewItem[]; nextCursor: string | null }> {
     const q = parseBody(queueQuery, query);
     return this.transactions.manualReview({ after: parseCursor(q.cursor), limit: q.limit });
+  }
+
+  @Get('state-mismatch')
+  @ApiOperation({
+    summary: 'State Mismatch',
+    description: 'STATE_MISMATCH, newest first: each failed checklist point, expected against observed, and the provider field the observed value came from.',
+  })
+  @ApiQueryOf(queueQuery)
+  @ApiAnswer(200, stateMismatchAnswer, 'One page')
+  stateMismatch(@Query() query: Record<string, string>): Promise<{ items: StateMismatchItem[]; nextCursor: string | null }> {
+    const q = parseBody(queueQuery, query);
+    return this.transactions.stateMismatch({ after: parseCursor(q.cursor), limit: q.limit });
   }
 }

@@ -12,6 +12,7 @@ import {
 } from '@settle/ledger';
 import type { Pool } from '@settle/platform';
 import { ConsoleError } from '../errors.js';
+import { providerDefinition } from '@settle/providers';
 import { encodeCursor, type ListCursor } from './cursor.js';
 
 /** Counts of the whole book of transactions (`GET /api/v1/overview`). */
@@ -52,6 +53,8 @@ export interface CheckView {
   code: string | null;
   expected: string;
   observed: string;
+  /** The provider answer's field the observed value was read from (the provider's `observedFields`); absent in the read model, added by the console. */
+  providerField?: string | null;
 }
 
 /** A transaction in full (`GET /api/v1/transactions/:reference`). */
@@ -198,6 +201,25 @@ export interface ManualReviewItem extends TransactionSummary {
   checksSoFar: number;
   /** The last event of the transaction's ledger stream; `null` when the stream is empty. */
   lastEvent: { type: string; recordedAt: string; detail: string | null } | null;
+}
+
+/** A failed consensus check of a State Mismatch, with where the observed value came from. */
+export interface MismatchCheckView {
+  check: string;
+  /** The check's stable code (`CONSENSUS.AMOUNT_MISMATCH`, ...). */
+  code: string | null;
+  /** What Settle registered (the checkout). */
+  expected: string;
+  /** What the provider reported. */
+  observed: string;
+  /** The provider answer's field the observed value was read from (the provider's `observedFields`); `null` for an unknown provider or check. */
+  providerField: string | null;
+}
+
+/** A row of `GET /api/v1/queues/state-mismatch`: the failed checks side by side. */
+export interface StateMismatchItem extends TransactionSummary {
+  /** The checks of the last decision that failed, in the spec's order. */
+  failedChecks: MismatchCheckView[];
 }
 
 /** A keyset page of a queue. */
@@ -458,7 +480,7 @@ export class TransactionRepository {
       ...summaryOf(row),
       entitlement: row.entitlement,
       accessPeriod: row.access_period,
-      checks: row.checks,
+      checks: row.checks?.map((c) => ({ ...c, providerField: observedField(row.provider, c.check) })) ?? null,
       lastVerdict: row.last_verdict,
       lastTrigger: row.last_trigger,
     };
@@ -482,6 +504,35 @@ export class TransactionRepository {
     const watch = await this.watch(reference);
     const entitlementEvents = await this.entitlementEvents(reference);
     return { transaction, timeline, watch, entitlementEvents };
+  }
+
+  /**
+   * Transactions in State Mismatch (docs/spec.md, section 3: a checklist point failed), newest
+   * first as the transaction list pages them (`updated_at`, reference, descending: a mismatch is
+   * terminal, so the newest are the ones to look at), each with its failed checks, expected
+   * against observed, and the provider field the observed value came from.
+   *
+   * @throws ReadModelNotReadyError while `read_model` or `ingestion` does not exist.
+   */
+  async stateMismatch(query: QueueQuery): Promise<{ items: StateMismatchItem[]; nextCursor: string | null }> {
+    const page = await this.list({ state: 'STATE_MISMATCH', after: query.after, limit: query.limit });
+    if (page.items.length === 0) return { items: [], nextCursor: page.nextCursor };
+    const { rows } = await this.read(() =>
+      this.pool.query<{ reference: string; checks: CheckView[] | null }>(
+        'SELECT reference, checks FROM read_model.transaction_status WHERE reference = ANY($1::text[])',
+        [page.items.map((i) => i.reference)],
+      ),
+    );
+    const checks = new Map(rows.map((r) => [r.reference, r.checks ?? []]));
+    return {
+      items: page.items.map((item) => ({
+        ...item,
+        failedChecks: (checks.get(item.reference) ?? [])
+          .filter((c) => !c.passed)
+          .map((c) => ({ check: c.check, code: c.code, expected: c.expected, observed: c.observed, providerField: observedField(item.provider, c.check) })),
+      })),
+      nextCursor: page.nextCursor,
+    };
   }
 
   /**
@@ -615,4 +666,10 @@ export class TransactionRepository {
   private read<T>(work: () => Promise<T>): Promise<T> {
     return readReadModel(work);
   }
+}
+
+/** Where a provider's answer holds the value a check observed (its definition's `observedFields`), `null` when unknown. */
+export function observedField(provider: string, check: string): string | null {
+  const fields = providerDefinition(provider)?.observedFields as Readonly<Record<string, string>> | undefined;
+  return fields?.[check] ?? null;
 }

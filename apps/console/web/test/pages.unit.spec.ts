@@ -168,6 +168,26 @@ describe('the queues', () => {
     );
     expect(empty).toContain('Nothing is held in review');
   });
+
+  it('shows the State Mismatch tab with each failed check, expected against observed, and the provider field', () => {
+    const mismatch = {
+      ...manual,
+      reference: 'ref_lower',
+      state: 'STATE_MISMATCH',
+      failedChecks: [
+        { check: 'amount', code: 'CONSENSUS.AMOUNT_MISMATCH', expected: '5000 NGN', observed: '4000 NGN', providerField: 'data.amount' },
+        { check: 'currency', code: 'CONSENSUS.CURRENCY_MISMATCH', expected: 'NGN', observed: 'USD', providerField: null },
+      ],
+    };
+    const html = render(createElement(QueuesPage, { tab: 'mismatch' }), (client) =>
+      client.setQueryData(['queue', 'mismatch'], { pages: [{ items: [mismatch], nextCursor: null }], pageParams: [null] }),
+    );
+    expect(html).toContain('data-testid="queue-mismatch"');
+    expect(html).toContain('href="/transactions/ref_lower"');
+    expect(count(html, 'data-testid="failed-check"')).toBe(2);
+    expect(html).toMatch(/data-check="amount".*5000 NGN.*expected,.*4000 NGN.*observed.*\(data\.amount\)/s);
+    expect(count(html, 'data-testid="provider-field"')).toBe(1);
+  });
 });
 
 describe('the transactions list', () => {

@@ -23,6 +23,12 @@ const ingestionEnv = z.object({
  */
 export const flutterwaveDefinition: ProviderDefinition = {
   name: 'flutterwave',
+  observedFields: {
+    transaction_identity: 'data.tx_ref',
+    currency: 'data.currency',
+    amount: 'data.amount (major units, converted with the currency exponent)',
+    customer: 'data.customer.email and data.customer.phone_number',
+  },
   credentialNames: ['secret_key'],
   stackVariables: { credentials: { secret_key: 'FLUTTERWAVE_SECRET_KEY' }, webhookSecret: 'FLUTTERWAVE_SECRET_HASH' },
   verifier: {

@@ -42,6 +42,12 @@ const ingestionEnv = z.object({
  */
 export const mpesaDefinition: ProviderDefinition = {
   name: 'mpesa',
+  observedFields: {
+    transaction_identity: 'CheckoutRequestID',
+    currency: 'KES, M-Pesa\'s only currency (the query answer carries none)',
+    amount: 'the STK push Settle initiated (the query answer carries no amount)',
+    customer: 'the phone of the STK push Settle initiated',
+  },
   credentialNames: ['consumer_key', 'consumer_secret', 'passkey'],
   stackVariables: {
     credentials: { consumer_key: 'MPESA_CONSUMER_KEY', consumer_secret: 'MPESA_CONSUMER_SECRET', passkey: 'MPESA_PASSKEY' },

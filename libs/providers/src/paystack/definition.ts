@@ -17,6 +17,12 @@ const verifierEnv = z.object({
  */
 export const paystackDefinition: ProviderDefinition = {
   name: 'paystack',
+  observedFields: {
+    transaction_identity: 'data.reference',
+    currency: 'data.currency',
+    amount: 'data.requested_amount, else data.amount (minor units)',
+    customer: 'data.customer.email and data.customer.phone',
+  },
   credentialNames: ['secret_key'],
   stackVariables: { credentials: { secret_key: 'PAYSTACK_SECRET_KEY' }, webhookSecret: 'PAYSTACK_SECRET_KEY' },
   verifier: {

@@ -1,5 +1,5 @@
 import type { Secret } from '@settle/config';
-import type { ProviderName } from '@settle/domain';
+import type { ConsensusCheckName, ProviderName } from '@settle/domain';
 import { z } from 'zod';
 import type { BackoffSettings, BreakerSettings } from './http.js';
 import type { PaymentProvider } from './provider.port.js';
@@ -40,6 +40,13 @@ export interface ProviderDefinition {
    * and the webhook secret's.
    */
   readonly stackVariables: { readonly credentials: Readonly<Record<string, string>>; readonly webhookSecret: string };
+  /**
+   * Where, in the provider's verification answer, the adapter reads each value the consensus
+   * checks compare (docs/spec.md, section 3): the field path (or, where the answer carries none,
+   * the record the value is taken from). Shown beside a failed check, so an operator sees which
+   * provider field disagreed (docs/console.md, the State Mismatch queue).
+   */
+  readonly observedFields: Readonly<Record<ConsensusCheckName, string>>;
   /** The verifier's side: configuration keys and the adapter factory. */
   readonly verifier: {
     /** The variable whose presence switches the provider on (its API's base URL). */

@@ -22,6 +22,12 @@ const ingestionEnv = z.object({
  */
 export const stripeDefinition: ProviderDefinition = {
   name: 'stripe',
+  observedFields: {
+    transaction_identity: 'id (the PaymentIntent)',
+    currency: 'currency',
+    amount: 'amount_received (minor units)',
+    customer: 'receipt_email, else latest_charge.billing_details.email',
+  },
   credentialNames: ['secret_key'],
   stackVariables: { credentials: { secret_key: 'STRIPE_SECRET_KEY' }, webhookSecret: 'STRIPE_WEBHOOK_SECRET' },
   verifier: {

@@ -137,7 +137,33 @@ export const manualReviewAnswer = z.strictObject({
   nextCursor: cursor,
 });
 
-const check = z.strictObject({ check: z.string(), passed: z.boolean(), code: z.string().nullable(), expected: z.string(), observed: z.string() });
+/** `GET /api/v1/queues/state-mismatch`. */
+export const stateMismatchAnswer = z.strictObject({
+  items: z.array(
+    z.strictObject({
+      ...summaryFields,
+      failedChecks: z.array(
+        z.strictObject({
+          check: z.string(),
+          code: z.string().nullable(),
+          expected: z.string().describe('What Settle registered'),
+          observed: z.string().describe('What the provider reported'),
+          providerField: z.string().nullable().describe("The provider answer's field the observed value was read from"),
+        }),
+      ),
+    }),
+  ),
+  nextCursor: cursor,
+});
+
+const check = z.strictObject({
+  check: z.string(),
+  passed: z.boolean(),
+  code: z.string().nullable(),
+  expected: z.string(),
+  observed: z.string(),
+  providerField: z.string().nullable().describe("The provider answer's field the observed value was read from"),
+});
 
 /** `GET /api/v1/transactions/{reference}`. */
 export const transactionDetailAnswer = z.strictObject({

@@ -9,6 +9,7 @@ import type {
   EventDeliveries,
   HeldInReviewItem,
   ManualReviewItem,
+  StateMismatchItem,
   Overview,
   QueuePage,
   ReconcileAccepted,
@@ -148,6 +149,8 @@ export const api = {
   heldInReview: (cursor: string | null, limit?: number) => request<QueuePage<HeldInReviewItem>>('GET', `/queues/held-in-review${pageQuery(cursor, limit)}`),
   /** `GET /queues/manual-review`: one page of the transactions in manual review, oldest first. */
   manualReview: (cursor: string | null, limit?: number) => request<QueuePage<ManualReviewItem>>('GET', `/queues/manual-review${pageQuery(cursor, limit)}`),
+  /** `GET /queues/state-mismatch`: State Mismatch, newest first, with the failed checks. */
+  stateMismatch: (cursor: string | null, limit?: number) => request<QueuePage<StateMismatchItem>>('GET', `/queues/state-mismatch${pageQuery(cursor, limit)}`),
   /** `POST /transactions/:reference/reconcile`: asks for a verification now (operators and admins). */
   reconcile: (reference: string) => request<ReconcileAccepted>('POST', `/transactions/${encodeURIComponent(reference)}/reconcile`),
   /** `GET /audit`: one page of admin actions, newest first (admins). */

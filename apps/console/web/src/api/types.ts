@@ -140,6 +140,8 @@ export interface CheckResult {
   code: string | null;
   expected: string;
   observed: string;
+  /** The provider answer's field the observed value was read from; `null` when unknown. */
+  providerField?: string | null;
 }
 
 /** The transaction of `GET /api/v1/transactions/:reference`. */
@@ -300,6 +302,20 @@ export interface ManualReviewItem extends TransactionSummary {
   checksSoFar: number;
   /** The last event of the ledger stream; `null` when there is none. */
   lastEvent: { type: string; recordedAt: string; detail: string | null } | null;
+}
+
+/** A failed checklist point of a State Mismatch, with the provider field the observed value came from. */
+export interface MismatchCheck {
+  check: string;
+  code: string | null;
+  expected: string;
+  observed: string;
+  providerField: string | null;
+}
+
+/** A row of the State Mismatch queue. */
+export interface StateMismatchItem extends TransactionSummary {
+  failedChecks: MismatchCheck[];
 }
 
 /** A page of a review queue, oldest first. */

@@ -17,9 +17,9 @@ export type DeliveriesTab = 'endpoints' | 'failed';
 const DELIVERIES_PATHS: Record<DeliveriesTab, string> = { endpoints: '/deliveries/endpoints', failed: '/deliveries/dead-lettered' };
 
 /** The review queues' tabs: held in review (the sweeper re-checks) and manual review (a person decides). */
-export type QueueTab = 'held' | 'manual';
+export type QueueTab = 'held' | 'manual' | 'mismatch';
 
-const QUEUE_PATHS: Record<QueueTab, string> = { held: '/queues/held-in-review', manual: '/queues/manual-review' };
+const QUEUE_PATHS: Record<QueueTab, string> = { held: '/queues/held-in-review', manual: '/queues/manual-review', mismatch: '/queues/state-mismatch' };
 
 /**
  * The page a path stands for: `/` is the Overview, `/transactions` the list (its filters are in
@@ -37,6 +37,7 @@ export function matchRoute(pathname: string): Route {
   if (path === '/transactions') return { name: 'transactions' };
   if (path === '/queues' || path === QUEUE_PATHS.held) return { name: 'queues', tab: 'held' };
   if (path === QUEUE_PATHS.manual) return { name: 'queues', tab: 'manual' };
+  if (path === QUEUE_PATHS.mismatch) return { name: 'queues', tab: 'mismatch' };
   if (path === '/audit') return { name: 'audit' };
   if (path === '/users') return { name: 'users' };
   if (path === '/deliveries' || path === DELIVERIES_PATHS.endpoints) return { name: 'deliveries', tab: 'endpoints' };

@@ -1,10 +1,10 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { api } from '../api/client';
-import type { HeldInReviewItem, ManualReviewItem, QueuePage } from '../api/types';
+import type { HeldInReviewItem, ManualReviewItem, QueuePage, StateMismatchItem } from '../api/types';
 import { StateBadge } from '../components/Badge';
 import { EmptyState, ErrorPanel, Spinner } from '../components/Feedback';
-import { formatAge, formatDateTime, formatMoney, formatUntil, manualReviewReason, providerLabel } from '../lib/format';
+import { checkLabel, formatAge, formatDateTime, formatMoney, formatUntil, manualReviewReason, providerLabel } from '../lib/format';
 import { Link, navigate } from '../lib/router';
 import { queueHref, transactionHref, type QueueTab } from '../lib/routes';
 
@@ -15,6 +15,11 @@ const REFRESH_MS = 30_000;
 const TABS: ReadonlyArray<{ tab: QueueTab; label: string; hint: string }> = [
   { tab: 'held', label: 'Held in review', hint: 'The provider says the payment is still clearing; the sweeper re-checks on a backoff schedule.' },
   { tab: 'manual', label: 'Manual review', hint: 'Automatic re-checks ran out: a person decides, for example with Reconcile now on the transaction.' },
+  {
+    tab: 'mismatch',
+    label: 'State mismatch',
+    hint: 'The provider reports a payment that differs from the checkout: each failed check, expected against observed, and the provider field it was read from. Newest first.',
+  },
 ];
 
 /** A page of a queue, read by cursor, oldest first. */
@@ -171,6 +176,50 @@ function ManualQueue() {
   );
 }
 
+function MismatchQueue() {
+  const query = useQueue<StateMismatchItem>('mismatch', api.stateMismatch);
+  return (
+    <QueueTable
+      testId="queue-mismatch"
+      query={query}
+      headers={['Reference', 'Provider', 'State', 'Amount', 'Failed checks: expected / observed (provider field)', 'Since']}
+      empty={{ title: 'No State Mismatch', body: 'A payment the provider reports differently from its checkout (amount, currency, customer) lands here.' }}
+      row={(item, now) => (
+        <>
+          <Lead row={item} />
+          <td>
+            <ul className="mismatch-checks" data-testid="failed-checks">
+              {item.failedChecks.map((c) => (
+                <li key={c.check} data-testid="failed-check" data-check={c.check}>
+                  <strong>{checkLabel(c.check)}</strong>{' '}
+                  <span className="mono" data-testid="expected">
+                    {c.expected}
+                  </span>{' '}
+                  <span className="muted">expected,</span>{' '}
+                  <span className="mono" data-testid="observed">
+                    {c.observed}
+                  </span>{' '}
+                  <span className="muted">observed</span>
+                  {c.providerField && (
+                    <span className="muted small" data-testid="provider-field">
+                      {' '}
+                      ({c.providerField})
+                    </span>
+                  )}
+                </li>
+              ))}
+              {item.failedChecks.length === 0 && <li className="muted">No failed check recorded</li>}
+            </ul>
+          </td>
+          <td title={formatDateTime(item.updatedAt)}>
+            <span className="muted small">{formatAge(item.updatedAt, now)}</span>
+          </td>
+        </>
+      )}
+    />
+  );
+}
+
 /** The review queues: held in review (next check, checks so far) and manual review (why), oldest first; rows open the transaction. */
 export function QueuesPage({ tab }: { tab: QueueTab }) {
   const current = TABS.find((t) => t.tab === tab) ?? TABS[0]!;
@@ -194,7 +243,7 @@ export function QueuesPage({ tab }: { tab: QueueTab }) {
         ))}
       </div>
       <p className="muted small">{current.hint}</p>
-      <div role="tabpanel">{tab === 'held' ? <HeldQueue /> : <ManualQueue />}</div>
+      <div role="tabpanel">{tab === 'held' ? <HeldQueue /> : tab === 'manual' ? <ManualQueue /> : <MismatchQueue />}</div>
     </section>
   );
 }

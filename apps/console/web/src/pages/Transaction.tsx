@@ -55,6 +55,14 @@ function Checks({ checks }: { checks: CheckResult[] | null }) {
             <dd className="mono">{check.expected || '—'}</dd>
             <dt>Observed</dt>
             <dd className="mono">{check.observed || '—'}</dd>
+            {check.providerField && (
+              <>
+                <dt>From</dt>
+                <dd className="small muted" data-testid="provider-field">
+                  {check.providerField}
+                </dd>
+              </>
+            )}
           </dl>
           {check.code && <div className="check-code mono">{check.code}</div>}
         </div>
