@@ -44,7 +44,7 @@ export const mpesaDefinition: ProviderDefinition = {
   name: 'mpesa',
   observedFields: {
     transaction_identity: 'CheckoutRequestID',
-    currency: 'KES, M-Pesa\'s only currency (the query answer carries none)',
+    currency: "KES, M-Pesa's only currency (the query answer carries none)",
     amount: 'the STK push Settle initiated (the query answer carries no amount)',
     customer: 'the phone of the STK push Settle initiated',
   },
