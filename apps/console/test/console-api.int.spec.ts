@@ -469,7 +469,7 @@ describe('transactions', () => {
       // Each check with the provider field its observed value was read from (Paystack's, here).
       checks: outcome('REF-A', 'SETTLED_CONSENSUS', 'cleared').checks.map((c) => ({
         ...c,
-        providerField: PROVIDER_REGISTRY.paystack.observedFields[c.check as keyof typeof PROVIDER_REGISTRY.paystack.observedFields],
+        providerField: PROVIDER_REGISTRY.paystack.observedFields[c.check],
       })),
       lastVerdict: 'cleared',
       lastTrigger: 'webhook_received',
