@@ -9,7 +9,11 @@ const required = (name: string) =>
     .string({ error: `${name} is required` })
     .trim()
     .min(1, `${name} is required`);
-const secret = (name: string) => required(name).transform((v) => new Secret(v));
+/** A required secret, marked `secret` in its metadata (the `.env.example` files leave it blank). */
+const secret = (name: string) =>
+  required(name)
+    .transform((v) => new Secret(v))
+    .meta({ secret: true });
 /** SHA-256 hex digests (of API keys) from a comma-separated list, lower-cased; unset or empty: none. */
 const toDigests = (text: string | undefined) =>
   (text ?? '')
@@ -20,27 +24,47 @@ const digestList = () => z.string().optional().transform(toDigests);
 const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 const url = (name: string) => required(name).pipe(z.url({ error: `${name} must be a URL` }));
 
+/** `development`, `test` or `production`: production refuses plain-http and private customer endpoints, and sets `Secure` cookies. */
+const settleEnv = () =>
+  z
+    .enum(['development', 'test', 'production'])
+    .default('development')
+    .meta({ description: "Where the app runs: production refuses plain-http and private-network customer endpoints and makes the console's cookies Secure." });
+const logLevel = () =>
+  z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace'])
+    .default('info')
+    .meta({ description: 'Lowest level of the JSON (pino) log lines written to standard output.' });
+const databaseUrl = () =>
+  required('DATABASE_URL').meta({
+    description: 'PostgreSQL connection string (`postgres://user:password@host:5432/settle`); may hold a password.',
+    secret: true,
+  });
+const readyFile = () => z.string().optional().meta({ description: 'Path of a file written once the app is ready (used by the stack scripts); unset: none.' });
+const host = (app: string) =>
+  z
+    .string()
+    .default('127.0.0.1')
+    .meta({ description: `Address the ${app} HTTP server listens on.` });
+const port = (app: string, fallback: number) => int(fallback, 0).meta({ description: `TCP port of the ${app} HTTP server (0: any free port).` });
+
 /** Settings every app shares: where Kafka, the schema registry and PostgreSQL are. */
 export const sharedEnv = z.object({
-  SETTLE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
-  /** Comma-separated `host:port` list. */
-  KAFKA_BROKERS: required('KAFKA_BROKERS'),
-  /** Base URL of the Confluent-compatible schema registry API. */
-  SCHEMA_REGISTRY_URL: url('SCHEMA_REGISTRY_URL'),
-  DATABASE_URL: required('DATABASE_URL'),
-  /** Prefix of every topic name, so several stacks can share a broker. */
+  SETTLE_ENV: settleEnv(),
+  LOG_LEVEL: logLevel(),
+  KAFKA_BROKERS: required('KAFKA_BROKERS').meta({ description: 'Comma-separated `host:port` list.' }),
+  SCHEMA_REGISTRY_URL: url('SCHEMA_REGISTRY_URL').meta({ description: 'Base URL of the Confluent-compatible schema registry API.' }),
+  DATABASE_URL: databaseUrl(),
   SETTLE_TOPIC_PREFIX: z
     .string()
     .regex(/^[a-z0-9][a-z0-9._-]*$/)
-    .default('settle'),
-  /** Written once the app is ready (used by the stack scripts), optional. */
-  SETTLE_READY_FILE: z.string().optional(),
-  /**
-   * Port of the worker apps' Prometheus endpoint (`GET /metrics` on 0.0.0.0); 0 or unset
-   * serves none. Ingestion serves its metrics on its own port.
-   */
-  METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
+    .default('settle')
+    .meta({ description: 'Prefix of every topic name, so several stacks can share a broker.' }),
+  SETTLE_READY_FILE: readyFile(),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(0).meta({
+    description:
+      "Port of the worker apps' Prometheus endpoint (`GET /metrics` on 0.0.0.0); 0 or unset serves none. Ingestion serves its metrics on its own port.",
+  }),
 });
 
 /** Nested, typed configuration shared by every app (parsed once at boot). */
@@ -86,21 +110,18 @@ export interface WorkerTuningDefaults {
 
 /** Tuning variables of a worker app (verifier, ledger projector, sweeper), with its defaults. */
 const workerTuning = (defaults: WorkerTuningDefaults) => ({
-  /** Most connections the app's PostgreSQL pool opens at once. */
-  DATABASE_POOL_SIZE: int(defaults.poolSize, 1),
-  /**
-   * Partitions each consumer loop handles at once (messages within a partition are always
-   * handled in order). More than the partitions this member owns gains nothing.
-   */
-  WORKER_PARTITIONS_CONCURRENCY: int(defaults.partitionsConcurrency, 1),
-  /**
-   * Fetch batching (Kafka's fetch.min.bytes / fetch.max.wait.ms): the broker answers a fetch
-   * once this many bytes wait, or after WORKER_FETCH_MAX_WAIT_MS. Larger batches mean fewer
-   * transactions per message (one per batch) for at most that much added latency per hop.
-   */
-  WORKER_FETCH_MIN_BYTES: int(defaults.fetchMinBytes ?? 1, 1),
-  /** Longest the broker holds a fetch waiting for WORKER_FETCH_MIN_BYTES, milliseconds. */
-  WORKER_FETCH_MAX_WAIT_MS: int(defaults.fetchMaxWaitMs ?? 5_000, 1),
+  DATABASE_POOL_SIZE: int(defaults.poolSize, 1).meta({ description: "Most connections the app's PostgreSQL pool opens at once." }),
+  WORKER_PARTITIONS_CONCURRENCY: int(defaults.partitionsConcurrency, 1).meta({
+    description:
+      'Partitions each consumer loop handles at once (messages within a partition are always handled in order). More than the partitions this member owns gains nothing.',
+  }),
+  WORKER_FETCH_MIN_BYTES: int(defaults.fetchMinBytes ?? 1, 1).meta({
+    description:
+      "Fetch batching (Kafka's fetch.min.bytes / fetch.max.wait.ms): the broker answers a fetch once this many bytes wait, or after WORKER_FETCH_MAX_WAIT_MS. Larger batches mean fewer transactions per message (one per batch) for at most that much added latency per hop.",
+  }),
+  WORKER_FETCH_MAX_WAIT_MS: int(defaults.fetchMaxWaitMs ?? 5_000, 1).meta({
+    description: 'Longest the broker holds a fetch waiting for WORKER_FETCH_MIN_BYTES, milliseconds.',
+  }),
 });
 
 /** Nested, typed configuration of a worker app: the shared settings plus its tuning. */
@@ -130,34 +151,26 @@ export function toWorker(
 }
 
 export const ingestionEnv = sharedEnv.extend({
-  /** Most connections ingestion's PostgreSQL pool opens at once. */
-  DATABASE_POOL_SIZE: int(20, 1),
-  INGESTION_HOST: z.string().default('127.0.0.1'),
-  INGESTION_PORT: int(3000, 0),
-  /**
-   * Comma-separated SHA-256 hex digests of the API keys that upstream checkout services
-   * present as `Authorization: Bearer <key>`. Keys themselves are never configured.
-   */
-  SETTLE_API_KEY_SHA256: required('SETTLE_API_KEY_SHA256').transform(toDigests),
-  /** Comma-separated SHA-256 hex digests of the admin API keys (manual reconciliation); unset: the admin API refuses every call. */
-  SETTLE_ADMIN_API_KEY_SHA256: digestList(),
-  /**
-   * Webhook signing secrets are not configuration: ingestion reads them from its own vault
-   * (schema `webhook_vault`, master keys in SETTLE_VAULT_MASTER_KEYS or _FILE), current and
-   * previous, and re-reads them this often, milliseconds.
-   */
-  WEBHOOK_SECRETS_REFRESH_MS: int(30_000, 100),
-  /** Merchant account whose webhook secrets are read. */
-  SETTLE_MERCHANT_ACCOUNT: z.string().trim().min(1).default('default'),
-  /** Largest accepted request body, bytes. */
-  INGESTION_BODY_LIMIT_BYTES: int(262_144, 1024),
-  /**
-   * Per reference, after a provider answer, how long a spoofed webhook, `/verify` or `/attempts`
-   * is answered from that answer instead of querying the provider again, milliseconds; a pending
-   * request of the same trigger is always shared (`decideVerificationRequest` of @settle/domain,
-   * docs/webhooks.md).
-   */
-  SETTLE_VERIFY_COALESCE_MS: int(5_000, 0),
+  DATABASE_POOL_SIZE: int(20, 1).meta({ description: "Most connections ingestion's PostgreSQL pool opens at once." }),
+  INGESTION_HOST: host('ingestion'),
+  INGESTION_PORT: port('ingestion', 3000),
+  SETTLE_API_KEY_SHA256: required('SETTLE_API_KEY_SHA256').transform(toDigests).meta({
+    description:
+      'Comma-separated SHA-256 hex digests of the API keys that upstream checkout services present as `Authorization: Bearer <key>`. Keys themselves are never configured.',
+  }),
+  SETTLE_ADMIN_API_KEY_SHA256: digestList().meta({
+    description: 'Comma-separated SHA-256 hex digests of the admin API keys (manual reconciliation); unset: the admin API refuses every call.',
+  }),
+  WEBHOOK_SECRETS_REFRESH_MS: int(30_000, 100).meta({
+    description:
+      'Webhook signing secrets are not configuration: ingestion reads them from its own vault (schema `webhook_vault`, master keys in SETTLE_VAULT_MASTER_KEYS or _FILE), current and previous, and re-reads them this often, milliseconds.',
+  }),
+  SETTLE_MERCHANT_ACCOUNT: z.string().trim().min(1).default('default').meta({ description: 'Merchant account whose webhook secrets are read.' }),
+  INGESTION_BODY_LIMIT_BYTES: int(262_144, 1024).meta({ description: 'Largest accepted request body, bytes.' }),
+  SETTLE_VERIFY_COALESCE_MS: int(5_000, 0).meta({
+    description:
+      'Per reference, after a provider answer, how long a spoofed webhook, `/verify` or `/attempts` is answered from that answer instead of querying the provider again, milliseconds; a pending request of the same trigger is always shared (`decideVerificationRequest` of @settle/domain, docs/webhooks.md).',
+  }),
 });
 
 export const verifierEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 })).extend({
@@ -166,25 +179,22 @@ export const verifierEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partiti
    * declared in its folder of libs/providers and composed by the app
    * (`loadWithProviderEnv` of @settle/providers).
    */
-  /** Merchant account whose credentials the verifier reads from the vault. */
-  SETTLE_MERCHANT_ACCOUNT: z.string().trim().min(1).default('default'),
-  /** Per-call time-out of a provider query, milliseconds. */
-  PROVIDER_TIMEOUT_MS: int(5_000, 1),
-  /** Attempts per verification, the first included, for 502, 503, 504, 429, time-outs, resets. */
-  PROVIDER_RETRY_MAX_ATTEMPTS: int(4, 1),
-  /** First backoff delay, milliseconds (exponential, full jitter). */
-  PROVIDER_RETRY_INITIAL_DELAY_MS: int(200, 1),
-  /** Cap of one backoff delay (and of an honoured Retry-After), milliseconds. */
-  PROVIDER_RETRY_MAX_DELAY_MS: int(5_000, 1),
-  /**
-   * References of one Kafka batch verified at once (provider calls in flight per partition
-   * handled); one reference's messages are always handled in order.
-   */
-  VERIFIER_KEY_CONCURRENCY: int(64, 1),
-  /** Consecutive failed verifications that open a provider's circuit breaker. */
-  PROVIDER_BREAKER_FAILURES: int(5, 1),
-  /** How long an open breaker waits before letting one probe through, milliseconds. */
-  PROVIDER_BREAKER_HALF_OPEN_MS: int(30_000, 1),
+  SETTLE_MERCHANT_ACCOUNT: z
+    .string()
+    .trim()
+    .min(1)
+    .default('default')
+    .meta({ description: 'Merchant account whose credentials the verifier reads from the vault.' }),
+  PROVIDER_TIMEOUT_MS: int(5_000, 1).meta({ description: 'Per-call time-out of a provider query, milliseconds.' }),
+  PROVIDER_RETRY_MAX_ATTEMPTS: int(4, 1).meta({ description: 'Attempts per verification, the first included, for 502, 503, 504, 429, time-outs, resets.' }),
+  PROVIDER_RETRY_INITIAL_DELAY_MS: int(200, 1).meta({ description: 'First backoff delay, milliseconds (exponential, full jitter).' }),
+  PROVIDER_RETRY_MAX_DELAY_MS: int(5_000, 1).meta({ description: 'Cap of one backoff delay (and of an honoured Retry-After), milliseconds.' }),
+  VERIFIER_KEY_CONCURRENCY: int(64, 1).meta({
+    description:
+      "References of one Kafka batch verified at once (provider calls in flight per partition handled); one reference's messages are always handled in order.",
+  }),
+  PROVIDER_BREAKER_FAILURES: int(5, 1).meta({ description: "Consecutive failed verifications that open a provider's circuit breaker." }),
+  PROVIDER_BREAKER_HALF_OPEN_MS: int(30_000, 1).meta({ description: 'How long an open breaker waits before letting one probe through, milliseconds.' }),
 });
 
 /** The stores the ledger can live in (docs/ledger.md, "One port, two stores"). */
@@ -192,10 +202,15 @@ export const LEDGER_STORES = ['postgres', 'kurrentdb'] as const;
 
 /** Where the ledger lives: read by the projector, `./settle ledger` and the read-model rebuild. */
 const ledgerStoreFields = {
-  /** `postgres` (the `ledger` schema of DATABASE_URL, the default) or `kurrentdb` (EventStoreDB/KurrentDB). */
-  LEDGER_STORE: z.enum(LEDGER_STORES).default('postgres'),
-  /** For example `kurrentdb://127.0.0.1:2113?tls=false`; required when LEDGER_STORE=kurrentdb. May hold credentials. */
-  KURRENTDB_CONNECTION_STRING: z.string().trim().optional(),
+  LEDGER_STORE: z
+    .enum(LEDGER_STORES)
+    .default('postgres')
+    .meta({ description: '`postgres` (the `ledger` schema of DATABASE_URL, the default) or `kurrentdb` (EventStoreDB/KurrentDB).' }),
+  KURRENTDB_CONNECTION_STRING: z
+    .string()
+    .trim()
+    .optional()
+    .meta({ description: 'For example `kurrentdb://127.0.0.1:2113?tls=false`; required when LEDGER_STORE=kurrentdb. May hold credentials.' }),
 };
 const kurrentDbNeedsItsConnection = {
   check: (e: { LEDGER_STORE: string; KURRENTDB_CONNECTION_STRING?: string | undefined }) =>
@@ -220,31 +235,30 @@ export const projectorEnv = sharedEnv
   .refine(kurrentDbNeedsItsConnection.check, kurrentDbNeedsItsConnection.params);
 
 export const sweeperEnv = sharedEnv.extend(workerTuning({ poolSize: 5, partitionsConcurrency: 12 })).extend({
-  /** Inactivity after which a transaction is orphaned, milliseconds (docs/spec.md, section 8: 45 s). */
-  SWEEPER_INACTIVITY_MS: int(45_000, 1),
-  /**
-   * Longest sleep between two looks for due watches, milliseconds. The sweeper also wakes
-   * exactly when the earliest watch of its partitions falls due, so this bounds only how
-   * late a watch armed by a message in the meantime can be noticed.
-   */
-  SWEEPER_TICK_MS: int(250, 10),
-  /** Most verification requests published per database transaction. */
-  SWEEPER_BATCH_SIZE: int(1_000, 1),
-  /** First re-check delay (held in review) and wait between the first two re-checks, milliseconds. */
-  SWEEPER_RECHECK_INITIAL_DELAY_MS: int(60_000, 1),
-  /** Growth of the wait from one re-check to the next (exponential backoff). */
-  SWEEPER_RECHECK_BACKOFF_FACTOR: z.coerce.number().min(1).max(10).default(2),
-  /** Longest wait between two re-checks, milliseconds (one hour). */
-  SWEEPER_RECHECK_MAX_DELAY_MS: int(3_600_000, 1),
-  /** Spread of each wait as a fraction (0.1 is +/- 10 %). */
-  SWEEPER_RECHECK_JITTER_RATIO: z.coerce.number().min(0).max(0.5).default(0.1),
-  /** Automatic re-checks before a transaction moves to manual review (30: about 24 hours). */
-  SWEEPER_RECHECK_LIMIT: int(30, 1),
-  /**
-   * Consumer-group session time-out, milliseconds: how long a silent (crashed) sweeper keeps
-   * its partitions before the group hands them to a survivor.
-   */
-  SWEEPER_SESSION_TIMEOUT_MS: int(30_000, 1_000),
+  SWEEPER_INACTIVITY_MS: int(45_000, 1).meta({
+    description: 'Inactivity after which a transaction is orphaned, milliseconds (docs/spec.md, section 8: 45 s).',
+  }),
+  SWEEPER_TICK_MS: int(250, 10).meta({
+    description:
+      'Longest sleep between two looks for due watches, milliseconds. The sweeper also wakes exactly when the earliest watch of its partitions falls due, so this bounds only how late a watch armed by a message in the meantime can be noticed.',
+  }),
+  SWEEPER_BATCH_SIZE: int(1_000, 1).meta({ description: 'Most verification requests published per database transaction.' }),
+  SWEEPER_RECHECK_INITIAL_DELAY_MS: int(60_000, 1).meta({
+    description: 'First re-check delay (held in review) and wait between the first two re-checks, milliseconds.',
+  }),
+  SWEEPER_RECHECK_BACKOFF_FACTOR: z.coerce
+    .number()
+    .min(1)
+    .max(10)
+    .default(2)
+    .meta({ description: 'Growth of the wait from one re-check to the next (exponential backoff).' }),
+  SWEEPER_RECHECK_MAX_DELAY_MS: int(3_600_000, 1).meta({ description: 'Longest wait between two re-checks, milliseconds (one hour).' }),
+  SWEEPER_RECHECK_JITTER_RATIO: z.coerce.number().min(0).max(0.5).default(0.1).meta({ description: 'Spread of each wait as a fraction (0.1 is +/- 10 %).' }),
+  SWEEPER_RECHECK_LIMIT: int(30, 1).meta({ description: 'Automatic re-checks before a transaction moves to manual review (30: about 24 hours).' }),
+  SWEEPER_SESSION_TIMEOUT_MS: int(30_000, 1_000).meta({
+    description:
+      'Consumer-group session time-out, milliseconds: how long a silent (crashed) sweeper keeps its partitions before the group hands them to a survivor.',
+  }),
 });
 
 /** A comma-separated list of durations (`5s,1m,2h`, the `ms` package's units), in milliseconds. */
@@ -274,47 +288,53 @@ const durationList = (name: string, fallback: readonly number[]) =>
  * duration in milliseconds; defaults are the documented production values.
  */
 export const dispatcherEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 })).extend({
-  DISPATCHER_HOST: z.string().default('127.0.0.1'),
-  /** Port of the admin API, `GET /health` and `GET /metrics`. */
-  DISPATCHER_PORT: int(3200, 0),
-  /** Comma-separated SHA-256 hex digests of the admin API keys (endpoints and deliveries); unset: the admin API refuses every call. */
-  SETTLE_ADMIN_API_KEY_SHA256: digestList(),
-  /** Per-attempt time-out (connection, headers and body), milliseconds. */
-  DISPATCHER_ATTEMPT_TIMEOUT_MS: int(10_000, 1),
-  /**
-   * Waits after each failed attempt, such as `5s,1m,2h` (the last one ends the round:
-   * dead-lettered); default: the domain's schedule (`DEFAULT_RETRY_WAITS_MS`, 14 attempts over 97.6 h).
-   */
-  DISPATCHER_RETRY_SCHEDULE: durationList('DISPATCHER_RETRY_SCHEDULE', DEFAULT_RETRY_POLICY.waitsMs),
-  /** Spread of each wait as a fraction (0.2 is +/- 20 %). */
-  DISPATCHER_RETRY_JITTER_RATIO: z.coerce.number().min(0).max(0.5).default(DEFAULT_RETRY_POLICY.jitterRatio),
-  /** Longest `Retry-After` honoured, milliseconds (6 hours). */
-  DISPATCHER_RETRY_AFTER_MAX_MS: int(DEFAULT_RETRY_POLICY.retryAfterMaxMs, 0),
-  /** An endpoint failing every attempt for this long is disabled with an alert, milliseconds (5 days). */
-  DISPATCHER_DISABLE_AFTER_MS: int(DEFAULT_DISABLE_AFTER_MS, 1),
-  /** Attempts in flight at once in one dispatcher instance. */
-  DISPATCHER_MAX_IN_FLIGHT: int(512, 1),
-  /** Attempts in flight at once to one endpoint: all a slow or blackholed endpoint can hold. */
-  DISPATCHER_MAX_IN_FLIGHT_PER_ENDPOINT: int(64, 1),
-  /** Longest sleep while nothing is known to be due, milliseconds. */
-  DISPATCHER_POLL_INTERVAL_MS: int(1_000, 10),
-  /** How long the previous secret keeps signing after a rotation, by default, milliseconds (24 hours). */
-  DISPATCHER_SECRET_ROTATION_OVERLAP_MS: int(86_400_000, 0),
+  DISPATCHER_HOST: host('dispatcher'),
+  DISPATCHER_PORT: int(3200, 0).meta({ description: 'Port of the admin API, `GET /health` and `GET /metrics`.' }),
+  SETTLE_ADMIN_API_KEY_SHA256: digestList().meta({
+    description: 'Comma-separated SHA-256 hex digests of the admin API keys (endpoints and deliveries); unset: the admin API refuses every call.',
+  }),
+  DISPATCHER_ATTEMPT_TIMEOUT_MS: int(10_000, 1).meta({ description: 'Per-attempt time-out (connection, headers and body), milliseconds.' }),
+  DISPATCHER_RETRY_SCHEDULE: durationList('DISPATCHER_RETRY_SCHEDULE', DEFAULT_RETRY_POLICY.waitsMs).meta({
+    description:
+      "Waits after each failed attempt, such as `5s,1m,2h` (the last one ends the round: dead-lettered); default: the domain's schedule (`DEFAULT_RETRY_WAITS_MS`, 14 attempts over 97.6 h).",
+    defaultText: DEFAULT_RETRY_POLICY.waitsMs.map((wait) => ms(wait)).join(','),
+    unit: 'comma-separated durations (`ms` units: 5s, 1m, 2h)',
+  }),
+  DISPATCHER_RETRY_JITTER_RATIO: z.coerce
+    .number()
+    .min(0)
+    .max(0.5)
+    .default(DEFAULT_RETRY_POLICY.jitterRatio)
+    .meta({ description: 'Spread of each wait as a fraction (0.2 is +/- 20 %).' }),
+  DISPATCHER_RETRY_AFTER_MAX_MS: int(DEFAULT_RETRY_POLICY.retryAfterMaxMs, 0).meta({ description: 'Longest `Retry-After` honoured, milliseconds (6 hours).' }),
+  DISPATCHER_DISABLE_AFTER_MS: int(DEFAULT_DISABLE_AFTER_MS, 1).meta({
+    description: 'An endpoint failing every attempt for this long is disabled with an alert, milliseconds (5 days).',
+  }),
+  DISPATCHER_MAX_IN_FLIGHT: int(512, 1).meta({ description: 'Attempts in flight at once in one dispatcher instance.' }),
+  DISPATCHER_MAX_IN_FLIGHT_PER_ENDPOINT: int(64, 1).meta({
+    description: 'Attempts in flight at once to one endpoint: all a slow or blackholed endpoint can hold.',
+  }),
+  DISPATCHER_POLL_INTERVAL_MS: int(1_000, 10).meta({ description: 'Longest sleep while nothing is known to be due, milliseconds.' }),
+  DISPATCHER_SECRET_ROTATION_OVERLAP_MS: int(86_400_000, 0).meta({
+    description: 'How long the previous secret keeps signing after a rotation, by default, milliseconds (24 hours).',
+  }),
 });
 
 /** Unset, or set to an empty string (as `${VAR:-}` in a compose file does): both mean "not configured". */
 const blankIsUnset = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 /** An optional secret; `format` checks its shape without ever echoing the value. */
 const optionalSecret = (name: string, format?: { test: (value: string) => boolean; hint: string }) =>
-  z.preprocess(
-    blankIsUnset,
-    z
-      .string()
-      .trim()
-      .refine((v) => !format || format.test(v), `${name} must ${format?.hint ?? 'be set'}`)
-      .transform((v) => new Secret(v))
-      .optional(),
-  );
+  z
+    .preprocess(
+      blankIsUnset,
+      z
+        .string()
+        .trim()
+        .refine((v) => !format || format.test(v), `${name} must ${format?.hint ?? 'be set'}`)
+        .transform((v) => new Secret(v))
+        .optional(),
+    )
+    .meta({ secret: true });
 const optionalUrl = (name: string) => z.preprocess(blankIsUnset, z.url({ error: `${name} must be a URL` }).optional());
 
 /** Variables that switch each optional sandbox provider on, and the ones that must come with them. */
@@ -346,58 +366,63 @@ const SANDBOX_PROVIDER_GROUPS = [
  */
 export const sandboxEnv = z
   .object({
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
-    SANDBOX_HOST: z.string().default('127.0.0.1'),
-    SANDBOX_PORT: int(3100, 0),
-    /** The secret key the sandbox expects as Bearer and signs its webhooks with. */
-    PAYSTACK_SECRET_KEY: secret('PAYSTACK_SECRET_KEY'),
-    /** Where Paystack-style webhooks are delivered (ingestion's `/v1/webhooks/paystack`). */
-    SANDBOX_WEBHOOK_URL: url('SANDBOX_WEBHOOK_URL'),
-    /** How long a "time out" answer holds the connection, milliseconds. */
-    SANDBOX_TIMEOUT_HOLD_MS: int(30_000, 1),
-    /**
-     * Retries of a webhook answered 5xx or not answered at all, after the first attempt, with
-     * exponential backoff from 0.5 s up to 5 s between attempts (real providers retry for days).
-     */
-    SANDBOX_WEBHOOK_RETRIES: int(4, 0),
-    SETTLE_READY_FILE: z.string().optional(),
+    LOG_LEVEL: logLevel(),
+    SANDBOX_HOST: host('sandbox'),
+    SANDBOX_PORT: port('sandbox', 3100),
+    PAYSTACK_SECRET_KEY: secret('PAYSTACK_SECRET_KEY').meta({ description: 'The secret key the sandbox expects as Bearer and signs its webhooks with.' }),
+    SANDBOX_WEBHOOK_URL: url('SANDBOX_WEBHOOK_URL').meta({ description: "Where Paystack-style webhooks are delivered (ingestion's `/v1/webhooks/paystack`)." }),
+    SANDBOX_TIMEOUT_HOLD_MS: int(30_000, 1).meta({ description: 'How long a "time out" answer holds the connection, milliseconds.' }),
+    SANDBOX_WEBHOOK_RETRIES: int(4, 0).meta({
+      description:
+        'Retries of a webhook answered 5xx or not answered at all, after the first attempt, with exponential backoff from 0.5 s up to 5 s between attempts (real providers retry for days).',
+    }),
+    SETTLE_READY_FILE: readyFile(),
 
-    /** Stripe secret key expected as `Authorization: Bearer sk_...`. */
-    STRIPE_SECRET_KEY: optionalSecret('STRIPE_SECRET_KEY', { test: (v) => /^sk_\S+$/.test(v), hint: 'start with sk_' }),
-    /** Stripe webhook endpoint secret the `Stripe-Signature` header is computed with. */
-    STRIPE_WEBHOOK_SECRET: optionalSecret('STRIPE_WEBHOOK_SECRET', { test: (v) => /^whsec_\S+$/.test(v), hint: 'start with whsec_' }),
-    /** Where `payment_intent.*` events are delivered; unset: none are sent. */
-    SANDBOX_STRIPE_WEBHOOK_URL: optionalUrl('SANDBOX_STRIPE_WEBHOOK_URL'),
-    /** Flutterwave secret key expected as `Authorization: Bearer FLWSECK...`. */
-    FLUTTERWAVE_SECRET_KEY: optionalSecret('FLUTTERWAVE_SECRET_KEY', { test: (v) => /^FLWSECK\S+$/.test(v), hint: 'start with FLWSECK' }),
-    /** The dashboard "secret hash" sent as the `verif-hash` webhook header. */
-    FLUTTERWAVE_SECRET_HASH: optionalSecret('FLUTTERWAVE_SECRET_HASH'),
-    /** Where `charge.completed` webhooks are delivered; unset: none are sent. */
-    SANDBOX_FLUTTERWAVE_WEBHOOK_URL: optionalUrl('SANDBOX_FLUTTERWAVE_WEBHOOK_URL'),
-    /** Daraja app consumer key (OAuth Basic credentials, with the consumer secret). */
-    MPESA_CONSUMER_KEY: optionalSecret('MPESA_CONSUMER_KEY'),
-    MPESA_CONSUMER_SECRET: optionalSecret('MPESA_CONSUMER_SECRET'),
-    /** Lipa na M-Pesa Online passkey: `Password` = base64(shortcode + passkey + timestamp). */
-    MPESA_PASSKEY: optionalSecret('MPESA_PASSKEY'),
-    /** The business shortcode queries must name (Daraja's sandbox uses 174379). */
-    MPESA_SHORTCODE: z.preprocess(
-      blankIsUnset,
-      z
-        .string()
-        .trim()
-        .regex(/^\d{5,7}$/, 'MPESA_SHORTCODE must be 5 to 7 digits')
-        .default('174379'),
-    ),
-    /**
-     * Where STK callbacks are delivered. Its last path segment is the secret token the
-     * receiver checks (callbacks carry no signature), so the whole URL is a secret.
-     */
+    STRIPE_SECRET_KEY: optionalSecret('STRIPE_SECRET_KEY', { test: (v) => /^sk_\S+$/.test(v), hint: 'start with sk_' }).meta({
+      description: 'Stripe secret key expected as `Authorization: Bearer sk_...`.',
+    }),
+    STRIPE_WEBHOOK_SECRET: optionalSecret('STRIPE_WEBHOOK_SECRET', { test: (v) => /^whsec_\S+$/.test(v), hint: 'start with whsec_' }).meta({
+      description: 'Stripe webhook endpoint secret the `Stripe-Signature` header is computed with.',
+    }),
+    SANDBOX_STRIPE_WEBHOOK_URL: optionalUrl('SANDBOX_STRIPE_WEBHOOK_URL').meta({
+      description: 'Where `payment_intent.*` events are delivered; unset: none are sent.',
+    }),
+    FLUTTERWAVE_SECRET_KEY: optionalSecret('FLUTTERWAVE_SECRET_KEY', { test: (v) => /^FLWSECK\S+$/.test(v), hint: 'start with FLWSECK' }).meta({
+      description: 'Flutterwave secret key expected as `Authorization: Bearer FLWSECK...`.',
+    }),
+    FLUTTERWAVE_SECRET_HASH: optionalSecret('FLUTTERWAVE_SECRET_HASH').meta({
+      description: 'The dashboard "secret hash" sent as the `verif-hash` webhook header.',
+    }),
+    SANDBOX_FLUTTERWAVE_WEBHOOK_URL: optionalUrl('SANDBOX_FLUTTERWAVE_WEBHOOK_URL').meta({
+      description: 'Where `charge.completed` webhooks are delivered; unset: none are sent.',
+    }),
+    MPESA_CONSUMER_KEY: optionalSecret('MPESA_CONSUMER_KEY').meta({
+      description: 'Daraja app consumer key (OAuth Basic credentials, with the consumer secret).',
+    }),
+    MPESA_CONSUMER_SECRET: optionalSecret('MPESA_CONSUMER_SECRET').meta({
+      description: 'Daraja app consumer secret (OAuth Basic credentials, with the consumer key).',
+    }),
+    MPESA_PASSKEY: optionalSecret('MPESA_PASSKEY').meta({
+      description: 'Lipa na M-Pesa Online passkey: `Password` = base64(shortcode + passkey + timestamp).',
+    }),
+    MPESA_SHORTCODE: z
+      .preprocess(
+        blankIsUnset,
+        z
+          .string()
+          .trim()
+          .regex(/^\d{5,7}$/, 'MPESA_SHORTCODE must be 5 to 7 digits')
+          .default('174379'),
+      )
+      .meta({ description: "The business shortcode queries must name (Daraja's sandbox uses 174379)." }),
     SANDBOX_MPESA_CALLBACK_URL: optionalSecret('SANDBOX_MPESA_CALLBACK_URL', {
       test: (v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol) && new URL(v).pathname.split('/').some(Boolean),
       hint: 'be an http(s) URL ending in a secret token path segment',
+    }).meta({
+      description:
+        'Where STK callbacks are delivered. Its last path segment is the secret token the receiver checks (callbacks carry no signature), so the whole URL is a secret.',
     }),
-    /** Lifetime of an M-Pesa OAuth token, milliseconds (Daraja: about an hour). */
-    SANDBOX_MPESA_TOKEN_TTL_MS: int(3_599_000, 1),
+    SANDBOX_MPESA_TOKEN_TTL_MS: int(3_599_000, 1).meta({ description: 'Lifetime of an M-Pesa OAuth token, milliseconds (Daraja: about an hour).' }),
   })
   .superRefine((e, ctx) => {
     const set = (name: string) => e[name as keyof typeof e] !== undefined;
@@ -425,8 +450,8 @@ const optionalBoolean = (name: string) => z.preprocess(blankIsUnset, z.enum(['tr
  * need nothing of the HTTP side (no ingestion URL, no admin key).
  */
 export const consoleCliEnv = z.object({
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
-  DATABASE_URL: required('DATABASE_URL'),
+  LOG_LEVEL: logLevel(),
+  DATABASE_URL: databaseUrl(),
 });
 
 /**
@@ -436,45 +461,49 @@ export const consoleCliEnv = z.object({
  */
 export const consoleEnv = consoleCliEnv
   .extend({
-    SETTLE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-    SETTLE_READY_FILE: z.string().optional(),
-    /** Most connections the console's PostgreSQL pool opens at once. */
-    DATABASE_POOL_SIZE: int(5, 1),
-    CONSOLE_HOST: z.string().default('127.0.0.1'),
-    CONSOLE_PORT: int(3400, 0),
-    /** Lifetime of a signed-in session (and of its cookie), milliseconds; default 8 hours. */
-    CONSOLE_SESSION_TTL_MS: int(28_800_000, 60_000),
-    /** Whether the session cookie is `Secure` (sent over HTTPS only); unset: `true` in production, else `false`. */
-    CONSOLE_SECURE_COOKIES: optionalBoolean('CONSOLE_SECURE_COOKIES'),
-    /** Base URL of ingestion, whose admin API runs manual reconciliation (`POST /v1/admin/checkouts/{reference}/reconcile`). */
-    CONSOLE_INGESTION_URL: url('CONSOLE_INGESTION_URL'),
-    /** The admin API key the console presents to ingestion (ingestion holds only its SHA-256, `SETTLE_ADMIN_API_KEY_SHA256`). */
-    CONSOLE_INGESTION_ADMIN_API_KEY: secret('CONSOLE_INGESTION_ADMIN_API_KEY'),
-    /**
-     * Base URL of the dispatcher, whose admin API the Deliveries pages read and act through
-     * (`/v1/admin/endpoints`, `/v1/admin/deliveries`, `/v1/admin/events/{event_id}/...`).
-     * Optional, together with its key: unset, the Deliveries API answers 503 `CONSOLE.DELIVERY_NOT_CONFIGURED`.
-     */
-    CONSOLE_DISPATCHER_URL: optionalUrl('CONSOLE_DISPATCHER_URL'),
-    /** The admin API key the console presents to the dispatcher (the dispatcher holds only its SHA-256, `SETTLE_ADMIN_API_KEY_SHA256`). */
-    CONSOLE_DISPATCHER_ADMIN_API_KEY: optionalSecret('CONSOLE_DISPATCHER_ADMIN_API_KEY'),
-    /**
-     * Comma-separated `host:port` list of the brokers the other apps use; optional. Set, the
-     * Overview shows the dead-letter topics' records and the workers' consumer lag (read with
-     * Kafka's admin API only); unset, it says they are not configured.
-     */
-    KAFKA_BROKERS: z.preprocess(blankIsUnset, z.string().trim().optional()),
-    /** Prefix of the other apps' topic and consumer group names (`SETTLE_TOPIC_PREFIX` of theirs). */
+    SETTLE_ENV: settleEnv(),
+    SETTLE_READY_FILE: readyFile(),
+    DATABASE_POOL_SIZE: int(5, 1).meta({ description: "Most connections the console's PostgreSQL pool opens at once." }),
+    CONSOLE_HOST: host('console'),
+    CONSOLE_PORT: port('console', 3400),
+    CONSOLE_SESSION_TTL_MS: int(28_800_000, 60_000).meta({
+      description: 'Lifetime of a signed-in session (and of its cookie), milliseconds; default 8 hours.',
+    }),
+    CONSOLE_SECURE_COOKIES: optionalBoolean('CONSOLE_SECURE_COOKIES').meta({
+      description: 'Whether the session cookie is `Secure` (sent over HTTPS only); unset: `true` in production, else `false`.',
+    }),
+    CONSOLE_INGESTION_URL: url('CONSOLE_INGESTION_URL').meta({
+      description: 'Base URL of ingestion, whose admin API runs manual reconciliation (`POST /v1/admin/checkouts/{reference}/reconcile`).',
+    }),
+    CONSOLE_INGESTION_ADMIN_API_KEY: secret('CONSOLE_INGESTION_ADMIN_API_KEY').meta({
+      description: 'The admin API key the console presents to ingestion (ingestion holds only its SHA-256, `SETTLE_ADMIN_API_KEY_SHA256`).',
+    }),
+    CONSOLE_DISPATCHER_URL: optionalUrl('CONSOLE_DISPATCHER_URL').meta({
+      description:
+        'Base URL of the dispatcher, whose admin API the Deliveries pages read and act through (`/v1/admin/endpoints`, `/v1/admin/deliveries`, `/v1/admin/events/{event_id}/...`). Optional, together with its key: unset, the Deliveries API answers 503 `CONSOLE.DELIVERY_NOT_CONFIGURED`.',
+    }),
+    CONSOLE_DISPATCHER_ADMIN_API_KEY: optionalSecret('CONSOLE_DISPATCHER_ADMIN_API_KEY').meta({
+      description: 'The admin API key the console presents to the dispatcher (the dispatcher holds only its SHA-256, `SETTLE_ADMIN_API_KEY_SHA256`).',
+    }),
+    KAFKA_BROKERS: z.preprocess(blankIsUnset, z.string().trim().optional()).meta({
+      description:
+        "Comma-separated `host:port` list of the brokers the other apps use; optional. Set, the Overview shows the dead-letter topics' records and the workers' consumer lag (read with Kafka's admin API only); unset, it says they are not configured.",
+    }),
     SETTLE_TOPIC_PREFIX: z
       .string()
       .regex(/^[a-z0-9][a-z0-9._-]*$/)
-      .default('settle'),
-    /** Where the ledger lives: the console verifies the hash chains of a `postgres` ledger only. */
-    LEDGER_STORE: z.enum(LEDGER_STORES).default('postgres'),
-    /** How often the console verifies the ledger's hash chains from its last checkpoint, milliseconds; default 60 s. */
-    CONSOLE_LEDGER_VERIFY_INTERVAL_MS: int(60_000, 1_000),
-    /** How often that verification starts again from the first event instead, milliseconds; default 24 h. */
-    CONSOLE_LEDGER_FULL_VERIFY_INTERVAL_MS: int(86_400_000, 60_000),
+      .default('settle')
+      .meta({ description: "Prefix of the other apps' topic and consumer group names (`SETTLE_TOPIC_PREFIX` of theirs)." }),
+    LEDGER_STORE: z
+      .enum(LEDGER_STORES)
+      .default('postgres')
+      .meta({ description: 'Where the ledger lives: the console verifies the hash chains of a `postgres` ledger only.' }),
+    CONSOLE_LEDGER_VERIFY_INTERVAL_MS: int(60_000, 1_000).meta({
+      description: "How often the console verifies the ledger's hash chains from its last checkpoint, milliseconds; default 60 s.",
+    }),
+    CONSOLE_LEDGER_FULL_VERIFY_INTERVAL_MS: int(86_400_000, 60_000).meta({
+      description: 'How often that verification starts again from the first event instead, milliseconds; default 24 h.',
+    }),
   })
   .superRefine((e, context) => {
     // Half a dispatcher configuration is a mistake, never a choice: both or neither.

@@ -6,7 +6,7 @@ export * from './errors.js';
 export * from './credential.js';
 export * from './crypto.js';
 export * from './key-version.js';
-export { VAULT_ENV, parseMasterKeys, parseKeyFile, readKeyFile, type MasterKeyEntry, type KeyFileContents } from './master-key-config.js';
+export { VAULT_ENV, vaultEnv, parseMasterKeys, parseKeyFile, readKeyFile, type MasterKeyEntry, type KeyFileContents } from './master-key-config.js';
 export * from './key-ring.js';
 export * from './key-file-rotation.js';
 export * from './store.port.js';

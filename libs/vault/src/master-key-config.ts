@@ -5,6 +5,7 @@
  * variable or file and never echo a key.
  */
 import { readFileSync, statSync } from 'node:fs';
+import { z } from 'zod';
 import { KEY_BYTES } from './crypto.js';
 import { VaultError } from './errors.js';
 import { isKeyVersion } from './key-version.js';
@@ -18,6 +19,27 @@ export const VAULT_ENV = {
   /** Version that wraps new data keys; default: the key file's `active`, else the highest version. */
   activeKey: 'SETTLE_VAULT_ACTIVE_KEY',
 } as const;
+
+/**
+ * The vault's variables as a zod object, for documentation (`npm run config:examples`): the key
+ * ring itself is parsed by {@link parseMasterKeys} and {@link readKeyFile}, which name the bad
+ * variable; exactly one of the first two is required by the apps that open a vault.
+ */
+export const vaultEnv = z.object({
+  [VAULT_ENV.masterKeys]: z.string().optional().meta({
+    description:
+      'Inline master key ring, `v1:<base64 of 32 bytes>,v2:...` (`openssl rand -base64 32`); this or SETTLE_VAULT_MASTER_KEY_FILE is required (docs/vault.md).',
+    secret: true,
+  }),
+  [VAULT_ENV.keyFile]: z
+    .string()
+    .optional()
+    .meta({ description: 'Path of a master key file (JSON or lines, mode 0600); this or SETTLE_VAULT_MASTER_KEYS is required, never both.' }),
+  [VAULT_ENV.activeKey]: z
+    .string()
+    .optional()
+    .meta({ description: "Version of the master key that wraps new data keys; unset: the key file's `active`, else the highest version." }),
+});
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 

@@ -5,13 +5,16 @@ import { verifyFlutterwaveWebhook } from './signature.js';
 import { FlutterwaveProvider } from './verify.js';
 
 const verifierEnv = z.object({
-  /** Base URL of Flutterwave's API; the provider is verified only when it is set. */
-  FLUTTERWAVE_BASE_URL: optionalBaseUrl('FLUTTERWAVE_BASE_URL'),
+  FLUTTERWAVE_BASE_URL: optionalBaseUrl('FLUTTERWAVE_BASE_URL').meta({
+    description: "Base URL of Flutterwave's API; the provider is verified only when it is set.",
+  }),
 });
 
 const ingestionEnv = z.object({
-  /** Which Flutterwave scheme the account uses: the `verif-hash` header or the HMAC variant. */
-  FLUTTERWAVE_WEBHOOK_MODE: z.enum(['verif-hash', 'hmac']).default('verif-hash'),
+  FLUTTERWAVE_WEBHOOK_MODE: z
+    .enum(['verif-hash', 'hmac'])
+    .default('verif-hash')
+    .meta({ description: 'Which Flutterwave scheme the account uses: the `verif-hash` header or the HMAC variant.' }),
 });
 
 /**

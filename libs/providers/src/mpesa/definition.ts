@@ -4,17 +4,15 @@ import { parseMpesaStkCallback, SourceAllowlist, verifyMpesaCallback } from './c
 import { MpesaProvider } from './verify.js';
 
 const verifierEnv = z.object({
-  /** Base URL of Daraja's API; the provider is verified only when it is set. */
-  MPESA_BASE_URL: optionalBaseUrl('MPESA_BASE_URL'),
-  /** M-Pesa business short code (not a secret; Daraja's sandbox uses 174379). */
+  MPESA_BASE_URL: optionalBaseUrl('MPESA_BASE_URL').meta({ description: "Base URL of Daraja's API; the provider is verified only when it is set." }),
   MPESA_SHORTCODE: z
     .string()
     .regex(/^\d{5,7}$/)
-    .default('174379'),
+    .default('174379')
+    .meta({ description: "M-Pesa business short code (not a secret; Daraja's sandbox uses 174379)." }),
 });
 
 const ingestionEnv = z.object({
-  /** Optional source addresses or CIDR ranges allowed to send M-Pesa callbacks (comma-separated). */
   MPESA_CALLBACK_ALLOWLIST: z
     .string()
     .optional()
@@ -30,7 +28,8 @@ const ingestionEnv = z.object({
       } catch {
         ctx.addIssue({ code: 'custom', message: 'MPESA_CALLBACK_ALLOWLIST must list IP addresses or CIDR ranges' });
       }
-    }),
+    })
+    .meta({ description: 'Optional source addresses or CIDR ranges allowed to send M-Pesa callbacks (comma-separated).' }),
 });
 
 /**

@@ -5,8 +5,7 @@ import { PAYSTACK_SIGNATURE_HEADER, verifyPaystackWebhook } from './signature.js
 import { PaystackProvider } from './verify.js';
 
 const verifierEnv = z.object({
-  /** Base URL of Paystack's API; the provider is verified only when it is set. */
-  PAYSTACK_BASE_URL: optionalBaseUrl('PAYSTACK_BASE_URL'),
+  PAYSTACK_BASE_URL: optionalBaseUrl('PAYSTACK_BASE_URL').meta({ description: "Base URL of Paystack's API; the provider is verified only when it is set." }),
 });
 
 /**

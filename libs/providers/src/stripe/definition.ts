@@ -5,13 +5,16 @@ import { STRIPE_DEFAULT_TOLERANCE_MS, STRIPE_SIGNATURE_HEADER, verifyStripeSigna
 import { StripeProvider } from './verify.js';
 
 const verifierEnv = z.object({
-  /** Base URL of Stripe's API; the provider is verified only when it is set. */
-  STRIPE_BASE_URL: optionalBaseUrl('STRIPE_BASE_URL'),
+  STRIPE_BASE_URL: optionalBaseUrl('STRIPE_BASE_URL').meta({ description: "Base URL of Stripe's API; the provider is verified only when it is set." }),
 });
 
 const ingestionEnv = z.object({
-  /** Stripe signature tolerance window, milliseconds (Stripe's default 300 s). */
-  WEBHOOK_TOLERANCE_MS: z.coerce.number().int().min(0).default(STRIPE_DEFAULT_TOLERANCE_MS),
+  WEBHOOK_TOLERANCE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(STRIPE_DEFAULT_TOLERANCE_MS)
+    .meta({ description: "Stripe signature tolerance window, milliseconds (Stripe's default 300 s)." }),
 });
 
 /**

@@ -1,0 +1,135 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { DispatcherMetrics } from '../../apps/dispatcher/src/dispatcher.metrics.js';
+import { IngestionMetrics } from '../../apps/ingestion/src/webhooks/webhook.metrics.js';
+import { SweeperMetrics } from '../../apps/sweeper/src/sweeper.metrics.js';
+import { VerifierMetrics } from '../../apps/verifier/src/verifier.metrics.js';
+
+interface AlertRule {
+  alert?: unknown;
+  expr?: unknown;
+  for?: unknown;
+  labels?: { severity?: unknown };
+  annotations?: { summary?: unknown; description?: unknown; runbook_url?: unknown };
+}
+
+const rulesPath = fileURLToPath(new URL('../../deploy/prometheus/alerts.yml', import.meta.url));
+const testsPath = fileURLToPath(new URL('../../deploy/prometheus/alerts.test.yml', import.meta.url));
+const operationsPath = fileURLToPath(new URL('../../docs/operations.md', import.meta.url));
+const ruleFile = parse(readFileSync(rulesPath, 'utf8')) as { groups?: { name?: unknown; rules?: AlertRule[] }[] };
+const rules = (ruleFile.groups ?? []).flatMap((group) => group.rules ?? []);
+
+/** Series names Prometheus adds to a scrape itself, not registered by an app. */
+const SCRAPE_SERIES = new Set(['up']);
+
+/** Every series name the apps' registries expose, with a histogram's `_bucket`, `_sum` and `_count`. */
+async function exposedSeries(): Promise<Set<string>> {
+  const registries: Registry[] = [
+    new IngestionMetrics().registry,
+    new VerifierMetrics().registry,
+    new SweeperMetrics().registry,
+    new DispatcherMetrics().registry,
+  ];
+  const names = new Set<string>();
+  for (const registry of registries) {
+    for (const metric of await registry.getMetricsAsJSON()) {
+      names.add(metric.name);
+      if (String(metric.type) === 'histogram') for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${metric.name}${suffix}`);
+    }
+  }
+  return names;
+}
+
+const PROMQL_WORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'bool', 'offset', 'inf', 'nan']);
+
+/**
+ * The series names a PromQL expression selects: identifiers that are not functions, keywords,
+ * label names (inside `{...}` or a grouping clause), strings or durations.
+ */
+function seriesNames(expr: string): string[] {
+  const stripped = expr
+    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""')
+    .replace(/\{[^}]*\}/g, '')
+    .replace(/\[[^\]]*\]/g, '')
+    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, '');
+  return [...stripped.matchAll(/(?<![\w.])([a-zA-Z_:][a-zA-Z0-9_:]*)\b(?!\s*\()/g)].map((m) => m[1]!).filter((name) => !PROMQL_WORDS.has(name.toLowerCase()));
+}
+
+/** GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces to hyphens. */
+function anchorOf(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+describe('deploy/prometheus/alerts.yml', () => {
+  it('is a rule file of named groups, each rule an alert with an expression, a duration, a severity and its annotations', () => {
+    expect(ruleFile.groups?.length).toBeGreaterThan(0);
+    const names = rules.map((rule) => rule.alert);
+    expect(new Set(names).size, 'alert names are unique').toBe(names.length);
+    for (const group of ruleFile.groups ?? []) {
+      expect(typeof group.name).toBe('string');
+      expect(group.rules?.length, String(group.name)).toBeGreaterThan(0);
+    }
+    for (const rule of rules) {
+      const name = String(rule.alert);
+      expect(name, 'alert').toMatch(/^Settle[A-Z][A-Za-z]+$/);
+      expect(typeof rule.expr === 'string' && rule.expr.trim().length > 0, `${name}: expr`).toBe(true);
+      expect(rule.for, `${name}: for`).toMatch(/^\d+[smh]$/);
+      expect(['critical', 'warning'], `${name}: labels.severity`).toContain(rule.labels?.severity);
+      expect(typeof rule.annotations?.summary === 'string' && rule.annotations.summary.length > 0, `${name}: summary`).toBe(true);
+      expect(typeof rule.annotations?.description === 'string' && rule.annotations.description.length > 0, `${name}: description`).toBe(true);
+      expect(rule.annotations?.runbook_url, `${name}: runbook_url`).toMatch(/^docs\/operations\.md#[a-z0-9-]+$/);
+    }
+  });
+
+  it('selects only series the apps register (or `up`)', async () => {
+    const exposed = await exposedSeries();
+    const unknown = rules.flatMap((rule) =>
+      seriesNames(String(rule.expr))
+        .filter((name) => !exposed.has(name) && !SCRAPE_SERIES.has(name))
+        .map((name) => `${String(rule.alert)}: ${name}`),
+    );
+    expect(unknown).toEqual([]);
+    expect(
+      rules.filter((rule) => seriesNames(String(rule.expr)).length === 0).map((rule) => rule.alert),
+      'rules selecting no series',
+    ).toEqual([]);
+  });
+
+  it('reads series names out of PromQL, leaving functions, labels, keywords, strings and durations', () => {
+    expect(
+      seriesNames(
+        'sum by (provider) (rate(settle_webhooks_total{outcome="rejected"}[5m])) / ignoring(reason) histogram_quantile(0.99, sum by (le) (rate(x_bucket[10m]))) > 3 unless up == 0',
+      ),
+    ).toEqual(['settle_webhooks_total', 'x_bucket', 'up']);
+  });
+
+  it.skipIf(!existsSync(operationsPath))('links every runbook to a section of docs/operations.md', () => {
+    const anchors = new Set(
+      readFileSync(operationsPath, 'utf8')
+        .split('\n')
+        .filter((line) => /^#{1,6} /.test(line))
+        .map((line) => anchorOf(line.replace(/^#+ /, ''))),
+    );
+    const missing = rules.map((rule) => String(rule.annotations?.runbook_url).split('#')[1]!).filter((anchor) => !anchors.has(anchor));
+    expect(missing).toEqual([]);
+  });
+
+  const promtool = spawnSync('promtool', ['--version'], { encoding: 'utf8' });
+  const promtoolMissing = promtool.error !== undefined || promtool.status !== 0;
+  if (promtoolMissing) console.info('promtool is not installed (Debian: apt-get install prometheus): the promtool checks of alerts.yml are skipped');
+
+  it.skipIf(promtoolMissing)('passes `promtool check rules` and the rule unit tests of alerts.test.yml', () => {
+    const check = spawnSync('promtool', ['check', 'rules', rulesPath], { encoding: 'utf8' });
+    expect(check.status, check.stdout + check.stderr).toBe(0);
+    const test = spawnSync('promtool', ['test', 'rules', testsPath], { encoding: 'utf8' });
+    expect(test.status, test.stdout + test.stderr).toBe(0);
+  });
+});
