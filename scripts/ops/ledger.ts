@@ -36,7 +36,7 @@ import {
   type OpenedLedgerStore,
   type RecordedLedgerEvent,
 } from '@settle/ledger';
-import { connectMessaging, topicNames, type OutgoingRecord } from '@settle/messaging';
+import { connectMessaging, topicNames, type MessagingConnection, type OutgoingRecord } from '@settle/messaging';
 import { createPool, migrateSchema, type Pool } from '@settle/platform';
 import { pino } from 'pino';
 import { parseRepublishArgs, republish, RepublishUsageError } from './republish.js';
@@ -223,6 +223,33 @@ async function rebuild(pool: Pool, opened: OpenedLedgerStore): Promise<number> {
   return 0;
 }
 
+/** Kafka and the registry from the environment, with the schemas of the two republished record types registered. */
+async function connectForRepublish(prefix: string): Promise<MessagingConnection> {
+  const brokers = process.env.KAFKA_BROKERS;
+  const registryUrl = process.env.SCHEMA_REGISTRY_URL;
+  if (!brokers || !registryUrl) throw new UsageError('set KAFKA_BROKERS and SCHEMA_REGISTRY_URL (or give --dry-run)');
+  return connectMessaging({
+    clientId: 'settle-ledger-republish',
+    brokers: brokers.split(',').map((b) => b.trim()),
+    topicPrefix: prefix,
+    registryUrl,
+    produces: ['SettlementRecorded', 'EntitlementGranted'],
+    logger: pino({ level: 'warn' }, pino.destination(2)),
+  });
+}
+
+/** Sends one batch of records (Avro-encoded, grouped by topic) with acks from every in-sync replica; resolves once Kafka acknowledged it. */
+function recordPublisher(messaging: MessagingConnection): (records: readonly OutgoingRecord[]) => Promise<void> {
+  return async (records) => {
+    const byTopic = new Map<string, Array<{ key: string; value: Buffer; headers: Record<string, string> }>>();
+    for (const r of records) {
+      const value = await messaging.codec.encode(r.type, r.payload);
+      byTopic.set(r.topic, [...(byTopic.get(r.topic) ?? []), { key: r.key, value, headers: r.headers }]);
+    }
+    await messaging.producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
+  };
+}
+
 /** `republish`: pages the ledger and re-emits its window's records with an idempotent, acks-all producer. */
 async function republishCommand(pool: Pool, opened: OpenedLedgerStore, args: string[]): Promise<number> {
   let options;
@@ -233,34 +260,22 @@ async function republishCommand(pool: Pool, opened: OpenedLedgerStore, args: str
     throw error;
   }
   const prefix = process.env.SETTLE_TOPIC_PREFIX || 'settle';
-  const brokers = process.env.KAFKA_BROKERS;
-  const registryUrl = process.env.SCHEMA_REGISTRY_URL;
-  if (!options.dryRun && (!brokers || !registryUrl)) throw new UsageError('set KAFKA_BROKERS and SCHEMA_REGISTRY_URL (or give --dry-run)');
-  const messaging = options.dryRun
-    ? null
-    : await connectMessaging({
-        clientId: 'settle-ledger-republish',
-        brokers: brokers!.split(',').map((b) => b.trim()),
-        topicPrefix: prefix,
-        registryUrl: registryUrl!,
-        produces: ['SettlementRecorded', 'EntitlementGranted'],
-        logger: pino({ level: 'warn' }, pino.destination(2)),
-      });
+  const messaging = options.dryRun ? null : await connectForRepublish(prefix);
   const topics = messaging?.topics ?? topicNames(prefix);
-  const publish = async (records: readonly OutgoingRecord[]) => {
-    const byTopic = new Map<string, Array<{ key: string; value: Buffer; headers: Record<string, string> }>>();
-    for (const r of records) {
-      const value = await messaging!.codec.encode(r.type, r.payload);
-      byTopic.set(r.topic, [...(byTopic.get(r.topic) ?? []), { key: r.key, value, headers: r.headers }]);
-    }
-    await messaging!.producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
-  };
-  const since = options.since.kind === 'position' ? Math.max(options.since.position - 1, 0) : 0;
-  const bar = progress(options.dryRun ? 'count' : 'republish', await countAfter(pool, opened, since));
+  const publish = messaging
+    ? recordPublisher(messaging)
+    : async () => {
+        throw new Error('a dry run publishes nothing');
+      };
+  const after = options.since.kind === 'position' ? Math.max(options.since.position - 1, 0) : 0;
+  // Positions are gapless on PostgreSQL, so a position window's size is known; a time window's is not (the bar stops early).
+  const count = await countAfter(pool, opened, after);
+  const total = options.until?.kind === 'position' ? Math.min(count, options.until.position - 1 - after) : count;
+  const bar = progress(options.dryRun ? 'count' : 'republish', total);
   const started = Date.now();
   let result;
   try {
-    result = await republish(opened.store, topics, options, publish, (n) => bar.update(n));
+    result = await republish(opened.store, topics, options, publish, (n) => bar.update(Math.min(n, total)));
   } finally {
     bar.stop();
     await messaging?.producer.disconnect();
