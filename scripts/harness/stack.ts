@@ -59,6 +59,10 @@ export interface RunningStack {
   consoleUrl: string | null;
   /** Apps whose process has exited (with its exit code or signal), in no particular order. */
   exited(): Array<{ app: StackApp | 'console'; code: number | null; signal: NodeJS.Signals | null }>;
+  /** Stops one app (SIGTERM, as an operator would; resolves once it exited); `exited()` does not report it. */
+  stopApp(app: StackApp): Promise<void>;
+  /** Starts a stopped app again with the environment it first had; resolves once it is ready. */
+  startApp(app: StackApp): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -274,7 +278,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   // Connections lost to the final DROP DATABASE, or to a test restarting the server, are
   // reported to nobody: the pool opens new ones on next use.
   const db = createPool(database.url, 4);
-  const started = await Promise.allSettled(APPS.map((app) => spawnApp(app, { ...env, ...appEnv[app], ...options.env?.[app] }, dir)));
+  const envOf = (app: StackApp): NodeJS.ProcessEnv => ({ ...env, ...appEnv[app], ...options.env?.[app] });
+  const started = await Promise.allSettled(APPS.map((app) => spawnApp(app, envOf(app), dir)));
   const processes = new Map<StackApp | 'console', AppProcess>();
   started.forEach((result, i) => {
     if (result.status === 'fulfilled') processes.set(APPS[i]!, result.value);
@@ -358,6 +363,15 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         const exit = process.exit();
         return exit ? [{ app, ...exit }] : [];
       }),
+    stopApp: async (app) => {
+      const process = processes.get(app);
+      processes.delete(app);
+      await process?.stop();
+    },
+    startApp: async (app) => {
+      if (processes.has(app)) throw new Error(`${app} is running`);
+      processes.set(app, await spawnApp(app, envOf(app), dir));
+    },
     stop,
   };
 }

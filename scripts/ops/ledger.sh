@@ -8,4 +8,8 @@ ensure_deps >&2
 [ -f "$SETTLE_ROOT/dist/scripts/ops/ledger.js" ] || ensure_build >&2
 # The stack's database: `settle` on its own cluster (scripts/local/infra.sh, docs/postgres.md), as stack.sh makes it.
 export DATABASE_URL="${DATABASE_URL:-$(settle_pg_url settle)}"
+# `republish` publishes to the stack's Kafka and registry, as stack.sh gives them to the apps.
+export KAFKA_BROKERS="${KAFKA_BROKERS:-127.0.0.1:$SETTLE_KAFKA_PORT}"
+export SCHEMA_REGISTRY_URL="${SCHEMA_REGISTRY_URL:-http://127.0.0.1:$SETTLE_REGISTRY_PORT/apis/ccompat/v7}"
+export SETTLE_TOPIC_PREFIX="${SETTLE_TOPIC_PREFIX:-settle}"
 exec node "$SETTLE_ROOT/dist/scripts/ops/ledger.js" "$@"

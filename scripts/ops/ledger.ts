@@ -7,13 +7,16 @@
  *   ./settle ledger export  (the same as replay; for auditors: --format csv)
  *   ./settle ledger verify [--from <position>]
  *   ./settle ledger rebuild-read-models
+ *   ./settle ledger republish --since <position|ISO time> [--until <position|ISO time>]
+ *                             [--topic settlements|entitlements] [--dry-run] [--batch-size <n>]
  *
  * Output that can be piped (events, as JSON Lines or CSV) goes to standard output and nothing
  * else does; progress bars (when standard error is a terminal) and the final summary go to
  * standard error. Environment: DATABASE_URL (the read models, and the ledger on PostgreSQL),
  * LEDGER_STORE (`postgres`, the default, or `kurrentdb` with KURRENTDB_CONNECTION_STRING: the
  * same commands read EventStoreDB/KurrentDB; there `verify` checks the per-stream chains, the
- * only ones that store keeps, from the start). Exit codes: 0 done, 1 a chain is broken or the
+ * only ones that store keeps, from the start). `republish` also reads KAFKA_BROKERS,
+ * SCHEMA_REGISTRY_URL and SETTLE_TOPIC_PREFIX (default `settle`) (scripts/ops/republish.ts). Exit codes: 0 done, 1 a chain is broken or the
  * command failed, 2 usage error.
  */
 import { once } from 'node:events';
@@ -33,7 +36,10 @@ import {
   type OpenedLedgerStore,
   type RecordedLedgerEvent,
 } from '@settle/ledger';
+import { connectMessaging, topicNames, type MessagingConnection, type OutgoingRecord } from '@settle/messaging';
 import { createPool, migrateSchema, type Pool } from '@settle/platform';
+import { pino } from 'pino';
+import { parseRepublishArgs, republish, RepublishUsageError } from './republish.js';
 
 const USAGE = `usage: settle ledger <command> [options]
   replay [--reference <ref> | --user <id> --entitlement <name> | --stream <id>] [--from <position>]
@@ -44,7 +50,12 @@ const USAGE = `usage: settle ledger <command> [options]
   verify [--from <position>]
                         verify the SHA-256 chains (per stream and global); report the first break
   rebuild-read-models   drop and rebuild read_model.transaction_status and read_model.entitlements from the ledger alone
-environment: DATABASE_URL; LEDGER_STORE=postgres (default) | kurrentdb with KURRENTDB_CONNECTION_STRING`;
+  republish --since <position|time> [--until <position|time>] [--topic settlements|entitlements] [--dry-run] [--batch-size <n>]
+                        re-emit the settlement and entitlement events of a window of the ledger (positions or
+                        recording times; --since inclusive, --until exclusive) with their original ids, for a
+                        subscriber that lost its state; --dry-run counts only
+environment: DATABASE_URL; LEDGER_STORE=postgres (default) | kurrentdb with KURRENTDB_CONNECTION_STRING;
+             republish: KAFKA_BROKERS, SCHEMA_REGISTRY_URL, SETTLE_TOPIC_PREFIX (default settle)`;
 
 class UsageError extends Error {}
 
@@ -212,6 +223,70 @@ async function rebuild(pool: Pool, opened: OpenedLedgerStore): Promise<number> {
   return 0;
 }
 
+/** Kafka and the registry from the environment, with the schemas of the two republished record types registered. */
+async function connectForRepublish(prefix: string): Promise<MessagingConnection> {
+  const brokers = process.env.KAFKA_BROKERS;
+  const registryUrl = process.env.SCHEMA_REGISTRY_URL;
+  if (!brokers || !registryUrl) throw new UsageError('set KAFKA_BROKERS and SCHEMA_REGISTRY_URL (or give --dry-run)');
+  return connectMessaging({
+    clientId: 'settle-ledger-republish',
+    brokers: brokers.split(',').map((b) => b.trim()),
+    topicPrefix: prefix,
+    registryUrl,
+    produces: ['SettlementRecorded', 'EntitlementGranted'],
+    logger: pino({ level: 'warn' }, pino.destination(2)),
+  });
+}
+
+/** Sends one batch of records (Avro-encoded, grouped by topic) with acks from every in-sync replica; resolves once Kafka acknowledged it. */
+function recordPublisher(messaging: MessagingConnection): (records: readonly OutgoingRecord[]) => Promise<void> {
+  return async (records) => {
+    const byTopic = new Map<string, Array<{ key: string; value: Buffer; headers: Record<string, string> }>>();
+    for (const r of records) {
+      const value = await messaging.codec.encode(r.type, r.payload);
+      byTopic.set(r.topic, [...(byTopic.get(r.topic) ?? []), { key: r.key, value, headers: r.headers }]);
+    }
+    await messaging.producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
+  };
+}
+
+/** `republish`: pages the ledger and re-emits its window's records with an idempotent, acks-all producer. */
+async function republishCommand(pool: Pool, opened: OpenedLedgerStore, args: string[]): Promise<number> {
+  let options;
+  try {
+    options = parseRepublishArgs(args);
+  } catch (error) {
+    if (error instanceof RepublishUsageError) throw new UsageError(error.message);
+    throw error;
+  }
+  const prefix = process.env.SETTLE_TOPIC_PREFIX || 'settle';
+  const messaging = options.dryRun ? null : await connectForRepublish(prefix);
+  const topics = messaging?.topics ?? topicNames(prefix);
+  const publish = messaging
+    ? recordPublisher(messaging)
+    : async () => {
+        throw new Error('a dry run publishes nothing');
+      };
+  const after = options.since.kind === 'position' ? Math.max(options.since.position - 1, 0) : 0;
+  // Positions are gapless on PostgreSQL, so a position window's size is known; a time window's is not (the bar stops early).
+  const count = await countAfter(pool, opened, after);
+  const total = options.until?.kind === 'position' ? Math.min(count, options.until.position - 1 - after) : count;
+  const bar = progress(options.dryRun ? 'count' : 'republish', total);
+  const started = Date.now();
+  let result;
+  try {
+    result = await republish(opened.store, topics, options, publish, (n) => bar.update(Math.min(n, total)));
+  } finally {
+    bar.stop();
+    await messaging?.producer.disconnect();
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const counts = [topics.settlements, topics.entitlementEvents].map((t) => `${result.published[t] ?? 0} to ${t}`).join(', ');
+  const window = result.first === null ? 'no ledger events in the window' : `${result.inWindow} ledger events at positions ${result.first} to ${result.last}`;
+  process.stderr.write(`${options.dryRun ? 'would republish' : 'republished'} ${counts} (${window}) in ${seconds.toFixed(1)} s\n`);
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   const url = process.env.DATABASE_URL;
@@ -219,7 +294,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return command ? 0 : 2;
   }
-  if (!['replay', 'export', 'verify', 'rebuild-read-models'].includes(command)) throw new UsageError(`unknown command ${command}`);
+  if (!['replay', 'export', 'verify', 'rebuild-read-models', 'republish'].includes(command)) throw new UsageError(`unknown command ${command}`);
   if (!url) throw new UsageError('set DATABASE_URL');
   let storeConfig;
   try {
@@ -233,6 +308,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (command === 'verify') return await verify(pool, ledger, args);
     if (command === 'rebuild-read-models') return await rebuild(pool, ledger);
+    if (command === 'republish') return await republishCommand(pool, ledger, args);
     return await replay(pool, ledger, args);
   } finally {
     await ledger.close();

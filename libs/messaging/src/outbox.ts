@@ -51,6 +51,39 @@ export interface OutboxMessage<K extends EventType = EventType> {
   key?: string;
 }
 
+/** A message as it goes on a Kafka topic, before its payload is Avro-encoded. */
+export interface OutgoingRecord {
+  topic: string;
+  type: EventType;
+  key: string;
+  headers: Record<string, string>;
+  payload: ContractMap[EventType];
+}
+
+/**
+ * The Kafka headers of a published message: its event type, correlation id and causation id
+ * (the event's own id when it has no cause). The outbox relay and `settle ledger republish`
+ * both set exactly these, so a republished record carries the original's headers.
+ */
+export function messageHeaders(type: EventType, correlationId: string, causationId: string): Record<string, string> {
+  return { [HEADERS.eventType]: type, [HEADERS.correlationId]: correlationId, [HEADERS.causationId]: causationId };
+}
+
+/**
+ * The record an outbox message becomes on Kafka: its topic, key (the message's, else the
+ * payload's `reference`) and headers, as the relay publishes it from the message's outbox
+ * row. Pure; the payload is not checked against its schema here (encoding checks it).
+ */
+export function outgoingRecordOf(topics: Topics, m: OutboxMessage): OutgoingRecord {
+  return {
+    topic: topicFor(topics, m.type),
+    type: m.type,
+    key: m.key ?? m.payload.reference,
+    headers: messageHeaders(m.type, m.payload.correlation_id, m.causationId ?? m.payload.event_id),
+    payload: m.payload,
+  };
+}
+
 /**
  * The transactional outbox: a message is written in the same PostgreSQL transaction as the
  * state change that caused it, so it is published if and only if that change committed.
@@ -97,9 +130,10 @@ export class Outbox {
     m: OutboxMessage,
   ): Promise<{ topic: string; key: string; type: EventType; payload: string; correlationId: string; causationId: string | null }> {
     await this.codec.assertValid(m.type, m.payload);
+    const { topic, key } = outgoingRecordOf(this.topics, m);
     return {
-      topic: topicFor(this.topics, m.type),
-      key: m.key ?? m.payload.reference,
+      topic,
+      key,
       type: m.type,
       payload: JSON.stringify(m.payload),
       correlationId: m.payload.correlation_id,
@@ -223,11 +257,7 @@ export class OutboxRelay {
         list.push({
           key: row.message_key,
           value,
-          headers: {
-            [HEADERS.eventType]: row.event_type,
-            [HEADERS.correlationId]: row.correlation_id,
-            [HEADERS.causationId]: row.causation_id ?? row.payload.event_id,
-          },
+          headers: messageHeaders(row.event_type, row.correlation_id, row.causation_id ?? row.payload.event_id),
         });
         byTopic.set(row.topic, list);
       }
