@@ -67,8 +67,8 @@ export interface RunningStack {
   registryUrl: string;
   /** Signals, restarts and extra instances of the apps (fault injection). */
   control: StackControl;
-  /** Every secret value of this run (keys, webhook and endpoint secrets, master keys): none may appear in a log. */
-  secretValues(): string[];
+  /** Every secret of this run by name (keys, webhook and endpoint secrets, master keys): none may appear in a log. */
+  secretValues(): Record<string, string>;
 }
 
 /** Apps that run as consumer-group members and may have several instances. */
@@ -97,8 +97,11 @@ export interface StackControl {
    * but its own metrics or admin port; resolves with its name once it is ready.
    */
   addInstance(app: ScalableApp): Promise<string>;
-  /** Kills an instance (SIGKILL) and forgets it: it is no longer restarted, listed or stopped. */
-  remove(instance: string): Promise<void>;
+  /**
+   * Ends an added instance with `signal` (default SIGTERM: it leaves its consumer group in
+   * order) and forgets it: it is no longer restarted, listed or stopped.
+   */
+  remove(instance: string, signal?: NodeJS.Signals): Promise<void>;
 }
 
 const APPS = ['provider-sandbox', 'ingestion', 'verifier', 'ledger-projector', 'sweeper', 'dispatcher'] as const;
@@ -404,15 +407,15 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     kafkaBrokers,
     registryUrl,
     control: stackControl(processes, extra, envOf, dir),
-    secretValues: () => [
-      ...Object.values(secrets),
+    secretValues: () => ({
+      ...secrets,
       apiKey,
       adminKey,
       masterKeys,
       webhookMasterKeys,
       endpointMasterKeys,
-      ...(customer ? [customer.secret] : []),
-    ],
+      ...(customer ? { endpointSecret: customer.secret } : {}),
+    }),
   };
 }
 
@@ -465,10 +468,11 @@ function stackControl(
       extra.set(name, { app, env, process: await spawnApp(app, env, dir, 90_000, name) });
       return name;
     },
-    async remove(instance) {
+    async remove(instance, signal = 'SIGTERM') {
       const added = extra.get(instance);
       if (!added) throw new Error(`only added instances can be removed, not ${instance}`);
-      await control.kill(instance);
+      added.process.signal('SIGCONT');
+      await control.kill(instance, signal);
       extra.delete(instance);
     },
   };
