@@ -101,12 +101,19 @@ const workerTuning = (defaults: WorkerTuningDefaults) => ({
   WORKER_FETCH_MIN_BYTES: int(defaults.fetchMinBytes ?? 1, 1),
   /** Longest the broker holds a fetch waiting for WORKER_FETCH_MIN_BYTES, milliseconds. */
   WORKER_FETCH_MAX_WAIT_MS: int(defaults.fetchMaxWaitMs ?? 5_000, 1),
+  /**
+   * The consumer group's session time-out, milliseconds (heartbeats every third of it, at most
+   * every 3 s): how long the partitions of a member that died without leaving (SIGKILL, a lost
+   * host) wait before the group hands them to another member or to its own restart. Loops that
+   * set their own keep it (the sweeper's SWEEPER_SESSION_TIMEOUT_MS).
+   */
+  WORKER_SESSION_TIMEOUT_MS: int(30_000, 1_000),
 });
 
 /** Nested, typed configuration of a worker app: the shared settings plus its tuning. */
 export interface WorkerConfig extends SharedConfig {
   database: { url: string; poolSize: number };
-  worker: { partitionsConcurrency: number; fetch: { minBytes: number; maxWaitTimeMs: number } };
+  worker: { partitionsConcurrency: number; fetch: { minBytes: number; maxWaitTimeMs: number }; sessionTimeoutMs?: number };
 }
 
 /** The shared settings and tuning of a worker app. */
@@ -116,6 +123,7 @@ export function toWorker(
     WORKER_PARTITIONS_CONCURRENCY: number;
     WORKER_FETCH_MIN_BYTES: number;
     WORKER_FETCH_MAX_WAIT_MS: number;
+    WORKER_SESSION_TIMEOUT_MS: number;
   },
 ): WorkerConfig {
   const shared = toShared(e);
@@ -125,6 +133,7 @@ export function toWorker(
     worker: {
       partitionsConcurrency: e.WORKER_PARTITIONS_CONCURRENCY,
       fetch: { minBytes: e.WORKER_FETCH_MIN_BYTES, maxWaitTimeMs: e.WORKER_FETCH_MAX_WAIT_MS },
+      sessionTimeoutMs: e.WORKER_SESSION_TIMEOUT_MS,
     },
   };
 }
