@@ -21,8 +21,8 @@ export interface ChaosBed {
   customerFront: CustomerFront;
   /** The sweeper's inactivity window, milliseconds. */
   inactivityMs: number;
-  /** The sweeper's consumer-group session time-out, milliseconds. */
-  sweeperSessionTimeoutMs: number;
+  /** Every worker's consumer-group session time-out, milliseconds. */
+  sessionTimeoutMs: number;
   close(): Promise<void>;
 }
 
@@ -37,14 +37,16 @@ export interface ChaosBedOptions {
  * Starts a stack for chaos scenarios on a Kafka broker and a PostgreSQL cluster of its own, the
  * verifier reaching the provider sandbox through a TCP fault proxy and the dispatcher reaching
  * the example customer backend through an HTTP front. Timings are scaled down: the sweeper's
- * window (3 s), its session time-out (6 s), the dispatcher's retry schedule (0.5, 1, 2, 4 and
+ * window (3 s), every worker's consumer-group session time-out (6 s), the verifier's circuit
+ * breaker probing again 5 s after it opened, the dispatcher's retry schedule (0.5, 1, 2, 4 and
  * 8 s: a delivery is given up after about 15 s of failures).
  *
  * @throws Error when any piece does not start (what started is stopped again).
  */
 export async function startChaosBed(options: ChaosBedOptions = {}): Promise<ChaosBed> {
   const inactivityMs = options.inactivityMs ?? 3_000;
-  const sweeperSessionTimeoutMs = 6_000;
+  const sessionTimeoutMs = 6_000;
+  const session = { WORKER_SESSION_TIMEOUT_MS: String(sessionTimeoutMs) };
   const cleanups: Array<() => Promise<void>> = [];
   const close = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
@@ -68,9 +70,18 @@ export async function startChaosBed(options: ChaosBedOptions = {}): Promise<Chao
       env: {
         // A real provider retries a webhook it could not deliver for hours: ten retries (backoff up to 5 s) outlast an app restart.
         'provider-sandbox': { SANDBOX_PORT: String(sandboxPort), SANDBOX_WEBHOOK_RETRIES: '10' },
-        verifier: { PAYSTACK_BASE_URL: providerUrl, STRIPE_BASE_URL: providerUrl, FLUTTERWAVE_BASE_URL: providerUrl, MPESA_BASE_URL: providerUrl },
-        sweeper: { SWEEPER_SESSION_TIMEOUT_MS: String(sweeperSessionTimeoutMs) },
-        dispatcher: { DISPATCHER_RETRY_SCHEDULE: '500ms,1s,2s,4s,8s', DISPATCHER_ATTEMPT_TIMEOUT_MS: '2000' },
+        verifier: {
+          ...session,
+          // A circuit opened by a provider outage probes again after 5 s instead of 30 s (docs/reliability.md).
+          PROVIDER_BREAKER_HALF_OPEN_MS: '5000',
+          PAYSTACK_BASE_URL: providerUrl,
+          STRIPE_BASE_URL: providerUrl,
+          FLUTTERWAVE_BASE_URL: providerUrl,
+          MPESA_BASE_URL: providerUrl,
+        },
+        'ledger-projector': session,
+        sweeper: { SWEEPER_SESSION_TIMEOUT_MS: String(sessionTimeoutMs) },
+        dispatcher: { ...session, DISPATCHER_RETRY_SCHEDULE: '500ms,1s,2s,4s,8s', DISPATCHER_ATTEMPT_TIMEOUT_MS: '2000' },
       },
     });
     cleanups.push(() => stack.stop());
@@ -93,7 +104,7 @@ export async function startChaosBed(options: ChaosBedOptions = {}): Promise<Chao
       providerProxy,
       customerFront,
       inactivityMs,
-      sweeperSessionTimeoutMs,
+      sessionTimeoutMs,
       close,
     };
   } catch (error) {

@@ -89,6 +89,8 @@ export interface CollectContext {
   deadLettersBefore: { unprocessable: number; deliveries: number };
   /** When the fault ended (epoch milliseconds). */
   faultEndedAt: number;
+  /** What recovery is measured by (default a settlement). */
+  recoveryBy?: 'settlement' | 'delivery';
 }
 
 /**
@@ -173,8 +175,11 @@ export async function collectFacts(bed: ChaosBed, all: readonly LoadedCheckout[]
   }
   for (const name of secretsIn(customer.logs(), secrets)) secretsInLogs.push(`customer-backend: ${name}`);
 
+  const recoveryBy = context.recoveryBy ?? 'settlement';
   const first = await db.query<{ at: Date | null }>(
-    `SELECT min(recorded_at) AS at FROM ledger.events WHERE event_type = 'TransactionSettled' AND recorded_at >= $1`,
+    recoveryBy === 'settlement'
+      ? `SELECT min(recorded_at) AS at FROM ledger.events WHERE event_type = 'TransactionSettled' AND recorded_at >= $1`
+      : `SELECT min(delivered_at) AS at FROM dispatcher.deliveries WHERE delivered_at >= $1`,
     [new Date(context.faultEndedAt)],
   );
   const firstAt = first.rows[0]!.at;
@@ -198,5 +203,6 @@ export async function collectFacts(bed: ChaosBed, all: readonly LoadedCheckout[]
     secretsInLogs,
     unexpectedExits,
     recoveryMs: firstAt ? Math.max(0, firstAt.getTime() - context.faultEndedAt) : null,
+    recoveryBy,
   };
 }

@@ -24,8 +24,13 @@ export interface Fault {
   injected: string;
   /** Prepares the bed before the load starts (extra instances). */
   before?(bed: ChaosBed): Promise<void>;
-  /** Injects the fault once, mid-load; resolves when the fault has ended. */
-  inject(bed: ChaosBed, context: FaultContext): Promise<void>;
+  /**
+   * Injects the fault once, mid-load; resolves when the fault has ended, with the moment it
+   * ended (epoch milliseconds) when that was earlier (a restart issued, then waited for).
+   */
+  inject(bed: ChaosBed, context: FaultContext): Promise<number | void>;
+  /** What recovery is measured by: a settlement (default), or a delivery for faults downstream of the ledger. */
+  recoveryBy?: 'settlement' | 'delivery';
   /** Puts the bed back as it was, after the invariants were checked. */
   after?(bed: ChaosBed): Promise<void>;
   /** Alters the sandbox behaviour of some checkouts (a provider storm). */
@@ -43,10 +48,14 @@ function killAndRestart(app: StackApp): Fault {
     id: `kill-${app}`,
     injected: `SIGKILL of ${app} mid-load, restarted 1 s later`,
     mixable: true,
+    ...(app === 'dispatcher' ? { recoveryBy: 'delivery' as const } : {}),
     async inject(bed) {
       await bed.stack.control.kill(app, 'SIGKILL');
       await sleep(1_000);
+      // The fault ends when the app is started again; how long it takes to be back is the recovery.
+      const restartedAt = Date.now();
       await bed.stack.control.restart(app);
+      return restartedAt;
     },
   };
 }
@@ -79,7 +88,9 @@ const brokerKill: Fault = {
   async inject(bed) {
     await bed.broker.stop('SIGKILL');
     await sleep(3_000);
+    const restartedAt = Date.now();
     await bed.broker.start();
+    return restartedAt;
   },
 };
 
@@ -166,6 +177,7 @@ function customerFault(id: string, injected: string, mode: FrontMode, ms: number
     id,
     injected,
     mixable: true,
+    recoveryBy: 'delivery',
     async inject(bed) {
       bed.customerFront.setMode(mode);
       await sleep(ms);
@@ -190,7 +202,7 @@ const sweeperPause: Fault = {
   },
   async inject(bed) {
     bed.stack.control.signal('sweeper', 'SIGSTOP');
-    await sleep(bed.sweeperSessionTimeoutMs + 2_000);
+    await sleep(bed.sessionTimeoutMs + 2_000);
     bed.stack.control.signal('sweeper', 'SIGCONT');
   },
   async after(bed) {

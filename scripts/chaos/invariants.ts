@@ -59,8 +59,10 @@ export interface ChaosFacts {
   secretsInLogs: string[];
   /** Processes that exited without the scenario ending them. */
   unexpectedExits: string[];
-  /** From the end of the fault to the first settlement committed after it, milliseconds; `null` when none came. */
+  /** From the end of the fault to the first settlement (or delivery) committed after it, milliseconds; `null` when none came. */
   recoveryMs: number | null;
+  /** What recovery is measured by: a settlement in the ledger, or (for faults downstream of it) a delivery to the customer. */
+  recoveryBy: 'settlement' | 'delivery';
 }
 
 /** What a scenario expects beyond the defaults. */
@@ -206,13 +208,14 @@ export function checkExits(facts: Pick<ChaosFacts, 'unexpectedExits'>): Invarian
   };
 }
 
-/** The first settlement after the fault ended came within the target. */
-export function checkRecovery(facts: Pick<ChaosFacts, 'recoveryMs'>, expected: Expectations = {}): InvariantResult {
+/** The first settlement (or delivery) after the fault ended came within the target. */
+export function checkRecovery(facts: Pick<ChaosFacts, 'recoveryMs' | 'recoveryBy'>, expected: Expectations = {}): InvariantResult {
   const target = expected.recoveryTargetMs ?? 10_000;
   return {
-    name: `first settlement within ${target / 1000} s of the fault's end`,
+    name: `recovered within ${target / 1000} s of the fault's end`,
     ok: facts.recoveryMs !== null && facts.recoveryMs <= target,
-    detail: facts.recoveryMs === null ? 'no settlement after the fault' : `${(facts.recoveryMs / 1000).toFixed(1)} s`,
+    detail:
+      facts.recoveryMs === null ? `no ${facts.recoveryBy} after the fault` : `first ${facts.recoveryBy} ${(facts.recoveryMs / 1000).toFixed(1)} s after it`,
   };
 }
 

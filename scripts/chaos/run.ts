@@ -2,6 +2,7 @@ import type { ChaosBed } from './bed.js';
 import { collectFacts, deadLetterCounts, isQuiet, progressOf, type Progress } from './collect.js';
 import type { Fault } from './faults.js';
 import { checkInvariants, formatTable, type InvariantResult } from './invariants.js';
+import { SCENARIOS } from '../demo/scenarios.js';
 import { startLoad } from './load.js';
 import type { PostedWebhook } from './load.js';
 
@@ -75,12 +76,17 @@ export async function runScenario(bed: ChaosBed, fault: Fault, options: RunOptio
   const repeats = options.long ? (options.repeats ?? 5) : 1;
   do {
     log(`  ${fault.id}: injecting (${injections + 1}) after ${load.started()} checkouts`);
-    await fault.inject(bed, context);
+    const endedAt = await fault.inject(bed, context);
     injections += 1;
-    faultEndedAt = Date.now();
+    faultEndedAt = typeof endedAt === 'number' ? endedAt : Date.now();
     if (options.long && !loadEnded && injections < repeats) await sleep(5_000);
   } while (options.long && !loadEnded && injections < repeats);
   await load.done;
+  // A few fresh paid checkouts after the fault, so that recovery is measured on new work even
+  // when the load finished during the fault.
+  const probe = startLoad(bed, { count: 4, ratePerSecond: 4, tag: `${fault.id.replace(/[^a-z0-9]/g, '')}probe`, outcomes: [SCENARIOS[0]!] });
+  await probe.done;
+  const checkouts = [...load.checkouts, ...probe.checkouts];
   const loadEndedAt = Date.now();
   log(`  ${fault.id}: load done (${load.checkouts.length} checkouts) ${((loadEndedAt - started) / 1000).toFixed(1)} s; waiting for quiet`);
 
@@ -89,7 +95,7 @@ export async function runScenario(bed: ChaosBed, fault: Fault, options: RunOptio
   let last: Progress | null = null;
   const quietDeadline = Date.now() + (options.quietTimeoutMs ?? 120_000);
   while (Date.now() < quietDeadline) {
-    last = await progressOf(bed, load.checkouts).catch(() => null);
+    last = await progressOf(bed, checkouts).catch(() => null);
     quietPolls = last && isQuiet(last) ? quietPolls + 1 : 0;
     if (quietPolls >= 2) {
       quietAfterMs = Date.now() - loadEndedAt;
@@ -99,21 +105,26 @@ export async function runScenario(bed: ChaosBed, fault: Fault, options: RunOptio
   }
   if (quietAfterMs === null) log(`  ${fault.id}: not quiet after the wait: ${JSON.stringify(last)}`);
 
-  const facts = await collectFacts(bed, load.checkouts, { acknowledgedWebhooks: acknowledged, deadLettersBefore, faultEndedAt });
+  const facts = await collectFacts(bed, checkouts, {
+    acknowledgedWebhooks: acknowledged,
+    deadLettersBefore,
+    faultEndedAt,
+    ...(fault.recoveryBy ? { recoveryBy: fault.recoveryBy } : {}),
+  });
   const results = checkInvariants(facts, fault.expect);
   await fault.after?.(bed);
-  const notRegistered = load.checkouts.filter((c) => !c.registered);
-  const errors = load.checkouts.flatMap((c) => (c.error ? [`${c.reference}: ${c.error}`] : []));
+  const notRegistered = checkouts.filter((c) => !c.registered);
+  const errors = checkouts.flatMap((c) => (c.error ? [`${c.reference}: ${c.error}`] : []));
   const elapsedMs = Date.now() - started;
   const title =
     `Scenario ${fault.id}: ${fault.injected}\n` +
-    `${load.checkouts.length} checkouts (${notRegistered.length} never registered), fault injected ${injections}×, ` +
-    `recovery ${facts.recoveryMs === null ? 'none' : `${(facts.recoveryMs / 1000).toFixed(1)} s`}, ` +
+    `${checkouts.length} checkouts (${notRegistered.length} never registered), fault injected ${injections}×, ` +
+    `recovery (first ${facts.recoveryBy}) ${facts.recoveryMs === null ? 'none' : `${(facts.recoveryMs / 1000).toFixed(1)} s`}, ` +
     `quiet ${quietAfterMs === null ? 'never' : `${(quietAfterMs / 1000).toFixed(1)} s`} after the load, ${(elapsedMs / 1000).toFixed(1)} s in all`;
   return {
     id: fault.id,
     injected: fault.injected,
-    checkouts: load.checkouts.length,
+    checkouts: checkouts.length,
     notRegistered: notRegistered.length,
     errors,
     injections,
