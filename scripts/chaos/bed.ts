@@ -1,7 +1,9 @@
 import { SandboxClient } from '../ops/clients.js';
 import { startOwnBroker, type OwnBroker } from '../harness/broker.js';
 import { startFaultProxy, type FaultProxy } from '../harness/fault-proxy.js';
+import { createTestDatabase } from '../harness/infra.js';
 import { startOwnPostgres, type OwnPostgres } from '../harness/postgres.js';
+import { startOwnRegistry, type OwnRegistry } from '../harness/registry.js';
 import { freePort, startStack, type RunningStack, type RunningCustomer } from '../harness/stack.js';
 import { startCustomerFront, type CustomerFront } from './customer-front.js';
 
@@ -13,6 +15,8 @@ export interface ChaosBed {
   broker: OwnBroker;
   /** The stack's own PostgreSQL cluster (restart it). */
   postgres: OwnPostgres;
+  /** The stack's own schema registry, keeping its schemas in that cluster (kill and restart it). */
+  registry: OwnRegistry;
   /** The provider sandbox's control API, reached directly. */
   sandbox: SandboxClient;
   /** The TCP fault proxy between the verifier and the provider sandbox. */
@@ -34,7 +38,8 @@ export interface ChaosBedOptions {
 }
 
 /**
- * Starts a stack for chaos scenarios on a Kafka broker and a PostgreSQL cluster of its own, the
+ * Starts a stack for chaos scenarios on a Kafka broker, a PostgreSQL cluster and a schema
+ * registry of its own (its schemas stored in that cluster), the
  * verifier reaching the provider sandbox through a TCP fault proxy and the dispatcher reaching
  * the example customer backend through an HTTP front. Timings are scaled down: the sweeper's
  * window (3 s), every worker's consumer-group session time-out (6 s), the verifier's circuit
@@ -57,6 +62,12 @@ export async function startChaosBed(options: ChaosBedOptions = {}): Promise<Chao
       () => broker.destroy(),
       () => postgres.destroy(),
     );
+    // The registry keeps its schemas in PostgreSQL: in memory (as scripts/local/infra.sh runs it) a
+    // restart loses them, and every record written before it can no longer be decoded by a
+    // consumer that had not cached its schema (docs/reliability.md).
+    const registryDatabase = await createTestDatabase('settle_registry', postgres.url);
+    const registry = await startOwnRegistry({ kind: 'postgres', host: '127.0.0.1', port: postgres.port, database: registryDatabase.name, user: 'postgres' });
+    cleanups.push(() => registry.destroy());
     const sandboxPort = await freePort();
     const providerProxy = await startFaultProxy(sandboxPort);
     cleanups.push(() => providerProxy.close());
@@ -66,6 +77,7 @@ export async function startChaosBed(options: ChaosBedOptions = {}): Promise<Chao
       logLevel: options.logLevel ?? 'info',
       adminDatabaseUrl: postgres.url,
       kafkaBrokers: [broker.address],
+      registryUrl: registry.url,
       customerBackend: { env: { RETRY_INITIAL_DELAY_MS: '200' } },
       env: {
         // A real provider retries a webhook it could not deliver for hours: ten retries (backoff up to 5 s) outlast an app restart.
@@ -100,6 +112,7 @@ export async function startChaosBed(options: ChaosBedOptions = {}): Promise<Chao
       customer,
       broker,
       postgres,
+      registry,
       sandbox: new SandboxClient(`http://127.0.0.1:${sandboxPort}`),
       providerProxy,
       customerFront,

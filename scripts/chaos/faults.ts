@@ -94,6 +94,21 @@ const brokerKill: Fault = {
   },
 };
 
+const registryRestart: Fault = {
+  id: 'registry-restart',
+  injected: 'SIGKILL of the schema registry mid-load, restarted 3 s later; then the projector restarted (a fresh schema cache)',
+  mixable: true,
+  async inject(bed) {
+    await bed.registry.stop('SIGKILL');
+    await sleep(3_000);
+    const restartedAt = Date.now();
+    await bed.registry.start();
+    await bed.stack.control.kill('ledger-projector', 'SIGTERM');
+    await bed.stack.control.restart('ledger-projector');
+    return restartedAt;
+  },
+};
+
 const postgresRestart: Fault = {
   id: 'postgres-restart',
   injected: 'PostgreSQL stopped (fast shutdown) mid-load, started again 3 s later',
@@ -107,13 +122,20 @@ const postgresRestart: Fault = {
 function providerStorm(mode: '502' | '504'): Fault {
   return {
     id: `provider-${mode}-storm`,
-    injected: `provider answers ${mode} four times to every checkout of the middle 40 % of the load`,
+    injected: `provider answers ${mode} four times to every checkout of the middle 40 % of the load (ends when all were served)`,
     mixable: false,
     behaviourOf: (i, outcome, count) =>
       i >= count * 0.3 && i < count * 0.7 && !outcome.behaviour.failures ? { ...outcome.behaviour, failures: { mode, times: 4 } } : outcome.behaviour,
-    async inject(_bed, { load }) {
-      // The storm ends with the last checkout it applies to.
+    async inject(bed, { load }) {
+      // The storm ends once the provider served every failure it was told to (at most a minute).
       await waitStarted(load, 0.7);
+      const stormy = load.checkouts.filter((c) => c.behaviour.failures?.mode === mode && c.behaviour.failures.times === 4);
+      const deadline = Date.now() + 60_000;
+      for (let open = stormy; open.length > 0 && Date.now() < deadline;) {
+        await sleep(500);
+        const served = await Promise.all(open.map(async (c) => (await bed.sandbox.inspect(c.reference).catch(() => null))?.body.failuresServed ?? 0));
+        open = open.filter((_, i) => served[i]! < 4);
+      }
     },
   };
 }
@@ -219,6 +241,7 @@ export const FAULTS: readonly Fault[] = [
   killAndRestart('dispatcher'),
   rebalance,
   brokerKill,
+  registryRestart,
   postgresRestart,
   providerStorm('502'),
   providerStorm('504'),

@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ChaosBed } from './bed.js';
 import { collectFacts, deadLetterCounts, isQuiet, progressOf, type Progress } from './collect.js';
 import type { Fault } from './faults.js';
@@ -19,6 +21,8 @@ export interface RunOptions {
   quietTimeoutMs?: number;
   /** Where progress lines go (default nowhere). */
   log?: (line: string) => void;
+  /** A folder to copy every log of the stack into when an invariant fails (`<folder>/<scenario>/<instance>.log`). */
+  keepLogsIn?: string;
 }
 
 /** What a scenario gave. */
@@ -42,6 +46,13 @@ export interface ScenarioReport {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Copies the log of every instance of the stack and of the customer backend into `dir`. */
+function keepLogs(bed: ChaosBed, dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  for (const instance of Object.keys(bed.stack.control.pids())) writeFileSync(join(dir, `${instance}.log`), bed.stack.logs(instance));
+  writeFileSync(join(dir, 'customer-backend.log'), bed.customer.logs());
+}
 
 /**
  * Runs one scenario: a steady checkout load, the fault injected once a third of it started
@@ -116,6 +127,8 @@ export async function runScenario(bed: ChaosBed, fault: Fault, options: RunOptio
   const notRegistered = checkouts.filter((c) => !c.registered);
   const errors = checkouts.flatMap((c) => (c.error ? [`${c.reference}: ${c.error}`] : []));
   const elapsedMs = Date.now() - started;
+  const ok = results.every((r) => r.ok) && errors.length === 0;
+  if (!ok && options.keepLogsIn) keepLogs(bed, join(options.keepLogsIn, fault.id));
   const title =
     `Scenario ${fault.id}: ${fault.injected}\n` +
     `${checkouts.length} checkouts (${notRegistered.length} never registered), fault injected ${injections}×, ` +
@@ -132,7 +145,7 @@ export async function runScenario(bed: ChaosBed, fault: Fault, options: RunOptio
     quietAfterMs,
     elapsedMs,
     results,
-    ok: results.every((r) => r.ok) && errors.length === 0,
+    ok,
     table: formatTable(title, results),
   };
 }

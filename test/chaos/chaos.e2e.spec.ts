@@ -5,6 +5,8 @@
  * the invariant table is printed and every invariant must hold. `SETTLE_CHAOS_SCENARIOS`
  * (comma-separated ids) runs some of them; the long run is `npm run chaos -- --long`.
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChaosBed, type ChaosBed } from '../../scripts/chaos/bed.js';
 import { FAULTS } from '../../scripts/chaos/faults.js';
@@ -29,7 +31,12 @@ afterAll(async () => {
 
 describe('chaos: one fault at a time under a checkout load', () => {
   it.each(faults.map((f) => [f.id, f] as const))('%s: every invariant holds once the system is quiet', async (_id, fault) => {
-    const report = await runScenario(bed, fault, { count: COUNT, ratePerSecond: RATE_PER_SECOND, quietTimeoutMs: 90_000 });
+    const report = await runScenario(bed, fault, {
+      count: COUNT,
+      ratePerSecond: RATE_PER_SECOND,
+      quietTimeoutMs: 90_000,
+      keepLogsIn: join(tmpdir(), 'settle-chaos-logs'),
+    });
     console.info(`${report.table}\n`);
     expect(report.errors).toEqual([]);
     expect(report.results.filter((r) => !r.ok)).toEqual([]);
