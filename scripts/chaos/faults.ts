@@ -68,8 +68,8 @@ const rebalance: Fault = {
   injected: 'three verifiers and two projectors in their groups; one verifier SIGKILLed and one added mid-load',
   mixable: false,
   async before(bed) {
-    added.push(await bed.stack.control.addInstance('verifier'), await bed.stack.control.addInstance('verifier'));
-    added.push(await bed.stack.control.addInstance('ledger-projector'));
+    const { control } = bed.stack;
+    added.push(...(await Promise.all([control.addInstance('verifier'), control.addInstance('verifier'), control.addInstance('ledger-projector')])));
   },
   async inject(bed) {
     const victim = added.shift()!;
