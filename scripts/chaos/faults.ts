@@ -13,6 +13,8 @@ export interface FaultContext {
   load: Load;
   /** Long run: longer outages (a minute's blackhole, a session time-out of the verifier's). */
   long: boolean;
+  /** Writes a progress line (the runner's log). */
+  log: (line: string) => void;
   /** Records a webhook the fault posted itself (those answered 200 must never be lost). */
   posted: (webhook: PostedWebhook) => void;
 }
@@ -85,12 +87,13 @@ const brokerKill: Fault = {
   id: 'broker-kill',
   injected: 'SIGKILL of the Kafka broker mid-load, restarted 3 s later',
   mixable: true,
-  async inject(bed) {
+  async inject(bed, { log }) {
     await bed.broker.stop('SIGKILL');
     await sleep(3_000);
+    // Infrastructure's own boot is not Settle's recovery: the fault ends once the broker listens again.
     const restartedAt = Date.now();
     await bed.broker.start();
-    return restartedAt;
+    log(`broker listening again ${((Date.now() - restartedAt) / 1000).toFixed(1)} s after its restart`);
   },
 };
 
@@ -101,11 +104,12 @@ const registryRestart: Fault = {
   async inject(bed) {
     await bed.registry.stop('SIGKILL');
     await sleep(3_000);
-    const restartedAt = Date.now();
+    // The fault ends once the registry answers again; the projector's restart is part of the recovery.
     await bed.registry.start();
+    const backAt = Date.now();
     await bed.stack.control.kill('ledger-projector', 'SIGTERM');
     await bed.stack.control.restart('ledger-projector');
-    return restartedAt;
+    return backAt;
   },
 };
 

@@ -67,6 +67,8 @@ export async function runScenario(bed: ChaosBed, fault: Fault, options: RunOptio
   const deadLettersBefore = await deadLetterCounts(bed);
   await fault.before?.(bed);
   const acknowledged: string[] = [];
+  /** Lines the fault wrote, printed under the scenario's title. */
+  const notes: string[] = [];
   const posted = (w: PostedWebhook) => {
     if (w.status === 200) acknowledged.push(w.sha256);
   };
@@ -81,7 +83,7 @@ export async function runScenario(bed: ChaosBed, fault: Fault, options: RunOptio
   const third = Math.ceil(options.count / 3);
   const waitDeadline = Date.now() + 120_000;
   while (load.started() < third && Date.now() < waitDeadline) await sleep(50);
-  const context = { load, long: options.long ?? false, posted };
+  const context = { load, long: options.long ?? false, posted, log: (line: string) => notes.push(line) };
   let injections = 0;
   let faultEndedAt = Date.now();
   const repeats = options.long ? (options.repeats ?? 5) : 1;
@@ -133,7 +135,8 @@ export async function runScenario(bed: ChaosBed, fault: Fault, options: RunOptio
     `Scenario ${fault.id}: ${fault.injected}\n` +
     `${checkouts.length} checkouts (${notRegistered.length} never registered), fault injected ${injections}×, ` +
     `recovery (first ${facts.recoveryBy}) ${facts.recoveryMs === null ? 'none' : `${(facts.recoveryMs / 1000).toFixed(1)} s`}, ` +
-    `quiet ${quietAfterMs === null ? 'never' : `${(quietAfterMs / 1000).toFixed(1)} s`} after the load, ${(elapsedMs / 1000).toFixed(1)} s in all`;
+    `quiet ${quietAfterMs === null ? 'never' : `${(quietAfterMs / 1000).toFixed(1)} s`} after the load, ${(elapsedMs / 1000).toFixed(1)} s in all` +
+    notes.map((n) => `\n${n}`).join('');
   return {
     id: fault.id,
     injected: fault.injected,
