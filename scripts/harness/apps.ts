@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, openSync, readFileSync } from 'node:fs';
+import { existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitUntil } from '../ops/clients.js';
@@ -17,6 +17,10 @@ export interface AppProcess {
   exit(): { code: number | null; signal: NodeJS.Signals | null } | null;
   /** SIGTERM, then SIGKILL after 10 s; resolves when it exited. */
   stop(): Promise<void>;
+  /** Sends a signal (SIGKILL, SIGSTOP, SIGCONT, ...) and returns at once; nothing when it already exited. */
+  signal(signal: NodeJS.Signals): void;
+  /** Resolves when the process has exited (at once when it already has). */
+  exited(): Promise<void>;
 }
 
 /** What to start: `node <script>` in `cwd` (the repository by default), logging to `<dir>/<name>.log`. */
@@ -39,6 +43,8 @@ export interface ProcessSpec {
 export async function spawnProcess(spec: ProcessSpec): Promise<AppProcess> {
   const logPath = join(spec.dir, `${spec.name}.log`);
   const ready = join(spec.dir, `${spec.name}.ready`);
+  // A ready file left by an earlier run of the same name (a restart) must not count as ready.
+  rmSync(ready, { force: true });
   const out = openSync(logPath, 'a');
   const child: ChildProcess = spawn(process.execPath, [spec.script], {
     ...(spec.cwd ? { cwd: spec.cwd } : {}),
@@ -57,7 +63,13 @@ export async function spawnProcess(spec: ProcessSpec): Promise<AppProcess> {
         resolve();
       });
       child.kill('SIGTERM');
+      child.kill('SIGCONT'); // a stopped (SIGSTOP) process handles SIGTERM only once continued
     });
+  const ended = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = () => (exit() ? Promise.resolve() : ended);
+  const signal = (name: NodeJS.Signals) => {
+    if (!exit()) child.kill(name);
+  };
   try {
     await waitUntil(`${spec.name} to be ready`, spec.timeoutMs ?? 90_000, async () => {
       if (child.exitCode !== null) throw new Error(`${spec.name} exited with ${child.exitCode}:\n${logs().slice(-3000)}`);
@@ -67,17 +79,18 @@ export async function spawnProcess(spec: ProcessSpec): Promise<AppProcess> {
     await stop();
     throw error;
   }
-  return { app: spec.name, pid: child.pid!, logs, exit, stop };
+  return { app: spec.name, pid: child.pid!, logs, exit, stop, signal, exited };
 }
 
 /**
- * Starts `dist/apps/<app>/src/main.js` with `env` (logs to `<dir>/<app>.log`) and waits, at most
- * `timeoutMs`, for its ready file.
+ * Starts `dist/apps/<app>/src/main.js` with `env` (logs to `<dir>/<name>.log`, `name` being the
+ * app's unless another instance of it needs its own) and waits, at most `timeoutMs`, for its
+ * ready file.
  *
  * @throws Error with the end of its log when it exits before being ready, or times out.
  */
-export async function spawnApp(app: string, env: NodeJS.ProcessEnv, dir: string, timeoutMs = 90_000): Promise<AppProcess> {
+export async function spawnApp(app: string, env: NodeJS.ProcessEnv, dir: string, timeoutMs = 90_000, name: string = app): Promise<AppProcess> {
   const script = join(ROOT, 'dist/apps', app, 'src/main.js');
   if (!existsSync(script)) throw new Error(`dist/apps/${app} is missing: run "npm run build" first`);
-  return spawnProcess({ name: app, script, env, dir, timeoutMs });
+  return spawnProcess({ name, script, env, dir, timeoutMs });
 }

@@ -10,8 +10,11 @@ export type FaultMode = { kind: 'pass' } | { kind: 'blackhole' } | { kind: 'rese
 /** A TCP fault proxy on loopback in front of one port. */
 export interface FaultProxy {
   port: number;
-  /** Applies to connections opened from now on; `blackhole` and `reset` also cut the open ones. */
-  setMode(mode: FaultMode): void;
+  /**
+   * Applies to connections opened from now on; `blackhole` and `reset` also cut the open ones,
+   * and so does any mode with `cutOpen` (so that kept-alive connections meet a new `latency` too).
+   */
+  setMode(mode: FaultMode, options?: { cutOpen?: boolean }): void;
   close(): Promise<void>;
 }
 
@@ -57,9 +60,9 @@ export async function startFaultProxy(targetPort: number, initial: FaultMode = {
   const address = server.address();
   return {
     port: typeof address === 'object' && address ? address.port : 0,
-    setMode(next) {
+    setMode(next, options = {}) {
       mode = next;
-      if (next.kind === 'blackhole' || next.kind === 'reset') for (const socket of open) socket.destroy();
+      if (next.kind === 'blackhole' || next.kind === 'reset' || options.cutOpen) for (const socket of open) socket.destroy();
     },
     async close() {
       for (const socket of open) socket.destroy();

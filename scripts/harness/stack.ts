@@ -47,6 +47,7 @@ export interface RunningStack {
   databaseUrl: string;
   /** Master keys of ingestion's webhook vault (to seed rotations in tests). */
   webhookMasterKeys: string;
+  /** The log of an app's first instance, or of an added instance by its name (`verifier-2`). */
   logs(app: string): string;
   /**
    * What an app published on a topic: the records on it plus the rows still waiting in the
@@ -64,6 +65,47 @@ export interface RunningStack {
   /** Starts a stopped app again with the environment it first had; resolves once it is ready. */
   startApp(app: StackApp): Promise<void>;
   stop(): Promise<void>;
+  /** The Kafka brokers the apps use (`StackOptions.kafkaBrokers`, else the local infrastructure's). */
+  kafkaBrokers: string[];
+  /** The schema registry the apps use (`StackOptions.registryUrl`, else the local infrastructure's). */
+  registryUrl: string;
+  /** Signals, restarts and extra instances of the apps (fault injection). */
+  control: StackControl;
+  /** Every secret of this run by name (keys, webhook and endpoint secrets, master keys): none may appear in a log. */
+  secretValues(): Record<string, string>;
+}
+
+/** Apps that run as consumer-group members and may have several instances. */
+export type ScalableApp = 'verifier' | 'ledger-projector' | 'sweeper' | 'dispatcher';
+
+/**
+ * Process control of a running stack. An instance is named by its app (the first one) or
+ * `<app>-<n>` for the ones added with `addInstance`; each logs to its own file.
+ */
+export interface StackControl {
+  /** The pid of every instance running now, by instance name. */
+  pids(): Record<string, number>;
+  /** The instance names of an app, running or not, the first one first. */
+  instances(app: StackApp): string[];
+  /** Sends a signal (SIGSTOP, SIGCONT, SIGKILL, ...) to an instance and returns at once. */
+  signal(instance: string, signal: NodeJS.Signals): void;
+  /** Sends `signal` (default SIGKILL) and resolves once the instance has exited. */
+  kill(instance: string, signal?: NodeJS.Signals): Promise<void>;
+  /**
+   * Starts an instance again with the environment it had (killing it first when it still
+   * runs), and resolves once it is ready.
+   */
+  restart(instance: string): Promise<void>;
+  /**
+   * Starts one more instance of a worker in the same consumer group, with the same environment
+   * but its own metrics or admin port; resolves with its name once it is ready.
+   */
+  addInstance(app: ScalableApp): Promise<string>;
+  /**
+   * Ends an added instance with `signal` (default SIGTERM: it leaves its consumer group in
+   * order) and forgets it: it is no longer restarted, listed or stopped.
+   */
+  remove(instance: string, signal?: NodeJS.Signals): Promise<void>;
 }
 
 const APPS = ['provider-sandbox', 'ingestion', 'verifier', 'ledger-projector', 'sweeper', 'dispatcher'] as const;
@@ -154,6 +196,10 @@ export interface StackOptions {
    * `env` is added to its environment. Its URL is `consoleUrl`.
    */
   console?: { env?: NodeJS.ProcessEnv };
+  /** Kafka brokers of the stack's own (`scripts/harness/broker.ts`); default the local infrastructure's. */
+  kafkaBrokers?: string[];
+  /** Schema registry URL (ccompat API) of the stack's own; default the local infrastructure's. */
+  registryUrl?: string;
 }
 
 /** The example customer backend of a stack. */
@@ -178,6 +224,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       throw new Error(`dist/apps/${app} is missing: run "npm run build" (scripts/local/test.sh does) before end-to-end tests`);
     }
   }
+  const kafkaBrokers = options.kafkaBrokers ?? infra.kafkaBrokers;
+  const registryUrl = options.registryUrl ?? infra.registryUrl;
   const database = await createTestDatabase('settle_e2e', options.adminDatabaseUrl);
   const topicPrefix = uniqueTopicPrefix('e2e');
   const hex = (n: number) => randomBytes(n).toString('hex');
@@ -211,8 +259,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     SETTLE_ENV: 'test',
     LOG_LEVEL: options.logLevel ?? 'info',
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
-    KAFKA_BROKERS: infra.kafkaBrokers.join(','),
-    SCHEMA_REGISTRY_URL: infra.registryUrl,
+    KAFKA_BROKERS: kafkaBrokers.join(','),
+    SCHEMA_REGISTRY_URL: registryUrl,
     DATABASE_URL: database.url,
     SETTLE_TOPIC_PREFIX: topicPrefix,
   };
@@ -281,13 +329,15 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   const envOf = (app: StackApp): NodeJS.ProcessEnv => ({ ...env, ...appEnv[app], ...options.env?.[app] });
   const started = await Promise.allSettled(APPS.map((app) => spawnApp(app, envOf(app), dir)));
   const processes = new Map<StackApp | 'console', AppProcess>();
+  /** Instances added by `control.addInstance`, with their app and environment. */
+  const extra = new Map<string, { app: StackApp; env: NodeJS.ProcessEnv; process: AppProcess }>();
   started.forEach((result, i) => {
     if (result.status === 'fulfilled') processes.set(APPS[i]!, result.value);
   });
-  const logs = (app: string) => processes.get(app as StackApp)?.logs() ?? '';
+  const logs = (app: string) => (processes.get(app as StackApp) ?? extra.get(app)?.process)?.logs() ?? '';
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-    await Promise.all([...processes.values()].map((app) => app.stop()));
+    await Promise.all([...processes.values(), ...[...extra.values()].map((e) => e.process)].map((app) => app.stop()));
     await db.end();
     await database.drop();
     rmSync(dir, { recursive: true, force: true });
@@ -357,7 +407,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     databaseUrl: database.url,
     webhookMasterKeys,
     logs,
-    published: (outboxSchema, topic) => publishedMessages({ db, topicPrefix }, infra, outboxSchema, topic),
+    published: (outboxSchema, topic) => publishedMessages({ db, topicPrefix }, { kafkaBrokers, registryUrl }, outboxSchema, topic),
     exited: () =>
       [...processes].flatMap(([app, process]) => {
         const exit = process.exit();
@@ -373,7 +423,79 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       processes.set(app, await spawnApp(app, envOf(app), dir));
     },
     stop,
+    kafkaBrokers,
+    registryUrl,
+    control: stackControl(processes, extra, envOf, dir),
+    secretValues: () => ({
+      ...secrets,
+      apiKey,
+      adminKey,
+      masterKeys,
+      webhookMasterKeys,
+      endpointMasterKeys,
+      ...(customer ? { endpointSecret: customer.secret } : {}),
+    }),
   };
+}
+
+/**
+ * Process control over a stack's processes (its first instances) and the instances added
+ * later (`extra`, named `<app>-<n>`).
+ */
+function stackControl(
+  processes: Map<StackApp | 'console', AppProcess>,
+  extra: Map<string, { app: StackApp; env: NodeJS.ProcessEnv; process: AppProcess }>,
+  envOf: (app: StackApp) => NodeJS.ProcessEnv,
+  dir: string,
+): StackControl {
+  const find = (instance: string): AppProcess => {
+    const process = (APPS as readonly string[]).includes(instance) ? processes.get(instance as StackApp) : extra.get(instance)?.process;
+    if (!process) throw new Error(`no instance named ${instance}`);
+    return process;
+  };
+  let added = 0;
+  const control: StackControl = {
+    pids: () => {
+      const all: Array<[string, AppProcess]> = [...processes].filter(([app]) => app !== 'console');
+      for (const [name, e] of extra) all.push([name, e.process]);
+      return Object.fromEntries(all.filter(([, p]) => p.exit() === null).map(([name, p]) => [name, p.pid]));
+    },
+    instances: (app) => [app, ...[...extra].filter(([, e]) => e.app === app).map(([name]) => name)],
+    signal: (instance, signal) => find(instance).signal(signal),
+    async kill(instance, signal = 'SIGKILL') {
+      const process = find(instance);
+      process.signal(signal);
+      await process.exited();
+    },
+    async restart(instance) {
+      const old = find(instance);
+      if (old.exit() === null) await control.kill(instance);
+      const added = extra.get(instance);
+      if (added) {
+        extra.set(instance, { ...added, process: await spawnApp(added.app, added.env, dir, 90_000, instance) });
+        return;
+      }
+      const app = instance as StackApp;
+      processes.set(app, await spawnApp(app, envOf(app), dir));
+    },
+    async addInstance(app) {
+      added += 1;
+      const name = `${app}-${added + 1}`;
+      const ports: NodeJS.ProcessEnv =
+        app === 'dispatcher' ? { DISPATCHER_PORT: String(await freePort()) } : app === 'ledger-projector' ? {} : { METRICS_PORT: String(await freePort()) };
+      const env = { ...envOf(app), ...ports };
+      extra.set(name, { app, env, process: await spawnApp(app, env, dir, 90_000, name) });
+      return name;
+    },
+    async remove(instance, signal = 'SIGTERM') {
+      const added = extra.get(instance);
+      if (!added) throw new Error(`only added instances can be removed, not ${instance}`);
+      added.process.signal('SIGCONT');
+      await control.kill(instance, signal);
+      extra.delete(instance);
+    },
+  };
+  return control;
 }
 
 /**

@@ -122,12 +122,16 @@ const workerTuning = (defaults: WorkerTuningDefaults) => ({
   WORKER_FETCH_MAX_WAIT_MS: int(defaults.fetchMaxWaitMs ?? 5_000, 1).meta({
     description: 'Longest the broker holds a fetch waiting for WORKER_FETCH_MIN_BYTES, milliseconds.',
   }),
+  WORKER_SESSION_TIMEOUT_MS: int(30_000, 1_000).meta({
+    description:
+      "The consumer group's session time-out, milliseconds (heartbeats every third of it, at most every 3 s): how long the partitions of a member that died without leaving (SIGKILL, a lost host) wait before the group hands them to another member or to its own restart. Loops that set their own keep it (the sweeper's SWEEPER_SESSION_TIMEOUT_MS).",
+  }),
 });
 
 /** Nested, typed configuration of a worker app: the shared settings plus its tuning. */
 export interface WorkerConfig extends SharedConfig {
   database: { url: string; poolSize: number };
-  worker: { partitionsConcurrency: number; fetch: { minBytes: number; maxWaitTimeMs: number } };
+  worker: { partitionsConcurrency: number; fetch: { minBytes: number; maxWaitTimeMs: number }; sessionTimeoutMs?: number };
 }
 
 /** The shared settings and tuning of a worker app. */
@@ -137,6 +141,7 @@ export function toWorker(
     WORKER_PARTITIONS_CONCURRENCY: number;
     WORKER_FETCH_MIN_BYTES: number;
     WORKER_FETCH_MAX_WAIT_MS: number;
+    WORKER_SESSION_TIMEOUT_MS: number;
   },
 ): WorkerConfig {
   const shared = toShared(e);
@@ -146,6 +151,7 @@ export function toWorker(
     worker: {
       partitionsConcurrency: e.WORKER_PARTITIONS_CONCURRENCY,
       fetch: { minBytes: e.WORKER_FETCH_MIN_BYTES, maxWaitTimeMs: e.WORKER_FETCH_MAX_WAIT_MS },
+      sessionTimeoutMs: e.WORKER_SESSION_TIMEOUT_MS,
     },
   };
 }

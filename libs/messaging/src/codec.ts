@@ -14,7 +14,26 @@ export function loadAvroSchema(type: EventType): string {
 }
 
 /**
- * A message could not be decoded (`MESSAGE.UNKNOWN_TYPE`, `MESSAGE.UNDECODABLE`): kind
+ * The writer's schema of a message could not be fetched: the registry did not answer, or
+ * answered anything but "not found" (`MESSAGE.REGISTRY_UNAVAILABLE`): kind `unavailable`, so the
+ * consumer loop retries the message in place instead of dead-lettering it.
+ */
+export class SchemaRegistryUnavailableError extends SettleError {
+  readonly code = 'MESSAGE.REGISTRY_UNAVAILABLE';
+  readonly kind: ErrorKind = 'unavailable';
+
+  /** @param schemaId - the id in the message's wire header. */
+  constructor(
+    readonly schemaId: number,
+    cause: unknown,
+  ) {
+    super(`The schema registry could not give schema ${schemaId}: ${(cause as Error | undefined)?.message ?? String(cause)}`, { cause });
+    this.name = 'SchemaRegistryUnavailableError';
+  }
+}
+
+/**
+ * A message could not be decoded (`MESSAGE.UNKNOWN_TYPE`, `MESSAGE.UNDECODABLE`, `MESSAGE.UNKNOWN_SCHEMA`): kind
  * `invalid`, a dead-letter case, never a retry.
  */
 export class DecodeError extends SettleError {
@@ -99,7 +118,9 @@ export class AvroCodec {
    * `CONTRACT_LITERALS`) are checked here, so a value this build does not know is dead-lettered
    * instead of reaching a handler as a wrongly typed string.
    *
-   * @throws DecodeError `MESSAGE.UNKNOWN_TYPE`, `MESSAGE.UNDECODABLE` or `MESSAGE.INVALID_VALUE`.
+   * @throws DecodeError `MESSAGE.UNKNOWN_TYPE`, `MESSAGE.UNDECODABLE`, `MESSAGE.UNKNOWN_SCHEMA` (the
+   *   registry answered that it has no such schema) or `MESSAGE.INVALID_VALUE`.
+   * @throws SchemaRegistryUnavailableError when the writer's schema could not be fetched otherwise.
    */
   async decode(value: Buffer | null, headers: Record<string, unknown> | undefined): Promise<TypedEvent> {
     const type = headerText(headers, HEADERS.eventType);
@@ -107,6 +128,18 @@ export class AvroCodec {
       throw new DecodeError('MESSAGE.UNKNOWN_TYPE', `Unknown or missing ${HEADERS.eventType} header: ${type ?? '(none)'}`);
     }
     if (!value || value.length < 5) throw new DecodeError('MESSAGE.UNDECODABLE', 'Empty or truncated message value');
+    if (value[0] !== 0) throw new DecodeError('MESSAGE.UNDECODABLE', 'Not in the Confluent wire format (magic byte)');
+    const schemaId = value.readInt32BE(1);
+    try {
+      // The writer's schema first (cached after the first fetch): a registry that cannot be
+      // reached is a transient failure to retry, not a reason to dead-letter the record.
+      await this.registry.getSchema(schemaId);
+    } catch (error) {
+      if ((error as { status?: unknown }).status === 404) {
+        throw new DecodeError('MESSAGE.UNKNOWN_SCHEMA', `The schema registry has no schema ${schemaId}`);
+      }
+      throw new SchemaRegistryUnavailableError(schemaId, error);
+    }
     let payload: unknown;
     try {
       payload = await this.registry.decode(value);

@@ -107,6 +107,9 @@ export async function startWorker<C extends WorkerConfig, O extends string>(
           logger,
           partitionsConsumedConcurrently: consumer.partitionsConsumedConcurrently ?? config.worker.partitionsConcurrency,
           fetch: consumer.fetch ?? config.worker.fetch,
+          ...(config.worker.sessionTimeoutMs !== undefined && consumer.sessionTimeoutMs === undefined
+            ? { sessionTimeoutMs: config.worker.sessionTimeoutMs }
+            : {}),
         }),
       );
     }

@@ -1,0 +1,127 @@
+import { SandboxClient } from '../ops/clients.js';
+import { startOwnBroker, type OwnBroker } from '../harness/broker.js';
+import { startFaultProxy, type FaultProxy } from '../harness/fault-proxy.js';
+import { createTestDatabase } from '../harness/infra.js';
+import { startOwnPostgres, type OwnPostgres } from '../harness/postgres.js';
+import { startOwnRegistry, type OwnRegistry } from '../harness/registry.js';
+import { freePort, startStack, type RunningStack, type RunningCustomer } from '../harness/stack.js';
+import { startCustomerFront, type CustomerFront } from './customer-front.js';
+
+/** Everything a chaos scenario can break, around one stack. */
+export interface ChaosBed {
+  stack: RunningStack;
+  customer: RunningCustomer;
+  /** The stack's own Kafka broker (SIGKILL and restart it). */
+  broker: OwnBroker;
+  /** The stack's own PostgreSQL cluster (restart it). */
+  postgres: OwnPostgres;
+  /** The stack's own schema registry, keeping its schemas in that cluster (kill and restart it). */
+  registry: OwnRegistry;
+  /** The provider sandbox's control API, reached directly. */
+  sandbox: SandboxClient;
+  /** The TCP fault proxy between the verifier and the provider sandbox. */
+  providerProxy: FaultProxy;
+  /** The HTTP front between the dispatcher and the customer backend. */
+  customerFront: CustomerFront;
+  /** The sweeper's inactivity window, milliseconds. */
+  inactivityMs: number;
+  /** Every worker's consumer-group session time-out, milliseconds. */
+  sessionTimeoutMs: number;
+  close(): Promise<void>;
+}
+
+/** Options of {@link startChaosBed}. */
+export interface ChaosBedOptions {
+  /** The sweeper's inactivity window, milliseconds (default 3 000). */
+  inactivityMs?: number;
+  logLevel?: string;
+}
+
+/**
+ * Starts a stack for chaos scenarios on a Kafka broker, a PostgreSQL cluster and a schema
+ * registry of its own (its schemas stored in that cluster), the
+ * verifier reaching the provider sandbox through a TCP fault proxy and the dispatcher reaching
+ * the example customer backend through an HTTP front. Timings are scaled down: the sweeper's
+ * window (3 s), every worker's consumer-group session time-out (6 s), the verifier's circuit
+ * breaker probing again 5 s after it opened, the dispatcher's retry schedule (0.5, 1, 2, 4 and
+ * 8 s: a delivery is given up after about 15 s of failures).
+ *
+ * @throws Error when any piece does not start (what started is stopped again).
+ */
+export async function startChaosBed(options: ChaosBedOptions = {}): Promise<ChaosBed> {
+  const inactivityMs = options.inactivityMs ?? 3_000;
+  const sessionTimeoutMs = 6_000;
+  const session = { WORKER_SESSION_TIMEOUT_MS: String(sessionTimeoutMs) };
+  const cleanups: Array<() => Promise<void>> = [];
+  const close = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  };
+  try {
+    const [broker, postgres] = await Promise.all([startOwnBroker(), startOwnPostgres()]);
+    cleanups.push(
+      () => broker.destroy(),
+      () => postgres.destroy(),
+    );
+    // The registry keeps its schemas in PostgreSQL: in memory (as scripts/local/infra.sh runs it) a
+    // restart loses them, and every record written before it can no longer be decoded by a
+    // consumer that had not cached its schema (docs/reliability.md).
+    const registryDatabase = await createTestDatabase('settle_registry', postgres.url);
+    const registry = await startOwnRegistry({ kind: 'postgres', host: '127.0.0.1', port: postgres.port, database: registryDatabase.name, user: 'postgres' });
+    cleanups.push(() => registry.destroy());
+    const sandboxPort = await freePort();
+    const providerProxy = await startFaultProxy(sandboxPort);
+    cleanups.push(() => providerProxy.close());
+    const providerUrl = `http://127.0.0.1:${providerProxy.port}`;
+    const stack = await startStack({
+      inactivityMs,
+      logLevel: options.logLevel ?? 'info',
+      adminDatabaseUrl: postgres.url,
+      kafkaBrokers: [broker.address],
+      registryUrl: registry.url,
+      customerBackend: { env: { RETRY_INITIAL_DELAY_MS: '200' } },
+      env: {
+        // A real provider retries a webhook it could not deliver for hours: ten retries (backoff up to 5 s) outlast an app restart.
+        'provider-sandbox': { SANDBOX_PORT: String(sandboxPort), SANDBOX_WEBHOOK_RETRIES: '10' },
+        verifier: {
+          ...session,
+          // A circuit opened by a provider outage probes again after 5 s instead of 30 s (docs/reliability.md).
+          PROVIDER_BREAKER_HALF_OPEN_MS: '5000',
+          PAYSTACK_BASE_URL: providerUrl,
+          STRIPE_BASE_URL: providerUrl,
+          FLUTTERWAVE_BASE_URL: providerUrl,
+          MPESA_BASE_URL: providerUrl,
+        },
+        'ledger-projector': session,
+        sweeper: { SWEEPER_SESSION_TIMEOUT_MS: String(sessionTimeoutMs) },
+        dispatcher: { ...session, DISPATCHER_RETRY_SCHEDULE: '500ms,1s,2s,4s,8s', DISPATCHER_ATTEMPT_TIMEOUT_MS: '2000' },
+      },
+    });
+    cleanups.push(() => stack.stop());
+    const customer = stack.customer;
+    if (!customer) throw new Error('the chaos stack runs without its customer backend');
+    const customerFront = await startCustomerFront(customer.url);
+    cleanups.push(() => customerFront.close());
+    const patched = await fetch(`${stack.dispatcherUrl}/v1/admin/endpoints/${customer.endpointId}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${stack.adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${customerFront.url}/webhook/settle` }),
+    });
+    if (patched.status !== 200) throw new Error(`moving the endpoint behind the front answered ${patched.status}: ${await patched.text()}`);
+    return {
+      stack,
+      customer,
+      broker,
+      postgres,
+      registry,
+      sandbox: new SandboxClient(`http://127.0.0.1:${sandboxPort}`),
+      providerProxy,
+      customerFront,
+      inactivityMs,
+      sessionTimeoutMs,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

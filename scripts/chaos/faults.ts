@@ -1,0 +1,269 @@
+import { randomBytes } from 'node:crypto';
+import type { SandboxBehaviour } from '../ops/clients.js';
+import type { Scenario } from '../demo/scenarios.js';
+import type { StackApp } from '../harness/stack.js';
+import type { ChaosBed } from './bed.js';
+import type { FrontMode } from './customer-front.js';
+import type { Expectations } from './invariants.js';
+import { paystackWebhookBody, postPaystackWebhook, type Load, type PostedWebhook } from './load.js';
+
+/** What a fault sees while it runs. */
+export interface FaultContext {
+  /** The scenario's load, running. */
+  load: Load;
+  /** Long run: longer outages (a minute's blackhole, a session time-out of the verifier's). */
+  long: boolean;
+  /** Writes a progress line (the runner's log). */
+  log: (line: string) => void;
+  /** Records a webhook the fault posted itself (those answered 200 must never be lost). */
+  posted: (webhook: PostedWebhook) => void;
+}
+
+/** One chaos scenario's fault. */
+export interface Fault {
+  id: string;
+  /** What is injected, for the report. */
+  injected: string;
+  /** Prepares the bed before the load starts (extra instances). */
+  before?(bed: ChaosBed): Promise<void>;
+  /**
+   * Injects the fault once, mid-load; resolves when the fault has ended, with the moment it
+   * ended (epoch milliseconds) when that was earlier (a restart issued, then waited for).
+   */
+  inject(bed: ChaosBed, context: FaultContext): Promise<number | void>;
+  /** What recovery is measured by: a settlement (default), or a delivery for faults downstream of the ledger. */
+  recoveryBy?: 'settlement' | 'delivery';
+  /** Puts the bed back as it was, after the invariants were checked. */
+  after?(bed: ChaosBed): Promise<void>;
+  /** Alters the sandbox behaviour of some checkouts (a provider storm). */
+  behaviourOf?: (index: number, outcome: Scenario, count: number) => SandboxBehaviour;
+  expect?: Expectations;
+  /** May run in the mixed run (instant faults that leave the bed as they found it). */
+  mixable: boolean;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** SIGKILL of an app in the middle of work, a moment down, then a restart. */
+function killAndRestart(app: StackApp): Fault {
+  return {
+    id: `kill-${app}`,
+    injected: `SIGKILL of ${app} mid-load, restarted 1 s later`,
+    mixable: true,
+    ...(app === 'dispatcher' ? { recoveryBy: 'delivery' as const } : {}),
+    async inject(bed) {
+      await bed.stack.control.kill(app, 'SIGKILL');
+      await sleep(1_000);
+      // The fault ends when the app is started again; how long it takes to be back is the recovery.
+      const restartedAt = Date.now();
+      await bed.stack.control.restart(app);
+      return restartedAt;
+    },
+  };
+}
+
+/** Extra instances a fault added, to remove after it. */
+const added: string[] = [];
+
+const rebalance: Fault = {
+  id: 'rebalance',
+  injected: 'three verifiers and two projectors in their groups; one verifier SIGKILLed and one added mid-load',
+  mixable: false,
+  async before(bed) {
+    const { control } = bed.stack;
+    added.push(...(await Promise.all([control.addInstance('verifier'), control.addInstance('verifier'), control.addInstance('ledger-projector')])));
+  },
+  async inject(bed) {
+    const victim = added.shift()!;
+    await bed.stack.control.remove(victim, 'SIGKILL');
+    added.push(await bed.stack.control.addInstance('verifier'));
+  },
+  async after(bed) {
+    for (const instance of added.splice(0)) await bed.stack.control.remove(instance);
+  },
+};
+
+const brokerKill: Fault = {
+  id: 'broker-kill',
+  injected: 'SIGKILL of the Kafka broker mid-load, restarted 3 s later',
+  mixable: true,
+  async inject(bed, { log }) {
+    await bed.broker.stop('SIGKILL');
+    await sleep(3_000);
+    // Infrastructure's own boot is not Settle's recovery: the fault ends once the broker listens again.
+    const restartedAt = Date.now();
+    await bed.broker.start();
+    log(`broker listening again ${((Date.now() - restartedAt) / 1000).toFixed(1)} s after its restart`);
+  },
+};
+
+const registryRestart: Fault = {
+  id: 'registry-restart',
+  injected: 'SIGKILL of the schema registry mid-load, restarted 3 s later; then the projector restarted (a fresh schema cache)',
+  mixable: true,
+  async inject(bed) {
+    await bed.registry.stop('SIGKILL');
+    await sleep(3_000);
+    // The fault ends once the registry answers again; the projector's restart is part of the recovery.
+    await bed.registry.start();
+    const backAt = Date.now();
+    await bed.stack.control.kill('ledger-projector', 'SIGTERM');
+    await bed.stack.control.restart('ledger-projector');
+    return backAt;
+  },
+};
+
+const postgresRestart: Fault = {
+  id: 'postgres-restart',
+  injected: 'PostgreSQL stopped (fast shutdown) mid-load, started again 3 s later',
+  mixable: true,
+  async inject(bed) {
+    await bed.postgres.restart({ downMs: 3_000 });
+  },
+};
+
+/** The checkouts in the middle 40 % of the load meet a provider answering `mode` four times first. */
+function providerStorm(mode: '502' | '504'): Fault {
+  return {
+    id: `provider-${mode}-storm`,
+    injected: `provider answers ${mode} four times to every checkout of the middle 40 % of the load (ends when all were served)`,
+    mixable: false,
+    behaviourOf: (i, outcome, count) =>
+      i >= count * 0.3 && i < count * 0.7 && !outcome.behaviour.failures ? { ...outcome.behaviour, failures: { mode, times: 4 } } : outcome.behaviour,
+    async inject(bed, { load }) {
+      // The storm ends once the provider served every failure it was told to (at most a minute).
+      await waitStarted(load, 0.7);
+      const stormy = load.checkouts.filter((c) => c.behaviour.failures?.mode === mode && c.behaviour.failures.times === 4);
+      const deadline = Date.now() + 60_000;
+      for (let open = stormy; open.length > 0 && Date.now() < deadline;) {
+        await sleep(500);
+        const served = await Promise.all(open.map(async (c) => (await bed.sandbox.inspect(c.reference).catch(() => null))?.body.failuresServed ?? 0));
+        open = open.filter((_, i) => served[i]! < 4);
+      }
+    },
+  };
+}
+
+/** Waits until the given share of the load's checkouts started (bounded by a minute). */
+async function waitStarted(load: Load, share: number): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (load.started() < share * load.total && Date.now() < deadline) await sleep(100);
+}
+
+const providerSlow: Fault = {
+  id: 'provider-slow',
+  injected: 'every provider answer 1.5 s late (the time-out is 1 s) for 5 s',
+  mixable: true,
+  async inject(bed) {
+    bed.providerProxy.setMode({ kind: 'latency', ms: 1_500 }, { cutOpen: true });
+    await sleep(5_000);
+    bed.providerProxy.setMode({ kind: 'pass' });
+  },
+};
+
+function providerBlackhole(shortMs: number): Fault {
+  return {
+    id: 'provider-blackhole',
+    injected: `the provider blackholed (connections accepted, never answered) for ${shortMs / 1000} s (a minute in the long run)`,
+    mixable: true,
+    async inject(bed, { long }) {
+      bed.providerProxy.setMode({ kind: 'blackhole' });
+      await sleep(long ? 60_000 : shortMs);
+      bed.providerProxy.setMode({ kind: 'pass' });
+    },
+  };
+}
+
+const webhookFlood: Fault = {
+  id: 'webhook-flood',
+  injected: 'for each checkout so far: its webhook 5 times at once, 3 spoofed, 2 variants in reverse order; then all of them again later',
+  mixable: true,
+  async inject(bed, { load, posted }) {
+    const secret = bed.stack.secrets.paystackSecret;
+    const url = bed.stack.ingestionUrl;
+    const targets = load.checkouts.filter((c) => c.registered).slice(0, 200);
+    const send = async (body: string, key: string) => posted(await postPaystackWebhook(url, body, key));
+    for (const c of targets) {
+      const body = paystackWebhookBody(c);
+      await Promise.all([
+        ...Array.from({ length: 5 }, () => send(body, secret)),
+        ...Array.from({ length: 3 }, () => send(paystackWebhookBody(c, 9), randomBytes(32).toString('hex'))),
+      ]);
+      await send(paystackWebhookBody(c, 2), secret);
+      await send(paystackWebhookBody(c, 1), secret);
+    }
+    await sleep(2_000);
+    // Delayed: the same webhooks again, after most of them settled.
+    for (const c of targets) await send(paystackWebhookBody(c), secret);
+  },
+};
+
+function customerFault(id: string, injected: string, mode: FrontMode, ms: number, after?: (bed: ChaosBed) => Promise<void>): Fault {
+  return {
+    id,
+    injected,
+    mixable: true,
+    recoveryBy: 'delivery',
+    async inject(bed) {
+      bed.customerFront.setMode(mode);
+      await sleep(ms);
+      bed.customerFront.setMode({ kind: 'pass' });
+      await after?.(bed);
+    },
+  };
+}
+
+/** Re-enables the customer's endpoint, as its operator does after a 410 disabled it. */
+async function enableEndpoint(bed: ChaosBed): Promise<void> {
+  const answer = await bed.stack.dispatcher.setEnabled(bed.customer.endpointId, true);
+  if (answer.status !== 200) throw new Error(`re-enabling the endpoint answered ${answer.status}`);
+}
+
+const sweeperPause: Fault = {
+  id: 'sigstop-sweeper',
+  injected: 'SIGSTOP of one of two sweepers for 8 s (its session time-out is 6 s), then SIGCONT',
+  mixable: false,
+  async before(bed) {
+    added.push(await bed.stack.control.addInstance('sweeper'));
+  },
+  async inject(bed) {
+    bed.stack.control.signal('sweeper', 'SIGSTOP');
+    await sleep(bed.sessionTimeoutMs + 2_000);
+    bed.stack.control.signal('sweeper', 'SIGCONT');
+  },
+  async after(bed) {
+    for (const instance of added.splice(0)) await bed.stack.control.remove(instance);
+  },
+};
+
+/** Every scenario of the chaos suite, in the order they run. */
+export const FAULTS: readonly Fault[] = [
+  killAndRestart('ingestion'),
+  killAndRestart('verifier'),
+  killAndRestart('ledger-projector'),
+  killAndRestart('sweeper'),
+  killAndRestart('dispatcher'),
+  rebalance,
+  brokerKill,
+  registryRestart,
+  postgresRestart,
+  providerStorm('502'),
+  providerStorm('504'),
+  providerSlow,
+  providerBlackhole(10_000),
+  webhookFlood,
+  customerFault('customer-500', 'the customer endpoint answers 500 for 4 s', { kind: 'status', status: 500 }, 4_000),
+  customerFault('customer-timeout', "the customer endpoint answers after 3 s (the dispatcher's time-out is 2 s) for 4 s", { kind: 'delay', ms: 3_000 }, 4_000),
+  customerFault(
+    'customer-410',
+    'the customer endpoint answers 410 for 2 s; its operator re-enables it 1 s later',
+    { kind: 'status', status: 410 },
+    2_000,
+    async (bed) => {
+      await sleep(1_000);
+      await enableEndpoint(bed);
+    },
+  ),
+  customerFault('customer-down', 'the customer endpoint down (connections cut) for 3 s, longer than the first retry steps', { kind: 'down' }, 3_000),
+  sweeperPause,
+];

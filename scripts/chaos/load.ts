@@ -1,0 +1,169 @@
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import type { Answer, SandboxBehaviour } from '../ops/clients.js';
+import { SCENARIOS, type Scenario } from '../demo/scenarios.js';
+import type { ChaosBed } from './bed.js';
+
+/** One checkout of the load. */
+export interface LoadedCheckout {
+  reference: string;
+  userId: string;
+  amount: number;
+  email: string;
+  outcome: Scenario;
+  /** What the sandbox was told (the outcome's behaviour, unless the scenario altered it). */
+  behaviour: SandboxBehaviour;
+  /** True once ingestion accepted its registration (202). */
+  registered: boolean;
+  /** Why the flow gave up, when it did. */
+  error?: string;
+}
+
+/** A running load: its checkouts (filled as they start) and the moment it is done. */
+export interface Load {
+  checkouts: LoadedCheckout[];
+  /** Checkouts it will start in all. */
+  total: number;
+  /** Checkouts started so far. */
+  started(): number;
+  /** Resolves once every checkout's flow ended (accepted or given up). */
+  done: Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Calls as an upstream service would: again after a 5xx or a network error, every 250 ms, until
+ * `expected` comes back or `timeoutMs` passes.
+ *
+ * @throws Error on a 4xx other than `expected`, or when the deadline passes.
+ */
+async function untilAccepted<T>(what: string, call: () => Promise<Answer<T>>, expected: number, timeoutMs: number): Promise<Answer<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const answer = await call().catch(() => null);
+    if (answer?.status === expected) return answer;
+    if (answer && answer.status < 500) throw new Error(`${what} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    if (Date.now() > deadline) throw new Error(`${what} still refused after ${timeoutMs} ms (last ${answer?.status ?? 'no answer'})`);
+    await sleep(250);
+  }
+}
+
+/**
+ * Starts a steady checkout load: `count` checkouts, one every `1000 / ratePerSecond` ms, their
+ * sandbox outcomes taken in turn from the demo's (scripts/demo/scenarios.ts), two checkouts per
+ * user (so settled pairs give a `subscription_started` then a `subscription_renewed`). Each flow
+ * is what the demo does (sandbox transaction, registration, payment, completion), retried as an
+ * upstream service would through an outage of ingestion or its database (at most 90 s).
+ *
+ * @param tag - distinguishes this load's references and users from every other's.
+ */
+export function startLoad(
+  bed: ChaosBed,
+  options: {
+    count: number;
+    ratePerSecond: number;
+    tag: string;
+    outcomes?: readonly Scenario[];
+    /** The sandbox behaviour of checkout `index` (default its outcome's): a provider storm adds failures to some. */
+    behaviourOf?: (index: number, outcome: Scenario) => SandboxBehaviour;
+  },
+): Load {
+  const outcomes = options.outcomes ?? SCENARIOS;
+  const run = `${options.tag}_${randomBytes(3).toString('hex')}`;
+  const checkouts: LoadedCheckout[] = [];
+  const flows: Array<Promise<void>> = [];
+  const spacing = 1000 / options.ratePerSecond;
+  const flow = async (c: LoadedCheckout) => {
+    try {
+      await untilAccepted(
+        `sandbox ${c.reference}`,
+        () => bed.sandbox.create({ reference: c.reference, amount: c.amount, currency: 'NGN', email: c.email, behaviour: c.behaviour }),
+        201,
+        90_000,
+      );
+      const body = {
+        provider: 'paystack',
+        reference: c.reference,
+        amount: c.amount,
+        currency: 'NGN',
+        user_id: c.userId,
+        customer: { email: c.email },
+        entitlement: 'pro-monthly',
+        access_period: 'P1M',
+      };
+      await untilAccepted(`register ${c.reference}`, () => bed.stack.ingestion.register(body), 202, 90_000);
+      c.registered = true;
+      await untilAccepted(`pay ${c.reference}`, () => bed.sandbox.pay(c.reference), 200, 90_000);
+      await untilAccepted(`complete ${c.reference}`, () => bed.stack.ingestion.complete(c.reference), 202, 90_000);
+    } catch (error) {
+      c.error = error instanceof Error ? error.message : String(error);
+    }
+  };
+  const done = (async () => {
+    const start = Date.now();
+    for (let i = 0; i < options.count; i++) {
+      const wait = start + i * spacing - Date.now();
+      if (wait > 0) await sleep(wait);
+      const outcome = outcomes[i % outcomes.length]!;
+      const c: LoadedCheckout = {
+        reference: `ref_${run}_${String(i).padStart(5, '0')}`,
+        userId: `user-${run}-${String(Math.floor(i / 2)).padStart(5, '0')}`,
+        amount: 100_000 + (i % 900) * 100,
+        email: `payer.${run}.${i}@example.com`,
+        outcome,
+        behaviour: options.behaviourOf?.(i, outcome) ?? outcome.behaviour,
+        registered: false,
+      };
+      checkouts.push(c);
+      flows.push(flow(c));
+    }
+    await Promise.all(flows);
+  })();
+  return { checkouts, total: options.count, started: () => checkouts.length, done };
+}
+
+/** A Paystack `charge.success` webhook body for a checkout, as the sandbox sends it (`variant` changes the provider's id). */
+export function paystackWebhookBody(c: Pick<LoadedCheckout, 'reference' | 'amount' | 'email'>, variant = 0): string {
+  return JSON.stringify({
+    event: 'charge.success',
+    data: {
+      id: 7_000_000 + variant,
+      domain: 'test',
+      status: 'success',
+      reference: c.reference,
+      amount: c.amount,
+      requested_amount: c.amount,
+      currency: 'NGN',
+      gateway_response: 'Successful',
+      paid_at: new Date(0).toISOString(),
+      channel: 'card',
+      fees: Math.round(c.amount * 0.015),
+      customer: { email: c.email, phone: null, customer_code: `CUS_${variant}` },
+      metadata: null,
+    },
+  });
+}
+
+/** What posting one webhook gave: the body's SHA-256 and the answer's status (0: no answer). */
+export interface PostedWebhook {
+  sha256: string;
+  status: number;
+}
+
+/**
+ * Posts a Paystack webhook to ingestion, signed with `key` (the stack's secret, or another one
+ * to spoof it).
+ */
+export async function postPaystackWebhook(ingestionUrl: string, body: string, key: string): Promise<PostedWebhook> {
+  const signature = createHmac('sha512', key).update(body).digest('hex');
+  const status = await fetch(`${ingestionUrl}/v1/webhooks/paystack`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-paystack-signature': signature },
+    body,
+    signal: AbortSignal.timeout(10_000),
+  }).then(
+    (r) => r.status,
+    () => 0,
+  );
+  return { sha256: createHash('sha256').update(body).digest('hex'), status };
+}

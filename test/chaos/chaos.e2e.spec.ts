@@ -1,0 +1,44 @@
+/**
+ * The chaos suite's short run (docs/reliability.md, "Chaos suite"): one stack on a broker and a
+ * PostgreSQL cluster of its own, every scenario in turn with its own checkouts (a steady load
+ * mixing every sandbox outcome) and its own fault injected mid-load; once the system is quiet,
+ * the invariant table is printed and every invariant must hold. `SETTLE_CHAOS_SCENARIOS`
+ * (comma-separated ids) runs some of them; the long run is `npm run chaos -- --long`.
+ */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startChaosBed, type ChaosBed } from '../../scripts/chaos/bed.js';
+import { FAULTS } from '../../scripts/chaos/faults.js';
+import { runScenario } from '../../scripts/chaos/run.js';
+
+/** Checkouts per scenario and their rate: the load lasts about 5 s. */
+const COUNT = 52;
+const RATE_PER_SECOND = 10;
+
+const only = process.env.SETTLE_CHAOS_SCENARIOS?.split(',').filter(Boolean);
+const faults = only ? FAULTS.filter((f) => only.includes(f.id)) : FAULTS;
+
+let bed: ChaosBed;
+
+beforeAll(async () => {
+  bed = await startChaosBed();
+});
+
+afterAll(async () => {
+  await bed?.close();
+});
+
+describe('chaos: one fault at a time under a checkout load', () => {
+  it.each(faults.map((f) => [f.id, f] as const))('%s: every invariant holds once the system is quiet', async (_id, fault) => {
+    const report = await runScenario(bed, fault, {
+      count: COUNT,
+      ratePerSecond: RATE_PER_SECOND,
+      quietTimeoutMs: 90_000,
+      keepLogsIn: join(tmpdir(), 'settle-chaos-logs'),
+    });
+    console.info(`${report.table}\n`);
+    expect(report.errors).toEqual([]);
+    expect(report.results.filter((r) => !r.ok)).toEqual([]);
+  });
+});

@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { checkInvariants, formatTable, secretsIn, type ChaosFacts, type CheckoutFact } from '../../scripts/chaos/invariants.js';
+
+const settled = (reference: string, userId: string): CheckoutFact => ({
+  reference,
+  userId,
+  outcome: 'paid, webhook delivered',
+  expectedState: 'SETTLED_CONSENSUS',
+  observedState: 'SETTLED_CONSENSUS',
+  ledgerEvents: ['TransactionSettled'],
+  settlementEventIds: [`s-${reference}`],
+  settlementRecords: 1,
+});
+
+/** Two settled checkouts of one user, one decline, every fact as it should be. */
+function healthy(): ChaosFacts {
+  return {
+    checkouts: [
+      settled('ref_a', 'u1'),
+      settled('ref_b', 'u1'),
+      {
+        reference: 'ref_c',
+        userId: 'u2',
+        outcome: 'declined',
+        expectedState: 'FAILED_DECLINED',
+        observedState: 'FAILED_DECLINED',
+        ledgerEvents: ['PaymentDeclined'],
+        settlementEventIds: ['s-ref_c'],
+        settlementRecords: 1,
+      },
+    ],
+    chainBreak: null,
+    grants: [
+      { eventId: 'g1', userId: 'u1', expiresAt: '2027-02-01T00:00:00.000Z' },
+      { eventId: 'g2', userId: 'u1', expiresAt: '2027-03-01T00:00:00.000Z' },
+    ],
+    customerRuns: { g1: 1, g2: 1 },
+    customerExpiry: { u1: '2027-03-01T00:00:00.000Z' },
+    acknowledgedWebhooks: ['h1'],
+    inboxWebhooks: ['h1', 'h2'],
+    publishedWebhooks: ['h1', 'h2'],
+    outboxBacklog: { ingestion: 0, ledger: 0 },
+    pendingDeliveries: 0,
+    unprocessedAtCustomer: 0,
+    deadLetters: { unprocessable: 0, deliveries: 0 },
+    secretsInLogs: [],
+    unexpectedExits: [],
+    recoveryMs: 2_500,
+    recoveryBy: 'settlement',
+  };
+}
+
+const failed = (facts: ChaosFacts, expected = {}) =>
+  checkInvariants(facts, expected)
+    .filter((r) => !r.ok)
+    .map((r) => r.name);
+
+describe('chaos invariants', () => {
+  it('all hold on healthy facts', () => {
+    expect(failed(healthy())).toEqual([]);
+  });
+
+  it('a checkout left unprocessed, or in another state, fails the states invariant', () => {
+    const facts = healthy();
+    facts.checkouts[0]!.observedState = null;
+    expect(failed(facts)).toEqual(['checkouts in the expected state']);
+    const other = healthy();
+    other.checkouts[2]!.observedState = 'SETTLED_CONSENSUS';
+    expect(failed(other)).toEqual(['checkouts in the expected state']);
+  });
+
+  it('a doubled or spurious settlement fails the ledger invariant', () => {
+    const doubled = healthy();
+    doubled.checkouts[0]!.ledgerEvents = ['TransactionSettled', 'TransactionSettled'];
+    doubled.checkouts[0]!.settlementEventIds = ['x', 'y'];
+    expect(failed(doubled)).toEqual(['one ledger settlement per settled checkout']);
+    const spurious = healthy();
+    spurious.checkouts[2]!.ledgerEvents = ['TransactionSettled'];
+    expect(failed(spurious)).toEqual(['one ledger settlement per settled checkout']);
+  });
+
+  it('a broken chain fails', () => {
+    expect(failed({ ...healthy(), chainBreak: 'GLOBAL_HASH_MISMATCH at 7' })).toEqual(['hash chains verify']);
+  });
+
+  it('a missing settlement event fails, a repeated record with the same id does not', () => {
+    const missing = healthy();
+    missing.checkouts[1]!.settlementEventIds = [];
+    missing.checkouts[1]!.settlementRecords = 0;
+    expect(failed(missing)).toEqual(['settlement events equal ledger outcomes']);
+    const repeated = healthy();
+    repeated.checkouts[1]!.settlementRecords = 3;
+    expect(failed(repeated)).toEqual([]);
+  });
+
+  it('a grant run twice, never run, or an older expiry at the customer fails', () => {
+    expect(failed({ ...healthy(), customerRuns: { g1: 2, g2: 1 } })).toEqual(['entitlements ran once, expiry is the latest']);
+    expect(failed({ ...healthy(), customerRuns: { g1: 1 } })).toEqual(['entitlements ran once, expiry is the latest']);
+    expect(failed({ ...healthy(), customerExpiry: { u1: '2027-02-01T00:00:00.000Z' } })).toEqual(['entitlements ran once, expiry is the latest']);
+  });
+
+  it('an acknowledged webhook missing from the inbox, or stored and never published, fails', () => {
+    expect(failed({ ...healthy(), acknowledgedWebhooks: ['h1', 'h9'] })).toEqual(['no acknowledged webhook lost']);
+    expect(failed({ ...healthy(), publishedWebhooks: ['h1'] })).toEqual(['no acknowledged webhook lost']);
+  });
+
+  it('an outbox backlog, a pending delivery or an unexpected dead letter fails; an expected one does not', () => {
+    expect(failed({ ...healthy(), outboxBacklog: { ingestion: 0, ledger: 2 } })).toEqual(['nothing stuck, dead letters as expected']);
+    expect(failed({ ...healthy(), pendingDeliveries: 1 })).toEqual(['nothing stuck, dead letters as expected']);
+    const dead = { ...healthy(), deadLetters: { unprocessable: 0, deliveries: 4 } };
+    expect(failed(dead)).toEqual(['nothing stuck, dead letters as expected']);
+    expect(failed(dead, { deadLetters: { unprocessable: 0, deliveries: 4 } })).toEqual([]);
+  });
+
+  it('a secret in a log, an app that exited, or a slow recovery fails', () => {
+    expect(failed({ ...healthy(), secretsInLogs: ['verifier: paystackSecret'] })).toEqual(['no secret in any log']);
+    expect(failed({ ...healthy(), unexpectedExits: ['verifier (code 1)'] })).toEqual(['no app exited on its own']);
+    expect(failed({ ...healthy(), recoveryMs: 12_000 })).toEqual(["recovered within 10 s of the fault's end"]);
+    expect(failed({ ...healthy(), recoveryMs: null, recoveryBy: 'delivery' })).toEqual(["recovered within 10 s of the fault's end"]);
+  });
+
+  it('finds secrets by name and never reports short values', () => {
+    expect(secretsIn('{"msg":"key sk_test_0123456789"}', { paystack: 'sk_test_0123456789', short: 'msg' })).toEqual(['paystack']);
+  });
+
+  it('prints one line per invariant with its result', () => {
+    const table = formatTable('scenario x', checkInvariants({ ...healthy(), chainBreak: 'broken at 3' }));
+    const lines = table.split('\n');
+    expect(lines[0]).toBe('scenario x');
+    expect(lines).toHaveLength(3 + 10);
+    expect(lines.find((l) => l.startsWith('hash chains verify'))).toContain('FAILED');
+  });
+});
