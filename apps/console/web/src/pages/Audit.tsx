@@ -3,7 +3,8 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import { ADMIN_TARGET_KINDS, type AuditEntry, type AuditFilters } from '../api/types';
 import { AdminOutcomeBadge } from '../components/Badge';
-import { EmptyState, ErrorPanel, Spinner } from '../components/Feedback';
+import { ListFoot } from '../components/ListFoot';
+import { EmptyState, ErrorPanel } from '../components/Feedback';
 import { adminActionLabel, formatAge, formatDateTime, formatParameters, humanize } from '../lib/format';
 import { auditFiltersFromSearch, auditHref } from '../lib/query-string';
 import { Link, navigate } from '../lib/router';
@@ -180,20 +181,7 @@ export function AuditPage({ search }: { search: string }) {
         </div>
       )}
 
-      {list.isFetchNextPageError && <ErrorPanel error={list.error} title="Could not load more" onRetry={() => void list.fetchNextPage()} />}
-      <div className="list-foot">
-        {rows.length > 0 && (
-          <span className="muted small">
-            {rows.length} shown{list.hasNextPage ? '' : ', the end of the trail'}
-          </span>
-        )}
-        {list.hasNextPage && (
-          <button type="button" className="button" data-testid="load-more" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-            {list.isFetchingNextPage ? <Spinner label="Loading more" /> : null}
-            {list.isFetchingNextPage ? 'Loading…' : 'Load more'}
-          </button>
-        )}
-      </div>
+      <ListFoot query={list} shown={rows.length} end="the trail" />
     </section>
   );
 }

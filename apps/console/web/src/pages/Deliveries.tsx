@@ -3,7 +3,8 @@ import { api } from '../api/client';
 import type { DeliveryItem, Endpoint, Role } from '../api/types';
 import { Badge } from '../components/Badge';
 import { DeliveriesError } from '../components/DeliveryFeedback';
-import { EmptyState, ErrorPanel, Spinner } from '../components/Feedback';
+import { ListFoot } from '../components/ListFoot';
+import { EmptyState } from '../components/Feedback';
 import { ResendButton } from '../components/Resend';
 import { canResend, deliveryStateLabel, deliveryTone, endpointHealth } from '../lib/deliveries';
 import { formatAge, formatDateTime, humanize } from '../lib/format';
@@ -144,20 +145,7 @@ function DeadLetteredTable({ role }: { role: Role }) {
           <EmptyState title="Nothing is dead-lettered">Every delivery reached its endpoint or is still being retried.</EmptyState>
         )}
       </div>
-      {query.isFetchNextPageError && <ErrorPanel error={query.error} title="Could not load more" onRetry={() => void query.fetchNextPage()} />}
-      <div className="list-foot">
-        {rows.length > 0 && (
-          <span className="muted small">
-            {rows.length} shown{query.hasNextPage ? '' : ', the end of the list'}
-          </span>
-        )}
-        {query.hasNextPage && (
-          <button type="button" className="button" data-testid="load-more" onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
-            {query.isFetchingNextPage ? <Spinner label="Loading more" /> : null}
-            {query.isFetchingNextPage ? 'Loading…' : 'Load more'}
-          </button>
-        )}
-      </div>
+      <ListFoot query={query} shown={rows.length} end="the list" />
     </>
   );
 }

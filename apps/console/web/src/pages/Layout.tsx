@@ -4,8 +4,21 @@ import type { SessionUser } from '../api/types';
 import type { Route } from '../lib/routes';
 import { Link } from '../lib/router';
 
+/** A navigation item: its section, address and label, and whether only admins see it. */
+type Section = 'overview' | 'transactions' | 'queues' | 'deliveries' | 'audit' | 'users';
+
+/** The main navigation, in order; `nav-<section>` is each item's test id. */
+const NAV: ReadonlyArray<{ section: Section; href: string; label: string; adminOnly?: boolean }> = [
+  { section: 'overview', href: '/', label: 'Overview' },
+  { section: 'transactions', href: '/transactions', label: 'Transactions' },
+  { section: 'queues', href: '/queues', label: 'Queues' },
+  { section: 'deliveries', href: '/deliveries', label: 'Deliveries' },
+  { section: 'audit', href: '/audit', label: 'Audit', adminOnly: true },
+  { section: 'users', href: '/users', label: 'Users', adminOnly: true },
+];
+
 /** The navigation item a page belongs to; `null` for no page. */
-function sectionOf(route: Route): 'overview' | 'transactions' | 'queues' | 'deliveries' | 'audit' | 'users' | null {
+function sectionOf(route: Route): Section | null {
   switch (route.name) {
     case 'overview':
       return 'overview';
@@ -41,58 +54,17 @@ export function Layout({ user, route, children }: { user: SessionUser; route: Ro
           Settle Console
         </Link>
         <nav className="nav" aria-label="Main">
-          <Link
-            href="/"
-            data-testid="nav-overview"
-            className={section === 'overview' ? 'active' : undefined}
-            aria-current={section === 'overview' ? 'page' : undefined}
-          >
-            Overview
-          </Link>
-          <Link
-            href="/transactions"
-            data-testid="nav-transactions"
-            className={section === 'transactions' ? 'active' : undefined}
-            aria-current={section === 'transactions' ? 'page' : undefined}
-          >
-            Transactions
-          </Link>
-          <Link
-            href="/queues"
-            data-testid="nav-queues"
-            className={section === 'queues' ? 'active' : undefined}
-            aria-current={section === 'queues' ? 'page' : undefined}
-          >
-            Queues
-          </Link>
-          <Link
-            href="/deliveries"
-            data-testid="nav-deliveries"
-            className={section === 'deliveries' ? 'active' : undefined}
-            aria-current={section === 'deliveries' ? 'page' : undefined}
-          >
-            Deliveries
-          </Link>
-          {user.role === 'admin' && (
-            <>
-              <Link
-                href="/audit"
-                data-testid="nav-audit"
-                className={section === 'audit' ? 'active' : undefined}
-                aria-current={section === 'audit' ? 'page' : undefined}
-              >
-                Audit
-              </Link>
-              <Link
-                href="/users"
-                data-testid="nav-users"
-                className={section === 'users' ? 'active' : undefined}
-                aria-current={section === 'users' ? 'page' : undefined}
-              >
-                Users
-              </Link>
-            </>
-          )}
+          {NAV.filter((item) => !item.adminOnly || user.role === 'admin').map((item) => (
+            <Link
+              key={item.section}
+              href={item.href}
+              data-testid={`nav-${item.section}`}
+              className={section === item.section ? 'active' : undefined}
+              aria-current={section === item.section ? 'page' : undefined}
+            >
+              {item.label}
+            </Link>
+          ))}
         </nav>
         <div className="user">
           <span className="user-email" title={user.email}>

@@ -3,7 +3,8 @@ import type { ReactNode } from 'react';
 import { api } from '../api/client';
 import type { HeldInReviewItem, ManualReviewItem, QueuePage, StateMismatchItem } from '../api/types';
 import { StateBadge } from '../components/Badge';
-import { EmptyState, ErrorPanel, Spinner } from '../components/Feedback';
+import { ListFoot } from '../components/ListFoot';
+import { EmptyState, ErrorPanel } from '../components/Feedback';
 import { checkLabel, formatAge, formatDateTime, formatMoney, formatUntil, manualReviewReason, providerLabel } from '../lib/format';
 import { Link, navigate } from '../lib/router';
 import { queueHref, transactionHref, type QueueTab } from '../lib/routes';
@@ -108,20 +109,7 @@ function QueueTable<T extends { reference: string }>({
         </table>
         {!query.isPending && rows.length === 0 && <EmptyState title={empty.title}>{empty.body}</EmptyState>}
       </div>
-      {query.isFetchNextPageError && <ErrorPanel error={query.error} title="Could not load more" onRetry={() => void query.fetchNextPage()} />}
-      <div className="list-foot">
-        {rows.length > 0 && (
-          <span className="muted small">
-            {rows.length} shown{query.hasNextPage ? '' : ', the end of the queue'}
-          </span>
-        )}
-        {query.hasNextPage && (
-          <button type="button" className="button" data-testid="load-more" onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
-            {query.isFetchingNextPage ? <Spinner label="Loading more" /> : null}
-            {query.isFetchingNextPage ? 'Loading…' : 'Load more'}
-          </button>
-        )}
-      </div>
+      <ListFoot query={query} shown={rows.length} end="the queue" />
     </>
   );
 }

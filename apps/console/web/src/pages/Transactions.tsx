@@ -3,7 +3,8 @@ import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import { ENTITLEMENT_STATUSES, PROVIDERS, STATES, type TransactionFilters } from '../api/types';
 import { EntitlementBadge, StateBadge } from '../components/Badge';
-import { EmptyState, ErrorPanel, Spinner } from '../components/Feedback';
+import { ListFoot } from '../components/ListFoot';
+import { EmptyState, ErrorPanel } from '../components/Feedback';
 import { entitlementLabel, formatAge, formatDateTime, formatMoney, providerLabel, stateLabel } from '../lib/format';
 import { toLocalInput } from '../lib/deliveries';
 import { filtersFromSearch, transactionsHref } from '../lib/query-string';
@@ -197,21 +198,7 @@ export function TransactionsPage({ search }: { search: string }) {
         </div>
       ) : null}
 
-      {list.isFetchNextPageError && <ErrorPanel error={list.error} title="Could not load more transactions" onRetry={() => void list.fetchNextPage()} />}
-
-      <div className="list-foot">
-        {rows.length > 0 && (
-          <span className="muted small">
-            {rows.length} shown{list.hasNextPage ? '' : ', the end of the list'}
-          </span>
-        )}
-        {list.hasNextPage && (
-          <button type="button" className="button" data-testid="load-more" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-            {list.isFetchingNextPage ? <Spinner label="Loading more" /> : null}
-            {list.isFetchingNextPage ? 'Loading…' : 'Load more'}
-          </button>
-        )}
-      </div>
+      <ListFoot query={list} shown={rows.length} end="the list" errorTitle="Could not load more transactions" />
     </section>
   );
 }
