@@ -173,6 +173,8 @@ export const DEFAULT_RELAY_OPTIONS: Readonly<RelayOptions> = { pollIntervalMs: 2
 export class OutboxRelay {
   private timer: NodeJS.Timeout | null = null;
   private running = false;
+  /** Started and not yet drained by {@link OutboxRelay.stop}. */
+  private started = false;
   private active: Promise<void> | null = null;
   private again = false;
   private readonly options: RelayOptions;
@@ -191,6 +193,7 @@ export class OutboxRelay {
   /** Starts relaying: a pass now, then after each wake and every poll interval. */
   start(): void {
     this.running = true;
+    this.started = true;
     this.schedule(0);
   }
 
@@ -204,11 +207,28 @@ export class OutboxRelay {
     this.schedule(0);
   }
 
-  /** Stops relaying; resolves once a pass in progress finished. */
+  /**
+   * Stops relaying, and flushes: lets a pass in progress finish, then publishes what the outbox
+   * still holds (passes until one finds less than a batch, or finds another instance's relay
+   * holding the lock), so a graceful shutdown leaves no committed message waiting for the next
+   * relay to start. Call it once nothing writes to the outbox any more (after the consumer loops
+   * and the HTTP server stopped). A pass that fails ends the flush, logged: its rows stay in the
+   * outbox for the next relay, nothing is lost. Unbounded here: the app's shutdown bounds it
+   * (`SHUTDOWN_TIMEOUT_MS`).
+   */
   async stop(): Promise<void> {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     await this.active;
+    if (!this.started) return;
+    this.started = false;
+    let flushed = 0;
+    try {
+      for (let published = this.options.batchSize; published === this.options.batchSize; flushed += published) published = await this.pass();
+    } catch (error) {
+      this.logger.warn({ err: error, outbox: this.schema }, 'outbox not flushed at shutdown; the next relay publishes what it holds');
+    }
+    if (flushed > 0) this.logger.info({ outbox: this.schema, published: flushed }, 'outbox flushed at shutdown');
   }
 
   private schedule(delayMs: number): void {

@@ -195,6 +195,34 @@ describe('transactional outbox', () => {
     }
   });
 
+  it('flushes on stop: what committed since its last pass is published before stop resolves, in more than one pass', async () => {
+    const outbox = new Outbox('app', topics, codec);
+    // A relay that will not pass again on its own for a minute: only stop can publish what follows.
+    const relay = new OutboxRelay(pool, 'app', producer, codec, logger, { pollIntervalMs: 60_000, batchSize: 2 });
+    relay.start();
+    // Its first pass (an empty outbox) runs at once; then it sleeps.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const references = ['ref_flush_1', 'ref_flush_2', 'ref_flush_3', 'ref_flush_4', 'ref_flush_5'];
+    await inTransaction(pool, (client) =>
+      outbox.enqueue(
+        client,
+        references.map((r) => ({ type: 'CheckoutRegistered' as const, payload: registered(r) })),
+      ),
+    );
+    const admin = kafka.admin();
+    await admin.connect();
+    const records = async () => (await admin.fetchTopicOffsets(topics.transactionEvents)).reduce((n, o) => n + Number(o.high), 0);
+    try {
+      const before = await records();
+      await relay.stop();
+      const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM app.outbox');
+      expect(rows[0]!.n).toBe(0);
+      expect((await records()) - before).toBe(references.length);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
   it('migrates an outbox that kept published rows: those are deleted, the unpublished ones kept, the column dropped', async () => {
     await pool.query(`CREATE SCHEMA legacy`);
     await pool.query(
