@@ -119,10 +119,13 @@ function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: Prob
  * parameter and head limits, and the router's and Node's own errors answered as RFC 9457
  * problems (`frameworkErrors`: a malformed URL 400 `REQUEST.MALFORMED_URL`, a path parameter
  * over {@link MAX_PARAM_CHARS} 414; `clientErrorHandler`: see {@link clientErrorProblem}).
+ * Fastify's own 503 while closing is off (its body is not a problem): the edge answers it
+ * ({@link installHttpEdge}).
  */
 export function httpEdgeServerOptions(options: HttpEdgeOptions): FastifyHttpOptions<Server> {
   return {
     bodyLimit: options.bodyLimitBytes,
+    return503OnClosing: false,
     trustProxy: false,
     routerOptions: { maxParamLength: MAX_PARAM_CHARS },
     http: { maxHeaderSize: MAX_HEADER_BYTES },
@@ -152,7 +155,11 @@ export function httpEdgeServerOptions(options: HttpEdgeOptions): FastifyHttpOpti
  *   (RFC 9110, section 15.5.6), rather than a 404;
  * - a safety net (`onSend`): any error answer that is not already a problem (a plugin's, the
  *   framework's) is replaced by the problem of its status ({@link problemForStatus}), so no
- *   answer names the framework.
+ *   answer names the framework;
+ * - a graceful close: once the app is closing (`app.close()`, the shutdown on SIGTERM), the
+ *   server accepts no connection and requests in flight finish; a request that still arrives on
+ *   an open keep-alive connection is answered 503 `SERVICE.UNAVAILABLE` with `Retry-After: 5`
+ *   and `Connection: close`, before any handler runs, so the client retries elsewhere.
  */
 export function installHttpEdge(instance: FastifyInstance, options: HttpEdgeOptions): void {
   const strictness = options.strictness ?? { duplicateKeys: true, integerLiterals: true };
@@ -199,7 +206,23 @@ export function installHttpEdge(instance: FastifyInstance, options: HttpEdgeOpti
     }
   });
 
+  let closing = false;
+  instance.addHook('preClose', (done) => {
+    closing = true;
+    // Node closes the connections idle when the server closes, not those that become idle
+    // later (a keep-alive connection whose request was in flight): close those as they do, so
+    // the close never waits for a client's keep-alive time-out.
+    const reaper = setInterval(() => instance.server.closeIdleConnections(), 100);
+    instance.server.once('close', () => clearInterval(reaper));
+    done();
+  });
+
   instance.addHook('onRequest', (request, reply, done) => {
+    if (closing) {
+      void reply.header('retry-after', '5').header('connection', 'close');
+      sendProblem(request, reply, new ProblemError(503, 'SERVICE.UNAVAILABLE', 'Service unavailable', 'The service is shutting down; retry the request'));
+      return;
+    }
     if ((request.raw.url?.length ?? 0) > MAX_URL_BYTES) {
       sendProblem(request, reply, problemForStatus(414, `The request target is longer than ${MAX_URL_BYTES} bytes`));
       return;
@@ -220,6 +243,8 @@ export function installHttpEdge(instance: FastifyInstance, options: HttpEdgeOpti
   });
 
   instance.addHook('onSend', async (request, reply, payload) => {
+    // A response finished while closing tells its client not to reuse the connection.
+    if (closing) void reply.header('connection', 'close');
     if (reply.statusCode < 400) return payload;
     const type = String(reply.getHeader('content-type') ?? '');
     if (type.startsWith(PROBLEM_JSON)) return payload;

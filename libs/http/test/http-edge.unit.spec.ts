@@ -212,3 +212,76 @@ describe("what Node's HTTP parser refuses is a problem too (a listening server)"
     expect(answer).toMatchObject({ status: 400, contentType: 'application/problem+json', body: { code: 'REQUEST.MALFORMED_HTTP' } });
   });
 });
+
+/** A route that answers after the test lets it: a request in flight when the app starts closing. */
+let releaseSlow: () => void = () => undefined;
+let slowStarted: () => void = () => undefined;
+
+@Controller('v1')
+class SlowController {
+  @Get('slow')
+  async slow(): Promise<{ done: true }> {
+    slowStarted();
+    await new Promise<void>((resolve) => (releaseSlow = resolve));
+    return { done: true };
+  }
+
+  @Get('fast')
+  fast(): { done: true } {
+    return { done: true };
+  }
+}
+
+@Module({
+  controllers: [SlowController],
+  providers: [{ provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(pino({ level: 'silent' })) }],
+})
+class SlowModule {}
+
+/** A raw keep-alive connection: what it received once the server closed it. */
+function rawConnection(port: number): { socket: ReturnType<typeof connect>; closed: Promise<string> } {
+  const socket = connect(port, '127.0.0.1');
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk) => chunks.push(chunk));
+  const closed = new Promise<string>((resolve, reject) => {
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+  return { socket, closed };
+}
+
+describe('a graceful close (the shutdown on SIGTERM)', () => {
+  it('finishes the request in flight, answers one that arrives meanwhile 503 as a problem, refuses new connections and does not wait for keep-alive', async () => {
+    const closing = await createEdgeApp(SlowModule, { bodyLimitBytes: 1024 });
+    await closing.listen(0, '127.0.0.1');
+    const closingPort = Number(new URL(await closing.getUrl()).port);
+    const started = new Promise<void>((resolve) => (slowStarted = resolve));
+    const inFlight = rawConnection(closingPort);
+    inFlight.socket.write('GET /v1/slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    // A client half-way through sending its request when the close begins.
+    const late = rawConnection(closingPort);
+    late.socket.write('GET /v1/fast HTTP/1.1\r\nHost: x\r\n');
+    await started;
+    const began = Date.now();
+    const closed = closing.close();
+    // No new connection once closing started.
+    await expect(fetch(`http://127.0.0.1:${closingPort}/v1/fast`)).rejects.toThrow();
+    late.socket.write('\r\n');
+    const refused = await late.closed;
+    expect(parseRaw(refused)).toMatchObject({
+      status: 503,
+      contentType: expect.stringMatching(/^application\/problem\+json/) as unknown,
+      body: { code: 'SERVICE.UNAVAILABLE', status: 503 },
+    });
+    expect(refused).toMatch(/retry-after: 5/i);
+    expect(refused).toMatch(/connection: close/i);
+    releaseSlow();
+    const finished = await inFlight.closed;
+    expect(finished).toMatch(/^HTTP\/1\.1 200/);
+    expect(finished).toContain('{"done":true}');
+    expect(finished).toMatch(/connection: close/i);
+    await closed;
+    // Well under the client's keep-alive time-out (72 s).
+    expect(Date.now() - began).toBeLessThan(3_000);
+  });
+});
