@@ -18,6 +18,7 @@ interface ComposeService {
   command?: string[];
   environment?: Record<string, string | number>;
   depends_on?: Record<string, unknown>;
+  stop_grace_period?: string;
 }
 
 const compose = parse(readFileSync(new URL('../docker-compose.yml', import.meta.url), 'utf8'), { merge: true }) as {
@@ -98,6 +99,27 @@ describe('docker-compose.yml', () => {
           ? ['dispatcher', 'ingestion', 'kafka', 'postgres']
           : ['kafka', 'postgres', 'schema-registry', ...(app === 'ledger-projector' ? ['kurrentdb'] : [])];
       expect(Object.keys(service.depends_on ?? {}).sort()).toEqual(infrastructure.sort());
+    }
+  });
+
+  it('gives every app more time to stop than its graceful shutdown may take (SHUTDOWN_TIMEOUT_MS)', () => {
+    const bounds: Record<string, number> = {
+      ingestion: loadWithProviderEnv('ingestion', loadIngestionConfig, {
+        ...interpolate(compose.services.ingestion!.environment),
+        SETTLE_API_KEY_SHA256: 'ab'.repeat(32),
+      }).shutdownTimeoutMs,
+      verifier: loadWithProviderEnv('verifier', loadVerifierConfig, interpolate(compose.services.verifier!.environment)).shutdownTimeoutMs,
+      'ledger-projector': loadProjectorConfig(interpolate(compose.services['ledger-projector']!.environment)).shutdownTimeoutMs,
+      sweeper: loadSweeperConfig(interpolate(compose.services.sweeper!.environment)).shutdownTimeoutMs,
+      dispatcher: loadDispatcherConfig(interpolate(compose.services.dispatcher!.environment)).shutdownTimeoutMs,
+      console: loadConsoleConfig(interpolate(compose.services.console!.environment)).shutdownTimeoutMs,
+      'provider-sandbox': loadSandboxConfig(interpolate(compose.services['provider-sandbox']!.environment)).shutdownTimeoutMs,
+    };
+    for (const [app, bound] of Object.entries(bounds)) {
+      // Docker sends SIGKILL after stop_grace_period (10 s unless set).
+      const grace = /^(\d+)s$/.exec(compose.services[app]!.stop_grace_period ?? '10s');
+      expect(grace, `${app}: stop_grace_period in seconds`).not.toBeNull();
+      expect(Number(grace![1]) * 1_000, app).toBeGreaterThan(bound);
     }
   });
 

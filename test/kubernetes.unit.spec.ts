@@ -62,7 +62,7 @@ type DeploymentData = {
   spec: {
     replicas: number;
     selector: { matchLabels: Record<string, string> };
-    template: { metadata: { labels: Record<string, string> }; spec: { containers: IContainer[] } };
+    template: { metadata: { labels: Record<string, string> }; spec: { containers: IContainer[]; terminationGracePeriodSeconds?: number } };
   };
 };
 const deployments = of<DeploymentData>('Deployment');
@@ -196,6 +196,23 @@ describe('deploy/kubernetes', () => {
     );
     expect(new Set(vaults).size).toBe(3);
     expect(vaults.every(Boolean)).toBe(true);
+  });
+
+  it('gives every app more time to stop than its graceful shutdown may take (SHUTDOWN_TIMEOUT_MS)', () => {
+    const bounds: Record<App, number> = {
+      ingestion: loadWithProviderEnv('ingestion', loadIngestionConfig, podEnv('ingestion')).shutdownTimeoutMs,
+      verifier: loadWithProviderEnv('verifier', loadVerifierConfig, podEnv('verifier')).shutdownTimeoutMs,
+      'ledger-projector': loadProjectorConfig(podEnv('ledger-projector')).shutdownTimeoutMs,
+      sweeper: loadSweeperConfig(podEnv('sweeper')).shutdownTimeoutMs,
+      dispatcher: loadDispatcherConfig(podEnv('dispatcher')).shutdownTimeoutMs,
+      console: loadConsoleConfig(podEnv('console')).shutdownTimeoutMs,
+      'provider-sandbox': loadSandboxConfig(podEnv('provider-sandbox')).shutdownTimeoutMs,
+    };
+    for (const app of APPS) {
+      // Kubernetes' SIGKILL follows SIGTERM after the grace period (default 30 s): past the app's own bound.
+      const grace = (deployment(app).spec.template.spec.terminationGracePeriodSeconds ?? 30) * 1_000;
+      expect(grace, app).toBeGreaterThan(bounds[app]);
+    }
   });
 
   it('holds no secret value: secrets come from Secrets the operator creates', () => {

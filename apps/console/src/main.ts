@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { fileURLToPath } from 'node:url';
 import { loadConsoleConfig } from '@settle/config';
 import { PostgresLedger } from '@settle/ledger';
-import { createLogger, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain } from '@settle/platform';
+import { createLogger, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain, stopInOrder } from '@settle/platform';
 import { LedgerAuditTrail } from './audit/ledger-audit-trail.js';
 import { PostgresAuditLog } from './audit/postgres-audit-log.js';
 import { AuthService } from './auth/auth.service.js';
@@ -36,6 +36,10 @@ const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
  * web app over HTTP, and the background verification of the ledger's hash chains (every
  * `CONSOLE_LEDGER_VERIFY_INTERVAL_MS`, a PostgreSQL ledger only). Kafka (`KAFKA_BROKERS`) is
  * optional: only the overview reads it. Configuration errors stop the boot with the list of bad variables.
+ *
+ * On SIGTERM or SIGINT it stops in order, within `SHUTDOWN_TIMEOUT_MS`: the HTTP server (requests
+ * in flight finish), the session purge and the ledger verification (a pass in hand finishes),
+ * the Kafka admin client, the pool.
  */
 async function main(): Promise<void> {
   const config = loadConsoleConfig();
@@ -80,13 +84,22 @@ async function main(): Promise<void> {
   auditor?.start(config.ledger.verifyIntervalMs);
   markReady(config.readyFile, logger);
 
-  onShutdown(logger, async () => {
-    clearInterval(purge);
-    await auditor?.stop();
-    await app.close();
-    await kafka.close();
-    await pool.end();
-  });
+  onShutdown(
+    logger,
+    (progress) =>
+      stopInOrder(
+        [
+          { name: 'http server', stop: () => app.close() },
+          { name: 'session purge', stop: () => clearInterval(purge) },
+          { name: 'ledger verification', stop: () => auditor?.stop() },
+          { name: 'kafka admin', stop: () => kafka.close() },
+          { name: 'database pool', stop: () => pool.end() },
+        ],
+        logger,
+        progress,
+      ),
+    { timeoutMs: config.shutdownTimeoutMs },
+  );
 }
 
 runMain(main);

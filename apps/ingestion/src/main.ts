@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadIngestionConfig } from '@settle/config';
 import { connectMessaging, Outbox, OutboxRelay } from '@settle/messaging';
-import { createLogger, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain } from '@settle/platform';
+import { createLogger, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain, stopInOrder } from '@settle/platform';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { loadWithProviderEnv, webhookAuthenticators } from '@settle/providers';
 import { createIngestionApp } from './ingestion-app.js';
@@ -11,6 +11,11 @@ import { INGESTION_MIGRATIONS } from './persistence/schema.js';
 /**
  * Boots the ingestion app: applies its schemas' migrations, registers schemas, starts the outbox relay,
  * then serves HTTP. Configuration errors stop the boot with the list of bad variables.
+ *
+ * On SIGTERM or SIGINT it stops in order, within `SHUTDOWN_TIMEOUT_MS`: the HTTP server (no new
+ * connection; requests in flight finish, later ones on open connections answer 503
+ * `SERVICE.UNAVAILABLE`), the webhook secrets' refresh, the relay (publishing what the outbox
+ * still holds), the producer, the pool.
  */
 async function main(): Promise<void> {
   // The app's variables and every provider's webhook variables (the registry's), checked together.
@@ -49,13 +54,22 @@ async function main(): Promise<void> {
   logger.info({ url: await app.getUrl() }, 'ingestion listening');
   markReady(config.readyFile, logger);
 
-  onShutdown(logger, async () => {
-    webhookSecrets.stop();
-    await app.close();
-    await relay.stop();
-    await producer.disconnect();
-    await pool.end();
-  });
+  onShutdown(
+    logger,
+    (progress) =>
+      stopInOrder(
+        [
+          { name: 'http server', stop: () => app.close() },
+          { name: 'webhook secrets refresh', stop: () => webhookSecrets.stop() },
+          { name: 'outbox relay ingestion', stop: () => relay.stop() },
+          { name: 'producer', stop: () => producer.disconnect() },
+          { name: 'database pool', stop: () => pool.end() },
+        ],
+        logger,
+        progress,
+      ),
+    { timeoutMs: config.shutdownTimeoutMs },
+  );
 }
 
 runMain(main);

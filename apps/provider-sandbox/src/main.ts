@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     'provider sandbox listening',
   );
   markReady(config.readyFile, logger);
-  onShutdown(logger, () => sandbox.close());
+  onShutdown(logger, () => sandbox.close(), { timeoutMs: config.shutdownTimeoutMs });
 }
 
 runMain(main);

@@ -234,6 +234,8 @@ export function loadSandboxConfig(env: NodeJS.ProcessEnv = process.env) {
     timeoutHoldMs: e.SANDBOX_TIMEOUT_HOLD_MS,
     webhookRetries: e.SANDBOX_WEBHOOK_RETRIES,
     readyFile: e.SETTLE_READY_FILE,
+    /** Longest a graceful shutdown may take, milliseconds. */
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   };
 }
 export type SandboxConfig = ReturnType<typeof loadSandboxConfig>;
@@ -266,6 +268,8 @@ export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env) {
     env: e.SETTLE_ENV,
     logLevel: e.LOG_LEVEL,
     readyFile: e.SETTLE_READY_FILE,
+    /** Longest a graceful shutdown may take, milliseconds. */
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
     http: { host: e.CONSOLE_HOST, port: e.CONSOLE_PORT },
     session: {

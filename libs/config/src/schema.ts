@@ -47,6 +47,17 @@ const host = (app: string) =>
     .default('127.0.0.1')
     .meta({ description: `Address the ${app} HTTP server listens on.` });
 const port = (app: string, fallback: number) => int(fallback, 0).meta({ description: `TCP port of the ${app} HTTP server (0: any free port).` });
+/**
+ * The bound on a graceful shutdown (docs/operations.md, "Graceful shutdown"): 30 s by default,
+ * half of the Kubernetes manifests' `terminationGracePeriodSeconds` (60), so the orchestrator's
+ * SIGKILL never cuts a shutdown that is still within its bound.
+ */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
+const shutdownTimeout = () =>
+  int(DEFAULT_SHUTDOWN_TIMEOUT_MS, 1_000).meta({
+    description:
+      "Longest a graceful shutdown (SIGTERM or SIGINT) may take, milliseconds: the app stops taking work, finishes or hands back what it holds, flushes its outbox and closes its connections, then exits 0; past this bound it logs what was still running and exits 1. Keep it below the orchestrator's grace period (Kubernetes terminationGracePeriodSeconds, compose stop_grace_period).",
+  });
 
 /** Settings every app shares: where Kafka, the schema registry and PostgreSQL are. */
 export const sharedEnv = z.object({
@@ -61,6 +72,7 @@ export const sharedEnv = z.object({
     .default('settle')
     .meta({ description: 'Prefix of every topic name, so several stacks can share a broker.' }),
   SETTLE_READY_FILE: readyFile(),
+  SHUTDOWN_TIMEOUT_MS: shutdownTimeout(),
   METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(0).meta({
     description:
       "Port of the worker apps' Prometheus endpoint (`GET /metrics` on 0.0.0.0); 0 or unset serves none. Ingestion serves its metrics on its own port.",
@@ -75,6 +87,8 @@ export interface SharedConfig {
   schemaRegistry: { url: string };
   database: { url: string };
   readyFile: string | undefined;
+  /** Longest a graceful shutdown may take, milliseconds (`SHUTDOWN_TIMEOUT_MS`). */
+  shutdownTimeoutMs: number;
   /** Prometheus endpoint port of a worker app, `null` for none. */
   metricsPort: number | null;
 }
@@ -92,6 +106,7 @@ export function toShared(e: z.infer<typeof sharedEnv>): SharedConfig {
     schemaRegistry: { url: e.SCHEMA_REGISTRY_URL },
     database: { url: e.DATABASE_URL },
     readyFile: e.SETTLE_READY_FILE,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     metricsPort: e.METRICS_PORT === 0 ? null : e.METRICS_PORT,
   };
 }
@@ -383,6 +398,7 @@ export const sandboxEnv = z
         'Retries of a webhook answered 5xx or not answered at all, after the first attempt, with exponential backoff from 0.5 s up to 5 s between attempts (real providers retry for days).',
     }),
     SETTLE_READY_FILE: readyFile(),
+    SHUTDOWN_TIMEOUT_MS: shutdownTimeout(),
 
     STRIPE_SECRET_KEY: optionalSecret('STRIPE_SECRET_KEY', { test: (v) => /^sk_\S+$/.test(v), hint: 'start with sk_' }).meta({
       description: 'Stripe secret key expected as `Authorization: Bearer sk_...`.',
@@ -469,6 +485,7 @@ export const consoleEnv = consoleCliEnv
   .extend({
     SETTLE_ENV: settleEnv(),
     SETTLE_READY_FILE: readyFile(),
+    SHUTDOWN_TIMEOUT_MS: shutdownTimeout(),
     DATABASE_POOL_SIZE: int(5, 1).meta({ description: "Most connections the console's PostgreSQL pool opens at once." }),
     CONSOLE_HOST: host('console'),
     CONSOLE_PORT: port('console', 3400),

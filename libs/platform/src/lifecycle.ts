@@ -7,22 +7,125 @@ export function markReady(readyFile: string | undefined, logger: Logger): void {
   if (readyFile) writeFileSync(readyFile, `${process.pid}\n`);
 }
 
+/** One step of an app's shutdown. */
+export interface StopStep {
+  /** What stops, for the log lines (for example `consumer loops`, `outbox relay ingestion`). */
+  name: string;
+  stop(): Promise<void> | void;
+}
+
+/** Where a shutdown in progress stands: the step running now, for the log line when it overruns its bound. */
+export interface ShutdownProgress {
+  /** The step being stopped, `null` before the first or after the last. */
+  step: string | null;
+}
+
 /**
- * Runs `stop` once on SIGINT or SIGTERM, then exits. A second signal exits at once.
+ * Runs the steps one after the other, in the order given, each once the previous one settled,
+ * noting the running step in `progress`. A step that fails is logged and the next one still
+ * runs, so an HTTP server that fails to close never leaves the producer connected or the pool
+ * open.
+ *
+ * @throws the first step's error, once every step ran.
  */
-export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
+export async function stopInOrder(steps: readonly StopStep[], logger: Logger, progress: ShutdownProgress = { step: null }): Promise<void> {
+  let first: { error: unknown } | null = null;
+  for (const step of steps) {
+    progress.step = step.name;
+    try {
+      await step.stop();
+    } catch (error) {
+      logger.error({ err: error, step: step.name }, 'shutdown step failed; continuing with the next');
+      first ??= { error };
+    }
+  }
+  progress.step = null;
+  if (first) throw first.error;
+}
+
+/** How a bounded stop ended ({@link stopWithin}). */
+export type StopOutcome =
+  { kind: 'stopped'; durationMs: number } | { kind: 'failed'; durationMs: number; error: unknown } | { kind: 'timed-out'; timeoutMs: number };
+
+/**
+ * Runs `stop` and waits for it at most `timeoutMs` milliseconds. A stop that overruns is not
+ * cancelled (nothing can cancel a promise); the caller decides what to do, normally exit.
+ *
+ * @returns `stopped` or `failed` (with its error) and how long it took, milliseconds; or
+ *   `timed-out` when it had not settled within `timeoutMs`. Never rejects.
+ */
+export async function stopWithin(stop: () => Promise<void>, timeoutMs: number): Promise<StopOutcome> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const overrun = new Promise<StopOutcome>((resolve) => {
+    timer = setTimeout(() => resolve({ kind: 'timed-out', timeoutMs }), timeoutMs);
+  });
+  const ran = stop().then(
+    (): StopOutcome => ({ kind: 'stopped', durationMs: Math.round(performance.now() - started) }),
+    (error: unknown): StopOutcome => ({ kind: 'failed', durationMs: Math.round(performance.now() - started), error }),
+  );
+  try {
+    return await Promise.race([ran, overrun]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Options of {@link onShutdown}. */
+export interface ShutdownOptions {
+  /** Longest the stop may take, milliseconds (`SHUTDOWN_TIMEOUT_MS`); past it the process exits with status 1. */
+  timeoutMs: number;
+  /** Ends the process; `process.exit` unless a test gives its own. */
+  exit?: (code: number) => void;
+}
+
+/**
+ * The graceful shutdown of an app (docs/operations.md, "Graceful shutdown"), as a signal
+ * handler: the first call runs `stop` once (it gets a {@link ShutdownProgress} to note its
+ * steps in) and exits with status 0 once it finished, logging how long it took. It exits with
+ * status 1 when a step failed (logged), or when the stop has not finished within `timeoutMs`
+ * milliseconds: then the log line names the step still running (`step`) and the bound. A second
+ * call exits with status 1 at once. {@link onShutdown} installs it for SIGTERM and SIGINT.
+ */
+export function shutdownHandler(logger: Logger, stop: (progress: ShutdownProgress) => Promise<void>, options: ShutdownOptions): (signal: string) => void {
+  const exit = options.exit ?? ((code: number) => process.exit(code));
   let stopping = false;
   const handler = (signal: string) => {
-    if (stopping) process.exit(1);
+    if (stopping) {
+      logger.warn({ signal }, 'second signal during the shutdown; exiting at once');
+      exit(1);
+      return;
+    }
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    stop()
-      .then(() => process.exit(0))
-      .catch((error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      });
+    logger.info({ signal, timeoutMs: options.timeoutMs }, 'shutting down');
+    const progress: ShutdownProgress = { step: null };
+    void stopWithin(() => stop(progress), options.timeoutMs).then((outcome) => {
+      switch (outcome.kind) {
+        case 'stopped':
+          logger.info({ durationMs: outcome.durationMs }, 'shut down');
+          exit(0);
+          return;
+        case 'failed':
+          logger.error({ err: outcome.error, durationMs: outcome.durationMs }, 'shutdown failed');
+          exit(1);
+          return;
+        case 'timed-out':
+          logger.error({ timeoutMs: outcome.timeoutMs, step: progress.step }, 'shutdown did not finish within SHUTDOWN_TIMEOUT_MS; exiting with status 1');
+          exit(1);
+          return;
+        default: {
+          const never: never = outcome;
+          throw new Error(`unknown stop outcome ${JSON.stringify(never)}`);
+        }
+      }
+    });
   };
+  return handler;
+}
+
+/** Installs {@link shutdownHandler} for SIGTERM and SIGINT. */
+export function onShutdown(logger: Logger, stop: (progress: ShutdownProgress) => Promise<void>, options: ShutdownOptions): void {
+  const handler = shutdownHandler(logger, stop, options);
   process.on('SIGINT', () => handler('SIGINT'));
   process.on('SIGTERM', () => handler('SIGTERM'));
 }

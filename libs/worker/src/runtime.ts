@@ -1,7 +1,7 @@
 import type { WorkerConfig } from '@settle/config';
 import { connectMessaging, Outbox, OutboxRelay, startConsumerLoop, type ConsumerLoop } from '@settle/messaging';
 import { createLogger, createPool, guardProcess, markReady, migrateSchemas, onShutdown, runMain, startMetricsServer } from '@settle/platform';
-import { stopInOrder, type StopStep } from './shutdown.js';
+import { stopInOrder, type ShutdownProgress, type StopStep } from './shutdown.js';
 import type { WorkerContext, WorkerDefinition, WorkerOutbox } from './worker.definition.js';
 
 /** A worker that booted: its connections, and the way to stop it. */
@@ -12,13 +12,16 @@ export interface RunningWorker<C extends WorkerConfig, O extends string> {
   /** Port of the metrics endpoint, `null` when none is served. */
   metricsPort: number | null;
   /**
-   * Stops the worker in order: the consumer loops (each lets its message in hand finish and
-   * commits), the worker's own `stop` hook, the relays (each lets its pass in hand finish),
-   * the metrics endpoint, the producer, the pool.
+   * Stops the worker in order: the consumer loops (each stops fetching, lets the batch in hand
+   * finish and commits its offsets, or hands it back unresolved, then leaves its group), the
+   * worker's own `stop` hook, the relays (each lets its pass in hand finish, then publishes what
+   * its outbox still holds), the metrics endpoint, the producer, the pool. Unbounded: the
+   * process's shutdown bounds it (`SHUTDOWN_TIMEOUT_MS`, `runWorker`).
    *
+   * @param progress - where the running step is noted (for the log line of an overrun).
    * @throws the first failed step's error, once every step ran.
    */
-  stop(): Promise<void>;
+  stop(progress?: ShutdownProgress): Promise<void>;
 }
 
 /** Options of {@link startWorker}. */
@@ -115,7 +118,7 @@ export async function startWorker<C extends WorkerConfig, O extends string>(
     }
     await parts.start?.();
     markReady(config.readyFile, logger);
-    return { context, loops, metricsPort: metricsServer?.port ?? null, stop: () => stopInOrder(steps(), logger) };
+    return { context, loops, metricsPort: metricsServer?.port ?? null, stop: (progress) => stopInOrder(steps(), logger, progress) };
   } catch (error) {
     await stopInOrder(steps(), logger).catch(() => undefined);
     throw error;
@@ -130,12 +133,13 @@ async function settleAll(promises: readonly Promise<void>[]): Promise<void> {
 
 /**
  * Runs a worker as the process's app: boots it with {@link startWorker} (a failed boot prints
- * its message and exits with status 1) and stops it in order on SIGTERM or SIGINT, then
- * exits (a second signal exits at once).
+ * its message and exits with status 1) and stops it in order on SIGTERM or SIGINT, then exits
+ * with status 0; with status 1 when a step failed or the stop overran `SHUTDOWN_TIMEOUT_MS`
+ * (`onShutdown` in `@settle/platform`; a second signal exits at once).
  */
 export function runWorker<C extends WorkerConfig, O extends string>(definition: WorkerDefinition<C, O>): void {
   runMain(async () => {
     const worker = await startWorker(definition, { guardProcess: true });
-    onShutdown(worker.context.logger, () => worker.stop());
+    onShutdown(worker.context.logger, (progress) => worker.stop(progress), { timeoutMs: worker.context.config.shutdownTimeoutMs });
   });
 }

@@ -74,6 +74,7 @@ beforeAll(async () => {
     schemaRegistry: { url: infra.registryUrl },
     database: { url: database.url, poolSize: 3 },
     readyFile: join(dir, 'ready'),
+    shutdownTimeoutMs: 10_000,
     metricsPort: await freePort(),
     worker: { partitionsConcurrency: 2, fetch: { minBytes: 1, maxWaitTimeMs: 5_000 } },
   };

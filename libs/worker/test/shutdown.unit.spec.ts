@@ -14,8 +14,18 @@ describe('stopInOrder', () => {
         order.push(name);
       },
     });
-    await stopInOrder([step('consumers', 20), step('hook', 0), step('relays', 10), step('metrics', 0), step('producer', 5), step('pool', 0)], logger);
+    const progress = { step: null as string | null };
+    const seen: Array<string | null> = [];
+    const noting = (name: string, ms: number) => ({ name, stop: async () => (seen.push(progress.step), step(name, ms).stop()) });
+    await stopInOrder(
+      [noting('consumers', 20), noting('hook', 0), noting('relays', 10), noting('metrics', 0), noting('producer', 5), noting('pool', 0)],
+      logger,
+      progress,
+    );
     expect(order).toEqual(['consumers', 'hook', 'relays', 'metrics', 'producer', 'pool']);
+    // The running step is noted for the log line of a shutdown that overruns its bound.
+    expect(seen).toEqual(order);
+    expect(progress.step).toBeNull();
   });
 
   it('still runs the later steps when one fails, then throws the first failure', async () => {
