@@ -27,6 +27,8 @@ export interface ChaosBed {
   inactivityMs: number;
   /** Every worker's consumer-group session time-out, milliseconds. */
   sessionTimeoutMs: number;
+  /** Every app's bound on its graceful shutdown (`SHUTDOWN_TIMEOUT_MS`), milliseconds. */
+  shutdownTimeoutMs: number;
   close(): Promise<void>;
 }
 
@@ -44,14 +46,17 @@ export interface ChaosBedOptions {
  * the example customer backend through an HTTP front. Timings are scaled down: the sweeper's
  * window (3 s), every worker's consumer-group session time-out (6 s), the verifier's circuit
  * breaker probing again 5 s after it opened, the dispatcher's retry schedule (0.5, 1, 2, 4 and
- * 8 s: a delivery is given up after about 15 s of failures).
+ * 8 s: a delivery is given up after about 15 s of failures), every app's graceful shutdown
+ * bounded by 10 s.
  *
  * @throws Error when any piece does not start (what started is stopped again).
  */
 export async function startChaosBed(options: ChaosBedOptions = {}): Promise<ChaosBed> {
   const inactivityMs = options.inactivityMs ?? 3_000;
   const sessionTimeoutMs = 6_000;
-  const session = { WORKER_SESSION_TIMEOUT_MS: String(sessionTimeoutMs) };
+  const shutdownTimeoutMs = 10_000;
+  const shutdown = { SHUTDOWN_TIMEOUT_MS: String(shutdownTimeoutMs) };
+  const session = { ...shutdown, WORKER_SESSION_TIMEOUT_MS: String(sessionTimeoutMs) };
   const cleanups: Array<() => Promise<void>> = [];
   const close = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
@@ -81,7 +86,8 @@ export async function startChaosBed(options: ChaosBedOptions = {}): Promise<Chao
       customerBackend: { env: { RETRY_INITIAL_DELAY_MS: '200' } },
       env: {
         // A real provider retries a webhook it could not deliver for hours: ten retries (backoff up to 5 s) outlast an app restart.
-        'provider-sandbox': { SANDBOX_PORT: String(sandboxPort), SANDBOX_WEBHOOK_RETRIES: '10' },
+        'provider-sandbox': { ...shutdown, SANDBOX_PORT: String(sandboxPort), SANDBOX_WEBHOOK_RETRIES: '10' },
+        ingestion: shutdown,
         verifier: {
           ...session,
           // A circuit opened by a provider outage probes again after 5 s instead of 30 s (docs/reliability.md).
@@ -92,7 +98,7 @@ export async function startChaosBed(options: ChaosBedOptions = {}): Promise<Chao
           MPESA_BASE_URL: providerUrl,
         },
         'ledger-projector': session,
-        sweeper: { SWEEPER_SESSION_TIMEOUT_MS: String(sessionTimeoutMs) },
+        sweeper: { ...shutdown, SWEEPER_SESSION_TIMEOUT_MS: String(sessionTimeoutMs) },
         dispatcher: { ...session, DISPATCHER_RETRY_SCHEDULE: '500ms,1s,2s,4s,8s', DISPATCHER_ATTEMPT_TIMEOUT_MS: '2000' },
       },
     });
@@ -118,6 +124,7 @@ export async function startChaosBed(options: ChaosBedOptions = {}): Promise<Chao
       customerFront,
       inactivityMs,
       sessionTimeoutMs,
+      shutdownTimeoutMs,
       close,
     };
   } catch (error) {

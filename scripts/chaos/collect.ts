@@ -81,6 +81,21 @@ async function grantIds(bed: ChaosBed, refs: readonly string[]): Promise<GrantFa
   return rows.map((r) => ({ eventId: r.event_id, userId: r.user_id, expiresAt: r.expires_at }));
 }
 
+/**
+ * When the first settlement (a `TransactionSettled` committed to the ledger) or delivery (an
+ * entitlement event delivered to the customer endpoint) happened at or after `since` (epoch
+ * milliseconds), or `null` when none did yet.
+ */
+export async function firstProgressSince(bed: ChaosBed, by: 'settlement' | 'delivery', since: number): Promise<Date | null> {
+  const first = await bed.stack.db.query<{ at: Date | null }>(
+    by === 'settlement'
+      ? `SELECT min(recorded_at) AS at FROM ledger.events WHERE event_type = 'TransactionSettled' AND recorded_at >= $1`
+      : `SELECT min(delivered_at) AS at FROM dispatcher.deliveries WHERE delivered_at >= $1`,
+    [new Date(since)],
+  );
+  return first.rows[0]!.at;
+}
+
 /** What {@link collectFacts} needs to know of the scenario beyond its checkouts. */
 export interface CollectContext {
   /** Webhooks the scenario posted itself and ingestion answered 200 (SHA-256 of the bodies). */
@@ -176,13 +191,7 @@ export async function collectFacts(bed: ChaosBed, all: readonly LoadedCheckout[]
   for (const name of secretsIn(customer.logs(), secrets)) secretsInLogs.push(`customer-backend: ${name}`);
 
   const recoveryBy = context.recoveryBy ?? 'settlement';
-  const first = await db.query<{ at: Date | null }>(
-    recoveryBy === 'settlement'
-      ? `SELECT min(recorded_at) AS at FROM ledger.events WHERE event_type = 'TransactionSettled' AND recorded_at >= $1`
-      : `SELECT min(delivered_at) AS at FROM dispatcher.deliveries WHERE delivered_at >= $1`,
-    [new Date(context.faultEndedAt)],
-  );
-  const firstAt = first.rows[0]!.at;
+  const firstAt = await firstProgressSince(bed, recoveryBy, context.faultEndedAt);
 
   return {
     checkouts: facts,

@@ -4,7 +4,8 @@ import type { Scenario } from '../demo/scenarios.js';
 import type { StackApp } from '../harness/stack.js';
 import type { ChaosBed } from './bed.js';
 import type { FrontMode } from './customer-front.js';
-import type { Expectations } from './invariants.js';
+import { firstProgressSince } from './collect.js';
+import type { Expectations, InvariantResult } from './invariants.js';
 import { paystackWebhookBody, postPaystackWebhook, type Load, type PostedWebhook } from './load.js';
 
 /** What a fault sees while it runs. */
@@ -17,6 +18,8 @@ export interface FaultContext {
   log: (line: string) => void;
   /** Records a webhook the fault posted itself (those answered 200 must never be lost). */
   posted: (webhook: PostedWebhook) => void;
+  /** Adds a row the fault checked itself to the scenario's invariant table; a failed one fails the scenario. */
+  check: (result: InvariantResult) => void;
 }
 
 /** One chaos scenario's fault. */
@@ -35,6 +38,11 @@ export interface Fault {
   recoveryBy?: 'settlement' | 'delivery';
   /** Puts the bed back as it was, after the invariants were checked. */
   after?(bed: ChaosBed): Promise<void>;
+  /**
+   * The load runs until the fault has ended instead of for the scenario's count (at most 20
+   * times it), at this rate (default the run's): a fault with several steps meets load at each.
+   */
+  sustainLoad?: { ratePerSecond?: number };
   /** Alters the sandbox behaviour of some checkouts (a provider storm). */
   behaviourOf?: (index: number, outcome: Scenario, count: number) => SandboxBehaviour;
   expect?: Expectations;
@@ -61,6 +69,84 @@ function killAndRestart(app: StackApp): Fault {
     },
   };
 }
+
+/** How long a recovery may take after an app's restart, milliseconds (the recovery invariant's target). */
+const RESUME_TARGET_MS = 10_000;
+
+/** Polls until an instance's process has exited, at most `timeoutMs`; its exit, or `null` when it still runs. */
+async function exitWithin(bed: ChaosBed, instance: string, timeoutMs: number): Promise<{ code: number | null; signal: NodeJS.Signals | null } | null> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const exit = bed.stack.control.exit(instance);
+    if (exit || Date.now() > deadline) return exit;
+    await sleep(50);
+  }
+}
+
+/** Polls until a settlement (or delivery) happens at or after `since`; how long after it, milliseconds, or `null` past `timeoutMs`. */
+async function progressWithin(bed: ChaosBed, by: 'settlement' | 'delivery', since: number, timeoutMs: number): Promise<number | null> {
+  const deadline = since + timeoutMs;
+  for (;;) {
+    const at = await firstProgressSince(bed, by, since).catch(() => null);
+    if (at) return at.getTime() - since;
+    if (Date.now() > deadline) return null;
+    await sleep(200);
+  }
+}
+
+/** The apps `sigterm-each` stops in turn, in pipeline order (the sandbox stands for the provider, outside Settle). */
+const GRACEFUL_ORDER: readonly StackApp[] = ['ingestion', 'verifier', 'ledger-projector', 'sweeper', 'dispatcher'];
+
+/**
+ * SIGTERM of each app in turn under a sustained load: each must exit by itself, with status 0,
+ * within its shutdown bound (`SHUTDOWN_TIMEOUT_MS`, with 2 s for the process to end); one that
+ * does not is SIGKILLed and the scenario fails. Each is restarted at once, and the next app is
+ * stopped only once work resumed: a settlement (for the dispatcher, a delivery) committed within
+ * 10 s of the restarted app being ready (its boot time is reported beside).
+ */
+const sigtermEach: Fault = {
+  id: 'sigterm-each',
+  injected:
+    'SIGTERM of ingestion, verifier, ledger-projector, sweeper and dispatcher in turn under load; each exits 0 within its bound, is restarted, work resumes',
+  mixable: false,
+  sustainLoad: {},
+  async inject(bed, { check, log }) {
+    const exits: string[] = [];
+    const resumed: string[] = [];
+    let exitsOk = true;
+    let resumedOk = true;
+    let restartedAt = Date.now();
+    for (const app of GRACEFUL_ORDER) {
+      const sent = Date.now();
+      bed.stack.control.signal(app, 'SIGTERM');
+      const exit = await exitWithin(bed, app, bed.shutdownTimeoutMs + 2_000);
+      const tookS = ((Date.now() - sent) / 1000).toFixed(1);
+      if (!exit) {
+        exitsOk = false;
+        exits.push(`${app} still running after ${tookS} s (SIGKILLed)`);
+        await bed.stack.control.kill(app, 'SIGKILL');
+      } else if (exit.code !== 0) {
+        exitsOk = false;
+        exits.push(`${app} ended ${exit.code === null ? `by ${exit.signal}` : `with status ${exit.code}`} after ${tookS} s`);
+      } else {
+        exits.push(`${app} 0 in ${tookS} s`);
+      }
+      restartedAt = Date.now();
+      await bed.stack.control.restart(app);
+      // Its boot is the machine's to take (reported); work must then resume within the target.
+      const readyAt = Date.now();
+      const by = app === 'dispatcher' ? 'delivery' : 'settlement';
+      const after = await progressWithin(bed, by, readyAt, RESUME_TARGET_MS);
+      if (after === null) resumedOk = false;
+      const boot = `ready ${((readyAt - restartedAt) / 1000).toFixed(1)} s`;
+      resumed.push(`${app} ${boot}, ${after === null ? `no ${by} within ${RESUME_TARGET_MS / 1000} s` : `${by} ${(after / 1000).toFixed(1)} s later`}`);
+      log(`${app}: SIGTERM -> ${exits.at(-1)}; restarted, ${resumed.at(-1)}`);
+    }
+    check({ name: `each app exited 0 on SIGTERM within ${bed.shutdownTimeoutMs / 1000} s`, ok: exitsOk, detail: exits.join('; ') });
+    check({ name: `work resumed within ${RESUME_TARGET_MS / 1000} s of each restart`, ok: resumedOk, detail: resumed.join('; ') });
+    return restartedAt;
+  },
+};
 
 /** Extra instances a fault added, to remove after it. */
 const added: string[] = [];
@@ -243,6 +329,7 @@ export const FAULTS: readonly Fault[] = [
   killAndRestart('ledger-projector'),
   killAndRestart('sweeper'),
   killAndRestart('dispatcher'),
+  sigtermEach,
   rebalance,
   brokerKill,
   registryRestart,

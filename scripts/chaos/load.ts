@@ -21,10 +21,12 @@ export interface LoadedCheckout {
 /** A running load: its checkouts (filled as they start) and the moment it is done. */
 export interface Load {
   checkouts: LoadedCheckout[];
-  /** Checkouts it will start in all. */
+  /** Checkouts it will start in all (at most, when it is stopped earlier). */
   total: number;
   /** Checkouts started so far. */
   started(): number;
+  /** Starts no more checkouts; those started finish their flows (`done`). */
+  stop(): void;
   /** Resolves once every checkout's flow ended (accepted or given up). */
   done: Promise<void>;
 }
@@ -99,11 +101,13 @@ export function startLoad(
       c.error = error instanceof Error ? error.message : String(error);
     }
   };
+  let stopped = false;
   const done = (async () => {
     const start = Date.now();
-    for (let i = 0; i < options.count; i++) {
+    for (let i = 0; i < options.count && !stopped; i++) {
       const wait = start + i * spacing - Date.now();
       if (wait > 0) await sleep(wait);
+      if (stopped) break;
       const outcome = outcomes[i % outcomes.length]!;
       const c: LoadedCheckout = {
         reference: `ref_${run}_${String(i).padStart(5, '0')}`,
@@ -119,7 +123,7 @@ export function startLoad(
     }
     await Promise.all(flows);
   })();
-  return { checkouts, total: options.count, started: () => checkouts.length, done };
+  return { checkouts, total: options.count, started: () => checkouts.length, stop: () => void (stopped = true), done };
 }
 
 /** A Paystack `charge.success` webhook body for a checkout, as the sandbox sends it (`variant` changes the provider's id). */

@@ -72,9 +72,11 @@ export async function runScenario(bed: ChaosBed, fault: Fault, options: RunOptio
   const posted = (w: PostedWebhook) => {
     if (w.status === 200) acknowledged.push(w.sha256);
   };
+  // A sustained load runs until the fault ended (bounded by 20 times the count), then stops.
+  const sustained = fault.sustainLoad;
   const load = startLoad(bed, {
-    count: options.count,
-    ratePerSecond: options.ratePerSecond,
+    count: sustained ? options.count * 20 : options.count,
+    ratePerSecond: sustained?.ratePerSecond ?? options.ratePerSecond,
     tag: fault.id.replace(/[^a-z0-9]/g, ''),
     ...(fault.behaviourOf ? { behaviourOf: (i, outcome) => fault.behaviourOf!(i, outcome, options.count) } : {}),
   });
@@ -83,7 +85,9 @@ export async function runScenario(bed: ChaosBed, fault: Fault, options: RunOptio
   const third = Math.ceil(options.count / 3);
   const waitDeadline = Date.now() + 120_000;
   while (load.started() < third && Date.now() < waitDeadline) await sleep(50);
-  const context = { load, long: options.long ?? false, posted, log: (line: string) => notes.push(line) };
+  /** Rows the fault checked itself (a failed one fails the scenario like any invariant). */
+  const faultResults: InvariantResult[] = [];
+  const context = { load, long: options.long ?? false, posted, log: (line: string) => notes.push(line), check: (r: InvariantResult) => faultResults.push(r) };
   let injections = 0;
   let faultEndedAt = Date.now();
   const repeats = options.long ? (options.repeats ?? 5) : 1;
@@ -94,6 +98,7 @@ export async function runScenario(bed: ChaosBed, fault: Fault, options: RunOptio
     faultEndedAt = typeof endedAt === 'number' ? endedAt : Date.now();
     if (options.long && !loadEnded && injections < repeats) await sleep(5_000);
   } while (options.long && !loadEnded && injections < repeats);
+  if (sustained) load.stop();
   await load.done;
   // A few fresh paid checkouts after the fault, so that recovery is measured on new work even
   // when the load finished during the fault.
@@ -124,7 +129,7 @@ export async function runScenario(bed: ChaosBed, fault: Fault, options: RunOptio
     faultEndedAt,
     ...(fault.recoveryBy ? { recoveryBy: fault.recoveryBy } : {}),
   });
-  const results = checkInvariants(facts, fault.expect);
+  const results = [...checkInvariants(facts, fault.expect), ...faultResults];
   await fault.after?.(bed);
   const notRegistered = checkouts.filter((c) => !c.registered);
   const errors = checkouts.flatMap((c) => (c.error ? [`${c.reference}: ${c.error}`] : []));

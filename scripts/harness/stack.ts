@@ -89,6 +89,8 @@ export interface StackControl {
   instances(app: StackApp): string[];
   /** Sends a signal (SIGSTOP, SIGCONT, SIGKILL, ...) to an instance and returns at once. */
   signal(instance: string, signal: NodeJS.Signals): void;
+  /** How an instance's current process ended (exit code or signal), `null` while it runs. */
+  exit(instance: string): { code: number | null; signal: NodeJS.Signals | null } | null;
   /** Sends `signal` (default SIGKILL) and resolves once the instance has exited. */
   kill(instance: string, signal?: NodeJS.Signals): Promise<void>;
   /**
@@ -462,6 +464,7 @@ function stackControl(
     },
     instances: (app) => [app, ...[...extra].filter(([, e]) => e.app === app).map(([name]) => name)],
     signal: (instance, signal) => find(instance).signal(signal),
+    exit: (instance) => find(instance).exit(),
     async kill(instance, signal = 'SIGKILL') {
       const process = find(instance);
       process.signal(signal);
