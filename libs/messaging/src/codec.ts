@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import avro, { type Resolver, type Schema, type Type } from 'avsc';
 import { SettleError, type ErrorKind } from '@settle/domain';
 import { EVENT_TYPES, findInvalidLiteral, type ContractMap, type EventType, type TypedEvent } from './contracts.js';
 import { HEADERS, headerText } from './headers.js';
+import { BACKWARD_OR_STRICTER, httpSubjectCompatibility, type CompatibilityLevel, type SubjectCompatibility } from './schema-evolution.js';
 import { topicFor, type Topics } from './topics.js';
 
 /** Namespace of the v1 Avro records. */
@@ -33,7 +35,8 @@ export class SchemaRegistryUnavailableError extends SettleError {
 }
 
 /**
- * A message could not be decoded (`MESSAGE.UNKNOWN_TYPE`, `MESSAGE.UNDECODABLE`, `MESSAGE.UNKNOWN_SCHEMA`): kind
+ * A message could not be decoded (`MESSAGE.UNKNOWN_TYPE`, `MESSAGE.UNDECODABLE`, `MESSAGE.UNKNOWN_SCHEMA`,
+ * `MESSAGE.INCOMPATIBLE_SCHEMA`): kind
  * `invalid`, a dead-letter case, never a retry.
  */
 export class DecodeError extends SettleError {
@@ -56,33 +59,61 @@ export class DecodeError extends SettleError {
  * Avro encoding through the schema registry (`@kafkajs/confluent-schema-registry`, Confluent
  * wire format: magic byte, 4-byte schema id, Avro body). Subjects follow the topic-record
  * strategy, `<topic>-<namespace>.<Record>`, so one topic carries several record types; every
- * subject is registered with BACKWARD compatibility.
+ * subject this codec registers is held to BACKWARD compatibility (or a stricter level an
+ * operator set), and every record is read through this build's own schema of its type, resolved
+ * from the writer's (docs/operations.md, "Schema evolution").
  */
 export class AvroCodec {
   private readonly ids = new Map<EventType, number>();
+  /** This build's schema of each type, parsed once: the reader's schema of every decode. */
+  private readonly readers = new Map<EventType, Type>();
+  /** Per `<type>:<writer schema id>`: the resolver from that writer's schema to the reader's, `null` when they are the same. */
+  private readonly resolvers = new Map<string, Resolver | null>();
 
+  /**
+   * @param subjects - reads and sets the subjects' compatibility level when registering; without
+   *   it (a codec that only decodes) `registerAll` leaves the levels as they are.
+   */
   constructor(
     private readonly registry: SchemaRegistry,
     private readonly topics: Topics,
+    private readonly subjects?: SubjectCompatibility,
   ) {}
 
-  /** Creates a codec for the registry at `url`. */
+  /** Creates a codec for the registry at `url` (its Confluent-compatible API). */
   static connect(url: string, topics: Topics): AvroCodec {
-    return new AvroCodec(new SchemaRegistry({ host: url, clientId: 'settle' }), topics);
+    return new AvroCodec(new SchemaRegistry({ host: url, clientId: 'settle' }), topics, httpSubjectCompatibility(url));
   }
 
   /**
-   * Registers (or finds) every schema this codec may encode. Idempotent: registering the
-   * same schema again answers the same id.
+   * Registers (or finds) every schema this codec may encode, each under its subject held to
+   * BACKWARD compatibility first: a subject with another level (none of its own, NONE, FORWARD)
+   * is set to BACKWARD before the schema is registered, so the registry refuses a schema that
+   * cannot read the subject's latest version; a stricter level (BACKWARD_TRANSITIVE, FULL,
+   * FULL_TRANSITIVE) is kept. Idempotent: registering the same schema again answers the same id.
    *
-   * @throws when the registry is unreachable or refuses a schema as incompatible.
+   * @throws when the registry is unreachable, or refuses a schema as incompatible (HTTP 409).
    */
   async registerAll(types: readonly EventType[] = EVENT_TYPES): Promise<void> {
     for (const type of types) {
       const subject = `${topicFor(this.topics, type)}-${NAMESPACE}.${type}`;
-      const { id } = await this.registry.register({ type: SchemaType.AVRO, schema: loadAvroSchema(type) }, { subject, compatibility: COMPATIBILITY.BACKWARD });
+      const compatibility = await this.holdBackward(subject);
+      const { id } = await this.registry.register(
+        { type: SchemaType.AVRO, schema: loadAvroSchema(type) },
+        // The level is already set: the client only checks it (its own setting comes after a first registration).
+        { subject, compatibility: compatibility as COMPATIBILITY, updateConfig: false },
+      );
       this.ids.set(type, id);
     }
+  }
+
+  /** Sets a subject's level to BACKWARD unless it is that or stricter; returns the level it has then. */
+  private async holdBackward(subject: string): Promise<CompatibilityLevel> {
+    if (!this.subjects) return 'BACKWARD';
+    const level = await this.subjects.get(subject);
+    if (level !== null && BACKWARD_OR_STRICTER.has(level)) return level;
+    await this.subjects.set(subject, 'BACKWARD');
+    return 'BACKWARD';
   }
 
   /**
@@ -113,12 +144,16 @@ export class AvroCodec {
   }
 
   /**
-   * Decodes a Kafka message value, using the `settle-event-type` header for the type. Avro
-   * checks the shape; the closed-list string fields (states, verdicts, triggers, providers:
+   * Decodes a Kafka message value, using the `settle-event-type` header for the type. The
+   * record is read with this build's schema of the type, resolved from the writer's schema (the
+   * id in its wire header): a record of an earlier version gets the defaults of the fields it
+   * lacks (a `null`, never `undefined`), one of a later version loses the fields this build does
+   * not know (Avro schema resolution). Avro checks the shape; the closed-list string fields (states, verdicts, triggers, providers:
    * `CONTRACT_LITERALS`) are checked here, so a value this build does not know is dead-lettered
    * instead of reaching a handler as a wrongly typed string.
    *
-   * @throws DecodeError `MESSAGE.UNKNOWN_TYPE`, `MESSAGE.UNDECODABLE`, `MESSAGE.UNKNOWN_SCHEMA` (the
+   * @throws DecodeError `MESSAGE.UNKNOWN_TYPE`, `MESSAGE.UNDECODABLE`, `MESSAGE.INCOMPATIBLE_SCHEMA` (this
+   *   build's schema of the type cannot read the writer's), `MESSAGE.UNKNOWN_SCHEMA` (the
    *   registry answered that it has no such schema) or `MESSAGE.INVALID_VALUE`.
    * @throws SchemaRegistryUnavailableError when the writer's schema could not be fetched otherwise.
    */
@@ -130,23 +165,61 @@ export class AvroCodec {
     if (!value || value.length < 5) throw new DecodeError('MESSAGE.UNDECODABLE', 'Empty or truncated message value');
     if (value[0] !== 0) throw new DecodeError('MESSAGE.UNDECODABLE', 'Not in the Confluent wire format (magic byte)');
     const schemaId = value.readInt32BE(1);
+    let writer: Type;
     try {
       // The writer's schema first (cached after the first fetch): a registry that cannot be
       // reached is a transient failure to retry, not a reason to dead-letter the record.
-      await this.registry.getSchema(schemaId);
+      writer = (await this.registry.getSchema(schemaId)) as unknown as Type;
     } catch (error) {
       if ((error as { status?: unknown }).status === 404) {
         throw new DecodeError('MESSAGE.UNKNOWN_SCHEMA', `The schema registry has no schema ${schemaId}`);
       }
       throw new SchemaRegistryUnavailableError(schemaId, error);
     }
+    const reader = this.readerOf(type);
+    const resolver = this.resolverOf(type, schemaId, reader, writer);
     let payload: unknown;
     try {
-      payload = await this.registry.decode(value);
+      // Read as this build reads the type: fields the writer's version lacks take their defaults.
+      payload = resolver ? reader.fromBuffer(value.subarray(5), resolver) : reader.fromBuffer(value.subarray(5));
     } catch (error) {
       throw new DecodeError('MESSAGE.UNDECODABLE', `Avro decoding failed: ${(error as Error).message}`);
     }
     return typedEvent(type, payload);
+  }
+
+  /** This build's schema of `type`, parsed once (as the registry client parses schemas: no logical-type hooks). */
+  private readerOf(type: EventType): Type {
+    let reader = this.readers.get(type);
+    if (!reader) {
+      reader = avro.Type.forSchema(JSON.parse(loadAvroSchema(type)) as Schema);
+      this.readers.set(type, reader);
+    }
+    return reader;
+  }
+
+  /**
+   * The resolver from a writer's schema to this build's, made once per type and schema id;
+   * `null` when the two are the same schema (the record is read directly).
+   *
+   * @throws DecodeError `MESSAGE.INCOMPATIBLE_SCHEMA` when this build cannot read that writer's
+   *   records (a schema the registry should have refused, or a record type the header misnames).
+   */
+  private resolverOf(type: EventType, schemaId: number, reader: Type, writer: Type): Resolver | null {
+    const key = `${type}:${schemaId}`;
+    const known = this.resolvers.get(key);
+    if (known !== undefined) return known;
+    let resolver: Resolver | null;
+    try {
+      resolver = reader.equals(writer) ? null : reader.createResolver(writer);
+    } catch (error) {
+      throw new DecodeError(
+        'MESSAGE.INCOMPATIBLE_SCHEMA',
+        `This build's ${type} schema cannot read records written with schema ${schemaId}: ${(error as Error).message}`,
+      );
+    }
+    this.resolvers.set(key, resolver);
+    return resolver;
   }
 }
 

@@ -6,6 +6,7 @@ export * from './contracts.js';
 export * from './topics.js';
 export * from './headers.js';
 export * from './codec.js';
+export * from './schema-evolution.js';
 export * from './kafka.js';
 export * from './handler.js';
 export * from './consumer.js';
