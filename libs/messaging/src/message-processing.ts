@@ -63,7 +63,8 @@ export async function processMessage(
     await retryInPlace(
       {
         retryable: (error) => !isPermanent(error),
-        onRetry: (attempt) => logger.warn({ topic: context.topic, partition: context.partition, offset: context.offset, attempt }, 'retrying message'),
+        onRetry: (attempt, error) =>
+          logger.warn({ topic: context.topic, partition: context.partition, offset: context.offset, attempt, err: error }, 'retrying message'),
         ...liveness,
         backoff: retryBackoff(options.sessionTimeoutMs),
       },
@@ -115,7 +116,7 @@ export async function processBatch(
     const failed = await retryInPlace(
       {
         retryable: (error) => !giveUp(error),
-        onRetry: (attempt) => logger.warn({ topic: contexts[0]!.topic, partition: contexts[0]!.partition, attempt }, 'retrying batch'),
+        onRetry: (attempt, error) => logger.warn({ topic: contexts[0]!.topic, partition: contexts[0]!.partition, attempt, err: error }, 'retrying batch'),
         ...liveness,
         backoff: retryBackoff(options.sessionTimeoutMs),
       },

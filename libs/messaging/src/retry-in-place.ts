@@ -23,8 +23,8 @@ export function retryBackoff(sessionTimeoutMs: number): IBackoffFactory<IRetryBa
 export interface RetryInPlaceOptions {
   /** Whether a failure may be retried (a transient one). */
   retryable: (error: unknown) => boolean;
-  /** Called before each retry (attempt from 1), for a log line. */
-  onRetry: (attempt: number) => void;
+  /** Called before each retry (attempt from 1) with the failure that caused it, for a log line. */
+  onRetry: (attempt: number, error: unknown) => void;
   /** Whether the batch went stale or the loop is stopping: retrying ends. */
   stale: () => boolean;
   /** The batch's heartbeat, sent before each retry; a failure means the member lost the group. */
@@ -44,15 +44,19 @@ export interface RetryInPlaceOptions {
  */
 export async function retryInPlace<T>(options: RetryInPlaceOptions, work: () => Promise<T>): Promise<T> {
   let lostGroup = false;
+  let last: unknown = null;
   const abandoned = () => options.stale() || lostGroup;
   const policy = retry(
-    handleWhen((error) => !abandoned() && options.retryable(error)),
+    handleWhen((error) => {
+      last = error;
+      return !abandoned() && options.retryable(error);
+    }),
     { maxAttempts: Number.MAX_SAFE_INTEGER, backoff: options.backoff },
   );
   try {
     return await policy.execute(async ({ attempt }) => {
       if (attempt > 0) {
-        options.onRetry(attempt);
+        options.onRetry(attempt, last);
         await options.heartbeat().catch((error: unknown) => {
           lostGroup = true;
           throw error;

@@ -30,6 +30,16 @@ describe('retryInPlace', () => {
     expect(o.heartbeats).toBe(2);
   });
 
+  it('tells each retry which failure caused it, for the log line', async () => {
+    const seen: unknown[] = [];
+    const failures = [new Transient('db down'), new Transient('db still down')];
+    let calls = 0;
+    await retryInPlace(options({ onRetry: (_attempt, error) => seen.push(error) }), () =>
+      calls < failures.length ? Promise.reject(failures[calls++]!) : Promise.resolve('done'),
+    );
+    expect(seen).toEqual(failures);
+  });
+
   it('passes a failure that is not retryable through at once', async () => {
     const o = options();
     const error = new Permanent('broken rule');
