@@ -83,14 +83,23 @@ export async function spawnProcess(spec: ProcessSpec): Promise<AppProcess> {
 }
 
 /**
- * Starts `dist/apps/<app>/src/main.js` with `env` (logs to `<dir>/<name>.log`, `name` being the
- * app's unless another instance of it needs its own) and waits, at most `timeoutMs`, for its
+ * Starts `<distDir>/apps/<app>/src/main.js` with `env` (logs to `<dir>/<name>.log`, `name` being
+ * the app's unless another instance of it needs its own) and waits, at most `timeoutMs`, for its
  * ready file.
  *
+ * @param distDir - the build to run (default the repository's `dist/`; another one must lie
+ *   inside the repository, where Node finds its `node_modules` and `package.json`).
  * @throws Error with the end of its log when it exits before being ready, or times out.
  */
-export async function spawnApp(app: string, env: NodeJS.ProcessEnv, dir: string, timeoutMs = 90_000, name: string = app): Promise<AppProcess> {
-  const script = join(ROOT, 'dist/apps', app, 'src/main.js');
-  if (!existsSync(script)) throw new Error(`dist/apps/${app} is missing: run "npm run build" first`);
+export async function spawnApp(
+  app: string,
+  env: NodeJS.ProcessEnv,
+  dir: string,
+  timeoutMs = 90_000,
+  name: string = app,
+  distDir: string = join(ROOT, 'dist'),
+): Promise<AppProcess> {
+  const script = join(distDir, 'apps', app, 'src/main.js');
+  if (!existsSync(script)) throw new Error(`${script} is missing: run "npm run build" first`);
   return spawnProcess({ name, script, env, dir, timeoutMs });
 }

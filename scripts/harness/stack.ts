@@ -101,8 +101,11 @@ export interface StackControl {
   /**
    * Starts one more instance of a worker in the same consumer group, with the same environment
    * but its own metrics or admin port; resolves with its name once it is ready.
+   *
+   * @param options.distDir - run another build of the app (a rolling upgrade's other version);
+   *   default the repository's `dist/`.
    */
-  addInstance(app: ScalableApp): Promise<string>;
+  addInstance(app: ScalableApp, options?: { distDir?: string }): Promise<string>;
   /**
    * Ends an added instance with `signal` (default SIGTERM: it leaves its consumer group in
    * order) and forgets it: it is no longer restarted, listed or stopped.
@@ -198,6 +201,11 @@ export interface StackOptions {
    * `env` is added to its environment. Its URL is `consoleUrl`.
    */
   console?: { env?: NodeJS.ProcessEnv };
+  /**
+   * The apps started with the stack (default all six); the others can still be added as
+   * instances (`control.addInstance`) with the environment the stack gives them.
+   */
+  apps?: readonly StackApp[];
   /** Kafka brokers of the stack's own (`scripts/harness/broker.ts`); default the local infrastructure's. */
   kafkaBrokers?: string[];
   /** Schema registry URL (ccompat API) of the stack's own; default the local infrastructure's. */
@@ -329,12 +337,13 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   // reported to nobody: the pool opens new ones on next use.
   const db = createPool(database.url, 4);
   const envOf = (app: StackApp): NodeJS.ProcessEnv => ({ ...env, ...appEnv[app], ...options.env?.[app] });
-  const started = await Promise.allSettled(APPS.map((app) => spawnApp(app, envOf(app), dir)));
+  const apps = options.apps ?? APPS;
+  const started = await Promise.allSettled(apps.map((app) => spawnApp(app, envOf(app), dir)));
   const processes = new Map<StackApp | 'console', AppProcess>();
-  /** Instances added by `control.addInstance`, with their app and environment. */
-  const extra = new Map<string, { app: StackApp; env: NodeJS.ProcessEnv; process: AppProcess }>();
+  /** Instances added by `control.addInstance`, with their app, environment and build. */
+  const extra = new Map<string, { app: StackApp; env: NodeJS.ProcessEnv; process: AppProcess; distDir?: string }>();
   started.forEach((result, i) => {
-    if (result.status === 'fulfilled') processes.set(APPS[i]!, result.value);
+    if (result.status === 'fulfilled') processes.set(apps[i]!, result.value);
   });
   const logs = (app: string) => (processes.get(app as StackApp) ?? extra.get(app)?.process)?.logs() ?? '';
   const stop = async () => {
@@ -446,7 +455,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
  */
 function stackControl(
   processes: Map<StackApp | 'console', AppProcess>,
-  extra: Map<string, { app: StackApp; env: NodeJS.ProcessEnv; process: AppProcess }>,
+  extra: Map<string, { app: StackApp; env: NodeJS.ProcessEnv; process: AppProcess; distDir?: string }>,
   envOf: (app: StackApp) => NodeJS.ProcessEnv,
   dir: string,
 ): StackControl {
@@ -475,19 +484,24 @@ function stackControl(
       if (old.exit() === null) await control.kill(instance);
       const added = extra.get(instance);
       if (added) {
-        extra.set(instance, { ...added, process: await spawnApp(added.app, added.env, dir, 90_000, instance) });
+        extra.set(instance, { ...added, process: await spawnApp(added.app, added.env, dir, 90_000, instance, added.distDir) });
         return;
       }
       const app = instance as StackApp;
       processes.set(app, await spawnApp(app, envOf(app), dir));
     },
-    async addInstance(app) {
+    async addInstance(app, options = {}) {
       added += 1;
       const name = `${app}-${added + 1}`;
       const ports: NodeJS.ProcessEnv =
         app === 'dispatcher' ? { DISPATCHER_PORT: String(await freePort()) } : app === 'ledger-projector' ? {} : { METRICS_PORT: String(await freePort()) };
       const env = { ...envOf(app), ...ports };
-      extra.set(name, { app, env, process: await spawnApp(app, env, dir, 90_000, name) });
+      extra.set(name, {
+        app,
+        env,
+        process: await spawnApp(app, env, dir, 90_000, name, options.distDir),
+        ...(options.distDir ? { distDir: options.distDir } : {}),
+      });
       return name;
     },
     async remove(instance, signal = 'SIGTERM') {

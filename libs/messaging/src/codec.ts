@@ -16,6 +16,15 @@ export function loadAvroSchema(type: EventType): string {
 }
 
 /**
+ * The schema registry subject of a record type (the topic-record strategy:
+ * `<topic>-dev.settle.events.v1.<Record>`), so one topic carries several record types and each
+ * evolves on its own.
+ */
+export function subjectFor(topics: Topics, type: EventType): string {
+  return `${topicFor(topics, type)}-${NAMESPACE}.${type}`;
+}
+
+/**
  * The writer's schema of a message could not be fetched: the registry did not answer, or
  * answered anything but "not found" (`MESSAGE.REGISTRY_UNAVAILABLE`): kind `unavailable`, so the
  * consumer loop retries the message in place instead of dead-lettering it.
@@ -96,7 +105,7 @@ export class AvroCodec {
    */
   async registerAll(types: readonly EventType[] = EVENT_TYPES): Promise<void> {
     for (const type of types) {
-      const subject = `${topicFor(this.topics, type)}-${NAMESPACE}.${type}`;
+      const subject = subjectFor(this.topics, type);
       const compatibility = await this.holdBackward(subject);
       const { id } = await this.registry.register(
         { type: SchemaType.AVRO, schema: loadAvroSchema(type) },
