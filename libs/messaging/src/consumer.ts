@@ -5,8 +5,18 @@ import type { AvroCodec } from './codec.js';
 import { deadLetterWriter } from './dead-letter.js';
 import { groupCommitAcrossPartitions } from './group-commit.js';
 import type { BatchHandler, MessageHandler } from './handler.js';
+import { heartbeatWhileHandling } from './heartbeat-pump.js';
 import { contextOf, processBatch, processMessage, type ProcessingOptions } from './message-processing.js';
 import { sharedOffsetCommit } from './offset-commit.js';
+
+/**
+ * The consumer-group session time-out the loops use unless told otherwise, milliseconds: 6 s,
+ * the broker's smallest allowed (`group.min.session.timeout.ms`). A member that died without
+ * leaving (SIGKILL, a lost host) keeps its partitions this long, so it bounds the recovery after
+ * such a fault (docs/reliability.md: the first settlement within 10 s of the fault ending).
+ * Heartbeats every 2 s, also inside long batches, keep a live member in the group.
+ */
+export const DEFAULT_SESSION_TIMEOUT_MS = 6_000;
 
 /** Partitions assigned to this member, per topic, as the group coordinator handed them out. */
 export type Assignment = Readonly<Record<string, readonly number[]>>;
@@ -32,7 +42,11 @@ export interface ConsumerLoopOptions {
   groupCommitAcrossPartitions?: boolean;
   /** Group assignment strategies (default: kafkajs's round robin). */
   partitionAssigners?: PartitionAssigner[];
-  /** Consumer-group session time-out, milliseconds (default 30 000): how long a silent member keeps its partitions. */
+  /**
+   * Consumer-group session time-out, milliseconds (default {@link DEFAULT_SESSION_TIMEOUT_MS}):
+   * how long a silent member keeps its partitions. Heartbeats go every third of it (at most
+   * every 3 s), also while a batch is handled (`heartbeat-pump.ts`).
+   */
   sessionTimeoutMs?: number;
   /** Called after each join of the group with this member's new assignment. */
   onAssignment?: (assignment: Assignment) => void;
@@ -95,7 +109,8 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
           onCall: ({ batches, items }) => logger.debug({ groupId, batches, items }, 'partition batches handled in one call'),
         })
       : options.handleBatch;
-  const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
+  const sessionTimeout = options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
+  const heartbeatInterval = Math.max(100, Math.min(3_000, Math.floor(sessionTimeout / 3)));
   const processing: ProcessingOptions = { codec, logger, isPermanent: options.isPermanent ?? isPermanentError, sessionTimeoutMs: sessionTimeout };
   const deadLetter = deadLetterWriter({ producer, deadLetterTopic, groupId, logger });
   const commitTogether = sharedOffsetCommit();
@@ -103,7 +118,7 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     groupId,
     allowAutoTopicCreation: false,
     sessionTimeout,
-    heartbeatInterval: Math.max(100, Math.min(3_000, Math.floor(sessionTimeout / 3))),
+    heartbeatInterval,
     minBytes: options.fetch?.minBytes ?? 1,
     maxWaitTimeInMs: options.fetch?.maxWaitTimeMs ?? 5_000,
     ...(options.partitionAssigners ? { partitionAssigners: options.partitionAssigners } : {}),
@@ -129,25 +144,34 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     // eslint-disable-next-line @typescript-eslint/unbound-method
     eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary, uncommittedOffsets }) => {
       const stale = () => !running || !isRunning() || isStale();
-      if (handleBatch) {
-        const contexts = batch.messages.map((message) => contextOf(batch, message));
-        if (contexts.length === 0) return;
-        const batchOptions = { ...processing, handleBatch, abandonBatchWhen: options.abandonBatchWhen, abandonDelayMs: options.abandonDelayMs };
-        const rejected = await processBatch(batchOptions, batch.messages, contexts, { stale, heartbeat });
-        if (rejected === null) return; // stale, stopping or given up: nothing resolved, the batch is fetched again
-        for (const { message, context, error } of rejected) await deadLetter(message, context, error);
-        resolveOffset(batch.messages.at(-1)!.offset);
-        await heartbeat();
-        await commitTogether(commitOffsetsIfNecessary, uncommittedOffsets);
-        return;
+      const stopHeartbeats = heartbeatWhileHandling(heartbeat, heartbeatInterval);
+      try {
+        await handleFetched();
+      } finally {
+        stopHeartbeats();
       }
-      for (const message of batch.messages) {
-        if (stale()) break;
-        if (!(await processMessage({ ...processing, handle: handle!, deadLetter }, message, contextOf(batch, message), { stale, heartbeat }))) break;
-        resolveOffset(message.offset);
-        await heartbeat();
+
+      async function handleFetched(): Promise<void> {
+        if (handleBatch) {
+          const contexts = batch.messages.map((message) => contextOf(batch, message));
+          if (contexts.length === 0) return;
+          const batchOptions = { ...processing, handleBatch, abandonBatchWhen: options.abandonBatchWhen, abandonDelayMs: options.abandonDelayMs };
+          const rejected = await processBatch(batchOptions, batch.messages, contexts, { stale, heartbeat });
+          if (rejected === null) return; // stale, stopping or given up: nothing resolved, the batch is fetched again
+          for (const { message, context, error } of rejected) await deadLetter(message, context, error);
+          resolveOffset(batch.messages.at(-1)!.offset);
+          await heartbeat();
+          await commitTogether(commitOffsetsIfNecessary, uncommittedOffsets);
+          return;
+        }
+        for (const message of batch.messages) {
+          if (stale()) break;
+          if (!(await processMessage({ ...processing, handle: handle!, deadLetter }, message, contextOf(batch, message), { stale, heartbeat }))) break;
+          resolveOffset(message.offset);
+          await heartbeat();
+        }
+        await commitOffsetsIfNecessary();
       }
-      await commitOffsetsIfNecessary();
     },
   });
 

@@ -132,6 +132,50 @@ describe('consumer loop on the real broker', () => {
   });
 });
 
+describe('heartbeats inside a long batch', () => {
+  it('keeps the partitions of a member whose batch takes longer than the session time-out: no rejoin, no redelivery', async () => {
+    const sessionTimeoutMs = 6_000;
+    const attempts: string[] = [];
+    const handled: string[] = [];
+    let joins = 0;
+    const loop = await startConsumerLoop({
+      kafka,
+      groupId: `int-slow-${randomUUID()}`,
+      topics: [topics.transactionEvents],
+      codec,
+      producer,
+      deadLetterTopic: topics.deadLetter,
+      logger,
+      sessionTimeoutMs,
+      onAssignment: () => joins++,
+      handleBatch: async (items) => {
+        const references = items.map((item) => item.event.payload.reference);
+        attempts.push(...references);
+        // Waits like a batch whose provider answers at its time-out, past the session time-out.
+        if (references.includes('ref_slow')) await new Promise((resolve) => setTimeout(resolve, sessionTimeoutMs + 3_000));
+        handled.push(...references);
+        return [];
+      },
+    });
+    try {
+      await producer.send({
+        topic: topics.transactionEvents,
+        acks: -1,
+        messages: [
+          { key: 'ref_slow', value: await codec.encode('CheckoutRegistered', registered('ref_slow')), headers: { [HEADERS.eventType]: 'CheckoutRegistered' } },
+        ],
+      });
+      await waitUntil('the slow batch to be handled', 30_000, async () => (handled.includes('ref_slow') ? true : undefined));
+      // Long enough for an evicted member to rejoin and fetch the uncommitted batch again.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(attempts.filter((reference) => reference === 'ref_slow')).toHaveLength(1);
+      expect(joins).toBe(1);
+    } finally {
+      await loop.stop();
+    }
+  });
+});
+
 describe('transactional outbox', () => {
   let pool: Pool;
   let drop: () => Promise<void>;

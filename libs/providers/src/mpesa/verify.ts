@@ -244,7 +244,7 @@ export interface MpesaOptions {
   /** Per-call time-out, milliseconds (each of the OAuth and query calls). */
   timeoutMs: number;
   retry: BackoffSettings;
-  /** Circuit breaker; missing fields take `DEFAULT_BREAKER_SETTINGS` (5 failures, 30 000 ms). */
+  /** Circuit breaker; missing fields take `DEFAULT_BREAKER_SETTINGS` (5 failures, 5 000 ms). */
   breaker?: Partial<BreakerSettings> | undefined;
   /**
    * How long before `expires_in` the cached token is replaced, milliseconds; default

@@ -13,7 +13,7 @@ export interface BearerProviderOptions {
   /** Per-call time-out, milliseconds. */
   timeoutMs: number;
   retry: BackoffSettings;
-  /** Circuit breaker; missing fields take `DEFAULT_BREAKER_SETTINGS` (5 failures, 30 000 ms). */
+  /** Circuit breaker; missing fields take `DEFAULT_BREAKER_SETTINGS` (5 failures, 5 000 ms). */
   breaker?: Partial<BreakerSettings> | undefined;
   /** Connection pool; a keep-alive `providerAgent()` when absent. */
   dispatcher?: Dispatcher;

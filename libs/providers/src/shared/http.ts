@@ -45,12 +45,13 @@ export interface BreakerSettings {
 
 /**
  * Breaker defaults: open after 5 consecutive failed verifications, probe again after
- * 30 000 ms. With the default retry settings a provider that is down therefore takes at
- * most 5 x maxAttempts calls before it is left alone for 30 s.
+ * 5 000 ms. With the default retry settings a provider that is down therefore takes at most
+ * 5 x maxAttempts calls, then one probe every 5 s; a provider that is back is queried again
+ * within 5 s of it answering (docs/reliability.md: recovery within 10 s of a fault ending).
  */
 export const DEFAULT_BREAKER_SETTINGS: Readonly<BreakerSettings> = Object.freeze({
   consecutiveFailures: 5,
-  halfOpenAfterMs: 30_000,
+  halfOpenAfterMs: 5_000,
 });
 
 /** Resilience settings of one provider adapter: retries and the circuit breaker around them. */
