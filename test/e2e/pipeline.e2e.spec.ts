@@ -558,6 +558,10 @@ describe('every provider, through the real stack, with credentials from the vaul
   });
 
   it('every app serves the default process metrics and its own at GET /metrics', async () => {
+    // One checkout through every app, its provider answering 502 once (retried).
+    const reference = await checkout({ webhook: 'drop', failures: { mode: '502', times: 1 } });
+    expect(await verifyNow(reference)).toMatchObject({ state: 'SETTLED_CONSENSUS', verification: 'completed' });
+    await waitUntil('the settlement in the ledger', 30_000, async () => ((await ledgerEntries(reference)).length === 1 ? true : undefined));
     const prefix = stack.topicPrefix;
     const text = async (url: string) => (await fetch(url)).text();
     const served = {
@@ -578,7 +582,6 @@ describe('every provider, through the real stack, with credentials from the vaul
     expect(served.verifier).toMatch(lag('verifier', 'transaction-events'));
     expect(served.verifier).toMatch(/^settle_provider_circuit_state\{provider="paystack",state="closed"\} 1$/m);
     expect(served.verifier).toMatch(/^settle_provider_request_duration_seconds_count\{provider="paystack",operation="verify",outcome="answered"\} [1-9]/m);
-    // The 502s of the test before, retried.
     expect(served.verifier).toMatch(/^settle_provider_retries_total\{provider="paystack",reason="PROVIDER.BAD_GATEWAY"\} [1-9]/m);
     expect(served['ledger-projector']).toMatch(lag('ledger-projector', 'consensus-results'));
     expect(served['ledger-projector']).toMatch(/^settle_ledger_append_duration_seconds_count [1-9]/m);
