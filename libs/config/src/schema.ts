@@ -63,7 +63,7 @@ export const sharedEnv = z.object({
   SETTLE_READY_FILE: readyFile(),
   METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(0).meta({
     description:
-      "Port of the worker apps' Prometheus endpoint (`GET /metrics` on 0.0.0.0); 0 or unset serves none. Ingestion serves its metrics on its own port.",
+      "Port of the Kafka workers' Prometheus endpoint (verifier, ledger projector, sweeper, dispatcher: `GET /metrics` on 0.0.0.0, with the default process metrics); 0 or unset serves none. Ingestion, the console and the dispatcher also serve `GET /metrics` on their HTTP port; ingestion ignores this variable.",
   }),
 });
 

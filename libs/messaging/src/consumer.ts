@@ -7,6 +7,7 @@ import { groupCommitAcrossPartitions } from './group-commit.js';
 import type { BatchHandler, MessageHandler } from './handler.js';
 import { heartbeatWhileHandling } from './heartbeat-pump.js';
 import { contextOf, processBatch, processMessage, type ProcessingOptions } from './message-processing.js';
+import { nextOffsetAfter, type MessagingMetrics } from './metrics.js';
 import { sharedOffsetCommit } from './offset-commit.js';
 
 /**
@@ -75,6 +76,11 @@ export interface ConsumerLoopOptions {
    * (answer as soon as anything is there, kafkajs's defaults).
    */
   fetch?: { minBytes?: number; maxWaitTimeMs?: number };
+  /**
+   * Where the loop records each partition's consumer lag (from every fetched batch's high
+   * watermark) and its dead-letter records; none when absent.
+   */
+  metrics?: MessagingMetrics;
 }
 
 /** A running consumer loop. */
@@ -95,7 +101,10 @@ export interface ConsumerLoop {
  * dead-letter topic (original bytes, error in headers; `dead-letter.ts`) before the offset
  * moves on. Heartbeats are sent inside long batches; the loop stops at once when the consumer
  * is stopping or the batch is stale. Decoding, handling and retrying one message or one batch:
- * `message-processing.ts`.
+ * `message-processing.ts`. With `metrics`, each partition's lag is set when its batch is
+ * handed over (high watermark minus the batch's first offset) and again once offsets are
+ * resolved (minus the offset after the last one resolved), and removed for partitions the
+ * member no longer owns after a rebalance or once it stops.
  *
  * @throws Error when not given exactly one of `handle` and `handleBatch`; kafkajs's errors when
  *   the consumer cannot connect or subscribe.
@@ -112,7 +121,8 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
   const sessionTimeout = options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
   const heartbeatInterval = Math.max(100, Math.min(3_000, Math.floor(sessionTimeout / 3)));
   const processing: ProcessingOptions = { codec, logger, isPermanent: options.isPermanent ?? isPermanentError, sessionTimeoutMs: sessionTimeout };
-  const deadLetter = deadLetterWriter({ producer, deadLetterTopic, groupId, logger });
+  const { metrics } = options;
+  const deadLetter = deadLetterWriter({ producer, deadLetterTopic, groupId, logger, ...(metrics ? { metrics } : {}) });
   const commitTogether = sharedOffsetCommit();
   const consumer = kafka.consumer({
     groupId,
@@ -123,9 +133,12 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     maxWaitTimeInMs: options.fetch?.maxWaitTimeMs ?? 5_000,
     ...(options.partitionAssigners ? { partitionAssigners: options.partitionAssigners } : {}),
   });
-  if (options.onAssignment) {
+  if (options.onAssignment || metrics) {
     const onAssignment = options.onAssignment;
-    consumer.on(consumer.events.GROUP_JOIN, (event) => onAssignment(event.payload.memberAssignment));
+    consumer.on(consumer.events.GROUP_JOIN, (event) => {
+      metrics?.keepAssigned(groupId, event.payload.memberAssignment);
+      onAssignment?.(event.payload.memberAssignment);
+    });
   }
   if (options.onRevocation) {
     const onRevocation = options.onRevocation;
@@ -144,6 +157,8 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     // eslint-disable-next-line @typescript-eslint/unbound-method
     eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary, uncommittedOffsets }) => {
       const stale = () => !running || !isRunning() || isStale();
+      const lagAfter = (nextOffset: string) => metrics?.recordLag(groupId, batch.topic, batch.partition, batch.highWatermark, nextOffset);
+      if (batch.messages.length > 0) lagAfter(batch.messages[0]!.offset);
       const stopHeartbeats = heartbeatWhileHandling(heartbeat, heartbeatInterval);
       try {
         await handleFetched();
@@ -160,6 +175,7 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
           if (rejected === null) return; // stale, stopping or given up: nothing resolved, the batch is fetched again
           for (const { message, context, error } of rejected) await deadLetter(message, context, error);
           resolveOffset(batch.messages.at(-1)!.offset);
+          lagAfter(nextOffsetAfter(batch.messages.at(-1)!.offset));
           await heartbeat();
           await commitTogether(commitOffsetsIfNecessary, uncommittedOffsets);
           return;
@@ -168,6 +184,7 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
           if (stale()) break;
           if (!(await processMessage({ ...processing, handle: handle!, deadLetter }, message, contextOf(batch, message), { stale, heartbeat }))) break;
           resolveOffset(message.offset);
+          lagAfter(nextOffsetAfter(message.offset));
           await heartbeat();
         }
         await commitOffsetsIfNecessary();
@@ -181,6 +198,7 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
       running = false;
       await consumer.stop();
       await consumer.disconnect();
+      metrics?.forgetGroup(groupId);
     },
   };
 }

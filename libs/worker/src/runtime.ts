@@ -1,6 +1,16 @@
 import type { WorkerConfig } from '@settle/config';
-import { connectMessaging, Outbox, OutboxRelay, startConsumerLoop, type ConsumerLoop } from '@settle/messaging';
-import { createLogger, createPool, guardProcess, markReady, migrateSchemas, onShutdown, runMain, startMetricsServer } from '@settle/platform';
+import { connectMessaging, MessagingMetrics, Outbox, OutboxRelay, startConsumerLoop, type ConsumerLoop } from '@settle/messaging';
+import {
+  createLogger,
+  createMetricsRegistry,
+  createPool,
+  guardProcess,
+  markReady,
+  migrateSchemas,
+  onShutdown,
+  runMain,
+  startMetricsServer,
+} from '@settle/platform';
 import { stopInOrder, type StopStep } from './shutdown.js';
 import type { WorkerContext, WorkerDefinition, WorkerOutbox } from './worker.definition.js';
 
@@ -31,11 +41,13 @@ export interface StartWorkerOptions {
 }
 
 /**
- * Boots a worker: parses its configuration, creates its logger and PostgreSQL pool, applies
- * its migrations, connects to Kafka and the schema registry (topics created, the produced
- * record types registered), creates its outboxes and relays, runs its `setup`, starts the
- * relays, the metrics endpoint (when `METRICS_PORT` is set and `setup` gave a registry) and
- * the consumer loops, runs its `start` hook, and writes the ready file.
+ * Boots a worker: parses its configuration, creates its logger, its Prometheus registry (with
+ * the default process metrics) and its PostgreSQL pool, applies its migrations, connects to
+ * Kafka and the schema registry (topics created, the produced record types registered),
+ * creates its outboxes and relays, runs its `setup`, starts the relays, the metrics endpoint
+ * (when `METRICS_PORT` is set) and the consumer loops, runs its `start` hook, and writes the
+ * ready file. The relays report their backlog age and the loops their consumer lag and
+ * dead-letter records on the registry (`MessagingMetrics`), beside what `setup` registers.
  *
  * A failed boot stops what already started, in the shutdown order, before rethrowing.
  *
@@ -51,6 +63,8 @@ export async function startWorker<C extends WorkerConfig, O extends string>(
   const base = createLogger(definition.name, config.logLevel);
   const logger = definition.logBindings ? base.child(definition.logBindings) : base;
   if (options.guardProcess) guardProcess(logger);
+  const metrics = createMetricsRegistry();
+  const messagingMetrics = new MessagingMetrics(metrics);
   const pool = createPool(config.database.url, config.database.poolSize, (error) =>
     logger.warn({ err: error }, 'database connection lost; the pool opens a new one on next use'),
   );
@@ -81,11 +95,11 @@ export async function startWorker<C extends WorkerConfig, O extends string>(
     late.disconnect = () => producer.disconnect();
     const outboxes = {} as Record<O, WorkerOutbox>;
     for (const declared of definition.outboxes ?? []) {
-      const relay = new OutboxRelay(pool, declared.schema, producer, codec, logger.child({ component: 'outbox' }), declared.relay);
+      const relay = new OutboxRelay(pool, declared.schema, producer, codec, logger.child({ component: 'outbox' }), declared.relay, messagingMetrics);
       outboxes[declared.schema] = { outbox: new Outbox(declared.schema, topics, codec), relay };
       relays.push(relay);
     }
-    const context: WorkerContext<C, O> = { config, logger, pool, kafka, topics, codec, producer, outboxes };
+    const context: WorkerContext<C, O> = { config, logger, metrics, pool, kafka, topics, codec, producer, outboxes };
     const parts = await definition.setup(context);
     late.appStop = parts.stop;
     const groups = parts.consumers.map((c) => c.groupId ?? `${config.kafka.topicPrefix}-${definition.name}`);
@@ -93,7 +107,7 @@ export async function startWorker<C extends WorkerConfig, O extends string>(
     if (new Set(groups).size !== groups.length) throw new Error(`worker ${definition.name}: each consumer loop needs its own consumer group`);
 
     for (const relay of relays) relay.start();
-    const metricsServer = parts.metrics && config.metricsPort !== null ? await startMetricsServer(parts.metrics, config.metricsPort, logger) : null;
+    const metricsServer = config.metricsPort !== null ? await startMetricsServer(metrics, config.metricsPort, logger) : null;
     late.closeMetrics = metricsServer ? () => metricsServer.close() : undefined;
     for (const [i, consumer] of parts.consumers.entries()) {
       loops.push(
@@ -105,6 +119,7 @@ export async function startWorker<C extends WorkerConfig, O extends string>(
           producer,
           deadLetterTopic: topics.deadLetter,
           logger,
+          metrics: messagingMetrics,
           partitionsConsumedConcurrently: consumer.partitionsConsumedConcurrently ?? config.worker.partitionsConcurrency,
           fetch: consumer.fetch ?? config.worker.fetch,
           ...(config.worker.sessionTimeoutMs !== undefined && consumer.sessionTimeoutMs === undefined
