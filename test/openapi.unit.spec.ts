@@ -1,0 +1,135 @@
+/**
+ * The OpenAPI documents of the HTTP apps (docs/api.md): each committed document is the one its
+ * controllers produce, every operation documents its answer, its problems per status and its
+ * authentication, and each running app serves its document and a browsable page from itself.
+ * App-specific checks follow: ingestion's webhook signatures, the dispatcher's admin key (the
+ * console's session and CSRF token are checked in apps/console/test/openapi.unit.spec.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import type { Pool } from '@settle/platform';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createInertConsoleApp } from '../apps/console/src/http/openapi/generate.js';
+import { OPENAPI_PATHS as CONSOLE_PATHS } from '../apps/console/src/http/openapi/document.js';
+import { OPENAPI_APPS, openApiDocuments, type OpenApiApp } from '../scripts/docs/openapi-documents.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+type Operation = {
+  summary?: string;
+  security?: Array<Record<string, string[]>>;
+  requestBody?: { content?: Record<string, unknown> };
+  parameters?: Array<{ name: string; in: string }>;
+  responses: Record<string, { description?: string; content?: Record<string, unknown> }>;
+};
+
+/** How each app is built inert and where it serves its document. */
+const APPS: Record<OpenApiApp, { inert: (root: string) => Promise<{ app: NestFastifyApplication; pool: Pool }>; paths: { json: string; ui: string } }> = {
+  console: { inert: createInertConsoleApp, paths: CONSOLE_PATHS },
+};
+
+const documents = openApiDocuments(ROOT);
+const built = new Map<OpenApiApp, OpenAPIObject>();
+
+beforeAll(async () => {
+  for (const app of OPENAPI_APPS) built.set(app, await documents[app].build());
+});
+
+function operationsOf(document: OpenAPIObject): Array<{ method: string; path: string; op: Operation }> {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    METHODS.flatMap((method) => {
+      const op = (item as Record<string, Operation | undefined>)[method];
+      return op ? [{ method, path, op }] : [];
+    }),
+  );
+}
+
+describe.each(OPENAPI_APPS)('the %s OpenAPI document', (app) => {
+  const document = () => built.get(app)!;
+
+  it(`is the committed docs/api/${app}-openapi.json (regenerate with npm run openapi:${app})`, () => {
+    expect(JSON.parse(readFileSync(documents[app].file, 'utf8'))).toEqual(JSON.parse(JSON.stringify(document())));
+  });
+
+  it("states the repository's version and the RFC 9457 problem schema", () => {
+    expect(document().info.version).toBe((JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { version: string }).version);
+    expect(document().components?.schemas?.Problem).toMatchObject({ required: expect.arrayContaining(['type', 'title', 'status', 'code']) });
+  });
+
+  it('gives every operation a summary, a success answer, and its problems per status as RFC 9457 bodies with their codes', () => {
+    const operations = operationsOf(document());
+    expect(operations.length).toBeGreaterThan(5);
+    for (const { method, path, op } of operations) {
+      const where = `${method} ${path}`;
+      const statuses = Object.keys(op.responses);
+      expect(op.summary, where).toBeTruthy();
+      expect(
+        statuses.some((s) => s.startsWith('2')),
+        `${where} has a 2xx`,
+      ).toBe(true);
+      const problems = statuses.filter((s) => /^[45]/.test(s));
+      expect(problems.length, `${where} has problems`).toBeGreaterThan(0);
+      for (const s of problems) {
+        expect(Object.keys(op.responses[s]!.content ?? {}), `${where} ${s}`).toEqual(['application/problem+json']);
+        // Each problem response names its stable codes (docs/errors.md), `AREA.REASON`.
+        expect(op.responses[s]!.description, `${where} ${s}`).toMatch(/^`[A-Z_]+\.[A-Z_]+`(, `[A-Z_]+\.[A-Z_]+`)*$/);
+      }
+      for (const s of statuses.filter((x) => x.startsWith('2') && x !== '204')) {
+        expect(Object.keys(op.responses[s]!.content ?? {}), `${where} ${s} has a JSON body`).toEqual(['application/json']);
+      }
+    }
+  });
+
+  it("lists the HTTP edge's refusals on every operation with a JSON body", () => {
+    const withJsonBody = operationsOf(document()).filter(({ path, op }) => op.requestBody && !path.startsWith('/v1/webhooks/'));
+    expect(withJsonBody.length).toBeGreaterThan(0);
+    for (const { method, path, op } of withJsonBody) {
+      expect(op.responses['400']?.description, `${method} ${path}`).toContain('REQUEST.DUPLICATE_KEY');
+      expect(op.responses['400']?.description, `${method} ${path}`).toContain('REQUEST.VALIDATION_FAILED');
+      expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['413', '415']));
+    }
+  });
+
+  it('names only security schemes it defines, and documents every 401 with its codes', () => {
+    const schemes = Object.keys(document().components?.securitySchemes ?? {});
+    for (const { method, path, op } of operationsOf(document())) {
+      for (const requirement of op.security ?? []) for (const name of Object.keys(requirement)) expect(schemes, `${method} ${path}`).toContain(name);
+      if (op.security?.length) expect(op.responses['401'], `${method} ${path} documents its 401`).toBeDefined();
+    }
+  });
+});
+
+describe.each(OPENAPI_APPS)('the %s app serving its document', (name) => {
+  let inert: { app: NestFastifyApplication; pool: Pool };
+  beforeAll(async () => {
+    inert = await APPS[name].inert(ROOT);
+    await inert.app.init();
+    await inert.app.getHttpAdapter().getInstance().ready();
+  });
+  afterAll(async () => {
+    await inert?.app.close();
+    await inert?.pool.end();
+  });
+
+  it('answers the document as JSON and Swagger UI as a page whose files it serves itself', async () => {
+    const { json, ui } = APPS[name].paths;
+    const served = await inert.app.inject({ method: 'GET', url: json });
+    expect(served.statusCode).toBe(200);
+    expect(served.json().paths).toEqual(JSON.parse(JSON.stringify(built.get(name)!.paths)));
+    const page = await inert.app.inject({ method: 'GET', url: ui });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    // No file from the internet: every script and style sheet the page names is served by the app.
+    const assets = [...page.body.matchAll(/(?:src|href)="([^"]+\.(?:js|css))"/g)].map((m) => m[1]!);
+    expect(assets.length).toBeGreaterThan(1);
+    for (const asset of assets) {
+      expect(asset, 'a relative or local path').not.toMatch(/^(https?:)?\/\//);
+      // Resolved as a browser would, against the page's URL.
+      const url = new URL(asset, `http://settle.invalid${ui}`).pathname;
+      expect((await inert.app.inject({ method: 'GET', url })).statusCode, url).toBe(200);
+    }
+  });
+});
