@@ -2,17 +2,21 @@
  * The OpenAPI documents of the HTTP apps (docs/api.md): each committed document is the one its
  * controllers produce, every operation documents its answer, its problems per status and its
  * authentication, and each running app serves its document and a browsable page from itself.
- * App-specific checks follow: ingestion's webhook signatures, the dispatcher's admin key (the
- * console's session and CSRF token are checked in apps/console/test/openapi.unit.spec.ts).
+ * App-specific checks follow: ingestion's webhook signatures (the console's session and CSRF
+ * token are checked in apps/console/test/openapi.unit.spec.ts).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { Pool } from '@settle/platform';
+import { PROVIDER_REGISTRY } from '@settle/providers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInertConsoleApp } from '../apps/console/src/http/openapi/generate.js';
 import { OPENAPI_PATHS as CONSOLE_PATHS } from '../apps/console/src/http/openapi/document.js';
+import { createInertIngestionApp } from '../apps/ingestion/src/http/openapi/generate.js';
+import { OPENAPI_PATHS as INGESTION_PATHS } from '../apps/ingestion/src/http/openapi/document.js';
+import { WEBHOOK_SIGNATURES } from '../apps/ingestion/src/http/openapi/security.js';
 import { OPENAPI_APPS, openApiDocuments, type OpenApiApp } from '../scripts/docs/openapi-documents.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -28,6 +32,7 @@ type Operation = {
 
 /** How each app is built inert and where it serves its document. */
 const APPS: Record<OpenApiApp, { inert: (root: string) => Promise<{ app: NestFastifyApplication; pool: Pool }>; paths: { json: string; ui: string } }> = {
+  ingestion: { inert: createInertIngestionApp, paths: INGESTION_PATHS },
   console: { inert: createInertConsoleApp, paths: CONSOLE_PATHS },
 };
 
@@ -131,5 +136,46 @@ describe.each(OPENAPI_APPS)('the %s app serving its document', (name) => {
       const url = new URL(asset, `http://settle.invalid${ui}`).pathname;
       expect((await inert.app.inject({ method: 'GET', url })).statusCode, url).toBe(200);
     }
+  });
+});
+
+describe("ingestion's document", () => {
+  const operations = () => operationsOf(built.get('ingestion')!);
+  const operation = (method: string, path: string) => operations().find((o) => o.method === method && o.path === path)!.op;
+
+  it('asks for an API key on the checkout API and the entitlements, an admin key on reconciliation', () => {
+    for (const { method, path, op } of operations()) {
+      const schemes = (op.security ?? []).flatMap((s) => Object.keys(s));
+      if (path.startsWith('/v1/webhooks/')) continue;
+      expect(schemes, `${method} ${path}`).toEqual([path.startsWith('/v1/admin/') ? 'adminApiKey' : 'apiKey']);
+      expect(op.responses['401']?.description, `${method} ${path}`).toBe('`AUTH.MISSING_API_KEY`, `AUTH.INVALID_API_KEY`');
+    }
+  });
+
+  it("authenticates the signed webhook route by any one provider's signature header, the token route by its path", () => {
+    const signed = operation('post', '/v1/webhooks/{provider}');
+    const names = (signed.security ?? []).map((s) => Object.keys(s));
+    // Alternatives, one scheme each: a webhook carries one provider's signature.
+    for (const n of names) expect(n).toHaveLength(1);
+    const schemes = built.get('ingestion')!.components!.securitySchemes as Record<string, { in: string; name: string }>;
+    const headers = names.map(([n]) => schemes[n!]!).map((s) => `${s.in}:${s.name}`);
+    expect(headers.sort()).toEqual(['header:flutterwave-signature', 'header:stripe-signature', 'header:verif-hash', 'header:x-paystack-signature']);
+    const plain = Object.values(PROVIDER_REGISTRY).filter((d) => d.webhook.route === 'plain');
+    for (const d of plain) expect(WEBHOOK_SIGNATURES[d.name].length, d.name).toBeGreaterThan(0);
+    expect(signed.parameters?.find((p) => p.name === 'provider')).toMatchObject({ schema: { enum: plain.map((d) => d.name) } });
+
+    const token = operation('post', '/v1/webhooks/{provider}/{token}');
+    expect(token.security).toBeUndefined();
+    expect(token.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(['path:provider', 'path:token']);
+    expect(token.responses['403']?.description).toBe('`WEBHOOK.SOURCE_NOT_ALLOWED`');
+    expect(signed.responses['503']?.description).toBe('`WEBHOOK.NOT_DURABLE`');
+  });
+
+  it("documents the registration's body with its minor units and what verification waits for", () => {
+    const body = operation('post', '/v1/checkouts').requestBody?.content?.['application/json'] as { schema: { properties: Record<string, { description?: string }>; required: string[] } };
+    expect(body.schema.required).toEqual(['provider', 'reference', 'amount', 'currency', 'user_id', 'customer', 'entitlement', 'access_period']);
+    expect(body.schema.properties.amount!.description).toContain('minor units');
+    const wait = operation('post', '/v1/checkouts/{reference}/verify').parameters?.find((p) => p.name === 'wait_ms');
+    expect(wait).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 0, maximum: 10_000 } });
   });
 });

@@ -7,9 +7,10 @@
 import { join } from 'node:path';
 import type { GeneratedOpenApiDocument } from '@settle/http';
 import { buildConsoleOpenApi } from '../../apps/console/src/http/openapi/generate.js';
+import { buildIngestionOpenApi } from '../../apps/ingestion/src/http/openapi/generate.js';
 
 /** The apps that serve an HTTP API with an OpenAPI document. */
-export const OPENAPI_APPS = ['console'] as const;
+export const OPENAPI_APPS = ['ingestion', 'console'] as const;
 export type OpenApiApp = (typeof OPENAPI_APPS)[number];
 
 /**
@@ -21,6 +22,7 @@ export type OpenApiApp = (typeof OPENAPI_APPS)[number];
 export function openApiDocuments(root: string): Record<OpenApiApp, GeneratedOpenApiDocument> {
   const file = (app: OpenApiApp) => join(root, 'docs', 'api', `${app}-openapi.json`);
   return {
+    ingestion: { file: file('ingestion'), build: () => buildIngestionOpenApi(root) },
     console: { file: file('console'), build: () => buildConsoleOpenApi(root) },
   };
 }

@@ -35,6 +35,9 @@ export interface IngestionInfrastructure {
   webhookAuthenticators: Readonly<Record<ProviderName, WebhookAuthenticator>>;
 }
 
+/** The controllers of ingestion's API, which its OpenAPI document describes (health and metrics aside). */
+export const INGESTION_CONTROLLERS = [CheckoutsController, AdminController, EntitlementsController, WebhooksController] as const;
+
 /** The ingestion app: checkout API and provider webhooks, HTTP in, outbox to Kafka out. */
 @Module({})
 export class IngestionModule {
@@ -43,7 +46,7 @@ export class IngestionModule {
     return {
       module: IngestionModule,
       imports: [CqrsModule.forRoot()],
-      controllers: [CheckoutsController, AdminController, EntitlementsController, WebhooksController, HealthController],
+      controllers: [...INGESTION_CONTROLLERS, HealthController],
       providers: [
         { provide: CONFIG, useValue: infra.config },
         { provide: LOGGER, useValue: infra.logger },
