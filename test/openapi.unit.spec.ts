@@ -2,8 +2,8 @@
  * The OpenAPI documents of the HTTP apps (docs/api.md): each committed document is the one its
  * controllers produce, every operation documents its answer, its problems per status and its
  * authentication, and each running app serves its document and a browsable page from itself.
- * App-specific checks follow: ingestion's webhook signatures (the console's session and CSRF
- * token are checked in apps/console/test/openapi.unit.spec.ts).
+ * App-specific checks follow: ingestion's webhook signatures, the dispatcher's admin key (the
+ * console's session and CSRF token are checked in apps/console/test/openapi.unit.spec.ts).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,8 @@ import { PROVIDER_REGISTRY } from '@settle/providers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInertConsoleApp } from '../apps/console/src/http/openapi/generate.js';
 import { OPENAPI_PATHS as CONSOLE_PATHS } from '../apps/console/src/http/openapi/document.js';
+import { createInertAdminApi } from '../apps/dispatcher/src/http/openapi/generate.js';
+import { OPENAPI_PATHS as DISPATCHER_PATHS } from '../apps/dispatcher/src/http/openapi/document.js';
 import { createInertIngestionApp } from '../apps/ingestion/src/http/openapi/generate.js';
 import { OPENAPI_PATHS as INGESTION_PATHS } from '../apps/ingestion/src/http/openapi/document.js';
 import { WEBHOOK_SIGNATURES } from '../apps/ingestion/src/http/openapi/security.js';
@@ -33,6 +35,7 @@ type Operation = {
 /** How each app is built inert and where it serves its document. */
 const APPS: Record<OpenApiApp, { inert: (root: string) => Promise<{ app: NestFastifyApplication; pool: Pool }>; paths: { json: string; ui: string } }> = {
   ingestion: { inert: createInertIngestionApp, paths: INGESTION_PATHS },
+  dispatcher: { inert: createInertAdminApi, paths: DISPATCHER_PATHS },
   console: { inert: createInertConsoleApp, paths: CONSOLE_PATHS },
 };
 
@@ -177,5 +180,19 @@ describe("ingestion's document", () => {
     expect(body.schema.properties.amount!.description).toContain('minor units');
     const wait = operation('post', '/v1/checkouts/{reference}/verify').parameters?.find((p) => p.name === 'wait_ms');
     expect(wait).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 0, maximum: 10_000 } });
+  });
+});
+
+describe("the dispatcher's document", () => {
+  it('asks for the admin key on every operation, and shows a signing secret only where one is made', () => {
+    for (const { method, path, op } of operationsOf(built.get('dispatcher')!)) {
+      expect(op.security, `${method} ${path}`).toEqual([{ adminApiKey: [] }]);
+      const answer = Object.entries(op.responses).find(([s]) => s.startsWith('2'))![1];
+      const schema = (answer.content?.['application/json'] as { schema?: { properties?: Record<string, unknown> } } | undefined)?.schema;
+      const showsSecret = schema?.properties !== undefined && 'secret' in schema.properties;
+      expect(showsSecret, `${method} ${path}`).toBe(
+        (method === 'post' && path === '/v1/admin/endpoints') || (method === 'post' && path === '/v1/admin/endpoints/{id}/rotate-secret'),
+      );
+    }
   });
 });

@@ -7,10 +7,11 @@
 import { join } from 'node:path';
 import type { GeneratedOpenApiDocument } from '@settle/http';
 import { buildConsoleOpenApi } from '../../apps/console/src/http/openapi/generate.js';
+import { buildDispatcherOpenApi } from '../../apps/dispatcher/src/http/openapi/generate.js';
 import { buildIngestionOpenApi } from '../../apps/ingestion/src/http/openapi/generate.js';
 
 /** The apps that serve an HTTP API with an OpenAPI document. */
-export const OPENAPI_APPS = ['ingestion', 'console'] as const;
+export const OPENAPI_APPS = ['ingestion', 'dispatcher', 'console'] as const;
 export type OpenApiApp = (typeof OPENAPI_APPS)[number];
 
 /**
@@ -23,6 +24,7 @@ export function openApiDocuments(root: string): Record<OpenApiApp, GeneratedOpen
   const file = (app: OpenApiApp) => join(root, 'docs', 'api', `${app}-openapi.json`);
   return {
     ingestion: { file: file('ingestion'), build: () => buildIngestionOpenApi(root) },
+    dispatcher: { file: file('dispatcher'), build: () => buildDispatcherOpenApi(root) },
     console: { file: file('console'), build: () => buildConsoleOpenApi(root) },
   };
 }
