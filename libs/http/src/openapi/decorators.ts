@@ -111,3 +111,11 @@ export const JSON_BODY_PROBLEMS: Array<[number, string]> = [
   [413, 'REQUEST.BODY_TOO_LARGE'],
   [415, 'REQUEST.UNSUPPORTED_MEDIA_TYPE'],
 ];
+
+/**
+ * What every document's description says of the refusals any request may meet before it reaches
+ * a route (`installHttpEdge`, Node's parser; docs/errors.md, "The HTTP edge"), which the
+ * operations do not list one by one.
+ */
+export const EDGE_PROBLEMS_NOTE =
+  'Any request may also meet the HTTP edge\'s refusals of malformed requests, not listed per operation: 400 `REQUEST.MALFORMED_URL` and `REQUEST.MALFORMED_HTTP`, 405 `REQUEST.METHOD_NOT_ALLOWED` (with `Allow`), 408 `REQUEST.TIMEOUT`, 414 `REQUEST.URI_TOO_LONG`, 431 `REQUEST.HEADERS_TOO_LARGE` (docs/errors.md, "The HTTP edge").';

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { buildOpenApiDocument, serveOpenApi, type ControllerClass } from '@settle/http';
+import { buildOpenApiDocument, EDGE_PROBLEMS_NOTE, serveOpenApi, type ControllerClass } from '@settle/http';
 import { CSRF_HEADER, SESSION_COOKIE } from '../tokens.js';
 
 /** Security scheme names of the document: the session cookie and the CSRF header. */
@@ -25,6 +25,7 @@ export function consoleOpenApiDocument(app: INestApplication, version: string, c
       `Sign in with \`POST /api/v1/session\`; the answer sets the \`${SESSION_COOKIE}\` cookie (HttpOnly, SameSite=Strict) and carries a \`csrfToken\`.`,
       `Every POST, PUT, PATCH and DELETE after sign-in must send that token in \`${CSRF_HEADER}\`.`,
       'Every error is RFC 9457 problem details with a stable `code` (docs/errors.md). Amounts are integers in minor units; times ISO 8601 UTC.',
+      EDGE_PROBLEMS_NOTE,
     ].join('\n\n'),
     version,
     securitySchemes: {

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { buildOpenApiDocument, serveOpenApi, type ControllerClass } from '@settle/http';
+import { buildOpenApiDocument, EDGE_PROBLEMS_NOTE, serveOpenApi, type ControllerClass } from '@settle/http';
 
 /** Security scheme name of the dispatcher's document: the admin API key. */
 export const SECURITY = { adminApiKey: 'adminApiKey' } as const;
@@ -23,7 +23,7 @@ export function dispatcherOpenApiDocument(app: INestApplication, version: string
     description: [
       "The dispatcher delivers entitlement events to the customer's endpoints, signed with Standard Webhooks, with retries for more than three days and a dead-letter topic after them (docs/delivery.md). This API registers and manages those endpoints and their signing secrets, shows every delivery attempt, and puts deliveries back in the schedule.",
       'Authenticate with `Authorization: Bearer <admin api key>`; the dispatcher is configured with the keys\' SHA-256 digests only (`SETTLE_ADMIN_API_KEY_SHA256`, the same admin keys as ingestion\'s). A signing secret is answered once, when it is made; no other answer carries it.',
-      "Every error is RFC 9457 problem details (`application/problem+json`) with a stable `code` (docs/errors.md); each operation lists its own codes per status. Any request may also meet the HTTP edge's refusals of malformed requests (400 `REQUEST.MALFORMED_URL`, 405, 408, 414, 431: docs/errors.md, \"The HTTP edge\"). A 503 carries `Retry-After`: nothing was changed, and the same request succeeds later.",
+      `Every error is RFC 9457 problem details (\`application/problem+json\`) with a stable \`code\` (docs/errors.md); each operation lists its own codes per status. A 503 carries \`Retry-After\`: nothing was changed, and the same request succeeds later. ${EDGE_PROBLEMS_NOTE}`,
       'Times are ISO 8601 UTC; durations milliseconds.',
     ].join('\n\n'),
     version,

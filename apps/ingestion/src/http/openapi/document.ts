@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { buildOpenApiDocument, serveOpenApi, type ControllerClass } from '@settle/http';
+import { buildOpenApiDocument, EDGE_PROBLEMS_NOTE, serveOpenApi, type ControllerClass } from '@settle/http';
 import { SECURITY, webhookSecuritySchemes } from './security.js';
 
 /** Where ingestion serves its API document: the JSON and a browsable page (docs/api.md). */
@@ -21,7 +21,7 @@ export function ingestionOpenApiDocument(app: INestApplication, version: string,
     description: [
       'HTTP in for Settle, the payment verification and webhook recovery service: checkouts from upstream checkout services, provider webhooks, verification on demand, what the ledger granted each user, and manual reconciliation.',
       'Authenticate with `Authorization: Bearer <api key>` (the admin API with an admin key); Settle is configured with the keys\' SHA-256 digests only (`SETTLE_API_KEY_SHA256`, `SETTLE_ADMIN_API_KEY_SHA256`). Webhooks are authenticated by the provider\'s signature over the exact raw body, whatever its content type.',
-      'Every error is RFC 9457 problem details (`application/problem+json`) with a stable `code` (docs/errors.md); each operation lists its own codes per status. Any request may also meet the HTTP edge\'s refusals of malformed requests (400 `REQUEST.MALFORMED_URL`, 405, 408, 414, 431: docs/errors.md, "The HTTP edge"). A 503 carries `Retry-After`: nothing was stored, and the same request succeeds later.',
+      `Every error is RFC 9457 problem details (\`application/problem+json\`) with a stable \`code\` (docs/errors.md); each operation lists its own codes per status. A 503 carries \`Retry-After\`: nothing was stored, and the same request succeeds later. ${EDGE_PROBLEMS_NOTE}`,
       'Amounts are integers in minor units; times ISO 8601 UTC; durations ISO 8601.',
     ].join('\n\n'),
     version,
