@@ -37,7 +37,13 @@ describe('the Dockerfile', () => {
 
   it('copies node_modules from the production stage and only the build output the apps need', () => {
     const copies = copiesOf(final).map((c) => `${c.from}:${c.sources.join(' ')}`);
-    expect(copies).toEqual(['deps:/app/node_modules', 'build:/app/dist/apps', 'build:/app/dist/libs', 'build:/app/dist/scripts/ops', 'build:/app/package.json']);
+    expect(copies).toEqual([
+      'deps:/app/node_modules',
+      'build:/app/dist/apps',
+      'build:/app/dist/libs',
+      'build:/app/dist/scripts/ops',
+      'build:/app/package.json',
+    ]);
   });
 
   it('holds every app docker-compose.yml starts, and the operator command lines it documents', () => {
@@ -67,7 +73,16 @@ describe('the Dockerfile', () => {
 describe('the Dockerfile parser', () => {
   it('joins continued lines, skips comments and reads COPY --from, WORKDIR and USER', () => {
     const parsed = parseDockerfile(
-      ['# a comment', 'FROM node:24-slim AS deps', 'WORKDIR /app', 'RUN npm ci \\', '  && rm -rf x', 'FROM node:24-slim', 'COPY --from=deps /app/a /app/b ./', 'USER node'].join('\n'),
+      [
+        '# a comment',
+        'FROM node:24-slim AS deps',
+        'WORKDIR /app',
+        'RUN npm ci \\',
+        '  && rm -rf x',
+        'FROM node:24-slim',
+        'COPY --from=deps /app/a /app/b ./',
+        'USER node',
+      ].join('\n'),
     );
     expect(parsed.map((s) => [s.base, s.name])).toEqual([
       ['node:24-slim', 'deps'],

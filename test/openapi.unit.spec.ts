@@ -175,7 +175,9 @@ describe("ingestion's document", () => {
   });
 
   it("documents the registration's body with its minor units and what verification waits for", () => {
-    const body = operation('post', '/v1/checkouts').requestBody?.content?.['application/json'] as { schema: { properties: Record<string, { description?: string }>; required: string[] } };
+    const body = operation('post', '/v1/checkouts').requestBody?.content?.['application/json'] as {
+      schema: { properties: Record<string, { description?: string }>; required: string[] };
+    };
     expect(body.schema.required).toEqual(['provider', 'reference', 'amount', 'currency', 'user_id', 'customer', 'entitlement', 'access_period']);
     expect(body.schema.properties.amount!.description).toContain('minor units');
     const wait = operation('post', '/v1/checkouts/{reference}/verify').parameters?.find((p) => p.name === 'wait_ms');

@@ -193,16 +193,22 @@ async function main(): Promise<void> {
     for (const l of layers) lines.push(`| \`${l.instruction}\` | ${l.files} | ${mb(l.contentBytes)} | ${mb(l.tarBytes)} | ${mb(l.gzipBytes)} |`);
     const tar = layers.reduce((s, l) => s + l.tarBytes, 0);
     const gzip = layers.reduce((s, l) => s + l.gzipBytes, 0);
-    lines.push(`| **Settle's layers** | ${layers.reduce((s, l) => s + l.files, 0)} | ${mb(layers.reduce((s, l) => s + l.contentBytes, 0))} | **${mb(tar)}** | **${mb(gzip)}** |`);
+    lines.push(
+      `| **Settle's layers** | ${layers.reduce((s, l) => s + l.files, 0)} | ${mb(layers.reduce((s, l) => s + l.contentBytes, 0))} | **${mb(tar)}** | **${mb(gzip)}** |`,
+    );
     const known = BASE_IMAGE_SIZES[base];
     lines.push('');
     if (known) {
       lines.push(`Base image \`${base}\`: ${mb(known.compressedBytes)} compressed (${known.source}); its uncompressed size is not published there.`);
       lines.push('');
-      lines.push(`Image, compressed (what a registry stores and a node pulls): ${mb(known.compressedBytes)} + ${mb(gzip)} = **${mb(known.compressedBytes + gzip)}**.`);
+      lines.push(
+        `Image, compressed (what a registry stores and a node pulls): ${mb(known.compressedBytes)} + ${mb(gzip)} = **${mb(known.compressedBytes + gzip)}**.`,
+      );
       lines.push(`Uncompressed, Settle's layers alone: **${mb(tar)}** on top of the base image.`);
     } else {
-      lines.push(`Base image \`${base}\`: no published size is known here (BASE_IMAGE_SIZES); Settle's layers alone: ${mb(tar)} uncompressed, ${mb(gzip)} compressed.`);
+      lines.push(
+        `Base image \`${base}\`: no published size is known here (BASE_IMAGE_SIZES); Settle's layers alone: ${mb(tar)} uncompressed, ${mb(gzip)} compressed.`,
+      );
     }
     const nodeModules = [...materialised.values()].map((dir) => join(dir, 'node_modules')).find(existsSync);
     if (nodeModules) {

@@ -48,10 +48,7 @@ async function main(): Promise<void> {
   await webhookSecrets.load();
   webhookSecrets.startRefresh(config.webhooks.secretsRefreshMs);
 
-  const app = await createIngestionApp(
-    { config, logger, pool, outbox, relay, webhookSecrets, webhookAuthenticators: authenticators },
-    packageVersion(ROOT),
-  );
+  const app = await createIngestionApp({ config, logger, pool, outbox, relay, webhookSecrets, webhookAuthenticators: authenticators }, packageVersion(ROOT));
   relay.start();
   await app.listen(config.http.port, config.http.host);
   logger.info({ url: await app.getUrl() }, 'ingestion listening');

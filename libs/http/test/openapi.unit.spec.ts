@@ -12,15 +12,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ApiOperation } from '@nestjs/swagger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  ApiAnswer,
-  ApiProblems,
-  buildOpenApiDocument,
-  createEdgeApp,
-  documentedAnswers,
-  JSON_BODY_PROBLEMS,
-  runOpenApiGenerator,
-} from '@settle/http';
+import { ApiAnswer, ApiProblems, buildOpenApiDocument, createEdgeApp, documentedAnswers, JSON_BODY_PROBLEMS, runOpenApiGenerator } from '@settle/http';
 import { watchAnswers, type AnswerConformance } from '../../../scripts/harness/answer-conformance.js';
 
 const thing = z.strictObject({ id: z.string(), count: z.number().int() });
@@ -68,7 +60,14 @@ afterAll(async () => {
 
 describe('the OpenAPI document builder', () => {
   it("merges a controller's problem codes with its route's, per status, as RFC 9457 bodies", () => {
-    const document = buildOpenApiDocument(app, { title: 'Things', description: 'Test', version: '1', securitySchemes: {}, pathPrefixes: ['/v1/'], controllers });
+    const document = buildOpenApiDocument(app, {
+      title: 'Things',
+      description: 'Test',
+      version: '1',
+      securitySchemes: {},
+      pathPrefixes: ['/v1/'],
+      controllers,
+    });
     const responses = (document.paths['/v1/things/{id}'] as { get: { responses: Record<string, { description: string; content: unknown }> } }).get.responses;
     expect(responses['404']!.description).toBe('`THING.NOT_FOUND`');
     expect(responses['503']!.description).toBe('`SERVICE.UNAVAILABLE`, `THING.BUSY`');
@@ -77,7 +76,14 @@ describe('the OpenAPI document builder', () => {
   });
 
   it('keys each recorded answer schema by method, Fastify route and status', () => {
-    const document = buildOpenApiDocument(app, { title: 'Things', description: 'Test', version: '1', securitySchemes: {}, pathPrefixes: ['/v1/'], controllers });
+    const document = buildOpenApiDocument(app, {
+      title: 'Things',
+      description: 'Test',
+      version: '1',
+      securitySchemes: {},
+      pathPrefixes: ['/v1/'],
+      controllers,
+    });
     expect([...documentedAnswers(document, controllers).keys()].sort()).toEqual(['GET /v1/things/:id 200', 'POST /v1/things 202']);
   });
 });

@@ -36,7 +36,8 @@ export class DeliveriesController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Resend an entitlement event',
-    description: 'To one endpoint (a delivery is recorded if it had none), or, without a body, to every endpoint that had it. A new round of the retry schedule starts at once.',
+    description:
+      'To one endpoint (a delivery is recorded if it had none), or, without a body, to every endpoint that had it. A new round of the retry schedule starts at once.',
   })
   @ApiParam({ name: 'eventId', description: "The entitlement event's id (UUID, its `event_id`)" })
   @ApiBodyOf(resendBody)

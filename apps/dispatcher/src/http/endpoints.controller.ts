@@ -72,7 +72,7 @@ export class EndpointsController {
   @ApiOperation({
     summary: 'Register an endpoint',
     description:
-      'Its URL (HTTPS; in production no private network), the event kinds it receives (every kind when left out) and a description. A signing secret is generated and kept in the dispatcher\'s vault; the answer shows it this once.',
+      "Its URL (HTTPS; in production no private network), the event kinds it receives (every kind when left out) and a description. A signing secret is generated and kept in the dispatcher's vault; the answer shows it this once.",
   })
   @ApiBodyOf(createEndpointBody)
   @ApiAnswer(201, endpointWithSecretAnswer, 'Registered, with its signing secret')

@@ -27,7 +27,7 @@ export class AdminController {
   @ApiOperation({
     summary: 'Manual reconciliation (admin)',
     description:
-      'The spec\'s fourth trigger (docs/spec.md, section 1): verifies through the same path as every automatic trigger, never coalesced, and answers like `/verify`.',
+      "The spec's fourth trigger (docs/spec.md, section 1): verifies through the same path as every automatic trigger, never coalesced, and answers like `/verify`.",
   })
   @ApiParam({ name: 'reference', description: "The checkout's transaction reference" })
   @ApiQueryOf(waitQuery)

@@ -47,14 +47,16 @@ export const registerCheckoutBody = z
       .describe("The payer, as the provider will report them: an email, a phone (+ and country code), or both (the consensus check's customer point)"),
     entitlement: z.string().trim().min(1).max(200).describe('What the payment buys, as the customer backend names it (`pro-monthly`)'),
     // Required: a settled payment must say what access it buys (docs/delivery.md, "Access periods").
-    access_period: z.string({ error: 'access_period is required: an ISO 8601 duration such as P1M, P30D or P1Y' }).superRefine((text, ctx) => {
-      try {
-        parseAccessPeriod(text);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      }
-    })
-    .describe('ISO 8601 duration of access the payment buys (`P1M`, `P30D`, `P1Y`; at most ten years)'),
+    access_period: z
+      .string({ error: 'access_period is required: an ISO 8601 duration such as P1M, P30D or P1Y' })
+      .superRefine((text, ctx) => {
+        try {
+          parseAccessPeriod(text);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        }
+      })
+      .describe('ISO 8601 duration of access the payment buys (`P1M`, `P30D`, `P1Y`; at most ten years)'),
   })
   .strict();
 

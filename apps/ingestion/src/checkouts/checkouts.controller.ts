@@ -89,7 +89,10 @@ export class CheckoutsController {
   }
 
   @Get(':reference')
-  @ApiOperation({ summary: "A checkout's state", description: 'From the read model the ledger projector keeps: state, entitlement status, terms and the last four checks.' })
+  @ApiOperation({
+    summary: "A checkout's state",
+    description: 'From the read model the ledger projector keeps: state, entitlement status, terms and the last four checks.',
+  })
   @ApiParam({ name: 'reference', description: "The checkout's transaction reference (1-100 URL-safe characters)" })
   @ApiAnswer(200, checkoutAnswer, 'The checkout')
   @ApiProblems([404, 'CHECKOUT.NOT_FOUND'], [503, 'READ_MODEL.NOT_READY'])

@@ -41,7 +41,8 @@ export class EntitlementsController {
   @Get(':userId/entitlements')
   @ApiOperation({
     summary: "A user's entitlements",
-    description: "What the ledger granted the user, with each entitlement's current expiry; an empty list for a user never granted anything. For support and reconciliation: the customer's backend is told by delivered events.",
+    description:
+      "What the ledger granted the user, with each entitlement's current expiry; an empty list for a user never granted anything. For support and reconciliation: the customer's backend is told by delivered events.",
   })
   @ApiParam({ name: 'userId', description: 'The user id the checkouts named (`user_id`), at most 200 characters' })
   @ApiAnswer(200, entitlementsAnswer, "The user's entitlements")

@@ -1,14 +1,6 @@
 import { Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import {
-  ambiguityProblem,
-  ApiAnswer,
-  ApiProblems,
-  findJsonAmbiguities,
-  stringsAtPath,
-  UnauthenticatedProblem,
-  type JsonAmbiguity,
-} from '@settle/http';
+import { ambiguityProblem, ApiAnswer, ApiProblems, findJsonAmbiguities, stringsAtPath, UnauthenticatedProblem, type JsonAmbiguity } from '@settle/http';
 import { ProblemError, type Logger } from '@settle/platform';
 import { PROVIDER_REGISTRY, providerDefinition, type ProviderDefinition, type WebhookAuthenticator } from '@settle/providers';
 import type { RawBodyRequest } from '@nestjs/common';
@@ -55,7 +47,7 @@ const ApiWebhookBody = () =>
   ApiBody({
     required: true,
     description:
-      "The provider's event exactly as it sent it: read as raw bytes whatever the `Content-Type` (the signature covers the bytes), then as the provider's JSON (docs/webhooks.md, \"Content types\").",
+      'The provider\'s event exactly as it sent it: read as raw bytes whatever the `Content-Type` (the signature covers the bytes), then as the provider\'s JSON (docs/webhooks.md, "Content types").',
     schema: { type: 'object', additionalProperties: true },
   });
 

@@ -20,15 +20,15 @@ function holderOf(target: object, descriptor?: PropertyDescriptor): object {
  *
  * @param status - the HTTP status of the answer (2xx).
  */
-export function ApiAnswer(status: number, schema: z.ZodType | null, description: string): MethodDecorator & ClassDecorator {
+export function ApiAnswer(status: number, schema: z.ZodType | null, description: string): MethodDecorator {
   const response = ApiResponse({ status, description, ...(schema ? { schema: openApiSchema(schema) } : {}) });
-  return (target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {
-    if (schema && descriptor) {
+  return (target, key, descriptor) => {
+    if (schema) {
       const holder = holderOf(target, descriptor);
       const known = (Reflect.getMetadata(ANSWERS_METADATA, holder) as Array<[number, z.ZodType]> | undefined) ?? [];
       Reflect.defineMetadata(ANSWERS_METADATA, [...known, [status, schema]], holder);
     }
-    (response as (target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => void)(target, key, descriptor);
+    response(target, key, descriptor);
   };
 }
 

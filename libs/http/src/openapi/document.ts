@@ -152,9 +152,9 @@ export async function runOpenApiGenerator(documents: Readonly<Record<string, Gen
   if (unknown.length > 0) throw new Error(`unknown app ${unknown.join(', ')}; known: ${Object.keys(documents).join(', ')}`);
   const written: string[] = [];
   for (const name of names.length > 0 ? names : Object.keys(documents)) {
-    const { file, build } = documents[name]!;
-    writeOpenApiDocument(file, await build());
-    written.push(file);
+    const document = documents[name]!;
+    writeOpenApiDocument(document.file, await document.build());
+    written.push(document.file);
   }
   return written;
 }

@@ -14,7 +14,10 @@ const endpointFields = {
   description: z.string().nullable(),
   event_kinds: z.array(z.enum(ENTITLEMENT_EVENT_KINDS)).describe('The entitlement event kinds it receives'),
   enabled: z.boolean(),
-  disabled_reason: z.string().nullable().describe('`admin`, `gone` (it answered 410) or `failing` (failures for `DISPATCHER_DISABLE_AFTER_MS`); `null` while enabled'),
+  disabled_reason: z
+    .string()
+    .nullable()
+    .describe('`admin`, `gone` (it answered 410) or `failing` (failures for `DISPATCHER_DISABLE_AFTER_MS`); `null` while enabled'),
   disabled_at: isoTime.nullable(),
   failing_since: isoTime.nullable().describe('First failure of the current run of failed attempts; `null` after a success'),
   previous_secret_expires_at: isoTime.nullable().describe('Until when the secret before the last rotation still signs too'),
@@ -28,7 +31,7 @@ export const endpointAnswer = z.strictObject(endpointFields);
 /** `POST /v1/admin/endpoints`, `POST /v1/admin/endpoints/{id}/rotate-secret`: the endpoint and its new signing secret, shown this once. */
 export const endpointWithSecretAnswer = z.strictObject({
   ...endpointFields,
-  secret: z.string().describe('`whsec_...`: the Standard Webhooks signing secret, shown this once (kept only in the dispatcher\'s vault)'),
+  secret: z.string().describe("`whsec_...`: the Standard Webhooks signing secret, shown this once (kept only in the dispatcher's vault)"),
 });
 
 /** `GET /v1/admin/endpoints`. */

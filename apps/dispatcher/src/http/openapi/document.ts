@@ -22,7 +22,7 @@ export function dispatcherOpenApiDocument(app: INestApplication, version: string
     title: 'Settle dispatcher admin API',
     description: [
       "The dispatcher delivers entitlement events to the customer's endpoints, signed with Standard Webhooks, with retries for more than three days and a dead-letter topic after them (docs/delivery.md). This API registers and manages those endpoints and their signing secrets, shows every delivery attempt, and puts deliveries back in the schedule.",
-      'Authenticate with `Authorization: Bearer <admin api key>`; the dispatcher is configured with the keys\' SHA-256 digests only (`SETTLE_ADMIN_API_KEY_SHA256`, the same admin keys as ingestion\'s). A signing secret is answered once, when it is made; no other answer carries it.',
+      "Authenticate with `Authorization: Bearer <admin api key>`; the dispatcher is configured with the keys' SHA-256 digests only (`SETTLE_ADMIN_API_KEY_SHA256`, the same admin keys as ingestion's). A signing secret is answered once, when it is made; no other answer carries it.",
       `Every error is RFC 9457 problem details (\`application/problem+json\`) with a stable \`code\` (docs/errors.md); each operation lists its own codes per status. A 503 carries \`Retry-After\`: nothing was changed, and the same request succeeds later. ${EDGE_PROBLEMS_NOTE}`,
       'Times are ISO 8601 UTC; durations milliseconds.',
     ].join('\n\n'),

@@ -4,7 +4,15 @@
  * (scripts/harness/answer-conformance.ts), so a field added to an answer and not here (or the
  * reverse) fails a test instead of drifting.
  */
-import { ATTEMPT_REASONS, CONSENSUS_CHECK_NAMES, ENTITLEMENT_EVENT_KINDS, ENTITLEMENT_STATUSES, PROVIDERS, TRANSACTION_STATUSES, VERDICT_KINDS } from '@settle/domain';
+import {
+  ATTEMPT_REASONS,
+  CONSENSUS_CHECK_NAMES,
+  ENTITLEMENT_EVENT_KINDS,
+  ENTITLEMENT_STATUSES,
+  PROVIDERS,
+  TRANSACTION_STATUSES,
+  VERDICT_KINDS,
+} from '@settle/domain';
 import { isoTime } from '@settle/http';
 import { z } from 'zod';
 import { DEFAULT_VERIFY_WAIT_MS, MAX_VERIFY_WAIT_MS } from '../../checkouts/verify.commands.js';
