@@ -29,7 +29,7 @@ export function isWebBuilt(webDir: string): boolean {
  */
 export async function createConsoleApp(deps: Omit<ConsoleApiDeps, 'webBuilt'> & { webDir: string; apiVersion?: string }): Promise<NestFastifyApplication> {
   const webBuilt = isWebBuilt(deps.webDir);
-  const app = await createEdgeApp(ConsoleApiModule.forRoot({ ...deps, webBuilt }), { bodyLimitBytes: BODY_LIMIT_BYTES });
+  const app = await createEdgeApp(ConsoleApiModule.forRoot({ ...deps, webBuilt }), { bodyLimitBytes: BODY_LIMIT_BYTES, logger: deps.logger });
   await app.register(fastifyCookie);
   serveConsoleOpenApi(app, consoleOpenApiDocument(app, deps.apiVersion ?? 'development', CONSOLE_CONTROLLERS));
   if (webBuilt) await app.register(fastifyStatic, { root: deps.webDir, prefix: '/', wildcard: false, index: ['index.html'] });

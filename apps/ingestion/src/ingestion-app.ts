@@ -16,5 +16,9 @@ export const WEBHOOK_ROUTES = ['/v1/webhooks/:provider', '/v1/webhooks/:provider
  * strictly (duplicate keys and integers not written as integer literals answer 400).
  */
 export async function createIngestionApp(infra: IngestionInfrastructure): Promise<NestFastifyApplication> {
-  return createEdgeApp(IngestionModule.forRoot(infra), { bodyLimitBytes: infra.config.http.bodyLimitBytes, rawBodyRoutes: WEBHOOK_ROUTES });
+  return createEdgeApp(IngestionModule.forRoot(infra), {
+    bodyLimitBytes: infra.config.http.bodyLimitBytes,
+    rawBodyRoutes: WEBHOOK_ROUTES,
+    logger: infra.logger,
+  });
 }

@@ -10,3 +10,5 @@ export * from './parse.js';
 export * from './health.controller.js';
 export * from './strict-json.js';
 export * from './http-edge.js';
+export * from './nest-logger.js';
+export * from './request-log.js';

@@ -57,7 +57,7 @@ let app: NestFastifyApplication;
 let port: number;
 
 beforeAll(async () => {
-  app = await createEdgeApp(TestModule, { bodyLimitBytes: 1024, rawBodyRoutes: ['/v1/raw/:name'] });
+  app = await createEdgeApp(TestModule, { bodyLimitBytes: 1024, rawBodyRoutes: ['/v1/raw/:name'], logger: pino({ level: 'silent' }) });
   await app.listen(0, '127.0.0.1');
   port = Number(new URL(await app.getUrl()).port);
 });

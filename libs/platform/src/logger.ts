@@ -141,9 +141,8 @@ export function createLogger(app: string, level = 'info', destination?: Destinat
   // Children inherit this `child` through their prototype, so grandchildren are redacted too.
   // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with each child as `this`
   const child = logger.child;
-  const redactingChild: Logger['child'] = function (this: Logger, bindings, childOptions) {
+  logger.child = function (this: Logger, bindings: Record<string, unknown>, childOptions?: Parameters<Logger['child']>[1]) {
     return child.call(this, redactSecrets(bindings), childOptions);
-  };
-  logger.child = redactingChild;
+  } as Logger['child'];
   return logger;
 }

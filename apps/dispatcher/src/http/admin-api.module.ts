@@ -50,5 +50,5 @@ export const ADMIN_API_BODY_LIMIT_BYTES = 64 * 1024;
  * {@link ADMIN_API_BODY_LIMIT_BYTES} answer 413; JSON bodies are read strictly.
  */
 export async function createAdminApi(deps: AdminApiDeps): Promise<NestFastifyApplication> {
-  return createEdgeApp(AdminApiModule.forRoot(deps), { bodyLimitBytes: ADMIN_API_BODY_LIMIT_BYTES });
+  return createEdgeApp(AdminApiModule.forRoot(deps), { bodyLimitBytes: ADMIN_API_BODY_LIMIT_BYTES, logger: deps.logger });
 }
