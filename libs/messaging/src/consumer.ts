@@ -5,6 +5,7 @@ import type { AvroCodec } from './codec.js';
 import { deadLetterWriter } from './dead-letter.js';
 import { groupCommitAcrossPartitions } from './group-commit.js';
 import type { BatchHandler, MessageHandler } from './handler.js';
+import { batchLogFields } from './log-fields.js';
 import { contextOf, processBatch, processMessage, type ProcessingOptions } from './message-processing.js';
 import { sharedOffsetCommit } from './offset-commit.js';
 
@@ -129,25 +130,33 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     // eslint-disable-next-line @typescript-eslint/unbound-method
     eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary, uncommittedOffsets }) => {
       const stale = () => !running || !isRunning() || isStale();
+      // Every line about this batch names its group, topic, partition and offsets.
+      const log = logger.child(batchLogFields(groupId, batch));
+      const started = performance.now();
       if (handleBatch) {
         const contexts = batch.messages.map((message) => contextOf(batch, message));
         if (contexts.length === 0) return;
-        const batchOptions = { ...processing, handleBatch, abandonBatchWhen: options.abandonBatchWhen, abandonDelayMs: options.abandonDelayMs };
+        const batchOptions = { ...processing, logger: log, handleBatch, abandonBatchWhen: options.abandonBatchWhen, abandonDelayMs: options.abandonDelayMs };
         const rejected = await processBatch(batchOptions, batch.messages, contexts, { stale, heartbeat });
         if (rejected === null) return; // stale, stopping or given up: nothing resolved, the batch is fetched again
         for (const { message, context, error } of rejected) await deadLetter(message, context, error);
         resolveOffset(batch.messages.at(-1)!.offset);
         await heartbeat();
         await commitTogether(commitOffsetsIfNecessary, uncommittedOffsets);
+        log.debug({ deadLettered: rejected.length, durationMs: Math.round(performance.now() - started) }, 'batch handled');
         return;
       }
+      let handled = 0;
       for (const message of batch.messages) {
         if (stale()) break;
-        if (!(await processMessage({ ...processing, handle: handle!, deadLetter }, message, contextOf(batch, message), { stale, heartbeat }))) break;
+        if (!(await processMessage({ ...processing, logger: log, handle: handle!, deadLetter }, message, contextOf(batch, message), { stale, heartbeat })))
+          break;
         resolveOffset(message.offset);
+        handled += 1;
         await heartbeat();
       }
       await commitOffsetsIfNecessary();
+      log.debug({ handled, durationMs: Math.round(performance.now() - started) }, 'batch handled');
     },
   });
 

@@ -9,6 +9,7 @@ export * from './codec.js';
 export * from './kafka.js';
 export * from './handler.js';
 export * from './consumer.js';
+export * from './log-fields.js';
 export * from './outbox.js';
 export * from './connect.js';
 export * from './co-partitioned.assigner.js';
