@@ -172,7 +172,7 @@ describe('consumer loop logs', () => {
         ],
       });
       // The topic holds the earlier tests' messages too: this one is the last of its partition's batch.
-      const offset = sent!.baseOffset;
+      const offset = sent!.baseOffset!;
       const batch = { groupId, topic: topics.transactionEvents, partition: sent!.partition, lastOffset: offset };
       const handled = await waitUntil('the batch to be handled and logged', 30_000, async () =>
         lines.find((l) => l.msg === 'batch handled' && l.partition === batch.partition && l.lastOffset === offset),
