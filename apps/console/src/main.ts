@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { fileURLToPath } from 'node:url';
 import { loadConsoleConfig } from '@settle/config';
 import { PostgresLedger } from '@settle/ledger';
-import { createLogger, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain } from '@settle/platform';
+import { kafkaProbe } from '@settle/messaging';
+import { createLogger, createPool, guardProcess, HealthProbes, markReady, migrateSchema, onShutdown, postgresProbe, runMain } from '@settle/platform';
 import { LedgerAuditTrail } from './audit/ledger-audit-trail.js';
 import { PostgresAuditLog } from './audit/postgres-audit-log.js';
 import { AuthService } from './auth/auth.service.js';
@@ -57,9 +58,18 @@ async function main(): Promise<void> {
   const auditor =
     config.ledger.store === 'postgres' ? new LedgerChainAuditor(ledger, verifications, logger, { fullEveryMs: config.ledger.fullVerifyIntervalMs }) : null;
   const audit = new LedgerAuditTrail(ledger, new PostgresAuditLog(pool), logger);
+  // Ready while PostgreSQL answers; Kafka (the overview's figures only) is reported, degraded when away.
+  const health = new HealthProbes(
+    [
+      postgresProbe(pool),
+      ...(config.kafka ? [kafkaProbe({ brokers: config.kafka.brokers, clientId: 'settle-console', logger, whenFailing: 'degraded' })] : []),
+    ],
+    logger,
+  );
   const app = await createConsoleApp({
     logger,
     pool,
+    health,
     auth,
     transactions,
     overview: new OverviewService(transactions, pool, kafka, { store: config.ledger.store, log: verifications }),
@@ -84,6 +94,7 @@ async function main(): Promise<void> {
     clearInterval(purge);
     await auditor?.stop();
     await app.close();
+    await health.close();
     await kafka.close();
     await pool.end();
   });

@@ -30,7 +30,7 @@ const dispatcher = defineWorker({
   migrations: [DISPATCHER_MIGRATIONS, vaultMigrations(ENDPOINT_VAULT_SCHEMA)],
   produces: ['DeliveryDeadLettered'],
   outboxes: [{ schema: 'dispatcher' }],
-  setup: ({ config, pool, topics, logger, outboxes }) => {
+  setup: ({ config, pool, topics, logger, outboxes, health }) => {
     // Only the dispatcher holds this vault's master keys: endpoint secrets are readable nowhere else.
     const vault = new CredentialsVault(new PostgresVaultStore(pool, ENDPOINT_VAULT_SCHEMA), loadMasterKeyRing(), { logger });
     const secrets = new EndpointSecrets(vault);
@@ -80,6 +80,7 @@ const dispatcher = defineWorker({
           endpoints,
           deliveries: new DeliveryAdmin(pool, scheduler),
           metrics,
+          health,
         });
         await http.listen(config.http.port, config.http.host);
         logger.info({ url: await http.getUrl() }, 'dispatcher admin API listening');

@@ -9,7 +9,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createPool, migrateSchemas, type Pool } from '@settle/platform';
+import { createPool, HealthProbes, migrateSchemas, postgresProbe, type Pool } from '@settle/platform';
 import { CredentialsVault, generateKey, MasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import fc from 'fast-check';
 import { pino } from 'pino';
@@ -62,6 +62,7 @@ beforeAll(async () => {
     endpoints,
     deliveries: new DeliveryAdmin(pool, { wake: () => undefined }),
     metrics: new DispatcherMetrics(),
+    health: new HealthProbes([postgresProbe(pool)]),
   });
   await app.init();
   await app.getHttpAdapter().getInstance().ready();

@@ -3,9 +3,9 @@ import { APP_FILTER } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import type { IngestionConfig } from '@settle/config';
 import type { ProviderName } from '@settle/domain';
-import { HEALTH_POOL, HealthController, METRICS_REGISTRY, ProblemDetailsFilter } from '@settle/http';
+import { HealthModule, ProblemDetailsFilter } from '@settle/http';
 import type { Outbox, OutboxRelay } from '@settle/messaging';
-import type { Logger, Pool } from '@settle/platform';
+import type { HealthProbes, Logger, Pool } from '@settle/platform';
 import type { WebhookAuthenticator } from '@settle/providers';
 import { CompleteCheckoutHandler, RegisterCheckoutHandler } from './checkouts/checkout.commands.js';
 import { CheckoutRepository } from './checkouts/checkout.repository.js';
@@ -33,6 +33,8 @@ export interface IngestionInfrastructure {
   webhookSecrets: Pick<WebhookSecrets, 'candidates'>;
   /** Every provider's webhook scheme bound to its settings. */
   webhookAuthenticators: Readonly<Record<ProviderName, WebhookAuthenticator>>;
+  /** Readiness: PostgreSQL (down: not ready), Kafka and the registry (degraded: the outbox holds events meanwhile). */
+  health: HealthProbes;
 }
 
 /** The ingestion app: checkout API and provider webhooks, HTTP in, outbox to Kafka out. */
@@ -42,8 +44,8 @@ export class IngestionModule {
     const metrics = new IngestionMetrics();
     return {
       module: IngestionModule,
-      imports: [CqrsModule.forRoot()],
-      controllers: [CheckoutsController, AdminController, EntitlementsController, WebhooksController, HealthController],
+      imports: [CqrsModule.forRoot(), HealthModule.forRoot({ probes: infra.health, metrics: metrics.registry })],
+      controllers: [CheckoutsController, AdminController, EntitlementsController, WebhooksController],
       providers: [
         { provide: CONFIG, useValue: infra.config },
         { provide: LOGGER, useValue: infra.logger },
@@ -51,8 +53,6 @@ export class IngestionModule {
         { provide: OUTBOX, useValue: infra.outbox },
         { provide: OUTBOX_RELAY, useValue: infra.relay },
         { provide: METRICS, useValue: metrics },
-        { provide: METRICS_REGISTRY, useValue: metrics.registry },
-        { provide: HEALTH_POOL, useValue: infra.pool },
         { provide: WEBHOOK_SECRETS, useValue: infra.webhookSecrets },
         { provide: WEBHOOK_AUTHENTICATORS, useValue: infra.webhookAuthenticators },
         { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(infra.logger) },

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadIngestionConfig } from '@settle/config';
-import { connectMessaging, Outbox, OutboxRelay } from '@settle/messaging';
-import { createLogger, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain } from '@settle/platform';
+import { connectMessaging, kafkaProbe, Outbox, OutboxRelay, schemaRegistryProbe } from '@settle/messaging';
+import { createLogger, createPool, guardProcess, HealthProbes, markReady, migrateSchema, onShutdown, postgresProbe, runMain } from '@settle/platform';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { loadWithProviderEnv, webhookAuthenticators } from '@settle/providers';
 import { createIngestionApp } from './ingestion-app.js';
@@ -43,7 +43,17 @@ async function main(): Promise<void> {
   await webhookSecrets.load();
   webhookSecrets.startRefresh(config.webhooks.secretsRefreshMs);
 
-  const app = await createIngestionApp({ config, logger, pool, outbox, relay, webhookSecrets, webhookAuthenticators: authenticators });
+  // Ready while PostgreSQL answers: what ingestion accepts is durable there, and the outbox holds
+  // it while Kafka or the registry is away (reported as degraded; docs/observability.md, "Health").
+  const health = new HealthProbes(
+    [
+      postgresProbe(pool),
+      kafkaProbe({ brokers: config.kafka.brokers, clientId: 'settle-ingestion', logger, whenFailing: 'degraded' }),
+      schemaRegistryProbe(config.schemaRegistry.url, { whenFailing: 'degraded' }),
+    ],
+    logger,
+  );
+  const app = await createIngestionApp({ config, logger, pool, outbox, relay, webhookSecrets, webhookAuthenticators: authenticators, health });
   relay.start();
   await app.listen(config.http.port, config.http.host);
   logger.info({ url: await app.getUrl() }, 'ingestion listening');
@@ -52,6 +62,7 @@ async function main(): Promise<void> {
   onShutdown(logger, async () => {
     webhookSecrets.stop();
     await app.close();
+    await health.close();
     await relay.stop();
     await producer.disconnect();
     await pool.end();

@@ -3,8 +3,8 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { SandboxConfig } from '@settle/config';
-import { installRequestLog, PinoNestLogger, requestIdOf, SCRAPE_ROUTES } from '@settle/http';
-import type { Logger } from '@settle/platform';
+import { HealthModule, installRequestLog, PinoNestLogger, requestIdOf, SCRAPE_ROUTES } from '@settle/http';
+import { HealthProbes, type Logger } from '@settle/platform';
 import { PROVIDER_CONTROLLERS } from './provider.controllers.js';
 import { SandboxController } from './sandbox.controller.js';
 import { SANDBOX_CONFIG } from './sandbox.http.js';
@@ -16,6 +16,8 @@ class SandboxModule {
   static forRoot(config: SandboxConfig, registry: SandboxRegistry): DynamicModule {
     return {
       module: SandboxModule,
+      // `GET /health/live` and `/health/ready` as every app answers them; the sandbox depends on nothing.
+      imports: [HealthModule.forRoot({ probes: new HealthProbes([]) })],
       controllers: [SandboxController, ...PROVIDER_CONTROLLERS],
       providers: [
         { provide: SANDBOX_CONFIG, useValue: config },

@@ -5,12 +5,10 @@ import type { AvroCodec } from './codec.js';
 import { deadLetterWriter } from './dead-letter.js';
 import { groupCommitAcrossPartitions } from './group-commit.js';
 import type { BatchHandler, MessageHandler } from './handler.js';
+import { trackConsumerState, type Assignment, type ConsumerState } from './consumer-state.js';
 import { batchLogFields } from './log-fields.js';
 import { contextOf, processBatch, processMessage, type ProcessingOptions } from './message-processing.js';
 import { sharedOffsetCommit } from './offset-commit.js';
-
-/** Partitions assigned to this member, per topic, as the group coordinator handed them out. */
-export type Assignment = Readonly<Record<string, readonly number[]>>;
 
 export interface ConsumerLoopOptions {
   kafka: Kafka;
@@ -67,6 +65,10 @@ export interface ConsumerLoopOptions {
 /** A running consumer loop. */
 export interface ConsumerLoop {
   consumer: Consumer;
+  /** Its consumer group. */
+  groupId: string;
+  /** Where the member stands in its group (connecting, joined with its partitions, rebalancing, crashed, stopped). */
+  state(): ConsumerState;
   /** Stops fetching, lets the message in hand finish, commits, disconnects. */
   stop(): Promise<void>;
 }
@@ -109,6 +111,7 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     maxWaitTimeInMs: options.fetch?.maxWaitTimeMs ?? 5_000,
     ...(options.partitionAssigners ? { partitionAssigners: options.partitionAssigners } : {}),
   });
+  const state = trackConsumerState(consumer, groupId);
   if (options.onAssignment) {
     const onAssignment = options.onAssignment;
     consumer.on(consumer.events.GROUP_JOIN, (event) => onAssignment(event.payload.memberAssignment));
@@ -162,6 +165,8 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
 
   return {
     consumer,
+    groupId,
+    state,
     async stop() {
       running = false;
       await consumer.stop();

@@ -9,6 +9,8 @@ export * from './codec.js';
 export * from './kafka.js';
 export * from './handler.js';
 export * from './consumer.js';
+export * from './consumer-state.js';
+export * from './health.js';
 export * from './log-fields.js';
 export * from './outbox.js';
 export * from './connect.js';

@@ -1,8 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createEdgeApp, HEALTH_POOL, HealthController, METRICS_REGISTRY, ProblemDetailsFilter } from '@settle/http';
-import type { Logger, Pool } from '@settle/platform';
+import { createEdgeApp, HealthModule, ProblemDetailsFilter } from '@settle/http';
+import type { HealthProbes, Logger, Pool } from '@settle/platform';
 import type { DeliveryAdmin } from '../deliveries/delivery-admin.js';
 import type { DispatcherMetrics } from '../dispatcher.metrics.js';
 import type { EndpointService } from '../endpoints/endpoint.service.js';
@@ -19,6 +19,8 @@ export interface AdminApiDeps {
   endpoints: EndpointService;
   deliveries: DeliveryAdmin;
   metrics: DispatcherMetrics;
+  /** Readiness: the worker runtime's probes (PostgreSQL, Kafka, the registry, the consumer group). */
+  health: HealthProbes;
 }
 
 /** The dispatcher's HTTP side: the admin API for endpoints and deliveries, health and metrics. */
@@ -27,13 +29,12 @@ export class AdminApiModule {
   static forRoot(deps: AdminApiDeps): DynamicModule {
     return {
       module: AdminApiModule,
-      controllers: [EndpointsController, DeliveriesController, HealthController],
+      imports: [HealthModule.forRoot({ probes: deps.health, metrics: deps.metrics.registry })],
+      controllers: [EndpointsController, DeliveriesController],
       providers: [
         { provide: ADMIN_KEYS, useValue: deps.adminApiKeySha256 },
         { provide: ENDPOINT_SERVICE, useValue: deps.endpoints },
         { provide: DELIVERY_ADMIN, useValue: deps.deliveries },
-        { provide: HEALTH_POOL, useValue: deps.pool },
-        { provide: METRICS_REGISTRY, useValue: deps.metrics.registry },
         { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(deps.logger) },
         AdminKeyGuard,
       ],
