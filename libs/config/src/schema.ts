@@ -63,7 +63,7 @@ export const sharedEnv = z.object({
   SETTLE_READY_FILE: readyFile(),
   METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(0).meta({
     description:
-      "Port of the worker apps' Prometheus endpoint (`GET /metrics` on 0.0.0.0); 0 or unset serves none. Ingestion serves its metrics on its own port.",
+      "Port of the worker apps' Prometheus endpoint (`GET /metrics` on 0.0.0.0) and health routes (`GET /health/live`, `GET /health/ready`); 0 or unset serves none. The HTTP apps serve both on their own port.",
   }),
 });
 
@@ -295,7 +295,7 @@ const durationList = (name: string, fallback: readonly number[]) =>
  */
 export const dispatcherEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 })).extend({
   DISPATCHER_HOST: host('dispatcher'),
-  DISPATCHER_PORT: int(3200, 0).meta({ description: 'Port of the admin API, `GET /health` and `GET /metrics`.' }),
+  DISPATCHER_PORT: int(3200, 0).meta({ description: 'Port of the admin API, `GET /health/live`, `GET /health/ready` and `GET /metrics`.' }),
   SETTLE_ADMIN_API_KEY_SHA256: digestList().meta({
     description: 'Comma-separated SHA-256 hex digests of the admin API keys (endpoints and deliveries); unset: the admin API refuses every call.',
   }),
