@@ -60,6 +60,10 @@ export interface HealthProbe {
 
 /** A failed check that reports details beside its message (a consumer's group and state). */
 export class HealthCheckFailure extends Error {
+  /**
+   * @param message - why the check failed, reported as the dependency's `message`; never a secret.
+   * @param details - reported beside it (never a secret).
+   */
   constructor(
     message: string,
     readonly details: Record<string, unknown> = {},
