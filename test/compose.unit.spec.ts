@@ -34,6 +34,7 @@ interface ComposeService {
   command?: string[];
   environment?: Record<string, string | number>;
   depends_on?: Record<string, unknown>;
+  healthcheck?: { test?: string[]; interval?: string; timeout?: string; start_period?: string };
 }
 
 const compose = parse(readFileSync(new URL('../docker-compose.yml', import.meta.url), 'utf8'), { merge: true }) as {
@@ -208,6 +209,30 @@ describe('docker-compose.yml', () => {
   it.skipIf(promtoolMissing)('deploy/prometheus/prometheus.yml passes `promtool check config`', () => {
     const check = spawnSync('promtool', ['check', 'config', prometheusPath], { encoding: 'utf8' });
     expect(check.status, check.stdout + check.stderr).toBe(0);
+  });
+
+  it("checks every app's readiness, GET /health/ready on the port it serves it", () => {
+    const PORT_VARIABLE: Record<string, string> = {
+      ingestion: 'INGESTION_PORT',
+      dispatcher: 'DISPATCHER_PORT',
+      console: 'CONSOLE_PORT',
+      'provider-sandbox': 'SANDBOX_PORT',
+      verifier: 'METRICS_PORT',
+      'ledger-projector': 'METRICS_PORT',
+      sweeper: 'METRICS_PORT',
+    };
+    for (const [app, variable] of Object.entries(PORT_VARIABLE)) {
+      const service = compose.services[app]!;
+      const port = service.environment?.[variable];
+      expect(port, `${app} ${variable}`).toBeDefined();
+      const test = service.healthcheck?.test ?? [];
+      expect(test.slice(0, 3), app).toEqual(['CMD', 'node', '-e']);
+      expect(test[3], app).toContain(`fetch('http://127.0.0.1:${port}/health/ready')`);
+      expect(test[3], app).toMatch(/process\.exit\(r\.ok \? 0 : 1\)/);
+      expect(service.healthcheck?.timeout, app).toBeDefined();
+    }
+    // The console waits for the admin APIs it acts through to be ready.
+    expect(compose.services.console!.depends_on).toMatchObject({ ingestion: { condition: 'service_healthy' }, dispatcher: { condition: 'service_healthy' } });
   });
 
   it('holds no secret values, only references to the environment', () => {

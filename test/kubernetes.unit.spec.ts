@@ -137,7 +137,7 @@ describe('deploy/kubernetes', () => {
     }
   });
 
-  it('probes every app on what it serves: GET /health on the HTTP apps, the metrics port or the ready file on the workers', () => {
+  it('probes every app on its health routes: readiness GET /health/ready, liveness GET /health/live, on the HTTP port or METRICS_PORT', () => {
     for (const app of APPS) {
       const c = container(app);
       const ports = (c.ports ?? []).map((p) => p.name);
@@ -147,11 +147,15 @@ describe('deploy/kubernetes', () => {
         if (port !== undefined) expect(ports, app).toContain(port);
       }
       const http = ['ingestion', 'dispatcher', 'console', 'provider-sandbox'].includes(app);
-      if (http) expect(c.readinessProbe!.httpGet?.path, app).toBe('/health');
-      else expect(c.readinessProbe!.exec?.command, app).toEqual(['test', '-f', podEnv(app).SETTLE_READY_FILE]);
-      // A metrics endpoint is served only when METRICS_PORT is set, on that port.
-      if (c.livenessProbe!.httpGet?.path === '/metrics') {
-        expect(c.ports!.find((p) => p.name === c.livenessProbe!.httpGet!.port)?.containerPort, app).toBe(Number(podEnv(app).METRICS_PORT));
+      const port = http ? 'http' : 'metrics';
+      expect(c.readinessProbe!.httpGet, app).toMatchObject({ path: '/health/ready', port });
+      expect(c.livenessProbe!.httpGet, app).toMatchObject({ path: '/health/live', port });
+      // A health answer is bounded (2 s per dependency, checked in parallel): the probe waits for it.
+      for (const probe of [c.readinessProbe, c.livenessProbe]) expect(probe!.timeoutSeconds, app).toBeGreaterThanOrEqual(3);
+      // The workers serve their health only when METRICS_PORT is set, on that port; they start once the ready file is written.
+      if (!http) {
+        expect(c.ports!.find((p) => p.name === 'metrics')?.containerPort, app).toBe(Number(podEnv(app).METRICS_PORT));
+        expect(c.startupProbe!.exec?.command, app).toEqual(['test', '-f', podEnv(app).SETTLE_READY_FILE]);
       }
       // The ready file and the probes' /tmp are writable with a read-only root.
       expect(
@@ -207,8 +211,9 @@ describe('deploy/kubernetes', () => {
   it('gives each app every variable its configuration schema requires', () => {
     expect(loadWithProviderEnv('ingestion', loadIngestionConfig, podEnv('ingestion')).http).toMatchObject({ host: '0.0.0.0', port: 3000 });
     expect(loadWithProviderEnv('verifier', loadVerifierConfig, podEnv('verifier')).metricsPort).toBe(9464);
-    expect(loadProjectorConfig(podEnv('ledger-projector')).ledgerStore.kind).toBe('postgres');
-    expect(loadProjectorConfig(podEnv('ledger-projector')).metricsPort).toBe(9464);
+    const projector = loadProjectorConfig(podEnv('ledger-projector'));
+    expect(projector.ledgerStore.kind).toBe('postgres');
+    expect(projector.metricsPort).toBe(9464);
     expect(loadSweeperConfig(podEnv('sweeper')).metricsPort).toBe(9464);
     expect(loadDispatcherConfig(podEnv('dispatcher')).http).toEqual({ host: '0.0.0.0', port: 3200 });
     const console = loadConsoleConfig(podEnv('console'));

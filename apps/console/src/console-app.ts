@@ -35,7 +35,7 @@ export async function createConsoleApp(
 ): Promise<NestFastifyApplication> {
   const webBuilt = isWebBuilt(deps.webDir);
   const metrics = deps.metrics ?? createMetricsRegistry();
-  const app = await createEdgeApp(ConsoleApiModule.forRoot({ ...deps, webBuilt, metrics }), { bodyLimitBytes: BODY_LIMIT_BYTES, metrics });
+  const app = await createEdgeApp(ConsoleApiModule.forRoot({ ...deps, webBuilt, metrics }), { bodyLimitBytes: BODY_LIMIT_BYTES, metrics, logger: deps.logger });
   await app.register(fastifyCookie);
   serveConsoleOpenApi(app, consoleOpenApiDocument(app, deps.apiVersion ?? 'development', CONSOLE_CONTROLLERS));
   if (webBuilt) await app.register(fastifyStatic, { root: deps.webDir, prefix: '/', wildcard: false, index: ['index.html'] });

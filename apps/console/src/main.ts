@@ -3,7 +3,19 @@ import { fileURLToPath } from 'node:url';
 import { loadConsoleConfig } from '@settle/config';
 import { packageVersion } from '@settle/http';
 import { PostgresLedger } from '@settle/ledger';
-import { createLogger, createMetricsRegistry, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain } from '@settle/platform';
+import { kafkaProbe } from '@settle/messaging';
+import {
+  createLogger,
+  createMetricsRegistry,
+  createPool,
+  guardProcess,
+  HealthProbes,
+  markReady,
+  migrateSchema,
+  onShutdown,
+  postgresProbe,
+  runMain,
+} from '@settle/platform';
 import { LedgerAuditTrail } from './audit/ledger-audit-trail.js';
 import { PostgresAuditLog } from './audit/postgres-audit-log.js';
 import { AuthService } from './auth/auth.service.js';
@@ -62,10 +74,19 @@ async function main(): Promise<void> {
   const audit = new LedgerAuditTrail(ledger, new PostgresAuditLog(pool), logger);
   const registry = createMetricsRegistry();
   const reviewCounting = new ConsoleMetrics(registry).reviewCounting(transactions, logger);
+  // Ready while PostgreSQL answers; Kafka (the overview's figures only) is reported, degraded when away.
+  const health = new HealthProbes(
+    [
+      postgresProbe(pool),
+      ...(config.kafka ? [kafkaProbe({ brokers: config.kafka.brokers, clientId: 'settle-console', logger, whenFailing: 'degraded' })] : []),
+    ],
+    logger,
+  );
   const app = await createConsoleApp({
     metrics: registry,
     logger,
     pool,
+    health,
     auth,
     transactions,
     overview: new OverviewService(transactions, pool, kafka, { store: config.ledger.store, log: verifications }),
@@ -92,6 +113,7 @@ async function main(): Promise<void> {
     await reviewCounting.stop();
     await auditor?.stop();
     await app.close();
+    await health.close();
     await kafka.close();
     await pool.end();
   });

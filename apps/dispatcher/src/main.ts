@@ -35,7 +35,7 @@ const dispatcher = defineWorker({
   migrations: [DISPATCHER_MIGRATIONS, vaultMigrations(ENDPOINT_VAULT_SCHEMA)],
   produces: ['DeliveryDeadLettered'],
   outboxes: [{ schema: 'dispatcher' }],
-  setup: ({ config, pool, topics, logger, metrics: registry, outboxes }) => {
+  setup: ({ config, pool, topics, logger, metrics: registry, outboxes, health }) => {
     // Only the dispatcher holds this vault's master keys: endpoint secrets are readable nowhere else.
     const vault = new CredentialsVault(new PostgresVaultStore(pool, ENDPOINT_VAULT_SCHEMA), loadMasterKeyRing(), { logger });
     const secrets = new EndpointSecrets(vault);
@@ -86,6 +86,7 @@ const dispatcher = defineWorker({
           deliveries: new DeliveryAdmin(pool, scheduler),
           metrics,
           apiVersion: packageVersion(ROOT),
+          health,
         });
         await http.listen(config.http.port, config.http.host);
         logger.info({ url: await http.getUrl() }, 'dispatcher admin API listening');

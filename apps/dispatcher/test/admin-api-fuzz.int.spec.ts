@@ -13,7 +13,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AvroCodec, Outbox, topicNames } from '@settle/messaging';
-import { createPool, migrateSchemas, type Pool } from '@settle/platform';
+import { createPool, HealthProbes, migrateSchemas, postgresProbe, type Pool } from '@settle/platform';
 import { CredentialsVault, generateKey, MasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import fc from 'fast-check';
 import { pino } from 'pino';
@@ -71,6 +71,7 @@ beforeAll(async () => {
     endpoints,
     deliveries: new DeliveryAdmin(pool, { wake: () => undefined }),
     metrics: new DispatcherMetrics(),
+    health: new HealthProbes([postgresProbe(pool)]),
   });
   answers = watchAnswers(app, dispatcherOpenApiDocument(app, 'test', ADMIN_API_CONTROLLERS), ADMIN_API_CONTROLLERS);
   await app.init();

@@ -28,6 +28,7 @@ export async function createIngestionApp(infra: IngestionInfrastructure, apiVers
     bodyLimitBytes: infra.config.http.bodyLimitBytes,
     rawBodyRoutes: WEBHOOK_ROUTES,
     metrics: registry,
+    logger: infra.logger,
   });
   serveIngestionOpenApi(app, ingestionOpenApiDocument(app, apiVersion, INGESTION_CONTROLLERS));
   return app;

@@ -3,9 +3,9 @@ import { APP_FILTER } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import type { IngestionConfig } from '@settle/config';
 import type { ProviderName } from '@settle/domain';
-import { HEALTH_POOL, HealthController, METRICS_REGISTRY, ProblemDetailsFilter } from '@settle/http';
+import { HealthModule, ProblemDetailsFilter } from '@settle/http';
 import type { Outbox, OutboxRelay } from '@settle/messaging';
-import type { Logger, Pool } from '@settle/platform';
+import type { HealthProbes, Logger, Pool } from '@settle/platform';
 import type { WebhookAuthenticator } from '@settle/providers';
 import type { Registry } from 'prom-client';
 import { CompleteCheckoutHandler, RegisterCheckoutHandler } from './checkouts/checkout.commands.js';
@@ -40,6 +40,8 @@ export interface IngestionInfrastructure {
    * empty one).
    */
   registry?: Registry;
+  /** Readiness: PostgreSQL (down: not ready), Kafka and the registry (degraded: the outbox holds events meanwhile). */
+  health: HealthProbes;
 }
 
 /** The controllers of ingestion's API, which its OpenAPI document describes (health and metrics aside). */
@@ -52,8 +54,8 @@ export class IngestionModule {
     const metrics = new IngestionMetrics(infra.registry);
     return {
       module: IngestionModule,
-      imports: [CqrsModule.forRoot()],
-      controllers: [...INGESTION_CONTROLLERS, HealthController],
+      imports: [CqrsModule.forRoot(), HealthModule.forRoot({ probes: infra.health, metrics: metrics.registry })],
+      controllers: [...INGESTION_CONTROLLERS],
       providers: [
         { provide: CONFIG, useValue: infra.config },
         { provide: LOGGER, useValue: infra.logger },
@@ -61,8 +63,6 @@ export class IngestionModule {
         { provide: OUTBOX, useValue: infra.outbox },
         { provide: OUTBOX_RELAY, useValue: infra.relay },
         { provide: METRICS, useValue: metrics },
-        { provide: METRICS_REGISTRY, useValue: metrics.registry },
-        { provide: HEALTH_POOL, useValue: infra.pool },
         { provide: WEBHOOK_SECRETS, useValue: infra.webhookSecrets },
         { provide: WEBHOOK_AUTHENTICATORS, useValue: infra.webhookAuthenticators },
         { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(infra.logger) },

@@ -2,8 +2,19 @@ import 'reflect-metadata';
 import { fileURLToPath } from 'node:url';
 import { loadIngestionConfig } from '@settle/config';
 import { packageVersion } from '@settle/http';
-import { connectMessaging, MessagingMetrics, Outbox, OutboxRelay } from '@settle/messaging';
-import { createLogger, createMetricsRegistry, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain } from '@settle/platform';
+import { connectMessaging, kafkaProbe, MessagingMetrics, Outbox, OutboxRelay, schemaRegistryProbe } from '@settle/messaging';
+import {
+  createLogger,
+  createMetricsRegistry,
+  createPool,
+  guardProcess,
+  HealthProbes,
+  markReady,
+  migrateSchema,
+  onShutdown,
+  postgresProbe,
+  runMain,
+} from '@settle/platform';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { loadWithProviderEnv, webhookAuthenticators } from '@settle/providers';
 import { createIngestionApp } from './ingestion-app.js';
@@ -50,8 +61,18 @@ async function main(): Promise<void> {
   await webhookSecrets.load();
   webhookSecrets.startRefresh(config.webhooks.secretsRefreshMs);
 
+  // Ready while PostgreSQL answers: what ingestion accepts is durable there, and the outbox holds
+  // it while Kafka or the registry is away (reported as degraded; docs/observability.md, "Health").
+  const health = new HealthProbes(
+    [
+      postgresProbe(pool),
+      kafkaProbe({ brokers: config.kafka.brokers, clientId: 'settle-ingestion', logger, whenFailing: 'degraded' }),
+      schemaRegistryProbe(config.schemaRegistry.url, { whenFailing: 'degraded' }),
+    ],
+    logger,
+  );
   const app = await createIngestionApp(
-    { config, logger, pool, outbox, relay, webhookSecrets, webhookAuthenticators: authenticators, registry },
+    { config, logger, pool, outbox, relay, webhookSecrets, webhookAuthenticators: authenticators, health, registry },
     packageVersion(ROOT),
   );
   relay.start();
@@ -62,6 +83,7 @@ async function main(): Promise<void> {
   onShutdown(logger, async () => {
     webhookSecrets.stop();
     await app.close();
+    await health.close();
     await relay.stop();
     await producer.disconnect();
     await pool.end();

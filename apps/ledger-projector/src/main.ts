@@ -2,6 +2,7 @@ import { loadProjectorConfig } from '@settle/config';
 import {
   CheckpointedLedgerProjection,
   EventStoreLedgerWriter,
+  eventStoreProbe,
   LEDGER_MIGRATIONS,
   openLedgerStore,
   PostgresLedgerWriter,
@@ -44,7 +45,9 @@ const ledgerProjector = defineWorker({
       };
     };
     logger.info({ ledgerStore: opened.kind }, 'ledger store selected');
-    if (opened.kind === 'postgres') return { consumers: [consumerOf(new PostgresLedgerWriter(pool, opened.store, outbox, relay))] };
+    // Readiness also reflects the ledger's store (on KurrentDB, its server).
+    const health = [eventStoreProbe(opened)];
+    if (opened.kind === 'postgres') return { consumers: [consumerOf(new PostgresLedgerWriter(pool, opened.store, outbox, relay))], health };
     const projection = new CheckpointedLedgerProjection(pool, opened.store, outbox, relay, logger.child({ component: 'ledger-projection' }));
     const writer = new EventStoreLedgerWriter(
       opened.store,
@@ -53,6 +56,7 @@ const ledgerProjector = defineWorker({
     );
     return {
       consumers: [consumerOf(writer)],
+      health,
       start: () => projection.start(),
       stop: async () => {
         await projection.stop();

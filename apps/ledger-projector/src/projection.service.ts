@@ -228,7 +228,12 @@ export class ProjectionService {
     });
     this.metrics?.appendDuration.observe((performance.now() - started) / 1000);
     this.metrics?.appendBatchSize.observe(results.length);
-    for (const a of appended) this.logger.info({ reference: a.result.reference, outcome: a.result.outcome }, 'outcome committed to the ledger');
+    for (const { result } of appended) {
+      this.logger.info(
+        { reference: result.reference, outcome: result.outcome, correlationId: result.correlation_id, causationId: result.causation_id },
+        'outcome committed to the ledger',
+      );
+    }
     for (const { reference, grant } of grants) {
       const d = grant.data;
       this.logger.info({ reference, userId: d.userId, entitlement: d.entitlement, event: d.event, expiresAt: new Date(d.expiresAt) }, 'entitlement granted');

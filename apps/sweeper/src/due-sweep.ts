@@ -62,7 +62,14 @@ export async function sweepDue(deps: DueSweepDeps, ownership: PartitionOwnership
         requested_by: REQUESTED_BY,
       };
       messages.push({ type: 'VerificationRequested' as const, payload, dueAt: request.dueAt });
-      const fields = { reference: watch.reference, trigger: request.trigger, check: request.check, lagMs: now - request.dueAt, nextDueAt: watch.dueAt };
+      const fields = {
+        reference: watch.reference,
+        correlationId: payload.correlation_id,
+        trigger: request.trigger,
+        check: request.check,
+        lagMs: now - request.dueAt,
+        nextDueAt: watch.dueAt,
+      };
       if (request.final) deps.logger.warn(fields, 're-check limit reached: final verification requested; unresolved means manual review');
       else deps.logger.debug(fields, 'transaction due; verification requested');
     }

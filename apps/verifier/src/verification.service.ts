@@ -14,7 +14,15 @@ import {
   type VerificationTrigger,
 } from '@settle/domain';
 import pMap from 'p-map';
-import { OutboxRelay, PermanentMessageError, type BatchItem, type MessageContext, type OutboxMessage, type TypedEvent } from '@settle/messaging';
+import {
+  messageLogContext,
+  OutboxRelay,
+  PermanentMessageError,
+  type BatchItem,
+  type MessageContext,
+  type OutboxMessage,
+  type TypedEvent,
+} from '@settle/messaging';
 import { deterministicId, type Logger } from '@settle/platform';
 import type { PaymentProvider } from '@settle/providers';
 import type { ConsensusResultV1 } from '@settle/messaging';
@@ -303,10 +311,7 @@ export class VerificationService {
     const before = chain.state;
     if (!isRegistered(before)) {
       // A webhook racing the checkout: the sweeper verifies once the checkout is registered.
-      this.logger.warn(
-        { reference, trigger, topic: context.topic, partition: context.partition, offset: context.offset },
-        'verification trigger for an unregistered reference; left to the sweeper',
-      );
+      this.logger.warn({ ...messageLogContext(context), reference, trigger }, 'verification trigger for an unregistered reference; left to the sweeper');
       return;
     }
     if (isTerminal(before.status)) {
@@ -339,7 +344,12 @@ export class VerificationService {
 
   /** Logs and counts a committed consensus result (the manual-review alert included). */
   private recorded(result: ConsensusResultV1): void {
-    const log = this.logger.child({ reference: result.reference, trigger: result.trigger });
+    const log = this.logger.child({
+      reference: result.reference,
+      trigger: result.trigger,
+      correlationId: result.correlation_id,
+      causationId: result.causation_id,
+    });
     log.info({ verdict: result.verdict, outcome: result.outcome, state: result.state_after, cause: result.detail }, 'verification decided');
     this.metrics.verifications.inc({ provider: result.provider, trigger: result.trigger, verdict: result.verdict, outcome: result.outcome });
     if (result.outcome === 'MANUAL_REVIEW') {

@@ -63,7 +63,7 @@ export const sharedEnv = z.object({
   SETTLE_READY_FILE: readyFile(),
   METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(0).meta({
     description:
-      "Port of the Kafka workers' Prometheus endpoint (verifier, ledger projector, sweeper, dispatcher: `GET /metrics` on 0.0.0.0, with the default process metrics); 0 or unset serves none. Ingestion, the console and the dispatcher also serve `GET /metrics` on their HTTP port; ingestion ignores this variable.",
+      "Port of the Kafka workers' Prometheus endpoint and health routes (verifier, ledger projector, sweeper, dispatcher: `GET /metrics` on 0.0.0.0, with the default process metrics, `GET /health/live` and `GET /health/ready`); 0 or unset serves none. Ingestion, the console and the dispatcher also serve `GET /metrics` and the health routes on their HTTP port; ingestion ignores this variable.",
   }),
 });
 
@@ -298,7 +298,7 @@ const durationList = (name: string, fallback: readonly number[]) =>
  */
 export const dispatcherEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 })).extend({
   DISPATCHER_HOST: host('dispatcher'),
-  DISPATCHER_PORT: int(3200, 0).meta({ description: 'Port of the admin API, `GET /health` and `GET /metrics`.' }),
+  DISPATCHER_PORT: int(3200, 0).meta({ description: 'Port of the admin API, `GET /health/live`, `GET /health/ready` and `GET /metrics`.' }),
   SETTLE_ADMIN_API_KEY_SHA256: digestList().meta({
     description: 'Comma-separated SHA-256 hex digests of the admin API keys (endpoints and deliveries); unset: the admin API refuses every call.',
   }),

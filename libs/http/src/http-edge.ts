@@ -2,10 +2,12 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { PROBLEM_JSON, ProblemError } from '@settle/platform';
+import { PROBLEM_JSON, ProblemError, type Logger } from '@settle/platform';
 import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { Histogram, type Registry } from 'prom-client';
+import { PinoNestLogger } from './nest-logger.js';
+import { installRequestLog, requestIdOf } from './request-log.js';
 import { assertUnambiguousJson, type JsonStrictness } from './strict-json.js';
 
 /**
@@ -37,6 +39,8 @@ export interface HttpEdgeOptions {
   rawBodyRoutes?: readonly string[];
   /** Which ambiguities JSON bodies are refused for; default both (see {@link JsonStrictness}). */
   strictness?: JsonStrictness;
+  /** The app's logger: Nest's framework logs and one line per request go to it ({@link createEdgeApp}). */
+  logger: Logger;
   /**
    * The app's Prometheus registry (the one its `GET /metrics` serves): the edge registers
    * {@link HTTP_REQUEST_DURATION} on it and observes every answered request.
@@ -160,6 +164,7 @@ export function httpEdgeServerOptions(options: HttpEdgeOptions): FastifyHttpOpti
   return {
     bodyLimit: options.bodyLimitBytes,
     trustProxy: false,
+    genReqId: requestIdOf,
     routerOptions: { maxParamLength: MAX_PARAM_CHARS },
     http: { maxHeaderSize: MAX_HEADER_BYTES },
     clientErrorHandler: onClientError,
@@ -288,15 +293,18 @@ function allowedMethods(router: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>, pa
 /**
  * Builds a Settle NestJS app on Fastify with its HTTP edge ({@link httpEdgeServerOptions},
  * {@link installHttpEdge}), not yet listening: Nest's own body parsers are off, the edge's
- * parse bodies.
+ * parse bodies. Nest's framework logs go through the app's logger ({@link PinoNestLogger}), and
+ * every request is logged once there (`installRequestLog`).
  *
  * @param module - the app's root module (a `DynamicModule` from its `forRoot`).
  */
 export async function createEdgeApp(module: Parameters<typeof NestFactory.create>[0], options: HttpEdgeOptions): Promise<NestFastifyApplication> {
   const app = await NestFactory.create<NestFastifyApplication>(module, new FastifyAdapter(httpEdgeServerOptions(options)), {
     bodyParser: false,
-    logger: ['error', 'warn'],
+    logger: new PinoNestLogger(options.logger),
   });
-  installHttpEdge(app.getHttpAdapter().getInstance(), options);
+  const instance = app.getHttpAdapter().getInstance();
+  installHttpEdge(instance, options);
+  installRequestLog(instance, options.logger);
   return app;
 }

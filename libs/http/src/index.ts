@@ -14,3 +14,5 @@ export * from './http-edge.js';
 export * from './openapi/schemas.js';
 export * from './openapi/decorators.js';
 export * from './openapi/document.js';
+export * from './nest-logger.js';
+export * from './request-log.js';

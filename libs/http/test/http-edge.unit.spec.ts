@@ -59,7 +59,7 @@ let port: number;
 const registry = new Registry();
 
 beforeAll(async () => {
-  app = await createEdgeApp(TestModule, { bodyLimitBytes: 1024, rawBodyRoutes: ['/v1/raw/:name'], metrics: registry });
+  app = await createEdgeApp(TestModule, { bodyLimitBytes: 1024, rawBodyRoutes: ['/v1/raw/:name'], metrics: registry, logger: pino({ level: 'silent' }) });
   await app.listen(0, '127.0.0.1');
   port = Number(new URL(await app.getUrl()).port);
 });

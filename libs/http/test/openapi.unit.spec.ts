@@ -4,7 +4,6 @@
  * answer-conformance hook (scripts/harness/answer-conformance.ts) catching an answer that
  * drifts from its document, on a small app of its own.
  */
-import { Registry } from 'prom-client';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,8 @@ import { Controller, Get, HttpCode, Module, Param, Post, Query } from '@nestjs/c
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ApiOperation } from '@nestjs/swagger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import { z } from 'zod';
 import { ApiAnswer, ApiProblems, buildOpenApiDocument, createEdgeApp, documentedAnswers, JSON_BODY_PROBLEMS, runOpenApiGenerator } from '@settle/http';
 import { watchAnswers, type AnswerConformance } from '../../../scripts/harness/answer-conformance.js';
@@ -48,7 +49,7 @@ let app: NestFastifyApplication;
 let answers: AnswerConformance;
 
 beforeAll(async () => {
-  app = await createEdgeApp(ThingsModule, { bodyLimitBytes: 1024, metrics: new Registry() });
+  app = await createEdgeApp(ThingsModule, { bodyLimitBytes: 1024, metrics: new Registry(), logger: pino({ level: 'silent' }) });
   const document = buildOpenApiDocument(app, { title: 'Things', description: 'Test', version: '1', securitySchemes: {}, pathPrefixes: ['/v1/'], controllers });
   answers = watchAnswers(app, document, controllers);
   await app.init();

@@ -5,6 +5,8 @@ import type { AvroCodec } from './codec.js';
 import { deadLetterWriter } from './dead-letter.js';
 import { groupCommitAcrossPartitions } from './group-commit.js';
 import type { BatchHandler, MessageHandler } from './handler.js';
+import { trackConsumerState, type Assignment, type ConsumerState } from './consumer-state.js';
+import { batchLogFields } from './log-fields.js';
 import { heartbeatWhileHandling } from './heartbeat-pump.js';
 import { contextOf, processBatch, processMessage, type ProcessingOptions } from './message-processing.js';
 import { nextOffsetAfter, type MessagingMetrics } from './metrics.js';
@@ -18,9 +20,6 @@ import { sharedOffsetCommit } from './offset-commit.js';
  * Heartbeats every 2 s, also inside long batches, keep a live member in the group.
  */
 export const DEFAULT_SESSION_TIMEOUT_MS = 6_000;
-
-/** Partitions assigned to this member, per topic, as the group coordinator handed them out. */
-export type Assignment = Readonly<Record<string, readonly number[]>>;
 
 export interface ConsumerLoopOptions {
   kafka: Kafka;
@@ -86,6 +85,10 @@ export interface ConsumerLoopOptions {
 /** A running consumer loop. */
 export interface ConsumerLoop {
   consumer: Consumer;
+  /** Its consumer group. */
+  groupId: string;
+  /** Where the member stands in its group (connecting, joined with its partitions, rebalancing, crashed, stopped). */
+  state(): ConsumerState;
   /** Stops fetching, lets the message in hand finish, commits, disconnects. */
   stop(): Promise<void>;
 }
@@ -133,6 +136,7 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     maxWaitTimeInMs: options.fetch?.maxWaitTimeMs ?? 5_000,
     ...(options.partitionAssigners ? { partitionAssigners: options.partitionAssigners } : {}),
   });
+  const state = trackConsumerState(consumer, groupId);
   if (options.onAssignment || metrics) {
     const onAssignment = options.onAssignment;
     consumer.on(consumer.events.GROUP_JOIN, (event) => {
@@ -157,6 +161,9 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     // eslint-disable-next-line @typescript-eslint/unbound-method
     eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary, uncommittedOffsets }) => {
       const stale = () => !running || !isRunning() || isStale();
+      // Every line about this batch names its group, topic, partition and offsets.
+      const log = logger.child(batchLogFields(groupId, batch));
+      const started = performance.now();
       const lagAfter = (nextOffset: string) => metrics?.recordLag(groupId, batch.topic, batch.partition, batch.highWatermark, nextOffset);
       if (batch.messages.length > 0) lagAfter(batch.messages[0]!.offset);
       const stopHeartbeats = heartbeatWhileHandling(heartbeat, heartbeatInterval);
@@ -170,7 +177,7 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
         if (handleBatch) {
           const contexts = batch.messages.map((message) => contextOf(batch, message));
           if (contexts.length === 0) return;
-          const batchOptions = { ...processing, handleBatch, abandonBatchWhen: options.abandonBatchWhen, abandonDelayMs: options.abandonDelayMs };
+          const batchOptions = { ...processing, logger: log, handleBatch, abandonBatchWhen: options.abandonBatchWhen, abandonDelayMs: options.abandonDelayMs };
           const rejected = await processBatch(batchOptions, batch.messages, contexts, { stale, heartbeat });
           if (rejected === null) return; // stale, stopping or given up: nothing resolved, the batch is fetched again
           for (const { message, context, error } of rejected) await deadLetter(message, context, error);
@@ -178,22 +185,29 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
           lagAfter(nextOffsetAfter(batch.messages.at(-1)!.offset));
           await heartbeat();
           await commitTogether(commitOffsetsIfNecessary, uncommittedOffsets);
+          log.debug({ deadLettered: rejected.length, durationMs: Math.round(performance.now() - started) }, 'batch handled');
           return;
         }
+        let handled = 0;
         for (const message of batch.messages) {
           if (stale()) break;
-          if (!(await processMessage({ ...processing, handle: handle!, deadLetter }, message, contextOf(batch, message), { stale, heartbeat }))) break;
+          if (!(await processMessage({ ...processing, logger: log, handle: handle!, deadLetter }, message, contextOf(batch, message), { stale, heartbeat })))
+            break;
           resolveOffset(message.offset);
           lagAfter(nextOffsetAfter(message.offset));
+          handled += 1;
           await heartbeat();
         }
         await commitOffsetsIfNecessary();
+        log.debug({ handled, durationMs: Math.round(performance.now() - started) }, 'batch handled');
       }
     },
   });
 
   return {
     consumer,
+    groupId,
+    state,
     async stop() {
       running = false;
       await consumer.stop();

@@ -2,6 +2,7 @@ import type { KafkaMessage, Producer } from 'kafkajs';
 import { isSettleError } from '@settle/domain';
 import type { Logger } from 'pino';
 import type { MessageContext } from './handler.js';
+import { messageLogFields } from './log-fields.js';
 import { HEADERS } from './headers.js';
 import type { MessagingMetrics } from './metrics.js';
 
@@ -54,10 +55,10 @@ function originalHeaders(message: KafkaMessage): Record<string, Buffer | string>
 }
 
 /**
- * A writer of dead-letter records: logs the failure (topic, partition, offset, reference,
- * code), then sends the original key and bytes with {@link deadLetterHeaders} and acks all, and
- * counts the record by source topic and code. Resolves once Kafka acknowledged the record, so
- * the caller may then move the offset on.
+ * A writer of dead-letter records: logs the failure (topic, partition, offset, correlation and
+ * causation ids, reference (the message key), code), then sends the original key and bytes with
+ * {@link deadLetterHeaders} and acks all, and counts the record by source topic and code.
+ * Resolves once Kafka acknowledged the record, so the caller may then move the offset on.
  *
  * @throws kafkajs's error when the record cannot be sent (nothing is counted then).
  */
@@ -65,7 +66,7 @@ export function deadLetterWriter(options: DeadLetterOptions): DeadLetterWriter {
   const { producer, deadLetterTopic, groupId, logger, metrics } = options;
   return async (message, context, error) => {
     logger.error(
-      { topic: context.topic, partition: context.partition, offset: context.offset, reference: context.key, code: errorCode(error), err: error },
+      { topic: context.topic, partition: context.partition, ...messageLogFields(context), reference: context.key, code: errorCode(error), err: error },
       'message sent to the dead-letter topic',
     );
     await producer.send({

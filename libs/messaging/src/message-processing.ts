@@ -3,11 +3,13 @@ import type { Logger } from 'pino';
 import type { AvroCodec } from './codec.js';
 import type { DeadLetterWriter } from './dead-letter.js';
 import type { BatchHandler, BatchItem, MessageContext, MessageHandler } from './handler.js';
+import { messageLogFields } from './log-fields.js';
 import { Abandoned, retryBackoff, retryInPlace } from './retry-in-place.js';
 
 /** What processing a fetched batch needs, whichever handler the loop has. */
 export interface ProcessingOptions {
   codec: AvroCodec;
+  /** The batch's logger: a child bound to its consumer group, topic, partition and offsets (`batchLogFields`). */
   logger: Logger;
   /** Which errors no retry can fix. */
   isPermanent: (error: unknown) => boolean;
@@ -63,7 +65,7 @@ export async function processMessage(
     await retryInPlace(
       {
         retryable: (error) => !isPermanent(error),
-        onRetry: (attempt) => logger.warn({ topic: context.topic, partition: context.partition, offset: context.offset, attempt }, 'retrying message'),
+        onRetry: (attempt) => logger.warn({ ...messageLogFields(context), attempt }, 'retrying message'),
         ...liveness,
         backoff: retryBackoff(options.sessionTimeoutMs),
       },
@@ -115,7 +117,7 @@ export async function processBatch(
     const failed = await retryInPlace(
       {
         retryable: (error) => !giveUp(error),
-        onRetry: (attempt) => logger.warn({ topic: contexts[0]!.topic, partition: contexts[0]!.partition, attempt }, 'retrying batch'),
+        onRetry: (attempt) => logger.warn({ attempt }, 'retrying batch'),
         ...liveness,
         backoff: retryBackoff(options.sessionTimeoutMs),
       },
@@ -127,7 +129,7 @@ export async function processBatch(
   } catch (error) {
     if (error instanceof Abandoned) return null;
     if (giveUp(error)) {
-      logger.warn({ topic: contexts[0]!.topic, partition: contexts[0]!.partition, err: error }, 'batch given up, to be fetched again');
+      logger.warn({ err: error }, 'batch given up, to be fetched again');
       await new Promise((resolve) => setTimeout(resolve, options.abandonDelayMs ?? 1_000));
       return null;
     }

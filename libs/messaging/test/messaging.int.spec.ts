@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import type { Kafka, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AvroCodec,
+  type CheckoutRegisteredV1,
   createKafka,
   createProducer,
   ensureTopics,
@@ -10,12 +12,11 @@ import {
   headerText,
   MessagingMetrics,
   Outbox,
-  OutboxRelay,
   outboxDdl,
+  OutboxRelay,
   PermanentMessageError,
   startConsumerLoop,
   topicNames,
-  type CheckoutRegisteredV1,
   type Topics,
   type TypedEvent,
 } from '@settle/messaging';
@@ -141,6 +142,59 @@ describe('consumer loop on the real broker', () => {
     } finally {
       await loop.stop();
       await dlqConsumer.disconnect();
+    }
+  });
+});
+
+describe('consumer loop logs', () => {
+  it("name each batch's group, topic, partition and offsets, and each message's offset, correlation and causation ids", async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const capture = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+    const groupId = `int-logs-${randomUUID()}`;
+    let failures = 0;
+    const loop = await startConsumerLoop({
+      kafka,
+      groupId,
+      topics: [topics.transactionEvents],
+      codec,
+      producer,
+      deadLetterTopic: topics.deadLetter,
+      logger: createLogger('messaging-logs', 'debug', capture),
+      handle: async (event: TypedEvent) => {
+        // Transient once, for the retry line.
+        if (event.payload.reference === 'ref_logged' && failures++ === 0) throw new Error('database restarting');
+      },
+    });
+    const correlationId = randomUUID();
+    const causationId = randomUUID();
+    try {
+      const [sent] = await producer.send({
+        topic: topics.transactionEvents,
+        acks: -1,
+        messages: [
+          {
+            key: 'ref_logged',
+            value: await codec.encode('CheckoutRegistered', registered('ref_logged')),
+            headers: { [HEADERS.eventType]: 'CheckoutRegistered', [HEADERS.correlationId]: correlationId, [HEADERS.causationId]: causationId },
+          },
+        ],
+      });
+      // The topic holds the earlier tests' messages too: this one is the last of its partition's batch.
+      const offset = sent!.baseOffset!;
+      const batch = { groupId, topic: topics.transactionEvents, partition: sent!.partition, lastOffset: offset };
+      const handled = await waitUntil('the batch to be handled and logged', 30_000, async () =>
+        lines.find((l) => l.msg === 'batch handled' && l.partition === batch.partition && l.lastOffset === offset),
+      );
+      expect(handled).toMatchObject({ ...batch, app: 'messaging-logs', firstOffset: expect.any(String) });
+      expect(BigInt(handled.firstOffset as string)).toBeLessThanOrEqual(BigInt(offset));
+      expect(lines.find((l) => l.msg === 'retrying message')).toMatchObject({ ...batch, offset, correlationId, causationId, attempt: 1 });
+    } finally {
+      await loop.stop();
     }
   });
 });

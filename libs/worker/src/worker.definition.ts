@@ -1,6 +1,6 @@
 import type { WorkerConfig } from '@settle/config';
 import type { AvroCodec, ConsumerLoopOptions, EventType, Outbox, OutboxRelay, RelayOptions, Topics } from '@settle/messaging';
-import type { Logger, Pool, SchemaMigrations } from '@settle/platform';
+import type { HealthProbe, HealthProbes, Logger, Pool, SchemaMigrations } from '@settle/platform';
 import type { Kafka, Producer } from 'kafkajs';
 import type { Registry } from 'prom-client';
 
@@ -41,6 +41,11 @@ export type ConsumerDefinition = Omit<
 export interface WorkerParts {
   /** The consumer loops, started in this order once the relays run (at least one). */
   consumers: readonly ConsumerDefinition[];
+  /**
+   * Readiness probes of the worker's own dependencies (the projector's event store), beside the
+   * runtime's (PostgreSQL, Kafka, the registry, each consumer group: `WorkerHealth`).
+   */
+  health?: readonly HealthProbe[];
   /** Runs once every consumer loop started, before the worker reports ready (timers, a log line). */
   start?: () => void | Promise<void>;
   /** Runs at shutdown once the consumer loops stopped, before the relays stop. */
@@ -68,6 +73,11 @@ export interface WorkerContext<C extends WorkerConfig, O extends string> {
   producer: Producer;
   /** The declared outboxes, by schema. */
   outboxes: Readonly<Record<O, WorkerOutbox>>;
+  /**
+   * The worker's readiness probes (its consumer loops' membership included once they start),
+   * for a worker that serves HTTP of its own (the dispatcher's admin API, `HealthModule`).
+   */
+  health: HealthProbes;
 }
 
 /**

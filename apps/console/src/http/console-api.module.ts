@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { HEALTH_POOL, HealthController, METRICS_REGISTRY, ProblemDetailsFilter } from '@settle/http';
-import type { Logger, Pool } from '@settle/platform';
+import { HealthModule, ProblemDetailsFilter } from '@settle/http';
+import { HealthProbes, postgresProbe, type Logger, type Pool } from '@settle/platform';
 import type { Registry } from 'prom-client';
 import type { AuthService } from '../auth/auth.service.js';
 import type { AuditTrail } from '../audit/audit-trail.port.js';
@@ -46,7 +46,6 @@ export const CONSOLE_CONTROLLERS = [
   DeliveriesController,
   AuditController,
   UsersController,
-  HealthController,
   WebController,
 ] as const;
 
@@ -72,6 +71,11 @@ export interface ConsoleApiDeps {
   /** Prometheus registry of `GET /metrics` (`createConsoleApp` passes one, with the default process metrics). */
   metrics: Registry;
   /**
+   * Readiness (`GET /health/ready`); default PostgreSQL through `pool` alone. The boot adds
+   * Kafka, degraded only (the overview's figures are all it reads there), when configured.
+   */
+  health?: HealthProbes;
+  /**
    * The Overview's reads; default: the counts, the dead-lettered deliveries and the ledger
    * verification's records of `pool`, Kafka not configured.
    */
@@ -84,6 +88,12 @@ export class ConsoleApiModule {
   static forRoot(deps: ConsoleApiDeps): DynamicModule {
     return {
       module: ConsoleApiModule,
+      imports: [
+        HealthModule.forRoot({
+          probes: deps.health ?? new HealthProbes(() => [postgresProbe(deps.pool)], deps.logger),
+          metrics: deps.metrics,
+        }),
+      ],
       controllers: [...CONSOLE_CONTROLLERS],
       providers: [
         { provide: AUTH_SERVICE, useValue: deps.auth },
@@ -104,8 +114,6 @@ export class ConsoleApiModule {
         { provide: COOKIE_SETTINGS, useValue: deps.cookies },
         { provide: CONSOLE_LOGGER, useValue: deps.logger },
         { provide: WEB_BUILT, useValue: deps.webBuilt },
-        { provide: HEALTH_POOL, useValue: deps.pool },
-        { provide: METRICS_REGISTRY, useValue: deps.metrics },
         { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(deps.logger, CONSOLE_CHALLENGE) },
         SessionGuard,
       ],

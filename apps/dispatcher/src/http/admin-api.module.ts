@@ -1,8 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createEdgeApp, HEALTH_POOL, HealthController, METRICS_REGISTRY, ProblemDetailsFilter } from '@settle/http';
-import type { Logger, Pool } from '@settle/platform';
+import { createEdgeApp, HealthModule, ProblemDetailsFilter } from '@settle/http';
+import type { HealthProbes, Logger, Pool } from '@settle/platform';
 import type { DeliveryAdmin } from '../deliveries/delivery-admin.js';
 import type { DispatcherMetrics } from '../dispatcher.metrics.js';
 import type { EndpointService } from '../endpoints/endpoint.service.js';
@@ -22,6 +22,8 @@ export interface AdminApiDeps {
   metrics: DispatcherMetrics;
   /** The version the OpenAPI document states (package.json's); `development` when left out. */
   apiVersion?: string;
+  /** Readiness: the worker runtime's probes (PostgreSQL, Kafka, the registry, the consumer group). */
+  health: HealthProbes;
 }
 
 /** The controllers of the admin API, which its OpenAPI document describes (health and metrics aside). */
@@ -33,13 +35,12 @@ export class AdminApiModule {
   static forRoot(deps: AdminApiDeps): DynamicModule {
     return {
       module: AdminApiModule,
-      controllers: [...ADMIN_API_CONTROLLERS, HealthController],
+      imports: [HealthModule.forRoot({ probes: deps.health, metrics: deps.metrics.registry })],
+      controllers: [...ADMIN_API_CONTROLLERS],
       providers: [
         { provide: ADMIN_KEYS, useValue: deps.adminApiKeySha256 },
         { provide: ENDPOINT_SERVICE, useValue: deps.endpoints },
         { provide: DELIVERY_ADMIN, useValue: deps.deliveries },
-        { provide: HEALTH_POOL, useValue: deps.pool },
-        { provide: METRICS_REGISTRY, useValue: deps.metrics.registry },
         { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(deps.logger) },
         AdminKeyGuard,
       ],
@@ -58,7 +59,11 @@ export const ADMIN_API_BODY_LIMIT_BYTES = 64 * 1024;
  * OpenAPI document is served at `/docs/openapi.json`, with a browsable page at `/docs`.
  */
 export async function createAdminApi(deps: AdminApiDeps): Promise<NestFastifyApplication> {
-  const app = await createEdgeApp(AdminApiModule.forRoot(deps), { bodyLimitBytes: ADMIN_API_BODY_LIMIT_BYTES, metrics: deps.metrics.registry });
+  const app = await createEdgeApp(AdminApiModule.forRoot(deps), {
+    bodyLimitBytes: ADMIN_API_BODY_LIMIT_BYTES,
+    metrics: deps.metrics.registry,
+    logger: deps.logger,
+  });
   serveDispatcherOpenApi(app, dispatcherOpenApiDocument(app, deps.apiVersion ?? 'development', ADMIN_API_CONTROLLERS));
   return app;
 }

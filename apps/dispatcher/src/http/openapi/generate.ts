@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { INERT_DATABASE_URL, packageVersion } from '@settle/http';
-import { createPool, type Pool } from '@settle/platform';
+import { createPool, HealthProbes, type Pool } from '@settle/platform';
 import { CredentialsVault, generateKey, MasterKeyRing, PostgresVaultStore } from '@settle/vault';
 import { pino } from 'pino';
 import { DeliveryAdmin } from '../../deliveries/delivery-admin.js';
@@ -36,6 +36,7 @@ export async function createInertAdminApi(root: string): Promise<{ app: NestFast
     ),
     deliveries: new DeliveryAdmin(pool, { wake: () => undefined }),
     metrics: new DispatcherMetrics(),
+    health: new HealthProbes([]),
     apiVersion: packageVersion(root),
   });
   return { app, pool };

@@ -3,7 +3,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import { loadIngestionConfig } from '@settle/config';
 import { INERT_DATABASE_URL, packageVersion } from '@settle/http';
 import { AvroCodec, Outbox, topicNames } from '@settle/messaging';
-import { createPool, type Pool } from '@settle/platform';
+import { createPool, HealthProbes, type Pool } from '@settle/platform';
 import { webhookAuthenticators } from '@settle/providers';
 import { pino } from 'pino';
 import { createIngestionApp } from '../../ingestion-app.js';
@@ -39,6 +39,7 @@ export async function createInertIngestionApp(root: string): Promise<{ app: Nest
       relay: { wake: () => undefined },
       webhookSecrets: { candidates: () => [] },
       webhookAuthenticators: webhookAuthenticators({}),
+      health: new HealthProbes([]),
     },
     packageVersion(root),
   );
