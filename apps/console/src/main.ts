@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { fileURLToPath } from 'node:url';
-import { loadConsoleConfig } from '@settle/config';
+import { loadConsoleConfig, loadTracingConfig } from '@settle/config';
 import { PostgresLedger } from '@settle/ledger';
-import { createLogger, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain } from '@settle/platform';
+import { createLogger, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain, startTracing } from '@settle/platform';
 import { LedgerAuditTrail } from './audit/ledger-audit-trail.js';
 import { PostgresAuditLog } from './audit/postgres-audit-log.js';
 import { AuthService } from './auth/auth.service.js';
@@ -41,6 +41,7 @@ async function main(): Promise<void> {
   const config = loadConsoleConfig();
   const logger = createLogger('console', config.logLevel);
   guardProcess(logger);
+  const tracing = startTracing(loadTracingConfig('console'), logger);
   const pool = createPool(config.database.url, config.database.poolSize, (error) =>
     logger.warn({ err: error }, 'database connection lost; the pool opens a new one on next use'),
   );
@@ -86,6 +87,7 @@ async function main(): Promise<void> {
     await app.close();
     await kafka.close();
     await pool.end();
+    await tracing.shutdown();
   });
 }
 

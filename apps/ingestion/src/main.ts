@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { loadIngestionConfig } from '@settle/config';
+import { loadIngestionConfig, loadTracingConfig } from '@settle/config';
 import { connectMessaging, Outbox, OutboxRelay } from '@settle/messaging';
-import { createLogger, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain } from '@settle/platform';
+import { createLogger, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain, startTracing } from '@settle/platform';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { loadWithProviderEnv, webhookAuthenticators } from '@settle/providers';
 import { createIngestionApp } from './ingestion-app.js';
@@ -18,6 +18,8 @@ async function main(): Promise<void> {
   const authenticators = webhookAuthenticators(process.env);
   const logger = createLogger('ingestion', config.logLevel);
   guardProcess(logger);
+  // Before the app exists: its HTTP edge and outbox read the tracer provider and propagator registered here.
+  const tracing = startTracing(loadTracingConfig('ingestion'), logger);
   const pool = createPool(config.database.url, config.database.poolSize, (error) =>
     logger.warn({ err: error }, 'database connection lost; the pool opens a new one on next use'),
   );
@@ -55,6 +57,7 @@ async function main(): Promise<void> {
     await relay.stop();
     await producer.disconnect();
     await pool.end();
+    await tracing.shutdown();
   });
 }
 

@@ -1,4 +1,4 @@
-/** Small shared infrastructure: logging, PostgreSQL and its versioned migrations, deterministic ids, problem details. */
+/** Small shared infrastructure: logging, tracing, PostgreSQL and its versioned migrations, deterministic ids, problem details. */
 export * from './logger.js';
 export * from './db.js';
 export * from './migrations.js';
@@ -7,3 +7,5 @@ export * from './lifecycle.js';
 export * from './problem.js';
 export * from './metrics.js';
 export * from './http.js';
+export * from './tracing.js';
+export * from './trace-context.js';

@@ -1,6 +1,6 @@
-import type { WorkerConfig } from '@settle/config';
+import { loadTracingConfig, type WorkerConfig } from '@settle/config';
 import { connectMessaging, Outbox, OutboxRelay, startConsumerLoop, type ConsumerLoop } from '@settle/messaging';
-import { createLogger, createPool, guardProcess, markReady, migrateSchemas, onShutdown, runMain, startMetricsServer } from '@settle/platform';
+import { createLogger, createPool, guardProcess, markReady, migrateSchemas, onShutdown, runMain, startMetricsServer, startTracing } from '@settle/platform';
 import { stopInOrder, type StopStep } from './shutdown.js';
 import type { WorkerContext, WorkerDefinition, WorkerOutbox } from './worker.definition.js';
 
@@ -14,7 +14,7 @@ export interface RunningWorker<C extends WorkerConfig, O extends string> {
   /**
    * Stops the worker in order: the consumer loops (each lets its message in hand finish and
    * commits), the worker's own `stop` hook, the relays (each lets its pass in hand finish),
-   * the metrics endpoint, the producer, the pool.
+   * the metrics endpoint, the producer, the pool, then tracing (its buffered spans exported).
    *
    * @throws the first failed step's error, once every step ran.
    */
@@ -35,7 +35,9 @@ export interface StartWorkerOptions {
  * its migrations, connects to Kafka and the schema registry (topics created, the produced
  * record types registered), creates its outboxes and relays, runs its `setup`, starts the
  * relays, the metrics endpoint (when `METRICS_PORT` is set and `setup` gave a registry) and
- * the consumer loops, runs its `start` hook, and writes the ready file.
+ * the consumer loops, runs its `start` hook, and writes the ready file. Tracing starts right
+ * after the logger when the `OTEL_*` variables ask for it (`loadTracingConfig`, service name the
+ * worker's name), and its buffered spans are exported last on the way down.
  *
  * A failed boot stops what already started, in the shutdown order, before rethrowing.
  *
@@ -51,6 +53,8 @@ export async function startWorker<C extends WorkerConfig, O extends string>(
   const base = createLogger(definition.name, config.logLevel);
   const logger = definition.logBindings ? base.child(definition.logBindings) : base;
   if (options.guardProcess) guardProcess(logger);
+  // Tracing (OTEL_* variables; off unless asked for) before anything that starts spans.
+  const tracing = startTracing(loadTracingConfig(definition.name), logger);
   const pool = createPool(config.database.url, config.database.poolSize, (error) =>
     logger.warn({ err: error }, 'database connection lost; the pool opens a new one on next use'),
   );
@@ -66,6 +70,8 @@ export async function startWorker<C extends WorkerConfig, O extends string>(
     { name: 'metrics endpoint', stop: () => late.closeMetrics?.() },
     { name: 'producer', stop: () => late.disconnect?.() },
     { name: 'database pool', stop: () => pool.end() },
+    // Last: the spans of everything above are exported (bounded; never holds the exit up long).
+    { name: 'tracing', stop: () => tracing.shutdown() },
   ];
 
   try {
