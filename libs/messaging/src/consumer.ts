@@ -5,8 +5,9 @@ import type { AvroCodec } from './codec.js';
 import { deadLetterWriter } from './dead-letter.js';
 import { groupCommitAcrossPartitions } from './group-commit.js';
 import type { BatchHandler, MessageHandler } from './handler.js';
-import { contextOf, processBatch, processMessage, type ProcessingOptions } from './message-processing.js';
+import { processBatch, processMessage, tracedContextOf, type ProcessingOptions } from './message-processing.js';
 import { sharedOffsetCommit } from './offset-commit.js';
+import { endSpan } from '@settle/platform';
 
 /** Partitions assigned to this member, per topic, as the group coordinator handed them out. */
 export type Assignment = Readonly<Record<string, readonly number[]>>;
@@ -81,7 +82,9 @@ export interface ConsumerLoop {
  * dead-letter topic (original bytes, error in headers; `dead-letter.ts`) before the offset
  * moves on. Heartbeats are sent inside long batches; the loop stops at once when the consumer
  * is stopping or the batch is stale. Decoding, handling and retrying one message or one batch:
- * `message-processing.ts`.
+ * `message-processing.ts`. Each message gets a `process` span, a child of the producer span its
+ * headers name, ended once it is handled, dead-lettered (marked failed) or left for redelivery
+ * (docs/observability.md, "Traces").
  *
  * @throws Error when not given exactly one of `handle` and `handleBatch`; kafkajs's errors when
  *   the consumer cannot connect or subscribe.
@@ -130,20 +133,48 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary, uncommittedOffsets }) => {
       const stale = () => !running || !isRunning() || isStale();
       if (handleBatch) {
-        const contexts = batch.messages.map((message) => contextOf(batch, message));
-        if (contexts.length === 0) return;
-        const batchOptions = { ...processing, handleBatch, abandonBatchWhen: options.abandonBatchWhen, abandonDelayMs: options.abandonDelayMs };
-        const rejected = await processBatch(batchOptions, batch.messages, contexts, { stale, heartbeat });
-        if (rejected === null) return; // stale, stopping or given up: nothing resolved, the batch is fetched again
-        for (const { message, context, error } of rejected) await deadLetter(message, context, error);
-        resolveOffset(batch.messages.at(-1)!.offset);
-        await heartbeat();
-        await commitTogether(commitOffsetsIfNecessary, uncommittedOffsets);
-        return;
+        if (batch.messages.length === 0) return;
+        const traced = batch.messages.map((message) => tracedContextOf(batch, message, groupId));
+        const contexts = traced.map((t) => t.context);
+        // Why each message failed, for its span: dead-lettered, or the whole batch's error.
+        const failed = new Map<string, unknown>();
+        try {
+          const batchOptions = { ...processing, handleBatch, abandonBatchWhen: options.abandonBatchWhen, abandonDelayMs: options.abandonDelayMs };
+          const rejected = await processBatch(batchOptions, batch.messages, contexts, { stale, heartbeat });
+          if (rejected === null) return; // stale, stopping or given up: nothing resolved, the batch is fetched again
+          for (const { message, context, error } of rejected) {
+            failed.set(context.offset, error);
+            await deadLetter(message, context, error);
+          }
+          resolveOffset(batch.messages.at(-1)!.offset);
+          await heartbeat();
+          await commitTogether(commitOffsetsIfNecessary, uncommittedOffsets);
+          return;
+        } catch (error) {
+          for (const context of contexts) if (!failed.has(context.offset)) failed.set(context.offset, error);
+          throw error;
+        } finally {
+          for (const { context, span } of traced) endSpan(span, failed.get(context.offset));
+        }
       }
       for (const message of batch.messages) {
         if (stale()) break;
-        if (!(await processMessage({ ...processing, handle: handle!, deadLetter }, message, contextOf(batch, message), { stale, heartbeat }))) break;
+        const { context, span } = tracedContextOf(batch, message, groupId);
+        let failure: unknown;
+        const deadLetterTraced: typeof deadLetter = (m, c, error) => {
+          failure = error;
+          return deadLetter(m, c, error);
+        };
+        let handled: boolean;
+        try {
+          handled = await processMessage({ ...processing, handle: handle!, deadLetter: deadLetterTraced }, message, context, { stale, heartbeat });
+        } catch (error) {
+          failure ??= error;
+          throw error;
+        } finally {
+          endSpan(span, failure);
+        }
+        if (!handled) break;
         resolveOffset(message.offset);
         await heartbeat();
       }

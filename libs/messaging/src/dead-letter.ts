@@ -3,6 +3,8 @@ import { isSettleError } from '@settle/domain';
 import type { Logger } from 'pino';
 import type { MessageContext } from './handler.js';
 import { HEADERS } from './headers.js';
+import { contextOfCarrier, endSpan, traceCarrierOf } from '@settle/platform';
+import { startSendSpan } from './trace-context.js';
 
 /** Writes one message that can never be processed to the dead-letter topic. */
 export type DeadLetterWriter = (message: KafkaMessage, context: MessageContext, error: unknown) => Promise<void>;
@@ -53,7 +55,9 @@ function originalHeaders(message: KafkaMessage): Record<string, Buffer | string>
 /**
  * A writer of dead-letter records: logs the failure (topic, partition, offset, reference,
  * code), then sends the original key and bytes with {@link deadLetterHeaders} and acks all.
- * Resolves once Kafka acknowledged the record, so the caller may then move the offset on.
+ * Resolves once Kafka acknowledged the record, so the caller may then move the offset on. The
+ * send is a producer span, a child of the message's `process` span, whose context replaces the
+ * original's trace headers (docs/observability.md, "Traces").
  */
 export function deadLetterWriter(options: DeadLetterOptions): DeadLetterWriter {
   const { producer, deadLetterTopic, groupId, logger } = options;
@@ -62,10 +66,17 @@ export function deadLetterWriter(options: DeadLetterOptions): DeadLetterWriter {
       { topic: context.topic, partition: context.partition, offset: context.offset, reference: context.key, code: errorCode(error), err: error },
       'message sent to the dead-letter topic',
     );
-    await producer.send({
-      topic: deadLetterTopic,
-      acks: -1,
-      messages: [{ key: message.key, value: message.value, headers: deadLetterHeaders(message, context, error, groupId) }],
-    });
+    const send = startSendSpan(deadLetterTopic, context.trace ?? contextOfCarrier(context.headers));
+    const headers = deadLetterHeaders(message, context, error, groupId);
+    delete headers[HEADERS.traceparent];
+    delete headers[HEADERS.tracestate];
+    Object.assign(headers, traceCarrierOf(send.context));
+    try {
+      await producer.send({ topic: deadLetterTopic, acks: -1, messages: [{ key: message.key, value: message.value, headers }] });
+      endSpan(send.span);
+    } catch (sendError) {
+      endSpan(send.span, sendError);
+      throw sendError;
+    }
   };
 }
