@@ -16,5 +16,10 @@ export const WEBHOOK_ROUTES = ['/v1/webhooks/:provider', '/v1/webhooks/:provider
  * strictly (duplicate keys and integers not written as integer literals answer 400).
  */
 export async function createIngestionApp(infra: IngestionInfrastructure): Promise<NestFastifyApplication> {
-  return createEdgeApp(IngestionModule.forRoot(infra), { bodyLimitBytes: infra.config.http.bodyLimitBytes, rawBodyRoutes: WEBHOOK_ROUTES });
+  return createEdgeApp(IngestionModule.forRoot(infra), {
+    bodyLimitBytes: infra.config.http.bodyLimitBytes,
+    rawBodyRoutes: WEBHOOK_ROUTES,
+    // Anybody can send a webhook: their trace context is a link, never a parent.
+    untrustedTraceRoutes: WEBHOOK_ROUTES,
+  });
 }

@@ -6,6 +6,7 @@ import { PROBLEM_JSON, ProblemError } from '@settle/platform';
 import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { assertUnambiguousJson, type JsonStrictness } from './strict-json.js';
+import { installHttpTracing } from './tracing.hook.js';
 
 /**
  * Longest request target (path and query) answered, bytes: RFC 9110, section 4.1 recommends
@@ -36,6 +37,11 @@ export interface HttpEdgeOptions {
   rawBodyRoutes?: readonly string[];
   /** Which ambiguities JSON bodies are refused for; default both (see {@link JsonStrictness}). */
   strictness?: JsonStrictness;
+  /**
+   * Route patterns whose callers may not continue a trace of theirs (provider webhooks): their
+   * requests start a new trace, linked to the caller's (see `installHttpTracing`).
+   */
+  untrustedTraceRoutes?: readonly string[];
 }
 
 type EdgeRequest = FastifyRequest & { rawBody?: Buffer };
@@ -143,6 +149,8 @@ export function httpEdgeServerOptions(options: HttpEdgeOptions): FastifyHttpOpti
 /**
  * Installs the edge's request handling on a Fastify instance, before its routes are registered
  * (Nest registers them on `init`):
+ * - a server span per request, first, so that everything after runs in its context
+ *   (`installHttpTracing`, docs/observability.md, "Traces");
  * - body parsing: `application/json` strictly (syntax, then {@link assertUnambiguousJson}, then
  *   Fastify's own parser with its `__proto__`/`constructor` protection), every other content type
  *   415 `REQUEST.UNSUPPORTED_MEDIA_TYPE`; on {@link HttpEdgeOptions.rawBodyRoutes} any type (a
@@ -159,6 +167,7 @@ export function installHttpEdge(instance: FastifyInstance, options: HttpEdgeOpti
   const rawRoutes = new Set(options.rawBodyRoutes ?? []);
   const isRawRoute = (request: FastifyRequest) => rawRoutes.has(request.routeOptions.url ?? '');
   const parseJson = instance.getDefaultJsonParser('error', 'error');
+  installHttpTracing(instance, { untrustedRoutes: options.untrustedTraceRoutes ?? [] });
 
   instance.removeAllContentTypeParsers();
   instance.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: options.bodyLimitBytes }, (request, body, done) => {

@@ -10,3 +10,4 @@ export * from './parse.js';
 export * from './health.controller.js';
 export * from './strict-json.js';
 export * from './http-edge.js';
+export * from './tracing.hook.js';
