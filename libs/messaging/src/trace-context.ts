@@ -34,20 +34,17 @@ export const MESSAGING_ATTRIBUTES = {
  * @returns the span and the context to inject into the record's headers.
  */
 export function startSendSpan(topic: string, parent: Context, attributes: Attributes = {}): { span: Span; context: Context } {
-  const span = trace.getTracer(MESSAGING_TRACER).startSpan(
-    `send ${topic}`,
-    {
-      kind: SpanKind.PRODUCER,
-      attributes: {
-        [MESSAGING_ATTRIBUTES.system]: 'kafka',
-        [MESSAGING_ATTRIBUTES.destinationName]: topic,
-        [MESSAGING_ATTRIBUTES.operationType]: 'send',
-        [MESSAGING_ATTRIBUTES.operationName]: 'send',
-        ...attributes,
-      },
-    },
-    parent,
-  );
+  const span = trace.getTracer(MESSAGING_TRACER).startSpan(`send ${topic}`, { kind: SpanKind.PRODUCER }, parent);
+  // Attributes only on a recording span: while tracing is off this costs nothing more.
+  if (span.isRecording()) {
+    span.setAttributes({
+      [MESSAGING_ATTRIBUTES.system]: 'kafka',
+      [MESSAGING_ATTRIBUTES.destinationName]: topic,
+      [MESSAGING_ATTRIBUTES.operationType]: 'send',
+      [MESSAGING_ATTRIBUTES.operationName]: 'send',
+      ...attributes,
+    });
+  }
   return { span, context: trace.setSpan(parent, span) };
 }
 
@@ -70,23 +67,20 @@ export interface ConsumedRecord {
  */
 export function startProcessSpan(record: ConsumedRecord): { span: Span; context: Context } {
   const parent = contextOfCarrier(record.headers);
-  const eventType = headerText(record.headers, HEADERS.eventType);
-  const span = trace.getTracer(MESSAGING_TRACER).startSpan(
-    `process ${record.topic}`,
-    {
-      kind: SpanKind.CONSUMER,
-      attributes: {
-        [MESSAGING_ATTRIBUTES.system]: 'kafka',
-        [MESSAGING_ATTRIBUTES.destinationName]: record.topic,
-        [MESSAGING_ATTRIBUTES.operationType]: 'process',
-        [MESSAGING_ATTRIBUTES.operationName]: 'process',
-        [MESSAGING_ATTRIBUTES.consumerGroup]: record.groupId,
-        [MESSAGING_ATTRIBUTES.partition]: String(record.partition),
-        [MESSAGING_ATTRIBUTES.offset]: Number(record.offset),
-        ...(eventType ? { [SETTLE_SPAN_ATTRIBUTES.eventType]: eventType } : {}),
-      },
-    },
-    parent,
-  );
+  const span = trace.getTracer(MESSAGING_TRACER).startSpan(`process ${record.topic}`, { kind: SpanKind.CONSUMER }, parent);
+  // Attributes only on a recording span: while tracing is off this costs nothing more.
+  if (span.isRecording()) {
+    const eventType = headerText(record.headers, HEADERS.eventType);
+    span.setAttributes({
+      [MESSAGING_ATTRIBUTES.system]: 'kafka',
+      [MESSAGING_ATTRIBUTES.destinationName]: record.topic,
+      [MESSAGING_ATTRIBUTES.operationType]: 'process',
+      [MESSAGING_ATTRIBUTES.operationName]: 'process',
+      [MESSAGING_ATTRIBUTES.consumerGroup]: record.groupId,
+      [MESSAGING_ATTRIBUTES.partition]: String(record.partition),
+      [MESSAGING_ATTRIBUTES.offset]: Number(record.offset),
+      ...(eventType ? { [SETTLE_SPAN_ATTRIBUTES.eventType]: eventType } : {}),
+    });
+  }
   return { span, context: trace.setSpan(parent, span) };
 }
