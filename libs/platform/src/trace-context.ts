@@ -45,11 +45,6 @@ export const SETTLE_SPAN_ATTRIBUTES = {
 /** The semantic conventions' `error.type`: the class of a failure (opentelemetry.io/docs/specs/semconv/registry/attributes/error/). */
 export const ATTR_ERROR_TYPE = 'error.type';
 
-/** The tracer of Settle's own spans (`@settle/<lib>` names the library that starts them). */
-export function settleTracer(name: string) {
-  return trace.getTracer(name);
-}
-
 /** Reads a carrier's value as text: a string, a Buffer (Kafka headers), the first of an array. */
 function textOf(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
