@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
@@ -14,6 +16,8 @@ import { loadWithProviderEnv, PROVIDER_DEFINITIONS } from '@settle/providers';
 
 interface ComposeService {
   image?: string;
+  profiles?: string[];
+  volumes?: string[];
   build?: unknown;
   command?: string[];
   environment?: Record<string, string | number>;
@@ -22,6 +26,12 @@ interface ComposeService {
 
 const compose = parse(readFileSync(new URL('../docker-compose.yml', import.meta.url), 'utf8'), { merge: true }) as {
   services: Record<string, ComposeService>;
+};
+
+const prometheusPath = fileURLToPath(new URL('../deploy/prometheus/prometheus.yml', import.meta.url));
+const prometheus = parse(readFileSync(prometheusPath, 'utf8')) as {
+  rule_files: string[];
+  scrape_configs: Array<{ job_name: string; static_configs: Array<{ targets: string[] }> }>;
 };
 
 /**
@@ -54,6 +64,7 @@ describe('docker-compose.yml', () => {
         'sweeper',
         'dispatcher',
         'console',
+        'prometheus',
       ].sort(),
     );
     expect(compose.services.kafka!.image).toBe('apache/kafka:3.9.1');
@@ -99,6 +110,40 @@ describe('docker-compose.yml', () => {
           : ['kafka', 'postgres', 'schema-registry', ...(app === 'ledger-projector' ? ['kurrentdb'] : [])];
       expect(Object.keys(service.depends_on ?? {}).sort()).toEqual(infrastructure.sort());
     }
+  });
+
+  it('scrapes every app (not the sandbox) as settle-<app> on the port that serves its GET /metrics, with the alert rules', () => {
+    const env = (name: string) => {
+      const e = interpolate(compose.services[name]!.environment);
+      if (e.SETTLE_API_KEY_SHA256) e.SETTLE_API_KEY_SHA256 = 'ab'.repeat(32);
+      return e;
+    };
+    const served = {
+      ingestion: loadWithProviderEnv('ingestion', loadIngestionConfig, env('ingestion')).http.port,
+      verifier: loadWithProviderEnv('verifier', loadVerifierConfig, env('verifier')).metricsPort,
+      'ledger-projector': loadProjectorConfig(env('ledger-projector')).metricsPort,
+      sweeper: loadSweeperConfig(env('sweeper')).metricsPort,
+      dispatcher: loadDispatcherConfig(env('dispatcher')).http.port,
+      console: loadConsoleConfig(env('console')).http.port,
+    };
+    expect(Object.values(served).every((port) => typeof port === 'number' && port > 0)).toBe(true);
+    expect(Object.fromEntries(prometheus.scrape_configs.map((job) => [job.job_name, job.static_configs.flatMap((c) => c.targets)]))).toEqual(
+      Object.fromEntries(Object.entries(served).map(([app, port]) => [`settle-${app}`, [`${app}:${String(port)}`]])),
+    );
+    expect(prometheus.rule_files).toEqual(['alerts.yml']);
+    // Optional: it starts with `--profile monitoring`, and reads this folder's configuration.
+    expect(compose.services.prometheus).toMatchObject({ profiles: ['monitoring'] });
+    expect(compose.services.prometheus!.volumes).toContain('./deploy/prometheus:/etc/prometheus:ro');
+  });
+
+  const promtool = spawnSync('promtool', ['--version'], { encoding: 'utf8' });
+  const promtoolMissing = promtool.error !== undefined || promtool.status !== 0;
+  if (promtoolMissing)
+    console.info('promtool is not installed (Debian: apt-get install prometheus): `promtool check config` of deploy/prometheus/prometheus.yml is skipped');
+
+  it.skipIf(promtoolMissing)('deploy/prometheus/prometheus.yml passes `promtool check config`', () => {
+    const check = spawnSync('promtool', ['check', 'config', prometheusPath], { encoding: 'utf8' });
+    expect(check.status, check.stdout + check.stderr).toBe(0);
   });
 
   it('holds no secret values, only references to the environment', () => {

@@ -62,7 +62,7 @@ type DeploymentData = {
   spec: {
     replicas: number;
     selector: { matchLabels: Record<string, string> };
-    template: { metadata: { labels: Record<string, string> }; spec: { containers: IContainer[] } };
+    template: { metadata: { labels: Record<string, string>; annotations?: Record<string, string> }; spec: { containers: IContainer[] } };
   };
 };
 const deployments = of<DeploymentData>('Deployment');
@@ -161,6 +161,30 @@ describe('deploy/kubernetes', () => {
     }
   });
 
+  it('has every app but the sandbox scraped on the port that serves its GET /metrics', () => {
+    const served: Record<Exclude<App, 'provider-sandbox'>, number> = {
+      ingestion: loadWithProviderEnv('ingestion', loadIngestionConfig, podEnv('ingestion')).http.port,
+      verifier: loadWithProviderEnv('verifier', loadVerifierConfig, podEnv('verifier')).metricsPort ?? 0,
+      'ledger-projector': loadProjectorConfig(podEnv('ledger-projector')).metricsPort ?? 0,
+      sweeper: loadSweeperConfig(podEnv('sweeper')).metricsPort ?? 0,
+      dispatcher: loadDispatcherConfig(podEnv('dispatcher')).http.port,
+      console: loadConsoleConfig(podEnv('console')).http.port,
+    };
+    for (const [app, port] of Object.entries(served) as Array<[App, number]>) {
+      expect(port, app).toBeGreaterThan(0);
+      expect(deployment(app).spec.template.metadata.annotations, app).toEqual({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': String(port),
+        'prometheus.io/path': '/metrics',
+      });
+      expect(
+        container(app).ports?.map((p) => p.containerPort),
+        app,
+      ).toContain(port);
+    }
+    expect(deployment('provider-sandbox').spec.template.metadata.annotations).toBeUndefined();
+  });
+
   it('Services select an HTTP app and target its port', () => {
     for (const service of of<{ spec: { selector: Record<string, string>; ports: Array<{ port: number; targetPort: string }> } }>('Service')) {
       const app = service.metadata.name as App;
@@ -184,6 +208,7 @@ describe('deploy/kubernetes', () => {
     expect(loadWithProviderEnv('ingestion', loadIngestionConfig, podEnv('ingestion')).http).toMatchObject({ host: '0.0.0.0', port: 3000 });
     expect(loadWithProviderEnv('verifier', loadVerifierConfig, podEnv('verifier')).metricsPort).toBe(9464);
     expect(loadProjectorConfig(podEnv('ledger-projector')).ledgerStore.kind).toBe('postgres');
+    expect(loadProjectorConfig(podEnv('ledger-projector')).metricsPort).toBe(9464);
     expect(loadSweeperConfig(podEnv('sweeper')).metricsPort).toBe(9464);
     expect(loadDispatcherConfig(podEnv('dispatcher')).http).toEqual({ host: '0.0.0.0', port: 3200 });
     const console = loadConsoleConfig(podEnv('console'));

@@ -1,3 +1,4 @@
+import { DEFAULT_SESSION_TIMEOUT_MS } from '@settle/messaging';
 import { SandboxClient } from '../ops/clients.js';
 import { startOwnBroker, type OwnBroker } from '../harness/broker.js';
 import { startFaultProxy, type FaultProxy } from '../harness/fault-proxy.js';
@@ -50,8 +51,9 @@ export interface ChaosBedOptions {
  */
 export async function startChaosBed(options: ChaosBedOptions = {}): Promise<ChaosBed> {
   const inactivityMs = options.inactivityMs ?? 3_000;
-  const sessionTimeoutMs = 6_000;
-  const session = { WORKER_SESSION_TIMEOUT_MS: String(sessionTimeoutMs) };
+  // The apps run with their production defaults for what bounds recovery (the consumer groups'
+  // session time-out, the providers' circuit breaker): the suite measures those.
+  const sessionTimeoutMs = DEFAULT_SESSION_TIMEOUT_MS;
   const cleanups: Array<() => Promise<void>> = [];
   const close = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
@@ -83,17 +85,12 @@ export async function startChaosBed(options: ChaosBedOptions = {}): Promise<Chao
         // A real provider retries a webhook it could not deliver for hours: ten retries (backoff up to 5 s) outlast an app restart.
         'provider-sandbox': { SANDBOX_PORT: String(sandboxPort), SANDBOX_WEBHOOK_RETRIES: '10' },
         verifier: {
-          ...session,
-          // A circuit opened by a provider outage probes again after 5 s instead of 30 s (docs/reliability.md).
-          PROVIDER_BREAKER_HALF_OPEN_MS: '5000',
           PAYSTACK_BASE_URL: providerUrl,
           STRIPE_BASE_URL: providerUrl,
           FLUTTERWAVE_BASE_URL: providerUrl,
           MPESA_BASE_URL: providerUrl,
         },
-        'ledger-projector': session,
-        sweeper: { SWEEPER_SESSION_TIMEOUT_MS: String(sessionTimeoutMs) },
-        dispatcher: { ...session, DISPATCHER_RETRY_SCHEDULE: '500ms,1s,2s,4s,8s', DISPATCHER_ATTEMPT_TIMEOUT_MS: '2000' },
+        dispatcher: { DISPATCHER_RETRY_SCHEDULE: '500ms,1s,2s,4s,8s', DISPATCHER_ATTEMPT_TIMEOUT_MS: '2000' },
       },
     });
     cleanups.push(() => stack.stop());

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { fileURLToPath } from 'node:url';
 import { loadConsoleConfig, loadTracingConfig } from '@settle/config';
 import { PostgresLedger } from '@settle/ledger';
-import { createLogger, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain, startTracing } from '@settle/platform';
+import { createLogger, createMetricsRegistry, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain, startTracing } from '@settle/platform';
 import { LedgerAuditTrail } from './audit/ledger-audit-trail.js';
 import { PostgresAuditLog } from './audit/postgres-audit-log.js';
 import { AuthService } from './auth/auth.service.js';
@@ -11,6 +11,7 @@ import { createConsoleApp } from './console-app.js';
 import { packageVersion } from './http/openapi/generate.js';
 import { DispatcherDeliveryAdmin } from './deliveries/dispatcher-delivery-admin.js';
 import { LedgerChainAuditor } from './ledger-chains/ledger-chain-auditor.js';
+import { ConsoleMetrics } from './metrics/console.metrics.js';
 import { PostgresVerificationLog } from './ledger-chains/postgres-verification-log.js';
 import { KafkaAdminSource } from './overview/kafka-admin-source.js';
 import { KafkaOverview } from './overview/kafka-overview.js';
@@ -35,7 +36,9 @@ const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
  * migrate; until they exist its reads answer 503 `READ_MODEL.NOT_READY`), then the API and the
  * web app over HTTP, and the background verification of the ledger's hash chains (every
  * `CONSOLE_LEDGER_VERIFY_INTERVAL_MS`, a PostgreSQL ledger only). Kafka (`KAFKA_BROKERS`) is
- * optional: only the overview reads it. Configuration errors stop the boot with the list of bad variables.
+ * optional: only the overview reads it. Its `GET /metrics` has the default process metrics, the
+ * HTTP latency and the review queues' sizes, counted every 30 s. Configuration errors stop the
+ * boot with the list of bad variables.
  */
 async function main(): Promise<void> {
   const config = loadConsoleConfig();
@@ -58,7 +61,10 @@ async function main(): Promise<void> {
   const auditor =
     config.ledger.store === 'postgres' ? new LedgerChainAuditor(ledger, verifications, logger, { fullEveryMs: config.ledger.fullVerifyIntervalMs }) : null;
   const audit = new LedgerAuditTrail(ledger, new PostgresAuditLog(pool), logger);
+  const registry = createMetricsRegistry();
+  const reviewCounting = new ConsoleMetrics(registry).reviewCounting(transactions, logger);
   const app = await createConsoleApp({
+    metrics: registry,
     logger,
     pool,
     auth,
@@ -79,10 +85,12 @@ async function main(): Promise<void> {
     auth.purgeExpiredSessions().catch((error: unknown) => logger.warn({ err: error }, 'expired sessions could not be deleted; retrying later'));
   }, SESSION_PURGE_INTERVAL_MS);
   auditor?.start(config.ledger.verifyIntervalMs);
+  reviewCounting.start();
   markReady(config.readyFile, logger);
 
   onShutdown(logger, async () => {
     clearInterval(purge);
+    await reviewCounting.stop();
     await auditor?.stop();
     await app.close();
     await kafka.close();

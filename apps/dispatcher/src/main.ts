@@ -30,11 +30,11 @@ const dispatcher = defineWorker({
   migrations: [DISPATCHER_MIGRATIONS, vaultMigrations(ENDPOINT_VAULT_SCHEMA)],
   produces: ['DeliveryDeadLettered'],
   outboxes: [{ schema: 'dispatcher' }],
-  setup: ({ config, pool, topics, logger, outboxes }) => {
+  setup: ({ config, pool, topics, logger, metrics: registry, outboxes }) => {
     // Only the dispatcher holds this vault's master keys: endpoint secrets are readable nowhere else.
     const vault = new CredentialsVault(new PostgresVaultStore(pool, ENDPOINT_VAULT_SCHEMA), loadMasterKeyRing(), { logger });
     const secrets = new EndpointSecrets(vault);
-    const metrics = new DispatcherMetrics();
+    const metrics = new DispatcherMetrics(registry);
     const { delivery } = config;
     const sender = new DeliverySender({
       timeoutMs: delivery.attemptTimeoutMs,

@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createEdgeApp } from '@settle/http';
+import { createMetricsRegistry } from '@settle/platform';
 import { IngestionModule, type IngestionInfrastructure } from './ingestion.module.js';
 
 /**
@@ -13,12 +14,16 @@ export const WEBHOOK_ROUTES = ['/v1/webhooks/:provider', '/v1/webhooks/:provider
  * Builds the ingestion app (checkout API, admin API, provider webhooks, health) on the shared
  * HTTP edge (`@settle/http`, `createEdgeApp`), not yet listening: the boot calls `listen`, tests
  * `inject`. Bodies over `config.http.bodyLimitBytes` (bytes) answer 413; JSON bodies are read
- * strictly (duplicate keys and integers not written as integer literals answer 400).
+ * strictly (duplicate keys and integers not written as integer literals answer 400). Its
+ * metrics (webhooks, verification requests, HTTP latency by route) go to `infra.registry`, or
+ * to a new registry with the default process metrics.
  */
 export async function createIngestionApp(infra: IngestionInfrastructure): Promise<NestFastifyApplication> {
-  return createEdgeApp(IngestionModule.forRoot(infra), {
+  const registry = infra.registry ?? createMetricsRegistry();
+  return createEdgeApp(IngestionModule.forRoot({ ...infra, registry }), {
     bodyLimitBytes: infra.config.http.bodyLimitBytes,
     rawBodyRoutes: WEBHOOK_ROUTES,
+    metrics: registry,
     // Anybody can send a webhook: their trace context is a link, never a parent.
     untrustedTraceRoutes: WEBHOOK_ROUTES,
   });

@@ -7,6 +7,7 @@ import { HEALTH_POOL, HealthController, METRICS_REGISTRY, ProblemDetailsFilter }
 import type { Outbox, OutboxRelay } from '@settle/messaging';
 import type { Logger, Pool } from '@settle/platform';
 import type { WebhookAuthenticator } from '@settle/providers';
+import type { Registry } from 'prom-client';
 import { CompleteCheckoutHandler, RegisterCheckoutHandler } from './checkouts/checkout.commands.js';
 import { CheckoutRepository } from './checkouts/checkout.repository.js';
 import { CheckoutsController } from './checkouts/checkouts.controller.js';
@@ -33,13 +34,19 @@ export interface IngestionInfrastructure {
   webhookSecrets: Pick<WebhookSecrets, 'candidates'>;
   /** Every provider's webhook scheme bound to its settings. */
   webhookAuthenticators: Readonly<Record<ProviderName, WebhookAuthenticator>>;
+  /**
+   * The app's Prometheus registry, served at `GET /metrics` (`createMetricsRegistry`: with the
+   * default process metrics); `createIngestionApp` makes one when absent (the module alone: an
+   * empty one).
+   */
+  registry?: Registry;
 }
 
 /** The ingestion app: checkout API and provider webhooks, HTTP in, outbox to Kafka out. */
 @Module({})
 export class IngestionModule {
   static forRoot(infra: IngestionInfrastructure): DynamicModule {
-    const metrics = new IngestionMetrics();
+    const metrics = new IngestionMetrics(infra.registry);
     return {
       module: IngestionModule,
       imports: [CqrsModule.forRoot()],

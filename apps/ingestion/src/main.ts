@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadIngestionConfig, loadTracingConfig } from '@settle/config';
-import { connectMessaging, Outbox, OutboxRelay } from '@settle/messaging';
-import { createLogger, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain, startTracing } from '@settle/platform';
+import { connectMessaging, MessagingMetrics, Outbox, OutboxRelay } from '@settle/messaging';
+import { createLogger, createMetricsRegistry, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain, startTracing } from '@settle/platform';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { loadWithProviderEnv, webhookAuthenticators } from '@settle/providers';
 import { createIngestionApp } from './ingestion-app.js';
@@ -35,7 +35,9 @@ async function main(): Promise<void> {
     produces: ['CheckoutRegistered', 'CheckoutCompleted', 'ProviderWebhookReceived', 'VerificationRequested'],
     logger,
   });
-  const relay = new OutboxRelay(pool, 'ingestion', producer, codec, logger.child({ component: 'outbox' }));
+  // One registry for the app: the default process metrics, the relay's backlog age, the app's own.
+  const registry = createMetricsRegistry();
+  const relay = new OutboxRelay(pool, 'ingestion', producer, codec, logger.child({ component: 'outbox' }), {}, new MessagingMetrics(registry));
   const outbox = new Outbox('ingestion', topics, codec);
 
   // Ingestion's own vault holds the webhook signing secrets, under its own master keys.
@@ -45,7 +47,7 @@ async function main(): Promise<void> {
   await webhookSecrets.load();
   webhookSecrets.startRefresh(config.webhooks.secretsRefreshMs);
 
-  const app = await createIngestionApp({ config, logger, pool, outbox, relay, webhookSecrets, webhookAuthenticators: authenticators });
+  const app = await createIngestionApp({ config, logger, pool, outbox, relay, webhookSecrets, webhookAuthenticators: authenticators, registry });
   relay.start();
   await app.listen(config.http.port, config.http.host);
   logger.info({ url: await app.getUrl() }, 'ingestion listening');

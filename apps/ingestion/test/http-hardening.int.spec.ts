@@ -175,3 +175,17 @@ describe('every 401 carries WWW-Authenticate', () => {
     expect(res.headers['www-authenticate']).toBe('Bearer realm="settle"');
   });
 });
+
+describe('GET /metrics', () => {
+  it("serves the default process metrics, and each request's latency under its route template, never its reference", async () => {
+    const ref = reference();
+    expect((await register(registration(ref))).statusCode).toBe(202);
+    expect((await t.app.inject({ method: 'GET', url: `/v1/checkouts/${ref}`, headers: { authorization: t.apiAuthorization } })).statusCode).toBeLessThan(500);
+    const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toMatch(/^process_cpu_seconds_total \d/m);
+    expect(res.body).toMatch(/^settle_http_request_duration_seconds_count\{method="POST",route="\/v1\/checkouts",status_code="202"\} [1-9]/m);
+    expect(res.body).toMatch(/^settle_http_request_duration_seconds_count\{method="GET",route="\/v1\/checkouts\/:reference",status_code="\d{3}"\} 1$/m);
+    expect(res.body).not.toContain(ref);
+  });
+});

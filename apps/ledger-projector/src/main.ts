@@ -11,6 +11,7 @@ import {
 } from '@settle/ledger';
 import { defineWorker, runWorker, type ConsumerDefinition } from '@settle/worker';
 import { ProjectionService } from './projection.service.js';
+import { ProjectorMetrics } from './projector.metrics.js';
 
 /**
  * The ledger projector: consumes consensus results, appends outcomes to the immutable
@@ -29,11 +30,12 @@ const ledgerProjector = defineWorker({
   migrations: [LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS],
   produces: ['SettlementRecorded', 'EntitlementGranted'],
   outboxes: [{ schema: 'ledger' }],
-  setup: ({ config, pool, topics, logger, outboxes }) => {
+  setup: ({ config, pool, topics, logger, metrics: registry, outboxes }) => {
     const { outbox, relay } = outboxes.ledger;
+    const metrics = new ProjectorMetrics(registry);
     const opened = openLedgerStore(config.ledgerStore, pool);
     const consumerOf = (writer: LedgerWriter): ConsumerDefinition => {
-      const service = new ProjectionService(writer, logger);
+      const service = new ProjectionService(writer, logger, metrics);
       return {
         topics: [topics.consensusResults],
         handleBatch: (items) => service.handleBatch(items),

@@ -22,6 +22,7 @@ import {
 } from '@settle/ledger';
 import { PermanentMessageError, type BatchItem, type ConsensusResultV1, type MessageContext, type TypedEvent } from '@settle/messaging';
 import { deterministicId, traceCarrierOf, type Logger, type TraceCarrier } from '@settle/platform';
+import type { ProjectorMetrics } from './projector.metrics.js';
 
 /**
  * The ledger event recorded for a consensus result that changed the state (its payload is
@@ -124,11 +125,15 @@ export class GrantRaceError extends SettleError {
  *
  * A result whose append cannot be (a wrong expected revision, an event id stored elsewhere)
  * fails alone, to the dead-letter topic; the rest of the batch commits.
+ *
+ * With `metrics`, each committed session is observed: its duration (seconds) and the number of
+ * consensus results it projected.
  */
 export class ProjectionService {
   constructor(
     private readonly ledger: LedgerWriter,
     private readonly logger: Logger,
+    private readonly metrics?: ProjectorMetrics,
   ) {}
 
   /**
@@ -184,6 +189,7 @@ export class ProjectionService {
     results: ReadonlyArray<{ index: number; result: ConsensusResultV1; trace: TraceCarrier | undefined }>,
   ): Promise<Array<{ index: number; error: unknown }>> {
     const failed: Array<{ index: number; error: unknown }> = [];
+    const started = performance.now();
     const { appended, grants } = await this.ledger.session(async (session) => {
       await session.recordLatestVerifications(
         results.map(({ result }) => ({
@@ -225,6 +231,8 @@ export class ProjectionService {
       );
       return { appended: recorded.filter((r) => r.fresh), grants: granted };
     });
+    this.metrics?.appendDuration.observe((performance.now() - started) / 1000);
+    this.metrics?.appendBatchSize.observe(results.length);
     for (const a of appended) this.logger.info({ reference: a.result.reference, outcome: a.result.outcome }, 'outcome committed to the ledger');
     for (const { reference, grant } of grants) {
       const d = grant.data;

@@ -188,6 +188,22 @@ export class WatchStore {
     return rows.map(toStored);
   }
 
+  /**
+   * Counts the given partitions' watches due strictly before `now` (as {@link lockDue} would
+   * find them), and among them those due strictly before `overdueBefore`; both epoch ms. Reads
+   * the (partition, due_at) index over the due range only.
+   */
+  async countDue(partitions: readonly number[], now: number, overdueBefore: number): Promise<{ due: number; overdue: number }> {
+    if (partitions.length === 0) return { due: 0, overdue: 0 };
+    const { rows } = await this.pool.query<{ due: number; overdue: number }>(
+      `SELECT count(*)::int AS due, count(*) FILTER (WHERE due_at < $3)::int AS overdue
+         FROM sweeper.watch_state
+        WHERE partition = ANY($1::int[]) AND due_at IS NOT NULL AND due_at < $2`,
+      [partitions, now, overdueBefore],
+    );
+    return { due: rows[0]?.due ?? 0, overdue: rows[0]?.overdue ?? 0 };
+  }
+
   /** The earliest due time among the given partitions' watches (epoch ms), or `null`. */
   async nextDueAt(partitions: readonly number[]): Promise<number | null> {
     if (partitions.length === 0) return null;

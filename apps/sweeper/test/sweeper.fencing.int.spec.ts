@@ -10,6 +10,7 @@ import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { createLogger, createPool, endSpan, migrateSchema, startSpan, startTracing, traceCarrierOf, type Pool } from '@settle/platform';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
 import { PartitionFencedError } from '../src/partition-fencing.js';
+import { OVERDUE_AFTER_MS, SweeperMetrics } from '../src/sweeper.metrics.js';
 import { SweeperService } from '../src/sweeper.service.js';
 import { SWEEPER_MIGRATIONS, WatchStore } from '../src/watch.store.js';
 
@@ -35,8 +36,9 @@ afterAll(async () => {
   await drop?.();
 });
 
-function sweeper(owner: string, clock: () => number): SweeperService {
+function sweeper(owner: string, clock: () => number, metrics?: SweeperMetrics): SweeperService {
   return new SweeperService({
+    metrics,
     pool,
     store: new WatchStore(pool, owner),
     outbox: new Outbox('sweeper', topics, codec),
@@ -184,6 +186,36 @@ describe('sweeper partition ownership (fencing epochs)', () => {
     await expect.poll(() => owner.ownedPartitions(), { timeout: 5_000 }).toEqual([5]);
     expect((await owner.sweep()).published).toBe(1);
     owner.onRevocation();
+  });
+
+  it('counts the due and overdue watches of its own partitions only, until a sweep fires them', async () => {
+    let now = T0;
+    const metrics = new SweeperMetrics();
+    const g = sweeper('g', () => now, metrics);
+    const value = async (gauge: 'watchesDue' | 'watchesOverdue') => (await metrics[gauge].get()).values[0]?.value;
+    await g.countDue();
+    expect([await value('watchesDue'), await value('watchesOverdue')]).toEqual([0, 0]); // no partition owned
+    assign(g, [7]);
+    await g.handleBatch([registered('ref_p7_a', 7, T0, 0), registered('ref_p7_b', 7, T0 + 20_000, 1)]);
+    // A watch of another member's partition, due long ago, is not this member's to count.
+    const h = sweeper('h', () => now);
+    assign(h, [8]);
+    await h.handleBatch([registered('ref_p8', 8, T0 - 3_600_000, 0)]);
+    h.onRevocation();
+
+    await g.countDue();
+    expect([await value('watchesDue'), await value('watchesOverdue')]).toEqual([0, 0]);
+    now = T0 + DEFAULT_RECOVERY_POLICY.inactivityMs + 1;
+    await g.countDue();
+    expect([await value('watchesDue'), await value('watchesOverdue')]).toEqual([1, 0]);
+    now = T0 + DEFAULT_RECOVERY_POLICY.inactivityMs + OVERDUE_AFTER_MS + 1;
+    await g.countDue();
+    expect([await value('watchesDue'), await value('watchesOverdue')]).toEqual([2, 1]);
+
+    expect((await g.sweep()).published).toBe(2);
+    await g.countDue();
+    expect([await value('watchesDue'), await value('watchesOverdue')]).toEqual([0, 0]);
+    g.onRevocation();
   });
 
   it('re-applying a redelivered batch leaves the watch as it was', async () => {

@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { PROBLEM_JSON, ProblemError } from '@settle/platform';
 import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { Histogram, type Registry } from 'prom-client';
 import { assertUnambiguousJson, type JsonStrictness } from './strict-json.js';
 import { installHttpTracing } from './tracing.hook.js';
 
@@ -42,6 +43,41 @@ export interface HttpEdgeOptions {
    * requests start a new trace, linked to the caller's (see `installHttpTracing`).
    */
   untrustedTraceRoutes?: readonly string[];
+  /**
+   * The app's Prometheus registry (the one its `GET /metrics` serves): the edge registers
+   * {@link HTTP_REQUEST_DURATION} on it and observes every answered request.
+   */
+  metrics: Registry;
+}
+
+/**
+ * Name of the HTTP latency histogram every HTTP app exposes: seconds from the request's arrival
+ * to its answer (Fastify's `reply.elapsedTime`), by `method`, `route` (the route's template,
+ * such as `/v1/checkouts/:reference`, never the concrete path; {@link UNMATCHED_ROUTE} when no
+ * route matched) and `status_code`.
+ */
+export const HTTP_REQUEST_DURATION = 'settle_http_request_duration_seconds';
+
+/** The `route` label of a request no route matched (a 404, or an answer given before routing). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** Upper bounds of the HTTP latency buckets, seconds: 5 ms to 10 s (prom-client's defaults). */
+export const HTTP_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * The HTTP latency histogram of a registry ({@link HTTP_REQUEST_DURATION}), registered on it the
+ * first time (a second edge on the same registry shares it).
+ */
+export function httpRequestDuration(registry: Registry): Histogram<'method' | 'route' | 'status_code'> {
+  const existing = registry.getSingleMetric(HTTP_REQUEST_DURATION);
+  if (existing) return existing as Histogram<'method' | 'route' | 'status_code'>;
+  return new Histogram({
+    name: HTTP_REQUEST_DURATION,
+    help: 'Duration of HTTP requests from arrival to answer, seconds, by method, route template and status code',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: HTTP_DURATION_BUCKETS,
+    registers: [registry],
+  });
 }
 
 type EdgeRequest = FastifyRequest & { rawBody?: Buffer };
@@ -160,7 +196,10 @@ export function httpEdgeServerOptions(options: HttpEdgeOptions): FastifyHttpOpti
  *   (RFC 9110, section 15.5.6), rather than a 404;
  * - a safety net (`onSend`): any error answer that is not already a problem (a plugin's, the
  *   framework's) is replaced by the problem of its status ({@link problemForStatus}), so no
- *   answer names the framework.
+ *   answer names the framework;
+ * - every answered request observed in the {@link HTTP_REQUEST_DURATION} histogram of
+ *   `options.metrics` (`onResponse`): bounded labels only (the route's template, never the path,
+ *   a reference or a query).
  */
 export function installHttpEdge(instance: FastifyInstance, options: HttpEdgeOptions): void {
   const strictness = options.strictness ?? { duplicateKeys: true, integerLiterals: true };
@@ -225,6 +264,15 @@ export function installHttpEdge(instance: FastifyInstance, options: HttpEdgeOpti
         return;
       }
     }
+    done();
+  });
+
+  const duration = httpRequestDuration(options.metrics);
+  instance.addHook('onResponse', (request, reply, done) => {
+    duration.observe(
+      { method: request.method, route: request.routeOptions.url ?? UNMATCHED_ROUTE, status_code: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
     done();
   });
 

@@ -8,6 +8,7 @@ import { APP_FILTER } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createEdgeApp, ProblemDetailsFilter } from '@settle/http';
 import { createLogger, startTracing, traceCarrierOf, type Tracing } from '@settle/platform';
@@ -61,7 +62,7 @@ beforeAll(async () => {
     createLogger('http-tracing-unit', 'fatal'),
     { exporter },
   );
-  app = await createEdgeApp(TracedModule, { bodyLimitBytes: 1024, untrustedTraceRoutes: ['/v1/hooks/:provider/:token'] });
+  app = await createEdgeApp(TracedModule, { bodyLimitBytes: 1024, untrustedTraceRoutes: ['/v1/hooks/:provider/:token'], metrics: new Registry() });
   await app.listen(0, '127.0.0.1');
   url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
 });

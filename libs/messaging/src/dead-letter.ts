@@ -3,6 +3,7 @@ import { isSettleError } from '@settle/domain';
 import type { Logger } from 'pino';
 import type { MessageContext } from './handler.js';
 import { HEADERS } from './headers.js';
+import type { MessagingMetrics } from './metrics.js';
 import { contextOfCarrier, endSpan, traceCarrierOf } from '@settle/platform';
 import { startSendSpan } from './trace-context.js';
 
@@ -17,6 +18,8 @@ export interface DeadLetterOptions {
   /** The consumer group, named in the record's headers. */
   groupId: string;
   logger: Logger;
+  /** Counts each record once Kafka acknowledged it (`settle_dead_letter_records_total`); none when absent. */
+  metrics?: MessagingMetrics;
 }
 
 /**
@@ -54,13 +57,16 @@ function originalHeaders(message: KafkaMessage): Record<string, Buffer | string>
 
 /**
  * A writer of dead-letter records: logs the failure (topic, partition, offset, reference,
- * code), then sends the original key and bytes with {@link deadLetterHeaders} and acks all.
- * Resolves once Kafka acknowledged the record, so the caller may then move the offset on. The
- * send is a producer span, a child of the message's `process` span, whose context replaces the
- * original's trace headers (docs/observability.md, "Traces").
+ * code), then sends the original key and bytes with {@link deadLetterHeaders} and acks all, and
+ * counts the record by source topic and code. Resolves once Kafka acknowledged the record, so
+ * the caller may then move the offset on. The send is a producer span, a child of the
+ * message's `process` span, whose context replaces the original's trace headers
+ * (docs/observability.md, "Traces").
+ *
+ * @throws kafkajs's error when the record cannot be sent (nothing is counted then).
  */
 export function deadLetterWriter(options: DeadLetterOptions): DeadLetterWriter {
-  const { producer, deadLetterTopic, groupId, logger } = options;
+  const { producer, deadLetterTopic, groupId, logger, metrics } = options;
   return async (message, context, error) => {
     logger.error(
       { topic: context.topic, partition: context.partition, offset: context.offset, reference: context.key, code: errorCode(error), err: error },
@@ -78,5 +84,6 @@ export function deadLetterWriter(options: DeadLetterOptions): DeadLetterWriter {
       endSpan(send.span, sendError);
       throw sendError;
     }
+    metrics?.deadLetterRecords.inc({ topic: context.topic, reason: errorCode(error) });
   };
 }

@@ -14,3 +14,4 @@ export * from './outbox.js';
 export * from './connect.js';
 export * from './co-partitioned.assigner.js';
 export * from './group-commit.js';
+export * from './metrics.js';

@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { AvroCodec } from './codec.js';
 import type { ContractMap, EventType } from './contracts.js';
 import { HEADERS } from './headers.js';
+import type { MessagingMetrics } from './metrics.js';
 import { startSendSpan } from './trace-context.js';
 import { topicFor, type Topics } from './topics.js';
 
@@ -229,6 +230,10 @@ export const DEFAULT_RELAY_OPTIONS: Readonly<RelayOptions> = { pollIntervalMs: 2
  * message, never loses it. Each record gets a producer span, `send <topic>`, a child of the
  * trace context its row stored, and carries that span's context in its headers
  * ({@link relayHeaders}; docs/observability.md, "Traces").
+ *
+ * Every pass, in every instance (the lock's holder or not), also measures the backlog's age:
+ * that of the outbox's first row by id, the next one to publish ({@link OutboxRelay.backlogAgeSeconds},
+ * reported as `settle_outbox_backlog_age_seconds` when given `metrics`).
  */
 export class OutboxRelay {
   private timer: NodeJS.Timeout | null = null;
@@ -236,7 +241,12 @@ export class OutboxRelay {
   private active: Promise<void> | null = null;
   private again = false;
   private readonly options: RelayOptions;
+  /** The first row's age at the last measurement (seconds, database clock) and when it was taken (`performance.now()`), `null` when empty. */
+  private oldest: { ageSeconds: number; measuredAt: number } | null = null;
 
+  /**
+   * @param metrics - where the backlog age is reported (under the outbox's schema); none when absent.
+   */
   constructor(
     private readonly pool: pg.Pool,
     private readonly schema: string,
@@ -244,8 +254,20 @@ export class OutboxRelay {
     private readonly codec: AvroCodec,
     private readonly logger: Logger,
     options: Partial<RelayOptions> = {},
+    metrics?: MessagingMetrics,
   ) {
     this.options = { ...DEFAULT_RELAY_OPTIONS, ...options };
+    metrics?.watchOutbox(schema, () => this.backlogAgeSeconds());
+  }
+
+  /**
+   * Age of the oldest unpublished row (the first by id), seconds: as the latest pass measured
+   * it, plus the time since on this process's clock; 0 when that pass found the outbox empty or
+   * published everything it held, and before the first pass. While passes fail (the database
+   * unreachable) the last measurement keeps growing.
+   */
+  backlogAgeSeconds(now: number = performance.now()): number {
+    return this.oldest === null ? 0 : this.oldest.ageSeconds + Math.max(0, now - this.oldest.measuredAt) / 1000;
   }
 
   /** Starts relaying: a pass now, then after each wake and every poll interval. */
@@ -298,11 +320,21 @@ export class OutboxRelay {
    * than marking a row published keeps the table as small as its backlog and writes a few
    * bytes of WAL per row instead of a new version of the row (docs/postgres.md).
    *
+   * The lock's statement also reads the age of the first row by id (one primary-key probe), so
+   * every instance measures the backlog whether it holds the lock or not; a pass that published
+   * every row it found (fewer than a batch) leaves the backlog measured empty.
+   *
    * @throws when the database or the broker fails; nothing is deleted then.
    */
   async pass(): Promise<number> {
-    return inTransaction(this.pool, async (client) => {
-      const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok', [`settle-outbox:${this.schema}`]);
+    const published = await inTransaction(this.pool, async (client) => {
+      const lock = await client.query<{ ok: boolean; oldest_age_seconds: number | null }>(
+        `SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok,
+                (SELECT extract(epoch FROM clock_timestamp() - created_at)::float8 FROM ${this.schema}.outbox ORDER BY id LIMIT 1) AS oldest_age_seconds`,
+        [`settle-outbox:${this.schema}`],
+      );
+      const age = lock.rows[0]?.oldest_age_seconds ?? null;
+      this.oldest = age === null ? null : { ageSeconds: Math.max(0, age), measuredAt: performance.now() };
       if (!lock.rows[0]?.ok) return 0;
       const { rows } = await client.query<OutboxRow>(
         `SELECT id, topic, message_key, event_type, payload, correlation_id, causation_id, traceparent, tracestate
@@ -337,5 +369,8 @@ export class OutboxRelay {
       this.logger.debug({ outbox: this.schema, published: rows.length }, 'outbox published');
       return rows.length;
     });
+    // Committed: what the pass found is gone; a fuller outbox gets its next pass at once.
+    if (published > 0 && published < this.options.batchSize) this.oldest = null;
+    return published;
   }
 }

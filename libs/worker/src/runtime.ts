@@ -1,6 +1,17 @@
 import { loadTracingConfig, type WorkerConfig } from '@settle/config';
-import { connectMessaging, Outbox, OutboxRelay, startConsumerLoop, type ConsumerLoop } from '@settle/messaging';
-import { createLogger, createPool, guardProcess, markReady, migrateSchemas, onShutdown, runMain, startMetricsServer, startTracing } from '@settle/platform';
+import { connectMessaging, MessagingMetrics, Outbox, OutboxRelay, startConsumerLoop, type ConsumerLoop } from '@settle/messaging';
+import {
+  createLogger,
+  createMetricsRegistry,
+  createPool,
+  guardProcess,
+  markReady,
+  migrateSchemas,
+  onShutdown,
+  runMain,
+  startMetricsServer,
+  startTracing,
+} from '@settle/platform';
 import { stopInOrder, type StopStep } from './shutdown.js';
 import type { WorkerContext, WorkerDefinition, WorkerOutbox } from './worker.definition.js';
 
@@ -31,13 +42,16 @@ export interface StartWorkerOptions {
 }
 
 /**
- * Boots a worker: parses its configuration, creates its logger and PostgreSQL pool, applies
- * its migrations, connects to Kafka and the schema registry (topics created, the produced
- * record types registered), creates its outboxes and relays, runs its `setup`, starts the
- * relays, the metrics endpoint (when `METRICS_PORT` is set and `setup` gave a registry) and
- * the consumer loops, runs its `start` hook, and writes the ready file. Tracing starts right
- * after the logger when the `OTEL_*` variables ask for it (`loadTracingConfig`, service name the
- * worker's name), and its buffered spans are exported last on the way down.
+ * Boots a worker: parses its configuration, creates its logger, its Prometheus registry (with
+ * the default process metrics) and its PostgreSQL pool, applies its migrations, connects to
+ * Kafka and the schema registry (topics created, the produced record types registered),
+ * creates its outboxes and relays, runs its `setup`, starts the relays, the metrics endpoint
+ * (when `METRICS_PORT` is set) and the consumer loops, runs its `start` hook, and writes the
+ * ready file. The relays report their backlog age and the loops their consumer lag and
+ * dead-letter records on the registry (`MessagingMetrics`), beside what `setup` registers.
+ * Tracing starts right after the logger when the `OTEL_*` variables ask for it
+ * (`loadTracingConfig`, service name the worker's name), and its buffered spans are exported
+ * last on the way down.
  *
  * A failed boot stops what already started, in the shutdown order, before rethrowing.
  *
@@ -55,6 +69,8 @@ export async function startWorker<C extends WorkerConfig, O extends string>(
   if (options.guardProcess) guardProcess(logger);
   // Tracing (OTEL_* variables; off unless asked for) before anything that starts spans.
   const tracing = startTracing(loadTracingConfig(definition.name), logger);
+  const metrics = createMetricsRegistry();
+  const messagingMetrics = new MessagingMetrics(metrics);
   const pool = createPool(config.database.url, config.database.poolSize, (error) =>
     logger.warn({ err: error }, 'database connection lost; the pool opens a new one on next use'),
   );
@@ -87,11 +103,11 @@ export async function startWorker<C extends WorkerConfig, O extends string>(
     late.disconnect = () => producer.disconnect();
     const outboxes = {} as Record<O, WorkerOutbox>;
     for (const declared of definition.outboxes ?? []) {
-      const relay = new OutboxRelay(pool, declared.schema, producer, codec, logger.child({ component: 'outbox' }), declared.relay);
+      const relay = new OutboxRelay(pool, declared.schema, producer, codec, logger.child({ component: 'outbox' }), declared.relay, messagingMetrics);
       outboxes[declared.schema] = { outbox: new Outbox(declared.schema, topics, codec), relay };
       relays.push(relay);
     }
-    const context: WorkerContext<C, O> = { config, logger, pool, kafka, topics, codec, producer, outboxes };
+    const context: WorkerContext<C, O> = { config, logger, metrics, pool, kafka, topics, codec, producer, outboxes };
     const parts = await definition.setup(context);
     late.appStop = parts.stop;
     const groups = parts.consumers.map((c) => c.groupId ?? `${config.kafka.topicPrefix}-${definition.name}`);
@@ -99,7 +115,7 @@ export async function startWorker<C extends WorkerConfig, O extends string>(
     if (new Set(groups).size !== groups.length) throw new Error(`worker ${definition.name}: each consumer loop needs its own consumer group`);
 
     for (const relay of relays) relay.start();
-    const metricsServer = parts.metrics && config.metricsPort !== null ? await startMetricsServer(parts.metrics, config.metricsPort, logger) : null;
+    const metricsServer = config.metricsPort !== null ? await startMetricsServer(metrics, config.metricsPort, logger) : null;
     late.closeMetrics = metricsServer ? () => metricsServer.close() : undefined;
     for (const [i, consumer] of parts.consumers.entries()) {
       loops.push(
@@ -111,6 +127,7 @@ export async function startWorker<C extends WorkerConfig, O extends string>(
           producer,
           deadLetterTopic: topics.deadLetter,
           logger,
+          metrics: messagingMetrics,
           partitionsConsumedConcurrently: consumer.partitionsConsumedConcurrently ?? config.worker.partitionsConcurrency,
           fetch: consumer.fetch ?? config.worker.fetch,
           ...(config.worker.sessionTimeoutMs !== undefined && consumer.sessionTimeoutMs === undefined

@@ -27,7 +27,7 @@ export interface WorkerOutbox {
  */
 export type ConsumerDefinition = Omit<
   ConsumerLoopOptions,
-  'kafka' | 'codec' | 'producer' | 'deadLetterTopic' | 'logger' | 'groupId' | 'partitionsConsumedConcurrently' | 'fetch'
+  'kafka' | 'codec' | 'producer' | 'deadLetterTopic' | 'logger' | 'groupId' | 'partitionsConsumedConcurrently' | 'fetch' | 'metrics'
 > & {
   /** Fetch batching; default the worker's `WORKER_FETCH_MIN_BYTES` and `WORKER_FETCH_MAX_WAIT_MS`. */
   fetch?: ConsumerLoopOptions['fetch'];
@@ -41,8 +41,6 @@ export type ConsumerDefinition = Omit<
 export interface WorkerParts {
   /** The consumer loops, started in this order once the relays run (at least one). */
   consumers: readonly ConsumerDefinition[];
-  /** Metrics served at `GET /metrics` on `METRICS_PORT` (none when the port is unset). */
-  metrics?: Registry;
   /** Runs once every consumer loop started, before the worker reports ready (timers, a log line). */
   start?: () => void | Promise<void>;
   /** Runs at shutdown once the consumer loops stopped, before the relays stop. */
@@ -54,6 +52,13 @@ export interface WorkerContext<C extends WorkerConfig, O extends string> {
   config: C;
   /** The worker's logger (`app` is the worker's name, plus its `logBindings`). */
   logger: Logger;
+  /**
+   * The worker's Prometheus registry, served at `GET /metrics` on `METRICS_PORT` (none when the
+   * port is unset; the dispatcher also serves it on its HTTP port): prom-client's default
+   * process metrics and the runtime's consumer lag, dead-letter and outbox backlog metrics are
+   * already in it; `setup` registers the worker's own.
+   */
+  metrics: Registry;
   /** The worker's PostgreSQL pool (`DATABASE_POOL_SIZE` connections), migrated. */
   pool: Pool;
   kafka: Kafka;

@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { HEALTH_POOL, HealthController, METRICS_REGISTRY, ProblemDetailsFilter } from '@settle/http';
 import type { Logger, Pool } from '@settle/platform';
-import { Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { AuthService } from '../auth/auth.service.js';
 import type { AuditTrail } from '../audit/audit-trail.port.js';
 import { DeliveriesService } from '../deliveries/deliveries.service.js';
@@ -69,8 +69,8 @@ export interface ConsoleApiDeps {
   cookies: CookieSettings;
   /** Whether the web app's files are served at `/` (and `index.html` for its routes); when not, they answer 503 `CONSOLE.WEB_NOT_BUILT`. */
   webBuilt: boolean;
-  /** Prometheus registry of `GET /metrics`; default an empty one. */
-  metrics?: Registry;
+  /** Prometheus registry of `GET /metrics` (`createConsoleApp` passes one, with the default process metrics). */
+  metrics: Registry;
   /**
    * The Overview's reads; default: the counts, the dead-lettered deliveries and the ledger
    * verification's records of `pool`, Kafka not configured.
@@ -105,7 +105,7 @@ export class ConsoleApiModule {
         { provide: CONSOLE_LOGGER, useValue: deps.logger },
         { provide: WEB_BUILT, useValue: deps.webBuilt },
         { provide: HEALTH_POOL, useValue: deps.pool },
-        { provide: METRICS_REGISTRY, useValue: deps.metrics ?? new Registry() },
+        { provide: METRICS_REGISTRY, useValue: deps.metrics },
         { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(deps.logger, CONSOLE_CHALLENGE) },
         SessionGuard,
       ],

@@ -47,8 +47,9 @@ export const ADMIN_API_BODY_LIMIT_BYTES = 64 * 1024;
 /**
  * Builds the dispatcher's admin API on the shared HTTP edge (`@settle/http`, `createEdgeApp`),
  * not yet listening: the worker calls `listen`, tests `inject`. Bodies over
- * {@link ADMIN_API_BODY_LIMIT_BYTES} answer 413; JSON bodies are read strictly.
+ * {@link ADMIN_API_BODY_LIMIT_BYTES} answer 413; JSON bodies are read strictly. `GET /metrics`
+ * serves `deps.metrics.registry` (the worker's registry), where the edge adds the HTTP latency.
  */
 export async function createAdminApi(deps: AdminApiDeps): Promise<NestFastifyApplication> {
-  return createEdgeApp(AdminApiModule.forRoot(deps), { bodyLimitBytes: ADMIN_API_BODY_LIMIT_BYTES });
+  return createEdgeApp(AdminApiModule.forRoot(deps), { bodyLimitBytes: ADMIN_API_BODY_LIMIT_BYTES, metrics: deps.metrics.registry });
 }

@@ -1,4 +1,4 @@
-import type { ProviderVerdict } from '@settle/domain';
+import type { ProviderName, ProviderVerdict } from '@settle/domain';
 import {
   circuitBreaker,
   ConsecutiveBreaker,
@@ -24,6 +24,7 @@ import {
   ATTR_URL_FULL,
 } from '@opentelemetry/semantic-conventions';
 import { endSpan, failSpan, outgoingTraceHeaders, retryAfterFromAnswer, SpanKind, startSpan } from '@settle/platform';
+import type { CallObserver, ProviderMetrics } from './metrics.js';
 import { ProviderCallError } from './provider.port.js';
 
 /** Backoff for provider queries, milliseconds. */
@@ -52,12 +53,13 @@ export interface BreakerSettings {
 
 /**
  * Breaker defaults: open after 5 consecutive failed verifications, probe again after
- * 30 000 ms. With the default retry settings a provider that is down therefore takes at
- * most 5 x maxAttempts calls before it is left alone for 30 s.
+ * 5 000 ms. With the default retry settings a provider that is down therefore takes at most
+ * 5 x maxAttempts calls, then one probe every 5 s; a provider that is back is queried again
+ * within 5 s of it answering (docs/reliability.md: recovery within 10 s of a fault ending).
  */
 export const DEFAULT_BREAKER_SETTINGS: Readonly<BreakerSettings> = Object.freeze({
   consecutiveFailures: 5,
-  halfOpenAfterMs: 30_000,
+  halfOpenAfterMs: 5_000,
 });
 
 /** Resilience settings of one provider adapter: retries and the circuit breaker around them. */
@@ -65,6 +67,8 @@ export interface ProviderPolicySettings {
   retry: BackoffSettings;
   /** Missing fields take {@link DEFAULT_BREAKER_SETTINGS}. */
   breaker?: Partial<BreakerSettings> | undefined;
+  /** Where the policy reports its retries and its breaker's state, under the provider's name; nothing when absent. */
+  metrics?: { provider: ProviderName; metrics: ProviderMetrics } | undefined;
 }
 
 /** Verdict cause when the provider's circuit is open: the call was not made. */
@@ -149,12 +153,19 @@ export interface ProviderPolicy {
  * Builds the shared policy every adapter uses: `wrap(breaker, retry)`, so a provider that is
  * down is not hammered (each verification is one breaker sample; once the circuit is open,
  * verifications resolve at once as unreachable `PROVIDER.CIRCUIT_OPEN`). Build one per
- * adapter instance: the breaker is per provider.
+ * adapter instance: the breaker is per provider. With `settings.metrics`, every retry is
+ * counted and every change of the breaker's state set on its gauge (`closed` from the start).
  */
 export function providerPolicy(settings: ProviderPolicySettings): ProviderPolicy {
   const breaker = providerCircuitBreaker(settings.breaker);
   const retryPolicy = providerRetryPolicy(settings.retry);
   const combined = wrap(breaker, retryPolicy);
+  if (settings.metrics) {
+    const { provider, metrics } = settings.metrics;
+    metrics.circuit(provider, breaker.state);
+    breaker.onStateChange((state) => metrics.circuit(provider, state));
+    retryPolicy.onRetry((event) => metrics.retried(provider, 'error' in event ? event.error : undefined));
+  }
   return {
     breaker,
     retry: retryPolicy,
@@ -237,9 +248,29 @@ function clientSpanAttributes(url: string, method: string): Record<string, strin
  *   are thrown as retryable;
  * - every other status is returned for the adapter to read.
  *
+ * `init.observe`, when given, is called once the call ended: `answered` for an answer returned,
+ * else the thrown error's code, with the call's duration in seconds.
+ *
  * @throws ProviderCallError as above; its message names no secret.
  */
 export async function callProvider(
+  dispatcher: Dispatcher,
+  url: string,
+  init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; timeoutMs: number; observe?: CallObserver | undefined },
+): Promise<HttpAnswer> {
+  const started = performance.now();
+  try {
+    const answer = await sendProviderRequest(dispatcher, url, init);
+    init.observe?.('answered', (performance.now() - started) / 1000);
+    return answer;
+  } catch (error) {
+    init.observe?.(error instanceof ProviderCallError ? error.code : 'PROVIDER.UNKNOWN', (performance.now() - started) / 1000);
+    throw error;
+  }
+}
+
+/** One request of {@link callProvider}, unobserved. @throws ProviderCallError */
+async function sendProviderRequest(
   dispatcher: Dispatcher,
   url: string,
   init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; timeoutMs: number },
