@@ -1,6 +1,17 @@
+/**
+ * docker-compose.yml (README.md, "Docker"): valid against the Compose specification's JSON schema,
+ * every service the stack needs, every variable each app's configuration schema requires, and no
+ * secret written into it. Docker cannot run here, so this is what stands for `docker compose config`.
+ *
+ * The schema is test/fixtures/compose-spec.json, a copy of the Compose specification's own
+ * (`schema/compose-spec.json` of github.com/compose-spec/compose-go at commit
+ * e70e961c3a3acebf0800b882f1afb3dbf1fb74a2, v2.13.0 and later; Apache License 2.0), the file
+ * `docker compose` validates with. To update it, replace the file with a newer copy and the commit here.
+ */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
@@ -13,6 +24,7 @@ import {
   loadVerifierConfig,
 } from '@settle/config';
 import { loadWithProviderEnv, PROVIDER_DEFINITIONS } from '@settle/providers';
+import { loadMasterKeyRing } from '@settle/vault';
 
 interface ComposeService {
   image?: string;
@@ -35,21 +47,54 @@ const prometheus = parse(readFileSync(prometheusPath, 'utf8')) as {
 };
 
 /**
- * Interpolates as `docker compose` would for a caller who set only the required variables:
- * `${VAR:?message}` becomes a stand-in value, `${VAR:-default}` its default.
+ * Interpolates a value as `docker compose` would for a caller who set only the required
+ * variables: `${VAR:?message}` becomes a stand-in value, `${VAR:-default}` its default.
  */
+function interpolateText(value: string): string {
+  return value
+    .replace(/\$\{([A-Z0-9_]+):\?[^}]*\}/g, (_m, name: string) => `stand-in-for-${name}`)
+    .replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, (_m, fallback: string) => fallback);
+}
+
+/** {@link interpolateText} over a service's environment, as the app's process would see it. */
 function interpolate(env: Record<string, string | number> = {}): NodeJS.ProcessEnv {
-  return Object.fromEntries(
-    Object.entries(env).map(([k, v]) => [
-      k,
-      String(v)
-        .replace(/\$\{([A-Z0-9_]+):\?[^}]*\}/g, (_m, name: string) => `stand-in-for-${name}`)
-        .replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, (_m, fallback: string) => fallback),
-    ]),
-  );
+  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, interpolateText(String(v))]));
+}
+
+/** {@link interpolateText} over every string of a parsed document. */
+function interpolateDocument(value: unknown): unknown {
+  if (typeof value === 'string') return interpolateText(value);
+  if (Array.isArray(value)) return value.map(interpolateDocument);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolateDocument(v)]));
+  return value;
+}
+
+/** The Compose specification's JSON schema (draft 2020-12), compiled; see the module comment for its source. */
+function composeSchemaValidator() {
+  const schema = JSON.parse(readFileSync(new URL('./fixtures/compose-spec.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+  return new Ajv2020({ allErrors: true, strict: false }).compile(schema);
 }
 
 describe('docker-compose.yml', () => {
+  it('is valid against the Compose specification, after interpolation and before it', () => {
+    const validate = composeSchemaValidator();
+    for (const document of [compose, interpolateDocument(compose)]) {
+      const valid = validate(document);
+      expect(validate.errors ?? [], 'schema errors').toEqual([]);
+      expect(valid).toBe(true);
+    }
+  });
+
+  it('fails the Compose specification for a misspelt or misplaced key (the validation can fail)', () => {
+    const validate = composeSchemaValidator();
+    const broken = structuredClone(compose) as unknown as { services: Record<string, Record<string, unknown>> };
+    broken.services.ingestion!.enviroment = { LOG_LEVEL: 'debug' };
+    expect(validate(broken)).toBe(false);
+    const badDependsOn = structuredClone(compose) as unknown as { services: Record<string, Record<string, unknown>> };
+    badDependsOn.services.kafka!.depends_on = 'postgres';
+    expect(validate(badDependsOn)).toBe(false);
+  });
+
   it('parses and names every service the apps need', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
       [
@@ -97,6 +142,25 @@ describe('docker-compose.yml', () => {
     // The overview reads the stack's Kafka; the ledger is in KurrentDB there, which the console does not verify.
     expect(loadConsoleConfig(env('console')).kafka).toEqual({ brokers: ['kafka:9092'], topicPrefix: 'settle' });
     expect(loadConsoleConfig(env('console')).ledger.store).toBe(projector.ledgerStore.kind);
+  });
+
+  it('gives each app that opens a vault its master keys, from a variable of its own', () => {
+    // The vaults' master keys are read by the vault (loadMasterKeyRing), not the configuration
+    // schemas: ingestion's webhook vault, the verifier's credentials vault, the dispatcher's
+    // endpoint vault (docs/vault.md), each under keys no other app holds.
+    const sources: string[] = [];
+    for (const app of ['ingestion', 'verifier', 'dispatcher']) {
+      const raw = String(compose.services[app]!.environment?.SETTLE_VAULT_MASTER_KEYS ?? '');
+      const source = /^\$\{([A-Z0-9_]+):\?/.exec(raw)?.[1];
+      expect(source, `${app} reads SETTLE_VAULT_MASTER_KEYS from a required variable`).toBeDefined();
+      sources.push(source!);
+      const env = { ...interpolate(compose.services[app]!.environment), SETTLE_VAULT_MASTER_KEYS: `v1:${Buffer.alloc(32, 7).toString('base64')}` };
+      expect(loadMasterKeyRing(env).versions).toEqual(['v1']);
+    }
+    expect(new Set(sources).size).toBe(3);
+    for (const app of ['ledger-projector', 'sweeper', 'console', 'provider-sandbox']) {
+      expect(compose.services[app]!.environment?.SETTLE_VAULT_MASTER_KEYS, app).toBeUndefined();
+    }
   });
 
   it('runs every app from the built image, after the infrastructure it uses', () => {

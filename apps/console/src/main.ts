@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { fileURLToPath } from 'node:url';
 import { loadConsoleConfig, loadTracingConfig } from '@settle/config';
+import { packageVersion } from '@settle/http';
 import { PostgresLedger } from '@settle/ledger';
 import { createLogger, createMetricsRegistry, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain, startTracing } from '@settle/platform';
 import { LedgerAuditTrail } from './audit/ledger-audit-trail.js';
@@ -8,7 +9,6 @@ import { PostgresAuditLog } from './audit/postgres-audit-log.js';
 import { AuthService } from './auth/auth.service.js';
 import { PostgresAuthStore } from './auth/postgres-auth-store.js';
 import { createConsoleApp } from './console-app.js';
-import { packageVersion } from './http/openapi/generate.js';
 import { DispatcherDeliveryAdmin } from './deliveries/dispatcher-delivery-admin.js';
 import { LedgerChainAuditor } from './ledger-chains/ledger-chain-auditor.js';
 import { ConsoleMetrics } from './metrics/console.metrics.js';

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
+import { fileURLToPath } from 'node:url';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadDispatcherConfig } from '@settle/config';
+import { packageVersion } from '@settle/http';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { defineWorker, runWorker } from '@settle/worker';
 import { DeliveryAdmin } from './deliveries/delivery-admin.js';
@@ -14,6 +16,9 @@ import { EndpointRepository } from './endpoints/endpoint.repository.js';
 import { EndpointService } from './endpoints/endpoint.service.js';
 import { createAdminApi } from './http/admin-api.module.js';
 import { DISPATCHER_MIGRATIONS, ENDPOINT_VAULT_SCHEMA } from './schema.js';
+
+/** The repository (or image) root, from `dist/apps/dispatcher/src/main.js`: its package.json names the version. */
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
 /** How often expired previous secrets (after a rotation's overlap) are deleted, milliseconds. */
 const SECRET_RETIREMENT_INTERVAL_MS = 60_000;
@@ -80,6 +85,7 @@ const dispatcher = defineWorker({
           endpoints,
           deliveries: new DeliveryAdmin(pool, scheduler),
           metrics,
+          apiVersion: packageVersion(ROOT),
         });
         await http.listen(config.http.port, config.http.host);
         logger.info({ url: await http.getUrl() }, 'dispatcher admin API listening');

@@ -42,6 +42,9 @@ export interface IngestionInfrastructure {
   registry?: Registry;
 }
 
+/** The controllers of ingestion's API, which its OpenAPI document describes (health and metrics aside). */
+export const INGESTION_CONTROLLERS = [CheckoutsController, AdminController, EntitlementsController, WebhooksController] as const;
+
 /** The ingestion app: checkout API and provider webhooks, HTTP in, outbox to Kafka out. */
 @Module({})
 export class IngestionModule {
@@ -50,7 +53,7 @@ export class IngestionModule {
     return {
       module: IngestionModule,
       imports: [CqrsModule.forRoot()],
-      controllers: [CheckoutsController, AdminController, EntitlementsController, WebhooksController, HealthController],
+      controllers: [...INGESTION_CONTROLLERS, HealthController],
       providers: [
         { provide: CONFIG, useValue: infra.config },
         { provide: LOGGER, useValue: infra.logger },

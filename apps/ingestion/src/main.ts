@@ -1,5 +1,7 @@
 import 'reflect-metadata';
+import { fileURLToPath } from 'node:url';
 import { loadIngestionConfig, loadTracingConfig } from '@settle/config';
+import { packageVersion } from '@settle/http';
 import { connectMessaging, MessagingMetrics, Outbox, OutboxRelay } from '@settle/messaging';
 import { createLogger, createMetricsRegistry, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain, startTracing } from '@settle/platform';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
@@ -7,6 +9,9 @@ import { loadWithProviderEnv, webhookAuthenticators } from '@settle/providers';
 import { createIngestionApp } from './ingestion-app.js';
 import { WEBHOOK_VAULT_SCHEMA, WebhookSecrets } from './webhooks/webhook-secrets.js';
 import { INGESTION_MIGRATIONS } from './persistence/schema.js';
+
+/** The repository (or image) root, from `dist/apps/ingestion/src/main.js`: its package.json names the version. */
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
 /**
  * Boots the ingestion app: applies its schemas' migrations, registers schemas, starts the outbox relay,
@@ -47,7 +52,10 @@ async function main(): Promise<void> {
   await webhookSecrets.load();
   webhookSecrets.startRefresh(config.webhooks.secretsRefreshMs);
 
-  const app = await createIngestionApp({ config, logger, pool, outbox, relay, webhookSecrets, webhookAuthenticators: authenticators, registry });
+  const app = await createIngestionApp(
+    { config, logger, pool, outbox, relay, webhookSecrets, webhookAuthenticators: authenticators, registry },
+    packageVersion(ROOT),
+  );
   relay.start();
   await app.listen(config.http.port, config.http.host);
   logger.info({ url: await app.getUrl() }, 'ingestion listening');

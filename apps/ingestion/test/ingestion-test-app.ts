@@ -2,7 +2,8 @@
  * The ingestion app built in-process for its HTTP tests (`inject`): a fresh PostgreSQL database
  * with ingestion's and the read model's migrations, the schema registry for the outbox's
  * schema checks, webhook secrets held in memory (no vault), and a relay that is never started
- * (rows stay in the outbox, where the tests read them).
+ * (rows stay in the outbox, where the tests read them). Every successful answer is checked
+ * against the OpenAPI document (`answers`, scripts/harness/answer-conformance.ts).
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -13,8 +14,11 @@ import { AvroCodec, Outbox, topicNames, type OutboxRelay } from '@settle/messagi
 import { createPool, migrateSchemas, type Pool } from '@settle/platform';
 import { webhookAuthenticators } from '@settle/providers';
 import { pino } from 'pino';
+import { watchAnswers, type AnswerConformance } from '../../../scripts/harness/answer-conformance.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
+import { ingestionOpenApiDocument } from '../src/http/openapi/document.js';
 import { createIngestionApp } from '../src/ingestion-app.js';
+import { INGESTION_CONTROLLERS } from '../src/ingestion.module.js';
 import { INGESTION_MIGRATIONS } from '../src/persistence/schema.js';
 import type { WebhookSecrets } from '../src/webhooks/webhook-secrets.js';
 
@@ -29,6 +33,8 @@ export interface IngestionTestApp {
   secrets: Readonly<Record<ProviderName, string>>;
   /** Largest accepted body, bytes. */
   bodyLimitBytes: number;
+  /** Successful answers that broke the OpenAPI document, and the routes checked. */
+  answers: AnswerConformance;
   close(): Promise<void>;
 }
 
@@ -71,6 +77,7 @@ export async function startIngestionTestApp(): Promise<IngestionTestApp> {
     webhookSecrets,
     webhookAuthenticators: webhookAuthenticators({}),
   });
+  const answers = watchAnswers(app, ingestionOpenApiDocument(app, 'test', INGESTION_CONTROLLERS), INGESTION_CONTROLLERS);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   return {
@@ -80,6 +87,7 @@ export async function startIngestionTestApp(): Promise<IngestionTestApp> {
     adminAuthorization: `Bearer ${adminKey}`,
     secrets,
     bodyLimitBytes,
+    answers,
     close: async () => {
       await app.close();
       await pool.end();
