@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { fileURLToPath } from 'node:url';
-import { loadConsoleConfig } from '@settle/config';
+import { loadConsoleConfig, loadTracingConfig } from '@settle/config';
 import { packageVersion } from '@settle/http';
 import { PostgresLedger } from '@settle/ledger';
 import { kafkaProbe } from '@settle/messaging';
@@ -15,6 +15,7 @@ import {
   onShutdown,
   postgresProbe,
   runMain,
+  startTracing,
 } from '@settle/platform';
 import { LedgerAuditTrail } from './audit/ledger-audit-trail.js';
 import { PostgresAuditLog } from './audit/postgres-audit-log.js';
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
   const config = loadConsoleConfig();
   const logger = createLogger('console', config.logLevel);
   guardProcess(logger);
+  const tracing = startTracing(loadTracingConfig('console'), logger);
   const pool = createPool(config.database.url, config.database.poolSize, (error) =>
     logger.warn({ err: error }, 'database connection lost; the pool opens a new one on next use'),
   );
@@ -116,6 +118,7 @@ async function main(): Promise<void> {
     await health.close();
     await kafka.close();
     await pool.end();
+    await tracing.shutdown();
   });
 }
 

@@ -29,6 +29,8 @@ export async function createIngestionApp(infra: IngestionInfrastructure, apiVers
     rawBodyRoutes: WEBHOOK_ROUTES,
     metrics: registry,
     logger: infra.logger,
+    // Anybody can send a webhook: their trace context is a link, never a parent.
+    untrustedTraceRoutes: WEBHOOK_ROUTES,
   });
   serveIngestionOpenApi(app, ingestionOpenApiDocument(app, apiVersion, INGESTION_CONTROLLERS));
   return app;

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { fileURLToPath } from 'node:url';
-import { loadIngestionConfig } from '@settle/config';
+import { loadIngestionConfig, loadTracingConfig } from '@settle/config';
 import { packageVersion } from '@settle/http';
 import { connectMessaging, kafkaProbe, MessagingMetrics, Outbox, OutboxRelay, schemaRegistryProbe } from '@settle/messaging';
 import {
@@ -14,6 +14,7 @@ import {
   onShutdown,
   postgresProbe,
   runMain,
+  startTracing,
 } from '@settle/platform';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { loadWithProviderEnv, webhookAuthenticators } from '@settle/providers';
@@ -34,6 +35,8 @@ async function main(): Promise<void> {
   const authenticators = webhookAuthenticators(process.env);
   const logger = createLogger('ingestion', config.logLevel);
   guardProcess(logger);
+  // Before the app exists: its HTTP edge and outbox read the tracer provider and propagator registered here.
+  const tracing = startTracing(loadTracingConfig('ingestion'), logger);
   const pool = createPool(config.database.url, config.database.poolSize, (error) =>
     logger.warn({ err: error }, 'database connection lost; the pool opens a new one on next use'),
   );
@@ -87,6 +90,7 @@ async function main(): Promise<void> {
     await relay.stop();
     await producer.disconnect();
     await pool.end();
+    await tracing.shutdown();
   });
 }
 

@@ -21,7 +21,7 @@ import {
   type TransactionOutcomeEvent,
 } from '@settle/ledger';
 import { PermanentMessageError, type BatchItem, type ConsensusResultV1, type MessageContext, type TypedEvent } from '@settle/messaging';
-import { deterministicId, type Logger } from '@settle/platform';
+import { deterministicId, traceCarrierOf, type Logger, type TraceCarrier } from '@settle/platform';
 import type { ProjectorMetrics } from './projector.metrics.js';
 
 /**
@@ -67,6 +67,8 @@ export function ledgerEventFor(result: ConsensusResultV1): TransactionOutcomeEve
 interface Recorded {
   index: number;
   result: ConsensusResultV1;
+  /** The trace context of the result's `process` span: its settlement and grant records continue it. */
+  trace: TraceCarrier | undefined;
   ledgerEvent: TransactionOutcomeEvent;
   /** Appended by this batch (not a redelivery). */
   fresh: boolean;
@@ -157,10 +159,10 @@ export class ProjectionService {
     // A result published twice by a relay retry may arrive twice in one batch: the later copy
     // is the same message, projected once here (and found stored if it comes in a later batch).
     const seen = new Set<string>();
-    const results = items.flatMap(({ event }, index) => {
+    const results = items.flatMap(({ event, context }, index) => {
       if (event.type !== 'ConsensusResult' || seen.has(event.payload.event_id)) return [];
       seen.add(event.payload.event_id);
-      return [{ index, result: event.payload }];
+      return [{ index, result: event.payload, trace: traceCarrierOf(context.trace) }];
     });
     if (results.length === 0) return [];
     try {
@@ -183,7 +185,9 @@ export class ProjectionService {
     }
   }
 
-  private async project(results: ReadonlyArray<{ index: number; result: ConsensusResultV1 }>): Promise<Array<{ index: number; error: unknown }>> {
+  private async project(
+    results: ReadonlyArray<{ index: number; result: ConsensusResultV1; trace: TraceCarrier | undefined }>,
+  ): Promise<Array<{ index: number; error: unknown }>> {
     const failed: Array<{ index: number; error: unknown }> = [];
     const started = performance.now();
     const { appended, grants } = await this.ledger.session(async (session) => {
@@ -198,20 +202,21 @@ export class ProjectionService {
           decidedAt: new Date(result.occurred_at),
         })),
       );
-      const changes = results.flatMap(({ index, result }) => {
+      const changes = results.flatMap(({ index, result, trace }) => {
         if (!result.ledger_event_type) return [];
         try {
-          return [{ index, result, ledgerEvent: ledgerEventFor(result) }];
+          return [{ index, result, trace, ledgerEvent: ledgerEventFor(result) }];
         } catch (error) {
           failed.push({ index, error });
           return [];
         }
       });
       const outcomes = await session.append(
-        changes.map(({ result, ledgerEvent }) => ({
+        changes.map(({ result, ledgerEvent, trace }) => ({
           streamId: transactionStream(result.reference),
           events: [ledgerEvent],
           expected: expectedAfter(result.ledger_expected_revision),
+          trace,
         })),
       );
       const recorded: Recorded[] = [];
@@ -292,6 +297,7 @@ export class ProjectionService {
             streamId: stream,
             events: [entitlementLedgerEvent(granted, { settlementEventId, correlationId: a.result.correlation_id })],
             expected: expectedAfter(state.grants),
+            trace: a.trace,
           },
         },
       ];

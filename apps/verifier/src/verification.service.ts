@@ -11,6 +11,7 @@ import {
   type AccessPeriod,
   type Expectation,
   type ProviderName,
+  type ProviderVerdict,
   type VerificationTrigger,
 } from '@settle/domain';
 import pMap from 'p-map';
@@ -23,7 +24,16 @@ import {
   type OutboxMessage,
   type TypedEvent,
 } from '@settle/messaging';
-import { deterministicId, type Logger } from '@settle/platform';
+import {
+  deterministicId,
+  endSpan,
+  SETTLE_SPAN_ATTRIBUTES,
+  startSpan,
+  traceCarrierOf,
+  withTraceContext,
+  type Logger,
+  type TraceCarrier,
+} from '@settle/platform';
 import type { PaymentProvider } from '@settle/providers';
 import type { ConsensusResultV1 } from '@settle/messaging';
 import { toConsensusResult } from './consensus-result.js';
@@ -55,8 +65,12 @@ interface Chain {
   correlationId: string | null;
   /** Message ids handled (to be recorded in the inbox with the batch's commit). */
   handled: string[];
-  results: ConsensusResultV1[];
+  /** Consensus results decided, each with the trace context of its trigger's verification (for its outbox row). */
+  results: Array<{ payload: ConsensusResultV1; trace: TraceCarrier | undefined }>;
 }
+
+/** The tracer of the verifier's own spans. */
+const VERIFIER_TRACER = '@settle/verifier';
 
 /** Options of {@link VerificationService}. */
 export interface VerificationOptions {
@@ -236,7 +250,7 @@ export class VerificationService {
       c.loaded !== null && isRegistered(c.state) && !sameState(c.loaded.state, c.state) ? [{ chain: c, state: c.state }] : [],
     );
     const messages: OutboxMessage[] = changed.flatMap((c) =>
-      c.results.map((payload) => ({ type: 'ConsensusResult' as const, payload, causationId: payload.causation_id })),
+      c.results.map(({ payload, trace }) => ({ type: 'ConsensusResult' as const, payload, causationId: payload.causation_id, trace })),
     );
     await this.store.commit({
       handled,
@@ -245,7 +259,7 @@ export class VerificationService {
       messages,
     });
     if (messages.length > 0) this.relay.wake();
-    for (const chain of changed) for (const result of chain.results) this.recorded(result);
+    for (const chain of changed) for (const result of chain.results) this.recorded(result.payload);
   }
 
   /**
@@ -321,14 +335,33 @@ export class VerificationService {
     const provider = this.providers.get(before.expectation.provider);
     if (!provider) throw new PermanentMessageError('VERIFICATION.UNSUPPORTED_PROVIDER', 'No adapter for this provider');
 
-    const verdict = await provider.verify({ reference, expectation: before.expectation });
+    // One span per verification, a child of the trigger's `process` span; the provider's HTTP
+    // calls (retries included) are its children, and the result's outbox row continues it.
+    const { span, context: traced } = startSpan(VERIFIER_TRACER, `verify ${before.expectation.provider}`, {
+      parent: context.trace,
+      attributes: {
+        [SETTLE_SPAN_ATTRIBUTES.reference]: reference,
+        [SETTLE_SPAN_ATTRIBUTES.provider]: before.expectation.provider,
+        [SETTLE_SPAN_ATTRIBUTES.trigger]: trigger,
+      },
+    });
+    let verdict: ProviderVerdict;
+    try {
+      verdict = await withTraceContext(traced, () => provider.verify({ reference, expectation: before.expectation }));
+    } catch (error) {
+      endSpan(span, error);
+      throw error;
+    }
+    span.setAttribute(SETTLE_SPAN_ATTRIBUTES.verdict, verdict.kind);
+    endSpan(span);
     const verifiedAt = this.clock();
     const verificationId = deterministicId('Verification', causationId);
     const events = decide({ type: 'RecordVerification', data: { reference, verificationId, trigger, verdict, verifiedAt } }, before);
     const after = fold(events, before);
     chain.state = after;
-    chain.results.push(
-      toConsensusResult({
+    chain.results.push({
+      trace: traceCarrierOf(traced),
+      payload: toConsensusResult({
         resultId: verificationId,
         causationId,
         correlationId: chain.correlationId!,
@@ -339,7 +372,7 @@ export class VerificationService {
         events,
         decidedAt: verifiedAt,
       }),
-    );
+    });
   }
 
   /** Logs and counts a committed consensus result (the manual-review alert included). */

@@ -9,6 +9,7 @@ import { Histogram, type Registry } from 'prom-client';
 import { PinoNestLogger } from './nest-logger.js';
 import { installRequestLog, requestIdOf } from './request-log.js';
 import { assertUnambiguousJson, type JsonStrictness } from './strict-json.js';
+import { installHttpTracing } from './tracing.hook.js';
 
 /**
  * Longest request target (path and query) answered, bytes: RFC 9110, section 4.1 recommends
@@ -41,6 +42,11 @@ export interface HttpEdgeOptions {
   strictness?: JsonStrictness;
   /** The app's logger: Nest's framework logs and one line per request go to it ({@link createEdgeApp}). */
   logger: Logger;
+  /**
+   * Route patterns whose callers may not continue a trace of theirs (provider webhooks): their
+   * requests start a new trace, linked to the caller's (see `installHttpTracing`).
+   */
+  untrustedTraceRoutes?: readonly string[];
   /**
    * The app's Prometheus registry (the one its `GET /metrics` serves): the edge registers
    * {@link HTTP_REQUEST_DURATION} on it and observes every answered request.
@@ -184,6 +190,8 @@ export function httpEdgeServerOptions(options: HttpEdgeOptions): FastifyHttpOpti
 /**
  * Installs the edge's request handling on a Fastify instance, before its routes are registered
  * (Nest registers them on `init`):
+ * - a server span per request, first, so that everything after runs in its context
+ *   (`installHttpTracing`, docs/observability.md, "Traces");
  * - body parsing: `application/json` strictly (syntax, then {@link assertUnambiguousJson}, then
  *   Fastify's own parser with its `__proto__`/`constructor` protection), every other content type
  *   415 `REQUEST.UNSUPPORTED_MEDIA_TYPE`; on {@link HttpEdgeOptions.rawBodyRoutes} any type (a
@@ -203,6 +211,7 @@ export function installHttpEdge(instance: FastifyInstance, options: HttpEdgeOpti
   const rawRoutes = new Set(options.rawBodyRoutes ?? []);
   const isRawRoute = (request: FastifyRequest) => rawRoutes.has(request.routeOptions.url ?? '');
   const parseJson = instance.getDefaultJsonParser('error', 'error');
+  installHttpTracing(instance, { untrustedRoutes: options.untrustedTraceRoutes ?? [] });
 
   instance.removeAllContentTypeParsers();
   instance.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: options.bodyLimitBytes }, (request, body, done) => {

@@ -8,9 +8,10 @@ import type { BatchHandler, MessageHandler } from './handler.js';
 import { trackConsumerState, type Assignment, type ConsumerState } from './consumer-state.js';
 import { batchLogFields } from './log-fields.js';
 import { heartbeatWhileHandling } from './heartbeat-pump.js';
-import { contextOf, processBatch, processMessage, type ProcessingOptions } from './message-processing.js';
+import { processBatch, processMessage, tracedContextOf, type ProcessingOptions } from './message-processing.js';
 import { nextOffsetAfter, type MessagingMetrics } from './metrics.js';
 import { sharedOffsetCommit } from './offset-commit.js';
+import { endSpan } from '@settle/platform';
 
 /**
  * The consumer-group session time-out the loops use unless told otherwise, milliseconds: 6 s,
@@ -107,7 +108,9 @@ export interface ConsumerLoop {
  * `message-processing.ts`. With `metrics`, each partition's lag is set when its batch is
  * handed over (high watermark minus the batch's first offset) and again once offsets are
  * resolved (minus the offset after the last one resolved), and removed for partitions the
- * member no longer owns after a rebalance or once it stops.
+ * member no longer owns after a rebalance or once it stops. Each message gets a `process`
+ * span, a child of the producer span its headers name, ended once it is handled,
+ * dead-lettered (marked failed) or left for redelivery (docs/observability.md, "Traces").
  *
  * @throws Error when not given exactly one of `handle` and `handleBatch`; kafkajs's errors when
  *   the consumer cannot connect or subscribe.
@@ -175,24 +178,60 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
 
       async function handleFetched(): Promise<void> {
         if (handleBatch) {
-          const contexts = batch.messages.map((message) => contextOf(batch, message));
-          if (contexts.length === 0) return;
-          const batchOptions = { ...processing, logger: log, handleBatch, abandonBatchWhen: options.abandonBatchWhen, abandonDelayMs: options.abandonDelayMs };
-          const rejected = await processBatch(batchOptions, batch.messages, contexts, { stale, heartbeat });
-          if (rejected === null) return; // stale, stopping or given up: nothing resolved, the batch is fetched again
-          for (const { message, context, error } of rejected) await deadLetter(message, context, error);
-          resolveOffset(batch.messages.at(-1)!.offset);
-          lagAfter(nextOffsetAfter(batch.messages.at(-1)!.offset));
-          await heartbeat();
-          await commitTogether(commitOffsetsIfNecessary, uncommittedOffsets);
-          log.debug({ deadLettered: rejected.length, durationMs: Math.round(performance.now() - started) }, 'batch handled');
-          return;
+          if (batch.messages.length === 0) return;
+          const traced = batch.messages.map((message) => tracedContextOf(batch, message, groupId));
+          const contexts = traced.map((t) => t.context);
+          // Why each message failed, for its span: dead-lettered, or the whole batch's error.
+          const failed = new Map<string, unknown>();
+          try {
+            const batchOptions = {
+              ...processing,
+              logger: log,
+              handleBatch,
+              abandonBatchWhen: options.abandonBatchWhen,
+              abandonDelayMs: options.abandonDelayMs,
+            };
+            const rejected = await processBatch(batchOptions, batch.messages, contexts, { stale, heartbeat });
+            if (rejected === null) return; // stale, stopping or given up: nothing resolved, the batch is fetched again
+            for (const { message, context, error } of rejected) {
+              failed.set(context.offset, error);
+              await deadLetter(message, context, error);
+            }
+            resolveOffset(batch.messages.at(-1)!.offset);
+            lagAfter(nextOffsetAfter(batch.messages.at(-1)!.offset));
+            await heartbeat();
+            await commitTogether(commitOffsetsIfNecessary, uncommittedOffsets);
+            log.debug({ deadLettered: rejected.length, durationMs: Math.round(performance.now() - started) }, 'batch handled');
+            return;
+          } catch (error) {
+            for (const context of contexts) if (!failed.has(context.offset)) failed.set(context.offset, error);
+            throw error;
+          } finally {
+            for (const { context, span } of traced) endSpan(span, failed.get(context.offset));
+          }
         }
         let handled = 0;
         for (const message of batch.messages) {
           if (stale()) break;
-          if (!(await processMessage({ ...processing, logger: log, handle: handle!, deadLetter }, message, contextOf(batch, message), { stale, heartbeat })))
-            break;
+          const { context, span } = tracedContextOf(batch, message, groupId);
+          let failure: unknown;
+          const deadLetterTraced: typeof deadLetter = (m, c, error) => {
+            failure = error;
+            return deadLetter(m, c, error);
+          };
+          let processed: boolean;
+          try {
+            processed = await processMessage({ ...processing, logger: log, handle: handle!, deadLetter: deadLetterTraced }, message, context, {
+              stale,
+              heartbeat,
+            });
+          } catch (error) {
+            failure ??= error;
+            throw error;
+          } finally {
+            endSpan(span, failure);
+          }
+          if (!processed) break;
           resolveOffset(message.offset);
           lagAfter(nextOffsetAfter(message.offset));
           handled += 1;

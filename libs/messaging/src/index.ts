@@ -5,6 +5,7 @@
 export * from './contracts.js';
 export * from './topics.js';
 export * from './headers.js';
+export * from './trace-context.js';
 export * from './codec.js';
 export * from './kafka.js';
 export * from './handler.js';

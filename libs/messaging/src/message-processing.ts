@@ -5,6 +5,9 @@ import type { DeadLetterWriter } from './dead-letter.js';
 import type { BatchHandler, BatchItem, MessageContext, MessageHandler } from './handler.js';
 import { messageLogFields } from './log-fields.js';
 import { Abandoned, retryBackoff, retryInPlace } from './retry-in-place.js';
+import { annotateReference, withTraceContext } from '@settle/platform';
+import { startProcessSpan } from './trace-context.js';
+import type { Span } from '@opentelemetry/api';
 
 /** What processing a fetched batch needs, whichever handler the loop has. */
 export interface ProcessingOptions {
@@ -44,6 +47,17 @@ export function contextOf(batch: { topic: string; partition: number }, message: 
 }
 
 /**
+ * Where a fetched message came from, with its `process` span started (a child of the producer
+ * span its headers name: docs/observability.md, "Traces"); the caller ends the span once the
+ * message is handled, dead-lettered or left for redelivery.
+ */
+export function tracedContextOf(batch: { topic: string; partition: number }, message: KafkaMessage, groupId: string): { context: MessageContext; span: Span } {
+  const base = contextOf(batch, message);
+  const { span, context } = startProcessSpan({ topic: batch.topic, partition: batch.partition, offset: message.offset, groupId, headers: base.headers });
+  return { context: { ...base, trace: context }, span };
+}
+
+/**
  * Decodes and handles one message, retrying transient failures in place (heartbeating
  * between attempts) for as long as the member keeps the partition; a permanent failure is
  * written to the dead-letter topic.
@@ -69,7 +83,12 @@ export async function processMessage(
         ...liveness,
         backoff: retryBackoff(options.sessionTimeoutMs),
       },
-      async () => options.handle(await codec.decode(message.value, message.headers as Record<string, unknown>), context),
+      async () => {
+        const event = await codec.decode(message.value, message.headers);
+        annotateReference(context.trace, event.payload.reference);
+        // A message handled alone runs in its process span's context: its spans and outbox rows continue the trace.
+        return withTraceContext(context.trace, () => options.handle(event, context));
+      },
     );
     return true;
   } catch (error) {
@@ -105,7 +124,9 @@ export async function processBatch(
   const sources: number[] = [];
   for (const [i, message] of messages.entries()) {
     try {
-      items.push({ event: await codec.decode(message.value, message.headers), context: contexts[i]! });
+      const event = await codec.decode(message.value, message.headers);
+      annotateReference(contexts[i]!.trace, event.payload.reference);
+      items.push({ event, context: contexts[i]! });
       sources.push(i);
     } catch (error) {
       if (!isPermanent(error)) throw error;

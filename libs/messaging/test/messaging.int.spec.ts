@@ -21,7 +21,8 @@ import {
   type TypedEvent,
 } from '@settle/messaging';
 import { MAX_AMOUNT_MINOR } from '@settle/domain';
-import { createLogger, createPool, inTransaction, type Pool } from '@settle/platform';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
+import { createLogger, createPool, endSpan, inTransaction, startSpan, startTracing, traceCarrierOf, withTraceContext, type Pool } from '@settle/platform';
 import { Registry } from 'prom-client';
 import { waitUntil } from '../../../scripts/ops/clients.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
@@ -304,6 +305,57 @@ describe('transactional outbox', () => {
       await relay.stop();
       await consumer.disconnect();
     }
+  });
+
+  it("carries the trace context of the work that wrote a row to the record's consumer: request, send, process, one trace", async () => {
+    const exporter = new InMemorySpanExporter();
+    const tracing = startTracing(
+      { exporter: 'console', serviceName: 'messaging-int', sampler: { kind: 'parentbased_always_on', ratio: 1 }, scheduleDelayMs: 10 },
+      logger,
+      { exporter },
+    );
+    const outbox = new Outbox('app', topics, codec);
+    const relay = new OutboxRelay(pool, 'app', producer, codec, logger, { pollIntervalMs: 50, batchSize: 100 });
+    const handled: Array<{ traceparent: string | undefined }> = [];
+    const loop = await startConsumerLoop({
+      kafka,
+      groupId: `int-traced-${randomUUID()}`,
+      topics: [topics.transactionEvents],
+      codec,
+      producer,
+      deadLetterTopic: topics.deadLetter,
+      logger,
+      // The topic also holds the other tests' records: only this one matters here.
+      handleBatch: async (items) => {
+        for (const { event, context } of items)
+          if (event.payload.reference === 'ref_outbox_traced') handled.push({ traceparent: traceCarrierOf(context.trace)?.traceparent });
+        return [];
+      },
+    });
+    const request = startSpan('test', 'request');
+    try {
+      await withTraceContext(request.context, () =>
+        inTransaction(pool, (client) => outbox.enqueue(client, [{ type: 'CheckoutRegistered', payload: registered('ref_outbox_traced') }])),
+      );
+      endSpan(request.span);
+      const stored = await pool.query<{ traceparent: string }>(`SELECT traceparent FROM app.outbox WHERE message_key = 'ref_outbox_traced'`);
+      expect(stored.rows).toEqual([{ traceparent: traceCarrierOf(request.context)!.traceparent }]);
+      relay.start();
+      await waitUntil('the traced record to be handled', 30_000, async () => (handled.length > 0 ? true : undefined));
+    } finally {
+      await relay.stop();
+      await loop.stop();
+    }
+    const spans = exporter.getFinishedSpans();
+    await tracing.shutdown();
+    const requestSpan = spans.find((s) => s.name === 'request')!;
+    const send = spans.find((s) => s.name === `send ${topics.transactionEvents}` && s.attributes['settle.reference'] === 'ref_outbox_traced')!;
+    const process = spans.find((s) => s.name === `process ${topics.transactionEvents}` && s.attributes['settle.reference'] === 'ref_outbox_traced')!;
+    const traceId = requestSpan.spanContext().traceId;
+    expect([send.spanContext().traceId, process.spanContext().traceId]).toEqual([traceId, traceId]);
+    expect(send.parentSpanContext?.spanId).toBe(requestSpan.spanContext().spanId);
+    expect(process.parentSpanContext?.spanId).toBe(send.spanContext().spanId);
+    expect(handled[0]!.traceparent).toBe(`00-${traceId}-${process.spanContext().spanId}-01`);
   });
 
   it('reports the age of its oldest unpublished row, still growing while that row cannot be published, and 0 once the outbox is empty', async () => {

@@ -48,9 +48,10 @@ export const REDACTED_NAME_ENDINGS: readonly string[] = [
 
 /**
  * Field names redacted whatever their ending: `DATABASE_URL` (it may hold the PostgreSQL
- * password) and Flutterwave's `verif-hash` header (the webhook secret itself).
+ * password), Flutterwave's `verif-hash` header (the webhook secret itself) and
+ * `OTEL_EXPORTER_OTLP_HEADERS` (a trace collector's credentials).
  */
-export const REDACTED_NAMES: readonly string[] = ['databaseurl', 'verifhash'];
+export const REDACTED_NAMES: readonly string[] = ['databaseurl', 'verifhash', 'otelexporterotlpheaders'];
 
 /** Deepest nesting the redaction walks into, levels; deeper values are replaced whole. */
 const MAX_DEPTH = 12;

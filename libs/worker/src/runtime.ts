@@ -1,4 +1,4 @@
-import type { WorkerConfig } from '@settle/config';
+import { loadTracingConfig, type WorkerConfig } from '@settle/config';
 import { connectMessaging, MessagingMetrics, Outbox, OutboxRelay, startConsumerLoop, type ConsumerLoop } from '@settle/messaging';
 import {
   createLogger,
@@ -10,6 +10,7 @@ import {
   onShutdown,
   runMain,
   startMetricsServer,
+  startTracing,
 } from '@settle/platform';
 import { WorkerHealth } from './health.js';
 import { stopInOrder, type StopStep } from './shutdown.js';
@@ -25,7 +26,8 @@ export interface RunningWorker<C extends WorkerConfig, O extends string> {
   /**
    * Stops the worker in order: readiness turns `down` at once, then the consumer loops (each lets its message in hand finish and
    * commits), the worker's own `stop` hook, the relays (each lets its pass in hand finish),
-   * the metrics endpoint and the health probes' connections, the producer, the pool.
+   * the metrics endpoint and the health probes' connections, the producer, the pool, then
+   * tracing (its buffered spans exported).
    *
    * @throws the first failed step's error, once every step ran.
    */
@@ -51,6 +53,9 @@ export interface StartWorkerOptions {
  * `start` hook, reports ready and writes the ready file. The relays report their backlog age and
  * the loops their consumer lag and dead-letter records on the registry (`MessagingMetrics`),
  * beside what `setup` registers.
+ * Tracing starts right after the logger when the `OTEL_*` variables ask for it
+ * (`loadTracingConfig`, service name the worker's name), and its buffered spans are exported
+ * last on the way down.
  *
  * A failed boot stops what already started, in the shutdown order, before rethrowing.
  *
@@ -66,6 +71,8 @@ export async function startWorker<C extends WorkerConfig, O extends string>(
   const base = createLogger(definition.name, config.logLevel);
   const logger = definition.logBindings ? base.child(definition.logBindings) : base;
   if (options.guardProcess) guardProcess(logger);
+  // Tracing (OTEL_* variables; off unless asked for) before anything that starts spans.
+  const tracing = startTracing(loadTracingConfig(definition.name), logger);
   const metrics = createMetricsRegistry();
   const messagingMetrics = new MessagingMetrics(metrics);
   const pool = createPool(config.database.url, config.database.poolSize, (error) =>
@@ -84,6 +91,8 @@ export async function startWorker<C extends WorkerConfig, O extends string>(
     { name: 'health probes', stop: () => late.health?.close() },
     { name: 'producer', stop: () => late.disconnect?.() },
     { name: 'database pool', stop: () => pool.end() },
+    // Last: the spans of everything above are exported (bounded; never holds the exit up long).
+    { name: 'tracing', stop: () => tracing.shutdown() },
   ];
 
   try {

@@ -16,7 +16,14 @@ import {
   type RetryPolicy,
 } from 'cockatiel';
 import { Agent, errors, request, type Dispatcher } from 'undici';
-import { retryAfterFromAnswer } from '@settle/platform';
+import {
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  ATTR_URL_FULL,
+} from '@opentelemetry/semantic-conventions';
+import { endSpan, failSpan, outgoingTraceHeaders, retryAfterFromAnswer, SpanKind, startSpan } from '@settle/platform';
 import type { CallObserver, ProviderMetrics } from './metrics.js';
 import { ProviderCallError } from './provider.port.js';
 
@@ -210,9 +217,30 @@ const RETRYABLE_STATUSES: ReadonlyMap<number, string> = new Map([
   [504, 'PROVIDER.GATEWAY_TIMEOUT'],
 ]);
 
+/** The tracer of the provider calls' client spans. */
+export const PROVIDERS_TRACER = '@settle/providers';
+
+/**
+ * The attributes of a provider call's client span (OpenTelemetry's HTTP client conventions):
+ * the URL without its query or credentials (a query may name a reference, never a secret, but
+ * is left out all the same), the server's address and port.
+ */
+function clientSpanAttributes(url: string, method: string): Record<string, string | number> {
+  const parsed = new URL(url);
+  const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
+  return {
+    [ATTR_HTTP_REQUEST_METHOD]: method,
+    [ATTR_URL_FULL]: `${parsed.protocol}//${parsed.host}${parsed.pathname}`,
+    [ATTR_SERVER_ADDRESS]: parsed.hostname,
+    [ATTR_SERVER_PORT]: port,
+  };
+}
+
 /**
  * Sends one request with a per-call time-out and reads the body, mapping transport failures
- * to {@link ProviderCallError}.
+ * to {@link ProviderCallError}. Each call is a client span (`GET`, `POST`; a child of the active
+ * context: the verification's span) whose W3C `traceparent` goes out with the request
+ * (docs/observability.md, "Traces"); a retry is a span of its own.
  * - 429, 502, 503 and 504 are thrown as retryable errors carrying the answer's
  *   `Retry-After` delay (seconds or HTTP date, resolved against the answer's `Date` header
  *   when present), which the retry policy honours;
@@ -250,10 +278,11 @@ async function sendProviderRequest(
   let status: number;
   let body: string;
   let headers: Record<string, string | string[] | undefined>;
+  const { span, context } = startSpan(PROVIDERS_TRACER, init.method, { kind: SpanKind.CLIENT, attributes: clientSpanAttributes(url, init.method) });
   try {
     const response = await request(url, {
       method: init.method,
-      headers: init.headers,
+      headers: { ...init.headers, ...outgoingTraceHeaders(context) },
       body: init.body ?? null,
       dispatcher,
       headersTimeout: init.timeoutMs,
@@ -263,6 +292,9 @@ async function sendProviderRequest(
     status = response.statusCode;
     headers = response.headers;
     body = await response.body.text();
+    span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+    if (status >= 400) failSpan(span, String(status));
+    span.end();
   } catch (error) {
     // undici's own time-outs by class; the AbortSignal.timeout above rejects with a DOMException
     // whose code is TIMEOUT_ERR (an abort of another origin, ABORT_ERR, is treated the same).
@@ -271,10 +303,14 @@ async function sendProviderRequest(
       error instanceof errors.BodyTimeoutError ||
       (error instanceof DOMException && (error.code === DOMException.TIMEOUT_ERR || error.code === DOMException.ABORT_ERR))
     ) {
-      throw new ProviderCallError('PROVIDER.TIMEOUT', true, `No answer within ${init.timeoutMs} ms`);
+      const timeout = new ProviderCallError('PROVIDER.TIMEOUT', true, `No answer within ${init.timeoutMs} ms`);
+      endSpan(span, timeout);
+      throw timeout;
     }
     const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN';
-    throw new ProviderCallError('PROVIDER.CONNECTION_FAILED', true, `Connection failed (${code})`);
+    const failed = new ProviderCallError('PROVIDER.CONNECTION_FAILED', true, `Connection failed (${code})`);
+    endSpan(span, failed);
+    throw failed;
   }
   const retryableCode = RETRYABLE_STATUSES.get(status);
   if (retryableCode !== undefined) {
