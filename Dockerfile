@@ -1,17 +1,32 @@
 # One image for every Settle app; docker-compose.yml picks the app with `command`.
+# Its size, measured from the layer contents without Docker: `npm run image:size` (docs/operations.md, "Image").
+
+# The production dependencies, from the lock file, less two things nothing loads here:
+# - TypeScript, an optional peer of @nestjs/swagger (for its compile-time plugin, which Settle
+#   does not use), which --omit=dev keeps (24 MB);
+# - the musl builds of the KurrentDB client's native bridge, which npm installs because they
+#   declare no libc: the image is Debian (glibc), where @neon-rs/load picks the -gnu build (10 MB).
+FROM node:24-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund \
+  && rm -rf node_modules/typescript node_modules/.bin/tsc node_modules/.bin/tsserver node_modules/@kurrent/bridge-linux-*-musl
+
+# Every app, its libs, the operator command lines and the console's web app (built by vite: only
+# its output is kept), from the lock file's full dependency set.
 FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm install --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run build && npm prune --omit=dev
+RUN npm run build
 
 FROM node:24-slim
 WORKDIR /app
 ENV NODE_ENV=production
 # 4 MiB young-generation semi-spaces: under 250 MiB resident per app at 1,000 checkouts/s (docs/benchmarks.md, e2e).
 ENV NODE_OPTIONS=--max-semi-space-size=4
-COPY --from=build /app/node_modules ./node_modules
+COPY --from=deps /app/node_modules ./node_modules
 # The apps with their libs (and the SQL migrations the build copies beside them), and the
 # operator command lines of scripts/ops; the test harness, the demo and the benchmarks stay out.
 COPY --from=build /app/dist/apps ./dist/apps

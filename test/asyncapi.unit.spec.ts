@@ -55,11 +55,14 @@ describe('docs/api/asyncapi.yaml', () => {
     expect(faults((await parse(broken)).diagnostics).length).toBeGreaterThan(0);
   }, 30_000);
 
-  it('every record carries the event type, correlation and causation headers, and is keyed', async () => {
+  it('every record carries the event type, correlation and causation headers, the W3C trace context while tracing is on, and is keyed', async () => {
     const { document } = await parse(generated);
     for (const type of EVENT_TYPES) {
       const message = document!.components().messages().get(type)!;
-      expect(Object.keys(message.headers()?.properties() ?? {}).sort(), type).toEqual([HEADERS.causationId, HEADERS.correlationId, HEADERS.eventType].sort());
+      expect(Object.keys(message.headers()?.properties() ?? {}).sort(), type).toEqual(
+        [HEADERS.causationId, HEADERS.correlationId, HEADERS.eventType, HEADERS.traceparent, HEADERS.tracestate].sort(),
+      );
+      expect(message.headers()?.required(), type).toEqual([HEADERS.eventType, HEADERS.correlationId, HEADERS.causationId]);
       expect(message.bindings().get('kafka')?.value().key, type).toMatchObject({ type: 'string' });
     }
   }, 30_000);

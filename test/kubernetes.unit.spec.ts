@@ -62,7 +62,10 @@ type DeploymentData = {
   spec: {
     replicas: number;
     selector: { matchLabels: Record<string, string> };
-    template: { metadata: { labels: Record<string, string> }; spec: { containers: IContainer[]; terminationGracePeriodSeconds?: number } };
+    template: {
+      metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
+      spec: { containers: IContainer[]; terminationGracePeriodSeconds?: number };
+    };
   };
 };
 const deployments = of<DeploymentData>('Deployment');
@@ -137,7 +140,7 @@ describe('deploy/kubernetes', () => {
     }
   });
 
-  it('probes every app on what it serves: GET /health on the HTTP apps, the metrics port or the ready file on the workers', () => {
+  it('probes every app on its health routes: readiness GET /health/ready, liveness GET /health/live, on the HTTP port or METRICS_PORT', () => {
     for (const app of APPS) {
       const c = container(app);
       const ports = (c.ports ?? []).map((p) => p.name);
@@ -147,11 +150,15 @@ describe('deploy/kubernetes', () => {
         if (port !== undefined) expect(ports, app).toContain(port);
       }
       const http = ['ingestion', 'dispatcher', 'console', 'provider-sandbox'].includes(app);
-      if (http) expect(c.readinessProbe!.httpGet?.path, app).toBe('/health');
-      else expect(c.readinessProbe!.exec?.command, app).toEqual(['test', '-f', podEnv(app).SETTLE_READY_FILE]);
-      // A metrics endpoint is served only when METRICS_PORT is set, on that port.
-      if (c.livenessProbe!.httpGet?.path === '/metrics') {
-        expect(c.ports!.find((p) => p.name === c.livenessProbe!.httpGet!.port)?.containerPort, app).toBe(Number(podEnv(app).METRICS_PORT));
+      const port = http ? 'http' : 'metrics';
+      expect(c.readinessProbe!.httpGet, app).toMatchObject({ path: '/health/ready', port });
+      expect(c.livenessProbe!.httpGet, app).toMatchObject({ path: '/health/live', port });
+      // A health answer is bounded (2 s per dependency, checked in parallel): the probe waits for it.
+      for (const probe of [c.readinessProbe, c.livenessProbe]) expect(probe!.timeoutSeconds, app).toBeGreaterThanOrEqual(3);
+      // The workers serve their health only when METRICS_PORT is set, on that port; they start once the ready file is written.
+      if (!http) {
+        expect(c.ports!.find((p) => p.name === 'metrics')?.containerPort, app).toBe(Number(podEnv(app).METRICS_PORT));
+        expect(c.startupProbe!.exec?.command, app).toEqual(['test', '-f', podEnv(app).SETTLE_READY_FILE]);
       }
       // The ready file and the probes' /tmp are writable with a read-only root.
       expect(
@@ -159,6 +166,30 @@ describe('deploy/kubernetes', () => {
         app,
       ).toContain('/tmp');
     }
+  });
+
+  it('has every app but the sandbox scraped on the port that serves its GET /metrics', () => {
+    const served: Record<Exclude<App, 'provider-sandbox'>, number> = {
+      ingestion: loadWithProviderEnv('ingestion', loadIngestionConfig, podEnv('ingestion')).http.port,
+      verifier: loadWithProviderEnv('verifier', loadVerifierConfig, podEnv('verifier')).metricsPort ?? 0,
+      'ledger-projector': loadProjectorConfig(podEnv('ledger-projector')).metricsPort ?? 0,
+      sweeper: loadSweeperConfig(podEnv('sweeper')).metricsPort ?? 0,
+      dispatcher: loadDispatcherConfig(podEnv('dispatcher')).http.port,
+      console: loadConsoleConfig(podEnv('console')).http.port,
+    };
+    for (const [app, port] of Object.entries(served) as Array<[App, number]>) {
+      expect(port, app).toBeGreaterThan(0);
+      expect(deployment(app).spec.template.metadata.annotations, app).toEqual({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': String(port),
+        'prometheus.io/path': '/metrics',
+      });
+      expect(
+        container(app).ports?.map((p) => p.containerPort),
+        app,
+      ).toContain(port);
+    }
+    expect(deployment('provider-sandbox').spec.template.metadata.annotations).toBeUndefined();
   });
 
   it('Services select an HTTP app and target its port', () => {
@@ -183,7 +214,9 @@ describe('deploy/kubernetes', () => {
   it('gives each app every variable its configuration schema requires', () => {
     expect(loadWithProviderEnv('ingestion', loadIngestionConfig, podEnv('ingestion')).http).toMatchObject({ host: '0.0.0.0', port: 3000 });
     expect(loadWithProviderEnv('verifier', loadVerifierConfig, podEnv('verifier')).metricsPort).toBe(9464);
-    expect(loadProjectorConfig(podEnv('ledger-projector')).ledgerStore.kind).toBe('postgres');
+    const projector = loadProjectorConfig(podEnv('ledger-projector'));
+    expect(projector.ledgerStore.kind).toBe('postgres');
+    expect(projector.metricsPort).toBe(9464);
     expect(loadSweeperConfig(podEnv('sweeper')).metricsPort).toBe(9464);
     expect(loadDispatcherConfig(podEnv('dispatcher')).http).toEqual({ host: '0.0.0.0', port: 3200 });
     const console = loadConsoleConfig(podEnv('console'));

@@ -1,3 +1,5 @@
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '@settle/config';
+import { DEFAULT_SESSION_TIMEOUT_MS } from '@settle/messaging';
 import { SandboxClient } from '../ops/clients.js';
 import { startOwnBroker, type OwnBroker } from '../harness/broker.js';
 import { startFaultProxy, type FaultProxy } from '../harness/fault-proxy.js';
@@ -46,17 +48,18 @@ export interface ChaosBedOptions {
  * the example customer backend through an HTTP front. Timings are scaled down: the sweeper's
  * window (3 s), every worker's consumer-group session time-out (6 s), the verifier's circuit
  * breaker probing again 5 s after it opened, the dispatcher's retry schedule (0.5, 1, 2, 4 and
- * 8 s: a delivery is given up after about 15 s of failures), every app's graceful shutdown
- * bounded by 10 s.
+ * 8 s: a delivery is given up after about 15 s of failures); every app's graceful shutdown keeps
+ * its production bound (`SHUTDOWN_TIMEOUT_MS`, 30 s).
  *
  * @throws Error when any piece does not start (what started is stopped again).
  */
 export async function startChaosBed(options: ChaosBedOptions = {}): Promise<ChaosBed> {
   const inactivityMs = options.inactivityMs ?? 3_000;
-  const sessionTimeoutMs = 6_000;
-  const shutdownTimeoutMs = 10_000;
-  const shutdown = { SHUTDOWN_TIMEOUT_MS: String(shutdownTimeoutMs) };
-  const session = { ...shutdown, WORKER_SESSION_TIMEOUT_MS: String(sessionTimeoutMs) };
+  // The apps run with their production defaults for what bounds recovery (the consumer groups'
+  // session time-out, the providers' circuit breaker) and for the bound on a graceful shutdown:
+  // the suite measures those.
+  const sessionTimeoutMs = DEFAULT_SESSION_TIMEOUT_MS;
+  const shutdownTimeoutMs = DEFAULT_SHUTDOWN_TIMEOUT_MS;
   const cleanups: Array<() => Promise<void>> = [];
   const close = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
@@ -86,20 +89,14 @@ export async function startChaosBed(options: ChaosBedOptions = {}): Promise<Chao
       customerBackend: { env: { RETRY_INITIAL_DELAY_MS: '200' } },
       env: {
         // A real provider retries a webhook it could not deliver for hours: ten retries (backoff up to 5 s) outlast an app restart.
-        'provider-sandbox': { ...shutdown, SANDBOX_PORT: String(sandboxPort), SANDBOX_WEBHOOK_RETRIES: '10' },
-        ingestion: shutdown,
+        'provider-sandbox': { SANDBOX_PORT: String(sandboxPort), SANDBOX_WEBHOOK_RETRIES: '10' },
         verifier: {
-          ...session,
-          // A circuit opened by a provider outage probes again after 5 s instead of 30 s (docs/reliability.md).
-          PROVIDER_BREAKER_HALF_OPEN_MS: '5000',
           PAYSTACK_BASE_URL: providerUrl,
           STRIPE_BASE_URL: providerUrl,
           FLUTTERWAVE_BASE_URL: providerUrl,
           MPESA_BASE_URL: providerUrl,
         },
-        'ledger-projector': session,
-        sweeper: { ...shutdown, SWEEPER_SESSION_TIMEOUT_MS: String(sessionTimeoutMs) },
-        dispatcher: { ...session, DISPATCHER_RETRY_SCHEDULE: '500ms,1s,2s,4s,8s', DISPATCHER_ATTEMPT_TIMEOUT_MS: '2000' },
+        dispatcher: { DISPATCHER_RETRY_SCHEDULE: '500ms,1s,2s,4s,8s', DISPATCHER_ATTEMPT_TIMEOUT_MS: '2000' },
       },
     });
     cleanups.push(() => stack.stop());

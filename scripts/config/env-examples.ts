@@ -12,18 +12,18 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { consoleEnv, dispatcherEnv, ingestionEnv, projectorEnv, sandboxEnv, sweeperEnv, verifierEnv } from '@settle/config';
+import { consoleEnv, dispatcherEnv, ingestionEnv, projectorEnv, sandboxEnv, sweeperEnv, tracingEnv, verifierEnv } from '@settle/config';
 import { providerIngestionEnv, providerVerifierEnv } from '@settle/providers';
 import { vaultEnv } from '@settle/vault';
 
 /** The apps, each with the schemas whose variables it reads, in the order they are listed. */
 export const APP_ENV_SCHEMAS = {
-  ingestion: [ingestionEnv, providerIngestionEnv, vaultEnv],
-  verifier: [verifierEnv, providerVerifierEnv, vaultEnv],
-  'ledger-projector': [projectorEnv],
-  sweeper: [sweeperEnv],
-  dispatcher: [dispatcherEnv, vaultEnv],
-  console: [consoleEnv],
+  ingestion: [ingestionEnv, providerIngestionEnv, vaultEnv, tracingEnv],
+  verifier: [verifierEnv, providerVerifierEnv, vaultEnv, tracingEnv],
+  'ledger-projector': [projectorEnv, tracingEnv],
+  sweeper: [sweeperEnv, tracingEnv],
+  dispatcher: [dispatcherEnv, vaultEnv, tracingEnv],
+  console: [consoleEnv, tracingEnv],
   'provider-sandbox': [sandboxEnv],
 } as const satisfies Record<string, readonly z.ZodObject[]>;
 

@@ -165,6 +165,16 @@ export function asyncApiDocument(version: string): string {
   }
 
   const text = (description: string) => ({ type: 'string', description });
+  // W3C trace context (docs/observability.md, "Traces"): only while tracing is on, so never required.
+  const traceHeaders = {
+    [HEADERS.traceparent]: {
+      type: 'string',
+      pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$',
+      description:
+        'W3C trace context (www.w3.org/TR/trace-context/): the producer span of the record, in the trace of the checkout’s request chain. Set only while the producing app traces (OTEL_TRACES_EXPORTER).',
+    },
+    [HEADERS.tracestate]: text('W3C trace state, vendors’ trace data carried along with traceparent; set only when the trace has some.'),
+  };
   const messages: Record<string, unknown> = {};
   for (const type of EVENT_TYPES) {
     const schema = avroSchema(type);
@@ -181,6 +191,7 @@ export function asyncApiDocument(version: string): string {
           [HEADERS.eventType]: { type: 'string', const: type, description: 'The record name; consumers pick the schema by it.' },
           [HEADERS.correlationId]: text("Id shared by every event of one checkout's flow (the payload's correlation_id)."),
           [HEADERS.causationId]: text('Id of the event that caused this one; the event_id itself for a flow\u2019s first event.'),
+          ...traceHeaders,
         },
       },
       payload: { schemaFormat: AVRO_FORMAT, schema },
@@ -222,6 +233,8 @@ export function asyncApiDocument(version: string): string {
         [HEADERS.eventType]: text('The original header, when the record had one.'),
         [HEADERS.correlationId]: text('The original header, when the record had one.'),
         [HEADERS.causationId]: text('The original header, when the record had one.'),
+        [HEADERS.traceparent]: text('W3C trace context of the dead-letter write (a child of the failed message\u2019s processing span), while tracing is on.'),
+        [HEADERS.tracestate]: text('W3C trace state carried along with traceparent, when the trace has some.'),
       },
     },
     payload: { type: 'string', format: 'binary', description: 'The original message value, byte for byte.' },

@@ -71,6 +71,7 @@ const server = createServer((req, res) => {
       eventId,
       webhookId: (req.headers['webhook-id'] as string | undefined) ?? null,
       timestamp: (req.headers['webhook-timestamp'] as string | undefined) ?? null,
+      traceparent: (req.headers['traceparent'] as string | undefined) ?? null,
       signatures: String(req.headers['webhook-signature'] ?? '')
         .split(' ')
         .filter(Boolean).length,

@@ -19,6 +19,8 @@ export interface ReceivedDelivery {
   eventId: string | null;
   webhookId: string | null;
   timestamp: string | null;
+  /** The W3C `traceparent` the attempt carried (while the dispatcher traces), else `null`. */
+  traceparent: string | null;
   signatures: number;
   verified: boolean;
   answered: number;

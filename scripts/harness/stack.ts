@@ -30,8 +30,8 @@ export interface RunningStack {
   ingestion: IngestionClient;
   sandbox: SandboxClient;
   ingestionUrl: string;
-  /** Prometheus endpoints of the worker apps (`GET .../metrics`). */
-  metricsUrls: { verifier: string; sweeper: string; dispatcher: string };
+  /** Prometheus endpoints of the worker apps (`GET .../metrics`; the dispatcher's is on its HTTP port). */
+  metricsUrls: { verifier: string; 'ledger-projector': string; sweeper: string; dispatcher: string };
   /** The dispatcher's admin API (endpoints, deliveries), with the admin key. */
   dispatcher: DispatcherClient;
   dispatcherUrl: string;
@@ -258,7 +258,12 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   await seedWebhookVault(database.url, webhookMasterKeys, secrets);
   const paystackSecret = secrets.paystackSecret;
   const [ingestionPort, sandboxPort] = [await freePort(), await freePort()];
-  const [verifierMetricsPort, sweeperMetricsPort, dispatcherPort] = [await freePort(), await freePort(), await freePort()];
+  const [verifierMetricsPort, projectorMetricsPort, sweeperMetricsPort, dispatcherPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const endpointMasterKeys = `v1:${generateMasterKey().toString('base64')}`;
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
   const hooks = `http://127.0.0.1:${ingestionPort}/v1/webhooks`;
@@ -310,7 +315,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       PROVIDER_RETRY_INITIAL_DELAY_MS: '50',
       PROVIDER_RETRY_MAX_DELAY_MS: '400',
     },
-    'ledger-projector': {},
+    'ledger-projector': { METRICS_PORT: String(projectorMetricsPort) },
     sweeper: {
       METRICS_PORT: String(sweeperMetricsPort),
       SWEEPER_INACTIVITY_MS: String(options.inactivityMs),
@@ -404,6 +409,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     ingestionUrl,
     metricsUrls: {
       verifier: `http://127.0.0.1:${verifierMetricsPort}/metrics`,
+      'ledger-projector': `http://127.0.0.1:${projectorMetricsPort}/metrics`,
       sweeper: `http://127.0.0.1:${sweeperMetricsPort}/metrics`,
       dispatcher: `http://127.0.0.1:${dispatcherPort}/metrics`,
     },
@@ -493,8 +499,7 @@ function stackControl(
     async addInstance(app, options = {}) {
       added += 1;
       const name = `${app}-${added + 1}`;
-      const ports: NodeJS.ProcessEnv =
-        app === 'dispatcher' ? { DISPATCHER_PORT: String(await freePort()) } : app === 'ledger-projector' ? {} : { METRICS_PORT: String(await freePort()) };
+      const ports: NodeJS.ProcessEnv = app === 'dispatcher' ? { DISPATCHER_PORT: String(await freePort()) } : { METRICS_PORT: String(await freePort()) };
       const env = { ...envOf(app), ...ports };
       extra.set(name, {
         app,

@@ -10,8 +10,10 @@
 #
 # Idempotent: a second start while running is harmless; a broker, registry or PostgreSQL server
 # already answering on the configured ports is used as it is (and `stop` leaves it alone). Ports:
-# SETTLE_KAFKA_PORT (19092), SETTLE_KAFKA_CONTROLLER_PORT (19093), SETTLE_REGISTRY_PORT (18081),
-# SETTLE_PG_PORT (15432). SETTLE_PG_BIN picks the PostgreSQL server binaries (default the newest
+# SETTLE_KAFKA_PORT (19092), SETTLE_KAFKA_CONTROLLER_PORT (19093), SETTLE_REGISTRY_PORT (18081; its
+# management interface on the next port), SETTLE_PG_PORT (15432). The registry keeps its schemas in the machine's PostgreSQL (database
+# SETTLE_REGISTRY_DATABASE, default settle_schema_registry; SETTLE_REGISTRY_STORAGE=memory: in
+# memory). SETTLE_PG_BIN picks the PostgreSQL server binaries (default the newest
 # /usr/lib/postgresql/<major>/bin). SETTLE_OWN_POSTGRES=0 leaves the own cluster out of start, stop
 # and status (the tests, which use the machine's server, set it).
 source "$(dirname "$0")/lib.sh"
@@ -278,16 +280,49 @@ registry_ready() {
   curl -fsS -o /dev/null "http://127.0.0.1:$SETTLE_REGISTRY_PORT/apis/ccompat/v7/subjects" 2>/dev/null
 }
 
+# Where the registry keeps its schemas. SETTLE_REGISTRY_STORAGE=postgres (the default) keeps them
+# in the machine's PostgreSQL, database $SETTLE_REGISTRY_DATABASE (created when missing): a
+# registry restart keeps every schema id the records on the topics carry (in memory it would lose
+# them: docs/reliability.md, finding 4). SETTLE_REGISTRY_STORAGE=memory keeps them in memory, as
+# does a run against an external server (DATABASE_URL set), which this script does not manage.
+SETTLE_REGISTRY_STORAGE="${SETTLE_REGISTRY_STORAGE:-postgres}"
+SETTLE_REGISTRY_DATABASE="${SETTLE_REGISTRY_DATABASE:-settle_schema_registry}"
+# Sets REGISTRY_STORAGE_ARGS (the registry's storage flags; empty: in memory), creating the
+# database when missing.
+registry_storage() {
+  REGISTRY_STORAGE_ARGS=()
+  case "$SETTLE_REGISTRY_STORAGE" in
+    memory) return 0 ;;
+    postgres) [ -z "${DATABASE_URL:-}" ] || return 0 ;;
+    *) die "SETTLE_REGISTRY_STORAGE must be postgres or memory, not $SETTLE_REGISTRY_STORAGE" ;;
+  esac
+  local psql=(psql -h 127.0.0.1 -p 5432 -U postgres -d postgres -v ON_ERROR_STOP=1 -qtA)
+  if [ "$("${psql[@]}" -c "SELECT 1 FROM pg_database WHERE datname = '$SETTLE_REGISTRY_DATABASE'")" != 1 ]; then
+    "${psql[@]}" -c "CREATE DATABASE $SETTLE_REGISTRY_DATABASE" >&2 || die "could not create the registry's database $SETTLE_REGISTRY_DATABASE"
+  fi
+  # Trust authentication: the driver needs a password, the server ignores it.
+  REGISTRY_STORAGE_ARGS=(-Dapicurio.storage.kind=sql -Dapicurio.storage.sql.kind=postgresql
+    "-Dapicurio.datasource.url=jdbc:postgresql://127.0.0.1:5432/$SETTLE_REGISTRY_DATABASE"
+    -Dapicurio.datasource.username=postgres -Dapicurio.datasource.password=unused)
+}
+
 start_registry() {
   if registry_ready; then
     pid_alive "$RUN_DIR/registry.pid" || log "a schema registry already answers on 127.0.0.1:$SETTLE_REGISTRY_PORT; using it"
     return 0
   fi
   port_open "$SETTLE_REGISTRY_PORT" && die "port $SETTLE_REGISTRY_PORT is taken by something that is not a schema registry (set SETTLE_REGISTRY_PORT)"
-  log "starting the schema registry on 127.0.0.1:$SETTLE_REGISTRY_PORT"
+  registry_storage
+  if [ ${#REGISTRY_STORAGE_ARGS[@]} -gt 0 ]; then
+    log "starting the schema registry on 127.0.0.1:$SETTLE_REGISTRY_PORT (schemas kept in PostgreSQL, database $SETTLE_REGISTRY_DATABASE)"
+  else
+    log "starting the schema registry on 127.0.0.1:$SETTLE_REGISTRY_PORT (schemas kept in memory)"
+  fi
   launch registry "$REGISTRY_DIR" "$REGISTRY_JAVA" -Xms128m -Xmx384m \
     -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$SETTLE_REGISTRY_PORT" \
+    -Dquarkus.management.host=127.0.0.1 -Dquarkus.management.port="$((SETTLE_REGISTRY_PORT + 1))" \
     -Dquarkus.log.level=WARN -Dquarkus.banner.enabled=false \
+    "${REGISTRY_STORAGE_ARGS[@]}" \
     -jar quarkus-run.jar
   wait_for 90 "the schema registry" registry_ready
 }

@@ -14,6 +14,10 @@ export SETTLE_SANDBOX_PORT="${SETTLE_SANDBOX_PORT:-3100}"
 export SETTLE_DISPATCHER_PORT="${SETTLE_DISPATCHER_PORT:-3200}"
 export SETTLE_CONSOLE_PORT="${SETTLE_CONSOLE_PORT:-3400}"
 export SETTLE_CUSTOMER_PORT="${SETTLE_CUSTOMER_PORT:-3300}"
+# The workers' metrics ports (/metrics; docs/observability.md).
+export SETTLE_VERIFIER_METRICS_PORT="${SETTLE_VERIFIER_METRICS_PORT:-9464}"
+export SETTLE_PROJECTOR_METRICS_PORT="${SETTLE_PROJECTOR_METRICS_PORT:-9465}"
+export SETTLE_SWEEPER_METRICS_PORT="${SETTLE_SWEEPER_METRICS_PORT:-9466}"
 # The stack's and the benchmarks' own PostgreSQL cluster (scripts/local/infra.sh, docs/postgres.md);
 # the tests use the machine's on 5432.
 export SETTLE_PG_PORT="${SETTLE_PG_PORT:-15432}"

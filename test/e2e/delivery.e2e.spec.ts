@@ -3,21 +3,31 @@
  * example customer backend (the receiver kit from its packed tarball, its business logic made
  * to fail its first run of every event) and a customer endpoint stand-in, each its own process.
  * A paid checkout becomes a ledger grant, an entitlement event on Kafka, and signed deliveries
- * that both endpoints verify; the admin API manages endpoints and shows every attempt.
+ * that both endpoints verify; the admin API manages endpoints and shows every attempt. The apps
+ * trace (OpenTelemetry, OTLP/JSON to a receiver of the test's own), and one checkout's path from
+ * the webhook to the delivery is one trace.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../../scripts/ops/clients.js';
 import { startEndpointProcess, type EndpointProcess, type ReceivedDelivery } from '../../scripts/harness/endpoints.js';
-import { startStack, type RunningStack } from '../../scripts/harness/stack.js';
+import { startStack, type RunningStack, type StackApp } from '../../scripts/harness/stack.js';
+import { startTraceReceiver, type ReceivedSpan, type TraceReceiver } from '../../scripts/harness/trace-receiver.js';
 
 let stack: RunningStack;
 let endpoint: EndpointProcess;
 let endpointId: string;
 let secret: string;
+let traces: TraceReceiver;
 
 beforeAll(async () => {
-  stack = await startStack({ inactivityMs: 3_000, customerBackend: { env: { EXAMPLE_FAIL_FIRST_RUNS: '1', RETRY_INITIAL_DELAY_MS: '100' } } });
+  traces = await startTraceReceiver();
+  const traced: StackApp[] = ['ingestion', 'verifier', 'ledger-projector', 'sweeper', 'dispatcher'];
+  stack = await startStack({
+    inactivityMs: 3_000,
+    customerBackend: { env: { EXAMPLE_FAIL_FIRST_RUNS: '1', RETRY_INITIAL_DELAY_MS: '100' } },
+    env: Object.fromEntries(traced.map((app) => [app, traces.env()])),
+  });
   endpoint = await startEndpointProcess({ secrets: [] });
   const created = await stack.dispatcher.createEndpoint({ url: endpoint.url, description: 'the customer backend' });
   expect(created.status).toBe(201);
@@ -29,6 +39,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await endpoint?.stop();
   await stack?.stop();
+  await traces?.stop();
 });
 
 /** A paid Paystack checkout of `userId`, settled through the pipeline. */
@@ -135,6 +146,89 @@ describe('a paid checkout reaches the customer endpoint as a signed entitlement 
     expect(withOld).toMatchObject({ verified: true, signatures: 2 });
     secret = rotated.body.secret;
     await endpoint.control([], undefined, [secret]);
+  });
+});
+
+describe('one trace per request chain, across the apps (OpenTelemetry)', () => {
+  /** The spans from `leaf` up to its trace's root, once every one of them was exported. */
+  async function pathToRoot(leaf: ReceivedSpan): Promise<ReceivedSpan[]> {
+    return waitUntil(`the spans from ${leaf.name} up to its root`, 20_000, async () => {
+      const byId = new Map(traces.spans().map((s) => [s.spanId, s]));
+      const path = [leaf];
+      for (let span = leaf; span.parentSpanId;) {
+        const parent = byId.get(span.parentSpanId);
+        if (!parent) return undefined;
+        expect(parent.traceId).toBe(leaf.traceId);
+        path.push(parent);
+        span = parent;
+      }
+      return path.reverse();
+    });
+  }
+
+  it('the webhook, the verification, the ledger and the delivery of one checkout are one trace, chained by parent span ids', async () => {
+    const reference = await paidCheckout(`user-${randomBytes(4).toString('hex')}`, 'P1M');
+    const received = await deliveryFor(reference);
+    const attempt = await waitUntil('the delivery attempt span', 20_000, async () =>
+      traces
+        .spans()
+        .find(
+          (s) =>
+            s.service === 'dispatcher' &&
+            s.name === 'POST' &&
+            s.attributes['settle.endpoint_id'] === endpointId &&
+            s.attributes['settle.reference'] === reference,
+        ),
+    );
+    const topic = (name: string) => `${stack.topicPrefix}.${name}.v1`;
+    const path = await pathToRoot(attempt);
+    expect(path.map((s) => [s.service, s.name])).toEqual([
+      ['ingestion', 'POST /v1/webhooks/:provider'],
+      ['ingestion', `send ${topic('transaction-events')}`],
+      ['verifier', `process ${topic('transaction-events')}`],
+      ['verifier', 'verify paystack'],
+      ['verifier', `send ${topic('consensus-results')}`],
+      ['ledger-projector', `process ${topic('consensus-results')}`],
+      ['ledger-projector', `send ${topic('entitlement-events')}`],
+      ['dispatcher', `process ${topic('entitlement-events')}`],
+      ['dispatcher', 'POST'],
+    ]);
+    // Kinds: server, producer, consumer, internal, producer, consumer, producer, consumer, client.
+    expect(path.map((s) => s.kind)).toEqual([2, 4, 5, 1, 4, 5, 4, 5, 3]);
+    expect(path[0]!.attributes).toMatchObject({ 'http.route': '/v1/webhooks/:provider', 'http.response.status_code': 200, 'http.request.method': 'POST' });
+    expect(path[2]!.attributes).toMatchObject({
+      'messaging.system': 'kafka',
+      'messaging.consumer.group.name': `${stack.topicPrefix}-verifier`,
+      'settle.reference': reference,
+    });
+    expect(path[3]!.attributes).toMatchObject({
+      'settle.reference': reference,
+      'settle.provider': 'paystack',
+      'settle.trigger': 'webhook_received',
+      'settle.verdict': 'cleared',
+    });
+    expect(attempt.attributes).toMatchObject({ 'http.response.status_code': 200 });
+    // The customer's endpoint got the attempt's own span as its parent.
+    expect(received.traceparent).toBe(`00-${attempt.traceId}-${attempt.spanId}-01`);
+
+    const inTrace = traces.spans().filter((s) => s.traceId === attempt.traceId);
+    // The provider was asked in the same trace, beneath the verification (a client span per HTTP call).
+    expect(inTrace.find((s) => s.service === 'verifier' && s.kind === 3 && s.parentSpanId === path[3]!.spanId)).toMatchObject({ name: 'GET' });
+    // The settlement went out in it too.
+    expect(inTrace.some((s) => s.service === 'ledger-projector' && s.name === `send ${topic('settlements')}`)).toBe(true);
+
+    // The registration was a request chain of its own: another trace.
+    const registration = traces
+      .spans()
+      .find((s) => s.service === 'ingestion' && s.name === 'POST /v1/checkouts' && s.attributes['settle.reference'] === reference);
+    expect(registration?.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(registration!.traceId).not.toBe(attempt.traceId);
+  });
+
+  it('exports no secret in any span', () => {
+    const exported = traces.bodies().join('\n');
+    expect(exported.length).toBeGreaterThan(0);
+    for (const [name, value] of Object.entries(stack.secretValues())) expect(exported.includes(value), name).toBe(false);
   });
 });
 

@@ -556,4 +556,38 @@ describe('every provider, through the real stack, with credentials from the vaul
     expect((await stack.sandbox.inspect(reference)).body.failuresServed).toBe(3);
     expect(await ledgerEntries(reference)).toEqual([{ event_type: 'TransactionSettled', revision: 0 }]);
   });
+
+  it('every app serves the default process metrics and its own at GET /metrics', async () => {
+    // One checkout through every app, its provider answering 502 once (retried).
+    const reference = await checkout({ webhook: 'drop', failures: { mode: '502', times: 1 } });
+    expect(await verifyNow(reference)).toMatchObject({ state: 'SETTLED_CONSENSUS', verification: 'completed' });
+    await waitUntil('the settlement in the ledger', 30_000, async () => ((await ledgerEntries(reference)).length === 1 ? true : undefined));
+    const prefix = stack.topicPrefix;
+    const text = async (url: string) => (await fetch(url)).text();
+    const served = {
+      ingestion: await text(`${stack.ingestionUrl}/metrics`),
+      verifier: await text(stack.metricsUrls.verifier),
+      'ledger-projector': await text(stack.metricsUrls['ledger-projector']),
+      sweeper: await text(stack.metricsUrls.sweeper),
+      dispatcher: await text(stack.metricsUrls.dispatcher),
+    };
+    for (const [app, metrics] of Object.entries(served)) {
+      expect(metrics, app).toMatch(/^process_cpu_seconds_total \d/m);
+      expect(metrics, app).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+    }
+    expect(served.ingestion).toMatch(/^settle_http_request_duration_seconds_count\{method="POST",route="\/v1\/checkouts",status_code="202"\} [1-9]/m);
+    expect(served.ingestion).toMatch(/^settle_outbox_backlog_age_seconds\{outbox="ingestion"\} \d/m);
+    const lag = (group: string, topic: string) =>
+      new RegExp(`^settle_consumer_lag_messages\\{consumer_group="${prefix}-${group}",topic="${prefix}.${topic}.v1",partition="\\d"\\} \\d+$`, 'm');
+    expect(served.verifier).toMatch(lag('verifier', 'transaction-events'));
+    expect(served.verifier).toMatch(/^settle_provider_circuit_state\{provider="paystack",state="closed"\} 1$/m);
+    expect(served.verifier).toMatch(/^settle_provider_request_duration_seconds_count\{provider="paystack",operation="verify",outcome="answered"\} [1-9]/m);
+    expect(served.verifier).toMatch(/^settle_provider_retries_total\{provider="paystack",reason="PROVIDER.BAD_GATEWAY"\} [1-9]/m);
+    expect(served['ledger-projector']).toMatch(lag('ledger-projector', 'consensus-results'));
+    expect(served['ledger-projector']).toMatch(/^settle_ledger_append_duration_seconds_count [1-9]/m);
+    expect(served['ledger-projector']).toMatch(/^settle_outbox_backlog_age_seconds\{outbox="ledger"\} \d/m);
+    expect(served.sweeper).toMatch(lag('sweeper', 'consensus-results'));
+    expect(served.sweeper).toMatch(/^settle_sweeper_watches_overdue \d+$/m);
+    expect(served.dispatcher).toMatch(/^settle_outbox_backlog_age_seconds\{outbox="dispatcher"\} \d/m);
+  });
 });

@@ -4,6 +4,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createEdgeApp } from '@settle/http';
+import { createMetricsRegistry } from '@settle/platform';
 import { CONSOLE_CONTROLLERS, ConsoleApiModule, type ConsoleApiDeps } from './http/console-api.module.js';
 import { consoleOpenApiDocument, serveConsoleOpenApi } from './http/openapi/document.js';
 
@@ -26,10 +27,15 @@ export function isWebBuilt(webDir: string): boolean {
  * @param webDir - folder of the built web app (`dist/apps/console/web`); missing or without
  *   `index.html`: `/` answers 503 `CONSOLE.WEB_NOT_BUILT`.
  * @param apiVersion - the version the OpenAPI document states (package.json's).
+ * @param metrics - the registry `GET /metrics` serves, where the edge adds the HTTP latency; a
+ *   new one with the default process metrics when absent.
  */
-export async function createConsoleApp(deps: Omit<ConsoleApiDeps, 'webBuilt'> & { webDir: string; apiVersion?: string }): Promise<NestFastifyApplication> {
+export async function createConsoleApp(
+  deps: Omit<ConsoleApiDeps, 'webBuilt' | 'metrics'> & { webDir: string; apiVersion?: string; metrics?: ConsoleApiDeps['metrics'] },
+): Promise<NestFastifyApplication> {
   const webBuilt = isWebBuilt(deps.webDir);
-  const app = await createEdgeApp(ConsoleApiModule.forRoot({ ...deps, webBuilt }), { bodyLimitBytes: BODY_LIMIT_BYTES });
+  const metrics = deps.metrics ?? createMetricsRegistry();
+  const app = await createEdgeApp(ConsoleApiModule.forRoot({ ...deps, webBuilt, metrics }), { bodyLimitBytes: BODY_LIMIT_BYTES, metrics, logger: deps.logger });
   await app.register(fastifyCookie);
   serveConsoleOpenApi(app, consoleOpenApiDocument(app, deps.apiVersion ?? 'development', CONSOLE_CONTROLLERS));
   if (webBuilt) await app.register(fastifyStatic, { root: deps.webDir, prefix: '/', wildcard: false, index: ['index.html'] });

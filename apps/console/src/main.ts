@@ -1,16 +1,31 @@
 import 'reflect-metadata';
 import { fileURLToPath } from 'node:url';
-import { loadConsoleConfig } from '@settle/config';
+import { loadConsoleConfig, loadTracingConfig } from '@settle/config';
+import { packageVersion } from '@settle/http';
 import { PostgresLedger } from '@settle/ledger';
-import { createLogger, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain, stopInOrder } from '@settle/platform';
+import { kafkaProbe } from '@settle/messaging';
+import {
+  createLogger,
+  createMetricsRegistry,
+  createPool,
+  guardProcess,
+  HealthProbes,
+  markReady,
+  migrateSchema,
+  onShutdown,
+  postgresProbe,
+  runMain,
+  startTracing,
+  stopInOrder,
+} from '@settle/platform';
 import { LedgerAuditTrail } from './audit/ledger-audit-trail.js';
 import { PostgresAuditLog } from './audit/postgres-audit-log.js';
 import { AuthService } from './auth/auth.service.js';
 import { PostgresAuthStore } from './auth/postgres-auth-store.js';
 import { createConsoleApp } from './console-app.js';
-import { packageVersion } from './http/openapi/generate.js';
 import { DispatcherDeliveryAdmin } from './deliveries/dispatcher-delivery-admin.js';
 import { LedgerChainAuditor } from './ledger-chains/ledger-chain-auditor.js';
+import { ConsoleMetrics } from './metrics/console.metrics.js';
 import { PostgresVerificationLog } from './ledger-chains/postgres-verification-log.js';
 import { KafkaAdminSource } from './overview/kafka-admin-source.js';
 import { KafkaOverview } from './overview/kafka-overview.js';
@@ -35,16 +50,19 @@ const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
  * migrate; until they exist its reads answer 503 `READ_MODEL.NOT_READY`), then the API and the
  * web app over HTTP, and the background verification of the ledger's hash chains (every
  * `CONSOLE_LEDGER_VERIFY_INTERVAL_MS`, a PostgreSQL ledger only). Kafka (`KAFKA_BROKERS`) is
- * optional: only the overview reads it. Configuration errors stop the boot with the list of bad variables.
+ * optional: only the overview reads it. Its `GET /metrics` has the default process metrics, the
+ * HTTP latency and the review queues' sizes, counted every 30 s. Configuration errors stop the
+ * boot with the list of bad variables.
  *
  * On SIGTERM or SIGINT it stops in order, within `SHUTDOWN_TIMEOUT_MS`: the HTTP server (requests
- * in flight finish), the session purge and the ledger verification (a pass in hand finishes),
- * the Kafka admin client, the pool.
+ * in flight finish), the session purge, the review counting and the ledger verification (a pass
+ * in hand finishes), the health probes' and Kafka admin connections, the pool, the tracer.
  */
 async function main(): Promise<void> {
   const config = loadConsoleConfig();
   const logger = createLogger('console', config.logLevel);
   guardProcess(logger);
+  const tracing = startTracing(loadTracingConfig('console'), logger);
   const pool = createPool(config.database.url, config.database.poolSize, (error) =>
     logger.warn({ err: error }, 'database connection lost; the pool opens a new one on next use'),
   );
@@ -61,9 +79,21 @@ async function main(): Promise<void> {
   const auditor =
     config.ledger.store === 'postgres' ? new LedgerChainAuditor(ledger, verifications, logger, { fullEveryMs: config.ledger.fullVerifyIntervalMs }) : null;
   const audit = new LedgerAuditTrail(ledger, new PostgresAuditLog(pool), logger);
+  const registry = createMetricsRegistry();
+  const reviewCounting = new ConsoleMetrics(registry).reviewCounting(transactions, logger);
+  // Ready while PostgreSQL answers; Kafka (the overview's figures only) is reported, degraded when away.
+  const health = new HealthProbes(
+    [
+      postgresProbe(pool),
+      ...(config.kafka ? [kafkaProbe({ brokers: config.kafka.brokers, clientId: 'settle-console', logger, whenFailing: 'degraded' })] : []),
+    ],
+    logger,
+  );
   const app = await createConsoleApp({
+    metrics: registry,
     logger,
     pool,
+    health,
     auth,
     transactions,
     overview: new OverviewService(transactions, pool, kafka, { store: config.ledger.store, log: verifications }),
@@ -82,6 +112,7 @@ async function main(): Promise<void> {
     auth.purgeExpiredSessions().catch((error: unknown) => logger.warn({ err: error }, 'expired sessions could not be deleted; retrying later'));
   }, SESSION_PURGE_INTERVAL_MS);
   auditor?.start(config.ledger.verifyIntervalMs);
+  reviewCounting.start();
   markReady(config.readyFile, logger);
 
   onShutdown(
@@ -91,9 +122,12 @@ async function main(): Promise<void> {
         [
           { name: 'http server', stop: () => app.close() },
           { name: 'session purge', stop: () => clearInterval(purge) },
+          { name: 'review counting', stop: () => reviewCounting.stop() },
           { name: 'ledger verification', stop: () => auditor?.stop() },
+          { name: 'health probes', stop: () => health.close() },
           { name: 'kafka admin', stop: () => kafka.close() },
           { name: 'database pool', stop: () => pool.end() },
+          { name: 'tracing', stop: () => tracing.shutdown() },
         ],
         logger,
         progress,

@@ -294,8 +294,12 @@ describe('session', () => {
       expect(res.statusCode).toBe(503);
       expect(res.json()).toMatchObject({ code: 'CONSOLE.WEB_NOT_BUILT' });
     }
-    const health = await app.inject({ method: 'GET', url: '/health' });
-    expect(health.json()).toEqual({ status: 'ok' });
+    // The health routes are the API's, not the web app's.
+    for (const url of ['/health', '/health/ready']) {
+      const health = await app.inject({ method: 'GET', url });
+      expect(health.json(), url).toMatchObject({ status: 'ok', details: { postgres: { status: 'up' } } });
+    }
+    expect((await app.inject({ method: 'GET', url: '/health/live' })).json()).toEqual({ status: 'ok', info: {}, error: {}, details: {} });
   });
 });
 

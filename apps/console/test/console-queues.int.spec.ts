@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Secret } from '@settle/config';
 import { LEDGER_MIGRATIONS, PostgresLedger, READ_MODEL_MIGRATIONS, transactionStream } from '@settle/ledger';
-import { createPool, migrateSchema, type Pool } from '@settle/platform';
+import { createMetricsRegistry, createPool, migrateSchema, type Pool } from '@settle/platform';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROVIDER_REGISTRY } from '@settle/providers';
@@ -23,6 +23,7 @@ import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
 import { AuthService } from '../src/auth/auth.service.js';
 import { PostgresAuthStore } from '../src/auth/postgres-auth-store.js';
 import { createConsoleApp } from '../src/console-app.js';
+import { ConsoleMetrics } from '../src/metrics/console.metrics.js';
 import { IngestionReconciler } from '../src/reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
 import { TransactionRepository } from '../src/transactions/transaction.repository.js';
@@ -37,6 +38,8 @@ let pool: Pool;
 let drop: () => Promise<void>;
 let app: NestFastifyApplication;
 let cookie: string;
+const registry = createMetricsRegistry();
+let transactions: TransactionRepository;
 
 async function seedTransaction(reference: string, state: string, entitlement: string, updatedAt: string): Promise<void> {
   await pool.query(
@@ -96,11 +99,13 @@ beforeAll(async () => {
   }
   const auth = new AuthService(new PostgresAuthStore(pool), { sessionTtlMs: 3_600_000 });
   await auth.createUser('viewer@example.com', PASSWORD, 'viewer');
+  transactions = new TransactionRepository(pool, new PostgresLedger(pool));
   app = await createConsoleApp({
     logger: pino({ level: 'silent' }),
     pool,
     auth,
-    transactions: new TransactionRepository(pool, new PostgresLedger(pool)),
+    transactions,
+    metrics: registry,
     audit: new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), pino({ level: 'silent' })),
     users: new UserAdminService(
       new PostgresAuthStore(pool),
@@ -229,6 +234,26 @@ describe('queues', () => {
     expect((await get('/api/v1/transactions/H-1')).body.watch).toEqual({ nextCheckAt: '2026-11-25T09:12:00.000Z', checksSoFar: 3, active: true });
     expect((await get('/api/v1/transactions/M-1')).body.watch).toEqual({ nextCheckAt: null, checksSoFar: 30, active: false });
     expect((await get('/api/v1/transactions/H-4')).body.watch).toBeNull();
+  });
+});
+
+describe('the review queues as metrics', () => {
+  it('counts both queues into their gauges, served at GET /metrics with the default process metrics and the HTTP latency', async () => {
+    const metrics = new ConsoleMetrics(registry);
+    const counting = metrics.reviewCounting(transactions, pino({ level: 'silent' }));
+    await counting.runOnce();
+    // The queues' seeds above: H-1 to H-4 held in review, M-1 and M-2 in manual review (held too, counted once).
+    const res = await app.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toMatch(/^settle_transactions_held_in_review 4$/m);
+    expect(res.body).toMatch(/^settle_transactions_in_manual_review 2$/m);
+    expect(res.body).toMatch(/^process_cpu_seconds_total \d/m);
+    expect(res.body).toMatch(/^settle_http_request_duration_seconds_count\{method="POST",route="\/api\/v1\/session",status_code="200"\} 1$/m);
+
+    await seedTransaction('M-3', 'MANUAL_REVIEW', 'LOCKED', '2026-11-24T13:00:00Z');
+    await counting.runOnce();
+    expect(await metrics.manualReview.get()).toMatchObject({ values: [{ value: 3 }] });
+    expect(await metrics.heldInReview.get()).toMatchObject({ values: [{ value: 4 }] });
   });
 });
 

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
+import { fileURLToPath } from 'node:url';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadDispatcherConfig } from '@settle/config';
+import { packageVersion } from '@settle/http';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { defineWorker, runWorker } from '@settle/worker';
 import { DeliveryAdmin } from './deliveries/delivery-admin.js';
@@ -14,6 +16,9 @@ import { EndpointRepository } from './endpoints/endpoint.repository.js';
 import { EndpointService } from './endpoints/endpoint.service.js';
 import { createAdminApi } from './http/admin-api.module.js';
 import { DISPATCHER_MIGRATIONS, ENDPOINT_VAULT_SCHEMA } from './schema.js';
+
+/** The repository (or image) root, from `dist/apps/dispatcher/src/main.js`: its package.json names the version. */
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
 /** How often expired previous secrets (after a rotation's overlap) are deleted, milliseconds. */
 const SECRET_RETIREMENT_INTERVAL_MS = 60_000;
@@ -30,11 +35,11 @@ const dispatcher = defineWorker({
   migrations: [DISPATCHER_MIGRATIONS, vaultMigrations(ENDPOINT_VAULT_SCHEMA)],
   produces: ['DeliveryDeadLettered'],
   outboxes: [{ schema: 'dispatcher' }],
-  setup: ({ config, pool, topics, logger, outboxes }) => {
+  setup: ({ config, pool, topics, logger, metrics: registry, outboxes, health }) => {
     // Only the dispatcher holds this vault's master keys: endpoint secrets are readable nowhere else.
     const vault = new CredentialsVault(new PostgresVaultStore(pool, ENDPOINT_VAULT_SCHEMA), loadMasterKeyRing(), { logger });
     const secrets = new EndpointSecrets(vault);
-    const metrics = new DispatcherMetrics();
+    const metrics = new DispatcherMetrics(registry);
     const { delivery } = config;
     const sender = new DeliverySender({
       timeoutMs: delivery.attemptTimeoutMs,
@@ -80,6 +85,8 @@ const dispatcher = defineWorker({
           endpoints,
           deliveries: new DeliveryAdmin(pool, scheduler),
           metrics,
+          apiVersion: packageVersion(ROOT),
+          health,
         });
         await http.listen(config.http.port, config.http.host);
         logger.info({ url: await http.getUrl() }, 'dispatcher admin API listening');

@@ -6,10 +6,14 @@
  * RFC 9457 problem with a stable code; a 401 carries `WWW-Authenticate`. Bounded like
  * ingestion's (scripts/harness/http-fuzz.ts: `SETTLE_FUZZ_RUNS`, `SETTLE_FUZZ_TIME_MS`,
  * `SETTLE_FUZZ_SEED`). Nothing is delivered: no scheduler runs, so no endpoint URL is ever called.
+ * Every successful answer, fuzzed or not, conforms to the OpenAPI document
+ * (docs/api/dispatcher-openapi.json; scripts/harness/answer-conformance.ts), and a last pass
+ * reaches every route's success.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createPool, migrateSchemas, type Pool } from '@settle/platform';
+import { AvroCodec, Outbox, topicNames } from '@settle/messaging';
+import { createPool, HealthProbes, migrateSchemas, postgresProbe, type Pool } from '@settle/platform';
 import { CredentialsVault, generateKey, MasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import fc from 'fast-check';
 import { pino } from 'pino';
@@ -24,14 +28,18 @@ import {
   pathSegmentArb,
   type FuzzRequest,
 } from '../../../scripts/harness/http-fuzz.js';
-import { createTestDatabase } from '../../../scripts/harness/infra.js';
+import { watchAnswers, type AnswerConformance } from '../../../scripts/harness/answer-conformance.js';
+import { createTestDatabase, infra } from '../../../scripts/harness/infra.js';
 import { DeliveryAdmin } from '../src/deliveries/delivery-admin.js';
+import { DeliveryRepository } from '../src/deliveries/delivery.repository.js';
 import { DispatcherMetrics } from '../src/dispatcher.metrics.js';
 import { EndpointSecrets } from '../src/endpoints/endpoint-secrets.js';
 import { EndpointRepository } from '../src/endpoints/endpoint.repository.js';
 import { EndpointService } from '../src/endpoints/endpoint.service.js';
-import { createAdminApi } from '../src/http/admin-api.module.js';
+import { ADMIN_API_CONTROLLERS, createAdminApi } from '../src/http/admin-api.module.js';
+import { dispatcherOpenApiDocument } from '../src/http/openapi/document.js';
 import { DISPATCHER_MIGRATIONS, ENDPOINT_VAULT_SCHEMA } from '../src/schema.js';
+import { entitlementGrant } from './entitlement-events.js';
 
 const bounds = fuzzBounds('dispatcher');
 const ADMIN_KEY = `admin-${randomBytes(12).toString('hex')}`;
@@ -39,6 +47,7 @@ const ADMIN_KEY = `admin-${randomBytes(12).toString('hex')}`;
 let pool: Pool;
 let drop: () => Promise<void>;
 let app: NestFastifyApplication;
+let answers: AnswerConformance;
 /** Ids of endpoints that exist, so that fuzzing also reaches past the 404s. */
 const endpointIds: string[] = [];
 
@@ -62,7 +71,9 @@ beforeAll(async () => {
     endpoints,
     deliveries: new DeliveryAdmin(pool, { wake: () => undefined }),
     metrics: new DispatcherMetrics(),
+    health: new HealthProbes([postgresProbe(pool)]),
   });
+  answers = watchAnswers(app, dispatcherOpenApiDocument(app, 'test', ADMIN_API_CONTROLLERS), ADMIN_API_CONTROLLERS);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   for (let i = 0; i < 3; i++) {
@@ -209,5 +220,50 @@ describe(`the dispatcher's admin API under fuzzing (seed ${bounds.seed})`, () =>
     const anonymous = await app.inject({ method: 'GET', url: '/v1/admin/endpoints' });
     expect(anonymous.statusCode).toBe(401);
     expect(anonymous.headers['www-authenticate']).toBe('Bearer realm="settle"');
+  });
+});
+
+describe('answers', () => {
+  it('conform to the schemas of the OpenAPI document (docs/api/dispatcher-openapi.json) on every route', async () => {
+    const admin = { authorization: `Bearer ${ADMIN_KEY}` };
+    const call = async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, status: number, payload?: Record<string, unknown>) => {
+      const res = await app.inject({ method, url, headers: admin, ...(payload ? { payload } : {}) });
+      expect(res.statusCode, `${method} ${url}: ${res.body.slice(0, 200)}`).toBe(status);
+      return res;
+    };
+    const id = (await call('POST', '/v1/admin/endpoints', 201, { url: 'https://conformance.example.invalid/hook' })).json<{ id: string }>().id;
+    // An entitlement event recorded as the Kafka consumer records it, with a delivery to the endpoint.
+    const topics = topicNames('dispatcher-conformance');
+    const event = entitlementGrant('user-conformance', Date.now());
+    await new DeliveryRepository(pool, new Outbox('dispatcher', topics, AvroCodec.connect(infra.registryUrl, topics))).recordEvents([
+      { event, publishedAt: Date.now() },
+    ]);
+    await call('GET', '/v1/admin/endpoints', 200);
+    await call('GET', `/v1/admin/endpoints/${id}`, 200);
+    await call('PATCH', `/v1/admin/endpoints/${id}`, 200, { description: 'conformance' });
+    await call('POST', `/v1/admin/endpoints/${id}/disable`, 200);
+    await call('POST', `/v1/admin/endpoints/${id}/enable`, 200);
+    await call('POST', `/v1/admin/endpoints/${id}/rotate-secret`, 200);
+    await call('POST', `/v1/admin/endpoints/${id}/recover`, 200, { since: new Date(Date.now() - 60_000).toISOString() });
+    const deliveries = (await call('GET', `/v1/admin/events/${event.event_id}/deliveries`, 200)).json<{ deliveries: Array<{ endpoint_id: string }> }>();
+    expect(deliveries.deliveries.map((d) => d.endpoint_id)).toContain(id);
+    await call('POST', `/v1/admin/events/${event.event_id}/resend`, 200, { endpoint_id: id });
+    await call('GET', `/v1/admin/deliveries?endpoint_id=${id}&limit=1`, 200);
+    await call('DELETE', `/v1/admin/endpoints/${id}`, 204);
+    expect(answers.violations).toEqual([]);
+    expect([...answers.checked].sort()).toEqual([
+      'DELETE /v1/admin/endpoints/:id',
+      'GET /v1/admin/deliveries',
+      'GET /v1/admin/endpoints',
+      'GET /v1/admin/endpoints/:id',
+      'GET /v1/admin/events/:eventId/deliveries',
+      'PATCH /v1/admin/endpoints/:id',
+      'POST /v1/admin/endpoints',
+      'POST /v1/admin/endpoints/:id/disable',
+      'POST /v1/admin/endpoints/:id/enable',
+      'POST /v1/admin/endpoints/:id/recover',
+      'POST /v1/admin/endpoints/:id/rotate-secret',
+      'POST /v1/admin/events/:eventId/resend',
+    ]);
   });
 });

@@ -29,6 +29,7 @@ import { EndpointSecrets } from '../src/endpoints/endpoint-secrets.js';
 import { EndpointRepository } from '../src/endpoints/endpoint.repository.js';
 import { EndpointService } from '../src/endpoints/endpoint.service.js';
 import { DISPATCHER_MIGRATIONS, ENDPOINT_VAULT_SCHEMA } from '../src/schema.js';
+import { entitlementGrant } from './entitlement-events.js';
 
 const TIMEOUT_MS = 1_000;
 const WAITS_MS = [200, 400, 800];
@@ -118,23 +119,7 @@ let clock = Date.parse('2027-01-01T00:00:00.000Z');
 
 function grant(userId = `user-${randomUUID().slice(0, 8)}`): EntitlementGrantedV1 {
   clock += 60_000;
-  return {
-    event_id: randomUUID(),
-    occurred_at: clock,
-    correlation_id: randomUUID(),
-    reference: `ref_${randomUUID().slice(0, 8)}`,
-    event: 'subscription_started',
-    user_id: userId,
-    entitlement: 'pro',
-    expires_at: new Date(clock + 30 * 86_400_000).toISOString(),
-    previous_expires_at: null,
-    starts_at: new Date(clock).toISOString(),
-    settled_at: new Date(clock).toISOString(),
-    access_period: 'P30D',
-    ledger_stream: 'entitlement-x:pro',
-    ledger_revision: 0,
-    ledger_position: 1,
-  };
+  return entitlementGrant(userId, clock);
 }
 
 /** Records events as one Kafka batch would be. */

@@ -3,10 +3,11 @@ import { APP_FILTER } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import type { IngestionConfig } from '@settle/config';
 import type { ProviderName } from '@settle/domain';
-import { HEALTH_POOL, HealthController, METRICS_REGISTRY, ProblemDetailsFilter } from '@settle/http';
+import { HealthModule, ProblemDetailsFilter } from '@settle/http';
 import type { Outbox, OutboxRelay } from '@settle/messaging';
-import type { Logger, Pool } from '@settle/platform';
+import type { HealthProbes, Logger, Pool } from '@settle/platform';
 import type { WebhookAuthenticator } from '@settle/providers';
+import type { Registry } from 'prom-client';
 import { CompleteCheckoutHandler, RegisterCheckoutHandler } from './checkouts/checkout.commands.js';
 import { CheckoutRepository } from './checkouts/checkout.repository.js';
 import { CheckoutsController } from './checkouts/checkouts.controller.js';
@@ -33,17 +34,28 @@ export interface IngestionInfrastructure {
   webhookSecrets: Pick<WebhookSecrets, 'candidates'>;
   /** Every provider's webhook scheme bound to its settings. */
   webhookAuthenticators: Readonly<Record<ProviderName, WebhookAuthenticator>>;
+  /**
+   * The app's Prometheus registry, served at `GET /metrics` (`createMetricsRegistry`: with the
+   * default process metrics); `createIngestionApp` makes one when absent (the module alone: an
+   * empty one).
+   */
+  registry?: Registry;
+  /** Readiness: PostgreSQL (down: not ready), Kafka and the registry (degraded: the outbox holds events meanwhile). */
+  health: HealthProbes;
 }
+
+/** The controllers of ingestion's API, which its OpenAPI document describes (health and metrics aside). */
+export const INGESTION_CONTROLLERS = [CheckoutsController, AdminController, EntitlementsController, WebhooksController] as const;
 
 /** The ingestion app: checkout API and provider webhooks, HTTP in, outbox to Kafka out. */
 @Module({})
 export class IngestionModule {
   static forRoot(infra: IngestionInfrastructure): DynamicModule {
-    const metrics = new IngestionMetrics();
+    const metrics = new IngestionMetrics(infra.registry);
     return {
       module: IngestionModule,
-      imports: [CqrsModule.forRoot()],
-      controllers: [CheckoutsController, AdminController, EntitlementsController, WebhooksController, HealthController],
+      imports: [CqrsModule.forRoot(), HealthModule.forRoot({ probes: infra.health, metrics: metrics.registry })],
+      controllers: [...INGESTION_CONTROLLERS],
       providers: [
         { provide: CONFIG, useValue: infra.config },
         { provide: LOGGER, useValue: infra.logger },
@@ -51,8 +63,6 @@ export class IngestionModule {
         { provide: OUTBOX, useValue: infra.outbox },
         { provide: OUTBOX_RELAY, useValue: infra.relay },
         { provide: METRICS, useValue: metrics },
-        { provide: METRICS_REGISTRY, useValue: metrics.registry },
-        { provide: HEALTH_POOL, useValue: infra.pool },
         { provide: WEBHOOK_SECRETS, useValue: infra.webhookSecrets },
         { provide: WEBHOOK_AUTHENTICATORS, useValue: infra.webhookAuthenticators },
         { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(infra.logger) },

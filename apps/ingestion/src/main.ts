@@ -1,12 +1,30 @@
 import 'reflect-metadata';
-import { loadIngestionConfig } from '@settle/config';
-import { connectMessaging, Outbox, OutboxRelay } from '@settle/messaging';
-import { createLogger, createPool, guardProcess, markReady, migrateSchema, onShutdown, runMain, stopInOrder } from '@settle/platform';
+import { fileURLToPath } from 'node:url';
+import { loadIngestionConfig, loadTracingConfig } from '@settle/config';
+import { packageVersion } from '@settle/http';
+import { connectMessaging, kafkaProbe, MessagingMetrics, Outbox, OutboxRelay, schemaRegistryProbe } from '@settle/messaging';
+import {
+  createLogger,
+  createMetricsRegistry,
+  createPool,
+  guardProcess,
+  HealthProbes,
+  markReady,
+  migrateSchema,
+  onShutdown,
+  postgresProbe,
+  runMain,
+  startTracing,
+  stopInOrder,
+} from '@settle/platform';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { loadWithProviderEnv, webhookAuthenticators } from '@settle/providers';
 import { createIngestionApp } from './ingestion-app.js';
 import { WEBHOOK_VAULT_SCHEMA, WebhookSecrets } from './webhooks/webhook-secrets.js';
 import { INGESTION_MIGRATIONS } from './persistence/schema.js';
+
+/** The repository (or image) root, from `dist/apps/ingestion/src/main.js`: its package.json names the version. */
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
 /**
  * Boots the ingestion app: applies its schemas' migrations, registers schemas, starts the outbox relay,
@@ -14,8 +32,8 @@ import { INGESTION_MIGRATIONS } from './persistence/schema.js';
  *
  * On SIGTERM or SIGINT it stops in order, within `SHUTDOWN_TIMEOUT_MS`: the HTTP server (no new
  * connection; requests in flight finish, later ones on open connections answer 503
- * `SERVICE.UNAVAILABLE`), the webhook secrets' refresh, the relay (publishing what the outbox
- * still holds), the producer, the pool.
+ * `SERVICE.UNAVAILABLE`), the webhook secrets' refresh, the health probes' connections, the relay
+ * (publishing what the outbox still holds), the producer, the pool, the tracer (its last spans).
  */
 async function main(): Promise<void> {
   // The app's variables and every provider's webhook variables (the registry's), checked together.
@@ -23,6 +41,8 @@ async function main(): Promise<void> {
   const authenticators = webhookAuthenticators(process.env);
   const logger = createLogger('ingestion', config.logLevel);
   guardProcess(logger);
+  // Before the app exists: its HTTP edge and outbox read the tracer provider and propagator registered here.
+  const tracing = startTracing(loadTracingConfig('ingestion'), logger);
   const pool = createPool(config.database.url, config.database.poolSize, (error) =>
     logger.warn({ err: error }, 'database connection lost; the pool opens a new one on next use'),
   );
@@ -38,7 +58,9 @@ async function main(): Promise<void> {
     produces: ['CheckoutRegistered', 'CheckoutCompleted', 'ProviderWebhookReceived', 'VerificationRequested'],
     logger,
   });
-  const relay = new OutboxRelay(pool, 'ingestion', producer, codec, logger.child({ component: 'outbox' }));
+  // One registry for the app: the default process metrics, the relay's backlog age, the app's own.
+  const registry = createMetricsRegistry();
+  const relay = new OutboxRelay(pool, 'ingestion', producer, codec, logger.child({ component: 'outbox' }), {}, new MessagingMetrics(registry));
   const outbox = new Outbox('ingestion', topics, codec);
 
   // Ingestion's own vault holds the webhook signing secrets, under its own master keys.
@@ -48,7 +70,20 @@ async function main(): Promise<void> {
   await webhookSecrets.load();
   webhookSecrets.startRefresh(config.webhooks.secretsRefreshMs);
 
-  const app = await createIngestionApp({ config, logger, pool, outbox, relay, webhookSecrets, webhookAuthenticators: authenticators });
+  // Ready while PostgreSQL answers: what ingestion accepts is durable there, and the outbox holds
+  // it while Kafka or the registry is away (reported as degraded; docs/observability.md, "Health").
+  const health = new HealthProbes(
+    [
+      postgresProbe(pool),
+      kafkaProbe({ brokers: config.kafka.brokers, clientId: 'settle-ingestion', logger, whenFailing: 'degraded' }),
+      schemaRegistryProbe(config.schemaRegistry.url, { whenFailing: 'degraded' }),
+    ],
+    logger,
+  );
+  const app = await createIngestionApp(
+    { config, logger, pool, outbox, relay, webhookSecrets, webhookAuthenticators: authenticators, health, registry },
+    packageVersion(ROOT),
+  );
   relay.start();
   await app.listen(config.http.port, config.http.host);
   logger.info({ url: await app.getUrl() }, 'ingestion listening');
@@ -61,9 +96,11 @@ async function main(): Promise<void> {
         [
           { name: 'http server', stop: () => app.close() },
           { name: 'webhook secrets refresh', stop: () => webhookSecrets.stop() },
+          { name: 'health probes', stop: () => health.close() },
           { name: 'outbox relay ingestion', stop: () => relay.stop() },
           { name: 'producer', stop: () => producer.disconnect() },
           { name: 'database pool', stop: () => pool.end() },
+          { name: 'tracing', stop: () => tracing.shutdown() },
         ],
         logger,
         progress,

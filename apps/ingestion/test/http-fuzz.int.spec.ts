@@ -3,7 +3,8 @@
  * (docs/reliability.md, "Hardening against abuse"): checkout registration, a checkout's
  * complete, status, verify and attempts, every provider's webhooks (signed and not, any content
  * type), the admin reconciliation, entitlements, and any method on any path. Every answer is
- * below 500 and every 4xx an RFC 9457 problem with a stable code (`expectWellFormedAnswer`).
+ * below 500 and every 4xx an RFC 9457 problem with a stable code (`expectWellFormedAnswer`);
+ * every success of a documented route conforms to the OpenAPI document.
  * Bounded for CI; `SETTLE_FUZZ_RUNS`, `SETTLE_FUZZ_TIME_MS` and `SETTLE_FUZZ_SEED` make a longer
  * run or replay one (scripts/harness/http-fuzz.ts). Then the largest accepted bodies, sent
  * repeatedly, leave the heap where it was (loosely: a retained body or syntax tree per request
@@ -210,6 +211,11 @@ describe(`ingestion's public API under fuzzing (seed ${bounds.seed})`, () => {
       ),
       fuzzParameters(bounds),
     );
+  });
+
+  it('answered every success of a documented route as the OpenAPI document states (docs/api/ingestion-openapi.json)', () => {
+    expect(t.answers.violations).toEqual([]);
+    expect(t.answers.checked.size).toBeGreaterThan(0);
   });
 });
 

@@ -2,7 +2,8 @@
  * Ingestion's HTTP edge against abuse and sloppy integrations (docs/reliability.md, "Hardening
  * against abuse"), the app built in-process over a real PostgreSQL: ambiguous JSON, amounts not
  * written as integers, webhooks of any content type, ambiguous signed webhooks, and the
- * `WWW-Authenticate` of every 401.
+ * `WWW-Authenticate` of every 401; and every successful answer of every route conforming to the
+ * OpenAPI document (docs/api/ingestion-openapi.json).
  */
 import { randomBytes } from 'node:crypto';
 import { PROVIDERS, type ProviderName } from '@settle/domain';
@@ -173,5 +174,48 @@ describe('every 401 carries WWW-Authenticate', () => {
     expect(res.statusCode).toBe(401);
     expect(res.json()).toMatchObject({ code });
     expect(res.headers['www-authenticate']).toBe('Bearer realm="settle"');
+  });
+});
+
+describe('GET /metrics', () => {
+  it("serves the default process metrics, and each request's latency under its route template, never its reference", async () => {
+    const ref = reference();
+    expect((await register(registration(ref))).statusCode).toBe(202);
+    expect((await t.app.inject({ method: 'GET', url: `/v1/checkouts/${ref}`, headers: { authorization: t.apiAuthorization } })).statusCode).toBeLessThan(500);
+    const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toMatch(/^process_cpu_seconds_total \d/m);
+    expect(res.body).toMatch(/^settle_http_request_duration_seconds_count\{method="POST",route="\/v1\/checkouts",status_code="202"\} [1-9]/m);
+    expect(res.body).toMatch(/^settle_http_request_duration_seconds_count\{method="GET",route="\/v1\/checkouts\/:reference",status_code="\d{3}"\} 1$/m);
+    expect(res.body).not.toContain(ref);
+  });
+});
+
+describe('answers', () => {
+  it('conform to the schemas of the OpenAPI document (docs/api/ingestion-openapi.json) on every route', async () => {
+    const auth = { authorization: t.apiAuthorization };
+    const ref = reference();
+    expect((await register(registration(ref))).statusCode).toBe(202);
+    const calls: Array<[method: 'GET' | 'POST', url: string, headers: Record<string, string>, status: number]> = [
+      ['POST', `/v1/checkouts/${ref}/complete`, auth, 202],
+      ['GET', `/v1/checkouts/${ref}`, auth, 200],
+      ['POST', `/v1/checkouts/${ref}/verify?wait_ms=0`, auth, 200],
+      ['POST', `/v1/checkouts/${ref}/attempts?wait_ms=0`, auth, 200],
+      ['POST', `/v1/admin/checkouts/${ref}/reconcile?wait_ms=0`, { authorization: t.adminAuthorization }, 200],
+      ['GET', '/v1/users/user-1/entitlements', auth, 200],
+    ];
+    for (const [method, url, headers, status] of calls) expect((await t.app.inject({ method, url, headers })).statusCode, url).toBe(status);
+    expect(t.answers.violations).toEqual([]);
+    expect([...t.answers.checked].sort()).toEqual([
+      'GET /v1/checkouts/:reference',
+      'GET /v1/users/:userId/entitlements',
+      'POST /v1/admin/checkouts/:reference/reconcile',
+      'POST /v1/checkouts',
+      'POST /v1/checkouts/:reference/attempts',
+      'POST /v1/checkouts/:reference/complete',
+      'POST /v1/checkouts/:reference/verify',
+      'POST /v1/webhooks/:provider',
+      'POST /v1/webhooks/:provider/:token',
+    ]);
   });
 });

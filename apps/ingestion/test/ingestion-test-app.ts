@@ -2,19 +2,23 @@
  * The ingestion app built in-process for its HTTP tests (`inject`): a fresh PostgreSQL database
  * with ingestion's and the read model's migrations, the schema registry for the outbox's
  * schema checks, webhook secrets held in memory (no vault), and a relay that is never started
- * (rows stay in the outbox, where the tests read them).
+ * (rows stay in the outbox, where the tests read them). Every successful answer is checked
+ * against the OpenAPI document (`answers`, scripts/harness/answer-conformance.ts).
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadIngestionConfig, Secret } from '@settle/config';
 import type { ProviderName } from '@settle/domain';
 import { READ_MODEL_MIGRATIONS } from '@settle/ledger';
-import { AvroCodec, Outbox, topicNames, type OutboxRelay } from '@settle/messaging';
-import { createPool, migrateSchemas, type Pool } from '@settle/platform';
+import { AvroCodec, kafkaProbe, Outbox, schemaRegistryProbe, topicNames, type OutboxRelay } from '@settle/messaging';
+import { createPool, HealthProbes, migrateSchemas, postgresProbe, type Pool } from '@settle/platform';
 import { webhookAuthenticators } from '@settle/providers';
 import { pino } from 'pino';
+import { watchAnswers, type AnswerConformance } from '../../../scripts/harness/answer-conformance.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
+import { ingestionOpenApiDocument } from '../src/http/openapi/document.js';
 import { createIngestionApp } from '../src/ingestion-app.js';
+import { INGESTION_CONTROLLERS } from '../src/ingestion.module.js';
 import { INGESTION_MIGRATIONS } from '../src/persistence/schema.js';
 import type { WebhookSecrets } from '../src/webhooks/webhook-secrets.js';
 
@@ -29,15 +33,28 @@ export interface IngestionTestApp {
   secrets: Readonly<Record<ProviderName, string>>;
   /** Largest accepted body, bytes. */
   bodyLimitBytes: number;
+  /** Successful answers that broke the OpenAPI document, and the routes checked. */
+  answers: AnswerConformance;
   close(): Promise<void>;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** Builds the app on a database of its own. */
-export async function startIngestionTestApp(): Promise<IngestionTestApp> {
+/** Where the app's readiness looks for its dependencies; default the test infrastructure's. */
+export interface IngestionTestAppOptions {
+  kafkaBrokers?: string[];
+  registryUrl?: string;
+  /** The URL the app's pool connects with, from its database's (through a fault proxy, for outages); default that URL. */
+  databaseUrlOf?: (url: string) => string;
+}
+
+/**
+ * Builds the app on a database of its own, its readiness on the real PostgreSQL, Kafka and
+ * registry (or the addresses given: a closed port for an unreachable one).
+ */
+export async function startIngestionTestApp(options: IngestionTestAppOptions = {}): Promise<IngestionTestApp> {
   const database = await createTestDatabase('settle_ingestion_http');
-  const pool = createPool(database.url, 6);
+  const pool = createPool(options.databaseUrlOf?.(database.url) ?? database.url, 6);
   await migrateSchemas(pool, [INGESTION_MIGRATIONS, READ_MODEL_MIGRATIONS]);
   const apiKey = `api-${randomBytes(12).toString('hex')}`;
   const adminKey = `admin-${randomBytes(12).toString('hex')}`;
@@ -62,15 +79,23 @@ export async function startIngestionTestApp(): Promise<IngestionTestApp> {
   const relay = { wake: () => undefined } as unknown as OutboxRelay;
   const codec = AvroCodec.connect(infra.registryUrl, topics);
   await codec.registerAll(['CheckoutRegistered', 'CheckoutCompleted', 'ProviderWebhookReceived', 'VerificationRequested']);
+  const logger = pino({ level: 'silent' });
+  const health = new HealthProbes([
+    postgresProbe(pool),
+    kafkaProbe({ brokers: options.kafkaBrokers ?? infra.kafkaBrokers, clientId: 'settle-ingestion-test', logger, whenFailing: 'degraded' }),
+    schemaRegistryProbe(options.registryUrl ?? infra.registryUrl, { whenFailing: 'degraded' }),
+  ]);
   const app = await createIngestionApp({
     config,
-    logger: pino({ level: 'silent' }),
+    logger,
+    health,
     pool,
     outbox: new Outbox('ingestion', topics, codec),
     relay,
     webhookSecrets,
     webhookAuthenticators: webhookAuthenticators({}),
   });
+  const answers = watchAnswers(app, ingestionOpenApiDocument(app, 'test', INGESTION_CONTROLLERS), INGESTION_CONTROLLERS);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   return {
@@ -80,8 +105,10 @@ export async function startIngestionTestApp(): Promise<IngestionTestApp> {
     adminAuthorization: `Bearer ${adminKey}`,
     secrets,
     bodyLimitBytes,
+    answers,
     close: async () => {
       await app.close();
+      await health.close();
       await pool.end();
       await database.drop();
     },

@@ -15,7 +15,7 @@ import { loadIngestionConfig, Secret } from '@settle/config';
 import { DEFAULT_COALESCING_POLICY } from '@settle/domain';
 import { READ_MODEL_MIGRATIONS } from '@settle/ledger';
 import { AvroCodec, Outbox, topicNames } from '@settle/messaging';
-import { createLogger, createPool, migrateSchema, type Pool } from '@settle/platform';
+import { createLogger, createPool, HealthProbes, migrateSchema, postgresProbe, type Pool } from '@settle/platform';
 import { webhookAuthenticators } from '@settle/providers';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
 import { IngestionModule } from '../src/ingestion.module.js';
@@ -63,6 +63,7 @@ beforeAll(async () => {
         relay: { wake: () => undefined },
         webhookSecrets: { candidates: (provider) => (provider === 'paystack' ? [new Secret(paystackSecret)] : []) },
         webhookAuthenticators: webhookAuthenticators({ MPESA_CALLBACK_ALLOWLIST: '', WEBHOOK_TOLERANCE_MS: '300000' }),
+        health: new HealthProbes([postgresProbe(pool)]),
       }),
       new FastifyAdapter(),
       { rawBody: true, logger: false },

@@ -19,13 +19,21 @@ afterAll(async () => {
   await drop?.();
 });
 
-const webhook = (dedupeKey: string, reference = `ref_${dedupeKey}`): PendingWebhook => ({
+/** A webhook received outside any trace (tracing off). */
+const NO_TRACE = { traceparent: null, tracestate: null };
+
+const webhook = (
+  dedupeKey: string,
+  reference = `ref_${dedupeKey}`,
+  trace: { traceparent: string | null; tracestate: string | null } = NO_TRACE,
+): PendingWebhook => ({
   provider: 'paystack',
   dedupeKey,
   reference,
   topic: 'settle.transaction-events.v1',
   eventType: 'ProviderWebhookReceived',
   payload: JSON.stringify({ event_id: `evt-${dedupeKey}`, correlation_id: `evt-${dedupeKey}`, reference }),
+  ...trace,
 });
 
 describe('webhook group commit (PostgreSQL)', () => {
@@ -54,6 +62,19 @@ describe('webhook group commit (PostgreSQL)', () => {
       `SELECT correlation_id, payload FROM ingestion.outbox WHERE message_key = 'ref_known'`,
     );
     expect(rows).toEqual([{ correlation_id: 'corr-known', payload: expect.objectContaining({ correlation_id: 'corr-known' }) }]);
+  });
+
+  it("keeps each webhook's trace context in its own outbox row, in one batch", async () => {
+    const batcher = new WebhookBatcher(pool, 'ingestion.outbox', { maxInFlight: 1, maxBatch: 16 });
+    const traced = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', tracestate: 'vendor=abc' };
+    await Promise.all([batcher.submit(webhook('traced', 'ref_traced', traced)), batcher.submit(webhook('untraced', 'ref_untraced'))]);
+    const { rows } = await pool.query<{ message_key: string; traceparent: string | null; tracestate: string | null }>(
+      `SELECT message_key, traceparent, tracestate FROM ingestion.outbox WHERE message_key IN ('ref_traced', 'ref_untraced') ORDER BY message_key`,
+    );
+    expect(rows).toEqual([
+      { message_key: 'ref_traced', ...traced },
+      { message_key: 'ref_untraced', ...NO_TRACE },
+    ]);
   });
 
   it('rejects every caller of a batch whose statement fails, storing nothing', async () => {

@@ -2,6 +2,7 @@ import { loadProjectorConfig } from '@settle/config';
 import {
   CheckpointedLedgerProjection,
   EventStoreLedgerWriter,
+  eventStoreProbe,
   LEDGER_MIGRATIONS,
   openLedgerStore,
   PostgresLedgerWriter,
@@ -11,6 +12,7 @@ import {
 } from '@settle/ledger';
 import { defineWorker, runWorker, type ConsumerDefinition } from '@settle/worker';
 import { ProjectionService } from './projection.service.js';
+import { ProjectorMetrics } from './projector.metrics.js';
 
 /**
  * The ledger projector: consumes consensus results, appends outcomes to the immutable
@@ -29,11 +31,12 @@ const ledgerProjector = defineWorker({
   migrations: [LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS],
   produces: ['SettlementRecorded', 'EntitlementGranted'],
   outboxes: [{ schema: 'ledger' }],
-  setup: ({ config, pool, topics, logger, outboxes }) => {
+  setup: ({ config, pool, topics, logger, metrics: registry, outboxes }) => {
     const { outbox, relay } = outboxes.ledger;
+    const metrics = new ProjectorMetrics(registry);
     const opened = openLedgerStore(config.ledgerStore, pool);
     const consumerOf = (writer: LedgerWriter): ConsumerDefinition => {
-      const service = new ProjectionService(writer, logger);
+      const service = new ProjectionService(writer, logger, metrics);
       return {
         topics: [topics.consensusResults],
         handleBatch: (items) => service.handleBatch(items),
@@ -42,7 +45,9 @@ const ledgerProjector = defineWorker({
       };
     };
     logger.info({ ledgerStore: opened.kind }, 'ledger store selected');
-    if (opened.kind === 'postgres') return { consumers: [consumerOf(new PostgresLedgerWriter(pool, opened.store, outbox, relay))] };
+    // Readiness also reflects the ledger's store (on KurrentDB, its server).
+    const health = [eventStoreProbe(opened)];
+    if (opened.kind === 'postgres') return { consumers: [consumerOf(new PostgresLedgerWriter(pool, opened.store, outbox, relay))], health };
     const projection = new CheckpointedLedgerProjection(pool, opened.store, outbox, relay, logger.child({ component: 'ledger-projection' }));
     const writer = new EventStoreLedgerWriter(
       opened.store,
@@ -51,6 +56,7 @@ const ledgerProjector = defineWorker({
     );
     return {
       consumers: [consumerOf(writer)],
+      health,
       start: () => projection.start(),
       stop: async () => {
         await projection.stop();

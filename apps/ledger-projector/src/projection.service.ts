@@ -21,7 +21,8 @@ import {
   type TransactionOutcomeEvent,
 } from '@settle/ledger';
 import { PermanentMessageError, type BatchItem, type ConsensusResultV1, type MessageContext, type TypedEvent } from '@settle/messaging';
-import { deterministicId, type Logger } from '@settle/platform';
+import { deterministicId, traceCarrierOf, type Logger, type TraceCarrier } from '@settle/platform';
+import type { ProjectorMetrics } from './projector.metrics.js';
 
 /**
  * The ledger event recorded for a consensus result that changed the state (its payload is
@@ -66,6 +67,8 @@ export function ledgerEventFor(result: ConsensusResultV1): TransactionOutcomeEve
 interface Recorded {
   index: number;
   result: ConsensusResultV1;
+  /** The trace context of the result's `process` span: its settlement and grant records continue it. */
+  trace: TraceCarrier | undefined;
   ledgerEvent: TransactionOutcomeEvent;
   /** Appended by this batch (not a redelivery). */
   fresh: boolean;
@@ -122,11 +125,15 @@ export class GrantRaceError extends SettleError {
  *
  * A result whose append cannot be (a wrong expected revision, an event id stored elsewhere)
  * fails alone, to the dead-letter topic; the rest of the batch commits.
+ *
+ * With `metrics`, each committed session is observed: its duration (seconds) and the number of
+ * consensus results it projected.
  */
 export class ProjectionService {
   constructor(
     private readonly ledger: LedgerWriter,
     private readonly logger: Logger,
+    private readonly metrics?: ProjectorMetrics,
   ) {}
 
   /**
@@ -152,10 +159,10 @@ export class ProjectionService {
     // A result published twice by a relay retry may arrive twice in one batch: the later copy
     // is the same message, projected once here (and found stored if it comes in a later batch).
     const seen = new Set<string>();
-    const results = items.flatMap(({ event }, index) => {
+    const results = items.flatMap(({ event, context }, index) => {
       if (event.type !== 'ConsensusResult' || seen.has(event.payload.event_id)) return [];
       seen.add(event.payload.event_id);
-      return [{ index, result: event.payload }];
+      return [{ index, result: event.payload, trace: traceCarrierOf(context.trace) }];
     });
     if (results.length === 0) return [];
     try {
@@ -178,8 +185,11 @@ export class ProjectionService {
     }
   }
 
-  private async project(results: ReadonlyArray<{ index: number; result: ConsensusResultV1 }>): Promise<Array<{ index: number; error: unknown }>> {
+  private async project(
+    results: ReadonlyArray<{ index: number; result: ConsensusResultV1; trace: TraceCarrier | undefined }>,
+  ): Promise<Array<{ index: number; error: unknown }>> {
     const failed: Array<{ index: number; error: unknown }> = [];
+    const started = performance.now();
     const { appended, grants } = await this.ledger.session(async (session) => {
       await session.recordLatestVerifications(
         results.map(({ result }) => ({
@@ -192,20 +202,21 @@ export class ProjectionService {
           decidedAt: new Date(result.occurred_at),
         })),
       );
-      const changes = results.flatMap(({ index, result }) => {
+      const changes = results.flatMap(({ index, result, trace }) => {
         if (!result.ledger_event_type) return [];
         try {
-          return [{ index, result, ledgerEvent: ledgerEventFor(result) }];
+          return [{ index, result, trace, ledgerEvent: ledgerEventFor(result) }];
         } catch (error) {
           failed.push({ index, error });
           return [];
         }
       });
       const outcomes = await session.append(
-        changes.map(({ result, ledgerEvent }) => ({
+        changes.map(({ result, ledgerEvent, trace }) => ({
           streamId: transactionStream(result.reference),
           events: [ledgerEvent],
           expected: expectedAfter(result.ledger_expected_revision),
+          trace,
         })),
       );
       const recorded: Recorded[] = [];
@@ -220,7 +231,14 @@ export class ProjectionService {
       );
       return { appended: recorded.filter((r) => r.fresh), grants: granted };
     });
-    for (const a of appended) this.logger.info({ reference: a.result.reference, outcome: a.result.outcome }, 'outcome committed to the ledger');
+    this.metrics?.appendDuration.observe((performance.now() - started) / 1000);
+    this.metrics?.appendBatchSize.observe(results.length);
+    for (const { result } of appended) {
+      this.logger.info(
+        { reference: result.reference, outcome: result.outcome, correlationId: result.correlation_id, causationId: result.causation_id },
+        'outcome committed to the ledger',
+      );
+    }
     for (const { reference, grant } of grants) {
       const d = grant.data;
       this.logger.info({ reference, userId: d.userId, entitlement: d.entitlement, event: d.event, expiresAt: new Date(d.expiresAt) }, 'entitlement granted');
@@ -279,6 +297,7 @@ export class ProjectionService {
             streamId: stream,
             events: [entitlementLedgerEvent(granted, { settlementEventId, correlationId: a.result.correlation_id })],
             expected: expectedAfter(state.grants),
+            trace: a.trace,
           },
         },
       ];

@@ -7,6 +7,7 @@ import { entitlementStream, EventStoreLedgerWriter, InMemoryLedger, transactionS
 import type { BatchItem, ConsensusResultV1 } from '@settle/messaging';
 import { createLogger } from '@settle/platform';
 import { ProjectionService } from '../src/projection.service.js';
+import { ProjectorMetrics } from '../src/projector.metrics.js';
 import { result } from './fixtures.js';
 
 const SETTLE = {
@@ -26,7 +27,15 @@ function projector() {
   const writer = new EventStoreLedgerWriter(store, async (rows) => {
     latest.push(...rows);
   });
-  return { store, latest, service: new ProjectionService(writer, createLogger('projection-unit', 'fatal')) };
+  const metrics = new ProjectorMetrics();
+  return { store, latest, metrics, service: new ProjectionService(writer, createLogger('projection-unit', 'fatal'), metrics) };
+}
+
+/** A histogram's observation count and sum. */
+async function observed(histogram: ProjectorMetrics['appendDuration']): Promise<{ count: number; sum: number }> {
+  const { name, values } = await histogram.get();
+  const pick = (suffix: string) => values.find((v) => v.metricName === `${name}${suffix}`)?.value ?? 0;
+  return { count: pick('_count'), sum: pick('_sum') };
 }
 
 const batch = (...payloads: ConsensusResultV1[]): BatchItem[] =>
@@ -50,6 +59,17 @@ describe('ledger projector', () => {
       ['u_declined', 'declined'],
       ['u_unchanged', 'not_found'],
     ]);
+  });
+
+  it('observes each committed ledger session: its duration in seconds and the results it projected', async () => {
+    const { metrics, service } = projector();
+    await service.handleBatch(batch(result('m_1', SETTLE), result('m_2', DECLINE), result('m_3', NOT_YET)));
+    await service.handleBatch(batch(result('m_4', SETTLE)));
+    expect(await observed(metrics.appendBatchSize)).toEqual({ count: 2, sum: 4 });
+    const duration = await observed(metrics.appendDuration);
+    expect(duration.count).toBe(2);
+    expect(duration.sum).toBeGreaterThan(0);
+    expect(duration.sum).toBeLessThan(5);
   });
 
   it('grants the entitlement a settlement bought, once, however often the settlement is redelivered', async () => {

@@ -3,7 +3,8 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { SandboxConfig } from '@settle/config';
-import type { Logger } from '@settle/platform';
+import { HealthModule, installRequestLog, PinoNestLogger, requestIdOf, SCRAPE_ROUTES } from '@settle/http';
+import { HealthProbes, type Logger } from '@settle/platform';
 import { PROVIDER_CONTROLLERS } from './provider.controllers.js';
 import { SandboxController } from './sandbox.controller.js';
 import { SANDBOX_CONFIG } from './sandbox.http.js';
@@ -15,6 +16,8 @@ class SandboxModule {
   static forRoot(config: SandboxConfig, registry: SandboxRegistry): DynamicModule {
     return {
       module: SandboxModule,
+      // `GET /health/live` and `/health/ready` as every app answers them; the sandbox depends on nothing.
+      imports: [HealthModule.forRoot({ probes: new HealthProbes([]) })],
       controllers: [SandboxController, ...PROVIDER_CONTROLLERS],
       providers: [
         { provide: SANDBOX_CONFIG, useValue: config },
@@ -40,14 +43,17 @@ export interface SandboxAppOptions {
 
 /**
  * Builds the provider sandbox's Nest app (Fastify) for a configuration: every configured
- * provider's endpoints plus the control API. Call `app.listen` to serve it.
+ * provider's endpoints plus the control API, Nest's logs and one line per request through
+ * `logger`. Call `app.listen` to serve it.
  */
 export async function createSandboxApp(config: SandboxConfig, logger: Logger, options: SandboxAppOptions = {}): Promise<SandboxApp> {
   const sender = new WebhookSender(logger, options.webhooks);
   const registry = SandboxRegistry.fromConfig(config, sender, options.now);
-  const app = await NestFactory.create<NestFastifyApplication>(SandboxModule.forRoot(config, registry), new FastifyAdapter(), {
-    logger: ['error', 'warn'],
+  const app = await NestFactory.create<NestFastifyApplication>(SandboxModule.forRoot(config, registry), new FastifyAdapter({ genReqId: requestIdOf }), {
+    logger: new PinoNestLogger(logger),
   });
+  // One line per request, as Settle's own apps (the sandbox is not on their HTTP edge: it answers as the providers do).
+  installRequestLog(app.getHttpAdapter().getInstance(), logger, [...SCRAPE_ROUTES, '/_sandbox/health']);
   return {
     app,
     registry,

@@ -1,6 +1,6 @@
 import { DomainError, isUnauthenticatedTrigger, observe, type Activity, type RecoveryPolicy } from '@settle/domain';
 import type { BatchItem, TypedEvent } from '@settle/messaging';
-import { inTransaction, type Pool } from '@settle/platform';
+import { inTransaction, traceCarrierOf, type Pool } from '@settle/platform';
 import { REQUESTED_BY } from './due-sweep.js';
 import { PartitionFencedError, type PartitionOwnership } from './partition-fencing.js';
 import type { StoredWatch, WatchStore } from './watch.store.js';
@@ -78,7 +78,13 @@ export async function applyActivity(
       const current = changed.get(reference) ?? stored.get(reference) ?? null;
       try {
         const watch = observe(current?.watch ?? null, reference, found.activity, deps.policy);
-        changed.set(reference, { watch, partition: item.context.partition, correlationId: current?.correlationId ?? found.correlationId });
+        changed.set(reference, {
+          watch,
+          partition: item.context.partition,
+          correlationId: current?.correlationId ?? found.correlationId,
+          // The latest message's trace: a request fired later links to it.
+          trace: traceCarrierOf(item.context.trace) ?? current?.trace,
+        });
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         rejected.push({ index, error });

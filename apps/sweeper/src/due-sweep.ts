@@ -1,12 +1,27 @@
 import { fire, type RecoveryPolicy } from '@settle/domain';
 import type { Outbox, OutboxRelay, VerificationRequestedV1 } from '@settle/messaging';
-import { deterministicId, inTransaction, type Logger, type Pool } from '@settle/platform';
+import {
+  deterministicId,
+  endSpan,
+  inTransaction,
+  linksTo,
+  ROOT_CONTEXT,
+  SETTLE_SPAN_ATTRIBUTES,
+  startSpan,
+  traceCarrierOf,
+  type Logger,
+  type Pool,
+  type Span,
+} from '@settle/platform';
 import type { PartitionOwnership } from './partition-fencing.js';
 import type { SweeperMetrics } from './sweeper.metrics.js';
 import type { StoredWatch, WatchStore } from './watch.store.js';
 
 /** `requested_by` of the sweeper's own verification requests. */
 export const REQUESTED_BY = 'sweeper';
+
+/** The tracer of the sweeper's own spans. */
+const SWEEPER_TRACER = '@settle/sweeper';
 
 /** What a sweep needs. */
 export interface DueSweepDeps {
@@ -35,10 +50,17 @@ export interface SweepResult {
  * watches in one transaction fenced by the partitions' epochs, so a request is published if
  * and only if its re-arm committed. Counts the requests and their detection lag once
  * committed, and wakes the outbox relay when it wrote any.
+ *
+ * Each request starts a new trace (docs/observability.md, "Traces"): a span `sweeper request`
+ * linked to the last trace that touched the transaction (the watch's), whose context the
+ * request's outbox row stores, so the verification it causes is a trace of its own, found from
+ * the checkout's by the link or by `settle.reference`.
  */
 export async function sweepDue(deps: DueSweepDeps, ownership: PartitionOwnership, now: number): Promise<SweepResult> {
   const claims = ownership.claimList();
   if (claims.length === 0) return { published: 0, maxLagMs: 0 };
+  // The requests' spans, ended once their transaction committed (or failed).
+  const spans: Span[] = [];
   const result = await inTransaction(deps.pool, async (client) => {
     const held = await deps.store.fence(client, claims);
     ownership.dropFenced(claims, held);
@@ -61,15 +83,32 @@ export async function sweepDue(deps: DueSweepDeps, ownership: PartitionOwnership
         trigger: request.trigger,
         requested_by: REQUESTED_BY,
       };
-      messages.push({ type: 'VerificationRequested' as const, payload, dueAt: request.dueAt });
-      const fields = { reference: watch.reference, trigger: request.trigger, check: request.check, lagMs: now - request.dueAt, nextDueAt: watch.dueAt };
+      const { span, context } = startSpan(SWEEPER_TRACER, 'sweeper request', {
+        parent: ROOT_CONTEXT,
+        links: linksTo(stored.trace),
+        attributes: { [SETTLE_SPAN_ATTRIBUTES.reference]: watch.reference, [SETTLE_SPAN_ATTRIBUTES.trigger]: request.trigger },
+      });
+      spans.push(span);
+      messages.push({ type: 'VerificationRequested' as const, payload, dueAt: request.dueAt, trace: traceCarrierOf(context) });
+      const fields = {
+        reference: watch.reference,
+        correlationId: payload.correlation_id,
+        trigger: request.trigger,
+        check: request.check,
+        lagMs: now - request.dueAt,
+        nextDueAt: watch.dueAt,
+      };
       if (request.final) deps.logger.warn(fields, 're-check limit reached: final verification requested; unresolved means manual review');
       else deps.logger.debug(fields, 'transaction due; verification requested');
     }
     await deps.outbox.enqueue(client, messages);
     await deps.store.save(client, fired);
     return { published: due.length, maxLagMs, messages };
+  }).catch((error: unknown) => {
+    for (const span of spans) endSpan(span, error);
+    throw error;
   });
+  for (const span of spans) endSpan(span);
   // Counted once committed: a rolled-back sweep requested nothing.
   for (const m of result.messages ?? []) {
     deps.metrics.requests.inc({ trigger: m.payload.trigger });

@@ -23,13 +23,12 @@ const sweeper = defineWorker({
   migrations: [SWEEPER_MIGRATIONS],
   produces: ['VerificationRequested'],
   outboxes: [{ schema: 'sweeper', relay: { pollIntervalMs: 250, batchSize: 2_000 } }],
-  setup: ({ config, pool, topics, logger, outboxes }) => {
-    const metrics = new SweeperMetrics();
+  setup: ({ config, pool, topics, logger, metrics: registry, outboxes }) => {
+    const metrics = new SweeperMetrics(registry);
     const { outbox, relay } = outboxes.sweeper;
     const store = new WatchStore(pool, instance);
     const service = new SweeperService({ metrics, pool, store, outbox, relay, policy: config.recovery, tick: config.tick, logger });
     return {
-      metrics: metrics.registry,
       consumers: [
         {
           topics: [topics.transactionEvents, topics.consensusResults],

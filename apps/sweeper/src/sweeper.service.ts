@@ -1,14 +1,17 @@
 import type { RecoveryPolicy } from '@settle/domain';
 import type { Assignment, BatchItem, Outbox, OutboxRelay } from '@settle/messaging';
-import type { Logger, Pool } from '@settle/platform';
+import { PeriodicMeasurement, type Logger, type Pool } from '@settle/platform';
 import { applyActivity } from './activity-intake.js';
 import { sweepDue, type SweepResult } from './due-sweep.js';
 import { PartitionOwnership } from './partition-fencing.js';
-import { SweeperMetrics } from './sweeper.metrics.js';
+import { OVERDUE_AFTER_MS, SweeperMetrics } from './sweeper.metrics.js';
 import { SweepTimer } from './sweep-timer.js';
 import type { WatchStore } from './watch.store.js';
 
 export type { SweepResult } from './due-sweep.js';
+
+/** How often the due and overdue watches of the owned partitions are counted, milliseconds. */
+export const DUE_COUNT_INTERVAL_MS = 5_000;
 
 /** What the sweeper needs around it. */
 export interface SweeperDeps {
@@ -38,10 +41,14 @@ export interface SweeperDeps {
  * activity or a sweep, checks the epoch in the same transaction. Requests leave through the
  * transactional outbox with the watch re-armed, so a request is published if and only if its
  * re-arm committed.
+ *
+ * Every {@link DUE_COUNT_INTERVAL_MS} it counts its partitions' due and overdue watches for the
+ * `settle_sweeper_watches_due` and `settle_sweeper_watches_overdue` gauges.
  */
 export class SweeperService {
   private readonly ownership: PartitionOwnership;
   private readonly timer: SweepTimer;
+  private readonly dueCount: PeriodicMeasurement;
   /** One batch (or merged batches) at a time: both topics' batches of a partition touch the same watches. */
   private applying: Promise<unknown> = Promise.resolve();
   private readonly clock: () => number;
@@ -58,6 +65,7 @@ export class SweeperService {
       clock: this.clock,
       logger: deps.logger,
     });
+    this.dueCount = new PeriodicMeasurement(() => this.countDue(), DUE_COUNT_INTERVAL_MS, deps.logger, 'sweeper due watches');
   }
 
   /** Partitions whose claim this instance holds, ascending. */
@@ -108,14 +116,29 @@ export class SweeperService {
     return sweepDue({ pool, store, outbox, relay, policy, logger, batchSize: this.deps.tick.batchSize, metrics: this.metrics }, this.ownership, this.clock());
   }
 
-  /** Starts sweeping: right away, then whenever the earliest owned watch falls due (at most every tick interval). */
-  start(): void {
-    this.timer.start();
+  /**
+   * Sets the due and overdue gauges from the owned partitions' watches at this moment (both 0
+   * while it owns none).
+   *
+   * @throws the database's error (the gauges keep their values).
+   */
+  async countDue(): Promise<void> {
+    const now = this.clock();
+    const { due, overdue } = await this.deps.store.countDue(this.ownedPartitions(), now, now - OVERDUE_AFTER_MS);
+    this.metrics.watchesDue.set(due);
+    this.metrics.watchesOverdue.set(overdue);
   }
 
-  /** Stops sweeping; resolves once a sweep in progress finished. */
+  /** Starts sweeping: right away, then whenever the earliest owned watch falls due (at most every tick interval); and the due counts. */
+  start(): void {
+    this.timer.start();
+    this.dueCount.start();
+  }
+
+  /** Stops sweeping and counting; resolves once a sweep in progress finished. */
   async stop(): Promise<void> {
     this.ownership.stop();
+    await this.dueCount.stop();
     await this.timer.stop();
   }
 }

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { TransactionStatus, Watch } from '@settle/domain';
-import type { Pool, PoolClient, SchemaMigrations } from '@settle/platform';
+import { traceCarrierOfColumns, type Pool, type PoolClient, type SchemaMigrations, type TraceCarrier } from '@settle/platform';
 
 /**
  * Migrations of the schema the sweeper owns (`sweeper`, `apps/sweeper/migrations/sweeper/`),
@@ -29,6 +29,8 @@ interface Row {
   checks: number;
   last_check_at: string | null;
   due_at: string | null;
+  traceparent: string | null;
+  tracestate: string | null;
 }
 
 /** A watch as stored, with what the sweeper needs to publish a request for it. */
@@ -36,6 +38,11 @@ export interface StoredWatch {
   watch: Watch;
   partition: number;
   correlationId: string | null;
+  /**
+   * The trace context of the last message that touched the transaction (docs/observability.md,
+   * "Traces"): a request the sweeper fires starts a new trace linked to it. Absent: none kept.
+   */
+  trace?: TraceCarrier | undefined;
 }
 
 const num = (v: string | null): number | null => (v === null ? null : Number(v));
@@ -44,6 +51,7 @@ function toStored(r: Row): StoredWatch {
   return {
     partition: r.partition,
     correlationId: r.correlation_id,
+    trace: traceCarrierOfColumns(r.traceparent, r.tracestate),
     watch: {
       reference: r.reference,
       status: r.status,
@@ -122,23 +130,29 @@ export class WatchStore {
     return new Map(rows.map((r) => [r.reference, toStored(r)]));
   }
 
-  /** Writes watches (insert or replace), in the caller's transaction. The first correlation id seen is kept. */
+  /**
+   * Writes watches (insert or replace), in the caller's transaction. The first correlation id
+   * seen is kept; the trace context is replaced by a watch's own, when it has one.
+   */
   async save(client: PoolClient, watches: readonly StoredWatch[]): Promise<void> {
     if (watches.length === 0) return;
     const col = <T>(f: (s: StoredWatch) => T) => watches.map(f);
     await client.query(
       `INSERT INTO sweeper.watch_state
          (reference, partition, correlation_id, status, registered, completed, webhook_seen,
-          last_activity_at, progress_at, checks, last_check_at, due_at)
+          last_activity_at, progress_at, checks, last_check_at, due_at, traceparent, tracestate)
        SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::bool[], $6::bool[], $7::bool[],
-                            $8::bigint[], $9::bigint[], $10::int[], $11::bigint[], $12::bigint[])
+                            $8::bigint[], $9::bigint[], $10::int[], $11::bigint[], $12::bigint[], $13::text[], $14::text[])
        ON CONFLICT (reference) DO UPDATE SET
          partition = EXCLUDED.partition,
          correlation_id = COALESCE(sweeper.watch_state.correlation_id, EXCLUDED.correlation_id),
          status = EXCLUDED.status, registered = EXCLUDED.registered, completed = EXCLUDED.completed,
          webhook_seen = EXCLUDED.webhook_seen, last_activity_at = EXCLUDED.last_activity_at,
          progress_at = EXCLUDED.progress_at, checks = EXCLUDED.checks, last_check_at = EXCLUDED.last_check_at,
-         due_at = EXCLUDED.due_at, updated_at = now()`,
+         due_at = EXCLUDED.due_at,
+         traceparent = COALESCE(EXCLUDED.traceparent, sweeper.watch_state.traceparent),
+         tracestate = CASE WHEN EXCLUDED.traceparent IS NULL THEN sweeper.watch_state.tracestate ELSE EXCLUDED.tracestate END,
+         updated_at = now()`,
       [
         col((s) => s.watch.reference),
         col((s) => s.partition),
@@ -152,6 +166,8 @@ export class WatchStore {
         col((s) => s.watch.checks),
         col((s) => s.watch.lastCheckAt),
         col((s) => s.watch.dueAt),
+        col((s) => s.trace?.traceparent ?? null),
+        col((s) => s.trace?.tracestate ?? null),
       ],
     );
   }
@@ -170,6 +186,22 @@ export class WatchStore {
       [partitions, now, limit],
     );
     return rows.map(toStored);
+  }
+
+  /**
+   * Counts the given partitions' watches due strictly before `now` (as {@link lockDue} would
+   * find them), and among them those due strictly before `overdueBefore`; both epoch ms. Reads
+   * the (partition, due_at) index over the due range only.
+   */
+  async countDue(partitions: readonly number[], now: number, overdueBefore: number): Promise<{ due: number; overdue: number }> {
+    if (partitions.length === 0) return { due: 0, overdue: 0 };
+    const { rows } = await this.pool.query<{ due: number; overdue: number }>(
+      `SELECT count(*)::int AS due, count(*) FILTER (WHERE due_at < $3)::int AS overdue
+         FROM sweeper.watch_state
+        WHERE partition = ANY($1::int[]) AND due_at IS NOT NULL AND due_at < $2`,
+      [partitions, now, overdueBefore],
+    );
+    return { due: rows[0]?.due ?? 0, overdue: rows[0]?.overdue ?? 0 };
   }
 
   /** The earliest due time among the given partitions' watches (epoch ms), or `null`. */

@@ -6,9 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RECOVERY_POLICY } from '@settle/domain';
 import { AvroCodec, Outbox, topicNames, type BatchItem, type CheckoutRegisteredV1, type Topics } from '@settle/messaging';
-import { createLogger, createPool, migrateSchema, type Pool } from '@settle/platform';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
+import { createLogger, createPool, endSpan, migrateSchema, startSpan, startTracing, traceCarrierOf, type Pool } from '@settle/platform';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
 import { PartitionFencedError } from '../src/partition-fencing.js';
+import { OVERDUE_AFTER_MS, SweeperMetrics } from '../src/sweeper.metrics.js';
 import { SweeperService } from '../src/sweeper.service.js';
 import { SWEEPER_MIGRATIONS, WatchStore } from '../src/watch.store.js';
 
@@ -34,8 +36,9 @@ afterAll(async () => {
   await drop?.();
 });
 
-function sweeper(owner: string, clock: () => number): SweeperService {
+function sweeper(owner: string, clock: () => number, metrics?: SweeperMetrics): SweeperService {
   return new SweeperService({
+    metrics,
     pool,
     store: new WatchStore(pool, owner),
     outbox: new Outbox('sweeper', topics, codec),
@@ -185,6 +188,36 @@ describe('sweeper partition ownership (fencing epochs)', () => {
     owner.onRevocation();
   });
 
+  it('counts the due and overdue watches of its own partitions only, until a sweep fires them', async () => {
+    let now = T0;
+    const metrics = new SweeperMetrics();
+    const g = sweeper('g', () => now, metrics);
+    const value = async (gauge: 'watchesDue' | 'watchesOverdue') => (await metrics[gauge].get()).values[0]?.value;
+    await g.countDue();
+    expect([await value('watchesDue'), await value('watchesOverdue')]).toEqual([0, 0]); // no partition owned
+    assign(g, [7]);
+    await g.handleBatch([registered('ref_p7_a', 7, T0, 0), registered('ref_p7_b', 7, T0 + 20_000, 1)]);
+    // A watch of another member's partition, due long ago, is not this member's to count.
+    const h = sweeper('h', () => now);
+    assign(h, [8]);
+    await h.handleBatch([registered('ref_p8', 8, T0 - 3_600_000, 0)]);
+    h.onRevocation();
+
+    await g.countDue();
+    expect([await value('watchesDue'), await value('watchesOverdue')]).toEqual([0, 0]);
+    now = T0 + DEFAULT_RECOVERY_POLICY.inactivityMs + 1;
+    await g.countDue();
+    expect([await value('watchesDue'), await value('watchesOverdue')]).toEqual([1, 0]);
+    now = T0 + DEFAULT_RECOVERY_POLICY.inactivityMs + OVERDUE_AFTER_MS + 1;
+    await g.countDue();
+    expect([await value('watchesDue'), await value('watchesOverdue')]).toEqual([2, 1]);
+
+    expect((await g.sweep()).published).toBe(2);
+    await g.countDue();
+    expect([await value('watchesDue'), await value('watchesOverdue')]).toEqual([0, 0]);
+    g.onRevocation();
+  });
+
   it('re-applying a redelivered batch leaves the watch as it was', async () => {
     const d = sweeper('d', () => T0);
     assign(d, [3]);
@@ -217,5 +250,38 @@ describe('sweeper partition ownership (fencing epochs)', () => {
     expect(f.ownedPartitions()).toEqual([6]);
     f.onRevocation();
     g.onRevocation();
+  });
+
+  it("a request it fires starts a new trace, linked to the last message's, and its outbox row carries it", async () => {
+    const exporter = new InMemorySpanExporter();
+    const tracing = startTracing(
+      { exporter: 'console', serviceName: 'sweeper', sampler: { kind: 'parentbased_always_on', ratio: 1 }, scheduleDelayMs: 10 },
+      logger,
+      { exporter },
+    );
+    try {
+      let now = T0;
+      const h = sweeper('h', () => now);
+      assign(h, [5]);
+      const message = startSpan('test', 'process');
+      const item = registered('ref_traced', 5, T0, 0);
+      await h.handleBatch([{ ...item, context: { ...item.context, trace: message.context } }]);
+      endSpan(message.span);
+      const kept = await pool.query<{ traceparent: string }>(`SELECT traceparent FROM sweeper.watch_state WHERE reference = 'ref_traced'`);
+      expect(kept.rows).toEqual([{ traceparent: traceCarrierOf(message.context)!.traceparent }]);
+
+      now = T0 + DEFAULT_RECOVERY_POLICY.inactivityMs + 1;
+      expect((await h.sweep()).published).toBe(1);
+      const request = exporter.getFinishedSpans().find((span) => span.name === 'sweeper request')!;
+      expect(request.attributes).toMatchObject({ 'settle.reference': 'ref_traced', 'settle.trigger': 'sweeper_orphaned' });
+      expect(request.parentSpanContext).toBeUndefined();
+      expect(request.spanContext().traceId).not.toBe(message.span.spanContext().traceId);
+      expect(request.links.map((l) => l.context.spanId)).toEqual([message.span.spanContext().spanId]);
+      const { rows } = await pool.query<{ traceparent: string }>(`SELECT traceparent FROM sweeper.outbox WHERE message_key = 'ref_traced'`);
+      expect(rows).toEqual([{ traceparent: `00-${request.spanContext().traceId}-${request.spanContext().spanId}-01` }]);
+      h.onRevocation();
+    } finally {
+      await tracing.shutdown();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { loadVerifierConfig } from '@settle/config';
-import { loadWithProviderEnv } from '@settle/providers';
+import { loadWithProviderEnv, ProviderMetrics } from '@settle/providers';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { defineWorker, runWorker } from '@settle/worker';
 import { buildProviders } from './providers.js';
@@ -21,19 +21,18 @@ const verifier = defineWorker({
   migrations: [VERIFIER_MIGRATIONS, vaultMigrations()],
   produces: ['ConsensusResult'],
   outboxes: [{ schema: 'verifier' }],
-  setup: async ({ config, pool, topics, logger, outboxes }) => {
+  setup: async ({ config, pool, topics, logger, metrics: registry, outboxes }) => {
     // Only the verifier holds a master key: it alone can decrypt provider credentials.
     const vault = new CredentialsVault(new PostgresVaultStore(pool), loadMasterKeyRing(), { logger });
-    const providers = await buildProviders(config, vault);
+    const providers = await buildProviders(config, vault, process.env, new ProviderMetrics(registry));
     logger.info({ providers: [...providers.keys()], account: config.merchantAccount }, 'provider adapters ready');
-    const metrics = new VerifierMetrics();
+    const metrics = new VerifierMetrics(registry);
     const { outbox, relay } = outboxes.verifier;
     const store = new PostgresVerificationStore(pool, new TransactionRepository(pool), outbox);
     const service = new VerificationService(store, providers, relay, logger, metrics, {
       keyConcurrency: config.keyConcurrency,
     });
     return {
-      metrics: metrics.registry,
       consumers: [
         {
           topics: [topics.transactionEvents],

@@ -11,11 +11,29 @@ import {
   type AccessPeriod,
   type Expectation,
   type ProviderName,
+  type ProviderVerdict,
   type VerificationTrigger,
 } from '@settle/domain';
 import pMap from 'p-map';
-import { OutboxRelay, PermanentMessageError, type BatchItem, type MessageContext, type OutboxMessage, type TypedEvent } from '@settle/messaging';
-import { deterministicId, type Logger } from '@settle/platform';
+import {
+  messageLogContext,
+  OutboxRelay,
+  PermanentMessageError,
+  type BatchItem,
+  type MessageContext,
+  type OutboxMessage,
+  type TypedEvent,
+} from '@settle/messaging';
+import {
+  deterministicId,
+  endSpan,
+  SETTLE_SPAN_ATTRIBUTES,
+  startSpan,
+  traceCarrierOf,
+  withTraceContext,
+  type Logger,
+  type TraceCarrier,
+} from '@settle/platform';
 import type { PaymentProvider } from '@settle/providers';
 import type { ConsensusResultV1 } from '@settle/messaging';
 import { toConsensusResult } from './consensus-result.js';
@@ -47,8 +65,12 @@ interface Chain {
   correlationId: string | null;
   /** Message ids handled (to be recorded in the inbox with the batch's commit). */
   handled: string[];
-  results: ConsensusResultV1[];
+  /** Consensus results decided, each with the trace context of its trigger's verification (for its outbox row). */
+  results: Array<{ payload: ConsensusResultV1; trace: TraceCarrier | undefined }>;
 }
+
+/** The tracer of the verifier's own spans. */
+const VERIFIER_TRACER = '@settle/verifier';
 
 /** Options of {@link VerificationService}. */
 export interface VerificationOptions {
@@ -228,7 +250,7 @@ export class VerificationService {
       c.loaded !== null && isRegistered(c.state) && !sameState(c.loaded.state, c.state) ? [{ chain: c, state: c.state }] : [],
     );
     const messages: OutboxMessage[] = changed.flatMap((c) =>
-      c.results.map((payload) => ({ type: 'ConsensusResult' as const, payload, causationId: payload.causation_id })),
+      c.results.map(({ payload, trace }) => ({ type: 'ConsensusResult' as const, payload, causationId: payload.causation_id, trace })),
     );
     await this.store.commit({
       handled,
@@ -237,7 +259,7 @@ export class VerificationService {
       messages,
     });
     if (messages.length > 0) this.relay.wake();
-    for (const chain of changed) for (const result of chain.results) this.recorded(result);
+    for (const chain of changed) for (const result of chain.results) this.recorded(result.payload);
   }
 
   /**
@@ -303,10 +325,7 @@ export class VerificationService {
     const before = chain.state;
     if (!isRegistered(before)) {
       // A webhook racing the checkout: the sweeper verifies once the checkout is registered.
-      this.logger.warn(
-        { reference, trigger, topic: context.topic, partition: context.partition, offset: context.offset },
-        'verification trigger for an unregistered reference; left to the sweeper',
-      );
+      this.logger.warn({ ...messageLogContext(context), reference, trigger }, 'verification trigger for an unregistered reference; left to the sweeper');
       return;
     }
     if (isTerminal(before.status)) {
@@ -316,14 +335,33 @@ export class VerificationService {
     const provider = this.providers.get(before.expectation.provider);
     if (!provider) throw new PermanentMessageError('VERIFICATION.UNSUPPORTED_PROVIDER', 'No adapter for this provider');
 
-    const verdict = await provider.verify({ reference, expectation: before.expectation });
+    // One span per verification, a child of the trigger's `process` span; the provider's HTTP
+    // calls (retries included) are its children, and the result's outbox row continues it.
+    const { span, context: traced } = startSpan(VERIFIER_TRACER, `verify ${before.expectation.provider}`, {
+      parent: context.trace,
+      attributes: {
+        [SETTLE_SPAN_ATTRIBUTES.reference]: reference,
+        [SETTLE_SPAN_ATTRIBUTES.provider]: before.expectation.provider,
+        [SETTLE_SPAN_ATTRIBUTES.trigger]: trigger,
+      },
+    });
+    let verdict: ProviderVerdict;
+    try {
+      verdict = await withTraceContext(traced, () => provider.verify({ reference, expectation: before.expectation }));
+    } catch (error) {
+      endSpan(span, error);
+      throw error;
+    }
+    span.setAttribute(SETTLE_SPAN_ATTRIBUTES.verdict, verdict.kind);
+    endSpan(span);
     const verifiedAt = this.clock();
     const verificationId = deterministicId('Verification', causationId);
     const events = decide({ type: 'RecordVerification', data: { reference, verificationId, trigger, verdict, verifiedAt } }, before);
     const after = fold(events, before);
     chain.state = after;
-    chain.results.push(
-      toConsensusResult({
+    chain.results.push({
+      trace: traceCarrierOf(traced),
+      payload: toConsensusResult({
         resultId: verificationId,
         causationId,
         correlationId: chain.correlationId!,
@@ -334,12 +372,17 @@ export class VerificationService {
         events,
         decidedAt: verifiedAt,
       }),
-    );
+    });
   }
 
   /** Logs and counts a committed consensus result (the manual-review alert included). */
   private recorded(result: ConsensusResultV1): void {
-    const log = this.logger.child({ reference: result.reference, trigger: result.trigger });
+    const log = this.logger.child({
+      reference: result.reference,
+      trigger: result.trigger,
+      correlationId: result.correlation_id,
+      causationId: result.causation_id,
+    });
     log.info({ verdict: result.verdict, outcome: result.outcome, state: result.state_after, cause: result.detail }, 'verification decided');
     this.metrics.verifications.inc({ provider: result.provider, trigger: result.trigger, verdict: result.verdict, outcome: result.outcome });
     if (result.outcome === 'MANUAL_REVIEW') {

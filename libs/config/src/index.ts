@@ -2,3 +2,4 @@
 export * from './secret.js';
 export * from './schema.js';
 export * from './load.js';
+export * from './tracing.js';

@@ -75,7 +75,7 @@ export const sharedEnv = z.object({
   SHUTDOWN_TIMEOUT_MS: shutdownTimeout(),
   METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(0).meta({
     description:
-      "Port of the worker apps' Prometheus endpoint (`GET /metrics` on 0.0.0.0); 0 or unset serves none. Ingestion serves its metrics on its own port.",
+      "Port of the Kafka workers' Prometheus endpoint and health routes (verifier, ledger projector, sweeper, dispatcher: `GET /metrics` on 0.0.0.0, with the default process metrics, `GET /health/live` and `GET /health/ready`); 0 or unset serves none. Ingestion, the console and the dispatcher also serve `GET /metrics` and the health routes on their HTTP port; ingestion ignores this variable.",
   }),
 });
 
@@ -137,9 +137,9 @@ const workerTuning = (defaults: WorkerTuningDefaults) => ({
   WORKER_FETCH_MAX_WAIT_MS: int(defaults.fetchMaxWaitMs ?? 5_000, 1).meta({
     description: 'Longest the broker holds a fetch waiting for WORKER_FETCH_MIN_BYTES, milliseconds.',
   }),
-  WORKER_SESSION_TIMEOUT_MS: int(30_000, 1_000).meta({
+  WORKER_SESSION_TIMEOUT_MS: int(6_000, 1_000).meta({
     description:
-      "The consumer group's session time-out, milliseconds (heartbeats every third of it, at most every 3 s): how long the partitions of a member that died without leaving (SIGKILL, a lost host) wait before the group hands them to another member or to its own restart. Loops that set their own keep it (the sweeper's SWEEPER_SESSION_TIMEOUT_MS).",
+      "The consumer group's session time-out, milliseconds (heartbeats every third of it, at most every 3 s, also while a batch is handled; 6 000 is the broker's smallest allowed, group.min.session.timeout.ms): how long the partitions of a member that died without leaving (SIGKILL, a lost host) wait before the group hands them to another member or to its own restart. Loops that set their own keep it (the sweeper's SWEEPER_SESSION_TIMEOUT_MS).",
   }),
 });
 
@@ -215,7 +215,10 @@ export const verifierEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partiti
       "References of one Kafka batch verified at once (provider calls in flight per partition handled); one reference's messages are always handled in order.",
   }),
   PROVIDER_BREAKER_FAILURES: int(5, 1).meta({ description: "Consecutive failed verifications that open a provider's circuit breaker." }),
-  PROVIDER_BREAKER_HALF_OPEN_MS: int(30_000, 1).meta({ description: 'How long an open breaker waits before letting one probe through, milliseconds.' }),
+  PROVIDER_BREAKER_HALF_OPEN_MS: int(5_000, 1).meta({
+    description:
+      'How long an open breaker waits before letting one probe through, milliseconds (5 000: a provider that is back is queried again within 5 s; docs/reliability.md).',
+  }),
 });
 
 /** The stores the ledger can live in (docs/ledger.md, "One port, two stores"). */
@@ -276,9 +279,9 @@ export const sweeperEnv = sharedEnv.extend(workerTuning({ poolSize: 5, partition
   SWEEPER_RECHECK_MAX_DELAY_MS: int(3_600_000, 1).meta({ description: 'Longest wait between two re-checks, milliseconds (one hour).' }),
   SWEEPER_RECHECK_JITTER_RATIO: z.coerce.number().min(0).max(0.5).default(0.1).meta({ description: 'Spread of each wait as a fraction (0.1 is +/- 10 %).' }),
   SWEEPER_RECHECK_LIMIT: int(30, 1).meta({ description: 'Automatic re-checks before a transaction moves to manual review (30: about 24 hours).' }),
-  SWEEPER_SESSION_TIMEOUT_MS: int(30_000, 1_000).meta({
+  SWEEPER_SESSION_TIMEOUT_MS: int(6_000, 1_000).meta({
     description:
-      'Consumer-group session time-out, milliseconds: how long a silent (crashed) sweeper keeps its partitions before the group hands them to a survivor.',
+      "Consumer-group session time-out, milliseconds: how long a silent (crashed) sweeper keeps its partitions before the group hands them to a survivor (6 000, the broker's smallest allowed, bounds the recovery after a crash; docs/reliability.md).",
   }),
 });
 
@@ -310,7 +313,7 @@ const durationList = (name: string, fallback: readonly number[]) =>
  */
 export const dispatcherEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 })).extend({
   DISPATCHER_HOST: host('dispatcher'),
-  DISPATCHER_PORT: int(3200, 0).meta({ description: 'Port of the admin API, `GET /health` and `GET /metrics`.' }),
+  DISPATCHER_PORT: int(3200, 0).meta({ description: 'Port of the admin API, `GET /health/live`, `GET /health/ready` and `GET /metrics`.' }),
   SETTLE_ADMIN_API_KEY_SHA256: digestList().meta({
     description: 'Comma-separated SHA-256 hex digests of the admin API keys (endpoints and deliveries); unset: the admin API refuses every call.',
   }),

@@ -85,7 +85,7 @@ describe('configuration', () => {
     expect(loadIngestionConfig({ ...base, SETTLE_API_KEY_SHA256: 'ab' }).database.poolSize).toBe(20);
     const tuned = loadSweeperConfig({ ...base, DATABASE_POOL_SIZE: '12', WORKER_PARTITIONS_CONCURRENCY: '4' });
     expect(tuned.database).toEqual({ url: base.DATABASE_URL, poolSize: 12 });
-    expect(tuned.worker).toEqual({ partitionsConcurrency: 4, fetch: { minBytes: 1, maxWaitTimeMs: 5_000 }, sessionTimeoutMs: 30_000 });
+    expect(tuned.worker).toEqual({ partitionsConcurrency: 4, fetch: { minBytes: 1, maxWaitTimeMs: 5_000 }, sessionTimeoutMs: 6_000 });
   });
 
   it("takes the consumer group's session time-out from WORKER_SESSION_TIMEOUT_MS, 30 s by default, at least 1 s", () => {

@@ -2,10 +2,14 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { PROBLEM_JSON, ProblemError } from '@settle/platform';
+import { PROBLEM_JSON, ProblemError, type Logger } from '@settle/platform';
 import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { Histogram, type Registry } from 'prom-client';
+import { PinoNestLogger } from './nest-logger.js';
+import { installRequestLog, requestIdOf } from './request-log.js';
 import { assertUnambiguousJson, type JsonStrictness } from './strict-json.js';
+import { installHttpTracing } from './tracing.hook.js';
 
 /**
  * Longest request target (path and query) answered, bytes: RFC 9110, section 4.1 recommends
@@ -36,6 +40,48 @@ export interface HttpEdgeOptions {
   rawBodyRoutes?: readonly string[];
   /** Which ambiguities JSON bodies are refused for; default both (see {@link JsonStrictness}). */
   strictness?: JsonStrictness;
+  /** The app's logger: Nest's framework logs and one line per request go to it ({@link createEdgeApp}). */
+  logger: Logger;
+  /**
+   * Route patterns whose callers may not continue a trace of theirs (provider webhooks): their
+   * requests start a new trace, linked to the caller's (see `installHttpTracing`).
+   */
+  untrustedTraceRoutes?: readonly string[];
+  /**
+   * The app's Prometheus registry (the one its `GET /metrics` serves): the edge registers
+   * {@link HTTP_REQUEST_DURATION} on it and observes every answered request.
+   */
+  metrics: Registry;
+}
+
+/**
+ * Name of the HTTP latency histogram every HTTP app exposes: seconds from the request's arrival
+ * to its answer (Fastify's `reply.elapsedTime`), by `method`, `route` (the route's template,
+ * such as `/v1/checkouts/:reference`, never the concrete path; {@link UNMATCHED_ROUTE} when no
+ * route matched) and `status_code`.
+ */
+export const HTTP_REQUEST_DURATION = 'settle_http_request_duration_seconds';
+
+/** The `route` label of a request no route matched (a 404, or an answer given before routing). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** Upper bounds of the HTTP latency buckets, seconds: 5 ms to 10 s (prom-client's defaults). */
+export const HTTP_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * The HTTP latency histogram of a registry ({@link HTTP_REQUEST_DURATION}), registered on it the
+ * first time (a second edge on the same registry shares it).
+ */
+export function httpRequestDuration(registry: Registry): Histogram<'method' | 'route' | 'status_code'> {
+  const existing = registry.getSingleMetric(HTTP_REQUEST_DURATION);
+  if (existing) return existing as Histogram<'method' | 'route' | 'status_code'>;
+  return new Histogram({
+    name: HTTP_REQUEST_DURATION,
+    help: 'Duration of HTTP requests from arrival to answer, seconds, by method, route template and status code',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: HTTP_DURATION_BUCKETS,
+    registers: [registry],
+  });
 }
 
 type EdgeRequest = FastifyRequest & { rawBody?: Buffer };
@@ -127,6 +173,7 @@ export function httpEdgeServerOptions(options: HttpEdgeOptions): FastifyHttpOpti
     bodyLimit: options.bodyLimitBytes,
     return503OnClosing: false,
     trustProxy: false,
+    genReqId: requestIdOf,
     routerOptions: { maxParamLength: MAX_PARAM_CHARS },
     http: { maxHeaderSize: MAX_HEADER_BYTES },
     clientErrorHandler: onClientError,
@@ -146,6 +193,8 @@ export function httpEdgeServerOptions(options: HttpEdgeOptions): FastifyHttpOpti
 /**
  * Installs the edge's request handling on a Fastify instance, before its routes are registered
  * (Nest registers them on `init`):
+ * - a server span per request, first, so that everything after runs in its context
+ *   (`installHttpTracing`, docs/observability.md, "Traces");
  * - body parsing: `application/json` strictly (syntax, then {@link assertUnambiguousJson}, then
  *   Fastify's own parser with its `__proto__`/`constructor` protection), every other content type
  *   415 `REQUEST.UNSUPPORTED_MEDIA_TYPE`; on {@link HttpEdgeOptions.rawBodyRoutes} any type (a
@@ -156,6 +205,9 @@ export function httpEdgeServerOptions(options: HttpEdgeOptions): FastifyHttpOpti
  * - a safety net (`onSend`): any error answer that is not already a problem (a plugin's, the
  *   framework's) is replaced by the problem of its status ({@link problemForStatus}), so no
  *   answer names the framework;
+ * - every answered request observed in the {@link HTTP_REQUEST_DURATION} histogram of
+ *   `options.metrics` (`onResponse`): bounded labels only (the route's template, never the path,
+ *   a reference or a query);
  * - a graceful close: once the app is closing (`app.close()`, the shutdown on SIGTERM), the
  *   server accepts no connection and requests in flight finish; a request that still arrives on
  *   an open keep-alive connection is answered 503 `SERVICE.UNAVAILABLE` with `Retry-After: 5`
@@ -166,6 +218,7 @@ export function installHttpEdge(instance: FastifyInstance, options: HttpEdgeOpti
   const rawRoutes = new Set(options.rawBodyRoutes ?? []);
   const isRawRoute = (request: FastifyRequest) => rawRoutes.has(request.routeOptions.url ?? '');
   const parseJson = instance.getDefaultJsonParser('error', 'error');
+  installHttpTracing(instance, { untrustedRoutes: options.untrustedTraceRoutes ?? [] });
 
   instance.removeAllContentTypeParsers();
   instance.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: options.bodyLimitBytes }, (request, body, done) => {
@@ -242,6 +295,15 @@ export function installHttpEdge(instance: FastifyInstance, options: HttpEdgeOpti
     done();
   });
 
+  const duration = httpRequestDuration(options.metrics);
+  instance.addHook('onResponse', (request, reply, done) => {
+    duration.observe(
+      { method: request.method, route: request.routeOptions.url ?? UNMATCHED_ROUTE, status_code: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+    done();
+  });
+
   instance.addHook('onSend', async (request, reply, payload) => {
     // A response finished while closing tells its client not to reuse the connection.
     if (closing) void reply.header('connection', 'close');
@@ -265,15 +327,18 @@ function allowedMethods(router: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>, pa
 /**
  * Builds a Settle NestJS app on Fastify with its HTTP edge ({@link httpEdgeServerOptions},
  * {@link installHttpEdge}), not yet listening: Nest's own body parsers are off, the edge's
- * parse bodies.
+ * parse bodies. Nest's framework logs go through the app's logger ({@link PinoNestLogger}), and
+ * every request is logged once there (`installRequestLog`).
  *
  * @param module - the app's root module (a `DynamicModule` from its `forRoot`).
  */
 export async function createEdgeApp(module: Parameters<typeof NestFactory.create>[0], options: HttpEdgeOptions): Promise<NestFastifyApplication> {
   const app = await NestFactory.create<NestFastifyApplication>(module, new FastifyAdapter(httpEdgeServerOptions(options)), {
     bodyParser: false,
-    logger: ['error', 'warn'],
+    logger: new PinoNestLogger(options.logger),
   });
-  installHttpEdge(app.getHttpAdapter().getInstance(), options);
+  const instance = app.getHttpAdapter().getInstance();
+  installHttpEdge(instance, options);
+  installRequestLog(instance, options.logger);
   return app;
 }

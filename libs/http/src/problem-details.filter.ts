@@ -138,7 +138,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
     const problem = problemOf(error);
-    if (problem.status >= 500) this.logger.error({ err: error, path: request.url }, 'request failed');
+    // The route template, never the URL: an M-Pesa callback's URL carries its secret token.
+    if (problem.status >= 500) this.logger.error({ err: error, route: request.routeOptions?.url ?? null, requestId: request.id }, 'request failed');
     const body = problem.toProblem(request.url.split('?')[0]);
     void reply.status(problem.status).header('content-type', PROBLEM_JSON);
     if (problem.status === 503) void reply.header('retry-after', '5');

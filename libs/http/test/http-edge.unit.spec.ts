@@ -8,9 +8,10 @@ import { APP_FILTER } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
 import { pino } from 'pino';
+import { Registry, type Histogram } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { BearerKeyGuard, createEdgeApp, MAX_HEADER_BYTES, MAX_URL_BYTES, parseBody, ProblemDetailsFilter } from '@settle/http';
+import { BearerKeyGuard, createEdgeApp, HTTP_REQUEST_DURATION, MAX_HEADER_BYTES, MAX_URL_BYTES, parseBody, ProblemDetailsFilter } from '@settle/http';
 
 const KEY_DIGEST = 'a'.repeat(64);
 
@@ -55,9 +56,10 @@ class TestModule {}
 
 let app: NestFastifyApplication;
 let port: number;
+const registry = new Registry();
 
 beforeAll(async () => {
-  app = await createEdgeApp(TestModule, { bodyLimitBytes: 1024, rawBodyRoutes: ['/v1/raw/:name'] });
+  app = await createEdgeApp(TestModule, { bodyLimitBytes: 1024, rawBodyRoutes: ['/v1/raw/:name'], metrics: registry, logger: pino({ level: 'silent' }) });
   await app.listen(0, '127.0.0.1');
   port = Number(new URL(await app.getUrl()).port);
 });
@@ -252,7 +254,7 @@ function rawConnection(port: number): { socket: ReturnType<typeof connect>; clos
 
 describe('a graceful close (the shutdown on SIGTERM)', () => {
   it('finishes the request in flight, answers one that arrives meanwhile 503 as a problem, refuses new connections and does not wait for keep-alive', async () => {
-    const closing = await createEdgeApp(SlowModule, { bodyLimitBytes: 1024 });
+    const closing = await createEdgeApp(SlowModule, { bodyLimitBytes: 1024, metrics: new Registry(), logger: pino({ level: 'silent' }) });
     await closing.listen(0, '127.0.0.1');
     const closingPort = Number(new URL(await closing.getUrl()).port);
     const started = new Promise<void>((resolve) => (slowStarted = resolve));
@@ -283,5 +285,37 @@ describe('a graceful close (the shutdown on SIGTERM)', () => {
     await closed;
     // Well under the client's keep-alive time-out (72 s).
     expect(Date.now() - began).toBeLessThan(3_000);
+  });
+});
+
+describe('HTTP latency by route (settle_http_request_duration_seconds)', () => {
+  /** The histogram's observation count per `method route status` (a fresh registry, so only this test's requests). */
+  async function counts(): Promise<Record<string, number>> {
+    const values = (await (registry.getSingleMetric(HTTP_REQUEST_DURATION) as Histogram<'method' | 'route' | 'status_code'>).get()).values;
+    return Object.fromEntries(
+      values
+        .filter((v) => v.metricName === `${HTTP_REQUEST_DURATION}_count`)
+        .map((v) => [`${String(v.labels.method)} ${String(v.labels.route)} ${String(v.labels.status_code)}`, v.value]),
+    );
+  }
+
+  it('observes every answer under the route template and status code, never the concrete path; unrouted ones as unmatched', async () => {
+    registry.resetMetrics();
+    await app.inject({ method: 'GET', url: '/v1/things/ref_7PVGX8MEk85tgeEpVDtD' });
+    await app.inject({ method: 'GET', url: '/v1/things/user-42?x=1' });
+    await post('/v1/things', '{"amount":1,"amount":2}', 'application/json');
+    await app.inject({ method: 'GET', url: '/v1/nowhere/ref_7PVGX8MEk85tgeEpVDtD' });
+    await app.inject({ method: 'DELETE', url: '/v1/things' });
+    await app.inject({ method: 'GET', url: '/v1/secret' });
+    expect(await counts()).toEqual({
+      'GET /v1/things/:id 200': 2,
+      'POST /v1/things 400': 1,
+      'GET unmatched 404': 1,
+      'DELETE unmatched 405': 1,
+      'GET /v1/secret 401': 1,
+    });
+    const text = await registry.getSingleMetricAsString(HTTP_REQUEST_DURATION);
+    expect(text).not.toMatch(/ref_7PVGX8MEk85tgeEpVDtD|user-42/);
+    expect(text).toMatch(/settle_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/v1\/things\/:id",status_code="200"\}/);
   });
 });

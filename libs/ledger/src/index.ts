@@ -12,6 +12,7 @@ export * from './postgres/postgres-ledger-writer.js';
 export * from './event-store/event-store-ledger-writer.js';
 export * from './event-store/kurrentdb-ledger.js';
 export * from './open-ledger-store.js';
+export * from './health.js';
 export * from './projection/read-models.js';
 export * from './projection/ledger-projection.js';
 export * from './chain/verify-ledger.js';

@@ -5,11 +5,22 @@ import type { AvroCodec } from './codec.js';
 import { deadLetterWriter } from './dead-letter.js';
 import { groupCommitAcrossPartitions } from './group-commit.js';
 import type { BatchHandler, MessageHandler } from './handler.js';
-import { contextOf, processBatch, processMessage, type ProcessingOptions } from './message-processing.js';
+import { trackConsumerState, type Assignment, type ConsumerState } from './consumer-state.js';
+import { batchLogFields } from './log-fields.js';
+import { heartbeatWhileHandling } from './heartbeat-pump.js';
+import { processBatch, processMessage, tracedContextOf, type ProcessingOptions } from './message-processing.js';
+import { nextOffsetAfter, type MessagingMetrics } from './metrics.js';
 import { sharedOffsetCommit } from './offset-commit.js';
+import { endSpan } from '@settle/platform';
 
-/** Partitions assigned to this member, per topic, as the group coordinator handed them out. */
-export type Assignment = Readonly<Record<string, readonly number[]>>;
+/**
+ * The consumer-group session time-out the loops use unless told otherwise, milliseconds: 6 s,
+ * the broker's smallest allowed (`group.min.session.timeout.ms`). A member that died without
+ * leaving (SIGKILL, a lost host) keeps its partitions this long, so it bounds the recovery after
+ * such a fault (docs/reliability.md: the first settlement within 10 s of the fault ending).
+ * Heartbeats every 2 s, also inside long batches, keep a live member in the group.
+ */
+export const DEFAULT_SESSION_TIMEOUT_MS = 6_000;
 
 export interface ConsumerLoopOptions {
   kafka: Kafka;
@@ -32,7 +43,11 @@ export interface ConsumerLoopOptions {
   groupCommitAcrossPartitions?: boolean;
   /** Group assignment strategies (default: kafkajs's round robin). */
   partitionAssigners?: PartitionAssigner[];
-  /** Consumer-group session time-out, milliseconds (default 30 000): how long a silent member keeps its partitions. */
+  /**
+   * Consumer-group session time-out, milliseconds (default {@link DEFAULT_SESSION_TIMEOUT_MS}):
+   * how long a silent member keeps its partitions. Heartbeats go every third of it (at most
+   * every 3 s), also while a batch is handled (`heartbeat-pump.ts`).
+   */
   sessionTimeoutMs?: number;
   /** Called after each join of the group with this member's new assignment. */
   onAssignment?: (assignment: Assignment) => void;
@@ -61,11 +76,20 @@ export interface ConsumerLoopOptions {
    * (answer as soon as anything is there, kafkajs's defaults).
    */
   fetch?: { minBytes?: number; maxWaitTimeMs?: number };
+  /**
+   * Where the loop records each partition's consumer lag (from every fetched batch's high
+   * watermark) and its dead-letter records; none when absent.
+   */
+  metrics?: MessagingMetrics;
 }
 
 /** A running consumer loop. */
 export interface ConsumerLoop {
   consumer: Consumer;
+  /** Its consumer group. */
+  groupId: string;
+  /** Where the member stands in its group (connecting, joined with its partitions, rebalancing, crashed, stopped). */
+  state(): ConsumerState;
   /** Stops fetching, lets the message in hand finish, commits, disconnects. */
   stop(): Promise<void>;
 }
@@ -81,7 +105,12 @@ export interface ConsumerLoop {
  * dead-letter topic (original bytes, error in headers; `dead-letter.ts`) before the offset
  * moves on. Heartbeats are sent inside long batches; the loop stops at once when the consumer
  * is stopping or the batch is stale. Decoding, handling and retrying one message or one batch:
- * `message-processing.ts`.
+ * `message-processing.ts`. With `metrics`, each partition's lag is set when its batch is
+ * handed over (high watermark minus the batch's first offset) and again once offsets are
+ * resolved (minus the offset after the last one resolved), and removed for partitions the
+ * member no longer owns after a rebalance or once it stops. Each message gets a `process`
+ * span, a child of the producer span its headers name, ended once it is handled,
+ * dead-lettered (marked failed) or left for redelivery (docs/observability.md, "Traces").
  *
  * @throws Error when not given exactly one of `handle` and `handleBatch`; kafkajs's errors when
  *   the consumer cannot connect or subscribe.
@@ -95,22 +124,28 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
           onCall: ({ batches, items }) => logger.debug({ groupId, batches, items }, 'partition batches handled in one call'),
         })
       : options.handleBatch;
-  const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
+  const sessionTimeout = options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
+  const heartbeatInterval = Math.max(100, Math.min(3_000, Math.floor(sessionTimeout / 3)));
   const processing: ProcessingOptions = { codec, logger, isPermanent: options.isPermanent ?? isPermanentError, sessionTimeoutMs: sessionTimeout };
-  const deadLetter = deadLetterWriter({ producer, deadLetterTopic, groupId, logger });
+  const { metrics } = options;
+  const deadLetter = deadLetterWriter({ producer, deadLetterTopic, groupId, logger, ...(metrics ? { metrics } : {}) });
   const commitTogether = sharedOffsetCommit();
   const consumer = kafka.consumer({
     groupId,
     allowAutoTopicCreation: false,
     sessionTimeout,
-    heartbeatInterval: Math.max(100, Math.min(3_000, Math.floor(sessionTimeout / 3))),
+    heartbeatInterval,
     minBytes: options.fetch?.minBytes ?? 1,
     maxWaitTimeInMs: options.fetch?.maxWaitTimeMs ?? 5_000,
     ...(options.partitionAssigners ? { partitionAssigners: options.partitionAssigners } : {}),
   });
-  if (options.onAssignment) {
+  const state = trackConsumerState(consumer, groupId);
+  if (options.onAssignment || metrics) {
     const onAssignment = options.onAssignment;
-    consumer.on(consumer.events.GROUP_JOIN, (event) => onAssignment(event.payload.memberAssignment));
+    consumer.on(consumer.events.GROUP_JOIN, (event) => {
+      metrics?.keepAssigned(groupId, event.payload.memberAssignment);
+      onAssignment?.(event.payload.memberAssignment);
+    });
   }
   if (options.onRevocation) {
     const onRevocation = options.onRevocation;
@@ -129,34 +164,94 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     // eslint-disable-next-line @typescript-eslint/unbound-method
     eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary, uncommittedOffsets }) => {
       const stale = () => !running || !isRunning() || isStale();
-      if (handleBatch) {
-        const contexts = batch.messages.map((message) => contextOf(batch, message));
-        if (contexts.length === 0) return;
-        const batchOptions = { ...processing, handleBatch, abandonBatchWhen: options.abandonBatchWhen, abandonDelayMs: options.abandonDelayMs };
-        const rejected = await processBatch(batchOptions, batch.messages, contexts, { stale, heartbeat });
-        if (rejected === null) return; // stale, stopping or given up: nothing resolved, the batch is fetched again
-        for (const { message, context, error } of rejected) await deadLetter(message, context, error);
-        resolveOffset(batch.messages.at(-1)!.offset);
-        await heartbeat();
-        await commitTogether(commitOffsetsIfNecessary, uncommittedOffsets);
-        return;
+      // Every line about this batch names its group, topic, partition and offsets.
+      const log = logger.child(batchLogFields(groupId, batch));
+      const started = performance.now();
+      const lagAfter = (nextOffset: string) => metrics?.recordLag(groupId, batch.topic, batch.partition, batch.highWatermark, nextOffset);
+      if (batch.messages.length > 0) lagAfter(batch.messages[0]!.offset);
+      const stopHeartbeats = heartbeatWhileHandling(heartbeat, heartbeatInterval);
+      try {
+        await handleFetched();
+      } finally {
+        stopHeartbeats();
       }
-      for (const message of batch.messages) {
-        if (stale()) break;
-        if (!(await processMessage({ ...processing, handle: handle!, deadLetter }, message, contextOf(batch, message), { stale, heartbeat }))) break;
-        resolveOffset(message.offset);
-        await heartbeat();
+
+      async function handleFetched(): Promise<void> {
+        if (handleBatch) {
+          if (batch.messages.length === 0) return;
+          const traced = batch.messages.map((message) => tracedContextOf(batch, message, groupId));
+          const contexts = traced.map((t) => t.context);
+          // Why each message failed, for its span: dead-lettered, or the whole batch's error.
+          const failed = new Map<string, unknown>();
+          try {
+            const batchOptions = {
+              ...processing,
+              logger: log,
+              handleBatch,
+              abandonBatchWhen: options.abandonBatchWhen,
+              abandonDelayMs: options.abandonDelayMs,
+            };
+            const rejected = await processBatch(batchOptions, batch.messages, contexts, { stale, heartbeat });
+            if (rejected === null) return; // stale, stopping or given up: nothing resolved, the batch is fetched again
+            for (const { message, context, error } of rejected) {
+              failed.set(context.offset, error);
+              await deadLetter(message, context, error);
+            }
+            resolveOffset(batch.messages.at(-1)!.offset);
+            lagAfter(nextOffsetAfter(batch.messages.at(-1)!.offset));
+            await heartbeat();
+            await commitTogether(commitOffsetsIfNecessary, uncommittedOffsets);
+            log.debug({ deadLettered: rejected.length, durationMs: Math.round(performance.now() - started) }, 'batch handled');
+            return;
+          } catch (error) {
+            for (const context of contexts) if (!failed.has(context.offset)) failed.set(context.offset, error);
+            throw error;
+          } finally {
+            for (const { context, span } of traced) endSpan(span, failed.get(context.offset));
+          }
+        }
+        let handled = 0;
+        for (const message of batch.messages) {
+          if (stale()) break;
+          const { context, span } = tracedContextOf(batch, message, groupId);
+          let failure: unknown;
+          const deadLetterTraced: typeof deadLetter = (m, c, error) => {
+            failure = error;
+            return deadLetter(m, c, error);
+          };
+          let processed: boolean;
+          try {
+            processed = await processMessage({ ...processing, logger: log, handle: handle!, deadLetter: deadLetterTraced }, message, context, {
+              stale,
+              heartbeat,
+            });
+          } catch (error) {
+            failure ??= error;
+            throw error;
+          } finally {
+            endSpan(span, failure);
+          }
+          if (!processed) break;
+          resolveOffset(message.offset);
+          lagAfter(nextOffsetAfter(message.offset));
+          handled += 1;
+          await heartbeat();
+        }
+        await commitOffsetsIfNecessary();
+        log.debug({ handled, durationMs: Math.round(performance.now() - started) }, 'batch handled');
       }
-      await commitOffsetsIfNecessary();
     },
   });
 
   return {
     consumer,
+    groupId,
+    state,
     async stop() {
       running = false;
       await consumer.stop();
       await consumer.disconnect();
+      metrics?.forgetGroup(groupId);
     },
   };
 }

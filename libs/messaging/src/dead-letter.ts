@@ -2,7 +2,11 @@ import type { KafkaMessage, Producer } from 'kafkajs';
 import { isSettleError } from '@settle/domain';
 import type { Logger } from 'pino';
 import type { MessageContext } from './handler.js';
+import { messageLogFields } from './log-fields.js';
 import { HEADERS } from './headers.js';
+import type { MessagingMetrics } from './metrics.js';
+import { contextOfCarrier, endSpan, traceCarrierOf } from '@settle/platform';
+import { startSendSpan } from './trace-context.js';
 
 /** Writes one message that can never be processed to the dead-letter topic. */
 export type DeadLetterWriter = (message: KafkaMessage, context: MessageContext, error: unknown) => Promise<void>;
@@ -15,6 +19,8 @@ export interface DeadLetterOptions {
   /** The consumer group, named in the record's headers. */
   groupId: string;
   logger: Logger;
+  /** Counts each record once Kafka acknowledged it (`settle_dead_letter_records_total`); none when absent. */
+  metrics?: MessagingMetrics;
 }
 
 /**
@@ -51,21 +57,34 @@ function originalHeaders(message: KafkaMessage): Record<string, Buffer | string>
 }
 
 /**
- * A writer of dead-letter records: logs the failure (topic, partition, offset, reference,
- * code), then sends the original key and bytes with {@link deadLetterHeaders} and acks all.
+ * A writer of dead-letter records: logs the failure (topic, partition, offset, correlation and
+ * causation ids, reference (the message key), code), then sends the original key and bytes with
+ * {@link deadLetterHeaders} and acks all, and counts the record by source topic and code.
  * Resolves once Kafka acknowledged the record, so the caller may then move the offset on.
+ * The send is a producer span, a child of the message's `process` span, whose context replaces
+ * the original's trace headers (docs/observability.md, "Traces").
+ *
+ * @throws kafkajs's error when the record cannot be sent (nothing is counted then).
  */
 export function deadLetterWriter(options: DeadLetterOptions): DeadLetterWriter {
-  const { producer, deadLetterTopic, groupId, logger } = options;
+  const { producer, deadLetterTopic, groupId, logger, metrics } = options;
   return async (message, context, error) => {
     logger.error(
-      { topic: context.topic, partition: context.partition, offset: context.offset, reference: context.key, code: errorCode(error), err: error },
+      { topic: context.topic, partition: context.partition, ...messageLogFields(context), reference: context.key, code: errorCode(error), err: error },
       'message sent to the dead-letter topic',
     );
-    await producer.send({
-      topic: deadLetterTopic,
-      acks: -1,
-      messages: [{ key: message.key, value: message.value, headers: deadLetterHeaders(message, context, error, groupId) }],
-    });
+    const send = startSendSpan(deadLetterTopic, context.trace ?? contextOfCarrier(context.headers));
+    const headers = deadLetterHeaders(message, context, error, groupId);
+    delete headers[HEADERS.traceparent];
+    delete headers[HEADERS.tracestate];
+    Object.assign(headers, traceCarrierOf(send.context));
+    try {
+      await producer.send({ topic: deadLetterTopic, acks: -1, messages: [{ key: message.key, value: message.value, headers }] });
+      endSpan(send.span);
+    } catch (sendError) {
+      endSpan(send.span, sendError);
+      throw sendError;
+    }
+    metrics?.deadLetterRecords.inc({ topic: context.topic, reason: errorCode(error) });
   };
 }

@@ -1,4 +1,5 @@
 /** What a consumer loop hands its application: decoded messages with their context, and the errors that decide their fate. */
+import type { Context } from '@opentelemetry/api';
 import { SettleError, type ErrorKind } from '@settle/domain';
 import type { TypedEvent } from './contracts.js';
 
@@ -32,6 +33,13 @@ export interface MessageContext {
   /** Kafka timestamp, epoch ms. */
   timestamp: number;
   headers: Record<string, unknown>;
+  /**
+   * The OpenTelemetry context of the message's `process` span (docs/observability.md,
+   * "Traces"): what the message's work continues, its provider calls and the outbox rows it
+   * causes (`traceCarrierOf(context.trace)`). Set by the consumer loop; absent where a test
+   * builds a context by hand. A non-recording span while tracing is off.
+   */
+  trace?: Context;
 }
 
 /** Handles one decoded message. Resolve only once its effects are durable. */

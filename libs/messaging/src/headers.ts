@@ -3,6 +3,12 @@ export const HEADERS = {
   eventType: 'settle-event-type',
   correlationId: 'correlation-id',
   causationId: 'causation-id',
+  /**
+   * W3C trace context (www.w3.org/TR/trace-context/): the producer span the record continues,
+   * and vendors' trace state. Set only while tracing is on (docs/observability.md, "Traces").
+   */
+  traceparent: 'traceparent',
+  tracestate: 'tracestate',
   /** Dead-letter records: why and where from. */
   dlqErrorCode: 'dlq-error-code',
   dlqErrorMessage: 'dlq-error-message',

@@ -3,11 +3,16 @@ import type { Logger } from 'pino';
 import type { AvroCodec } from './codec.js';
 import type { DeadLetterWriter } from './dead-letter.js';
 import type { BatchHandler, BatchItem, MessageContext, MessageHandler } from './handler.js';
+import { messageLogFields } from './log-fields.js';
 import { Abandoned, retryBackoff, retryInPlace } from './retry-in-place.js';
+import { annotateReference, withTraceContext } from '@settle/platform';
+import { startProcessSpan } from './trace-context.js';
+import type { Span } from '@opentelemetry/api';
 
 /** What processing a fetched batch needs, whichever handler the loop has. */
 export interface ProcessingOptions {
   codec: AvroCodec;
+  /** The batch's logger: a child bound to its consumer group, topic, partition and offsets (`batchLogFields`). */
   logger: Logger;
   /** Which errors no retry can fix. */
   isPermanent: (error: unknown) => boolean;
@@ -42,6 +47,17 @@ export function contextOf(batch: { topic: string; partition: number }, message: 
 }
 
 /**
+ * Where a fetched message came from, with its `process` span started (a child of the producer
+ * span its headers name: docs/observability.md, "Traces"); the caller ends the span once the
+ * message is handled, dead-lettered or left for redelivery.
+ */
+export function tracedContextOf(batch: { topic: string; partition: number }, message: KafkaMessage, groupId: string): { context: MessageContext; span: Span } {
+  const base = contextOf(batch, message);
+  const { span, context } = startProcessSpan({ topic: batch.topic, partition: batch.partition, offset: message.offset, groupId, headers: base.headers });
+  return { context: { ...base, trace: context }, span };
+}
+
+/**
  * Decodes and handles one message, retrying transient failures in place (heartbeating
  * between attempts) for as long as the member keeps the partition; a permanent failure is
  * written to the dead-letter topic.
@@ -63,12 +79,16 @@ export async function processMessage(
     await retryInPlace(
       {
         retryable: (error) => !isPermanent(error),
-        onRetry: (attempt, error) =>
-          logger.warn({ topic: context.topic, partition: context.partition, offset: context.offset, attempt, err: error }, 'retrying message'),
+        onRetry: (attempt, error) => logger.warn({ ...messageLogFields(context), attempt, err: error }, 'retrying message'),
         ...liveness,
         backoff: retryBackoff(options.sessionTimeoutMs),
       },
-      async () => options.handle(await codec.decode(message.value, message.headers as Record<string, unknown>), context),
+      async () => {
+        const event = await codec.decode(message.value, message.headers);
+        annotateReference(context.trace, event.payload.reference);
+        // A message handled alone runs in its process span's context: its spans and outbox rows continue the trace.
+        return withTraceContext(context.trace, () => options.handle(event, context));
+      },
     );
     return true;
   } catch (error) {
@@ -104,7 +124,9 @@ export async function processBatch(
   const sources: number[] = [];
   for (const [i, message] of messages.entries()) {
     try {
-      items.push({ event: await codec.decode(message.value, message.headers), context: contexts[i]! });
+      const event = await codec.decode(message.value, message.headers);
+      annotateReference(contexts[i]!.trace, event.payload.reference);
+      items.push({ event, context: contexts[i]! });
       sources.push(i);
     } catch (error) {
       if (!isPermanent(error)) throw error;
@@ -116,7 +138,7 @@ export async function processBatch(
     const failed = await retryInPlace(
       {
         retryable: (error) => !giveUp(error),
-        onRetry: (attempt, error) => logger.warn({ topic: contexts[0]!.topic, partition: contexts[0]!.partition, attempt, err: error }, 'retrying batch'),
+        onRetry: (attempt, error) => logger.warn({ attempt, err: error }, 'retrying batch'),
         ...liveness,
         backoff: retryBackoff(options.sessionTimeoutMs),
       },
@@ -128,7 +150,7 @@ export async function processBatch(
   } catch (error) {
     if (error instanceof Abandoned) return null;
     if (giveUp(error)) {
-      logger.warn({ topic: contexts[0]!.topic, partition: contexts[0]!.partition, err: error }, 'batch given up, to be fetched again');
+      logger.warn({ err: error }, 'batch given up, to be fetched again');
       await new Promise((resolve) => setTimeout(resolve, options.abandonDelayMs ?? 1_000));
       return null;
     }

@@ -1,22 +1,34 @@
 import type { Producer } from 'kafkajs';
 import type pg from 'pg';
-import { inTransaction } from '@settle/platform';
+import {
+  contextOfCarrier,
+  endSpan,
+  inTransaction,
+  SETTLE_SPAN_ATTRIBUTES,
+  traceCarrierOf,
+  traceCarrierOfColumns,
+  type Span,
+  type TraceCarrier,
+} from '@settle/platform';
 import type { Logger } from 'pino';
 import type { AvroCodec } from './codec.js';
 import type { ContractMap, EventType } from './contracts.js';
 import { HEADERS } from './headers.js';
+import type { MessagingMetrics } from './metrics.js';
+import { startSendSpan } from './trace-context.js';
 import { topicFor, type Topics } from './topics.js';
 
 /**
  * DDL of an outbox table in the given schema (idempotent). Every row in it is waiting to be
  * published: the relay deletes a row once Kafka acknowledged it. Outboxes made before that
  * kept published rows, marked in a `published_at` column: those rows are deleted and the
- * column (with its partial index) dropped.
+ * column (with its partial index) dropped. A row keeps the W3C trace context of the work that
+ * wrote it (`traceparent`, `tracestate`; null while tracing is off), for the relay to continue.
  *
- * Each app's outbox lives in the schema it owns and is created by that schema's first
- * versioned migration, which holds these same statements (checked by
- * `test/migrations.unit.spec.ts`); this function is for tests and tools that need an outbox
- * in a schema of their own.
+ * Each app's outbox lives in the schema it owns and is created by that schema's versioned
+ * migrations, which hold these same statements (the first one the table, a later one the trace
+ * context columns; checked by `test/migrations.unit.spec.ts`); this function is for tests and
+ * tools that need an outbox in a schema of their own.
  */
 export function outboxDdl(schema: string): string[] {
   return [
@@ -38,6 +50,7 @@ export function outboxDdl(schema: string): string[] {
          ALTER TABLE ${schema}.outbox DROP COLUMN published_at;
        END IF;
      END $$`,
+    `ALTER TABLE ${schema}.outbox ADD COLUMN IF NOT EXISTS traceparent text, ADD COLUMN IF NOT EXISTS tracestate text`,
   ];
 }
 
@@ -49,6 +62,12 @@ export interface OutboxMessage<K extends EventType = EventType> {
   causationId?: string;
   /** Kafka message key; defaults to the payload's `reference` (entitlement events use the user id). */
   key?: string;
+  /**
+   * The trace context the message continues (the span of the work that caused it); defaults to
+   * the context active when it is enqueued (an HTTP request's span, a message handled alone).
+   * A batch handler names each message's own (`traceCarrierOf(item.context.trace)`).
+   */
+  trace?: TraceCarrier | undefined;
 }
 
 /** A message as it goes on a Kafka topic, before its payload is Avro-encoded. */
@@ -108,10 +127,20 @@ export class Outbox {
     const col = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f);
     // One statement whatever the count: a sweep of thousands of requests is one round trip.
     await client.query(
-      `INSERT INTO ${this.schema}.outbox (topic, message_key, event_type, payload, correlation_id, causation_id)
-       SELECT t, k, e, p, c, ca FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::text[], $6::text[]) WITH ORDINALITY AS m(t, k, e, p, c, ca, n)
+      `INSERT INTO ${this.schema}.outbox (topic, message_key, event_type, payload, correlation_id, causation_id, traceparent, tracestate)
+       SELECT t, k, e, p, c, ca, tp, ts
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS m(t, k, e, p, c, ca, tp, ts, n)
        ORDER BY n`,
-      [col((r) => r.topic), col((r) => r.key), col((r) => r.type), col((r) => r.payload), col((r) => r.correlationId), col((r) => r.causationId)],
+      [
+        col((r) => r.topic),
+        col((r) => r.key),
+        col((r) => r.type),
+        col((r) => r.payload),
+        col((r) => r.correlationId),
+        col((r) => r.causationId),
+        col((r) => r.traceparent),
+        col((r) => r.tracestate),
+      ],
     );
   }
 
@@ -122,13 +151,13 @@ export class Outbox {
 
   /**
    * Checks a message against its schema and returns the column values of its outbox row
-   * (payload as JSON text), for a caller that inserts it in a statement of its own.
+   * (payload as JSON text; the trace context the message's, else the active one, captured now,
+   * before any await), for a caller that inserts it in a statement of its own.
    *
    * @throws Error when the payload does not match its schema.
    */
-  async prepare(
-    m: OutboxMessage,
-  ): Promise<{ topic: string; key: string; type: EventType; payload: string; correlationId: string; causationId: string | null }> {
+  async prepare(m: OutboxMessage): Promise<PreparedOutboxRow> {
+    const trace = m.trace ?? traceCarrierOf();
     await this.codec.assertValid(m.type, m.payload);
     const { topic, key } = outgoingRecordOf(this.topics, m);
     return {
@@ -138,11 +167,28 @@ export class Outbox {
       payload: JSON.stringify(m.payload),
       correlationId: m.payload.correlation_id,
       causationId: m.causationId ?? null,
+      traceparent: trace?.traceparent ?? null,
+      tracestate: trace?.tracestate ?? null,
     };
   }
 }
 
-interface OutboxRow {
+/** The column values of one outbox row, as {@link Outbox.prepare} gives them. */
+export interface PreparedOutboxRow {
+  topic: string;
+  key: string;
+  type: EventType;
+  /** JSON text. */
+  payload: string;
+  correlationId: string;
+  causationId: string | null;
+  /** W3C trace context of the work that wrote the row; null while tracing is off. */
+  traceparent: string | null;
+  tracestate: string | null;
+}
+
+/** An outbox row as the relay reads it. */
+export interface OutboxRow {
   id: number;
   topic: string;
   message_key: string;
@@ -150,6 +196,19 @@ interface OutboxRow {
   payload: ContractMap[EventType];
   correlation_id: string;
   causation_id: string | null;
+  traceparent: string | null;
+  tracestate: string | null;
+}
+
+/**
+ * The headers the relay publishes an outbox row with: {@link messageHeaders}, plus the W3C
+ * trace context of `trace` (the row's `send` span) when tracing is on. Pure.
+ */
+export function relayHeaders(row: OutboxRow, trace: TraceCarrier | undefined): Record<string, string> {
+  const headers = messageHeaders(row.event_type, row.correlation_id, row.causation_id ?? row.payload.event_id);
+  if (trace?.traceparent) headers[HEADERS.traceparent] = trace.traceparent;
+  if (trace?.tracestate) headers[HEADERS.tracestate] = trace.tracestate;
+  return headers;
 }
 
 /** How an {@link OutboxRelay} paces itself. */
@@ -168,7 +227,13 @@ export const DEFAULT_RELAY_OPTIONS: Readonly<RelayOptions> = { pollIntervalMs: 2
  * producer, then deletes them. One relay per outbox runs at a time across
  * instances (a PostgreSQL advisory lock). It wakes on {@link OutboxRelay.wake} after a
  * commit, and polls as a fallback, so a crash between commit and publish only delays a
- * message, never loses it.
+ * message, never loses it. Each record gets a producer span, `send <topic>`, a child of the
+ * trace context its row stored, and carries that span's context in its headers
+ * ({@link relayHeaders}; docs/observability.md, "Traces").
+ *
+ * Every pass, in every instance (the lock's holder or not), also measures the backlog's age:
+ * that of the outbox's first row by id, the next one to publish ({@link OutboxRelay.backlogAgeSeconds},
+ * reported as `settle_outbox_backlog_age_seconds` when given `metrics`).
  */
 export class OutboxRelay {
   private timer: NodeJS.Timeout | null = null;
@@ -178,7 +243,12 @@ export class OutboxRelay {
   private active: Promise<void> | null = null;
   private again = false;
   private readonly options: RelayOptions;
+  /** The first row's age at the last measurement (seconds, database clock) and when it was taken (`performance.now()`), `null` when empty. */
+  private oldest: { ageSeconds: number; measuredAt: number } | null = null;
 
+  /**
+   * @param metrics - where the backlog age is reported (under the outbox's schema); none when absent.
+   */
   constructor(
     private readonly pool: pg.Pool,
     private readonly schema: string,
@@ -186,8 +256,20 @@ export class OutboxRelay {
     private readonly codec: AvroCodec,
     private readonly logger: Logger,
     options: Partial<RelayOptions> = {},
+    metrics?: MessagingMetrics,
   ) {
     this.options = { ...DEFAULT_RELAY_OPTIONS, ...options };
+    metrics?.watchOutbox(schema, () => this.backlogAgeSeconds());
+  }
+
+  /**
+   * Age of the oldest unpublished row (the first by id), seconds: as the latest pass measured
+   * it, plus the time since on this process's clock; 0 when that pass found the outbox empty or
+   * published everything it held, and before the first pass. While passes fail (the database
+   * unreachable) the last measurement keeps growing.
+   */
+  backlogAgeSeconds(now: number = performance.now()): number {
+    return this.oldest === null ? 0 : this.oldest.ageSeconds + Math.max(0, now - this.oldest.measuredAt) / 1000;
   }
 
   /** Starts relaying: a pass now, then after each wake and every poll interval. */
@@ -258,36 +340,57 @@ export class OutboxRelay {
    * than marking a row published keeps the table as small as its backlog and writes a few
    * bytes of WAL per row instead of a new version of the row (docs/postgres.md).
    *
+   * The lock's statement also reads the age of the first row by id (one primary-key probe), so
+   * every instance measures the backlog whether it holds the lock or not; a pass that published
+   * every row it found (fewer than a batch) leaves the backlog measured empty.
+   *
    * @throws when the database or the broker fails; nothing is deleted then.
    */
   async pass(): Promise<number> {
-    return inTransaction(this.pool, async (client) => {
-      const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok', [`settle-outbox:${this.schema}`]);
+    const published = await inTransaction(this.pool, async (client) => {
+      const lock = await client.query<{ ok: boolean; oldest_age_seconds: number | null }>(
+        `SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok,
+                (SELECT extract(epoch FROM clock_timestamp() - created_at)::float8 FROM ${this.schema}.outbox ORDER BY id LIMIT 1) AS oldest_age_seconds`,
+        [`settle-outbox:${this.schema}`],
+      );
+      const age = lock.rows[0]?.oldest_age_seconds ?? null;
+      this.oldest = age === null ? null : { ageSeconds: Math.max(0, age), measuredAt: performance.now() };
       if (!lock.rows[0]?.ok) return 0;
       const { rows } = await client.query<OutboxRow>(
-        `SELECT id, topic, message_key, event_type, payload, correlation_id, causation_id
+        `SELECT id, topic, message_key, event_type, payload, correlation_id, causation_id, traceparent, tracestate
            FROM ${this.schema}.outbox ORDER BY id LIMIT $1`,
         [this.options.batchSize],
       );
       if (rows.length === 0) return 0;
       const byTopic = new Map<string, Array<{ key: string; value: Buffer; headers: Record<string, string> }>>();
-      for (const row of rows) {
-        const value = await this.codec.encode(row.event_type, row.payload);
-        const list = byTopic.get(row.topic) ?? [];
-        list.push({
-          key: row.message_key,
-          value,
-          headers: messageHeaders(row.event_type, row.correlation_id, row.causation_id ?? row.payload.event_id),
+      const spans: Span[] = [];
+      try {
+        for (const row of rows) {
+          const value = await this.codec.encode(row.event_type, row.payload);
+          const send = startSendSpan(row.topic, contextOfCarrier(traceCarrierOfColumns(row.traceparent, row.tracestate)), {
+            [SETTLE_SPAN_ATTRIBUTES.eventType]: row.event_type,
+            [SETTLE_SPAN_ATTRIBUTES.reference]: row.payload.reference,
+          });
+          spans.push(send.span);
+          const list = byTopic.get(row.topic) ?? [];
+          list.push({ key: row.message_key, value, headers: relayHeaders(row, traceCarrierOf(send.context)) });
+          byTopic.set(row.topic, list);
+        }
+        await this.producer.sendBatch({
+          acks: -1,
+          topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
         });
-        byTopic.set(row.topic, list);
+      } catch (error) {
+        for (const span of spans) endSpan(span, error);
+        throw error;
       }
-      await this.producer.sendBatch({
-        acks: -1,
-        topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
-      });
+      for (const span of spans) endSpan(span);
       await client.query(`DELETE FROM ${this.schema}.outbox WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
       this.logger.debug({ outbox: this.schema, published: rows.length }, 'outbox published');
       return rows.length;
     });
+    // Committed: what the pass found is gone; a fuller outbox gets its next pass at once.
+    if (published > 0 && published < this.options.batchSize) this.oldest = null;
+    return published;
   }
 }

@@ -1,25 +1,29 @@
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import type { Kafka, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AvroCodec,
+  type CheckoutRegisteredV1,
   createKafka,
   createProducer,
   ensureTopics,
   HEADERS,
   headerText,
+  MessagingMetrics,
   Outbox,
-  OutboxRelay,
   outboxDdl,
+  OutboxRelay,
   PermanentMessageError,
   startConsumerLoop,
   topicNames,
-  type CheckoutRegisteredV1,
   type Topics,
   type TypedEvent,
 } from '@settle/messaging';
 import { MAX_AMOUNT_MINOR } from '@settle/domain';
-import { createLogger, createPool, inTransaction, type Pool } from '@settle/platform';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
+import { createLogger, createPool, endSpan, inTransaction, startSpan, startTracing, traceCarrierOf, withTraceContext, type Pool } from '@settle/platform';
+import { Registry } from 'prom-client';
 import { waitUntil } from '../../../scripts/ops/clients.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
 
@@ -80,11 +84,14 @@ describe('Avro through the schema registry', () => {
 });
 
 describe('consumer loop on the real broker', () => {
-  it('hands over decoded messages and dead-letters the undecodable and the permanently failing, losing none', async () => {
+  it('hands over decoded messages and dead-letters the undecodable and the permanently failing, losing none, counting the records and the lag', async () => {
     const seen: string[] = [];
+    const metrics = new MessagingMetrics(new Registry());
+    const groupId = `int-${randomUUID()}`;
     const loop = await startConsumerLoop({
       kafka,
-      groupId: `int-${randomUUID()}`,
+      groupId,
+      metrics,
       topics: [topics.transactionEvents],
       codec,
       producer,
@@ -125,9 +132,114 @@ describe('consumer loop on the real broker', () => {
       await waitUntil('bad messages to be dead-lettered', 30_000, async () => (dlq.length >= 3 ? true : undefined));
       expect(seen.sort()).toEqual(['ref_a', 'ref_b']);
       expect(dlq.map((d) => d.code).sort()).toEqual(['MESSAGE.UNDECODABLE', 'MESSAGE.UNKNOWN_TYPE', 'TEST.POISON']);
+      const deadLettered = (await metrics.deadLetterRecords.get()).values.map((v) => `${v.labels.topic} ${v.labels.reason} ${v.value}`);
+      expect(deadLettered.sort()).toEqual(
+        ['MESSAGE.UNDECODABLE', 'MESSAGE.UNKNOWN_TYPE', 'TEST.POISON'].map((reason) => `${topics.transactionEvents} ${reason} 1`),
+      );
+      // Every message of the partition they went to is behind the loop: no lag left there.
+      const lag = (await metrics.consumerLag.get()).values.filter((v) => v.labels.consumer_group === groupId);
+      expect(lag.length).toBeGreaterThan(0);
+      expect(lag.every((v) => v.labels.topic === topics.transactionEvents && v.value === 0)).toBe(true);
     } finally {
       await loop.stop();
       await dlqConsumer.disconnect();
+    }
+  });
+});
+
+describe('consumer loop logs', () => {
+  it("name each batch's group, topic, partition and offsets, and each message's offset, correlation and causation ids", async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const capture = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+    const groupId = `int-logs-${randomUUID()}`;
+    let failures = 0;
+    const loop = await startConsumerLoop({
+      kafka,
+      groupId,
+      topics: [topics.transactionEvents],
+      codec,
+      producer,
+      deadLetterTopic: topics.deadLetter,
+      logger: createLogger('messaging-logs', 'debug', capture),
+      handle: async (event: TypedEvent) => {
+        // Transient once, for the retry line.
+        if (event.payload.reference === 'ref_logged' && failures++ === 0) throw new Error('database restarting');
+      },
+    });
+    const correlationId = randomUUID();
+    const causationId = randomUUID();
+    try {
+      const [sent] = await producer.send({
+        topic: topics.transactionEvents,
+        acks: -1,
+        messages: [
+          {
+            key: 'ref_logged',
+            value: await codec.encode('CheckoutRegistered', registered('ref_logged')),
+            headers: { [HEADERS.eventType]: 'CheckoutRegistered', [HEADERS.correlationId]: correlationId, [HEADERS.causationId]: causationId },
+          },
+        ],
+      });
+      // The topic holds the earlier tests' messages too: this one is the last of its partition's batch.
+      const offset = sent!.baseOffset!;
+      const batch = { groupId, topic: topics.transactionEvents, partition: sent!.partition, lastOffset: offset };
+      const handled = await waitUntil('the batch to be handled and logged', 30_000, async () =>
+        lines.find((l) => l.msg === 'batch handled' && l.partition === batch.partition && l.lastOffset === offset),
+      );
+      expect(handled).toMatchObject({ ...batch, app: 'messaging-logs', firstOffset: expect.any(String) });
+      expect(BigInt(handled.firstOffset as string)).toBeLessThanOrEqual(BigInt(offset));
+      expect(lines.find((l) => l.msg === 'retrying message')).toMatchObject({ ...batch, offset, correlationId, causationId, attempt: 1 });
+    } finally {
+      await loop.stop();
+    }
+  });
+});
+
+describe('heartbeats inside a long batch', () => {
+  it('keeps the partitions of a member whose batch takes longer than the session time-out: no rejoin, no redelivery', async () => {
+    const sessionTimeoutMs = 6_000;
+    const attempts: string[] = [];
+    const handled: string[] = [];
+    let joins = 0;
+    const loop = await startConsumerLoop({
+      kafka,
+      groupId: `int-slow-${randomUUID()}`,
+      topics: [topics.transactionEvents],
+      codec,
+      producer,
+      deadLetterTopic: topics.deadLetter,
+      logger,
+      sessionTimeoutMs,
+      onAssignment: () => joins++,
+      handleBatch: async (items) => {
+        const references = items.map((item) => item.event.payload.reference);
+        attempts.push(...references);
+        // Waits like a batch whose provider answers at its time-out, past the session time-out.
+        if (references.includes('ref_slow')) await new Promise((resolve) => setTimeout(resolve, sessionTimeoutMs + 3_000));
+        handled.push(...references);
+        return [];
+      },
+    });
+    try {
+      await producer.send({
+        topic: topics.transactionEvents,
+        acks: -1,
+        messages: [
+          { key: 'ref_slow', value: await codec.encode('CheckoutRegistered', registered('ref_slow')), headers: { [HEADERS.eventType]: 'CheckoutRegistered' } },
+        ],
+      });
+      await waitUntil('the slow batch to be handled', 30_000, async () => (handled.includes('ref_slow') ? true : undefined));
+      // Long enough for an evicted member to rejoin and fetch the uncommitted batch again.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(attempts.filter((reference) => reference === 'ref_slow')).toHaveLength(1);
+      expect(joins).toBe(1);
+    } finally {
+      await loop.stop();
     }
   });
 });
@@ -221,6 +333,90 @@ describe('transactional outbox', () => {
     } finally {
       await admin.disconnect();
     }
+  });
+
+  it("carries the trace context of the work that wrote a row to the record's consumer: request, send, process, one trace", async () => {
+    const exporter = new InMemorySpanExporter();
+    const tracing = startTracing(
+      { exporter: 'console', serviceName: 'messaging-int', sampler: { kind: 'parentbased_always_on', ratio: 1 }, scheduleDelayMs: 10 },
+      logger,
+      { exporter },
+    );
+    const outbox = new Outbox('app', topics, codec);
+    const relay = new OutboxRelay(pool, 'app', producer, codec, logger, { pollIntervalMs: 50, batchSize: 100 });
+    const handled: Array<{ traceparent: string | undefined }> = [];
+    const loop = await startConsumerLoop({
+      kafka,
+      groupId: `int-traced-${randomUUID()}`,
+      topics: [topics.transactionEvents],
+      codec,
+      producer,
+      deadLetterTopic: topics.deadLetter,
+      logger,
+      // The topic also holds the other tests' records: only this one matters here.
+      handleBatch: async (items) => {
+        for (const { event, context } of items)
+          if (event.payload.reference === 'ref_outbox_traced') handled.push({ traceparent: traceCarrierOf(context.trace)?.traceparent });
+        return [];
+      },
+    });
+    const request = startSpan('test', 'request');
+    try {
+      await withTraceContext(request.context, () =>
+        inTransaction(pool, (client) => outbox.enqueue(client, [{ type: 'CheckoutRegistered', payload: registered('ref_outbox_traced') }])),
+      );
+      endSpan(request.span);
+      const stored = await pool.query<{ traceparent: string }>(`SELECT traceparent FROM app.outbox WHERE message_key = 'ref_outbox_traced'`);
+      expect(stored.rows).toEqual([{ traceparent: traceCarrierOf(request.context)!.traceparent }]);
+      relay.start();
+      await waitUntil('the traced record to be handled', 30_000, async () => (handled.length > 0 ? true : undefined));
+    } finally {
+      await relay.stop();
+      await loop.stop();
+    }
+    const spans = exporter.getFinishedSpans();
+    await tracing.shutdown();
+    const requestSpan = spans.find((s) => s.name === 'request')!;
+    const send = spans.find((s) => s.name === `send ${topics.transactionEvents}` && s.attributes['settle.reference'] === 'ref_outbox_traced')!;
+    const process = spans.find((s) => s.name === `process ${topics.transactionEvents}` && s.attributes['settle.reference'] === 'ref_outbox_traced')!;
+    const traceId = requestSpan.spanContext().traceId;
+    expect([send.spanContext().traceId, process.spanContext().traceId]).toEqual([traceId, traceId]);
+    expect(send.parentSpanContext?.spanId).toBe(requestSpan.spanContext().spanId);
+    expect(process.parentSpanContext?.spanId).toBe(send.spanContext().spanId);
+    expect(handled[0]!.traceparent).toBe(`00-${traceId}-${process.spanContext().spanId}-01`);
+  });
+
+  it('reports the age of its oldest unpublished row, still growing while that row cannot be published, and 0 once the outbox is empty', async () => {
+    await applyDdl(pool, outboxDdl('aged'));
+    const registry = new Registry();
+    const relay = new OutboxRelay(pool, 'aged', producer, codec, logger, { pollIntervalMs: 50, batchSize: 100 }, new MessagingMetrics(registry));
+    const gauge = async () => {
+      const text = await registry.getSingleMetricAsString('settle_outbox_backlog_age_seconds');
+      return Number(/settle_outbox_backlog_age_seconds\{outbox="aged"\} (\S+)/.exec(text)?.[1]);
+    };
+    expect(await gauge()).toBe(0);
+    // A row written 90 s ago whose payload its schema refuses: it holds the outbox, as a real one would.
+    const stuck = { ...registered('ref_outbox_stuck'), amount_minor: 'a lot' };
+    await pool.query(
+      `INSERT INTO aged.outbox (topic, message_key, event_type, payload, correlation_id, created_at)
+       VALUES ($1, 'ref_outbox_stuck', 'CheckoutRegistered', $2, $3, now() - interval '90 seconds')`,
+      [topics.transactionEvents, JSON.stringify(stuck), stuck.correlation_id],
+    );
+    await expect(relay.pass()).rejects.toThrow();
+    const first = await gauge();
+    expect(first).toBeGreaterThanOrEqual(90);
+    expect(first).toBeLessThan(120);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await gauge()).toBeGreaterThan(first + 0.2);
+
+    await pool.query('DELETE FROM aged.outbox');
+    expect(await relay.pass()).toBe(0);
+    expect(await gauge()).toBe(0);
+    await inTransaction(pool, (client) =>
+      new Outbox('aged', topics, codec).enqueue(client, [{ type: 'CheckoutRegistered', payload: registered('ref_outbox_fresh') }]),
+    );
+    expect(await relay.pass()).toBe(1);
+    expect(await gauge()).toBe(0);
   });
 
   it('migrates an outbox that kept published rows: those are deleted, the unpublished ones kept, the column dropped', async () => {

@@ -1,6 +1,6 @@
 import type { WorkerConfig } from '@settle/config';
 import type { AvroCodec, ConsumerLoopOptions, EventType, Outbox, OutboxRelay, RelayOptions, Topics } from '@settle/messaging';
-import type { Logger, Pool, SchemaMigrations } from '@settle/platform';
+import type { HealthProbe, HealthProbes, Logger, Pool, SchemaMigrations } from '@settle/platform';
 import type { Kafka, Producer } from 'kafkajs';
 import type { Registry } from 'prom-client';
 
@@ -27,7 +27,7 @@ export interface WorkerOutbox {
  */
 export type ConsumerDefinition = Omit<
   ConsumerLoopOptions,
-  'kafka' | 'codec' | 'producer' | 'deadLetterTopic' | 'logger' | 'groupId' | 'partitionsConsumedConcurrently' | 'fetch'
+  'kafka' | 'codec' | 'producer' | 'deadLetterTopic' | 'logger' | 'groupId' | 'partitionsConsumedConcurrently' | 'fetch' | 'metrics'
 > & {
   /** Fetch batching; default the worker's `WORKER_FETCH_MIN_BYTES` and `WORKER_FETCH_MAX_WAIT_MS`. */
   fetch?: ConsumerLoopOptions['fetch'];
@@ -41,8 +41,11 @@ export type ConsumerDefinition = Omit<
 export interface WorkerParts {
   /** The consumer loops, started in this order once the relays run (at least one). */
   consumers: readonly ConsumerDefinition[];
-  /** Metrics served at `GET /metrics` on `METRICS_PORT` (none when the port is unset). */
-  metrics?: Registry;
+  /**
+   * Readiness probes of the worker's own dependencies (the projector's event store), beside the
+   * runtime's (PostgreSQL, Kafka, the registry, each consumer group: `WorkerHealth`).
+   */
+  health?: readonly HealthProbe[];
   /** Runs once every consumer loop started, before the worker reports ready (timers, a log line). */
   start?: () => void | Promise<void>;
   /** Runs at shutdown once the consumer loops stopped, before the relays stop. */
@@ -54,6 +57,13 @@ export interface WorkerContext<C extends WorkerConfig, O extends string> {
   config: C;
   /** The worker's logger (`app` is the worker's name, plus its `logBindings`). */
   logger: Logger;
+  /**
+   * The worker's Prometheus registry, served at `GET /metrics` on `METRICS_PORT` (none when the
+   * port is unset; the dispatcher also serves it on its HTTP port): prom-client's default
+   * process metrics and the runtime's consumer lag, dead-letter and outbox backlog metrics are
+   * already in it; `setup` registers the worker's own.
+   */
+  metrics: Registry;
   /** The worker's PostgreSQL pool (`DATABASE_POOL_SIZE` connections), migrated. */
   pool: Pool;
   kafka: Kafka;
@@ -63,6 +73,11 @@ export interface WorkerContext<C extends WorkerConfig, O extends string> {
   producer: Producer;
   /** The declared outboxes, by schema. */
   outboxes: Readonly<Record<O, WorkerOutbox>>;
+  /**
+   * The worker's readiness probes (its consumer loops' membership included once they start),
+   * for a worker that serves HTTP of its own (the dispatcher's admin API, `HealthModule`).
+   */
+  health: HealthProbes;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { WorkerConfig } from '@settle/config';
 import type { CheckoutRegisteredV1 } from '@settle/messaging';
 import { inTransaction } from '@settle/platform';
 import { defineWorker, startWorker, type RunningWorker } from '@settle/worker';
-import { Counter, Registry } from 'prom-client';
+import { Counter } from 'prom-client';
 import { waitUntil } from '../../../scripts/ops/clients.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
 import { freePort } from '../../../scripts/harness/stack.js';
@@ -23,6 +23,8 @@ let dir: string;
 let worker: RunningWorker<WorkerConfig, 'probe'>;
 const events: string[] = [];
 const batches: number[] = [];
+/** The batch loop's lag series of the partition being handled, read inside the handler. */
+const lagInBatch: number[] = [];
 
 const probe = (config: WorkerConfig) =>
   defineWorker({
@@ -32,13 +34,11 @@ const probe = (config: WorkerConfig) =>
     migrations: [{ schema: 'probe', dir: fileURLToPath(new URL('./migrations/probe', import.meta.url)) }],
     produces: ['CheckoutRegistered'],
     outboxes: [{ schema: 'probe', relay: { pollIntervalMs: 100 } }],
-    setup: ({ pool, topics, config: { kafka } }) => {
-      const registry = new Registry();
-      const handled = new Counter({ name: 'probe_handled_total', help: 'handled', registers: [registry] });
+    setup: ({ pool, topics, metrics, config: { kafka } }) => {
+      const handled = new Counter({ name: 'probe_handled_total', help: 'handled', registers: [metrics] });
       const seen = (eventId: string, via: string) =>
         pool.query('INSERT INTO probe.seen (event_id, via) VALUES ($1, $2) ON CONFLICT DO NOTHING', [eventId, via]);
       return {
-        metrics: registry,
         consumers: [
           {
             topics: [topics.transactionEvents],
@@ -53,6 +53,11 @@ const probe = (config: WorkerConfig) =>
             topics: [topics.transactionEvents],
             handleBatch: async (items) => {
               batches.push(items.length);
+              const { partition } = items[0]!.context;
+              const lag = (await metrics.getSingleMetric('settle_consumer_lag_messages')!.get()).values.find(
+                (v) => v.labels.consumer_group === `${kafka.topicPrefix}-probe-batches` && v.labels.partition === String(partition),
+              );
+              lagInBatch.push(lag?.value ?? -1);
               for (const item of items) await seen(randomUUID(), `batch:${item.event.payload.event_id}`);
               return [];
             },
@@ -128,8 +133,19 @@ describe('the worker runtime', () => {
         : undefined;
     });
     expect(batches.reduce((a, b) => a + b, 0)).toBe(3);
+    // While a batch is handled, its partition's lag counts the batch's messages at least; once
+    // its offsets are resolved, nothing is left behind.
+    expect(lagInBatch.map((lag, i) => lag >= batches[i]!)).toEqual(batches.map(() => true));
     const metrics = await fetch(`http://127.0.0.1:${worker.metricsPort}/metrics`).then((r) => r.text());
     expect(metrics).toMatch(/^probe_handled_total 3$/m);
+    // prom-client's default process metrics, and the runtime's own.
+    expect(metrics).toMatch(/^process_cpu_seconds_total \d/m);
+    expect(metrics).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+    expect(metrics).toMatch(/^settle_outbox_backlog_age_seconds\{outbox="probe"\} 0$/m);
+    const prefix = worker.context.config.kafka.topicPrefix;
+    const lags = [...metrics.matchAll(/^settle_consumer_lag_messages\{consumer_group="([^"]+)",topic="([^"]+)",partition="(\d+)"\} (\S+)$/gm)];
+    expect(new Set(lags.map((m) => m[1]))).toEqual(new Set([`${prefix}-probe`, `${prefix}-probe-batches`]));
+    expect(lags.every((m) => m[2] === `${prefix}.transaction-events.v1` && m[4] === '0')).toBe(true);
   });
 
   it('stops in order: the consumer loops, then the stop hook, then relays, metrics, producer and pool', async () => {

@@ -1,4 +1,5 @@
 import type { Secret } from '@settle/config';
+import { traceCarrierOf } from '@settle/platform';
 import { z } from 'zod';
 import { ConsoleError, type ConsoleErrorCode } from '../errors.js';
 import {
@@ -204,7 +205,7 @@ export class DispatcherDeliveryAdmin implements DeliveryAdmin {
    */
   private async call<S extends z.ZodType>(method: 'GET' | 'POST', path: string, shape: S, notFound: ConsoleErrorCode, body?: unknown): Promise<z.infer<S>> {
     const base = this.options.baseUrl.endsWith('/') ? this.options.baseUrl : `${this.options.baseUrl}/`;
-    const headers: Record<string, string> = { authorization: `Bearer ${this.options.adminApiKey.reveal()}`, accept: 'application/json' };
+    const headers: Record<string, string> = { authorization: `Bearer ${this.options.adminApiKey.reveal()}`, accept: 'application/json', ...traceCarrierOf() };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
     try {

@@ -1,8 +1,7 @@
 import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { parseBody } from '@settle/http';
+import { ApiAnswer, ApiProblems, ApiQueryOf, parseBody } from '@settle/http';
 import { auditPageAnswer } from './openapi/answers.js';
-import { ApiAnswer, ApiProblems, ApiQueryOf } from './openapi/decorators.js';
 import { SECURITY } from './openapi/document.js';
 import type { AuditEntry, AuditTrail } from '../audit/audit-trail.port.js';
 import { auditQuery } from './requests.js';

@@ -1,8 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { HEALTH_POOL, HealthController, METRICS_REGISTRY, ProblemDetailsFilter } from '@settle/http';
-import type { Logger, Pool } from '@settle/platform';
-import { Registry } from 'prom-client';
+import { HealthModule, ProblemDetailsFilter } from '@settle/http';
+import { HealthProbes, postgresProbe, type Logger, type Pool } from '@settle/platform';
+import type { Registry } from 'prom-client';
 import type { AuthService } from '../auth/auth.service.js';
 import type { AuditTrail } from '../audit/audit-trail.port.js';
 import { DeliveriesService } from '../deliveries/deliveries.service.js';
@@ -46,7 +46,6 @@ export const CONSOLE_CONTROLLERS = [
   DeliveriesController,
   AuditController,
   UsersController,
-  HealthController,
   WebController,
 ] as const;
 
@@ -69,8 +68,13 @@ export interface ConsoleApiDeps {
   cookies: CookieSettings;
   /** Whether the web app's files are served at `/` (and `index.html` for its routes); when not, they answer 503 `CONSOLE.WEB_NOT_BUILT`. */
   webBuilt: boolean;
-  /** Prometheus registry of `GET /metrics`; default an empty one. */
-  metrics?: Registry;
+  /** Prometheus registry of `GET /metrics` (`createConsoleApp` passes one, with the default process metrics). */
+  metrics: Registry;
+  /**
+   * Readiness (`GET /health/ready`); default PostgreSQL through `pool` alone. The boot adds
+   * Kafka, degraded only (the overview's figures are all it reads there), when configured.
+   */
+  health?: HealthProbes;
   /**
    * The Overview's reads; default: the counts, the dead-lettered deliveries and the ledger
    * verification's records of `pool`, Kafka not configured.
@@ -84,6 +88,12 @@ export class ConsoleApiModule {
   static forRoot(deps: ConsoleApiDeps): DynamicModule {
     return {
       module: ConsoleApiModule,
+      imports: [
+        HealthModule.forRoot({
+          probes: deps.health ?? new HealthProbes(() => [postgresProbe(deps.pool)], deps.logger),
+          metrics: deps.metrics,
+        }),
+      ],
       controllers: [...CONSOLE_CONTROLLERS],
       providers: [
         { provide: AUTH_SERVICE, useValue: deps.auth },
@@ -104,8 +114,6 @@ export class ConsoleApiModule {
         { provide: COOKIE_SETTINGS, useValue: deps.cookies },
         { provide: CONSOLE_LOGGER, useValue: deps.logger },
         { provide: WEB_BUILT, useValue: deps.webBuilt },
-        { provide: HEALTH_POOL, useValue: deps.pool },
-        { provide: METRICS_REGISTRY, useValue: deps.metrics ?? new Registry() },
         { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(deps.logger, CONSOLE_CHALLENGE) },
         SessionGuard,
       ],

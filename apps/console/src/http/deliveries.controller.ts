@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { parseBody } from '@settle/http';
+import { ApiAnswer, ApiBodyOf, ApiProblems, ApiQueryOf, JSON_BODY_PROBLEMS, parseBody } from '@settle/http';
 import { z } from 'zod';
 import {
   deliveryPageAnswer,
@@ -11,7 +11,6 @@ import {
   recoverAnswer,
   resendAnswer,
 } from './openapi/answers.js';
-import { ApiAnswer, ApiBodyOf, ApiProblems, JSON_BODY_PROBLEMS, ApiQueryOf } from './openapi/decorators.js';
 import { SECURITY } from './openapi/document.js';
 import type { Logger } from '@settle/platform';
 import type { AuditTrail } from '../audit/audit-trail.port.js';

@@ -1,8 +1,8 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAnswer, ApiProblems } from '@settle/http';
 import type { ConsoleOverview, OverviewService } from '../overview/overview.service.js';
 import { overviewAnswer } from './openapi/answers.js';
-import { ApiAnswer, ApiProblems } from './openapi/decorators.js';
 import { SECURITY } from './openapi/document.js';
 import { SessionGuard } from './session.guard.js';
 import { OVERVIEW } from './tokens.js';

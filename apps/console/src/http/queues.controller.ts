@@ -1,9 +1,8 @@
 import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { parseBody } from '@settle/http';
+import { ApiAnswer, ApiProblems, ApiQueryOf, parseBody } from '@settle/http';
 import type { HeldInReviewItem, ManualReviewItem, StateMismatchItem, TransactionRepository } from '../transactions/transaction.repository.js';
 import { heldInReviewAnswer, manualReviewAnswer, stateMismatchAnswer } from './openapi/answers.js';
-import { ApiAnswer, ApiProblems, ApiQueryOf } from './openapi/decorators.js';
 import { SECURITY } from './openapi/document.js';
 import { parseCursor, queueQuery } from './requests.js';
 import { SessionGuard } from './session.guard.js';

@@ -1,8 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { parseBody } from '@settle/http';
+import { ApiAnswer, ApiBodyOf, ApiProblems, JSON_BODY_PROBLEMS, parseBody } from '@settle/http';
 import { sessionAnswer } from './openapi/answers.js';
-import { ApiAnswer, ApiBodyOf, ApiProblems, JSON_BODY_PROBLEMS } from './openapi/decorators.js';
 import { SECURITY } from './openapi/document.js';
 import { ProblemError } from '@settle/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';

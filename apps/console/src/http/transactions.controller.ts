@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { parseBody } from '@settle/http';
+import { ApiAnswer, ApiProblems, ApiQueryOf, parseBody } from '@settle/http';
 import type { Logger } from '@settle/platform';
 import type { AuditTrail } from '../audit/audit-trail.port.js';
 import type { ReconcileAnswer, Reconciler } from '../reconcile/reconciler.port.js';
@@ -13,7 +13,6 @@ import type {
   WatchView,
 } from '../transactions/transaction.repository.js';
 import { reconcileAnswer, transactionDetailAnswer, transactionListAnswer } from './openapi/answers.js';
-import { ApiAnswer, ApiProblems, ApiQueryOf } from './openapi/decorators.js';
 import { SECURITY } from './openapi/document.js';
 import { listQuery, parseCursor, pathReference } from './requests.js';
 import { CurrentSession, MinRole, SessionGuard, type RequestSession } from './session.guard.js';

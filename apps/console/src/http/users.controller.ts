@@ -1,8 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { parseBody } from '@settle/http';
+import { ApiAnswer, ApiBodyOf, ApiProblems, JSON_BODY_PROBLEMS, parseBody } from '@settle/http';
 import { userAnswer, userListAnswer, userWithPasswordAnswer } from './openapi/answers.js';
-import { ApiAnswer, ApiBodyOf, ApiProblems, JSON_BODY_PROBLEMS } from './openapi/decorators.js';
 import { SECURITY } from './openapi/document.js';
 import type { UserAdminService, UserView, UserWithPassword } from '../users/user-admin.service.js';
 import { createUserBody, pathEmail, updateUserBody } from './requests.js';

@@ -1,4 +1,5 @@
 import type { Secret } from '@settle/config';
+import { traceCarrierOf } from '@settle/platform';
 import { ConsoleError } from '../errors.js';
 import type { ReconcileAnswer, Reconciler } from './reconciler.port.js';
 
@@ -34,7 +35,8 @@ export class IngestionReconciler implements Reconciler {
     try {
       response = await fetch(url, {
         method: 'POST',
-        headers: { authorization: `Bearer ${this.options.adminApiKey.reveal()}`, accept: 'application/json' },
+        // The operator's request's trace continues into ingestion and the verification it asks for.
+        headers: { authorization: `Bearer ${this.options.adminApiKey.reveal()}`, accept: 'application/json', ...traceCarrierOf() },
         signal: AbortSignal.timeout(this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
       });
     } catch {

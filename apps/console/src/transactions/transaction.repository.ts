@@ -536,6 +536,25 @@ export class TransactionRepository {
   }
 
   /**
+   * The two review queues' sizes alone, cheaply (`settle_transactions_held_in_review` and
+   * `settle_transactions_in_manual_review`): the range of states `RECOVERING` and
+   * `MANUAL_REVIEW` of the state index, not the whole book as {@link overview} reads it.
+   *
+   * @throws ReadModelNotReadyError while `read_model` does not exist yet.
+   */
+  async reviewCounts(): Promise<{ heldInReview: number; manualReview: number }> {
+    const { rows } = await this.read(() =>
+      this.pool.query<{ held: number; manual: number }>(
+        `SELECT count(*) FILTER (WHERE state = 'RECOVERING' AND entitlement_status = 'HELD_IN_REVIEW')::int AS held,
+                count(*) FILTER (WHERE state = 'MANUAL_REVIEW')::int AS manual
+           FROM read_model.transaction_status
+          WHERE state IN ('RECOVERING', 'MANUAL_REVIEW')`,
+      ),
+    );
+    return { heldInReview: rows[0]?.held ?? 0, manualReview: rows[0]?.manual ?? 0 };
+  }
+
+  /**
    * Transactions held in review (state `RECOVERING`, entitlement `HELD_IN_REVIEW`) with the
    * sweeper's next re-check, oldest first (`updated_at`, then reference, ascending): the ones
    * waiting longest come first. Keyset pages over `(updated_at, reference)`.

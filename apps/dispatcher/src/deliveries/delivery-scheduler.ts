@@ -210,7 +210,16 @@ export class DeliveryScheduler {
       await this.deps.repository.postpone(claim, new Date(this.clock() + (this.deps.options.signingRetryMs ?? 30_000))).catch(() => undefined);
       return;
     }
-    const report = await this.deps.sender.attempt({ endpointId: claim.endpointId, eventId: claim.eventId, url: claim.url, body: claim.body, signers });
+    const report = await this.deps.sender.attempt({
+      endpointId: claim.endpointId,
+      eventId: claim.eventId,
+      url: claim.url,
+      body: claim.body,
+      signers,
+      reference: claim.reference,
+      attempt: claim.attempt,
+      trace: claim.trace,
+    });
     const record = this.decide(claim, report);
     this.deps.metrics.attempts.inc({ outcome: record.outcome });
     this.deps.metrics.attemptDuration.observe(report.latencyMs);
@@ -310,6 +319,7 @@ export class DeliveryScheduler {
     return {
       type: 'DeliveryDeadLettered',
       key: d.endpointId,
+      trace: d.trace,
       payload: {
         event_id: deterministicId('DeliveryDeadLettered', d.id, d.attempt),
         occurred_at: r.endedAt.getTime(),

@@ -1,5 +1,15 @@
 import type { AttemptResult } from '@settle/domain';
-import { retryAfterFromAnswer } from '@settle/platform';
+import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT } from '@opentelemetry/semantic-conventions';
+import {
+  contextOfCarrier,
+  failSpan,
+  outgoingTraceHeaders,
+  retryAfterFromAnswer,
+  SETTLE_SPAN_ATTRIBUTES,
+  SpanKind,
+  startSpan,
+  type TraceCarrier,
+} from '@settle/platform';
 import type { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
 import { safeLookup } from '../endpoints/url-policy.js';
@@ -21,6 +31,36 @@ export interface AttemptRequest {
   body: string;
   /** The endpoint's current secret, then the previous one during a rotation. */
   signers: readonly Webhook[];
+  /** The transaction reference of the event, for the attempt's span. */
+  reference?: string;
+  /** This attempt's number (1 for the first), for the attempt's span. */
+  attempt?: number;
+  /** The trace context the event came with: the attempt's client span is its child. */
+  trace?: TraceCarrier | undefined;
+}
+
+/** The tracer of the delivery attempts' client spans. */
+export const DELIVERY_TRACER = '@settle/dispatcher';
+
+/**
+ * The client span of one attempt (OpenTelemetry's HTTP client conventions), a child of the
+ * event's trace: the endpoint's host and port only, since a customer's endpoint URL may hold a
+ * token in its path or query, and the endpoint id.
+ */
+function attemptSpan(req: AttemptRequest) {
+  const url = new URL(req.url);
+  return startSpan(DELIVERY_TRACER, 'POST', {
+    kind: SpanKind.CLIENT,
+    parent: contextOfCarrier(req.trace),
+    attributes: {
+      [ATTR_HTTP_REQUEST_METHOD]: 'POST',
+      [ATTR_SERVER_ADDRESS]: url.hostname,
+      [ATTR_SERVER_PORT]: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
+      'settle.endpoint_id': req.endpointId,
+      ...(req.reference ? { [SETTLE_SPAN_ATTRIBUTES.reference]: req.reference } : {}),
+      ...(req.attempt !== undefined ? { 'settle.delivery.attempt': req.attempt } : {}),
+    },
+  });
 }
 
 /** What an attempt did. */
@@ -99,8 +139,25 @@ export class DeliverySender {
     return agent;
   }
 
-  /** Makes one attempt; never throws: every failure is reported as the attempt's result. */
+  /**
+   * Makes one attempt; never throws: every failure is reported as the attempt's result. The
+   * attempt is a client span, a child of the event's trace, whose `traceparent` goes out with
+   * the request (the signature covers the id, the timestamp and the body, not this header).
+   */
   async attempt(req: AttemptRequest): Promise<AttemptReport> {
+    const { span, context } = attemptSpan(req);
+    const report = await this.send(req, outgoingTraceHeaders(context));
+    if (report.result.kind === 'answered') {
+      span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, report.result.status);
+      if (report.result.status >= 400) failSpan(span, String(report.result.status));
+    } else {
+      failSpan(span, report.result.kind === 'timeout' ? 'timeout' : report.result.code);
+    }
+    span.end();
+    return report;
+  }
+
+  private async send(req: AttemptRequest, traceHeaders: Record<string, string>): Promise<AttemptReport> {
     const startedAt = Date.now();
     const signal = AbortSignal.timeout(this.options.timeoutMs);
     try {
@@ -114,6 +171,7 @@ export class DeliverySender {
           'webhook-id': req.eventId,
           'webhook-timestamp': String(Math.floor(startedAt / 1000)),
           'webhook-signature': signatureHeader(req.signers, req.eventId, new Date(startedAt), req.body),
+          ...traceHeaders,
         },
         body: req.body,
       });

@@ -1,6 +1,6 @@
 import { ENTITLEMENT_EVENT_KINDS, literalOf, type DisabledReason, type EntitlementEventKind } from '@settle/domain';
 import type { EntitlementGrantedV1, Outbox, OutboxMessage } from '@settle/messaging';
-import { inTransaction, type Pool, type PoolClient } from '@settle/platform';
+import { inTransaction, traceCarrierOfColumns, type Pool, type PoolClient, type TraceCarrier } from '@settle/platform';
 import type { EndpointKeys } from '../endpoints/endpoint-secrets.js';
 import { payloadBody } from './payload.js';
 
@@ -16,6 +16,8 @@ export interface ReceivedEvent {
   event: EntitlementGrantedV1;
   /** Kafka record timestamp: when the grant left the ledger's outbox, epoch ms. */
   publishedAt: number;
+  /** The trace context of the record's `process` span: the event's delivery attempts continue it. */
+  trace?: TraceCarrier | undefined;
 }
 
 /** A due delivery claimed for an attempt (its lease holds it until the attempt is recorded). */
@@ -40,6 +42,8 @@ export interface ClaimedDelivery {
   /** First attempt of the current round (this one, when it is the first). */
   firstAttemptAt: Date;
   keys: EndpointKeys;
+  /** The trace context the event came with (docs/observability.md, "Traces"); absent when none was recorded. */
+  trace?: TraceCarrier | undefined;
 }
 
 /** The recorded result of one attempt, as the scheduler decided it. */
@@ -77,6 +81,8 @@ interface ClaimRow {
   reference: string;
   correlation_id: string;
   published_at: Date;
+  traceparent: string | null;
+  tracestate: string | null;
   attempts: number;
   lease_token: string;
   round_failures: number;
@@ -111,8 +117,8 @@ export class DeliveryRepository {
       const col = <T>(f: (e: ReceivedEvent) => T) => events.map(f);
       const { rows } = await client.query<{ deliveries: number; unsubscribed: string[] }>(
         `WITH received AS (
-           INSERT INTO dispatcher.events (event_id, event, user_id, entitlement, reference, correlation_id, body, published_at)
-           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
+           INSERT INTO dispatcher.events (event_id, event, user_id, entitlement, reference, correlation_id, body, published_at, traceparent, tracestate)
+           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::text[], $10::text[])
            ON CONFLICT (event_id) DO NOTHING
            RETURNING event_id, event
          ), fanned AS (
@@ -133,6 +139,8 @@ export class DeliveryRepository {
           col((e) => e.event.correlation_id),
           col((e) => payloadBody(e.event)),
           col((e) => new Date(e.publishedAt)),
+          col((e) => e.trace?.traceparent ?? null),
+          col((e) => e.trace?.tracestate ?? null),
         ],
       );
       return rows[0]!;
@@ -173,7 +181,7 @@ export class DeliveryRepository {
          FROM picked p, dispatcher.events ev, dispatcher.endpoints e
         WHERE d.id = p.id AND ev.event_id = d.event_id AND e.id = d.endpoint_id
        RETURNING d.id, d.event_id, d.endpoint_id, d.attempts, d.lease_token, d.round_failures, d.first_attempt_at,
-                 ev.body, ev.event, ev.user_id, ev.reference, ev.correlation_id, ev.published_at,
+                 ev.body, ev.event, ev.user_id, ev.reference, ev.correlation_id, ev.published_at, ev.traceparent, ev.tracestate,
                  e.url, e.secret_version, e.previous_secret_version, e.previous_secret_expires_at`,
       [[...options.free.keys()], [...options.free.values()], options.defaultFree, options.limit, options.leaseMs],
     );
@@ -192,6 +200,7 @@ export class DeliveryRepository {
       leaseToken: r.lease_token,
       roundFailures: r.round_failures,
       firstAttemptAt: r.first_attempt_at,
+      trace: traceCarrierOfColumns(r.traceparent, r.tracestate),
       keys: {
         id: r.endpoint_id,
         secretVersion: r.secret_version,

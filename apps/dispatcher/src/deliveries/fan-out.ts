@@ -1,5 +1,5 @@
 import { PermanentMessageError, type BatchItem } from '@settle/messaging';
-import type { Logger } from '@settle/platform';
+import { traceCarrierOf, type Logger } from '@settle/platform';
 import type { DispatcherMetrics } from '../dispatcher.metrics.js';
 import type { DeliveryRepository, ReceivedEvent } from './delivery.repository.js';
 
@@ -33,7 +33,7 @@ export class FanOut {
         rejected.push({ index, error: new PermanentMessageError('DELIVERY.INVALID_EVENT', 'event_id is not a UUID') });
         continue;
       }
-      events.push({ event: event.payload, publishedAt: context.timestamp });
+      events.push({ event: event.payload, publishedAt: context.timestamp, trace: traceCarrierOf(context.trace) });
     }
     const { deliveries, unsubscribed } = await this.repository.recordEvents(events);
     if (deliveries > 0) this.scheduler.wake();

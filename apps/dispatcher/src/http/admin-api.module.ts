@@ -1,14 +1,15 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createEdgeApp, HEALTH_POOL, HealthController, METRICS_REGISTRY, ProblemDetailsFilter } from '@settle/http';
-import type { Logger, Pool } from '@settle/platform';
+import { createEdgeApp, HealthModule, ProblemDetailsFilter } from '@settle/http';
+import type { HealthProbes, Logger, Pool } from '@settle/platform';
 import type { DeliveryAdmin } from '../deliveries/delivery-admin.js';
 import type { DispatcherMetrics } from '../dispatcher.metrics.js';
 import type { EndpointService } from '../endpoints/endpoint.service.js';
 import { AdminKeyGuard } from './admin-key.guard.js';
 import { DeliveriesController } from './deliveries.controller.js';
 import { EndpointsController } from './endpoints.controller.js';
+import { dispatcherOpenApiDocument, serveDispatcherOpenApi } from './openapi/document.js';
 import { ADMIN_KEYS, DELIVERY_ADMIN, ENDPOINT_SERVICE } from './tokens.js';
 
 /** What the admin API is built on. */
@@ -19,7 +20,14 @@ export interface AdminApiDeps {
   endpoints: EndpointService;
   deliveries: DeliveryAdmin;
   metrics: DispatcherMetrics;
+  /** The version the OpenAPI document states (package.json's); `development` when left out. */
+  apiVersion?: string;
+  /** Readiness: the worker runtime's probes (PostgreSQL, Kafka, the registry, the consumer group). */
+  health: HealthProbes;
 }
+
+/** The controllers of the admin API, which its OpenAPI document describes (health and metrics aside). */
+export const ADMIN_API_CONTROLLERS = [EndpointsController, DeliveriesController] as const;
 
 /** The dispatcher's HTTP side: the admin API for endpoints and deliveries, health and metrics. */
 @Module({})
@@ -27,13 +35,12 @@ export class AdminApiModule {
   static forRoot(deps: AdminApiDeps): DynamicModule {
     return {
       module: AdminApiModule,
-      controllers: [EndpointsController, DeliveriesController, HealthController],
+      imports: [HealthModule.forRoot({ probes: deps.health, metrics: deps.metrics.registry })],
+      controllers: [...ADMIN_API_CONTROLLERS],
       providers: [
         { provide: ADMIN_KEYS, useValue: deps.adminApiKeySha256 },
         { provide: ENDPOINT_SERVICE, useValue: deps.endpoints },
         { provide: DELIVERY_ADMIN, useValue: deps.deliveries },
-        { provide: HEALTH_POOL, useValue: deps.pool },
-        { provide: METRICS_REGISTRY, useValue: deps.metrics.registry },
         { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(deps.logger) },
         AdminKeyGuard,
       ],
@@ -47,8 +54,16 @@ export const ADMIN_API_BODY_LIMIT_BYTES = 64 * 1024;
 /**
  * Builds the dispatcher's admin API on the shared HTTP edge (`@settle/http`, `createEdgeApp`),
  * not yet listening: the worker calls `listen`, tests `inject`. Bodies over
- * {@link ADMIN_API_BODY_LIMIT_BYTES} answer 413; JSON bodies are read strictly.
+ * {@link ADMIN_API_BODY_LIMIT_BYTES} answer 413; JSON bodies are read strictly. `GET /metrics`
+ * serves `deps.metrics.registry` (the worker's registry), where the edge adds the HTTP latency. Its
+ * OpenAPI document is served at `/docs/openapi.json`, with a browsable page at `/docs`.
  */
 export async function createAdminApi(deps: AdminApiDeps): Promise<NestFastifyApplication> {
-  return createEdgeApp(AdminApiModule.forRoot(deps), { bodyLimitBytes: ADMIN_API_BODY_LIMIT_BYTES });
+  const app = await createEdgeApp(AdminApiModule.forRoot(deps), {
+    bodyLimitBytes: ADMIN_API_BODY_LIMIT_BYTES,
+    metrics: deps.metrics.registry,
+    logger: deps.logger,
+  });
+  serveDispatcherOpenApi(app, dispatcherOpenApiDocument(app, deps.apiVersion ?? 'development', ADMIN_API_CONTROLLERS));
+  return app;
 }

@@ -1,9 +1,12 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Inject, Param, Patch, Post, UseGuards } from '@nestjs/common';
-import { parseBody } from '@settle/http';
+import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiAnswer, ApiBodyOf, ApiProblems, JSON_BODY_PROBLEMS, parseBody } from '@settle/http';
 import type { Endpoint } from '../endpoints/endpoint.repository.js';
 import type { EndpointService } from '../endpoints/endpoint.service.js';
 import type { DeliveryAdmin } from '../deliveries/delivery-admin.js';
 import { AdminKeyGuard } from './admin-key.guard.js';
+import { endpointAnswer, endpointListAnswer, endpointWithSecretAnswer, requeuedAnswer } from './openapi/answers.js';
+import { SECURITY } from './openapi/document.js';
 import { createEndpointBody, pathId, recoverBody, rotateSecretBody, updateEndpointBody } from './requests.js';
 import { DELIVERY_ADMIN, ENDPOINT_SERVICE } from './tokens.js';
 
@@ -52,6 +55,9 @@ function endpointView(e: Endpoint): EndpointView {
  * - `POST /v1/admin/endpoints/{id}/recover` `{ since }`: every delivery that failed since then,
  *   again, and the events received since then that it never had.
  */
+@ApiTags('endpoints')
+@ApiBearerAuth(SECURITY.adminApiKey)
+@ApiProblems([401, 'AUTH.MISSING_API_KEY'], [401, 'AUTH.INVALID_API_KEY'], [503, 'SERVICE.UNAVAILABLE'])
 @Controller('v1/admin/endpoints')
 @UseGuards(AdminKeyGuard)
 export class EndpointsController {
@@ -63,6 +69,14 @@ export class EndpointsController {
   @Post()
   @HttpCode(201)
   @Header('cache-control', 'no-store')
+  @ApiOperation({
+    summary: 'Register an endpoint',
+    description:
+      "Its URL (HTTPS; in production no private network), the event kinds it receives (every kind when left out) and a description. A signing secret is generated and kept in the dispatcher's vault; the answer shows it this once.",
+  })
+  @ApiBodyOf(createEndpointBody)
+  @ApiAnswer(201, endpointWithSecretAnswer, 'Registered, with its signing secret')
+  @ApiProblems(...JSON_BODY_PROBLEMS, [400, 'REQUEST.VALIDATION_FAILED'], [400, 'ENDPOINT.URL_NOT_ALLOWED'])
   async create(@Body() body: unknown): Promise<EndpointView & { secret: string }> {
     const input = parseBody(createEndpointBody, body);
     const { endpoint, secret } = await this.endpoints.create({
@@ -74,16 +88,27 @@ export class EndpointsController {
   }
 
   @Get()
+  @ApiOperation({ summary: 'Every endpoint', description: 'Never their secrets.' })
+  @ApiAnswer(200, endpointListAnswer, 'The endpoints')
   async list(): Promise<{ endpoints: EndpointView[] }> {
     return { endpoints: (await this.endpoints.list()).map(endpointView) };
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'One endpoint' })
+  @ApiParam({ name: 'id', description: "The endpoint's id (UUID)" })
+  @ApiAnswer(200, endpointAnswer, 'The endpoint')
+  @ApiProblems([404, 'ENDPOINT.NOT_FOUND'])
   async get(@Param('id') id: string): Promise<EndpointView> {
     return endpointView(await this.endpoints.get(pathId(id, 'ENDPOINT.NOT_FOUND')));
   }
 
   @Patch(':id')
+  @ApiOperation({ summary: 'Change an endpoint', description: 'Any of its URL, event kinds and description.' })
+  @ApiParam({ name: 'id', description: "The endpoint's id (UUID)" })
+  @ApiBodyOf(updateEndpointBody)
+  @ApiAnswer(200, endpointAnswer, 'The endpoint as it is now')
+  @ApiProblems(...JSON_BODY_PROBLEMS, [400, 'REQUEST.VALIDATION_FAILED'], [400, 'ENDPOINT.URL_NOT_ALLOWED'], [404, 'ENDPOINT.NOT_FOUND'])
   async update(@Param('id') id: string, @Body() body: unknown): Promise<EndpointView> {
     const input = parseBody(updateEndpointBody, body);
     return endpointView(
@@ -97,18 +122,30 @@ export class EndpointsController {
 
   @Delete(':id')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Delete an endpoint', description: 'Nothing more is delivered to it; its delivery history stays.' })
+  @ApiParam({ name: 'id', description: "The endpoint's id (UUID)" })
+  @ApiAnswer(204, null, 'Deleted')
+  @ApiProblems([404, 'ENDPOINT.NOT_FOUND'])
   async remove(@Param('id') id: string): Promise<void> {
     await this.endpoints.delete(pathId(id, 'ENDPOINT.NOT_FOUND'));
   }
 
   @Post(':id/enable')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Enable an endpoint', description: 'Its waiting deliveries are due at once.' })
+  @ApiParam({ name: 'id', description: "The endpoint's id (UUID)" })
+  @ApiAnswer(200, endpointAnswer, 'The endpoint as it is now')
+  @ApiProblems([404, 'ENDPOINT.NOT_FOUND'])
   async enable(@Param('id') id: string): Promise<EndpointView> {
     return endpointView(await this.endpoints.setEnabled(pathId(id, 'ENDPOINT.NOT_FOUND'), true));
   }
 
   @Post(':id/disable')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Disable an endpoint', description: 'Deliveries to it wait until it is enabled again (`disabled_reason: admin`).' })
+  @ApiParam({ name: 'id', description: "The endpoint's id (UUID)" })
+  @ApiAnswer(200, endpointAnswer, 'The endpoint as it is now')
+  @ApiProblems([404, 'ENDPOINT.NOT_FOUND'])
   async disable(@Param('id') id: string): Promise<EndpointView> {
     return endpointView(await this.endpoints.setEnabled(pathId(id, 'ENDPOINT.NOT_FOUND'), false));
   }
@@ -116,6 +153,15 @@ export class EndpointsController {
   @Post(':id/rotate-secret')
   @HttpCode(200)
   @Header('cache-control', 'no-store')
+  @ApiOperation({
+    summary: "Rotate an endpoint's signing secret",
+    description:
+      'A new secret, shown this once; the previous one keeps signing too (both signatures are sent) for `previous_secret_valid_for_ms` milliseconds (default `DISPATCHER_SECRET_ROTATION_OVERLAP_MS`, 24 h; at most 7 days). The body may be left out.',
+  })
+  @ApiParam({ name: 'id', description: "The endpoint's id (UUID)" })
+  @ApiBodyOf(rotateSecretBody)
+  @ApiAnswer(200, endpointWithSecretAnswer, 'The endpoint with its new signing secret')
+  @ApiProblems(...JSON_BODY_PROBLEMS, [400, 'REQUEST.VALIDATION_FAILED'], [404, 'ENDPOINT.NOT_FOUND'])
   async rotate(@Param('id') id: string, @Body() body: unknown): Promise<EndpointView & { secret: string }> {
     const input = parseBody(rotateSecretBody, body ?? undefined);
     const { endpoint, secret } = await this.endpoints.rotateSecret(pathId(id, 'ENDPOINT.NOT_FOUND'), input?.previous_secret_valid_for_ms);
@@ -124,6 +170,14 @@ export class EndpointsController {
 
   @Post(':id/recover')
   @HttpCode(200)
+  @ApiOperation({
+    summary: "Recover an endpoint's deliveries since a time",
+    description: 'Every delivery to it that failed (was dead-lettered) since then, again, and the events received since then that it never had.',
+  })
+  @ApiParam({ name: 'id', description: "The endpoint's id (UUID)" })
+  @ApiBodyOf(recoverBody)
+  @ApiAnswer(200, requeuedAnswer, 'Scheduled')
+  @ApiProblems(...JSON_BODY_PROBLEMS, [400, 'REQUEST.VALIDATION_FAILED'], [404, 'ENDPOINT.NOT_FOUND'])
   async recover(@Param('id') id: string, @Body() body: unknown): Promise<{ requeued: number }> {
     const { since } = parseBody(recoverBody, body);
     return { requeued: await this.deliveries.recover(pathId(id, 'ENDPOINT.NOT_FOUND'), new Date(since)) };

@@ -1,7 +1,11 @@
 import { Controller, Get, Inject, Param, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiAnswer, ApiProblems } from '@settle/http';
 import { findEntitlements } from '@settle/ledger';
 import { ProblemError, type Pool } from '@settle/platform';
 import { ApiKeyGuard } from '../http/api-key.guard.js';
+import { entitlementsAnswer } from '../http/openapi/answers.js';
+import { SECURITY } from '../http/openapi/security.js';
 import { PG_POOL } from '../tokens.js';
 
 /** One entitlement of a user as `GET /v1/users/{user_id}/entitlements` shows it. */
@@ -26,12 +30,23 @@ export interface EntitlementView {
  * list for a user never granted anything. The customer's backend is told by delivered events;
  * this is for support and reconciliation.
  */
+@ApiTags('entitlements')
+@ApiBearerAuth(SECURITY.apiKey)
+@ApiProblems([401, 'AUTH.MISSING_API_KEY'], [401, 'AUTH.INVALID_API_KEY'], [503, 'SERVICE.UNAVAILABLE'])
 @Controller('v1/users')
 @UseGuards(ApiKeyGuard)
 export class EntitlementsController {
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
   @Get(':userId/entitlements')
+  @ApiOperation({
+    summary: "A user's entitlements",
+    description:
+      "What the ledger granted the user, with each entitlement's current expiry; an empty list for a user never granted anything. For support and reconciliation: the customer's backend is told by delivered events.",
+  })
+  @ApiParam({ name: 'userId', description: 'The user id the checkouts named (`user_id`), at most 200 characters' })
+  @ApiAnswer(200, entitlementsAnswer, "The user's entitlements")
+  @ApiProblems([404, 'USER.NOT_FOUND'], [503, 'READ_MODEL.NOT_READY'])
   async list(@Param('userId') userId: string): Promise<{ user_id: string; entitlements: EntitlementView[] }> {
     if (userId.length === 0 || userId.length > 200) throw new ProblemError(404, 'USER.NOT_FOUND', 'User not found');
     const rows = await findEntitlements(this.pool, userId);

@@ -228,8 +228,8 @@ export class VerificationRequests {
          ON CONFLICT (reference, trigger) DO UPDATE SET request_id = EXCLUDED.request_id, requested_at = EXCLUDED.requested_at
          RETURNING 1
        )
-       INSERT INTO ${this.outbox.table} (topic, message_key, event_type, payload, correlation_id, causation_id)
-       SELECT $7, $8, $9, $10::jsonb, $11, $12 FROM go
+       INSERT INTO ${this.outbox.table} (topic, message_key, event_type, payload, correlation_id, causation_id, traceparent, tracestate)
+       SELECT $7, $8, $9, $10::jsonb, $11, $12, $13, $14 FROM go
        RETURNING 1`,
       [
         input.reference,
@@ -244,6 +244,8 @@ export class VerificationRequests {
         row.payload,
         row.correlationId,
         row.causationId,
+        row.traceparent,
+        row.tracestate,
       ],
     );
     return rowCount === 1;

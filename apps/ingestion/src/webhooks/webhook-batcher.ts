@@ -9,6 +9,9 @@ export interface PendingWebhook {
   topic: string;
   eventType: string;
   payload: string;
+  /** W3C trace context of the request that received it (`Outbox.prepare`); null while tracing is off. */
+  traceparent: string | null;
+  tracestate: string | null;
 }
 
 interface Waiting {
@@ -64,8 +67,8 @@ export class WebhookBatcher {
     try {
       const { rows } = await this.pool.query<{ provider: string; dedupe_key: string }>(
         `WITH items AS (
-           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-             WITH ORDINALITY AS t(provider, dedupe_key, reference, topic, event_type, payload, n)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+             WITH ORDINALITY AS t(provider, dedupe_key, reference, topic, event_type, payload, traceparent, tracestate, n)
          ), inbox AS (
            INSERT INTO ingestion.webhook_inbox (provider, dedupe_key, reference, signature_valid)
            SELECT DISTINCT ON (provider, dedupe_key) provider, dedupe_key, reference, true FROM items ORDER BY provider, dedupe_key, n
@@ -79,13 +82,22 @@ export class WebhookBatcher {
              LEFT JOIN ingestion.checkouts c ON c.reference = items.reference
             ORDER BY items.provider, items.dedupe_key, items.n
          ), outbox AS (
-           INSERT INTO ${this.outboxTable} (topic, message_key, event_type, payload, correlation_id, causation_id)
-           SELECT topic, reference, event_type, jsonb_set(payload::jsonb, '{correlation_id}', to_jsonb(correlation_id)), correlation_id, NULL
+           INSERT INTO ${this.outboxTable} (topic, message_key, event_type, payload, correlation_id, causation_id, traceparent, tracestate)
+           SELECT topic, reference, event_type, jsonb_set(payload::jsonb, '{correlation_id}', to_jsonb(correlation_id)), correlation_id, NULL, traceparent, tracestate
              FROM fresh ORDER BY n
            RETURNING 1
          )
          SELECT provider, dedupe_key FROM fresh`,
-        [column('provider'), column('dedupeKey'), column('reference'), column('topic'), column('eventType'), column('payload')],
+        [
+          column('provider'),
+          column('dedupeKey'),
+          column('reference'),
+          column('topic'),
+          column('eventType'),
+          column('payload'),
+          column('traceparent'),
+          column('tracestate'),
+        ],
       );
       const fresh = new Set(rows.map((r) => `${r.provider}\u0000${r.dedupe_key}`));
       for (const waiting of batch) {

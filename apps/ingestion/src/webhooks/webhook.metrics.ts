@@ -2,18 +2,11 @@ import { Counter, Registry } from 'prom-client';
 
 /** Prometheus metrics of the ingestion app, served at `GET /metrics`. */
 export class IngestionMetrics {
-  readonly registry = new Registry();
-
   /**
    * Webhooks by provider and outcome: `accepted`, `duplicate`, `rejected` (bad or missing
    * signature, stale timestamp, wrong callback token or source), `malformed`, `not_durable`.
    */
-  readonly webhooks = new Counter({
-    name: 'settle_webhooks_total',
-    help: 'Provider webhooks received, by provider and outcome',
-    labelNames: ['provider', 'outcome', 'reason'] as const,
-    registers: [this.registry],
-  });
+  readonly webhooks: Counter<'provider' | 'outcome' | 'reason'>;
 
   /**
    * Verification requests of ingestion's triggers, by trigger and outcome: `requested`
@@ -22,10 +15,21 @@ export class IngestionMetrics {
    * (a rejected webhook body that already asked). docs/webhooks.md, "Spoofed webhooks and
    * repeated verifications".
    */
-  readonly verificationRequests = new Counter({
-    name: 'settle_verification_requests_total',
-    help: 'Verification requests of ingestion, by trigger and outcome (requested, coalesced, duplicate)',
-    labelNames: ['trigger', 'outcome', 'reason'] as const,
-    registers: [this.registry],
-  });
+  readonly verificationRequests: Counter<'trigger' | 'outcome' | 'reason'>;
+
+  /** @param registry - the app's registry (`createMetricsRegistry`), where these are registered; a new empty one by default. */
+  constructor(readonly registry: Registry = new Registry()) {
+    this.webhooks = new Counter({
+      name: 'settle_webhooks_total',
+      help: 'Provider webhooks received, by provider and outcome',
+      labelNames: ['provider', 'outcome', 'reason'] as const,
+      registers: [registry],
+    });
+    this.verificationRequests = new Counter({
+      name: 'settle_verification_requests_total',
+      help: 'Verification requests of ingestion, by trigger and outcome (requested, coalesced, duplicate)',
+      labelNames: ['trigger', 'outcome', 'reason'] as const,
+      registers: [registry],
+    });
+  }
 }

@@ -60,6 +60,8 @@ export class WebhookRepository {
       topic: row.topic,
       eventType: row.type,
       payload: row.payload,
+      traceparent: row.traceparent,
+      tracestate: row.tracestate,
     });
     if (fresh) this.relay.wake();
     return fresh;

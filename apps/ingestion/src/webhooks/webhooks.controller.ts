@@ -1,9 +1,12 @@
 import { Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
-import { ambiguityProblem, findJsonAmbiguities, stringsAtPath, UnauthenticatedProblem, type JsonAmbiguity } from '@settle/http';
+import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ambiguityProblem, ApiAnswer, ApiProblems, findJsonAmbiguities, stringsAtPath, UnauthenticatedProblem, type JsonAmbiguity } from '@settle/http';
 import { ProblemError, type Logger } from '@settle/platform';
 import { PROVIDER_REGISTRY, providerDefinition, type ProviderDefinition, type WebhookAuthenticator } from '@settle/providers';
 import type { RawBodyRequest } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { webhookAnswer } from '../http/openapi/answers.js';
+import { ApiWebhookSignatures, PROVIDERS_BY_ROUTE } from '../http/openapi/security.js';
 import { LOGGER, METRICS, WEBHOOK_AUTHENTICATORS, WEBHOOK_SECRETS } from '../tokens.js';
 import { bodyDigest, isWellFormedReference, untrustedReference, webhookTrigger, type WebhookProvider } from './webhook-events.js';
 import type { IngestionMetrics } from './webhook.metrics.js';
@@ -39,6 +42,26 @@ export const WEBHOOK_CHALLENGE = 'Signature realm="settle-webhooks"';
  * answers 400 `REQUEST.DUPLICATE_KEY`, and each known checkout it names is verified by REST
  * (docs/webhooks.md, "Ambiguous bodies").
  */
+/** The request body of every webhook route, for the OpenAPI document: the provider's bytes, whatever their type. */
+const ApiWebhookBody = () =>
+  ApiBody({
+    required: true,
+    description:
+      'The provider\'s event exactly as it sent it: read as raw bytes whatever the `Content-Type` (the signature covers the bytes), then as the provider\'s JSON (docs/webhooks.md, "Content types").',
+    schema: { type: 'object', additionalProperties: true },
+  });
+
+@ApiTags('webhooks')
+@ApiProblems(
+  [400, 'WEBHOOK.EMPTY_BODY'],
+  [400, 'WEBHOOK.MALFORMED'],
+  [400, 'REQUEST.DUPLICATE_KEY'],
+  [401, 'WEBHOOK.SIGNATURE_INVALID'],
+  [404, 'WEBHOOK.PROVIDER_NOT_CONFIGURED'],
+  [404, 'REQUEST.NOT_FOUND'],
+  [413, 'REQUEST.BODY_TOO_LARGE'],
+  [503, 'WEBHOOK.NOT_DURABLE'],
+)
 @Controller('v1/webhooks')
 export class WebhooksController {
   constructor(
@@ -52,6 +75,15 @@ export class WebhooksController {
   /** A provider whose webhooks carry a signature (or none: see the token route). */
   @Post(':provider')
   @HttpCode(200)
+  @ApiOperation({
+    summary: "A provider's signed webhook",
+    description:
+      "Authenticated by the provider's signature over the raw body (one of the security schemes, by provider), checked against the current and previous secrets before anything reads the body. Answered once the event is durable; a duplicate answers the same and stores nothing new. A webhook is only a trigger: the verifier still asks the provider. A rejected one that names a known checkout triggers a REST verification instead (docs/webhooks.md).",
+  })
+  @ApiParam({ name: 'provider', enum: PROVIDERS_BY_ROUTE.plain, description: 'The provider sending the webhook' })
+  @ApiWebhookSignatures()
+  @ApiWebhookBody()
+  @ApiAnswer(200, webhookAnswer, 'The event is durable (or was already)')
   async signed(@Param('provider') name: string, @Req() request: RawBodyRequest<FastifyRequest>): Promise<{ received: true }> {
     return this.receive(this.definition(name, 'plain'), request);
   }
@@ -62,6 +94,16 @@ export class WebhooksController {
    */
   @Post(':provider/:token')
   @HttpCode(200)
+  @ApiOperation({
+    summary: 'A callback gated by a secret token',
+    description:
+      'For a provider whose callbacks carry no signature (M-Pesa STK callbacks): the secret token in the path authenticates it, and an optional source allowlist (`MPESA_CALLBACK_ALLOWLIST`) bounds who may post. Its content is only ever a trigger for a status query.',
+  })
+  @ApiParam({ name: 'provider', enum: PROVIDERS_BY_ROUTE.token, description: 'The provider sending the callback' })
+  @ApiParam({ name: 'token', description: "The callback's secret token (the provider's webhook secret in ingestion's vault); a wrong token answers 401" })
+  @ApiWebhookBody()
+  @ApiAnswer(200, webhookAnswer, 'The event is durable (or was already)')
+  @ApiProblems([403, 'WEBHOOK.SOURCE_NOT_ALLOWED'])
   async tokenGated(@Param('provider') name: string, @Req() request: RawBodyRequest<FastifyRequest>): Promise<{ received: true }> {
     return this.receive(this.definition(name, 'token'), request);
   }

@@ -1,9 +1,19 @@
 import type { TransactionStatus } from './types.js';
 import type { VerdictKind } from './verdict.js';
 
+/** Every reason {@link decideNewAttempt} gives (the `/attempts` answer's `reason`). */
+export const ATTEMPT_REASONS = [
+  'ALREADY_PAID',
+  'PREVIOUS_ATTEMPT_DECLINED',
+  'NO_PAYMENT_FOUND',
+  'PAYMENT_STILL_CLEARING',
+  'IN_MANUAL_REVIEW',
+  'PROVIDER_UNREACHABLE',
+  'NOT_YET_KNOWN',
+] as const;
+
 /** Why a new payment attempt is or is not allowed. */
-export type AttemptReason =
-  'ALREADY_PAID' | 'PREVIOUS_ATTEMPT_DECLINED' | 'NO_PAYMENT_FOUND' | 'PAYMENT_STILL_CLEARING' | 'IN_MANUAL_REVIEW' | 'PROVIDER_UNREACHABLE' | 'NOT_YET_KNOWN';
+export type AttemptReason = (typeof ATTEMPT_REASONS)[number];
 
 /** `allowed` is `null` when the answer is "not yet known". */
 export interface AttemptDecision {

@@ -12,12 +12,22 @@
  */
 import type { DuplicateEventIdError, ExpectedRevision, LedgerEventInput, RecordedLedgerEvent, WrongExpectedRevisionError } from './ledger.port.js';
 import type { LatestVerificationRow } from '../projection/ledger-projection.js';
+import type { TraceCarrier } from '@settle/platform';
 
 /** One stream's append within a session: the events, at the revision expected. */
 export interface StreamAppend {
   streamId: string;
   events: readonly LedgerEventInput[];
   expected: ExpectedRevision;
+  /**
+   * The trace context of the work that appends (the consensus result's `process` span): never
+   * stored in the ledger (a fact's record holds no observability data, and its hash must not
+   * depend on it), but given to the outbox messages the appended events stand for, so the
+   * settlement and entitlement records continue the checkout's trace. The PostgreSQL writer
+   * honours it; on an event store the outbox is written later by the `$all` projection, which
+   * has no trace context (docs/observability.md, "Traces").
+   */
+  trace?: TraceCarrier | undefined;
 }
 
 /**

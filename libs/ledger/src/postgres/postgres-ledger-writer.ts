@@ -1,5 +1,5 @@
 import type { Outbox, OutboxRelay } from '@settle/messaging';
-import { inTransaction, type Pool, type PoolClient } from '@settle/platform';
+import { inTransaction, type Pool, type PoolClient, type TraceCarrier } from '@settle/platform';
 import type { RecordedLedgerEvent } from '../ports/ledger.port.js';
 import { outboxMessagesOf, readModelRowsOf, type LatestVerificationRow } from '../projection/ledger-projection.js';
 import type { AppendOutcome, LedgerSession, LedgerWriter, StreamAppend } from '../ports/ledger-writer.port.js';
@@ -16,7 +16,8 @@ import { upsertEntitlements, upsertLatestVerifications, upsertLedgerStatuses } f
  * look-up per `append`); at the end the read models are upserted (one statement each), every
  * prepared event is written into the global chain in one call (`ledger.append_batch`, under one
  * lock of the head, taken last and held only until the commit), and the outbox messages are
- * inserted in one statement. The relay is woken after the commit.
+ * inserted in one statement, each with the trace context of the append it follows from
+ * (`StreamAppend.trace`). The relay is woken after the commit.
  */
 export class PostgresLedgerWriter implements LedgerWriter {
   constructor(
@@ -44,6 +45,8 @@ class PostgresLedgerSession implements LedgerSession {
   /** Streams locked in this transaction, advanced past the appends prepared so far. */
   private readonly locked = new Map<string, LockedStream>();
   private readonly prepared: PreparedAppend[] = [];
+  /** The trace context of each prepared append, by its index in `prepared`. */
+  private readonly traces: Array<TraceCarrier | undefined> = [];
   /** Event ids of the prepared appends (not written yet), with their stream. */
   private readonly pendingIds = new Map<string, { streamId: string; position: number }>();
 
@@ -73,6 +76,7 @@ class PostgresLedgerSession implements LedgerSession {
       if ('error' in outcome) return { status: 'rejected', error: outcome.error };
       if ('done' in outcome) return { status: outcome.done.duplicate ? 'duplicate' : 'appended' };
       this.prepared.push(outcome);
+      this.traces.push(append.trace);
       for (const r of outcome.rows) this.pendingIds.set(r.event.eventId, { streamId: outcome.streamId, position: -1 });
       return { status: 'appended' };
     });
@@ -86,8 +90,9 @@ class PostgresLedgerSession implements LedgerSession {
    */
   async finish(outbox: Pick<Outbox, 'enqueue'>): Promise<boolean> {
     if (this.prepared.length === 0) return false;
-    const pending = this.prepared.flatMap((p) =>
+    const pending = this.prepared.flatMap((p, i) =>
       p.rows.map((r) => ({
+        trace: this.traces[i],
         streamId: p.streamId,
         eventId: r.event.eventId,
         type: r.event.type,
@@ -102,7 +107,8 @@ class PostgresLedgerSession implements LedgerSession {
     // From here to the commit the global head is locked (every append waits for it).
     const written = await this.ledger.writePreparedMany(this.client, this.prepared);
     const positions = written.flatMap((w) => w.positions);
-    const messages = outboxMessagesOf(pending.map((e, i) => ({ ...e, position: positions[i]! })));
+    // Each event's messages continue the trace of the append it came with.
+    const messages = pending.flatMap((e, i) => outboxMessagesOf([{ ...e, position: positions[i]! }]).map((m) => ({ ...m, trace: e.trace })));
     await outbox.enqueue(this.client, messages);
     return messages.length > 0;
   }

@@ -154,8 +154,10 @@ export interface FlutterwaveOptions extends BearerProviderOptions {
  * {@link flutterwaveVerifyPath}) with `Authorization: Bearer <secret key>`, through
  * {@link BearerGetProvider}, mapped by {@link flutterwaveVerdict}.
  */
-export class FlutterwaveProvider extends BearerGetProvider<FlutterwaveOptions> {
-  readonly name = 'flutterwave' as const;
+export class FlutterwaveProvider extends BearerGetProvider<FlutterwaveOptions, 'flutterwave'> {
+  constructor(options: FlutterwaveOptions) {
+    super('flutterwave', options);
+  }
 
   protected path({ reference, expectation }: VerificationRequest): string {
     return flutterwaveVerifyPath(reference, expectation.reference);

@@ -12,6 +12,7 @@ import {
   type HttpAnswer,
   type ProviderPolicy,
 } from '../shared/http.js';
+import type { ProviderMetrics } from '../shared/metrics.js';
 import { ProviderCallError, type PaymentProvider, type VerificationRequest } from '../shared/provider.port.js';
 
 /**
@@ -244,7 +245,7 @@ export interface MpesaOptions {
   /** Per-call time-out, milliseconds (each of the OAuth and query calls). */
   timeoutMs: number;
   retry: BackoffSettings;
-  /** Circuit breaker; missing fields take `DEFAULT_BREAKER_SETTINGS` (5 failures, 30 000 ms). */
+  /** Circuit breaker; missing fields take `DEFAULT_BREAKER_SETTINGS` (5 failures, 5 000 ms). */
   breaker?: Partial<BreakerSettings> | undefined;
   /**
    * How long before `expires_in` the cached token is replaced, milliseconds; default
@@ -255,6 +256,8 @@ export interface MpesaOptions {
   now?: (() => number) | undefined;
   /** Connection pool; a keep-alive `providerAgent()` when absent. */
   dispatcher?: Dispatcher;
+  /** Where the calls' latency (operations `verify` and `token`), retries and the breaker's state are reported; nothing when absent. */
+  metrics?: ProviderMetrics | undefined;
 }
 
 /** Default {@link MpesaOptions.tokenRefreshMarginMs}, milliseconds. */
@@ -289,7 +292,11 @@ export class MpesaProvider implements PaymentProvider {
     this.dispatcher = options.dispatcher ?? providerAgent();
     this.now = options.now ?? Date.now;
     this.refreshMarginMs = options.tokenRefreshMarginMs ?? MPESA_TOKEN_REFRESH_MARGIN_MS;
-    this.policy = providerPolicy({ retry: options.retry, breaker: options.breaker });
+    this.policy = providerPolicy({
+      retry: options.retry,
+      breaker: options.breaker,
+      metrics: options.metrics ? { provider: this.name, metrics: options.metrics } : undefined,
+    });
   }
 
   /**
@@ -334,6 +341,7 @@ export class MpesaProvider implements PaymentProvider {
         CheckoutRequestID: checkoutRequestId,
       }),
       timeoutMs: this.options.timeoutMs,
+      observe: this.options.metrics?.callObserver(this.name, 'verify'),
     });
   }
 
@@ -352,6 +360,7 @@ export class MpesaProvider implements PaymentProvider {
       method: 'GET',
       headers: { authorization: `Basic ${basic}`, accept: 'application/json' },
       timeoutMs: this.options.timeoutMs,
+      observe: this.options.metrics?.callObserver(this.name, 'token'),
     });
     const { accessToken, expiresInMs } = readMpesaToken(answer);
     this.token = { value: accessToken, refreshAt: requestedAt + Math.max(0, expiresInMs - this.refreshMarginMs) };

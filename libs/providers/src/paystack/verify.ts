@@ -100,8 +100,10 @@ export function paystackVerdict(status: number, body: string): ProviderVerdict {
  * `Authorization: Bearer <secret key>`, through {@link BearerGetProvider} (time-out, retries
  * with backoff and jitter, `Retry-After`, circuit breaker), mapped by {@link paystackVerdict}.
  */
-export class PaystackProvider extends BearerGetProvider<PaystackOptions> {
-  readonly name = 'paystack' as const;
+export class PaystackProvider extends BearerGetProvider<PaystackOptions, 'paystack'> {
+  constructor(options: PaystackOptions) {
+    super('paystack', options);
+  }
 
   protected path({ reference }: VerificationRequest): string {
     return `/transaction/verify/${encodeURIComponent(reference)}`;

@@ -2,6 +2,7 @@ import type { Secret } from '@settle/config';
 import type { ProviderName, ProviderVerdict } from '@settle/domain';
 import type { Dispatcher } from 'undici';
 import { callProvider, providerAgent, providerPolicy, verifyThrough, type BackoffSettings, type BreakerSettings, type ProviderPolicy } from './http.js';
+import type { CallObserver, ProviderMetrics } from './metrics.js';
 import type { PaymentProvider, VerificationRequest } from './provider.port.js';
 
 /** Options every Bearer-authenticated REST provider takes. */
@@ -13,10 +14,12 @@ export interface BearerProviderOptions {
   /** Per-call time-out, milliseconds. */
   timeoutMs: number;
   retry: BackoffSettings;
-  /** Circuit breaker; missing fields take `DEFAULT_BREAKER_SETTINGS` (5 failures, 30 000 ms). */
+  /** Circuit breaker; missing fields take `DEFAULT_BREAKER_SETTINGS` (5 failures, 5 000 ms). */
   breaker?: Partial<BreakerSettings> | undefined;
   /** Connection pool; a keep-alive `providerAgent()` when absent. */
   dispatcher?: Dispatcher;
+  /** Where calls' latency (operation `verify`), retries and the breaker's state are reported; nothing when absent. */
+  metrics?: ProviderMetrics | undefined;
 }
 
 /**
@@ -26,15 +29,31 @@ export interface BearerProviderOptions {
  * connection failures, inside this instance's own circuit breaker. Subclasses give the path,
  * extra headers and the pure answer-to-verdict mapping.
  */
-export abstract class BearerGetProvider<O extends BearerProviderOptions = BearerProviderOptions> implements PaymentProvider {
-  abstract readonly name: ProviderName;
+export abstract class BearerGetProvider<
+  O extends BearerProviderOptions = BearerProviderOptions,
+  N extends ProviderName = ProviderName,
+> implements PaymentProvider {
   protected readonly dispatcher: Dispatcher;
   /** Retries inside a circuit breaker; the breaker is this instance's own. */
   readonly policy: ProviderPolicy;
+  /** Observes each verify call's latency, when metrics are given. */
+  private readonly observeVerify: CallObserver | undefined;
 
-  constructor(protected readonly options: O) {
+  /**
+   * @param name - the provider's name (a subclass passes its own), which labels its metrics.
+   * @param options - connection, time-out, retry, breaker and metrics settings.
+   */
+  constructor(
+    readonly name: N,
+    protected readonly options: O,
+  ) {
     this.dispatcher = options.dispatcher ?? providerAgent();
-    this.policy = providerPolicy({ retry: options.retry, breaker: options.breaker });
+    this.policy = providerPolicy({
+      retry: options.retry,
+      breaker: options.breaker,
+      metrics: options.metrics ? { provider: this.name, metrics: options.metrics } : undefined,
+    });
+    this.observeVerify = options.metrics?.callObserver(this.name, 'verify');
   }
 
   /** Path and query of the verify call, from the API root (starts with `/`). */
@@ -57,7 +76,7 @@ export abstract class BearerGetProvider<O extends BearerProviderOptions = Bearer
     const headers = { authorization: `Bearer ${this.options.secretKey.reveal()}`, accept: 'application/json', ...this.extraHeaders() };
     return verifyThrough(
       this.policy,
-      () => callProvider(this.dispatcher, url, { method: 'GET', headers, timeoutMs: this.options.timeoutMs }),
+      () => callProvider(this.dispatcher, url, { method: 'GET', headers, timeoutMs: this.options.timeoutMs, observe: this.observeVerify }),
       (answer) => this.verdict(answer.status, answer.body),
     );
   }

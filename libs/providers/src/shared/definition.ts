@@ -2,6 +2,7 @@ import type { Secret } from '@settle/config';
 import type { ConsensusCheckName, ProviderName } from '@settle/domain';
 import { z } from 'zod';
 import type { BackoffSettings, BreakerSettings } from './http.js';
+import type { ProviderMetrics } from './metrics.js';
 import type { PaymentProvider } from './provider.port.js';
 import type { WebhookAuthenticator, WebhookScheme } from './webhook.js';
 
@@ -15,6 +16,8 @@ export interface AdapterCommonOptions {
   retry: BackoffSettings;
   /** Missing fields take `DEFAULT_BREAKER_SETTINGS`. */
   breaker?: Partial<BreakerSettings> | undefined;
+  /** Where the adapter reports its calls' latency, retries and breaker state; nothing when absent. */
+  metrics?: ProviderMetrics | undefined;
 }
 
 /** Reads one of the provider's credentials from the verifier's vault. @throws VaultError */

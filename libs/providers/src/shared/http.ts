@@ -1,4 +1,4 @@
-import type { ProviderVerdict } from '@settle/domain';
+import type { ProviderName, ProviderVerdict } from '@settle/domain';
 import {
   circuitBreaker,
   ConsecutiveBreaker,
@@ -16,7 +16,15 @@ import {
   type RetryPolicy,
 } from 'cockatiel';
 import { Agent, errors, request, type Dispatcher } from 'undici';
-import { retryAfterFromAnswer } from '@settle/platform';
+import {
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  ATTR_URL_FULL,
+} from '@opentelemetry/semantic-conventions';
+import { endSpan, failSpan, outgoingTraceHeaders, retryAfterFromAnswer, SpanKind, startSpan } from '@settle/platform';
+import type { CallObserver, ProviderMetrics } from './metrics.js';
 import { ProviderCallError } from './provider.port.js';
 
 /** Backoff for provider queries, milliseconds. */
@@ -45,12 +53,13 @@ export interface BreakerSettings {
 
 /**
  * Breaker defaults: open after 5 consecutive failed verifications, probe again after
- * 30 000 ms. With the default retry settings a provider that is down therefore takes at
- * most 5 x maxAttempts calls before it is left alone for 30 s.
+ * 5 000 ms. With the default retry settings a provider that is down therefore takes at most
+ * 5 x maxAttempts calls, then one probe every 5 s; a provider that is back is queried again
+ * within 5 s of it answering (docs/reliability.md: recovery within 10 s of a fault ending).
  */
 export const DEFAULT_BREAKER_SETTINGS: Readonly<BreakerSettings> = Object.freeze({
   consecutiveFailures: 5,
-  halfOpenAfterMs: 30_000,
+  halfOpenAfterMs: 5_000,
 });
 
 /** Resilience settings of one provider adapter: retries and the circuit breaker around them. */
@@ -58,6 +67,8 @@ export interface ProviderPolicySettings {
   retry: BackoffSettings;
   /** Missing fields take {@link DEFAULT_BREAKER_SETTINGS}. */
   breaker?: Partial<BreakerSettings> | undefined;
+  /** Where the policy reports its retries and its breaker's state, under the provider's name; nothing when absent. */
+  metrics?: { provider: ProviderName; metrics: ProviderMetrics } | undefined;
 }
 
 /** Verdict cause when the provider's circuit is open: the call was not made. */
@@ -142,12 +153,19 @@ export interface ProviderPolicy {
  * Builds the shared policy every adapter uses: `wrap(breaker, retry)`, so a provider that is
  * down is not hammered (each verification is one breaker sample; once the circuit is open,
  * verifications resolve at once as unreachable `PROVIDER.CIRCUIT_OPEN`). Build one per
- * adapter instance: the breaker is per provider.
+ * adapter instance: the breaker is per provider. With `settings.metrics`, every retry is
+ * counted and every change of the breaker's state set on its gauge (`closed` from the start).
  */
 export function providerPolicy(settings: ProviderPolicySettings): ProviderPolicy {
   const breaker = providerCircuitBreaker(settings.breaker);
   const retryPolicy = providerRetryPolicy(settings.retry);
   const combined = wrap(breaker, retryPolicy);
+  if (settings.metrics) {
+    const { provider, metrics } = settings.metrics;
+    metrics.circuit(provider, breaker.state);
+    breaker.onStateChange((state) => metrics.circuit(provider, state));
+    retryPolicy.onRetry((event) => metrics.retried(provider, 'error' in event ? event.error : undefined));
+  }
   return {
     breaker,
     retry: retryPolicy,
@@ -199,9 +217,30 @@ const RETRYABLE_STATUSES: ReadonlyMap<number, string> = new Map([
   [504, 'PROVIDER.GATEWAY_TIMEOUT'],
 ]);
 
+/** The tracer of the provider calls' client spans. */
+export const PROVIDERS_TRACER = '@settle/providers';
+
+/**
+ * The attributes of a provider call's client span (OpenTelemetry's HTTP client conventions):
+ * the URL without its query or credentials (a query may name a reference, never a secret, but
+ * is left out all the same), the server's address and port.
+ */
+function clientSpanAttributes(url: string, method: string): Record<string, string | number> {
+  const parsed = new URL(url);
+  const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
+  return {
+    [ATTR_HTTP_REQUEST_METHOD]: method,
+    [ATTR_URL_FULL]: `${parsed.protocol}//${parsed.host}${parsed.pathname}`,
+    [ATTR_SERVER_ADDRESS]: parsed.hostname,
+    [ATTR_SERVER_PORT]: port,
+  };
+}
+
 /**
  * Sends one request with a per-call time-out and reads the body, mapping transport failures
- * to {@link ProviderCallError}.
+ * to {@link ProviderCallError}. Each call is a client span (`GET`, `POST`; a child of the active
+ * context: the verification's span) whose W3C `traceparent` goes out with the request
+ * (docs/observability.md, "Traces"); a retry is a span of its own.
  * - 429, 502, 503 and 504 are thrown as retryable errors carrying the answer's
  *   `Retry-After` delay (seconds or HTTP date, resolved against the answer's `Date` header
  *   when present), which the retry policy honours;
@@ -209,9 +248,29 @@ const RETRYABLE_STATUSES: ReadonlyMap<number, string> = new Map([
  *   are thrown as retryable;
  * - every other status is returned for the adapter to read.
  *
+ * `init.observe`, when given, is called once the call ended: `answered` for an answer returned,
+ * else the thrown error's code, with the call's duration in seconds.
+ *
  * @throws ProviderCallError as above; its message names no secret.
  */
 export async function callProvider(
+  dispatcher: Dispatcher,
+  url: string,
+  init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; timeoutMs: number; observe?: CallObserver | undefined },
+): Promise<HttpAnswer> {
+  const started = performance.now();
+  try {
+    const answer = await sendProviderRequest(dispatcher, url, init);
+    init.observe?.('answered', (performance.now() - started) / 1000);
+    return answer;
+  } catch (error) {
+    init.observe?.(error instanceof ProviderCallError ? error.code : 'PROVIDER.UNKNOWN', (performance.now() - started) / 1000);
+    throw error;
+  }
+}
+
+/** One request of {@link callProvider}, unobserved. @throws ProviderCallError */
+async function sendProviderRequest(
   dispatcher: Dispatcher,
   url: string,
   init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; timeoutMs: number },
@@ -219,10 +278,11 @@ export async function callProvider(
   let status: number;
   let body: string;
   let headers: Record<string, string | string[] | undefined>;
+  const { span, context } = startSpan(PROVIDERS_TRACER, init.method, { kind: SpanKind.CLIENT, attributes: clientSpanAttributes(url, init.method) });
   try {
     const response = await request(url, {
       method: init.method,
-      headers: init.headers,
+      headers: { ...init.headers, ...outgoingTraceHeaders(context) },
       body: init.body ?? null,
       dispatcher,
       headersTimeout: init.timeoutMs,
@@ -232,6 +292,9 @@ export async function callProvider(
     status = response.statusCode;
     headers = response.headers;
     body = await response.body.text();
+    span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+    if (status >= 400) failSpan(span, String(status));
+    span.end();
   } catch (error) {
     // undici's own time-outs by class; the AbortSignal.timeout above rejects with a DOMException
     // whose code is TIMEOUT_ERR (an abort of another origin, ABORT_ERR, is treated the same).
@@ -240,10 +303,14 @@ export async function callProvider(
       error instanceof errors.BodyTimeoutError ||
       (error instanceof DOMException && (error.code === DOMException.TIMEOUT_ERR || error.code === DOMException.ABORT_ERR))
     ) {
-      throw new ProviderCallError('PROVIDER.TIMEOUT', true, `No answer within ${init.timeoutMs} ms`);
+      const timeout = new ProviderCallError('PROVIDER.TIMEOUT', true, `No answer within ${init.timeoutMs} ms`);
+      endSpan(span, timeout);
+      throw timeout;
     }
     const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN';
-    throw new ProviderCallError('PROVIDER.CONNECTION_FAILED', true, `Connection failed (${code})`);
+    const failed = new ProviderCallError('PROVIDER.CONNECTION_FAILED', true, `Connection failed (${code})`);
+    endSpan(span, failed);
+    throw failed;
   }
   const retryableCode = RETRYABLE_STATUSES.get(status);
   if (retryableCode !== undefined) {

@@ -166,8 +166,10 @@ export interface StripeOptions extends BearerProviderOptions {
  * PaymentIntent id (`pi_...`). The charge is expanded so the payer's billing email is there
  * when `receipt_email` is not set.
  */
-export class StripeProvider extends BearerGetProvider<StripeOptions> {
-  readonly name = 'stripe' as const;
+export class StripeProvider extends BearerGetProvider<StripeOptions, 'stripe'> {
+  constructor(options: StripeOptions) {
+    super('stripe', options);
+  }
 
   protected path({ reference }: VerificationRequest): string {
     return `/v1/payment_intents/${encodeURIComponent(reference)}?expand%5B%5D=latest_charge`;

@@ -1,6 +1,7 @@
 import { Secret } from '@settle/config';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MpesaProvider } from '@settle/providers';
+import { MpesaProvider, ProviderMetrics } from '@settle/providers';
+import { Registry } from 'prom-client';
 import { expectation } from '../fixtures.js';
 import { sendJson, startLocalServer, type LocalServer } from '../local-server.js';
 
@@ -47,7 +48,7 @@ const paid = {
 };
 const invalidToken = { status: 404, body: { requestId: 'r1', errorCode: '404.001.03', errorMessage: 'Invalid Access Token' } };
 
-function mpesa(baseUrl: string, clock: { now: number }): MpesaProvider {
+function mpesa(baseUrl: string, clock: { now: number }, metrics?: ProviderMetrics): MpesaProvider {
   const provider = new MpesaProvider({
     baseUrl,
     consumerKey: new Secret('consumer-key'),
@@ -57,6 +58,7 @@ function mpesa(baseUrl: string, clock: { now: number }): MpesaProvider {
     timeoutMs: 2000,
     retry: { maxAttempts: 3, initialDelayMs: 1, maxDelayMs: 5 },
     now: () => clock.now,
+    metrics,
   });
   providers.push(provider);
   return provider;
@@ -91,6 +93,21 @@ describe('M-Pesa adapter over HTTP (Daraja OAuth + STK query)', () => {
       Timestamp: '20240201003005',
       CheckoutRequestID: CHECKOUT,
     });
+  });
+
+  it('observes the token and the query calls apart, by operation', async () => {
+    await daraja(() => paid);
+    const metrics = new ProviderMetrics(new Registry());
+    const provider = mpesa(server!.baseUrl, { now: Date.parse('2024-01-31T21:30:05Z') }, metrics);
+    await provider.verify(request);
+    await provider.verify(request);
+    const counts = (await metrics.callDuration.get()).values
+      .filter((v) => v.metricName === 'settle_provider_request_duration_seconds_count')
+      .map((v) => [v.labels.provider, v.labels.operation, v.labels.outcome, v.value]);
+    expect(counts).toEqual([
+      ['mpesa', 'token', 'answered', 1],
+      ['mpesa', 'verify', 'answered', 2],
+    ]);
   });
 
   it('caches the token until shortly before expires_in, then fetches a new one', async () => {

@@ -1,7 +1,8 @@
 import { Secret } from '@settle/config';
 import { CircuitState } from 'cockatiel';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PaystackProvider, StripeProvider, type BackoffSettings, type BreakerSettings } from '@settle/providers';
+import { PaystackProvider, ProviderMetrics, StripeProvider, type BackoffSettings, type BreakerSettings } from '@settle/providers';
+import { Registry } from 'prom-client';
 import { expectation } from '../fixtures.js';
 import { sendJson, startLocalServer, type LocalServer } from '../local-server.js';
 
@@ -20,8 +21,8 @@ afterEach(async () => {
   server = undefined;
 });
 
-function paystack(baseUrl: string, retry: BackoffSettings, breaker?: Partial<BreakerSettings>): PaystackProvider {
-  const provider = new PaystackProvider({ baseUrl, secretKey: new Secret('sk_test_local'), timeoutMs: 2000, retry, breaker });
+function paystack(baseUrl: string, retry: BackoffSettings, breaker?: Partial<BreakerSettings>, metrics?: ProviderMetrics): PaystackProvider {
+  const provider = new PaystackProvider({ baseUrl, secretKey: new Secret('sk_test_local'), timeoutMs: 2000, retry, breaker, metrics });
   providers.push(provider);
   return provider;
 }
@@ -139,5 +140,52 @@ describe('per-provider circuit breaker around the retries', () => {
     await down.verify(request);
     expect(await down.verify(request)).toEqual({ kind: 'unreachable', cause: 'PROVIDER.CIRCUIT_OPEN' });
     expect(await stripe.verify({ reference: 'pi_missing', expectation: expectation({ provider: 'stripe' }) })).toEqual({ kind: 'not_found' });
+  });
+});
+
+describe('provider metrics: call latency, retries and the breaker state', () => {
+  /** `labels => value` of a metric's series (histograms: their `_count`), labels as `k=v` joined by commas. */
+  async function series(metrics: ProviderMetrics, which: 'callDuration' | 'retries' | 'circuitState'): Promise<Record<string, number>> {
+    const { values } = which === 'callDuration' ? await metrics.callDuration.get() : await metrics[which].get();
+    const counted = values.filter((v) => !('metricName' in v) || v.metricName === 'settle_provider_request_duration_seconds_count');
+    return Object.fromEntries(
+      counted.map((v) => [
+        Object.entries(v.labels)
+          .map(([k, value]) => `${k}=${String(value)}`)
+          .join(','),
+        v.value,
+      ]),
+    );
+  }
+
+  it('counts every attempt and retry, and moves the breaker gauge from closed to open and back to closed', async () => {
+    let healthy = false;
+    server = await startLocalServer((req, res) => (healthy ? sendJson(res, 200, success) : sendJson(res, 502, 'Bad Gateway')));
+    const metrics = new ProviderMetrics(new Registry());
+    const provider = paystack(server.baseUrl, { maxAttempts: 2, initialDelayMs: 1, maxDelayMs: 5 }, { consecutiveFailures: 2, halfOpenAfterMs: 300 }, metrics);
+    expect(await series(metrics, 'circuitState')).toEqual({
+      'provider=paystack,state=closed': 1,
+      'provider=paystack,state=open': 0,
+      'provider=paystack,state=half_open': 0,
+      'provider=paystack,state=isolated': 0,
+    });
+
+    await provider.verify(request);
+    await provider.verify(request);
+    expect(await provider.verify(request)).toEqual({ kind: 'unreachable', cause: 'PROVIDER.CIRCUIT_OPEN' });
+    expect(await series(metrics, 'circuitState')).toMatchObject({ 'provider=paystack,state=closed': 0, 'provider=paystack,state=open': 1 });
+    // Two verifications of two attempts each; the third made no call.
+    expect(await series(metrics, 'callDuration')).toEqual({ 'provider=paystack,operation=verify,outcome=PROVIDER.BAD_GATEWAY': 4 });
+    expect(await series(metrics, 'retries')).toEqual({ 'provider=paystack,reason=PROVIDER.BAD_GATEWAY': 2 });
+
+    healthy = true;
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    expect((await provider.verify(request)).kind).toBe('cleared');
+    expect(await series(metrics, 'circuitState')).toMatchObject({
+      'provider=paystack,state=closed': 1,
+      'provider=paystack,state=open': 0,
+      'provider=paystack,state=half_open': 0,
+    });
+    expect(await series(metrics, 'callDuration')).toMatchObject({ 'provider=paystack,operation=verify,outcome=answered': 1 });
   });
 });

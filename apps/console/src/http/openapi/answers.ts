@@ -4,11 +4,11 @@
  * field added to an answer and not here (or the reverse) fails a test instead of drifting.
  */
 import { ENTITLEMENT_STATUSES, PROVIDERS, TRANSACTION_STATUSES } from '@settle/domain';
+import { isoTime } from '@settle/http';
 import { ADMIN_ACTIONS, ADMIN_TARGET_KINDS } from '@settle/ledger';
 import { z } from 'zod';
 import { CONSOLE_ROLES } from '../../auth/roles.js';
 
-const isoTime = z.iso.datetime({ offset: false }).describe('ISO 8601, UTC');
 const cursor = z.string().nullable().describe('Cursor of the next page (pass it as `cursor`); `null` on the last page');
 
 /** `POST /api/v1/session`, `GET /api/v1/session`. */
@@ -330,13 +330,3 @@ export const resendAnswer = z.strictObject({ eventId: z.uuid(), requeued: z.numb
 
 /** `POST /api/v1/endpoints/{id}/recover`. */
 export const recoverAnswer = z.strictObject({ endpointId: z.uuid(), since: isoTime, requeued: z.number().int().describe('Deliveries scheduled') });
-
-/** RFC 9457 problem details, every error of the API. */
-export const problemAnswer = z.looseObject({
-  type: z.string(),
-  title: z.string(),
-  status: z.number().int(),
-  detail: z.string().optional(),
-  code: z.string().describe('Stable machine-readable code (docs/errors.md)'),
-  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-});

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { Secret } from '@settle/config';
+import { INERT_DATABASE_URL, packageVersion } from '@settle/http';
 import { InMemoryLedger } from '@settle/ledger';
 import { createPool, type Pool } from '@settle/platform';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -17,11 +17,6 @@ import { UserAdminService } from '../../users/user-admin.service.js';
 import { CONSOLE_CONTROLLERS } from '../console-api.module.js';
 import { consoleOpenApiDocument } from './document.js';
 
-/** The version in the repository's package.json. */
-export function packageVersion(root: string): string {
-  return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
-}
-
 /**
  * The console's app over inert adapters (a pool that never connects, an in-memory ledger and
  * user store, an unreachable ingestion), never listening: for reading its routes and document.
@@ -29,7 +24,7 @@ export function packageVersion(root: string): string {
  */
 export async function createInertConsoleApp(root: string): Promise<{ app: NestFastifyApplication; pool: Pool }> {
   const logger = pino({ level: 'silent' });
-  const pool = createPool('postgres://openapi@127.0.0.1:1/none', 1);
+  const pool = createPool(INERT_DATABASE_URL, 1);
   const ledger = new InMemoryLedger();
   const users = new MemoryAuthStore();
   const audit = new LedgerAuditTrail(ledger, new StoreScanAuditLog(ledger), logger);

@@ -1,0 +1,41 @@
+import type { INestApplication } from '@nestjs/common';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { buildOpenApiDocument, EDGE_PROBLEMS_NOTE, serveOpenApi, type ControllerClass } from '@settle/http';
+
+/** Security scheme name of the dispatcher's document: the admin API key. */
+export const SECURITY = { adminApiKey: 'adminApiKey' } as const;
+
+/** Where the dispatcher serves its admin API's document: the JSON and a browsable page (docs/api.md). */
+export const OPENAPI_PATHS = { json: '/docs/openapi.json', ui: '/docs' } as const;
+
+/**
+ * The OpenAPI 3.0 document of the dispatcher's admin API (docs/delivery.md, "Endpoints and their
+ * secrets"; docs/api.md), from the controllers' decorators (`buildOpenApiDocument`,
+ * `@settle/http`): the customer's endpoints and their secrets, every delivery and attempt of an
+ * entitlement event, resend and recovery. `GET /health` and `GET /metrics` are for operators
+ * (docs/observability.md), not part of it.
+ *
+ * @param controllers - the admin API's controllers (`ADMIN_API_CONTROLLERS`), whose `ApiProblems` name the codes.
+ */
+export function dispatcherOpenApiDocument(app: INestApplication, version: string, controllers: readonly ControllerClass[]): OpenAPIObject {
+  return buildOpenApiDocument(app, {
+    title: 'Settle dispatcher admin API',
+    description: [
+      "The dispatcher delivers entitlement events to the customer's endpoints, signed with Standard Webhooks, with retries for more than three days and a dead-letter topic after them (docs/delivery.md). This API registers and manages those endpoints and their signing secrets, shows every delivery attempt, and puts deliveries back in the schedule.",
+      "Authenticate with `Authorization: Bearer <admin api key>`; the dispatcher is configured with the keys' SHA-256 digests only (`SETTLE_ADMIN_API_KEY_SHA256`, the same admin keys as ingestion's). A signing secret is answered once, when it is made; no other answer carries it.",
+      `Every error is RFC 9457 problem details (\`application/problem+json\`) with a stable \`code\` (docs/errors.md); each operation lists its own codes per status. A 503 carries \`Retry-After\`: nothing was changed, and the same request succeeds later. ${EDGE_PROBLEMS_NOTE}`,
+      'Times are ISO 8601 UTC; durations milliseconds.',
+    ].join('\n\n'),
+    version,
+    securitySchemes: {
+      [SECURITY.adminApiKey]: { type: 'http', scheme: 'bearer', description: 'An admin API key (`SETTLE_ADMIN_API_KEY_SHA256` holds its SHA-256).' },
+    },
+    pathPrefixes: ['/v1/admin/'],
+    controllers,
+  });
+}
+
+/** Serves the document at {@link OPENAPI_PATHS}: `GET /docs/openapi.json` and the Swagger UI at `GET /docs`. */
+export function serveDispatcherOpenApi(app: INestApplication, document: OpenAPIObject): void {
+  serveOpenApi(app, document, OPENAPI_PATHS);
+}

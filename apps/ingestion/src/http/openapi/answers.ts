@@ -1,0 +1,99 @@
+/**
+ * Ingestion's answers as schemas (README.md, "The API"; docs/api.md), the source of its OpenAPI
+ * document's response bodies. Strict objects: the API tests parse real answers with them
+ * (scripts/harness/answer-conformance.ts), so a field added to an answer and not here (or the
+ * reverse) fails a test instead of drifting.
+ */
+import {
+  ATTEMPT_REASONS,
+  CONSENSUS_CHECK_NAMES,
+  ENTITLEMENT_EVENT_KINDS,
+  ENTITLEMENT_STATUSES,
+  PROVIDERS,
+  TRANSACTION_STATUSES,
+  VERDICT_KINDS,
+} from '@settle/domain';
+import { isoTime } from '@settle/http';
+import { z } from 'zod';
+import { DEFAULT_VERIFY_WAIT_MS, MAX_VERIFY_WAIT_MS } from '../../checkouts/verify.commands.js';
+
+const reference = z.string().describe("The checkout's transaction reference, as registered");
+const state = z.enum(TRANSACTION_STATUSES).describe("The transaction's state (docs/state-machine.md)");
+const entitlementStatus = z.enum(ENTITLEMENT_STATUSES);
+
+/** `POST /v1/checkouts`, `POST /v1/checkouts/{reference}/complete`: the checkout and its state now. */
+export const intakeAnswer = z.strictObject({ reference, state });
+
+/** One point of the four-point consensus check (docs/spec.md, section 3; `ConsensusCheck` in libs/domain). */
+const consensusCheck = z.strictObject({
+  check: z.enum(CONSENSUS_CHECK_NAMES),
+  passed: z.boolean(),
+  code: z.string().nullable().describe('`null` when passed, else `CONSENSUS.<POINT>_MISMATCH`'),
+  expected: z.string().describe('What Settle registered, as text (amounts in minor units)'),
+  observed: z.string().describe('What the provider answered, as text (amounts in minor units)'),
+});
+
+/** `GET /v1/checkouts/{reference}`. */
+export const checkoutAnswer = z.strictObject({
+  reference,
+  provider: z.enum(PROVIDERS),
+  state,
+  entitlement_status: entitlementStatus,
+  amount: z.number().int().describe('Integer, minor units of `currency`'),
+  currency: z.string().describe('ISO 4217'),
+  entitlement: z.string(),
+  access_period: z.string().nullable().describe('ISO 8601 duration the payment buys'),
+  checks: z.array(consensusCheck).optional().describe("The last decision's four checks; absent before the first decision"),
+  updated_at: isoTime,
+});
+
+const verificationFields = {
+  reference,
+  state,
+  entitlement_status: entitlementStatus,
+  verification: z
+    .enum(['completed', 'pending', 'not_needed'])
+    .describe('`completed`: a fresh provider answer is reflected; `pending`: the wait ran out; `not_needed`: the transaction was already terminal'),
+  verdict: z.enum(VERDICT_KINDS).nullable().describe('The provider answer the state reflects; `null` while none is known'),
+  coalesced: z.boolean().describe('`true` when the call shared an unanswered request or a recent provider answer instead of asking the provider again'),
+};
+
+/** `POST /v1/checkouts/{reference}/verify`, `POST /v1/admin/checkouts/{reference}/reconcile`. */
+export const verificationAnswer = z.strictObject(verificationFields);
+
+/** `POST /v1/checkouts/{reference}/attempts`. */
+export const attemptAnswer = z.strictObject({
+  ...verificationFields,
+  allowed: z.boolean().nullable().describe('May the client start a new payment attempt? `null`: not yet known, ask again'),
+  reason: z.enum(ATTEMPT_REASONS),
+});
+
+/** `GET /v1/users/{user_id}/entitlements`. */
+export const entitlementsAnswer = z.strictObject({
+  user_id: z.string(),
+  entitlements: z.array(
+    z.strictObject({
+      entitlement: z.string(),
+      expires_at: isoTime.describe('Current access expiry, ISO 8601 UTC'),
+      grants: z.number().int().describe('Settled payments that bought this entitlement'),
+      last_event: z.enum(ENTITLEMENT_EVENT_KINDS),
+      last_event_id: z.uuid().describe("The last grant's event id: the idempotency key the customer's backend received"),
+      last_reference: z.string(),
+      updated_at: isoTime,
+    }),
+  ),
+});
+
+/** `POST /v1/webhooks/...`: the event is durable (or was already). */
+export const webhookAnswer = z.strictObject({ received: z.literal(true) });
+
+/** `?wait_ms=` of `/verify`, `/attempts` and `/reconcile` (checked by `parseWaitMs`). */
+export const waitQuery = z.object({
+  wait_ms: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_VERIFY_WAIT_MS)
+    .optional()
+    .describe(`Longest wait for the fresh result, milliseconds (default ${DEFAULT_VERIFY_WAIT_MS})`),
+});

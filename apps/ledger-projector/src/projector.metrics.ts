@@ -1,0 +1,36 @@
+import { Histogram, Registry } from 'prom-client';
+
+/** Upper bounds of the append-latency buckets, seconds: 1 ms to 10 s. */
+export const LEDGER_APPEND_SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Upper bounds of the batch-size buckets, consensus results. */
+export const LEDGER_BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500];
+
+/** Prometheus metrics of the ledger projector, served at `GET /metrics` on `METRICS_PORT`. */
+export class ProjectorMetrics {
+  /**
+   * Seconds of one ledger session that committed: the batch's outcome and grant appends, its
+   * read models and outbox rows (one PostgreSQL transaction under one lock of the ledger head;
+   * on KurrentDB the appends). Sessions that failed (retried) are not observed.
+   */
+  readonly appendDuration: Histogram;
+
+  /** Consensus results projected in one committed ledger session (one fetch, merged across partitions). */
+  readonly appendBatchSize: Histogram;
+
+  /** @param registry - the app's registry (`createMetricsRegistry`), where these are registered; a new empty one by default. */
+  constructor(readonly registry: Registry = new Registry()) {
+    this.appendDuration = new Histogram({
+      name: 'settle_ledger_append_duration_seconds',
+      help: 'Duration of one committed ledger session of the projector (appends, read models, outbox), seconds',
+      buckets: LEDGER_APPEND_SECONDS_BUCKETS,
+      registers: [registry],
+    });
+    this.appendBatchSize = new Histogram({
+      name: 'settle_ledger_append_batch_size',
+      help: 'Consensus results projected in one committed ledger session',
+      buckets: LEDGER_BATCH_SIZE_BUCKETS,
+      registers: [registry],
+    });
+  }
+}
