@@ -11,9 +11,14 @@
  * fault every 5 to 10 s for 10 minutes under a steady load, and one invariant check once it is
  * quiet.
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startChaosBed } from './bed.js';
 import { FAULTS, type Fault } from './faults.js';
 import { runScenario, type ScenarioReport } from './run.js';
+
+/** Where a failed scenario's logs, every instance's, are kept (one folder per scenario). */
+const LOGS_DIR = join(tmpdir(), 'settle-chaos-logs');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -65,9 +70,11 @@ async function main(): Promise<void> {
         repeats: 10,
         quietTimeoutMs: long ? 900_000 : 120_000,
         log: (line) => console.log(line),
+        keepLogsIn: LOGS_DIR,
       });
       reports.push(report);
       console.log(`\n${report.table}\n`);
+      if (!report.ok) console.log(`  every instance's log: ${join(LOGS_DIR, report.id)}`);
       for (const error of report.errors.slice(0, 5)) console.log(`  ${error}`);
     }
     if (long && (!only || only.includes('mixed'))) {
@@ -77,6 +84,7 @@ async function main(): Promise<void> {
         ratePerSecond: 20,
         quietTimeoutMs: 900_000,
         log: (line) => console.log(line),
+        keepLogsIn: LOGS_DIR,
       });
       reports.push(report);
       console.log(`\n${report.table}\n`);
