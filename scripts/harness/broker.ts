@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitUntil } from '../ops/clients.js';
-import { freePort } from './stack.js';
+import { freePorts } from './stack.js';
 
 const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../../' : '../../', import.meta.url));
 
@@ -39,7 +39,7 @@ async function portOpen(port: number): Promise<boolean> {
  */
 export async function startOwnBroker(): Promise<OwnBroker> {
   const dir = mkdtempSync(join(tmpdir(), 'settle-broker-'));
-  const [port, controller] = [await freePort(), await freePort()];
+  const [port, controller] = (await freePorts(2)) as [number, number];
   const classpath = join(process.env.SETTLE_HOME ?? join(ROOT, '.settle'), 'kafka', 'libs', '*');
   const config = join(dir, 'server.properties');
   mkdirSync(join(dir, 'data'));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitUntil } from '../ops/clients.js';
-import { freePort } from './stack.js';
+import { freePorts } from './stack.js';
 
 const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../../' : '../../', import.meta.url));
 
@@ -53,7 +53,7 @@ export async function startOwnRegistry(storage: RegistryStorage = { kind: 'memor
   const javaBin = java21();
   const dir = mkdtempSync(join(tmpdir(), 'settle-registry-'));
   const logFile = join(dir, 'registry.log');
-  const [port, management] = [await freePort(), await freePort()];
+  const [port, management] = (await freePorts(2)) as [number, number];
   const storageArgs =
     storage.kind === 'memory'
       ? []

@@ -15,14 +15,33 @@ import { publishedMessages, type PublishedMessage } from './published.js';
 
 /** A free TCP port on loopback. */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
+  const [port] = await freePorts(1);
+  return port!;
+}
+
+/**
+ * `count` distinct free loopback ports: every listener is held open until all are bound, so
+ * two calls in a row can never hand out the same port (the operating system may reuse a port
+ * as soon as its listener closes).
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+          const server = createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => {
+    const address = server.address();
+    return typeof address === 'object' && address ? address.port : 0;
   });
+  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  return ports;
 }
 
 /** The five apps, running from the compiled `dist/` against the real local infrastructure. */
@@ -257,7 +276,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   await seedVault(database.url, masterKeys, secrets);
   await seedWebhookVault(database.url, webhookMasterKeys, secrets);
   const paystackSecret = secrets.paystackSecret;
-  const [ingestionPort, sandboxPort] = [await freePort(), await freePort()];
+  const [ingestionPort, sandboxPort] = (await freePorts(2)) as [number, number];
   const [verifierMetricsPort, projectorMetricsPort, sweeperMetricsPort, dispatcherPort] = [
     await freePort(),
     await freePort(),
