@@ -69,7 +69,8 @@ export async function startOwnBroker(): Promise<OwnBroker> {
   );
   const format = spawnSync(
     'java',
-    [...java, 'kafka.tools.StorageTool', 'format', '-t', randomBytes(16).toString('base64url'), '-c', config, '--ignore-formatted'],
+    // `--cluster-id=` form: a base64url id may start with '-', which would read as an option.
+    [...java, 'kafka.tools.StorageTool', 'format', `--cluster-id=${randomBytes(16).toString('base64url')}`, '-c', config, '--ignore-formatted'],
     {
       encoding: 'utf8',
     },
