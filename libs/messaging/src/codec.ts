@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import avro, { type Resolver, type Schema, type Type } from 'avsc';
+import { validate as isUuid } from 'uuid';
 import { SettleError, type ErrorKind } from '@settle/domain';
 import { EVENT_TYPES, findInvalidLiteral, type ContractMap, type EventType, type TypedEvent } from './contracts.js';
 import { HEADERS, headerText } from './headers.js';
@@ -243,11 +244,24 @@ function hasKnownLiterals<K extends EventType>(type: K, payload: unknown): paylo
 }
 
 /**
+ * The top-level fields of a record that hold an event id: its own `event_id` (the idempotency
+ * key every consumer's inbox stores as a PostgreSQL `uuid`) and the `*_event_id` fields that
+ * name another event. Every producer writes UUIDs there (random, or `deterministicId`'s UUIDv5).
+ */
+function eventIdFields(payload: unknown): Array<[string, unknown]> {
+  if (typeof payload !== 'object' || payload === null) return [['event_id', undefined]];
+  return Object.entries(payload).filter(([name]) => name === 'event_id' || name.endsWith('_event_id'));
+}
+
+/**
  * The decoded message as a {@link TypedEvent}: Avro decoded `payload` with the writer's schema
- * of `type` (its shape), and every closed-list field holds a known value.
+ * of `type` (its shape), every closed-list field holds a known value, and every event id is a
+ * UUID. A record that breaks either rule is a poison message: handed to a consumer it would fail
+ * the same way on every retry (an event id that is not a UUID fails the inbox's query), holding
+ * its partition; refused here, it is dead-lettered and the partition moves on.
  *
  * @throws DecodeError `MESSAGE.INVALID_VALUE` naming the field (values are states, verdicts,
- *   triggers or provider names, never secrets).
+ *   triggers, provider names or ids, never secrets).
  */
 export function typedEvent<K extends EventType>(type: K, payload: unknown): TypedEvent {
   if (!hasKnownLiterals(type, payload)) {
@@ -256,6 +270,11 @@ export function typedEvent<K extends EventType>(type: K, payload: unknown): Type
       'MESSAGE.INVALID_VALUE',
       `${type}.${invalid?.path ?? '?'} holds a value this build does not know: ${JSON.stringify(invalid?.value)?.slice(0, 80)}`,
     );
+  }
+  for (const [name, value] of eventIdFields(payload)) {
+    if (value !== null && (typeof value !== 'string' || !isUuid(value))) {
+      throw new DecodeError('MESSAGE.INVALID_VALUE', `${type}.${name} is not a UUID: ${JSON.stringify(value)?.slice(0, 80)}`);
+    }
   }
   const event: { type: K; payload: ContractMap[K] } = { type, payload };
   // TypeScript cannot correlate a generic K with the union member it names; the pair is checked above.

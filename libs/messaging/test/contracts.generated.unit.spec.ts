@@ -14,7 +14,7 @@ import {
 import { generateContracts, LITERAL_FIELDS, OUTPUT_FILE, readSchemaFiles } from '../codegen/generate-contracts.js';
 
 const consensusResult: ConsensusResultV1 = {
-  event_id: 'e1',
+  event_id: '6f1c1b1e-3c55-4d8e-9a57-2f6f0c1f2a10',
   occurred_at: 1,
   correlation_id: 'c1',
   reference: 'ref_1',
@@ -114,5 +114,31 @@ describe('closed-list values checked at decode time', () => {
     expect(caught).toBeInstanceOf(DecodeError);
     expect((caught as DecodeError).code).toBe('MESSAGE.INVALID_VALUE');
     expect((caught as DecodeError).message).toContain(path);
+  });
+
+  it.each<[string, keyof ContractMap, Record<string, unknown>, string]>([
+    ['an event id that is not a UUID', 'ConsensusResult', { ...consensusResult, event_id: 'not-a-uuid' }, 'event_id'],
+    ['an event id that is a UUID with a suffix', 'ConsensusResult', { ...consensusResult, event_id: `${consensusResult.event_id}x` }, 'event_id'],
+    [
+      'another event named by an id that is not a UUID',
+      'DeliveryDeadLettered',
+      {
+        event_id: '0b6e8f5e-54a2-4c8a-a1f5-7d1d2c3e4f50',
+        occurred_at: 1,
+        event: 'subscription_started',
+        entitlement_event_id: 'grant-1',
+      },
+      'entitlement_event_id',
+    ],
+  ])('%s is a DecodeError MESSAGE.INVALID_VALUE (a poison message would fail every retry of its inbox query)', (_name, type, payload, field) => {
+    let caught: unknown;
+    try {
+      typedEvent(type, payload);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(DecodeError);
+    expect((caught as DecodeError).code).toBe('MESSAGE.INVALID_VALUE');
+    expect((caught as DecodeError).message).toContain(`${type}.${field} is not a UUID`);
   });
 });

@@ -75,7 +75,7 @@ function wire(id: number, schema: unknown, payload: unknown): Buffer {
 
 const headers = { [HEADERS.eventType]: Buffer.from('CheckoutRegistered') };
 const current: CheckoutRegisteredV1 = {
-  event_id: 'e-1',
+  event_id: '5d2b8a6c-0f1e-4b7a-9c3d-2e1f0a9b8c7d',
   occurred_at: 1_764_000_000_000,
   correlation_id: 'c-1',
   reference: 'ref_evolution',
