@@ -4,6 +4,7 @@ import type { DeliveryItem, Endpoint, Role } from '../api/types';
 import { Badge } from '../components/Badge';
 import { DeliveriesError } from '../components/DeliveryFeedback';
 import { ListFoot } from '../components/ListFoot';
+import { TabBar, type Tab } from '../components/TabBar';
 import { EmptyState } from '../components/Feedback';
 import { ResendButton } from '../components/Resend';
 import { canResend, deliveryStateLabel, deliveryTone, endpointHealth } from '../lib/deliveries';
@@ -15,7 +16,7 @@ const PAGE_SIZE = 50;
 /** Deliveries move with the dispatcher's attempts: read again every 30 s. */
 const REFRESH_MS = 30_000;
 
-const TABS: ReadonlyArray<{ tab: DeliveriesTab; label: string; hint: string }> = [
+const TABS: ReadonlyArray<Tab<DeliveriesTab>> = [
   { tab: 'endpoints', label: 'Endpoints', hint: "The customer's endpoints that receive entitlement events, disabled ones first." },
   {
     tab: 'failed',
@@ -195,27 +196,12 @@ function DeadLetteredRow({ delivery, resend, now }: { delivery: DeliveryItem; re
 
 /** The Deliveries section: the customer endpoints and the dead-lettered deliveries, as two tabs. */
 export function DeliveriesPage({ tab, role }: { tab: DeliveriesTab; role: Role }) {
-  const current = TABS.find((t) => t.tab === tab) ?? TABS[0]!;
   return (
     <section>
       <div className="page-head">
         <h1>Deliveries</h1>
       </div>
-      <div className="tabs" role="tablist" aria-label="Deliveries">
-        {TABS.map((t) => (
-          <Link
-            key={t.tab}
-            href={deliveriesHref(t.tab)}
-            role="tab"
-            data-testid={`deliveries-tab-${t.tab}`}
-            aria-selected={t.tab === tab}
-            className={t.tab === tab ? 'tab active' : 'tab'}
-          >
-            {t.label}
-          </Link>
-        ))}
-      </div>
-      <p className="muted small">{current.hint}</p>
+      <TabBar tabs={TABS} selected={tab} label="Deliveries" hrefOf={deliveriesHref} testIdPrefix="deliveries-tab" />
       <div role="tabpanel">{tab === 'endpoints' ? <EndpointsTable /> : <DeadLetteredTable role={role} />}</div>
     </section>
   );

@@ -4,6 +4,7 @@ import { api } from '../api/client';
 import type { HeldInReviewItem, ManualReviewItem, QueuePage, StateMismatchItem } from '../api/types';
 import { StateBadge } from '../components/Badge';
 import { ListFoot } from '../components/ListFoot';
+import { TabBar, type Tab } from '../components/TabBar';
 import { EmptyState, ErrorPanel } from '../components/Feedback';
 import { checkLabel, formatAge, formatDateTime, formatMoney, formatUntil, manualReviewReason, providerLabel } from '../lib/format';
 import { Link, navigate } from '../lib/router';
@@ -13,7 +14,7 @@ const PAGE_SIZE = 50;
 /** The queues move with the sweeper's ticks: read again every 30 s. */
 const REFRESH_MS = 30_000;
 
-const TABS: ReadonlyArray<{ tab: QueueTab; label: string; hint: string }> = [
+const TABS: ReadonlyArray<Tab<QueueTab>> = [
   { tab: 'held', label: 'Held in review', hint: 'The provider says the payment is still clearing; the sweeper re-checks on a backoff schedule.' },
   { tab: 'manual', label: 'Manual review', hint: 'Automatic re-checks ran out: a person decides, for example with Reconcile now on the transaction.' },
   {
@@ -210,27 +211,12 @@ function MismatchQueue() {
 
 /** The review queues: held in review (next check, checks so far) and manual review (why), oldest first; rows open the transaction. */
 export function QueuesPage({ tab }: { tab: QueueTab }) {
-  const current = TABS.find((t) => t.tab === tab) ?? TABS[0]!;
   return (
     <section>
       <div className="page-head">
         <h1>Queues</h1>
       </div>
-      <div className="tabs" role="tablist" aria-label="Review queues">
-        {TABS.map((t) => (
-          <Link
-            key={t.tab}
-            href={queueHref(t.tab)}
-            role="tab"
-            data-testid={`queue-tab-${t.tab}`}
-            aria-selected={t.tab === tab}
-            className={t.tab === tab ? 'tab active' : 'tab'}
-          >
-            {t.label}
-          </Link>
-        ))}
-      </div>
-      <p className="muted small">{current.hint}</p>
+      <TabBar tabs={TABS} selected={tab} label="Review queues" hrefOf={queueHref} testIdPrefix="queue-tab" />
       <div role="tabpanel">{tab === 'held' ? <HeldQueue /> : tab === 'manual' ? <ManualQueue /> : <MismatchQueue />}</div>
     </section>
   );
