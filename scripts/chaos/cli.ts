@@ -1,9 +1,9 @@
 /**
  * `npm run chaos [-- --long] [-- --scenarios=a,b] [-- --count=n] [-- --mixed-minutes=m]`: the
- * chaos suite from the command line (docs/reliability.md, "Chaos suite"). It starts a stack
- * on a broker and a PostgreSQL cluster of its own (the schema registry of the local
- * infrastructure: `./settle up` or scripts/local/infra.sh start), runs every scenario and prints
- * each one's invariant table; exit status 1 when any invariant failed.
+ * chaos suite from the command line (docs/reliability.md, "Chaos suite"; scripts/local/chaos.sh
+ * provisions and builds first). It starts a stack on a broker, a PostgreSQL cluster and a schema
+ * registry of its own, runs every scenario and prints each one's invariant table; exit status 1
+ * when any invariant failed.
  *
  * The short run is what the end-to-end test runs (52 checkouts per scenario). `--long` runs each
  * scenario with 20 000 checkouts (at 100 per second) and its fault repeated every few seconds
