@@ -46,7 +46,7 @@ beforeAll(async () => {
   await sandbox.app.listen(0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(sandbox.app.getHttpServer().address() as AddressInfo).port}`;
   client = new SandboxClient(baseUrl);
-  const common = { baseUrl, timeoutMs: 200, retry, breaker: { consecutiveFailures: 1_000 } };
+  const common = { baseUrl, timeoutMs: 200, retry, breaker: { minimumVerifications: 1_000 } };
   const build = (k: typeof secrets) => ({
     paystack: new PaystackProvider({ ...common, secretKey: new Secret(k.paystack) }),
     stripe: new StripeProvider({ ...common, secretKey: new Secret(k.stripe) }),

@@ -4,8 +4,9 @@
  * reach the provider (the sandbox, which counts its verify calls) a bounded number of times,
  * and an honest checkout paid meanwhile settles on its own webhook: the provider's circuit
  * breaker stayed closed. The flooded reference's provider answers 502 to every call, so that
- * without coalescing each spoof would be one failed verification, and five of them would open
- * the breaker (PROVIDER_BREAKER_FAILURES, default 5) for every Paystack checkout.
+ * without coalescing each spoof would be one failed verification, and the flood would be the
+ * failed majority of the breaker's window (PROVIDER_BREAKER_FAILURE_RATIO 0.5 of at least
+ * PROVIDER_BREAKER_MIN_VERIFICATIONS, 10) and open it for every Paystack checkout.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -69,9 +69,13 @@ export interface RetrySettings {
   maxDelayMs: number;
 }
 
-/** Circuit breaker settings for provider queries. */
+/** Circuit breaker settings for provider queries (the failure share over a sliding window). */
 export interface BreakerConfig {
-  consecutiveFailures: number;
+  /** Share of the window's verifications that failed above which the breaker opens, between 0 and 1. */
+  failureRatio: number;
+  /** milliseconds */
+  windowMs: number;
+  minimumVerifications: number;
   /** milliseconds */
   halfOpenAfterMs: number;
 }
@@ -91,7 +95,12 @@ export function loadVerifierConfig(env: NodeJS.ProcessEnv = process.env) {
     initialDelayMs: e.PROVIDER_RETRY_INITIAL_DELAY_MS,
     maxDelayMs: e.PROVIDER_RETRY_MAX_DELAY_MS,
   };
-  const breaker: BreakerConfig = { consecutiveFailures: e.PROVIDER_BREAKER_FAILURES, halfOpenAfterMs: e.PROVIDER_BREAKER_HALF_OPEN_MS };
+  const breaker: BreakerConfig = {
+    failureRatio: e.PROVIDER_BREAKER_FAILURE_RATIO,
+    windowMs: e.PROVIDER_BREAKER_WINDOW_MS,
+    minimumVerifications: e.PROVIDER_BREAKER_MIN_VERIFICATIONS,
+    halfOpenAfterMs: e.PROVIDER_BREAKER_HALF_OPEN_MS,
+  };
   return {
     ...toWorker(e),
     merchantAccount: e.SETTLE_MERCHANT_ACCOUNT,

@@ -214,7 +214,14 @@ export const verifierEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partiti
     description:
       "References of one Kafka batch verified at once (provider calls in flight per partition handled); one reference's messages are always handled in order.",
   }),
-  PROVIDER_BREAKER_FAILURES: int(5, 1).meta({ description: "Consecutive failed verifications that open a provider's circuit breaker." }),
+  PROVIDER_BREAKER_FAILURE_RATIO: z.coerce.number().gt(0).lt(1).default(0.5).meta({
+    description:
+      "Share of a provider's verifications in the window that failed (502, 503, 504, 429, time-outs, resets, after all retries) above which its circuit breaker opens; strictly between 0 and 1.",
+  }),
+  PROVIDER_BREAKER_WINDOW_MS: int(10_000, 1_000).meta({ description: "The sliding window a provider's failure share is taken over, milliseconds." }),
+  PROVIDER_BREAKER_MIN_VERIFICATIONS: int(10, 1).meta({
+    description: 'Fewest verifications of a provider in the window before its circuit breaker can open at all.',
+  }),
   PROVIDER_BREAKER_HALF_OPEN_MS: int(5_000, 1).meta({
     description:
       'How long an open breaker waits before letting one probe through, milliseconds (5 000: a provider that is back is queried again within 5 s; docs/reliability.md).',

@@ -1,13 +1,13 @@
 import type { ProviderName, ProviderVerdict } from '@settle/domain';
 import {
   circuitBreaker,
-  ConsecutiveBreaker,
   ExponentialBackoff,
   fullJitterGenerator,
   handleWhen,
   isBrokenCircuitError,
   isIsolatedCircuitError,
   retry,
+  SamplingBreaker,
   wrap,
   type CircuitBreakerPolicy,
   type IBackoff,
@@ -38,27 +38,40 @@ export interface BackoffSettings {
 }
 
 /**
- * Circuit breaker of one provider (cockatiel `ConsecutiveBreaker`). One verification counts
- * as one sample, whatever number of retries it made: the breaker wraps the retry policy.
+ * Circuit breaker of one provider (cockatiel `SamplingBreaker`): it judges the provider by the
+ * share of verifications that failed over a sliding window, as resilience4j's failure-rate
+ * breaker does, so a provider that is down opens it within the window's first samples while a
+ * minority of references that keep failing (a provider bug on some transactions, a storm of
+ * 502s on some checkouts) never shuts out the rest (docs/reliability.md, finding 7). One
+ * verification counts as one sample, whatever number of retries it made: the breaker wraps the
+ * retry policy.
  */
 export interface BreakerSettings {
   /**
-   * Consecutive verifications that ended on a retryable failure (502, 503, 504, 429,
-   * time-out, connection failure, after all retries) before the circuit opens.
+   * Share of the window's verifications that ended on a retryable failure (502, 503, 504, 429,
+   * time-out, connection failure, after all retries) above which the circuit opens; strictly
+   * between 0 and 1.
    */
-  consecutiveFailures: number;
+  failureRatio: number;
+  /** The sliding window the share is taken over, milliseconds. */
+  windowMs: number;
+  /** Fewest verifications in the window before the circuit can open at all: a quiet provider is not judged on a handful. */
+  minimumVerifications: number;
   /** How long the circuit stays open before one probe verification is let through, milliseconds. */
   halfOpenAfterMs: number;
 }
 
 /**
- * Breaker defaults: open after 5 consecutive failed verifications, probe again after
- * 5 000 ms. With the default retry settings a provider that is down therefore takes at most
- * 5 x maxAttempts calls, then one probe every 5 s; a provider that is back is queried again
- * within 5 s of it answering (docs/reliability.md: recovery within 10 s of a fault ending).
+ * Breaker defaults: open when more than half of at least 10 verifications in the last 10 s
+ * failed, probe again after 5 000 ms. A provider that is down at 100 verifications per second
+ * therefore opens it within about 0.1 s and then gets one probe every 5 s; a provider that is
+ * back is queried again within 5 s of it answering (docs/reliability.md: recovery within 10 s
+ * of a fault ending).
  */
 export const DEFAULT_BREAKER_SETTINGS: Readonly<BreakerSettings> = Object.freeze({
-  consecutiveFailures: 5,
+  failureRatio: 0.5,
+  windowMs: 10_000,
+  minimumVerifications: 10,
   halfOpenAfterMs: 5_000,
 });
 
@@ -122,18 +135,28 @@ export function providerRetryPolicy(settings: BackoffSettings): RetryPolicy {
 }
 
 /**
- * Circuit breaker of one provider (cockatiel `circuitBreaker` with a `ConsecutiveBreaker`):
- * opens after `consecutiveFailures` retryable failures in a row, lets one probe through
- * after `halfOpenAfterMs` milliseconds, closes again on its success. Non-retryable answers
- * (a 401, a 400 "not found") say the provider is up and do not count.
+ * Circuit breaker of one provider (cockatiel `circuitBreaker` with a `SamplingBreaker`): opens
+ * when, over the last `windowMs`, at least `minimumVerifications` verifications were made and
+ * more than `failureRatio` of them ended on a retryable failure; lets one probe through after
+ * `halfOpenAfterMs` milliseconds and closes again on its success (its samples start afresh).
+ * Non-retryable answers (a 401, a 400 "not found") say the provider is up and count as
+ * successes.
  *
  * @param settings - missing fields take {@link DEFAULT_BREAKER_SETTINGS}.
+ * @throws RangeError when `failureRatio` is not strictly between 0 and 1 (cockatiel's check).
  */
 export function providerCircuitBreaker(settings: Partial<BreakerSettings> = {}): CircuitBreakerPolicy {
   const resolved = { ...DEFAULT_BREAKER_SETTINGS, ...settings };
   return circuitBreaker(handleWhen(isRetryableProviderError), {
     halfOpenAfter: resolved.halfOpenAfterMs,
-    breaker: new ConsecutiveBreaker(resolved.consecutiveFailures),
+    breaker: new SamplingBreaker({
+      threshold: resolved.failureRatio,
+      duration: resolved.windowMs,
+      // cockatiel takes the minimum as a rate over the window and refuses to open while the
+      // window holds fewer than `window * rate` samples; half a sample below the count keeps
+      // floating-point rounding from asking for one more.
+      minimumRps: (resolved.minimumVerifications - 0.5) / (resolved.windowMs / 1000),
+    }),
   });
 }
 

@@ -22,6 +22,6 @@ describe('provider backoff', () => {
   });
 
   it('has documented breaker defaults', () => {
-    expect(DEFAULT_BREAKER_SETTINGS).toEqual({ consecutiveFailures: 5, halfOpenAfterMs: 5_000 });
+    expect(DEFAULT_BREAKER_SETTINGS).toEqual({ failureRatio: 0.5, windowMs: 10_000, minimumVerifications: 10, halfOpenAfterMs: 5_000 });
   });
 });

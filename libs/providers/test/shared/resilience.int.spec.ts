@@ -73,10 +73,10 @@ describe('Retry-After is honoured when retrying (429, 502, 503, 504)', () => {
 });
 
 describe('per-provider circuit breaker around the retries', () => {
-  it('opens after consecutive failed verifications, then answers CIRCUIT_OPEN without calling, and closes after a good probe', async () => {
+  it('opens once the window holds its minimum of verifications and most failed, then answers CIRCUIT_OPEN without calling, and closes after a good probe', async () => {
     let healthy = false;
     server = await startLocalServer((req, res) => (healthy ? sendJson(res, 200, success) : sendJson(res, 502, 'Bad Gateway')));
-    const provider = paystack(server.baseUrl, { maxAttempts: 2, initialDelayMs: 1, maxDelayMs: 5 }, { consecutiveFailures: 3, halfOpenAfterMs: 300 });
+    const provider = paystack(server.baseUrl, { maxAttempts: 2, initialDelayMs: 1, maxDelayMs: 5 }, { minimumVerifications: 3, halfOpenAfterMs: 300 });
 
     for (let i = 0; i < 3; i++) {
       expect(await provider.verify(request)).toEqual({ kind: 'unreachable', cause: 'PROVIDER.BAD_GATEWAY' });
@@ -96,9 +96,27 @@ describe('per-provider circuit breaker around the retries', () => {
     expect(provider.policy.breaker.state).toBe(CircuitState.Closed);
   });
 
+  it('a minority of references that keep failing never opens it, however many fail in a row', async () => {
+    let down = false;
+    server = await startLocalServer((req, res) => (down || req.url?.includes('storm') ? sendJson(res, 502, 'Bad Gateway') : sendJson(res, 200, success)));
+    const provider = paystack(server.baseUrl, { maxAttempts: 1, initialDelayMs: 1, maxDelayMs: 5 }, { minimumVerifications: 4, halfOpenAfterMs: 60_000 });
+    for (let i = 0; i < 8; i++) expect((await provider.verify(request)).kind).toBe('cleared');
+    // Six failures in a row (a consecutive-failure breaker of 5 would have opened): 6 of 14 is under half.
+    for (let i = 0; i < 6; i++) {
+      expect(await provider.verify({ ...request, reference: `storm_${i}` })).toEqual({ kind: 'unreachable', cause: 'PROVIDER.BAD_GATEWAY' });
+    }
+    expect(provider.policy.breaker.state).toBe(CircuitState.Closed);
+    expect((await provider.verify(request)).kind).toBe('cleared');
+    // The provider down: failures become the majority of the window and it opens.
+    down = true;
+    for (let i = 0; i < 9; i++) await provider.verify(request);
+    expect(provider.policy.breaker.state).toBe(CircuitState.Open);
+    expect(await provider.verify(request)).toEqual({ kind: 'unreachable', cause: 'PROVIDER.CIRCUIT_OPEN' });
+  });
+
   it('a failed probe opens the circuit again', async () => {
     server = await startLocalServer((req, res) => sendJson(res, 504, 'Gateway Timeout'));
-    const provider = paystack(server.baseUrl, { maxAttempts: 1, initialDelayMs: 1, maxDelayMs: 5 }, { consecutiveFailures: 2, halfOpenAfterMs: 200 });
+    const provider = paystack(server.baseUrl, { maxAttempts: 1, initialDelayMs: 1, maxDelayMs: 5 }, { minimumVerifications: 2, halfOpenAfterMs: 200 });
     await provider.verify(request);
     await provider.verify(request);
     expect(provider.policy.breaker.state).toBe(CircuitState.Open);
@@ -115,7 +133,7 @@ describe('per-provider circuit breaker around the retries', () => {
         ? sendJson(res, 400, { status: false, message: 'Transaction reference not found' })
         : sendJson(res, 401, { status: false, message: 'Invalid key' }),
     );
-    const provider = paystack(server.baseUrl, { maxAttempts: 3, initialDelayMs: 1, maxDelayMs: 5 }, { consecutiveFailures: 2, halfOpenAfterMs: 60_000 });
+    const provider = paystack(server.baseUrl, { maxAttempts: 3, initialDelayMs: 1, maxDelayMs: 5 }, { minimumVerifications: 2, halfOpenAfterMs: 60_000 });
     for (let i = 0; i < 3; i++) {
       expect(await provider.verify(request)).toEqual({ kind: 'unreachable', cause: 'PROVIDER.AUTH_REJECTED' });
       expect(await provider.verify({ ...request, reference: 'missing' })).toEqual({ kind: 'not_found' });
@@ -128,13 +146,13 @@ describe('per-provider circuit breaker around the retries', () => {
     server = await startLocalServer((req, res) =>
       req.url?.startsWith('/v1/') ? sendJson(res, 404, { error: { code: 'resource_missing', type: 'invalid_request_error' } }) : sendJson(res, 502, 'x'),
     );
-    const down = paystack(server.baseUrl, { maxAttempts: 1, initialDelayMs: 1, maxDelayMs: 5 }, { consecutiveFailures: 1, halfOpenAfterMs: 60_000 });
+    const down = paystack(server.baseUrl, { maxAttempts: 1, initialDelayMs: 1, maxDelayMs: 5 }, { minimumVerifications: 1, halfOpenAfterMs: 60_000 });
     const stripe = new StripeProvider({
       baseUrl: server.baseUrl,
       secretKey: new Secret('sk_test_local'),
       timeoutMs: 2000,
       retry: { maxAttempts: 1, initialDelayMs: 1, maxDelayMs: 5 },
-      breaker: { consecutiveFailures: 1 },
+      breaker: { minimumVerifications: 1 },
     });
     providers.push(stripe);
     await down.verify(request);
@@ -162,7 +180,7 @@ describe('provider metrics: call latency, retries and the breaker state', () => 
     let healthy = false;
     server = await startLocalServer((req, res) => (healthy ? sendJson(res, 200, success) : sendJson(res, 502, 'Bad Gateway')));
     const metrics = new ProviderMetrics(new Registry());
-    const provider = paystack(server.baseUrl, { maxAttempts: 2, initialDelayMs: 1, maxDelayMs: 5 }, { consecutiveFailures: 2, halfOpenAfterMs: 300 }, metrics);
+    const provider = paystack(server.baseUrl, { maxAttempts: 2, initialDelayMs: 1, maxDelayMs: 5 }, { minimumVerifications: 2, halfOpenAfterMs: 300 }, metrics);
     expect(await series(metrics, 'circuitState')).toEqual({
       'provider=paystack,state=closed': 1,
       'provider=paystack,state=open': 0,
