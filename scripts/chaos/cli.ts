@@ -59,6 +59,14 @@ async function main(): Promise<void> {
   const started = Date.now();
   console.log(`Chaos ${long ? 'long' : 'short'} run: ${faults.length} scenarios, ${count} checkouts each at ${rate}/s`);
   const bed = await startChaosBed({ logLevel: 'info' });
+  // Interrupted (Ctrl-C, a CI job's SIGTERM): the bed's broker, cluster, registry and apps are
+  // stopped before exiting, never left running as orphans.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      console.log(`\n${signal}: stopping the bed`);
+      void bed.close().finally(() => process.exit(130));
+    });
+  }
   console.log(`Stack up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const reports: ScenarioReport[] = [];
   try {

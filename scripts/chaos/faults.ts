@@ -305,22 +305,33 @@ async function enableEndpoint(bed: ChaosBed): Promise<void> {
   if (answer.status !== 200) throw new Error(`re-enabling the endpoint answered ${answer.status}`);
 }
 
-const sweeperPause: Fault = {
-  id: 'sigstop-sweeper',
-  injected: 'SIGSTOP of one of two sweepers for 8 s (its session time-out is 6 s), then SIGCONT',
-  mixable: false,
-  async before(bed) {
-    added.push(await bed.stack.control.addInstance('sweeper'));
-  },
-  async inject(bed) {
-    bed.stack.control.signal('sweeper', 'SIGSTOP');
-    await sleep(bed.sessionTimeoutMs + 2_000);
-    bed.stack.control.signal('sweeper', 'SIGCONT');
-  },
-  async after(bed) {
-    for (const instance of added.splice(0)) await bed.stack.control.remove(instance);
-  },
-};
+/**
+ * A zombie member: one of two instances of a consumer SIGSTOPped for longer than its
+ * consumer-group session time-out (6 s by default), so the group moves its partitions to the
+ * other, then SIGCONT. The woken one still holds what it was doing (a batch decided, a delivery
+ * attempt in flight) and must act for nothing it lost: its writes are fenced (the sweeper's
+ * partition epochs, the verifier's optimistic state and inbox, the ledger's expected revisions,
+ * the dispatcher's delivery leases), and the invariants count every doubled outcome or grant.
+ */
+function pauseOneOfTwo(app: 'sweeper' | 'verifier' | 'ledger-projector' | 'dispatcher'): Fault {
+  return {
+    id: `sigstop-${app}`,
+    injected: `SIGSTOP of one of two ${app === 'dispatcher' ? 'dispatchers' : `${app}s`} for 8 s (its session time-out is 6 s), then SIGCONT`,
+    mixable: false,
+    ...(app === 'dispatcher' ? { recoveryBy: 'delivery' as const } : {}),
+    async before(bed) {
+      added.push(await bed.stack.control.addInstance(app));
+    },
+    async inject(bed) {
+      bed.stack.control.signal(app, 'SIGSTOP');
+      await sleep(bed.sessionTimeoutMs + 2_000);
+      bed.stack.control.signal(app, 'SIGCONT');
+    },
+    async after(bed) {
+      for (const instance of added.splice(0)) await bed.stack.control.remove(instance);
+    },
+  };
+}
 
 /** Every scenario of the chaos suite, in the order they run. */
 export const FAULTS: readonly Fault[] = [
@@ -352,5 +363,8 @@ export const FAULTS: readonly Fault[] = [
     },
   ),
   customerFault('customer-down', 'the customer endpoint down (connections cut) for 3 s, longer than the first retry steps', { kind: 'down' }, 3_000),
-  sweeperPause,
+  pauseOneOfTwo('sweeper'),
+  pauseOneOfTwo('verifier'),
+  pauseOneOfTwo('ledger-projector'),
+  pauseOneOfTwo('dispatcher'),
 ];
