@@ -48,6 +48,8 @@ export interface Fault {
   expect?: Expectations;
   /** May run in the mixed run (instant faults that leave the bed as they found it). */
   mixable: boolean;
+  /** Injected once even in a long run: the fault spans the load by itself (a storm over its middle 40 %). */
+  once?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -214,6 +216,7 @@ function providerStorm(mode: '502' | '504'): Fault {
     id: `provider-${mode}-storm`,
     injected: `provider answers ${mode} four times to every checkout of the middle 40 % of the load (ends when all were served)`,
     mixable: false,
+    once: true,
     behaviourOf: (i, outcome, count) =>
       i >= count * 0.3 && i < count * 0.7 && !outcome.behaviour.failures ? { ...outcome.behaviour, failures: { mode, times: 4 } } : outcome.behaviour,
     async inject(bed, { load }) {

@@ -14,7 +14,7 @@ export interface RunOptions {
   count: number;
   /** Checkouts started per second. */
   ratePerSecond: number;
-  /** Long run: the fault is injected again and again while the load runs (at most `repeats` times). */
+  /** Long run: the fault is injected again and again while the load runs (at most `repeats` times), unless it is {@link Fault.once}. */
   long?: boolean;
   repeats?: number;
   /** Longest wait for the system to become quiet after the load, milliseconds (default 120 000). */
@@ -90,7 +90,7 @@ export async function runScenario(bed: ChaosBed, fault: Fault, options: RunOptio
   const context = { load, long: options.long ?? false, posted, log: (line: string) => notes.push(line), check: (r: InvariantResult) => faultResults.push(r) };
   let injections = 0;
   let faultEndedAt = Date.now();
-  const repeats = options.long ? (options.repeats ?? 5) : 1;
+  const repeats = options.long && !fault.once ? (options.repeats ?? 5) : 1;
   do {
     log(`  ${fault.id}: injecting (${injections + 1}) after ${load.started()} checkouts`);
     const endedAt = await fault.inject(bed, context);
