@@ -13,6 +13,16 @@ import {
 } from '@settle/messaging';
 import { generateContracts, LITERAL_FIELDS, OUTPUT_FILE, readSchemaFiles } from '../codegen/generate-contracts.js';
 
+/** What {@link typedEvent} throws for a payload, `undefined` when it accepts it. */
+function refusal(type: keyof ContractMap, payload: unknown): unknown {
+  try {
+    typedEvent(type, payload);
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
 const consensusResult: ConsensusResultV1 = {
   event_id: '6f1c1b1e-3c55-4d8e-9a57-2f6f0c1f2a10',
   occurred_at: 1,
@@ -105,12 +115,7 @@ describe('closed-list values checked at decode time', () => {
     ],
   ])('%s is a DecodeError MESSAGE.INVALID_VALUE naming the field (dead-lettered, never handled)', (_name, type, payload, path) => {
     expect(findInvalidLiteral(type, payload)?.path).toBe(path);
-    let caught: unknown;
-    try {
-      typedEvent(type, payload);
-    } catch (error) {
-      caught = error;
-    }
+    const caught = refusal(type, payload);
     expect(caught).toBeInstanceOf(DecodeError);
     expect((caught as DecodeError).code).toBe('MESSAGE.INVALID_VALUE');
     expect((caught as DecodeError).message).toContain(path);
@@ -131,12 +136,7 @@ describe('closed-list values checked at decode time', () => {
       'entitlement_event_id',
     ],
   ])('%s is a DecodeError MESSAGE.INVALID_VALUE (a poison message would fail every retry of its inbox query)', (_name, type, payload, field) => {
-    let caught: unknown;
-    try {
-      typedEvent(type, payload);
-    } catch (error) {
-      caught = error;
-    }
+    const caught = refusal(type, payload);
     expect(caught).toBeInstanceOf(DecodeError);
     expect((caught as DecodeError).code).toBe('MESSAGE.INVALID_VALUE');
     expect((caught as DecodeError).message).toContain(`${type}.${field} is not a UUID`);
