@@ -265,7 +265,8 @@ function providerBlackhole(shortMs: number): Fault {
 
 const webhookFlood: Fault = {
   id: 'webhook-flood',
-  injected: 'for each checkout so far: its webhook 5 times at once, 3 spoofed, 2 variants in reverse order; then all of them again later',
+  injected:
+    'for each checkout so far (at most the first 200 registered): its webhook 5 times at once, 3 spoofed, 2 variants in reverse order; then all of them again later',
   mixable: true,
   async inject(bed, { load, posted }) {
     const secret = bed.stack.secrets.paystackSecret;
