@@ -34,7 +34,9 @@ export async function readTopics(brokers: string[], registryUrl: string, topicPr
   const read: PublishedMessage[] = [];
   if (total === 0) return read;
   let seen = 0;
-  const consumer = kafka.consumer({ groupId: `settle-test-reader-${randomBytes(6).toString('hex')}` });
+  // A short fetch wait: disconnecting waits for the fetch in flight, by default a 5 s long poll
+  // once the topics are read, which every call paid (5 s per chaos scenario).
+  const consumer = kafka.consumer({ groupId: `settle-test-reader-${randomBytes(6).toString('hex')}`, maxWaitTimeInMs: 100 });
   await consumer.connect();
   try {
     await consumer.subscribe({ topics: names, fromBeginning: true });
