@@ -39,6 +39,8 @@ function start(failures: number): { output: () => string; counter: string; ready
   supervisor = spawn('bash', [SUPERVISE, 'stand-in', process.execPath, script, counter, String(failures)], {
     env: { ...process.env, SETTLE_READY_FILE: ready, SETTLE_RESTART_INITIAL_DELAY_S: '1', SETTLE_RESTART_MAX_DELAY_S: '2' },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own, so that the clean-up ends the app with its supervisor.
+    detached: true,
   });
   supervisor.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   supervisor.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -50,7 +52,8 @@ const exited = (child: ChildProcess) =>
 
 afterEach(async () => {
   if (supervisor && supervisor.exitCode === null) {
-    supervisor.kill('SIGKILL');
+    // The whole group: a SIGKILLed supervisor cannot stop its app, which would outlive the test.
+    process.kill(-supervisor.pid!, 'SIGKILL');
     await exited(supervisor);
   }
   rmSync(dir, { recursive: true, force: true });
