@@ -1,3 +1,4 @@
+import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
 import type { Kafka, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { AvroCodec } from './codec.js';
@@ -19,8 +20,9 @@ export interface MessagingConnection {
  * schemas of the records the app produces, and connects an idempotent producer.
  *
  * A registration that fails for a reason other than a refused schema (the registry down, or
- * answering 5xx, as Apicurio does once per connection its database ended) is tried again, five
- * times in all over about 15 s, so that a registry blip does not fail the boot.
+ * answering 5xx, as Apicurio does once per connection its database ended) is tried again for
+ * about a minute and a half ({@link withRegistryRetries}), so that a registry blip does not fail
+ * the boot.
  *
  * @param produces - record types this app publishes (their schemas are registered now).
  * @throws when the broker or the registry cannot be reached, or a schema is refused.
@@ -47,26 +49,44 @@ export async function connectMessaging(options: {
 /** Registry answers that no retry changes: an incompatible (409) or invalid (422) schema. */
 const REFUSED = new Set([409, 422]);
 
+/** How {@link withRegistryRetries} retries. */
+export interface RegistryRetryOptions {
+  /** Calls in all, the first included (default 20). */
+  attempts?: number;
+  /** First wait between calls, milliseconds (default 1 000); it doubles, with jitter. */
+  delayMs?: number;
+  /** Longest wait between calls, milliseconds (default 5 000). */
+  maxDelayMs?: number;
+  /** Called before each retry (attempt from 1) with the failure that caused it, for a log line. */
+  onRetry?: (error: unknown, attempt: number) => void;
+}
+
 /**
- * Runs `call` (a request to the schema registry) up to `attempts` times (default 5), waiting
- * `delayMs` (default 1 000) milliseconds, doubled each time, between them, unless it failed
- * because the registry refused a schema (HTTP 409 or 422), which is thrown at once.
+ * Runs `call` (a request to the schema registry) until it succeeds, at most `attempts` times,
+ * with an exponential backoff (cockatiel's, decorrelated jitter) from `delayMs` up to
+ * `maxDelayMs` between calls: with the defaults about a minute and a half in all. A registry
+ * whose database restarted answers 5xx once per pooled connection the restart ended (Apicurio),
+ * and a booting app may be the only one asking, so each call flushes one: five calls were not
+ * enough (docs/reliability.md, findings 6 and 8). A refusal of the schema itself (HTTP 409 or
+ * 422) is thrown at once.
  *
  * @throws the last failure, or a refusal at once.
  */
-export async function withRegistryRetries<T>(
-  call: () => Promise<T>,
-  options: { attempts?: number; delayMs?: number; onRetry?: (error: unknown, attempt: number) => void } = {},
-): Promise<T> {
-  const attempts = options.attempts ?? 5;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
+export async function withRegistryRetries<T>(call: () => Promise<T>, options: RegistryRetryOptions = {}): Promise<T> {
+  let last: unknown = null;
+  const policy = retry(
+    handleWhen((error) => {
+      last = error;
       const status = (error as { status?: unknown }).status;
-      if (attempt >= attempts || (typeof status === 'number' && REFUSED.has(status))) throw error;
-      options.onRetry?.(error, attempt);
-      await new Promise((resolve) => setTimeout(resolve, (options.delayMs ?? 1_000) * 2 ** (attempt - 1)));
-    }
-  }
+      return !(typeof status === 'number' && REFUSED.has(status));
+    }),
+    {
+      maxAttempts: (options.attempts ?? 20) - 1,
+      backoff: new ExponentialBackoff({ initialDelay: options.delayMs ?? 1_000, maxDelay: options.maxDelayMs ?? 5_000 }),
+    },
+  );
+  return policy.execute(({ attempt }) => {
+    if (attempt > 0) options.onRetry?.(last, attempt);
+    return call();
+  });
 }
