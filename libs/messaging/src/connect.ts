@@ -73,10 +73,8 @@ export interface RegistryRetryOptions {
  * @throws the last failure, or a refusal at once.
  */
 export async function withRegistryRetries<T>(call: () => Promise<T>, options: RegistryRetryOptions = {}): Promise<T> {
-  let last: unknown = null;
   const policy = retry(
     handleWhen((error) => {
-      last = error;
       const status = (error as { status?: unknown }).status;
       return !(typeof status === 'number' && REFUSED.has(status));
     }),
@@ -85,8 +83,7 @@ export async function withRegistryRetries<T>(call: () => Promise<T>, options: Re
       backoff: new ExponentialBackoff({ initialDelay: options.delayMs ?? 1_000, maxDelay: options.maxDelayMs ?? 5_000 }),
     },
   );
-  return policy.execute(({ attempt }) => {
-    if (attempt > 0) options.onRetry?.(last, attempt);
-    return call();
-  });
+  const { onRetry } = options;
+  if (onRetry) policy.onRetry((reason) => 'error' in reason && onRetry(reason.error, reason.attempt));
+  return policy.execute(() => call());
 }
