@@ -111,6 +111,25 @@ export function auditTrailContract(name: string, make: () => Promise<AuditTrailU
       expect((await trail.list({ limit: 10, actor: actor.email })).items).toEqual([]);
     });
 
+    it('refuses an action whose request the ledger cannot store as given as invalid input (400), not as the trail being unavailable, and does not run it', async () => {
+      const { store, log } = await make();
+      // The shape of PostgreSQL's refusal of a NUL in jsonb (SQLSTATE 22P05, data exception).
+      const refusing: LedgerStore = {
+        append: () => Promise.reject(Object.assign(new Error('unsupported Unicode escape sequence'), { code: '22P05' })),
+        readStream: (streamId) => store.readStream(streamId),
+        readAll: (after, limit) => store.readAll(after, limit),
+        subscribeToAll: (after, handler, options) => store.subscribeToAll(after, handler, options),
+      };
+      const trail = new LedgerAuditTrail(refusing, log, silent);
+      let ran = false;
+      const refused = trail.run(reconcileOf(actorOf(), 'REF-INVALID'), async () => {
+        ran = true;
+      });
+      await expect(refused).rejects.toBeInstanceOf(ProblemError);
+      await expect(refused).rejects.toMatchObject({ status: 400, code: 'REQUEST.VALIDATION_FAILED' });
+      expect(ran).toBe(false);
+    });
+
     it('shows an action whose outcome could not be recorded as without an outcome', async () => {
       const { store, log } = await make();
       let appends = 0;

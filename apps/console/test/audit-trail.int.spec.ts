@@ -1,8 +1,10 @@
 /** The AuditTrail contract on PostgreSQL: the ledger's own migrations (0003 indexes admin-action requests), read back by PostgresAuditLog. */
 import { LEDGER_MIGRATIONS, PostgresLedger, verifyLedger } from '@settle/ledger';
 import { createPool, migrateSchema, type Pool } from '@settle/platform';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { pino } from 'pino';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase } from '../../../scripts/harness/infra.js';
+import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
 import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
 import { auditTrailContract } from './audit-trail.contract.js';
 
@@ -32,4 +34,17 @@ auditTrailContract('PostgreSQL', async () => {
       expect(verification.checked).toBeGreaterThan(0);
     },
   };
+});
+
+it("PostgreSQL's own refusal of a value it cannot store (a NUL) is invalid input, not the audit trail unavailable", async () => {
+  const trail = new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), pino({ level: 'silent' }));
+  let ran = false;
+  const refused = trail.run(
+    { actor: { email: 'ops@example.com', role: 'admin' }, action: 'user.create', target: { kind: 'user', id: 'a\u0000@example.com' } },
+    async () => {
+      ran = true;
+    },
+  );
+  await expect(refused).rejects.toMatchObject({ status: 400, code: 'REQUEST.VALIDATION_FAILED' });
+  expect(ran).toBe(false);
 });

@@ -5,9 +5,11 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { PROBLEM_JSON, ProblemError, type Logger } from '@settle/platform';
 import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { isUtf8 } from 'node:buffer';
 import { Histogram, type Registry } from 'prom-client';
 import { PinoNestLogger } from './nest-logger.js';
 import { installRequestLog, requestIdOf } from './request-log.js';
+import { invalidCharacterProblem, unstorableRequestText } from './storable-text.js';
 import { assertUnambiguousJson, type JsonStrictness } from './strict-json.js';
 import { installHttpTracing } from './tracing.hook.js';
 
@@ -38,7 +40,7 @@ export interface HttpEdgeOptions {
    * request's `rawBody` is set on these routes only.
    */
   rawBodyRoutes?: readonly string[];
-  /** Which ambiguities JSON bodies are refused for; default both (see {@link JsonStrictness}). */
+  /** Which ambiguities JSON bodies are refused for; default all (see {@link JsonStrictness}). */
   strictness?: JsonStrictness;
   /** The app's logger: Nest's framework logs and one line per request go to it ({@link createEdgeApp}). */
   logger: Logger;
@@ -195,8 +197,12 @@ export function httpEdgeServerOptions(options: HttpEdgeOptions): FastifyHttpOpti
  * (Nest registers them on `init`):
  * - a server span per request, first, so that everything after runs in its context
  *   (`installHttpTracing`, docs/observability.md, "Traces");
- * - body parsing: `application/json` strictly (syntax, then {@link assertUnambiguousJson}, then
- *   Fastify's own parser with its `__proto__`/`constructor` protection), every other content type
+ * - text that could not be stored as sent (`storable-text.ts`): a NUL or an unpaired surrogate
+ *   in a path parameter, a query parameter's name or value or a header value, refused with 400
+ *   `REQUEST.INVALID_CHARACTER` before the body is read, the guards or any handler run; in a
+ *   JSON body (any string or key), or body bytes that are not UTF-8, the same, from the parser;
+ * - body parsing: `application/json` strictly (UTF-8, then syntax, then {@link assertUnambiguousJson},
+ *   then Fastify's own parser with its `__proto__`/`constructor` protection), every other content type
  *   415 `REQUEST.UNSUPPORTED_MEDIA_TYPE`; on {@link HttpEdgeOptions.rawBodyRoutes} any type (a
  *   missing or malformed `Content-Type` too), kept as raw bytes (`request.rawBody`);
  * - a request target over {@link MAX_URL_BYTES}: 414 `REQUEST.URI_TOO_LONG`;
@@ -214,7 +220,7 @@ export function httpEdgeServerOptions(options: HttpEdgeOptions): FastifyHttpOpti
  *   and `Connection: close`, before any handler runs, so the client retries elsewhere.
  */
 export function installHttpEdge(instance: FastifyInstance, options: HttpEdgeOptions): void {
-  const strictness = options.strictness ?? { duplicateKeys: true, integerLiterals: true };
+  const strictness = options.strictness ?? { duplicateKeys: true, integerLiterals: true, characters: true };
   const rawRoutes = new Set(options.rawBodyRoutes ?? []);
   const isRawRoute = (request: FastifyRequest) => rawRoutes.has(request.routeOptions.url ?? '');
   const parseJson = instance.getDefaultJsonParser('error', 'error');
@@ -226,6 +232,10 @@ export function installHttpEdge(instance: FastifyInstance, options: HttpEdgeOpti
     const raw = body as Buffer;
     if (raw.length === 0) {
       done(new ProblemError(400, 'REQUEST.MALFORMED_JSON', 'Malformed JSON body', 'The body is empty'), undefined);
+      return;
+    }
+    if (!isUtf8(raw)) {
+      done(invalidCharacterProblem([{ path: '', message: 'the body is not valid UTF-8 (RFC 8259, section 8.1)' }]), undefined);
       return;
     }
     const text = raw.toString('utf8');
@@ -278,6 +288,11 @@ export function installHttpEdge(instance: FastifyInstance, options: HttpEdgeOpti
     }
     if ((request.raw.url?.length ?? 0) > MAX_URL_BYTES) {
       sendProblem(request, reply, problemForStatus(414, `The request target is longer than ${MAX_URL_BYTES} bytes`));
+      return;
+    }
+    const unstorable = unstorableRequestText(request);
+    if (unstorable.length > 0) {
+      sendProblem(request, reply, invalidCharacterProblem(unstorable));
       return;
     }
     // A raw route reads bytes whatever the declared type: a missing or malformed Content-Type too

@@ -10,6 +10,7 @@ export * from './bearer-key.guard.js';
 export * from './parse.js';
 export * from './health.controller.js';
 export * from './strict-json.js';
+export * from './storable-text.js';
 export * from './http-edge.js';
 export * from './tracing.hook.js';
 export * from './openapi/schemas.js';

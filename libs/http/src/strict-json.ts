@@ -1,4 +1,5 @@
 import { ProblemError } from '@settle/platform';
+import { INVALID_CHARACTER, unstorableCharacter } from './storable-text.js';
 
 /**
  * Reading JSON the way a money API must: one meaning per document, or a refusal.
@@ -9,7 +10,9 @@ import { ProblemError } from '@settle/platform';
  * - a number written otherwise than as an integer literal (`100.0`, `1e3`,
  *   `100.0000000000000001`) that it reads as an integer, and an integer literal beyond
  *   2^53 - 1 that it rounds.
- * Both are refused here, naming the JSON Pointer (RFC 6901) of the offending value.
+ * Both are refused here, naming the JSON Pointer (RFC 6901) of the offending value; so is a string
+ * or key that could not be stored as sent (a NUL or a lone surrogate: `storable-text.ts`), found
+ * in the same pass.
  *
  * How: `JSON.parse` decides whether the text is JSON at all (RFC 8259 syntax, natively); then
  * {@link scanJson}, a small scanner over text already known to be valid, walks it once to see
@@ -22,8 +25,8 @@ import { ProblemError } from '@settle/platform';
 
 /** A place in a JSON document where its meaning is ambiguous. */
 export interface JsonAmbiguity {
-  /** `REQUEST.DUPLICATE_KEY` or `REQUEST.AMBIGUOUS_NUMBER`. */
-  code: 'REQUEST.DUPLICATE_KEY' | 'REQUEST.AMBIGUOUS_NUMBER';
+  /** `REQUEST.DUPLICATE_KEY`, `REQUEST.AMBIGUOUS_NUMBER` or `REQUEST.INVALID_CHARACTER`. */
+  code: 'REQUEST.DUPLICATE_KEY' | 'REQUEST.AMBIGUOUS_NUMBER' | typeof INVALID_CHARACTER;
   /** JSON Pointer (RFC 6901) of the repeated key or of the number; `''` is the whole document. */
   path: string;
   /** What is wrong there, for the problem's `errors`; quotes at most 40 characters of the body. */
@@ -43,6 +46,12 @@ export interface JsonStrictness {
    * their own units (provider webhooks, whose amounts are major units such as `100.00`).
    */
   integerLiterals: boolean;
+  /**
+   * Refuse a string or key holding a NUL (U+0000) or an unpaired UTF-16 surrogate (`"\ud800"`),
+   * at any depth (`REQUEST.INVALID_CHARACTER`): PostgreSQL cannot store the first and would
+   * store U+FFFD for the second (`unstorableCharacter`). On for every body Settle reads.
+   */
+  characters: boolean;
 }
 
 /** Deepest nesting of arrays and objects read (RFC 8259, section 9 lets a parser set one); deeper: malformed. */
@@ -186,9 +195,15 @@ export function findJsonAmbiguities(text: string, strictness: JsonStrictness): J
   const found: JsonAmbiguity[] = [];
   scanJson(text, {
     key: (path, key, repeated) => {
+      const character = strictness.characters ? unstorableCharacter(key) : null;
+      if (character) found.push({ code: INVALID_CHARACTER, path: pointer(path), message: `the key contains ${character}` });
       if (repeated && strictness.duplicateKeys) {
         found.push({ code: 'REQUEST.DUPLICATE_KEY', path: pointer(path), message: `the key "${excerpt(key)}" appears more than once in its object` });
       }
+    },
+    string: (path, value) => {
+      const character = strictness.characters ? unstorableCharacter(value) : null;
+      if (character) found.push({ code: INVALID_CHARACTER, path: pointer(path), message: `the string contains ${character}` });
     },
     number: (path, literal, short) => {
       const message = strictness.integerLiterals && !short ? numberAmbiguity(literal) : null;
@@ -198,13 +213,19 @@ export function findJsonAmbiguities(text: string, strictness: JsonStrictness): J
   return found;
 }
 
+const AMBIGUITY_TITLES: Readonly<Record<JsonAmbiguity['code'], string>> = {
+  'REQUEST.DUPLICATE_KEY': 'Duplicate key in JSON body',
+  'REQUEST.AMBIGUOUS_NUMBER': 'Ambiguous number in JSON body',
+  [INVALID_CHARACTER]: 'Invalid character',
+};
+
 /**
  * The problem a request body's ambiguities answer: 400 with the first ambiguity's code, naming
  * every ambiguous place in `errors` (paths as JSON Pointers).
  */
 export function ambiguityProblem(ambiguities: readonly JsonAmbiguity[]): ProblemError {
   const first = ambiguities[0]!;
-  const title = first.code === 'REQUEST.DUPLICATE_KEY' ? 'Duplicate key in JSON body' : 'Ambiguous number in JSON body';
+  const title = AMBIGUITY_TITLES[first.code];
   return new ProblemError(
     400,
     first.code,
@@ -219,7 +240,8 @@ export function ambiguityProblem(ambiguities: readonly JsonAmbiguity[]): Problem
  * build the value (the caller's JSON parser does, with its own protections).
  *
  * @throws ProblemError 400 `REQUEST.MALFORMED_JSON` for text that is not JSON or is nested too
- *   deeply, 400 `REQUEST.DUPLICATE_KEY` or `REQUEST.AMBIGUOUS_NUMBER` for an ambiguous document.
+ *   deeply, 400 `REQUEST.DUPLICATE_KEY`, `REQUEST.AMBIGUOUS_NUMBER` or `REQUEST.INVALID_CHARACTER`
+ *   (the first found) for an ambiguous or unstorable document.
  */
 export function assertUnambiguousJson(text: string, strictness: JsonStrictness): void {
   let ambiguities: JsonAmbiguity[];

@@ -3,7 +3,7 @@
  * the loopback for what Node's HTTP parser answers before Fastify sees a request).
  */
 import { connect } from 'node:net';
-import { Body, Controller, Get, HttpCode, Injectable, Module, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Injectable, Module, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
@@ -22,17 +22,35 @@ class TestKeyGuard extends BearerKeyGuard {
   }
 }
 
+/** How many times a handler of the test app ran. */
+let handled = 0;
+
 @Controller('v1')
 class TestController {
   @Post('things')
   @HttpCode(201)
   create(@Body() body: unknown): { amount: number } {
+    handled++;
     return parseBody(z.object({ amount: z.number().int() }).strict(), body);
+  }
+
+  @Post('notes')
+  @HttpCode(201)
+  note(@Body() body: unknown): unknown {
+    handled++;
+    return body;
   }
 
   @Get('things/:id')
   read(@Param('id') id: string): { id: string } {
+    handled++;
     return { id };
+  }
+
+  @Get('search')
+  search(@Query() query: Record<string, unknown>): Record<string, unknown> {
+    handled++;
+    return query;
   }
 
   @Get('secret')
@@ -115,6 +133,61 @@ describe('JSON bodies are read strictly', () => {
 
   it('refuses a body without a content type with 415', async () => {
     expectProblem(await app.inject({ method: 'POST', url: '/v1/things', payload: Buffer.from('{"amount": 1}') }), 415, 'REQUEST.UNSUPPORTED_MEDIA_TYPE');
+  });
+});
+
+describe('text that could not be stored as sent: 400 REQUEST.INVALID_CHARACTER before any handler runs', () => {
+  /** Sends a request; asserts the refusal and that no handler ran; returns the problem's `errors`. */
+  async function refused(request: Parameters<NestFastifyApplication['inject']>[0]): Promise<unknown> {
+    const before = handled;
+    const body = expectProblem(await app.inject(request), 400, 'REQUEST.INVALID_CHARACTER');
+    expect(handled).toBe(before);
+    expect(JSON.stringify(body)).not.toMatch(/postgres|encoding|UTF8: 0x00/i);
+    return body.errors;
+  }
+
+  it.each([
+    ['a NUL in a string', '{"note": "a\\u0000b"}', '/note'],
+    ['a NUL in a key', '{"a\\u0000": 1}', '/a\u0000'],
+    ['a lone surrogate deep in the body', '{"a": [{"b": "\\ud800"}]}', '/a/0/b'],
+  ])('JSON body: %s', async (_, payload, path) => {
+    expect(await refused({ method: 'POST', url: '/v1/notes', payload, headers: { 'content-type': 'application/json' } })).toEqual([
+      { path, message: expect.stringMatching(/NUL|surrogate/) },
+    ]);
+  });
+
+  it('JSON body: bytes that are not UTF-8 (a raw lone surrogate, latin1), never decoded to U+FFFD', async () => {
+    for (const bytes of [Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]), Buffer.from('{"a": "caf\xe9"}', 'latin1')]) {
+      expect(await refused({ method: 'POST', url: '/v1/notes', payload: bytes, headers: { 'content-type': 'application/json' } })).toEqual([
+        { path: '(body)', message: expect.stringContaining('UTF-8') },
+      ]);
+    }
+  });
+
+  it('a path parameter (%00), a query value and a query name', async () => {
+    expect(await refused({ method: 'GET', url: '/v1/things/ab%00c' })).toEqual([{ path: 'path.id', message: expect.stringContaining('NUL') }]);
+    expect(await refused({ method: 'GET', url: '/v1/search?q=x%00&page=1' })).toEqual([{ path: 'query.q', message: expect.stringContaining('NUL') }]);
+    expect(await refused({ method: 'GET', url: '/v1/search?q=a&q=%00' })).toEqual([{ path: 'query.q', message: expect.stringContaining('NUL') }]);
+    expect(await refused({ method: 'GET', url: '/v1/search?a%00=1' })).toEqual([{ path: 'query', message: expect.stringContaining("a parameter's name") }]);
+  });
+
+  it('a header value, before a guard runs (an unauthenticated request gets the 400, not a 401)', async () => {
+    expect(await refused({ method: 'GET', url: '/v1/secret', headers: { 'x-request-id': 'a\u0000b' } })).toEqual([
+      { path: 'header.x-request-id', message: expect.stringContaining('NUL') },
+    ]);
+  });
+
+  it('on a raw route too, for its path, query and headers (its body is read by its handler)', async () => {
+    await refused({ method: 'POST', url: '/v1/raw/a%00', payload: 'x', headers: { 'content-type': 'text/plain' } });
+  });
+
+  it('other control characters, emoji and U+FFFD are ordinary text, stored as sent', async () => {
+    const note = 'tab\there \u0001\u001f\u007f 😀 \ufffd';
+    const res = await post('/v1/notes', JSON.stringify({ note }), 'application/json');
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toEqual({ note });
+    const query = await app.inject({ method: 'GET', url: `/v1/search?q=${encodeURIComponent('\u0001😀')}` });
+    expect(query.json()).toEqual({ q: '\u0001😀' });
   });
 });
 

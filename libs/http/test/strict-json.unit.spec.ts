@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { assertUnambiguousJson, findJsonAmbiguities, MAX_JSON_DEPTH, stringsAtPath, type JsonStrictness } from '@settle/http';
 import { ProblemError } from '@settle/platform';
 
-const STRICT: JsonStrictness = { duplicateKeys: true, integerLiterals: true };
+const STRICT: JsonStrictness = { duplicateKeys: true, integerLiterals: true, characters: true };
 
 const ambiguities = (text: string, strictness = STRICT) => findJsonAmbiguities(text, strictness);
 
@@ -51,7 +51,7 @@ describe('duplicate keys (a money API refuses ambiguous JSON)', () => {
   });
 
   it('can be switched off', () => {
-    expect(ambiguities('{"a": 1, "a": 2}', { duplicateKeys: false, integerLiterals: true })).toEqual([]);
+    expect(ambiguities('{"a": 1, "a": 2}', { duplicateKeys: false, integerLiterals: true, characters: true })).toEqual([]);
   });
 
   it('any object with a repeated key is found, wherever it sits (property)', () => {
@@ -60,7 +60,7 @@ describe('duplicate keys (a money API refuses ambiguous JSON)', () => {
       fc.property(key, fc.jsonValue(), fc.jsonValue(), fc.array(fc.string({ maxLength: 4 }), { maxLength: 4 }), (k, first, second, nesting) => {
         let text = `{${JSON.stringify(k)}: ${JSON.stringify(first)}, ${JSON.stringify(k)}: ${JSON.stringify(second)}}`;
         for (const outer of nesting) text = `{${JSON.stringify(outer)}: ${text}}`;
-        const found = ambiguities(text, { duplicateKeys: true, integerLiterals: false });
+        const found = ambiguities(text, { duplicateKeys: true, integerLiterals: false, characters: true });
         expect(found.map((a) => a.code)).toContain('REQUEST.DUPLICATE_KEY');
       }),
       { seed: 20261125, numRuns: 200 },
@@ -87,7 +87,7 @@ describe('numbers that JSON.parse turns into integers are refused, never rounded
 
   it('applies at any depth, and can be switched off (provider webhooks write major units such as 100.00)', () => {
     expect(ambiguities('{"data": {"items": [{"amount": 1e3}]}}').map((a) => a.path)).toEqual(['/data/items/0/amount']);
-    expect(ambiguities('{"data": {"amount": 100.00}}', { duplicateKeys: true, integerLiterals: false })).toEqual([]);
+    expect(ambiguities('{"data": {"amount": 100.00}}', { duplicateKeys: true, integerLiterals: false, characters: true })).toEqual([]);
   });
 
   it('every integral number written otherwise than as a safe integer literal is refused (property)', () => {
@@ -96,6 +96,47 @@ describe('numbers that JSON.parse turns into integers are refused, never rounded
         const text = `{"amount": ${n}.${'0'.repeat(zeros)}}`;
         expect(ambiguities(text).map((a) => a.code)).toEqual(['REQUEST.AMBIGUOUS_NUMBER']);
         expect(ambiguities(`{"amount": ${n}}`)).toEqual([]);
+      }),
+      { seed: 20261125, numRuns: 200 },
+    );
+  });
+});
+
+describe('text that could not be stored as sent (REQUEST.INVALID_CHARACTER)', () => {
+  it.each([
+    ['a NUL in a string', '{"user_id": "user\\u0000_1"}', '/user_id', 'NUL'],
+    ['a NUL deep in an array', '{"a": [{"b": ["ok", "\\u0000"]}]}', '/a/0/b/1', 'NUL'],
+    ['a NUL in a key', '{"us\\u0000er": 1}', '/us\u0000er', 'NUL'],
+    ['a lone high surrogate', '{"email": "a\\ud800@example.com"}', '/email', 'surrogate'],
+    ['a lone low surrogate', '{"q": "\\udc00"}', '/q', 'surrogate'],
+    ['a surrogate pair in the wrong order', '{"q": "\\udc00\\ud800"}', '/q', 'surrogate'],
+    ['a lone surrogate in a key', '{"\\ud83d": "x"}', '/\ud83d', 'surrogate'],
+    ['a lone surrogate as the whole document', '"\\ud800"', '', 'surrogate'],
+  ])('%s is refused, naming where', (_, text, path, what) => {
+    const problem = refusal(text);
+    expect(problem.status).toBe(400);
+    expect(problem.code).toBe('REQUEST.INVALID_CHARACTER');
+    expect(problem.title).toBe('Invalid character');
+    expect(problem.errors).toEqual([{ path: path || '(body)', message: expect.stringContaining(what) }]);
+  });
+
+  it('a surrogate pair (an emoji, escaped or not), other control characters and U+FFFD are ordinary text', () => {
+    for (const text of ['{"q": "\\ud83d\\ude00"}', '{"q": "😀"}', '{"q": "\\u0001\\u001f\\u007f\\t"}', '{"q": "\\ufffd"}']) {
+      expect(ambiguities(text)).toEqual([]);
+    }
+  });
+
+  it('can be switched off', () => {
+    expect(ambiguities('{"q": "\\u0000\\ud800"}', { duplicateKeys: true, integerLiterals: true, characters: false })).toEqual([]);
+  });
+
+  it('every string holding a NUL or a lone surrogate is refused, wherever it sits (property)', () => {
+    const bad = fc.constantFrom('\u0000', '\ud800', '\udbff', '\udc00', '\udfff');
+    fc.assert(
+      fc.property(fc.string({ maxLength: 6 }), bad, fc.string({ maxLength: 6 }), fc.array(fc.string({ maxLength: 4 }), { maxLength: 4 }), (before, c, after, nesting) => {
+        let text = JSON.stringify(before + c + after);
+        for (const outer of nesting) text = `{${JSON.stringify(outer)}: [${text}]}`;
+        expect(ambiguities(text).map((a) => a.code)).toEqual(['REQUEST.INVALID_CHARACTER']);
       }),
       { seed: 20261125, numRuns: 200 },
     );
@@ -125,7 +166,7 @@ describe('syntax', () => {
       fc.property(fc.jsonValue(), (value) => {
         const text = JSON.stringify(value);
         // fc.jsonValue has no duplicate keys; only its floats that are integral can be refused.
-        const refused = ambiguities(text, { duplicateKeys: true, integerLiterals: false });
+        const refused = ambiguities(text, { duplicateKeys: true, integerLiterals: false, characters: true });
         expect(refused).toEqual([]);
       }),
       { seed: 20261125, numRuns: 300 },

@@ -110,6 +110,19 @@ export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: string }).code === '23505';
 }
 
+/**
+ * Whether PostgreSQL refused a statement for the data it carried (SQLSTATE class 22, data
+ * exception: a character it cannot store such as `\u0000` in `jsonb` (22P05) or a NUL byte in
+ * `text` (22021), a string too long (22001), a number out of range (22003)), rather than for
+ * being unreachable or for a fault of the statement: the same data fails again, so the error is
+ * the caller's input, never a reason to retry.
+ */
+export function isDataException(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
+}
+
 /** Socket errors of a lost or refused connection. */
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 /** Messages pg gives a connection that ended or could not be had (they carry no code). */

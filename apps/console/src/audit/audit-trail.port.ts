@@ -63,8 +63,10 @@ export interface AuditTrail {
    * `code`) and answers the action's result or rethrows its error. An action whose request
    * cannot be recorded does not run.
    *
-   * @throws ConsoleError `CONSOLE.AUDIT_UNAVAILABLE` (503) when the request cannot be recorded;
-   *   whatever `action` throws.
+   * @throws ConsoleError `CONSOLE.AUDIT_UNAVAILABLE` (503) when the request cannot be recorded
+   *   because the ledger is unavailable; ProblemError 400 `REQUEST.VALIDATION_FAILED` when the
+   *   ledger refuses the request's values themselves (invalid input: retrying fails the same
+   *   way); whatever `action` throws, as it is (invalid input as invalid input).
    */
   run<T>(request: AdminActionRequest, action: () => Promise<T>, summarize?: (result: T) => Record<string, unknown>): Promise<T>;
 

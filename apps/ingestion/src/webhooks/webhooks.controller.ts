@@ -1,6 +1,7 @@
+import { isUtf8 } from 'node:buffer';
 import { Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ambiguityProblem, ApiAnswer, ApiProblems, findJsonAmbiguities, stringsAtPath, UnauthenticatedProblem, type JsonAmbiguity } from '@settle/http';
+import { ambiguityProblem, ApiAnswer, ApiProblems, findJsonAmbiguities, INVALID_CHARACTER, stringsAtPath, UnauthenticatedProblem, type JsonAmbiguity } from '@settle/http';
 import { ProblemError, type Logger } from '@settle/platform';
 import { PROVIDER_REGISTRY, providerDefinition, type ProviderDefinition, type WebhookAuthenticator } from '@settle/providers';
 import type { RawBodyRequest } from '@nestjs/common';
@@ -56,6 +57,7 @@ const ApiWebhookBody = () =>
   [400, 'WEBHOOK.EMPTY_BODY'],
   [400, 'WEBHOOK.MALFORMED'],
   [400, 'REQUEST.DUPLICATE_KEY'],
+  [400, 'REQUEST.INVALID_CHARACTER'],
   [401, 'WEBHOOK.SIGNATURE_INVALID'],
   [404, 'WEBHOOK.PROVIDER_NOT_CONFIGURED'],
   [404, 'REQUEST.NOT_FOUND'],
@@ -168,7 +170,7 @@ export class WebhooksController {
         `The payload was not trusted (${check.reason})`,
       );
     }
-    const ambiguities = duplicateKeys(raw);
+    const ambiguities = bodyAmbiguities(raw);
     if (ambiguities.length > 0) return this.refuseAmbiguous(provider, raw, ambiguities, now);
     const trigger = webhookTrigger(provider, raw);
     if (!trigger) {
@@ -193,11 +195,14 @@ export class WebhooksController {
   /**
    * A verified body with a repeated key: which value the provider meant is unknowable, so the
    * event is refused (400, counted as `malformed` with reason `DUPLICATE_KEY`) rather than read
-   * one way here and another elsewhere. Nothing was acknowledged, and the payment is not left to
+   * one way here and another elsewhere; likewise a body holding text that could not be stored as
+   * sent (a NUL or a lone surrogate in a string or key, bytes that are not UTF-8: reason
+   * `INVALID_CHARACTER`). Nothing was acknowledged, and the payment is not left to
    * chance: every well-formed reference the body names that is a known checkout gets a REST
    * verification, as after a rejected signature (docs/spec.md, section 3, "Signature rejection").
    *
-   * @throws ProblemError 400 `REQUEST.DUPLICATE_KEY` naming the repeated keys (JSON Pointers),
+   * @throws ProblemError 400 `REQUEST.DUPLICATE_KEY` naming the repeated keys (JSON Pointers), or
+   *   `REQUEST.INVALID_CHARACTER` naming the unstorable strings, whichever comes first in the body;
    *   or 503 `WEBHOOK.NOT_DURABLE` when the verification requests cannot be stored (the provider retries).
    */
   private async refuseAmbiguous(provider: WebhookProvider, raw: Buffer, ambiguities: JsonAmbiguity[], now: Date): Promise<never> {
@@ -210,8 +215,9 @@ export class WebhooksController {
       );
       verifications[reference] = outcome?.kind ?? 'unknown_reference';
     }
-    this.metrics.webhooks.inc({ provider, outcome: 'malformed', reason: 'DUPLICATE_KEY' });
-    this.logger.warn({ provider, keys: ambiguities.map((a) => a.path), verifications }, 'signed webhook with repeated keys refused');
+    const reason = ambiguities[0]!.code.replace('REQUEST.', '');
+    this.metrics.webhooks.inc({ provider, outcome: 'malformed', reason });
+    this.logger.warn({ provider, reason, keys: ambiguities.map((a) => a.path), verifications }, 'signed webhook with an ambiguous or unstorable body refused');
     throw ambiguityProblem(ambiguities);
   }
 
@@ -226,11 +232,15 @@ export class WebhooksController {
   }
 }
 
-/** The repeated keys of a body (JSON Pointers); none for a body that is not JSON (the trigger refuses it). */
-function duplicateKeys(raw: Buffer): JsonAmbiguity[] {
-  const text = raw.toString('utf8');
+/**
+ * The repeated keys of a body, and the strings or keys that could not be stored as sent (a NUL, a
+ * lone surrogate; bytes that are not UTF-8), as JSON Pointers; none for a body that is not JSON
+ * (the trigger refuses it). Numbers are the provider's own (major units): not checked.
+ */
+function bodyAmbiguities(raw: Buffer): JsonAmbiguity[] {
+  if (!isUtf8(raw)) return [{ code: INVALID_CHARACTER, path: '', message: 'the body is not valid UTF-8 (RFC 8259, section 8.1)' }];
   try {
-    return findJsonAmbiguities(text, { duplicateKeys: true, integerLiterals: false });
+    return findJsonAmbiguities(raw.toString('utf8'), { duplicateKeys: true, integerLiterals: false, characters: true });
   } catch {
     return [];
   }
