@@ -108,6 +108,122 @@ export const contentTypeArb: fc.Arbitrary<string | undefined> = fc.oneof(
   fc.string({ maxLength: 40 }),
 );
 
+/**
+ * Characters that break naive storage and parsing: NUL (PostgreSQL cannot store it), lone
+ * UTF-16 surrogates (no UTF-8 encoding: stored as U+FFFD unless refused), other C0 controls and
+ * DEL, a C1 control, the line and paragraph separators, a BOM, U+FFFD itself, and an emoji (a
+ * surrogate pair, which is valid).
+ */
+export const HOSTILE_CHARACTERS: readonly string[] = [
+  '\u0000',
+  '\ud800',
+  '\udbff',
+  '\udc00',
+  '\udfff',
+  '\u0001',
+  '\u0008',
+  '\t',
+  '\n',
+  '\r',
+  '\u001b',
+  '\u001f',
+  '\u007f',
+  '\u0085',
+  '\u2028',
+  '\u2029',
+  '\ufeff',
+  '\ufffd',
+  '😀',
+];
+
+/** Any UTF-16 code unit, lone surrogates included (fast-check's own units never make one). */
+const codeUnitArb = fc.integer({ min: 0, max: 0xffff }).map((unit) => String.fromCharCode(unit));
+
+/**
+ * Strings a hostile client sends: ordinary text, text mixed with {@link HOSTILE_CHARACTERS}, any
+ * code units at all, and very long strings (beyond every field's limit, some past the body
+ * limits).
+ */
+export function hostileStringArb(maxLength = 40): fc.Arbitrary<string> {
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.string({ maxLength }) },
+    // Ordinary text around one character no store can hold as sent (NUL, a lone surrogate).
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(fc.string({ maxLength: maxLength / 2 }), fc.constantFrom('\u0000', '\ud800', '\udc00', '\udbff'), fc.string({ maxLength: maxLength / 2 }))
+        .map(([before, c, after]) => before + c + after),
+    },
+    {
+      weight: 3,
+      arbitrary: fc
+        .array(fc.oneof(fc.constantFrom(...HOSTILE_CHARACTERS), fc.string({ maxLength: 4 })), { minLength: 1, maxLength: Math.max(2, maxLength / 4) })
+        .map((parts) => parts.join('')),
+    },
+    { weight: 2, arbitrary: fc.string({ unit: codeUnitArb, maxLength }) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(fc.integer({ min: 300, max: 40_000 }), fc.constantFrom('a', '\u0000', 'é', '😀', '\ud800')).map(([n, c]) => 'x'.repeat(n) + c),
+    },
+  );
+}
+
+/** Every string leaf of a JSON value, as the path of keys and indices that reaches it. */
+function stringLeaves(value: unknown, path: Array<string | number> = []): Array<Array<string | number>> {
+  if (typeof value === 'string') return [path];
+  if (Array.isArray(value)) return value.flatMap((item, i) => stringLeaves(item, [...path, i]));
+  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => stringLeaves(v, [...path, k]));
+  return [];
+}
+
+/** A copy of a JSON value with the leaf at `path` replaced. */
+function replacedAt(value: unknown, path: ReadonlyArray<string | number>, leaf: unknown): unknown {
+  if (path.length === 0) return leaf;
+  const [head, ...rest] = path;
+  if (Array.isArray(value)) return value.map((item, i) => (i === head ? replacedAt(item, rest, leaf) : item));
+  const object = value as Record<string, unknown>;
+  return { ...object, [head!]: replacedAt(object[head!], rest, leaf) };
+}
+
+/**
+ * Bodies of an endpoint's own shape with one string field (or, when it has none, a new key)
+ * replaced by a {@link hostileStringArb} string, or with a hostile key added: the requests that
+ * reach past parsing and validation with text the database would refuse or alter.
+ */
+export function hostileFieldArb(shaped: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<Record<string, unknown>> {
+  return fc.tuple(shaped, hostileStringArb(), fc.nat(), fc.nat(3)).map(([value, hostile, pick, keyOneIn4]) => {
+    const asKey = keyOneIn4 === 0;
+    const leaves = stringLeaves(value);
+    if (asKey || leaves.length === 0) return { ...value, [hostile]: 'x' };
+    return replacedAt(value, leaves[pick % leaves.length]!, hostile) as Record<string, unknown>;
+  });
+}
+
+/**
+ * A text, percent-encoded for a URL: each character as `encodeURIComponent` writes it, and each
+ * lone surrogate as the bytes of its generalized UTF-8 (`%ED%A0%80` for U+D800), which no
+ * decoder accepts, as a client that does not check would send it.
+ */
+export function percentEncoded(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const unit = char.charCodeAt(0);
+    if (char.length === 1 && unit >= 0xd800 && unit <= 0xdfff) {
+      out += `%${(0xe0 | (unit >> 12)).toString(16)}%${(0x80 | ((unit >> 6) & 0x3f)).toString(16)}%${(0x80 | (unit & 0x3f)).toString(16)}`.toUpperCase();
+    } else {
+      out += encodeURIComponent(char);
+    }
+  }
+  return out;
+}
+
+/** Query values: plausible, and {@link hostileStringArb} text percent-encoded, with hand-made broken encodings. */
+export const queryValueArb: fc.Arbitrary<string> = fc.oneof(
+  { weight: 2, arbitrary: fc.stringMatching(/^[A-Za-z0-9_.@-]{0,20}$/) },
+  { weight: 3, arbitrary: hostileStringArb().map(percentEncoded) },
+  { weight: 1, arbitrary: fc.constantFrom('%00', '%', '%zz', '%C0%80', '%ED%A0%80', '%FF', 'a%00b', '%0D%0A', '%E2%80%A8') },
+);
+
 /** Number texts that JSON.parse reads loosely (fractions of integers, exponents, over 2^53). */
 const looseNumberArb = fc.constantFrom('100.0', '1e3', '1E2', '100.0000000000000001', '9007199254740993', '-0', '1e400', '0.5', '-1', '0', '1e-7');
 
@@ -120,6 +236,8 @@ const looseNumberArb = fc.constantFrom('100.0', '1e3', '1E2', '100.0000000000000
 export function bodyArb(shaped: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<Buffer> {
   const text = fc.oneof(
     { weight: 3, arbitrary: shaped.map((v) => JSON.stringify(v)) },
+    // JSON.stringify writes a lone surrogate as its escape (\ud800) and a NUL as \u0000.
+    { weight: 3, arbitrary: hostileFieldArb(shaped).map((v) => JSON.stringify(v)) },
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v) ?? 'null') },
     {
       weight: 2,
@@ -148,20 +266,54 @@ export function bodyArb(shaped: fc.Arbitrary<Record<string, unknown>>): fc.Arbit
   );
 }
 
-/** Path segments: plausible ids, random text (percent-encoded), broken encodings, traversal, very long. */
+/**
+ * Path segments: plausible ids, random text (percent-encoded), hostile text (NUL, lone
+ * surrogates, control characters: {@link hostileStringArb}), broken encodings, traversal, very long.
+ */
 export const pathSegmentArb: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.stringMatching(/^[A-Za-z0-9_.=-]{1,40}$/) },
   { weight: 2, arbitrary: fc.string({ minLength: 1, maxLength: 60 }).map((s) => encodeURIComponent(s)) },
-  { weight: 1, arbitrary: fc.constantFrom('%zz', '%', '%00', '..', '%2e%2e', '%2F', 'a%20b', '%E0%A4%A', '😀', '%F0%9F%98%80') },
+  {
+    weight: 2,
+    arbitrary: hostileStringArb()
+      .filter((s) => s.length > 0)
+      .map(percentEncoded),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '%zz',
+      '%',
+      '%00',
+      'a%00b',
+      '%01',
+      '%7F',
+      '%C0%80',
+      '%ED%A0%80',
+      '..',
+      '%2e%2e',
+      '%2F',
+      'a%20b',
+      '%E0%A4%A',
+      '😀',
+      '%F0%9F%98%80',
+    ),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 90, max: 9_000 }).map((n) => 'a'.repeat(n)) },
 );
 
-/** Extra headers a hostile client adds: huge values, odd names, repeated hop-by-hop headers. */
+/**
+ * Extra headers a hostile client adds: huge values, odd names, repeated hop-by-hop headers, and
+ * values holding control characters and NUL (Node's parser refuses those on a real connection;
+ * in-process requests reach the app with them, as a lenient proxy could). Header values are
+ * bytes read as latin1, so no character is above U+00FF.
+ */
 export const extraHeadersArb: fc.Arbitrary<Record<string, string>> = fc.dictionary(
-  fc.constantFrom('x-forwarded-for', 'x-request-id', 'accept', 'accept-encoding', 'x-csrf-token', 'cookie', 'origin', 'x-custom'),
+  fc.constantFrom('x-forwarded-for', 'x-request-id', 'accept', 'accept-encoding', 'x-csrf-token', 'cookie', 'origin', 'traceparent', 'x-custom'),
   fc.oneof(
     fc.string({ maxLength: 60 }).map((s) => s.replace(/[^\x20-\x7e]/g, '')),
     fc.integer({ min: 100, max: 6_000 }).map((n) => 'x'.repeat(n)),
+    fc.string({ unit: fc.integer({ min: 0, max: 0xff }).map((b) => String.fromCharCode(b)), maxLength: 40 }).map((s) => s.replace(/[\r\n]/g, '')),
   ),
   { maxKeys: 3 },
 );

@@ -6,8 +6,6 @@
  * without a dispatcher.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -28,129 +26,19 @@ import { IngestionReconciler } from '../src/reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
 import { UserAdminService } from '../src/users/user-admin.service.js';
 import { TransactionRepository } from '../src/transactions/transaction.repository.js';
+import { EVENT, FAILING, HEALTHY, startDispatcherStandIn, UNKNOWN, type DispatcherStandIn, type StandInCall } from './dispatcher-stand-in.js';
 
 const ADMIN_KEY = `dispatcher-test-${randomUUID()}`;
 const PASSWORD = 'correct horse battery staple';
-const SECRET = 'whsec_dGhpcy1zZWNyZXQtbXVzdC1uZXZlci1yZWFjaC10aGUtYnJvd3Nlcg==';
-const HEALTHY = '7d1f5c2a-1b3e-4c5d-8e9f-0a1b2c3d4e5f';
-const FAILING = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
-const EVENT = '2f1c7a3e-5b0d-5e2a-9c41-7d3b2a1f0e9c';
-const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 let answers: AnswerConformance;
 let pool: Pool;
 let drop: () => Promise<void>;
 let app: NestFastifyApplication;
 let bare: NestFastifyApplication;
-let dispatcher: Server;
+let dispatcher: DispatcherStandIn;
 let dispatcherUrl: string;
-const calls: Array<{ method: string; url: string; authorization: string | undefined; body: unknown }> = [];
-
-// The stand-in's state: two endpoints, an event delivered to one and dead-lettered at the other.
-type Endpoint = { id: string; url: string; enabled: boolean; disabled_reason: string | null };
-let endpoints: Endpoint[];
-
-function endpointBody(e: Endpoint) {
-  return {
-    id: e.id,
-    url: e.url,
-    description: null,
-    event_kinds: ['subscription_started', 'subscription_renewed'],
-    enabled: e.enabled,
-    disabled_reason: e.disabled_reason,
-    disabled_at: e.enabled ? null : '2026-11-20T10:00:00.000Z',
-    failing_since: e.enabled ? null : '2026-11-15T10:00:00.000Z',
-    previous_secret_expires_at: null,
-    created_at: '2026-11-01T10:00:00.000Z',
-    updated_at: '2026-11-20T10:00:00.000Z',
-    // What the dispatcher never answers here; the console must drop it if it ever did.
-    secret: SECRET,
-  };
-}
-
-function deliveryBody(id: number, endpointId: string, state: string) {
-  return {
-    delivery_id: id,
-    event_id: EVENT,
-    event: 'subscription_started',
-    user_id: 'user-42',
-    endpoint_id: endpointId,
-    state,
-    attempts: state === 'failed' ? 4 : 1,
-    next_attempt_at: null,
-    delivered_at: state === 'delivered' ? '2026-11-15T10:00:01.000Z' : null,
-    last_status: state === 'failed' ? 500 : 200,
-    last_error: state === 'failed' ? 'HTTP_500' : null,
-    recorded_at: '2026-11-15T10:00:00.000Z',
-  };
-}
-
-const DELIVERIES = [deliveryBody(2, FAILING, 'failed'), deliveryBody(1, HEALTHY, 'delivered')];
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': status >= 400 ? 'application/problem+json' : 'application/json' }).end(JSON.stringify(body));
-}
-
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  let text = '';
-  for await (const chunk of req) text += String(chunk);
-  return text ? JSON.parse(text) : null;
-}
-
-/** The dispatcher's admin API as apps/dispatcher answers it (docs/delivery.md, the admin API table). */
-async function dispatcherStandIn(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  calls.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, body });
-  if (req.headers.authorization !== `Bearer ${ADMIN_KEY}`) return send(res, 401, { code: 'AUTH.INVALID_API_KEY' });
-  const url = new URL(req.url ?? '/', 'http://dispatcher');
-  const path = url.pathname;
-  const endpoint = (id: string | undefined) => endpoints.find((e) => e.id === id);
-  const notFound = (code: string) => send(res, 404, { code, title: 'Not found', status: 404 });
-  let m: RegExpExecArray | null;
-  if (req.method === 'GET' && path === '/v1/admin/endpoints') return send(res, 200, { endpoints: endpoints.map(endpointBody) });
-  if ((m = /^\/v1\/admin\/endpoints\/([^/]+)(?:\/(enable|disable|recover))?$/.exec(path))) {
-    const e = endpoint(m[1]);
-    if (!e) return notFound('ENDPOINT.NOT_FOUND');
-    if (req.method === 'GET' && !m[2]) return send(res, 200, endpointBody(e));
-    if (m[2] === 'enable' || m[2] === 'disable') {
-      e.enabled = m[2] === 'enable';
-      e.disabled_reason = e.enabled ? null : 'admin';
-      return send(res, 200, endpointBody(e));
-    }
-    if (m[2] === 'recover') return send(res, 200, { requeued: 3 });
-  }
-  if (req.method === 'GET' && path === '/v1/admin/deliveries') {
-    const state = url.searchParams.get('state');
-    const endpointId = url.searchParams.get('endpoint_id');
-    const before = Number(url.searchParams.get('before') ?? Infinity);
-    const limit = Number(url.searchParams.get('limit'));
-    const rows = DELIVERIES.filter((d) => (!state || d.state === state) && (!endpointId || d.endpoint_id === endpointId) && d.delivery_id < before).slice(
-      0,
-      limit,
-    );
-    return send(res, 200, { deliveries: rows, next_before: rows.length === limit ? rows.at(-1)!.delivery_id : null });
-  }
-  if ((m = /^\/v1\/admin\/events\/([^/]+)\/(deliveries|resend)$/.exec(path))) {
-    if (m[1] !== EVENT) return notFound('EVENT.NOT_FOUND');
-    if (m[2] === 'deliveries') {
-      const attempt = {
-        attempt: 1,
-        started_at: '2026-11-15T10:00:00.000Z',
-        latency_ms: 42,
-        status: 200,
-        outcome: 'delivered',
-        error: null,
-        response_excerpt: '{"received":true}',
-        next_attempt_at: null,
-      };
-      return send(res, 200, { event_id: EVENT, deliveries: [...DELIVERIES].reverse().map((d) => ({ ...d, attempt_log: [attempt] })) });
-    }
-    const endpointId = (body as { endpoint_id?: string } | null)?.endpoint_id;
-    if (endpointId && !endpoint(endpointId)) return notFound('ENDPOINT.NOT_FOUND');
-    return send(res, 200, { requeued: endpointId ? 1 : 2 });
-  }
-  return notFound('REQUEST.NOT_FOUND');
-}
+let calls: StandInCall[];
 
 function deps(auth: AuthService, deliveryAdmin: DispatcherDeliveryAdmin | null) {
   const audit = new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), pino({ level: 'silent' }));
@@ -184,9 +72,9 @@ beforeAll(async () => {
   drop = database.drop;
   pool = createPool(database.url, 6);
   await migrateSchemas(pool, [CONSOLE_MIGRATIONS, LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS]);
-  dispatcher = createServer((req, res) => void dispatcherStandIn(req, res));
-  await new Promise<void>((resolve) => dispatcher.listen(0, '127.0.0.1', resolve));
-  dispatcherUrl = `http://127.0.0.1:${(dispatcher.address() as AddressInfo).port}`;
+  dispatcher = await startDispatcherStandIn(ADMIN_KEY);
+  dispatcherUrl = dispatcher.url;
+  calls = dispatcher.calls;
 
   const auth = new AuthService(new PostgresAuthStore(pool), { sessionTtlMs: 8 * 3_600_000 });
   for (const [email, role] of [
@@ -206,16 +94,13 @@ beforeAll(async () => {
 });
 
 beforeEach(() => {
-  endpoints = [
-    { id: HEALTHY, url: 'https://customer.example/webhook/settle', enabled: true, disabled_reason: null },
-    { id: FAILING, url: 'https://legacy.example/hooks', enabled: false, disabled_reason: 'failing' },
-  ];
+  dispatcher.reset();
 });
 
 afterAll(async () => {
   await app?.close();
   await bare?.close();
-  await new Promise((resolve) => dispatcher?.close(resolve));
+  await dispatcher?.close();
   await pool?.end();
   await drop?.();
 });

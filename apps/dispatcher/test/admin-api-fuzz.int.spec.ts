@@ -2,7 +2,8 @@
  * Fuzzing of the dispatcher's admin API, the app built in-process over a real PostgreSQL
  * (docs/reliability.md, "Hardening against abuse"): endpoints (create, list, read, update,
  * delete, enable, disable, rotate-secret, recover), an event's deliveries and resend, the
- * deliveries list, and any method on any path. Every answer is below 500 and every 4xx an
+ * deliveries list, and any method on any path, with strings, ids, query values and headers that
+ * hold NUL, lone surrogates, other control characters or are very long. Every answer is below 500 and every 4xx an
  * RFC 9457 problem with a stable code; a 401 carries `WWW-Authenticate`. Bounded like
  * ingestion's (scripts/harness/http-fuzz.ts: `SETTLE_FUZZ_RUNS`, `SETTLE_FUZZ_TIME_MS`,
  * `SETTLE_FUZZ_SEED`). Nothing is delivered: no scheduler runs, so no endpoint URL is ever called.
@@ -25,7 +26,11 @@ import {
   extraHeadersArb,
   fuzzBounds,
   fuzzParameters,
+  hostileFieldArb,
+  hostileStringArb,
   pathSegmentArb,
+  percentEncoded,
+  queryValueArb,
   type FuzzRequest,
 } from '../../../scripts/harness/http-fuzz.js';
 import { watchAnswers, type AnswerConformance } from '../../../scripts/harness/answer-conformance.js';
@@ -115,7 +120,7 @@ const adminBodyArb: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
     {
       url: fc.oneof(fc.constantFrom('https://a.example.invalid/hook', 'http://127.0.0.1:1/x', 'ftp://x', 'https://10.0.0.1/', ''), fc.webUrl()),
       event_kinds: fc.array(fc.constantFrom('subscription_started', 'subscription_renewed', 'nope', ''), { maxLength: 3 }),
-      description: fc.oneof(fc.string({ maxLength: 40 }), fc.constant(null)),
+      description: fc.oneof(hostileStringArb(), fc.constant(null)),
     },
     { requiredKeys: [] },
   ),
@@ -149,6 +154,9 @@ const queryArb = fc.oneof(
       { requiredKeys: [] },
     )
     .map((q) => `?${new URLSearchParams(q as Record<string, string>).toString()}`),
+  fc
+    .tuple(fc.constantFrom('state', 'limit', 'before', 'endpoint_id'), queryValueArb, queryValueArb)
+    .map(([name, value, other]) => `?${name}=${value}&${other}=${value}`),
 );
 
 describe(`the dispatcher's admin API under fuzzing (seed ${bounds.seed})`, () => {
@@ -187,6 +195,50 @@ describe(`the dispatcher's admin API under fuzzing (seed ${bounds.seed})`, () =>
         },
       ),
       fuzzParameters(bounds),
+    );
+  });
+
+  it('valid, authenticated requests with hostile text in one place: a body field or key, an id, a query value, a header', async () => {
+    const admin = { authorization: `Bearer ${ADMIN_KEY}` };
+    const json = { 'content-type': 'application/json' };
+    // Each route with a valid body of its own, so that the hostile text reaches past validation.
+    const withBody = fc.constantFrom(
+      {
+        method: 'POST' as const,
+        url: () => '/v1/admin/endpoints',
+        body: { url: 'https://hostile.example.invalid/hook', event_kinds: ['subscription_started'], description: 'a receiver' },
+      },
+      { method: 'PATCH' as const, url: (id: string) => `/v1/admin/endpoints/${id}`, body: { description: 'renamed', event_kinds: ['subscription_renewed'] } },
+      { method: 'POST' as const, url: (id: string) => `/v1/admin/endpoints/${id}/recover`, body: { since: new Date(Date.now() - 60_000).toISOString() } },
+      { method: 'POST' as const, url: (id: string) => `/v1/admin/events/${id}/resend`, body: { endpoint_id: endpointIds[0] } },
+    );
+    const byId = [
+      (id: string, q: string) => ({ method: 'GET' as const, url: `/v1/admin/endpoints/${id}?state=${q}` }),
+      (id: string) => ({ method: 'POST' as const, url: `/v1/admin/endpoints/${id}/enable` }),
+      (id: string) => ({ method: 'GET' as const, url: `/v1/admin/events/${id}/deliveries` }),
+      (_: string, q: string) => ({ method: 'GET' as const, url: `/v1/admin/deliveries?endpoint_id=${q}&limit=5` }),
+      (_: string, q: string) => ({ method: 'GET' as const, url: `/v1/admin/deliveries?state=${q}` }),
+    ];
+    const request: fc.Arbitrary<FuzzRequest> = fc.oneof(
+      withBody.chain((route) =>
+        fc.tuple(hostileFieldArb(fc.constant(route.body as Record<string, unknown>)), extraHeadersArb).map(([body, extra]) => ({
+          method: route.method,
+          url: route.url(endpointIds[0]!),
+          payload: Buffer.from(JSON.stringify(body)),
+          headers: { ...extra, ...json, ...admin },
+        })),
+      ),
+      fc.tuple(fc.constantFrom(...byId), hostileStringArb(), fc.boolean(), extraHeadersArb).map(([route, text, inPath, extra]) => ({
+        ...route(inPath ? percentEncoded(text) : endpointIds[1]!, inPath ? 'failed' : percentEncoded(text)),
+        headers: { ...extra, ...admin },
+      })),
+    );
+    await fc.assert(
+      fc.asyncProperty(request, async (r) => {
+        await expectWellFormed(r);
+      }),
+      // Four times the runs: one place of many is hostile, and each request is cheap.
+      { ...fuzzParameters(bounds), numRuns: bounds.numRuns * 4 },
     );
   });
 

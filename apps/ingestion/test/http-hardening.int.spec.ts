@@ -97,6 +97,52 @@ describe('checkout registration refuses ambiguous JSON', () => {
   });
 });
 
+describe('text that could not be stored as sent is 400 REQUEST.INVALID_CHARACTER, never a 500 (docs/errors.md)', () => {
+  it.each([
+    ['user_id', '"user_id": "user-1"', '"user_id": "user\\u0000-1"', '/user_id'],
+    ['entitlement', '"entitlement": "pro"', '"entitlement": "p\\u0000ro"', '/entitlement'],
+    [
+      'the customer email (a lone surrogate, which would be stored as U+FFFD)',
+      '"email": "payer@example.com"',
+      '"email": "pa\\ud800yer@example.com"',
+      '/customer/email',
+    ],
+  ])('a registration with %s holding one registers nothing', async (_, from, to, path) => {
+    const ref = reference();
+    const res = await register(registration(ref).replace(from, to));
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'REQUEST.INVALID_CHARACTER', errors: [{ path }] });
+    expect(await rowsOf('SELECT 1 FROM ingestion.checkouts WHERE reference = $1', [ref])).toEqual([]);
+  });
+
+  it("a user's entitlements, a checkout's status and a reconciliation with %00 in the path", async () => {
+    for (const [method, url, authorization] of [
+      ['GET', '/v1/users/user%00-1/entitlements', t.apiAuthorization],
+      ['GET', '/v1/checkouts/ref_%00', t.apiAuthorization],
+      ['POST', '/v1/admin/checkouts/ref_%00/reconcile', t.adminAuthorization],
+    ] as const) {
+      const res = await t.app.inject({ method, url, headers: { authorization } });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'REQUEST.INVALID_CHARACTER', errors: [{ path: expect.stringMatching(/^path\./) }] });
+    }
+  });
+
+  it('a correctly signed webhook holding a NUL is refused, stored as nothing, and its known checkout verified by REST', async () => {
+    const known = reference();
+    expect((await register(registration(known))).statusCode).toBe(202);
+    const body = `{"event": "charge.success", "data": {"reference": "${known}", "amount": 5000, "metadata": {"note": "a\\u0000b"}}}`;
+    const res = await postWebhook('paystack', body, { 'content-type': 'application/json' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'REQUEST.INVALID_CHARACTER', errors: [{ path: '/data/metadata/note' }] });
+    expect(await rowsOf('SELECT 1 FROM ingestion.webhook_inbox WHERE reference = $1 AND signature_valid', [known])).toEqual([]);
+    const requested = await rowsOf(
+      `SELECT payload->>'trigger' AS trigger FROM ingestion.outbox WHERE event_type = 'VerificationRequested' AND message_key = $1`,
+      [known],
+    );
+    expect(requested).toEqual([{ trigger: 'webhook_signature_rejected' }]);
+  });
+});
+
 describe('webhooks are verified on their raw bytes whatever the content type (docs/webhooks.md, "Content types")', () => {
   it.each(
     PROVIDERS.flatMap((provider) => [
