@@ -133,11 +133,17 @@ describe('text that could not be stored as sent (REQUEST.INVALID_CHARACTER)', ()
   it('every string holding a NUL or a lone surrogate is refused, wherever it sits (property)', () => {
     const bad = fc.constantFrom('\u0000', '\ud800', '\udbff', '\udc00', '\udfff');
     fc.assert(
-      fc.property(fc.string({ maxLength: 6 }), bad, fc.string({ maxLength: 6 }), fc.array(fc.string({ maxLength: 4 }), { maxLength: 4 }), (before, c, after, nesting) => {
-        let text = JSON.stringify(before + c + after);
-        for (const outer of nesting) text = `{${JSON.stringify(outer)}: [${text}]}`;
-        expect(ambiguities(text).map((a) => a.code)).toEqual(['REQUEST.INVALID_CHARACTER']);
-      }),
+      fc.property(
+        fc.string({ maxLength: 6 }),
+        bad,
+        fc.string({ maxLength: 6 }),
+        fc.array(fc.string({ maxLength: 4 }), { maxLength: 4 }),
+        (before, c, after, nesting) => {
+          let text = JSON.stringify(before + c + after);
+          for (const outer of nesting) text = `{${JSON.stringify(outer)}: [${text}]}`;
+          expect(ambiguities(text).map((a) => a.code)).toEqual(['REQUEST.INVALID_CHARACTER']);
+        },
+      ),
       { seed: 20261125, numRuns: 200 },
     );
   });

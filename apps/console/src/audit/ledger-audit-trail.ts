@@ -53,8 +53,16 @@ export class LedgerAuditTrail implements AuditTrail {
       if (isDataException(error)) {
         // The ledger is up; what it was given cannot be stored. The input is at fault, and
         // retrying it would fail the same way.
-        this.logger.warn({ action: request.action, code: (error as { code: string }).code }, 'admin action refused: its request cannot be recorded as given; not run');
-        throw new ProblemError(400, 'REQUEST.VALIDATION_FAILED', 'Invalid request', 'A value of this action cannot be recorded in the audit trail as given, so it was not done');
+        this.logger.warn(
+          { action: request.action, code: (error as { code: string }).code },
+          'admin action refused: its request cannot be recorded as given; not run',
+        );
+        throw new ProblemError(
+          400,
+          'REQUEST.VALIDATION_FAILED',
+          'Invalid request',
+          'A value of this action cannot be recorded in the audit trail as given, so it was not done',
+        );
       }
       this.logger.error({ err: error, action: request.action, target: request.target }, 'admin action not recorded; not run');
       throw new ConsoleError('CONSOLE.AUDIT_UNAVAILABLE', 'The ledger could not record this action, so it was not done; try again');

@@ -1,7 +1,16 @@
 import { isUtf8 } from 'node:buffer';
 import { Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ambiguityProblem, ApiAnswer, ApiProblems, findJsonAmbiguities, INVALID_CHARACTER, stringsAtPath, UnauthenticatedProblem, type JsonAmbiguity } from '@settle/http';
+import {
+  ambiguityProblem,
+  ApiAnswer,
+  ApiProblems,
+  findJsonAmbiguities,
+  INVALID_CHARACTER,
+  stringsAtPath,
+  UnauthenticatedProblem,
+  type JsonAmbiguity,
+} from '@settle/http';
 import { ProblemError, type Logger } from '@settle/platform';
 import { PROVIDER_REGISTRY, providerDefinition, type ProviderDefinition, type WebhookAuthenticator } from '@settle/providers';
 import type { RawBodyRequest } from '@nestjs/common';
