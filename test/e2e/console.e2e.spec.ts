@@ -7,7 +7,9 @@
  * from its attempts view: the new attempt shows without a reload, the backend receives it again
  * and runs it once), roles (a viewer has no "Reconcile now" and the API refuses it), the overview
  * (the ledger's chains verified by the console, the workers' consumer lag, the dead letters, cards
- * opening their lists), CSRF, a wrong password and a locked-out login. Skipped, saying why, where no chromium exists
+ * opening their lists), CSRF, a wrong password and a locked-out login, the security headers and
+ * Swagger UI's page; every test fails on a Content-Security-Policy violation its pages report.
+ * Skipped, saying why, where no chromium exists
  * (`scripts/local/lib.sh`, `ensure_chromium`, installs it as root).
  */
 import { spawnSync } from 'node:child_process';
@@ -15,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil, type SandboxBehaviour } from '../../scripts/ops/clients.js';
 import { ROOT } from '../../scripts/harness/apps.js';
 import { startStack, type RunningStack } from '../../scripts/harness/stack.js';
@@ -111,6 +113,32 @@ if (!existsSync(CHROMIUM)) {
     });
   }
 
+  /**
+   * Content-Security-Policy violations the pages reported (the document's
+   * `securitypolicyviolation` events, and Chromium's console lines about a refused load): any
+   * one fails the test that caused it (`afterEach`).
+   */
+  const cspViolations: string[] = [];
+
+  /** A new page that reports its CSP violations to {@link cspViolations}. */
+  async function openPage(): Promise<Page> {
+    const page = await browser.newPage();
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) => {
+        console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} at ${e.sourceFile}:${e.lineNumber}`);
+      });
+    });
+    page.on('console', (message) => {
+      if (/Content Security Policy|CSP violation/i.test(message.text())) cspViolations.push(`${page.url()}: ${message.text()}`);
+    });
+    return page;
+  }
+
+  afterEach(() => {
+    const seen = cspViolations.splice(0);
+    expect(seen, 'Content-Security-Policy violations').toEqual([]);
+  });
+
   async function signIn(page: Page, email: string, password: string): Promise<void> {
     await page.goto(consoleUrl);
     await page.getByTestId('login-email').fill(email);
@@ -131,7 +159,7 @@ if (!existsSync(CHROMIUM)) {
     it('an operator finds a checkout held in review, reconciles it after the provider cleared it, and sees it settle without a reload', async () => {
       const reference = await checkout({ outcome: 'clearing_then_success', clearing_checks: 1 });
       await stateOf(reference, 'RECOVERING');
-      const page = await browser.newPage();
+      const page = await openPage();
       await signIn(page, 'ops@example.com', PASSWORD.admin);
       await openTransaction(page, reference);
       // The badge reads as words ("Recovering"); its title is the state itself.
@@ -148,7 +176,7 @@ if (!existsSync(CHROMIUM)) {
 
     it("an admin finds that reconciliation in the Audit page with the operator's email, and the operator on the transaction's timeline", async () => {
       expect(reconciled, 'the reconciliation test ran first').toBeDefined();
-      const page = await browser.newPage();
+      const page = await openPage();
       await signIn(page, 'admin@example.com', PASSWORD.adminUser);
       await page.getByTestId('nav-audit').click();
       const row = page.locator('[data-testid="audit-row"][data-action="transaction.reconcile"]', { hasText: reconciled! });
@@ -180,7 +208,7 @@ if (!existsSync(CHROMIUM)) {
       const answered = async () => ((await (await fetch(`${customer.url}/stats/answers`)).json()) as { answered: number }).answered;
       const answeredBefore = await answered();
 
-      const page = await browser.newPage();
+      const page = await openPage();
       await signIn(page, 'ops@example.com', PASSWORD.admin);
       await openTransaction(page, reference);
       await page.locator(`[data-testid="entitlement-event"][data-event-id="${eventId}"] [data-testid="event-attempts-link"]`).click();
@@ -217,7 +245,7 @@ if (!existsSync(CHROMIUM)) {
       const reference = await checkout({ outcome: 'lower_amount' });
       await stack.ingestion.complete(reference);
       await stateOf(reference, 'STATE_MISMATCH');
-      const page = await browser.newPage();
+      const page = await openPage();
       await signIn(page, 'viewer@example.com', PASSWORD.viewer);
       await openTransaction(page, reference);
       const amount = page.locator('[data-testid="checks"] [data-check="amount"]');
@@ -248,7 +276,7 @@ if (!existsSync(CHROMIUM)) {
       const reference = await checkout({ outcome: 'declined' });
       await stack.ingestion.complete(reference);
       await stateOf(reference, 'FAILED_DECLINED');
-      const page = await browser.newPage();
+      const page = await openPage();
       await signIn(page, 'viewer@example.com', PASSWORD.viewer);
       await openTransaction(page, reference);
       expect(await page.getByTestId('reconcile').count()).toBe(0);
@@ -260,7 +288,7 @@ if (!existsSync(CHROMIUM)) {
     });
 
     it("shows on the overview the ledger's chains verified, the workers' consumer lag and the dead letters, each card opening its list", async () => {
-      const page = await browser.newPage();
+      const page = await openPage();
       await signIn(page, 'viewer@example.com', PASSWORD.viewer);
       await page.getByTestId('nav-overview').click();
       // The settled checkouts and the reconciliation above are in the ledger: the console's
@@ -295,8 +323,30 @@ if (!existsSync(CHROMIUM)) {
       await page.close();
     });
 
+    it("sends its Content-Security-Policy and the other security headers, and Swagger UI's page renders within its own (no violation)", async () => {
+      const page = await openPage();
+      const answer = await page.goto(consoleUrl);
+      const headers = answer!.headers();
+      expect(headers['content-security-policy']).toContain("script-src 'self'");
+      expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(headers['content-security-policy']).not.toContain('unsafe-inline');
+      expect(headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' });
+      expect(headers['permissions-policy']).toContain('camera=()');
+      await page.goto(`${consoleUrl}/api/docs`);
+      // Swagger UI rendered the console's API (its operations listed): its scripts ran and its styles applied.
+      await page.locator('.opblock').first().waitFor({ timeout: 15_000 });
+      expect(await page.locator('.opblock').count()).toBeGreaterThan(5);
+      // Ingestion's and the dispatcher's pages too, each within its app's policy.
+      for (const url of [`${stack.ingestionUrl}/docs`, `${stack.dispatcherUrl}/docs`]) {
+        await page.goto(url);
+        await page.locator('.opblock').first().waitFor({ timeout: 15_000 });
+        await page.locator('.opblock-summary').first().click();
+      }
+      await page.close();
+    });
+
     it('refuses a state change without the CSRF token, even with the session cookie', async () => {
-      const page = await browser.newPage();
+      const page = await openPage();
       await signIn(page, 'ops@example.com', PASSWORD.admin);
       const refused = await page.request.post(`${consoleUrl}/api/v1/transactions/ref_anything/reconcile`);
       expect(refused.status()).toBe(403);
@@ -307,7 +357,7 @@ if (!existsSync(CHROMIUM)) {
     it('says so for a wrong password, and locks the login out after five', async () => {
       const email = `locked-${randomBytes(4).toString('hex')}@example.com`;
       createUser(email, 'viewer', 'the-right-password-1');
-      const page = await browser.newPage();
+      const page = await openPage();
       await page.goto(consoleUrl);
       for (let i = 0; i < 5; i++) {
         await page.getByTestId('login-email').fill(email);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createEdgeApp } from '@settle/http';
+import { createEdgeApp, WEB_APP_CONTENT_SECURITY_POLICY } from '@settle/http';
 import { createMetricsRegistry } from '@settle/platform';
 import { CONSOLE_CONTROLLERS, ConsoleApiModule, type ConsoleApiDeps } from './http/console-api.module.js';
 import { consoleOpenApiDocument, serveConsoleOpenApi } from './http/openapi/document.js';
@@ -20,9 +20,10 @@ export function isWebBuilt(webDir: string): boolean {
  * Builds the console's NestJS app on Fastify, not yet listening (tests call `inject`, the boot
  * `listen`): the API under `/api/v1` (ConsoleApiModule), `@fastify/cookie`, the web app's files
  * from `webDir` at `/` when it is built (`@fastify/static`), the API's OpenAPI document at
- * `/api/openapi.json` with its browsable page at `/api/docs`, and on every answer
- * `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY`, `Referrer-Policy: same-origin`,
- * plus `Cache-Control: no-store` on the API's.
+ * `/api/openapi.json` with its browsable page at `/api/docs`, and on every answer the edge's
+ * security headers with the web app's Content-Security-Policy (`WEB_APP_CONTENT_SECURITY_POLICY`:
+ * its own scripts, styles and requests only, `frame-ancestors 'none'`; docs/console.md,
+ * "Security headers"), plus `Cache-Control: no-store` on the API's.
  *
  * @param webDir - folder of the built web app (`dist/apps/console/web`); missing or without
  *   `index.html`: `/` answers 503 `CONSOLE.WEB_NOT_BUILT`.
@@ -35,7 +36,12 @@ export async function createConsoleApp(
 ): Promise<NestFastifyApplication> {
   const webBuilt = isWebBuilt(deps.webDir);
   const metrics = deps.metrics ?? createMetricsRegistry();
-  const app = await createEdgeApp(ConsoleApiModule.forRoot({ ...deps, webBuilt, metrics }), { bodyLimitBytes: BODY_LIMIT_BYTES, metrics, logger: deps.logger });
+  const app = await createEdgeApp(ConsoleApiModule.forRoot({ ...deps, webBuilt, metrics }), {
+    bodyLimitBytes: BODY_LIMIT_BYTES,
+    metrics,
+    logger: deps.logger,
+    contentSecurityPolicy: WEB_APP_CONTENT_SECURITY_POLICY,
+  });
   await app.register(fastifyCookie);
   serveConsoleOpenApi(app, consoleOpenApiDocument(app, deps.apiVersion ?? 'development', CONSOLE_CONTROLLERS));
   if (webBuilt) await app.register(fastifyStatic, { root: deps.webDir, prefix: '/', wildcard: false, index: ['index.html'] });
@@ -43,9 +49,6 @@ export async function createConsoleApp(
     .getHttpAdapter()
     .getInstance()
     .addHook('onSend', async (request, reply, payload) => {
-      void reply.header('x-content-type-options', 'nosniff');
-      void reply.header('x-frame-options', 'DENY');
-      void reply.header('referrer-policy', 'same-origin');
       if (request.url.startsWith('/api/')) void reply.header('cache-control', 'no-store');
       return payload;
     });

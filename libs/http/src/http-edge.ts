@@ -9,6 +9,7 @@ import { isUtf8 } from 'node:buffer';
 import { Histogram, type Registry } from 'prom-client';
 import { PinoNestLogger } from './nest-logger.js';
 import { installRequestLog, requestIdOf } from './request-log.js';
+import { API_CONTENT_SECURITY_POLICY, installSecurityHeaders, type CspDirectives } from './security-headers.js';
 import { invalidCharacterProblem, unstorableRequestText } from './storable-text.js';
 import { assertUnambiguousJson, type JsonStrictness } from './strict-json.js';
 import { installHttpTracing } from './tracing.hook.js';
@@ -49,6 +50,11 @@ export interface HttpEdgeOptions {
    * requests start a new trace, linked to the caller's (see `installHttpTracing`).
    */
   untrustedTraceRoutes?: readonly string[];
+  /**
+   * The app's Content-Security-Policy ({@link installSecurityHeaders}); default
+   * {@link API_CONTENT_SECURITY_POLICY}, for an app that answers only JSON.
+   */
+  contentSecurityPolicy?: CspDirectives;
   /**
    * The app's Prometheus registry (the one its `GET /metrics` serves): the edge registers
    * {@link HTTP_REQUEST_DURATION} on it and observes every answered request.
@@ -343,7 +349,8 @@ function allowedMethods(router: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>, pa
  * Builds a Settle NestJS app on Fastify with its HTTP edge ({@link httpEdgeServerOptions},
  * {@link installHttpEdge}), not yet listening: Nest's own body parsers are off, the edge's
  * parse bodies. Nest's framework logs go through the app's logger ({@link PinoNestLogger}), and
- * every request is logged once there (`installRequestLog`).
+ * every request is logged once there (`installRequestLog`). Every answer carries the security
+ * headers ({@link installSecurityHeaders}) with the app's Content-Security-Policy.
  *
  * @param module - the app's root module (a `DynamicModule` from its `forRoot`).
  */
@@ -352,6 +359,8 @@ export async function createEdgeApp(module: Parameters<typeof NestFactory.create
     bodyParser: false,
     logger: new PinoNestLogger(options.logger),
   });
+  // First, so that the answers the edge gives before routing or any handler carry them too.
+  await installSecurityHeaders(app, options.contentSecurityPolicy ?? API_CONTENT_SECURITY_POLICY);
   const instance = app.getHttpAdapter().getInstance();
   installHttpEdge(instance, options);
   installRequestLog(instance, options.logger);

@@ -11,6 +11,7 @@ export * from './parse.js';
 export * from './health.controller.js';
 export * from './strict-json.js';
 export * from './storable-text.js';
+export * from './security-headers.js';
 export * from './http-edge.js';
 export * from './tracing.hook.js';
 export * from './openapi/schemas.js';

@@ -101,13 +101,15 @@ export function ApiBodyOf(schema: z.ZodType, description?: string): MethodDecora
 
 /**
  * The refusals of the HTTP edge any JSON body may meet (`installHttpEdge`, docs/errors.md):
- * malformed or ambiguous JSON (a repeated key, an integer not written as one), too large, another
- * media type. Spread into the route's one `ApiProblems` with its own codes.
+ * malformed or ambiguous JSON (a repeated key, an integer not written as one), text that cannot be
+ * stored as sent (a NUL, a lone surrogate, bytes that are not UTF-8), too large, another media
+ * type. Spread into the route's one `ApiProblems` with its own codes.
  */
 export const JSON_BODY_PROBLEMS: Array<[number, string]> = [
   [400, 'REQUEST.MALFORMED_JSON'],
   [400, 'REQUEST.DUPLICATE_KEY'],
   [400, 'REQUEST.AMBIGUOUS_NUMBER'],
+  [400, 'REQUEST.INVALID_CHARACTER'],
   [413, 'REQUEST.BODY_TOO_LARGE'],
   [415, 'REQUEST.UNSUPPORTED_MEDIA_TYPE'],
 ];
@@ -118,4 +120,4 @@ export const JSON_BODY_PROBLEMS: Array<[number, string]> = [
  * operations do not list one by one.
  */
 export const EDGE_PROBLEMS_NOTE =
-  'Any request may also meet the HTTP edge\'s refusals of malformed requests, not listed per operation: 400 `REQUEST.MALFORMED_URL` and `REQUEST.MALFORMED_HTTP`, 405 `REQUEST.METHOD_NOT_ALLOWED` (with `Allow`), 408 `REQUEST.TIMEOUT`, 414 `REQUEST.URI_TOO_LONG`, 431 `REQUEST.HEADERS_TOO_LARGE` (docs/errors.md, "The HTTP edge").';
+  'Any request may also meet the HTTP edge\'s refusals of malformed requests, not listed per operation: 400 `REQUEST.MALFORMED_URL` and `REQUEST.MALFORMED_HTTP`, 400 `REQUEST.INVALID_CHARACTER` (a NUL or an unpaired surrogate in a path parameter, a query parameter or a header), 405 `REQUEST.METHOD_NOT_ALLOWED` (with `Allow`), 408 `REQUEST.TIMEOUT`, 414 `REQUEST.URI_TOO_LONG`, 431 `REQUEST.HEADERS_TOO_LARGE` (docs/errors.md, "The HTTP edge").';

@@ -2,7 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject, type SecuritySchemeObject } from '@nestjs/swagger';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { z } from 'zod';
+import { relaxInlineStylesUnder } from '../security-headers.js';
 import { documentedAnswerSchema, problemResponses } from './decorators.js';
 import { problemSchema } from './schemas.js';
 
@@ -109,10 +111,21 @@ export interface OpenApiPaths {
 /**
  * Serves a document from the app: the JSON at `paths.json` and the Swagger UI at `paths.ui`
  * (`@nestjs/swagger` with `swagger-ui-dist`'s files, served by the app through `@fastify/static`;
- * nothing is loaded from the internet). Call before `app.init()`.
+ * nothing is loaded from the internet). Call before `app.init()`. The page's
+ * Content-Security-Policy is the app's, widened only by the hashes of the page's own inline
+ * styles (`relaxInlineStylesUnder`, docs/api.md, "Security headers").
  */
 export function serveOpenApi(app: INestApplication, document: OpenAPIObject, paths: OpenApiPaths): void {
-  SwaggerModule.setup(paths.ui.slice(1), app, document, { jsonDocumentUrl: paths.json.slice(1), raw: ['json'], ui: true });
+  // BaseLayout: no top bar, whose logo is an SVG with a <style> element that a script inserts (a
+  // policy would have to allow that style too); the document is the app's own, so the top bar's
+  // URL field had nothing to offer.
+  SwaggerModule.setup(paths.ui.slice(1), app, document, {
+    jsonDocumentUrl: paths.json.slice(1),
+    raw: ['json'],
+    ui: true,
+    swaggerOptions: { layout: 'BaseLayout' },
+  });
+  relaxInlineStylesUnder((app as NestFastifyApplication).getHttpAdapter().getInstance(), paths.ui);
 }
 
 /** The version in a repository's (or image's) package.json. @throws when it cannot be read */
