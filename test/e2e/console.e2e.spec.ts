@@ -124,6 +124,8 @@ if (!existsSync(CHROMIUM)) {
   async function openPage(): Promise<Page> {
     const page = await browser.newPage();
     await page.addInitScript(() => {
+      type Violation = { violatedDirective: string; blockedURI: string; sourceFile: string; lineNumber: number };
+      const { document } = globalThis as unknown as { document: { addEventListener(type: string, listener: (e: Violation) => void): void } };
       document.addEventListener('securitypolicyviolation', (e) => {
         console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} at ${e.sourceFile}:${e.lineNumber}`);
       });

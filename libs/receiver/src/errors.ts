@@ -6,3 +6,12 @@
 export class ReceiverConfigError extends Error {
   override readonly name = 'ReceiverConfigError';
 }
+
+/**
+ * Thrown (and every record refused, so nothing is acknowledged) when the store cannot keep what
+ * it would acknowledge: a Redis server without an append-only file, or with an eviction policy
+ * that may delete recorded events (README, "Redis"). The message says what to change.
+ */
+export class ReceiverStoreNotDurableError extends Error {
+  override readonly name = 'ReceiverStoreNotDurableError';
+}

@@ -35,8 +35,10 @@ export class MemoryReceiverStore implements ReceiverStore<undefined> {
   readonly #events = new Map<string, Row>();
   readonly #access = new Map<string, number>();
 
-  async record(event: { eventId: string; kind: string; payload: JsonObject; state: 'pending' | 'ignored'; now: number }) {
+  async record(event: { eventId: string; kind: string; payload: JsonObject; state: 'pending' | 'ignored'; grant: AccessGrant | null; now: number }) {
     if (this.#events.has(event.eventId)) return 'duplicate' as const;
+    // Synchronous from here: the record and its grant are one step, as in the durable stores.
+    if (event.grant) this.#grant(event.grant);
     this.#events.set(event.eventId, {
       eventId: event.eventId,
       kind: event.kind,
@@ -62,9 +64,8 @@ export class MemoryReceiverStore implements ReceiverStore<undefined> {
     });
   }
 
-  async complete(lease: LeasedEvent, { now, grant }: { now: number; grant: AccessGrant | null }, work: (tx: undefined) => Promise<void>) {
+  async complete(lease: LeasedEvent, { now }: { now: number }, work: (tx: undefined) => Promise<void>) {
     if (!this.#holds(lease)) return false;
-    if (grant) this.#grant(grant);
     await work(undefined);
     const row = this.#events.get(lease.eventId);
     if (!row || !this.#holds(lease)) return false;

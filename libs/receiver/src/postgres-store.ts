@@ -69,6 +69,30 @@ CREATE TABLE IF NOT EXISTS ${s}.access (
 );`;
 }
 
+/**
+ * The access of events recorded but not processed by a kit before 0.2, which applied an event's
+ * access when it processed it rather than when it recorded it: applied here once, with the same
+ * conditional write (receiver rule 4), so that an upgrade loses no one's access. Idempotent (a
+ * no-op for events recorded since, whose access was applied with their record); part of
+ * {@link PostgresReceiverStore.migrate}, and to run after {@link receiverDdl} with your own
+ * migration tool.
+ *
+ * @throws {@link ReceiverConfigError} when `schema` is not a lower-case SQL identifier.
+ */
+export function receiverAccessBackfill(schema?: string): string {
+  const s = schemaName(schema);
+  return `
+INSERT INTO ${s}.access AS a (user_id, entitlement, expires_at, event_id, updated_at)
+SELECT DISTINCT ON (payload->>'user_id', payload->>'entitlement')
+       payload->>'user_id', payload->>'entitlement', (payload->>'expires_at')::timestamptz, event_id, now()
+FROM ${s}.events
+WHERE state IN ('pending', 'processing') AND kind IN ('subscription_started', 'subscription_renewed')
+ORDER BY payload->>'user_id', payload->>'entitlement', (payload->>'expires_at')::timestamptz DESC
+ON CONFLICT (user_id, entitlement) DO UPDATE
+SET expires_at = EXCLUDED.expires_at, event_id = EXCLUDED.event_id, updated_at = EXCLUDED.updated_at
+WHERE a.expires_at < EXCLUDED.expires_at;`;
+}
+
 interface EventRow {
   event_id: string;
   kind: string;
@@ -83,13 +107,14 @@ interface EventRow {
 
 /**
  * The PostgreSQL {@link ReceiverStore}, over a `pg` Pool the customer creates (receiver rule 2:
- * durable, shared by every receiver process). Claims use `FOR UPDATE SKIP LOCKED`; completing an
- * event is one transaction that checks the claim (row lock and lease token), raises the access
- * expiry with a conditional upsert, runs the handlers with the transaction's client behind a
- * savepoint, and marks the event processed, so handler writes through that client commit exactly
- * once with it. A handler that throws has its writes rolled back to the savepoint while the
- * expiry commits, as with the other stores. A connection that PostgreSQL ends mid-transaction
- * makes the operation reject (never an uncaught `'error'`), and the pool discards that client.
+ * durable, shared by every receiver process). Recording an event is one statement: its unique
+ * insert and, when new, the conditional upsert of its access expiry (rule 4), so the access
+ * commits before the 2xx answer. Claims use `FOR UPDATE SKIP LOCKED`; completing an event is one
+ * transaction that checks the claim (row lock and lease token), runs the handlers with the
+ * transaction's client behind a savepoint, and marks the event processed, so handler writes
+ * through that client commit exactly once with it; a handler that throws has its writes rolled
+ * back to the savepoint. A connection that PostgreSQL ends mid-transaction makes the operation
+ * reject (never an uncaught `'error'`), and the pool discards that client.
  *
  * Call {@link PostgresReceiverStore.migrate} once at startup, or apply {@link receiverDdl}.
  */
@@ -106,22 +131,52 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
     this.#s = schemaName(options.schema);
   }
 
-  /** Applies {@link receiverDdl}; safe to run from several processes at once (advisory lock). */
+  /**
+   * Applies {@link receiverDdl}, then {@link receiverAccessBackfill} (the access of events a kit
+   * before 0.2 recorded and had not processed yet); safe to run from several processes at once
+   * (advisory lock).
+   */
   async migrate(): Promise<void> {
     await this.#transaction(async (client) => {
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`settle_receiver:${this.#s}`]);
       await client.query(receiverDdl(this.#s));
+      await client.query(receiverAccessBackfill(this.#s));
     });
   }
 
-  async record(event: { eventId: string; kind: string; payload: JsonObject; state: 'pending' | 'ignored'; now: number }) {
+  /**
+   * One statement, so one atomic write: the unique insert of the event and, when it is new, the
+   * conditional upsert of its access (receiver rules 2 and 4). The upsert locks the access row
+   * only for this statement, never for a handler.
+   */
+  async record(event: { eventId: string; kind: string; payload: JsonObject; state: 'pending' | 'ignored'; grant: AccessGrant | null; now: number }) {
     const now = new Date(event.now);
-    const { rowCount } = await this.#pool.query(
-      `INSERT INTO ${this.#s}.events (event_id, kind, payload, state, received_at, available_at)
-       VALUES ($1, $2, $3::jsonb, $4, $5, $6) ON CONFLICT (event_id) DO NOTHING`,
-      [event.eventId, event.kind, JSON.stringify(event.payload), event.state, now, event.state === 'pending' ? now : null],
+    const { grant } = event;
+    const { rows } = await this.#pool.query<{ recorded: boolean }>(
+      `WITH recorded AS (
+         INSERT INTO ${this.#s}.events (event_id, kind, payload, state, received_at, available_at)
+         VALUES ($1, $2, $3::jsonb, $4, $5, $6) ON CONFLICT (event_id) DO NOTHING
+         RETURNING event_id),
+       granted AS (
+         INSERT INTO ${this.#s}.access AS a (user_id, entitlement, expires_at, event_id, updated_at)
+         SELECT $7::text, $8::text, $9::timestamptz, event_id, $5 FROM recorded WHERE $7::text IS NOT NULL
+         ON CONFLICT (user_id, entitlement) DO UPDATE
+         SET expires_at = EXCLUDED.expires_at, event_id = EXCLUDED.event_id, updated_at = EXCLUDED.updated_at
+         WHERE a.expires_at < EXCLUDED.expires_at)
+       SELECT EXISTS (SELECT 1 FROM recorded) AS recorded`,
+      [
+        event.eventId,
+        event.kind,
+        JSON.stringify(event.payload),
+        event.state,
+        now,
+        event.state === 'pending' ? now : null,
+        grant?.userId ?? null,
+        grant?.entitlement ?? null,
+        grant ? new Date(grant.expiresAt) : null,
+      ],
     );
-    return rowCount === 1 ? ('recorded' as const) : ('duplicate' as const);
+    return rows[0]!.recorded ? ('recorded' as const) : ('duplicate' as const);
   }
 
   async claim({ now, leaseMs, limit }: { now: number; leaseMs: number; limit: number }): Promise<LeasedEvent[]> {
@@ -140,50 +195,37 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
   }
 
   /**
-   * One transaction: checks the claim (row lock and lease token), raises the access expiry
-   * (conditional upsert, receiver rule 4), sets a savepoint, runs `work` with the transaction's
-   * client, marks the event processed, commits. When `work` throws (or leaves the transaction
-   * aborted, so that the processed mark fails), its writes roll back to the savepoint, the
-   * expiry still commits (a user who paid gets access even while the business logic fails), and
-   * the error is rethrown with the event still `processing`, for the receiver to release it for
-   * a retry.
+   * One transaction: checks the claim (row lock and lease token), sets a savepoint, runs `work`
+   * with the transaction's client, marks the event processed, commits. The access was applied
+   * when the event was recorded: this transaction neither touches nor locks it, so a slow handler
+   * holds up no one's access. When `work` throws (or leaves the transaction aborted, so that the
+   * processed mark fails), its writes roll back to the savepoint and the error is rethrown with
+   * the event still `processing`, for the receiver to release it for a retry.
    *
    * @returns `false`, having run nothing, when the claim's token is no longer the event's.
-   * @throws whatever `work` throws, after committing the expiry (without it when the connection
-   *   broke: the next run applies it); a `pg` error when PostgreSQL fails or ends the connection
+   * @throws whatever `work` throws; a `pg` error when PostgreSQL fails or ends the connection
    *   (nothing committed).
    */
-  async complete(lease: LeasedEvent, { now, grant }: { now: number; grant: AccessGrant | null }, work: (tx: PoolClient) => Promise<void>) {
+  async complete(lease: LeasedEvent, { now }: { now: number }, work: (tx: PoolClient) => Promise<void>) {
     const outcome = await this.#transaction(async (client): Promise<{ held: boolean; failure?: { error: unknown } }> => {
       const held = await client.query(`SELECT 1 FROM ${this.#s}.events WHERE event_id = $1 AND state = 'processing' AND lease_token = $2 FOR UPDATE`, [
         lease.eventId,
         lease.token,
       ]);
       if (held.rowCount !== 1) return { held: false };
-      if (grant) {
-        // Receiver rule 4: one conditional write, never read-then-write.
-        await client.query(
-          `INSERT INTO ${this.#s}.access AS a (user_id, entitlement, expires_at, event_id, updated_at) VALUES ($1, $2, $3, $4, $5)
-           ON CONFLICT (user_id, entitlement) DO UPDATE
-           SET expires_at = EXCLUDED.expires_at, event_id = EXCLUDED.event_id, updated_at = EXCLUDED.updated_at
-           WHERE a.expires_at < EXCLUDED.expires_at`,
-          [grant.userId, grant.entitlement, new Date(grant.expiresAt), lease.eventId, new Date(now)],
-        );
-      }
       await client.query('SAVEPOINT settle_receiver_work');
       try {
         await work(client);
         // Inside the savepoint too: it fails when the handler left the transaction aborted (a
-        // SQL error it caught), which must not cost the user the expiry either.
+        // SQL error it caught); the savepoint's rollback then lets the release be recorded.
         await client.query(
           `UPDATE ${this.#s}.events SET state = 'processed', finished_at = $2, available_at = NULL, lease_token = NULL, last_error = NULL
            WHERE event_id = $1`,
           [lease.eventId, new Date(now)],
         );
       } catch (error) {
-        // Undo the handler's writes only; the fence and the expiry commit. If the rollback itself
-        // fails (the connection broke), the whole transaction rolls back and this error, the
-        // cause, is what the receiver records.
+        // Undo the handler's writes. If the rollback itself fails (the connection broke), the
+        // whole transaction rolls back and this error, the cause, is what the receiver records.
         await client.query('ROLLBACK TO SAVEPOINT settle_receiver_work').catch(() => {
           throw error;
         });

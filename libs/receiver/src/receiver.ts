@@ -2,7 +2,7 @@ import { parseEvent, type EntitlementEvent, type EntitlementEventKind, type Fiel
 import { PROBLEM_JSON, problem, type ProblemDetails, type ReceiverProblemCode } from './problem.js';
 import { ReceiverConfigError } from './errors.js';
 import { SignatureVerifier, type HeadersLike } from './signature.js';
-import type { EventState, FailedEvent, LeasedEvent, ReceiverStore, RetryOutcome, StoredEvent } from './store.port.js';
+import type { AccessGrant, EventState, FailedEvent, LeasedEvent, ReceiverStore, RetryOutcome, StoredEvent } from './store.port.js';
 
 /** What a handler receives beside the event. */
 export interface EventHandlerContext<Tx> {
@@ -18,8 +18,8 @@ export interface EventHandlerContext<Tx> {
 }
 
 /**
- * The customer's business logic for one event kind. It runs after the access expiry was
- * applied, outside the HTTP request. Throwing makes the run fail: it is retried with backoff,
+ * The customer's business logic for one event kind. It runs outside the HTTP request, after the
+ * access expiry was applied (with the event's record, before the 200 answer). Throwing makes the run fail: it is retried with backoff,
  * then the event is left `failed` (receiver rule 5); the expiry stays applied either way, so a
  * user who paid is never locked out by failing business logic. Side effects outside `tx` happen
  * at least once: make them idempotent by `event.event_id`.
@@ -123,6 +123,9 @@ export function problemResult(code: ReceiverProblemCode, detail?: string, errors
 
 const ack = (body: Acknowledgement): ReceiveResult => ({ status: 200, headers: { 'content-type': 'application/json' }, body });
 
+/** The access an event gives (receiver rule 4): its user's entitlement until its `expires_at`. */
+const grantOf = (event: EntitlementEvent): AccessGrant => ({ userId: event.user_id, entitlement: event.entitlement, expiresAt: Date.parse(event.expires_at) });
+
 function positive(name: string, value: number | undefined, fallback: number, min = 1): number {
   const result = value ?? fallback;
   if (!Number.isInteger(result) || result < min) throw new ReceiverConfigError(`${name} must be an integer of at least ${min}`);
@@ -192,11 +195,13 @@ export class Receiver<Tx = undefined> {
    * Answers one delivery, applying the receiver rules in order:
    * 1. verifies the signature on the raw bytes before parsing (401 `RECEIVER.SIGNATURE_INVALID`,
    *    nothing recorded), then parses and validates the event (400 `RECEIVER.PAYLOAD_INVALID`);
-   * 2. records the event_id with a unique insert before any business logic;
+   * 2. records the event_id with a unique insert before any business logic, and in the same
+   *    atomic write sets the access expiry of (user_id, entitlement) to the event's `expires_at`
+   *    when later than the stored one (rule 4), so that access never waits for a handler;
    * 3. answers 200 `{ received: true }` at once, or `{ received: true, duplicate: true }` for an
    *    event_id already recorded (skipped); 503 `RECEIVER.STORE_UNAVAILABLE` when the record did
    *    not become durable within `recordTimeoutMs`, so Settle retries. Never 200 before that.
-   * Business logic (rules 4 and 5) runs later, in the processor. Never throws.
+   * Business logic (rule 5) runs later, in the processor. Never throws.
    *
    * @param rawBody - the request body exactly as received (not re-serialized JSON).
    * @param headers - the request headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`).
@@ -238,7 +243,9 @@ export class Receiver<Tx = undefined> {
     let outcome: 'recorded' | 'duplicate';
     try {
       const state = parsed.kind === 'entitlement' ? 'pending' : 'ignored';
-      outcome = await withTimeout(this.#store.record({ eventId, kind, payload: parsed.payload, state, now: this.#clock() }), this.#recordTimeoutMs);
+      // Rule 4 at record time: the access is durable with the record, before the 200.
+      const grant = parsed.kind === 'entitlement' ? grantOf(parsed.event) : null;
+      outcome = await withTimeout(this.#store.record({ eventId, kind, payload: parsed.payload, state, grant, now: this.#clock() }), this.#recordTimeoutMs);
     } catch (error) {
       this.#logger.error({ eventId, kind, error: describe(error) }, 'webhook not recorded: store unavailable, answering 503');
       return problemResult('RECEIVER.STORE_UNAVAILABLE', 'the event could not be recorded; deliver it again later');
@@ -285,11 +292,10 @@ export class Receiver<Tx = undefined> {
    * Claims and processes every due event now, batch after batch, until a claim finds none
    * (a retry due at once is run again in the same call); the loop of
    * {@link Receiver.start} calls it, and a deployment that processes elsewhere (a cron job, a
-   * worker) can too. Per event (receiver rules 4 and 5): sets the access expiry for
-   * (user_id, entitlement) to the event's expires_at only when later than the stored one, in
-   * one conditional write; runs the kind's handler; marks the event processed. A failing run
-   * keeps the expiry it applied, and is retried after `initialDelayMs`, doubling up to
-   * `maxDelayMs`, then left `failed` after `maxAttempts` runs with its last error.
+   * worker) can too. Per event (receiver rule 5): runs the kind's handler and marks the event
+   * processed (its access expiry was applied when it was recorded). A failing run is retried
+   * after `initialDelayMs`, doubling up to `maxDelayMs`, then left `failed` after `maxAttempts`
+   * runs with its last error; the access stays as recorded throughout.
    *
    * @returns how many events were claimed.
    * @throws a storage error when events cannot be claimed (failures of single events are not thrown).
@@ -323,7 +329,10 @@ export class Receiver<Tx = undefined> {
     return this.#store.find(eventId);
   }
 
-  /** The user's access expiry for the entitlement (receiver rule 4), or null when none was granted. */
+  /**
+   * The user's access expiry for the entitlement (receiver rule 4), or null when none was
+   * granted: the latest `expires_at` of every event answered 200, processed or not.
+   */
   accessExpiry(userId: string, entitlement: string): Promise<Date | null> {
     return this.#store.accessExpiry(userId, entitlement);
   }
@@ -331,6 +340,18 @@ export class Receiver<Tx = undefined> {
   /** How many recorded events are in each state. */
   counts(): Promise<Record<EventState, number>> {
     return this.#store.counts();
+  }
+
+  /**
+   * Resolves once the store is known to keep what it acknowledges (the Redis store checks its
+   * server's persistence; the others are ready once built): call it at startup to fail there
+   * rather than answer 503 to every delivery.
+   *
+   * @throws {@link ReceiverStoreNotDurableError} when the store says it is not; a storage error
+   *   when it cannot be reached.
+   */
+  async ready(): Promise<void> {
+    await this.#store.ready?.();
   }
 
   /** Batch after batch until a claim finds nothing, or `signal` aborts between two batches. */
@@ -359,9 +380,8 @@ export class Receiver<Tx = undefined> {
     }
     const { event } = parsed;
     const handler = this.#handlers?.[event.event];
-    const grant = { userId: event.user_id, entitlement: event.entitlement, expiresAt: Date.parse(event.expires_at) };
     try {
-      const done = await this.#store.complete(lease, { now: this.#clock(), grant }, async (tx) => {
+      const done = await this.#store.complete(lease, { now: this.#clock() }, async (tx) => {
         await handler?.(event, { tx, attempt: lease.attempts });
       });
       if (done) this.#logger.info(fields, 'event processed');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
+import { ReceiverStoreNotDurableError } from './errors.js';
 import type { JsonObject } from './event.js';
 import {
   EVENT_STATES,
@@ -12,6 +13,17 @@ import {
   type StoredEvent,
 } from './store.port.js';
 
+/**
+ * What the store does when the Redis server could lose an acknowledged event (no append-only
+ * file, or an eviction policy other than `noeviction`), checked once, before the first record:
+ * - `require` (default): refuse. {@link RedisReceiverStore.ready} rejects, and so does every
+ *   record (the kit answers 503, so Settle delivers again: nothing is acknowledged that could be
+ *   lost), with a {@link ReceiverStoreNotDurableError} saying what to change;
+ * - `warn`: log a warning once (also for `appendfsync` other than `always`) and go on;
+ * - `off`: no check (a server whose `INFO` you cannot read, checked by other means).
+ */
+export type RedisPersistencePolicy = 'require' | 'warn' | 'off';
+
 /** Options of {@link RedisReceiverStore}. */
 export interface RedisReceiverStoreOptions {
   /**
@@ -19,6 +31,10 @@ export interface RedisReceiverStoreOptions {
    * (for example `{settle-receiver}:`) so that all the kit's keys live in one slot.
    */
   readonly keyPrefix?: string;
+  /** See {@link RedisPersistencePolicy}. Default `require`. */
+  readonly persistence?: RedisPersistencePolicy;
+  /** Where `warn` writes; default the console. A pino-compatible logger (`warn(fields, message)`). */
+  readonly logger?: { warn(fields: object, message: string): void };
 }
 
 // Keys, under the prefix: event:<id> (hash), available (zset of pending and processing events
@@ -29,17 +45,23 @@ const FENCE = `
 if redis.call('HGET', KEYS[1], 'state') ~= 'processing' or redis.call('HGET', KEYS[1], 'token') ~= ARGV[2] then return 0 end`;
 
 const scripts = {
-  // KEYS: event, available, states. ARGV: id, kind, payload, state, now.
+  // KEYS: event, available, states, access. ARGV: id, kind, payload, state, now, access field
+  // ('' for none), expires at. Rules 2 and 4 in one atomic step: the unique record and, when it
+  // is new, the conditional expiry.
   settleReceiverRecord: {
-    numberOfKeys: 3,
+    numberOfKeys: 4,
     lua: `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'event_id', ARGV[1], 'kind', ARGV[2], 'payload', ARGV[3], 'state', ARGV[4], 'attempts', 0, 'received_at', ARGV[5])
+redis.call('HSET', KEYS[1], 'event_id', ARGV[1], 'kind', ARGV[2], 'payload', ARGV[3], 'state', ARGV[4], 'attempts', 0, 'received_at', ARGV[5], 'granted', 1)
 if ARGV[4] == 'pending' then
   redis.call('HSET', KEYS[1], 'available_at', ARGV[5])
   redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
 end
 redis.call('HINCRBY', KEYS[3], ARGV[4], 1)
+if ARGV[6] ~= '' then
+  local current = redis.call('HGET', KEYS[4], ARGV[6])
+  if not current or tonumber(current) < tonumber(ARGV[7]) then redis.call('HSET', KEYS[4], ARGV[6], ARGV[7]) end
+end
 return 1`,
   },
   // KEYS: available, states. ARGV: now, lease end, limit, prefix, token base.
@@ -62,13 +84,16 @@ for i, id in ipairs(ids) do
 end
 return claimed`,
   },
-  // KEYS: event, access. ARGV: id, token, field ('' for none), expires at. Rule 4: conditional, atomic.
-  settleReceiverGrant: {
+  // KEYS: event, access. ARGV: id, token, field ('' for none), expires at. The claim's fence;
+  // and the conditional expiry of an event a kit before 0.2 recorded (without 'granted': its
+  // access was applied when processed), once.
+  settleReceiverFence: {
     numberOfKeys: 2,
     lua: `${FENCE}
-if ARGV[3] == '' then return 1 end
+if redis.call('HGET', KEYS[1], 'granted') or ARGV[3] == '' then return 1 end
 local current = redis.call('HGET', KEYS[2], ARGV[3])
 if not current or tonumber(current) < tonumber(ARGV[4]) then redis.call('HSET', KEYS[2], ARGV[3], ARGV[4]) end
+redis.call('HSET', KEYS[1], 'granted', 1)
 return 1`,
   },
   // KEYS: event, available, states. ARGV: id, token, now.
@@ -125,9 +150,10 @@ type Commands = Record<keyof typeof scripts, Command>;
 /**
  * The Redis {@link ReceiverStore}, over an `ioredis` client the customer creates (receiver rule
  * 2: shared by every receiver process; durable only as Redis is configured, see the README:
- * AOF with `appendfsync always` and `maxmemory-policy noeviction`). Each state change is one
- * Lua script, atomic in Redis: record (unique on event_id), claim (lease with a token),
- * conditional expiry, complete, release, retry. The scripts are registered on the client with
+ * AOF with `appendfsync always` and `maxmemory-policy noeviction`, which the store checks before
+ * its first record: {@link RedisPersistencePolicy}). Each state change is one Lua script, atomic
+ * in Redis: record (unique on event_id, with the conditional expiry of rule 4), claim (lease with
+ * a token), complete, release, retry. The scripts are registered on the client with
  * `defineCommand` under names starting with `settleReceiver`.
  *
  * Handlers receive `undefined` as their transaction: their side effects happen at least once.
@@ -136,27 +162,97 @@ export class RedisReceiverStore implements ReceiverStore<undefined> {
   readonly #client: Redis | Cluster;
   readonly #commands: Commands;
   readonly #prefix: string;
+  readonly #persistence: RedisPersistencePolicy;
+  readonly #logger: { warn(fields: object, message: string): void };
+  /** The persistence check, once it succeeded or refused for good (a failure to reach Redis is not kept). */
+  #checked: Promise<void> | undefined;
 
   /** @param client - the customer's client; the store never closes it. */
   constructor(client: Redis | Cluster, options: RedisReceiverStoreOptions = {}) {
     this.#client = client;
     this.#prefix = options.keyPrefix ?? 'settle-receiver:';
+    this.#persistence = options.persistence ?? 'require';
+    this.#logger = options.logger ?? { warn: (fields, message) => console.warn(`[settle-receiver] ${message}`, fields) };
     for (const [name, definition] of Object.entries(scripts)) {
       if (!(name in client)) client.defineCommand(name, definition);
     }
     this.#commands = client as unknown as Commands;
   }
 
-  async record(event: { eventId: string; kind: string; payload: JsonObject; state: 'pending' | 'ignored'; now: number }) {
+  /**
+   * Checks, once, that the server keeps what it acknowledges (`INFO persistence`: `aof_enabled`;
+   * `INFO memory`: `maxmemory_policy`; `CONFIG GET appendfsync` where allowed), as
+   * {@link RedisReceiverStoreOptions.persistence} says. Call it at startup to fail there; the
+   * first record awaits it anyway.
+   *
+   * @throws {@link ReceiverStoreNotDurableError} under `require` when the server could lose an
+   *   acknowledged event, or when its `INFO` cannot be read; an `ioredis` error when Redis
+   *   cannot be reached (not kept: the next call checks again).
+   */
+  ready(): Promise<void> {
+    if (this.#persistence === 'off') return Promise.resolve();
+    this.#checked ??= this.#checkPersistence().catch((error: unknown) => {
+      if (!(error instanceof ReceiverStoreNotDurableError)) this.#checked = undefined;
+      throw error;
+    });
+    return this.#checked;
+  }
+
+  async #checkPersistence(): Promise<void> {
+    let aof: string | undefined;
+    let policy: string | undefined;
+    try {
+      aof = /^aof_enabled:(\d)/m.exec(await this.#client.info('persistence'))?.[1];
+      policy = /^maxmemory_policy:(\S+)/m.exec(await this.#client.info('memory'))?.[1];
+    } catch (error) {
+      // A server that refuses INFO (a restricted managed Redis) is not an unreachable one.
+      if (!/unknown command|NOPERM|not allowed|disabled/i.test((error as Error).message ?? '')) throw error;
+    }
+    const problems: string[] = [];
+    if (aof !== '1') {
+      problems.push(
+        aof === undefined
+          ? 'its persistence could not be read (INFO persistence)'
+          : 'appendonly is off, so an acknowledged event is lost if Redis restarts (set appendonly yes and appendfsync always)',
+      );
+    }
+    if (policy !== undefined && policy !== 'noeviction') {
+      problems.push(`maxmemory-policy is ${policy}, so Redis may evict recorded events (set maxmemory-policy noeviction)`);
+    }
+    const warnings = [...problems];
+    if (aof === '1') {
+      const fsync = await this.#client.config('GET', 'appendfsync').then(
+        (reply) => reply[1],
+        () => undefined,
+      );
+      if (fsync !== undefined && fsync !== 'always') {
+        warnings.push(`appendfsync is ${fsync}, so a crash can lose the last second of acknowledged events (set appendfsync always)`);
+      }
+    }
+    if (this.#persistence === 'require' && problems.length > 0) {
+      throw new ReceiverStoreNotDurableError(
+        `the Redis server cannot be trusted with acknowledged events: ${problems.join('; ')}. ` +
+          "Fix its configuration, or pass persistence: 'warn' to RedisReceiverStore to accept the risk.",
+      );
+    }
+    if (warnings.length > 0) this.#logger.warn({ problems: warnings }, 'the Redis server can lose acknowledged events');
+  }
+
+  async record(event: { eventId: string; kind: string; payload: JsonObject; state: 'pending' | 'ignored'; grant: AccessGrant | null; now: number }) {
+    await this.ready();
+    const { grant } = event;
     const recorded = await this.#commands.settleReceiverRecord(
       this.#event(event.eventId),
       this.#key('available'),
       this.#key('states'),
+      this.#key('access'),
       event.eventId,
       event.kind,
       JSON.stringify(event.payload),
       event.state,
       event.now,
+      grant ? accessField(grant.userId, grant.entitlement) : '',
+      grant?.expiresAt ?? 0,
     );
     return recorded === 1 ? ('recorded' as const) : ('duplicate' as const);
   }
@@ -174,14 +270,15 @@ export class RedisReceiverStore implements ReceiverStore<undefined> {
     return claimed.map(([eventId, kind, payload, attempts, token]) => ({ eventId, kind, payload: JSON.parse(payload) as JsonObject, attempts, token }));
   }
 
-  async complete(lease: LeasedEvent, { now, grant }: { now: number; grant: AccessGrant | null }, work: (tx: undefined) => Promise<void>) {
-    const held = await this.#commands.settleReceiverGrant(
+  async complete(lease: LeasedEvent, { now }: { now: number }, work: (tx: undefined) => Promise<void>) {
+    const legacy = legacyGrantOf(lease.payload);
+    const held = await this.#commands.settleReceiverFence(
       this.#event(lease.eventId),
       this.#key('access'),
       lease.eventId,
       lease.token,
-      grant ? accessField(grant.userId, grant.entitlement) : '',
-      grant?.expiresAt ?? 0,
+      legacy ? accessField(legacy.userId, legacy.entitlement) : '',
+      legacy?.expiresAt ?? 0,
     );
     if (held !== 1) return false;
     await work(undefined);
@@ -253,6 +350,17 @@ export class RedisReceiverStore implements ReceiverStore<undefined> {
 }
 
 const accessField = (userId: string, entitlement: string) => JSON.stringify([userId, entitlement]);
+
+/**
+ * The access an event gives, read from its stored payload (validated when it was recorded), for
+ * an event a kit before 0.2 recorded without applying it; `null` when the payload names none.
+ */
+function legacyGrantOf(payload: JsonObject): AccessGrant | null {
+  const { user_id: userId, entitlement, expires_at: expiresAt } = payload;
+  if (typeof userId !== 'string' || typeof entitlement !== 'string' || typeof expiresAt !== 'string') return null;
+  const at = Date.parse(expiresAt);
+  return Number.isNaN(at) ? null : { userId, entitlement, expiresAt: at };
+}
 
 function toStoredEvent(fields: Record<string, string>): StoredEvent {
   const date = (name: string) => new Date(Number(fields[name]));

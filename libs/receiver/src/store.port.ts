@@ -54,7 +54,7 @@ export interface LeasedEvent {
   readonly token: string;
 }
 
-/** Access to set, only if later than the stored one, when an event completes (receiver rule 4). */
+/** Access to set, only if later than the stored one, when an event is recorded (receiver rule 4). */
 export interface AccessGrant {
   readonly userId: string;
   readonly entitlement: string;
@@ -76,13 +76,27 @@ export type RetryOutcome = 'retried' | 'not_found' | 'not_failed';
  */
 export interface ReceiverStore<Tx = undefined> {
   /**
-   * Records an event with a unique insert on its id, before any business logic (rule 2).
-   * Resolves only once the record is durable (as durable as the storage is configured to be).
+   * Records an event with a unique insert on its id, before any business logic (rule 2), and,
+   * when the event is new, applies its `grant` in the same atomic write (rule 4: the stored
+   * expiry for the user and entitlement becomes `grant.expiresAt` only if that is later, in one
+   * conditional write, never read-then-write). Resolves only once both are durable (as durable as
+   * the storage is configured to be), so a 2xx answer means the user has the access: it never
+   * waits for a handler or for other events. A duplicate changes nothing (its grant was applied
+   * with its first record).
    *
    * @param event.state - `pending` for a known kind (due at once), `ignored` for an unknown one.
+   * @param event.grant - the access the event gives; `null` for an event that gives none (an
+   *   ignored kind).
    * @returns `recorded`, or `duplicate` when the id is already recorded (nothing changes).
    */
-  record(event: { eventId: string; kind: string; payload: JsonObject; state: 'pending' | 'ignored'; now: number }): Promise<'recorded' | 'duplicate'>;
+  record(event: {
+    eventId: string;
+    kind: string;
+    payload: JsonObject;
+    state: 'pending' | 'ignored';
+    grant: AccessGrant | null;
+    now: number;
+  }): Promise<'recorded' | 'duplicate'>;
 
   /**
    * Atomically claims up to `limit` events that are `pending` and due (`nextAttemptAt <= now`) or
@@ -93,19 +107,16 @@ export interface ReceiverStore<Tx = undefined> {
   claim(request: { now: number; leaseMs: number; limit: number }): Promise<LeasedEvent[]>;
 
   /**
-   * Completes a claimed event: applies `grant` (the stored expiry for the user and entitlement
-   * becomes `grant.expiresAt` only if that is later, in one conditional write: receiver rule 4),
-   * runs `work`, and marks the event `processed`. The grant stays applied when `work` throws, in
-   * every store: a user who paid gets access even while the business logic fails. The
-   * PostgreSQL store runs `work` in the transaction of the grant and the processed mark, behind
-   * a savepoint: `work`'s writes through `tx` commit with the processed mark, or roll back alone
-   * when it throws.
+   * Completes a claimed event: runs `work` (the handlers), then marks the event `processed`. The
+   * access was applied when the event was recorded; completing neither applies nor holds it, so
+   * a slow handler delays no one's access. The PostgreSQL store runs `work` in one transaction
+   * with the processed mark, behind a savepoint: `work`'s writes through `tx` commit with the
+   * processed mark, or roll back alone when it throws.
    *
    * @returns `false`, having run nothing, when the claim's token is no longer the event's.
-   * @throws whatever `work` throws (the grant applied, the event still `processing`: release
-   *   it), or a storage error (the grant may not be applied; the next run applies it).
+   * @throws whatever `work` throws (the event still `processing`: release it), or a storage error.
    */
-  complete(lease: LeasedEvent, request: { now: number; grant: AccessGrant | null }, work: (tx: Tx) => Promise<void>): Promise<boolean>;
+  complete(lease: LeasedEvent, request: { now: number }, work: (tx: Tx) => Promise<void>): Promise<boolean>;
 
   /**
    * Gives a claimed event back after a failure: `pending` again, due at `retryAt`, or `failed`
@@ -129,4 +140,11 @@ export interface ReceiverStore<Tx = undefined> {
 
   /** How many recorded events are in each state. */
   counts(): Promise<Record<EventState, number>>;
+
+  /**
+   * Resolves once the storage is known to keep what it acknowledges; rejects, saying what to
+   * change, when it is not (the Redis store checks its server's persistence: README, "Redis").
+   * Optional: a store without such a check is ready once constructed.
+   */
+  ready?(): Promise<void>;
 }

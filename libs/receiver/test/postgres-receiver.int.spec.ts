@@ -167,7 +167,9 @@ describe('store unavailable: 503, nothing acknowledged', () => {
   it('answers 503 within recordTimeoutMs when Redis does not answer', async () => {
     const down = new Redis('redis://127.0.0.1:1', { lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
     try {
-      const { result, ms } = await send(createReceiver({ secrets: [secret], store: new RedisReceiverStore(down), recordTimeoutMs: 300, logger: quiet }));
+      const { result, ms } = await send(
+        createReceiver({ secrets: [secret], store: new RedisReceiverStore(down, { persistence: 'off' }), recordTimeoutMs: 300, logger: quiet }),
+      );
       expect(result).toMatchObject({ status: 503, body: { code: 'RECEIVER.STORE_UNAVAILABLE' } });
       expect(ms).toBeLessThan(2_000);
     } finally {

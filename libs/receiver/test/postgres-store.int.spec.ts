@@ -22,15 +22,15 @@ afterAll(async () => {
 storeContract('PostgreSQL', () => freshPostgresStore(pool));
 
 describe('PostgreSQL receiver store', () => {
-  it('commits handler writes through the transaction with the processed mark; a throwing handler rolls its writes back, not the expiry', async () => {
+  it('commits handler writes through the transaction with the processed mark; a throwing handler rolls its writes back', async () => {
     const store = await freshPostgresStore(pool);
     await pool.query('CREATE TABLE IF NOT EXISTS handler_writes (event_id text NOT NULL)');
     const eventId = randomUUID();
-    await store.record({ eventId, kind: 'subscription_started', payload: { event_id: eventId }, state: 'pending', now: 0 });
-    const [lease] = await store.claim({ now: 0, leaseMs: 30_000, limit: 1 });
     const grant = { userId: `user-${eventId}`, entitlement: 'pro-monthly', expiresAt: 1_000 };
+    await store.record({ eventId, kind: 'subscription_started', payload: { event_id: eventId }, state: 'pending', grant, now: 0 });
+    const [lease] = await store.claim({ now: 0, leaseMs: 30_000, limit: 1 });
     await expect(
-      store.complete(lease!, { now: 1, grant }, async (tx) => {
+      store.complete(lease!, { now: 1 }, async (tx) => {
         await tx.query('INSERT INTO handler_writes VALUES ($1)', [eventId]);
         throw new Error('handler broke after writing');
       }),
@@ -39,7 +39,7 @@ describe('PostgreSQL receiver store', () => {
     expect(await store.accessExpiry(grant.userId, 'pro-monthly')).toEqual(new Date(1_000));
     expect(await store.find(eventId)).toMatchObject({ state: 'processing' });
 
-    await store.complete(lease!, { now: 2, grant }, async (tx) => {
+    await store.complete(lease!, { now: 2 }, async (tx) => {
       await tx.query('INSERT INTO handler_writes VALUES ($1)', [eventId]);
     });
     expect((await pool.query('SELECT * FROM handler_writes WHERE event_id = $1', [eventId])).rowCount).toBe(1);
@@ -47,15 +47,15 @@ describe('PostgreSQL receiver store', () => {
     expect(await store.find(eventId)).toMatchObject({ state: 'processed' });
   });
 
-  it('a handler that swallows its own SQL error: the run fails, its writes roll back, the expiry commits', async () => {
+  it('a handler that swallows its own SQL error: the run fails, its writes roll back, the access stands', async () => {
     const store = await freshPostgresStore(pool);
     await pool.query('CREATE TABLE IF NOT EXISTS handler_writes (event_id text NOT NULL)');
     const eventId = randomUUID();
-    await store.record({ eventId, kind: 'subscription_started', payload: { event_id: eventId }, state: 'pending', now: 0 });
-    const [lease] = await store.claim({ now: 0, leaseMs: 30_000, limit: 1 });
     const grant = { userId: `user-${eventId}`, entitlement: 'pro-monthly', expiresAt: 1_000 };
+    await store.record({ eventId, kind: 'subscription_started', payload: { event_id: eventId }, state: 'pending', grant, now: 0 });
+    const [lease] = await store.claim({ now: 0, leaseMs: 30_000, limit: 1 });
     await expect(
-      store.complete(lease!, { now: 1, grant }, async (tx) => {
+      store.complete(lease!, { now: 1 }, async (tx) => {
         await tx.query('INSERT INTO handler_writes VALUES ($1)', [eventId]);
         await tx.query('SELECT 1/0').catch(() => undefined); // the transaction is now aborted
       }),
@@ -63,6 +63,34 @@ describe('PostgreSQL receiver store', () => {
     expect((await pool.query('SELECT * FROM handler_writes WHERE event_id = $1', [eventId])).rowCount).toBe(0);
     expect(await store.accessExpiry(grant.userId, 'pro-monthly')).toEqual(new Date(1_000));
     expect(await store.find(eventId)).toMatchObject({ state: 'processing' });
+  });
+
+  it('migrate() applies the access of events a kit before 0.2 recorded and had not processed (it applied access only then)', async () => {
+    const schema = `receiver_${randomUUID().slice(0, 8)}`;
+    const store = await freshPostgresStore(pool, schema);
+    const user = `user-${randomUUID()}`;
+    const event = (expiresAt: string, state: string) => {
+      const eventId = randomUUID();
+      return pool.query(
+        `INSERT INTO ${schema}.events (event_id, kind, payload, state, received_at, available_at, lease_token, finished_at)
+         VALUES ($1, 'subscription_renewed', $2, $3, now(), CASE WHEN $3 IN ('pending', 'processing') THEN now() END,
+                 CASE WHEN $3 = 'processing' THEN gen_random_uuid() END, CASE WHEN $3 = 'processed' THEN now() END)`,
+        [
+          eventId,
+          JSON.stringify({ event_id: eventId, event: 'subscription_renewed', user_id: user, entitlement: 'pro-monthly', expires_at: expiresAt }),
+          state,
+        ],
+      );
+    };
+    // As 0.1 left them: a processed event (its access applied), then two recorded, not yet processed.
+    await event('2027-01-10T00:00:00.000Z', 'processed');
+    await pool.query(`INSERT INTO ${schema}.access VALUES ($1, 'pro-monthly', '2027-01-10T00:00:00Z', 'old', now())`, [user]);
+    await event('2027-03-10T00:00:00.000Z', 'pending');
+    await event('2027-02-10T00:00:00.000Z', 'processing');
+    await store.migrate();
+    expect(await store.accessExpiry(user, 'pro-monthly')).toEqual(new Date('2027-03-10T00:00:00.000Z'));
+    await store.migrate();
+    expect(await store.accessExpiry(user, 'pro-monthly')).toEqual(new Date('2027-03-10T00:00:00.000Z'));
   });
 
   it('applies its DDL idempotently, from several processes at once', async () => {

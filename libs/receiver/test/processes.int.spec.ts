@@ -110,7 +110,7 @@ describe('two receiver processes sharing one Redis', () => {
   });
 
   it('run the business logic of an event delivered to both at once exactly once', async () => {
-    const store = new RedisReceiverStore(redis, { keyPrefix: prefix });
+    const store = new RedisReceiverStore(redis, { keyPrefix: prefix, persistence: 'off' });
     const started = await startReceivers({ STORE: 'redis', REDIS_URL: redisUrl, KEY_PREFIX: prefix });
     children = started.children;
     const ids = await deliverToBoth(started.ports);

@@ -159,12 +159,13 @@ describe('rule 1, then: the authentic payload is parsed and validated (400, noth
 });
 
 describe('rules 2 and 3: recorded before any business logic, acknowledged at once, duplicates skipped', () => {
-  it('records the event and runs no business logic inside the request', async () => {
+  it('records the event with its access and runs no business logic inside the request', async () => {
     const { send, store, runs, receiver } = setup();
     const event = entitlementEvent();
     await send(event);
     expect(runs).toEqual([]);
-    expect(await receiver.accessExpiry('user-42', 'pro-monthly')).toBeNull();
+    // Rule 4 at record time: the user has the access as soon as the 200 is answered.
+    expect(await receiver.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(event.expires_at));
     expect(await store.counts()).toEqual({ ...nothingRecorded, pending: 1 });
   });
 

@@ -8,8 +8,11 @@ const DAY = 86_400_000;
 
 const payload = (eventId: string): JsonObject => ({ event_id: eventId, event: 'subscription_started', nested: { a: [1, 'b'] } });
 
-async function recordPending(store: ReceiverStore<unknown>, now = T0, eventId = randomUUID()): Promise<string> {
-  expect(await store.record({ eventId, kind: 'subscription_started', payload: payload(eventId), state: 'pending', now })).toBe('recorded');
+const grant = (expiresAt: number, userId = 'user-42') => ({ userId, entitlement: 'pro-monthly', expiresAt });
+type Grant = ReturnType<typeof grant>;
+
+async function recordPending(store: ReceiverStore<unknown>, now = T0, eventId = randomUUID(), access: Grant | null = null): Promise<string> {
+  expect(await store.record({ eventId, kind: 'subscription_started', payload: payload(eventId), state: 'pending', grant: access, now })).toBe('recorded');
   return eventId;
 }
 
@@ -20,7 +23,6 @@ async function claimOne(store: ReceiverStore<unknown>, now = T0): Promise<Leased
   return lease;
 }
 
-const grant = (expiresAt: number, userId = 'user-42') => ({ userId, entitlement: 'pro-monthly', expiresAt });
 const noWork = async () => undefined;
 
 /**
@@ -32,7 +34,9 @@ export function storeContract(name: string, makeStore: () => Promise<ReceiverSto
     it('records an event once (rule 2: unique insert on event_id) and keeps its payload', async () => {
       const store = await makeStore();
       const eventId = await recordPending(store);
-      expect(await store.record({ eventId, kind: 'subscription_started', payload: { other: true }, state: 'pending', now: T0 + 5 })).toBe('duplicate');
+      expect(await store.record({ eventId, kind: 'subscription_started', payload: { other: true }, state: 'pending', grant: null, now: T0 + 5 })).toBe(
+        'duplicate',
+      );
       expect(await store.find(eventId)).toEqual({
         eventId,
         kind: 'subscription_started',
@@ -50,16 +54,21 @@ export function storeContract(name: string, makeStore: () => Promise<ReceiverSto
       const store = await makeStore();
       const eventId = randomUUID();
       const outcomes = await Promise.all(
-        Array.from({ length: 8 }, () => store.record({ eventId, kind: 'subscription_started', payload: payload(eventId), state: 'pending', now: T0 })),
+        Array.from({ length: 8 }, (_, i) =>
+          store.record({ eventId, kind: 'subscription_started', payload: payload(eventId), state: 'pending', grant: grant(T0 + (i + 1) * DAY), now: T0 }),
+        ),
       );
       expect(outcomes.filter((o) => o === 'recorded')).toHaveLength(1);
       expect((await store.counts()).pending).toBe(1);
+      // The access is the recorded delivery's, and only its: a duplicate applies nothing.
+      const recorded = outcomes.indexOf('recorded');
+      expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + (recorded + 1) * DAY));
     });
 
     it('never claims an ignored event (an unknown kind)', async () => {
       const store = await makeStore();
       const eventId = randomUUID();
-      await store.record({ eventId, kind: 'subscription_paused', payload: { event_id: eventId }, state: 'ignored', now: T0 });
+      await store.record({ eventId, kind: 'subscription_paused', payload: { event_id: eventId }, state: 'ignored', grant: null, now: T0 });
       expect(await store.claim({ now: T0 + DAY, leaseMs: LEASE, limit: 10 })).toEqual([]);
       expect(await store.find(eventId)).toMatchObject({ state: 'ignored', kind: 'subscription_paused' });
     });
@@ -78,14 +87,13 @@ export function storeContract(name: string, makeStore: () => Promise<ReceiverSto
       // The first claim lost its lease: completing or releasing with it does nothing.
       let ran = false;
       expect(
-        await store.complete(first, { now: T0 + LEASE, grant: grant(T0 + DAY) }, async () => {
+        await store.complete(first, { now: T0 + LEASE }, async () => {
           ran = true;
         }),
       ).toBe(false);
       expect(ran).toBe(false);
       expect(await store.release(first, { now: T0 + LEASE, error: 'late', retryAt: null })).toBe(false);
-      expect(await store.accessExpiry('user-42', 'pro-monthly')).toBeNull();
-      expect(await store.complete(second, { now: T0 + LEASE + 1, grant: grant(T0 + DAY) }, noWork)).toBe(true);
+      expect(await store.complete(second, { now: T0 + LEASE + 1 }, noWork)).toBe(true);
       expect(await store.find(eventId)).toMatchObject({ state: 'processed', attempts: 2, processedAt: new Date(T0 + LEASE + 1) });
     });
 
@@ -108,72 +116,75 @@ export function storeContract(name: string, makeStore: () => Promise<ReceiverSto
       expect(claimed.sort()).toEqual([...ids].sort());
     });
 
-    it('sets the access expiry only when later than the stored one (rule 4), per user and entitlement', async () => {
+    it('applies the access expiry with the record, only when later than the stored one (rule 4), per user and entitlement', async () => {
       const store = await makeStore();
       const expiries = [T0 + 30 * DAY, T0 + 10 * DAY, T0 + 60 * DAY, T0 + 45 * DAY];
+      const seen: Array<Date | null> = [];
       for (const expiresAt of expiries) {
-        await recordPending(store);
-        expect(await store.complete(await claimOne(store), { now: T0, grant: grant(expiresAt) }, noWork)).toBe(true);
+        await recordPending(store, T0, randomUUID(), grant(expiresAt));
+        // Visible at once: nothing was claimed, run or completed.
+        seen.push(await store.accessExpiry('user-42', 'pro-monthly'));
       }
-      expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + 60 * DAY));
+      expect(seen).toEqual([T0 + 30 * DAY, T0 + 30 * DAY, T0 + 60 * DAY, T0 + 60 * DAY].map((t) => new Date(t)));
       expect(await store.accessExpiry('user-42', 'pro-yearly')).toBeNull();
       expect(await store.accessExpiry('user-7', 'pro-monthly')).toBeNull();
+      expect((await store.counts()).pending).toBe(4);
     });
 
-    it('keeps the latest expiry when completions for one user race', async () => {
+    it('keeps the latest expiry when records for one user race', async () => {
       const store = await makeStore();
       const expiries = Array.from({ length: 12 }, (_, i) => T0 + ((i * 7) % 12) * DAY);
-      await Promise.all(expiries.map((_, i) => recordPending(store, T0 + i)));
-      const leases = await store.claim({ now: T0 + DAY, leaseMs: LEASE, limit: 20 });
-      expect(leases).toHaveLength(12);
-      await Promise.all(leases.map((lease, i) => store.complete(lease, { now: T0, grant: grant(expiries[i]!) }, noWork)));
+      await Promise.all(expiries.map((expiresAt, i) => recordPending(store, T0 + i, randomUUID(), grant(expiresAt))));
       expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(Math.max(...expiries)));
     });
 
-    it('runs the work between the expiry and the processed mark; a throwing work leaves the event processing', async () => {
+    it("records an event and its access while another event's work runs: completing holds no one's access", async () => {
       const store = await makeStore();
-      const eventId = await recordPending(store);
+      const first = await recordPending(store, T0, randomUUID(), grant(T0 + 10 * DAY));
       const lease = await claimOne(store);
-      await expect(
-        store.complete(lease, { now: T0, grant: grant(T0 + DAY) }, async () => {
-          throw new Error('handler broke');
-        }),
-      ).rejects.toThrow('handler broke');
-      expect(await store.find(eventId)).toMatchObject({ state: 'processing' });
-      const seen: string[] = [];
-      expect(
-        await store.complete(lease, { now: T0 + 1, grant: grant(T0 + DAY) }, async () => {
-          seen.push((await store.find(eventId))!.state);
-        }),
-      ).toBe(true);
-      expect(seen).toEqual(['processing']);
-      expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + DAY));
+      expect(lease.eventId).toBe(first);
+      let release!: () => void;
+      const blocked = new Promise<void>((resolve) => (release = resolve));
+      let working!: () => void;
+      const started = new Promise<void>((resolve) => (working = resolve));
+      const completing = store.complete(lease, { now: T0 }, async () => {
+        working();
+        await blocked;
+      });
+      await started;
+      // A renewal of the same user's entitlement, while the first event's work is still running.
+      await recordPending(store, T0 + 1, randomUUID(), grant(T0 + 40 * DAY));
+      expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + 40 * DAY));
+      release();
+      expect(await completing).toBe(true);
+      expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + 40 * DAY));
     });
 
-    it('work throws ⇒ access raised, event not processed (retried)', async () => {
+    it('runs the work before the processed mark; a throwing work leaves the event processing, its access as recorded', async () => {
       const store = await makeStore();
-      const eventId = await recordPending(store);
+      const eventId = await recordPending(store, T0, randomUUID(), grant(T0 + 30 * DAY));
       const lease = await claimOne(store);
-      const broken = async () => {
-        throw new Error('welcome email insert failed');
-      };
-      await expect(store.complete(lease, { now: T0, grant: grant(T0 + 30 * DAY) }, broken)).rejects.toThrow('welcome email insert failed');
-      // The user paid: access is raised although the business logic failed.
+      await expect(
+        store.complete(lease, { now: T0 }, async () => {
+          throw new Error('welcome email insert failed');
+        }),
+      ).rejects.toThrow('welcome email insert failed');
+      // The user paid: access stands although the business logic failed.
       expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + 30 * DAY));
       expect(await store.find(eventId)).toMatchObject({ state: 'processing' });
       expect(await store.release(lease, { now: T0, error: 'Error: welcome email insert failed', retryAt: T0 + 1000 })).toBe(true);
       expect(await store.find(eventId)).toMatchObject({ state: 'pending', lastError: 'Error: welcome email insert failed' });
 
-      // Still monotonic: a failing run with an earlier expiry lowers nothing.
-      const older = await recordPending(store, T0 + 1);
-      const olderLease = (await store.claim({ now: T0 + 1, leaseMs: LEASE, limit: 10 })).find((claimed) => claimed.eventId === older)!;
-      await expect(store.complete(olderLease, { now: T0 + 1, grant: grant(T0 + 10 * DAY) }, broken)).rejects.toThrow();
-      expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + 30 * DAY));
-
-      // The retry runs the work again and completes.
+      // The retry runs the work again and completes; the work sees the event still processing.
       const again = await claimOne(store, T0 + 1000);
       expect(again).toMatchObject({ eventId, attempts: 2 });
-      expect(await store.complete(again, { now: T0 + 1001, grant: grant(T0 + 30 * DAY) }, noWork)).toBe(true);
+      const seen: string[] = [];
+      expect(
+        await store.complete(again, { now: T0 + 1001 }, async () => {
+          seen.push((await store.find(eventId))!.state);
+        }),
+      ).toBe(true);
+      expect(seen).toEqual(['processing']);
       expect(await store.find(eventId)).toMatchObject({ state: 'processed', attempts: 2 });
       expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + 30 * DAY));
     });
@@ -198,7 +209,7 @@ export function storeContract(name: string, makeStore: () => Promise<ReceiverSto
       expect(await store.listFailed(10)).toEqual([]);
       const again = await claimOne(store, T0 + 2000);
       expect(again.attempts).toBe(1);
-      expect(await store.complete(again, { now: T0 + 2001, grant: null }, noWork)).toBe(true);
+      expect(await store.complete(again, { now: T0 + 2001 }, noWork)).toBe(true);
       expect(await store.find(eventId)).toMatchObject({ state: 'processed', lastError: null });
     });
 
@@ -220,8 +231,8 @@ export function storeContract(name: string, makeStore: () => Promise<ReceiverSto
       await recordPending(store);
       await recordPending(store);
       await recordPending(store);
-      await store.record({ eventId: randomUUID(), kind: 'future_kind', payload: {}, state: 'ignored', now: T0 });
-      await store.complete(await claimOne(store), { now: T0, grant: null }, noWork);
+      await store.record({ eventId: randomUUID(), kind: 'future_kind', payload: {}, state: 'ignored', grant: null, now: T0 });
+      await store.complete(await claimOne(store), { now: T0 }, noWork);
       await store.release(await claimOne(store), { now: T0, error: 'Error: x', retryAt: null });
       expect(await store.counts()).toEqual({ pending: 1, processing: 0, processed: 1, failed: 1, ignored: 1 });
       await claimOne(store);
