@@ -1,10 +1,8 @@
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LEDGER_MIGRATIONS } from '@settle/ledger';
 import { connectMessaging, Outbox, OutboxRelay, type EntitlementGrantedV1 } from '@settle/messaging';
@@ -15,6 +13,8 @@ import { Agent, request } from 'undici';
 import { DispatcherClient, waitUntil } from '../scripts/ops/clients.js';
 import { spawnApp } from '../scripts/harness/apps.js';
 import { startEndpointProcess, type EndpointProcess } from '../scripts/harness/endpoints.js';
+import { startCustomerBackend } from './support/customer-backend.js';
+import { kitAccessPhases } from './kit-access.js';
 import { startFaultProxy } from '../scripts/harness/fault-proxy.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '../scripts/harness/infra.js';
 import { freePort } from '../scripts/harness/stack.js';
@@ -59,6 +59,10 @@ interface PhaseResult {
  * `--rounds <n>` (3: rounds of the fast endpoint alone, beside a healthy endpoint and beside a
  * blackholed one, in rotating order),
  * `--kit-rates <list>` (100,250,500), `--kit-seconds <s>` (15), `--only deliveries|kit`.
+ *
+ * Last, the time from the kit's 200 to the access being visible, under a slow business logic and
+ * a backlog, for the PostgreSQL and the Redis store (`kit-access.ts`): `--kit-backlog <n>` (400),
+ * `--kit-measured <n>` (200).
  */
 export async function deliveryBenchmark(args: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -71,11 +75,16 @@ export async function deliveryBenchmark(args: string[]): Promise<void> {
       'kit-seconds': { type: 'string' },
       only: { type: 'string' },
       rounds: { type: 'string' },
+      'kit-backlog': { type: 'string' },
+      'kit-measured': { type: 'string' },
     },
   });
   if (values.only !== 'kit')
     await deliveries(Number(values.burst ?? 20_000), Number(values.rate ?? 500), Number(values.seconds ?? 20), Number(values.rounds ?? 3));
-  if (values.only !== 'deliveries') await kitPhases((values['kit-rates'] ?? '100,250,500').split(',').map(Number), Number(values['kit-seconds'] ?? 15));
+  if (values.only !== 'deliveries') {
+    await kitPhases((values['kit-rates'] ?? '100,250,500').split(',').map(Number), Number(values['kit-seconds'] ?? 15));
+    await kitAccessPhases({ backlog: Number(values['kit-backlog'] ?? 400), measured: Number(values['kit-measured'] ?? 200), handlerMs: 2000 });
+  }
 }
 
 /** The dispatcher phases (see {@link deliveryBenchmark}). */
@@ -427,39 +436,15 @@ async function answerTime(
 
 /** The example customer backend (the kit, PostgreSQL store) with a database of its own, under load. */
 async function kitAnswerTime(dir: string, secret: string, rate: number, seconds: number): Promise<AnswerTimes> {
-  const example = fileURLToPath(
-    new URL(import.meta.url.includes('/dist/') ? '../../examples/customer-backend' : '../examples/customer-backend', import.meta.url),
-  );
-  if (!existsSync(join(example, 'node_modules/@settle/receiver/package.json')))
-    throw new Error('run scripts/local/receiver-kit.sh first (scripts/local/bench.sh does)');
-  const database = await createTestDatabase('settle_bench_kit', infra.benchAdminDatabaseUrl);
-  const port = await freePort();
-  const ready = join(dir, `customer-${port}.ready`);
-  const child = spawn(process.execPath, ['src/server.js'], {
-    cwd: example,
-    env: {
-      PATH: process.env.PATH,
-      PORT: String(port),
-      DATABASE_URL: database.url,
-      SETTLE_WEBHOOK_SECRETS: secret,
-      SETTLE_READY_FILE: ready,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const backend = await startCustomerBackend(dir, secret);
   try {
-    await waitUntil('the customer backend', 30_000, async () => (existsSync(ready) ? true : undefined));
-    const stats = `http://127.0.0.1:${port}/stats/answers`;
-    const measured = await answerTime(`http://127.0.0.1:${port}/webhook/settle`, secret, rate, seconds, async () => {
+    const stats = `${backend.url}/stats/answers`;
+    const measured = await answerTime(`${backend.url}/webhook/settle`, secret, rate, seconds, async () => {
       await fetch(stats, { method: 'DELETE' });
     });
     return { ...measured, server: (await (await fetch(stats)).json()) as NonNullable<AnswerTimes['server']> };
   } finally {
-    await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-    await database.drop();
+    await backend.stop();
   }
 }
 

@@ -19,19 +19,20 @@ CREATE TABLE IF NOT EXISTS entitlement_runs (
 /**
  * The handler for both event kinds.
  *
- * @param {{ failFirstRuns: number, runDelayMs?: number }} options - `failFirstRuns`: the first n
- *   runs of each event in this process throw after their insert, to show retries and failed
- *   events (EXAMPLE_FAIL_FIRST_RUNS). `runDelayMs`: each run first waits this long, in
- *   milliseconds, inside the kit's transaction, to watch a database connection lost mid-run
- *   (EXAMPLE_RUN_DELAY_MS, default 0).
- * @returns {import('@settle/receiver').EventHandler<import('pg').PoolClient>}
+ * @param {{ failFirstRuns: number, runDelayMs?: number, pool: import('pg').Pool }} options -
+ *   `failFirstRuns`: the first n runs of each event in this process throw after their insert, to
+ *   show retries and failed events (EXAMPLE_FAIL_FIRST_RUNS). `runDelayMs`: each run first waits
+ *   this long, in milliseconds, inside the kit's transaction, to watch a database connection lost
+ *   mid-run or a slow business logic (EXAMPLE_RUN_DELAY_MS, default 0). `pool`: where the row
+ *   goes when the kit's store gives no transaction (the Redis store): at least once, then.
+ * @returns {import('@settle/receiver').EventHandler<import('pg').PoolClient | undefined>}
  */
-export function recordRun({ failFirstRuns, runDelayMs = 0 }) {
+export function recordRun({ failFirstRuns, runDelayMs = 0, pool }) {
   /** @type {Map<string, number>} runs so far per event_id, for EXAMPLE_FAIL_FIRST_RUNS */
   const runs = new Map();
   return async (event, { tx }) => {
     if (runDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, runDelayMs));
-    await tx.query('INSERT INTO entitlement_runs (event_id, event, user_id, entitlement, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+    await (tx ?? pool).query('INSERT INTO entitlement_runs (event_id, event, user_id, entitlement, expires_at) VALUES ($1, $2, $3, $4, $5)', [
       event.event_id,
       event.event,
       event.user_id,

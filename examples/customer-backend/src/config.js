@@ -5,7 +5,10 @@
  * @typedef {object} Config
  * @property {string} host - listen address (`HOST`, default 127.0.0.1).
  * @property {number} port - listen port (`PORT`, default 4000; 0 picks a free one).
- * @property {string} databaseUrl - PostgreSQL connection string (`DATABASE_URL`, required).
+ * @property {string} databaseUrl - PostgreSQL connection string (`DATABASE_URL`, required: the example's own table, and the kit's with the PostgreSQL store).
+ * @property {'postgres' | 'redis'} store - the kit's store (`RECEIVER_STORE`, default postgres).
+ * @property {string | undefined} redisUrl - Redis, for `RECEIVER_STORE=redis` (`REDIS_URL`, required then).
+ * @property {'require' | 'warn' | 'off'} redisPersistence - the Redis store's persistence check (`REDIS_PERSISTENCE`, default require).
  * @property {string[]} webhookSecrets - `whsec_` endpoint secrets, current first (`SETTLE_WEBHOOK_SECRETS`, comma-separated, required).
  * @property {string | undefined} readyFile - where to write the pid once listening (`SETTLE_READY_FILE`).
  * @property {string} logLevel - pino level (`LOG_LEVEL`, default info).
@@ -34,10 +37,17 @@ export function loadConfig(env) {
     if (!Number.isInteger(value) || value < 0) problems.push(`${name} must be a non-negative integer`);
     return value;
   };
+  const store = env.RECEIVER_STORE?.trim() || 'postgres';
+  if (store !== 'postgres' && store !== 'redis') problems.push('RECEIVER_STORE must be postgres or redis');
+  const redisPersistence = env.REDIS_PERSISTENCE?.trim() || 'require';
+  if (!['require', 'warn', 'off'].includes(redisPersistence)) problems.push('REDIS_PERSISTENCE must be require, warn or off');
   const config = {
     host: env.HOST?.trim() || '127.0.0.1',
     port: integer('PORT', 4000),
     databaseUrl: required('DATABASE_URL'),
+    store,
+    redisUrl: store === 'redis' ? required('REDIS_URL') : undefined,
+    redisPersistence,
     webhookSecrets: required('SETTLE_WEBHOOK_SECRETS')
       .split(',')
       .map((s) => s.trim())

@@ -1,11 +1,14 @@
 /**
  * A customer backend receiving Settle's entitlement webhooks with @settle/receiver, on
- * node:http and PostgreSQL. Configuration: see config.js and the README.
+ * node:http and PostgreSQL (the kit's store too, by default; Redis with RECEIVER_STORE=redis).
+ * Configuration: see config.js and the README.
  */
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createReceiver } from '@settle/receiver';
 import { PostgresReceiverStore } from '@settle/receiver/postgres';
+import { RedisReceiverStore } from '@settle/receiver/redis';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { pino } from 'pino';
 import { answerTimes } from './answers.js';
@@ -32,8 +35,12 @@ pool.on('connect', (client) => {
 });
 pool.on('error', () => undefined); // an idle client's error: already logged by its own listener
 
-const store = new PostgresReceiverStore(pool);
-const handler = recordRun({ failFirstRuns: config.failFirstRuns, runDelayMs: config.runDelayMs });
+const redis = config.store === 'redis' ? new Redis(config.redisUrl) : undefined;
+const store = redis
+  ? new RedisReceiverStore(redis, { persistence: config.redisPersistence, logger: logger.child({ component: 'settle-receiver' }) })
+  : new PostgresReceiverStore(pool);
+// With the Redis store, handlers get no transaction: the run's row goes through the pool (at least once).
+const handler = recordRun({ failFirstRuns: config.failFirstRuns, runDelayMs: config.runDelayMs, pool });
 const answers = answerTimes();
 let receiver;
 try {
@@ -52,9 +59,19 @@ try {
   process.exit(1);
 }
 
-// The kit's tables (events, access) and the example's own, idempotent.
-await store.migrate();
-await pool.query(BUSINESS_DDL);
+// The kit's tables (events, access) and the example's own, idempotent; the Redis store's check
+// that its server keeps what it acknowledges (README of the kit, "Redis").
+try {
+  if (store instanceof PostgresReceiverStore) await store.migrate();
+  await receiver.ready();
+  await pool.query(BUSINESS_DDL);
+} catch (error) {
+  // A ReceiverStoreNotDurableError says what to change in the Redis server's configuration.
+  logger.fatal({ err: error }, 'cannot start');
+  await pool.end();
+  redis?.disconnect();
+  process.exit(1);
+}
 
 const server = http.createServer(routes({ receiver, pool, logger, answers }));
 server.listen(config.port, config.host, () => {
@@ -69,6 +86,7 @@ async function shutdown(signal) {
   server.close();
   await receiver.stop();
   await pool.end();
+  redis?.disconnect();
   process.exit(0);
 }
 process.once('SIGTERM', shutdown);

@@ -22,7 +22,8 @@ export type {
   WebhookReceiver,
 } from './receiver.js';
 export { createNodeHandler, type NodeHandlerOptions } from './node-handler.js';
-export { ReceiverConfigError } from './errors.js';
+export { ReceiverConfigError, ReceiverStoreNotDurableError } from './errors.js';
+export { sampleEvent, sendSampleEvent, signDelivery, type SampleAnswer, type SignedDelivery } from './sample.js';
 export { SignatureVerifier, type HeadersLike, type SignatureCheck } from './signature.js';
 export { ENTITLEMENT_EVENT_KINDS, parseEvent } from './event.js';
 export type { EntitlementEvent, EntitlementEventKind, FieldError, JsonObject, ParsedEvent } from './event.js';

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
@@ -8,7 +9,7 @@ import express from 'express';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeHandler, createReceiver, MemoryReceiverStore } from '../src/index.js';
-import { SettleReceiverModule } from '../src/nestjs.js';
+import { SETTLE_RECEIVER, SettleReceiverModule } from '../src/nestjs.js';
 import { delivery, entitlementEvent, newSecret, waitFor } from './support/delivery.js';
 
 const secret = newSecret();
@@ -142,6 +143,45 @@ describe.each(platforms)('NestJS module on %s', (_, platform) => {
     await app.listen(0, '127.0.0.1');
     // No processDue(): the module started the processor on bootstrap.
     await acceptsSignedEvents(`${await app.getUrl()}/webhook/settle`, receiver, { processes: false });
+  });
+
+  it("forRootAsync: the receiver built by a factory injected with the application's own providers (its configuration, a service its handler calls)", async () => {
+    const welcomed: string[] = [];
+    @Injectable()
+    class WelcomeMailer {
+      welcome(userId: string): void {
+        welcomed.push(userId);
+      }
+    }
+    /** The application's configuration, where the secrets come from. */
+    const SETTINGS = Symbol('SETTINGS');
+    @Module({ providers: [WelcomeMailer, { provide: SETTINGS, useValue: { webhookSecrets: secret } }], exports: [WelcomeMailer, SETTINGS] })
+    class SettingsModule {}
+    let built: ReturnType<typeof newReceiver> | undefined;
+    const app = await NestFactory.create(
+      SettleReceiverModule.forRootAsync({
+        path: 'webhook/settle',
+        imports: [SettingsModule],
+        inject: [SETTINGS, WelcomeMailer],
+        useFactory: async (settings: { webhookSecrets: string }, mailer: WelcomeMailer) => {
+          built = createReceiver({
+            secrets: settings.webhookSecrets.split(','),
+            store: new MemoryReceiverStore(),
+            logger: quiet,
+            processor: { pollIntervalMs: 20 },
+            handlers: { subscription_started: (event) => mailer.welcome(event.user_id) },
+          });
+          return built;
+        },
+      }),
+      platform(),
+      { rawBody: true, logger: false },
+    );
+    cleanups.push(() => app.close());
+    await app.listen(0, '127.0.0.1');
+    expect(app.get(SETTLE_RECEIVER)).toBe(built);
+    await acceptsSignedEvents(`${await app.getUrl()}/webhook/settle`, built!, { processes: false });
+    expect(welcomed).toEqual(['user-42']);
   });
 
   it('answers 500 RECEIVER.RAW_BODY_UNAVAILABLE when the application was created without rawBody', async () => {
