@@ -8,6 +8,7 @@
  * @property {string} databaseUrl - PostgreSQL connection string (`DATABASE_URL`, required: the example's own table, and the kit's with the PostgreSQL store).
  * @property {'postgres' | 'redis'} store - the kit's store (`RECEIVER_STORE`, default postgres).
  * @property {string | undefined} redisUrl - Redis, for `RECEIVER_STORE=redis` (`REDIS_URL`, required then).
+ * @property {string} redisKeyPrefix - prefix of the kit's Redis keys (`REDIS_KEY_PREFIX`, default `settle-receiver:`).
  * @property {'require' | 'warn' | 'off'} redisPersistence - the Redis store's persistence check (`REDIS_PERSISTENCE`, default require).
  * @property {string[]} webhookSecrets - `whsec_` endpoint secrets, current first (`SETTLE_WEBHOOK_SECRETS`, comma-separated, required).
  * @property {string | undefined} readyFile - where to write the pid once listening (`SETTLE_READY_FILE`).
@@ -48,6 +49,7 @@ export function loadConfig(env) {
     store,
     redisUrl: store === 'redis' ? required('REDIS_URL') : undefined,
     redisPersistence,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || 'settle-receiver:',
     webhookSecrets: required('SETTLE_WEBHOOK_SECRETS')
       .split(',')
       .map((s) => s.trim())

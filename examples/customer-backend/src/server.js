@@ -37,7 +37,11 @@ pool.on('error', () => undefined); // an idle client's error: already logged by 
 
 const redis = config.store === 'redis' ? new Redis(config.redisUrl) : undefined;
 const store = redis
-  ? new RedisReceiverStore(redis, { persistence: config.redisPersistence, logger: logger.child({ component: 'settle-receiver' }) })
+  ? new RedisReceiverStore(redis, {
+      keyPrefix: config.redisKeyPrefix,
+      persistence: config.redisPersistence,
+      logger: logger.child({ component: 'settle-receiver' }),
+    })
   : new PostgresReceiverStore(pool);
 // With the Redis store, handlers get no transaction: the run's row goes through the pool (at least once).
 const handler = recordRun({ failFirstRuns: config.failFirstRuns, runDelayMs: config.runDelayMs, pool });

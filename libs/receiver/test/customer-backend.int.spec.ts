@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delivery, entitlementEvent, newSecret, waitFor } from './support/delivery.js';
-import { createTestDatabase } from './support/infra.js';
+import { Redis } from 'ioredis';
+import { createTestDatabase, deleteKeys, redisUrl, uniquePrefix } from './support/infra.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const [currentSecret, previousSecret] = [newSecret(), newSecret()];
@@ -131,6 +132,41 @@ describe('the example customer backend, from the packed kit', () => {
       expect(await response.json()).toMatchObject({ status: 404, code: 'EXAMPLE.NOT_FOUND' });
     }
     expect(await backend.get('/health')).toEqual({ status: 200, body: { status: 'ok' } });
+  });
+});
+
+describe('the example customer backend on the Redis store (RECEIVER_STORE=redis)', () => {
+  const prefix = uniquePrefix('customer-backend');
+
+  afterAll(async () => {
+    const redis = new Redis(redisUrl);
+    await deleteKeys(redis, prefix);
+    redis.disconnect();
+  });
+
+  it("refuses to start on a Redis without an append-only file, saying what to change (the machine's Redis keeps none)", async () => {
+    const redis = new Redis(redisUrl);
+    const aof = /^aof_enabled:(\d)/m.exec(await redis.info('persistence'))?.[1];
+    redis.disconnect();
+    if (aof !== '0') return void console.warn("[customer backend on Redis] the machine's Redis keeps an append-only file: nothing to refuse");
+    await expect(startBackend({ RECEIVER_STORE: 'redis', REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix })).rejects.toThrow(/exited with 1/);
+  });
+
+  it('applies signed events (REDIS_PERSISTENCE=off), its access at once and its business logic once the processor ran it', async () => {
+    const backend = await startBackend({ RECEIVER_STORE: 'redis', REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix, REDIS_PERSISTENCE: 'off' });
+    try {
+      const user = `user-redis-${Date.now()}`;
+      const started = entitlementEvent({ user_id: user, expires_at: '2027-02-01T00:00:00.000Z' });
+      expect(await backend.post(started)).toMatchObject({ status: 200, body: { received: true } });
+      expect(await backend.get(`/access/${user}/pro-monthly`)).toMatchObject({ status: 200, body: { expires_at: '2027-02-01T00:00:00.000Z' } });
+      const stats = await waitFor(async () => {
+        const { body } = await backend.get('/stats');
+        return body.runs.subscription_started >= 1 ? body : undefined;
+      }, 'the event to be run');
+      expect(stats.runs).toEqual({ subscription_started: 1 });
+    } finally {
+      await backend.stop();
+    }
   });
 });
 
