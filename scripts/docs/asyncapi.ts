@@ -251,7 +251,7 @@ export function asyncApiDocument(version: string): string {
         '',
         `Topic names carry a prefix, \`SETTLE_TOPIC_PREFIX\` (default \`${DOCUMENT_PREFIX}\`, shown here); consumer groups are \`<prefix>-<app>\` and Kafka client ids \`settle-<app>\`.`,
         `Every topic has ${DEFAULT_PARTITIONS} partitions when the apps create it; a worker's replicas beyond the partitions of its topics sit idle.`,
-        'Values are in the Confluent wire format (magic byte, 4-byte schema id, Avro body). Producers are idempotent, acks all, with murmur2 partitioning: one key always maps to one partition.',
+        "Values are in the Confluent wire format (magic byte, 4-byte schema id, Avro body); the id is the registry's content id (Apicurio Registry's contentId, what its Confluent-compatible API at /apis/ccompat/v7 answers and resolves), not its globalId. Producers are idempotent, acks all, with murmur2 partitioning: one key always maps to one partition. The settlements topic carries every outcome the ledger records (a reference can have several records, each with its own event_id, and a relay may publish one twice): subscribers de-duplicate by event_id and filter on outcome.",
         '',
         'Generated from the code by `npm run asyncapi:generate`; do not edit by hand.',
       ].join('\n'),

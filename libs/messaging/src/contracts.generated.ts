@@ -40,6 +40,7 @@ export interface CheckoutRegisteredV1 {
   correlation_id: string;
   /** Transaction reference; also the Kafka message key. */
   reference: string;
+  /** The payment provider: paystack, stripe, flutterwave or mpesa. */
   provider: ProviderName;
   /** Expected amount, integer minor units. */
   amount_minor: number;
@@ -54,6 +55,7 @@ export interface CheckoutRegisteredV1 {
 }
 
 export interface ConsensusCheckV1 {
+  /** Which of the four points: transaction_identity, currency, amount or customer. */
   check: ConsensusCheckName;
   passed: boolean;
   code: string | null;
@@ -73,7 +75,9 @@ export interface ConsensusResultV1 {
   reference: string;
   /** event_id of the message that triggered the verification. */
   causation_id: string;
+  /** The payment provider: paystack, stripe, flutterwave or mpesa. */
   provider: ProviderName;
+  /** What asked for the verification: webhook_received, webhook_signature_rejected, sweeper_orphaned, sweeper_webhook_missing, sweeper_review_recheck, sweeper_review_limit, customer_returned, admin_reconciliation or attempt_check. */
   trigger: VerificationTrigger;
   /** cleared, declined, clearing, not_found or unreachable. */
   verdict: VerdictKind;
@@ -87,7 +91,9 @@ export interface ConsensusResultV1 {
   ledger_event_type: string | null;
   /** Number of ledger events of this stream before this one (optimistic concurrency). */
   ledger_expected_revision: number;
+  /** The transaction's state before: PENDING, RECOVERING, MANUAL_REVIEW, SETTLED_CONSENSUS, FAILED_DECLINED or STATE_MISMATCH. */
   state_before: TransactionStatus;
+  /** The transaction's state after (equal to state_before when the outcome is UNCHANGED): PENDING, RECOVERING, MANUAL_REVIEW, SETTLED_CONSENSUS, FAILED_DECLINED or STATE_MISMATCH. */
   state_after: TransactionStatus;
   /** LOCKED, UNLOCKED or HELD_IN_REVIEW. */
   entitlement_status: EntitlementStatus;
@@ -175,6 +181,7 @@ export interface ProviderWebhookReceivedV1 {
   correlation_id: string;
   /** Transaction reference; also the Kafka message key. */
   reference: string;
+  /** The provider that sent the webhook: paystack, stripe, flutterwave or mpesa. */
   provider: ProviderName;
   /** The provider's event name, for example charge.success. */
   provider_event_type: string;
@@ -182,7 +189,7 @@ export interface ProviderWebhookReceivedV1 {
   body_sha256: string;
 }
 
-/** An outcome was committed to the immutable ledger. For downstream subscribers. */
+/** An outcome was committed to the immutable ledger. For downstream subscribers. The settlements topic carries every outcome the ledger records for a transaction, not only settlements: a reference can have several records (held in review, then settled), each with its own event_id, and a relay may publish a record twice with the same event_id. Subscribers de-duplicate by event_id and filter on outcome. */
 export interface SettlementRecordedV1 {
   /** Unique id of this event; the idempotency key downstream. */
   event_id: string;
@@ -192,9 +199,13 @@ export interface SettlementRecordedV1 {
   correlation_id: string;
   /** Transaction reference; also the Kafka message key. */
   reference: string;
+  /** The payment provider: paystack, stripe, flutterwave or mpesa. */
   provider: ProviderName;
+  /** The outcome the ledger recorded: SETTLED_CONSENSUS (paid and verified: the only one that grants access), FAILED_DECLINED, RECOVERING (held in review, verified again later), STATE_MISMATCH (paid, but not as registered) or MANUAL_REVIEW. Never UNCHANGED: a verification that changes nothing is not recorded. Subscribers that act on payments filter on SETTLED_CONSENSUS. */
   outcome: ConsensusOutcome;
+  /** The transaction's state after this outcome: PENDING, RECOVERING, MANUAL_REVIEW, SETTLED_CONSENSUS, FAILED_DECLINED or STATE_MISMATCH. */
   state: TransactionStatus;
+  /** The entitlement's state after this outcome: LOCKED, UNLOCKED or HELD_IN_REVIEW. */
   entitlement_status: EntitlementStatus;
   user_id: string;
   entitlement: string;

@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { TRANSACTION_STATUSES } from '@settle/domain';
+import {
+  CONSENSUS_CHECK_NAMES,
+  ENTITLEMENT_EVENT_KINDS,
+  ENTITLEMENT_STATUSES,
+  PROVIDERS,
+  TRANSACTION_STATUSES,
+  VERDICT_KINDS,
+  VERIFICATION_TRIGGERS,
+} from '@settle/domain';
 import {
   CONSENSUS_OUTCOMES,
   CONTRACT_LITERALS,
@@ -73,6 +81,39 @@ describe('contracts generated from the Avro schemas', () => {
 
   it('an outcome is a state a verification can move to, or UNCHANGED', () => {
     expect([...CONSENSUS_OUTCOMES].sort()).toEqual([...TRANSACTION_STATUSES.filter((s) => s !== 'PENDING'), 'UNCHANGED'].sort());
+  });
+
+  it('every closed-list field names all of its values in its schema doc, so that a consumer in another language need not guess them', () => {
+    const values: Record<string, readonly string[]> = {
+      provider: PROVIDERS,
+      trigger: VERIFICATION_TRIGGERS,
+      verdict: VERDICT_KINDS,
+      status: TRANSACTION_STATUSES,
+      entitlementStatus: ENTITLEMENT_STATUSES,
+      consensusCheck: CONSENSUS_CHECK_NAMES,
+      entitlementEvent: ENTITLEMENT_EVENT_KINDS,
+      outcome: CONSENSUS_OUTCOMES,
+    };
+    type Field = { name: string; type: unknown; doc?: string };
+    type Record_ = { name: string; fields: Field[] };
+    const records = new Map<string, Record_>();
+    const collect = (record: Record_) => {
+      records.set(record.name, record);
+      for (const field of record.fields) {
+        const items = (field.type as { items?: unknown }).items;
+        if (items && typeof items === 'object' && (items as { type?: string }).type === 'record') collect(items as Record_);
+      }
+    };
+    for (const file of readSchemaFiles()) collect(JSON.parse(file.text) as Record_);
+    const undocumented: string[] = [];
+    for (const [record, fields] of Object.entries(LITERAL_FIELDS)) {
+      for (const [name, set] of Object.entries(fields)) {
+        const doc = records.get(record)?.fields.find((f) => f.name === name)?.doc ?? '';
+        const missing = values[set]!.filter((value) => !new RegExp(`\\b${value}\\b`).test(doc));
+        if (missing.length > 0) undocumented.push(`${record}.${name}: ${missing.join(', ')}`);
+      }
+    }
+    expect(undocumented).toEqual([]);
   });
 
   it('closed-list fields named for a record no schema defines are refused', async () => {
