@@ -26,13 +26,11 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isWellFormedReference } from '@settle/domain';
 import { connectMessaging, HEADERS, topicFor, type ProviderWebhookReceivedV1 } from '@settle/messaging';
 import { createLogger, deterministicId } from '@settle/platform';
 // The ingestion app's own Paystack check (hex HMAC-SHA512 of the raw body, constant-time), from the provider's folder.
 import { PAYSTACK_SIGNATURE_HEADER, verifyPaystackWebhook } from '@settle/providers';
-
-/** The ingestion app's rule for references (apps/ingestion/src/checkouts/checkout.request.ts). */
-const REFERENCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.=-]{0,99}$/;
 
 interface Pending {
   message: { key: string; value: Buffer; headers: Record<string, string> };
@@ -112,7 +110,7 @@ async function main(): Promise<void> {
       return answer(res, 400, '{"error":"malformed"}');
     }
     const reference = event?.data?.reference;
-    if (typeof reference !== 'string' || !REFERENCE_PATTERN.test(reference) || typeof event.event !== 'string') {
+    if (typeof reference !== 'string' || !isWellFormedReference(reference) || typeof event.event !== 'string') {
       stats.rejected += 1;
       return answer(res, 400, '{"error":"malformed"}');
     }

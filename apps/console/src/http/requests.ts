@@ -1,4 +1,4 @@
-import { ENTITLEMENT_STATUSES, PROVIDERS, TRANSACTION_STATUSES } from '@settle/domain';
+import { ENTITLEMENT_STATUSES, isWellFormedReference, PROVIDERS, TRANSACTION_STATUSES } from '@settle/domain';
 import { ADMIN_TARGET_KINDS } from '@settle/ledger';
 import { parseBody } from '@settle/http';
 import { ProblemError } from '@settle/platform';
@@ -48,16 +48,13 @@ export function parseCursor(text: string | undefined): ListCursor | undefined {
   return cursor;
 }
 
-/** A transaction reference, as ingestion accepts them. */
-const REFERENCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.=-]{0,99}$/;
-
 /**
  * A path's reference.
  *
  * @throws ProblemError 404 `CONSOLE.TRANSACTION_NOT_FOUND` for one no checkout can have.
  */
 export function pathReference(reference: string): string {
-  if (!REFERENCE_PATTERN.test(reference)) throw new ProblemError(404, 'CONSOLE.TRANSACTION_NOT_FOUND', 'Transaction not found');
+  if (!isWellFormedReference(reference)) throw new ProblemError(404, 'CONSOLE.TRANSACTION_NOT_FOUND', 'Transaction not found');
   return reference;
 }
 

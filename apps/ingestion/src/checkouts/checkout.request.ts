@@ -1,12 +1,9 @@
-import { MAX_AMOUNT_MINOR, parseAccessPeriod, PROVIDERS, toE164 } from '@settle/domain';
+import { MAX_AMOUNT_MINOR, parseAccessPeriod, PROVIDERS, REFERENCE_PATTERN, toE164 } from '@settle/domain';
 import { ProblemError } from '@settle/platform';
 import { z } from 'zod';
 
 /** ISO 4217 codes known to the runtime's ICU data (a maintained source, not a hand list). */
 const ISO_4217 = new Set(Intl.supportedValuesOf('currency'));
-
-/** Provider references: printable, URL-safe, at most 100 characters. */
-export const REFERENCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.=-]{0,99}$/;
 
 /**
  * Body of `POST /v1/checkouts`: `{ provider, reference, amount, currency, user_id,

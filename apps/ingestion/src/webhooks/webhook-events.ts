@@ -1,18 +1,14 @@
-import type { ProviderName } from '@settle/domain';
+import { isWellFormedReference, type ProviderName } from '@settle/domain';
 import { parseJson, PROVIDER_REGISTRY, valueAt, type WebhookTrigger } from '@settle/providers';
-import { REFERENCE_PATTERN } from '../checkouts/checkout.request.js';
 
 export { bodyDigest, type WebhookTrigger } from '@settle/providers';
 
 /** Providers that post webhooks (or callbacks) to ingestion: every provider of the registry. */
 export type WebhookProvider = ProviderName;
 
-const asReference = (v: unknown): string | null => (typeof v === 'string' && REFERENCE_PATTERN.test(v) ? v : null);
+export { isWellFormedReference } from '@settle/domain';
 
-/** Whether a text is a reference ingestion could have registered (`REFERENCE_PATTERN`). */
-export function isWellFormedReference(text: string): boolean {
-  return REFERENCE_PATTERN.test(text);
-}
+const asReference = (v: unknown): string | null => (typeof v === 'string' && isWellFormedReference(v) ? v : null);
 
 /**
  * Reads the transaction reference from an untrusted (unverified) body, where the provider's

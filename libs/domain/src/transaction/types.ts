@@ -6,6 +6,19 @@ import type { AccessPeriod } from '../entitlement/access-period.js';
  * verified)") and the states of section 3.
  */
 
+/**
+ * A transaction reference Settle accepts (the spec's provider reference, section 2): 1 to 100
+ * printable, URL-safe characters (letters, digits, `_`, `.`, `=`, `-`), starting with a letter or
+ * digit. Registration refuses another (`REQUEST.VALIDATION_FAILED`); anything that names a
+ * reference (a path, a webhook body) and does not match cannot be a checkout.
+ */
+export const REFERENCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.=-]{0,99}$/;
+
+/** Whether a text is a reference a checkout can have ({@link REFERENCE_PATTERN}). */
+export function isWellFormedReference(text: string): boolean {
+  return REFERENCE_PATTERN.test(text);
+}
+
 /** Providers this build can verify. Grows provider by provider. */
 export const PROVIDERS = ['paystack', 'stripe', 'flutterwave', 'mpesa'] as const;
 /** Name of a supported payment provider. */
