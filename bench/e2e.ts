@@ -24,16 +24,29 @@ import { cpuDelta, findPids, infraGroups, percentile, snapshot, type CpuDelta, t
 import { fmt, table } from './support/table.js';
 
 /*
- * End-to-end throughput: signed Paystack `charge.success` webhooks for registered, paid
- * checkouts, sent to the real ingestion app at fixed offered rates (open loop) and as a
- * burst, followed through the whole stack to the ledger (the projector's `TransactionSettled`
- * append) and to `SettlementRecorded` on the settlements topic, with the bare Kafka round trip
- * (bench/support/kafka-roundtrip.ts) measured in the same run as the floor.
+ * End-to-end throughput, of the stack as `./settle up` starts it: signed Paystack
+ * `charge.success` webhooks for registered, paid checkouts, sent to the real ingestion app at
+ * fixed offered rates (open loop) and as a burst, followed through the whole stack to the ledger
+ * (the projector's `TransactionSettled` append), to `SettlementRecorded` on the settlements
+ * topic, and through the dispatcher to the customer's backend: the example customer backend
+ * (examples/customer-backend, the receiver kit from its packed tarball on a PostgreSQL database of
+ * its own) is the dispatcher's endpoint, and the time its kit recorded each checkout's entitlement
+ * event, which is when it applied the access, ends the path. The bare Kafka round trip
+ * (bench/support/kafka-roundtrip.ts) is measured in the same run as the floor.
+ *
+ * The apps run with the settings `./settle up` gives them (their own defaults: the sweeper's 45 s
+ * window, the dispatcher's retry schedule and poll, the providers' time-outs; `SETTLE_ENV=development`;
+ * `LOG_LEVEL=info`), the console among them. What differs from `./settle up`: each run has a fresh
+ * database and topic prefix on the local infrastructure, and the benchmark's own observers
+ * (a consumer of the settlements topic, polls of the ledger and of the kit's table). With
+ * `--ledger-only`, neither the customer backend nor the console runs: the dispatcher delivers
+ * nothing and the path ends at the ledger and the topic, as this benchmark measured before.
  *
  * `npm run bench -- e2e [--rates=100,250,500,1000,2000] [--seconds=20] [--burst=2000]
  *   [--warmup=10] [--runs=1] [--json=docs/benchmarks/e2e.json] [--soak=0] [--soak-rate=500]
  *   [--profile=<app>] [--hops] [--drain-timeout=120] [--drain-max=3600] [--stats-flush=11]
- *   [--connections=256] [--burst-concurrency=64] [--prepare-concurrency=32] [--log-level=warn]`
+ *   [--connections=256] [--burst-concurrency=64] [--prepare-concurrency=32] [--log-level=info]
+ *   [--ledger-only]`
  *
  * After the stack starts, an unreported warm-up phase (`--warmup` seconds at the first rate)
  * compiles the hot paths of the apps and of the Kafka and registry JVMs; then the idle stack's
@@ -54,11 +67,15 @@ import { fmt, table } from './support/table.js';
  *    errors) are errors, counted and reported.
  * 3. Per checkout, from its webhook's 2xx answer: to its ledger settlement (`recorded_at` of its
  *    `TransactionSettled` event in `ledger.events`, which the projector stamps inside the
- *    appending transaction, shortly before its commit), and to the arrival of its `SettlementRecorded` at
- *    this benchmark's own consumer of the settlements topic. The drain waits until every
- *    accepted webhook has both, giving up only after `--drain-timeout` seconds without progress
- *    (or `--drain-max` in all): a stack slower than the offered rate shows up as lag and drain
- *    time, not as a failure.
+ *    appending transaction, shortly before its commit), to the arrival of its `SettlementRecorded` at
+ *    this benchmark's own consumer of the settlements topic, and to its access applied by the
+ *    customer backend's receiver kit (`received_at` of its entitlement event in the kit's
+ *    `settle_receiver.events`: the kit's clock when it recorded the event and, in the same
+ *    statement, applied the access). The drain waits until every accepted webhook has all three,
+ *    giving up only after `--drain-timeout` seconds without progress (or `--drain-max` in all): a
+ *    stack slower than the offered rate shows up as lag and drain time, not as a failure. Then
+ *    it waits until the kit has run the business logic of every event (its processor, after the
+ *    200), so that the phase's CPU includes it.
  *    With `--hops`, the same path is split into hops (bench/support/hop-watch.ts, a consumer of the
  *    transaction-events and consensus-results topics): 2xx → the webhook on transaction-events
  *    (the record's producer timestamp: ingestion's relay sent it), → verified (the settled
@@ -69,8 +86,9 @@ import { fmt, table } from './support/table.js';
  *    (`<topicPrefix>-<app>`: committed offsets against the partitions' high watermarks, over
  *    the topics each member subscribed), outbox backlog of every schema with an `outbox` table
  *    (unpublished rows, or all rows where the table has no `published_at`), and each app's RSS.
- * 5. CPU per settled checkout of every process (/proc: each app, PostgreSQL's processes for
- *    this database, the Kafka broker, the schema registry, this process), from the first
+ * 5. CPU per settled checkout of every process (/proc: each app, the customer backend,
+ *    PostgreSQL's processes for the stack's database and, apart, for the customer backend's, the
+ *    Kafka broker, the schema registry, this process), from the first
  *    webhook to the end of the drain; PostgreSQL work per settled checkout from
  *    `pg_stat_database` (commits, blocks hit + read) and `pg_stat_wal` (WAL bytes, cluster-wide)
  *    between snapshots taken `--stats-flush` seconds after the system went quiet (PostgreSQL
@@ -79,7 +97,8 @@ import { fmt, table } from './support/table.js';
  * 6. Exactly once: every reference whose webhook was accepted has exactly one
  *    `TransactionSettled` in the ledger and at least one `SettlementRecorded` on the topic, all
  *    copies with the same event id (a relay may publish a message twice; those are counted as
- *    duplicate deliveries). Anything else ends the benchmark with an error, after the figures
+ *    duplicate deliveries), exactly one entitlement event at the customer backend's kit, and its
+ *    business logic run exactly once (the example's `entitlement_runs`). Anything else ends the benchmark with an error, after the figures
  *    are printed and written.
  * 7. Baseline: the bare Kafka round trip of the same number of messages, of the mean size of the
  *    phase's `SettlementRecorded` messages, at the same offered rate (or as a burst), on fresh
@@ -131,6 +150,13 @@ interface Options {
   connections: number;
   prepareConcurrency: number;
   logLevel: string;
+  /**
+   * `--ledger-only`: no customer endpoint and no console, the measure ends at the ledger and
+   * the settlements topic (the benchmark as it was before delivery was measured). By default the
+   * stack runs as `./settle up` starts it: the seven apps with their own settings, the example
+   * customer backend (the receiver kit on PostgreSQL) registered as the dispatcher's endpoint.
+   */
+  ledgerOnly: boolean;
 }
 
 function parseOptions(args: string[]): Options {
@@ -156,7 +182,8 @@ function parseOptions(args: string[]): Options {
       'stats-flush': { type: 'string', default: '11' },
       connections: { type: 'string', default: '256' },
       'prepare-concurrency': { type: 'string', default: '32' },
-      'log-level': { type: 'string', default: 'warn' },
+      'log-level': { type: 'string', default: 'info' },
+      'ledger-only': { type: 'boolean', default: false },
     },
   });
   const num = (name: keyof typeof values, min: number): number => {
@@ -196,6 +223,7 @@ function parseOptions(args: string[]): Options {
     connections: Math.round(num('connections', 1)),
     prepareConcurrency: Math.round(num('prepare-concurrency', 1)),
     logLevel: String(values['log-level']),
+    ledgerOnly: values['ledger-only'] === true,
   };
   if (options.rates.length === 0 && options.burst === 0 && options.soakSeconds === 0) throw new Error('nothing to measure: no rates, no burst, no soak');
   return options;
@@ -629,6 +657,91 @@ class SettlementWatch {
   }
 }
 
+/** One reference's entitlement event as the receiver kit recorded it. */
+interface KitArrival {
+  /** When the kit recorded it and applied its access (one statement), wall clock ms. */
+  at: number;
+  eventIds: Set<string>;
+}
+
+/**
+ * Follows the example customer backend's database: its receiver kit's `settle_receiver.events`,
+ * where the kit records each entitlement event in the same statement that applies its access
+ * (the kit's README, rule 4), stamped with the kit's clock (`received_at`). Per reference (the
+ * event's `reference`): the first record's time and every event id. Rows are read in pages by
+ * `received_at` from five seconds before the last one seen, so that a record committed after a
+ * later one is still found; ids already seen are skipped.
+ */
+class KitWatch {
+  readonly byReference = new Map<string, KitArrival>();
+  private readonly seen = new Set<string>();
+  private since = 0;
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private current: Promise<void> | null = null;
+  error: unknown = null;
+
+  constructor(private readonly db: pg.Pool) {}
+
+  start(): void {
+    this.running = true;
+    this.loop = (async () => {
+      while (this.running) {
+        try {
+          await this.poll();
+        } catch (error) {
+          this.error = error;
+        }
+        await sleep(500);
+      }
+    })();
+  }
+
+  poll(): Promise<void> {
+    this.current ??= this.read().finally(() => {
+      this.current = null;
+    });
+    return this.current;
+  }
+
+  private async read(): Promise<void> {
+    const { rows } = await this.db.query<{ event_id: string; reference: string | null; at: number }>(
+      `SELECT event_id, payload->>'reference' AS reference, (extract(epoch FROM received_at) * 1000)::float8 AS at
+         FROM settle_receiver.events WHERE received_at >= to_timestamp($1 / 1000.0) ORDER BY received_at`,
+      [Math.max(0, this.since - 5_000)],
+    );
+    for (const row of rows) {
+      this.since = Math.max(this.since, row.at);
+      if (this.seen.has(row.event_id) || !row.reference) continue;
+      this.seen.add(row.event_id);
+      const arrival = this.byReference.get(row.reference);
+      if (arrival) arrival.eventIds.add(row.event_id);
+      else this.byReference.set(row.reference, { at: row.at, eventIds: new Set([row.event_id]) });
+    }
+  }
+
+  /** Events the kit recorded and has not processed yet (its business logic still to run). */
+  async unprocessed(): Promise<number> {
+    const { rows } = await this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM settle_receiver.events WHERE state IN ('pending', 'processing')`);
+    return rows[0]!.n;
+  }
+
+  /** How many events' business logic ran a number of times other than once, among these event ids. */
+  async notRunOnce(eventIds: string[]): Promise<number> {
+    const { rows } = await this.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM unnest($1::text[]) AS e(event_id)
+        WHERE (SELECT count(*) FROM entitlement_runs r WHERE r.event_id = e.event_id) <> 1`,
+      [eventIds],
+    );
+    return rows[0]!.n;
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.loop;
+  }
+}
+
 /** Consumer lag of the stack's groups, messages. */
 interface LagSample {
   total: number;
@@ -865,6 +978,14 @@ interface PhaseReport {
     ledgerLatency: Percentiles;
     /** Webhook 2xx → `SettlementRecorded` arrival at this benchmark's consumer, ms. */
     topicLatency: Percentiles;
+    /** Checkouts whose entitlement event the customer backend's receiver kit recorded (and applied); `null` with `--ledger-only`. */
+    delivered: number | null;
+    /** Applied by the kit per second, from the first webhook to the last record; `null` with `--ledger-only`. */
+    deliveredPerSecond: number | null;
+    /** Webhook 2xx → the kit's record of the entitlement event, which applies the access, ms (empty with `--ledger-only`). */
+    kitLatency: Percentiles;
+    /** After the drain, seconds until the kit had run the business logic of every event (`null` with `--ledger-only`). */
+    businessLogicCaughtUpSeconds: number | null;
     /**
      * With `--hops` (else empty), the same path split into its hops (HopWatch), each hop's own percentiles, ms: webhook 2xx →
      * on transaction-events (ingestion's relay), → verified (verifier: consume, provider call,
@@ -885,6 +1006,10 @@ interface PhaseReport {
     duplicateDeliveries: number;
     otherOutcomes: Record<string, number>;
     erroredButSettled: number;
+    /** Accepted webhooks whose entitlement event never reached the kit, or reached it under more than one event id; business logic not run exactly once (0 with `--ledger-only`). */
+    kitMissing: number;
+    kitMultiple: number;
+    runsNotOnce: number;
     examples: string[];
   };
   consumerLag: { max: number; maxByGroup: Record<string, number>; atLoadEnd: number | null };
@@ -925,6 +1050,8 @@ interface RunContext {
   monitor: StackMonitor;
   ledger: LedgerWatch;
   settlements: SettlementWatch;
+  /** The customer backend's receiver kit; `null` with `--ledger-only`. */
+  kit: KitWatch | null;
   /** `null` unless `--hops`. */
   hops: HopWatch | null;
   webhooks: WebhookClient;
@@ -1062,12 +1189,14 @@ async function runPhase(
   const progress = () => {
     let ledger = 0;
     let topic = 0;
+    let kit = 0;
     for (const i of accepted) {
       const reference = source.reference(i);
       if (ctx.ledger.settled.has(reference)) ledger += 1;
       if (ctx.settlements.byReference.has(reference)) topic += 1;
+      if (ctx.kit?.byReference.has(reference)) kit += 1;
     }
-    return { ledger, topic };
+    return { ledger, topic, kit: ctx.kit ? kit : accepted.length };
   };
   let drained = false;
   let lastDone = -1;
@@ -1075,19 +1204,39 @@ async function runPhase(
   for (;;) {
     assertAlive(ctx);
     await ctx.ledger.poll().catch(() => undefined);
+    await ctx.kit?.poll().catch(() => undefined);
     const p = progress();
-    if (p.ledger === accepted.length && p.topic === accepted.length) {
+    if (p.ledger === accepted.length && p.topic === accepted.length && p.kit === accepted.length) {
       drained = true;
       break;
     }
-    if (p.ledger + p.topic !== lastDone) {
-      lastDone = p.ledger + p.topic;
+    if (p.ledger + p.topic + p.kit !== lastDone) {
+      lastDone = p.ledger + p.topic + p.kit;
       progressAt = performance.now();
     } else if (performance.now() - progressAt > options.drainTimeoutS * 1000) break;
     if (performance.now() - loadEnd > options.drainMaxS * 1000) break;
     await sleep(250);
   }
   const drainEnd = performance.now();
+  // The kit's business logic runs after its 200 (and the access): its CPU belongs to the phase too.
+  let businessLogicCaughtUpSeconds: number | null = null;
+  if (ctx.kit) {
+    let left = Number.POSITIVE_INFINITY;
+    let movedAt = performance.now();
+    for (;;) {
+      assertAlive(ctx);
+      const n = await ctx.kit.unprocessed();
+      if (n === 0) {
+        businessLogicCaughtUpSeconds = (performance.now() - drainEnd) / 1000;
+        break;
+      }
+      if (n < left) {
+        left = n;
+        movedAt = performance.now();
+      } else if (performance.now() - movedAt > options.drainTimeoutS * 1000) break;
+      await sleep(250);
+    }
+  }
   const cpu1 = ctx.snapshot();
   const samples = await sampler.stop();
   if (flushStats && options.statsFlushS > 0) await sleep(options.statsFlushS * 1000);
@@ -1147,12 +1296,44 @@ async function runPhase(
       example(`${reference}: no SettlementRecorded on the topic`);
     }
   });
-  const passed = ledgerMissing === 0 && ledgerMultiple === 0 && topicMissing === 0 && topicConflictingEventIds === 0;
+  let kitMissing = 0;
+  let kitMultiple = 0;
+  let runsNotOnce = 0;
+  if (ctx.kit) {
+    const kitEventIds: string[] = [];
+    for (const i of accepted) {
+      const reference = source.reference(i);
+      const arrival = ctx.kit.byReference.get(reference);
+      if (!arrival) {
+        kitMissing += 1;
+        example(`${reference}: no entitlement event at the customer backend's kit`);
+      } else {
+        kitEventIds.push(...arrival.eventIds);
+        if (arrival.eventIds.size > 1) {
+          kitMultiple += 1;
+          example(`${reference}: ${arrival.eventIds.size} entitlement events at the kit`);
+        }
+      }
+    }
+    runsNotOnce = await ctx.kit.notRunOnce(kitEventIds);
+    if (runsNotOnce > 0) example(`${runsNotOnce} entitlement events whose business logic did not run exactly once`);
+  }
+  const passed =
+    ledgerMissing === 0 &&
+    ledgerMultiple === 0 &&
+    topicMissing === 0 &&
+    topicConflictingEventIds === 0 &&
+    kitMissing === 0 &&
+    kitMultiple === 0 &&
+    runsNotOnce === 0;
 
   // Latencies.
   const ledgerLatencies: number[] = [];
   const topicLatencies: number[] = [];
   const hopLatencies: Record<string, number[]> = Object.fromEntries(HOPS.map((h) => [h, []]));
+  const kitLatencies: number[] = [];
+  let lastDelivery = Number.NaN;
+  let delivered = 0;
   let lastSettlement = Number.NaN;
   let lastArrival = Number.NaN;
   let settled = 0;
@@ -1171,6 +1352,12 @@ async function runPhase(
       onTopic += 1;
       topicLatencies.push(a.at - answeredAt);
       lastArrival = Number.isNaN(lastArrival) ? a.at : Math.max(lastArrival, a.at);
+    }
+    const k = ctx.kit?.byReference.get(reference);
+    if (k) {
+      delivered += 1;
+      kitLatencies.push(k.at - answeredAt);
+      lastDelivery = Number.isNaN(lastDelivery) ? k.at : Math.max(lastDelivery, k.at);
     }
     const h = ctx.hops?.byReference.get(reference);
     const marks = [answeredAt, h?.webhookOnTopic, h?.verified, h?.resultOnTopic, s?.at, a?.at];
@@ -1265,6 +1452,10 @@ async function runPhase(
       firstWebhookToLastSettlementSeconds: (lastSettlement - firstWall) / 1000,
       ledgerLatency: percentilesOf(sortedOf(ledgerLatencies)),
       topicLatency: percentilesOf(sortedOf(topicLatencies)),
+      delivered: ctx.kit ? delivered : null,
+      deliveredPerSecond: ctx.kit ? delivered / Math.max((lastDelivery - firstWall) / 1000, 1e-9) : null,
+      kitLatency: percentilesOf(sortedOf(kitLatencies)),
+      businessLogicCaughtUpSeconds,
       hops: ctx.hops ? Object.fromEntries(HOPS.map((hop) => [hop, percentilesOf(sortedOf(hopLatencies[hop]!))])) : {},
       drainSeconds: (drainEnd - loadEnd) / 1000,
       drained,
@@ -1279,6 +1470,9 @@ async function runPhase(
       duplicateDeliveries,
       otherOutcomes,
       erroredButSettled,
+      kitMissing,
+      kitMultiple,
+      runsNotOnce,
       examples,
     },
     consumerLag: {
@@ -1388,10 +1582,15 @@ async function measureBackground(ctx: RunContext, seconds: number): Promise<PgBa
 
 async function runOnce(run: number, options: Options, log: (line: string) => void): Promise<RunReport> {
   const profileDir = options.profile ? mkdtempSync(join(tmpdir(), `settle-e2e-${options.profile}-prof-`)) : null;
+  // As `./settle up` starts it (docs/benchmarks.md, "e2e"): the apps' own settings, the
+  // sweeper's 45 s window, the console, and the example customer backend registered as the
+  // dispatcher's endpoint; `--ledger-only` leaves the last two out.
   const stack = await startStack({
-    inactivityMs: 3_600_000,
+    inactivityMs: 45_000,
+    settings: 'up',
     logLevel: options.logLevel,
     adminDatabaseUrl: infra.benchAdminDatabaseUrl,
+    ...(options.ledgerOnly ? {} : { customerBackend: {}, console: {} }),
     ...(profileDir && options.profile
       ? {
           env: {
@@ -1408,6 +1607,7 @@ async function runOnce(run: number, options: Options, log: (line: string) => voi
   const admin = createPool(infra.benchAdminDatabaseUrl, 2);
   const db = new Db(stack.db);
   const ledger = new LedgerWatch(db);
+  const kit = stack.customer ? new KitWatch(stack.customer.db) : null;
   const webhooks = new WebhookClient(stack.ingestionUrl, options.connections);
   let settlements: SettlementWatch | null = null;
   let hops: HopWatch | null = null;
@@ -1425,6 +1625,7 @@ async function runOnce(run: number, options: Options, log: (line: string) => voi
   try {
     await kafkaAdmin.connect();
     const apps = appProcesses();
+    if (stack.customer) apps.set('customer backend (receiver kit)', stack.customer.pid);
     report.apps = Object.fromEntries(apps);
     const metadata = await kafkaAdmin.fetchTopicMetadata({ topics: [topics.settlements] });
     const settlementPartitions = metadata.topics[0]?.partitions.length ?? 0;
@@ -1432,6 +1633,7 @@ async function runOnce(run: number, options: Options, log: (line: string) => voi
     settlements = await SettlementWatch.start(kafka, topics.settlements, AvroCodec.connect(infra.registryUrl, topics), `bench-e2e-${stack.topicPrefix}`);
     if (options.hops) hops = await HopWatch.start(kafka, topics, AvroCodec.connect(infra.registryUrl, topics), `bench-e2e-hops-${stack.topicPrefix}`);
     ledger.start();
+    kit?.start();
     const appGroups: Groups = [...apps].map(([app, pid]): [string, () => number[]] => [app, () => [pid]]);
     const ctx: RunContext = {
       options,
@@ -1443,10 +1645,11 @@ async function runOnce(run: number, options: Options, log: (line: string) => voi
       monitor: new StackMonitor(kafkaAdmin, db, stack.topicPrefix, topics),
       ledger,
       settlements,
+      kit,
       hops,
       webhooks,
       apps,
-      snapshot: () => snapshot([...appGroups, ...infraGroups(database)]),
+      snapshot: () => snapshot([...appGroups, ...infraGroups(database, infra.benchAdminDatabaseUrl, stack.customer?.databaseName)]),
       background: null,
       registered: 0,
       settlementPartitions,
@@ -1558,6 +1761,7 @@ async function runOnce(run: number, options: Options, log: (line: string) => voi
     return report;
   } finally {
     await ledger.stop();
+    await kit?.stop();
     await settlements?.stop().catch(() => undefined);
     await hops?.stop().catch(() => undefined);
     await kafkaAdmin.disconnect().catch(() => undefined);
@@ -1575,7 +1779,8 @@ function exactlyOnceFailure(phase: PhaseReport): string {
   const e = phase.exactlyOnce;
   return (
     `exactly-once check failed in phase ${phase.name}: ${e.ledgerMissing} accepted webhooks without a ledger settlement, ${e.ledgerMultiple} references with more than one, ` +
-    `${e.topicMissing} without SettlementRecorded on the topic, ${e.topicConflictingEventIds} with different event ids on the topic` +
+    `${e.topicMissing} without SettlementRecorded on the topic, ${e.topicConflictingEventIds} with different event ids on the topic, ` +
+    `${e.kitMissing} without their entitlement event at the customer backend's kit, ${e.kitMultiple} with more than one there, ${e.runsNotOnce} events whose business logic did not run once` +
     `${phase.settlement.drained ? '' : ` (the drain gave up after ${fmt(phase.settlement.drainSeconds, 1)} s)`}; e.g. ${e.examples.join('; ')}`
   );
 }
@@ -1603,6 +1808,14 @@ function phaseTable(run: RunReport): string {
     row('ratio settled/s ÷ baseline', (p) => fmt(p.baseline?.ratio, 3)),
     row('2xx → ledger settlement p50 / p99 / max (ms)', (p) => lat(p.settlement.ledgerLatency)),
     row('2xx → SettlementRecorded p50 / p99 / max (ms)', (p) => lat(p.settlement.topicLatency)),
+    ...(phases.some((p) => p.settlement.delivered !== null)
+      ? [
+          row('applied by the customer backend (receiver kit)', (p) => fmt(p.settlement.delivered)),
+          row('… applied per second', (p) => fmt(p.settlement.deliveredPerSecond, 1)),
+          row('2xx → access applied by the kit p50 / p99 / max (ms)', (p) => lat(p.settlement.kitLatency)),
+          row("… the kit's business logic caught up after the drain (s)", (p) => fmt(p.settlement.businessLogicCaughtUpSeconds, 1)),
+        ]
+      : []),
     ...(phases.some((p) => p.settlement.hops?.[HOPS[0]])
       ? HOPS.map((hop) => row(`… hop ${hop} p50 / p99 / max (ms)`, (p) => (p.settlement.hops?.[hop] ? lat(p.settlement.hops[hop]) : 'n/a')))
       : []),
@@ -1618,7 +1831,9 @@ function phaseTable(run: RunReport): string {
     }),
     row('outbox backlog max / at load end (rows)', (p) => `${fmt(p.outboxBacklog.max)} / ${fmt(p.outboxBacklog.atLoadEnd)}`),
     row('infrastructure restarted meanwhile', (p) => (p.disturbances.length > 0 ? `YES: ${p.disturbances.join('; ')}` : 'no')),
-    row('exactly once (ledger 1 each, topic ≥ 1 same id)', (p) => (p.exactlyOnce.passed ? `yes (${fmt(p.exactlyOnce.checked)})` : 'NO')),
+    row('exactly once (ledger 1 each, topic ≥ 1 same id; kit 1 event each, its logic run once)', (p) =>
+      p.exactlyOnce.passed ? `yes (${fmt(p.exactlyOnce.checked)})` : 'NO',
+    ),
     row('duplicate deliveries on the topic', (p) => fmt(p.exactlyOnce.duplicateDeliveries)),
     row(
       'other ledger outcomes',

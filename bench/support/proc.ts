@@ -122,8 +122,10 @@ export function listenerPid(port: number): number | undefined {
  * listening ports). PostgreSQL's are those of the server `adminDatabaseUrl` names (default the
  * benchmarks', `infra.benchAdminDatabaseUrl`): its postmaster, found by its port, and the
  * postmaster's children; every local `postgres` process when no local server listens there.
+ * With `customerDatabase`, the backends of that database (the example customer backend's) form a
+ * group of their own.
  */
-export function infraGroups(database: string, adminDatabaseUrl: string = infra.benchAdminDatabaseUrl): Groups {
+export function infraGroups(database: string, adminDatabaseUrl: string = infra.benchAdminDatabaseUrl, customerDatabase?: string): Groups {
   // Process titles: `postgres: [<cluster_name>: ]<user> <database> <host>(<port>) <activity>` for a
   // client backend, `postgres: [<cluster_name>: ]autovacuum worker <database>` for a vacuum.
   const clientBackend = /^postgres: (?:[^:]+: )?\S+ (\S+) (\d{1,3}(\.\d{1,3}){3}\(\d+\)|\[local\])/;
@@ -145,6 +147,20 @@ export function infraGroups(database: string, adminDatabaseUrl: string = infra.b
           return owner === undefined || owner === database;
         }),
     ],
+    ...(customerDatabase
+      ? ([
+          [
+            "PostgreSQL, the customer backend's database",
+            () =>
+              findPids((pid, f, cmdline) => {
+                if (commOf(pid) !== 'postgres') return false;
+                if (postmaster !== undefined && f[1] !== String(postmaster)) return false;
+                const title = cmdline();
+                return (clientBackend.exec(title)?.[1] ?? autovacuumWorker.exec(title)?.[1]) === customerDatabase;
+              }),
+          ],
+        ] as Groups)
+      : []),
     ['Kafka broker', () => (kafka ? [kafka] : [])],
     ['schema registry', () => (registry ? [registry] : [])],
   ];

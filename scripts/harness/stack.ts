@@ -197,6 +197,14 @@ async function seedVault(databaseUrl: string, masterKeys: string, s: ProviderSec
 export interface StackOptions {
   /** The sweeper's inactivity window, milliseconds (45 000 in production). */
   inactivityMs: number;
+  /**
+   * `test` (default): timings shortened so that the suite is fast (the sweeper's tick and
+   * re-checks, the dispatcher's retry schedule, poll and attempt time-out, the providers'
+   * time-out and retries, the webhook secrets' refresh), `SETTLE_ENV=test`. `up`: every app with
+   * the settings `./settle up` gives it (its own defaults, `SETTLE_ENV=development`), for a
+   * benchmark that measures the stack as users run it; only `inactivityMs` is still applied.
+   */
+  settings?: 'test' | 'up';
   logLevel?: string;
   /** Automatic re-checks before manual review (default 30). */
   recheckLimit?: number;
@@ -239,6 +247,9 @@ export interface RunningCustomer {
   secret: string;
   /** Its own database (the kit's tables and its `entitlement_runs`). */
   db: pg.Pool;
+  /** That database's name. */
+  databaseName: string;
+  pid: number;
   logs(): string;
 }
 
@@ -287,10 +298,13 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
   const hooks = `http://127.0.0.1:${ingestionPort}/v1/webhooks`;
   const dir = mkdtempSync(join(tmpdir(), 'settle-e2e-'));
+  const asUp = options.settings === 'up';
+  /** A test's shortened timing, or nothing (the app's own default) for a stack with `./settle up`'s settings. */
+  const fast = (settings: NodeJS.ProcessEnv): NodeJS.ProcessEnv => (asUp ? {} : settings);
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
-    SETTLE_ENV: 'test',
+    SETTLE_ENV: asUp ? 'development' : 'test',
     LOG_LEVEL: options.logLevel ?? 'info',
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
     KAFKA_BROKERS: kafkaBrokers.join(','),
@@ -303,7 +317,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     'provider-sandbox': {
       SANDBOX_PORT: String(sandboxPort),
       SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${ingestionPort}/v1/webhooks/paystack`,
-      SANDBOX_TIMEOUT_HOLD_MS: '3000',
+      ...fast({ SANDBOX_TIMEOUT_HOLD_MS: '3000' }),
       PAYSTACK_SECRET_KEY: secrets.paystackSecret,
       STRIPE_SECRET_KEY: secrets.stripeSecret,
       STRIPE_WEBHOOK_SECRET: secrets.stripeWebhookSecret,
@@ -321,7 +335,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       SETTLE_API_KEY_SHA256: createHash('sha256').update(apiKey).digest('hex'),
       SETTLE_ADMIN_API_KEY_SHA256: createHash('sha256').update(adminKey).digest('hex'),
       SETTLE_VAULT_MASTER_KEYS: webhookMasterKeys,
-      WEBHOOK_SECRETS_REFRESH_MS: '500',
+      ...fast({ WEBHOOK_SECRETS_REFRESH_MS: '500' }),
     },
     verifier: {
       METRICS_PORT: String(verifierMetricsPort),
@@ -330,20 +344,20 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       STRIPE_BASE_URL: sandboxUrl,
       FLUTTERWAVE_BASE_URL: sandboxUrl,
       MPESA_BASE_URL: sandboxUrl,
-      PROVIDER_TIMEOUT_MS: '1000',
-      PROVIDER_RETRY_INITIAL_DELAY_MS: '50',
-      PROVIDER_RETRY_MAX_DELAY_MS: '400',
+      ...fast({ PROVIDER_TIMEOUT_MS: '1000', PROVIDER_RETRY_INITIAL_DELAY_MS: '50', PROVIDER_RETRY_MAX_DELAY_MS: '400' }),
     },
     'ledger-projector': { METRICS_PORT: String(projectorMetricsPort) },
     sweeper: {
       METRICS_PORT: String(sweeperMetricsPort),
       SWEEPER_INACTIVITY_MS: String(options.inactivityMs),
-      SWEEPER_TICK_MS: '200',
       // The production schedule scaled down to the test's window: first re-check after one
       // window, doubling up to four windows, and the limit as asked (30 by default).
-      SWEEPER_RECHECK_INITIAL_DELAY_MS: String(options.inactivityMs),
-      SWEEPER_RECHECK_MAX_DELAY_MS: String(options.inactivityMs * 4),
-      SWEEPER_RECHECK_LIMIT: String(options.recheckLimit ?? 30),
+      ...fast({
+        SWEEPER_TICK_MS: '200',
+        SWEEPER_RECHECK_INITIAL_DELAY_MS: String(options.inactivityMs),
+        SWEEPER_RECHECK_MAX_DELAY_MS: String(options.inactivityMs * 4),
+        SWEEPER_RECHECK_LIMIT: String(options.recheckLimit ?? 30),
+      }),
     },
     dispatcher: {
       DISPATCHER_PORT: String(dispatcherPort),
@@ -351,9 +365,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       // Its own vault (endpoint secrets), under master keys no other app holds.
       SETTLE_VAULT_MASTER_KEYS: endpointMasterKeys,
       // The production schedule (5 s ... 14 h) shortened to the test's scale.
-      DISPATCHER_RETRY_SCHEDULE: '200ms,400ms,800ms,1600ms',
-      DISPATCHER_ATTEMPT_TIMEOUT_MS: '2000',
-      DISPATCHER_POLL_INTERVAL_MS: '100',
+      ...fast({ DISPATCHER_RETRY_SCHEDULE: '200ms,400ms,800ms,1600ms', DISPATCHER_ATTEMPT_TIMEOUT_MS: '2000', DISPATCHER_POLL_INTERVAL_MS: '100' }),
     },
   };
   const cleanups: Array<() => Promise<void>> = [];
@@ -400,7 +412,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       const consoleEnv: NodeJS.ProcessEnv = {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
-        SETTLE_ENV: 'test',
+        SETTLE_ENV: asUp ? 'development' : 'test',
         LOG_LEVEL: options.logLevel ?? 'info',
         DATABASE_URL: database.url,
         CONSOLE_PORT: String(consolePort),
@@ -576,5 +588,13 @@ async function startCustomerBackend(
   });
   cleanups.push(() => backend.stop());
   const logs = () => backend.logs();
-  return { url, endpointId: registered.body.id, secret: registered.body.secret, db, logs };
+  return {
+    url,
+    endpointId: registered.body.id,
+    secret: registered.body.secret,
+    db,
+    databaseName: new URL(database.url).pathname.slice(1),
+    pid: backend.pid,
+    logs,
+  };
 }
