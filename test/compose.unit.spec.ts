@@ -226,7 +226,9 @@ describe('docker-compose.yml', () => {
   const promtool = spawnSync('promtool', ['--version'], { encoding: 'utf8' });
   const promtoolMissing = promtool.error !== undefined || promtool.status !== 0;
   if (promtoolMissing)
-    console.info('promtool is not installed (Debian: apt-get install prometheus): `promtool check config` of deploy/prometheus/prometheus.yml is skipped');
+    console.info(
+      'promtool is not on PATH (./settle test provisions it: ensure_promtool, scripts/local/lib.sh): `promtool check config` of deploy/prometheus/prometheus.yml is skipped',
+    );
 
   it.skipIf(promtoolMissing)('deploy/prometheus/prometheus.yml passes `promtool check config`', () => {
     const check = spawnSync('promtool', ['check', 'config', prometheusPath], { encoding: 'utf8' });

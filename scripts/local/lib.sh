@@ -72,6 +72,40 @@ ensure_build() {
   (cd "$SETTLE_ROOT" && npm run --silent build >&2)
 }
 
+# promtool, for the alert rules' tests (test/deploy/alerts.unit.spec.ts: `promtool check rules`,
+# `promtool test rules`): the one binary taken out of Debian's prometheus package into
+# $SETTLE_HOME/promtool, with `apt-get download` and `dpkg-deb -x`, so that nothing is installed
+# and no Prometheus server starts. Put first on PATH. Without apt-get (or when the package
+# cannot be fetched) the checks skip and say why.
+ensure_promtool() {
+  local dir="$SETTLE_HOME/promtool"
+  if [ -x "$dir/bin/promtool" ]; then
+    export PATH="$dir/bin:$PATH"
+    return 0
+  fi
+  command -v promtool >/dev/null && return 0
+  if ! command -v apt-get >/dev/null || ! command -v dpkg-deb >/dev/null; then
+    log "no promtool and no apt-get to fetch it: the alert rules' promtool checks will skip"
+    return 0
+  fi
+  log "fetching promtool from Debian's prometheus package into $dir (first run only; no server is installed)"
+  local tmp
+  tmp="$(mktemp -d)"
+  if ! (cd "$tmp" && apt-get download -qq prometheus >&2 2>/dev/null); then
+    [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    (cd "$tmp" && apt-get download -qq prometheus >&2 2>/dev/null) || {
+      log "promtool could not be fetched: the alert rules' promtool checks will skip"
+      rm -rf "$tmp"
+      return 0
+    }
+  fi
+  dpkg-deb -x "$tmp"/prometheus_*.deb "$tmp/package"
+  mkdir -p "$dir/bin"
+  cp "$tmp/package/usr/bin/promtool" "$dir/bin/promtool"
+  rm -rf "$tmp"
+  export PATH="$dir/bin:$PATH"
+}
+
 # The local infrastructure for a run of the tests or the benchmarks (test.sh, bench.sh):
 # provisions what is missing (the jars are needed even when another checkout's broker is
 # already answering: some tests start a broker of their own from them), starts Kafka, the

@@ -10,6 +10,7 @@ ensure_node
 ensure_deps
 ensure_build
 ensure_chromium
+ensure_promtool
 
 log "checking architecture boundaries"
 (cd "$SETTLE_ROOT" && npx --no-install depcruise apps libs scripts test bench --config .dependency-cruiser.cjs --output-type err >&2)

@@ -152,7 +152,8 @@ describe('deploy/prometheus/alerts.yml', () => {
 
   const promtool = spawnSync('promtool', ['--version'], { encoding: 'utf8' });
   const promtoolMissing = promtool.error !== undefined || promtool.status !== 0;
-  if (promtoolMissing) console.info('promtool is not installed (Debian: apt-get install prometheus): the promtool checks of alerts.yml are skipped');
+  if (promtoolMissing)
+    console.info('promtool is not on PATH (./settle test provisions it: ensure_promtool, scripts/local/lib.sh): the promtool checks of alerts.yml are skipped');
 
   it.skipIf(promtoolMissing)('passes `promtool check rules` and the rule unit tests of alerts.test.yml and alerts.daily.test.yml', { timeout: 30_000 }, () => {
     const check = spawnSync('promtool', ['check', 'rules', rulesPath], { encoding: 'utf8' });
