@@ -19,6 +19,7 @@ import { CONFIG, LOGGER, METRICS, OUTBOX, OUTBOX_RELAY, PG_POOL, WEBHOOK_AUTHENT
 import type { WebhookSecrets } from './webhooks/webhook-secrets.js';
 import { VerificationRequests } from './verification/verification-requests.js';
 import { IngestionMetrics } from './webhooks/webhook.metrics.js';
+import { WebhookIntake } from './webhooks/webhook-intake.js';
 import { WebhookRepository } from './webhooks/webhook.repository.js';
 import { WebhooksController } from './webhooks/webhooks.controller.js';
 
@@ -70,6 +71,7 @@ export class IngestionModule {
         AdminKeyGuard,
         CheckoutRepository,
         WebhookRepository,
+        WebhookIntake,
         VerificationRequests,
         RegisterCheckoutHandler,
         CompleteCheckoutHandler,

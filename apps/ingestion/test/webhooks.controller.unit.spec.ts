@@ -15,6 +15,7 @@ import { createLogger } from '@settle/platform';
 import { signStripe, webhookAuthenticators } from '@settle/providers';
 import { LOGGER, METRICS, WEBHOOK_AUTHENTICATORS, WEBHOOK_SECRETS } from '../src/tokens.js';
 import { IngestionMetrics } from '../src/webhooks/webhook.metrics.js';
+import { WebhookIntake } from '../src/webhooks/webhook-intake.js';
 import { WebhookRepository } from '../src/webhooks/webhook.repository.js';
 import { WebhooksController } from '../src/webhooks/webhooks.controller.js';
 
@@ -44,6 +45,7 @@ const inbox = {
     { provide: WEBHOOK_SECRETS, useValue: { candidates: (provider: string) => (secrets[provider] ? [new Secret(secrets[provider])] : []) } },
     { provide: WEBHOOK_AUTHENTICATORS, useValue: webhookAuthenticators({ MPESA_CALLBACK_ALLOWLIST: '', WEBHOOK_TOLERANCE_MS: '300000' }) },
     { provide: WebhookRepository, useValue: inbox },
+    WebhookIntake,
     { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(logger) },
   ],
 })

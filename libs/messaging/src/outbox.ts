@@ -104,6 +104,14 @@ export function outgoingRecordOf(topics: Topics, m: OutboxMessage): OutgoingReco
 }
 
 /**
+ * The columns an outbox row is inserted with, in order, as an SQL column list: every writer of
+ * an outbox uses it, so the list is written once (`INSERT INTO <schema>.outbox ${OUTBOX_COLUMNS}
+ * SELECT ...`), its values in the order of {@link PreparedOutboxRow}: topic, key, event type,
+ * payload (JSON), correlation id, causation id, `traceparent`, `tracestate`.
+ */
+export const OUTBOX_COLUMNS = '(topic, message_key, event_type, payload, correlation_id, causation_id, traceparent, tracestate)';
+
+/**
  * The transactional outbox: a message is written in the same PostgreSQL transaction as the
  * state change that caused it, so it is published if and only if that change committed.
  * {@link OutboxRelay} publishes it to Kafka afterwards (at least once; consumers de-duplicate
@@ -127,7 +135,7 @@ export class Outbox {
     const col = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f);
     // One statement whatever the count: a sweep of thousands of requests is one round trip.
     await client.query(
-      `INSERT INTO ${this.schema}.outbox (topic, message_key, event_type, payload, correlation_id, causation_id, traceparent, tracestate)
+      `INSERT INTO ${this.schema}.outbox ${OUTBOX_COLUMNS}
        SELECT t, k, e, p, c, ca, tp, ts
          FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS m(t, k, e, p, c, ca, tp, ts, n)
        ORDER BY n`,
@@ -144,7 +152,7 @@ export class Outbox {
     );
   }
 
-  /** The outbox table, for callers that write a row inside a single statement of their own. */
+  /** The outbox table, for callers that write a row inside a single statement of their own (with {@link OUTBOX_COLUMNS}). */
   get table(): string {
     return `${this.schema}.outbox`;
   }

@@ -10,7 +10,7 @@ import {
   type VerificationTrigger,
 } from '@settle/domain';
 import { readReadModel, ReadModelNotReadyError } from '@settle/ledger';
-import { Outbox, type OutboxRelay } from '@settle/messaging';
+import { Outbox, OUTBOX_COLUMNS, type OutboxRelay } from '@settle/messaging';
 import { inTransaction, type Pool, type PoolClient } from '@settle/platform';
 import { CONFIG, METRICS, OUTBOX, OUTBOX_RELAY, PG_POOL } from '../tokens.js';
 import type { IngestionMetrics } from '../webhooks/webhook.metrics.js';
@@ -228,7 +228,7 @@ export class VerificationRequests {
          ON CONFLICT (reference, trigger) DO UPDATE SET request_id = EXCLUDED.request_id, requested_at = EXCLUDED.requested_at
          RETURNING 1
        )
-       INSERT INTO ${this.outbox.table} (topic, message_key, event_type, payload, correlation_id, causation_id, traceparent, tracestate)
+       INSERT INTO ${this.outbox.table} ${OUTBOX_COLUMNS}
        SELECT $7, $8, $9, $10::jsonb, $11, $12, $13, $14 FROM go
        RETURNING 1`,
       [

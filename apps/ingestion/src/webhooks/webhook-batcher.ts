@@ -1,3 +1,4 @@
+import { OUTBOX_COLUMNS } from '@settle/messaging';
 import type { Pool } from '@settle/platform';
 
 /** One verified webhook waiting to be stored. */
@@ -82,7 +83,7 @@ export class WebhookBatcher {
              LEFT JOIN ingestion.checkouts c ON c.reference = items.reference
             ORDER BY items.provider, items.dedupe_key, items.n
          ), outbox AS (
-           INSERT INTO ${this.outboxTable} (topic, message_key, event_type, payload, correlation_id, causation_id, traceparent, tracestate)
+           INSERT INTO ${this.outboxTable} ${OUTBOX_COLUMNS}
            SELECT topic, reference, event_type, jsonb_set(payload::jsonb, '{correlation_id}', to_jsonb(correlation_id)), correlation_id, NULL, traceparent, tracestate
              FROM fresh ORDER BY n
            RETURNING 1

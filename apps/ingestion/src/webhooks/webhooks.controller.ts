@@ -1,28 +1,17 @@
-import { isUtf8 } from 'node:buffer';
 import { Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import {
-  ambiguityProblem,
-  ApiAnswer,
-  ApiProblems,
-  findJsonAmbiguities,
-  INVALID_CHARACTER,
-  stringsAtPath,
-  UnauthenticatedProblem,
-  type JsonAmbiguity,
-} from '@settle/http';
+import { ambiguityProblem, ApiAnswer, ApiProblems, UnauthenticatedProblem } from '@settle/http';
 import { ProblemError, type Logger } from '@settle/platform';
-import { PROVIDER_REGISTRY, providerDefinition, type ProviderDefinition, type WebhookAuthenticator } from '@settle/providers';
+import { providerDefinition, type ProviderDefinition } from '@settle/providers';
 import type { RawBodyRequest } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { webhookAnswer } from '../http/openapi/answers.js';
 import { ApiWebhookSignatures, PROVIDERS_BY_ROUTE } from '../http/openapi/security.js';
-import { LOGGER, METRICS, WEBHOOK_AUTHENTICATORS, WEBHOOK_SECRETS } from '../tokens.js';
-import { bodyDigest, isWellFormedReference, untrustedReference, webhookTrigger, type WebhookProvider } from './webhook-events.js';
-import type { IngestionMetrics } from './webhook.metrics.js';
-import type { WebhookSecrets } from './webhook-secrets.js';
+import { LOGGER, METRICS } from '../tokens.js';
 import type { VerificationRequestOutcome } from '../verification/verification-requests.js';
-import { WebhookRepository } from './webhook.repository.js';
+import type { WebhookProvider } from './webhook-events.js';
+import { WebhookIntake, type IntakeOutcome } from './webhook-intake.js';
+import type { IngestionMetrics } from './webhook.metrics.js';
 
 /**
  * `WWW-Authenticate` of a webhook's 401 (RFC 9110, section 11.6.1): no registered scheme
@@ -50,7 +39,9 @@ export const WEBHOOK_CHALLENGE = 'Signature realm="settle-webhooks"';
  * route does (`REQUEST.NOT_FOUND`). The body is read as raw bytes whatever its content type
  * (the signature covers the bytes, not the header); a verified body with a repeated key
  * answers 400 `REQUEST.DUPLICATE_KEY`, and each known checkout it names is verified by REST
- * (docs/webhooks.md, "Ambiguous bodies").
+ * (docs/webhooks.md, "Ambiguous bodies"). The decisions are the intake's (`WebhookIntake`, an
+ * application service returning a tagged outcome); this controller maps each to HTTP, the
+ * `settle_webhooks_total` counter and a log line.
  */
 /** The request body of every webhook route, for the OpenAPI document: the provider's bytes, whatever their type. */
 const ApiWebhookBody = () =>
@@ -76,11 +67,9 @@ const ApiWebhookBody = () =>
 @Controller('v1/webhooks')
 export class WebhooksController {
   constructor(
-    @Inject(WEBHOOK_AUTHENTICATORS) private readonly authenticators: Readonly<Record<WebhookProvider, WebhookAuthenticator>>,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS) private readonly metrics: IngestionMetrics,
-    @Inject(WEBHOOK_SECRETS) private readonly secrets: Pick<WebhookSecrets, 'candidates'>,
-    private readonly webhooks: WebhookRepository,
+    private readonly intake: WebhookIntake,
   ) {}
 
   /** A provider whose webhooks carry a signature (or none: see the token route). */
@@ -134,24 +123,13 @@ export class WebhooksController {
 
   private async receive(definition: ProviderDefinition, request: RawBodyRequest<FastifyRequest>): Promise<{ received: true }> {
     const provider = definition.name;
-    const secrets = this.candidates(provider);
-    const raw = this.rawBody(request);
-    const check = this.authenticators[provider].authenticate(
-      { rawBody: raw, headers: request.headers, path: request.url, sourceAddress: request.socket.remoteAddress, nowMs: Date.now() },
-      secrets,
-    );
-    if (!check.ok && 'forbidden' in check && check.forbidden) {
-      this.metrics.webhooks.inc({ provider, outcome: 'rejected', reason: check.reason });
-      throw new ProblemError(403, 'WEBHOOK.SOURCE_NOT_ALLOWED', 'Callback source not allowed');
-    }
-    return this.intake(provider, raw, check);
-  }
-
-  /** The provider's candidate secrets (current, then previous) as strings. @throws ProblemError 404 */
-  private candidates(provider: WebhookProvider): string[] {
-    const secrets = this.secrets.candidates(provider);
-    if (secrets.length === 0) throw notConfigured(provider);
-    return secrets.map((s) => s.reveal());
+    const outcome = await this.intake.receive(provider, {
+      rawBody: this.rawBody(request),
+      headers: request.headers,
+      path: request.url,
+      sourceAddress: request.socket.remoteAddress,
+    });
+    return this.answer(provider, outcome);
   }
 
   private rawBody(request: RawBodyRequest<FastifyRequest>): Buffer {
@@ -160,98 +138,63 @@ export class WebhooksController {
     return raw;
   }
 
-  private async intake(provider: WebhookProvider, raw: Buffer, check: { ok: true } | { ok: false; reason: string }): Promise<{ received: true }> {
-    const now = new Date();
-    if (!check.ok) {
-      const reference = untrustedReference(provider, raw);
-      const verification = reference
-        ? await this.durably(provider, () => this.webhooks.requestVerificationAfterRejection({ provider, dedupeKey: bodyDigest(raw), reference, now }))
-        : null;
-      this.metrics.webhooks.inc({ provider, outcome: 'rejected', reason: check.reason });
-      this.logger.warn(
-        { provider, reference, reason: check.reason, verification: verification?.kind ?? 'unknown_reference', coalesced: coalescedReason(verification) },
-        'webhook rejected',
-      );
-      throw new UnauthenticatedProblem(
-        'WEBHOOK.SIGNATURE_INVALID',
-        'Invalid webhook signature',
-        WEBHOOK_CHALLENGE,
-        `The payload was not trusted (${check.reason})`,
-      );
-    }
-    const ambiguities = bodyAmbiguities(raw);
-    if (ambiguities.length > 0) return this.refuseAmbiguous(provider, raw, ambiguities, now);
-    const trigger = webhookTrigger(provider, raw);
-    if (!trigger) {
-      this.metrics.webhooks.inc({ provider, outcome: 'malformed', reason: 'SHAPE' });
-      throw new ProblemError(400, 'WEBHOOK.MALFORMED', 'Malformed webhook body', 'The event lacks its type, id or transaction reference');
-    }
-    const fresh = await this.durably(provider, () =>
-      this.webhooks.recordVerified({
-        provider,
-        dedupeKey: trigger.dedupeKey,
-        reference: trigger.reference,
-        providerEventType: trigger.eventType,
-        bodySha256: bodyDigest(raw),
-        now,
-      }),
-    );
-    this.metrics.webhooks.inc({ provider, outcome: fresh ? 'accepted' : 'duplicate', reason: '' });
-    this.logger.debug({ provider, reference: trigger.reference, event: trigger.eventType, duplicate: !fresh }, 'webhook received');
-    return { received: true };
-  }
-
   /**
-   * A verified body with a repeated key: which value the provider meant is unknowable, so the
-   * event is refused (400, counted as `malformed` with reason `DUPLICATE_KEY`) rather than read
-   * one way here and another elsewhere; likewise a body holding text that could not be stored as
-   * sent (a NUL or a lone surrogate in a string or key, bytes that are not UTF-8: reason
-   * `INVALID_CHARACTER`). Nothing was acknowledged, and the payment is not left to
-   * chance: every well-formed reference the body names that is a known checkout gets a REST
-   * verification, as after a rejected signature (docs/spec.md, section 3, "Signature rejection").
+   * Maps the intake's outcome to the answer (docs/webhooks.md, "Answers"), the
+   * `settle_webhooks_total` counter and a log line.
    *
-   * @throws ProblemError 400 `REQUEST.DUPLICATE_KEY` naming the repeated keys (JSON Pointers), or
-   *   `REQUEST.INVALID_CHARACTER` naming the unstorable strings, whichever comes first in the body;
-   *   or 503 `WEBHOOK.NOT_DURABLE` when the verification requests cannot be stored (the provider retries).
+   * @throws ProblemError 401 `WEBHOOK.SIGNATURE_INVALID` (with `WWW-Authenticate`), 403
+   *   `WEBHOOK.SOURCE_NOT_ALLOWED`, 400 `REQUEST.DUPLICATE_KEY` or `REQUEST.INVALID_CHARACTER`
+   *   (ambiguous), 400 `WEBHOOK.MALFORMED`, 404 `WEBHOOK.PROVIDER_NOT_CONFIGURED`, 503
+   *   `WEBHOOK.NOT_DURABLE` (the provider retries).
    */
-  private async refuseAmbiguous(provider: WebhookProvider, raw: Buffer, ambiguities: JsonAmbiguity[], now: Date): Promise<never> {
-    const references = stringsAtPath(raw.toString('utf8'), PROVIDER_REGISTRY[provider].webhook.referencePath).filter(isWellFormedReference);
-    const digest = bodyDigest(raw);
-    const verifications: Record<string, string> = {};
-    for (const reference of references) {
-      const outcome = await this.durably(provider, () =>
-        this.webhooks.requestVerificationAfterRejection({ provider, dedupeKey: `${digest}:${reference}`, reference, now }),
-      );
-      verifications[reference] = outcome?.kind ?? 'unknown_reference';
+  private answer(provider: WebhookProvider, outcome: IntakeOutcome): { received: true } {
+    const count = (result: string, reason = '') => this.metrics.webhooks.inc({ provider, outcome: result, reason });
+    switch (outcome.kind) {
+      case 'accepted':
+      case 'duplicate':
+        count(outcome.kind);
+        this.logger.debug({ provider, reference: outcome.reference, event: outcome.eventType, duplicate: outcome.kind === 'duplicate' }, 'webhook received');
+        return { received: true };
+      case 'rejected': {
+        count('rejected', outcome.reason);
+        const { reference, reason, verification } = outcome;
+        this.logger.warn(
+          { provider, reference, reason, verification: verification?.kind ?? 'unknown_reference', coalesced: coalescedReason(verification) },
+          'webhook rejected',
+        );
+        throw new UnauthenticatedProblem(
+          'WEBHOOK.SIGNATURE_INVALID',
+          'Invalid webhook signature',
+          WEBHOOK_CHALLENGE,
+          `The payload was not trusted (${reason})`,
+        );
+      }
+      case 'forbidden':
+        count('rejected', outcome.reason);
+        throw new ProblemError(403, 'WEBHOOK.SOURCE_NOT_ALLOWED', 'Callback source not allowed');
+      case 'ambiguous': {
+        const reason = outcome.ambiguities[0]!.code.replace('REQUEST.', '');
+        count('malformed', reason);
+        this.logger.warn(
+          { provider, reason, keys: outcome.ambiguities.map((a) => a.path), verifications: outcome.verifications },
+          'signed webhook with an ambiguous or unstorable body refused',
+        );
+        throw ambiguityProblem(outcome.ambiguities);
+      }
+      case 'malformed':
+        count('malformed', 'SHAPE');
+        throw new ProblemError(400, 'WEBHOOK.MALFORMED', 'Malformed webhook body', 'The event lacks its type, id or transaction reference');
+      case 'not_configured':
+        throw notConfigured(provider);
+      case 'not_durable':
+        count('not_durable');
+        this.logger.error({ err: outcome.error, provider }, 'webhook could not be made durable');
+        throw new ProblemError(503, 'WEBHOOK.NOT_DURABLE', 'Webhook not stored', 'Retry later');
+      default: {
+        const never: never = outcome;
+        throw new Error(`unknown intake outcome ${JSON.stringify(never)}`);
+      }
     }
-    const reason = ambiguities[0]!.code.replace('REQUEST.', '');
-    this.metrics.webhooks.inc({ provider, outcome: 'malformed', reason });
-    this.logger.warn({ provider, reason, keys: ambiguities.map((a) => a.path), verifications }, 'signed webhook with an ambiguous or unstorable body refused');
-    throw ambiguityProblem(ambiguities);
-  }
-
-  private async durably<T>(provider: WebhookProvider, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      this.metrics.webhooks.inc({ provider, outcome: 'not_durable', reason: '' });
-      this.logger.error({ err: error, provider }, 'webhook could not be made durable');
-      throw new ProblemError(503, 'WEBHOOK.NOT_DURABLE', 'Webhook not stored', 'Retry later');
-    }
-  }
-}
-
-/**
- * The repeated keys of a body, and the strings or keys that could not be stored as sent (a NUL, a
- * lone surrogate; bytes that are not UTF-8), as JSON Pointers; none for a body that is not JSON
- * (the trigger refuses it). Numbers are the provider's own (major units): not checked.
- */
-function bodyAmbiguities(raw: Buffer): JsonAmbiguity[] {
-  if (!isUtf8(raw)) return [{ code: INVALID_CHARACTER, path: '', message: 'the body is not valid UTF-8 (RFC 8259, section 8.1)' }];
-  try {
-    return findJsonAmbiguities(raw.toString('utf8'), { duplicateKeys: true, integerLiterals: false, characters: true });
-  } catch {
-    return [];
   }
 }
 
