@@ -525,20 +525,17 @@ class Db {
 }
 
 /**
- * Follows `ledger.events` by position (gapless and in commit order, so nothing is missed):
- * the first `TransactionSettled` of each reference with its `recorded_at`, how many it saw,
- * and any other outcome recorded on a transaction stream.
+ * A reader of a table that polls it every `intervalMs` in the background (`start`), or at once
+ * (`poll`, which joins a read in progress rather than racing it), until `stop`. A failed read is
+ * kept in `error` and the next poll tries again.
  */
-class LedgerWatch {
-  readonly settled = new Map<string, { at: number; count: number }>();
-  readonly otherOutcomes = new Map<string, string[]>();
-  private position = '0';
+abstract class Follower {
   private running = false;
   private loop: Promise<void> | null = null;
   private current: Promise<void> | null = null;
   error: unknown = null;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly intervalMs: number) {}
 
   start(): void {
     this.running = true;
@@ -549,12 +546,12 @@ class LedgerWatch {
         } catch (error) {
           this.error = error;
         }
-        await sleep(200);
+        await sleep(this.intervalMs);
       }
     })();
   }
 
-  /** Reads every event appended since the last poll (joins a poll in progress rather than racing it). */
+  /** Reads what is new since the last poll. */
   poll(): Promise<void> {
     this.current ??= this.read().finally(() => {
       this.current = null;
@@ -562,7 +559,29 @@ class LedgerWatch {
     return this.current;
   }
 
-  private async read(): Promise<void> {
+  protected abstract read(): Promise<void>;
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.loop;
+  }
+}
+
+/**
+ * Follows `ledger.events` by position (gapless and in commit order, so nothing is missed):
+ * the first `TransactionSettled` of each reference with its `recorded_at`, how many it saw,
+ * and any other outcome recorded on a transaction stream.
+ */
+class LedgerWatch extends Follower {
+  readonly settled = new Map<string, { at: number; count: number }>();
+  readonly otherOutcomes = new Map<string, string[]>();
+  private position = '0';
+
+  constructor(private readonly db: Db) {
+    super(200);
+  }
+
+  protected async read(): Promise<void> {
     for (;;) {
       const { rows } = await this.db.query<{ position: string; event_type: string; tx: boolean; reference: string | null; at: number }>(
         `SELECT position::text AS position, event_type, starts_with(stream_id, 'transaction-') AS tx, data->>'reference' AS reference,
@@ -585,11 +604,6 @@ class LedgerWatch {
       if (rows.length > 0) this.position = rows.at(-1)!.position;
       if (rows.length < 10000) return;
     }
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    await this.loop;
   }
 }
 
@@ -672,39 +686,16 @@ interface KitArrival {
  * `received_at` from five seconds before the last one seen, so that a record committed after a
  * later one is still found; ids already seen are skipped.
  */
-class KitWatch {
+class KitWatch extends Follower {
   readonly byReference = new Map<string, KitArrival>();
   private readonly seen = new Set<string>();
   private since = 0;
-  private running = false;
-  private loop: Promise<void> | null = null;
-  private current: Promise<void> | null = null;
-  error: unknown = null;
 
-  constructor(private readonly db: pg.Pool) {}
-
-  start(): void {
-    this.running = true;
-    this.loop = (async () => {
-      while (this.running) {
-        try {
-          await this.poll();
-        } catch (error) {
-          this.error = error;
-        }
-        await sleep(500);
-      }
-    })();
+  constructor(private readonly db: pg.Pool) {
+    super(500);
   }
 
-  poll(): Promise<void> {
-    this.current ??= this.read().finally(() => {
-      this.current = null;
-    });
-    return this.current;
-  }
-
-  private async read(): Promise<void> {
+  protected async read(): Promise<void> {
     const { rows } = await this.db.query<{ event_id: string; reference: string | null; at: number }>(
       `SELECT event_id, payload->>'reference' AS reference, (extract(epoch FROM received_at) * 1000)::float8 AS at
          FROM settle_receiver.events WHERE received_at >= to_timestamp($1 / 1000.0) ORDER BY received_at`,
@@ -734,11 +725,6 @@ class KitWatch {
       [eventIds],
     );
     return rows[0]!.n;
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    await this.loop;
   }
 }
 
