@@ -34,9 +34,11 @@ import { fmt, table } from './support/table.js';
  * event, which is when it applied the access, ends the path. The bare Kafka round trip
  * (bench/support/kafka-roundtrip.ts) is measured in the same run as the floor.
  *
- * The apps run with the settings `./settle up` gives them (their own defaults: the sweeper's 45 s
- * window, the dispatcher's retry schedule and poll, the providers' time-outs; `SETTLE_ENV=development`;
- * `LOG_LEVEL=info`), the console among them. What differs from `./settle up`: each run has a fresh
+ * The apps run with the settings `./settle up` gives them (their own defaults: the dispatcher's
+ * retry schedule and poll, the providers' time-outs; `SETTLE_ENV=development`; `LOG_LEVEL=info`),
+ * the console among them, except the sweeper's inactivity window: an hour instead of 45 s, so
+ * that it does not verify the checkouts prepared for a phase before their webhooks are sent (it
+ * still follows every event). What differs from `./settle up` besides: each run has a fresh
  * database and topic prefix on the local infrastructure, and the benchmark's own observers
  * (a consumer of the settlements topic, polls of the ledger and of the kit's table). With
  * `--ledger-only`, neither the customer backend nor the console runs: the dispatcher delivers
@@ -1569,10 +1571,13 @@ async function measureBackground(ctx: RunContext, seconds: number): Promise<PgBa
 async function runOnce(run: number, options: Options, log: (line: string) => void): Promise<RunReport> {
   const profileDir = options.profile ? mkdtempSync(join(tmpdir(), `settle-e2e-${options.profile}-prof-`)) : null;
   // As `./settle up` starts it (docs/benchmarks.md, "e2e"): the apps' own settings, the
-  // sweeper's 45 s window, the console, and the example customer backend registered as the
-  // dispatcher's endpoint; `--ledger-only` leaves the last two out.
+  // console, and the example customer backend registered as the dispatcher's endpoint;
+  // `--ledger-only` leaves the last two out. One setting differs: the sweeper's inactivity
+  // window is an hour instead of 45 s, or it would verify the checkouts prepared for a phase
+  // (minutes of preparation at 1,000/s) before their webhooks are sent, and the phase would
+  // measure the sweeper instead of the webhook path. It still follows every event.
   const stack = await startStack({
-    inactivityMs: 45_000,
+    inactivityMs: 3_600_000,
     settings: 'up',
     logLevel: options.logLevel,
     adminDatabaseUrl: infra.benchAdminDatabaseUrl,
