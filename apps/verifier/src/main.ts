@@ -22,7 +22,8 @@ const verifier = defineWorker({
   produces: ['ConsensusResult'],
   outboxes: [{ schema: 'verifier' }],
   setup: async ({ config, pool, topics, logger, metrics: registry, outboxes }) => {
-    // Only the verifier holds a master key: it alone can decrypt provider credentials.
+    // The verifier's master keys are the only ones that open the provider credentials' vault
+    // (ingestion and the dispatcher hold keys of their own, for their own vaults).
     const vault = new CredentialsVault(new PostgresVaultStore(pool), loadMasterKeyRing(), { logger });
     const providers = await buildProviders(config, vault, process.env, new ProviderMetrics(registry));
     logger.info({ providers: [...providers.keys()], account: config.merchantAccount }, 'provider adapters ready');

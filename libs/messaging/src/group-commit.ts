@@ -30,9 +30,9 @@ export interface GroupCommitOptions {
  * merged call throws (a transient failure), every caller of it rejects with that error and
  * retries its batch, which the handlers' de-duplication (inbox, event ids) makes harmless.
  *
- * Only for handlers whose work does not depend on which partition a message came from (the
- * verifier, the projector, the dispatcher); the sweeper, which fences its state per
- * partition, keeps one call per partition.
+ * For handlers that accept messages of several partitions in one call: the verifier, the
+ * projector and the dispatcher, whose work does not depend on the partition, and the sweeper,
+ * which fences every partition of a merged call in its one transaction (its `handleBatch`).
  *
  * @param handler - the batch handler; it must accept messages of several partitions at once.
  */
