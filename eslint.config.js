@@ -8,7 +8,7 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.settle/', 'coverage/', 'infra/target/', 'libs/receiver/dist/', 'examples/**/node_modules/'] },
+  { ignores: ['node_modules/', 'dist/', '.settle/', 'coverage/', 'infra/target/', 'libs/receiver/dist/', 'examples/**/node_modules/', '**/generated/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -19,6 +19,7 @@ import { OPENAPI_PATHS as DISPATCHER_PATHS } from '../apps/dispatcher/src/http/o
 import { createInertIngestionApp } from '../apps/ingestion/src/http/openapi/generate.js';
 import { OPENAPI_PATHS as INGESTION_PATHS } from '../apps/ingestion/src/http/openapi/document.js';
 import { WEBHOOK_SIGNATURES } from '../apps/ingestion/src/http/openapi/security.js';
+import { GENERATED_CLIENT_FILES, renderClientFile } from '../scripts/docs/openapi-clients.js';
 import { OPENAPI_APPS, openApiDocuments, type OpenApiApp } from '../scripts/docs/openapi-documents.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -196,5 +197,11 @@ describe("the dispatcher's document", () => {
         (method === 'post' && path === '/v1/admin/endpoints') || (method === 'post' && path === '/v1/admin/endpoints/{id}/rotate-secret'),
       );
     }
+  });
+});
+
+describe.each(GENERATED_CLIENT_FILES)('the generated $file', (generated) => {
+  it(`is what docs/api/${generated.document}-openapi.json gives (regenerate with npm run openapi)`, async () => {
+    expect(readFileSync(`${ROOT}${generated.file}`, 'utf8')).toBe(await renderClientFile(ROOT, generated));
   });
 });

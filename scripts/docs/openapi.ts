@@ -1,11 +1,25 @@
 import 'reflect-metadata';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { runOpenApiGenerator } from '@settle/http';
+import { GENERATED_CLIENT_FILES, renderClientFile } from './openapi-clients.js';
 import { openApiDocuments } from './openapi-documents.js';
 
 /**
  * Writes the OpenAPI documents of the apps named (`ingestion`, `dispatcher`, `console`; every one
- * when none is) to docs/api/<app>-openapi.json, from their controllers: `npm run openapi` (and
- * `openapi:<app>`) keeps the committed documents in step with the code (test/openapi.unit.spec.ts
- * fails when they are not). Run from the repository's root, as npm runs its scripts.
+ * when none is) to docs/api/<app>-openapi.json, from their controllers, then the clients' code
+ * generated from them (scripts/docs/openapi-clients.ts): `npm run openapi` (and `openapi:<app>`)
+ * keeps the committed documents and their generated clients in step with the code
+ * (test/openapi.unit.spec.ts fails when they are not). Run from the repository's root, as npm
+ * runs its scripts.
  */
-for (const file of await runOpenApiGenerator(openApiDocuments(process.cwd()), process.argv.slice(2))) console.log(`wrote ${file}`);
+const root = process.cwd();
+const apps = process.argv.slice(2);
+for (const file of await runOpenApiGenerator(openApiDocuments(root), apps)) console.log(`wrote ${file}`);
+for (const generated of GENERATED_CLIENT_FILES) {
+  if (apps.length > 0 && !apps.includes(generated.document)) continue;
+  const file = join(root, generated.file);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, await renderClientFile(root, generated));
+  console.log(`wrote ${generated.file}`);
+}

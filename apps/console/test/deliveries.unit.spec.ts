@@ -27,6 +27,9 @@ const wireEndpoint = {
   updated_at: '2026-11-20T10:00:00.000Z',
 };
 
+const { event_kinds: renamedKinds, ...withoutKinds } = wireEndpoint;
+const wireEndpointRenamed = { ...withoutKinds, eventKinds: renamedKinds };
+
 const wireDelivery = {
   delivery_id: 41,
   event_id: EVENT_ID,
@@ -190,6 +193,8 @@ describe('DispatcherDeliveryAdmin', () => {
     ['a wrong admin key (401)', 401, { code: 'AUTH.INVALID_ADMIN_KEY' }],
     ['a refused request (400)', 400, { code: 'REQUEST.VALIDATION_FAILED' }],
     ['an answer of another shape', 200, { endpoints: [{ id: 1 }] }],
+    ['an answer with a renamed field (event_kinds as eventKinds)', 200, { endpoints: [{ ...wireEndpointRenamed }] }],
+    ['an answer with a state the document does not list', 200, { endpoints: [{ ...wireEndpoint, event_kinds: ['subscription_paused'] }] }],
     ['an answer that is not JSON', 200, '<html>'],
   ])('answers %s as CONSOLE.DISPATCHER_REJECTED (500), without the key', async (_name, status, body) => {
     answer(status, body);

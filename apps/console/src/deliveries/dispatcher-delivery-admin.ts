@@ -1,15 +1,10 @@
+import { Ajv, type ValidateFunction } from 'ajv';
 import type { Secret } from '@settle/config';
 import { traceCarrierOf } from '@settle/platform';
-import { z } from 'zod';
 import { ConsoleError, type ConsoleErrorCode } from '../errors.js';
-import {
-  DELIVERY_STATES,
-  type DeliveryAdmin,
-  type DeliveryQuery,
-  type DeliveryView,
-  type DeliveryWithAttempts,
-  type EndpointView,
-} from './delivery-admin.port.js';
+import type { DeliveryAdmin, DeliveryQuery, DeliveryView, DeliveryWithAttempts, EndpointView } from './delivery-admin.port.js';
+import type { paths } from './generated/dispatcher-admin-api.js';
+import { paths as documentPaths } from './generated/dispatcher-admin-api.schemas.js';
 
 /** Longest wait for the dispatcher's answer, milliseconds. */
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -24,66 +19,61 @@ export interface DispatcherDeliveryAdminOptions {
   timeoutMs?: number;
 }
 
-// The dispatcher's answers (apps/dispatcher/src/http, snake_case). Only the fields listed are
-// kept: whatever else an answer carries (a `secret` after a rotation) never goes further.
-const isoOrNull = z.string().nullable();
-const wireEndpoint = z.object({
-  id: z.string(),
-  url: z.string(),
-  description: z.string().nullable(),
-  event_kinds: z.array(z.string()),
-  enabled: z.boolean(),
-  disabled_reason: z.string().nullable(),
-  disabled_at: isoOrNull,
-  failing_since: isoOrNull,
-  previous_secret_expires_at: isoOrNull,
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-const wireAttempt = z.object({
-  attempt: z.number(),
-  started_at: z.string(),
-  latency_ms: z.number(),
-  status: z.number().nullable(),
-  outcome: z.string(),
-  error: z.string().nullable(),
-  response_excerpt: z.string().nullable(),
-  next_attempt_at: isoOrNull,
-});
-const wireDelivery = z.object({
-  delivery_id: z.number(),
-  event_id: z.string(),
-  event: z.string(),
-  user_id: z.string(),
-  endpoint_id: z.string(),
-  state: z.enum(DELIVERY_STATES),
-  attempts: z.number(),
-  next_attempt_at: isoOrNull,
-  delivered_at: isoOrNull,
-  last_status: z.number().nullable(),
-  last_error: z.string().nullable(),
-  recorded_at: z.string(),
-  attempt_log: z.array(wireAttempt).optional(),
-});
+// The dispatcher's answers (snake_case) are read through the types and schemas generated from its
+// committed OpenAPI document (docs/api/dispatcher-openapi.json, `npm run openapi`): a renamed
+// field fails to compile here, and an answer that does not match the document is refused at run
+// time. Only the fields the console shows are copied: whatever else an answer carries (a `secret`
+// after a rotation) never goes further.
+type Operations = {
+  [P in keyof paths]: { [M in 'get' | 'post' as NonNullable<paths[P][M]> extends never ? never : M]: NonNullable<paths[P][M]> };
+};
+/** The JSON body of an admin API operation's 200 answer. */
+type Answer<P extends keyof paths, M extends 'get' | 'post'> = M extends keyof Operations[P]
+  ? Operations[P][M] extends { responses: { 200: { content: { 'application/json': infer B } } } }
+    ? B
+    : never
+  : never;
+type WireEndpoint = Answer<'/v1/admin/endpoints/{id}', 'get'>;
+type WireDelivery = Answer<'/v1/admin/events/{eventId}/deliveries', 'get'>['deliveries'][number];
+type WireListedDelivery = Answer<'/v1/admin/deliveries', 'get'>['deliveries'][number];
+
+// Fields the document does not state are removed, not refused: a newer dispatcher may add one, and
+// a secret shown once after a rotation is dropped here already. Formats are checked by the
+// document's own patterns (uuid, date-time).
+const ajv = new Ajv({ strict: false, validateFormats: false, removeAdditional: true });
+const validators = new Map<string, ValidateFunction>();
+
+/** The validator of an operation's 200 answer, compiled once from the document's schema. */
+function answerValidator(path: keyof paths, method: 'get' | 'post'): ValidateFunction {
+  const key = `${method} ${path}`;
+  let validate = validators.get(key);
+  if (!validate) {
+    type DocumentOperation = { responses: Record<string, { content: Record<string, { schema: object }> }> };
+    const operation = (documentPaths[path] as Record<string, DocumentOperation>)[method]!;
+    validate = ajv.compile(operation.responses['200']!.content['application/json']!.schema);
+    validators.set(key, validate);
+  }
+  return validate;
+}
 
 /** An endpoint of the dispatcher's answer in the console's terms (camelCase, no secret). */
-function endpointOf(e: z.infer<typeof wireEndpoint>): EndpointView {
+function endpointOf(e: WireEndpoint): EndpointView {
   return {
     id: e.id,
     url: e.url,
-    description: e.description,
+    description: e.description ?? null,
     eventKinds: e.event_kinds,
     enabled: e.enabled,
-    disabledReason: e.disabled_reason,
-    disabledAt: e.disabled_at,
-    failingSince: e.failing_since,
-    previousSecretExpiresAt: e.previous_secret_expires_at,
+    disabledReason: e.disabled_reason ?? null,
+    disabledAt: e.disabled_at ?? null,
+    failingSince: e.failing_since ?? null,
+    previousSecretExpiresAt: e.previous_secret_expires_at ?? null,
     createdAt: e.created_at,
     updatedAt: e.updated_at,
   };
 }
 
-function deliveryOf(d: z.infer<typeof wireDelivery>): Omit<DeliveryView, 'endpointUrl'> {
+function deliveryOf(d: WireListedDelivery | WireDelivery): Omit<DeliveryView, 'endpointUrl'> {
   return {
     deliveryId: d.delivery_id,
     eventId: d.event_id,
@@ -92,26 +82,26 @@ function deliveryOf(d: z.infer<typeof wireDelivery>): Omit<DeliveryView, 'endpoi
     endpointId: d.endpoint_id,
     state: d.state,
     attemptCount: d.attempts,
-    nextAttemptAt: d.next_attempt_at,
-    deliveredAt: d.delivered_at,
-    lastStatus: d.last_status,
-    lastError: d.last_error,
+    nextAttemptAt: d.next_attempt_at ?? null,
+    deliveredAt: d.delivered_at ?? null,
+    lastStatus: d.last_status ?? null,
+    lastError: d.last_error ?? null,
     recordedAt: d.recorded_at,
   };
 }
 
-function withAttemptsOf(d: z.infer<typeof wireDelivery>): Omit<DeliveryWithAttempts, 'endpointUrl'> {
+function withAttemptsOf(d: WireDelivery): Omit<DeliveryWithAttempts, 'endpointUrl'> {
   return {
     ...deliveryOf(d),
     attempts: (d.attempt_log ?? []).map((a) => ({
       attempt: a.attempt,
       at: a.started_at,
       outcome: a.outcome,
-      httpStatus: a.status,
+      httpStatus: a.status ?? null,
       durationMs: a.latency_ms,
-      error: a.error,
-      responseExcerpt: a.response_excerpt,
-      nextAttemptAt: a.next_attempt_at,
+      error: a.error ?? null,
+      responseExcerpt: a.response_excerpt ?? null,
+      nextAttemptAt: a.next_attempt_at ?? null,
     })),
   };
 }
@@ -138,12 +128,14 @@ export class DispatcherDeliveryAdmin implements DeliveryAdmin {
   constructor(private readonly options: DispatcherDeliveryAdminOptions) {}
 
   async endpoints(): Promise<EndpointView[]> {
-    const body = await this.call('GET', 'v1/admin/endpoints', z.object({ endpoints: z.array(wireEndpoint) }), 'CONSOLE.ENDPOINT_NOT_FOUND');
+    const body = await this.call<Answer<'/v1/admin/endpoints', 'get'>>('get', '/v1/admin/endpoints', 'v1/admin/endpoints', 'CONSOLE.ENDPOINT_NOT_FOUND');
     return body.endpoints.map(endpointOf);
   }
 
   async endpoint(id: string): Promise<EndpointView> {
-    return endpointOf(await this.call('GET', `v1/admin/endpoints/${encodeURIComponent(id)}`, wireEndpoint, 'CONSOLE.ENDPOINT_NOT_FOUND'));
+    return endpointOf(
+      await this.call<WireEndpoint>('get', '/v1/admin/endpoints/{id}', `v1/admin/endpoints/${encodeURIComponent(id)}`, 'CONSOLE.ENDPOINT_NOT_FOUND'),
+    );
   }
 
   async deliveries(query: DeliveryQuery): Promise<Array<Omit<DeliveryView, 'endpointUrl'>>> {
@@ -151,30 +143,30 @@ export class DispatcherDeliveryAdmin implements DeliveryAdmin {
     if (query.state) params.set('state', query.state);
     if (query.endpointId) params.set('endpoint_id', query.endpointId);
     if (query.before !== undefined) params.set('before', String(query.before));
-    const body = await this.call(
-      'GET',
+    const body = await this.call<Answer<'/v1/admin/deliveries', 'get'>>(
+      'get',
+      '/v1/admin/deliveries',
       `v1/admin/deliveries?${params.toString()}`,
-      z.object({ deliveries: z.array(wireDelivery) }),
       'CONSOLE.ENDPOINT_NOT_FOUND',
     );
     return body.deliveries.map(deliveryOf);
   }
 
   async eventDeliveries(eventId: string): Promise<Array<Omit<DeliveryWithAttempts, 'endpointUrl'>>> {
-    const body = await this.call(
-      'GET',
+    const body = await this.call<Answer<'/v1/admin/events/{eventId}/deliveries', 'get'>>(
+      'get',
+      '/v1/admin/events/{eventId}/deliveries',
       `v1/admin/events/${encodeURIComponent(eventId)}/deliveries`,
-      z.object({ deliveries: z.array(wireDelivery) }),
       'CONSOLE.EVENT_NOT_FOUND',
     );
     return body.deliveries.map(withAttemptsOf);
   }
 
   async resend(eventId: string, endpointId?: string): Promise<number> {
-    const body = await this.call(
-      'POST',
+    const body = await this.call<Answer<'/v1/admin/events/{eventId}/resend', 'post'>>(
+      'post',
+      '/v1/admin/events/{eventId}/resend',
       `v1/admin/events/${encodeURIComponent(eventId)}/resend`,
-      z.object({ requeued: z.number() }),
       'CONSOLE.EVENT_NOT_FOUND',
       endpointId === undefined ? {} : { endpoint_id: endpointId },
     );
@@ -182,10 +174,10 @@ export class DispatcherDeliveryAdmin implements DeliveryAdmin {
   }
 
   async recover(endpointId: string, since: Date): Promise<number> {
-    const body = await this.call(
-      'POST',
+    const body = await this.call<Answer<'/v1/admin/endpoints/{id}/recover', 'post'>>(
+      'post',
+      '/v1/admin/endpoints/{id}/recover',
       `v1/admin/endpoints/${encodeURIComponent(endpointId)}/recover`,
-      z.object({ requeued: z.number() }),
       'CONSOLE.ENDPOINT_NOT_FOUND',
       { since: since.toISOString() },
     );
@@ -194,23 +186,26 @@ export class DispatcherDeliveryAdmin implements DeliveryAdmin {
 
   async setEnabled(endpointId: string, enabled: boolean): Promise<EndpointView> {
     const path = `v1/admin/endpoints/${encodeURIComponent(endpointId)}/${enabled ? 'enable' : 'disable'}`;
-    return endpointOf(await this.call('POST', path, wireEndpoint, 'CONSOLE.ENDPOINT_NOT_FOUND'));
+    const operation = enabled ? '/v1/admin/endpoints/{id}/enable' : '/v1/admin/endpoints/{id}/disable';
+    return endpointOf(await this.call<Answer<typeof operation, 'post'>>('post', operation, path, 'CONSOLE.ENDPOINT_NOT_FOUND'));
   }
 
   /**
-   * One call of the admin API, its answer checked against `shape`.
+   * One call of the admin API, its answer checked against the document's schema of `operation`.
    *
+   * @param operation - the document's path of the operation (`/v1/admin/endpoints/{id}`).
+   * @param path - the path called, relative to the base URL, with its parameters and query.
    * @param notFound - the console's code for a 404 whose problem names no known code.
    * @throws ConsoleError as the class says.
    */
-  private async call<S extends z.ZodType>(method: 'GET' | 'POST', path: string, shape: S, notFound: ConsoleErrorCode, body?: unknown): Promise<z.infer<S>> {
+  private async call<T>(method: 'get' | 'post', operation: keyof paths, path: string, notFound: ConsoleErrorCode, body?: unknown): Promise<T> {
     const base = this.options.baseUrl.endsWith('/') ? this.options.baseUrl : `${this.options.baseUrl}/`;
     const headers: Record<string, string> = { authorization: `Bearer ${this.options.adminApiKey.reveal()}`, accept: 'application/json', ...traceCarrierOf() };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
     try {
       response = await fetch(new URL(path, base), {
-        method,
+        method: method.toUpperCase(),
         headers,
         body: body === undefined ? null : JSON.stringify(body),
         signal: AbortSignal.timeout(this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
@@ -235,8 +230,10 @@ export class DispatcherDeliveryAdmin implements DeliveryAdmin {
       await response.body?.cancel();
       throw new ConsoleError('CONSOLE.DISPATCHER_REJECTED', `The dispatcher refused the request with ${response.status}`);
     }
-    const parsed = shape.safeParse(await response.json().catch(() => undefined));
-    if (!parsed.success) throw new ConsoleError('CONSOLE.DISPATCHER_REJECTED', 'The dispatcher answered in a shape the console does not read');
-    return parsed.data;
+    const answer: unknown = await response.json().catch(() => undefined);
+    if (!answerValidator(operation, method)(answer)) {
+      throw new ConsoleError('CONSOLE.DISPATCHER_REJECTED', 'The dispatcher answered in a shape the console does not read');
+    }
+    return answer as T;
   }
 }

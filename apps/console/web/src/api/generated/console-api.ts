@@ -1,0 +1,2628 @@
+// Generated from docs/api/console-openapi.json by `npm run openapi` (scripts/docs/openapi-clients.ts): do not edit.
+// test/openapi.unit.spec.ts fails when this file is not what the document gives.
+
+export interface paths {
+    "/api/v1/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current session
+         * @description The signed-in user and the CSRF token, read afresh.
+         */
+        get: operations["SessionController_current"];
+        put?: never;
+        /**
+         * Sign in
+         * @description Sets the session cookie; answers the user and the CSRF token. Five failures within 15 minutes lock the email.
+         */
+        post: operations["SessionController_signIn"];
+        /**
+         * Sign out
+         * @description Deletes the session and clears the cookie.
+         */
+        delete: operations["SessionController_signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List and search transactions
+         * @description `q` matches a reference by prefix, or exactly a user id, an email (case-insensitive) or a phone. Newest first, keyset pages.
+         */
+        get: operations["TransactionsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transactions/{reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One transaction
+         * @description Its checks, ledger timeline, the sweeper's watch, its entitlement events and their delivery attempts.
+         */
+        get: operations["TransactionsController_detail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transactions/{reference}/reconcile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reconcile now (operator or admin)
+         * @description The spec's fourth trigger: a fresh verification through ingestion. Recorded in the ledger with the actor before it runs.
+         */
+        post: operations["TransactionsController_reconcile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/queues/held-in-review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Held in review
+         * @description RECOVERING with entitlement HELD_IN_REVIEW, oldest first, with the sweeper's next re-check.
+         */
+        get: operations["QueuesController_heldInReview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/queues/manual-review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Manual review
+         * @description MANUAL_REVIEW, oldest first, with why.
+         */
+        get: operations["QueuesController_manualReview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/queues/state-mismatch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * State Mismatch
+         * @description STATE_MISMATCH, newest first: each failed checklist point, expected against observed, and the provider field the observed value came from.
+         */
+        get: operations["QueuesController_stateMismatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Overview of the book
+         * @description Counts per state and entitlement status, the review queues, dead-lettered deliveries and messages, the workers' consumer lag and the ledger's hash-chain status. Kafka figures answer `unavailable` rather than failing the page.
+         */
+        get: operations["OverviewController_overview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Customer endpoints
+         * @description Never their signing secrets; disabled endpoints first.
+         */
+        get: operations["DeliveriesController_endpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One endpoint
+         * @description With its 20 newest deliveries.
+         */
+        get: operations["DeliveriesController_endpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Deliveries
+         * @description Newest first, keyset pages; `state=failed` lists the dead-lettered ones.
+         */
+        get: operations["DeliveriesController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events/{eventId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An entitlement event's delivery attempts
+         * @description Every delivery of the event with every attempt.
+         */
+        get: operations["DeliveriesController_eventDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events/{eventId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend an entitlement event (operator or admin)
+         * @description To one endpoint, or (no body) to every endpoint that had it. Recorded in the ledger with the actor first.
+         */
+        post: operations["DeliveriesController_resend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/endpoints/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover an endpoint since a time (operator or admin)
+         * @description Its deliveries dead-lettered since then again, and the events since then it never had; at most 30 days back. Recorded in the ledger first.
+         */
+        post: operations["DeliveriesController_recover"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/endpoints/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-enable an endpoint (admin)
+         * @description Its waiting deliveries fall due at once. Recorded in the ledger with the actor first.
+         */
+        post: operations["DeliveriesController_enable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/endpoints/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable an endpoint (admin)
+         * @description Deliveries to it wait until it is enabled again. Recorded in the ledger with the actor first.
+         */
+        post: operations["DeliveriesController_disable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail (admin)
+         * @description Every admin action recorded in the ledger with its actor and outcome, newest first.
+         */
+        get: operations["AuditController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List users (admin)
+         * @description Every console user by email, with role, disabled, created and last sign-in.
+         */
+        get: operations["UsersController_list"];
+        put?: never;
+        /**
+         * Add a user (admin)
+         * @description Generates a password, answered this once. Recorded in the ledger with the actor first.
+         */
+        post: operations["UsersController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{email}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a role, disable or enable (admin)
+         * @description Disabling ends the user's sessions at once. Recorded in the ledger with the actor first.
+         */
+        patch: operations["UsersController_update"];
+        trace?: never;
+    };
+    "/api/v1/users/{email}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset a password (admin)
+         * @description Generates a new password, answered this once; ends the user's sessions.
+         */
+        post: operations["UsersController_resetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        Problem: {
+            type: string;
+            title: string;
+            status: number;
+            detail?: string;
+            /** @description Stable machine-readable code (docs/errors.md) */
+            code: string;
+            errors?: {
+                path: string;
+                message: string;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    SessionController_current: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            email: string;
+                            /** @enum {string} */
+                            role: "viewer" | "operator" | "admin";
+                        };
+                        /** @description Send it in `x-csrf-token` with every POST, PUT, PATCH and DELETE */
+                        csrfToken: string;
+                    };
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SessionController_signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            email: string;
+                            /** @enum {string} */
+                            role: "viewer" | "operator" | "admin";
+                        };
+                        /** @description Send it in `x-csrf-token` with every POST, PUT, PATCH and DELETE */
+                        csrfToken: string;
+                    };
+                };
+            };
+            /** @description `REQUEST.MALFORMED_JSON`, `REQUEST.DUPLICATE_KEY`, `REQUEST.AMBIGUOUS_NUMBER`, `REQUEST.INVALID_CHARACTER`, `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.INVALID_CREDENTIALS` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.BODY_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.UNSUPPORTED_MEDIA_TYPE` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.LOGIN_LOCKED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SessionController_signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.CSRF_REJECTED` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TransactionsController_list: {
+        parameters: {
+            query?: {
+                q?: string;
+                provider?: "paystack" | "stripe" | "flutterwave" | "mpesa";
+                state?: "PENDING" | "RECOVERING" | "MANUAL_REVIEW" | "SETTLED_CONSENSUS" | "FAILED_DECLINED" | "STATE_MISMATCH";
+                entitlement?: "LOCKED" | "UNLOCKED" | "HELD_IN_REVIEW";
+                from?: string;
+                to?: string;
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            reference: string;
+                            /** @enum {string} */
+                            provider: "paystack" | "stripe" | "flutterwave" | "mpesa";
+                            /** @enum {string} */
+                            state: "PENDING" | "RECOVERING" | "MANUAL_REVIEW" | "SETTLED_CONSENSUS" | "FAILED_DECLINED" | "STATE_MISMATCH";
+                            /** @enum {string} */
+                            entitlementStatus: "LOCKED" | "UNLOCKED" | "HELD_IN_REVIEW";
+                            /** @description Integer, minor units of `currency` */
+                            amountMinor: number;
+                            currency: string;
+                            userId: string | null;
+                            email: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                        }[];
+                        /** @description Cursor of the next page (pass it as `cursor`); `null` on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `READ_MODEL.NOT_READY` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TransactionsController_detail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The checkout reference */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transaction */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transaction: {
+                            reference: string;
+                            /** @enum {string} */
+                            provider: "paystack" | "stripe" | "flutterwave" | "mpesa";
+                            /** @enum {string} */
+                            state: "PENDING" | "RECOVERING" | "MANUAL_REVIEW" | "SETTLED_CONSENSUS" | "FAILED_DECLINED" | "STATE_MISMATCH";
+                            /** @enum {string} */
+                            entitlementStatus: "LOCKED" | "UNLOCKED" | "HELD_IN_REVIEW";
+                            /** @description Integer, minor units of `currency` */
+                            amountMinor: number;
+                            currency: string;
+                            userId: string | null;
+                            email: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                            entitlement: string | null;
+                            accessPeriod: string | null;
+                            /** @description The four consensus checks of the last decision (docs/spec.md, section 3) */
+                            checks: {
+                                check: string;
+                                passed: boolean;
+                                code: string | null;
+                                expected: string;
+                                observed: string;
+                                /** @description The provider answer's field the observed value was read from */
+                                providerField: string | null;
+                            }[] | null;
+                            lastVerdict: string | null;
+                            lastTrigger: string | null;
+                        };
+                        timeline: {
+                            position: number;
+                            revision: number;
+                            type: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            recordedAt: string;
+                            trigger: string | null;
+                            verdict: string | null;
+                            state: string | null;
+                            detail: string | null;
+                            /** @description Who asked for it: on admin actions only */
+                            actor?: {
+                                email: string;
+                                role: string;
+                            };
+                            /** @description An admin action's name and outcome (`null` while unknown) */
+                            adminAction?: {
+                                /** @enum {string} */
+                                action: "transaction.reconcile" | "delivery.resend" | "endpoint.recover" | "endpoint.enable" | "endpoint.disable" | "user.create" | "user.update";
+                                /** @enum {string|null} */
+                                outcome: "succeeded" | "failed" | null;
+                                errorCode: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                completedAt: string | null;
+                            };
+                        }[];
+                        watch: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            nextCheckAt: string | null;
+                            checksSoFar: number;
+                            active: boolean;
+                        } | null;
+                        entitlementEvents: {
+                            eventId: string;
+                            event: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            expiresAt: string | null;
+                            deliveries: {
+                                endpointId: string;
+                                endpointUrl: string;
+                                status: string;
+                                attempts: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601, UTC
+                                     */
+                                    at: string;
+                                    outcome: string;
+                                    httpStatus: number | null;
+                                    /** @description Milliseconds */
+                                    durationMs: number;
+                                }[];
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.TRANSACTION_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `READ_MODEL.NOT_READY` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TransactionsController_reconcile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The checkout reference */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Requested; follow the outcome on the transaction */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        reference: string;
+                        /** @description The transaction's state when ingestion took the request */
+                        state: string;
+                    };
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.CSRF_REJECTED`, `CONSOLE.FORBIDDEN` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.TRANSACTION_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.INGESTION_REJECTED` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.INGESTION_UNAVAILABLE`, `CONSOLE.AUDIT_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    QueuesController_heldInReview: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            reference: string;
+                            /** @enum {string} */
+                            provider: "paystack" | "stripe" | "flutterwave" | "mpesa";
+                            /** @enum {string} */
+                            state: "PENDING" | "RECOVERING" | "MANUAL_REVIEW" | "SETTLED_CONSENSUS" | "FAILED_DECLINED" | "STATE_MISMATCH";
+                            /** @enum {string} */
+                            entitlementStatus: "LOCKED" | "UNLOCKED" | "HELD_IN_REVIEW";
+                            /** @description Integer, minor units of `currency` */
+                            amountMinor: number;
+                            currency: string;
+                            userId: string | null;
+                            email: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                            /**
+                             * Format: date-time
+                             * @description The sweeper's next re-check; `null` when none is scheduled
+                             */
+                            nextCheckAt: string | null;
+                            checksSoFar: number;
+                        }[];
+                        /** @description Cursor of the next page (pass it as `cursor`); `null` on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `READ_MODEL.NOT_READY` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    QueuesController_manualReview: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            reference: string;
+                            /** @enum {string} */
+                            provider: "paystack" | "stripe" | "flutterwave" | "mpesa";
+                            /** @enum {string} */
+                            state: "PENDING" | "RECOVERING" | "MANUAL_REVIEW" | "SETTLED_CONSENSUS" | "FAILED_DECLINED" | "STATE_MISMATCH";
+                            /** @enum {string} */
+                            entitlementStatus: "LOCKED" | "UNLOCKED" | "HELD_IN_REVIEW";
+                            /** @description Integer, minor units of `currency` */
+                            amountMinor: number;
+                            currency: string;
+                            userId: string | null;
+                            email: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                            lastVerdict: string | null;
+                            lastTrigger: string | null;
+                            checksSoFar: number;
+                            lastEvent: {
+                                type: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                recordedAt: string;
+                                detail: string | null;
+                            } | null;
+                        }[];
+                        /** @description Cursor of the next page (pass it as `cursor`); `null` on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `READ_MODEL.NOT_READY` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    QueuesController_stateMismatch: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            reference: string;
+                            /** @enum {string} */
+                            provider: "paystack" | "stripe" | "flutterwave" | "mpesa";
+                            /** @enum {string} */
+                            state: "PENDING" | "RECOVERING" | "MANUAL_REVIEW" | "SETTLED_CONSENSUS" | "FAILED_DECLINED" | "STATE_MISMATCH";
+                            /** @enum {string} */
+                            entitlementStatus: "LOCKED" | "UNLOCKED" | "HELD_IN_REVIEW";
+                            /** @description Integer, minor units of `currency` */
+                            amountMinor: number;
+                            currency: string;
+                            userId: string | null;
+                            email: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                            failedChecks: {
+                                check: string;
+                                code: string | null;
+                                /** @description What Settle registered */
+                                expected: string;
+                                /** @description What the provider reported */
+                                observed: string;
+                                /** @description The provider answer's field the observed value was read from */
+                                providerField: string | null;
+                            }[];
+                        }[];
+                        /** @description Cursor of the next page (pass it as `cursor`); `null` on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `READ_MODEL.NOT_READY` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OverviewController_overview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overview */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Transactions per state; every state listed, 0 when none */
+                        states: {
+                            [key: string]: number;
+                        };
+                        /** @description Transactions per entitlement status */
+                        entitlements: {
+                            [key: string]: number;
+                        };
+                        /** @description The held-in-review queue: RECOVERING with entitlement HELD_IN_REVIEW */
+                        heldInReview: number;
+                        manualReview: number;
+                        stateMismatch: number;
+                        total: number;
+                        /** @description Deliveries the dispatcher gave up (state `failed`) */
+                        deadLetteredDeliveries: number;
+                        /** @description Records in the dead-letter topics */
+                        deadLetteredMessages: {
+                            /** @enum {string} */
+                            status: "ok";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            checkedAt: string;
+                            total: number;
+                            topics: {
+                                topic: string;
+                                /** @enum {string} */
+                                kind: "messages" | "deliveries";
+                                records: number;
+                                exists: boolean;
+                                partitions: {
+                                    partition: number;
+                                    low: number;
+                                    high: number;
+                                    records: number;
+                                }[];
+                            }[];
+                        } | {
+                            /** @enum {string} */
+                            status: "unavailable";
+                            /** @enum {string} */
+                            code: "CONSOLE.KAFKA_UNAVAILABLE";
+                            detail: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            checkedAt: string;
+                        } | {
+                            /** @enum {string} */
+                            status: "not_configured";
+                        };
+                        /** @description The workers' consumer groups' lag */
+                        consumerLag: {
+                            /** @enum {string} */
+                            status: "ok";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            checkedAt: string;
+                            total: number;
+                            groups: {
+                                worker: string;
+                                groupId: string;
+                                topics: string[];
+                                state: string;
+                                members: number;
+                                lag: number;
+                                partitions: {
+                                    topic: string;
+                                    partition: number;
+                                    committedOffset: number | null;
+                                    endOffset: number;
+                                    lag: number;
+                                }[];
+                            }[];
+                        } | {
+                            /** @enum {string} */
+                            status: "unavailable";
+                            /** @enum {string} */
+                            code: "CONSOLE.KAFKA_UNAVAILABLE";
+                            detail: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            checkedAt: string;
+                        } | {
+                            /** @enum {string} */
+                            status: "not_configured";
+                        };
+                        /** @description The ledger's hash chains as the console's own verification last found them */
+                        ledgerChains: {
+                            /** @enum {string} */
+                            status: "verified";
+                            position: number;
+                            globalHash: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            verifiedAt: string;
+                            eventsChecked: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            lastFullVerificationAt: string | null;
+                        } | {
+                            /** @enum {string} */
+                            status: "broken";
+                            position: number;
+                            reason: string;
+                            streamId: string | null;
+                            revision: number | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            checkedAt: string;
+                            lastVerifiedPosition: number;
+                        } | {
+                            /** @enum {string} */
+                            status: "pending";
+                        } | {
+                            /** @enum {string} */
+                            status: "not_applicable";
+                            detail: string;
+                        };
+                    };
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `READ_MODEL.NOT_READY` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    DeliveriesController_endpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: uuid */
+                            id: string;
+                            url: string;
+                            description: string | null;
+                            eventKinds: string[];
+                            enabled: boolean;
+                            disabledReason: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            disabledAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            failingSince: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            previousSecretExpiresAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.DISPATCHER_REJECTED` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.DELIVERY_NOT_CONFIGURED`, `CONSOLE.DISPATCHER_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    DeliveriesController_endpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpoint: {
+                            /** Format: uuid */
+                            id: string;
+                            url: string;
+                            description: string | null;
+                            eventKinds: string[];
+                            enabled: boolean;
+                            disabledReason: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            disabledAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            failingSince: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            previousSecretExpiresAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                        };
+                        recentDeliveries: {
+                            deliveryId: number;
+                            /** Format: uuid */
+                            eventId: string;
+                            event: string;
+                            userId: string;
+                            /** Format: uuid */
+                            endpointId: string;
+                            endpointUrl: string | null;
+                            /**
+                             * @description `failed`: dead-lettered
+                             * @enum {string}
+                             */
+                            state: "pending" | "delivered" | "failed" | "cancelled";
+                            attemptCount: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            nextAttemptAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            deliveredAt: string | null;
+                            lastStatus: number | null;
+                            lastError: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            recordedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.ENDPOINT_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.DISPATCHER_REJECTED` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.DELIVERY_NOT_CONFIGURED`, `CONSOLE.DISPATCHER_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    DeliveriesController_list: {
+        parameters: {
+            query?: {
+                state?: "pending" | "delivered" | "failed" | "cancelled";
+                endpointId?: string;
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            deliveryId: number;
+                            /** Format: uuid */
+                            eventId: string;
+                            event: string;
+                            userId: string;
+                            /** Format: uuid */
+                            endpointId: string;
+                            endpointUrl: string | null;
+                            /**
+                             * @description `failed`: dead-lettered
+                             * @enum {string}
+                             */
+                            state: "pending" | "delivered" | "failed" | "cancelled";
+                            attemptCount: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            nextAttemptAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            deliveredAt: string | null;
+                            lastStatus: number | null;
+                            lastError: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            recordedAt: string;
+                        }[];
+                        /** @description Cursor of the next page (pass it as `cursor`); `null` on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.DISPATCHER_REJECTED` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.DELIVERY_NOT_CONFIGURED`, `CONSOLE.DISPATCHER_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    DeliveriesController_eventDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The entitlement event's id (UUID) */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        eventId: string;
+                        deliveries: {
+                            deliveryId: number;
+                            /** Format: uuid */
+                            eventId: string;
+                            event: string;
+                            userId: string;
+                            /** Format: uuid */
+                            endpointId: string;
+                            endpointUrl: string | null;
+                            /**
+                             * @description `failed`: dead-lettered
+                             * @enum {string}
+                             */
+                            state: "pending" | "delivered" | "failed" | "cancelled";
+                            attemptCount: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            nextAttemptAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            deliveredAt: string | null;
+                            lastStatus: number | null;
+                            lastError: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            recordedAt: string;
+                            attempts: {
+                                attempt: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                at: string;
+                                outcome: string;
+                                httpStatus: number | null;
+                                /** @description Milliseconds */
+                                durationMs: number;
+                                error: string | null;
+                                responseExcerpt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                nextAttemptAt: string | null;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.EVENT_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.DISPATCHER_REJECTED` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.DELIVERY_NOT_CONFIGURED`, `CONSOLE.DISPATCHER_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    DeliveriesController_resend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The entitlement event's id (UUID) */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    endpointId?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description Scheduled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        eventId: string;
+                        /** @description Deliveries scheduled */
+                        requeued: number;
+                    };
+                };
+            };
+            /** @description `REQUEST.MALFORMED_JSON`, `REQUEST.DUPLICATE_KEY`, `REQUEST.AMBIGUOUS_NUMBER`, `REQUEST.INVALID_CHARACTER`, `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.CSRF_REJECTED`, `CONSOLE.FORBIDDEN` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.EVENT_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.BODY_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.UNSUPPORTED_MEDIA_TYPE` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.DISPATCHER_REJECTED` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.DELIVERY_NOT_CONFIGURED`, `CONSOLE.DISPATCHER_UNAVAILABLE`, `CONSOLE.AUDIT_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    DeliveriesController_recover: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 with its offset; not in the future, at most 30 days ago
+                     */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Scheduled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        endpointId: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        since: string;
+                        /** @description Deliveries scheduled */
+                        requeued: number;
+                    };
+                };
+            };
+            /** @description `REQUEST.MALFORMED_JSON`, `REQUEST.DUPLICATE_KEY`, `REQUEST.AMBIGUOUS_NUMBER`, `REQUEST.INVALID_CHARACTER`, `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.CSRF_REJECTED`, `CONSOLE.FORBIDDEN` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.ENDPOINT_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.BODY_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.UNSUPPORTED_MEDIA_TYPE` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.DISPATCHER_REJECTED` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.DELIVERY_NOT_CONFIGURED`, `CONSOLE.DISPATCHER_UNAVAILABLE`, `CONSOLE.AUDIT_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    DeliveriesController_enable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint as it is now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        url: string;
+                        description: string | null;
+                        eventKinds: string[];
+                        enabled: boolean;
+                        disabledReason: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        disabledAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        failingSince: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        previousSecretExpiresAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.CSRF_REJECTED`, `CONSOLE.FORBIDDEN` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.ENDPOINT_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.DISPATCHER_REJECTED` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.DELIVERY_NOT_CONFIGURED`, `CONSOLE.DISPATCHER_UNAVAILABLE`, `CONSOLE.AUDIT_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    DeliveriesController_disable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint as it is now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        url: string;
+                        description: string | null;
+                        eventKinds: string[];
+                        enabled: boolean;
+                        disabledReason: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        disabledAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        failingSince: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        previousSecretExpiresAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.CSRF_REJECTED`, `CONSOLE.FORBIDDEN` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.ENDPOINT_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.DISPATCHER_REJECTED` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.DELIVERY_NOT_CONFIGURED`, `CONSOLE.DISPATCHER_UNAVAILABLE`, `CONSOLE.AUDIT_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AuditController_list: {
+        parameters: {
+            query?: {
+                actor?: string;
+                targetKind?: "transaction" | "event" | "endpoint" | "user";
+                targetId?: string;
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: uuid */
+                            actionId: string;
+                            /** @enum {string} */
+                            action: "transaction.reconcile" | "delivery.resend" | "endpoint.recover" | "endpoint.enable" | "endpoint.disable" | "user.create" | "user.update";
+                            actor: {
+                                email: string;
+                                role: string;
+                            };
+                            target: {
+                                /** @enum {string} */
+                                kind: "transaction" | "event" | "endpoint" | "user";
+                                id: string;
+                            };
+                            parameters: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            requestedAt: string;
+                            /**
+                             * @description `null` while running, or when the outcome could not be recorded
+                             * @enum {string|null}
+                             */
+                            outcome: "succeeded" | "failed" | null;
+                            errorCode: string | null;
+                            result: {
+                                [key: string]: unknown;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            completedAt: string | null;
+                            /** @description Ledger position of the request */
+                            position: number;
+                        }[];
+                        /** @description Cursor of the next page (pass it as `cursor`); `null` on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.FORBIDDEN` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `READ_MODEL.NOT_READY` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    UsersController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The users */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            email: string;
+                            /** @enum {string} */
+                            role: "viewer" | "operator" | "admin";
+                            disabled: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            lastSignInAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.FORBIDDEN` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    UsersController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    /** @enum {string} */
+                    role: "viewer" | "operator" | "admin";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            email: string;
+                            /** @enum {string} */
+                            role: "viewer" | "operator" | "admin";
+                            disabled: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            lastSignInAt: string | null;
+                        };
+                        /** @description Generated; shown once, stored only as an argon2id hash */
+                        password: string;
+                    };
+                };
+            };
+            /** @description `REQUEST.MALFORMED_JSON`, `REQUEST.DUPLICATE_KEY`, `REQUEST.AMBIGUOUS_NUMBER`, `REQUEST.INVALID_CHARACTER`, `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.FORBIDDEN`, `CONSOLE.CSRF_REJECTED` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.USER_EXISTS` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.BODY_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.UNSUPPORTED_MEDIA_TYPE` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.AUDIT_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    UsersController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's email */
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    role?: "viewer" | "operator" | "admin";
+                    disabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                        /** @enum {string} */
+                        role: "viewer" | "operator" | "admin";
+                        disabled: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        lastSignInAt: string | null;
+                    };
+                };
+            };
+            /** @description `REQUEST.MALFORMED_JSON`, `REQUEST.DUPLICATE_KEY`, `REQUEST.AMBIGUOUS_NUMBER`, `REQUEST.INVALID_CHARACTER`, `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.FORBIDDEN`, `CONSOLE.CSRF_REJECTED` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.USER_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.SELF_CHANGE_REFUSED`, `CONSOLE.LAST_ADMIN` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.BODY_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.UNSUPPORTED_MEDIA_TYPE` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.AUDIT_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    UsersController_resetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's email */
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Reset */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            email: string;
+                            /** @enum {string} */
+                            role: "viewer" | "operator" | "admin";
+                            disabled: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            lastSignInAt: string | null;
+                        };
+                        /** @description Generated; shown once, stored only as an argon2id hash */
+                        password: string;
+                    };
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.FORBIDDEN`, `CONSOLE.CSRF_REJECTED` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.USER_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.SELF_CHANGE_REFUSED` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.AUDIT_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+}
