@@ -19,6 +19,7 @@ import { OPENAPI_PATHS as DISPATCHER_PATHS } from '../apps/dispatcher/src/http/o
 import { createInertIngestionApp } from '../apps/ingestion/src/http/openapi/generate.js';
 import { OPENAPI_PATHS as INGESTION_PATHS } from '../apps/ingestion/src/http/openapi/document.js';
 import { WEBHOOK_SIGNATURES } from '../apps/ingestion/src/http/openapi/security.js';
+import { CUSTOMER_EVENT_MODULES, readCustomerEventSchemas, renderCustomerEventModule } from '../scripts/docs/customer-events.js';
 import { GENERATED_CLIENT_FILES, renderClientFile } from '../scripts/docs/openapi-clients.js';
 import { OPENAPI_APPS, openApiDocuments, type OpenApiApp } from '../scripts/docs/openapi-documents.js';
 
@@ -203,5 +204,40 @@ describe("the dispatcher's document", () => {
 describe.each(GENERATED_CLIENT_FILES)('the generated $file', (generated) => {
   it(`is what docs/api/${generated.document}-openapi.json gives (regenerate with npm run openapi)`, async () => {
     expect(readFileSync(`${ROOT}${generated.file}`, 'utf8')).toBe(await renderClientFile(ROOT, generated));
+  });
+});
+
+describe('the customer event schemas (docs/api/customer-events)', () => {
+  const schemas = readCustomerEventSchemas(ROOT);
+
+  it.each(CUSTOMER_EVENT_MODULES)('generate the committed %s (regenerate with npm run openapi)', async (module) => {
+    expect(readFileSync(`${ROOT}${module}`, 'utf8')).toBe(await renderCustomerEventModule(ROOT));
+  });
+
+  it("use only the keywords the receiver kit's validator applies: string fields with lengths, date-time, a kind's own name", () => {
+    const applied = new Set(['type', 'minLength', 'maxLength', 'format', 'enum', 'description']);
+    for (const { kind, schema } of schemas) {
+      expect(schema.required, kind).toEqual(expect.arrayContaining(['event_id', 'event', 'entitlement', 'user_id', 'expires_at']));
+      expect((schema.properties as Record<string, { enum?: string[] }>).event?.enum, kind).toEqual([kind]);
+      for (const [field, rule] of Object.entries(schema.properties as Record<string, Record<string, unknown>>)) {
+        expect(rule.type, `${kind}.${field}`).toBe('string');
+        expect(
+          Object.keys(rule).filter((k) => !applied.has(k)),
+          `${kind}.${field}`,
+        ).toEqual([]);
+        if (rule.format !== undefined) expect(rule.format, `${kind}.${field}`).toBe('date-time');
+      }
+    }
+  });
+
+  it("are the dispatcher document's webhooks, one per kind, each body its kind's schema", () => {
+    const webhooks = (
+      built.get('dispatcher') as unknown as { 'x-webhooks': Record<string, { post: { requestBody: { content: Record<string, { schema: unknown }> } } }> }
+    )['x-webhooks'];
+    expect(Object.keys(webhooks)).toEqual(schemas.map((s) => s.kind));
+    for (const { kind, schema } of schemas) {
+      const { $schema: _dialect, $id: _id, ...body } = schema;
+      expect(webhooks[kind]!.post.requestBody.content['application/json']!.schema).toEqual(body);
+    }
   });
 });

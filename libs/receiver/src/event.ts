@@ -1,32 +1,22 @@
+import { CUSTOMER_EVENT_KINDS, CUSTOMER_EVENT_SCHEMAS, type CustomerEvent } from './generated/customer-events.js';
+
 /** A JSON object as parsed from a request body and kept in the store. */
 export type JsonObject = { [key: string]: unknown };
 
-/** The event kinds this version of the kit applies (docs/spec.md, section 6). */
-export const ENTITLEMENT_EVENT_KINDS = ['subscription_started', 'subscription_renewed'] as const;
+/** The event kinds this version of the kit applies (docs/spec.md, section 6), from their JSON Schemas. */
+export const ENTITLEMENT_EVENT_KINDS = CUSTOMER_EVENT_KINDS;
 
 /** `subscription_started` grants the entitlement; `subscription_renewed` extends it and may arrive first. */
 export type EntitlementEventKind = (typeof ENTITLEMENT_EVENT_KINDS)[number];
 
 /**
  * An entitlement event as Settle delivers it (docs/spec.md, section 2, the body of the POST), after the
- * kit validated it. Field names are the wire names.
+ * kit validated it against its kind's JSON Schema (generated into ./generated/customer-events.ts).
+ * Field names are the wire names: `event_id` (the idempotency key, also the `webhook-id` header),
+ * `event`, `entitlement`, `user_id`, `expires_at` (ISO 8601 with an offset, immutable per
+ * `event_id`), and, when Settle sends them, `reference`, `settled_at` and `access_period`.
  */
-export interface EntitlementEvent {
-  /** Unique id of the event, the idempotency key; also sent as the `webhook-id` header. */
-  readonly event_id: string;
-  readonly event: EntitlementEventKind;
-  /** The entitlement concerned, for example `pro-monthly`. */
-  readonly entitlement: string;
-  readonly user_id: string;
-  /** Access expiry, ISO 8601 with an offset. Immutable per `event_id`. */
-  readonly expires_at: string;
-  /** The payment's provider reference, for example `ref_abc`, when Settle sends it. */
-  readonly reference?: string;
-  /** When Settle settled the payment, ISO 8601, when sent. */
-  readonly settled_at?: string;
-  /** ISO 8601 duration the payment bought, for example `P1M`, when sent. */
-  readonly access_period?: string;
-}
+export type EntitlementEvent = Readonly<CustomerEvent>;
 
 /** A field-level problem of a payload. */
 export interface FieldError {
@@ -45,36 +35,61 @@ export type ParsedEvent =
   | { readonly kind: 'unknown'; readonly eventId: string; readonly event: string; readonly payload: JsonObject }
   | { readonly kind: 'invalid'; readonly errors: readonly FieldError[] };
 
-const MAX_ID_LENGTH = 255;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function identifier(payload: JsonObject, field: string, errors: FieldError[]): string {
-  const value = payload[field];
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH) {
-    errors.push({ path: field, message: `must be a string of 1 to ${MAX_ID_LENGTH} characters` });
-    return '';
-  }
-  return value;
+/** The schema keywords of a string field the kit applies; the schemas use no others (test/customer-events.unit.spec.ts). */
+interface StringRule {
+  readonly type: 'string';
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly format?: 'date-time';
+  readonly enum?: readonly string[];
 }
 
-function timestamp(payload: JsonObject, field: string, errors: FieldError[], required: boolean): void {
-  const value = payload[field];
-  if (value === undefined && !required) return;
-  if (typeof value !== 'string' || !RFC3339.test(value) || Number.isNaN(Date.parse(value))) {
-    errors.push({ path: field, message: 'must be an ISO 8601 timestamp with an offset, e.g. 2026-12-23T10:15:30.000Z' });
+/** The problem of one field's value under its rule, or `null` when it holds. */
+function violation(value: unknown, rule: StringRule): string | null {
+  if (rule.format === 'date-time') {
+    const valid = typeof value === 'string' && RFC3339.test(value) && !Number.isNaN(Date.parse(value));
+    return valid ? null : 'must be an ISO 8601 timestamp with an offset, e.g. 2026-12-23T10:15:30.000Z';
+  }
+  if (rule.minLength !== undefined || rule.maxLength !== undefined) {
+    const min = rule.minLength ?? 0;
+    const max = rule.maxLength ?? Number.MAX_SAFE_INTEGER;
+    return typeof value === 'string' && value.length >= min && value.length <= max ? null : `must be a string of ${min} to ${max} characters`;
+  }
+  if (typeof value !== 'string') return 'must be a string';
+  if (rule.enum && !rule.enum.includes(value)) return `must be one of ${rule.enum.join(', ')}`;
+  return null;
+}
+
+/** Checks `payload` against a schema's fields: each required one present, each present one valid. */
+function check(
+  payload: JsonObject,
+  schema: { required: readonly string[]; properties: Record<string, StringRule> },
+  fields: readonly string[],
+  errors: FieldError[],
+): void {
+  for (const field of fields) {
+    const value = payload[field];
+    if (value === undefined && !schema.required.includes(field)) continue;
+    const problem = violation(value, schema.properties[field]!);
+    if (problem) errors.push({ path: field, message: problem });
   }
 }
 
-function optionalString(payload: JsonObject, field: string, errors: FieldError[]): void {
-  const value = payload[field];
-  if (value !== undefined && typeof value !== 'string') errors.push({ path: field, message: 'must be a string' });
-}
+/** The envelope every event has, whatever its kind: its id and its kind's name. */
+const ENVELOPE = {
+  required: ['event_id', 'event'],
+  properties: { event_id: CUSTOMER_EVENT_SCHEMAS[CUSTOMER_EVENT_KINDS[0]].properties.event_id, event: { type: 'string', minLength: 1, maxLength: 255 } },
+} as const;
 
 /**
- * Validates a parsed JSON body against the event contract. Every event needs `event_id` and
- * `event`; the known kinds also need `user_id`, `entitlement` and `expires_at`. Unknown kinds
+ * Validates a parsed JSON body against the event contract, its kind's JSON Schema
+ * (docs/api/customer-events/, generated into ./generated/customer-events.ts). Every event needs
+ * `event_id` and `event`; the known kinds also need `user_id`, `entitlement` and `expires_at`
+ * (strings of 1 to 255 characters, an ISO 8601 timestamp with an offset). Unknown kinds
  * are not validated further: they are recorded as they came and marked ignored (receiver rule
  * for future kinds), so Settle does not retry them for days.
  *
@@ -84,18 +99,20 @@ function optionalString(payload: JsonObject, field: string, errors: FieldError[]
 export function parseEvent(body: unknown): ParsedEvent {
   if (!isObject(body)) return { kind: 'invalid', errors: [{ path: '', message: 'must be a JSON object' }] };
   const errors: FieldError[] = [];
-  const eventId = identifier(body, 'event_id', errors);
-  const kind = identifier(body, 'event', errors);
+  check(body, ENVELOPE, ['event_id', 'event'], errors);
   if (errors.length > 0) return { kind: 'invalid', errors };
+  const eventId = body.event_id as string;
+  const kind = body.event as string;
   if (!(ENTITLEMENT_EVENT_KINDS as readonly string[]).includes(kind)) {
     return { kind: 'unknown', eventId, event: kind, payload: body };
   }
-  identifier(body, 'user_id', errors);
-  identifier(body, 'entitlement', errors);
-  timestamp(body, 'expires_at', errors, true);
-  timestamp(body, 'settled_at', errors, false);
-  optionalString(body, 'reference', errors);
-  optionalString(body, 'access_period', errors);
+  const schema = CUSTOMER_EVENT_SCHEMAS[kind as EntitlementEventKind];
+  check(
+    body,
+    schema,
+    Object.keys(schema.properties).filter((field) => field !== 'event_id' && field !== 'event'),
+    errors,
+  );
   if (errors.length > 0) return { kind: 'invalid', errors };
   return { kind: 'entitlement', event: body as unknown as EntitlementEvent, payload: body };
 }

@@ -1,22 +1,16 @@
 import type { EntitlementGrantedV1 } from '@settle/messaging';
+import type { CustomerEvent } from './generated/customer-events.js';
 
 /**
- * The JSON body delivered to customer endpoints for an entitlement event: the spec's payload
- * (docs/spec.md, section 2, "Event payload delivered to the customer's backend": `event_id`, `event`,
- * `entitlement`, `user_id`, `expires_at`) and three fields for the customer's support and audit
- * (docs/delivery.md, "Payload"): `reference` (the settled payment), `settled_at` and
- * `access_period` (what it bought). Times are ISO 8601 UTC with milliseconds.
+ * The JSON body delivered to customer endpoints for an entitlement event, as its kind's JSON Schema
+ * states it (docs/api/customer-events/<kind>.schema.json, generated into ./generated/): the spec's
+ * payload (docs/spec.md, section 2, "Event payload delivered to the customer's backend":
+ * `event_id`, `event`, `entitlement`, `user_id`, `expires_at`) and three fields for the customer's
+ * support and audit (docs/delivery.md, "Payload"): `reference` (the settled payment), `settled_at`
+ * and `access_period` (what it bought), which Settle always sends. Times are ISO 8601 UTC with
+ * milliseconds.
  */
-export interface EntitlementPayload {
-  event_id: string;
-  event: EntitlementGrantedV1['event'];
-  entitlement: string;
-  user_id: string;
-  expires_at: string;
-  reference: string;
-  settled_at: string;
-  access_period: string;
-}
+export type EntitlementPayload = Required<CustomerEvent>;
 
 /**
  * The exact body to sign and send, built once when the event is received and stored, so every

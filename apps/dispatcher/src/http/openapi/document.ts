@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { buildOpenApiDocument, EDGE_PROBLEMS_NOTE, serveOpenApi, type ControllerClass } from '@settle/http';
+import { CUSTOMER_EVENT_KINDS, CUSTOMER_EVENT_SCHEMAS } from '../../deliveries/generated/customer-events.js';
 
 /** Security scheme name of the dispatcher's document: the admin API key. */
 export const SECURITY = { adminApiKey: 'adminApiKey' } as const;
@@ -18,7 +19,7 @@ export const OPENAPI_PATHS = { json: '/docs/openapi.json', ui: '/docs' } as cons
  * @param controllers - the admin API's controllers (`ADMIN_API_CONTROLLERS`), whose `ApiProblems` name the codes.
  */
 export function dispatcherOpenApiDocument(app: INestApplication, version: string, controllers: readonly ControllerClass[]): OpenAPIObject {
-  return buildOpenApiDocument(app, {
+  const document = buildOpenApiDocument(app, {
     title: 'Settle dispatcher admin API',
     description: [
       "The dispatcher delivers entitlement events to the customer's endpoints, signed with Standard Webhooks, with retries for more than three days and a dead-letter topic after them (docs/delivery.md). This API registers and manages those endpoints and their signing secrets, shows every delivery attempt, and puts deliveries back in the schedule.",
@@ -33,6 +34,39 @@ export function dispatcherOpenApiDocument(app: INestApplication, version: string
     pathPrefixes: ['/v1/admin/'],
     controllers,
   });
+  return { ...document, 'x-webhooks': customerEventWebhooks() } as OpenAPIObject;
+}
+
+/**
+ * What the dispatcher POSTs to a customer endpoint, one entry per event kind, its body the kind's
+ * JSON Schema (docs/api/customer-events/, generated into this app by `npm run openapi`). OpenAPI
+ * 3.1 calls this section `webhooks`; the document is OpenAPI 3.0 (what `@nestjs/swagger` writes),
+ * where it is the `x-webhooks` extension that documentation tools read (docs/api.md).
+ */
+function customerEventWebhooks(): Record<string, unknown> {
+  return Object.fromEntries(
+    CUSTOMER_EVENT_KINDS.map((kind) => {
+      const { $schema: _dialect, $id: _id, ...schema } = CUSTOMER_EVENT_SCHEMAS[kind];
+      return [
+        kind,
+        {
+          post: {
+            summary: schema.title,
+            description: `${schema.description} Signed with Standard Webhooks (\`webhook-id\` = \`event_id\`, \`webhook-timestamp\`, \`webhook-signature\`); docs/delivery.md.`,
+            operationId: `customerEvent_${kind}`,
+            requestBody: { required: true, content: { 'application/json': { schema } } },
+            responses: {
+              '2XX': {
+                description: 'Received: recorded durably by the endpoint (the receiver kit answers 200 once the event is stored). Nothing is sent again.',
+              },
+              '410': { description: 'Gone: the endpoint is disabled and receives nothing more until it is enabled again.' },
+              default: { description: 'Not received: the delivery is attempted again on the retry schedule (docs/delivery.md, "Attempts").' },
+            },
+          },
+        },
+      ];
+    }),
+  );
 }
 
 /** Serves the document at {@link OPENAPI_PATHS}: `GET /docs/openapi.json` and the Swagger UI at `GET /docs`. */
