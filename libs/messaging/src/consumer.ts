@@ -4,11 +4,11 @@ import { isPermanentError } from '@settle/domain';
 import type { AvroCodec } from './codec.js';
 import { deadLetterWriter } from './dead-letter.js';
 import { groupCommitAcrossPartitions } from './group-commit.js';
-import type { BatchHandler, MessageHandler } from './handler.js';
+import type { BatchHandler } from './handler.js';
 import { trackConsumerState, type Assignment, type ConsumerState } from './consumer-state.js';
 import { batchLogFields } from './log-fields.js';
 import { heartbeatWhileHandling } from './heartbeat-pump.js';
-import { processBatch, processMessage, tracedContextOf, type ProcessingOptions } from './message-processing.js';
+import { processBatch, tracedContextOf, type ProcessingOptions } from './message-processing.js';
 import { nextOffsetAfter, type MessagingMetrics } from './metrics.js';
 import { sharedOffsetCommit } from './offset-commit.js';
 import { endSpan } from '@settle/platform';
@@ -31,10 +31,13 @@ export interface ConsumerLoopOptions {
   producer: Producer;
   deadLetterTopic: string;
   logger: Logger;
-  /** Per-message handler; give this or {@link ConsumerLoopOptions.handleBatch}. */
-  handle?: MessageHandler;
-  /** Per-batch handler, used instead of `handle` when given. */
-  handleBatch?: BatchHandler;
+  /**
+   * The batch handler: every fetched batch (one partition's messages, in offset order, or the
+   * batches of several partitions merged by {@link ConsumerLoopOptions.groupCommitAcrossPartitions})
+   * in one call, for one database transaction per batch. There is no per-message mode: a stage that
+   * handles every message alone pays a transaction per message (docs/architecture.md, "Batches").
+   */
+  handleBatch: BatchHandler;
   /**
    * Merge the batches of partitions handed over together (one fetch) into one call of
    * `handleBatch` (see `groupCommitAcrossPartitions`): one transaction per fetch instead of one
@@ -95,16 +98,16 @@ export interface ConsumerLoop {
 }
 
 /**
- * Runs a consumer-group loop that owns its offsets (the kafkajs batch loop): each message is
- * decoded and handled, and its offset resolved only after the handler resolved, so nothing
- * is acknowledged before it is durable. Transient failures (database or broker down) are
+ * Runs a consumer-group loop that owns its offsets (the kafkajs batch loop): each fetched batch is
+ * decoded and handed to the batch handler, and its offsets resolved only after the handler
+ * resolved, so nothing is acknowledged before it is durable. Transient failures (database or broker down) are
  * retried in place with exponential backoff (at most a third of the session time-out between
  * attempts, a heartbeat before each; `retry-in-place.ts`), holding the partition, for as long
  * as the member keeps it: money events are never skipped, and a partition the group moved
  * meanwhile is left, unresolved, to its next owner. Permanent failures are written to the
  * dead-letter topic (original bytes, error in headers; `dead-letter.ts`) before the offset
  * moves on. Heartbeats are sent inside long batches; the loop stops at once when the consumer
- * is stopping or the batch is stale. Decoding, handling and retrying one message or one batch:
+ * is stopping or the batch is stale. Decoding, handling and retrying a batch:
  * `message-processing.ts`. With `metrics`, each partition's lag is set when its batch is
  * handed over (high watermark minus the batch's first offset) and again once offsets are
  * resolved (minus the offset after the last one resolved), and removed for partitions the
@@ -112,18 +115,15 @@ export interface ConsumerLoop {
  * span, a child of the producer span its headers name, ended once it is handled,
  * dead-lettered (marked failed) or left for redelivery (docs/observability.md, "Traces").
  *
- * @throws Error when not given exactly one of `handle` and `handleBatch`; kafkajs's errors when
- *   the consumer cannot connect or subscribe.
+ * @throws kafkajs's errors when the consumer cannot connect or subscribe.
  */
 export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<ConsumerLoop> {
-  const { kafka, groupId, topics, codec, producer, deadLetterTopic, logger, handle } = options;
-  if (!handle === !options.handleBatch) throw new Error('startConsumerLoop needs exactly one of handle and handleBatch');
-  const handleBatch =
-    options.handleBatch && options.groupCommitAcrossPartitions
-      ? groupCommitAcrossPartitions(options.handleBatch, {
-          onCall: ({ batches, items }) => logger.debug({ groupId, batches, items }, 'partition batches handled in one call'),
-        })
-      : options.handleBatch;
+  const { kafka, groupId, topics, codec, producer, deadLetterTopic, logger } = options;
+  const handleBatch = options.groupCommitAcrossPartitions
+    ? groupCommitAcrossPartitions(options.handleBatch, {
+        onCall: ({ batches, items }) => logger.debug({ groupId, batches, items }, 'partition batches handled in one call'),
+      })
+    : options.handleBatch;
   const sessionTimeout = options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
   const heartbeatInterval = Math.max(100, Math.min(3_000, Math.floor(sessionTimeout / 3)));
   const processing: ProcessingOptions = { codec, logger, isPermanent: options.isPermanent ?? isPermanentError, sessionTimeoutMs: sessionTimeout };
@@ -177,68 +177,36 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
       }
 
       async function handleFetched(): Promise<void> {
-        if (handleBatch) {
-          if (batch.messages.length === 0) return;
-          const traced = batch.messages.map((message) => tracedContextOf(batch, message, groupId));
-          const contexts = traced.map((t) => t.context);
-          // Why each message failed, for its span: dead-lettered, or the whole batch's error.
-          const failed = new Map<string, unknown>();
-          try {
-            const batchOptions = {
-              ...processing,
-              logger: log,
-              handleBatch,
-              abandonBatchWhen: options.abandonBatchWhen,
-              abandonDelayMs: options.abandonDelayMs,
-            };
-            const rejected = await processBatch(batchOptions, batch.messages, contexts, { stale, heartbeat });
-            if (rejected === null) return; // stale, stopping or given up: nothing resolved, the batch is fetched again
-            for (const { message, context, error } of rejected) {
-              failed.set(context.offset, error);
-              await deadLetter(message, context, error);
-            }
-            resolveOffset(batch.messages.at(-1)!.offset);
-            lagAfter(nextOffsetAfter(batch.messages.at(-1)!.offset));
-            await heartbeat();
-            await commitTogether(commitOffsetsIfNecessary, uncommittedOffsets);
-            log.debug({ deadLettered: rejected.length, durationMs: Math.round(performance.now() - started) }, 'batch handled');
-            return;
-          } catch (error) {
-            for (const context of contexts) if (!failed.has(context.offset)) failed.set(context.offset, error);
-            throw error;
-          } finally {
-            for (const { context, span } of traced) endSpan(span, failed.get(context.offset));
-          }
-        }
-        let handled = 0;
-        for (const message of batch.messages) {
-          if (stale()) break;
-          const { context, span } = tracedContextOf(batch, message, groupId);
-          let failure: unknown;
-          const deadLetterTraced: typeof deadLetter = (m, c, error) => {
-            failure = error;
-            return deadLetter(m, c, error);
+        if (batch.messages.length === 0) return;
+        const traced = batch.messages.map((message) => tracedContextOf(batch, message, groupId));
+        const contexts = traced.map((t) => t.context);
+        // Why each message failed, for its span: dead-lettered, or the whole batch's error.
+        const failed = new Map<string, unknown>();
+        try {
+          const batchOptions = {
+            ...processing,
+            logger: log,
+            handleBatch,
+            abandonBatchWhen: options.abandonBatchWhen,
+            abandonDelayMs: options.abandonDelayMs,
           };
-          let processed: boolean;
-          try {
-            processed = await processMessage({ ...processing, logger: log, handle: handle!, deadLetter: deadLetterTraced }, message, context, {
-              stale,
-              heartbeat,
-            });
-          } catch (error) {
-            failure ??= error;
-            throw error;
-          } finally {
-            endSpan(span, failure);
+          const rejected = await processBatch(batchOptions, batch.messages, contexts, { stale, heartbeat });
+          if (rejected === null) return; // stale, stopping or given up: nothing resolved, the batch is fetched again
+          for (const { message, context, error } of rejected) {
+            failed.set(context.offset, error);
+            await deadLetter(message, context, error);
           }
-          if (!processed) break;
-          resolveOffset(message.offset);
-          lagAfter(nextOffsetAfter(message.offset));
-          handled += 1;
+          resolveOffset(batch.messages.at(-1)!.offset);
+          lagAfter(nextOffsetAfter(batch.messages.at(-1)!.offset));
           await heartbeat();
+          await commitTogether(commitOffsetsIfNecessary, uncommittedOffsets);
+          log.debug({ deadLettered: rejected.length, durationMs: Math.round(performance.now() - started) }, 'batch handled');
+        } catch (error) {
+          for (const context of contexts) if (!failed.has(context.offset)) failed.set(context.offset, error);
+          throw error;
+        } finally {
+          for (const { context, span } of traced) endSpan(span, failed.get(context.offset));
         }
-        await commitOffsetsIfNecessary();
-        log.debug({ handled, durationMs: Math.round(performance.now() - started) }, 'batch handled');
       }
     },
   });

@@ -42,9 +42,6 @@ export interface MessageContext {
   trace?: Context;
 }
 
-/** Handles one decoded message. Resolve only once its effects are durable. */
-export type MessageHandler = (event: TypedEvent, context: MessageContext) => Promise<void>;
-
 /** One decoded message of a batch. */
 export interface BatchItem {
   event: TypedEvent;

@@ -1,11 +1,9 @@
 import type { KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { AvroCodec } from './codec.js';
-import type { DeadLetterWriter } from './dead-letter.js';
-import type { BatchHandler, BatchItem, MessageContext, MessageHandler } from './handler.js';
-import { messageLogFields } from './log-fields.js';
+import type { BatchHandler, BatchItem, MessageContext } from './handler.js';
 import { Abandoned, retryBackoff, retryInPlace } from './retry-in-place.js';
-import { annotateReference, withTraceContext } from '@settle/platform';
+import { annotateReference } from '@settle/platform';
 import { startProcessSpan } from './trace-context.js';
 import type { Span } from '@opentelemetry/api';
 
@@ -55,51 +53,6 @@ export function tracedContextOf(batch: { topic: string; partition: number }, mes
   const base = contextOf(batch, message);
   const { span, context } = startProcessSpan({ topic: batch.topic, partition: batch.partition, offset: message.offset, groupId, headers: base.headers });
   return { context: { ...base, trace: context }, span };
-}
-
-/**
- * Decodes and handles one message, retrying transient failures in place (heartbeating
- * between attempts) for as long as the member keeps the partition; a permanent failure is
- * written to the dead-letter topic.
- *
- * @returns `true` once the message is handled or dead-lettered (its offset may be resolved);
- *   `false` when the retries ended because the batch went stale, the member lost the group or
- *   the loop is stopping: the message is left unresolved, to be delivered again (to this
- *   member or the partition's next owner), which the handlers' de-duplication makes harmless.
- * @throws the handler's last transient error otherwise.
- */
-export async function processMessage(
-  options: ProcessingOptions & { handle: MessageHandler; deadLetter: DeadLetterWriter },
-  message: KafkaMessage,
-  context: MessageContext,
-  liveness: BatchLiveness,
-): Promise<boolean> {
-  const { codec, logger, isPermanent } = options;
-  try {
-    await retryInPlace(
-      {
-        retryable: (error) => !isPermanent(error),
-        onRetry: (attempt, error) => logger.warn({ ...messageLogFields(context), attempt, err: error }, 'retrying message'),
-        ...liveness,
-        backoff: retryBackoff(options.sessionTimeoutMs),
-      },
-      async () => {
-        const event = await codec.decode(message.value, message.headers);
-        annotateReference(context.trace, event.payload.reference);
-        // A message handled alone runs in its process span's context: its spans and outbox rows continue the trace.
-        return withTraceContext(context.trace, () => options.handle(event, context));
-      },
-    );
-    return true;
-  } catch (error) {
-    const cause = error instanceof Abandoned ? error.cause : error;
-    if (!isPermanent(cause)) {
-      if (error instanceof Abandoned) return false;
-      throw error;
-    }
-    await options.deadLetter(message, context, cause);
-    return true;
-  }
 }
 
 /**

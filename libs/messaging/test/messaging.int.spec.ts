@@ -18,7 +18,6 @@ import {
   startConsumerLoop,
   topicNames,
   type Topics,
-  type TypedEvent,
 } from '@settle/messaging';
 import { MAX_AMOUNT_MINOR } from '@settle/domain';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
@@ -97,10 +96,12 @@ describe('consumer loop on the real broker', () => {
       producer,
       deadLetterTopic: topics.deadLetter,
       logger,
-      handle: async (event: TypedEvent) => {
-        if (event.payload.reference === 'ref_poison') throw new PermanentMessageError('TEST.POISON', 'cannot be processed');
-        seen.push(event.payload.reference);
-      },
+      handleBatch: async (items) =>
+        items.flatMap(({ event }, index) => {
+          if (event.payload.reference === 'ref_poison') return [{ index, error: new PermanentMessageError('TEST.POISON', 'cannot be processed') }];
+          seen.push(event.payload.reference);
+          return [];
+        }),
     });
     const dlq: Array<{ code?: string; offset?: string }> = [];
     const dlqConsumer = kafka.consumer({ groupId: `int-dlq-${randomUUID()}` });
@@ -166,9 +167,12 @@ describe('consumer loop logs', () => {
       producer,
       deadLetterTopic: topics.deadLetter,
       logger: createLogger('messaging-logs', 'debug', capture),
-      handle: async (event: TypedEvent) => {
-        // Transient once, for the retry line.
-        if (event.payload.reference === 'ref_logged' && failures++ === 0) throw new Error('database restarting');
+      handleBatch: async (items) => {
+        const logged = items.findIndex(({ event }) => event.payload.reference === 'ref_logged');
+        if (logged < 0) return [];
+        // Transient once, for the retry line; then refused for good, for the dead-letter line.
+        if (failures++ === 0) throw new Error('database restarting');
+        return [{ index: logged, error: new PermanentMessageError('TEST.REFUSED', 'refused for the log line') }];
       },
     });
     const correlationId = randomUUID();
@@ -193,7 +197,15 @@ describe('consumer loop logs', () => {
       );
       expect(handled).toMatchObject({ ...batch, app: 'messaging-logs', firstOffset: expect.any(String) });
       expect(BigInt(handled.firstOffset as string)).toBeLessThanOrEqual(BigInt(offset));
-      expect(lines.find((l) => l.msg === 'retrying message')).toMatchObject({ ...batch, offset, correlationId, causationId, attempt: 1 });
+      expect(lines.find((l) => l.msg === 'retrying batch' && l.partition === batch.partition)).toMatchObject({ ...batch, attempt: 1 });
+      expect(lines.find((l) => l.msg === 'message sent to the dead-letter topic' && l.offset === offset)).toMatchObject({
+        topic: batch.topic,
+        partition: batch.partition,
+        offset,
+        correlationId,
+        causationId,
+        code: 'TEST.REFUSED',
+      });
     } finally {
       await loop.stop();
     }

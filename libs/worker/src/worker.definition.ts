@@ -23,7 +23,7 @@ export interface WorkerOutbox {
 /**
  * One consumer loop of a worker: every option of the owned kafkajs batch loop
  * (`startConsumerLoop` in `@settle/messaging`) except the connections, which the runtime
- * supplies. Give exactly one of `handle` (per message) and `handleBatch` (per fetched batch).
+ * supplies; its `handleBatch` takes every fetched batch in one call.
  */
 export type ConsumerDefinition = Omit<
   ConsumerLoopOptions,

@@ -42,7 +42,7 @@ beforeAll(async () => {
       config: () => config,
       // Nothing produced: no schema to register, so it boots with the registry away.
       produces: [],
-      setup: ({ topics }) => ({ consumers: [{ topics: [topics.transactionEvents], handle: async () => undefined }] }),
+      setup: ({ topics }) => ({ consumers: [{ topics: [topics.transactionEvents], handleBatch: async () => [] }] }),
     }),
   );
   base = `http://127.0.0.1:${worker.metricsPort}`;

@@ -42,9 +42,12 @@ const probe = (config: WorkerConfig) =>
         consumers: [
           {
             topics: [topics.transactionEvents],
-            handle: async (event) => {
-              await seen(event.payload.event_id, 'message');
-              handled.inc();
+            handleBatch: async (items) => {
+              for (const { event } of items) {
+                await seen(event.payload.event_id, 'message');
+                handled.inc();
+              }
+              return [];
             },
             onRevocation: () => events.push('message loop revoked'),
           },
