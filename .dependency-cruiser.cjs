@@ -20,7 +20,7 @@ module.exports = {
       name: 'not-to-dev-dep',
       severity: 'error',
       comment: 'what ships (apps, libs) imports only runtime dependencies, never devDependencies (tests and benchmarks may)',
-      from: { path: '^(apps|libs)/[^/]+/src/', pathNot: '^libs/receiver/' },
+      from: { path: '^(apps|libs)/[^/]+/src/', pathNot: '^libs/(receiver|testing)/' },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
     {
@@ -60,9 +60,16 @@ module.exports = {
     {
       name: 'receiver-kit-is-standalone',
       severity: 'error',
-      comment: 'libs/receiver ships to customers as @settle/receiver: nothing of Settle may come with it (its tests may use scripts/harness)',
+      comment: 'libs/receiver ships to customers as @settle/receiver: nothing of Settle may come with it (its tests may use @settle/testing)',
       from: { path: '^libs/receiver/' },
-      to: { path: '^(libs/(?!receiver/)|apps/)' },
+      to: { path: '^(libs/(?!receiver/|testing/)|apps/)' },
+    },
+    {
+      name: 'testing-stays-out-of-src',
+      severity: 'error',
+      comment: '@settle/testing (libs/testing) is for tests, benchmarks and the tools of scripts/: nothing that ships imports it',
+      from: { path: '^(apps|libs)/[^/]+/src/', pathNot: '^libs/testing/' },
+      to: { path: '^libs/testing/' },
     },
     {
       name: 'receiver-kit-source-is-self-contained',

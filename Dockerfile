@@ -20,6 +20,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
+# The test support package (@settle/testing) is built with the rest; it never ships.
+RUN rm -rf dist/libs/testing
 
 FROM node:24-slim
 WORKDIR /app
@@ -28,7 +30,8 @@ ENV NODE_ENV=production
 ENV NODE_OPTIONS=--max-semi-space-size=4
 COPY --from=deps /app/node_modules ./node_modules
 # The apps with their libs (and the SQL migrations the build copies beside them), and the
-# operator command lines of scripts/ops; the test harness, the demo and the benchmarks stay out.
+# operator command lines of scripts/ops; the test support (removed above), the demo and the
+# benchmarks stay out.
 COPY --from=build /app/dist/apps ./dist/apps
 COPY --from=build /app/dist/libs ./dist/libs
 COPY --from=build /app/dist/scripts/ops ./dist/scripts/ops

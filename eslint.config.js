@@ -28,7 +28,7 @@ export default tseslint.config(
   },
   {
     // Tests read untyped JSON answers and poke at internals; the unsafe-any rules would only add casts.
-    files: ['**/*.spec.ts', '**/test/**/*.ts', 'scripts/harness/**/*.ts', 'bench/**/*.ts'],
+    files: ['**/*.spec.ts', '**/test/**/*.ts', 'libs/testing/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -11,6 +11,7 @@ const alias = {
   '@settle/ledger': lib('ledger'),
   '@settle/messaging': lib('messaging'),
   '@settle/providers': lib('providers'),
+  '@settle/testing': lib('testing'),
   '@settle/platform': lib('platform'),
   '@settle/vault': lib('vault'),
   '@settle/worker': lib('worker'),

@@ -25,9 +25,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS } from '@settle/ledger';
 import { createPool, migrateSchemas } from '@settle/platform';
-import { ROOT, spawnApp } from '../scripts/harness/apps.js';
-import { createTestDatabase, infra } from '../scripts/harness/infra.js';
-import { freePort } from '../scripts/harness/stack.js';
+import { ROOT, spawnApp, createTestDatabase, infra, freePort } from '@settle/testing';
 
 interface Kind {
   name: string;

@@ -11,13 +11,9 @@ import { generateMasterKey } from '@settle/vault';
 import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
 import { DispatcherClient, waitUntil } from '../scripts/ops/clients.js';
-import { spawnApp } from '../scripts/harness/apps.js';
-import { startEndpointProcess, type EndpointProcess } from '../scripts/harness/endpoints.js';
+import { spawnApp, startEndpointProcess, type EndpointProcess, startFaultProxy, createTestDatabase, infra, uniqueTopicPrefix, freePort } from '@settle/testing';
 import { startCustomerBackend } from './support/customer-backend.js';
 import { kitAccessPhases } from './kit-access.js';
-import { startFaultProxy } from '../scripts/harness/fault-proxy.js';
-import { createTestDatabase, infra, uniqueTopicPrefix } from '../scripts/harness/infra.js';
-import { freePort } from '../scripts/harness/stack.js';
 import { childPids, cpuDelta, infraGroups, peakRssMiB, percentile, snapshot, type Groups } from './support/proc.js';
 
 /** CPU milliseconds the machine offers in `wallMs`, every core counted. */

@@ -12,9 +12,7 @@ import { AssignerProtocol, type Admin, type Consumer, type Kafka } from 'kafkajs
 import type pg from 'pg';
 import { Agent, request } from 'undici';
 import type { SandboxTransaction } from '../apps/provider-sandbox/src/sandbox.core.js';
-import { ROOT } from '../scripts/harness/apps.js';
-import { infra } from '../scripts/harness/infra.js';
-import { startStack, type RunningStack, type StackApp } from '../scripts/harness/stack.js';
+import { ROOT, infra, startStack, type RunningStack, type StackApp } from '@settle/testing';
 import { profileMarkdown, summariseCpuProfiles } from './support/cpuprofile.js';
 import { HopWatch } from './support/hop-watch.js';
 import { joinedWithin } from './support/kafka-join.js';

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
-import { freePort } from '../scripts/harness/stack.js';
+import { freePort } from '@settle/testing';
 import { startCustomerBackend } from './support/customer-backend.js';
 import { percentile } from './support/proc.js';
 

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { ChainVerifier, LEDGER_MIGRATIONS, PostgresLedger, type LedgerEventInput } from '@settle/ledger';
 import { createPool, inTransaction, migrateSchema, type Pool } from '@settle/platform';
-import { createTestDatabase, infra } from '../scripts/harness/infra.js';
+import { createTestDatabase, infra } from '@settle/testing';
 
 const CLI = fileURLToPath(new URL('../scripts/ops/ledger.js', import.meta.url));
 

@@ -7,8 +7,7 @@ import { createLogger, createPool } from '@settle/platform';
 import { SweeperService } from '../apps/sweeper/src/sweeper.service.js';
 import { WatchStore } from '../apps/sweeper/src/watch.store.js';
 import { waitUntil } from '../scripts/ops/clients.js';
-import { infra } from '../scripts/harness/infra.js';
-import { startSweeperBed, type SweeperBed, type SweeperProcess } from '../scripts/harness/sweepers.js';
+import { infra, startSweeperBed, type SweeperBed, type SweeperProcess } from '@settle/testing';
 import { percentile } from './support/proc.js';
 
 const INACTIVITY_MS = DEFAULT_RECOVERY_POLICY.inactivityMs;

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import { infra } from '../scripts/harness/infra.js';
-import { startStack } from '../scripts/harness/stack.js';
+import { infra, startStack } from '@settle/testing';
 
 /** Runs `work` over `items` with at most `concurrency` in flight. */
 async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {

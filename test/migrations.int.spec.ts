@@ -7,7 +7,7 @@ import { DISPATCHER_MIGRATIONS } from '../apps/dispatcher/src/schema.js';
 import { INGESTION_MIGRATIONS } from '../apps/ingestion/src/persistence/schema.js';
 import { SWEEPER_MIGRATIONS } from '../apps/sweeper/src/watch.store.js';
 import { VERIFIER_MIGRATIONS } from '../apps/verifier/src/schema.js';
-import { createTestDatabase } from '../scripts/harness/infra.js';
+import { createTestDatabase } from '@settle/testing';
 
 /**
  * Every schema's versioned migrations, as the apps apply them at boot (docs/postgres.md):

@@ -10,8 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backwardIncompatibility } from '@settle/messaging';
-import { infra } from '../scripts/harness/infra.js';
-import { schemaHistory } from '../scripts/harness/schema-history.js';
+import { infra, schemaHistory } from '@settle/testing';
 
 const REGISTRY_JSON = 'application/vnd.schemaregistry.v1+json';
 const run = randomBytes(4).toString('hex');

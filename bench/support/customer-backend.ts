@@ -3,8 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitUntil } from '../../scripts/ops/clients.js';
-import { createTestDatabase, infra } from '../../scripts/harness/infra.js';
-import { freePort } from '../../scripts/harness/stack.js';
+import { createTestDatabase, infra, freePort } from '@settle/testing';
 
 /** The example customer backend of a benchmark, running. */
 export interface BenchCustomerBackend {

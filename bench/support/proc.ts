@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { infra } from '../../scripts/harness/infra.js';
+import { infra } from '@settle/testing';
 
 /*
  * CPU and memory accounting of the benchmarks' processes, from /proc (Linux): per process, per

@@ -1,12 +1,21 @@
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '@settle/config';
 import { DEFAULT_SESSION_TIMEOUT_MS } from '@settle/messaging';
 import { SandboxClient } from '../ops/clients.js';
-import { startOwnBroker, type OwnBroker } from '../harness/broker.js';
-import { startFaultProxy, type FaultProxy } from '../harness/fault-proxy.js';
-import { createTestDatabase } from '../harness/infra.js';
-import { startOwnPostgres, type OwnPostgres } from '../harness/postgres.js';
-import { startOwnRegistry, type OwnRegistry } from '../harness/registry.js';
-import { freePort, startStack, type RunningStack, type RunningCustomer } from '../harness/stack.js';
+import {
+  startOwnBroker,
+  type OwnBroker,
+  startFaultProxy,
+  type FaultProxy,
+  createTestDatabase,
+  startOwnPostgres,
+  type OwnPostgres,
+  startOwnRegistry,
+  type OwnRegistry,
+  freePort,
+  startStack,
+  type RunningStack,
+  type RunningCustomer,
+} from '@settle/testing';
 import { startCustomerFront, type CustomerFront } from './customer-front.js';
 
 /** Everything a chaos scenario can break, around one stack. */

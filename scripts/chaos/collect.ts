@@ -1,8 +1,7 @@
 import { createKafka, topicNames } from '@settle/messaging';
 import { PostgresLedger, verifyLedger } from '@settle/ledger';
 import { createLogger } from '@settle/platform';
-import { readTopics } from '../harness/published.js';
-import type { StackApp } from '../harness/stack.js';
+import { readTopics, type StackApp } from '@settle/testing';
 import type { ChaosBed } from './bed.js';
 import { secretsIn, TERMINAL_STATES, type ChaosFacts, type CheckoutFact, type GrantFact } from './invariants.js';
 import type { LoadedCheckout } from './load.js';

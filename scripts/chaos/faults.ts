@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { SandboxBehaviour } from '../ops/clients.js';
 import type { Scenario } from '../demo/scenarios.js';
-import type { StackApp } from '../harness/stack.js';
+import type { StackApp } from '@settle/testing';
 import type { ChaosBed } from './bed.js';
 import type { FrontMode } from './customer-front.js';
 import { firstProgressSince } from './collect.js';

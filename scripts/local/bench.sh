@@ -10,7 +10,7 @@ ensure_deps
 ensure_build
 "$SETTLE_ROOT/scripts/local/receiver-kit.sh"
 use_local_infra
-# Where the benchmarks create their databases (infra.benchAdminDatabaseUrl, scripts/harness/infra.ts).
+# Where the benchmarks create their databases (infra.benchAdminDatabaseUrl, libs/testing/src/infra.ts).
 if [ -n "${DATABASE_URL:-}" ]; then
   export SETTLE_BENCH_ADMIN_DATABASE_URL="${SETTLE_BENCH_ADMIN_DATABASE_URL:-$DATABASE_URL}"
 else

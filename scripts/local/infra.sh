@@ -63,7 +63,7 @@ start_postgres() {
 # The stack's own PostgreSQL cluster (./settle up, the benchmarks): data in .settle/postgres/data,
 # listening on 127.0.0.1:$SETTLE_PG_PORT and on a Unix socket in .settle/postgres, log in
 # .settle/logs/postgres.log. PostgreSQL refuses to run as root: when we are root the cluster
-# belongs to, and runs as, the `postgres` OS user (runuser), as scripts/harness/postgres.ts does.
+# belongs to, and runs as, the `postgres` OS user (runuser), as libs/testing/src/postgres.ts does.
 PG_DIR="$SETTLE_HOME/postgres"
 PG_DATA="$PG_DIR/data"
 PG_LOG="$LOG_DIR/postgres.log"

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil, type SandboxBehaviour } from '../../scripts/ops/clients.js';
-import { startStack, type RunningStack } from '../../scripts/harness/stack.js';
+import { startStack, type RunningStack } from '@settle/testing';
 
 /** Long enough that the sweeper never queries during the test: every provider call is the flood's or the webhook's. */
 const INACTIVITY_MS = 120_000;

@@ -19,8 +19,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil, type SandboxBehaviour } from '../../scripts/ops/clients.js';
-import { ROOT } from '../../scripts/harness/apps.js';
-import { startStack, type RunningStack } from '../../scripts/harness/stack.js';
+import { ROOT, startStack, type RunningStack } from '@settle/testing';
 
 const CHROMIUM = process.env.SETTLE_CHROMIUM ?? '/usr/bin/chromium';
 /** Launch flags that work on these machines (no sandbox, no GPU, nothing phoning home). */

@@ -14,8 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka, topicNames, type Topics } from '@settle/messaging';
 import { createLogger } from '@settle/platform';
 import { waitUntil } from '../../scripts/ops/clients.js';
-import { infra } from '../../scripts/harness/infra.js';
-import { startStack, type RunningStack } from '../../scripts/harness/stack.js';
+import { infra, startStack, type RunningStack } from '@settle/testing';
 
 const CHECKOUTS = 6;
 let stack: RunningStack;

@@ -4,9 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AvroCodec, createKafka, HEADERS, headerText, topicNames } from '@settle/messaging';
 import { createLogger } from '@settle/platform';
 import { waitUntil, type Answer } from '../../scripts/ops/clients.js';
-import { infra } from '../../scripts/harness/infra.js';
-import { startOwnPostgres, type OwnPostgres } from '../../scripts/harness/postgres.js';
-import { startStack, type RunningStack } from '../../scripts/harness/stack.js';
+import { infra, startOwnPostgres, type OwnPostgres, startStack, type RunningStack } from '@settle/testing';
 
 /**
  * A PostgreSQL restart under load. The five apps run against a cluster of the test's own; a

@@ -10,9 +10,17 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../../scripts/ops/clients.js';
-import { startEndpointProcess, type EndpointProcess, type ReceivedDelivery } from '../../scripts/harness/endpoints.js';
-import { startStack, type RunningStack, type StackApp } from '../../scripts/harness/stack.js';
-import { startTraceReceiver, type ReceivedSpan, type TraceReceiver } from '../../scripts/harness/trace-receiver.js';
+import {
+  startEndpointProcess,
+  type EndpointProcess,
+  type ReceivedDelivery,
+  startStack,
+  type RunningStack,
+  type StackApp,
+  startTraceReceiver,
+  type ReceivedSpan,
+  type TraceReceiver,
+} from '@settle/testing';
 
 let stack: RunningStack;
 let endpoint: EndpointProcess;

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entitlementStream, KurrentDbLedger, transactionStream } from '@settle/ledger';
 import { waitUntil } from '../../scripts/ops/clients.js';
-import { startStack, type RunningStack } from '../../scripts/harness/stack.js';
+import { startStack, type RunningStack } from '@settle/testing';
 
 const connectionString = process.env.KURRENTDB_CONNECTION_STRING?.trim();
 

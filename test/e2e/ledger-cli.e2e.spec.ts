@@ -22,7 +22,7 @@ import {
   type LedgerEventInput,
 } from '@settle/ledger';
 import { createPool, migrateSchemas, type Pool } from '@settle/platform';
-import { createTestDatabase, withTriggersOff } from '../../scripts/harness/infra.js';
+import { createTestDatabase, withTriggersOff } from '@settle/testing';
 
 const CLI = join(import.meta.dirname, '../../dist/scripts/ops/ledger.js');
 let pool: Pool;

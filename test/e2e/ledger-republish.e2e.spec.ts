@@ -36,7 +36,7 @@ import {
 } from '@settle/messaging';
 import { createLogger, createPool, inTransaction, migrateSchemas, type Pool } from '@settle/platform';
 import { waitUntil } from '../../scripts/ops/clients.js';
-import { createTestDatabase, infra, uniqueTopicPrefix } from '../../scripts/harness/infra.js';
+import { createTestDatabase, infra, uniqueTopicPrefix } from '@settle/testing';
 
 const CLI = join(import.meta.dirname, '../../dist/scripts/ops/ledger.js');
 const logger = createLogger('republish-e2e', 'fatal');

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil, type CheckoutStatus, type SandboxBehaviour, type SandboxProvider } from '../../scripts/ops/clients.js';
-import { startStack, type RunningStack } from '../../scripts/harness/stack.js';
+import { startStack, type RunningStack } from '@settle/testing';
 
 /**
  * The walking skeleton end to end: real Kafka, schema registry and PostgreSQL; the five apps
@@ -524,7 +524,7 @@ describe('every provider, through the real stack, with credentials from the vaul
   });
 
   it('accepts the previous webhook secret during a rotation, re-read from the vault without a restart', async () => {
-    const { seedWebhookVault } = await import('../../scripts/harness/stack.js');
+    const { seedWebhookVault } = await import('@settle/testing');
     const rotated = `sk_test_${randomBytes(20).toString('hex')}`;
     // The operator rotates: first the old secret becomes `previous`, then the new one `current`,
     // so at every moment both are readable.

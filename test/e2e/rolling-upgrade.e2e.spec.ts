@@ -41,9 +41,7 @@ import {
 } from '@settle/messaging';
 import { createLogger } from '@settle/platform';
 import { waitUntil } from '../../scripts/ops/clients.js';
-import { ROOT } from '../../scripts/harness/apps.js';
-import { schemaHistory } from '../../scripts/harness/schema-history.js';
-import { startStack, type RunningStack } from '../../scripts/harness/stack.js';
+import { ROOT, schemaHistory, startStack, type RunningStack } from '@settle/testing';
 
 /** Checkouts per phase: one per partition of transaction-events, or two while both versions hold partitions. */
 const PER_PHASE = DEFAULT_PARTITIONS;

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../../scripts/ops/clients.js';
-import { startSweeperBed, type SweeperBed, type SweeperProcess } from '../../scripts/harness/sweepers.js';
+import { startSweeperBed, type SweeperBed, type SweeperProcess } from '@settle/testing';
 
 const INACTIVITY_MS = 4_000;
 const SESSION_TIMEOUT_MS = 6_000;

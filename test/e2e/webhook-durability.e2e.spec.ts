@@ -7,10 +7,17 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { waitUntil } from '../../scripts/ops/clients.js';
-import { startOwnBroker, type OwnBroker } from '../../scripts/harness/broker.js';
-import { createTestDatabase, infra, uniqueTopicPrefix } from '../../scripts/harness/infra.js';
-import { publishedMessages, readTopics } from '../../scripts/harness/published.js';
-import { freePort, seedWebhookVault } from '../../scripts/harness/stack.js';
+import {
+  startOwnBroker,
+  type OwnBroker,
+  createTestDatabase,
+  infra,
+  uniqueTopicPrefix,
+  publishedMessages,
+  readTopics,
+  freePort,
+  seedWebhookVault,
+} from '@settle/testing';
 import { generateMasterKey } from '@settle/vault';
 
 /**

@@ -1,10 +1,10 @@
 /**
  * The console API's real answers checked against its OpenAPI document
- * (scripts/harness/answer-conformance.ts): every successful answer of a documented route is
+ * (libs/testing/src/answer-conformance.ts): every successful answer of a documented route is
  * parsed with the schema the document states for it (apps/console/src/http/openapi/answers.ts).
  */
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { watchAnswers as watchDocumentedAnswers, type AnswerConformance } from '../../../scripts/harness/answer-conformance.js';
+import { watchAnswers as watchDocumentedAnswers, type AnswerConformance } from '@settle/testing';
 import { CONSOLE_CONTROLLERS } from '../src/http/console-api.module.js';
 import { consoleOpenApiDocument } from '../src/http/openapi/document.js';
 

@@ -3,7 +3,7 @@ import { LEDGER_MIGRATIONS, PostgresLedger, verifyLedger } from '@settle/ledger'
 import { createPool, migrateSchema, type Pool } from '@settle/platform';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestDatabase } from '../../../scripts/harness/infra.js';
+import { createTestDatabase } from '@settle/testing';
 import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
 import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
 import { auditTrailContract } from './audit-trail.contract.js';

@@ -1,7 +1,7 @@
 /** The AuthStore contract on PostgreSQL (schema `console`, its own migrations). */
 import { createPool, migrateSchema, type Pool } from '@settle/platform';
 import { afterAll, beforeAll } from 'vitest';
-import { createTestDatabase } from '../../../scripts/harness/infra.js';
+import { createTestDatabase } from '@settle/testing';
 import { PostgresAuthStore } from '../src/auth/postgres-auth-store.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
 import { authStoreContract } from './auth-store.contract.js';

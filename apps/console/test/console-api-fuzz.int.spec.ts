@@ -7,7 +7,7 @@
  * app's routes and the OpenAPI pages; and any method on any path. Requests are signed in as an
  * admin (with the CSRF token) or not, and carry strings, path segments, query values and headers
  * holding NUL, lone surrogates, other control characters or very long text
- * (scripts/harness/http-fuzz.ts). Every answer is below 500 and every 4xx an RFC 9457 problem
+ * (libs/testing/src/http-fuzz.ts). Every answer is below 500 and every 4xx an RFC 9457 problem
  * with a stable code. Bounded like the other apps' (`SETTLE_FUZZ_RUNS`, `SETTLE_FUZZ_TIME_MS`,
  * `SETTLE_FUZZ_SEED`).
  */
@@ -38,8 +38,8 @@ import {
   percentEncoded,
   queryValueArb,
   type FuzzRequest,
-} from '../../../scripts/harness/http-fuzz.js';
-import { createTestDatabase } from '../../../scripts/harness/infra.js';
+  createTestDatabase,
+} from '@settle/testing';
 import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
 import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
 import { AuthService } from '../src/auth/auth.service.js';

@@ -17,7 +17,7 @@ import { LEDGER_MIGRATIONS, PostgresLedger, READ_MODEL_MIGRATIONS, transactionSt
 import { createPool, migrateSchemas, type Pool } from '@settle/platform';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../../scripts/harness/infra.js';
+import { createTestDatabase } from '@settle/testing';
 import { PROVIDER_REGISTRY } from '@settle/providers';
 import { watchAnswers, type AnswerConformance } from './answer-conformance.js';
 import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';

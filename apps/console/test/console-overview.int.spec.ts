@@ -20,7 +20,7 @@ import { Kafka, logLevel, type Admin, type Producer } from 'kafkajs';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchAnswers, type AnswerConformance } from './answer-conformance.js';
-import { createTestDatabase, infra, uniqueTopicPrefix, withTriggersOff } from '../../../scripts/harness/infra.js';
+import { createTestDatabase, infra, uniqueTopicPrefix, withTriggersOff } from '@settle/testing';
 import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
 import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
 import { AuthService } from '../src/auth/auth.service.js';

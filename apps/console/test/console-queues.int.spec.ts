@@ -17,7 +17,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROVIDER_REGISTRY } from '@settle/providers';
 import { watchAnswers, type AnswerConformance } from './answer-conformance.js';
-import { createTestDatabase } from '../../../scripts/harness/infra.js';
+import { createTestDatabase } from '@settle/testing';
 import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
 import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
 import { AuthService } from '../src/auth/auth.service.js';

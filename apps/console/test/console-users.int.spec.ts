@@ -12,7 +12,7 @@ import { LEDGER_MIGRATIONS, PostgresLedger, verifyLedger } from '@settle/ledger'
 import { createPool, migrateSchemas, type Pool } from '@settle/platform';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../../scripts/harness/infra.js';
+import { createTestDatabase } from '@settle/testing';
 import { watchAnswers, type AnswerConformance } from './answer-conformance.js';
 import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
 import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';

@@ -5,10 +5,10 @@
  * deliveries list, and any method on any path, with strings, ids, query values and headers that
  * hold NUL, lone surrogates, other control characters or are very long. Every answer is below 500 and every 4xx an
  * RFC 9457 problem with a stable code; a 401 carries `WWW-Authenticate`. Bounded like
- * ingestion's (scripts/harness/http-fuzz.ts: `SETTLE_FUZZ_RUNS`, `SETTLE_FUZZ_TIME_MS`,
+ * ingestion's (libs/testing/src/http-fuzz.ts: `SETTLE_FUZZ_RUNS`, `SETTLE_FUZZ_TIME_MS`,
  * `SETTLE_FUZZ_SEED`). Nothing is delivered: no scheduler runs, so no endpoint URL is ever called.
  * Every successful answer, fuzzed or not, conforms to the OpenAPI document
- * (docs/api/dispatcher-openapi.json; scripts/harness/answer-conformance.ts), and a last pass
+ * (docs/api/dispatcher-openapi.json; libs/testing/src/answer-conformance.ts), and a last pass
  * reaches every route's success.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -32,9 +32,11 @@ import {
   percentEncoded,
   queryValueArb,
   type FuzzRequest,
-} from '../../../scripts/harness/http-fuzz.js';
-import { watchAnswers, type AnswerConformance } from '../../../scripts/harness/answer-conformance.js';
-import { createTestDatabase, infra } from '../../../scripts/harness/infra.js';
+  watchAnswers,
+  type AnswerConformance,
+  createTestDatabase,
+  infra,
+} from '@settle/testing';
 import { DeliveryAdmin } from '../src/deliveries/delivery-admin.js';
 import { DeliveryRepository } from '../src/deliveries/delivery.repository.js';
 import { DispatcherMetrics } from '../src/dispatcher.metrics.js';

@@ -1,6 +1,6 @@
 /**
  * Delivery to customer endpoints under faults, against real endpoint processes on loopback
- * (scripts/harness/endpoint-server.ts) and a real PostgreSQL: 500 then 200, an endpoint down
+ * (libs/testing/src/endpoint-server.ts) and a real PostgreSQL: 500 then 200, an endpoint down
  * then back, 410, answers slower than the time-out, Retry-After, exhaustion and recovery, a
  * blackholed endpoint beside a fast one, secret rotation. After each, every attempt is
  * recorded and no event is lost or delivered twice. The retry schedule is shortened to
@@ -16,9 +16,7 @@ import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../../../scripts/ops/clients.js';
-import { startEndpointProcess, type EndpointProcess } from '../../../scripts/harness/endpoints.js';
-import { startFaultProxy } from '../../../scripts/harness/fault-proxy.js';
-import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
+import { startEndpointProcess, type EndpointProcess, startFaultProxy, createTestDatabase, infra, uniqueTopicPrefix } from '@settle/testing';
 import { DeliveryAdmin } from '../src/deliveries/delivery-admin.js';
 import { DeliveryScheduler } from '../src/deliveries/delivery-scheduler.js';
 import { DeliverySender } from '../src/deliveries/delivery-sender.js';

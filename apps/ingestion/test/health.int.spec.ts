@@ -6,8 +6,7 @@
  * PostgreSQL is cut off (a TCP fault proxy in front of it), and ready again once it is back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFaultProxy, type FaultProxy } from '../../../scripts/harness/fault-proxy.js';
-import { freePort } from '../../../scripts/harness/stack.js';
+import { startFaultProxy, type FaultProxy, freePort } from '@settle/testing';
 import { startIngestionTestApp, type IngestionTestApp } from './ingestion-test-app.js';
 
 let proxy: FaultProxy;

@@ -4,11 +4,11 @@
  * complete, status, verify and attempts, every provider's webhooks (signed and not, any content
  * type), the admin reconciliation, entitlements, and any method on any path, with strings,
  * path segments, query values and headers that hold NUL, lone surrogates, other control
- * characters or are very long (scripts/harness/http-fuzz.ts). Every answer is
+ * characters or are very long (libs/testing/src/http-fuzz.ts). Every answer is
  * below 500 and every 4xx an RFC 9457 problem with a stable code (`expectWellFormedAnswer`);
  * every success of a documented route conforms to the OpenAPI document.
  * Bounded for CI; `SETTLE_FUZZ_RUNS`, `SETTLE_FUZZ_TIME_MS` and `SETTLE_FUZZ_SEED` make a longer
- * run or replay one (scripts/harness/http-fuzz.ts). Then the largest accepted bodies, sent
+ * run or replay one (libs/testing/src/http-fuzz.ts). Then the largest accepted bodies, sent
  * repeatedly, leave the heap where it was (loosely: a retained body or syntax tree per request
  * would be far over the bound).
  */
@@ -32,7 +32,7 @@ import {
   queryValueArb,
   type FuzzAnswer,
   type FuzzRequest,
-} from '../../../scripts/harness/http-fuzz.js';
+} from '@settle/testing';
 import { signedHeaders, startIngestionTestApp, webhookUrl, type IngestionTestApp } from './ingestion-test-app.js';
 
 let t: IngestionTestApp;

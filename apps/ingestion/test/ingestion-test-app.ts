@@ -3,7 +3,7 @@
  * with ingestion's and the read model's migrations, the schema registry for the outbox's
  * schema checks, webhook secrets held in memory (no vault), and a relay that is never started
  * (rows stay in the outbox, where the tests read them). Every successful answer is checked
- * against the OpenAPI document (`answers`, scripts/harness/answer-conformance.ts).
+ * against the OpenAPI document (`answers`, libs/testing/src/answer-conformance.ts).
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -14,8 +14,7 @@ import { AvroCodec, kafkaProbe, Outbox, schemaRegistryProbe, topicNames, type Ou
 import { createPool, HealthProbes, migrateSchemas, postgresProbe, type Pool } from '@settle/platform';
 import { webhookAuthenticators } from '@settle/providers';
 import { pino } from 'pino';
-import { watchAnswers, type AnswerConformance } from '../../../scripts/harness/answer-conformance.js';
-import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
+import { watchAnswers, type AnswerConformance, createTestDatabase, infra, uniqueTopicPrefix } from '@settle/testing';
 import { ingestionOpenApiDocument } from '../src/http/openapi/document.js';
 import { createIngestionApp } from '../src/ingestion-app.js';
 import { INGESTION_CONTROLLERS } from '../src/ingestion.module.js';

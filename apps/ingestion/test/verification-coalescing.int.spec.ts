@@ -17,7 +17,7 @@ import { READ_MODEL_MIGRATIONS } from '@settle/ledger';
 import { AvroCodec, Outbox, topicNames } from '@settle/messaging';
 import { createLogger, createPool, HealthProbes, migrateSchema, postgresProbe, type Pool } from '@settle/platform';
 import { webhookAuthenticators } from '@settle/providers';
-import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
+import { createTestDatabase, infra, uniqueTopicPrefix } from '@settle/testing';
 import { IngestionModule } from '../src/ingestion.module.js';
 import { INGESTION_MIGRATIONS } from '../src/persistence/schema.js';
 import { METRICS, OUTBOX } from '../src/tokens.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool, migrateSchema, type Pool } from '@settle/platform';
-import { createTestDatabase } from '../../../scripts/harness/infra.js';
+import { createTestDatabase } from '@settle/testing';
 import { INGESTION_MIGRATIONS } from '../src/persistence/schema.js';
 import { WebhookBatcher, type PendingWebhook } from '../src/webhooks/webhook-batcher.js';
 

@@ -16,7 +16,7 @@ import {
 } from '@settle/ledger';
 import { AvroCodec, Outbox, topicNames, type ConsensusResultV1, type EntitlementGrantedV1 } from '@settle/messaging';
 import { createLogger, createPool, migrateSchemas, type Pool } from '@settle/platform';
-import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
+import { createTestDatabase, infra, uniqueTopicPrefix } from '@settle/testing';
 import { ProjectionService } from '../src/projection.service.js';
 
 let pool: Pool;

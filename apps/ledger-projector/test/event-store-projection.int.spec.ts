@@ -21,7 +21,7 @@ import {
 } from '@settle/ledger';
 import { AvroCodec, Outbox, topicNames, type OutboxMessage } from '@settle/messaging';
 import { createLogger, createPool, migrateSchemas, type Pool, type PoolClient } from '@settle/platform';
-import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
+import { createTestDatabase, infra, uniqueTopicPrefix } from '@settle/testing';
 import { ProjectionService } from '../src/projection.service.js';
 import { projectHistories, result } from './fixtures.js';
 

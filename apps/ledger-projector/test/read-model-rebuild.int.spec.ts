@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEDGER_MIGRATIONS, PostgresLedger, PostgresLedgerWriter, READ_MODEL_MIGRATIONS, rebuildReadModels } from '@settle/ledger';
 import { AvroCodec, Outbox, topicNames } from '@settle/messaging';
 import { createLogger, createPool, migrateSchemas, type Pool } from '@settle/platform';
-import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
+import { createTestDatabase, infra, uniqueTopicPrefix } from '@settle/testing';
 import { ProjectionService } from '../src/projection.service.js';
 import { projectHistories } from './fixtures.js';
 

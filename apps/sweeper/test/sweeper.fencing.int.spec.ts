@@ -8,7 +8,7 @@ import { DEFAULT_RECOVERY_POLICY } from '@settle/domain';
 import { AvroCodec, Outbox, topicNames, type BatchItem, type CheckoutRegisteredV1, type Topics } from '@settle/messaging';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { createLogger, createPool, endSpan, migrateSchema, startSpan, startTracing, traceCarrierOf, type Pool } from '@settle/platform';
-import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
+import { createTestDatabase, infra, uniqueTopicPrefix } from '@settle/testing';
 import { PartitionFencedError } from '../src/partition-fencing.js';
 import { OVERDUE_AFTER_MS, SweeperMetrics } from '../src/sweeper.metrics.js';
 import { SweeperService } from '../src/sweeper.service.js';

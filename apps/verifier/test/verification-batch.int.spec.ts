@@ -9,7 +9,7 @@ import type { ProviderName, ProviderVerdict } from '@settle/domain';
 import { AvroCodec, Outbox, topicNames, type ConsensusResultV1 } from '@settle/messaging';
 import { createLogger, createPool, migrateSchema, type Pool } from '@settle/platform';
 import type { PaymentProvider, VerificationRequest } from '@settle/providers';
-import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
+import { createTestDatabase, infra, uniqueTopicPrefix } from '@settle/testing';
 import { VERIFIER_MIGRATIONS } from '../src/schema.js';
 import { TransactionRepository } from '../src/transaction.repository.js';
 import { PostgresVerificationStore } from '../src/verification-store.postgres.js';

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { AvroCodec, Outbox, topicNames } from '@settle/messaging';
 import { createPool, migrateSchema, type Pool } from '@settle/platform';
-import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
+import { createTestDatabase, infra, uniqueTopicPrefix } from '@settle/testing';
 import { VERIFIER_MIGRATIONS } from '../src/schema.js';
 import { TransactionRepository } from '../src/transaction.repository.js';
 import { PostgresVerificationStore } from '../src/verification-store.postgres.js';

@@ -1,7 +1,7 @@
 /**
  * The OpenAPI pieces every HTTP app shares (libs/http/src/openapi/): problem codes merged per
  * status, answer schemas recorded for the API tests, the generator's command line, and the
- * answer-conformance hook (scripts/harness/answer-conformance.ts) catching an answer that
+ * answer-conformance hook (libs/testing/src/answer-conformance.ts) catching an answer that
  * drifts from its document, on a small app of its own.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { z } from 'zod';
 import { ApiAnswer, ApiProblems, buildOpenApiDocument, createEdgeApp, documentedAnswers, JSON_BODY_PROBLEMS, runOpenApiGenerator } from '@settle/http';
-import { watchAnswers, type AnswerConformance } from '../../../scripts/harness/answer-conformance.js';
+import { watchAnswers, type AnswerConformance } from '@settle/testing';
 
 const thing = z.strictObject({ id: z.string(), count: z.number().int() });
 

@@ -10,7 +10,7 @@ import {
   type LedgerEventInput,
 } from '@settle/ledger';
 import { createPool, migrateSchema, type Pool } from '@settle/platform';
-import { createTestDatabase, withTriggersOff } from '../../../scripts/harness/infra.js';
+import { createTestDatabase, withTriggersOff } from '@settle/testing';
 import { ledgerContract } from './ledger.contract.js';
 import { ledgerWriterContract } from './ledger-writer.contract.js';
 

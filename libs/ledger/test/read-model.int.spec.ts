@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findEntitlements, findTransactionStatus, READ_MODEL_MIGRATIONS, ReadModelNotReadyError } from '@settle/ledger';
 import { createPool, migrateSchema, type Pool } from '@settle/platform';
-import { createTestDatabase } from '../../../scripts/harness/infra.js';
+import { createTestDatabase } from '@settle/testing';
 
 /**
  * The read models' readers (ingestion's checkout status and entitlement API) on a database

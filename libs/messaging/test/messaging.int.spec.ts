@@ -24,7 +24,7 @@ import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { createLogger, createPool, endSpan, inTransaction, startSpan, startTracing, traceCarrierOf, withTraceContext, type Pool } from '@settle/platform';
 import { Registry } from 'prom-client';
 import { waitUntil } from '../../../scripts/ops/clients.js';
-import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
+import { createTestDatabase, infra, uniqueTopicPrefix } from '@settle/testing';
 
 const logger = createLogger('messaging-int', 'fatal');
 

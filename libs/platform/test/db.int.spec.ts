@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool, inTransaction, isDatabaseUnavailable, type Pool } from '@settle/platform';
 import pg from 'pg';
 import { waitUntil } from '../../../scripts/ops/clients.js';
-import { createTestDatabase } from '../../../scripts/harness/infra.js';
+import { createTestDatabase } from '@settle/testing';
 
 /**
  * The pool survives connections the server ends under it: a checked-out connection whose

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPool, migrateSchema, MigrationError, type Pool, type SchemaMigrations } from '@settle/platform';
-import { createTestDatabase } from '../../../scripts/harness/infra.js';
+import { createTestDatabase } from '@settle/testing';
 
 /**
  * The versioned migration runner against the real PostgreSQL: each case gets a schema of its

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../../scripts/harness/stack.js';
+import { freePort } from '@settle/testing';
 import { newSecret, waitFor } from './support/delivery.js';
 import { createTestDatabase } from './support/infra.js';
 

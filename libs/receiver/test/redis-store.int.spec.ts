@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../../scripts/harness/stack.js';
+import { freePort } from '@settle/testing';
 import { createReceiver } from '../src/index.js';
 import { ReceiverStoreNotDurableError } from '../src/errors.js';
 import { RedisReceiverStore } from '../src/redis-store.js';

@@ -3,7 +3,7 @@ import { inspect } from 'node:util';
 import { Secret } from '@settle/config';
 import { createPool, migrateSchema, type Pool } from '@settle/platform';
 import { CredentialsVault, generateKey, MasterKeyRing, PostgresVaultStore, vaultMigrations, type CredentialRef, type VaultError } from '@settle/vault';
-import { createTestDatabase } from '../../../scripts/harness/infra.js';
+import { createTestDatabase } from '@settle/testing';
 import { errorText, memoryLogger, randomSecret, uniqueRef, vaultContract, vaultErrorOf } from './vault.contract.js';
 
 let pool: Pool;

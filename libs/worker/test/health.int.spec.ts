@@ -10,9 +10,7 @@ import type { WorkerConfig } from '@settle/config';
 import { defineWorker, startWorker, type RunningWorker } from '@settle/worker';
 import { DEFAULT_PARTITIONS } from '@settle/messaging';
 import { waitUntil } from '../../../scripts/ops/clients.js';
-import { startFaultProxy, type FaultProxy } from '../../../scripts/harness/fault-proxy.js';
-import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
-import { freePort } from '../../../scripts/harness/stack.js';
+import { startFaultProxy, type FaultProxy, createTestDatabase, infra, uniqueTopicPrefix, freePort } from '@settle/testing';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let proxy: FaultProxy;

@@ -10,8 +10,7 @@ import { inTransaction } from '@settle/platform';
 import { defineWorker, startWorker, type RunningWorker } from '@settle/worker';
 import { Counter } from 'prom-client';
 import { waitUntil } from '../../../scripts/ops/clients.js';
-import { createTestDatabase, infra, uniqueTopicPrefix } from '../../../scripts/harness/infra.js';
-import { freePort } from '../../../scripts/harness/stack.js';
+import { createTestDatabase, infra, uniqueTopicPrefix, freePort } from '@settle/testing';
 
 /**
  * The worker runtime end to end on the real Kafka, registry and PostgreSQL, with a probe

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { createTestDatabase as createDatabase, infra } from '../../../../scripts/harness/infra.js';
+import { createTestDatabase as createDatabase, infra } from '@settle/testing';
 import { PostgresReceiverStore } from '../../src/postgres-store.js';
 
 /**
- * A throwaway database (scripts/harness), whose `drop()` first waits for the connections of
+ * A throwaway database (@settle/testing), whose `drop()` first waits for the connections of
  * ended pools to close: `pool.end()` resolves before their sockets do, and a forced drop would
  * fail them with an error nobody listens to.
  */

@@ -1,7 +1,7 @@
 /**
  * The dispatcher admin API's answers as schemas (docs/delivery.md, the admin API table;
  * docs/api.md), the source of its OpenAPI document's response bodies. Strict objects: the API
- * tests parse real answers with them (scripts/harness/answer-conformance.ts), so a field added to
+ * tests parse real answers with them (libs/testing/src/answer-conformance.ts), so a field added to
  * an answer and not here (or the reverse) fails a test instead of drifting.
  */
 import { ENTITLEMENT_EVENT_KINDS } from '@settle/domain';

@@ -1,7 +1,7 @@
 /**
  * Ingestion's answers as schemas (README.md, "The API"; docs/api.md), the source of its OpenAPI
  * document's response bodies. Strict objects: the API tests parse real answers with them
- * (scripts/harness/answer-conformance.ts), so a field added to an answer and not here (or the
+ * (libs/testing/src/answer-conformance.ts), so a field added to an answer and not here (or the
  * reverse) fails a test instead of drifting.
  */
 import {

@@ -8,7 +8,7 @@ import type { Topics } from '@settle/messaging';
 import { createPool, migrateSchema } from '@settle/platform';
 import { CredentialsVault, generateMasterKey, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import pg from 'pg';
-import { DispatcherClient, IngestionClient, SandboxClient } from '../ops/clients.js';
+import { DispatcherClient, IngestionClient, SandboxClient } from '../../../scripts/ops/clients.js';
 import { ROOT, spawnApp, spawnProcess, type AppProcess } from './apps.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from './infra.js';
 import { publishedMessages, type PublishedMessage } from './published.js';

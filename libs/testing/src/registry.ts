@@ -3,10 +3,10 @@ import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { waitUntil } from '../ops/clients.js';
+import { waitUntil } from '../../../scripts/ops/clients.js';
 import { freePorts } from './stack.js';
 
-const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../../' : '../../', import.meta.url));
+const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../../../' : '../../../', import.meta.url));
 
 /** A throwaway Apicurio schema registry of its own, for tests that kill and restart it. */
 export interface OwnRegistry {

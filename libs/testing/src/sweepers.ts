@@ -9,11 +9,11 @@ import pg from 'pg';
 import type { TransactionStatus } from '@settle/domain';
 import { connectMessaging, HEADERS, type AvroCodec, type CheckoutRegisteredV1, type ConsensusResultV1, type Topics } from '@settle/messaging';
 import { createLogger } from '@settle/platform';
-import { waitUntil } from '../ops/clients.js';
+import { waitUntil } from '../../../scripts/ops/clients.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from './infra.js';
 
 // From scripts/harness, or from dist/scripts/harness when run as built JavaScript (benchmarks).
-const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../../' : '../../', import.meta.url));
+const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../../../' : '../../../', import.meta.url));
 const MAIN = join(ROOT, 'dist/apps/sweeper/src/main.js');
 
 /** One sweeper process. */

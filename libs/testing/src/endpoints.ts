@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { waitUntil } from '../ops/clients.js';
+import { waitUntil } from '../../../scripts/ops/clients.js';
 
 const SERVER = fileURLToPath(
-  new URL(import.meta.url.includes('/dist/') ? '../../../scripts/harness/endpoint-server.ts' : './endpoint-server.ts', import.meta.url),
+  new URL(import.meta.url.includes('/dist/') ? '../../../../libs/testing/src/endpoint-server.ts' : './endpoint-server.ts', import.meta.url),
 );
 
 /** One scripted answer of the endpoint stand-in (see endpoint-server.ts). */

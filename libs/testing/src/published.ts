@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AvroCodec, createKafka, HEADERS, headerText, topicNames, type EventType, type Topics } from '@settle/messaging';
 import { createLogger, type Pool } from '@settle/platform';
-import { waitUntil } from '../ops/clients.js';
+import { waitUntil } from '../../../scripts/ops/clients.js';
 
 /** One message an app published, or holds in its outbox waiting to be published. */
 export interface PublishedMessage {

@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { waitUntil } from '../ops/clients.js';
+import { waitUntil } from '../../../scripts/ops/clients.js';
 
 // Two levels up from scripts/harness/ (sources) or dist/scripts/harness/ (compiled).
-export const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../../' : '../../', import.meta.url));
+export const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../../../' : '../../../', import.meta.url));
 
 /** A Node process started by the harness (a Settle app, the example customer backend). */
 export interface AppProcess {
