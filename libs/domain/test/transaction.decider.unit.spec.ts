@@ -55,11 +55,25 @@ function foldRegistered(history: TransactionEvent[]): RegisteredTransaction {
   return state;
 }
 
-/** Given past events, when a command, then the new events. */
+/** The four checks of {@link paid} against {@link expectation}, all passed (docs/spec.md, section 3). */
+const passedChecks = [
+  { check: 'transaction_identity', passed: true, code: null, expected: expectation.reference, observed: expectation.reference },
+  { check: 'currency', passed: true, code: null, expected: 'NGN', observed: 'NGN' },
+  { check: 'amount', passed: true, code: null, expected: '500000', observed: '500000' },
+  { check: 'customer', passed: true, code: null, expected: 'email:ada@example.com', observed: 'email:Ada@Example.com ' },
+];
+
+/** What every event decided on {@link verify}'s command carries. */
+const decidedBy = { reference: expectation.reference, verificationId: 'v1', trigger: 'webhook_received', decidedAt: 3_000 } as const;
+
+/**
+ * Given past events, when a command, then exactly these new events, whole (type and data), as
+ * Emmett's `DeciderSpecification` asserts them.
+ */
 function given(history: TransactionEvent[]) {
   return {
     when: (command: TransactionCommand) => ({
-      then: (expected: Array<TransactionEvent['type']>) => expect(decide(command, fold(history)).map((e) => e.type)).toEqual(expected),
+      then: (expected: TransactionEvent[]) => expect(decide(command, fold(history))).toEqual(expected),
       thenThrows: (code: string) => {
         try {
           decide(command, fold(history));
@@ -78,7 +92,7 @@ describe('transaction decider: the spec transition table (section 3)', () => {
   it('PENDING + cleared + four checks pass -> SETTLED_CONSENSUS, entitlement unlocked', () => {
     given([registered])
       .when(verify({ kind: 'cleared', observation: paid }))
-      .then(['TransactionSettled']);
+      .then([{ type: 'TransactionSettled', data: { ...decidedBy, checks: passedChecks, observation: paid } }]);
     const state = foldRegistered([registered, ...decide(verify({ kind: 'cleared', observation: paid }), foldRegistered([registered]))]);
     expect(state.status).toBe('SETTLED_CONSENSUS');
     expect(state.entitlement).toBe('UNLOCKED');
@@ -87,7 +101,9 @@ describe('transaction decider: the spec transition table (section 3)', () => {
 
   it('PENDING + definitive failure -> FAILED_DECLINED, entitlement locked', () => {
     const verdict: ProviderVerdict = { kind: 'declined', providerStatus: 'failed', reason: 'Declined' };
-    given([registered]).when(verify(verdict)).then(['PaymentDeclined']);
+    given([registered])
+      .when(verify(verdict))
+      .then([{ type: 'PaymentDeclined', data: { ...decidedBy, providerStatus: 'failed', reason: 'Declined' } }]);
     const state = foldRegistered([registered, ...decide(verify(verdict), foldRegistered([registered]))]);
     expect([state.status, state.entitlement]).toEqual(['FAILED_DECLINED', 'LOCKED']);
   });
@@ -95,7 +111,7 @@ describe('transaction decider: the spec transition table (section 3)', () => {
   it('PENDING + still clearing -> RECOVERING, entitlement held in review', () => {
     given([registered])
       .when(verify({ kind: 'clearing', providerStatus: 'ongoing' }))
-      .then(['PaymentHeldInReview']);
+      .then([{ type: 'PaymentHeldInReview', data: { ...decidedBy, providerStatus: 'ongoing' } }]);
     expect(foldRegistered([registered, heldInReview]).entitlement).toBe('HELD_IN_REVIEW');
   });
 
@@ -108,7 +124,7 @@ describe('transaction decider: the spec transition table (section 3)', () => {
   it('RECOVERING + cleared + four checks pass -> SETTLED_CONSENSUS', () => {
     given([registered, heldInReview])
       .when(verify({ kind: 'cleared', observation: paid }))
-      .then(['TransactionSettled']);
+      .then([{ type: 'TransactionSettled', data: { ...decidedBy, checks: passedChecks, observation: paid } }]);
   });
 
   it('any state + 502/504/time-out -> unchanged (a time-out is unknown, not failed)', () => {
@@ -192,7 +208,7 @@ describe('transaction decider: registration and completion', () => {
 
   it('registers once; the same terms again are a no-op; other terms conflict', () => {
     const register: TransactionCommand = { type: 'RegisterCheckout', data: { expectation, registeredAt: 1_000 } };
-    given([]).when(register).then(['CheckoutRegistered']);
+    given([]).when(register).then([registered]);
     given([registered]).when(register).then([]);
     given([registered])
       .when({ type: 'RegisterCheckout', data: { expectation: { ...expectation, amountMinor: 1 }, registeredAt: 5 } })
@@ -201,7 +217,9 @@ describe('transaction decider: registration and completion', () => {
 
   it('completes once, and only a registered checkout', () => {
     const complete: TransactionCommand = { type: 'CompleteCheckout', data: { reference: expectation.reference, completedAt: 9 } };
-    given([registered]).when(complete).then(['CheckoutCompleted']);
+    given([registered])
+      .when(complete)
+      .then([{ type: 'CheckoutCompleted', data: { reference: expectation.reference, completedAt: 9 } }]);
     given([registered, { type: 'CheckoutCompleted', data: { reference: expectation.reference, completedAt: 9 } }])
       .when(complete)
       .then([]);
