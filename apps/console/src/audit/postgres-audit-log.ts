@@ -44,7 +44,7 @@ export class PostgresAuditLog implements AuditLog {
     values.push(query.limit + 1);
     const requests = await readReadModel(() =>
       this.pool.query<EventRow & { stream_id: string }>(
-        `SELECT position, event_id, event_type, data, stream_id FROM ledger.events
+        `SELECT position, event_id, event_type, data, stream_id FROM ledger.console_events
           WHERE ${where.join(' AND ')} ORDER BY position DESC LIMIT $${values.length}`,
         values,
       ),
@@ -53,7 +53,7 @@ export class PostgresAuditLog implements AuditLog {
     const more = requests.rows.length > query.limit;
     const page = requests.rows.slice(0, query.limit);
     const completions = await this.pool.query<EventRow>(
-      `SELECT position, event_id, event_type, data FROM ledger.events
+      `SELECT position, event_id, event_type, data FROM ledger.console_events
         WHERE stream_id = ANY($1::text[]) AND event_type = 'AdminActionCompleted' AND data->>'action_id' = ANY($2::text[])`,
       [[...new Set(page.map((r) => r.stream_id))], page.map((r) => String(r.data.action_id))],
     );

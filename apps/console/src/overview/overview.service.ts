@@ -109,7 +109,7 @@ export class OverviewService {
 
   private async deadLetteredDeliveries(): Promise<number> {
     const { rows } = await readReadModel(() =>
-      this.pool.query<{ n: string }>("SELECT count(*)::bigint AS n FROM dispatcher.deliveries WHERE state = 'failed'"),
+      this.pool.query<{ n: string }>("SELECT count(*)::bigint AS n FROM dispatcher.console_deliveries WHERE state = 'failed'"),
     );
     return Number(rows[0]?.n ?? 0);
   }

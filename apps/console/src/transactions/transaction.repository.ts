@@ -338,7 +338,7 @@ function pageOf<R extends SummaryRow>(rows: R[], limit: number): { page: R[]; ne
 
 /**
  * The console's reads of other apps' tables, read-only (docs/console.md, "Data"):
- * `read_model.transaction_status` and `read_model.latest_verification` (the ledger projector's),
+ * `read_model.transaction_status` and `read_model.console_latest_verifications` (the ledger projector's),
  * `ingestion.checkouts` (ingestion's), and the transaction's ledger stream through the
  * {@link LedgerStore} port (PostgreSQL's `ledger.events`).
  *
@@ -354,7 +354,7 @@ export class TransactionRepository {
   async overview(): Promise<Overview> {
     const { rows } = await this.read(() =>
       this.pool.query<{ state: string; entitlement_status: string; n: number }>(
-        'SELECT state, entitlement_status, count(*)::bigint AS n FROM read_model.transaction_status GROUP BY state, entitlement_status',
+        'SELECT state, entitlement_status, count(*)::bigint AS n FROM read_model.console_transactions GROUP BY state, entitlement_status',
       ),
     );
     const states: Record<string, number> = Object.fromEntries(TRANSACTION_STATUSES.map((s) => [s, 0]));
@@ -398,17 +398,17 @@ export class TransactionRepository {
       values.push(value);
       return `$${values.length}`;
     };
-    let from = 'read_model.transaction_status t';
+    let from = 'read_model.console_transactions t';
     if (query.q) {
       const q = query.q;
       if (await this.isNarrowSearch(q)) {
         const [p, hi] = [param(q), param(prefixUpperBound(q))];
-        from = `(SELECT reference FROM read_model.transaction_status
+        from = `(SELECT reference FROM read_model.console_transactions
                   WHERE reference COLLATE "C" >= ${p} AND reference COLLATE "C" < ${hi}
                  UNION
-                 SELECT reference FROM ingestion.checkouts
+                 SELECT reference FROM ingestion.console_checkouts
                   WHERE user_id = ${p} OR lower(customer_email) = lower(${p}) OR customer_phone = ${p}) AS m
-               JOIN read_model.transaction_status t ON t.reference = m.reference`;
+               JOIN read_model.console_transactions t ON t.reference = m.reference`;
       } else {
         where.push(`starts_with(t.reference, ${param(q)})`);
       }
@@ -425,7 +425,7 @@ export class TransactionRepository {
       this.pool.query<SummaryRow>(
         `SELECT ${SUMMARY_COLUMNS}
            FROM ${from}
-           LEFT JOIN ingestion.checkouts c ON c.reference = t.reference
+           LEFT JOIN ingestion.console_checkouts c ON c.reference = t.reference
           ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
           ORDER BY t.updated_at DESC, t.reference DESC
           LIMIT ${limit}`,
@@ -443,7 +443,7 @@ export class TransactionRepository {
     const { rows } = await this.read(() =>
       this.pool.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM (
-           SELECT 1 FROM read_model.transaction_status
+           SELECT 1 FROM read_model.console_transactions
             WHERE reference COLLATE "C" >= $1 AND reference COLLATE "C" < $2
             LIMIT ${NARROW_SEARCH + 1}) AS prefix`,
         [q, prefixUpperBound(q)],
@@ -467,9 +467,9 @@ export class TransactionRepository {
       this.pool.query<DetailRow>(
         `SELECT ${SUMMARY_COLUMNS}, c.entitlement, c.access_period, t.checks,
                 COALESCE(v.verdict, t.last_verdict) AS last_verdict, COALESCE(v.trigger, t.last_trigger) AS last_trigger
-           FROM read_model.transaction_status t
-           LEFT JOIN ingestion.checkouts c ON c.reference = t.reference
-           LEFT JOIN read_model.latest_verification v ON v.reference = t.reference
+           FROM read_model.console_transactions t
+           LEFT JOIN ingestion.console_checkouts c ON c.reference = t.reference
+           LEFT JOIN read_model.console_latest_verifications v ON v.reference = t.reference
           WHERE t.reference = $1`,
         [reference],
       ),
@@ -519,7 +519,7 @@ export class TransactionRepository {
     if (page.items.length === 0) return { items: [], nextCursor: page.nextCursor };
     const { rows } = await this.read(() =>
       this.pool.query<{ reference: string; checks: CheckView[] | null }>(
-        'SELECT reference, checks FROM read_model.transaction_status WHERE reference = ANY($1::text[])',
+        'SELECT reference, checks FROM read_model.console_transactions WHERE reference = ANY($1::text[])',
         [page.items.map((i) => i.reference)],
       ),
     );
@@ -547,7 +547,7 @@ export class TransactionRepository {
       this.pool.query<{ held: number; manual: number }>(
         `SELECT count(*) FILTER (WHERE state = 'RECOVERING' AND entitlement_status = 'HELD_IN_REVIEW')::int AS held,
                 count(*) FILTER (WHERE state = 'MANUAL_REVIEW')::int AS manual
-           FROM read_model.transaction_status
+           FROM read_model.console_transactions
           WHERE state IN ('RECOVERING', 'MANUAL_REVIEW')`,
       ),
     );
@@ -568,9 +568,9 @@ export class TransactionRepository {
     const { rows } = await this.read(() =>
       this.pool.query<QueueRow>(
         `SELECT ${SUMMARY_COLUMNS}, w.due_at, w.checks AS watch_checks
-           FROM read_model.transaction_status t
-           LEFT JOIN ingestion.checkouts c ON c.reference = t.reference
-           LEFT JOIN sweeper.watch_state w ON w.reference = t.reference
+           FROM read_model.console_transactions t
+           LEFT JOIN ingestion.console_checkouts c ON c.reference = t.reference
+           LEFT JOIN sweeper.console_watches w ON w.reference = t.reference
           WHERE t.state = 'RECOVERING' AND t.entitlement_status = 'HELD_IN_REVIEW' ${after}
           ORDER BY t.updated_at ASC, t.reference ASC
           LIMIT ${limit}`,
@@ -600,12 +600,12 @@ export class TransactionRepository {
         `SELECT ${SUMMARY_COLUMNS}, w.due_at, w.checks AS watch_checks,
                 COALESCE(v.verdict, t.last_verdict) AS last_verdict, COALESCE(v.trigger, t.last_trigger) AS last_trigger,
                 e.event_type, e.recorded_at AS event_recorded_at, e.data->>'detail' AS event_detail
-           FROM read_model.transaction_status t
-           LEFT JOIN ingestion.checkouts c ON c.reference = t.reference
-           LEFT JOIN read_model.latest_verification v ON v.reference = t.reference
-           LEFT JOIN sweeper.watch_state w ON w.reference = t.reference
+           FROM read_model.console_transactions t
+           LEFT JOIN ingestion.console_checkouts c ON c.reference = t.reference
+           LEFT JOIN read_model.console_latest_verifications v ON v.reference = t.reference
+           LEFT JOIN sweeper.console_watches w ON w.reference = t.reference
            LEFT JOIN LATERAL (
-             SELECT event_type, recorded_at, data FROM ledger.events
+             SELECT event_type, recorded_at, data FROM ledger.console_events
               WHERE stream_id = $1 || t.reference
               ORDER BY revision DESC LIMIT 1
            ) e ON true
@@ -634,7 +634,9 @@ export class TransactionRepository {
   /** The sweeper's watch of a reference, `null` when it has none. @throws ReadModelNotReadyError */
   private async watch(reference: string): Promise<WatchView | null> {
     const { rows } = await this.read(() =>
-      this.pool.query<{ due_at: string | number | null; checks: number }>('SELECT due_at, checks FROM sweeper.watch_state WHERE reference = $1', [reference]),
+      this.pool.query<{ due_at: string | number | null; checks: number }>('SELECT due_at, checks FROM sweeper.console_watches WHERE reference = $1', [
+        reference,
+      ]),
     );
     const row = rows[0];
     if (!row) return null;
@@ -663,12 +665,12 @@ export class TransactionRepository {
                                       'outcome', a.outcome,
                                       'httpStatus', a.status,
                                       'durationMs', a.latency_ms) ORDER BY a.attempt)
-                               FROM dispatcher.attempts a WHERE a.delivery_id = d.id), '[]'::json))
+                               FROM dispatcher.console_attempts a WHERE a.delivery_id = d.id), '[]'::json))
                          ORDER BY ep.url, d.id)
-                    FROM dispatcher.deliveries d
-                    JOIN dispatcher.endpoints ep ON ep.id = d.endpoint_id
+                    FROM dispatcher.console_deliveries d
+                    JOIN dispatcher.console_endpoints ep ON ep.id = d.endpoint_id
                    WHERE d.event_id = ev.event_id), '[]'::json) AS deliveries
-           FROM dispatcher.events ev
+           FROM dispatcher.console_events ev
           WHERE ev.reference = $1
           ORDER BY ev.published_at ASC, ev.event_id ASC`,
         [reference],
