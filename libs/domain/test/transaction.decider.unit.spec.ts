@@ -11,6 +11,7 @@ import {
   type Expectation,
   type ProviderObservation,
   type ProviderVerdict,
+  type ConsensusCheck,
   type TransactionCommand,
   type RegisteredTransaction,
   type TransactionEvent,
@@ -56,7 +57,7 @@ function foldRegistered(history: TransactionEvent[]): RegisteredTransaction {
 }
 
 /** The four checks of {@link paid} against {@link expectation}, all passed (docs/spec.md, section 3). */
-const passedChecks = [
+const passedChecks: ConsensusCheck[] = [
   { check: 'transaction_identity', passed: true, code: null, expected: expectation.reference, observed: expectation.reference },
   { check: 'currency', passed: true, code: null, expected: 'NGN', observed: 'NGN' },
   { check: 'amount', passed: true, code: null, expected: '500000', observed: '500000' },
