@@ -16,7 +16,7 @@ import {
   toWorker,
   verifierEnv,
   type WorkerConfig,
-} from './schema.js';
+} from './schema/index.js';
 import type { Secret } from './secret.js';
 
 /**

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { Secret } from '../secret.js';
+import { sharedEnv, workerTuning } from './shared.js';
+
+/** The stores the ledger can live in (docs/ledger.md, "One port, two stores"). */
+export const LEDGER_STORES = ['postgres', 'kurrentdb'] as const;
+
+/** Where the ledger lives: read by the projector, `./settle ledger` and the read-model rebuild. */
+const ledgerStoreFields = {
+  LEDGER_STORE: z
+    .enum(LEDGER_STORES)
+    .default('postgres')
+    .meta({ description: '`postgres` (the `ledger` schema of DATABASE_URL, the default) or `kurrentdb` (EventStoreDB/KurrentDB).' }),
+  KURRENTDB_CONNECTION_STRING: z
+    .string()
+    .trim()
+    .optional()
+    .meta({ description: 'For example `kurrentdb://127.0.0.1:2113?tls=false`; required when LEDGER_STORE=kurrentdb. May hold credentials.' }),
+};
+const kurrentDbNeedsItsConnection = {
+  check: (e: { LEDGER_STORE: string; KURRENTDB_CONNECTION_STRING?: string | undefined }) =>
+    e.LEDGER_STORE !== 'kurrentdb' || Boolean(e.KURRENTDB_CONNECTION_STRING),
+  params: { message: 'KURRENTDB_CONNECTION_STRING is required when LEDGER_STORE=kurrentdb', path: ['KURRENTDB_CONNECTION_STRING'] },
+};
+
+/** The ledger store's variables alone (the ops command line). */
+export const ledgerStoreEnv = z.object(ledgerStoreFields).refine(kurrentDbNeedsItsConnection.check, kurrentDbNeedsItsConnection.params);
+
+/** Where the ledger lives, parsed. */
+export type LedgerStoreConfig = { kind: 'postgres' } | { kind: 'kurrentdb'; connectionString: Secret };
+
+/** The ledger store's configuration from its parsed variables. */
+export function toLedgerStore(e: { LEDGER_STORE: (typeof LEDGER_STORES)[number]; KURRENTDB_CONNECTION_STRING?: string | undefined }): LedgerStoreConfig {
+  return e.LEDGER_STORE === 'kurrentdb' ? { kind: 'kurrentdb', connectionString: new Secret(e.KURRENTDB_CONNECTION_STRING ?? '') } : { kind: 'postgres' };
+}
+
+export const projectorEnv = sharedEnv
+  .extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 }))
+  .extend(ledgerStoreFields)
+  .refine(kurrentDbNeedsItsConnection.check, kurrentDbNeedsItsConnection.params);
