@@ -14,7 +14,6 @@ import {
   type ProviderVerdict,
   type VerificationTrigger,
 } from '@settle/domain';
-import pMap from 'p-map';
 import {
   messageLogContext,
   OutboxRelay,
@@ -37,6 +36,7 @@ import {
 import type { PaymentProvider } from '@settle/providers';
 import type { ConsensusResultV1 } from '@settle/messaging';
 import { toConsensusResult } from './consensus-result.js';
+import { runPerKey } from './per-key-batch.js';
 import type { StoredTransaction, VerificationStore } from './verification-store.port.js';
 import { VerifierMetrics } from './verifier.metrics.js';
 
@@ -103,7 +103,8 @@ export interface VerificationOptions {
  * flight, each reference's messages in offset order), and one transaction writing the inbox,
  * the states (optimistic on the outcome count) and the outbox rows of the whole batch. When
  * some references wait on a slow provider, the finished ones are committed meanwhile (every
- * `flushIntervalMs`), so one slow answer delays only its own reference's result. The consumer
+ * `flushIntervalMs`), so one slow answer delays only its own reference's result: the per-key
+ * batch engine, `runPerKey` (per-key-batch.ts). The consumer
  * loop resolves the batch's offsets only after everything of it committed.
  */
 export class VerificationService {
@@ -128,17 +129,6 @@ export class VerificationService {
     this.keyConcurrency = options.keyConcurrency ?? 64;
     this.flushIntervalMs = options.flushIntervalMs ?? 100;
     this.clock = options.clock ?? Date.now;
-  }
-
-  /**
-   * Handles one decoded message: a batch of one.
-   *
-   * @throws PermanentMessageError (or a DomainError) when it can never be processed; any
-   *   database error (transient).
-   */
-  async handle(event: TypedEvent, context: MessageContext): Promise<void> {
-    const [failed] = await this.handleBatch([{ event, context }]);
-    if (failed) throw failed.error;
   }
 
   /**
@@ -181,56 +171,30 @@ export class VerificationService {
       this.store.processedAmong(all.flatMap((c) => c.steps.map((s) => s.eventId))),
       this.store.loadMany(all.map((c) => c.reference)),
     ]);
-    let transient: unknown = null;
-    // Chains that finished and wait for a commit. The batch commits once when its chains finish
-    // together (the usual case); when some take longer (a slow provider), the finished ones are
-    // committed every `flushIntervalMs` meanwhile, so their results never wait for the slowest.
-    const finished: Chain[] = [];
-    let running = true;
-    const work = pMap(
-      all,
-      async (chain) => {
+    await runPerKey({
+      keys: all,
+      concurrency: this.keyConcurrency,
+      flushIntervalMs: this.flushIntervalMs,
+      commit: (finished) => this.commit(finished),
+      run: async (chain) => {
         chain.loaded = loaded.get(chain.reference) ?? null;
         chain.state = chain.loaded?.state ?? initialState();
         chain.correlationId = chain.loaded?.correlationId ?? null;
-        try {
-          for (const step of chain.steps) {
-            if (processed.has(step.eventId)) continue;
-            try {
-              await this.apply(chain, step);
-              chain.handled.push(step.eventId);
-            } catch (error) {
-              if (!isPermanentFailure(error)) {
-                // The reference stops here; the others are committed, and the retried batch
-                // resumes this one from its first unhandled message.
-                transient ??= error;
-                return;
-              }
-              failed.push({ index: step.index, error });
-            }
+        for (const step of chain.steps) {
+          if (processed.has(step.eventId)) continue;
+          try {
+            await this.apply(chain, step);
+            chain.handled.push(step.eventId);
+          } catch (error) {
+            // A transient failure stops the reference here; the others are committed, and the
+            // retried batch resumes this one from its first unhandled message.
+            if (!isPermanentFailure(error)) return error;
+            failed.push({ index: step.index, error });
           }
-        } finally {
-          finished.push(chain);
         }
+        return undefined;
       },
-      { concurrency: this.keyConcurrency },
-    ).finally(() => {
-      running = false;
     });
-    let flushFailure: unknown = null;
-    while (running) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([work.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, this.flushIntervalMs)))]);
-      clearTimeout(timer);
-      if (!running || finished.length === 0 || flushFailure) continue;
-      await this.commit(finished.splice(0)).catch((error: unknown) => {
-        flushFailure = error; // the rest waits for the retry; what committed is skipped by the inbox then
-      });
-    }
-    await work;
-    if (flushFailure) throw asError(flushFailure);
-    await this.commit(finished.splice(0));
-    if (transient) throw asError(transient);
     return failed;
   }
 
@@ -405,9 +369,4 @@ function isPermanentFailure(error: unknown): boolean {
 /** Whether two states would store the same row (what `saveMany` writes). */
 function sameState(a: RegisteredTransaction, b: RegisteredTransaction): boolean {
   return a.status === b.status && a.entitlement === b.entitlement && a.completedAt === b.completedAt && a.outcomes === b.outcomes;
-}
-
-/** A caught value as an Error (it always is one; a stray non-Error is wrapped, never thrown bare). */
-function asError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
 }
