@@ -32,6 +32,7 @@ import { KafkaOverview } from './overview/kafka-overview.js';
 import { OverviewService } from './overview/overview.service.js';
 import { IngestionReconciler } from './reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from './schema.js';
+import { ReviewQueues } from './queues/review-queues.js';
 import { TransactionRepository } from './transactions/transaction.repository.js';
 import { UserAdminService } from './users/user-admin.service.js';
 
@@ -72,6 +73,7 @@ async function main(): Promise<void> {
   const authStore = new PostgresAuthStore(pool);
   const auth = new AuthService(authStore, { sessionTtlMs: config.session.ttlMs });
   const transactions = new TransactionRepository(pool, ledger);
+  const queues = new ReviewQueues(pool, transactions);
   // Kafka is optional: without KAFKA_BROKERS the overview says its figures are not configured.
   const kafka = new KafkaOverview(config.kafka ? new KafkaAdminSource(config.kafka, logger) : null, logger);
   const verifications = new PostgresVerificationLog(pool);
@@ -80,7 +82,7 @@ async function main(): Promise<void> {
     config.ledger.store === 'postgres' ? new LedgerChainAuditor(ledger, verifications, logger, { fullEveryMs: config.ledger.fullVerifyIntervalMs }) : null;
   const audit = new LedgerAuditTrail(ledger, new PostgresAuditLog(pool), logger);
   const registry = createMetricsRegistry();
-  const reviewCounting = new ConsoleMetrics(registry).reviewCounting(transactions, logger);
+  const reviewCounting = new ConsoleMetrics(registry).reviewCounting(queues, logger);
   // Ready while PostgreSQL answers; Kafka (the overview's figures only) is reported, degraded when away.
   const health = new HealthProbes(
     [
@@ -96,6 +98,7 @@ async function main(): Promise<void> {
     health,
     auth,
     transactions,
+    queues,
     overview: new OverviewService(transactions, pool, kafka, { store: config.ledger.store, log: verifications }),
     audit,
     users: new UserAdminService(authStore, audit),

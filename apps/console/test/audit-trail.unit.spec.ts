@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { LedgerAuditTrail, StoreScanAuditLog } from '../src/audit/ledger-audit-trail.js';
 import { ConsoleError } from '../src/errors.js';
-import { adminTimelineEntries } from '../src/transactions/transaction.repository.js';
+import { adminTimelineEntries } from '../src/transactions/timeline.js';
 import { auditTrailContract } from './audit-trail.contract.js';
 
 auditTrailContract('in memory', async () => {

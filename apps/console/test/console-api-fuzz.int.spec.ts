@@ -48,6 +48,7 @@ import { createConsoleApp } from '../src/console-app.js';
 import { DispatcherDeliveryAdmin } from '../src/deliveries/dispatcher-delivery-admin.js';
 import { IngestionReconciler } from '../src/reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
+import { ReviewQueues } from '../src/queues/review-queues.js';
 import { TransactionRepository } from '../src/transactions/transaction.repository.js';
 import { UserAdminService } from '../src/users/user-admin.service.js';
 import { EVENT, HEALTHY, startDispatcherStandIn, type DispatcherStandIn } from './dispatcher-stand-in.js';
@@ -108,6 +109,7 @@ beforeAll(async () => {
     pool,
     auth,
     transactions: new TransactionRepository(pool, new PostgresLedger(pool)),
+    queues: new ReviewQueues(pool, new TransactionRepository(pool, new PostgresLedger(pool))),
     audit,
     users: new UserAdminService(new PostgresAuthStore(pool), audit),
     reconciler: new IngestionReconciler({ baseUrl: `http://127.0.0.1:${(ingestion.address() as AddressInfo).port}`, adminApiKey: new Secret(INGESTION_KEY) }),

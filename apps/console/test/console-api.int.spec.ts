@@ -27,6 +27,7 @@ import { PostgresAuthStore } from '../src/auth/postgres-auth-store.js';
 import { createConsoleApp } from '../src/console-app.js';
 import { IngestionReconciler } from '../src/reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
+import { ReviewQueues } from '../src/queues/review-queues.js';
 import { TransactionRepository } from '../src/transactions/transaction.repository.js';
 import { UserAdminService } from '../src/users/user-admin.service.js';
 
@@ -51,6 +52,7 @@ function deps(auth: AuthService, ingestionUrl: string) {
     pool,
     auth,
     transactions: new TransactionRepository(pool, new PostgresLedger(pool)),
+    queues: new ReviewQueues(pool, new TransactionRepository(pool, new PostgresLedger(pool))),
     audit,
     users: new UserAdminService(new PostgresAuthStore(pool), audit),
     reconciler: new IngestionReconciler({ baseUrl: ingestionUrl, adminApiKey: new Secret(ADMIN_KEY) }),

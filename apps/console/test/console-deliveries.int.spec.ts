@@ -25,6 +25,7 @@ import { DispatcherDeliveryAdmin } from '../src/deliveries/dispatcher-delivery-a
 import { IngestionReconciler } from '../src/reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
 import { UserAdminService } from '../src/users/user-admin.service.js';
+import { ReviewQueues } from '../src/queues/review-queues.js';
 import { TransactionRepository } from '../src/transactions/transaction.repository.js';
 import { EVENT, FAILING, HEALTHY, startDispatcherStandIn, UNKNOWN, type DispatcherStandIn, type StandInCall } from './dispatcher-stand-in.js';
 
@@ -47,6 +48,7 @@ function deps(auth: AuthService, deliveryAdmin: DispatcherDeliveryAdmin | null) 
     pool,
     auth,
     transactions: new TransactionRepository(pool, new PostgresLedger(pool)),
+    queues: new ReviewQueues(pool, new TransactionRepository(pool, new PostgresLedger(pool))),
     audit,
     users: new UserAdminService(new PostgresAuthStore(pool), audit),
     reconciler: new IngestionReconciler({ baseUrl: 'http://127.0.0.1:9', adminApiKey: new Secret('unused') }),

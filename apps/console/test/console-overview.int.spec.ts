@@ -34,6 +34,7 @@ import { OverviewService } from '../src/overview/overview.service.js';
 import { IngestionReconciler } from '../src/reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
 import { UserAdminService } from '../src/users/user-admin.service.js';
+import { ReviewQueues } from '../src/queues/review-queues.js';
 import { TransactionRepository } from '../src/transactions/transaction.repository.js';
 
 const dir = (app: string) => fileURLToPath(new URL(`../../${app}/migrations/${app}`, import.meta.url));
@@ -63,6 +64,7 @@ async function consoleWith(brokers: string[]): Promise<{ get: () => Promise<{ st
     pool,
     auth,
     transactions,
+    queues: new ReviewQueues(pool, transactions),
     overview: new OverviewService(transactions, pool, figures, { store: 'postgres', log: new PostgresVerificationLog(pool) }),
     audit,
     users: new UserAdminService(new PostgresAuthStore(pool), audit),

@@ -26,6 +26,7 @@ import { createConsoleApp } from '../src/console-app.js';
 import { ConsoleMetrics } from '../src/metrics/console.metrics.js';
 import { IngestionReconciler } from '../src/reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
+import { ReviewQueues } from '../src/queues/review-queues.js';
 import { TransactionRepository } from '../src/transactions/transaction.repository.js';
 import { UserAdminService } from '../src/users/user-admin.service.js';
 
@@ -105,6 +106,7 @@ beforeAll(async () => {
     pool,
     auth,
     transactions,
+    queues: new ReviewQueues(pool, transactions),
     metrics: registry,
     audit: new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), pino({ level: 'silent' })),
     users: new UserAdminService(
@@ -240,7 +242,7 @@ describe('queues', () => {
 describe('the review queues as metrics', () => {
   it('counts both queues into their gauges, served at GET /metrics with the default process metrics and the HTTP latency', async () => {
     const metrics = new ConsoleMetrics(registry);
-    const counting = metrics.reviewCounting(transactions, pino({ level: 'silent' }));
+    const counting = metrics.reviewCounting(new ReviewQueues(pool, transactions), pino({ level: 'silent' }));
     await counting.runOnce();
     // The queues' seeds above: H-1 to H-4 held in review, M-1 and M-2 in manual review (held too, counted once).
     const res = await app.inject({ method: 'GET', url: '/metrics' });

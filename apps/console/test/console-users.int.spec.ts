@@ -21,6 +21,7 @@ import { PostgresAuthStore } from '../src/auth/postgres-auth-store.js';
 import { createConsoleApp } from '../src/console-app.js';
 import type { Reconciler } from '../src/reconcile/reconciler.port.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
+import { ReviewQueues } from '../src/queues/review-queues.js';
 import { TransactionRepository } from '../src/transactions/transaction.repository.js';
 import { UserAdminService } from '../src/users/user-admin.service.js';
 
@@ -77,6 +78,7 @@ beforeAll(async () => {
     pool,
     auth,
     transactions: new TransactionRepository(pool, new PostgresLedger(pool)),
+    queues: new ReviewQueues(pool, new TransactionRepository(pool, new PostgresLedger(pool))),
     audit: trail,
     users: new UserAdminService(store, trail),
     reconciler,

@@ -11,6 +11,7 @@ import type { Reconciler } from '../reconcile/reconciler.port.js';
 import { PostgresVerificationLog } from '../ledger-chains/postgres-verification-log.js';
 import { KafkaOverview } from '../overview/kafka-overview.js';
 import { OverviewService } from '../overview/overview.service.js';
+import type { ReviewQueues } from '../queues/review-queues.js';
 import type { TransactionRepository } from '../transactions/transaction.repository.js';
 import type { UserAdminService } from '../users/user-admin.service.js';
 import { AuditController } from './audit.controller.js';
@@ -31,6 +32,7 @@ import {
   OVERVIEW,
   RECONCILER,
   TRANSACTIONS,
+  QUEUES,
   USER_ADMIN,
   WEB_BUILT,
   type CookieSettings,
@@ -55,6 +57,8 @@ export interface ConsoleApiDeps {
   pool: Pool;
   auth: AuthService;
   transactions: TransactionRepository;
+  /** The review queues' reader. */
+  queues: ReviewQueues;
   reconciler: Reconciler;
   /**
    * The dispatcher's admin API for the Deliveries pages; `null` (or left out) when none is
@@ -98,6 +102,7 @@ export class ConsoleApiModule {
       providers: [
         { provide: AUTH_SERVICE, useValue: deps.auth },
         { provide: TRANSACTIONS, useValue: deps.transactions },
+        { provide: QUEUES, useValue: deps.queues },
         { provide: RECONCILER, useValue: deps.reconciler },
         { provide: DELIVERIES, useValue: new DeliveriesService(deps.deliveryAdmin ?? null) },
         {

@@ -1,12 +1,13 @@
 import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiAnswer, ApiProblems, ApiQueryOf, parseBody } from '@settle/http';
-import type { HeldInReviewItem, ManualReviewItem, StateMismatchItem, TransactionRepository } from '../transactions/transaction.repository.js';
+import type { ReviewQueues } from '../queues/review-queues.js';
+import type { HeldInReviewItem, ManualReviewItem, StateMismatchItem } from '../transactions/views.js';
 import { heldInReviewAnswer, manualReviewAnswer, stateMismatchAnswer } from './openapi/answers.js';
 import { SECURITY } from './openapi/document.js';
 import { parseCursor, queueQuery } from './requests.js';
 import { SessionGuard } from './session.guard.js';
-import { TRANSACTIONS } from './tokens.js';
+import { QUEUES } from './tokens.js';
 
 /**
  * The review queues (any role), docs/console.md, "API", oldest first with keyset pages:
@@ -25,7 +26,7 @@ import { TRANSACTIONS } from './tokens.js';
 @Controller('api/v1/queues')
 @UseGuards(SessionGuard)
 export class QueuesController {
-  constructor(@Inject(TRANSACTIONS) private readonly transactions: TransactionRepository) {}
+  constructor(@Inject(QUEUES) private readonly queues: ReviewQueues) {}
 
   @Get('held-in-review')
   @ApiOperation({ summary: 'Held in review', description: "RECOVERING with entitlement HELD_IN_REVIEW, oldest first, with the sweeper's next re-check." })
@@ -33,7 +34,7 @@ export class QueuesController {
   @ApiAnswer(200, heldInReviewAnswer, 'One page')
   heldInReview(@Query() query: Record<string, string>): Promise<{ items: HeldInReviewItem[]; nextCursor: string | null }> {
     const q = parseBody(queueQuery, query);
-    return this.transactions.heldInReview({ after: parseCursor(q.cursor), limit: q.limit });
+    return this.queues.heldInReview({ after: parseCursor(q.cursor), limit: q.limit });
   }
 
   @Get('manual-review')
@@ -42,7 +43,7 @@ export class QueuesController {
   @ApiAnswer(200, manualReviewAnswer, 'One page')
   manualReview(@Query() query: Record<string, string>): Promise<{ items: ManualReviewItem[]; nextCursor: string | null }> {
     const q = parseBody(queueQuery, query);
-    return this.transactions.manualReview({ after: parseCursor(q.cursor), limit: q.limit });
+    return this.queues.manualReview({ after: parseCursor(q.cursor), limit: q.limit });
   }
 
   @Get('state-mismatch')
@@ -54,6 +55,6 @@ export class QueuesController {
   @ApiAnswer(200, stateMismatchAnswer, 'One page')
   stateMismatch(@Query() query: Record<string, string>): Promise<{ items: StateMismatchItem[]; nextCursor: string | null }> {
     const q = parseBody(queueQuery, query);
-    return this.transactions.stateMismatch({ after: parseCursor(q.cursor), limit: q.limit });
+    return this.queues.stateMismatch({ after: parseCursor(q.cursor), limit: q.limit });
   }
 }

@@ -1,6 +1,7 @@
 /** Injection tokens of the console's API. */
 export const AUTH_SERVICE = Symbol('AuthService');
 export const TRANSACTIONS = Symbol('TransactionRepository');
+export const QUEUES = Symbol('ReviewQueues');
 export const RECONCILER = Symbol('Reconciler');
 export const AUDIT_TRAIL = Symbol('AuditTrail');
 export const USER_ADMIN = Symbol('UserAdminService');

@@ -4,14 +4,8 @@ import { ApiAnswer, ApiProblems, ApiQueryOf, parseBody } from '@settle/http';
 import type { Logger } from '@settle/platform';
 import type { AuditTrail } from '../audit/audit-trail.port.js';
 import type { ReconcileAnswer, Reconciler } from '../reconcile/reconciler.port.js';
-import type {
-  EntitlementEventView,
-  TimelineEntry,
-  TransactionDetail,
-  TransactionRepository,
-  TransactionSummary,
-  WatchView,
-} from '../transactions/transaction.repository.js';
+import type { EntitlementEventView, TimelineEntry, TransactionDetail, TransactionSummary, WatchView } from '../transactions/views.js';
+import type { TransactionRepository } from '../transactions/transaction.repository.js';
 import { reconcileAnswer, transactionDetailAnswer, transactionListAnswer } from './openapi/answers.js';
 import { SECURITY } from './openapi/document.js';
 import { listQuery, parseCursor, pathReference } from './requests.js';

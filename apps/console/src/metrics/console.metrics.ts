@@ -1,6 +1,6 @@
 import { PeriodicMeasurement, type Logger } from '@settle/platform';
 import { Gauge, Registry } from 'prom-client';
-import type { TransactionRepository } from '../transactions/transaction.repository.js';
+import type { ReviewQueues } from '../queues/review-queues.js';
 
 /** How often the console counts the review queues for its gauges, milliseconds. */
 export const REVIEW_COUNT_INTERVAL_MS = 30_000;
@@ -40,10 +40,10 @@ export class ConsoleMetrics {
    * until `stop()`. A failed count (the read model not created yet, the database down) is
    * logged and the gauges keep their values.
    */
-  reviewCounting(transactions: Pick<TransactionRepository, 'reviewCounts'>, logger: Logger, intervalMs = REVIEW_COUNT_INTERVAL_MS): PeriodicMeasurement {
+  reviewCounting(queues: Pick<ReviewQueues, 'reviewCounts'>, logger: Logger, intervalMs = REVIEW_COUNT_INTERVAL_MS): PeriodicMeasurement {
     return new PeriodicMeasurement(
       async () => {
-        const { heldInReview, manualReview } = await transactions.reviewCounts();
+        const { heldInReview, manualReview } = await queues.reviewCounts();
         this.heldInReview.set(heldInReview);
         this.manualReview.set(manualReview);
       },

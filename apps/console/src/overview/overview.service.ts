@@ -2,7 +2,8 @@ import { readReadModel } from '@settle/ledger';
 import type { Pool } from '@settle/platform';
 import type { VerificationBreak, VerificationRecord } from '../ledger-chains/ledger-verification.js';
 import type { VerificationLog } from '../ledger-chains/verification-log.port.js';
-import type { Overview, TransactionRepository } from '../transactions/transaction.repository.js';
+import type { TransactionRepository } from '../transactions/transaction.repository.js';
+import type { Overview } from '../transactions/views.js';
 import type { ConsumerLag, DeadLetteredMessages, KafkaOverview } from './kafka-overview.js';
 
 /**

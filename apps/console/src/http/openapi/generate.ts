@@ -12,6 +12,7 @@ import { AuthService } from '../../auth/auth.service.js';
 import { MemoryAuthStore } from '../../auth/memory-auth-store.js';
 import { createConsoleApp } from '../../console-app.js';
 import { IngestionReconciler } from '../../reconcile/ingestion-reconciler.js';
+import { ReviewQueues } from '../../queues/review-queues.js';
 import { TransactionRepository } from '../../transactions/transaction.repository.js';
 import { UserAdminService } from '../../users/user-admin.service.js';
 import { CONSOLE_CONTROLLERS } from '../console-api.module.js';
@@ -34,6 +35,7 @@ export async function createInertConsoleApp(root: string): Promise<{ app: NestFa
     auth: new AuthService(users, { sessionTtlMs: 60_000 }),
     users: new UserAdminService(users, audit),
     transactions: new TransactionRepository(pool, ledger),
+    queues: new ReviewQueues(pool, new TransactionRepository(pool, ledger)),
     audit,
     reconciler: new IngestionReconciler({ baseUrl: 'http://127.0.0.1:1', adminApiKey: new Secret('unused') }),
     cookies: { secure: true },

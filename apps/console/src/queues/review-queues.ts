@@ -1,0 +1,163 @@
+import { readReadModel, transactionStream } from '@settle/ledger';
+import type { Pool } from '@settle/platform';
+import type { TransactionRepository } from '../transactions/transaction.repository.js';
+import {
+  isoOfEpochMs,
+  observedField,
+  pageOf,
+  queuePage,
+  SUMMARY_COLUMNS,
+  summaryOf,
+  type CheckView,
+  type HeldInReviewItem,
+  type ManualReviewItem,
+  type ManualRow,
+  type QueueQuery,
+  type QueueRow,
+  type StateMismatchItem,
+} from '../transactions/views.js';
+
+/**
+ * The review queues' reader (docs/console.md, "Queues"): State Mismatch, held in review and
+ * manual review, oldest first by keyset pages, and the two review queues' sizes for the metrics.
+ * It reads only the views the owners publish (docs/console.md, "Data"). Every read throws
+ * `READ_MODEL.NOT_READY` (503) while those schemas do not exist yet.
+ */
+export class ReviewQueues {
+  /**
+   * @param transactions - the transactions' reader: the State Mismatch queue is its list filtered by state.
+   */
+  constructor(
+    private readonly pool: Pool,
+    private readonly transactions: Pick<TransactionRepository, 'list'>,
+  ) {}
+
+  /**
+   * Transactions in State Mismatch (docs/spec.md, section 3: a checklist point failed), newest
+   * first as the transaction list pages them (`updated_at`, reference, descending: a mismatch is
+   * terminal, so the newest are the ones to look at), each with its failed checks, expected
+   * against observed, and the provider field the observed value came from.
+   *
+   * @throws ReadModelNotReadyError while `read_model` or `ingestion` does not exist.
+   */
+  async stateMismatch(query: QueueQuery): Promise<{ items: StateMismatchItem[]; nextCursor: string | null }> {
+    const page = await this.transactions.list({ state: 'STATE_MISMATCH', after: query.after, limit: query.limit });
+    if (page.items.length === 0) return { items: [], nextCursor: page.nextCursor };
+    const { rows } = await this.read(() =>
+      this.pool.query<{ reference: string; checks: CheckView[] | null }>(
+        'SELECT reference, checks FROM read_model.console_transactions WHERE reference = ANY($1::text[])',
+        [page.items.map((i) => i.reference)],
+      ),
+    );
+    const checks = new Map(rows.map((r) => [r.reference, r.checks ?? []]));
+    return {
+      items: page.items.map((item) => ({
+        ...item,
+        failedChecks: (checks.get(item.reference) ?? [])
+          .filter((c) => !c.passed)
+          .map((c) => ({ check: c.check, code: c.code, expected: c.expected, observed: c.observed, providerField: observedField(item.provider, c.check) })),
+      })),
+      nextCursor: page.nextCursor,
+    };
+  }
+
+  /**
+   * The two review queues' sizes alone, cheaply (`settle_transactions_held_in_review` and
+   * `settle_transactions_in_manual_review`): the range of states `RECOVERING` and
+   * `MANUAL_REVIEW` of the state index, not the whole book as {@link overview} reads it.
+   *
+   * @throws ReadModelNotReadyError while `read_model` does not exist yet.
+   */
+  async reviewCounts(): Promise<{ heldInReview: number; manualReview: number }> {
+    const { rows } = await this.read(() =>
+      this.pool.query<{ held: number; manual: number }>(
+        `SELECT count(*) FILTER (WHERE state = 'RECOVERING' AND entitlement_status = 'HELD_IN_REVIEW')::int AS held,
+                count(*) FILTER (WHERE state = 'MANUAL_REVIEW')::int AS manual
+           FROM read_model.console_transactions
+          WHERE state IN ('RECOVERING', 'MANUAL_REVIEW')`,
+      ),
+    );
+    return { heldInReview: rows[0]?.held ?? 0, manualReview: rows[0]?.manual ?? 0 };
+  }
+
+  /**
+   * Transactions held in review (state `RECOVERING`, entitlement `HELD_IN_REVIEW`) with the
+   * sweeper's next re-check, oldest first (`updated_at`, then reference, ascending): the ones
+   * waiting longest come first. Keyset pages over `(updated_at, reference)`.
+   *
+   * @returns the rows and the cursor of the next page, `null` on the last page.
+   * @throws ReadModelNotReadyError while `read_model`, `ingestion` or `sweeper` does not exist.
+   */
+  async heldInReview(query: QueueQuery): Promise<{ items: HeldInReviewItem[]; nextCursor: string | null }> {
+    const values: unknown[] = [];
+    const { after, limit } = queuePage(query, values);
+    const { rows } = await this.read(() =>
+      this.pool.query<QueueRow>(
+        `SELECT ${SUMMARY_COLUMNS}, w.due_at, w.checks AS watch_checks
+           FROM read_model.console_transactions t
+           LEFT JOIN ingestion.console_checkouts c ON c.reference = t.reference
+           LEFT JOIN sweeper.console_watches w ON w.reference = t.reference
+          WHERE t.state = 'RECOVERING' AND t.entitlement_status = 'HELD_IN_REVIEW' ${after}
+          ORDER BY t.updated_at ASC, t.reference ASC
+          LIMIT ${limit}`,
+        values,
+      ),
+    );
+    const { page, nextCursor } = pageOf(rows, query.limit);
+    return {
+      items: page.map((row) => ({ ...summaryOf(row), nextCheckAt: isoOfEpochMs(row.due_at), checksSoFar: row.watch_checks ?? 0 })),
+      nextCursor,
+    };
+  }
+
+  /**
+   * Transactions in manual review (state `MANUAL_REVIEW`) with why: the verifier's last verdict
+   * and trigger, the sweeper's re-checks and the last event of the ledger stream. Oldest first,
+   * keyset pages as {@link heldInReview}.
+   *
+   * @returns the rows and the cursor of the next page, `null` on the last page.
+   * @throws ReadModelNotReadyError while `read_model`, `ingestion`, `sweeper` or `ledger` does not exist.
+   */
+  async manualReview(query: QueueQuery): Promise<{ items: ManualReviewItem[]; nextCursor: string | null }> {
+    const values: unknown[] = [transactionStream('')];
+    const { after, limit } = queuePage(query, values);
+    const { rows } = await this.read(() =>
+      this.pool.query<ManualRow>(
+        `SELECT ${SUMMARY_COLUMNS}, w.due_at, w.checks AS watch_checks,
+                COALESCE(v.verdict, t.last_verdict) AS last_verdict, COALESCE(v.trigger, t.last_trigger) AS last_trigger,
+                e.event_type, e.recorded_at AS event_recorded_at, e.data->>'detail' AS event_detail
+           FROM read_model.console_transactions t
+           LEFT JOIN ingestion.console_checkouts c ON c.reference = t.reference
+           LEFT JOIN read_model.console_latest_verifications v ON v.reference = t.reference
+           LEFT JOIN sweeper.console_watches w ON w.reference = t.reference
+           LEFT JOIN LATERAL (
+             SELECT event_type, recorded_at, data FROM ledger.console_events
+              WHERE stream_id = $1 || t.reference
+              ORDER BY revision DESC LIMIT 1
+           ) e ON true
+          WHERE t.state = 'MANUAL_REVIEW' ${after}
+          ORDER BY t.updated_at ASC, t.reference ASC
+          LIMIT ${limit}`,
+        values,
+      ),
+    );
+    const { page, nextCursor } = pageOf(rows, query.limit);
+    return {
+      items: page.map((row) => ({
+        ...summaryOf(row),
+        lastVerdict: row.last_verdict,
+        lastTrigger: row.last_trigger,
+        checksSoFar: row.watch_checks ?? 0,
+        lastEvent:
+          row.event_type !== null && row.event_recorded_at !== null
+            ? { type: row.event_type, recordedAt: row.event_recorded_at.toISOString(), detail: row.event_detail }
+            : null,
+      })),
+      nextCursor,
+    };
+  }
+
+  private read<T>(work: () => Promise<T>): Promise<T> {
+    return readReadModel(work);
+  }
+}
