@@ -5,7 +5,7 @@
 import { cpus, totalmem } from 'node:os';
 import { consoleBenchmark } from './console.js';
 import { deliveryBenchmark } from './delivery.js';
-import { e2eBenchmark } from './e2e.js';
+import { e2eBenchmark } from './e2e/index.js';
 import { ingestBenchmark } from './ingest.js';
 import { ledgerBenchmark } from './ledger.js';
 import { sweeperBenchmark } from './sweeper.js';

@@ -1,0 +1,120 @@
+import type { TransactionEvent } from '@settle/domain';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ROOT } from '@settle/testing';
+
+export const WEBHOOK_PATH = '/v1/webhooks/paystack';
+export const APP_SCRIPT = /\/dist\/apps\/([^/]+)\/src\/main\.js/;
+export const AMOUNT_MINOR = 250_000;
+export const CURRENCY = 'NGN';
+
+// ---------------------------------------------------------------------------------------------
+// Options.
+
+export interface Options {
+  rates: number[];
+  seconds: number;
+  warmupSeconds: number;
+  burst: number;
+  burstConcurrency: number;
+  runs: number;
+  json: string;
+  soakSeconds: number;
+  soakRate: number;
+  soakLeadSeconds: number;
+  profile: string | null;
+  /** Split the path into hops (HopWatch): a diagnostic, off by default (its consumer costs the load generator about 0.1 ms of CPU per checkout). */
+  hops: boolean;
+  drainTimeoutS: number;
+  drainMaxS: number;
+  statsFlushS: number;
+  connections: number;
+  prepareConcurrency: number;
+  logLevel: string;
+  /**
+   * `--ledger-only`: no customer endpoint and no console, the measure ends at the ledger and
+   * the settlements topic (the benchmark as it was before delivery was measured). By default the
+   * stack runs as `./settle up` starts it: the seven apps with their own settings, the example
+   * customer backend (the receiver kit on PostgreSQL) registered as the dispatcher's endpoint.
+   */
+  ledgerOnly: boolean;
+}
+
+export function parseOptions(args: string[]): Options {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      rates: { type: 'string', default: '100,250,500,1000,2000' },
+      seconds: { type: 'string', default: '20' },
+      warmup: { type: 'string', default: '10' },
+      burst: { type: 'string', default: '2000' },
+      'burst-concurrency': { type: 'string', default: '64' },
+      runs: { type: 'string', default: '1' },
+      json: { type: 'string', default: 'docs/benchmarks/e2e.json' },
+      soak: { type: 'string', default: '0' },
+      'soak-rate': { type: 'string', default: '500' },
+      'soak-lead': { type: 'string', default: '30' },
+      profile: { type: 'string' },
+      hops: { type: 'boolean', default: false },
+      'drain-timeout': { type: 'string', default: '120' },
+      'drain-max': { type: 'string', default: '3600' },
+      'stats-flush': { type: 'string', default: '11' },
+      connections: { type: 'string', default: '256' },
+      'prepare-concurrency': { type: 'string', default: '32' },
+      'log-level': { type: 'string', default: 'info' },
+      'ledger-only': { type: 'boolean', default: false },
+    },
+  });
+  const num = (name: keyof typeof values, min: number): number => {
+    const n = Number(values[name]);
+    if (!Number.isFinite(n) || n < min) throw new Error(`--${name} needs a number ≥ ${min}, got ${String(values[name])}`);
+    return n;
+  };
+  const rates = String(values.rates)
+    .split(',')
+    .filter((r) => r.trim() !== '')
+    .map((r) => {
+      const n = Number(r);
+      if (!Number.isFinite(n) || n <= 0) throw new Error(`--rates needs positive numbers, got ${r}`);
+      return n;
+    });
+  const profile = values.profile ?? null;
+  if (profile !== null) {
+    const apps = existsSync(join(ROOT, 'dist/apps')) ? readdirSync(join(ROOT, 'dist/apps')) : [];
+    if (!apps.includes(profile)) throw new Error(`--profile needs one of the apps (${apps.join(', ')}), got ${profile}`);
+  }
+  const options: Options = {
+    rates,
+    seconds: num('seconds', 1),
+    warmupSeconds: num('warmup', 0),
+    burst: Math.round(num('burst', 0)),
+    burstConcurrency: Math.round(num('burst-concurrency', 1)),
+    runs: Math.round(num('runs', 1)),
+    json: String(values.json),
+    soakSeconds: num('soak', 0),
+    soakRate: num('soak-rate', 1),
+    soakLeadSeconds: num('soak-lead', 1),
+    profile,
+    hops: values.hops === true,
+    drainTimeoutS: num('drain-timeout', 1),
+    drainMaxS: num('drain-max', 1),
+    statsFlushS: num('stats-flush', 0),
+    connections: Math.round(num('connections', 1)),
+    prepareConcurrency: Math.round(num('prepare-concurrency', 1)),
+    logLevel: String(values['log-level']),
+    ledgerOnly: values['ledger-only'] === true,
+  };
+  if (options.rates.length === 0 && options.burst === 0 && options.soakSeconds === 0) throw new Error('nothing to measure: no rates, no burst, no soak');
+  return options;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers.
+
+export const sortedOf = (values: Iterable<number>) => Float64Array.from(values).sort();
+
+/** The ledger event of a settled checkout (the decider's event, appended by the projector). */
+export const SETTLED: Extract<TransactionEvent['type'], 'TransactionSettled'> = 'TransactionSettled';
