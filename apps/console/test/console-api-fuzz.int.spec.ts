@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Secret } from '@settle/config';
-import { LEDGER_MIGRATIONS, PostgresLedger, READ_MODEL_MIGRATIONS } from '@settle/ledger';
+import { LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS } from '@settle/ledger';
 import { createPool, migrateSchemas, type Pool } from '@settle/platform';
 import fc from 'fast-check';
 import { pino } from 'pino';
@@ -40,17 +40,12 @@ import {
   type FuzzRequest,
   createTestDatabase,
 } from '@settle/testing';
-import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
-import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
 import { AuthService } from '../src/auth/auth.service.js';
+import { startConsoleTestApp } from './console-test-app.js';
 import { PostgresAuthStore } from '../src/auth/postgres-auth-store.js';
-import { createConsoleApp } from '../src/console-app.js';
 import { DispatcherDeliveryAdmin } from '../src/deliveries/dispatcher-delivery-admin.js';
 import { IngestionReconciler } from '../src/reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
-import { ReviewQueues } from '../src/queues/review-queues.js';
-import { TransactionRepository } from '../src/transactions/transaction.repository.js';
-import { UserAdminService } from '../src/users/user-admin.service.js';
 import { EVENT, HEALTHY, startDispatcherStandIn, type DispatcherStandIn } from './dispatcher-stand-in.js';
 
 const INGESTION_MIGRATIONS_DIR = fileURLToPath(new URL('../../ingestion/migrations/ingestion', import.meta.url));
@@ -103,22 +98,13 @@ beforeAll(async () => {
   const auth = new AuthService(new PostgresAuthStore(pool), { sessionTtlMs: 8 * 3_600_000 });
   await auth.createUser(ADMIN, PASSWORD, 'admin');
   await auth.createUser(TARGET, PASSWORD, 'viewer');
-  const audit = new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), logger);
-  app = await createConsoleApp({
+  ({ app } = await startConsoleTestApp(pool, {
     logger,
-    pool,
     auth,
-    transactions: new TransactionRepository(pool, new PostgresLedger(pool)),
-    queues: new ReviewQueues(pool, new TransactionRepository(pool, new PostgresLedger(pool))),
-    audit,
-    users: new UserAdminService(new PostgresAuthStore(pool), audit),
     reconciler: new IngestionReconciler({ baseUrl: `http://127.0.0.1:${(ingestion.address() as AddressInfo).port}`, adminApiKey: new Secret(INGESTION_KEY) }),
     deliveryAdmin: new DispatcherDeliveryAdmin({ baseUrl: dispatcher.url, adminApiKey: new Secret(DISPATCHER_KEY) }),
-    cookies: { secure: false },
     webDir,
-  });
-  await app.init();
-  await app.getHttpAdapter().getInstance().ready();
+  }));
   const signIn = await app.inject({ method: 'POST', url: '/api/v1/session', payload: { email: ADMIN, password: PASSWORD } });
   admin = { cookie: String(signIn.headers['set-cookie']).split(';')[0]!, csrf: signIn.json<{ csrfToken: string }>().csrfToken };
 });

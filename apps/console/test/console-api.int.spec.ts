@@ -15,21 +15,17 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Secret } from '@settle/config';
 import { LEDGER_MIGRATIONS, PostgresLedger, READ_MODEL_MIGRATIONS, transactionStream, type TransactionOutcomeData } from '@settle/ledger';
 import { createPool, migrateSchemas, type Pool } from '@settle/platform';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '@settle/testing';
 import { PROVIDER_REGISTRY } from '@settle/providers';
-import { watchAnswers, type AnswerConformance } from './answer-conformance.js';
-import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
+import { type AnswerConformance } from './answer-conformance.js';
 import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
 import { AuthService } from '../src/auth/auth.service.js';
+import { consoleTestDeps, startConsoleTestApp } from './console-test-app.js';
 import { PostgresAuthStore } from '../src/auth/postgres-auth-store.js';
 import { createConsoleApp } from '../src/console-app.js';
 import { IngestionReconciler } from '../src/reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
-import { ReviewQueues } from '../src/queues/review-queues.js';
-import { TransactionRepository } from '../src/transactions/transaction.repository.js';
-import { UserAdminService } from '../src/users/user-admin.service.js';
 
 const INGESTION_MIGRATIONS_DIR = fileURLToPath(new URL('../../ingestion/migrations/ingestion', import.meta.url));
 const SWEEPER_MIGRATIONS_DIR = fileURLToPath(new URL('../../sweeper/migrations/sweeper', import.meta.url));
@@ -45,19 +41,9 @@ let webDir: string;
 let answers: AnswerConformance;
 const ingestionCalls: Array<{ method: string; url: string; authorization: string | undefined }> = [];
 
-function deps(auth: AuthService, ingestionUrl: string) {
-  const audit = new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), pino({ level: 'silent' }));
-  return {
-    logger: pino({ level: 'silent' }),
-    pool,
-    auth,
-    transactions: new TransactionRepository(pool, new PostgresLedger(pool)),
-    queues: new ReviewQueues(pool, new TransactionRepository(pool, new PostgresLedger(pool))),
-    audit,
-    users: new UserAdminService(new PostgresAuthStore(pool), audit),
-    reconciler: new IngestionReconciler({ baseUrl: ingestionUrl, adminApiKey: new Secret(ADMIN_KEY) }),
-  };
-}
+/** The console over this test's database, reconciling through the ingestion stand-in at `ingestionUrl`. */
+const deps = (auth: AuthService, ingestionUrl: string) =>
+  consoleTestDeps(pool, { auth, reconciler: new IngestionReconciler({ baseUrl: ingestionUrl, adminApiKey: new Secret(ADMIN_KEY) }) });
 
 /** Signs in; the session cookie (`name=value`) and the CSRF token. */
 async function signIn(email: string, target = app): Promise<{ cookie: string; csrf: string }> {
@@ -151,10 +137,7 @@ beforeAll(async () => {
   ] as const) {
     await auth.createUser(email, PASSWORD, role);
   }
-  app = await createConsoleApp({ ...deps(auth, ingestionUrl), cookies: { secure: false }, webDir: join(tmpdir(), `missing-${randomUUID()}`) });
-  answers = watchAnswers(app);
-  await app.init();
-  await app.getHttpAdapter().getInstance().ready();
+  ({ app, answers } = await startConsoleTestApp(pool, deps(auth, ingestionUrl)));
 
   webDir = await mkdtemp(join(tmpdir(), 'console-web-'));
   await writeFile(join(webDir, 'index.html'), '<!doctype html><title>Settle console</title>');

@@ -6,27 +6,20 @@
  * without a dispatcher.
  */
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Secret } from '@settle/config';
 import { adminActionStream, LEDGER_MIGRATIONS, PostgresLedger, READ_MODEL_MIGRATIONS } from '@settle/ledger';
 import { createPool, migrateSchemas, type Pool } from '@settle/platform';
-import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { watchAnswers, type AnswerConformance } from './answer-conformance.js';
+import { type AnswerConformance } from './answer-conformance.js';
 import { createTestDatabase } from '@settle/testing';
-import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
 import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
 import { AuthService } from '../src/auth/auth.service.js';
+import { consoleTestDeps, startConsoleTestApp } from './console-test-app.js';
 import { PostgresAuthStore } from '../src/auth/postgres-auth-store.js';
 import { createConsoleApp } from '../src/console-app.js';
 import { DispatcherDeliveryAdmin } from '../src/deliveries/dispatcher-delivery-admin.js';
-import { IngestionReconciler } from '../src/reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
-import { UserAdminService } from '../src/users/user-admin.service.js';
-import { ReviewQueues } from '../src/queues/review-queues.js';
-import { TransactionRepository } from '../src/transactions/transaction.repository.js';
 import { EVENT, FAILING, HEALTHY, startDispatcherStandIn, UNKNOWN, type DispatcherStandIn, type StandInCall } from './dispatcher-stand-in.js';
 
 const ADMIN_KEY = `dispatcher-test-${randomUUID()}`;
@@ -41,22 +34,8 @@ let dispatcher: DispatcherStandIn;
 let dispatcherUrl: string;
 let calls: StandInCall[];
 
-function deps(auth: AuthService, deliveryAdmin: DispatcherDeliveryAdmin | null) {
-  const audit = new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), pino({ level: 'silent' }));
-  return {
-    logger: pino({ level: 'silent' }),
-    pool,
-    auth,
-    transactions: new TransactionRepository(pool, new PostgresLedger(pool)),
-    queues: new ReviewQueues(pool, new TransactionRepository(pool, new PostgresLedger(pool))),
-    audit,
-    users: new UserAdminService(new PostgresAuthStore(pool), audit),
-    reconciler: new IngestionReconciler({ baseUrl: 'http://127.0.0.1:9', adminApiKey: new Secret('unused') }),
-    deliveryAdmin,
-    cookies: { secure: false },
-    webDir: join(tmpdir(), `missing-${randomUUID()}`),
-  };
-}
+/** The console over this test's database, with `deliveryAdmin` as its dispatcher (`null`: none configured). */
+const deps = (auth: AuthService, deliveryAdmin: DispatcherDeliveryAdmin | null) => consoleTestDeps(pool, { auth, deliveryAdmin });
 
 async function signIn(email: string, target = app): Promise<{ cookie: string; csrf: string }> {
   const res = await target.inject({ method: 'POST', url: '/api/v1/session', payload: { email, password: PASSWORD } });
@@ -86,13 +65,11 @@ beforeAll(async () => {
   ] as const) {
     await auth.createUser(email, PASSWORD, role);
   }
-  app = await createConsoleApp(deps(auth, new DispatcherDeliveryAdmin({ baseUrl: dispatcherUrl, adminApiKey: new Secret(ADMIN_KEY) })));
-  answers = watchAnswers(app);
-  await app.init();
-  await app.getHttpAdapter().getInstance().ready();
-  bare = await createConsoleApp(deps(auth, null));
-  await bare.init();
-  await bare.getHttpAdapter().getInstance().ready();
+  ({ app, answers } = await startConsoleTestApp(pool, {
+    auth,
+    deliveryAdmin: new DispatcherDeliveryAdmin({ baseUrl: dispatcherUrl, adminApiKey: new Secret(ADMIN_KEY) }),
+  }));
+  ({ app: bare } = await startConsoleTestApp(pool, { auth, deliveryAdmin: null }));
 });
 
 beforeEach(() => {

@@ -8,33 +8,25 @@
  * tampered with (as a superuser with triggers off), one console instance at a time.
  */
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Secret } from '@settle/config';
 import { LEDGER_MIGRATIONS, PostgresLedger, READ_MODEL_MIGRATIONS } from '@settle/ledger';
 import { ensureTopics, topicNames } from '@settle/messaging';
 import { createPool, migrateSchemas, type Pool } from '@settle/platform';
 import { Kafka, logLevel, type Admin, type Producer } from 'kafkajs';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { watchAnswers, type AnswerConformance } from './answer-conformance.js';
+import { type AnswerConformance } from './answer-conformance.js';
 import { createTestDatabase, infra, uniqueTopicPrefix, withTriggersOff } from '@settle/testing';
-import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
-import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
 import { AuthService } from '../src/auth/auth.service.js';
+import { startConsoleTestApp } from './console-test-app.js';
 import { PostgresAuthStore } from '../src/auth/postgres-auth-store.js';
-import { createConsoleApp } from '../src/console-app.js';
 import { LedgerChainAuditor } from '../src/ledger-chains/ledger-chain-auditor.js';
 import { PostgresVerificationLog } from '../src/ledger-chains/postgres-verification-log.js';
 import { KafkaAdminSource } from '../src/overview/kafka-admin-source.js';
 import { KafkaOverview } from '../src/overview/kafka-overview.js';
 import { OverviewService } from '../src/overview/overview.service.js';
-import { IngestionReconciler } from '../src/reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
-import { UserAdminService } from '../src/users/user-admin.service.js';
-import { ReviewQueues } from '../src/queues/review-queues.js';
 import { TransactionRepository } from '../src/transactions/transaction.repository.js';
 
 const dir = (app: string) => fileURLToPath(new URL(`../../${app}/migrations/${app}`, import.meta.url));
@@ -56,25 +48,14 @@ const conformances: AnswerConformance[] = [];
 /** A console app over the test database whose Kafka figures come from `brokers`; its session cookie. */
 async function consoleWith(brokers: string[]): Promise<{ get: () => Promise<{ status: number; body: any }> }> {
   const transactions = new TransactionRepository(pool, new PostgresLedger(pool));
-  const audit = new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), silent);
   const figures = new KafkaOverview(new KafkaAdminSource({ brokers, topicPrefix: prefix }, silent), silent, { cacheMs: 0 });
   overviews.push(figures);
-  const app = await createConsoleApp({
-    logger: silent,
-    pool,
+  const { app, answers } = await startConsoleTestApp(pool, {
     auth,
     transactions,
-    queues: new ReviewQueues(pool, transactions),
     overview: new OverviewService(transactions, pool, figures, { store: 'postgres', log: new PostgresVerificationLog(pool) }),
-    audit,
-    users: new UserAdminService(new PostgresAuthStore(pool), audit),
-    reconciler: new IngestionReconciler({ baseUrl: 'http://127.0.0.1:9', adminApiKey: new Secret('unused') }),
-    cookies: { secure: false },
-    webDir: join(tmpdir(), `missing-${randomUUID()}`),
   });
-  conformances.push(watchAnswers(app));
-  await app.init();
-  await app.getHttpAdapter().getInstance().ready();
+  conformances.push(answers);
   apps.push(app);
   const res = await app.inject({ method: 'POST', url: '/api/v1/session', payload: { email: 'viewer@example.com', password: PASSWORD } });
   const cookie = String(res.headers['set-cookie']).split(';')[0]!;

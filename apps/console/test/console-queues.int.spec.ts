@@ -6,29 +6,22 @@
  * `entitlementEvents` of `GET /api/v1/transactions/:reference`.
  */
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Secret } from '@settle/config';
 import { LEDGER_MIGRATIONS, PostgresLedger, READ_MODEL_MIGRATIONS, transactionStream } from '@settle/ledger';
 import { createMetricsRegistry, createPool, migrateSchema, type Pool } from '@settle/platform';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROVIDER_REGISTRY } from '@settle/providers';
-import { watchAnswers, type AnswerConformance } from './answer-conformance.js';
+import { type AnswerConformance } from './answer-conformance.js';
 import { createTestDatabase } from '@settle/testing';
-import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
-import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
 import { AuthService } from '../src/auth/auth.service.js';
+import { startConsoleTestApp } from './console-test-app.js';
 import { PostgresAuthStore } from '../src/auth/postgres-auth-store.js';
-import { createConsoleApp } from '../src/console-app.js';
 import { ConsoleMetrics } from '../src/metrics/console.metrics.js';
-import { IngestionReconciler } from '../src/reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
 import { ReviewQueues } from '../src/queues/review-queues.js';
 import { TransactionRepository } from '../src/transactions/transaction.repository.js';
-import { UserAdminService } from '../src/users/user-admin.service.js';
 
 const dir = (app: string) => fileURLToPath(new URL(`../../${app}/migrations/${app}`, import.meta.url));
 const PASSWORD = 'correct horse battery staple';
@@ -101,25 +94,7 @@ beforeAll(async () => {
   const auth = new AuthService(new PostgresAuthStore(pool), { sessionTtlMs: 3_600_000 });
   await auth.createUser('viewer@example.com', PASSWORD, 'viewer');
   transactions = new TransactionRepository(pool, new PostgresLedger(pool));
-  app = await createConsoleApp({
-    logger: pino({ level: 'silent' }),
-    pool,
-    auth,
-    transactions,
-    queues: new ReviewQueues(pool, transactions),
-    metrics: registry,
-    audit: new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), pino({ level: 'silent' })),
-    users: new UserAdminService(
-      new PostgresAuthStore(pool),
-      new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), pino({ level: 'silent' })),
-    ),
-    reconciler: new IngestionReconciler({ baseUrl: 'http://127.0.0.1:9', adminApiKey: new Secret('unused') }),
-    cookies: { secure: false },
-    webDir: join(tmpdir(), `missing-${randomUUID()}`),
-  });
-  answers = watchAnswers(app);
-  await app.init();
-  await app.getHttpAdapter().getInstance().ready();
+  ({ app, answers } = await startConsoleTestApp(pool, { auth, transactions, metrics: registry }));
   const res = await app.inject({ method: 'POST', url: '/api/v1/session', payload: { email: 'viewer@example.com', password: PASSWORD } });
   cookie = String(res.headers['set-cookie']).split(';')[0]!;
 });

@@ -4,26 +4,17 @@
  * CSRF, generated passwords shown once, the self-change and last-admin rules, a disabled user's
  * session refused at once, and every change (refusals too) in the audit view with its actor.
  */
-import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LEDGER_MIGRATIONS, PostgresLedger, verifyLedger } from '@settle/ledger';
 import { createPool, migrateSchemas, type Pool } from '@settle/platform';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '@settle/testing';
-import { watchAnswers, type AnswerConformance } from './answer-conformance.js';
-import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
-import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
+import { type AnswerConformance } from './answer-conformance.js';
 import { AuthService } from '../src/auth/auth.service.js';
+import { startConsoleTestApp } from './console-test-app.js';
 import { PostgresAuthStore } from '../src/auth/postgres-auth-store.js';
-import { createConsoleApp } from '../src/console-app.js';
 import type { Reconciler } from '../src/reconcile/reconciler.port.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
-import { ReviewQueues } from '../src/queues/review-queues.js';
-import { TransactionRepository } from '../src/transactions/transaction.repository.js';
-import { UserAdminService } from '../src/users/user-admin.service.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -66,28 +57,13 @@ beforeAll(async () => {
   ] as const) {
     await auth.createUser(email, PASSWORD, role);
   }
-  const trail = new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), pino({ level: 'silent' }));
   const reconciler: Reconciler = {
     reconcile: async (reference) => {
       reconciled.push(reference);
       return { reference, state: 'RECOVERING' };
     },
   };
-  app = await createConsoleApp({
-    logger: pino({ level: 'silent' }),
-    pool,
-    auth,
-    transactions: new TransactionRepository(pool, new PostgresLedger(pool)),
-    queues: new ReviewQueues(pool, new TransactionRepository(pool, new PostgresLedger(pool))),
-    audit: trail,
-    users: new UserAdminService(store, trail),
-    reconciler,
-    cookies: { secure: false },
-    webDir: join(tmpdir(), `missing-${randomUUID()}`),
-  });
-  answers = watchAnswers(app);
-  await app.init();
-  await app.getHttpAdapter().getInstance().ready();
+  ({ app, answers } = await startConsoleTestApp(pool, { auth, reconciler }));
 });
 
 afterAll(async () => {

@@ -1,0 +1,71 @@
+/**
+ * The console's test factory: its API over PostgreSQL, every port on its real adapter (the
+ * PostgreSQL ledger and audit log, the transactions' and the review queues' readers, user
+ * administration), built as `createConsoleApp` builds it for `main.ts`, with only what a test
+ * needs to differ passed in. Each integration test used to wire the same ten dependencies by hand.
+ */
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Secret } from '@settle/config';
+import { PostgresLedger } from '@settle/ledger';
+import type { Pool } from '@settle/platform';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { pino } from 'pino';
+import type { AnswerConformance } from '@settle/testing';
+import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
+import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
+import { AuthService } from '../src/auth/auth.service.js';
+import { PostgresAuthStore } from '../src/auth/postgres-auth-store.js';
+import { createConsoleApp } from '../src/console-app.js';
+import type { ConsoleApiDeps } from '../src/http/console-api.module.js';
+import { ReviewQueues } from '../src/queues/review-queues.js';
+import { IngestionReconciler } from '../src/reconcile/ingestion-reconciler.js';
+import { TransactionRepository } from '../src/transactions/transaction.repository.js';
+import { UserAdminService } from '../src/users/user-admin.service.js';
+import { watchAnswers } from './answer-conformance.js';
+
+/** What `createConsoleApp` takes. */
+export type ConsoleAppDeps = Parameters<typeof createConsoleApp>[0];
+
+/**
+ * The console's dependencies over `pool`, each on its real adapter, with `overrides` in their
+ * place. Defaults: a silent logger; sessions of an hour; the ledger, its audit log and the
+ * readers on PostgreSQL; a reconciler pointed at a port nothing listens on (reconciliations
+ * answer 503 unless a test passes its own); no dispatcher; insecure cookies; no web app built.
+ */
+export function consoleTestDeps(pool: Pool, overrides: Partial<ConsoleAppDeps> = {}): ConsoleAppDeps {
+  const logger = overrides.logger ?? pino({ level: 'silent' });
+  const ledger = new PostgresLedger(pool);
+  const audit = overrides.audit ?? new LedgerAuditTrail(ledger, new PostgresAuditLog(pool), logger);
+  const transactions = overrides.transactions ?? new TransactionRepository(pool, ledger);
+  return {
+    logger,
+    pool,
+    auth: new AuthService(new PostgresAuthStore(pool), { sessionTtlMs: 3_600_000 }),
+    transactions,
+    queues: new ReviewQueues(pool, transactions),
+    audit,
+    users: new UserAdminService(new PostgresAuthStore(pool), audit),
+    reconciler: new IngestionReconciler({ baseUrl: 'http://127.0.0.1:9', adminApiKey: new Secret('unused-admin-key') }),
+    cookies: { secure: false },
+    webDir: join(tmpdir(), `missing-${randomUUID()}`),
+    ...overrides,
+  } satisfies Omit<ConsoleApiDeps, 'webBuilt' | 'metrics'> & { webDir: string };
+}
+
+/**
+ * The console's API over `pool` ({@link consoleTestDeps}), initialised and ready for
+ * `app.inject`; with `answers`, every successful answer is also checked against the OpenAPI
+ * document (`watchAnswers`, attached before the app is ready). The caller closes it.
+ */
+export async function startConsoleTestApp(
+  pool: Pool,
+  overrides: Partial<ConsoleAppDeps> = {},
+): Promise<{ app: NestFastifyApplication; answers: AnswerConformance }> {
+  const app = await createConsoleApp(consoleTestDeps(pool, overrides));
+  const answers = watchAnswers(app);
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  return { app, answers };
+}
