@@ -27,6 +27,7 @@ export { sampleEvent, sendSampleEvent, signDelivery, type SampleAnswer, type Sig
 export { SignatureVerifier, type HeadersLike, type SignatureCheck } from './signature.js';
 export { ENTITLEMENT_EVENT_KINDS, parseEvent } from './event.js';
 export type { EntitlementEvent, EntitlementEventKind, FieldError, JsonObject, ParsedEvent } from './event.js';
+export { CUSTOMER_EVENT_SCHEMAS, type CustomerEvent, type SubscriptionRenewed, type SubscriptionStarted } from './generated/customer-events.js';
 export { PROBLEM_JSON, type ProblemDetails, type ReceiverProblemCode } from './problem.js';
 export { EVENT_STATES } from './store.port.js';
 export type { AccessGrant, EventState, FailedEvent, LeasedEvent, ReceiverStore, RetryOutcome, StoredEvent } from './store.port.js';
