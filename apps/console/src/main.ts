@@ -18,10 +18,9 @@ import {
   startTracing,
   stopInOrder,
 } from '@settle/platform';
-import { LedgerAuditTrail } from './audit/ledger-audit-trail.js';
 import { PostgresAuditLog } from './audit/postgres-audit-log.js';
-import { AuthService } from './auth/auth.service.js';
 import { PostgresAuthStore } from './auth/postgres-auth-store.js';
+import { composeConsole } from './compose.js';
 import { createConsoleApp } from './console-app.js';
 import { DispatcherDeliveryAdmin } from './deliveries/dispatcher-delivery-admin.js';
 import { LedgerChainAuditor } from './ledger-chains/ledger-chain-auditor.js';
@@ -32,9 +31,6 @@ import { KafkaOverview } from './overview/kafka-overview.js';
 import { OverviewService } from './overview/overview.service.js';
 import { IngestionReconciler } from './reconcile/ingestion-reconciler.js';
 import { CONSOLE_MIGRATIONS } from './schema.js';
-import { ReviewQueues } from './queues/review-queues.js';
-import { TransactionRepository } from './transactions/transaction.repository.js';
-import { UserAdminService } from './users/user-admin.service.js';
 
 /** How often expired sessions are deleted, milliseconds. */
 const SESSION_PURGE_INTERVAL_MS = 10 * 60_000;
@@ -70,17 +66,21 @@ async function main(): Promise<void> {
   await migrateSchema(pool, CONSOLE_MIGRATIONS, logger);
 
   const ledger = new PostgresLedger(pool);
-  const authStore = new PostgresAuthStore(pool);
-  const auth = new AuthService(authStore, { sessionTtlMs: config.session.ttlMs });
-  const transactions = new TransactionRepository(pool, ledger);
-  const queues = new ReviewQueues(pool, transactions);
+  const services = composeConsole({
+    pool,
+    ledger,
+    auditLog: new PostgresAuditLog(pool),
+    authStore: new PostgresAuthStore(pool),
+    logger,
+    sessionTtlMs: config.session.ttlMs,
+  });
+  const { auth, transactions, queues } = services;
   // Kafka is optional: without KAFKA_BROKERS the overview says its figures are not configured.
   const kafka = new KafkaOverview(config.kafka ? new KafkaAdminSource(config.kafka, logger) : null, logger);
   const verifications = new PostgresVerificationLog(pool);
   // The console's own check of the ledger's hash chains; a KurrentDB ledger is not verified here.
   const auditor =
     config.ledger.store === 'postgres' ? new LedgerChainAuditor(ledger, verifications, logger, { fullEveryMs: config.ledger.fullVerifyIntervalMs }) : null;
-  const audit = new LedgerAuditTrail(ledger, new PostgresAuditLog(pool), logger);
   const registry = createMetricsRegistry();
   const reviewCounting = new ConsoleMetrics(registry).reviewCounting(queues, logger);
   // Ready while PostgreSQL answers; Kafka (the overview's figures only) is reported, degraded when away.
@@ -96,12 +96,8 @@ async function main(): Promise<void> {
     logger,
     pool,
     health,
-    auth,
-    transactions,
-    queues,
+    ...services,
     overview: new OverviewService(transactions, pool, kafka, { store: config.ledger.store, log: verifications }),
-    audit,
-    users: new UserAdminService(authStore, audit),
     reconciler: new IngestionReconciler({ baseUrl: config.ingestion.url, adminApiKey: config.ingestion.adminApiKey }),
     deliveryAdmin: config.dispatcher ? new DispatcherDeliveryAdmin({ baseUrl: config.dispatcher.url, adminApiKey: config.dispatcher.adminApiKey }) : null,
     cookies: { secure: config.session.secureCookies },

@@ -13,16 +13,13 @@ import type { Pool } from '@settle/platform';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { pino } from 'pino';
 import type { AnswerConformance } from '@settle/testing';
-import { LedgerAuditTrail } from '../src/audit/ledger-audit-trail.js';
 import { PostgresAuditLog } from '../src/audit/postgres-audit-log.js';
-import { AuthService } from '../src/auth/auth.service.js';
 import { PostgresAuthStore } from '../src/auth/postgres-auth-store.js';
 import { createConsoleApp } from '../src/console-app.js';
 import type { ConsoleApiDeps } from '../src/http/console-api.module.js';
 import { ReviewQueues } from '../src/queues/review-queues.js';
 import { IngestionReconciler } from '../src/reconcile/ingestion-reconciler.js';
-import { TransactionRepository } from '../src/transactions/transaction.repository.js';
-import { UserAdminService } from '../src/users/user-admin.service.js';
+import { composeConsole } from '../src/compose.js';
 import { watchAnswers } from './answer-conformance.js';
 
 /** What `createConsoleApp` takes. */
@@ -37,16 +34,21 @@ export type ConsoleAppDeps = Parameters<typeof createConsoleApp>[0];
 export function consoleTestDeps(pool: Pool, overrides: Partial<ConsoleAppDeps> = {}): ConsoleAppDeps {
   const logger = overrides.logger ?? pino({ level: 'silent' });
   const ledger = new PostgresLedger(pool);
-  const audit = overrides.audit ?? new LedgerAuditTrail(ledger, new PostgresAuditLog(pool), logger);
-  const transactions = overrides.transactions ?? new TransactionRepository(pool, ledger);
+  const services = composeConsole({
+    pool,
+    ledger,
+    auditLog: new PostgresAuditLog(pool),
+    authStore: new PostgresAuthStore(pool),
+    logger,
+    sessionTtlMs: 3_600_000,
+  });
+  // A test's own transactions' reader also feeds the review queues, as in main.ts.
+  const queues = overrides.transactions ? new ReviewQueues(pool, overrides.transactions) : services.queues;
   return {
     logger,
     pool,
-    auth: new AuthService(new PostgresAuthStore(pool), { sessionTtlMs: 3_600_000 }),
-    transactions,
-    queues: new ReviewQueues(pool, transactions),
-    audit,
-    users: new UserAdminService(new PostgresAuthStore(pool), audit),
+    ...services,
+    queues,
     reconciler: new IngestionReconciler({ baseUrl: 'http://127.0.0.1:9', adminApiKey: new Secret('unused-admin-key') }),
     cookies: { secure: false },
     webDir: join(tmpdir(), `missing-${randomUUID()}`),

@@ -7,14 +7,11 @@ import { createPool, type Pool } from '@settle/platform';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { pino } from 'pino';
-import { LedgerAuditTrail, StoreScanAuditLog } from '../../audit/ledger-audit-trail.js';
-import { AuthService } from '../../auth/auth.service.js';
+import { StoreScanAuditLog } from '../../audit/ledger-audit-trail.js';
 import { MemoryAuthStore } from '../../auth/memory-auth-store.js';
+import { composeConsole } from '../../compose.js';
 import { createConsoleApp } from '../../console-app.js';
 import { IngestionReconciler } from '../../reconcile/ingestion-reconciler.js';
-import { ReviewQueues } from '../../queues/review-queues.js';
-import { TransactionRepository } from '../../transactions/transaction.repository.js';
-import { UserAdminService } from '../../users/user-admin.service.js';
 import { CONSOLE_CONTROLLERS } from '../console-api.module.js';
 import { consoleOpenApiDocument } from './document.js';
 
@@ -27,16 +24,10 @@ export async function createInertConsoleApp(root: string): Promise<{ app: NestFa
   const logger = pino({ level: 'silent' });
   const pool = createPool(INERT_DATABASE_URL, 1);
   const ledger = new InMemoryLedger();
-  const users = new MemoryAuthStore();
-  const audit = new LedgerAuditTrail(ledger, new StoreScanAuditLog(ledger), logger);
   const app = await createConsoleApp({
     logger,
     pool,
-    auth: new AuthService(users, { sessionTtlMs: 60_000 }),
-    users: new UserAdminService(users, audit),
-    transactions: new TransactionRepository(pool, ledger),
-    queues: new ReviewQueues(pool, new TransactionRepository(pool, ledger)),
-    audit,
+    ...composeConsole({ pool, ledger, auditLog: new StoreScanAuditLog(ledger), authStore: new MemoryAuthStore(), logger, sessionTtlMs: 60_000 }),
     reconciler: new IngestionReconciler({ baseUrl: 'http://127.0.0.1:1', adminApiKey: new Secret('unused') }),
     cookies: { secure: true },
     webDir: join(tmpdir(), 'settle-console-openapi-no-web'),

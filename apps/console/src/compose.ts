@@ -1,0 +1,42 @@
+import type { LedgerStore } from '@settle/ledger';
+import type { Logger, Pool } from '@settle/platform';
+import { LedgerAuditTrail, type AuditLog } from './audit/ledger-audit-trail.js';
+import type { AuthStore } from './auth/auth-store.port.js';
+import { AuthService } from './auth/auth.service.js';
+import type { ConsoleApiDeps } from './http/console-api.module.js';
+import { ReviewQueues } from './queues/review-queues.js';
+import { TransactionRepository } from './transactions/transaction.repository.js';
+import { UserAdminService } from './users/user-admin.service.js';
+
+/** The adapters the console's services are built on, one per port. */
+export interface ConsoleAdapters {
+  /** PostgreSQL, where the console reads the views the other apps publish (an inert pool for the OpenAPI generator). */
+  pool: Pool;
+  /** The ledger: transactions' timelines, and where admin actions are appended. */
+  ledger: LedgerStore;
+  /** Where the audit view reads the admin actions back (`PostgresAuditLog`, or `StoreScanAuditLog` over an in-memory ledger). */
+  auditLog: AuditLog;
+  /** Console users, sessions and sign-in failures. */
+  authStore: AuthStore;
+  logger: Logger;
+  /** How long a session lasts without use, milliseconds (`CONSOLE_SESSION_TTL_MS`). */
+  sessionTtlMs: number;
+}
+
+/**
+ * The console's services over the given adapters: the one composition that `main.ts` (PostgreSQL
+ * adapters), the OpenAPI generator (inert and in-memory ones) and the tests' factory share, so
+ * that a service added to the console is wired in one place.
+ */
+export function composeConsole(adapters: ConsoleAdapters): Pick<ConsoleApiDeps, 'auth' | 'users' | 'audit' | 'transactions' | 'queues'> {
+  const { pool, ledger, auditLog, authStore, logger, sessionTtlMs } = adapters;
+  const audit = new LedgerAuditTrail(ledger, auditLog, logger);
+  const transactions = new TransactionRepository(pool, ledger);
+  return {
+    auth: new AuthService(authStore, { sessionTtlMs }),
+    users: new UserAdminService(authStore, audit),
+    audit,
+    transactions,
+    queues: new ReviewQueues(pool, transactions),
+  };
+}
