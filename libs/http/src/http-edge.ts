@@ -1,13 +1,13 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { PROBLEM_JSON, ProblemError, type Logger } from '@settle/platform';
+import { PinoNestLogger, PROBLEM_JSON, ProblemError, type Logger } from '@settle/platform';
 import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { isUtf8 } from 'node:buffer';
 import { Histogram, type Registry } from 'prom-client';
-import { PinoNestLogger } from './nest-logger.js';
 import { installRequestLog, requestIdOf } from './request-log.js';
 import { API_CONTENT_SECURITY_POLICY, installSecurityHeaders, type CspDirectives } from './security-headers.js';
 import { invalidCharacterProblem, unstorableRequestText } from './storable-text.js';
@@ -60,7 +60,15 @@ export interface HttpEdgeOptions {
    * {@link HTTP_REQUEST_DURATION} on it and observes every answered request.
    */
   metrics: Registry;
+  /**
+   * Modules the app's root imports beside its own: the app runtime's lifecycle module
+   * (`AppRuntime.module()` in @settle/runtime), whose shutdown hooks then run after the app's.
+   */
+  imports?: readonly DynamicModule[];
 }
+
+/** The root of an edge app given {@link HttpEdgeOptions.imports}: the app's module beside them. */
+class EdgeAppRoot {}
 
 /**
  * Name of the HTTP latency histogram every HTTP app exposes: seconds from the request's arrival
@@ -355,7 +363,8 @@ function allowedMethods(router: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>, pa
  * @param module - the app's root module (a `DynamicModule` from its `forRoot`).
  */
 export async function createEdgeApp(module: Parameters<typeof NestFactory.create>[0], options: HttpEdgeOptions): Promise<NestFastifyApplication> {
-  const app = await NestFactory.create<NestFastifyApplication>(module, new FastifyAdapter(httpEdgeServerOptions(options)), {
+  const root = options.imports?.length ? { module: EdgeAppRoot, imports: [module as DynamicModule, ...options.imports] } : module;
+  const app = await NestFactory.create<NestFastifyApplication>(root, new FastifyAdapter(httpEdgeServerOptions(options)), {
     bodyParser: false,
     logger: new PinoNestLogger(options.logger),
   });

@@ -17,5 +17,6 @@ export * from './tracing.hook.js';
 export * from './openapi/schemas.js';
 export * from './openapi/decorators.js';
 export * from './openapi/document.js';
-export * from './nest-logger.js';
+/** Nest's framework logs through pino: defined in @settle/platform (the workers use it too), re-exported for the HTTP apps. */
+export { PinoNestLogger } from '@settle/platform';
 export * from './request-log.js';

@@ -10,3 +10,4 @@ export * from './health.js';
 export * from './http.js';
 export * from './tracing.js';
 export * from './trace-context.js';
+export * from './nest-logger.js';

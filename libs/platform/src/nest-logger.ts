@@ -1,11 +1,18 @@
 import type { LoggerService } from '@nestjs/common';
-import type { Logger } from '@settle/platform';
+import type { Logger } from './logger.js';
 
 /**
  * Nest's boot chatter (modules loaded, routes mapped, "application started"): written at
  * `debug`, not `info`, so an app's boot is a few lines of its own rather than one per route.
  */
-const BOOT_CONTEXTS: ReadonlySet<string> = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
+const BOOT_CONTEXTS: ReadonlySet<string> = new Set([
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestFactory',
+  'NestApplication',
+  'NestMicroservice',
+]);
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
@@ -15,7 +22,7 @@ const isStack = (value: unknown): value is string => typeof value === 'string' &
 /**
  * NestJS's framework logs through the app's pino logger, so every line of a Nest app is one JSON
  * object with the app's fields and redaction (`createLogger` in @settle/platform). Given to
- * `NestFactory.create` by `createEdgeApp` (and by the provider sandbox). Each line carries
+ * `NestFactory.create` by `createEdgeApp` (and by the provider sandbox), and to every worker's `NestFactory.createMicroservice` (`runWorker` in @settle/runtime). Each line carries
  * `component: 'nest'` and Nest's `context` (the class that logged); Nest's levels map to pino's
  * (`log` is `info`, `verbose` is `trace`), except the boot chatter of {@link BOOT_CONTEXTS}, at
  * `debug`. A message that is an `Error` is logged as `err`, an object's fields are merged in.
