@@ -14,7 +14,7 @@ const alias = {
   '@settle/testing': lib('testing'),
   '@settle/platform': lib('platform'),
   '@settle/vault': lib('vault'),
-  '@settle/worker': lib('worker'),
+  '@settle/runtime': lib('runtime'),
 };
 
 // One test level per file suffix: *.unit.spec.ts (pure), *.int.spec.ts (one real dependency),

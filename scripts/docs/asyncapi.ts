@@ -30,7 +30,7 @@ export type TopicKey = keyof Topics;
 export interface AppTopics {
   /** Record types the app publishes (its `produces`), each on the topic `topicFor` gives. */
   readonly sends: readonly EventType[];
-  /** Topics the app consumes, in its one consumer group `<prefix>-<app>` (libs/worker). */
+  /** Topics the app consumes, in its one consumer group `<prefix>-<app>` (libs/runtime). */
   readonly receives: readonly TopicKey[];
   /** Whether the app writes records it cannot process to the dead-letter topic (every consumer does). */
   readonly deadLetters: boolean;

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
+import type { DynamicModule } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createEdgeApp, WEB_APP_CONTENT_SECURITY_POLICY } from '@settle/http';
 import { createMetricsRegistry } from '@settle/platform';
@@ -30,9 +31,11 @@ export function isWebBuilt(webDir: string): boolean {
  * @param apiVersion - the version the OpenAPI document states (package.json's).
  * @param metrics - the registry `GET /metrics` serves, where the edge adds the HTTP latency; a
  *   new one with the default process metrics when absent.
+ * @param imports - modules imported beside the app's own: the runtime's lifecycle module, at boot (`main.ts`).
  */
 export async function createConsoleApp(
   deps: Omit<ConsoleApiDeps, 'webBuilt' | 'metrics'> & { webDir: string; apiVersion?: string; metrics?: ConsoleApiDeps['metrics'] },
+  imports: readonly DynamicModule[] = [],
 ): Promise<NestFastifyApplication> {
   const webBuilt = isWebBuilt(deps.webDir);
   const metrics = deps.metrics ?? createMetricsRegistry();
@@ -41,6 +44,7 @@ export async function createConsoleApp(
     metrics,
     logger: deps.logger,
     contentSecurityPolicy: WEB_APP_CONTENT_SECURITY_POLICY,
+    imports,
   });
   await app.register(fastifyCookie);
   serveConsoleOpenApi(app, consoleOpenApiDocument(app, deps.apiVersion ?? 'development', CONSOLE_CONTROLLERS));

@@ -1,31 +1,19 @@
 import 'reflect-metadata';
 import { fileURLToPath } from 'node:url';
-import { loadConsoleConfig, loadTracingConfig } from '@settle/config';
+import { loadConsoleConfig } from '@settle/config';
 import { packageVersion } from '@settle/http';
 import { PostgresLedger } from '@settle/ledger';
 import { kafkaProbe } from '@settle/messaging';
-import {
-  createLogger,
-  createMetricsRegistry,
-  createPool,
-  guardProcess,
-  HealthProbes,
-  markReady,
-  migrateSchema,
-  onShutdown,
-  postgresProbe,
-  runMain,
-  startTracing,
-  stopInOrder,
-} from '@settle/platform';
+import { HealthProbes, postgresProbe } from '@settle/platform';
+import { runHttpApp } from '@settle/runtime';
 import { PostgresAuditLog } from './audit/postgres-audit-log.js';
 import { PostgresAuthStore } from './auth/postgres-auth-store.js';
 import { composeConsole } from './compose.js';
 import { createConsoleApp } from './console-app.js';
 import { DispatcherDeliveryAdmin } from './deliveries/dispatcher-delivery-admin.js';
 import { LedgerChainAuditor } from './ledger-chains/ledger-chain-auditor.js';
-import { ConsoleMetrics } from './metrics/console.metrics.js';
 import { PostgresVerificationLog } from './ledger-chains/postgres-verification-log.js';
+import { ConsoleMetrics } from './metrics/console.metrics.js';
 import { KafkaAdminSource } from './overview/kafka-admin-source.js';
 import { KafkaOverview } from './overview/kafka-overview.js';
 import { OverviewService } from './overview/overview.service.js';
@@ -42,10 +30,10 @@ const WEB_DIR = fileURLToPath(new URL('../web', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
 /**
- * Boots the console (docs/console.md): configuration, logger, pool, the migrations of its own
- * schema `console` (it only reads `read_model`, `ingestion` and `ledger`, which their owners
- * migrate; until they exist its reads answer 503 `READ_MODEL.NOT_READY`), then the API and the
- * web app over HTTP, and the background verification of the ledger's hash chains (every
+ * The console (docs/console.md), booted by the shared runtime (`runHttpApp`): it migrates its own
+ * schema `console` (it reads the `console_*` views the other apps publish in their own schemas;
+ * until they exist its reads answer 503 `READ_MODEL.NOT_READY`), then serves the API and the web
+ * app over HTTP, and runs the background verification of the ledger's hash chains (every
  * `CONSOLE_LEDGER_VERIFY_INTERVAL_MS`, a PostgreSQL ledger only). Kafka (`KAFKA_BROKERS`) is
  * optional: only the overview reads it. Its `GET /metrics` has the default process metrics, the
  * HTTP latency and the review queues' sizes, counted every 30 s. Configuration errors stop the
@@ -55,84 +43,69 @@ const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
  * in flight finish), the session purge, the review counting and the ledger verification (a pass
  * in hand finishes), the health probes' and Kafka admin connections, the pool, the tracer.
  */
-async function main(): Promise<void> {
-  const config = loadConsoleConfig();
-  const logger = createLogger('console', config.logLevel);
-  guardProcess(logger);
-  const tracing = startTracing(loadTracingConfig('console'), logger);
-  const pool = createPool(config.database.url, config.database.poolSize, (error) =>
-    logger.warn({ err: error }, 'database connection lost; the pool opens a new one on next use'),
-  );
-  await migrateSchema(pool, CONSOLE_MIGRATIONS, logger);
-
-  const ledger = new PostgresLedger(pool);
-  const services = composeConsole({
-    pool,
-    ledger,
-    auditLog: new PostgresAuditLog(pool),
-    authStore: new PostgresAuthStore(pool),
-    logger,
-    sessionTtlMs: config.session.ttlMs,
-  });
-  const { auth, transactions, queues } = services;
-  // Kafka is optional: without KAFKA_BROKERS the overview says its figures are not configured.
-  const kafka = new KafkaOverview(config.kafka ? new KafkaAdminSource(config.kafka, logger) : null, logger);
-  const verifications = new PostgresVerificationLog(pool);
-  // The console's own check of the ledger's hash chains; a KurrentDB ledger is not verified here.
-  const auditor =
-    config.ledger.store === 'postgres' ? new LedgerChainAuditor(ledger, verifications, logger, { fullEveryMs: config.ledger.fullVerifyIntervalMs }) : null;
-  const registry = createMetricsRegistry();
-  const reviewCounting = new ConsoleMetrics(registry).reviewCounting(queues, logger);
-  // Ready while PostgreSQL answers; Kafka (the overview's figures only) is reported, degraded when away.
-  const health = new HealthProbes(
-    [
-      postgresProbe(pool),
-      ...(config.kafka ? [kafkaProbe({ brokers: config.kafka.brokers, clientId: 'settle-console', logger, whenFailing: 'degraded' })] : []),
-    ],
-    logger,
-  );
-  const app = await createConsoleApp({
-    metrics: registry,
-    logger,
-    pool,
-    health,
-    ...services,
-    overview: new OverviewService(transactions, pool, kafka, { store: config.ledger.store, log: verifications }),
-    reconciler: new IngestionReconciler({ baseUrl: config.ingestion.url, adminApiKey: config.ingestion.adminApiKey }),
-    deliveryAdmin: config.dispatcher ? new DispatcherDeliveryAdmin({ baseUrl: config.dispatcher.url, adminApiKey: config.dispatcher.adminApiKey }) : null,
-    cookies: { secure: config.session.secureCookies },
-    webDir: WEB_DIR,
-    apiVersion: packageVersion(ROOT),
-  });
-  if (!config.dispatcher) logger.warn('no dispatcher configured (CONSOLE_DISPATCHER_URL): the Deliveries pages answer 503 CONSOLE.DELIVERY_NOT_CONFIGURED');
-  await app.listen(config.http.port, config.http.host);
-  logger.info({ url: await app.getUrl(), webDir: WEB_DIR, dispatcher: config.dispatcher?.url ?? null }, 'console listening');
-  const purge = setInterval(() => {
-    auth.purgeExpiredSessions().catch((error: unknown) => logger.warn({ err: error }, 'expired sessions could not be deleted; retrying later'));
-  }, SESSION_PURGE_INTERVAL_MS);
-  auditor?.start(config.ledger.verifyIntervalMs);
-  reviewCounting.start();
-  markReady(config.readyFile, logger);
-
-  onShutdown(
-    logger,
-    (progress) =>
-      stopInOrder(
-        [
-          { name: 'http server', stop: () => app.close() },
-          { name: 'session purge', stop: () => clearInterval(purge) },
-          { name: 'review counting', stop: () => reviewCounting.stop() },
-          { name: 'ledger verification', stop: () => auditor?.stop() },
-          { name: 'health probes', stop: () => health.close() },
-          { name: 'kafka admin', stop: () => kafka.close() },
-          { name: 'database pool', stop: () => pool.end() },
-          { name: 'tracing', stop: () => tracing.shutdown() },
-        ],
+runHttpApp({
+  name: 'console',
+  config: loadConsoleConfig,
+  migrations: [CONSOLE_MIGRATIONS],
+  build: async (runtime) => {
+    const { config, logger, metrics: registry } = runtime.base;
+    const pool = runtime.pool;
+    const ledger = new PostgresLedger(pool);
+    const services = composeConsole({
+      pool,
+      ledger,
+      auditLog: new PostgresAuditLog(pool),
+      authStore: new PostgresAuthStore(pool),
+      logger,
+      sessionTtlMs: config.session.ttlMs,
+    });
+    const { auth, transactions, queues } = services;
+    // Kafka is optional: without KAFKA_BROKERS the overview says its figures are not configured.
+    const kafka = new KafkaOverview(config.kafka ? new KafkaAdminSource(config.kafka, logger) : null, logger);
+    const verifications = new PostgresVerificationLog(pool);
+    // The console's own check of the ledger's hash chains; a KurrentDB ledger is not verified here.
+    const auditor =
+      config.ledger.store === 'postgres' ? new LedgerChainAuditor(ledger, verifications, logger, { fullEveryMs: config.ledger.fullVerifyIntervalMs }) : null;
+    const reviewCounting = new ConsoleMetrics(registry).reviewCounting(queues, logger);
+    // Ready while PostgreSQL answers; Kafka (the overview's figures only) is reported, degraded when away.
+    const health = new HealthProbes(
+      [
+        postgresProbe(pool),
+        ...(config.kafka ? [kafkaProbe({ brokers: config.kafka.brokers, clientId: 'settle-console', logger, whenFailing: 'degraded' })] : []),
+      ],
+      logger,
+    );
+    const purge = setInterval(() => {
+      auth.purgeExpiredSessions().catch((error: unknown) => logger.warn({ err: error }, 'expired sessions could not be deleted; retrying later'));
+    }, SESSION_PURGE_INTERVAL_MS);
+    // After the HTTP server and the app's own hooks, in this order, before the pool and tracing.
+    runtime.onStop(
+      { name: 'session purge', stop: () => clearInterval(purge) },
+      { name: 'review counting', stop: () => reviewCounting.stop() },
+      { name: 'ledger verification', stop: () => auditor?.stop() },
+      { name: 'health probes', stop: () => health.close() },
+      { name: 'kafka admin', stop: () => kafka.close() },
+    );
+    if (!config.dispatcher) logger.warn('no dispatcher configured (CONSOLE_DISPATCHER_URL): the Deliveries pages answer 503 CONSOLE.DELIVERY_NOT_CONFIGURED');
+    logger.info({ webDir: WEB_DIR, dispatcher: config.dispatcher?.url ?? null }, 'console configured');
+    const app = await createConsoleApp(
+      {
+        metrics: registry,
         logger,
-        progress,
-      ),
-    { timeoutMs: config.shutdownTimeoutMs },
-  );
-}
-
-runMain(main);
+        pool,
+        health,
+        ...services,
+        overview: new OverviewService(transactions, pool, kafka, { store: config.ledger.store, log: verifications }),
+        reconciler: new IngestionReconciler({ baseUrl: config.ingestion.url, adminApiKey: config.ingestion.adminApiKey }),
+        deliveryAdmin: config.dispatcher ? new DispatcherDeliveryAdmin({ baseUrl: config.dispatcher.url, adminApiKey: config.dispatcher.adminApiKey }) : null,
+        cookies: { secure: config.session.secureCookies },
+        webDir: WEB_DIR,
+        apiVersion: packageVersion(ROOT),
+      },
+      [runtime.module()],
+    );
+    auditor?.start(config.ledger.verifyIntervalMs);
+    reviewCounting.start();
+    return app;
+  },
+});

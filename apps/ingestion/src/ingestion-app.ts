@@ -1,3 +1,4 @@
+import type { DynamicModule } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createEdgeApp } from '@settle/http';
 import { createMetricsRegistry } from '@settle/platform';
@@ -21,8 +22,13 @@ export const WEBHOOK_ROUTES = ['/v1/webhooks/:provider', '/v1/webhooks/:provider
  * to a new registry with the default process metrics.
  *
  * @param apiVersion - the version the OpenAPI document states (package.json's).
+ * @param imports - modules imported beside the app's own: the runtime's lifecycle module, at boot (`main.ts`).
  */
-export async function createIngestionApp(infra: IngestionInfrastructure, apiVersion = 'development'): Promise<NestFastifyApplication> {
+export async function createIngestionApp(
+  infra: IngestionInfrastructure,
+  apiVersion = 'development',
+  imports: readonly DynamicModule[] = [],
+): Promise<NestFastifyApplication> {
   const registry = infra.registry ?? createMetricsRegistry();
   const app = await createEdgeApp(IngestionModule.forRoot({ ...infra, registry }), {
     bodyLimitBytes: infra.config.http.bodyLimitBytes,
@@ -31,6 +37,7 @@ export async function createIngestionApp(infra: IngestionInfrastructure, apiVers
     logger: infra.logger,
     // Anybody can send a webhook: their trace context is a link, never a parent.
     untrustedTraceRoutes: WEBHOOK_ROUTES,
+    imports,
   });
   serveIngestionOpenApi(app, ingestionOpenApiDocument(app, apiVersion, INGESTION_CONTROLLERS));
   return app;

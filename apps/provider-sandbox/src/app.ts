@@ -27,10 +27,15 @@ class SandboxModule {
   }
 }
 
+/** The root of a sandbox given {@link SandboxAppOptions.imports}: its module beside them. */
+class SandboxRoot {}
+
 /** A built (not yet listening) sandbox app and what it owns. */
 export interface SandboxApp {
   app: NestFastifyApplication;
   registry: SandboxRegistry;
+  /** Cancels pending webhooks (their timers; a send in flight ends on its own). */
+  stopWebhooks(): void;
   /** Cancels pending webhooks and closes the HTTP server. */
   close(): Promise<void>;
 }
@@ -39,6 +44,8 @@ export interface SandboxApp {
 export interface SandboxAppOptions {
   now?: () => number;
   webhooks?: WebhookSenderOptions;
+  /** Modules imported beside the sandbox's own: the runtime's lifecycle module, at boot (`main.ts`). */
+  imports?: readonly DynamicModule[];
 }
 
 /**
@@ -49,14 +56,21 @@ export interface SandboxAppOptions {
 export async function createSandboxApp(config: SandboxConfig, logger: Logger, options: SandboxAppOptions = {}): Promise<SandboxApp> {
   const sender = new WebhookSender(logger, options.webhooks);
   const registry = SandboxRegistry.fromConfig(config, sender, options.now);
-  const app = await NestFactory.create<NestFastifyApplication>(SandboxModule.forRoot(config, registry), new FastifyAdapter({ genReqId: requestIdOf }), {
-    logger: new PinoNestLogger(logger),
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    options.imports?.length
+      ? { module: SandboxRoot, imports: [SandboxModule.forRoot(config, registry), ...options.imports] }
+      : SandboxModule.forRoot(config, registry),
+    new FastifyAdapter({ genReqId: requestIdOf }),
+    {
+      logger: new PinoNestLogger(logger),
+    },
+  );
   // One line per request, as Settle's own apps (the sandbox is not on their HTTP edge: it answers as the providers do).
   installRequestLog(app.getHttpAdapter().getInstance(), logger, [...SCRAPE_ROUTES, '/_sandbox/health']);
   return {
     app,
     registry,
+    stopWebhooks: () => sender.stop(),
     close: async () => {
       sender.stop();
       await app.close();

@@ -5,7 +5,7 @@ import { PROBLEM_JSON, problemDetails, type ProblemDetails } from './problem.js'
 /**
  * Health answers in the shape of `@nestjs/terminus` (its `HealthCheckResult`), shared by the Nest
  * apps (which run the checks through terminus's `HealthCheckService`) and the workers' metrics
- * port (libs/worker, plain Node: {@link healthReport} aggregates as terminus does). The probes
+ * port (libs/runtime, plain Node: {@link healthReport} aggregates as terminus does). The probes
  * themselves are framework-free: bounded in time, cached, and logged when they change.
  */
 

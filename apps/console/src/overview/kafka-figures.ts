@@ -64,7 +64,7 @@ export interface WorkerConsumerGroup {
 
 /**
  * The consumer groups of the four Kafka workers, under a topic prefix: each worker's default
- * group `<prefix>-<worker>` (libs/worker, `runWorker`) with the topics its `main.ts` subscribes
+ * group `<prefix>-<worker>` (libs/runtime, `@ConsumeBatches`) with the topics its module's controller subscribes
  * to (docs/architecture.md, "Topics and contracts"). Ingestion consumes nothing.
  */
 export function workerConsumerGroups(topicPrefix: string): WorkerConsumerGroup[] {

@@ -7,14 +7,31 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerConfig } from '@settle/config';
-import { defineWorker, startWorker, type RunningWorker } from '@settle/worker';
+import { Controller, Module } from '@nestjs/common';
+import { ConsumeBatches, startWorker, WorkerModule, type RunningWorker } from '@settle/runtime';
 import { DEFAULT_PARTITIONS } from '@settle/messaging';
 import { waitUntil } from '../../../scripts/ops/clients.js';
 import { startFaultProxy, type FaultProxy, createTestDatabase, infra, uniqueTopicPrefix, freePort } from '@settle/testing';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let proxy: FaultProxy;
-let worker: RunningWorker<WorkerConfig, never>;
+let worker: RunningWorker;
+let config: WorkerConfig;
+
+@Controller()
+class IdleController {
+  @ConsumeBatches('idle', { topics: ['transactionEvents'] })
+  handle() {
+    return [];
+  }
+}
+
+@Module({
+  // Nothing produced: no schema to register, so it boots with the registry away.
+  imports: [WorkerModule.forRoot({ name: 'health-probe', config: () => config, produces: [] })],
+  controllers: [IdleController],
+})
+class HealthProbeModule {}
 let base: string;
 
 beforeAll(async () => {
@@ -23,7 +40,7 @@ beforeAll(async () => {
   const url = new URL(database.url);
   url.port = String(proxy.port);
   const topicPrefix = uniqueTopicPrefix('worker-health');
-  const config: WorkerConfig = {
+  config = {
     env: 'test',
     logLevel: 'fatal',
     kafka: { brokers: infra.kafkaBrokers, topicPrefix },
@@ -34,16 +51,8 @@ beforeAll(async () => {
     metricsPort: await freePort(),
     worker: { partitionsConcurrency: 1, fetch: { minBytes: 1, maxWaitTimeMs: 500 } },
   };
-  worker = await startWorker(
-    defineWorker({
-      name: 'health-probe',
-      config: () => config,
-      // Nothing produced: no schema to register, so it boots with the registry away.
-      produces: [],
-      setup: ({ topics }) => ({ consumers: [{ topics: [topics.transactionEvents], handleBatch: async () => [] }] }),
-    }),
-  );
-  base = `http://127.0.0.1:${worker.metricsPort}`;
+  worker = await startWorker(HealthProbeModule);
+  base = `http://127.0.0.1:${worker.runtime.metricsPort}`;
 });
 
 afterAll(async () => {
@@ -64,7 +73,7 @@ describe('a worker’s health on its metrics port', () => {
   });
 
   it('is ready once its consumer joined the group, with its partitions, PostgreSQL and Kafka; degraded with the registry away', async () => {
-    const group = `${worker.context.config.kafka.topicPrefix}-health-probe`;
+    const group = `${worker.runtime.context.config.kafka.topicPrefix}-health-probe`;
     const ready = await waitUntil('the consumer to join its group', 30_000, async () => {
       const answer = await get('/health/ready');
       return answer.status === 200 ? answer : undefined;

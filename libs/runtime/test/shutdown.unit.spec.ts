@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@settle/platform';
-import { stopInOrder } from '@settle/worker';
+import { stopInOrder } from '@settle/runtime';
 
 const logger = createLogger('shutdown-unit', 'silent');
 
