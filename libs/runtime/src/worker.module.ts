@@ -21,6 +21,12 @@ export const WORKER_PROCESS = Symbol('WORKER_PROCESS');
  */
 @Module({})
 export class WorkerModule {
+  /**
+   * @param options - the worker's name, configuration loader, log fields, migrations, produced
+   *   record types and outboxes ({@link WorkerModuleOptions}).
+   * @returns a global module providing `WorkerRuntime` (connected when the app is created: see
+   *   `WorkerRuntime.connectWorker` for what it throws) and {@link WORKER_CONTEXT}.
+   */
   static forRoot<C extends WorkerConfig, O extends string = never>(options: WorkerModuleOptions<C, O>): DynamicModule {
     return {
       module: WorkerModule,
