@@ -1,12 +1,13 @@
 import type { Logger } from 'pino';
 import type { Pool } from './db.js';
-import { PROBLEM_JSON, problemDetails, type ProblemDetails } from './problem.js';
+import { problemDetails, type ProblemDetails } from './problem.js';
 
 /**
- * Health answers in the shape of `@nestjs/terminus` (its `HealthCheckResult`), shared by the Nest
- * apps (which run the checks through terminus's `HealthCheckService`) and the workers' metrics
- * port (libs/runtime, plain Node: {@link healthReport} aggregates as terminus does). The probes
- * themselves are framework-free: bounded in time, cached, and logged when they change.
+ * Health answers in the shape of `@nestjs/terminus` (its `HealthCheckResult`): every app, the
+ * workers' metrics port included, runs its probes through terminus's `HealthCheckService`
+ * (`HealthModule`, @settle/http); {@link healthReport} aggregates as terminus does, for the
+ * probes' own report. The probes themselves are framework-free: bounded in time, cached, and
+ * logged when they change.
  */
 
 /** A dependency's status: `degraded` still serves (200), `down` does not (503). */
@@ -193,11 +194,6 @@ export function healthReport(results: readonly HealthIndicatorResult[]): HealthR
   return { status, info, error, details };
 }
 
-/** The liveness answer: the process answers; no dependency is checked (`GET /health/live`). */
-export function livenessReport(): HealthReport {
-  return { status: 'ok', info: {}, error: {}, details: {} };
-}
-
 /** Stable code of a readiness answer with a dependency down (docs/errors.md). */
 export const NOT_READY_CODE = 'HEALTH.NOT_READY';
 
@@ -243,42 +239,5 @@ export function postgresProbe(pool: Pool, options: { timeoutMs?: number } = {}):
     check: async () => {
       await pool.query('SELECT 1');
     },
-  };
-}
-
-/** Media type of a health answer that is not a problem. */
-const JSON_TYPE = 'application/json; charset=utf-8';
-
-/** An HTTP answer of the health routes, for a server that is not a Nest app. */
-export interface HealthAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** The health routes a worker's metrics port serves ({@link healthAnswer}). */
-export const HEALTH_PATHS = { live: '/health/live', ready: '/health/ready', legacy: '/health' } as const;
-
-/**
- * The answer of a health route on a plain Node server (the workers' metrics port), as the Nest
- * apps answer theirs: `GET /health/live` 200 {@link livenessReport}; `GET /health/ready` (and
- * `GET /health`, the same) 200 with the {@link HealthReport} when nothing is down (its `status`
- * `ok` or `degraded`), else 503 {@link notReadyProblem} with `Retry-After: 5`. Never cached by
- * clients (`Cache-Control: no-store`).
- *
- * @returns `null` for any other path.
- */
-export async function healthAnswer(path: string, probes: HealthProbes): Promise<HealthAnswer | null> {
-  if (path === HEALTH_PATHS.live)
-    return { status: 200, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store' }, body: JSON.stringify(livenessReport()) };
-  if (path !== HEALTH_PATHS.ready && path !== HEALTH_PATHS.legacy) return null;
-  const report = await probes.report();
-  if (report.status === 'ok' || report.status === 'degraded') {
-    return { status: 200, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store' }, body: JSON.stringify(report) };
-  }
-  return {
-    status: 503,
-    headers: { 'content-type': PROBLEM_JSON, 'cache-control': 'no-store', 'retry-after': '5' },
-    body: JSON.stringify(notReadyProblem(report, path)),
   };
 }

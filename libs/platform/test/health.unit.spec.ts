@@ -4,7 +4,7 @@
  * the aggregation, the HTTP answers of the workers' port, and one log line per change.
  */
 import { Writable } from 'node:stream';
-import { createLogger, healthAnswer, HealthCheckFailure, HealthProbes, healthReport, NOT_READY_CODE, type HealthProbe } from '@settle/platform';
+import { createLogger, HealthCheckFailure, HealthProbes, healthReport, type HealthProbe } from '@settle/platform';
 import { describe, expect, it } from 'vitest';
 
 /** A probe whose answer the test sets; counts its checks. */
@@ -122,47 +122,6 @@ describe('health probes', () => {
       info: { a: { status: 'degraded' } },
       error: { b: { status: 'down' } },
       details: { a: { status: 'degraded' }, b: { status: 'down' } },
-    });
-  });
-});
-
-describe('the health answers of a worker’s port', () => {
-  it('answer liveness without checking anything, readiness 200 while nothing is down', async () => {
-    const db = probe('postgres');
-    db.state.failure = new Error('down');
-    const probes = new HealthProbes([db.probe]);
-    const live = await healthAnswer('/health/live', probes);
-    expect(live).toMatchObject({ status: 200, headers: { 'cache-control': 'no-store' } });
-    expect(JSON.parse(live!.body)).toEqual({ status: 'ok', info: {}, error: {}, details: {} });
-    expect(db.state.checks).toBe(0);
-    db.state.failure = null;
-    for (const path of ['/health/ready', '/health']) {
-      const ready = await healthAnswer(path, probes);
-      expect(ready!.status).toBe(200);
-      expect(JSON.parse(ready!.body)).toMatchObject({ status: 'ok', details: { postgres: { status: 'up' } } });
-    }
-    expect(await healthAnswer('/health/other', probes)).toBeNull();
-  });
-
-  it('answer 503 problem details HEALTH.NOT_READY with terminus’s info, error and details when a dependency is down', async () => {
-    const db = probe('postgres');
-    db.state.failure = new Error('connection refused');
-    const kafka = probe('kafka');
-    const answer = await healthAnswer('/health/ready', new HealthProbes([db.probe, kafka.probe]));
-    expect(answer).toMatchObject({ status: 503, headers: { 'content-type': 'application/problem+json', 'retry-after': '5' } });
-    expect(JSON.parse(answer!.body)).toEqual({
-      type: 'urn:settle:problem:health.not_ready',
-      title: 'Not ready',
-      status: 503,
-      code: NOT_READY_CODE,
-      detail: 'Not ready: postgres down',
-      instance: '/health/ready',
-      info: { kafka: { status: 'up', answered: true, responseTime: expect.any(Number) } },
-      error: { postgres: { status: 'down', message: 'connection refused', responseTime: expect.any(Number) } },
-      details: {
-        kafka: { status: 'up', answered: true, responseTime: expect.any(Number) },
-        postgres: { status: 'down', message: 'connection refused', responseTime: expect.any(Number) },
-      },
     });
   });
 });

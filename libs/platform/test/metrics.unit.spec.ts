@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createMetricsRegistry, PeriodicMeasurement, startMetricsServer } from '@settle/platform';
+import { createMetricsRegistry, PeriodicMeasurement } from '@settle/platform';
 
 const logger = pino({ level: 'silent' });
 
@@ -13,34 +13,6 @@ describe('createMetricsRegistry', () => {
     expect(text).toMatch(/^process_resident_memory_bytes \d/m);
     expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m);
     expect(other.getSingleMetric('process_cpu_seconds_total')).toBeDefined();
-  });
-});
-
-describe('startMetricsServer', () => {
-  it('serves the registry at GET /metrics and the routes given, 404 elsewhere, 500 for a route that fails', async () => {
-    const registry = createMetricsRegistry();
-    const server = await startMetricsServer(registry, 0, logger, {
-      routes: {
-        '/ready': async () => ({ status: 200, contentType: 'application/json', body: '{"status":"ok"}' }),
-        '/broken': async () => {
-          throw new Error('cannot answer');
-        },
-      },
-    });
-    const base = `http://127.0.0.1:${server.port}`;
-    try {
-      const metrics = await fetch(`${base}/metrics?x=1`);
-      expect(metrics.status).toBe(200);
-      expect(metrics.headers.get('content-type')).toBe(registry.contentType);
-      expect(await metrics.text()).toMatch(/^process_cpu_seconds_total /m);
-      const ready = await fetch(`${base}/ready`);
-      expect([ready.status, await ready.json()]).toEqual([200, { status: 'ok' }]);
-      expect((await fetch(`${base}/broken`)).status).toBe(500);
-      expect((await fetch(`${base}/elsewhere`)).status).toBe(404);
-      expect((await fetch(`${base}/metrics`, { method: 'POST' })).status).toBe(404);
-    } finally {
-      await server.close();
-    }
   });
 });
 

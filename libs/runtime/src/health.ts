@@ -20,7 +20,7 @@ export type WorkerPhase = 'starting' | 'running' | 'stopping';
  * - what the worker adds (`WorkerParts.health`: the projector's event store).
  */
 export class WorkerHealth {
-  /** The probes, to serve (`healthAnswer`) or to hand to a Nest app (`HealthModule`). */
+  /** The probes, for terminus's `HealthModule` (the worker endpoint, the dispatcher's admin API). */
   readonly probes: HealthProbes;
   private phase: WorkerPhase = 'starting';
   private readonly list: HealthProbe[];

@@ -1,9 +1,10 @@
 import type { OnApplicationBootstrap } from '@nestjs/common';
 import type { WorkerConfig } from '@settle/config';
 import { connectMessaging, MessagingMetrics, Outbox, OutboxRelay, type ConsumerLoop } from '@settle/messaging';
-import { startMetricsServer, stopInOrder, type StopStep } from '@settle/platform';
+import { stopInOrder, type StopStep } from '@settle/platform';
 import { AppRuntime, connectApp, type AppBase, type AppProcessOptions } from './app.runtime.js';
 import { WorkerHealth } from './health.js';
+import { startWorkerEndpoint } from './worker-endpoint.js';
 import type { WorkerContext, WorkerModuleOptions, WorkerOutbox } from './worker.options.js';
 
 /** How the process runs the worker: see {@link AppProcessOptions}. */
@@ -125,14 +126,17 @@ export class WorkerRuntime<C extends WorkerConfig = WorkerConfig, O extends stri
     }
   }
 
-  /** Starts the relays, then the metrics and health endpoint (`METRICS_PORT`; `GET /metrics`, `/health/live`, `/health/ready`, `/health`). */
+  /**
+   * Starts the relays, then the metrics and health endpoint (`METRICS_PORT`; `GET /metrics`,
+   * `/health/live`, `/health/ready`, `/health`, through terminus: {@link startWorkerEndpoint}).
+   */
   async onApplicationBootstrap(): Promise<void> {
     for (const { relay } of this.relays) relay.start();
     const { config, metrics, logger } = this.context;
     if (config.metricsPort === null) return;
-    const server = await startMetricsServer(metrics, config.metricsPort, logger, { health: this.workerHealth.probes });
-    this.closeMetrics = () => server.close();
-    this.metricsPort = server.port;
+    const endpoint = await startWorkerEndpoint(this.workerHealth.probes, metrics, config.metricsPort, logger);
+    this.closeMetrics = () => endpoint.close();
+    this.metricsPort = endpoint.port;
   }
 
   /** Adds a started consumer loop: its membership becomes a readiness probe (`consumer:<group>`). */

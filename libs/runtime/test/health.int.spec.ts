@@ -3,7 +3,8 @@
  * a probe worker on the real Kafka and PostgreSQL: PostgreSQL through a TCP fault proxy (to cut
  * it off), the schema registry at a closed port (a running worker rides a registry outage out:
  * degraded, still ready). Ready once its consumer joined the group, with the partitions it holds;
- * not ready, 503 problem details with terminus's details, while PostgreSQL is unreachable.
+ * not ready, 503 problem details with terminus's details, while PostgreSQL is unreachable; its
+ * metrics beside them, on the same Nest edge as the HTTP apps.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerConfig } from '@settle/config';
@@ -109,5 +110,18 @@ describe('a worker’s health on its metrics port', () => {
     expect((await get('/health/live')).status).toBe(200);
     proxy.setMode({ kind: 'pass' });
     expect((await get('/health/ready')).status).toBe(200);
+  });
+
+  it('serves its metrics at GET /metrics, through the same Nest edge as the HTTP apps (404 problem details elsewhere)', async () => {
+    const metrics = await fetch(`${base}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
+    const text = await metrics.text();
+    expect(text).toMatch(/^process_cpu_seconds_total /m);
+    expect(text).toMatch(/^settle_http_request_duration_seconds_count\{.*route="\/health\/ready"/m);
+    const elsewhere = await fetch(`${base}/elsewhere`);
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await elsewhere.json()).toMatchObject({ status: 404, code: expect.any(String) });
   });
 });
