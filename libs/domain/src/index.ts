@@ -19,3 +19,4 @@ export * from './entitlement/grant.js';
 export * from './delivery/attempt.js';
 export * from './delivery/retry-schedule.js';
 export * from './delivery/endpoint-health.js';
+export * from './reconciliation/classify.js';
