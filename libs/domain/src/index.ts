@@ -20,3 +20,4 @@ export * from './delivery/attempt.js';
 export * from './delivery/retry-schedule.js';
 export * from './delivery/endpoint-health.js';
 export * from './reconciliation/classify.js';
+export * from './approval/approval.js';
