@@ -21,3 +21,4 @@ export * from './delivery/retry-schedule.js';
 export * from './delivery/endpoint-health.js';
 export * from './reconciliation/classify.js';
 export * from './approval/approval.js';
+export * from './reconciliation/scope.js';
