@@ -1,7 +1,7 @@
 /**
  * The console API's real answers checked against its OpenAPI document
  * (libs/testing/src/answer-conformance.ts): every successful answer of a documented route is
- * parsed with the schema the document states for it (apps/console/src/http/openapi/answers.ts).
+ * parsed with the schema the document states for it (declared beside its route in apps/console/src/http/).
  */
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { watchAnswers as watchDocumentedAnswers, type AnswerConformance } from '@settle/testing';

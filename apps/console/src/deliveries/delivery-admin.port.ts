@@ -1,77 +1,58 @@
-/** States of a delivery (one entitlement event to one endpoint), docs/delivery.md, "Attempts". */
-export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'cancelled'] as const;
+import type { paths } from '../../web/src/api/generated/console-api.js';
+
+// The views below are the console API's own answers (its committed document,
+// docs/api/console-openapi.json, and the types `npm run openapi` generates from it for the web app),
+// named for the port: a field renamed or retyped in an answer's schema fails to compile in the
+// adapter that fills it, instead of drifting from a copy kept here by hand.
+
+/** The JSON body of a console API `GET`'s 200 answer. */
+type ConsoleAnswer<P extends keyof paths> = paths[P]['get'] extends { responses: { 200: { content: { 'application/json': infer B } } } } ? B : never;
+
+/**
+ * A customer endpoint as the console shows it (the `endpoint` of `GET /api/v1/endpoints/{id}`):
+ * never its signing secret.
+ * - `eventKinds`: the entitlement event kinds it is subscribed to (`subscription_started`, `subscription_renewed`);
+ * - `disabledReason`: why it is disabled: `admin`, `gone` (it answered 410), `failing` (failing continuously); `null` while enabled;
+ * - `disabledAt`: ISO 8601 UTC; `null` while enabled;
+ * - `failingSince`: start of its current run of failed attempts (none delivered since), ISO 8601 UTC; `null` when it is not failing;
+ * - `previousSecretExpiresAt`: end of a secret rotation's overlap, ISO 8601 UTC; `null` when no previous secret signs.
+ */
+export type EndpointView = ConsoleAnswer<'/api/v1/endpoints/{id}'>['endpoint'];
+
+/**
+ * A delivery (one entitlement event to one endpoint), an item of `GET /api/v1/deliveries`.
+ * - `event`: the event kind, `subscription_started` or `subscription_renewed`;
+ * - `endpointUrl`: the endpoint's URL when the console knows the endpoint, else `null` (deleted since);
+ * - `state`: one of {@link DELIVERY_STATES};
+ * - `attemptCount`: attempts made so far, every round included;
+ * - `nextAttemptAt`: ISO 8601 UTC, while `pending`; else `null`;
+ * - `lastStatus`: HTTP status of the last attempt, `null` when none came;
+ * - `lastError`: error code of the last attempt, `null` when it was delivered or none was made;
+ * - `recordedAt`: when the dispatcher recorded the delivery, ISO 8601 UTC.
+ */
+export type DeliveryView = ConsoleAnswer<'/api/v1/deliveries'>['items'][number];
+
+/** A delivery with every attempt, oldest first (an item of `GET /api/v1/events/{eventId}/deliveries`). */
+export type DeliveryWithAttempts = ConsoleAnswer<'/api/v1/events/{eventId}/deliveries'>['deliveries'][number];
+
+/**
+ * One attempt of a delivery (a signed POST to the endpoint), docs/delivery.md, "Attempts".
+ * - `attempt`: attempt number within the delivery, from 1;
+ * - `at`: start of the attempt, ISO 8601 UTC;
+ * - `outcome`: `delivered`, `gone`, `throttled` or `failed`;
+ * - `httpStatus`: the endpoint's HTTP status; `null` when no answer came (time-out, connection error);
+ * - `durationMs`: milliseconds from the request's start to the answer or the failure;
+ * - `error`: the failure's code (`HTTP_500`, `TIMEOUT`, `CONNECTION.ECONNREFUSED`); `null` when delivered;
+ * - `responseExcerpt`: at most 512 characters of the answer, secrets redacted by the dispatcher; `null` when none;
+ * - `nextAttemptAt`: when the next attempt was scheduled after this one, ISO 8601 UTC; `null` when none.
+ */
+export type DeliveryAttemptView = DeliveryWithAttempts['attempts'][number];
 
 /** One of {@link DELIVERY_STATES}; `failed` is a dead-lettered delivery (its retry schedule exhausted). */
-export type DeliveryState = (typeof DELIVERY_STATES)[number];
+export type DeliveryState = DeliveryView['state'];
 
-/** A customer endpoint as the console shows it: never its signing secret. */
-export interface EndpointView {
-  id: string;
-  url: string;
-  description: string | null;
-  /** The entitlement event kinds it is subscribed to (`subscription_started`, `subscription_renewed`). */
-  eventKinds: string[];
-  enabled: boolean;
-  /** Why it is disabled: `admin`, `gone` (it answered 410), `failing` (failing continuously); `null` while enabled. */
-  disabledReason: string | null;
-  /** ISO 8601 UTC; `null` while enabled. */
-  disabledAt: string | null;
-  /** Start of its current run of failed attempts (none delivered since), ISO 8601 UTC; `null` when it is not failing. */
-  failingSince: string | null;
-  /** End of a secret rotation's overlap, ISO 8601 UTC; `null` when no previous secret signs. */
-  previousSecretExpiresAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** One attempt of a delivery (a signed POST to the endpoint), docs/delivery.md, "Attempts". */
-export interface DeliveryAttemptView {
-  /** Attempt number within the delivery, from 1. */
-  attempt: number;
-  /** Start of the attempt, ISO 8601 UTC. */
-  at: string;
-  /** `delivered`, `gone`, `throttled` or `failed`. */
-  outcome: string;
-  /** The endpoint's HTTP status; `null` when no answer came (time-out, connection error). */
-  httpStatus: number | null;
-  /** Milliseconds from the request's start to the answer or the failure. */
-  durationMs: number;
-  /** The failure's code (`HTTP_500`, `TIMEOUT`, `CONNECTION.ECONNREFUSED`); `null` when delivered. */
-  error: string | null;
-  /** At most 512 characters of the answer, secrets redacted by the dispatcher; `null` when none. */
-  responseExcerpt: string | null;
-  /** When the next attempt was scheduled after this one, ISO 8601 UTC; `null` when none. */
-  nextAttemptAt: string | null;
-}
-
-/** A delivery (one entitlement event to one endpoint). */
-export interface DeliveryView {
-  deliveryId: number;
-  eventId: string;
-  /** The event kind: `subscription_started` or `subscription_renewed`. */
-  event: string;
-  userId: string;
-  endpointId: string;
-  /** The endpoint's URL when the console knows the endpoint, else `null` (deleted since). */
-  endpointUrl: string | null;
-  state: DeliveryState;
-  /** Attempts made so far, every round included. */
-  attemptCount: number;
-  /** ISO 8601 UTC, while `pending`; else `null`. */
-  nextAttemptAt: string | null;
-  deliveredAt: string | null;
-  /** HTTP status of the last attempt, `null` when none came. */
-  lastStatus: number | null;
-  /** Error code of the last attempt, `null` when it was delivered or none was made. */
-  lastError: string | null;
-  /** When the dispatcher recorded the delivery, ISO 8601 UTC. */
-  recordedAt: string;
-}
-
-/** A delivery with every attempt, oldest first. */
-export interface DeliveryWithAttempts extends DeliveryView {
-  attempts: DeliveryAttemptView[];
-}
+/** States of a delivery (one entitlement event to one endpoint), docs/delivery.md, "Attempts". */
+export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'cancelled'] as const satisfies readonly DeliveryState[];
 
 /** Which deliveries to list: newest first, by keyset (`before` a delivery id). */
 export interface DeliveryQuery {

@@ -1,12 +1,34 @@
 import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiAnswer, ApiProblems, ApiQueryOf, parseBody } from '@settle/http';
-import { auditPageAnswer } from './openapi/answers.js';
+import { ApiAnswer, ApiProblems, ApiQueryOf, isoTime, parseBody } from '@settle/http';
+import { ADMIN_ACTIONS, ADMIN_TARGET_KINDS } from '@settle/ledger';
+import { z } from 'zod';
+import { cursor } from './openapi/answers.js';
 import { SECURITY } from './openapi/document.js';
 import type { AuditEntry, AuditTrail } from '../audit/audit-trail.port.js';
 import { auditQuery } from './requests.js';
 import { MinRole, SessionGuard } from './session.guard.js';
 import { AUDIT_TRAIL } from './tokens.js';
+
+/** `GET /api/v1/audit`. */
+const auditPageAnswer = z.strictObject({
+  items: z.array(
+    z.strictObject({
+      actionId: z.uuid(),
+      action: z.enum(ADMIN_ACTIONS),
+      actor: z.strictObject({ email: z.string(), role: z.string() }),
+      target: z.strictObject({ kind: z.enum(ADMIN_TARGET_KINDS), id: z.string() }),
+      parameters: z.record(z.string(), z.unknown()),
+      requestedAt: isoTime,
+      outcome: z.enum(['succeeded', 'failed']).nullable().describe('`null` while running, or when the outcome could not be recorded'),
+      errorCode: z.string().nullable(),
+      result: z.record(z.string(), z.unknown()).nullable(),
+      completedAt: isoTime.nullable(),
+      position: z.number().int().describe('Ledger position of the request'),
+    }),
+  ),
+  nextCursor: cursor,
+});
 
 /** A page of the audit view. */
 export interface AuditPage {

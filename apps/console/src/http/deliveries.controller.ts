@@ -1,16 +1,8 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ApiAnswer, ApiBodyOf, ApiProblems, ApiQueryOf, JSON_BODY_PROBLEMS, parseBody } from '@settle/http';
+import { ApiAnswer, ApiBodyOf, ApiProblems, ApiQueryOf, isoTime, JSON_BODY_PROBLEMS, parseBody } from '@settle/http';
 import { z } from 'zod';
-import {
-  deliveryPageAnswer,
-  endpointAnswer,
-  endpointDetailAnswer,
-  endpointListAnswer,
-  eventDeliveriesAnswer,
-  recoverAnswer,
-  resendAnswer,
-} from './openapi/answers.js';
+import { cursor } from './openapi/answers.js';
 import { SECURITY } from './openapi/document.js';
 import type { Logger } from '@settle/platform';
 import type { AuditTrail } from '../audit/audit-trail.port.js';
@@ -19,6 +11,75 @@ import type { DeliveryView, DeliveryWithAttempts, EndpointView } from '../delive
 import { deliveriesQuery, parseRecoverSince, pathEndpointId, pathEventId, resendBody } from './requests.js';
 import { CurrentSession, MinRole, SessionGuard, type RequestSession } from './session.guard.js';
 import { AUDIT_TRAIL, CONSOLE_LOGGER, DELIVERIES } from './tokens.js';
+
+/** One endpoint as it is now: `GET /api/v1/endpoints` lists them; `POST /api/v1/endpoints/{id}/enable` and `/disable` answer one. */
+const endpointAnswer = z.strictObject({
+  id: z.uuid(),
+  url: z.string(),
+  description: z.string().nullable(),
+  eventKinds: z.array(z.string()),
+  enabled: z.boolean(),
+  disabledReason: z.string().nullable(),
+  disabledAt: isoTime.nullable(),
+  failingSince: isoTime.nullable(),
+  previousSecretExpiresAt: isoTime.nullable(),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+});
+
+const deliveryFields = {
+  deliveryId: z.number().int(),
+  eventId: z.uuid(),
+  event: z.string(),
+  userId: z.string(),
+  endpointId: z.uuid(),
+  endpointUrl: z.string().nullable(),
+  state: z.enum(['pending', 'delivered', 'failed', 'cancelled']).describe('`failed`: dead-lettered'),
+  attemptCount: z.number().int(),
+  nextAttemptAt: isoTime.nullable(),
+  deliveredAt: isoTime.nullable(),
+  lastStatus: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  recordedAt: isoTime,
+};
+const delivery = z.strictObject(deliveryFields);
+
+/** `GET /api/v1/endpoints`. */
+const endpointListAnswer = z.strictObject({ items: z.array(endpointAnswer) });
+
+/** `GET /api/v1/endpoints/{id}`. */
+const endpointDetailAnswer = z.strictObject({ endpoint: endpointAnswer, recentDeliveries: z.array(delivery) });
+
+/** `GET /api/v1/deliveries`. */
+const deliveryPageAnswer = z.strictObject({ items: z.array(delivery), nextCursor: cursor });
+
+/** `GET /api/v1/events/{eventId}/deliveries`. */
+const eventDeliveriesAnswer = z.strictObject({
+  eventId: z.uuid(),
+  deliveries: z.array(
+    z.strictObject({
+      ...deliveryFields,
+      attempts: z.array(
+        z.strictObject({
+          attempt: z.number().int(),
+          at: isoTime,
+          outcome: z.string(),
+          httpStatus: z.number().int().nullable(),
+          durationMs: z.number().describe('Milliseconds'),
+          error: z.string().nullable(),
+          responseExcerpt: z.string().nullable(),
+          nextAttemptAt: isoTime.nullable(),
+        }),
+      ),
+    }),
+  ),
+});
+
+/** `POST /api/v1/events/{eventId}/resend`. */
+const resendAnswer = z.strictObject({ eventId: z.uuid(), requeued: z.number().int().describe('Deliveries scheduled') });
+
+/** `POST /api/v1/endpoints/{id}/recover`. */
+const recoverAnswer = z.strictObject({ endpointId: z.uuid(), since: isoTime, requeued: z.number().int().describe('Deliveries scheduled') });
 
 /**
  * The Deliveries pages' API (docs/console.md, "API" and "Deliveries"), over the dispatcher's

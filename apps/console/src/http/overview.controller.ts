@@ -1,11 +1,88 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiAnswer, ApiProblems } from '@settle/http';
+import { ENTITLEMENT_STATUSES, TRANSACTION_STATUSES } from '@settle/domain';
+import { ApiAnswer, ApiProblems, isoTime } from '@settle/http';
+import { z } from 'zod';
 import type { ConsoleOverview, OverviewService } from '../overview/overview.service.js';
-import { overviewAnswer } from './openapi/answers.js';
 import { SECURITY } from './openapi/document.js';
 import { SessionGuard } from './session.guard.js';
 import { OVERVIEW } from './tokens.js';
+
+/** A figure read from Kafka: read, not read this time (the brokers did not answer), or not configured. */
+const kafkaReading = <T extends z.core.$ZodLooseShape>(figures: T) =>
+  z.discriminatedUnion('status', [
+    z.strictObject({ status: z.literal('ok'), checkedAt: isoTime, ...figures }),
+    z.strictObject({ status: z.literal('unavailable'), code: z.literal('CONSOLE.KAFKA_UNAVAILABLE'), detail: z.string(), checkedAt: isoTime }),
+    z.strictObject({ status: z.literal('not_configured') }),
+  ]);
+
+/** `GET /api/v1/overview`. */
+const overviewAnswer = z.strictObject({
+  states: z.record(z.enum(TRANSACTION_STATUSES), z.number().int()).describe('Transactions per state; every state listed, 0 when none'),
+  entitlements: z.record(z.enum(ENTITLEMENT_STATUSES), z.number().int()).describe('Transactions per entitlement status'),
+  heldInReview: z.number().int().describe('The held-in-review queue: RECOVERING with entitlement HELD_IN_REVIEW'),
+  manualReview: z.number().int(),
+  stateMismatch: z.number().int(),
+  total: z.number().int(),
+  deadLetteredDeliveries: z.number().int().describe('Deliveries the dispatcher gave up (state `failed`)'),
+  deadLetteredMessages: kafkaReading({
+    total: z.number().int(),
+    topics: z.array(
+      z.strictObject({
+        topic: z.string(),
+        kind: z.enum(['messages', 'deliveries']),
+        records: z.number().int(),
+        exists: z.boolean(),
+        partitions: z.array(z.strictObject({ partition: z.number().int(), low: z.number().int(), high: z.number().int(), records: z.number().int() })),
+      }),
+    ),
+  }).describe('Records in the dead-letter topics'),
+  consumerLag: kafkaReading({
+    total: z.number().int(),
+    groups: z.array(
+      z.strictObject({
+        worker: z.string(),
+        groupId: z.string(),
+        topics: z.array(z.string()),
+        state: z.string(),
+        members: z.number().int(),
+        lag: z.number().int(),
+        partitions: z.array(
+          z.strictObject({
+            topic: z.string(),
+            partition: z.number().int(),
+            committedOffset: z.number().int().nullable(),
+            endOffset: z.number().int(),
+            lag: z.number().int(),
+          }),
+        ),
+      }),
+    ),
+  }).describe("The workers' consumer groups' lag"),
+  ledgerChains: z
+    .discriminatedUnion('status', [
+      z.strictObject({
+        status: z.literal('verified'),
+        position: z.number().int(),
+        globalHash: z.string(),
+        verifiedAt: isoTime,
+        eventsChecked: z.number().int(),
+        lastFullVerificationAt: isoTime.nullable(),
+      }),
+      z.strictObject({
+        status: z.literal('broken'),
+        position: z.number().int(),
+        reason: z.string(),
+        streamId: z.string().nullable(),
+        revision: z.number().int().nullable(),
+        checkedAt: isoTime,
+        lastVerifiedPosition: z.number().int(),
+      }),
+      z.strictObject({ status: z.literal('pending') }),
+      z.strictObject({ status: z.literal('not_applicable'), detail: z.string() }),
+    ])
+    .describe("The ledger's hash chains as the console's own verification last found them"),
+});
 
 /**
  * `GET /api/v1/overview` (any role; docs/console.md, "API"): the counts of the book, the review

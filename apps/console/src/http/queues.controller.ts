@@ -1,13 +1,59 @@
 import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiAnswer, ApiProblems, ApiQueryOf, parseBody } from '@settle/http';
+import { ApiAnswer, ApiProblems, ApiQueryOf, isoTime, parseBody } from '@settle/http';
+import { z } from 'zod';
 import type { ReviewQueues } from '../queues/review-queues.js';
 import type { HeldInReviewItem, ManualReviewItem, StateMismatchItem } from '../transactions/views.js';
-import { heldInReviewAnswer, manualReviewAnswer, stateMismatchAnswer } from './openapi/answers.js';
+import { cursor, summaryFields } from './openapi/answers.js';
 import { SECURITY } from './openapi/document.js';
 import { parseCursor, queueQuery } from './requests.js';
 import { SessionGuard } from './session.guard.js';
 import { QUEUES } from './tokens.js';
+
+/** `GET /api/v1/queues/held-in-review`. */
+const heldInReviewAnswer = z.strictObject({
+  items: z.array(
+    z.strictObject({
+      ...summaryFields,
+      nextCheckAt: isoTime.nullable().describe("The sweeper's next re-check; `null` when none is scheduled"),
+      checksSoFar: z.number().int(),
+    }),
+  ),
+  nextCursor: cursor,
+});
+
+/** `GET /api/v1/queues/manual-review`. */
+const manualReviewAnswer = z.strictObject({
+  items: z.array(
+    z.strictObject({
+      ...summaryFields,
+      lastVerdict: z.string().nullable(),
+      lastTrigger: z.string().nullable(),
+      checksSoFar: z.number().int(),
+      lastEvent: z.strictObject({ type: z.string(), recordedAt: isoTime, detail: z.string().nullable() }).nullable(),
+    }),
+  ),
+  nextCursor: cursor,
+});
+
+/** `GET /api/v1/queues/state-mismatch`. */
+const stateMismatchAnswer = z.strictObject({
+  items: z.array(
+    z.strictObject({
+      ...summaryFields,
+      failedChecks: z.array(
+        z.strictObject({
+          check: z.string(),
+          code: z.string().nullable(),
+          expected: z.string().describe('What Settle registered'),
+          observed: z.string().describe('What the provider reported'),
+          providerField: z.string().nullable().describe("The provider answer's field the observed value was read from"),
+        }),
+      ),
+    }),
+  ),
+  nextCursor: cursor,
+});
 
 /**
  * The review queues (any role), docs/console.md, "API", oldest first with keyset pages:

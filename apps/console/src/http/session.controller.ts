@@ -1,15 +1,21 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiAnswer, ApiBodyOf, ApiProblems, JSON_BODY_PROBLEMS, parseBody } from '@settle/http';
-import { sessionAnswer } from './openapi/answers.js';
 import { SECURITY } from './openapi/document.js';
 import { ProblemError } from '@settle/platform';
+import { z } from 'zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthService } from '../auth/auth.service.js';
-import type { ConsoleRole } from '../auth/roles.js';
+import { CONSOLE_ROLES, type ConsoleRole } from '../auth/roles.js';
 import { signInBody } from './requests.js';
 import { CurrentSession, Public, SessionGuard, type RequestSession } from './session.guard.js';
 import { AUTH_SERVICE, COOKIE_SETTINGS, SESSION_COOKIE, type CookieSettings } from './tokens.js';
+
+/** `POST /api/v1/session`, `GET /api/v1/session`. */
+const sessionAnswer = z.strictObject({
+  user: z.strictObject({ email: z.string(), role: z.enum(CONSOLE_ROLES) }),
+  csrfToken: z.string().describe('Send it in `x-csrf-token` with every POST, PUT, PATCH and DELETE'),
+});
 
 /** What the session endpoints answer. */
 export interface SessionAnswer {

@@ -1,16 +1,88 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ApiAnswer, ApiProblems, ApiQueryOf, parseBody } from '@settle/http';
+import { ApiAnswer, ApiProblems, ApiQueryOf, isoTime, parseBody } from '@settle/http';
+import { ADMIN_ACTIONS } from '@settle/ledger';
 import type { Logger } from '@settle/platform';
+import { z } from 'zod';
 import type { AuditTrail } from '../audit/audit-trail.port.js';
 import type { ReconcileAnswer, Reconciler } from '../reconcile/reconciler.port.js';
 import type { EntitlementEventView, TimelineEntry, TransactionDetail, TransactionSummary, WatchView } from '../transactions/views.js';
 import type { TransactionRepository } from '../transactions/transaction.repository.js';
-import { reconcileAnswer, transactionDetailAnswer, transactionListAnswer } from './openapi/answers.js';
+import { cursor, summaryFields } from './openapi/answers.js';
 import { SECURITY } from './openapi/document.js';
 import { listQuery, parseCursor, pathReference } from './requests.js';
 import { CurrentSession, MinRole, SessionGuard, type RequestSession } from './session.guard.js';
 import { AUDIT_TRAIL, CONSOLE_LOGGER, RECONCILER, TRANSACTIONS } from './tokens.js';
+
+/** A row of the transaction list. */
+const transactionSummary = z.strictObject(summaryFields);
+
+/** `GET /api/v1/transactions`. */
+const transactionListAnswer = z.strictObject({ items: z.array(transactionSummary), nextCursor: cursor });
+
+const check = z.strictObject({
+  check: z.string(),
+  passed: z.boolean(),
+  code: z.string().nullable(),
+  expected: z.string(),
+  observed: z.string(),
+  providerField: z.string().nullable().describe("The provider answer's field the observed value was read from"),
+});
+
+/** `GET /api/v1/transactions/{reference}`. */
+const transactionDetailAnswer = z.strictObject({
+  transaction: z.strictObject({
+    ...summaryFields,
+    entitlement: z.string().nullable(),
+    accessPeriod: z.string().nullable(),
+    checks: z.array(check).nullable().describe('The four consensus checks of the last decision (docs/spec.md, section 3)'),
+    lastVerdict: z.string().nullable(),
+    lastTrigger: z.string().nullable(),
+  }),
+  timeline: z.array(
+    z.strictObject({
+      position: z.number().int(),
+      revision: z.number().int(),
+      type: z.string(),
+      recordedAt: isoTime,
+      trigger: z.string().nullable(),
+      verdict: z.string().nullable(),
+      state: z.string().nullable(),
+      detail: z.string().nullable(),
+      actor: z.strictObject({ email: z.string(), role: z.string() }).optional().describe('Who asked for it: on admin actions only'),
+      adminAction: z
+        .strictObject({
+          action: z.enum(ADMIN_ACTIONS),
+          outcome: z.enum(['succeeded', 'failed']).nullable(),
+          errorCode: z.string().nullable(),
+          completedAt: isoTime.nullable(),
+        })
+        .optional()
+        .describe("An admin action's name and outcome (`null` while unknown)"),
+    }),
+  ),
+  watch: z.strictObject({ nextCheckAt: isoTime.nullable(), checksSoFar: z.number().int(), active: z.boolean() }).nullable(),
+  entitlementEvents: z.array(
+    z.strictObject({
+      eventId: z.string(),
+      event: z.string(),
+      expiresAt: isoTime.nullable(),
+      deliveries: z.array(
+        z.strictObject({
+          endpointId: z.string(),
+          endpointUrl: z.string(),
+          status: z.string(),
+          attempts: z.array(
+            z.strictObject({ at: isoTime, outcome: z.string(), httpStatus: z.number().int().nullable(), durationMs: z.number().describe('Milliseconds') }),
+          ),
+        }),
+      ),
+    }),
+  ),
+});
+
+/** `POST /api/v1/transactions/{reference}/reconcile`. */
+const reconcileAnswer = z.strictObject({ reference: z.string(), state: z.string().describe("The transaction's state when ingestion took the request") });
 
 /**
  * The book of transactions (any role unless said), docs/console.md, "API" (the overview is

@@ -1,12 +1,31 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ApiAnswer, ApiBodyOf, ApiProblems, JSON_BODY_PROBLEMS, parseBody } from '@settle/http';
-import { userAnswer, userListAnswer, userWithPasswordAnswer } from './openapi/answers.js';
+import { ApiAnswer, ApiBodyOf, ApiProblems, isoTime, JSON_BODY_PROBLEMS, parseBody } from '@settle/http';
+import { z } from 'zod';
 import { SECURITY } from './openapi/document.js';
+import { CONSOLE_ROLES } from '../auth/roles.js';
 import type { UserAdminService, UserView, UserWithPassword } from '../users/user-admin.service.js';
 import { createUserBody, pathEmail, updateUserBody } from './requests.js';
 import { CurrentSession, MinRole, SessionGuard, type RequestSession } from './session.guard.js';
 import { USER_ADMIN } from './tokens.js';
+
+/** `PATCH /api/v1/users/{email}`: one user. */
+const userAnswer = z.strictObject({
+  email: z.string(),
+  role: z.enum(CONSOLE_ROLES),
+  disabled: z.boolean(),
+  createdAt: isoTime,
+  lastSignInAt: isoTime.nullable(),
+});
+
+/** `GET /api/v1/users`. */
+const userListAnswer = z.strictObject({ items: z.array(userAnswer) });
+
+/** `POST /api/v1/users`, `POST /api/v1/users/{email}/password`: the user and a generated password, shown this once. */
+const userWithPasswordAnswer = z.strictObject({
+  user: userAnswer,
+  password: z.string().describe('Generated; shown once, stored only as an argon2id hash'),
+});
 
 /**
  * The console's users (admin only; every change CSRF-checked and recorded in the audit trail

@@ -6,7 +6,7 @@ import type { AuditEntry, ConsoleUser, TransactionView } from '../src/api/types'
 import { adminActionLabel, formatParameters } from '../src/lib/format';
 import { auditFiltersFromSearch, auditHref, auditQuery } from '../src/lib/query-string';
 import { ledgerEventCount, reconcileProgress } from '../src/lib/reconcile';
-import { matchRoute } from '../src/lib/routes';
+import { matchRoute } from '../src/pages';
 import { AuditPage, targetHref } from '../src/pages/Audit';
 import { Layout } from '../src/pages/Layout';
 import { TransactionPage } from '../src/pages/Transaction';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { api, ApiError, onUnauthenticated, setCsrfToken } from '../src/api/client';
+import { api, ApiError, call, onUnauthenticated, setCsrfToken } from '../src/api/client';
 import { signInErrorMessage } from '../src/pages/SignIn';
 
 // The API client against a stubbed fetch: what it sends (cookie policy, CSRF header) and how it
@@ -116,8 +116,34 @@ describe('the console API client', () => {
     ]);
   });
 
+  it('calls an operation by its path in the document: parameters encoded, empty query values left out', async () => {
+    const calls = stubFetch(json(200, { items: [], nextCursor: null }), json(200, {}), json(201, {}));
+    await call('get', '/api/v1/deliveries', { query: { state: 'failed', endpointId: '', cursor: undefined, limit: 20 } });
+    await call('get', '/api/v1/endpoints/{id}', { path: { id: 'a/b c' } });
+    await call('post', '/api/v1/users', { body: { email: 'new@example.com', role: 'viewer' } });
+    expect(calls.map((c) => [c.init.method, c.url, c.init.body])).toEqual([
+      ['GET', '/api/v1/deliveries?state=failed&limit=20', null],
+      ['GET', '/api/v1/endpoints/a%2Fb%20c', null],
+      ['POST', '/api/v1/users', JSON.stringify({ email: 'new@example.com', role: 'viewer' })],
+    ]);
+  });
+
   it('passes a role refusal on as is', async () => {
     stubFetch(problem(403, 'CONSOLE.FORBIDDEN', 'Viewers cannot reconcile'));
     await expect(api.reconcile('ref_1')).rejects.toMatchObject({ status: 403, code: 'CONSOLE.FORBIDDEN' });
   });
 });
+
+// Checked by the web app's tsc (test/ is in its program), never run: what the document does not
+// state does not compile.
+function documentChecks(): void {
+  // @ts-expect-error: a path the document does not have
+  void call('get', '/api/v1/no-such-route');
+  // @ts-expect-error: the path's parameter is required
+  void call('get', '/api/v1/endpoints/{id}');
+  // @ts-expect-error: a role the document does not list
+  void call('post', '/api/v1/users', { body: { email: 'a@example.com', role: 'owner' } });
+  // @ts-expect-error: a method the path does not have
+  void call('delete', '/api/v1/overview');
+}
+void documentChecks;

@@ -20,7 +20,8 @@ import {
   toLocalInput,
 } from '../src/lib/deliveries';
 import { deliveriesQuery } from '../src/lib/query-string';
-import { deliveriesHref, endpointHref, eventHref, matchRoute } from '../src/lib/routes';
+import { deliveriesHref, endpointHref, eventHref } from '../src/lib/routes';
+import { matchRoute } from '../src/pages';
 import { DeliveriesPage } from '../src/pages/Deliveries';
 import { EndpointPage } from '../src/pages/Endpoint';
 import { EventDeliveriesPage } from '../src/pages/EventDeliveries';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NO_FILTERS, filtersFromSearch, pageQuery, transactionsHref, transactionsQuery } from '../src/lib/query-string';
-import { matchRoute, queueHref, transactionHref } from '../src/lib/routes';
+import { queueHref, transactionHref } from '../src/lib/routes';
+import { matchRoute } from '../src/pages';
 
 describe('transactionsQuery', () => {
   it('sends the time window after the other filters, in the order the API documents', () => {

@@ -1,25 +1,18 @@
+import type { paths } from './generated/console-api';
 import type {
+  Answer,
   AuditFilters,
   AuditPage,
-  ConsoleUser,
   DeliveryPage,
   DeliveryState,
-  Endpoint,
-  EndpointDetail,
-  EventDeliveries,
   HeldInReviewItem,
   ManualReviewItem,
-  StateMismatchItem,
-  Overview,
+  Method as DocumentMethod,
   QueuePage,
-  ReconcileAccepted,
-  RecoverAccepted,
-  ResendAccepted,
-  Session,
+  Role,
+  StateMismatchItem,
   TransactionFilters,
   TransactionPage,
-  TransactionView,
-  UserWithPassword,
 } from './types';
 import { auditQuery, deliveriesQuery, pageQuery, transactionsQuery } from '../lib/query-string';
 
@@ -100,7 +93,7 @@ export async function request<T>(method: Method, path: string, body?: unknown): 
   } catch (error) {
     // A token older than the session (signed in again in another tab): read the session's token once and repeat.
     if (!(error instanceof ApiError) || error.code !== 'CONSOLE.CSRF_REJECTED' || method === 'GET') throw error;
-    const session = await send<Session>('GET', '/session');
+    const session = await send<Answer<'/api/v1/session', 'get'>>('GET', '/session');
     setCsrfToken(session.csrfToken);
     return send<T>(method, path, body);
   }
@@ -130,21 +123,74 @@ async function send<T>(method: Method, path: string, body?: unknown): Promise<T>
   return (await response.json()) as T;
 }
 
-/** The console API, one function per route of the contract. */
+/** An operation of the console API's document: path `P`'s method `M`. */
+type Operation<P extends keyof paths, M extends DocumentMethod> = NonNullable<paths[P][M]>;
+/** The document's paths that have an operation for `M`. */
+export type PathOf<M extends DocumentMethod> = Extract<{ [P in keyof paths]: [Operation<P, M>] extends [never] ? never : P }[keyof paths], keyof paths>;
+type PathParams<O> = O extends { parameters: { path: infer X } } ? X : never;
+type QueryParams<O> = O extends { parameters: { query?: infer X } } ? NonNullable<X> : never;
+type BodyOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type JsonBody<O> = O extends { requestBody?: infer R } ? BodyOf<NonNullable<R>> : never;
+
+/** What {@link call} sends for an operation: its path parameters (required when it has any), its query and its JSON body, typed by the document. */
+export type CallInput<O> = ([PathParams<O>] extends [never] ? { path?: never } : { path: PathParams<O> }) & {
+  query?: QueryParams<O>;
+  body?: JsonBody<O>;
+};
+type CallArgs<O> = [PathParams<O>] extends [never] ? [input?: CallInput<O>] : [input: CallInput<O>];
+/** What {@link call} resolves to: the operation's success body, `undefined` for an answer without one (204). */
+export type CallAnswer<P extends keyof paths, M extends DocumentMethod> = [Answer<P, M>] extends [never] ? undefined : Answer<P, M>;
+
+/**
+ * Calls one operation of the console API by its path in the document (docs/api/console-openapi.json,
+ * through the generated `paths`), as {@link request} does: the path, its parameters, query and
+ * body are checked against the document at compile time and the answer is typed from it, so a
+ * page calls the API with no function of its own here and no type named in types.ts:
+ * `call('get', '/api/v1/transactions/{reference}', { path: { reference } })`.
+ *
+ * Path parameters are URL-encoded; query parameters that are `undefined`, `null` or `''` are left out.
+ *
+ * @throws ApiError as {@link request} does.
+ */
+export function call<M extends DocumentMethod, P extends PathOf<M>>(method: M, path: P, ...[input]: CallArgs<Operation<P, M>>): Promise<CallAnswer<P, M>> {
+  const {
+    path: params,
+    query,
+    body,
+  } = (input ?? {}) as {
+    path?: Record<string, string | number>;
+    query?: Record<string, string | number | boolean | null | undefined>;
+    body?: unknown;
+  };
+  // Every path of the document is under API_BASE (the API's document covers /api/v1 only).
+  let url = path.slice(API_BASE.length);
+  for (const [name, value] of Object.entries(params ?? {})) url = url.replace(`{${name}}`, encodeURIComponent(String(value)));
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
+  }
+  const queryString = search.toString();
+  return request<CallAnswer<P, M>>(method.toUpperCase() as Method, queryString ? `${url}?${queryString}` : url, body);
+}
+
+/**
+ * The console API's routes the pages call by name (over {@link call}, or {@link request} where a
+ * page's filters make the query string). A new page calls {@link call} directly.
+ */
 export const api = {
   /** `POST /session`: signs in; throws ApiError 401 `CONSOLE.INVALID_CREDENTIALS` or 429 `CONSOLE.LOGIN_LOCKED`. */
-  signIn: (email: string, password: string) => request<Session>('POST', '/session', { email, password }),
+  signIn: (email: string, password: string) => call('post', '/api/v1/session', { body: { email, password } }),
   /** `GET /session`: the current session; throws ApiError 401 `CONSOLE.UNAUTHENTICATED` when there is none. */
-  session: () => request<Session>('GET', '/session'),
+  session: () => call('get', '/api/v1/session'),
   /** `DELETE /session`: signs out. */
-  signOut: () => request<void>('DELETE', '/session'),
+  signOut: () => call('delete', '/api/v1/session'),
   /** `GET /overview`: counts per state and entitlement status, dead letters, consumer lag, the ledger's hash-chain status. */
-  overview: () => request<Overview>('GET', '/overview'),
+  overview: () => call('get', '/api/v1/overview'),
   /** `GET /transactions`: one page of the list, newest first. */
   transactions: (filters: TransactionFilters, cursor: string | null, limit?: number) =>
     request<TransactionPage>('GET', `/transactions${transactionsQuery(filters, cursor, limit)}`),
   /** `GET /transactions/:reference`: the transaction and its ledger timeline; throws ApiError 404 `CONSOLE.TRANSACTION_NOT_FOUND`. */
-  transaction: (reference: string) => request<TransactionView>('GET', `/transactions/${encodeURIComponent(reference)}`),
+  transaction: (reference: string) => call('get', '/api/v1/transactions/{reference}', { path: { reference } }),
   /** `GET /queues/held-in-review`: one page of the transactions held in review, oldest first. */
   heldInReview: (cursor: string | null, limit?: number) => request<QueuePage<HeldInReviewItem>>('GET', `/queues/held-in-review${pageQuery(cursor, limit)}`),
   /** `GET /queues/manual-review`: one page of the transactions in manual review, oldest first. */
@@ -152,32 +198,34 @@ export const api = {
   /** `GET /queues/state-mismatch`: State Mismatch, newest first, with the failed checks. */
   stateMismatch: (cursor: string | null, limit?: number) => request<QueuePage<StateMismatchItem>>('GET', `/queues/state-mismatch${pageQuery(cursor, limit)}`),
   /** `POST /transactions/:reference/reconcile`: asks for a verification now (operators and admins). */
-  reconcile: (reference: string) => request<ReconcileAccepted>('POST', `/transactions/${encodeURIComponent(reference)}/reconcile`),
+  reconcile: (reference: string) => call('post', '/api/v1/transactions/{reference}/reconcile', { path: { reference } }),
   /** `GET /audit`: one page of admin actions, newest first (admins). */
   audit: (filters: Partial<AuditFilters>, cursor: string | null, limit?: number) => request<AuditPage>('GET', `/audit${auditQuery(filters, cursor, limit)}`),
   /** `GET /users`: every console user (admins). */
-  users: () => request<{ items: ConsoleUser[] }>('GET', '/users'),
+  users: () => call('get', '/api/v1/users'),
   /** `POST /users`: creates a user with a generated password, answered once (admins). */
-  createUser: (email: string, role: string) => request<UserWithPassword>('POST', '/users', { email, role }),
+  createUser: (email: string, role: Role) => call('post', '/api/v1/users', { body: { email, role } }),
   /** `PATCH /users/:email`: a new role, disabled or enabled (admins); throws ApiError 409 for the self-change and last-admin rules. */
-  updateUser: (email: string, change: { role?: string; disabled?: boolean }) => request<ConsoleUser>('PATCH', `/users/${encodeURIComponent(email)}`, change),
+  updateUser: (email: string, change: { role?: Role; disabled?: boolean }) => call('patch', '/api/v1/users/{email}', { path: { email }, body: change }),
   /** `POST /users/:email/password`: a new generated password, answered once; ends the user's sessions (admins). */
-  resetPassword: (email: string) => request<UserWithPassword>('POST', `/users/${encodeURIComponent(email)}/password`),
+  resetPassword: (email: string) => call('post', '/api/v1/users/{email}/password', { path: { email } }),
   /** `GET /endpoints`: the customer endpoints (503 `CONSOLE.DELIVERY_NOT_CONFIGURED` without a dispatcher). */
-  endpoints: () => request<{ items: Endpoint[] }>('GET', '/endpoints'),
+  endpoints: () => call('get', '/api/v1/endpoints'),
   /** `GET /endpoints/:id`: one endpoint and its recent deliveries; throws ApiError 404 `CONSOLE.ENDPOINT_NOT_FOUND`. */
-  endpoint: (id: string) => request<EndpointDetail>('GET', `/endpoints/${encodeURIComponent(id)}`),
+  endpoint: (id: string) => call('get', '/api/v1/endpoints/{id}', { path: { id } }),
   /** `GET /deliveries`: one page of deliveries, newest first (`state: 'failed'`: the dead-lettered ones). */
   deliveries: (filter: { state?: DeliveryState; endpointId?: string }, cursor: string | null, limit?: number) =>
     request<DeliveryPage>('GET', `/deliveries${deliveriesQuery(filter, cursor, limit)}`),
   /** `GET /events/:eventId/deliveries`: every delivery of an entitlement event with every attempt; throws ApiError 404 `CONSOLE.EVENT_NOT_FOUND`. */
-  eventDeliveries: (eventId: string) => request<EventDeliveries>('GET', `/events/${encodeURIComponent(eventId)}/deliveries`),
+  eventDeliveries: (eventId: string) => call('get', '/api/v1/events/{eventId}/deliveries', { path: { eventId } }),
   /** `POST /events/:eventId/resend`: to one endpoint, or to every endpoint that had it (operators and admins). */
   resend: (eventId: string, endpointId?: string) =>
-    request<ResendAccepted>('POST', `/events/${encodeURIComponent(eventId)}/resend`, endpointId ? { endpointId } : undefined),
+    call('post', '/api/v1/events/{eventId}/resend', { path: { eventId }, body: endpointId ? { endpointId } : undefined }),
   /** `POST /endpoints/:id/recover`: dead-lettered deliveries since `since` (ISO 8601) again, and the events it never had (operators and admins). */
-  recover: (endpointId: string, since: string) => request<RecoverAccepted>('POST', `/endpoints/${encodeURIComponent(endpointId)}/recover`, { since }),
+  recover: (endpointId: string, since: string) => call('post', '/api/v1/endpoints/{id}/recover', { path: { id: endpointId }, body: { since } }),
   /** `POST /endpoints/:id/enable` or `/disable` (admins). */
   setEndpointEnabled: (endpointId: string, enabled: boolean) =>
-    request<Endpoint>('POST', `/endpoints/${encodeURIComponent(endpointId)}/${enabled ? 'enable' : 'disable'}`),
+    enabled
+      ? call('post', '/api/v1/endpoints/{id}/enable', { path: { id: endpointId } })
+      : call('post', '/api/v1/endpoints/{id}/disable', { path: { id: endpointId } }),
 };

@@ -1,6 +1,7 @@
 // The console API's contract (docs/console.md): the shapes apps/console answers under /api/v1,
 // named for the pages. Every answer's shape is generated from docs/api/console-openapi.json
-// (./generated/console-api.ts, `npm run openapi`); this file only names parts of it. The closed
+// (./generated/console-api.ts, `npm run openapi`); this file only names parts of it, for the pages
+// that share them (a new page needs no name here: `call` types its answer, `Answer` names it). The closed
 // lists below are the pages' display order; test/contract.unit.spec.ts keeps them equal to
 // libs/domain's, and the checks at the end of this file keep them equal to the document's.
 import type { paths } from './generated/console-api';
@@ -24,13 +25,19 @@ export const ADMIN_TARGET_KINDS = ['transaction', 'event', 'endpoint', 'user'] a
 /** States of a delivery (one entitlement event to one endpoint); `failed` is dead-lettered (its retries exhausted). */
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'cancelled'] as const;
 
-type Method = 'get' | 'post' | 'patch' | 'delete';
-/** The JSON body of an operation's success answer (its 200, 201 or 202), as the document states it. */
-type Answer<P extends keyof paths, M extends Method> =
+/** The HTTP methods of the console API, as the document names them. */
+export type Method = 'get' | 'post' | 'patch' | 'delete';
+/**
+ * The JSON body of an operation's success answer (its 200, 201 or 202), as the document states
+ * it: `Answer<'/api/v1/overview', 'get'>`. A page reads its answer's type from here, or from
+ * what `call` returns, rather than naming it in this file.
+ */
+export type Answer<P extends keyof paths, M extends Method> =
   NonNullable<paths[P][M]> extends { responses: infer R }
     ? { [S in keyof R]: S extends 200 | 201 | 202 ? (R[S] extends { content: { 'application/json': infer B } } ? B : never) : never }[keyof R]
     : never;
-type Item<T> = T extends ReadonlyArray<infer I> ? I : never;
+/** The element type of an array type (a row of a page's `items`). */
+export type Item<T> = T extends ReadonlyArray<infer I> ? I : never;
 
 /** Answer of `POST` and `GET /api/v1/session`; `csrfToken` goes back as `x-csrf-token` on every state-changing request. */
 export type Session = Answer<'/api/v1/session', 'get'>;

@@ -1,44 +1,8 @@
 import type { ReactNode } from 'react';
 import { useSignOut } from '../api/session';
 import type { SessionUser } from '../api/types';
-import type { Route } from '../lib/routes';
 import { Link } from '../lib/router';
-
-/** A navigation item: its section, address and label, and whether only admins see it. */
-type Section = 'overview' | 'transactions' | 'queues' | 'deliveries' | 'audit' | 'users';
-
-/** The main navigation, in order; `nav-<section>` is each item's test id. */
-const NAV: ReadonlyArray<{ section: Section; href: string; label: string; adminOnly?: boolean }> = [
-  { section: 'overview', href: '/', label: 'Overview' },
-  { section: 'transactions', href: '/transactions', label: 'Transactions' },
-  { section: 'queues', href: '/queues', label: 'Queues' },
-  { section: 'deliveries', href: '/deliveries', label: 'Deliveries' },
-  { section: 'audit', href: '/audit', label: 'Audit', adminOnly: true },
-  { section: 'users', href: '/users', label: 'Users', adminOnly: true },
-];
-
-/** The navigation item a page belongs to; `null` for no page. */
-function sectionOf(route: Route): Section | null {
-  switch (route.name) {
-    case 'overview':
-      return 'overview';
-    case 'audit':
-      return 'audit';
-    case 'users':
-      return 'users';
-    case 'queues':
-      return 'queues';
-    case 'deliveries':
-    case 'endpoint':
-    case 'event':
-      return 'deliveries';
-    case 'transactions':
-    case 'transaction':
-      return 'transactions';
-    case 'not_found':
-      return null;
-  }
-}
+import { navigationFor, sectionOf, type Route } from './index';
 
 /** The frame of every signed-in page: top bar with the product, the navigation and the user. */
 export function Layout({ user, route, children }: { user: SessionUser; route: Route; children: ReactNode }) {
@@ -54,7 +18,7 @@ export function Layout({ user, route, children }: { user: SessionUser; route: Ro
           Settle Console
         </Link>
         <nav className="nav" aria-label="Main">
-          {NAV.filter((item) => !item.adminOnly || user.role === 'admin').map((item) => (
+          {navigationFor(user.role).map((item) => (
             <Link
               key={item.section}
               href={item.href}
