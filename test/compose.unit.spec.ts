@@ -172,7 +172,7 @@ describe('docker-compose.yml', () => {
       // The console needs no schema registry: PostgreSQL, Kafka's offsets for its overview, and ingestion's admin API to reconcile through.
       const infrastructure =
         app === 'console'
-          ? ['dispatcher', 'ingestion', 'kafka', 'postgres']
+          ? ['dispatcher', 'ingestion', 'kafka', 'kurrentdb', 'postgres']
           : ['kafka', 'postgres', 'schema-registry', ...(app === 'ledger-projector' ? ['kurrentdb'] : [])];
       expect(Object.keys(service.depends_on ?? {}).sort()).toEqual(infrastructure.sort());
     }

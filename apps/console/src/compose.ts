@@ -14,7 +14,11 @@ export interface ConsoleAdapters {
   pool: Pool;
   /** The ledger: transactions' timelines, and where admin actions are appended. */
   ledger: LedgerStore;
-  /** Where the audit view reads the admin actions back (`PostgresAuditLog`, or `StoreScanAuditLog` over an in-memory ledger). */
+  /**
+   * Where the audit view reads the admin actions back: `PostgresAuditLog` (a PostgreSQL ledger),
+   * `ProjectedAuditLog` (KurrentDB: the `AuditProjection`'s read model), or `StoreScanAuditLog`
+   * over an in-memory ledger.
+   */
   auditLog: AuditLog;
   /** Console users, sessions and sign-in failures. */
   authStore: AuthStore;
@@ -25,7 +29,7 @@ export interface ConsoleAdapters {
 
 /**
  * The console's services over the given adapters: the one composition that `main.ts` (PostgreSQL
- * adapters), the OpenAPI generator (inert and in-memory ones) and the tests' factory share, so
+ * adapters and the ledger `LEDGER_STORE` names), the OpenAPI generator (inert and in-memory ones) and the tests' factory share, so
  * that a service added to the console is wired in one place.
  */
 export function composeConsole(adapters: ConsoleAdapters): Pick<ConsoleApiDeps, 'auth' | 'users' | 'audit' | 'transactions' | 'queues'> {

@@ -2,11 +2,13 @@ import 'reflect-metadata';
 import { fileURLToPath } from 'node:url';
 import { loadConsoleConfig } from '@settle/config';
 import { packageVersion } from '@settle/http';
-import { PostgresLedger } from '@settle/ledger';
+import { eventStoreProbe, openLedgerStore } from '@settle/ledger';
 import { kafkaProbe } from '@settle/messaging';
 import { HealthProbes, postgresProbe } from '@settle/platform';
 import { runHttpApp } from '@settle/runtime';
+import { AuditProjection } from './audit/audit-projection.js';
 import { PostgresAuditLog } from './audit/postgres-audit-log.js';
+import { ProjectedAuditLog } from './audit/projected-audit-log.js';
 import { PostgresAuthStore } from './auth/postgres-auth-store.js';
 import { composeConsole } from './compose.js';
 import { createConsoleApp } from './console-app.js';
@@ -33,15 +35,20 @@ const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
  * The console (docs/console.md), booted by the shared runtime (`runHttpApp`): it migrates its own
  * schema `console` (it reads the `console_*` views the other apps publish in their own schemas;
  * until they exist its reads answer 503 `READ_MODEL.NOT_READY`), then serves the API and the web
- * app over HTTP, and runs the background verification of the ledger's hash chains (every
- * `CONSOLE_LEDGER_VERIFY_INTERVAL_MS`, a PostgreSQL ledger only). Kafka (`KAFKA_BROKERS`) is
- * optional: only the overview reads it. Its `GET /metrics` has the default process metrics, the
- * HTTP latency and the review queues' sizes, counted every 30 s. Configuration errors stop the
- * boot with the list of bad variables.
+ * app over HTTP. It opens the ledger `LEDGER_STORE` names (`openLedgerStore`): a transaction's
+ * timeline and the admin actions' appends go through that store's port. On PostgreSQL the audit
+ * view reads the ledger's own events (`PostgresAuditLog`) and the console verifies the hash
+ * chains in the background (every `CONSOLE_LEDGER_VERIFY_INTERVAL_MS`); on KurrentDB the audit
+ * view reads the console's read model (`ProjectedAuditLog`), which the `AuditProjection` keeps by
+ * following the ledger, and the chains are not verified here (docs/console.md, "Audit" and
+ * "Ledger verification"). Kafka (`KAFKA_BROKERS`) is optional: only the overview reads it. Its
+ * `GET /metrics` has the default process metrics, the HTTP latency and the review queues' sizes,
+ * counted every 30 s. Configuration errors stop the boot with the list of bad variables.
  *
  * On SIGTERM or SIGINT it stops in order, within `SHUTDOWN_TIMEOUT_MS`: the HTTP server (requests
- * in flight finish), the session purge, the review counting and the ledger verification (a pass
- * in hand finishes), the health probes' and Kafka admin connections, the pool, the tracer.
+ * in flight finish), the session purge, the review counting, the ledger verification (a pass in
+ * hand finishes) and the audit projection (the event in hand is committed), the health probes'
+ * and Kafka admin connections, the ledger store (KurrentDB's gRPC channel), the pool, the tracer.
  */
 runHttpApp({
   name: 'console',
@@ -50,11 +57,15 @@ runHttpApp({
   build: async (runtime) => {
     const { config, logger, metrics: registry } = runtime.base;
     const pool = runtime.pool;
-    const ledger = new PostgresLedger(pool);
+    const opened = openLedgerStore(config.ledgerStore, pool);
+    const ledger = opened.store;
+    // PostgreSQL answers the audit view from the ledger's own events, at once; KurrentDB through
+    // the console's read model, which the projection keeps (milliseconds behind).
+    const projection = opened.kind === 'kurrentdb' ? new AuditProjection(ledger, pool, logger) : null;
     const services = composeConsole({
       pool,
       ledger,
-      auditLog: new PostgresAuditLog(pool),
+      auditLog: projection ? new ProjectedAuditLog(pool) : new PostgresAuditLog(pool),
       authStore: new PostgresAuthStore(pool),
       logger,
       sessionTtlMs: config.session.ttlMs,
@@ -65,12 +76,15 @@ runHttpApp({
     const verifications = new PostgresVerificationLog(pool);
     // The console's own check of the ledger's hash chains; a KurrentDB ledger is not verified here.
     const auditor =
-      config.ledger.store === 'postgres' ? new LedgerChainAuditor(ledger, verifications, logger, { fullEveryMs: config.ledger.fullVerifyIntervalMs }) : null;
+      opened.kind === 'postgres' ? new LedgerChainAuditor(opened.store, verifications, logger, { fullEveryMs: config.ledger.fullVerifyIntervalMs }) : null;
     const reviewCounting = new ConsoleMetrics(registry).reviewCounting(queues, logger);
-    // Ready while PostgreSQL answers; Kafka (the overview's figures only) is reported, degraded when away.
+    // Ready while PostgreSQL answers; Kafka (the overview's figures only) and a KurrentDB ledger
+    // (timelines, admin actions and the audit projection; the reads from PostgreSQL stay up) are
+    // reported, degraded when away.
     const health = new HealthProbes(
       [
         postgresProbe(pool),
+        ...(opened.kind === 'kurrentdb' ? [{ ...eventStoreProbe(opened), whenFailing: 'degraded' as const }] : []),
         ...(config.kafka ? [kafkaProbe({ brokers: config.kafka.brokers, clientId: 'settle-console', logger, whenFailing: 'degraded' })] : []),
       ],
       logger,
@@ -83,8 +97,10 @@ runHttpApp({
       { name: 'session purge', stop: () => clearInterval(purge) },
       { name: 'review counting', stop: () => reviewCounting.stop() },
       { name: 'ledger verification', stop: () => auditor?.stop() },
+      { name: 'audit projection', stop: () => projection?.stop() },
       { name: 'health probes', stop: () => health.close() },
       { name: 'kafka admin', stop: () => kafka.close() },
+      { name: 'ledger store', stop: () => opened.close() },
     );
     if (!config.dispatcher) logger.warn('no dispatcher configured (CONSOLE_DISPATCHER_URL): the Deliveries pages answer 503 CONSOLE.DELIVERY_NOT_CONFIGURED');
     logger.info({ webDir: WEB_DIR, dispatcher: config.dispatcher?.url ?? null }, 'console configured');
@@ -105,6 +121,7 @@ runHttpApp({
       [runtime.module()],
     );
     auditor?.start(config.ledger.verifyIntervalMs);
+    projection?.start();
     reviewCounting.start();
     return app;
   },

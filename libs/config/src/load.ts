@@ -267,8 +267,9 @@ function kafkaOf(brokers: string | undefined, topicPrefix: string): { brokers: s
  *   `secureCookies`), `ingestion` (`url`, `adminApiKey` a {@link Secret}), `dispatcher`
  *   (`url`, `adminApiKey` a {@link Secret}; `null` when `CONSOLE_DISPATCHER_URL` and
  *   `CONSOLE_DISPATCHER_ADMIN_API_KEY` are both unset), `kafka` (`brokers`, `topicPrefix`; `null`
- *   without `KAFKA_BROKERS`), `ledger` (`store`, and the hash-chain verification's
- *   `verifyIntervalMs` and `fullVerifyIntervalMs`, milliseconds).
+ *   without `KAFKA_BROKERS`), `ledgerStore` (where the ledger lives, for `openLedgerStore`),
+ *   `ledger` (`store`, and the hash-chain verification's `verifyIntervalMs` and
+ *   `fullVerifyIntervalMs`, milliseconds).
  * @throws ConfigError
  */
 export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env) {
@@ -291,6 +292,7 @@ export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env) {
         ? { url: e.CONSOLE_DISPATCHER_URL, adminApiKey: e.CONSOLE_DISPATCHER_ADMIN_API_KEY }
         : null,
     kafka: kafkaOf(e.KAFKA_BROKERS, e.SETTLE_TOPIC_PREFIX),
+    ledgerStore: toLedgerStore(e),
     ledger: {
       store: e.LEDGER_STORE,
       verifyIntervalMs: e.CONSOLE_LEDGER_VERIFY_INTERVAL_MS,

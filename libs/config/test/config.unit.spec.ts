@@ -210,14 +210,18 @@ describe('configuration', () => {
     expect(loadConsoleConfig({ ...consoleVars, KAFKA_BROKERS: ' ' }).kafka).toBeNull();
     expect(loadConsoleConfig({ ...consoleVars, KAFKA_BROKERS: 'a:9092, b:9092' }).kafka).toEqual({ brokers: ['a:9092', 'b:9092'], topicPrefix: 'settle' });
     expect(loadConsoleConfig({ ...consoleVars, KAFKA_BROKERS: 'a:9092', SETTLE_TOPIC_PREFIX: 'e2e-1' }).kafka?.topicPrefix).toBe('e2e-1');
-    expect(
-      loadConsoleConfig({
-        ...consoleVars,
-        LEDGER_STORE: 'kurrentdb',
-        CONSOLE_LEDGER_VERIFY_INTERVAL_MS: '5000',
-        CONSOLE_LEDGER_FULL_VERIFY_INTERVAL_MS: '600000',
-      }).ledger,
-    ).toEqual({ store: 'kurrentdb', verifyIntervalMs: 5_000, fullVerifyIntervalMs: 600_000 });
+    expect(config.ledgerStore).toEqual({ kind: 'postgres' });
+    const onKurrentDb = loadConsoleConfig({
+      ...consoleVars,
+      LEDGER_STORE: 'kurrentdb',
+      KURRENTDB_CONNECTION_STRING: 'kurrentdb://127.0.0.1:2113?tls=false',
+      CONSOLE_LEDGER_VERIFY_INTERVAL_MS: '5000',
+      CONSOLE_LEDGER_FULL_VERIFY_INTERVAL_MS: '600000',
+    });
+    expect(onKurrentDb.ledger).toEqual({ store: 'kurrentdb', verifyIntervalMs: 5_000, fullVerifyIntervalMs: 600_000 });
+    // The console opens that store itself (its timelines, its admin actions): it needs the server's address.
+    expect(onKurrentDb.ledgerStore.kind === 'kurrentdb' && onKurrentDb.ledgerStore.connectionString.reveal()).toBe('kurrentdb://127.0.0.1:2113?tls=false');
+    expect(() => loadConsoleConfig({ ...consoleVars, LEDGER_STORE: 'kurrentdb' })).toThrow(/KURRENTDB_CONNECTION_STRING/);
     expect(() => loadConsoleConfig({ ...consoleVars, SETTLE_TOPIC_PREFIX: 'Bad Prefix' })).toThrow(ConfigError);
     expect(() => loadConsoleConfig({ ...consoleVars, CONSOLE_LEDGER_VERIFY_INTERVAL_MS: '10' })).toThrow(ConfigError);
     expect(() => loadConsoleConfig({ ...consoleVars, LEDGER_STORE: 'sqlite' })).toThrow(ConfigError);

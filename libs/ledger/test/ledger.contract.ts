@@ -138,6 +138,49 @@ export function ledgerContract(
       expect(resumed).toEqual(['A3', 'A4']);
     });
 
+    it('delivers only the events of the streams a prefix names, and resumes after the last one delivered', async () => {
+      const store = makeStore();
+      // A prefix of this test's own, so events other tests append to a shared store stay out.
+      const prefix = `contract${randomUUID().slice(0, 8)}-`;
+      const mine = `${prefix}one`;
+      const other = stream();
+      const first = await store.append(mine, [event('B1')], 'no_stream');
+      await store.append(other, [event('X1')], 'no_stream');
+      await store.append(`${prefix}two`, [event('B2')], 'no_stream');
+      // A stream whose id holds the prefix, but not at its start, is not one of them.
+      await store.append(`x${prefix}three`, [event('X2')], 'no_stream');
+      const seen: RecordedLedgerEvent[] = [];
+      const subscription = store.subscribeToAll(
+        first.positions[0]! - 1,
+        async (e) => {
+          seen.push(e);
+        },
+        { pollIntervalMs: 20, batchSize: 2, streamPrefix: prefix },
+      );
+      await store.append(other, [event('X3')], 0);
+      await store.append(mine, [event('B3')], 0);
+      await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(3);
+      await subscription.stop();
+      expect(seen.map((e) => [e.streamId, e.type])).toEqual([
+        [mine, 'B1'],
+        [`${prefix}two`, 'B2'],
+        [mine, 'B3'],
+      ]);
+      // Resuming from the second one delivered gives the third only, not the other streams' events in between.
+      const resumed: string[] = [];
+      const again = store.subscribeToAll(
+        seen[1]!.position,
+        async (e) => {
+          resumed.push(e.type);
+        },
+        { pollIntervalMs: 20, streamPrefix: prefix },
+      );
+      await store.append(`${prefix}two`, [event('B4')], 0);
+      await expect.poll(() => resumed.length, { timeout: 10_000 }).toBe(2);
+      await again.stop();
+      expect(resumed).toEqual(['B3', 'B4']);
+    });
+
     it('ends a subscription whose handler fails, and reports why', async () => {
       const store = makeStore();
       const s = stream();

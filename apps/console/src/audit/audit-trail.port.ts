@@ -53,8 +53,9 @@ export interface AuditQuery {
  * The audit trail of admin actions, kept in the ledger (docs/console.md, "Audit"; the issue's
  * rule: "every admin action is recorded in the ledger with the actor"). Adapters:
  * `LedgerAuditTrail` over any ledger store, read back by `PostgresAuditLog` (an index of
- * `ledger.events`) or `StoreScanAuditLog` (a scan, for the in-memory ledger of tests); both pass
- * `test/audit-trail.contract.ts`.
+ * `ledger.events`, a PostgreSQL ledger), `ProjectedAuditLog` (the console's read model that the
+ * `AuditProjection` keeps, a KurrentDB ledger) or `StoreScanAuditLog` (a scan, for the in-memory
+ * ledger of tests); all pass `test/audit-trail.contract.ts`.
  */
 export interface AuditTrail {
   /**

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { loadConsoleCliConfig } from '@settle/config';
-import { PostgresLedger } from '@settle/ledger';
+import { loadConsoleCliConfig, loadLedgerStoreConfig } from '@settle/config';
+import { openLedgerStore } from '@settle/ledger';
 import { createLogger, createPool, migrateSchema, runMain } from '@settle/platform';
 import type { AdminActor } from '../audit/audit-trail.port.js';
 import { LedgerAuditTrail } from '../audit/ledger-audit-trail.js';
@@ -66,8 +66,9 @@ async function readPassword(): Promise<string> {
  * Creates a console user (docs/console.md, "Running it"): applies the `console` migrations,
  * then stores the email with the role and the argon2id hash of the password, typed without
  * echo at a terminal or else read from standard input. The creation is recorded in the ledger's
- * audit trail first (`user.create` by {@link COMMAND_LINE_ACTOR}), like every admin action. Needs
- * `DATABASE_URL`. Exits 1 with a message for bad arguments, a password shorter than 12
+ * audit trail first (`user.create` by {@link COMMAND_LINE_ACTOR}), like every admin action, in
+ * the ledger `LEDGER_STORE` names (with `KURRENTDB_CONNECTION_STRING` for `kurrentdb`), as the
+ * console's. Needs `DATABASE_URL`. Exits 1 with a message for bad arguments, a password shorter than 12
  * characters, an email that exists already (`CONSOLE.USER_EXISTS`), or a ledger that cannot
  * record it (`CONSOLE.AUDIT_UNAVAILABLE`: the stack's projector creates the ledger at its first boot).
  */
@@ -77,13 +78,16 @@ async function main(): Promise<void> {
   const role = values.role;
   if (!email || !email.includes('@') || !role || !isConsoleRole(role)) throw new Error(USAGE);
   const config = loadConsoleCliConfig();
+  const ledgerStore = loadLedgerStoreConfig();
   const password = await readPassword();
   const logger = createLogger('console-cli', config.logLevel);
   const pool = createPool(config.database.url, 2);
+  const ledger = openLedgerStore(ledgerStore, pool);
   try {
     await migrateSchema(pool, CONSOLE_MIGRATIONS, logger);
     const auth = new AuthService(new PostgresAuthStore(pool), { sessionTtlMs: 0 });
-    const audit = new LedgerAuditTrail(new PostgresLedger(pool), new PostgresAuditLog(pool), logger);
+    // Only `run` is used here: the log (the audit view's reads) is never asked.
+    const audit = new LedgerAuditTrail(ledger.store, new PostgresAuditLog(pool), logger);
     const user = await audit.run(
       { actor: COMMAND_LINE_ACTOR, action: 'user.create', target: { kind: 'user', id: normaliseEmail(email) }, parameters: { role, via: 'command line' } },
       () => auth.createUser(email, password, role),
@@ -91,6 +95,7 @@ async function main(): Promise<void> {
     );
     process.stdout.write(`created console user ${user.email} (${user.role})\n`);
   } finally {
+    await ledger.close();
     await pool.end();
   }
 }

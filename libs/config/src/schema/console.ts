@@ -71,6 +71,11 @@ export const consoleEnv = consoleCliEnv
       .enum(LEDGER_STORES)
       .default('postgres')
       .meta({ description: 'Where the ledger lives: the console verifies the hash chains of a `postgres` ledger only.' }),
+    KURRENTDB_CONNECTION_STRING: z
+      .string()
+      .trim()
+      .optional()
+      .meta({ description: 'For example `kurrentdb://127.0.0.1:2113?tls=false`; required when LEDGER_STORE=kurrentdb. May hold credentials.' }),
     CONSOLE_LEDGER_VERIFY_INTERVAL_MS: int(60_000, 1_000).meta({
       description: "How often the console verifies the ledger's hash chains from its last checkpoint, milliseconds; default 60 s.",
     }),
@@ -79,6 +84,13 @@ export const consoleEnv = consoleCliEnv
     }),
   })
   .superRefine((e, context) => {
+    if (e.LEDGER_STORE === 'kurrentdb' && !e.KURRENTDB_CONNECTION_STRING) {
+      context.addIssue({
+        code: 'custom',
+        path: ['KURRENTDB_CONNECTION_STRING'],
+        message: 'KURRENTDB_CONNECTION_STRING is required when LEDGER_STORE=kurrentdb',
+      });
+    }
     // Half a dispatcher configuration is a mistake, never a choice: both or neither.
     if ((e.CONSOLE_DISPATCHER_URL === undefined) !== (e.CONSOLE_DISPATCHER_ADMIN_API_KEY === undefined)) {
       const missing = e.CONSOLE_DISPATCHER_URL === undefined ? 'CONSOLE_DISPATCHER_URL' : 'CONSOLE_DISPATCHER_ADMIN_API_KEY';

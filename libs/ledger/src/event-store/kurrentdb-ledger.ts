@@ -5,6 +5,7 @@ import {
   KurrentDBClient,
   NO_STREAM,
   START,
+  streamNameFilter,
   StreamNotFoundError,
   WrongExpectedVersionError,
   type AppendStreamState,
@@ -145,8 +146,17 @@ export class KurrentDbLedger implements LedgerStore {
     return out;
   }
 
-  subscribeToAll(afterPosition: number, handler: (event: RecordedLedgerEvent) => Promise<void>, _options?: SubscribeOptions): LedgerSubscription {
-    const subscription = this.client.subscribeToAll({ fromPosition: readPositionAfter(afterPosition), filter: excludeSystemEvents() });
+  /**
+   * A catch-up subscription to `$all` (system events excluded). `options.streamPrefix` becomes
+   * the server's stream-name prefix filter, so only matching events cross the network;
+   * `pollIntervalMs` and `batchSize` do not apply (the server pushes).
+   */
+  subscribeToAll(afterPosition: number, handler: (event: RecordedLedgerEvent) => Promise<void>, options?: SubscribeOptions): LedgerSubscription {
+    const prefix = options?.streamPrefix;
+    const subscription = this.client.subscribeToAll({
+      fromPosition: readPositionAfter(afterPosition),
+      filter: prefix === undefined ? excludeSystemEvents() : streamNameFilter({ prefixes: [prefix] }),
+    });
     let reportFailure: (error: Error) => void = () => undefined;
     const failed = new Promise<Error>((resolve) => {
       reportFailure = resolve;

@@ -48,6 +48,14 @@ export interface SubscribeOptions {
   pollIntervalMs?: number;
   /** Events read per page. Default 1 000. */
   batchSize?: number;
+  /**
+   * Only events of the streams whose id starts with this prefix (for example `admin-`, the
+   * console's audit projection); unset, every event. The handler's last position stays the
+   * checkpoint to resume from: resuming after it skips no matching event. KurrentDB filters on
+   * the server (a stream-name prefix filter), PostgreSQL in its query, the in-memory store while
+   * paging (docs/ledger.md, "One port, two stores").
+   */
+  streamPrefix?: string;
 }
 
 /**
@@ -117,7 +125,11 @@ export interface LedgerStore {
 /**
  * A subscription for stores read by position (PostgreSQL, in memory): pages through
  * `readAll` from the checkpoint, then polls. Positions are gapless and commit-ordered in
- * these stores, so polling from the last position seen misses nothing.
+ * these stores, so polling from the last position seen misses nothing. With
+ * `options.streamPrefix` only the events of matching streams reach `handler`; the pages are
+ * still walked to their end, so a store whose `readAll` returns every stream moves past the
+ * others without handing them over, and one that filters in its query (PostgreSQL) pages
+ * through matching events only.
  */
 export function pollingSubscription(
   store: Pick<LedgerStore, 'readAll'>,
@@ -127,6 +139,7 @@ export function pollingSubscription(
 ): LedgerSubscription {
   const pollIntervalMs = options.pollIntervalMs ?? 200;
   const batchSize = options.batchSize ?? 1_000;
+  const prefix = options.streamPrefix;
   let running = true;
   let wake: (() => void) | null = null;
   let reportFailure: (error: Error) => void = () => undefined;
@@ -140,7 +153,7 @@ export function pollingSubscription(
         const page = await store.readAll(checkpoint, batchSize);
         for (const event of page) {
           if (!running) return;
-          await handler(event);
+          if (prefix === undefined || event.streamId.startsWith(prefix)) await handler(event);
           checkpoint = event.position;
         }
         if (page.length < batchSize && running) {

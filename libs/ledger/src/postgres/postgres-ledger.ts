@@ -321,8 +321,27 @@ export class PostgresLedger implements LedgerStore {
     return rows.map(toRecorded);
   }
 
+  /**
+   * Events of the streams whose id starts with `prefix`, in global order, from a position
+   * (exclusive), at most `limit`: {@link PostgresLedger.readAll} with the filter in the query.
+   * It walks the position index from `afterPosition` and skips the other streams' rows in the
+   * database: when matching events are rare, a polling subscriber re-reads the tail written since
+   * the last one at each poll. (The prefix's one user, the console's audit projection, runs on
+   * KurrentDB in production, which filters on the server.)
+   */
+  async readAllWithPrefix(prefix: string, afterPosition: number, limit: number): Promise<RecordedLedgerEvent[]> {
+    const { rows } = await this.pool.query<EventRow>(
+      'SELECT * FROM ledger.events WHERE position > $1 AND starts_with(stream_id, $2) ORDER BY position LIMIT $3',
+      [afterPosition, prefix, limit],
+    );
+    return rows.map(toRecorded);
+  }
+
   subscribeToAll(afterPosition: number, handler: (event: RecordedLedgerEvent) => Promise<void>, options?: SubscribeOptions): LedgerSubscription {
-    return pollingSubscription(this, afterPosition, handler, options);
+    const prefix = options?.streamPrefix;
+    // With a prefix, the pages hold matching events only: no row of another stream leaves the database.
+    const source = prefix === undefined ? this : { readAll: (after: number, limit: number) => this.readAllWithPrefix(prefix, after, limit) };
+    return pollingSubscription(source, afterPosition, handler, options);
   }
 
   /**
