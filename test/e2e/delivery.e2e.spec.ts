@@ -113,7 +113,13 @@ describe('a paid checkout reaches the customer endpoint as a signed entitlement 
         last_event_id: second.payload.event_id,
       }),
     ]);
-    const attempts = await stack.dispatcher.deliveriesOf(second.payload.event_id!);
+    // The two endpoints are delivered independently: the customer backend's delivery may still be
+    // in flight (claimed, so pending) when the test endpoint has already answered.
+    const attempts = await waitUntil('both deliveries of the renewal to finish', 30_000, async () => {
+      const answer = await stack.dispatcher.deliveriesOf(second.payload.event_id!);
+      const { deliveries } = answer.body;
+      return deliveries.length === 2 && deliveries.every((d) => d.state !== 'pending') ? answer : undefined;
+    });
     expect(attempts.body.deliveries).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ endpoint_id: endpointId, state: 'delivered', attempts: 1 }),
