@@ -46,7 +46,7 @@ export const APP_TOPICS: Readonly<Record<string, AppTopics>> = {
     receives: [],
     deadLetters: false,
   },
-  verifier: { sends: ['ConsensusResult'], receives: ['transactionEvents'], deadLetters: true },
+  verifier: { sends: ['ConsensusResult', 'UnmatchedPaymentObserved'], receives: ['transactionEvents'], deadLetters: true },
   'ledger-projector': { sends: ['SettlementRecorded', 'EntitlementGranted'], receives: ['consensusResults'], deadLetters: true },
   sweeper: { sends: ['VerificationRequested'], receives: ['transactionEvents', 'consensusResults'], deadLetters: true },
   dispatcher: { sends: ['DeliveryDeadLettered'], receives: ['entitlementEvents'], deadLetters: true },
@@ -62,11 +62,12 @@ const MESSAGE_KEYS: Readonly<Record<EventType, { field: string; description: str
   SettlementRecorded: { field: 'reference', description: 'The transaction reference.' },
   EntitlementGranted: { field: 'user_id', description: "The user's id: all of one user's grants land on one partition, in order." },
   DeliveryDeadLettered: { field: 'endpoint_id', description: 'The customer endpoint id.' },
+  UnmatchedPaymentObserved: { field: 'reference', description: "The payment's provider reference." },
 };
 
 const TOPIC_SUMMARIES: Readonly<Record<TopicKey, string>> = {
   transactionEvents: 'Checkout registrations and completions, verified webhooks, verification requests.',
-  consensusResults: "The verifier's decisions.",
+  consensusResults: "The verifier's decisions: consensus results, and its answers about unmatched payments.",
   settlements: 'Outcomes committed to the ledger, for downstream subscribers (they de-duplicate by event_id).',
   entitlementEvents: 'Access granted by settled payments, keyed by user, for delivery to customer endpoints.',
   deliveryDeadLetter: 'Entitlement events given up for a customer endpoint after every retry, keyed by endpoint.',

@@ -591,3 +591,46 @@ describe('every provider, through the real stack, with credentials from the vaul
     expect(served.dispatcher).toMatch(/^settle_outbox_backlog_age_seconds\{outbox="dispatcher"\} \d/m);
   });
 });
+
+describe('a payment Settle was never told about (docs/unmatched-payments.md)', () => {
+  it('its signed webhook is verified after the grace period and recorded, nothing granted; a checkout registered later is matched, verified at once and settled', async () => {
+    const reference = `ref_e2e_unmatched_${randomBytes(6).toString('hex')}`;
+    const email = `payer.${reference}@example.com`;
+    expect((await stack.sandbox.create({ reference, amount: 750_000, currency: 'NGN', email })).status).toBe(201);
+    expect((await stack.sandbox.pay(reference)).status).toBe(200);
+    const unmatched = async () =>
+      (
+        await stack.db.query<{ status: string; amount_minor: number | null; currency: string | null; customer_email: string | null; terms_verified: boolean }>(
+          'SELECT status, amount_minor, currency, customer_email, terms_verified FROM verifier.unmatched_payments WHERE reference = $1',
+          [reference],
+        )
+      ).rows[0];
+    const recorded = await waitUntil('the unmatched payment to be recorded', 30_000, async () => {
+      const row = await unmatched();
+      return row?.status === 'recorded' ? row : undefined;
+    });
+    expect(recorded).toEqual({ status: 'recorded', amount_minor: 750_000, currency: 'NGN', customer_email: email, terms_verified: true });
+    expect(await ledgerEntries(reference)).toEqual([]);
+    expect((await stack.ingestion.status(reference)).status).toBe(404);
+    expect(await (await fetch(stack.metricsUrls.verifier)).text()).toMatch(
+      /^settle_unmatched_payments_total\{provider="paystack",observation="recorded"\} [1-9]/m,
+    );
+    expect(stack.logs('verifier')).toMatch(/SETTLE_UNMATCHED_PAYMENT/);
+
+    const registered = await stack.ingestion.register({
+      provider: 'paystack',
+      reference,
+      amount: 750_000,
+      currency: 'NGN',
+      user_id: `user-${reference}`,
+      customer: { email },
+      entitlement: 'pro-monthly',
+      access_period: 'P1M',
+    });
+    expect(registered.status).toBe(202);
+    // Verified at once on the registration, not after the sweeper's inactivity window.
+    await settledState(reference, 'SETTLED_CONSENSUS', INACTIVITY_MS);
+    expect(await lastTrigger(reference)).toBe('unmatched_payment');
+    expect((await unmatched())?.status).toBe('matched');
+  });
+});

@@ -29,6 +29,12 @@ export function activityOf(event: TypedEvent): { activity: Activity; correlation
       if (!changed && isUnauthenticatedTrigger(event.payload.trigger)) return null;
       return { activity: { kind: 'outcome', at, status, changed }, correlationId };
     }
+    case 'UnmatchedPaymentObserved': {
+      // A final answer (recorded, declined) ends the candidate's checks; `matched` follows a
+      // registration, which the watch already saw.
+      const resolved = event.payload.observation === 'recorded' || event.payload.observation === 'declined';
+      return event.payload.observation === 'matched' ? null : { activity: { kind: 'unmatched_observed', at, resolved }, correlationId };
+    }
     default:
       return null;
   }

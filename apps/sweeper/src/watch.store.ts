@@ -24,6 +24,7 @@ interface Row {
   registered: boolean;
   completed: boolean;
   webhook_seen: boolean;
+  unmatched_resolved: boolean;
   last_activity_at: string;
   progress_at: string | null;
   checks: number;
@@ -58,6 +59,7 @@ function toStored(r: Row): StoredWatch {
       registered: r.registered,
       completed: r.completed,
       webhookSeen: r.webhook_seen,
+      unmatchedResolved: r.unmatched_resolved,
       lastActivityAt: Number(r.last_activity_at),
       progressAt: num(r.progress_at),
       checks: r.checks,
@@ -140,14 +142,14 @@ export class WatchStore {
     await client.query(
       `INSERT INTO sweeper.watch_state
          (reference, partition, correlation_id, status, registered, completed, webhook_seen,
-          last_activity_at, progress_at, checks, last_check_at, due_at, traceparent, tracestate)
+          last_activity_at, progress_at, checks, last_check_at, due_at, traceparent, tracestate, unmatched_resolved)
        SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::bool[], $6::bool[], $7::bool[],
-                            $8::bigint[], $9::bigint[], $10::int[], $11::bigint[], $12::bigint[], $13::text[], $14::text[])
+                            $8::bigint[], $9::bigint[], $10::int[], $11::bigint[], $12::bigint[], $13::text[], $14::text[], $15::bool[])
        ON CONFLICT (reference) DO UPDATE SET
          partition = EXCLUDED.partition,
          correlation_id = COALESCE(sweeper.watch_state.correlation_id, EXCLUDED.correlation_id),
          status = EXCLUDED.status, registered = EXCLUDED.registered, completed = EXCLUDED.completed,
-         webhook_seen = EXCLUDED.webhook_seen, last_activity_at = EXCLUDED.last_activity_at,
+         webhook_seen = EXCLUDED.webhook_seen, unmatched_resolved = EXCLUDED.unmatched_resolved, last_activity_at = EXCLUDED.last_activity_at,
          progress_at = EXCLUDED.progress_at, checks = EXCLUDED.checks, last_check_at = EXCLUDED.last_check_at,
          due_at = EXCLUDED.due_at,
          traceparent = COALESCE(EXCLUDED.traceparent, sweeper.watch_state.traceparent),
@@ -168,6 +170,7 @@ export class WatchStore {
         col((s) => s.watch.dueAt),
         col((s) => s.trace?.traceparent ?? null),
         col((s) => s.trace?.tracestate ?? null),
+        col((s) => s.watch.unmatchedResolved),
       ],
     );
   }

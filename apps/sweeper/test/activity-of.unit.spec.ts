@@ -4,7 +4,7 @@
  * and repeated verifications"), so a stream of spoofed webhooks cannot hold the schedule back.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RECOVERY_POLICY, observe, type TransactionStatus, type VerificationTrigger, type Watch } from '@settle/domain';
+import { DEFAULT_RECOVERY_POLICY, observe, type TransactionStatus, type UnmatchedObservation, type VerificationTrigger, type Watch } from '@settle/domain';
 import type { ConsensusResultV1, TypedEvent } from '@settle/messaging';
 import { activityOf } from '../src/activity-intake.js';
 
@@ -69,6 +69,42 @@ const registered: TypedEvent = {
     access_period: 'P1M',
   },
 };
+
+function observed(observation: UnmatchedObservation, at: number): TypedEvent {
+  return {
+    type: 'UnmatchedPaymentObserved',
+    payload: {
+      ...base(at),
+      causation_id: `req-${at}`,
+      provider: 'paystack',
+      observation,
+      verdict: observation === 'recorded' ? 'cleared' : null,
+      provider_status: null,
+      amount_minor: null,
+      currency: null,
+      customer_email: null,
+      customer_phone: null,
+      terms_verified: false,
+      provider_transaction_id: null,
+    },
+  };
+}
+
+const signedWebhook: TypedEvent = {
+  type: 'ProviderWebhookReceived',
+  payload: { ...base(1_000), provider: 'paystack', provider_event_type: 'charge.success', body_sha256: 'a'.repeat(64) },
+};
+
+describe('activity for the sweeper: unmatched payment candidates (docs/unmatched-payments.md)', () => {
+  it('a signed webhook with no checkout arms the candidate; a final answer (recorded, declined) ends its checks, an unresolved one does not', () => {
+    expect(fold([signedWebhook])?.dueAt).toBe(1_000 + DEFAULT_RECOVERY_POLICY.inactivityMs);
+    expect(fold([signedWebhook, observed('unresolved', 50_000)])?.dueAt).not.toBeNull();
+    expect(fold([signedWebhook, observed('recorded', 50_000)])?.dueAt).toBeNull();
+    expect(fold([signedWebhook, observed('declined', 50_000)])?.dueAt).toBeNull();
+    // `matched` follows a registration, which is the activity that counts.
+    expect(activityOf(observed('matched', 60_000))).toBeNull();
+  });
+});
 
 describe('activity for the sweeper', () => {
   it("ignores a spoofed webhook's verification request and its unchanged answer", () => {

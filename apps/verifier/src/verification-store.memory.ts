@@ -1,5 +1,11 @@
 import type { OutboxMessage } from '@settle/messaging';
-import { ConcurrentUpdateError, type StoredTransaction, type VerificationCommit, type VerificationStore } from './verification-store.port.js';
+import {
+  ConcurrentUpdateError,
+  type StoredTransaction,
+  type UnmatchedCandidate,
+  type VerificationCommit,
+  type VerificationStore,
+} from './verification-store.port.js';
 
 /**
  * The verifier's store in memory, for tests: the same all-or-nothing commit and the same
@@ -10,6 +16,7 @@ export class InMemoryVerificationStore implements VerificationStore {
   readonly outbox: OutboxMessage[] = [];
   private readonly inbox = new Set<string>();
   private readonly transactions = new Map<string, StoredTransaction>();
+  private readonly candidates = new Map<string, UnmatchedCandidate>();
 
   processedAmong(eventIds: readonly string[]): Promise<Set<string>> {
     return Promise.resolve(new Set(eventIds.filter((id) => this.inbox.has(id))));
@@ -23,6 +30,14 @@ export class InMemoryVerificationStore implements VerificationStore {
     return Promise.resolve(new Map(found));
   }
 
+  loadCandidates(references: readonly string[]): Promise<Map<string, UnmatchedCandidate>> {
+    const found = references.flatMap((reference) => {
+      const stored = this.candidates.get(reference);
+      return stored ? [[reference, structuredClone(stored)] as const] : [];
+    });
+    return Promise.resolve(new Map(found));
+  }
+
   /** The stored transaction of a reference (a copy), or `undefined`. */
   get(reference: string): StoredTransaction | undefined {
     const stored = this.transactions.get(reference);
@@ -30,7 +45,7 @@ export class InMemoryVerificationStore implements VerificationStore {
   }
 
   /** @throws ConcurrentUpdateError as the port says (checked before anything is stored). */
-  commit({ handled, inserts, saves, messages }: VerificationCommit): Promise<void> {
+  commit({ handled, inserts, saves, messages, candidates = [] }: VerificationCommit): Promise<void> {
     if (new Set(handled).size !== handled.length || handled.some((id) => this.inbox.has(id))) {
       return Promise.reject(new ConcurrentUpdateError('(inbox)'));
     }
@@ -45,6 +60,7 @@ export class InMemoryVerificationStore implements VerificationStore {
       // What the PostgreSQL store's UPDATE writes: status, entitlement, completion and outcome count.
       stored.state = { ...stored.state, status: state.status, entitlement: state.entitlement, completedAt: state.completedAt, outcomes: state.outcomes };
     }
+    for (const candidate of candidates) this.candidates.set(candidate.reference, structuredClone(candidate));
     this.outbox.push(...structuredClone(messages));
     return Promise.resolve();
   }

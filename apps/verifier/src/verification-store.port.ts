@@ -1,10 +1,31 @@
-import { SettleError, type RegisteredTransaction } from '@settle/domain';
+import { SettleError, type ProviderName, type RegisteredTransaction, type UnmatchedPayment } from '@settle/domain';
 import type { OutboxMessage } from '@settle/messaging';
 
 /** A transaction's decider state plus what the verifier needs around it. */
 export interface StoredTransaction {
   state: RegisteredTransaction;
   correlationId: string;
+}
+
+/**
+ * A payment Settle was never told about, as the verifier keeps it (docs/unmatched-payments.md):
+ * - `candidate`: a correctly signed webhook for a reference with no checkout, waiting for its
+ *   grace period;
+ * - `recorded`: the provider confirmed a cleared payment (`payment`): an unmatched payment;
+ * - `declined`: the provider said nothing was paid;
+ * - `matched`: a checkout was registered under its reference since.
+ */
+export interface UnmatchedCandidate {
+  reference: string;
+  provider: ProviderName;
+  correlationId: string;
+  status: 'candidate' | 'recorded' | 'declined' | 'matched';
+  /** When its first signed webhook arrived, epoch ms. */
+  firstSeenAt: number;
+  /** What the provider confirmed, once recorded (kept when matched). */
+  payment: UnmatchedPayment | null;
+  /** When a checkout was registered under its reference, epoch ms. */
+  matchedAt: number | null;
 }
 
 /**
@@ -20,6 +41,8 @@ export interface VerificationCommit {
   readonly saves: ReadonlyArray<{ state: RegisteredTransaction; previousOutcomes: number }>;
   /** Outbox messages (consensus results), published if and only if the commit succeeds. */
   readonly messages: readonly OutboxMessage[];
+  /** Unmatched payment candidates created or changed (written whole; absent: none). */
+  readonly candidates?: readonly UnmatchedCandidate[];
 }
 
 /**
@@ -50,6 +73,8 @@ export interface VerificationStore {
   processedAmong(eventIds: readonly string[]): Promise<Set<string>>;
   /** Reference to stored transaction, for the references registered (absent: never registered). */
   loadMany(references: readonly string[]): Promise<Map<string, StoredTransaction>>;
+  /** Reference to unmatched payment candidate, for the references that have one. */
+  loadCandidates(references: readonly string[]): Promise<Map<string, UnmatchedCandidate>>;
   /**
    * Writes one {@link VerificationCommit} atomically.
    *

@@ -1,4 +1,5 @@
 import {
+  candidateAnswer,
   decide,
   isPermanentError,
   isRegistered,
@@ -34,10 +35,10 @@ import {
   type TraceCarrier,
 } from '@settle/platform';
 import type { PaymentProvider } from '@settle/providers';
-import type { ConsensusResultV1 } from '@settle/messaging';
+import type { ConsensusResultV1, UnmatchedPaymentObservedV1 } from '@settle/messaging';
 import { toConsensusResult } from './consensus-result.js';
 import { runPerKey } from './per-key-batch.js';
-import type { StoredTransaction, VerificationStore } from './verification-store.port.js';
+import type { StoredTransaction, UnmatchedCandidate, VerificationStore } from './verification-store.port.js';
 import { VerifierMetrics } from './verifier.metrics.js';
 
 /** A registration's access period; a malformed one can never be processed. */
@@ -51,9 +52,24 @@ function accessPeriodOf(text: string): AccessPeriod {
 
 /** A message of the batch, as the command it stands for; all of one reference run in order. */
 type Step =
-  | { kind: 'register'; index: number; eventId: string; payload: Extract<TypedEvent, { type: 'CheckoutRegistered' }>['payload']; expectation: Expectation }
+  | {
+      kind: 'register';
+      index: number;
+      eventId: string;
+      payload: Extract<TypedEvent, { type: 'CheckoutRegistered' }>['payload'];
+      expectation: Expectation;
+      context: MessageContext;
+    }
   | { kind: 'complete'; index: number; eventId: string; at: number }
-  | { kind: 'verify'; index: number; eventId: string; trigger: VerificationTrigger; context: MessageContext };
+  | {
+      kind: 'verify';
+      index: number;
+      eventId: string;
+      trigger: VerificationTrigger;
+      context: MessageContext;
+      /** A signed webhook's provider and arrival (epoch ms): what an unmatched payment candidate starts from. */
+      webhook?: { provider: ProviderName; at: number; correlationId: string };
+    };
 
 /** One reference's work in a batch: its state as loaded, as decided so far, and what to write. */
 interface Chain {
@@ -67,6 +83,12 @@ interface Chain {
   handled: string[];
   /** Consensus results decided, each with the trace context of its trigger's verification (for its outbox row). */
   results: Array<{ payload: ConsensusResultV1; trace: TraceCarrier | undefined }>;
+  /** The reference's unmatched payment candidate, as loaded and as decided so far (docs/unmatched-payments.md). */
+  candidate: UnmatchedCandidate | null;
+  /** Whether the candidate changed in this batch (to be written with the commit). */
+  candidateChanged: boolean;
+  /** Answers about the candidate, for the outbox. */
+  observations: Array<{ payload: UnmatchedPaymentObservedV1; trace: TraceCarrier | undefined }>;
 }
 
 /** The tracer of the verifier's own spans. */
@@ -160,16 +182,28 @@ export class VerificationService {
       }
       if (!step) continue;
       const reference = event.payload.reference;
-      const chain = chains.get(reference) ?? { reference, steps: [], loaded: null, state: initialState(), correlationId: null, handled: [], results: [] };
+      const chain = chains.get(reference) ?? {
+        reference,
+        steps: [],
+        loaded: null,
+        state: initialState(),
+        correlationId: null,
+        handled: [],
+        results: [],
+        candidate: null,
+        candidateChanged: false,
+        observations: [],
+      };
       chain.steps.push(step);
       chains.set(reference, chain);
     }
     if (chains.size === 0) return failed;
 
     const all = [...chains.values()];
-    const [processed, loaded] = await Promise.all([
+    const [processed, loaded, candidates] = await Promise.all([
       this.store.processedAmong(all.flatMap((c) => c.steps.map((s) => s.eventId))),
       this.store.loadMany(all.map((c) => c.reference)),
+      this.store.loadCandidates(all.map((c) => c.reference)),
     ]);
     await runPerKey({
       keys: all,
@@ -180,6 +214,7 @@ export class VerificationService {
         chain.loaded = loaded.get(chain.reference) ?? null;
         chain.state = chain.loaded?.state ?? initialState();
         chain.correlationId = chain.loaded?.correlationId ?? null;
+        chain.candidate = candidates.get(chain.reference) ?? null;
         for (const step of chain.steps) {
           if (processed.has(step.eventId)) continue;
           try {
@@ -213,17 +248,22 @@ export class VerificationService {
     const updates = changed.flatMap((c) =>
       c.loaded !== null && isRegistered(c.state) && !sameState(c.loaded.state, c.state) ? [{ chain: c, state: c.state }] : [],
     );
-    const messages: OutboxMessage[] = changed.flatMap((c) =>
-      c.results.map(({ payload, trace }) => ({ type: 'ConsensusResult' as const, payload, causationId: payload.causation_id, trace })),
-    );
+    const messages: OutboxMessage[] = changed.flatMap((c) => [
+      ...c.observations.map(({ payload, trace }) => ({ type: 'UnmatchedPaymentObserved' as const, payload, causationId: payload.causation_id, trace })),
+      ...c.results.map(({ payload, trace }) => ({ type: 'ConsensusResult' as const, payload, causationId: payload.causation_id, trace })),
+    ]);
     await this.store.commit({
       handled,
       inserts: inserts.map((c) => ({ state: c.state, correlationId: c.chain.correlationId! })),
       saves: updates.map((c) => ({ state: c.state, previousOutcomes: c.chain.loaded!.state.outcomes })),
       messages,
+      candidates: changed.flatMap((c) => (c.candidateChanged && c.candidate ? [c.candidate] : [])),
     });
     if (messages.length > 0) this.relay.wake();
-    for (const chain of changed) for (const result of chain.results) this.recorded(result.payload);
+    for (const chain of changed) {
+      for (const observation of chain.observations) this.observed(observation.payload);
+      for (const result of chain.results) this.recorded(result.payload);
+    }
   }
 
   /**
@@ -249,12 +289,15 @@ export class VerificationService {
         if (!this.providers.has(expectation.provider)) {
           throw new PermanentMessageError('VERIFICATION.UNSUPPORTED_PROVIDER', `No adapter for provider ${p.provider}`);
         }
-        return { kind: 'register', index, eventId: p.event_id, payload: p, expectation };
+        return { kind: 'register', index, eventId: p.event_id, payload: p, expectation, context };
       }
       case 'CheckoutCompleted':
         return { kind: 'complete', index, eventId: event.payload.event_id, at: event.payload.occurred_at };
-      case 'ProviderWebhookReceived':
-        return { kind: 'verify', index, eventId: event.payload.event_id, trigger: 'webhook_received', context };
+      case 'ProviderWebhookReceived': {
+        const p = event.payload;
+        const webhook = { provider: p.provider, at: p.occurred_at, correlationId: p.correlation_id };
+        return { kind: 'verify', index, eventId: p.event_id, trigger: 'webhook_received', context, webhook };
+      }
       case 'VerificationRequested':
         // The codec refused an unknown trigger at decode time (a DecodeError, dead-lettered).
         return { kind: 'verify', index, eventId: event.payload.event_id, trigger: event.payload.trigger, context };
@@ -271,6 +314,7 @@ export class VerificationService {
         const events = decide({ type: 'RegisterCheckout', data: { expectation: step.expectation, registeredAt: step.payload.occurred_at } }, chain.state);
         if (events.length > 0 && chain.loaded === null && !isRegistered(chain.state)) chain.correlationId = step.payload.correlation_id;
         chain.state = fold(events, chain.state);
+        if (events.length > 0) await this.matchCandidate(chain, step);
         return;
       }
       case 'complete': {
@@ -287,11 +331,7 @@ export class VerificationService {
     const { reference } = chain;
     const { trigger, eventId: causationId, context } = step;
     const before = chain.state;
-    if (!isRegistered(before)) {
-      // A webhook racing the checkout: the sweeper verifies once the checkout is registered.
-      this.logger.warn({ ...messageLogContext(context), reference, trigger }, 'verification trigger for an unregistered reference; left to the sweeper');
-      return;
-    }
+    if (!isRegistered(before)) return this.verifyUnregistered(chain, step);
     if (isTerminal(before.status)) {
       this.logger.debug({ reference, trigger, state: before.status }, 'already terminal; no provider query');
       return;
@@ -337,6 +377,151 @@ export class VerificationService {
         decidedAt: verifiedAt,
       }),
     });
+  }
+
+  /**
+   * A trigger for a reference with no checkout (docs/unmatched-payments.md). A signed webhook
+   * makes it an unmatched payment candidate (no provider query yet: an honest registration racing
+   * its webhook wins during the grace period); the sweeper's `unmatched_payment` request, once the
+   * grace period passed, queries the provider server to server, read-only, with no expected
+   * terms, and records its answer. Any other trigger (a spoofed webhook among them) asks the
+   * provider nothing.
+   */
+  private async verifyUnregistered(chain: Chain, step: Extract<Step, { kind: 'verify' }>): Promise<void> {
+    const { reference } = chain;
+    const { trigger, context, webhook } = step;
+    if (webhook) {
+      if (!chain.candidate) {
+        chain.candidate = {
+          reference,
+          provider: webhook.provider,
+          correlationId: webhook.correlationId,
+          status: 'candidate',
+          firstSeenAt: webhook.at,
+          payment: null,
+          matchedAt: null,
+        };
+        chain.candidateChanged = true;
+        this.logger.info(
+          { ...messageLogContext(context), reference, provider: webhook.provider },
+          'signed webhook for a reference with no checkout: an unmatched payment candidate',
+        );
+      }
+      return;
+    }
+    const candidate = chain.candidate;
+    if (trigger !== 'unmatched_payment' || !candidate) {
+      this.logger.warn(
+        { ...messageLogContext(context), reference, trigger },
+        'verification trigger for a reference with no checkout and no signed webhook; the provider is not asked',
+      );
+      return;
+    }
+    if (candidate.status !== 'candidate') return;
+    const provider = this.providers.get(candidate.provider);
+    if (!provider) throw new PermanentMessageError('VERIFICATION.UNSUPPORTED_PROVIDER', 'No adapter for this provider');
+    const { span, context: traced } = startSpan(VERIFIER_TRACER, `verify ${candidate.provider}`, {
+      parent: context.trace,
+      attributes: {
+        [SETTLE_SPAN_ATTRIBUTES.reference]: reference,
+        [SETTLE_SPAN_ATTRIBUTES.provider]: candidate.provider,
+        [SETTLE_SPAN_ATTRIBUTES.trigger]: trigger,
+      },
+    });
+    let verdict: ProviderVerdict;
+    try {
+      verdict = await withTraceContext(traced, () => provider.verify({ reference, expectation: null }));
+    } catch (error) {
+      endSpan(span, error);
+      throw error;
+    }
+    span.setAttribute(SETTLE_SPAN_ATTRIBUTES.verdict, verdict.kind);
+    endSpan(span);
+    const at = this.clock();
+    const answer = candidateAnswer(candidate.provider, reference, verdict, at);
+    const payment = answer.kind === 'recorded' ? answer.payment : null;
+    if (answer.kind !== 'unresolved') {
+      chain.candidate = { ...candidate, status: answer.kind, payment };
+      chain.candidateChanged = true;
+    }
+    chain.observations.push({
+      trace: traceCarrierOf(traced),
+      payload: {
+        event_id: deterministicId('UnmatchedPaymentObserved', step.eventId),
+        occurred_at: at,
+        correlation_id: candidate.correlationId,
+        causation_id: step.eventId,
+        reference,
+        provider: candidate.provider,
+        observation: answer.kind,
+        verdict: verdict.kind,
+        provider_status: payment?.providerStatus ?? (answer.kind === 'declined' ? answer.providerStatus : null),
+        amount_minor: payment?.amountMinor ?? null,
+        currency: payment?.currency ?? null,
+        customer_email: payment?.customer.email ?? null,
+        customer_phone: payment?.customer.phone ?? null,
+        terms_verified: payment?.termsVerified ?? false,
+        provider_transaction_id: payment?.providerTransactionId ?? null,
+      },
+    });
+  }
+
+  /**
+   * A checkout registered under the reference of an unmatched payment candidate: the candidate is
+   * closed as matched. When it had been recorded (the provider confirmed the payment), the
+   * closing is published and the checkout is verified at once (trigger `unmatched_payment`): the
+   * four checks run against the provider's answer as for any checkout, and a mismatch ends in
+   * State Mismatch as usual.
+   */
+  private async matchCandidate(chain: Chain, step: Extract<Step, { kind: 'register' }>): Promise<void> {
+    const candidate = chain.candidate;
+    if (!candidate || candidate.status === 'matched') return;
+    const recorded = candidate.status === 'recorded';
+    chain.candidate = { ...candidate, status: 'matched', matchedAt: step.payload.occurred_at };
+    chain.candidateChanged = true;
+    if (!recorded) return;
+    const payment = candidate.payment;
+    chain.observations.push({
+      trace: traceCarrierOf(step.context.trace),
+      payload: {
+        event_id: deterministicId('UnmatchedPaymentObserved', step.eventId),
+        occurred_at: step.payload.occurred_at,
+        correlation_id: candidate.correlationId,
+        causation_id: step.eventId,
+        reference: chain.reference,
+        provider: candidate.provider,
+        observation: 'matched',
+        verdict: null,
+        provider_status: payment?.providerStatus ?? null,
+        amount_minor: payment?.amountMinor ?? null,
+        currency: payment?.currency ?? null,
+        customer_email: payment?.customer.email ?? null,
+        customer_phone: payment?.customer.phone ?? null,
+        terms_verified: payment?.termsVerified ?? false,
+        provider_transaction_id: payment?.providerTransactionId ?? null,
+      },
+    });
+    await this.verify(chain, { kind: 'verify', index: step.index, eventId: step.eventId, trigger: 'unmatched_payment', context: step.context });
+  }
+
+  /** Logs and counts a committed answer about an unmatched payment (the alert of a recorded one included). */
+  private observed(observation: UnmatchedPaymentObservedV1): void {
+    this.metrics.unmatchedPayments.inc({ provider: observation.provider, observation: observation.observation });
+    const fields = {
+      reference: observation.reference,
+      provider: observation.provider,
+      observation: observation.observation,
+      verdict: observation.verdict,
+      correlationId: observation.correlation_id,
+    };
+    if (observation.observation === 'recorded') {
+      this.logger.warn(
+        { ...fields, alert: 'SETTLE_UNMATCHED_PAYMENT', termsVerified: observation.terms_verified },
+        'paid, but no checkout: unmatched payment recorded',
+      );
+    } else {
+      this.logger.info(fields, 'unmatched payment candidate answered');
+    }
   }
 
   /** Logs and counts a committed consensus result (the manual-review alert included). */

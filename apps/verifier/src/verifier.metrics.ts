@@ -11,6 +11,12 @@ export class VerifierMetrics {
    */
   readonly manualReviews: Counter<'last_verdict'>;
 
+  /**
+   * Answers about payments Settle was never told about (docs/unmatched-payments.md), by provider
+   * and observation: `recorded` (paid, no checkout: alert), `declined`, `unresolved`, `matched`.
+   */
+  readonly unmatchedPayments: Counter<'provider' | 'observation'>;
+
   /** @param registry - the app's registry (`createMetricsRegistry`), where these are registered; a new empty one by default. */
   constructor(readonly registry: Registry = new Registry()) {
     this.verifications = new Counter({
@@ -23,6 +29,12 @@ export class VerifierMetrics {
       name: 'settle_manual_review_total',
       help: 'Transactions moved to manual review after the automatic re-checks, by last verdict',
       labelNames: ['last_verdict'] as const,
+      registers: [registry],
+    });
+    this.unmatchedPayments = new Counter({
+      name: 'settle_unmatched_payments_total',
+      help: 'Answers about payments with no checkout, by provider and observation (recorded, declined, unresolved, matched)',
+      labelNames: ['provider', 'observation'] as const,
       registers: [registry],
     });
   }

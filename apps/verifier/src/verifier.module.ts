@@ -52,7 +52,7 @@ export class VerificationController implements OnApplicationShutdown {
       // The app's variables and every provider's (the registry's), checked together.
       config: () => loadWithProviderEnv('verifier', loadVerifierConfig),
       migrations: [VERIFIER_MIGRATIONS, vaultMigrations()],
-      produces: ['ConsensusResult'],
+      produces: ['ConsensusResult', 'UnmatchedPaymentObserved'],
       outboxes: [{ schema: 'verifier' }],
     }),
   ],

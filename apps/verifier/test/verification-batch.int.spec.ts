@@ -64,9 +64,9 @@ class ScriptedProvider implements PaymentProvider {
           kind: 'cleared',
           observation: {
             reference,
-            amountMinor: expectation.amountMinor,
-            currency: expectation.currency,
-            customer: { email: expectation.customer.email },
+            amountMinor: expectation!.amountMinor,
+            currency: expectation!.currency,
+            customer: { email: expectation!.customer.email },
             providerStatus: 'success',
           },
         }

@@ -12,7 +12,7 @@ import {
 } from '@settle/domain';
 import type { OutboxMessage } from '@settle/messaging';
 import { toConsensusResult } from '../src/consensus-result.js';
-import { ConcurrentUpdateError, type VerificationStore } from '../src/verification-store.port.js';
+import { ConcurrentUpdateError, type UnmatchedCandidate, type VerificationStore } from '../src/verification-store.port.js';
 
 /** A store to test, and how to read the outbox messages it committed for a reference. */
 export interface StoreSubject {
@@ -121,6 +121,47 @@ export function verificationStoreContract(name: string, make: () => StoreSubject
       const error = await store.commit({ ...nothing, handled: [randomUUID()], saves: [{ state: after, previousOutcomes: 0 }] }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ConcurrentUpdateError);
       expect(error).toMatchObject({ code: 'VERIFICATION.CONCURRENT_UPDATE', kind: 'unavailable' });
+    });
+
+    it('writes unmatched payment candidates with the commit, whole, and reads them back (docs/unmatched-payments.md)', async () => {
+      const { store } = make();
+      const ref = reference();
+      const candidate: UnmatchedCandidate = {
+        reference: ref,
+        provider: 'stripe',
+        correlationId: `corr-${ref}`,
+        status: 'candidate',
+        firstSeenAt: 1_700_000_000_000,
+        payment: null,
+        matchedAt: null,
+      };
+      await store.commit({ ...nothing, handled: [randomUUID()], candidates: [candidate] });
+      expect(await store.loadCandidates([ref, reference()])).toEqual(new Map([[ref, candidate]]));
+      const recorded: UnmatchedCandidate = {
+        ...candidate,
+        status: 'recorded',
+        payment: {
+          provider: 'stripe',
+          reference: ref,
+          amountMinor: 1_999,
+          currency: 'USD',
+          customer: { email: 'payer@example.com', phone: null },
+          termsVerified: true,
+          providerStatus: 'succeeded',
+          providerTransactionId: ref,
+          verifiedAt: 1_700_000_050_000,
+        },
+      };
+      await store.commit({ ...nothing, handled: [randomUUID()], candidates: [recorded] });
+      const matched = { ...recorded, status: 'matched' as const, matchedAt: 1_700_000_090_000 };
+      await store.commit({ ...nothing, handled: [randomUUID()], candidates: [matched] });
+      expect((await store.loadCandidates([ref])).get(ref)).toEqual(matched);
+      // All or nothing: a refused commit writes no candidate.
+      const other = { ...candidate, reference: reference() };
+      const used = randomUUID();
+      await store.commit({ ...nothing, handled: [used] });
+      await expect(store.commit({ ...nothing, handled: [used], candidates: [other] })).rejects.toBeInstanceOf(ConcurrentUpdateError);
+      expect((await store.loadCandidates([other.reference])).size).toBe(0);
     });
   });
 }

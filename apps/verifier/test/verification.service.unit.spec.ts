@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ProviderVerdict } from '@settle/domain';
-import type { ConsensusResultV1 } from '@settle/messaging';
+import type { ConsensusResultV1, UnmatchedPaymentObservedV1 } from '@settle/messaging';
 import { createLogger } from '@settle/platform';
 import { FakePaymentProvider, type PaymentProvider, type VerificationRequest } from '@settle/providers';
 import { InMemoryVerificationStore } from '../src/verification-store.memory.js';
@@ -26,7 +26,8 @@ function harness(provider: PaymentProvider = new FakePaymentProvider('paystack')
       clock: () => NOW,
     },
   );
-  const results = (reference: string) => store.outbox.filter((m) => m.payload.reference === reference).map((m) => m.payload as ConsensusResultV1);
+  const results = (reference: string) =>
+    store.outbox.filter((m) => m.type === 'ConsensusResult' && m.payload.reference === reference).map((m) => m.payload as ConsensusResultV1);
   return { service, store, results, wakes: () => wakes };
 }
 
@@ -35,9 +36,9 @@ const paid = (request: VerificationRequest, fields: { amountMinor?: number } = {
   kind: 'cleared',
   observation: {
     reference: request.reference,
-    amountMinor: fields.amountMinor ?? request.expectation.amountMinor,
-    currency: request.expectation.currency,
-    customer: { email: request.expectation.customer.email },
+    amountMinor: fields.amountMinor ?? request.expectation!.amountMinor,
+    currency: request.expectation!.currency,
+    customer: { email: request.expectation!.customer.email },
     providerStatus: 'success',
   },
 });
@@ -48,7 +49,7 @@ describe('VerificationService over the fake provider and the in-memory store', (
     const provider = new FakePaymentProvider('paystack').script(ref, (request) => paid(request));
     const { service, store, results, wakes } = harness(provider);
     expect(await service.handleBatch(batchOf([registered(ref), webhook(ref)]))).toEqual([]);
-    expect(provider.calls.map((c) => [c.reference, c.expectation.amountMinor])).toEqual([[ref, 250_000]]);
+    expect(provider.calls.map((c) => [c.reference, c.expectation!.amountMinor])).toEqual([[ref, 250_000]]);
     expect(store.get(ref)?.state).toMatchObject({ status: 'SETTLED_CONSENSUS', entitlement: 'UNLOCKED', outcomes: 1 });
     expect(results(ref)).toEqual([
       expect.objectContaining({
@@ -177,5 +178,109 @@ describe('VerificationService over the fake provider and the in-memory store', (
     expect(await harness(slow, store).service.handleBatch(batch)).toEqual([]);
     expect(slow.calls).toHaveLength(1);
     expect(store.outbox).toHaveLength(1);
+  });
+});
+
+describe('payments with no checkout (docs/unmatched-payments.md)', () => {
+  const observations = (store: InMemoryVerificationStore, reference: string) =>
+    store.outbox.filter((m) => m.type === 'UnmatchedPaymentObserved' && m.payload.reference === reference).map((m) => m.payload as UnmatchedPaymentObservedV1);
+
+  it('a signed webhook makes a candidate and asks the provider nothing; after the grace period the provider is asked with no terms and the cleared payment is recorded', async () => {
+    const [ref] = fresh(1) as [string];
+    const provider = new FakePaymentProvider('paystack').script(ref, {
+      kind: 'cleared',
+      observation: {
+        reference: ref,
+        amountMinor: 500_000,
+        currency: 'NGN',
+        customer: { email: 'payer@example.com' },
+        providerStatus: 'success',
+        providerTransactionId: '4099',
+      },
+    });
+    const { service, store } = harness(provider);
+    expect(await service.handleBatch(batchOf([webhook(ref)]))).toEqual([]);
+    expect(provider.calls).toEqual([]);
+    expect((await store.loadCandidates([ref])).get(ref)).toMatchObject({ status: 'candidate', provider: 'paystack', payment: null });
+
+    expect(await service.handleBatch(batchOf([requested(ref, 'unmatched_payment')]))).toEqual([]);
+    expect(provider.calls).toEqual([{ reference: ref, expectation: null }]);
+    expect((await store.loadCandidates([ref])).get(ref)).toMatchObject({
+      status: 'recorded',
+      payment: {
+        amountMinor: 500_000,
+        currency: 'NGN',
+        customer: { email: 'payer@example.com', phone: null },
+        termsVerified: true,
+        providerTransactionId: '4099',
+      },
+    });
+    expect(observations(store, ref)).toEqual([
+      expect.objectContaining({
+        observation: 'recorded',
+        verdict: 'cleared',
+        amount_minor: 500_000,
+        currency: 'NGN',
+        customer_email: 'payer@example.com',
+        terms_verified: true,
+      }),
+    ]);
+    // Nothing is granted: no consensus result, no transaction.
+    expect(store.outbox.filter((m) => m.type === 'ConsensusResult')).toEqual([]);
+    expect(store.get(ref)).toBeUndefined();
+    // Answered once: a later request asks nothing more.
+    expect(await service.handleBatch(batchOf([requested(ref, 'unmatched_payment')]))).toEqual([]);
+    expect(provider.calls).toHaveLength(1);
+  });
+
+  it('an unresolved answer is published for the sweeper and leaves the candidate open; a decline closes it', async () => {
+    const [ref] = fresh(1) as [string];
+    const provider = new FakePaymentProvider('paystack').script(ref, { kind: 'clearing', providerStatus: 'ongoing' });
+    const { service, store } = harness(provider);
+    await service.handleBatch(batchOf([webhook(ref), requested(ref, 'unmatched_payment')]));
+    expect((await store.loadCandidates([ref])).get(ref)?.status).toBe('candidate');
+    provider.script(ref, { kind: 'declined', providerStatus: 'failed', reason: 'Declined' });
+    await service.handleBatch(batchOf([requested(ref, 'unmatched_payment')]));
+    expect((await store.loadCandidates([ref])).get(ref)?.status).toBe('declined');
+    expect(observations(store, ref).map((o) => [o.observation, o.verdict, o.provider_status])).toEqual([
+      ['unresolved', 'clearing', null],
+      ['declined', 'declined', 'failed'],
+    ]);
+  });
+
+  it('a trigger with no signed webhook behind it (a spoofed one) asks the provider nothing', async () => {
+    const [ref] = fresh(1) as [string];
+    const provider = new FakePaymentProvider('paystack');
+    const { service, store } = harness(provider);
+    await service.handleBatch(batchOf([requested(ref, 'webhook_signature_rejected'), requested(ref, 'unmatched_payment')]));
+    expect(provider.calls).toEqual([]);
+    expect(store.outbox).toEqual([]);
+    expect((await store.loadCandidates([ref])).size).toBe(0);
+  });
+
+  it('a checkout registered later closes the recorded payment as matched and is verified at once against the provider answer: four checks as usual', async () => {
+    const [ref] = fresh(1) as [string];
+    const provider = new FakePaymentProvider('paystack').script(ref, {
+      kind: 'cleared',
+      observation: { reference: ref, amountMinor: 250_000, currency: 'NGN', customer: { email: `${ref}@example.com` }, providerStatus: 'success' },
+    });
+    const { service, store, results } = harness(provider);
+    await service.handleBatch(batchOf([webhook(ref), requested(ref, 'unmatched_payment')]));
+    expect(await service.handleBatch(batchOf([registered(ref)]))).toEqual([]);
+    expect(provider.calls.map((c) => c.expectation?.amountMinor ?? null)).toEqual([null, 250_000]);
+    expect((await store.loadCandidates([ref])).get(ref)).toMatchObject({ status: 'matched' });
+    expect(observations(store, ref).map((o) => o.observation)).toEqual(['recorded', 'matched']);
+    expect(results(ref)).toEqual([expect.objectContaining({ trigger: 'unmatched_payment', outcome: 'SETTLED_CONSENSUS' })]);
+  });
+
+  it('a registration racing its webhook within the grace period is a checkout like any other: the candidate is closed silently', async () => {
+    const [ref] = fresh(1) as [string];
+    const provider = new FakePaymentProvider('paystack').script(ref, (request) => paid(request));
+    const { service, store, results } = harness(provider);
+    await service.handleBatch(batchOf([webhook(ref)]));
+    await service.handleBatch(batchOf([registered(ref), webhook(ref)]));
+    expect((await store.loadCandidates([ref])).get(ref)?.status).toBe('matched');
+    expect(observations(store, ref)).toEqual([]);
+    expect(results(ref).map((r) => [r.trigger, r.outcome])).toEqual([['webhook_received', 'SETTLED_CONSENSUS']]);
   });
 });

@@ -22,3 +22,4 @@ export * from './delivery/endpoint-health.js';
 export * from './reconciliation/classify.js';
 export * from './approval/approval.js';
 export * from './reconciliation/scope.js';
+export * from './unmatched/unmatched-payment.js';

@@ -34,6 +34,7 @@ const activityArb: fc.Arbitrary<Activity> = fc.oneof(
   fc
     .record({ at: atArb, status: fc.constantFrom<TransactionStatus>(...STATUSES), changed: fc.boolean() })
     .map(({ at, status, changed }): Activity => ({ kind: 'outcome', at, status, changed })),
+  fc.record({ at: atArb, resolved: fc.boolean() }).map(({ at, resolved }): Activity => ({ kind: 'unmatched_observed', at, resolved })),
 );
 
 const policyArb: fc.Arbitrary<RecoveryPolicy> = fc.oneof(
@@ -67,15 +68,17 @@ describe('sweeper watch: property-based', () => {
           const [prev, next] = [ws[i - 1]!, ws[i]!];
           expect(next.lastActivityAt).toBeGreaterThanOrEqual(prev.lastActivityAt);
           expect(statusRank(next.status)).toBeGreaterThanOrEqual(statusRank(prev.status));
-          // Entering RECOVERING swaps the 45 s window for the re-check delay, which may be shorter.
-          if (prev.dueAt !== null && next.dueAt !== null && prev.status === next.status) expect(next.dueAt).toBeGreaterThanOrEqual(prev.dueAt);
+          // Entering RECOVERING swaps the 45 s window for the re-check delay, which may be shorter;
+          // so does a registration turning an unmatched payment candidate into a checkout.
+          const sameMode = prev.status === next.status && prev.registered === next.registered;
+          if (prev.dueAt !== null && next.dueAt !== null && sameMode) expect(next.dueAt).toBeGreaterThanOrEqual(prev.dueAt);
         }
       }),
       { numRuns: 500 },
     );
   });
 
-  it('8. the due time is null until registered, null once stopped (for good), else last activity + the window of the state', () => {
+  it('8. the due time is null until registered (unless a signed webhook made it an unmatched payment candidate, until answered), null once stopped (for good), else last activity + the window of the state', () => {
     fc.assert(
       fc.property(activitiesArb, policyArb, (activities, policy) => {
         const ws = watches(activities, policy);
@@ -85,15 +88,17 @@ describe('sweeper watch: property-based', () => {
           const statuses = seen.flatMap((a) => (a.kind === 'outcome' ? [a.status] : []));
           const furthest = statuses.reduce<TransactionStatus>((s, t) => (statusRank(t) > statusRank(s) ? t : s), 'PENDING');
           const stopped = stopsAutomaticRecovery(furthest);
+          const candidate = seen.some((a) => a.kind === 'webhook_received') && !seen.some((a) => a.kind === 'unmatched_observed' && a.resolved);
           const last = Math.max(...seen.map((a) => a.at));
           const window = furthest === 'RECOVERING' ? policy.recheck.initialDelayMs : policy.inactivityMs;
           expect(w.lastActivityAt).toBe(last);
           expect(w.registered).toBe(registered);
           expect(w.status).toBe(furthest);
           expect(w.checks).toBe(0);
-          expect(w.dueAt).toBe(registered && !stopped ? last + window : null);
-          if (stopped) expect(isDue(w, Number.MAX_SAFE_INTEGER)).toBe(false);
-          if (!registered) expect(isDue(w, Number.MAX_SAFE_INTEGER)).toBe(false);
+          if (registered) expect(w.dueAt).toBe(stopped ? null : last + window);
+          else expect(w.dueAt).toBe(candidate ? last + policy.inactivityMs : null);
+          if (registered && stopped) expect(isDue(w, Number.MAX_SAFE_INTEGER)).toBe(false);
+          if (!registered && !candidate) expect(isDue(w, Number.MAX_SAFE_INTEGER)).toBe(false);
         }
       }),
       { numRuns: 500 },
@@ -110,7 +115,7 @@ describe('sweeper watch: property-based', () => {
         expect(isDue(w, dueAt + 1)).toBe(true);
         expect(isDue(w, dueAt + offset)).toBe(offset > 0);
         // In terms of the spec: due iff more than the window has passed since the last activity.
-        const window = w.status === 'RECOVERING' ? policy.recheck.initialDelayMs : policy.inactivityMs;
+        const window = w.registered && w.status === 'RECOVERING' ? policy.recheck.initialDelayMs : policy.inactivityMs;
         expect(isDue(w, w.lastActivityAt + window + offset)).toBe(offset > 0);
       }),
       { numRuns: 500 },
@@ -138,10 +143,14 @@ describe('sweeper watch: property-based', () => {
     );
   });
 
-  it('a due watch stands for a missing webhook iff the checkout completed and no webhook came (outside review)', () => {
+  it('a due watch stands for a missing webhook iff the checkout completed and no webhook came (outside review), and for an unmatched payment without a checkout', () => {
     fc.assert(
       fc.property(activitiesArb, policyArb, (activities, policy) => {
         const w = finalWatch(activities, policy);
+        if (!w.registered) {
+          expect(dueTrigger(w, policy)).toBe('unmatched_payment');
+          return;
+        }
         fc.pre(w.status === 'PENDING');
         const completed = activities.some((a) => a.kind === 'completed');
         const webhook = activities.some((a) => a.kind === 'webhook_received');

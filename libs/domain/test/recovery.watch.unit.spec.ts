@@ -35,12 +35,34 @@ describe('sweeper watch (docs/spec.md, sections 1 and 8: more than 45 s of inact
     expect(watch.dueAt).toBe(75_000);
   });
 
-  it('is not armed until the checkout is registered (a webhook may race the checkout)', () => {
+  it('before its checkout is registered, is armed only by a signed webhook: an unmatched payment candidate, due after the grace period', () => {
+    expect(observe(null, ref, { kind: 'completed', at: 1_000 }, policy).dueAt).toBeNull();
     let watch = observe(null, ref, { kind: 'webhook_received', at: 1_000 }, policy);
-    expect(watch.dueAt).toBeNull();
+    expect(watch.dueAt).toBe(46_000);
+    expect(dueTrigger(watch, policy)).toBe('unmatched_payment');
+    // An honest registration racing its webhook wins: the watch is a checkout's again.
     watch = observe(watch, ref, { kind: 'registered', at: 2_000 }, policy);
     expect(watch.dueAt).toBe(47_000);
     expect(dueTrigger(watch, policy)).toBe('sweeper_orphaned');
+  });
+
+  it('an unmatched payment candidate is re-checked while the provider has no final answer, and stops at a final answer or the limit', () => {
+    let watch = observe(null, ref, { kind: 'webhook_received', at: 0 }, policy);
+    const first = fire(watch, 45_001, policy);
+    expect(first.request).toMatchObject({ trigger: 'unmatched_payment', check: 1, final: false });
+    watch = observe(first.watch, ref, { kind: 'unmatched_observed', at: 45_100, resolved: false }, policy);
+    expect(watch.dueAt).toBe(45_001 + recheckDelay(1, ref, policy.recheck));
+    const answered = observe(watch, ref, { kind: 'unmatched_observed', at: 50_000, resolved: true }, policy);
+    expect(answered.dueAt).toBeNull();
+    // A later registration arms it as a checkout (the payment is matched and verified as any other).
+    expect(observe(answered, ref, { kind: 'registered', at: 60_000 }, policy).dueAt).toBe(105_000);
+    let unanswered = watch;
+    while (unanswered.dueAt !== null) {
+      const fired = fire(unanswered, unanswered.dueAt + 1, policy);
+      expect(fired.request.trigger).toBe('unmatched_payment');
+      unanswered = fired.watch;
+    }
+    expect(unanswered.checks).toBe(policy.recheck.limit);
   });
 
   it('a completed checkout without a webhook is due as a missing webhook', () => {

@@ -11,6 +11,8 @@ import {
   PROVIDERS,
   TRANSACTION_STATUSES,
   type TransactionStatus,
+  UNMATCHED_OBSERVATIONS,
+  type UnmatchedObservation,
   VERDICT_KINDS,
   type VerdictKind,
   VERIFICATION_TRIGGERS,
@@ -77,7 +79,7 @@ export interface ConsensusResultV1 {
   causation_id: string;
   /** The payment provider: paystack, stripe, flutterwave or mpesa. */
   provider: ProviderName;
-  /** What asked for the verification: webhook_received, webhook_signature_rejected, sweeper_orphaned, sweeper_webhook_missing, sweeper_review_recheck, sweeper_review_limit, customer_returned, admin_reconciliation or attempt_check. */
+  /** What asked for the verification: webhook_received, webhook_signature_rejected, sweeper_orphaned, sweeper_webhook_missing, sweeper_review_recheck, sweeper_review_limit, customer_returned, admin_reconciliation, attempt_check or unmatched_payment. */
   trigger: VerificationTrigger;
   /** cleared, declined, clearing, not_found or unreachable. */
   verdict: VerdictKind;
@@ -216,6 +218,40 @@ export interface SettlementRecordedV1 {
   ledger_position: number;
 }
 
+/** The verifier's answer about a payment Settle was never told about (docs/unmatched-payments.md): a correctly signed webhook for a reference with no checkout, verified server to server after its grace period; or such a payment closed because a checkout was registered under its reference. Never an entitlement: nothing is granted on it. */
+export interface UnmatchedPaymentObservedV1 {
+  /** Unique id of this event; the idempotency key downstream. */
+  event_id: string;
+  /** When the verifier decided, epoch milliseconds. */
+  occurred_at: number;
+  /** Id shared by every event of the reference's flow (the webhook's). */
+  correlation_id: string;
+  /** event_id of the message that caused it: the verification request, or the registration that matched it. */
+  causation_id: string;
+  /** The provider's reference of the payment; also the Kafka message key. */
+  reference: string;
+  /** paystack, stripe, flutterwave or mpesa. */
+  provider: ProviderName;
+  /** recorded (the provider confirmed a cleared payment: an unmatched payment), declined (nothing was paid), unresolved (still clearing, not found or unreachable: checked again) or matched (a checkout was registered under its reference; the four checks run as for any checkout). */
+  observation: UnmatchedObservation;
+  /** The provider's answer: cleared, declined, clearing, not_found or unreachable; null for matched. */
+  verdict: VerdictKind | null;
+  /** The provider's raw status, when it gave one. */
+  provider_status: string | null;
+  /** Amount the provider confirmed, minor units; null when not recorded or not confirmed (M-Pesa). */
+  amount_minor: number | null;
+  /** ISO 4217 code, upper case. */
+  currency: string | null;
+  /** The payer's e-mail as the provider reports it. */
+  customer_email: string | null;
+  /** The payer's phone as the provider reports it. */
+  customer_phone: string | null;
+  /** Whether amount and customer come from the provider's answer; false for M-Pesa (amount and customer unverified). */
+  terms_verified: boolean;
+  /** The provider's own id of the transaction, when it reports one. */
+  provider_transaction_id: string | null;
+}
+
 /** Something asked for a server-to-server verification of a transaction. */
 export interface VerificationRequestedV1 {
   /** Unique id of this event; the idempotency key downstream. */
@@ -226,7 +262,7 @@ export interface VerificationRequestedV1 {
   correlation_id: string;
   /** Transaction reference; also the Kafka message key. */
   reference: string;
-  /** webhook_received, webhook_signature_rejected, sweeper_orphaned, sweeper_webhook_missing, sweeper_review_recheck, sweeper_review_limit, customer_returned, admin_reconciliation or attempt_check. */
+  /** webhook_received, webhook_signature_rejected, sweeper_orphaned, sweeper_webhook_missing, sweeper_review_recheck, sweeper_review_limit, customer_returned, admin_reconciliation, attempt_check or unmatched_payment. */
   trigger: VerificationTrigger;
   /** The app or actor that asked. */
   requested_by: string;
@@ -241,6 +277,7 @@ export interface ContractMap {
   EntitlementGranted: EntitlementGrantedV1;
   ProviderWebhookReceived: ProviderWebhookReceivedV1;
   SettlementRecorded: SettlementRecordedV1;
+  UnmatchedPaymentObserved: UnmatchedPaymentObservedV1;
   VerificationRequested: VerificationRequestedV1;
 }
 
@@ -272,6 +309,11 @@ export const CONTRACT_LITERALS: { readonly [K in keyof ContractMap]: readonly Co
     { path: ['outcome'], values: CONSENSUS_OUTCOMES },
     { path: ['state'], values: TRANSACTION_STATUSES },
     { path: ['entitlement_status'], values: ENTITLEMENT_STATUSES },
+  ],
+  UnmatchedPaymentObserved: [
+    { path: ['provider'], values: PROVIDERS },
+    { path: ['observation'], values: UNMATCHED_OBSERVATIONS },
+    { path: ['verdict'], values: VERDICT_KINDS },
   ],
   VerificationRequested: [{ path: ['trigger'], values: VERIFICATION_TRIGGERS }],
 };

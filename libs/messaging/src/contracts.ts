@@ -23,6 +23,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'SettlementRecorded',
   'EntitlementGranted',
   'DeliveryDeadLettered',
+  'UnmatchedPaymentObserved',
 ];
 
 /** A decoded message: its record name and payload, narrowed together. */

@@ -8,7 +8,7 @@ import type { EventType } from './contracts.js';
 export interface Topics {
   /** Checkout registrations and completions, verified webhooks, verification requests. */
   transactionEvents: string;
-  /** The verifier's decisions. */
+  /** The verifier's decisions: consensus results, and its answers about unmatched payments. */
   consensusResults: string;
   /** Outcomes committed to the ledger, for downstream subscribers. */
   settlements: string;
@@ -41,6 +41,7 @@ export function topicFor(topics: Topics, type: EventType): string {
     case 'VerificationRequested':
       return topics.transactionEvents;
     case 'ConsensusResult':
+    case 'UnmatchedPaymentObserved':
       return topics.consensusResults;
     case 'SettlementRecorded':
       return topics.settlements;

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CONSENSUS_CHECK_NAMES,
   ENTITLEMENT_EVENT_KINDS,
+  UNMATCHED_OBSERVATIONS,
   ENTITLEMENT_STATUSES,
   PROVIDERS,
   TRANSACTION_STATUSES,
@@ -93,6 +94,7 @@ describe('contracts generated from the Avro schemas', () => {
       consensusCheck: CONSENSUS_CHECK_NAMES,
       entitlementEvent: ENTITLEMENT_EVENT_KINDS,
       outcome: CONSENSUS_OUTCOMES,
+      unmatchedObservation: UNMATCHED_OBSERVATIONS,
     };
     type Field = { name: string; type: unknown; doc?: string };
     type Record_ = { name: string; fields: Field[] };

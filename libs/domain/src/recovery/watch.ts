@@ -16,7 +16,13 @@ export type Activity =
   | { readonly kind: 'completed'; readonly at: number }
   | { readonly kind: 'webhook_received'; readonly at: number }
   | { readonly kind: 'verification_requested'; readonly at: number; readonly bySweeper: boolean }
-  | { readonly kind: 'outcome'; readonly at: number; readonly status: TransactionStatus; readonly changed: boolean };
+  | { readonly kind: 'outcome'; readonly at: number; readonly status: TransactionStatus; readonly changed: boolean }
+  /**
+   * The verifier's answer about an unmatched payment candidate (docs/unmatched-payments.md):
+   * `resolved` when the provider gave a final answer (recorded as an unmatched payment, or
+   * declined), so nothing is left to re-check until a checkout is registered.
+   */
+  | { readonly kind: 'unmatched_observed'; readonly at: number; readonly resolved: boolean };
 
 /** What the sweeper remembers of one transaction. */
 export interface Watch {
@@ -25,10 +31,18 @@ export interface Watch {
   readonly lastActivityAt: number;
   /** Latest progress (see {@link Activity}), epoch ms; `null` before any. */
   readonly progressAt: number | null;
-  /** Armed only once the checkout is registered: a webhook for an unknown reference waits. */
+  /**
+   * Whether the checkout is registered. Before it is, only a correctly signed webhook arms the
+   * watch, as an unmatched payment candidate (docs/unmatched-payments.md).
+   */
   readonly registered: boolean;
   readonly completed: boolean;
   readonly webhookSeen: boolean;
+  /**
+   * The provider gave a final answer about this reference while it had no checkout (an
+   * unmatched payment recorded, or a decline): its candidate checks are over.
+   */
+  readonly unmatchedResolved: boolean;
   /** Furthest state seen in a consensus result (states only move forward, see {@link statusRank}). */
   readonly status: TransactionStatus;
   /** Verification requests the sweeper itself made since the latest progress. */
@@ -125,6 +139,8 @@ function isProgress(activity: Activity): boolean {
       return !activity.bySweeper;
     case 'outcome':
       return activity.changed;
+    case 'unmatched_observed':
+      return false;
     default:
       return assertNever(activity);
   }
@@ -160,9 +176,20 @@ export function recheckDelay(checks: number, reference: string, policy: RecheckP
   return Math.max(1, Math.round(base + spread));
 }
 
-/** The due time of a watch under a policy (see {@link Watch.dueAt}). */
+/**
+ * The due time of a watch under a policy (see {@link Watch.dueAt}). A reference without a
+ * checkout is due only as an unmatched payment candidate: after a correctly signed webhook, the
+ * same inactivity window as a registered checkout's (the grace period in which an honest
+ * registration racing its webhook wins), then the re-check schedule while the provider has no
+ * final answer, ending at the limit (a reconciliation run is the backstop).
+ */
 function dueAtOf(watch: Omit<Watch, 'dueAt'>, policy: RecoveryPolicy): number | null {
-  if (!watch.registered || stopsAutomaticRecovery(watch.status)) return null;
+  if (!watch.registered) {
+    if (!watch.webhookSeen || watch.unmatchedResolved || watch.checks >= policy.recheck.limit) return null;
+    if (watch.checks === 0 || watch.lastCheckAt === null) return watch.lastActivityAt + policy.inactivityMs;
+    return watch.lastCheckAt + recheckDelay(watch.checks, watch.reference, policy.recheck);
+  }
+  if (stopsAutomaticRecovery(watch.status)) return null;
   if (watch.checks === 0 || watch.lastCheckAt === null) {
     // docs/spec.md, section 8: no activity for more than 45 s. A transaction held in review waits the
     // first re-check delay instead: the provider has just said it is still clearing.
@@ -176,9 +203,11 @@ function dueAtOf(watch: Omit<Watch, 'dueAt'>, policy: RecoveryPolicy): number | 
  * Folds one activity into a watch. Activity never moves time backwards: a late,
  * out-of-order message does not make a transaction look older than it is. The state only
  * moves forward (by {@link statusRank}); once the sweeper stops (terminal or manual review) it
- * is never due again. A watch is armed only once its checkout is registered: a webhook racing
- * the checkout waits for the registration, and references nobody registered never cause
- * provider queries. Progress newer than the sweeper's last request starts a new episode.
+ * is never due again. Before its checkout is registered, a watch is armed only by a correctly
+ * signed webhook, as an unmatched payment candidate after the grace period (a webhook racing
+ * its registration is verified as a checkout once the registration arrives), so a reference
+ * nobody registered and nobody paid (a spoofed webhook is not activity) never causes provider
+ * queries. Progress newer than the sweeper's last request starts a new episode.
  *
  * @param watch - the current watch, or `null` for a reference seen for the first time.
  * @throws DomainError `RECOVERY.INVALID_ACTIVITY_TIME` when `activity.at` is not finite.
@@ -196,11 +225,12 @@ export function observe(watch: Watch | null, reference: string, activity: Activi
     registered: false,
     completed: false,
     webhookSeen: false,
+    unmatchedResolved: false,
     status: 'PENDING',
     checks: 0,
     lastCheckAt: null,
   };
-  let { registered, completed, webhookSeen, status, checks, lastCheckAt, progressAt } = current;
+  let { registered, completed, webhookSeen, unmatchedResolved, status, checks, lastCheckAt, progressAt } = current;
   switch (activity.kind) {
     case 'registered':
       registered = true;
@@ -215,6 +245,9 @@ export function observe(watch: Watch | null, reference: string, activity: Activi
       break;
     case 'outcome':
       if (statusRank(activity.status) > statusRank(status)) status = activity.status;
+      break;
+    case 'unmatched_observed':
+      unmatchedResolved ||= activity.resolved;
       break;
     default:
       assertNever(activity);
@@ -233,6 +266,7 @@ export function observe(watch: Watch | null, reference: string, activity: Activi
     registered,
     completed,
     webhookSeen,
+    unmatchedResolved,
     status,
     checks,
     lastCheckAt,
@@ -254,10 +288,13 @@ export function isDue(watch: Watch, now: number): boolean {
  * Which automatic trigger of docs/spec.md (section 1) a due watch stands for: a completed
  * checkout whose webhook never came, or any other orphaned transaction; a re-check of one held
  * in review; or, at the limit, the final re-check whose unresolved answer means manual review.
+ * A reference without a checkout is an unmatched payment candidate (`unmatched_payment`), at
+ * the limit too: no checkout, so no manual review.
  *
  * @param policy - the limit comes from `policy.recheck.limit`.
  */
 export function dueTrigger(watch: Watch, policy: RecoveryPolicy = DEFAULT_RECOVERY_POLICY): VerificationTrigger {
+  if (!watch.registered) return 'unmatched_payment';
   if (watch.checks + 1 >= policy.recheck.limit) return 'sweeper_review_limit';
   if (watch.status === 'RECOVERING') return 'sweeper_review_recheck';
   return watch.completed && !watch.webhookSeen ? 'sweeper_webhook_missing' : 'sweeper_orphaned';

@@ -96,6 +96,12 @@ export const VERIFICATION_TRIGGERS = [
   'admin_reconciliation',
   /** docs/spec.md, section 1, rule 3: the existing reference is verified before a new attempt. */
   'attempt_check',
+  /**
+   * A payment Settle was never told about (docs/unmatched-payments.md): a correctly signed webhook
+   * for a reference with no checkout, verified once its grace period passed, and re-checked on
+   * the backoff schedule while the provider has no final answer.
+   */
+  'unmatched_payment',
 ] as const;
 /** One of {@link VERIFICATION_TRIGGERS}. */
 export type VerificationTrigger = (typeof VERIFICATION_TRIGGERS)[number];

@@ -29,6 +29,13 @@ export interface ProviderObservation {
   readonly providerTransactionId?: string | undefined;
   /** The provider's raw status string (`success`), for audit. */
   readonly providerStatus: string;
+  /**
+   * Terms the provider's answer does not carry, listed only when the query had no checkout to
+   * take them from: M-Pesa's STK query confirms completion but no amount or phone, so a payment
+   * with no initiation record (docs/unmatched-payments.md) has neither confirmed. The values of
+   * the listed terms above are placeholders, never shown or compared as verified.
+   */
+  readonly unconfirmed?: readonly ('amount' | 'customer')[] | undefined;
 }
 
 /**

@@ -133,9 +133,10 @@ export function flutterwaveVerdict(status: number, body: string, options: Flutte
  * so an id that belongs to another checkout ends as a mismatch, not a settlement.
  *
  * @param reference - the verification request's reference.
- * @param txRef - the checkout's registered reference (`expectation.reference`).
+ * @param txRef - the checkout's registered reference (`expectation.reference`); `null` for a
+ *   payment with no checkout, whose reference is then a Flutterwave id when it is numeric.
  */
-export function flutterwaveVerifyPath(reference: string, txRef: string): string {
+export function flutterwaveVerifyPath(reference: string, txRef: string | null): string {
   if (/^[1-9]\d*$/.test(reference) && reference !== txRef) {
     return `/v3/transactions/${reference}/verify`;
   }
@@ -160,7 +161,7 @@ export class FlutterwaveProvider extends BearerGetProvider<FlutterwaveOptions, '
   }
 
   protected path({ reference, expectation }: VerificationRequest): string {
-    return flutterwaveVerifyPath(reference, expectation.reference);
+    return flutterwaveVerifyPath(reference, expectation?.reference ?? null);
   }
 
   protected verdict(status: number, body: string): ProviderVerdict {

@@ -182,9 +182,13 @@ export function isMpesaTokenRejected(answer: HttpAnswer): boolean {
  *
  * @param status - HTTP status of the answer.
  * @param body - the answer's body text (JSON).
- * @param expectation - the checkout's registered terms (the STK initiation record).
+ * Without an initiation record (`expectation` null: a payment with no checkout,
+ * docs/unmatched-payments.md) a completed push confirms neither amount nor phone: the
+ * observation lists both in `unconfirmed` (its amount 0 and empty customer are placeholders).
+ *
+ * @param expectation - the checkout's registered terms (the STK initiation record), or `null`.
  */
-export function mpesaQueryVerdict(status: number, body: string, expectation: Expectation): ProviderVerdict {
+export function mpesaQueryVerdict(status: number, body: string, expectation: Expectation | null): ProviderVerdict {
   if (status === 401) return { kind: 'unreachable', cause: 'PROVIDER.AUTH_REJECTED' };
   let json: unknown;
   try {
@@ -215,11 +219,12 @@ export function mpesaQueryVerdict(status: number, body: string, expectation: Exp
         kind: 'cleared',
         observation: {
           reference: answer.CheckoutRequestID,
-          amountMinor: expectation.amountMinor,
+          amountMinor: expectation?.amountMinor ?? 0,
           currency: MPESA_CURRENCY,
-          customer: { phone: expectation.customer.phone },
+          customer: expectation ? { phone: expectation.customer.phone } : {},
           providerTransactionId: answer.MerchantRequestID ?? undefined,
           providerStatus: code,
+          ...(expectation ? {} : { unconfirmed: ['amount', 'customer'] as const }),
         },
       };
     case 'declined':

@@ -11,9 +11,11 @@ export interface VerificationRequest {
   /**
    * The checkout's registered terms. Most providers echo amount, currency and customer back;
    * M-Pesa's STK query does not, so its adapter takes them from the service's own STK
-   * initiation record (this expectation), as documented per provider.
+   * initiation record (this expectation), as documented per provider. `null` for a payment
+   * with no checkout (docs/unmatched-payments.md): the answer is read as it is, and terms it
+   * does not carry are listed in the observation's `unconfirmed`.
    */
-  readonly expectation: Expectation;
+  readonly expectation: Expectation | null;
 }
 
 /**

@@ -47,7 +47,7 @@ describe('FakePaymentProvider', () => {
   });
 
   it('computes an answer from the request when scripted with a function, and refuses calls once closed', async () => {
-    const fake = new FakePaymentProvider().script('ref_1', (request) => ({ kind: 'declined', providerStatus: 'failed', reason: request.expectation.userId }));
+    const fake = new FakePaymentProvider().script('ref_1', (request) => ({ kind: 'declined', providerStatus: 'failed', reason: request.expectation!.userId }));
     const request = { reference: 'ref_1', expectation: expectation({ reference: 'ref_1', userId: 'user_9' }) };
     expect(await fake.verify(request)).toEqual({ kind: 'declined', providerStatus: 'failed', reason: 'user_9' });
     await fake.close();

@@ -56,6 +56,15 @@ describe('M-Pesa STK query answer to verdict (docs/provider-facts.md, M-Pesa)', 
     });
   });
 
+  it('without an initiation record (a payment with no checkout), ResultCode 0 confirms neither amount nor phone: both listed as unconfirmed', () => {
+    const verdict = mpesaQueryVerdict(200, answered('0', 'ok'), null);
+    expect(verdict).toMatchObject({
+      kind: 'cleared',
+      observation: { reference: 'ws_CO_191220191020363925', currency: 'KES', customer: {}, unconfirmed: ['amount', 'customer'] },
+    });
+    expect(mpesaQueryVerdict(200, answered('0', 'ok'), expectation())).not.toHaveProperty('observation.unconfirmed');
+  });
+
   it('the currency is KES whatever the checkout says, so a non-KES checkout fails the currency check', () => {
     const verdict = mpesaQueryVerdict(200, answered('0', 'ok'), expectation({ currency: 'USD' }));
     expect(verdict.kind === 'cleared' && verdict.observation.currency).toBe('KES');
