@@ -610,6 +610,12 @@ describe('a payment Settle was never told about (docs/unmatched-payments.md)', (
       return row?.status === 'recorded' ? row : undefined;
     });
     expect(recorded).toEqual({ status: 'recorded', amount_minor: 750_000, currency: 'NGN', customer_email: email, terms_verified: true });
+    const unmatchedFacts = async () =>
+      (
+        await stack.db.query<{ event_type: string }>('SELECT event_type FROM ledger.events WHERE stream_id = $1 ORDER BY revision', [`unmatched-${reference}`])
+      ).rows.map((r) => r.event_type);
+    await waitUntil('the unmatched payment in the ledger', 30_000, async () => ((await unmatchedFacts()).length === 1 ? true : undefined));
+    expect(await unmatchedFacts()).toEqual(['UnmatchedPaymentRecorded']);
     expect(await ledgerEntries(reference)).toEqual([]);
     expect((await stack.ingestion.status(reference)).status).toBe(404);
     expect(await (await fetch(stack.metricsUrls.verifier)).text()).toMatch(
@@ -632,5 +638,8 @@ describe('a payment Settle was never told about (docs/unmatched-payments.md)', (
     await settledState(reference, 'SETTLED_CONSENSUS', INACTIVITY_MS);
     expect(await lastTrigger(reference)).toBe('unmatched_payment');
     expect((await unmatched())?.status).toBe('matched');
+    await waitUntil('the match in the ledger', 30_000, async () => ((await unmatchedFacts()).length === 2 ? true : undefined));
+    expect(await unmatchedFacts()).toEqual(['UnmatchedPaymentRecorded', 'UnmatchedPaymentMatched']);
+    expect((await ledgerEntries(reference)).map((e) => e.event_type)).toEqual(['TransactionSettled']);
   });
 });

@@ -16,11 +16,21 @@ import {
   expectedAfter,
   isTransactionOutcomeType,
   transactionStream,
+  UNMATCHED_PAYMENT_EVENT_TYPES,
+  unmatchedPaymentLedgerEvent,
+  unmatchedPaymentStream,
   type LedgerSession,
   type LedgerWriter,
   type TransactionOutcomeEvent,
 } from '@settle/ledger';
-import { PermanentMessageError, type BatchItem, type ConsensusResultV1, type MessageContext, type TypedEvent } from '@settle/messaging';
+import {
+  PermanentMessageError,
+  type BatchItem,
+  type ConsensusResultV1,
+  type MessageContext,
+  type TypedEvent,
+  type UnmatchedPaymentObservedV1,
+} from '@settle/messaging';
 import { deterministicId, traceCarrierOf, type Logger, type TraceCarrier } from '@settle/platform';
 import type { ProjectorMetrics } from './projector.metrics.js';
 
@@ -74,6 +84,13 @@ interface Recorded {
   fresh: boolean;
 }
 
+/** An answer about a payment with no checkout, in the batch (docs/unmatched-payments.md). */
+interface Observation {
+  index: number;
+  observed: UnmatchedPaymentObservedV1;
+  trace: TraceCarrier | undefined;
+}
+
 /** The dead-letter error of a settlement whose grant's event id is stored in another stream (never seen; dead-lettered, never retried). */
 function grantStoredElsewhere(): PermanentMessageError {
   return new PermanentMessageError('LEDGER.DUPLICATE_EVENT_ID', 'the grant of this settlement is stored elsewhere');
@@ -123,6 +140,11 @@ export class GrantRaceError extends SettleError {
  * found already recorded is granted again only if its grant is missing (an event store that
  * stopped between the two appends); the rules grant a reference once.
  *
+ * The verifier's answers about payments with no checkout (`UnmatchedPaymentObserved`,
+ * docs/unmatched-payments.md) are recorded in the same session: a recorded one as
+ * `UnmatchedPaymentRecorded`, a matched one as `UnmatchedPaymentMatched`, in the payment's own
+ * stream (`unmatched-<reference>`); nothing is granted on them.
+ *
  * A result whose append cannot be (a wrong expected revision, an event id stored elsewhere)
  * fails alone, to the dead-letter topic; the rest of the batch commits.
  *
@@ -164,15 +186,20 @@ export class ProjectionService {
       seen.add(event.payload.event_id);
       return [{ index, result: event.payload, trace: traceCarrierOf(context.trace) }];
     });
-    if (results.length === 0) return [];
+    const observations = items.flatMap(({ event, context }, index): Observation[] => {
+      if (event.type !== 'UnmatchedPaymentObserved' || seen.has(event.payload.event_id)) return [];
+      seen.add(event.payload.event_id);
+      return [{ index, observed: event.payload, trace: traceCarrierOf(context.trace) }];
+    });
+    if (results.length === 0 && observations.length === 0) return [];
     try {
-      return await this.project(results);
+      return await this.project(results, observations);
     } catch (error) {
       if (!(error instanceof IsolateResults)) throw error;
-      if (results.length === 1) return [{ index: results[0]!.index, error: grantStoredElsewhere() }];
+      if (results.length === 1 && observations.length === 0) return [{ index: results[0]!.index, error: grantStoredElsewhere() }];
       // Rare (a grant's event id stored elsewhere): one session per result, so the one that
       // cannot be granted goes to the dead-letter topic alone.
-      const failed: Array<{ index: number; error: unknown }> = [];
+      const failed: Array<{ index: number; error: unknown }> = await this.project([], observations);
       for (const one of results) {
         try {
           failed.push(...(await this.project([one])));
@@ -187,10 +214,13 @@ export class ProjectionService {
 
   private async project(
     results: ReadonlyArray<{ index: number; result: ConsensusResultV1; trace: TraceCarrier | undefined }>,
+    observations: readonly Observation[] = [],
   ): Promise<Array<{ index: number; error: unknown }>> {
     const failed: Array<{ index: number; error: unknown }> = [];
     const started = performance.now();
-    const { appended, grants } = await this.ledger.session(async (session) => {
+    const { appended, grants, unmatched } = await this.ledger.session(async (session) => {
+      const unmatched = await this.recordUnmatched(session, observations, failed);
+      if (results.length === 0) return { appended: [], grants: [], unmatched };
       await session.recordLatestVerifications(
         results.map(({ result }) => ({
           reference: result.reference,
@@ -229,10 +259,16 @@ export class ProjectionService {
         session,
         recorded.filter((r) => r.result.outcome === 'SETTLED_CONSENSUS'),
       );
-      return { appended: recorded.filter((r) => r.fresh), grants: granted };
+      return { appended: recorded.filter((r) => r.fresh), grants: granted, unmatched };
     });
     this.metrics?.appendDuration.observe((performance.now() - started) / 1000);
-    this.metrics?.appendBatchSize.observe(results.length);
+    this.metrics?.appendBatchSize.observe(results.length + observations.length);
+    for (const { observed, type } of unmatched) {
+      this.logger.info(
+        { reference: observed.reference, provider: observed.provider, type, correlationId: observed.correlation_id },
+        'unmatched payment committed to the ledger',
+      );
+    }
     for (const { result } of appended) {
       this.logger.info(
         { reference: result.reference, outcome: result.outcome, correlationId: result.correlation_id, causationId: result.causation_id },
@@ -244,6 +280,41 @@ export class ProjectionService {
       this.logger.info({ reference, userId: d.userId, entitlement: d.entitlement, event: d.event, expiresAt: new Date(d.expiresAt) }, 'entitlement granted');
     }
     return failed;
+  }
+
+  /**
+   * Appends the ledger facts of the answers about payments with no checkout: `recorded` starts
+   * the payment's stream (`no_stream`: a redelivery finds its event id stored and appends
+   * nothing), `matched` follows it. Answers that record nothing (declined, unresolved) are skipped.
+   * A fact that cannot be appended is added to `failed` (dead-letter topic).
+   *
+   * @returns the facts appended now (not redeliveries).
+   */
+  private async recordUnmatched(
+    session: LedgerSession,
+    observations: readonly Observation[],
+    failed: Array<{ index: number; error: unknown }>,
+  ): Promise<Array<{ observed: UnmatchedPaymentObservedV1; type: string }>> {
+    const facts = observations.flatMap((o) => {
+      const event = unmatchedPaymentLedgerEvent(o.observed);
+      return event ? [{ ...o, event }] : [];
+    });
+    if (facts.length === 0) return [];
+    const outcomes = await session.append(
+      facts.map(({ observed, event, trace }) => ({
+        streamId: unmatchedPaymentStream(observed.reference),
+        events: [event],
+        expected: event.type === UNMATCHED_PAYMENT_EVENT_TYPES.recorded ? ('no_stream' as const) : ('any' as const),
+        trace,
+      })),
+    );
+    const appended: Array<{ observed: UnmatchedPaymentObservedV1; type: string }> = [];
+    for (const [i, fact] of facts.entries()) {
+      const outcome = outcomes[i]!;
+      if (outcome.status === 'rejected') failed.push({ index: fact.index, error: new PermanentMessageError(outcome.error.code, outcome.error.message) });
+      else if (outcome.status === 'appended') appended.push({ observed: fact.observed, type: fact.event.type });
+    }
+    return appended;
   }
 
   /**

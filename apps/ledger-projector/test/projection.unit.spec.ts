@@ -3,8 +3,16 @@
  * appends for each consensus result, what it dead-letters, and the grants a settlement causes.
  */
 import { describe, expect, it } from 'vitest';
-import { entitlementStream, EventStoreLedgerWriter, InMemoryLedger, transactionStream, type LatestVerificationRow } from '@settle/ledger';
-import type { BatchItem, ConsensusResultV1 } from '@settle/messaging';
+import {
+  entitlementStream,
+  EventStoreLedgerWriter,
+  InMemoryLedger,
+  transactionStream,
+  unmatchedPaymentRecordedOf,
+  unmatchedPaymentStream,
+  type LatestVerificationRow,
+} from '@settle/ledger';
+import type { BatchItem, ConsensusResultV1, UnmatchedPaymentObservedV1 } from '@settle/messaging';
 import { createLogger } from '@settle/platform';
 import { ProjectionService } from '../src/projection.service.js';
 import { ProjectorMetrics } from '../src/projector.metrics.js';
@@ -96,5 +104,64 @@ describe('ledger projector', () => {
     ]);
     expect(await store.readStream(transactionStream('u_fine'))).toHaveLength(1);
     expect(await store.readStream(transactionStream('u_stale'))).toEqual([]);
+  });
+});
+
+describe('ledger projector: payments with no checkout (docs/unmatched-payments.md)', () => {
+  const observed = (reference: string, observation: UnmatchedPaymentObservedV1['observation'], id: string): UnmatchedPaymentObservedV1 => ({
+    event_id: id,
+    occurred_at: Date.UTC(2026, 10, 28, 12),
+    correlation_id: `corr-${reference}`,
+    causation_id: `cause-${id}`,
+    reference,
+    provider: 'stripe',
+    observation,
+    verdict: observation === 'matched' ? null : observation === 'recorded' ? 'cleared' : 'clearing',
+    provider_status: 'succeeded',
+    amount_minor: observation === 'recorded' ? 1_999 : null,
+    currency: 'USD',
+    customer_email: 'payer@example.com',
+    customer_phone: null,
+    terms_verified: true,
+    provider_transaction_id: reference,
+  });
+  const items = (...payloads: UnmatchedPaymentObservedV1[]): BatchItem[] =>
+    payloads.map((payload, i) => ({
+      event: { type: 'UnmatchedPaymentObserved', payload },
+      context: { topic: 't', partition: 0, offset: String(i), key: null, timestamp: 0, headers: {} },
+    }));
+
+  it('records a recorded payment and its later match in the payment’s own stream, hash-chained; nothing for an unresolved answer; a redelivery appends nothing', async () => {
+    const { store, service } = projector();
+    const ids = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222', '33333333-3333-4333-8333-333333333333'];
+    const unresolved = observed('pi_unmatched', 'unresolved', ids[0]!);
+    const recorded = observed('pi_unmatched', 'recorded', ids[1]!);
+    const matched = observed('pi_unmatched', 'matched', ids[2]!);
+    expect(await service.handleBatch(items(unresolved, recorded))).toEqual([]);
+    expect(await service.handleBatch(items(recorded, matched))).toEqual([]);
+    const stream = await store.readStream(unmatchedPaymentStream('pi_unmatched'));
+    expect(stream.map((e) => [e.type, e.revision, e.metadata.causationId])).toEqual([
+      ['UnmatchedPaymentRecorded', 0, recorded.event_id],
+      ['UnmatchedPaymentMatched', 1, matched.event_id],
+    ]);
+    expect(unmatchedPaymentRecordedOf(stream[0]!)).toMatchObject({
+      amount_minor: 1_999,
+      currency: 'USD',
+      customer_email: 'payer@example.com',
+      terms_verified: true,
+    });
+    expect(stream[1]!.data).toMatchObject({ registration_event_id: matched.causation_id });
+    // Nothing else: no transaction stream, no grant.
+    expect(await store.readStream(transactionStream('pi_unmatched'))).toEqual([]);
+  });
+
+  it('records unmatched payments in the same session as the batch’s consensus results', async () => {
+    const { store, service } = projector();
+    const settled = result('u_with_unmatched', SETTLE);
+    const recorded = observed('pi_other', 'recorded', '44444444-4444-4444-8444-444444444444');
+    const mixed: BatchItem[] = [...batch(settled), ...items(recorded).map((item) => ({ ...item, context: { ...item.context, offset: '1' } }))];
+    expect(await service.handleBatch(mixed)).toEqual([]);
+    expect((await store.readStream(transactionStream('u_with_unmatched'))).map((e) => e.type)).toEqual(['TransactionSettled']);
+    expect((await store.readStream(unmatchedPaymentStream('pi_other'))).map((e) => e.type)).toEqual(['UnmatchedPaymentRecorded']);
   });
 });

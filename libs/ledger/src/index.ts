@@ -19,3 +19,4 @@ export * from './chain/verify-ledger.js';
 export * from './events/transaction-outcome.js';
 export * from './events/entitlement-granted.js';
 export * from './events/admin-action.js';
+export * from './events/unmatched-payment.js';
