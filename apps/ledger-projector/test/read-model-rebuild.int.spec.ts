@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEDGER_MIGRATIONS, PostgresLedger, PostgresLedgerWriter, READ_MODEL_MIGRATIONS, rebuildReadModels } from '@settle/ledger';
-import { AvroCodec, Outbox, topicNames } from '@settle/messaging';
+import { AvroCodec, Outbox, topicNames, type BatchItem } from '@settle/messaging';
 import { createLogger, createPool, migrateSchemas, type Pool } from '@settle/platform';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '@settle/testing';
 import { ProjectionService } from '../src/projection.service.js';
@@ -56,7 +56,7 @@ describe('read model rebuilt from the ledger alone', () => {
     expect(entitlements).toHaveLength(8);
 
     const rebuilt = await rebuildReadModels(pool, new PostgresLedger(pool));
-    expect(rebuilt).toEqual({ events: 48, rows: 24, entitlements: 8 });
+    expect(rebuilt).toEqual({ events: 48, rows: 24, entitlements: 8, unmatched: 0 });
     expect(await snapshot('transaction_status')).toEqual(live);
     expect(await snapshot('latest_verification')).toEqual(answers);
     expect(await snapshot('entitlements')).toEqual(entitlements);
@@ -70,5 +70,44 @@ describe('read model rebuilt from the ledger alone', () => {
     await rebuildReadModels(pool, new PostgresLedger(pool));
     expect(await snapshot('transaction_status')).toEqual(live);
     expect(await snapshot('entitlements')).toEqual(entitlements);
+  });
+
+  it('projects unmatched payments (open, then matched) in the append, and rebuilds them from the ledger alone (docs/unmatched-payments.md)', async () => {
+    const observed = (reference: string, observation: 'recorded' | 'matched', n: number): BatchItem => ({
+      event: {
+        type: 'UnmatchedPaymentObserved',
+        payload: {
+          event_id: `00000000-0000-4000-8000-00000000000${n}`,
+          occurred_at: Date.UTC(2026, 10, 28, 12, n),
+          correlation_id: `corr-${reference}`,
+          causation_id: `cause-${n}`,
+          reference,
+          provider: 'paystack',
+          observation,
+          verdict: observation === 'recorded' ? 'cleared' : null,
+          provider_status: 'success',
+          amount_minor: 250_000,
+          currency: 'NGN',
+          customer_email: `${reference}@example.com`,
+          customer_phone: null,
+          terms_verified: true,
+          provider_transaction_id: null,
+        },
+      },
+      context: { topic: 't', partition: 0, offset: String(n), key: reference, timestamp: 0, headers: {} },
+    });
+    // Recorded and matched in one batch, the match redelivered in the next, another left open.
+    expect(
+      await service.handleBatch([observed('ref_open', 'recorded', 1), observed('ref_matched', 'recorded', 2), observed('ref_matched', 'matched', 3)]),
+    ).toEqual([]);
+    expect(await service.handleBatch([observed('ref_matched', 'matched', 3)])).toEqual([]);
+    const live = await snapshot('unmatched_payments');
+    expect(live.map((r) => [r.reference, r.status, Number(r.amount_minor), r.matched_at?.toISOString() ?? null, Number(r.ledger_revision)])).toEqual([
+      ['ref_matched', 'matched', 250_000, '2026-11-28T12:03:00.000Z', 1],
+      ['ref_open', 'open', 250_000, null, 0],
+    ]);
+    const rebuilt = await rebuildReadModels(pool, new PostgresLedger(pool));
+    expect(rebuilt.unmatched).toBe(2);
+    expect(await snapshot('unmatched_payments')).toEqual(live);
   });
 });

@@ -4,7 +4,7 @@ import pMap from 'p-map';
 import { DuplicateEventIdError, WrongExpectedRevisionError, type LedgerStore, type RecordedLedgerEvent } from '../ports/ledger.port.js';
 import { outboxMessagesOf, readModelRowsOf, type LatestVerificationRow } from '../projection/ledger-projection.js';
 import type { AppendOutcome, LedgerSession, LedgerWriter, StreamAppend } from '../ports/ledger-writer.port.js';
-import { upsertEntitlements, upsertLedgerStatuses } from '../projection/read-models.js';
+import { writeReadModelRows } from '../projection/read-models.js';
 
 /** Streams appended to at once within a session (appends to one stream stay in order). */
 const STREAM_CONCURRENCY = 16;
@@ -131,9 +131,7 @@ export class CheckpointedLedgerProjection {
       const { rows } = await client.query<{ position: string }>('SELECT position FROM ledger.projection_checkpoints WHERE name = $1 FOR UPDATE', [this.name]);
       const events: RecordedLedgerEvent[] = await this.store.readAll(Number(rows[0]!.position), this.pageSize);
       if (events.length === 0) return events;
-      const { statuses, entitlements } = readModelRowsOf(events);
-      await upsertLedgerStatuses(client, statuses);
-      await upsertEntitlements(client, entitlements);
+      await writeReadModelRows(client, readModelRowsOf(events));
       await this.outbox.enqueue(client, outboxMessagesOf(events));
       await client.query('UPDATE ledger.projection_checkpoints SET position = $2, updated_at = now() WHERE name = $1', [this.name, events.at(-1)!.position]);
       return events;

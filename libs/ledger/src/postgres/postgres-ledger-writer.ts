@@ -4,7 +4,7 @@ import type { RecordedLedgerEvent } from '../ports/ledger.port.js';
 import { outboxMessagesOf, readModelRowsOf, type LatestVerificationRow } from '../projection/ledger-projection.js';
 import type { AppendOutcome, LedgerSession, LedgerWriter, StreamAppend } from '../ports/ledger-writer.port.js';
 import type { LockedStream, PostgresLedger, PreparedAppend } from './postgres-ledger.js';
-import { upsertEntitlements, upsertLatestVerifications, upsertLedgerStatuses } from '../projection/read-models.js';
+import { upsertLatestVerifications, writeReadModelRows } from '../projection/read-models.js';
 
 /**
  * The ledger writer on PostgreSQL: a session is one database transaction, in which the
@@ -101,9 +101,7 @@ class PostgresLedgerSession implements LedgerSession {
         revision: r.revision,
       })),
     );
-    const { statuses, entitlements } = readModelRowsOf(pending.map((e) => ({ ...e, position: 0 })));
-    await upsertLedgerStatuses(this.client, statuses);
-    await upsertEntitlements(this.client, entitlements);
+    await writeReadModelRows(this.client, readModelRowsOf(pending.map((e) => ({ ...e, position: 0 }))));
     // From here to the commit the global head is locked (every append waits for it).
     const written = await this.ledger.writePreparedMany(this.client, this.prepared);
     const positions = written.flatMap((w) => w.positions);

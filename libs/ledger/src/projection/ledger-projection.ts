@@ -9,7 +9,14 @@ import type { OutboxMessage } from '@settle/messaging';
 import { deterministicId } from '@settle/platform';
 import { entitlementGrantedOf, parseEntitlementStream } from '../events/entitlement-granted.js';
 import type { RecordedLedgerEvent } from '../ports/ledger.port.js';
-import { parseTransactionStream, transactionOutcomeOf } from '../events/transaction-outcome.js';
+import { LedgerEventShapeError, parseTransactionStream, transactionOutcomeOf } from '../events/transaction-outcome.js';
+import {
+  parseUnmatchedPaymentStream,
+  UNMATCHED_PAYMENT_EVENT_TYPES,
+  unmatchedPaymentMatchedData,
+  unmatchedPaymentRecordedOf,
+  type UnmatchedPaymentRecordedData,
+} from '../events/unmatched-payment.js';
 
 /** One row of `read_model.transaction_status` (a ledger projection). */
 export interface LedgerStatusRow {
@@ -63,6 +70,31 @@ export interface EntitlementRow {
   updatedAt: Date;
 }
 
+/**
+ * What one event of an unmatched payment's stream does to `read_model.unmatched_payments`
+ * (docs/unmatched-payments.md): `recorded` inserts the payment as open, `matched` marks it matched.
+ */
+export type UnmatchedPaymentRow =
+  | { kind: 'recorded'; reference: string; ledgerRevision: number; data: UnmatchedPaymentRecordedData }
+  | { kind: 'matched'; reference: string; ledgerRevision: number; matchedAt: Date };
+
+/**
+ * The read-model row an event of an unmatched payment's stream stands for.
+ *
+ * @throws LedgerEventShapeError when the event is not a well-formed unmatched payment fact.
+ */
+export function unmatchedPaymentRowOf(
+  event: Pick<RecordedLedgerEvent, 'eventId' | 'type' | 'data' | 'revision' | 'position'>,
+  reference: string,
+): UnmatchedPaymentRow {
+  if (event.type === UNMATCHED_PAYMENT_EVENT_TYPES.matched) {
+    const parsed = unmatchedPaymentMatchedData.safeParse(event.data);
+    if (!parsed.success) throw new LedgerEventShapeError(event.eventId, event.position, 'an unmatched payment match');
+    return { kind: 'matched', reference, ledgerRevision: event.revision, matchedAt: new Date(parsed.data.matched_at) };
+  }
+  return { kind: 'recorded', reference, ledgerRevision: event.revision, data: unmatchedPaymentRecordedOf(event) };
+}
+
 /** What the projection reads of an event: where it stands (stream, revision, global position) and what it says. */
 export type ProjectedEvent = Pick<RecordedLedgerEvent, 'streamId' | 'eventId' | 'type' | 'data' | 'metadata' | 'revision' | 'position'>;
 
@@ -108,21 +140,30 @@ export function entitlementRowOf(event: Pick<RecordedLedgerEvent, 'eventId' | 't
   };
 }
 
+/** The read-model rows of a run of ledger events (see {@link readModelRowsOf}). */
+export interface ReadModelRows {
+  statuses: LedgerStatusRow[];
+  entitlements: EntitlementRow[];
+  unmatched: UnmatchedPaymentRow[];
+}
+
 /**
  * The read-model rows that events stand for: transaction streams feed
- * `read_model.transaction_status`, entitlement streams `read_model.entitlements`; events of
- * other streams are not projected. The upserts keep the row of the highest revision per key.
+ * `read_model.transaction_status`, entitlement streams `read_model.entitlements`, unmatched
+ * payment streams `read_model.unmatched_payments`; events of other streams are not projected.
+ * The upserts keep the row of the highest revision per key.
  *
  * @throws LedgerEventShapeError when an event of those streams is malformed.
  */
-export function readModelRowsOf(events: readonly Omit<ProjectedEvent, 'metadata'>[]): { statuses: LedgerStatusRow[]; entitlements: EntitlementRow[] } {
-  const statuses: LedgerStatusRow[] = [];
-  const entitlements: EntitlementRow[] = [];
+export function readModelRowsOf(events: readonly Omit<ProjectedEvent, 'metadata'>[]): ReadModelRows {
+  const rows: ReadModelRows = { statuses: [], entitlements: [], unmatched: [] };
   for (const event of events) {
-    if (parseEntitlementStream(event.streamId)) entitlements.push(entitlementRowOf(event));
-    else if (parseTransactionStream(event.streamId) !== null) statuses.push(ledgerStatusOf(event));
+    const unmatchedReference = parseUnmatchedPaymentStream(event.streamId);
+    if (parseEntitlementStream(event.streamId)) rows.entitlements.push(entitlementRowOf(event));
+    else if (parseTransactionStream(event.streamId) !== null) rows.statuses.push(ledgerStatusOf(event));
+    else if (unmatchedReference !== null) rows.unmatched.push(unmatchedPaymentRowOf(event, unmatchedReference));
   }
-  return { statuses, entitlements };
+  return rows;
 }
 
 /**

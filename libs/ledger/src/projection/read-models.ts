@@ -2,7 +2,14 @@ import { fileURLToPath } from 'node:url';
 import { SettleError, type ErrorKind } from '@settle/domain';
 import { inTransaction, type Pool, type PoolClient, type SchemaMigrations } from '@settle/platform';
 import type { LedgerStore } from '../ports/ledger.port.js';
-import { readModelRowsOf, type EntitlementRow, type LatestVerificationRow, type LedgerStatusRow } from './ledger-projection.js';
+import {
+  readModelRowsOf,
+  type EntitlementRow,
+  type LatestVerificationRow,
+  type LedgerStatusRow,
+  type ReadModelRows,
+  type UnmatchedPaymentRow,
+} from './ledger-projection.js';
 
 /**
  * Read models kept by the ledger projector:
@@ -16,6 +23,8 @@ import { readModelRowsOf, type EntitlementRow, type LatestVerificationRow, type 
  * - `read_model.entitlements`: each user's entitlements and current access expiry, a pure
  *   projection of the entitlement streams (`EntitlementGranted`), rebuildable from the ledger
  *   alone like `transaction_status`.
+ * - `read_model.unmatched_payments`: the payments Settle was never told about, open or matched,
+ *   a pure projection of the `unmatched-` streams (docs/unmatched-payments.md), rebuildable too.
  *
  * These are the migrations of schema `read_model` (`libs/ledger/migrations/read_model/`), owned
  * by the ledger projector, which applies them at boot; ingestion only reads the tables.
@@ -214,6 +223,70 @@ export async function findEntitlements(pool: Pool | PoolClient, userId: string):
   }));
 }
 
+/**
+ * Writes what the unmatched payment streams' events say, in the caller's transaction: a recorded
+ * payment is inserted as open (a replay finds it and writes nothing), a match marks it matched
+ * unless a later revision is already reflected. Two statements whatever the number of rows.
+ */
+export async function upsertUnmatchedPayments(client: PoolClient | Pool, rows: readonly UnmatchedPaymentRow[]): Promise<void> {
+  const recorded = rows.flatMap((r) => (r.kind === 'recorded' ? [r] : []));
+  const matched = [
+    ...latestBy(
+      rows.flatMap((r) => (r.kind === 'matched' ? [r] : [])),
+      (r) => r.reference,
+      (a, b) => a.ledgerRevision - b.ledgerRevision,
+    ).values(),
+  ];
+  if (recorded.length > 0) {
+    const col = <T>(f: (r: (typeof recorded)[number]) => T) => recorded.map(f);
+    await client.query(
+      `INSERT INTO read_model.unmatched_payments
+         (reference, provider, status, amount_minor, currency, customer_email, customer_phone, terms_verified,
+          provider_status, provider_transaction_id, verified_at, ledger_revision)
+       SELECT reference, provider, 'open', amount_minor, currency, customer_email, customer_phone, terms_verified,
+              provider_status, provider_transaction_id, verified_at, ledger_revision
+         FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bool[], $8::text[], $9::text[],
+                     $10::timestamptz[], $11::bigint[])
+           AS u(reference, provider, amount_minor, currency, customer_email, customer_phone, terms_verified, provider_status,
+                provider_transaction_id, verified_at, ledger_revision)
+       ON CONFLICT (reference) DO NOTHING`,
+      [
+        col((r) => r.reference),
+        col((r) => r.data.provider),
+        col((r) => r.data.amount_minor),
+        col((r) => r.data.currency),
+        col((r) => r.data.customer_email),
+        col((r) => r.data.customer_phone),
+        col((r) => r.data.terms_verified),
+        col((r) => r.data.provider_status),
+        col((r) => r.data.provider_transaction_id),
+        col((r) => r.data.verified_at),
+        col((r) => r.ledgerRevision),
+      ],
+    );
+  }
+  if (matched.length > 0) {
+    await client.query(
+      `UPDATE read_model.unmatched_payments p
+          SET status = 'matched', matched_at = u.matched_at, ledger_revision = u.ledger_revision
+         FROM unnest($1::text[], $2::timestamptz[], $3::bigint[]) AS u(reference, matched_at, ledger_revision)
+        WHERE p.reference = u.reference AND p.ledger_revision < u.ledger_revision`,
+      [matched.map((r) => r.reference), matched.map((r) => r.matchedAt), matched.map((r) => r.ledgerRevision)],
+    );
+  }
+}
+
+/**
+ * Writes every read-model row of a run of ledger events (see `readModelRowsOf`), in the caller's
+ * transaction: the one place each store's projection (the PostgreSQL writer's append, the event
+ * store's checkpointed projection, a rebuild) writes them through.
+ */
+export async function writeReadModelRows(client: PoolClient | Pool, rows: ReadModelRows): Promise<void> {
+  await upsertLedgerStatuses(client, rows.statuses);
+  await upsertEntitlements(client, rows.entitlements);
+  await upsertUnmatchedPayments(client, rows.unmatched);
+}
+
 /** What {@link rebuildReadModels} wrote. */
 export interface RebuildResult {
   /** Ledger events replayed. */
@@ -222,13 +295,16 @@ export interface RebuildResult {
   rows: number;
   /** Rows of `read_model.entitlements`. */
   entitlements: number;
+  /** Rows of `read_model.unmatched_payments`. */
+  unmatched: number;
 }
 
 /**
- * Drops and rebuilds the ledger's read models, `read_model.transaction_status` and
- * `read_model.entitlements`, from the ledger alone, in one transaction (readers see the old
- * tables until the commit), replaying every event in global order: transaction streams feed
- * the first, entitlement streams the second. `onProgress` is called after each page with the
+ * Drops and rebuilds the ledger's read models, `read_model.transaction_status`,
+ * `read_model.entitlements` and `read_model.unmatched_payments`, from the ledger alone, in one
+ * transaction (readers see the old tables until the commit), replaying every event in global
+ * order: transaction streams feed the first, entitlement streams the second, unmatched payment
+ * streams the third. `onProgress` is called after each page with the
  * number of events replayed.
  *
  * @throws LedgerEventShapeError when an event of a transaction or entitlement stream is malformed.
@@ -239,25 +315,25 @@ export async function rebuildReadModels(
   onProgress: (replayed: number) => void = () => undefined,
 ): Promise<RebuildResult> {
   return inTransaction(pool, async (client) => {
-    await client.query('LOCK TABLE read_model.transaction_status, read_model.entitlements IN EXCLUSIVE MODE');
+    await client.query('LOCK TABLE read_model.transaction_status, read_model.entitlements, read_model.unmatched_payments IN EXCLUSIVE MODE');
     await client.query('DELETE FROM read_model.transaction_status');
     await client.query('DELETE FROM read_model.entitlements');
+    await client.query('DELETE FROM read_model.unmatched_payments');
     let events = 0;
     for (let after = 0; ;) {
       const page = await ledger.readAll(after, 2_000);
       if (page.length === 0) break;
       // The bulk upserts keep the last row of each reference and stream (rows only ever move forward).
-      const { statuses, entitlements } = readModelRowsOf(page);
-      await upsertLedgerStatuses(client, statuses);
-      await upsertEntitlements(client, entitlements);
+      await writeReadModelRows(client, readModelRowsOf(page));
       events += page.length;
       after = page.at(-1)!.position;
       onProgress(events);
     }
-    const { rows } = await client.query<{ n: number; e: number }>(
-      'SELECT (SELECT count(*)::int FROM read_model.transaction_status) AS n, (SELECT count(*)::int FROM read_model.entitlements) AS e',
+    const { rows } = await client.query<{ n: number; e: number; u: number }>(
+      `SELECT (SELECT count(*)::int FROM read_model.transaction_status) AS n, (SELECT count(*)::int FROM read_model.entitlements) AS e,
+              (SELECT count(*)::int FROM read_model.unmatched_payments) AS u`,
     );
-    return { events, rows: rows[0]!.n, entitlements: rows[0]!.e };
+    return { events, rows: rows[0]!.n, entitlements: rows[0]!.e, unmatched: rows[0]!.u };
   });
 }
 
