@@ -1,4 +1,4 @@
-/** The console's pure parts: the list cursor, the role order, and the auth service on the in-memory store. */
+/** The console's pure parts: the role order, and the auth service on the in-memory store. */
 import { readMigrationFiles } from '@settle/platform';
 import { describe, expect, it } from 'vitest';
 import { AuthService, LOCKOUT_WINDOW_MS } from '../src/auth/auth.service.js';
@@ -6,29 +6,7 @@ import { MemoryAuthStore } from '../src/auth/memory-auth-store.js';
 import { CONSOLE_ROLES, isConsoleRole, roleAtLeast } from '../src/auth/roles.js';
 import { sessionIdOf, tokensEqual } from '../src/auth/secrets.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
-import { decodeCursor, encodeCursor } from '../src/transactions/cursor.js';
 import { authStoreContract } from './auth-store.contract.js';
-
-describe('list cursor', () => {
-  it('round-trips (updated_at with microseconds, reference) through an opaque base64url text', () => {
-    const cursor = { updatedAt: '2026-11-01T10:00:00.000002Z', reference: 'REF-"1"=x' };
-    const text = encodeCursor(cursor);
-    expect(text).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(decodeCursor(text)).toEqual(cursor);
-  });
-
-  it.each([
-    ['not base64url', 'a+b/c'],
-    ['not JSON', Buffer.from('nope').toString('base64url')],
-    ['not a pair', Buffer.from('["2026-11-01T10:00:00.000002Z"]').toString('base64url')],
-    ['a timestamp without microseconds', Buffer.from('["2026-11-01T10:00:00Z","R"]').toString('base64url')],
-    ['an empty reference', Buffer.from('["2026-11-01T10:00:00.000002Z",""]').toString('base64url')],
-    ['an impossible date', Buffer.from('["2026-13-45T10:00:00.000002Z","R"]').toString('base64url')],
-    ['empty', ''],
-  ])('refuses %s', (_name, text) => {
-    expect(decodeCursor(text)).toBeNull();
-  });
-});
 
 describe('roles', () => {
   it('orders viewer < operator < admin', () => {

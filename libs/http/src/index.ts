@@ -20,3 +20,4 @@ export * from './openapi/document.js';
 /** Nest's framework logs through pino: defined in @settle/platform (the workers use it too), re-exported for the HTTP apps. */
 export { PinoNestLogger } from '@settle/platform';
 export * from './request-log.js';
+export * from './keyset-cursor.js';

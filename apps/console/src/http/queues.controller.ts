@@ -1,12 +1,12 @@
 import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiAnswer, ApiProblems, ApiQueryOf, isoTime, parseBody } from '@settle/http';
+import { ApiAnswer, ApiProblems, ApiQueryOf, isoTime, parseBody, parseKeysetCursor } from '@settle/http';
 import { z } from 'zod';
 import type { ReviewQueues } from '../queues/review-queues.js';
 import type { HeldInReviewItem, ManualReviewItem, StateMismatchItem } from '../transactions/views.js';
 import { cursor, summaryFields } from './openapi/answers.js';
 import { SECURITY } from './openapi/document.js';
-import { parseCursor, queueQuery } from './requests.js';
+import { queueQuery } from './requests.js';
 import { SessionGuard } from './session.guard.js';
 import { QUEUES } from './tokens.js';
 
@@ -80,7 +80,7 @@ export class QueuesController {
   @ApiAnswer(200, heldInReviewAnswer, 'One page')
   heldInReview(@Query() query: Record<string, string>): Promise<{ items: HeldInReviewItem[]; nextCursor: string | null }> {
     const q = parseBody(queueQuery, query);
-    return this.queues.heldInReview({ after: parseCursor(q.cursor), limit: q.limit });
+    return this.queues.heldInReview({ after: parseKeysetCursor(q.cursor), limit: q.limit });
   }
 
   @Get('manual-review')
@@ -89,7 +89,7 @@ export class QueuesController {
   @ApiAnswer(200, manualReviewAnswer, 'One page')
   manualReview(@Query() query: Record<string, string>): Promise<{ items: ManualReviewItem[]; nextCursor: string | null }> {
     const q = parseBody(queueQuery, query);
-    return this.queues.manualReview({ after: parseCursor(q.cursor), limit: q.limit });
+    return this.queues.manualReview({ after: parseKeysetCursor(q.cursor), limit: q.limit });
   }
 
   @Get('state-mismatch')
@@ -101,6 +101,6 @@ export class QueuesController {
   @ApiAnswer(200, stateMismatchAnswer, 'One page')
   stateMismatch(@Query() query: Record<string, string>): Promise<{ items: StateMismatchItem[]; nextCursor: string | null }> {
     const q = parseBody(queueQuery, query);
-    return this.queues.stateMismatch({ after: parseCursor(q.cursor), limit: q.limit });
+    return this.queues.stateMismatch({ after: parseKeysetCursor(q.cursor), limit: q.limit });
   }
 }

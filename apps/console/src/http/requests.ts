@@ -4,7 +4,6 @@ import { parseBody } from '@settle/http';
 import { ProblemError } from '@settle/platform';
 import { z } from 'zod';
 import { CONSOLE_ROLES } from '../auth/roles.js';
-import { decodeCursor, type ListCursor } from '../transactions/cursor.js';
 
 /** `POST /api/v1/session`. */
 export const signInBody = z.object({
@@ -31,22 +30,6 @@ export const listQuery = z
     path: ['to'],
     message: 'to must be after from',
   });
-
-/**
- * The cursor of a list query.
- *
- * @throws ProblemError 400 `REQUEST.VALIDATION_FAILED` when it is not a cursor the list gave.
- */
-export function parseCursor(text: string | undefined): ListCursor | undefined {
-  if (text === undefined) return undefined;
-  const cursor = decodeCursor(text);
-  if (!cursor) {
-    throw new ProblemError(400, 'REQUEST.VALIDATION_FAILED', 'Invalid query', 'One or more fields are invalid', [
-      { path: 'cursor', message: 'not a cursor of this list' },
-    ]);
-  }
-  return cursor;
-}
 
 /**
  * A path's reference.

@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ApiAnswer, ApiProblems, ApiQueryOf, isoTime, parseBody } from '@settle/http';
+import { ApiAnswer, ApiProblems, ApiQueryOf, isoTime, parseBody, parseKeysetCursor } from '@settle/http';
 import { ADMIN_ACTIONS } from '@settle/ledger';
 import type { Logger } from '@settle/platform';
 import { z } from 'zod';
@@ -10,7 +10,7 @@ import type { EntitlementEventView, TimelineEntry, TransactionDetail, Transactio
 import type { TransactionRepository } from '../transactions/transaction.repository.js';
 import { cursor, summaryFields } from './openapi/answers.js';
 import { SECURITY } from './openapi/document.js';
-import { listQuery, parseCursor, pathReference } from './requests.js';
+import { listQuery, pathReference } from './requests.js';
 import { CurrentSession, MinRole, SessionGuard, type RequestSession } from './session.guard.js';
 import { AUDIT_TRAIL, CONSOLE_LOGGER, RECONCILER, TRANSACTIONS } from './tokens.js';
 
@@ -124,7 +124,7 @@ export class TransactionsController {
       entitlement: q.entitlement,
       from: q.from,
       to: q.to,
-      after: parseCursor(q.cursor),
+      after: parseKeysetCursor(q.cursor),
       limit: q.limit,
     });
   }

@@ -3,7 +3,7 @@ import { adminActionStream, readReadModel, transactionOutcomeData, transactionSt
 import type { Pool } from '@settle/platform';
 import { ConsoleError } from '../errors.js';
 import { adminTimelineEntries } from './timeline.js';
-import { encodeCursor } from './cursor.js';
+import { encodeKeysetCursor } from '@settle/http';
 import {
   observedField,
   type DetailRow,
@@ -108,7 +108,7 @@ export class TransactionRepository {
     // A time window bounds the newest-first walk: `to` is where it starts, `from` where it stops.
     if (query.from) where.push(`t.updated_at >= ${param(query.from)}::timestamptz`);
     if (query.to) where.push(`t.updated_at < ${param(query.to)}::timestamptz`);
-    if (query.after) where.push(`(t.updated_at, t.reference) < (${param(query.after.updatedAt)}::timestamptz, ${param(query.after.reference)})`);
+    if (query.after) where.push(`(t.updated_at, t.reference) < (${param(query.after.at)}::timestamptz, ${param(query.after.reference)})`);
     const limit = param(query.limit + 1);
     const { rows } = await this.read(() =>
       this.pool.query<SummaryRow>(
@@ -123,7 +123,7 @@ export class TransactionRepository {
     );
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
-    const nextCursor = rows.length > query.limit && last ? encodeCursor({ updatedAt: last.updated_at_text, reference: last.reference }) : null;
+    const nextCursor = rows.length > query.limit && last ? encodeKeysetCursor({ at: last.updated_at_text, reference: last.reference }) : null;
     return { items: page.map(summaryOf), nextCursor };
   }
 

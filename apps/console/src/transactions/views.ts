@@ -4,7 +4,7 @@
  * (transaction.repository.ts) and the review queues' (../queues/review-queues.ts).
  */
 import { providerDefinition } from '@settle/providers';
-import { encodeCursor, type ListCursor } from './cursor.js';
+import { encodeKeysetCursor, type KeysetCursor } from '@settle/http';
 
 /** Counts of the whole book of transactions (`GET /api/v1/overview`). */
 export interface Overview {
@@ -165,7 +165,7 @@ export interface StateMismatchItem extends TransactionSummary {
 /** A keyset page of a queue. */
 export interface QueueQuery {
   /** The last row of the previous page. */
-  after?: ListCursor | undefined;
+  after?: KeysetCursor | undefined;
   /** 1..100. */
   limit: number;
 }
@@ -182,7 +182,7 @@ export interface ListQuery {
   /** Last changed before this time, ISO 8601. */
   to?: string | undefined;
   /** The last row of the previous page. */
-  after?: ListCursor | undefined;
+  after?: KeysetCursor | undefined;
   /** 1..100. */
   limit: number;
 }
@@ -265,7 +265,7 @@ export function queuePage(query: QueueQuery, values: unknown[]): { after: string
     values.push(value);
     return `$${values.length}`;
   };
-  const after = query.after ? `AND (t.updated_at, t.reference) > (${param(query.after.updatedAt)}::timestamptz, ${param(query.after.reference)})` : '';
+  const after = query.after ? `AND (t.updated_at, t.reference) > (${param(query.after.at)}::timestamptz, ${param(query.after.reference)})` : '';
   return { after, limit: param(query.limit + 1) };
 }
 
@@ -273,7 +273,7 @@ export function queuePage(query: QueueQuery, values: unknown[]): { after: string
 export function pageOf<R extends SummaryRow>(rows: R[], limit: number): { page: R[]; nextCursor: string | null } {
   const page = rows.slice(0, limit);
   const last = page.at(-1);
-  return { page, nextCursor: rows.length > limit && last ? encodeCursor({ updatedAt: last.updated_at_text, reference: last.reference }) : null };
+  return { page, nextCursor: rows.length > limit && last ? encodeKeysetCursor({ at: last.updated_at_text, reference: last.reference }) : null };
 }
 
 /** Where a provider's answer holds the value a check observed (its definition's `observedFields`), `null` when unknown. */
