@@ -249,10 +249,12 @@ describe('answers', () => {
       ['POST', `/v1/checkouts/${ref}/attempts?wait_ms=0`, auth, 200],
       ['POST', `/v1/admin/checkouts/${ref}/reconcile?wait_ms=0`, { authorization: t.adminAuthorization }, 200],
       ['GET', '/v1/users/user-1/entitlements', auth, 200],
+      ['GET', '/v1/admin/unmatched-payments', { authorization: t.adminAuthorization }, 200],
     ];
     for (const [method, url, headers, status] of calls) expect((await t.app.inject({ method, url, headers })).statusCode, url).toBe(status);
     expect(t.answers.violations).toEqual([]);
     expect([...t.answers.checked].sort()).toEqual([
+      'GET /v1/admin/unmatched-payments',
       'GET /v1/checkouts/:reference',
       'GET /v1/users/:userId/entitlements',
       'POST /v1/admin/checkouts/:reference/reconcile',

@@ -397,3 +397,80 @@ export async function findTransactionStatus(pool: Pool, reference: string): Prom
     updatedAt: updated,
   };
 }
+
+/** One row of `read_model.unmatched_payments` as its readers list it. */
+export interface UnmatchedPaymentListRow {
+  reference: string;
+  provider: string;
+  status: 'open' | 'matched';
+  /** Minor units; `null` when the provider's answer carries none (M-Pesa). */
+  amountMinor: number | null;
+  currency: string | null;
+  customerEmail: string | null;
+  customerPhone: string | null;
+  termsVerified: boolean;
+  providerStatus: string | null;
+  providerTransactionId: string | null;
+  verifiedAt: Date;
+  /** `verified_at` as PostgreSQL's text with microseconds, for a keyset cursor. */
+  verifiedAtText: string;
+  matchedAt: Date | null;
+}
+
+/**
+ * A keyset page of unmatched payments of one status, oldest first (`verified_at`, then
+ * reference), after the given row; `limit + 1` rows are read so the caller knows whether a next
+ * page exists.
+ *
+ * @param after - the last row of the previous page: `verified_at` text with microseconds and reference.
+ * @throws ReadModelNotReadyError before the ledger projector first created the read models.
+ */
+export async function listUnmatchedPayments(
+  pool: Pool,
+  query: { status: 'open' | 'matched'; after?: { at: string; reference: string } | undefined; limit: number },
+): Promise<UnmatchedPaymentListRow[]> {
+  const params: unknown[] = [query.status, query.limit + 1];
+  const after = query.after ? `AND (verified_at, reference) > ($3::timestamptz, $4)` : '';
+  if (query.after) params.push(query.after.at, query.after.reference);
+  const { rows } = await readReadModel(() =>
+    pool.query<{
+      reference: string;
+      provider: string;
+      status: 'open' | 'matched';
+      amount_minor: string | number | null;
+      currency: string | null;
+      customer_email: string | null;
+      customer_phone: string | null;
+      terms_verified: boolean;
+      provider_status: string | null;
+      provider_transaction_id: string | null;
+      verified_at: Date;
+      verified_at_text: string;
+      matched_at: Date | null;
+    }>(
+      `SELECT reference, provider, status, amount_minor, currency, customer_email, customer_phone, terms_verified, provider_status,
+              provider_transaction_id, verified_at, matched_at,
+              to_char(verified_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS verified_at_text
+         FROM read_model.unmatched_payments
+        WHERE status = $1 ${after}
+        ORDER BY verified_at, reference
+        LIMIT $2`,
+      params,
+    ),
+  );
+  return rows.map((r) => ({
+    reference: r.reference,
+    provider: r.provider,
+    status: r.status,
+    amountMinor: r.amount_minor === null ? null : Number(r.amount_minor),
+    currency: r.currency,
+    customerEmail: r.customer_email,
+    customerPhone: r.customer_phone,
+    termsVerified: r.terms_verified,
+    providerStatus: r.provider_status,
+    providerTransactionId: r.provider_transaction_id,
+    verifiedAt: r.verified_at,
+    verifiedAtText: r.verified_at_text,
+    matchedAt: r.matched_at,
+  }));
+}

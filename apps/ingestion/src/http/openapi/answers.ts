@@ -84,6 +84,28 @@ export const entitlementsAnswer = z.strictObject({
   ),
 });
 
+/** `GET /v1/admin/unmatched-payments`: one keyset page (docs/unmatched-payments.md). */
+export const unmatchedPaymentsAnswer = z.strictObject({
+  unmatched_payments: z.array(
+    z.strictObject({
+      reference: z.string().describe("The payment's provider reference (it has no checkout)"),
+      provider: z.enum(PROVIDERS),
+      status: z.enum(['open', 'matched']),
+      amount: z.number().int().nullable().describe('What the provider confirmed, minor units of `currency`; `null` when unverified (M-Pesa)'),
+      currency: z.string().nullable().describe('ISO 4217'),
+      customer: z
+        .strictObject({ email: z.string().nullable(), phone: z.string().nullable() })
+        .describe('The payer as the provider reports them; empty when unverified'),
+      terms_verified: z.boolean().describe('Whether amount and customer come from the provider answer (`false` for M-Pesa, whose answer carries neither)'),
+      provider_status: z.string().nullable(),
+      provider_transaction_id: z.string().nullable(),
+      verified_at: isoTime.describe('When the provider confirmed it'),
+      matched_at: isoTime.nullable().describe('When a checkout was registered under its reference'),
+    }),
+  ),
+  next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; `null` on the last'),
+});
+
 /** `POST /v1/webhooks/...`: the event is durable (or was already). */
 export const webhookAnswer = z.strictObject({ received: z.literal(true) });
 

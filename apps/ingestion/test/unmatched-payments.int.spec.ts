@@ -1,0 +1,94 @@
+/**
+ * `GET /v1/admin/unmatched-payments` (docs/unmatched-payments.md): the payments a provider
+ * confirmed for a reference with no checkout, from the ledger's read model, by keyset pages, for
+ * the admin key only. The rows are written by the read model's own writer, as the projector does.
+ */
+import { upsertUnmatchedPayments, type UnmatchedPaymentRow } from '@settle/ledger';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startIngestionTestApp, type IngestionTestApp } from './ingestion-test-app.js';
+
+let t: IngestionTestApp;
+
+const recorded = (reference: string, minute: number, extra: Partial<Extract<UnmatchedPaymentRow, { kind: 'recorded' }>['data']> = {}): UnmatchedPaymentRow => ({
+  kind: 'recorded',
+  reference,
+  ledgerRevision: 0,
+  data: {
+    reference,
+    provider: 'paystack',
+    amount_minor: 250_000,
+    currency: 'NGN',
+    customer_email: `${reference}@example.com`,
+    customer_phone: null,
+    terms_verified: true,
+    provider_status: 'success',
+    provider_transaction_id: null,
+    verified_at: new Date(Date.UTC(2026, 10, 28, 12, minute)).toISOString(),
+    ...extra,
+  },
+});
+
+beforeAll(async () => {
+  t = await startIngestionTestApp();
+  await upsertUnmatchedPayments(t.pool, [
+    recorded('ref_u_c', 3),
+    recorded('ref_u_a', 1),
+    recorded('ref_u_b', 1),
+    recorded('ws_CO_u_mpesa', 2, { provider: 'mpesa', amount_minor: null, currency: 'KES', customer_email: null, terms_verified: false, provider_status: '0' }),
+    recorded('ref_u_matched', 0),
+    { kind: 'matched', reference: 'ref_u_matched', ledgerRevision: 1, matchedAt: new Date(Date.UTC(2026, 10, 28, 12, 30)) },
+  ]);
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+const list = (query: string, authorization = t.adminAuthorization) =>
+  t.app.inject({ method: 'GET', url: `/v1/admin/unmatched-payments${query}`, headers: { authorization } });
+
+describe('GET /v1/admin/unmatched-payments', () => {
+  it('lists the open ones oldest first (ties by reference) in keyset pages, amounts in minor units, M-Pesa unverified', async () => {
+    const first = await list('?limit=2');
+    expect(first.statusCode).toBe(200);
+    const page1 = first.json<{ unmatched_payments: Array<Record<string, unknown>>; next_cursor: string | null }>();
+    expect(page1.unmatched_payments.map((p) => p.reference)).toEqual(['ref_u_a', 'ref_u_b']);
+    expect(page1.unmatched_payments[0]).toEqual({
+      reference: 'ref_u_a',
+      provider: 'paystack',
+      status: 'open',
+      amount: 250_000,
+      currency: 'NGN',
+      customer: { email: 'ref_u_a@example.com', phone: null },
+      terms_verified: true,
+      provider_status: 'success',
+      provider_transaction_id: null,
+      verified_at: '2026-11-28T12:01:00.000Z',
+      matched_at: null,
+    });
+    const page2 = (await list(`?limit=2&cursor=${page1.next_cursor}`)).json<typeof page1>();
+    expect(page2.unmatched_payments.map((p) => [p.reference, p.amount, p.terms_verified])).toEqual([
+      ['ws_CO_u_mpesa', null, false],
+      ['ref_u_c', 250_000, true],
+    ]);
+    expect(page2.next_cursor).toBeNull();
+  });
+
+  it('lists the matched ones apart, with when', async () => {
+    const answer = (await list('?status=matched')).json<{ unmatched_payments: Array<Record<string, unknown>> }>();
+    expect(answer.unmatched_payments.map((p) => [p.reference, p.status, p.matched_at])).toEqual([['ref_u_matched', 'matched', '2026-11-28T12:30:00.000Z']]);
+  });
+
+  it('refuses a bad query with a 400 problem naming the field, and the checkout API key with 401 (the answers carry customers’ contacts)', async () => {
+    for (const query of ['?limit=0', '?limit=101', '?status=closed', '?cursor=nope!']) {
+      const answer = await list(query);
+      expect(answer.statusCode, query).toBe(400);
+      expect(answer.headers['content-type']).toMatch(/application\/problem\+json/);
+      expect(answer.json(), query).toMatchObject({ code: 'REQUEST.VALIDATION_FAILED' });
+    }
+    const refused = await list('', t.apiAuthorization);
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json()).toMatchObject({ code: 'AUTH.INVALID_API_KEY' });
+    expect(t.answers.violations).toEqual([]);
+  });
+});
