@@ -6,11 +6,18 @@
  * events expected and delivered, the business-logic runs at the customer backend and whether
  * its access expiry matches the ledger; and how many checkouts were lost.
  *
+ * Beside the checkouts, some payments are made at the sandbox and never registered ("paid, never
+ * registered": the upstream service crashed before `POST /v1/checkouts`): each must end as an
+ * unmatched payment with the amount paid (docs/unmatched-payments.md). `Unseen payments` counts
+ * the payments the sandbox holds as paid (declines aside) that are neither in the ledger as a
+ * checkout's outcome nor listed as an unmatched payment.
+ *
  * Checkouts are paired on one user (checkouts 2k and 2k+1), so a user whose two payments both
  * settle receives `subscription_started` and then `subscription_renewed`.
  *
  * Environment: INGESTION_URL, SANDBOX_URL, SETTLE_API_KEY, DATABASE_URL, SWEEPER_INACTIVITY_MS,
- * CUSTOMER_URL, CUSTOMER_DATABASE_URL, DEMO_CHECKOUTS (default 221), DEMO_CONCURRENCY (default 16).
+ * CUSTOMER_URL, CUSTOMER_DATABASE_URL, DEMO_CHECKOUTS (default 221), DEMO_UNREGISTERED (default 12),
+ * DEMO_CONCURRENCY (default 16).
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -48,17 +55,29 @@ async function pool<T>(items: readonly T[], concurrency: number, work: (item: T)
 
 const TERMINAL = new Set(['SETTLED_CONSENSUS', 'FAILED_DECLINED', 'STATE_MISMATCH']);
 
+/** A payment made at the sandbox and never registered. */
+interface Unregistered {
+  reference: string;
+  /** Minor units. */
+  amount: number;
+}
+
 async function main(): Promise<void> {
   const ingestion = new IngestionClient(env('INGESTION_URL'), env('SETTLE_API_KEY'));
   const sandbox = new SandboxClient(env('SANDBOX_URL'));
   const total = Number(env('DEMO_CHECKOUTS', '221'));
   const concurrency = Number(env('DEMO_CONCURRENCY', '16'));
+  const unregisteredCount = Number(env('DEMO_UNREGISTERED', '12'));
   const inactivityMs = Number(env('SWEEPER_INACTIVITY_MS', '45000'));
   const run = randomBytes(3).toString('hex');
   const checkouts: Checkout[] = Array.from({ length: total }, (_, i) => ({
     reference: `ref_demo_${run}_${String(i).padStart(4, '0')}`,
     userId: `user-demo-${run}-${String(Math.floor(i / 2)).padStart(4, '0')}`,
     scenario: SCENARIOS[i % SCENARIOS.length]!,
+  }));
+  const unregistered: Unregistered[] = Array.from({ length: unregisteredCount }, (_, i) => ({
+    reference: `ref_demo_${run}_unreg_${String(i).padStart(3, '0')}`,
+    amount: 100_000 + Math.floor(Math.random() * 900) * 100,
   }));
 
   const started = Date.now();
@@ -82,6 +101,12 @@ async function main(): Promise<void> {
     await sandbox.pay(c.reference);
     const completed = await ingestion.complete(c.reference);
     if (completed.status !== 202) throw new Error(`complete refused ${c.reference}`);
+  });
+  // Paid at the provider, never registered: only their signed webhooks tell Settle.
+  await pool(unregistered, concurrency, async (u) => {
+    const created = await sandbox.create({ reference: u.reference, amount: u.amount, currency: 'NGN', email: `customer.${u.reference}@example.com` });
+    if (created.status !== 201) throw new Error(`sandbox refused ${u.reference}: ${JSON.stringify(created.body)}`);
+    await sandbox.pay(u.reference);
   });
   console.log(`Submitted in ${((Date.now() - started) / 1000).toFixed(1)} s; waiting for outcomes...`);
 
@@ -110,6 +135,26 @@ async function main(): Promise<void> {
   );
   const entries = new Map(rows.map((r) => [r.stream_id, Number(r.entries)]));
   for (const c of checkouts) c.ledgerEntries = entries.get(`transaction-${c.reference}`) ?? 0;
+
+  // The payments never registered: recorded as unmatched payments, with the amount paid, after
+  // the grace period (the sweeper's window) and one provider query.
+  const unmatchedDeadline = Date.now() + 2 * inactivityMs + 60_000;
+  let unmatched = new Map<string, { status: string; amount: number | null }>();
+  for (;;) {
+    unmatched = new Map(
+      (
+        await db.query<{ reference: string; status: string; amount_minor: string | null }>(
+          'SELECT reference, status, amount_minor FROM read_model.unmatched_payments WHERE reference = ANY($1::text[])',
+          [unregistered.map((u) => u.reference)],
+        )
+      ).rows.map((r) => [r.reference, { status: r.status, amount: r.amount_minor === null ? null : Number(r.amount_minor) }]),
+    );
+    process.stdout.write(`\r  ${unmatched.size}/${unregistered.length} payments never registered found as unmatched payments   `);
+    if (unmatched.size >= unregistered.length || Date.now() > unmatchedDeadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
+  process.stdout.write('\n');
+  const unmatchedOk = unregistered.filter((u) => unmatched.get(u.reference)?.status === 'open' && unmatched.get(u.reference)?.amount === u.amount).length;
 
   // Entitlements: each settled checkout's grant must reach the customer backend's business
   // logic exactly once, and each user's access expiry there must be the ledger's.
@@ -211,8 +256,22 @@ async function main(): Promise<void> {
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const l of lines) console.log(row(l));
   console.log('* recovered by the sweeper alone: no usable webhook ever arrived\n');
+  console.log(
+    `paid, never registered: ${unregistered.length}; expected an open unmatched payment with the amount paid; observed ${unmatchedOk}; ok ${unmatchedOk}/${unregistered.length}\n`,
+  );
   // Lost: a checkout with no terminal outcome in the ledger at all.
   const lost = checkouts.filter((c) => !c.status || !TERMINAL.has(c.status.state) || (c.ledgerEntries ?? 0) === 0).length;
+  // Unseen: a payment the sandbox holds as paid (declines aside) that Settle shows nowhere, neither
+  // as a checkout's outcome in the ledger nor as an unmatched payment.
+  let unseen = 0;
+  const payments = [
+    ...checkouts.filter((c) => c.scenario.behaviour.outcome !== 'declined').map((c) => ({ reference: c.reference, inLedger: (c.ledgerEntries ?? 0) > 0 })),
+    ...unregistered.map((u) => ({ reference: u.reference, inLedger: false })),
+  ];
+  await pool(payments, concurrency, async (p) => {
+    const held = await sandbox.inspect(p.reference);
+    if (held.status === 200 && held.body.paid && !p.inLedger && !unmatched.has(p.reference)) unseen += 1;
+  });
   const kinds = (kind: string) => grants.filter((g) => g.event === kind).length;
   const twice = checkouts.filter((c) => (c.runs ?? 0) > 1).length;
   console.log(`Checkouts: ${total}; at their expected outcome: ${total - unexpected}; unexpected outcomes: ${unexpected}`);
@@ -223,7 +282,8 @@ async function main(): Promise<void> {
   console.log(`Customer backend access expiry equals the ledger's for ${accessMatches} of ${ledgerExpiry.size} users`);
   console.log(`Elapsed: ${((Date.now() - started) / 1000).toFixed(1)} s`);
   console.log(`Lost checkouts: ${lost}`);
-  process.exitCode = lost === 0 && unexpected === 0 && accessMatches === ledgerExpiry.size ? 0 : 1;
+  console.log(`Unseen payments: ${unseen}`);
+  process.exitCode = lost === 0 && unseen === 0 && unexpected === 0 && unmatchedOk === unregistered.length && accessMatches === ledgerExpiry.size ? 0 : 1;
 }
 
 main().catch((error: unknown) => {
