@@ -92,3 +92,48 @@ describe('GET /v1/admin/unmatched-payments', () => {
     expect(t.answers.violations).toEqual([]);
   });
 });
+
+describe('POST /v1/admin/unmatched-payments/{reference}/match', () => {
+  const terms = {
+    amount: 250_000,
+    currency: 'NGN',
+    user_id: 'user-77',
+    customer: { email: 'payer@example.com' },
+    entitlement: 'pro-monthly',
+    access_period: 'P1M',
+  };
+  const match = (reference: string, body: unknown, authorization = t.adminAuthorization) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/v1/admin/unmatched-payments/${reference}/match`,
+      payload: JSON.stringify(body),
+      headers: { authorization, 'content-type': 'application/json' },
+    });
+
+  it("registers the checkout under the open payment's reference and provider with the operator's terms, through the registration path", async () => {
+    const answer = await match('ref_u_c', terms);
+    expect(answer.statusCode).toBe(202);
+    expect(answer.json()).toEqual({ reference: 'ref_u_c', state: 'PENDING' });
+    const { rows } = await t.pool.query<{ payload: Record<string, unknown> }>(
+      `SELECT payload FROM ingestion.outbox WHERE event_type = 'CheckoutRegistered' AND message_key = $1`,
+      ['ref_u_c'],
+    );
+    expect(rows.map((r) => r.payload)).toEqual([
+      expect.objectContaining({ reference: 'ref_u_c', provider: 'paystack', amount_minor: 250_000, user_id: 'user-77', entitlement: 'pro-monthly' }),
+    ]);
+    // The same terms again answer the same (idempotent registration); other terms conflict.
+    expect((await match('ref_u_c', terms)).statusCode).toBe(202);
+    expect((await match('ref_u_c', { ...terms, amount: 1 })).json()).toMatchObject({ code: 'CHECKOUT.CONFLICT' });
+  });
+
+  it('refuses an unknown or matched payment, terms that do not validate, and a provider or reference in the body', async () => {
+    expect((await match('ref_u_nowhere', terms)).json()).toMatchObject({ status: 404, code: 'UNMATCHED_PAYMENT.NOT_FOUND' });
+    expect((await match('ref_u_matched', terms)).json()).toMatchObject({ status: 409, code: 'UNMATCHED_PAYMENT.NOT_OPEN' });
+    const invalid = await match('ref_u_a', { ...terms, amount: 12.5 });
+    expect(invalid.statusCode).toBe(400);
+    expect(invalid.json()).toMatchObject({ code: 'REQUEST.VALIDATION_FAILED', errors: [expect.objectContaining({ path: 'amount' })] });
+    expect((await match('ref_u_a', { ...terms, provider: 'stripe' })).json()).toMatchObject({ code: 'REQUEST.VALIDATION_FAILED' });
+    expect((await match('ref_u_a', terms, t.apiAuthorization)).statusCode).toBe(401);
+    expect(t.answers.violations).toEqual([]);
+  });
+});

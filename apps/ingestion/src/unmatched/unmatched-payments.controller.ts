@@ -1,12 +1,15 @@
-import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
-import { literalOf, PROVIDERS } from '@settle/domain';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiAnswer, ApiProblems, ApiQueryOf, encodeKeysetCursor, parseBody, parseKeysetCursor } from '@settle/http';
-import { listUnmatchedPayments } from '@settle/ledger';
-import type { Pool } from '@settle/platform';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { isWellFormedReference, literalOf, PROVIDERS } from '@settle/domain';
+import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiAnswer, ApiBodyOf, ApiProblems, ApiQueryOf, encodeKeysetCursor, JSON_BODY_PROBLEMS, parseBody, parseKeysetCursor } from '@settle/http';
+import { findUnmatchedPayment, listUnmatchedPayments } from '@settle/ledger';
+import { ProblemError, type Pool } from '@settle/platform';
+import { RegisterCheckoutCommand } from '../checkouts/checkout.commands.js';
+import { registerCheckoutBody } from '../checkouts/checkout.request.js';
 import { z } from 'zod';
 import { AdminKeyGuard } from '../http/api-key.guard.js';
-import { unmatchedPaymentsAnswer } from '../http/openapi/answers.js';
+import { intakeAnswer, unmatchedPaymentsAnswer } from '../http/openapi/answers.js';
 import { SECURITY } from '../http/openapi/security.js';
 import { PG_POOL } from '../tokens.js';
 
@@ -22,6 +25,13 @@ export const unmatchedPaymentsQuery = z.object({
   limit: optional(z.coerce.number().int().min(1).max(100).describe('Rows per page, 1 to 100 (default 50)')).transform((v) => v ?? 50),
 });
 
+/**
+ * `POST /v1/admin/unmatched-payments/{reference}/match` body: the checkout's terms as the
+ * operator's own source states them (the order system, the price list), never copied from the
+ * provider's answer; provider and reference are the payment's.
+ */
+export const matchUnmatchedPaymentBody = registerCheckoutBody.omit({ provider: true, reference: true });
+
 /** One unmatched payment as the admin API lists it (amounts in minor units). */
 export type UnmatchedPaymentView = z.infer<typeof unmatchedPaymentsAnswer>['unmatched_payments'][number];
 
@@ -32,6 +42,9 @@ export type UnmatchedPaymentView = z.infer<typeof unmatchedPaymentsAnswer>['unma
  * first, by keyset pages. Admin key only: the answers carry customers' e-mails and phones. A
  * service that finds its own checkout here registers it under the payment's reference
  * (`POST /v1/checkouts`): the payment is then matched and verified at once.
+ * `POST /v1/admin/unmatched-payments/{reference}/match` does the same for an operator (the
+ * console runs it once a second admin approved the match, docs/approvals.md): the checkout
+ * registered through the same path, with the same validation.
  */
 @ApiTags('admin')
 @ApiBearerAuth(SECURITY.adminApiKey)
@@ -39,7 +52,10 @@ export type UnmatchedPaymentView = z.infer<typeof unmatchedPaymentsAnswer>['unma
 @Controller('v1/admin/unmatched-payments')
 @UseGuards(AdminKeyGuard)
 export class UnmatchedPaymentsController {
-  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly commands: CommandBus,
+  ) {}
 
   @Get()
   @ApiOperation({
@@ -71,5 +87,34 @@ export class UnmatchedPaymentsController {
       })),
       next_cursor: rows.length > q.limit && last ? encodeKeysetCursor({ at: last.verifiedAtText, reference: last.reference }) : null,
     };
+  }
+
+  @Post(':reference/match')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Match an unmatched payment to a checkout (admin)',
+    description:
+      "Registers the checkout under the open payment's reference and provider with the terms given (the operator's own source, never the provider answer): the same validation as `POST /v1/checkouts`, `CheckoutRegistered` on the topic, then the four checks against the provider answer; a mismatch ends in State Mismatch as usual.",
+  })
+  @ApiParam({ name: 'reference', description: "The unmatched payment's reference" })
+  @ApiBodyOf(matchUnmatchedPaymentBody)
+  @ApiAnswer(202, intakeAnswer, 'Registered: the payment is verified as a checkout now')
+  @ApiProblems(
+    ...JSON_BODY_PROBLEMS,
+    [400, 'REQUEST.VALIDATION_FAILED'],
+    [404, 'UNMATCHED_PAYMENT.NOT_FOUND'],
+    [409, 'UNMATCHED_PAYMENT.NOT_OPEN'],
+    [409, 'CHECKOUT.CONFLICT'],
+    [503, 'READ_MODEL.NOT_READY'],
+  )
+  async match(@Param('reference') reference: string, @Body() body: unknown): Promise<{ reference: string; state: string }> {
+    if (!isWellFormedReference(reference)) throw new ProblemError(404, 'UNMATCHED_PAYMENT.NOT_FOUND', 'Unmatched payment not found');
+    const terms = parseBody(matchUnmatchedPaymentBody, body);
+    const payment = await findUnmatchedPayment(this.pool, reference);
+    if (!payment) throw new ProblemError(404, 'UNMATCHED_PAYMENT.NOT_FOUND', 'Unmatched payment not found');
+    if (payment.status !== 'open') throw new ProblemError(409, 'UNMATCHED_PAYMENT.NOT_OPEN', `The payment is ${payment.status}, not open`);
+    const provider = literalOf(PROVIDERS, payment.provider, 'provider');
+    const { state } = await this.commands.execute(new RegisterCheckoutCommand({ ...terms, provider, reference }, new Date()));
+    return { reference, state };
   }
 }

@@ -474,3 +474,18 @@ export async function listUnmatchedPayments(
     matchedAt: r.matched_at,
   }));
 }
+
+/**
+ * The unmatched payment of a reference, or `null` when there is none.
+ *
+ * @throws ReadModelNotReadyError before the ledger projector first created the read models.
+ */
+export async function findUnmatchedPayment(pool: Pool, reference: string): Promise<{ reference: string; provider: string; status: string } | null> {
+  const { rows } = await readReadModel(() =>
+    pool.query<{ reference: string; provider: string; status: string }>(
+      'SELECT reference, provider, status FROM read_model.unmatched_payments WHERE reference = $1',
+      [reference],
+    ),
+  );
+  return rows[0] ?? null;
+}
