@@ -16,7 +16,11 @@ export type ConsoleErrorCode =
   | 'CONSOLE.EVENT_NOT_FOUND'
   | 'CONSOLE.DELIVERY_NOT_CONFIGURED'
   | 'CONSOLE.DISPATCHER_UNAVAILABLE'
-  | 'CONSOLE.DISPATCHER_REJECTED';
+  | 'CONSOLE.DISPATCHER_REJECTED'
+  | 'CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND'
+  | 'CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN'
+  | 'CONSOLE.MATCH_REFUSED'
+  | 'CONSOLE.PROPOSAL_PENDING';
 
 /** Kind and problem title of each code (the HTTP edge maps the kind to a status). */
 const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
@@ -35,6 +39,10 @@ const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
   'CONSOLE.DELIVERY_NOT_CONFIGURED': { kind: 'unavailable', title: 'Delivery not configured' },
   'CONSOLE.DISPATCHER_UNAVAILABLE': { kind: 'unavailable', title: 'Dispatcher unavailable' },
   'CONSOLE.DISPATCHER_REJECTED': { kind: 'internal', title: 'The dispatcher refused the console' },
+  'CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND': { kind: 'not_found', title: 'Unmatched payment not found' },
+  'CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN': { kind: 'conflict', title: 'The unmatched payment is not open' },
+  'CONSOLE.MATCH_REFUSED': { kind: 'conflict', title: 'Ingestion refused the match' },
+  'CONSOLE.PROPOSAL_PENDING': { kind: 'conflict', title: 'A proposal is already pending' },
 };
 
 /**
@@ -51,7 +59,12 @@ const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
  * (docs/console.md, "Deliveries"): `CONSOLE.ENDPOINT_NOT_FOUND` and `CONSOLE.EVENT_NOT_FOUND` 404,
  * `CONSOLE.DELIVERY_NOT_CONFIGURED` 503 (no `CONSOLE_DISPATCHER_URL`), `CONSOLE.DISPATCHER_UNAVAILABLE`
  * 503 (the dispatcher down, slow or answering 429 or 5xx: retry), `CONSOLE.DISPATCHER_REJECTED` 500
- * (it refused the console's admin key or request, or answered something unreadable).
+ * (it refused the console's admin key or request, or answered something unreadable); for the
+ * approvals (docs/approvals.md): `CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND` 404,
+ * `CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN` 409 (matched since), `CONSOLE.MATCH_REFUSED` 409 (ingestion
+ * refused the checkout's terms: a registration under the reference with other terms, or terms it
+ * does not accept), `CONSOLE.PROPOSAL_PENDING` 409 (the same action on the same target waits for
+ * approval already).
  */
 export class ConsoleError extends SettleError {
   readonly kind: ErrorKind;

@@ -17,13 +17,17 @@ export const ADMIN_ACTIONS = [
   'endpoint.disable',
   'user.create',
   'user.update',
+  /** A sensitive action proposed, approved or rejected (maker-checker, docs/approvals.md); the proposal is the target. */
+  'proposal.create',
+  'proposal.approve',
+  'proposal.reject',
 ] as const;
 
 /** One of {@link ADMIN_ACTIONS}. */
 export type AdminActionName = (typeof ADMIN_ACTIONS)[number];
 
 /** What an admin action acts on: a transaction (by reference), an entitlement event, an endpoint, a console user (by email). */
-export const ADMIN_TARGET_KINDS = ['transaction', 'event', 'endpoint', 'user'] as const;
+export const ADMIN_TARGET_KINDS = ['transaction', 'event', 'endpoint', 'user', 'proposal'] as const;
 
 /** One of {@link ADMIN_TARGET_KINDS}. */
 export type AdminTargetKind = (typeof ADMIN_TARGET_KINDS)[number];

@@ -745,7 +745,7 @@ export interface operations {
                             /** @description An admin action's name and outcome (`null` while unknown) */
                             adminAction?: {
                                 /** @enum {string} */
-                                action: "transaction.reconcile" | "delivery.resend" | "endpoint.recover" | "endpoint.enable" | "endpoint.disable" | "user.create" | "user.update";
+                                action: "transaction.reconcile" | "delivery.resend" | "endpoint.recover" | "endpoint.enable" | "endpoint.disable" | "user.create" | "user.update" | "proposal.create" | "proposal.approve" | "proposal.reject";
                                 /** @enum {string|null} */
                                 outcome: "succeeded" | "failed" | null;
                                 errorCode: string | null;
@@ -2155,7 +2155,7 @@ export interface operations {
         parameters: {
             query?: {
                 actor?: string;
-                targetKind?: "transaction" | "event" | "endpoint" | "user";
+                targetKind?: "transaction" | "event" | "endpoint" | "user" | "proposal";
                 targetId?: string;
                 cursor?: string;
                 limit?: number;
@@ -2177,14 +2177,14 @@ export interface operations {
                             /** Format: uuid */
                             actionId: string;
                             /** @enum {string} */
-                            action: "transaction.reconcile" | "delivery.resend" | "endpoint.recover" | "endpoint.enable" | "endpoint.disable" | "user.create" | "user.update";
+                            action: "transaction.reconcile" | "delivery.resend" | "endpoint.recover" | "endpoint.enable" | "endpoint.disable" | "user.create" | "user.update" | "proposal.create" | "proposal.approve" | "proposal.reject";
                             actor: {
                                 email: string;
                                 role: string;
                             };
                             target: {
                                 /** @enum {string} */
-                                kind: "transaction" | "event" | "endpoint" | "user";
+                                kind: "transaction" | "event" | "endpoint" | "user" | "proposal";
                                 id: string;
                             };
                             parameters: {

@@ -1,0 +1,90 @@
+import { parseBody } from '@settle/http';
+import { readReadModel } from '@settle/ledger';
+import type { Pool } from '@settle/platform';
+import { z } from 'zod';
+import { ConsoleError } from '../errors.js';
+import { postToIngestionAdmin, type IngestionAdminOptions } from '../reconcile/ingestion-admin.js';
+import type { ProposalAction } from './proposal-action.js';
+
+/**
+ * The checkout terms an operator proposes for an unmatched payment (docs/unmatched-payments.md),
+ * from their own source (the order system, the price list), never from the provider's answer: the
+ * console's form is not pre-filled. Checked here so that an approver never sees terms ingestion
+ * would refuse at sight; ingestion checks them again (`POST /v1/admin/unmatched-payments/{reference}/match`,
+ * the registration's own validation) when the approved match runs.
+ */
+export const matchTerms = z
+  .object({
+    amount: z.number().int('amount must be an integer in minor units').positive('amount must be positive').describe('Minor units'),
+    currency: z.string().regex(/^[A-Z]{3}$/, 'currency must be an upper-case ISO 4217 code'),
+    user_id: z.string().trim().min(1).max(200),
+    customer: z
+      .object({
+        email: z.email().max(320).optional(),
+        phone: z
+          .string()
+          .regex(/^\+[0-9 ()-]{6,30}$/, 'phone must be an international number (+ and country code)')
+          .optional(),
+      })
+      .strict()
+      .refine((c) => c.email !== undefined || c.phone !== undefined, 'customer needs an email or a phone'),
+    entitlement: z.string().trim().min(1).max(200),
+    access_period: z.string().regex(/^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?$/, 'access_period must be an ISO 8601 duration such as P1M, P30D or P1Y'),
+  })
+  .strict();
+
+/** See {@link matchTerms}. */
+export type MatchTerms = z.infer<typeof matchTerms>;
+
+/**
+ * `unmatched_payment.match`: register a checkout under an open unmatched payment's reference with
+ * the proposed terms, once a second admin approved (ingestion's
+ * `POST /v1/admin/unmatched-payments/{reference}/match`, the registration path; the four checks
+ * then run against the provider's answer, a mismatch ending in State Mismatch as usual).
+ */
+export class UnmatchedPaymentMatch implements ProposalAction<MatchTerms> {
+  readonly name = 'unmatched_payment.match';
+  readonly targetKind = 'unmatched_payment';
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly ingestion: IngestionAdminOptions,
+  ) {}
+
+  parse(parameters: unknown): MatchTerms {
+    return parseBody(matchTerms, parameters);
+  }
+
+  /**
+   * @throws ConsoleError `CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND` (no such payment),
+   *   `CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN` (matched since); ReadModelNotReadyError.
+   */
+  async check(reference: string): Promise<void> {
+    const { rows } = await readReadModel(() =>
+      this.pool.query<{ status: string }>('SELECT status FROM read_model.console_unmatched_payments WHERE reference = $1', [reference]),
+    );
+    if (!rows[0]) throw new ConsoleError('CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND', `No unmatched payment has reference ${reference}`);
+    if (rows[0].status !== 'open') throw new ConsoleError('CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN', `The unmatched payment ${reference} is ${rows[0].status}`);
+  }
+
+  /**
+   * @throws ConsoleError `CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND`, `CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN`,
+   *   `CONSOLE.MATCH_REFUSED` (ingestion refused the terms), `CONSOLE.INGESTION_UNAVAILABLE`,
+   *   `CONSOLE.INGESTION_REJECTED` (the console's admin key refused).
+   */
+  async run(reference: string, terms: MatchTerms): Promise<Record<string, unknown>> {
+    const answer = await postToIngestionAdmin(this.ingestion, `v1/admin/unmatched-payments/${encodeURIComponent(reference)}/match`, 'match request', terms);
+    const code = typeof answer.body?.code === 'string' ? answer.body.code : null;
+    if (answer.status === 404) throw new ConsoleError('CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND', `No unmatched payment has reference ${reference}`);
+    if (answer.status === 409 && code === 'UNMATCHED_PAYMENT.NOT_OPEN') {
+      throw new ConsoleError('CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN', `The unmatched payment ${reference} is not open any more`);
+    }
+    if (answer.status === 400 || answer.status === 409) {
+      throw new ConsoleError('CONSOLE.MATCH_REFUSED', `Ingestion refused the match (${code ?? answer.status})`);
+    }
+    if (answer.status !== 202 || typeof answer.body?.state !== 'string') {
+      throw new ConsoleError('CONSOLE.INGESTION_REJECTED', `Ingestion answered the match request with ${answer.status}`);
+    }
+    return { reference, state: answer.body.state };
+  }
+}
