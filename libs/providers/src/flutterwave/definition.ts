@@ -4,6 +4,10 @@ import { asText, parseJson, valueAt } from '../shared/webhook.js';
 import { verifyFlutterwaveWebhook } from './signature.js';
 import { FlutterwaveProvider } from './verify.js';
 
+// What the folder exposes: `libs/providers/src/registry.ts` re-exports this file.
+export * from './verify.js';
+export * from './signature.js';
+
 const verifierEnv = z.object({
   FLUTTERWAVE_BASE_URL: optionalBaseUrl('FLUTTERWAVE_BASE_URL').meta({
     description: "Base URL of Flutterwave's API; the provider is verified only when it is set.",
@@ -26,6 +30,7 @@ const ingestionEnv = z.object({
  */
 export const flutterwaveDefinition: ProviderDefinition = {
   name: 'flutterwave',
+  label: 'Flutterwave',
   observedFields: {
     transaction_identity: 'data.tx_ref',
     currency: 'data.currency',
@@ -33,7 +38,14 @@ export const flutterwaveDefinition: ProviderDefinition = {
     customer: 'data.customer.email and data.customer.phone_number',
   },
   credentialNames: ['secret_key'],
-  stackVariables: { credentials: { secret_key: 'FLUTTERWAVE_SECRET_KEY' }, webhookSecret: 'FLUTTERWAVE_SECRET_HASH' },
+  stackVariables: {
+    credentials: { secret_key: 'FLUTTERWAVE_SECRET_KEY' },
+    webhookSecret: 'FLUTTERWAVE_SECRET_HASH',
+    generated: {
+      FLUTTERWAVE_SECRET_KEY: { prefix: 'FLWSECK_TEST-', random: 'hex', bytes: 16, suffix: '-X' },
+      FLUTTERWAVE_SECRET_HASH: { random: 'hex', bytes: 16 },
+    },
+  },
   verifier: {
     baseUrlVariable: 'FLUTTERWAVE_BASE_URL',
     env: verifierEnv,
@@ -43,6 +55,11 @@ export const flutterwaveDefinition: ProviderDefinition = {
     },
   },
   webhook: {
+    docs: {
+      check:
+        '`verif-hash` equal to the secret hash (both sides hashed, then compared), or base64 HMAC-SHA256 of the body in `flutterwave-signature` (`FLUTTERWAVE_WEBHOOK_MODE`; the HMAC variant is unconfirmed and kept in one constant)',
+      eventIdentity: '`data.id` and `data.status`',
+    },
     route: 'plain',
     secretNames: { current: 'webhook_secret', previous: 'webhook_secret_previous' },
     referencePath: ['data', 'tx_ref'],
