@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadSandboxConfig, Secret } from '@settle/config';
+import { ConfigError, Secret } from '@settle/config';
+import { loadSandboxConfig } from '../src/config.js';
 
 const base = {
   PAYSTACK_SECRET_KEY: `sk_test_${randomBytes(8).toString('hex')}`,
@@ -21,10 +22,10 @@ describe('sandbox configuration', () => {
   it('keeps Paystack required and leaves the other providers off by default', () => {
     expect(problems({}).map((p) => p.split(':')[0])).toEqual(expect.arrayContaining(['PAYSTACK_SECRET_KEY', 'SANDBOX_WEBHOOK_URL']));
     const config = loadSandboxConfig(base);
-    expect(config.paystack.webhookUrl).toBe(base.SANDBOX_WEBHOOK_URL);
-    expect(config).toMatchObject({ stripe: null, flutterwave: null, mpesa: null });
+    expect(config.providers.paystack.webhookUrl).toBe(base.SANDBOX_WEBHOOK_URL);
+    expect(config.providers).toMatchObject({ stripe: null, flutterwave: null, mpesa: null });
     // Empty values (as `${VAR:-}` gives) mean "not configured".
-    expect(loadSandboxConfig({ ...base, STRIPE_SECRET_KEY: '', MPESA_PASSKEY: ' ' })).toMatchObject({ stripe: null, mpesa: null });
+    expect(loadSandboxConfig({ ...base, STRIPE_SECRET_KEY: '', MPESA_PASSKEY: ' ' }).providers).toMatchObject({ stripe: null, mpesa: null });
   });
 
   it('switches each provider on with its credentials, with documented defaults', () => {
@@ -39,11 +40,11 @@ describe('sandbox configuration', () => {
       MPESA_CONSUMER_SECRET: randomBytes(8).toString('hex'),
       MPESA_PASSKEY: randomBytes(8).toString('hex'),
     });
-    expect(config.stripe?.secretKey).toBeInstanceOf(Secret);
-    expect(config.stripe?.secretKey.reveal()).toBe(stripeKey);
-    expect(config.stripe?.webhook?.url).toBe('http://127.0.0.1:3000/v1/webhooks/stripe');
-    expect(config.flutterwave).toMatchObject({ webhook: null });
-    expect(config.mpesa).toMatchObject({ shortcode: '174379', tokenTtlMs: 3_599_000, callbackUrl: null });
+    expect(config.providers.stripe?.secretKey).toBeInstanceOf(Secret);
+    expect(config.providers.stripe?.secretKey.reveal()).toBe(stripeKey);
+    expect(config.providers.stripe?.webhook?.url).toBe('http://127.0.0.1:3000/v1/webhooks/stripe');
+    expect(config.providers.flutterwave).toMatchObject({ webhook: null });
+    expect(config.providers.mpesa).toMatchObject({ shortcode: '174379', tokenTtlMs: 3_599_000, callbackUrl: null });
     for (const rendering of [JSON.stringify(config), inspect(config, { depth: 10 })]) expect(rendering).not.toContain(stripeKey);
   });
 
