@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { optionalBaseUrl, type ProviderDefinition } from '../shared/definition.js';
 import { asText, parseJson, valueAt } from '../shared/webhook.js';
-import { verifyFlutterwaveWebhook } from './signature.js';
+import { FLUTTERWAVE_SIGNATURE_HEADER, FLUTTERWAVE_VERIF_HASH_HEADER, verifyFlutterwaveWebhook } from './signature.js';
 import { FlutterwaveProvider } from './verify.js';
 
 // What the folder exposes: `libs/providers/src/registry.ts` re-exports this file.
@@ -60,6 +60,19 @@ export const flutterwaveDefinition: ProviderDefinition = {
         '`verif-hash` equal to the secret hash (both sides hashed, then compared), or base64 HMAC-SHA256 of the body in `flutterwave-signature` (`FLUTTERWAVE_WEBHOOK_MODE`; the HMAC variant is unconfirmed and kept in one constant)',
       eventIdentity: '`data.id` and `data.status`',
     },
+    signatureHeaders: [
+      {
+        name: 'flutterwaveVerifHash',
+        header: FLUTTERWAVE_VERIF_HASH_HEADER,
+        description: 'Flutterwave, `FLUTTERWAVE_WEBHOOK_MODE=verif-hash` (default): the secret hash itself (`POST /v1/webhooks/flutterwave`).',
+      },
+      {
+        name: 'flutterwaveSignature',
+        header: FLUTTERWAVE_SIGNATURE_HEADER,
+        description:
+          'Flutterwave, `FLUTTERWAVE_WEBHOOK_MODE=hmac`: base64 HMAC-SHA256 of the raw body keyed with the secret hash (`POST /v1/webhooks/flutterwave`).',
+      },
+    ],
     route: 'plain',
     secretNames: { current: 'webhook_secret', previous: 'webhook_secret_previous' },
     referencePath: ['data', 'tx_ref'],

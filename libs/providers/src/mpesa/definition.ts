@@ -85,6 +85,7 @@ export const mpesaDefinition: ProviderDefinition = {
         'no signature exists: the secret token in the callback path, and an optional source allowlist (`MPESA_CALLBACK_ALLOWLIST`, addresses and CIDR ranges)',
       eventIdentity: '`CheckoutRequestID` and `ResultCode`',
     },
+    signatureHeaders: [],
     route: 'token',
     secretNames: { current: 'callback_token', previous: 'callback_token_previous' },
     referencePath: ['Body', 'stkCallback', 'CheckoutRequestID'],

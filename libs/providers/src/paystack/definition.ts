@@ -46,6 +46,13 @@ export const paystackDefinition: ProviderDefinition = {
       check: '`x-paystack-signature` = hex HMAC-SHA512 of the body, keyed with the secret key',
       eventIdentity: 'SHA-256 of the verified body (Paystack events carry no id)',
     },
+    signatureHeaders: [
+      {
+        name: 'paystackSignature',
+        header: PAYSTACK_SIGNATURE_HEADER,
+        description: 'Paystack: hex HMAC-SHA512 of the raw body, keyed with the secret key (`POST /v1/webhooks/paystack`).',
+      },
+    ],
     route: 'plain',
     secretNames: { current: 'webhook_secret', previous: 'webhook_secret_previous' },
     referencePath: ['data', 'reference'],

@@ -51,6 +51,19 @@ export interface WebhookDocs {
 }
 
 /**
+ * One way a provider's webhooks prove where they come from, for ingestion's OpenAPI document: a
+ * header over the raw body (documented as an `apiKey` in that header, since OpenAPI has no scheme
+ * for a body signature) and what its value is.
+ */
+export interface WebhookSignatureHeader {
+  /** The security scheme's name in the document (`stripeSignature`). */
+  readonly name: string;
+  /** The header, lower case. */
+  readonly header: string;
+  readonly description: string;
+}
+
+/**
  * Everything Settle knows about one provider, in one place (docs/providers.md, "Adding a
  * provider"). The registry (`registry.ts`) holds one per name of the domain's `PROVIDERS`.
  */
@@ -104,6 +117,11 @@ export interface ProviderDefinition {
   readonly webhook: WebhookScheme & {
     /** Its row of docs/webhooks.md's table. */
     readonly docs: WebhookDocs;
+    /**
+     * Its signature headers, in ingestion's OpenAPI document; none for a scheme without a
+     * signature (M-Pesa: a secret token in the path, `route: 'token'`).
+     */
+    readonly signatureHeaders: readonly WebhookSignatureHeader[];
     /** The provider's ingestion variables (zod, with their defaults); composed by the app. */
     readonly env: z.ZodObject;
     /** The scheme bound to its settings, read from the raw environment. */

@@ -60,6 +60,15 @@ export const stripeDefinition: ProviderDefinition = {
       eventIdentity: 'the event `id` (`evt_...`)',
       referenceNote: '(`pi_...`)',
     },
+    signatureHeaders: [
+      {
+        name: 'stripeSignature',
+        header: STRIPE_SIGNATURE_HEADER,
+        description:
+          'Stripe: `t=<unix seconds>,v1=<hex>[,v1=...]`, each `v1` a hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint secret; ' +
+          `\`t\` within ±\`WEBHOOK_TOLERANCE_MS\` (default ${STRIPE_DEFAULT_TOLERANCE_MS} ms) of receipt (\`POST /v1/webhooks/stripe\`).`,
+      },
+    ],
     route: 'plain',
     secretNames: { current: 'webhook_secret', previous: 'webhook_secret_previous' },
     referencePath: ['data', 'object', 'id'],
