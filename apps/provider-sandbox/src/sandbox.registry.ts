@@ -2,7 +2,7 @@ import type { SandboxConfig } from './config.js';
 import { isProviderName, PROVIDERS, type ProviderName } from './sandbox.core.js';
 import type { SimulatorLookup } from './sandbox.http.js';
 import { notConfiguredBody, type AnyProviderSimulation } from './simulation.js';
-import { SIMULATIONS, type Simulators } from './simulations.js';
+import { SIMULATIONS, type ConfiguredSimulators, type Simulators } from './simulations.js';
 import type { Notifier } from './webhook-sender.js';
 
 /** Body of the 503 a provider that is not configured answers. */
@@ -16,7 +16,7 @@ export function notConfigured(provider: ProviderName): { error: string; provider
  */
 export class SandboxRegistry implements SimulatorLookup {
   /** @param simulators - each provider's simulator, `null` when it is not configured. */
-  constructor(readonly simulators: { readonly [P in ProviderName]: Simulators[P] | (P extends 'paystack' ? never : null) }) {}
+  constructor(readonly simulators: ConfiguredSimulators) {}
 
   /** Builds every configured provider from the sandbox configuration. */
   static fromConfig(config: SandboxConfig, notifier: Notifier, now: () => number = Date.now): SandboxRegistry {
@@ -27,7 +27,7 @@ export class SandboxRegistry implements SimulatorLookup {
         return [name, settings === null ? null : simulation.create(settings, notifier, now)];
       }),
     );
-    return new SandboxRegistry(simulators as SandboxRegistry['simulators']);
+    return new SandboxRegistry(simulators as ConfiguredSimulators);
   }
 
   /** The simulator named by a control-API path: undefined when no such provider, null when not configured. */

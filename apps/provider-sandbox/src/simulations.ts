@@ -1,4 +1,4 @@
-import type { ProviderName } from './sandbox.core.js';
+import { PROVIDERS, type ProviderName } from './sandbox.core.js';
 import { flutterwaveSimulation } from './flutterwave.sandbox.js';
 import { mpesaSimulation } from './mpesa.sandbox.js';
 import { paystackSimulation } from './paystack.sandbox.js';
@@ -27,5 +27,8 @@ export type SimulationSettings = { readonly [P in ProviderName]: ReturnType<Simu
 /** Each provider's simulator. */
 export type Simulators = { readonly [P in ProviderName]: ReturnType<Simulations[P]['create']> };
 
+/** Each provider's simulator in a sandbox: `null` for one that is not configured (never for one always on). */
+export type ConfiguredSimulators = { readonly [P in ProviderName]: Simulators[P] | (null extends SimulationSettings[P] ? null : never) };
+
 /** The simulations in the domain's order of names (for loops that do not need the precise types). */
-export const SIMULATION_LIST: readonly AnyProviderSimulation[] = Object.values(SIMULATIONS);
+export const SIMULATION_LIST: readonly AnyProviderSimulation[] = PROVIDERS.map((name) => SIMULATIONS[name]);
