@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, Secret } from '@settle/config';
-import { loadSandboxConfig } from '../src/config.js';
+import { PROVIDERS } from '@settle/domain';
+import { loadSandboxConfig, SANDBOX_ENV_SCHEMAS } from '../src/config.js';
+import { notConfigured } from '../src/sandbox.registry.js';
+import { SIMULATION_LIST, SIMULATIONS } from '../src/simulations.js';
 
 const base = {
   PAYSTACK_SECRET_KEY: `sk_test_${randomBytes(8).toString('hex')}`,
@@ -62,5 +65,36 @@ describe('sandbox configuration', () => {
   it('never echoes a secret value in its errors', () => {
     const secretish = `pk_live_${randomBytes(8).toString('hex')}`;
     expect(problems({ ...base, STRIPE_SECRET_KEY: secretish }).join('\n')).not.toContain(secretish);
+  });
+
+  it("reports the common variables' problems and every provider's at once", () => {
+    expect(problems({ ...base, SANDBOX_PORT: 'not-a-port', MPESA_CONSUMER_KEY: 'k', STRIPE_SECRET_KEY: 'pk_wrong' }).map((p) => p.split(':')[0])).toEqual([
+      'SANDBOX_PORT',
+      'STRIPE_SECRET_KEY',
+      'MPESA_CONSUMER_SECRET',
+      'MPESA_PASSKEY',
+    ]);
+  });
+});
+
+describe('simulations', () => {
+  it('simulate every provider of the domain, in its order, each with its controllers and its webhook URL among its variables', () => {
+    expect(SIMULATION_LIST.map((s) => s.name)).toEqual([...PROVIDERS]);
+    for (const simulation of SIMULATION_LIST) {
+      expect(SIMULATIONS[simulation.name]).toBe(simulation);
+      expect(simulation.controllers.length, simulation.name).toBeGreaterThan(0);
+      expect(Object.keys(simulation.env.shape), simulation.name).toContain(simulation.webhookUrlVariable);
+    }
+    expect(SANDBOX_ENV_SCHEMAS).toHaveLength(PROVIDERS.length + 1);
+  });
+
+  it('say what to set to switch an optional provider on', () => {
+    expect(notConfigured('stripe')).toEqual({
+      error: 'provider_not_configured',
+      provider: 'stripe',
+      message: 'Stripe is not configured in this sandbox: set STRIPE_SECRET_KEY.',
+    });
+    expect(notConfigured('flutterwave').message).toBe('Flutterwave is not configured in this sandbox: set FLUTTERWAVE_SECRET_KEY.');
+    expect(notConfigured('mpesa').message).toBe('M-Pesa is not configured in this sandbox: set MPESA_CONSUMER_KEY, MPESA_CONSUMER_SECRET and MPESA_PASSKEY.');
   });
 });
