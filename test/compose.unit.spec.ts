@@ -14,15 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import {
-  loadConsoleConfig,
-  loadDispatcherConfig,
-  loadIngestionConfig,
-  loadProjectorConfig,
-  loadSandboxConfig,
-  loadSweeperConfig,
-  loadVerifierConfig,
-} from '@settle/config';
+import { loadConsoleConfig, loadDispatcherConfig, loadIngestionConfig, loadProjectorConfig, loadSweeperConfig, loadVerifierConfig } from '@settle/config';
+import { loadSandboxConfig } from '../apps/provider-sandbox/src/config.js';
 import { loadWithProviderEnv, PROVIDER_DEFINITIONS } from '@settle/providers';
 import { loadMasterKeyRing } from '@settle/vault';
 
@@ -138,7 +131,7 @@ describe('docker-compose.yml', () => {
     // The design card's event store: the projector appends to KurrentDB wherever compose runs it.
     expect(projector.ledgerStore.kind).toBe('kurrentdb');
     expect(loadSweeperConfig(env('sweeper')).recovery.inactivityMs).toBe(45_000);
-    expect(loadSandboxConfig(env('provider-sandbox')).paystack.webhookUrl).toBe('http://ingestion:3000/v1/webhooks/paystack');
+    expect(loadSandboxConfig(env('provider-sandbox')).providers.paystack.webhookUrl).toBe('http://ingestion:3000/v1/webhooks/paystack');
     expect(loadDispatcherConfig(env('dispatcher')).http).toEqual({ host: '0.0.0.0', port: 3200 });
     expect(loadConsoleConfig(env('console')).ingestion.url).toBe('http://ingestion:3000');
     // The overview reads the stack's Kafka; the ledger is in KurrentDB there, which the console does not verify.

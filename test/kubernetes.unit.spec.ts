@@ -6,15 +6,8 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBu
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Service } from 'kubernetes-models/v1/Service';
 import type { IContainer } from 'kubernetes-models/v1/Container';
-import {
-  loadConsoleConfig,
-  loadDispatcherConfig,
-  loadIngestionConfig,
-  loadProjectorConfig,
-  loadSandboxConfig,
-  loadSweeperConfig,
-  loadVerifierConfig,
-} from '@settle/config';
+import { loadConsoleConfig, loadDispatcherConfig, loadIngestionConfig, loadProjectorConfig, loadSweeperConfig, loadVerifierConfig } from '@settle/config';
+import { loadSandboxConfig } from '../apps/provider-sandbox/src/config.js';
 import { DEFAULT_PARTITIONS } from '@settle/messaging';
 import { loadWithProviderEnv } from '@settle/providers';
 import { APP_TOPICS } from '../scripts/docs/asyncapi.js';
@@ -222,7 +215,7 @@ describe('deploy/kubernetes', () => {
     const console = loadConsoleConfig(podEnv('console'));
     expect(console.ingestion.url).toBe('http://ingestion:3000');
     expect(console.kafka?.topicPrefix).toBe('settle');
-    expect(loadSandboxConfig(podEnv('provider-sandbox')).paystack.webhookUrl).toBe('http://ingestion:3000/v1/webhooks/paystack');
+    expect(loadSandboxConfig(podEnv('provider-sandbox')).providers.paystack.webhookUrl).toBe('http://ingestion:3000/v1/webhooks/paystack');
     // Each vault's master keys: read at boot by the vault, from a Secret no other app is given.
     const vaults = (['ingestion', 'verifier', 'dispatcher'] as const).map(
       (app) => container(app).env!.find((e) => e.name === 'SETTLE_VAULT_MASTER_KEYS')?.valueFrom?.secretKeyRef?.name,

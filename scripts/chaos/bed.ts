@@ -1,5 +1,6 @@
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '@settle/config';
 import { DEFAULT_SESSION_TIMEOUT_MS } from '@settle/messaging';
+import { PROVIDER_DEFINITIONS } from '@settle/providers';
 import { SandboxClient } from '../ops/clients.js';
 import {
   startOwnBroker,
@@ -99,12 +100,8 @@ export async function startChaosBed(options: ChaosBedOptions = {}): Promise<Chao
       env: {
         // A real provider retries a webhook it could not deliver for hours: ten retries (backoff up to 5 s) outlast an app restart.
         'provider-sandbox': { SANDBOX_PORT: String(sandboxPort), SANDBOX_WEBHOOK_RETRIES: '10' },
-        verifier: {
-          PAYSTACK_BASE_URL: providerUrl,
-          STRIPE_BASE_URL: providerUrl,
-          FLUTTERWAVE_BASE_URL: providerUrl,
-          MPESA_BASE_URL: providerUrl,
-        },
+        // Every provider verified, through the proxy in front of the sandbox.
+        verifier: Object.fromEntries(PROVIDER_DEFINITIONS.map((d) => [d.verifier.baseUrlVariable, providerUrl])),
         dispatcher: { DISPATCHER_RETRY_SCHEDULE: '500ms,1s,2s,4s,8s', DISPATCHER_ATTEMPT_TIMEOUT_MS: '2000' },
       },
     });

@@ -24,21 +24,25 @@ mkdir -p "$RUN_DIR" "$LOG_DIR"
 # Local secrets, generated once per machine into the git-ignored state folder; a variable
 # missing from an older file is added. Sourced, not exported: each app gets only its own.
 random_hex() { od -An -tx1 -N"$1" /dev/urandom | tr -d ' \n'; }
+random_base64() { head -c "$1" /dev/urandom | base64 | tr -d '\n'; }
 ensure_secrets() {
   umask 077
   touch "$SECRETS"
   add_secret() { grep -q "^$1=" "$SECRETS" || echo "$1=$2" >>"$SECRETS"; }
   add_secret SETTLE_API_KEY "sk_settle_$(random_hex 24)"
   add_secret SETTLE_ADMIN_API_KEY "sk_admin_$(random_hex 24)"
+  # Each provider's secrets, as its definition says they are made (stackVariables.generated).
+  # BEGIN generated: provider secrets (npm run config:examples)
   add_secret PAYSTACK_SECRET_KEY "sk_test_$(random_hex 20)"
   add_secret STRIPE_SECRET_KEY "sk_test_$(random_hex 24)"
-  add_secret STRIPE_WEBHOOK_SECRET "whsec_$(head -c 32 /dev/urandom | base64 | tr -d '\n')"
+  add_secret STRIPE_WEBHOOK_SECRET "whsec_$(random_base64 32)"
   add_secret FLUTTERWAVE_SECRET_KEY "FLWSECK_TEST-$(random_hex 16)-X"
   add_secret FLUTTERWAVE_SECRET_HASH "$(random_hex 16)"
   add_secret MPESA_CONSUMER_KEY "$(random_hex 16)"
   add_secret MPESA_CONSUMER_SECRET "$(random_hex 16)"
   add_secret MPESA_PASSKEY "$(random_hex 32)"
   add_secret MPESA_CALLBACK_TOKEN "$(random_hex 24)"
+  # END generated: provider secrets
   source "$SECRETS"
   SETTLE_API_KEY_SHA256="$(printf '%s' "$SETTLE_API_KEY" | sha256sum | cut -d' ' -f1)"
   SETTLE_ADMIN_API_KEY_SHA256="$(printf '%s' "$SETTLE_ADMIN_API_KEY" | sha256sum | cut -d' ' -f1)"
@@ -121,25 +125,41 @@ stack_env() {
   export KAFKAJS_NO_PARTITIONER_WARNING=1
 }
 
+# BEGIN generated: provider variables (npm run config:examples)
+# Each provider's variables of the sandbox (its secrets, and where its webhooks go) and of the
+# verifier (its base URL), from the providers' declarations; app_env prints them.
+provider_sandbox_env() { # provider_sandbox_env <ingestion base URL>
+  echo "PAYSTACK_SECRET_KEY=$PAYSTACK_SECRET_KEY" \
+    "SANDBOX_WEBHOOK_URL=$1/v1/webhooks/paystack" "STRIPE_SECRET_KEY=$STRIPE_SECRET_KEY" \
+    "STRIPE_WEBHOOK_SECRET=$STRIPE_WEBHOOK_SECRET" \
+    "SANDBOX_STRIPE_WEBHOOK_URL=$1/v1/webhooks/stripe" \
+    "FLUTTERWAVE_SECRET_KEY=$FLUTTERWAVE_SECRET_KEY" \
+    "FLUTTERWAVE_SECRET_HASH=$FLUTTERWAVE_SECRET_HASH" \
+    "SANDBOX_FLUTTERWAVE_WEBHOOK_URL=$1/v1/webhooks/flutterwave" \
+    "MPESA_CONSUMER_KEY=$MPESA_CONSUMER_KEY" "MPESA_CONSUMER_SECRET=$MPESA_CONSUMER_SECRET" \
+    "MPESA_PASSKEY=$MPESA_PASSKEY" \
+    "SANDBOX_MPESA_CALLBACK_URL=$1/v1/webhooks/mpesa/$MPESA_CALLBACK_TOKEN"
+}
+provider_verifier_env() { # provider_verifier_env <sandbox base URL>
+  echo "PAYSTACK_BASE_URL=$1" "STRIPE_BASE_URL=$1" "FLUTTERWAVE_BASE_URL=$1" \
+    "MPESA_BASE_URL=$1"
+}
+# END generated: provider variables
+
 # The variables each app gets on top of the shared ones: secrets only where they are used.
 app_env() {
-  local sandbox="http://127.0.0.1:$SETTLE_SANDBOX_PORT" hooks="http://127.0.0.1:$SETTLE_INGESTION_PORT/v1/webhooks"
   case "$1" in
     provider-sandbox)
-      echo "SANDBOX_PORT=$SETTLE_SANDBOX_PORT" "PAYSTACK_SECRET_KEY=$PAYSTACK_SECRET_KEY" \
-        "SANDBOX_WEBHOOK_URL=http://127.0.0.1:$SETTLE_INGESTION_PORT/v1/webhooks/paystack" \
-        "STRIPE_SECRET_KEY=$STRIPE_SECRET_KEY" "STRIPE_WEBHOOK_SECRET=$STRIPE_WEBHOOK_SECRET" \
-        "FLUTTERWAVE_SECRET_KEY=$FLUTTERWAVE_SECRET_KEY" "FLUTTERWAVE_SECRET_HASH=$FLUTTERWAVE_SECRET_HASH" \
-        "MPESA_CONSUMER_KEY=$MPESA_CONSUMER_KEY" "MPESA_CONSUMER_SECRET=$MPESA_CONSUMER_SECRET" "MPESA_PASSKEY=$MPESA_PASSKEY" \
-        "SANDBOX_STRIPE_WEBHOOK_URL=$hooks/stripe" "SANDBOX_FLUTTERWAVE_WEBHOOK_URL=$hooks/flutterwave" \
-        "SANDBOX_MPESA_CALLBACK_URL=$hooks/mpesa/$MPESA_CALLBACK_TOKEN" ;;
+      # shellcheck disable=SC2046 # provider_sandbox_env prints VAR=value words without spaces
+      echo "SANDBOX_PORT=$SETTLE_SANDBOX_PORT" $(provider_sandbox_env "http://127.0.0.1:$SETTLE_INGESTION_PORT") ;;
     ingestion)
       echo "INGESTION_PORT=$SETTLE_INGESTION_PORT" "SETTLE_API_KEY_SHA256=$SETTLE_API_KEY_SHA256" \
         "SETTLE_ADMIN_API_KEY_SHA256=$SETTLE_ADMIN_API_KEY_SHA256" \
         "SETTLE_VAULT_MASTER_KEY_FILE=$WEBHOOK_VAULT_KEY_FILE" ;;
     verifier)
-      echo "SETTLE_VAULT_MASTER_KEY_FILE=$VAULT_KEY_FILE" "PAYSTACK_BASE_URL=$sandbox" "STRIPE_BASE_URL=$sandbox" \
-        "FLUTTERWAVE_BASE_URL=$sandbox" "MPESA_BASE_URL=$sandbox" "METRICS_PORT=$SETTLE_VERIFIER_METRICS_PORT" ;;
+      # shellcheck disable=SC2046 # provider_verifier_env prints VAR=value words without spaces
+      echo "SETTLE_VAULT_MASTER_KEY_FILE=$VAULT_KEY_FILE" $(provider_verifier_env "http://127.0.0.1:$SETTLE_SANDBOX_PORT") \
+        "METRICS_PORT=$SETTLE_VERIFIER_METRICS_PORT" ;;
     ledger-projector) echo "METRICS_PORT=$SETTLE_PROJECTOR_METRICS_PORT" ;;
     sweeper) echo "METRICS_PORT=$SETTLE_SWEEPER_METRICS_PORT" ;;
     dispatcher)

@@ -2,6 +2,7 @@
  * Small HTTP clients for the running stack, shared by the demo, the end-to-end tests and the
  * benchmarks.
  */
+import type { ProviderName } from '@settle/domain';
 
 /** A checkout registration body (`POST /v1/checkouts`). */
 export interface CheckoutBody {
@@ -180,8 +181,8 @@ export interface SandboxTransaction {
   paid: boolean;
 }
 
-/** Providers the sandbox simulates. */
-export type SandboxProvider = 'paystack' | 'stripe' | 'flutterwave' | 'mpesa';
+/** Providers the sandbox simulates: every name of the domain's `PROVIDERS`. */
+export type SandboxProvider = ProviderName;
 
 /** Client of the provider sandbox's control API (`/_sandbox/<provider>/transactions`). */
 export class SandboxClient {

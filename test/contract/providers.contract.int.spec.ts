@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSandboxConfig, Secret } from '@settle/config';
+import { Secret } from '@settle/config';
+import { loadSandboxConfig } from '../../apps/provider-sandbox/src/config.js';
 import type { Expectation, ProviderName, ProviderVerdict } from '@settle/domain';
 import { createLogger } from '@settle/platform';
 import { FlutterwaveProvider, MpesaProvider, PaystackProvider, StripeProvider, type PaymentProvider } from '@settle/providers';

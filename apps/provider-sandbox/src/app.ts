@@ -2,13 +2,13 @@ import 'reflect-metadata';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { SandboxConfig } from '@settle/config';
 import { HealthModule, installRequestLog, PinoNestLogger, requestIdOf, SCRAPE_ROUTES } from '@settle/http';
 import { HealthProbes, type Logger } from '@settle/platform';
-import { PROVIDER_CONTROLLERS } from './provider.controllers.js';
+import type { SandboxConfig } from './config.js';
 import { SandboxController } from './sandbox.controller.js';
-import { SANDBOX_CONFIG } from './sandbox.http.js';
+import { SANDBOX_CONFIG, SANDBOX_SIMULATORS } from './sandbox.http.js';
 import { SandboxRegistry } from './sandbox.registry.js';
+import { SIMULATION_LIST } from './simulations.js';
 import { WebhookSender, type WebhookSenderOptions } from './webhook-sender.js';
 
 @Module({})
@@ -18,10 +18,11 @@ class SandboxModule {
       module: SandboxModule,
       // `GET /health/live` and `/health/ready` as every app answers them; the sandbox depends on nothing.
       imports: [HealthModule.forRoot({ probes: new HealthProbes([]) })],
-      controllers: [SandboxController, ...PROVIDER_CONTROLLERS],
+      controllers: [SandboxController, ...SIMULATION_LIST.flatMap((s) => s.controllers)],
       providers: [
         { provide: SANDBOX_CONFIG, useValue: config },
         { provide: SandboxRegistry, useValue: registry },
+        { provide: SANDBOX_SIMULATORS, useValue: registry },
       ],
     };
   }

@@ -1,9 +1,15 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Secret } from '@settle/config';
+import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
+import { optionalSecret, optionalUrl, type Secret } from '@settle/config';
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
 import { bearerMatches } from './credentials.js';
 import { toMajorUnits } from './money.js';
+import { ProviderController } from './provider.controllers.js';
 import { ProviderSimulator } from './provider.simulator.js';
 import { createTransactionSchema, json, observe, type DeclineReason, type PaymentState, type SandboxAnswer, type SandboxTransaction } from './sandbox.core.js';
+import { requireTogether } from './sandbox.env.js';
+import { simulation } from './simulation.js';
 import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
 
 /** What the Flutterwave simulator needs from configuration. */
@@ -142,3 +148,63 @@ function spoofOf(secret: string): string {
   while (spoof === secret) spoof = randomBytes(secret.length).toString('base64url').slice(0, Math.max(secret.length, 8));
   return spoof;
 }
+
+/** Flutterwave v3 verification, by Flutterwave id and by tx_ref. 503 when Flutterwave is not configured. */
+@Controller('v3/transactions')
+export class FlutterwaveController extends ProviderController {
+  @Get('verify_by_reference')
+  verifyByReference(@Query('tx_ref') txRef: string | undefined, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    return this.answer<FlutterwaveSimulator>(reply, 'flutterwave', (flutterwave) => flutterwave.verifyByReference(authorization, txRef));
+  }
+
+  @Get(':id/verify')
+  verifyById(@Param('id') id: string, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    return this.answer<FlutterwaveSimulator>(reply, 'flutterwave', (flutterwave) => flutterwave.verifyById(authorization, id));
+  }
+}
+
+/**
+ * Flutterwave's sandbox variables: on when its secret key is set; a webhook URL needs the secret
+ * hash.
+ */
+export const flutterwaveSandboxEnv = z
+  .object({
+    FLUTTERWAVE_SECRET_KEY: optionalSecret('FLUTTERWAVE_SECRET_KEY', { test: (v) => /^FLWSECK\S+$/.test(v), hint: 'start with FLWSECK' }).meta({
+      description: 'Flutterwave secret key expected as `Authorization: Bearer FLWSECK...`.',
+    }),
+    FLUTTERWAVE_SECRET_HASH: optionalSecret('FLUTTERWAVE_SECRET_HASH').meta({
+      description: 'The dashboard "secret hash" sent as the `verif-hash` webhook header.',
+    }),
+    SANDBOX_FLUTTERWAVE_WEBHOOK_URL: optionalUrl('SANDBOX_FLUTTERWAVE_WEBHOOK_URL').meta({
+      description: 'Where `charge.completed` webhooks are delivered; unset: none are sent.',
+    }),
+  })
+  .superRefine(
+    requireTogether({
+      any: ['FLUTTERWAVE_SECRET_KEY', 'FLUTTERWAVE_SECRET_HASH', 'SANDBOX_FLUTTERWAVE_WEBHOOK_URL'],
+      requires: ['FLUTTERWAVE_SECRET_KEY'],
+      webhook: { url: 'SANDBOX_FLUTTERWAVE_WEBHOOK_URL', secret: 'FLUTTERWAVE_SECRET_HASH' },
+    }),
+  );
+
+/** Flutterwave in the sandbox: on with its secret key; webhooks sent when its webhook URL is set. */
+export const flutterwaveSimulation = simulation({
+  name: 'flutterwave',
+  label: 'Flutterwave',
+  env: flutterwaveSandboxEnv,
+  switchOn: 'FLUTTERWAVE_SECRET_KEY',
+  webhookUrlVariable: 'SANDBOX_FLUTTERWAVE_WEBHOOK_URL',
+  settings: (e): FlutterwaveSettings | null =>
+    e.FLUTTERWAVE_SECRET_KEY
+      ? {
+          secretKey: e.FLUTTERWAVE_SECRET_KEY,
+          webhook:
+            e.SANDBOX_FLUTTERWAVE_WEBHOOK_URL && e.FLUTTERWAVE_SECRET_HASH
+              ? { url: e.SANDBOX_FLUTTERWAVE_WEBHOOK_URL, secretHash: e.FLUTTERWAVE_SECRET_HASH }
+              : null,
+        }
+      : null,
+  describe: (settings) => `on, webhooks ${settings.webhook ? 'on' : 'off (SANDBOX_FLUTTERWAVE_WEBHOOK_URL unset)'}`,
+  create: (settings, notifier, now) => new FlutterwaveSimulator(settings, notifier, now),
+  controllers: [FlutterwaveController],
+});

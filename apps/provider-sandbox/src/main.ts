@@ -1,7 +1,8 @@
 import 'reflect-metadata';
-import { loadSandboxConfig } from '@settle/config';
 import { runHttpApp } from '@settle/runtime';
 import { createSandboxApp } from './app.js';
+import { loadSandboxConfig } from './config.js';
+import { SIMULATION_LIST } from './simulations.js';
 
 /**
  * The provider sandbox, a local stand-in for the providers' APIs, booted by the shared runtime
@@ -17,14 +18,12 @@ runHttpApp({
     runtime.onStop({ name: 'pending webhooks', stop: () => sandbox.stopWebhooks() });
     logger.info(
       {
-        providers: {
-          paystack: 'on, webhooks on',
-          stripe: config.stripe ? `on, webhooks ${config.stripe.webhook ? 'on' : 'off (SANDBOX_STRIPE_WEBHOOK_URL unset)'}` : 'off (no credentials)',
-          flutterwave: config.flutterwave
-            ? `on, webhooks ${config.flutterwave.webhook ? 'on' : 'off (SANDBOX_FLUTTERWAVE_WEBHOOK_URL unset)'}`
-            : 'off (no credentials)',
-          mpesa: config.mpesa ? `on, callbacks ${config.mpesa.callbackUrl ? 'on' : 'off (SANDBOX_MPESA_CALLBACK_URL unset)'}` : 'off (no credentials)',
-        },
+        providers: Object.fromEntries(
+          SIMULATION_LIST.map((simulation) => {
+            const settings = config.providers[simulation.name];
+            return [simulation.name, settings === null ? 'off (no credentials)' : simulation.describe(settings)];
+          }),
+        ),
       },
       'provider sandbox configured',
     );

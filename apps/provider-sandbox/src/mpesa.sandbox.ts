@@ -1,10 +1,15 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import type { Secret } from '@settle/config';
+import { Body, Controller, Get, Headers, Post, Query, Res } from '@nestjs/common';
+import { blankIsUnset, int, optionalSecret, type Secret } from '@settle/config';
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { basicCredentials, bearerToken, secretEquals } from './credentials.js';
 import { toMajorUnits } from './money.js';
+import { ProviderController } from './provider.controllers.js';
 import { ProviderSimulator } from './provider.simulator.js';
 import { behaviourSchema, createTransactionSchema, json, observe, type DeclineReason, type SandboxAnswer, type SandboxTransaction } from './sandbox.core.js';
+import { requireTogether } from './sandbox.env.js';
+import { simulation } from './simulation.js';
 import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
 
 /** What the M-Pesa simulator needs from configuration. */
@@ -250,3 +255,84 @@ function spoofToken(real: string): string {
   while (token === real) token = randomBytes(real.length).toString('base64url').slice(0, real.length);
   return token;
 }
+
+/** M-Pesa Daraja: OAuth token and STK push query. 503 when M-Pesa is not configured. */
+@Controller()
+export class MpesaController extends ProviderController {
+  @Get('oauth/v1/generate')
+  oauth(@Query('grant_type') grantType: string | undefined, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    return this.answer<MpesaSimulator>(reply, 'mpesa', (mpesa) => mpesa.oauth(authorization, grantType));
+  }
+
+  @Post('mpesa/stkpushquery/v1/query')
+  query(@Body() body: unknown, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    return this.answer<MpesaSimulator>(reply, 'mpesa', (mpesa) => mpesa.query(authorization, body));
+  }
+
+  /** Control API: expires every M-Pesa OAuth token issued so far (to test token renewal). */
+  @Post('_sandbox/mpesa/oauth/expire')
+  expireTokens(@Res() reply: FastifyReply) {
+    return this.answer<MpesaSimulator>(reply, 'mpesa', (mpesa) => json(200, { expired: mpesa.expireTokens() }));
+  }
+}
+
+/** M-Pesa's sandbox variables: on when its three credentials are set (all or none). */
+export const mpesaSandboxEnv = z
+  .object({
+    MPESA_CONSUMER_KEY: optionalSecret('MPESA_CONSUMER_KEY').meta({
+      description: 'Daraja app consumer key (OAuth Basic credentials, with the consumer secret).',
+    }),
+    MPESA_CONSUMER_SECRET: optionalSecret('MPESA_CONSUMER_SECRET').meta({
+      description: 'Daraja app consumer secret (OAuth Basic credentials, with the consumer key).',
+    }),
+    MPESA_PASSKEY: optionalSecret('MPESA_PASSKEY').meta({
+      description: 'Lipa na M-Pesa Online passkey: `Password` = base64(shortcode + passkey + timestamp).',
+    }),
+    MPESA_SHORTCODE: z
+      .preprocess(
+        blankIsUnset,
+        z
+          .string()
+          .trim()
+          .regex(/^\d{5,7}$/, 'MPESA_SHORTCODE must be 5 to 7 digits')
+          .default('174379'),
+      )
+      .meta({ description: "The business shortcode queries must name (Daraja's sandbox uses 174379)." }),
+    SANDBOX_MPESA_CALLBACK_URL: optionalSecret('SANDBOX_MPESA_CALLBACK_URL', {
+      test: (v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol) && new URL(v).pathname.split('/').some(Boolean),
+      hint: 'be an http(s) URL ending in a secret token path segment',
+    }).meta({
+      description:
+        'Where STK callbacks are delivered. Its last path segment is the secret token the receiver checks (callbacks carry no signature), so the whole URL is a secret.',
+    }),
+    SANDBOX_MPESA_TOKEN_TTL_MS: int(3_599_000, 1).meta({ description: 'Lifetime of an M-Pesa OAuth token, milliseconds (Daraja: about an hour).' }),
+  })
+  .superRefine(
+    requireTogether({
+      any: ['MPESA_CONSUMER_KEY', 'MPESA_CONSUMER_SECRET', 'MPESA_PASSKEY', 'SANDBOX_MPESA_CALLBACK_URL'],
+      requires: ['MPESA_CONSUMER_KEY', 'MPESA_CONSUMER_SECRET', 'MPESA_PASSKEY'],
+    }),
+  );
+
+/** M-Pesa in the sandbox: on with its three credentials; callbacks sent when its callback URL is set. */
+export const mpesaSimulation = simulation({
+  name: 'mpesa',
+  label: 'M-Pesa',
+  env: mpesaSandboxEnv,
+  switchOn: 'MPESA_CONSUMER_KEY, MPESA_CONSUMER_SECRET and MPESA_PASSKEY',
+  webhookUrlVariable: 'SANDBOX_MPESA_CALLBACK_URL',
+  settings: (e): MpesaSettings | null =>
+    e.MPESA_CONSUMER_KEY && e.MPESA_CONSUMER_SECRET && e.MPESA_PASSKEY
+      ? {
+          consumerKey: e.MPESA_CONSUMER_KEY,
+          consumerSecret: e.MPESA_CONSUMER_SECRET,
+          passkey: e.MPESA_PASSKEY,
+          shortcode: e.MPESA_SHORTCODE,
+          tokenTtlMs: e.SANDBOX_MPESA_TOKEN_TTL_MS,
+          callbackUrl: e.SANDBOX_MPESA_CALLBACK_URL ?? null,
+        }
+      : null,
+  describe: (settings) => `on, callbacks ${settings.callbackUrl ? 'on' : 'off (SANDBOX_MPESA_CALLBACK_URL unset)'}`,
+  create: (settings, notifier, now) => new MpesaSimulator(settings, notifier, now),
+  controllers: [MpesaController],
+});

@@ -1,8 +1,13 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Secret } from '@settle/config';
+import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
+import { secret, url, type Secret } from '@settle/config';
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
 import { bearerMatches } from './credentials.js';
+import { ProviderController } from './provider.controllers.js';
 import { ProviderSimulator } from './provider.simulator.js';
 import { createTransactionSchema, json, observe, type PaymentState, type SandboxAnswer, type SandboxTransaction } from './sandbox.core.js';
+import { simulation } from './simulation.js';
 import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
 
 /** What the Paystack simulator needs from configuration. */
@@ -78,3 +83,31 @@ export class PaystackSimulator extends ProviderSimulator {
     };
   }
 }
+
+/** Paystack's verify endpoint: Bearer secret key required, real response shapes. */
+@Controller()
+export class PaystackController extends ProviderController {
+  @Get('transaction/verify/:reference')
+  verify(@Param('reference') reference: string, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    return this.answer<PaystackSimulator>(reply, 'paystack', (paystack) => paystack.verify(authorization, reference));
+  }
+}
+
+/** Paystack's sandbox variables: always on, so both are required. */
+export const paystackSandboxEnv = z.object({
+  PAYSTACK_SECRET_KEY: secret('PAYSTACK_SECRET_KEY').meta({ description: 'The secret key the sandbox expects as Bearer and signs its webhooks with.' }),
+  SANDBOX_WEBHOOK_URL: url('SANDBOX_WEBHOOK_URL').meta({ description: "Where Paystack-style webhooks are delivered (ingestion's `/v1/webhooks/paystack`)." }),
+});
+
+/** Paystack in the sandbox: always on (its variables are required), webhooks always sent. */
+export const paystackSimulation = simulation({
+  name: 'paystack',
+  label: 'Paystack',
+  env: paystackSandboxEnv,
+  switchOn: null,
+  webhookUrlVariable: 'SANDBOX_WEBHOOK_URL',
+  settings: (e): PaystackSettings => ({ secretKey: e.PAYSTACK_SECRET_KEY, webhookUrl: e.SANDBOX_WEBHOOK_URL }),
+  describe: () => 'on, webhooks on',
+  create: (settings, notifier, now) => new PaystackSimulator(settings, notifier, now),
+  controllers: [PaystackController],
+});

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { isProviderName } from './sandbox.core.js';
+import { isProviderName, PROVIDERS } from './sandbox.core.js';
 import { notConfigured, SandboxRegistry } from './sandbox.registry.js';
 import type { ProviderSimulator } from './provider.simulator.js';
 
@@ -8,7 +8,8 @@ import type { ProviderSimulator } from './provider.simulator.js';
  * The sandbox's control API (`/_sandbox/...`), which tests and the demo use to create
  * transactions, set their knobs and have the customer pay, for every provider:
  * `POST /_sandbox/:provider/transactions`, `POST .../:reference/pay`, `GET .../:reference`
- * (provider = paystack | stripe | flutterwave | mpesa).
+ * (provider = one of `PROVIDERS`); a provider's own control routes are beside its simulator
+ * (M-Pesa's `POST /_sandbox/mpesa/oauth/expire`).
  */
 @Controller('_sandbox')
 export class SandboxController {
@@ -18,18 +19,6 @@ export class SandboxController {
   @Get('health')
   health() {
     return { status: 'ok', ...this.registry.stats() };
-  }
-
-  /** Expires every M-Pesa OAuth token issued so far (to test token renewal). */
-  @Post('mpesa/oauth/expire')
-  @HttpCode(200)
-  expireMpesaTokens(@Res({ passthrough: true }) reply: FastifyReply) {
-    const mpesa = this.registry.mpesa;
-    if (!mpesa) {
-      void reply.status(503);
-      return notConfigured('mpesa');
-    }
-    return { expired: mpesa.expireTokens() };
   }
 
   /** Creates a transaction with its knobs (idempotent on the reference). 400 with the issues when the body is invalid. */
@@ -78,12 +67,11 @@ export class SandboxController {
     const simulator = this.registry.simulator(provider);
     if (simulator === undefined) {
       void reply.status(404);
-      return { error: 'not found', message: 'provider must be paystack, stripe, flutterwave or mpesa' };
+      return { error: 'not found', message: `provider must be ${PROVIDERS.slice(0, -1).join(', ')} or ${PROVIDERS.at(-1)}` };
     }
     if (simulator === null) {
       void reply.status(503);
-      // Paystack is always configured: a provider without a simulator is one of the others.
-      return isProviderName(provider) && provider !== 'paystack' ? notConfigured(provider) : { error: 'not configured' };
+      return isProviderName(provider) ? notConfigured(provider) : { error: 'not configured' };
     }
     return simulator;
   }

@@ -1,8 +1,11 @@
+import { PROVIDERS, type ProviderName } from '@settle/domain';
 import { z } from 'zod';
 
-/** The providers the sandbox stands in for (the `:provider` segment of the control API). */
-export const PROVIDERS = ['paystack', 'stripe', 'flutterwave', 'mpesa'] as const;
-export type ProviderName = (typeof PROVIDERS)[number];
+/**
+ * The providers the sandbox stands in for (the `:provider` segment of the control API): the
+ * domain's list of names, each simulated (`simulations.ts`).
+ */
+export { PROVIDERS, type ProviderName };
 
 /** Whether `name` is one of {@link PROVIDERS} (narrows a path parameter without a cast). */
 export function isProviderName(name: string): name is ProviderName {

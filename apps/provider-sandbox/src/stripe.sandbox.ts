@@ -1,9 +1,14 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Secret } from '@settle/config';
+import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
+import { optionalSecret, optionalUrl, type Secret } from '@settle/config';
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { bearerToken, secretEquals } from './credentials.js';
+import { ProviderController } from './provider.controllers.js';
 import { ProviderSimulator } from './provider.simulator.js';
 import { createTransactionSchema, json, observe, type DeclineReason, type PaymentState, type SandboxAnswer, type SandboxTransaction } from './sandbox.core.js';
+import { requireTogether } from './sandbox.env.js';
+import { simulation } from './simulation.js';
 import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
 
 /** What the Stripe simulator needs from configuration. */
@@ -179,3 +184,55 @@ export class StripeSimulator extends ProviderSimulator {
     };
   }
 }
+
+/** Stripe's PaymentIntent retrieval (`Authorization: Bearer sk_...`). 503 when Stripe is not configured. */
+@Controller('v1')
+export class StripeController extends ProviderController {
+  @Get('payment_intents/:id')
+  retrieve(@Param('id') id: string, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    return this.answer<StripeSimulator>(reply, 'stripe', (stripe) => stripe.retrieve(authorization, id));
+  }
+}
+
+/**
+ * Stripe's sandbox variables: on when its secret key is set; a webhook URL needs its signing
+ * secret.
+ */
+export const stripeSandboxEnv = z
+  .object({
+    STRIPE_SECRET_KEY: optionalSecret('STRIPE_SECRET_KEY', { test: (v) => /^sk_\S+$/.test(v), hint: 'start with sk_' }).meta({
+      description: 'Stripe secret key expected as `Authorization: Bearer sk_...`.',
+    }),
+    STRIPE_WEBHOOK_SECRET: optionalSecret('STRIPE_WEBHOOK_SECRET', { test: (v) => /^whsec_\S+$/.test(v), hint: 'start with whsec_' }).meta({
+      description: 'Stripe webhook endpoint secret the `Stripe-Signature` header is computed with.',
+    }),
+    SANDBOX_STRIPE_WEBHOOK_URL: optionalUrl('SANDBOX_STRIPE_WEBHOOK_URL').meta({
+      description: 'Where `payment_intent.*` events are delivered; unset: none are sent.',
+    }),
+  })
+  .superRefine(
+    requireTogether({
+      any: ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'SANDBOX_STRIPE_WEBHOOK_URL'],
+      requires: ['STRIPE_SECRET_KEY'],
+      webhook: { url: 'SANDBOX_STRIPE_WEBHOOK_URL', secret: 'STRIPE_WEBHOOK_SECRET' },
+    }),
+  );
+
+/** Stripe in the sandbox: on with its secret key; events sent when its webhook URL is set. */
+export const stripeSimulation = simulation({
+  name: 'stripe',
+  label: 'Stripe',
+  env: stripeSandboxEnv,
+  switchOn: 'STRIPE_SECRET_KEY',
+  webhookUrlVariable: 'SANDBOX_STRIPE_WEBHOOK_URL',
+  settings: (e): StripeSettings | null =>
+    e.STRIPE_SECRET_KEY
+      ? {
+          secretKey: e.STRIPE_SECRET_KEY,
+          webhook: e.SANDBOX_STRIPE_WEBHOOK_URL && e.STRIPE_WEBHOOK_SECRET ? { url: e.SANDBOX_STRIPE_WEBHOOK_URL, secret: e.STRIPE_WEBHOOK_SECRET } : null,
+        }
+      : null,
+  describe: (settings) => `on, webhooks ${settings.webhook ? 'on' : 'off (SANDBOX_STRIPE_WEBHOOK_URL unset)'}`,
+  create: (settings, notifier, now) => new StripeSimulator(settings, notifier, now),
+  controllers: [StripeController],
+});

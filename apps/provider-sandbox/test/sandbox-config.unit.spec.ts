@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadSandboxConfig, Secret } from '@settle/config';
+import { ConfigError, Secret } from '@settle/config';
+import { PROVIDERS } from '@settle/domain';
+import { loadSandboxConfig, SANDBOX_ENV_SCHEMAS } from '../src/config.js';
+import { notConfigured } from '../src/sandbox.registry.js';
+import { SIMULATION_LIST, SIMULATIONS } from '../src/simulations.js';
 
 const base = {
   PAYSTACK_SECRET_KEY: `sk_test_${randomBytes(8).toString('hex')}`,
@@ -21,10 +25,10 @@ describe('sandbox configuration', () => {
   it('keeps Paystack required and leaves the other providers off by default', () => {
     expect(problems({}).map((p) => p.split(':')[0])).toEqual(expect.arrayContaining(['PAYSTACK_SECRET_KEY', 'SANDBOX_WEBHOOK_URL']));
     const config = loadSandboxConfig(base);
-    expect(config.paystack.webhookUrl).toBe(base.SANDBOX_WEBHOOK_URL);
-    expect(config).toMatchObject({ stripe: null, flutterwave: null, mpesa: null });
+    expect(config.providers.paystack.webhookUrl).toBe(base.SANDBOX_WEBHOOK_URL);
+    expect(config.providers).toMatchObject({ stripe: null, flutterwave: null, mpesa: null });
     // Empty values (as `${VAR:-}` gives) mean "not configured".
-    expect(loadSandboxConfig({ ...base, STRIPE_SECRET_KEY: '', MPESA_PASSKEY: ' ' })).toMatchObject({ stripe: null, mpesa: null });
+    expect(loadSandboxConfig({ ...base, STRIPE_SECRET_KEY: '', MPESA_PASSKEY: ' ' }).providers).toMatchObject({ stripe: null, mpesa: null });
   });
 
   it('switches each provider on with its credentials, with documented defaults', () => {
@@ -39,11 +43,11 @@ describe('sandbox configuration', () => {
       MPESA_CONSUMER_SECRET: randomBytes(8).toString('hex'),
       MPESA_PASSKEY: randomBytes(8).toString('hex'),
     });
-    expect(config.stripe?.secretKey).toBeInstanceOf(Secret);
-    expect(config.stripe?.secretKey.reveal()).toBe(stripeKey);
-    expect(config.stripe?.webhook?.url).toBe('http://127.0.0.1:3000/v1/webhooks/stripe');
-    expect(config.flutterwave).toMatchObject({ webhook: null });
-    expect(config.mpesa).toMatchObject({ shortcode: '174379', tokenTtlMs: 3_599_000, callbackUrl: null });
+    expect(config.providers.stripe?.secretKey).toBeInstanceOf(Secret);
+    expect(config.providers.stripe?.secretKey.reveal()).toBe(stripeKey);
+    expect(config.providers.stripe?.webhook?.url).toBe('http://127.0.0.1:3000/v1/webhooks/stripe');
+    expect(config.providers.flutterwave).toMatchObject({ webhook: null });
+    expect(config.providers.mpesa).toMatchObject({ shortcode: '174379', tokenTtlMs: 3_599_000, callbackUrl: null });
     for (const rendering of [JSON.stringify(config), inspect(config, { depth: 10 })]) expect(rendering).not.toContain(stripeKey);
   });
 
@@ -61,5 +65,36 @@ describe('sandbox configuration', () => {
   it('never echoes a secret value in its errors', () => {
     const secretish = `pk_live_${randomBytes(8).toString('hex')}`;
     expect(problems({ ...base, STRIPE_SECRET_KEY: secretish }).join('\n')).not.toContain(secretish);
+  });
+
+  it("reports the common variables' problems and every provider's at once", () => {
+    expect(problems({ ...base, SANDBOX_PORT: 'not-a-port', MPESA_CONSUMER_KEY: 'k', STRIPE_SECRET_KEY: 'pk_wrong' }).map((p) => p.split(':')[0])).toEqual([
+      'SANDBOX_PORT',
+      'STRIPE_SECRET_KEY',
+      'MPESA_CONSUMER_SECRET',
+      'MPESA_PASSKEY',
+    ]);
+  });
+});
+
+describe('simulations', () => {
+  it('simulate every provider of the domain, in its order, each with its controllers and its webhook URL among its variables', () => {
+    expect(SIMULATION_LIST.map((s) => s.name)).toEqual([...PROVIDERS]);
+    for (const simulation of SIMULATION_LIST) {
+      expect(SIMULATIONS[simulation.name]).toBe(simulation);
+      expect(simulation.controllers.length, simulation.name).toBeGreaterThan(0);
+      expect(Object.keys(simulation.env.shape), simulation.name).toContain(simulation.webhookUrlVariable);
+    }
+    expect(SANDBOX_ENV_SCHEMAS).toHaveLength(PROVIDERS.length + 1);
+  });
+
+  it('say what to set to switch an optional provider on', () => {
+    expect(notConfigured('stripe')).toEqual({
+      error: 'provider_not_configured',
+      provider: 'stripe',
+      message: 'Stripe is not configured in this sandbox: set STRIPE_SECRET_KEY.',
+    });
+    expect(notConfigured('flutterwave').message).toBe('Flutterwave is not configured in this sandbox: set FLUTTERWAVE_SECRET_KEY.');
+    expect(notConfigured('mpesa').message).toBe('M-Pesa is not configured in this sandbox: set MPESA_CONSUMER_KEY, MPESA_CONSUMER_SECRET and MPESA_PASSKEY.');
   });
 });

@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSandboxConfig } from '@settle/config';
+import { loadSandboxConfig } from '../src/config.js';
 import { createLogger } from '@settle/platform';
 import { createSandboxApp, type SandboxApp } from '../src/app.js';
 

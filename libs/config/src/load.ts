@@ -6,7 +6,7 @@ import {
   projectorEnv,
   toLedgerStore,
   type LedgerStoreConfig,
-  sandboxEnv,
+  sandboxCommonEnv,
   sharedEnv,
   sweeperEnv,
   dispatcherEnv,
@@ -17,7 +17,6 @@ import {
   verifierEnv,
   type WorkerConfig,
 } from './schema/index.js';
-import type { Secret } from './secret.js';
 
 /**
  * Configuration is invalid (`CONFIG.INVALID`, kind `invalid`): the app refuses to boot and
@@ -35,11 +34,23 @@ export class ConfigError extends SettleError {
 }
 
 function parse<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.infer<S> {
+  const result = parseEnv(schema, env);
+  if (!result.ok) throw new ConfigError(result.problems);
+  return result.value;
+}
+
+/**
+ * Parses the environment with one schema without throwing, so that a caller composing several
+ * schemas (the provider sandbox) can report every problem at once.
+ *
+ * @returns the parsed value, or the problems as ConfigError lists them (`name: what is wrong`,
+ *   never a value).
+ */
+export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): { ok: true; value: z.infer<S> } | { ok: false; problems: string[] } {
   const result = schema.safeParse(env);
-  if (!result.success) {
-    throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
-  }
-  return result.data;
+  return result.success
+    ? { ok: true, value: result.data }
+    : { ok: false, problems: result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`) };
 }
 
 /** Ingestion app configuration. @throws ConfigError */
@@ -177,69 +188,14 @@ export function loadDispatcherConfig(env: NodeJS.ProcessEnv = process.env) {
 }
 export type DispatcherConfig = ReturnType<typeof loadDispatcherConfig>;
 
-/** Sandbox settings of Stripe PaymentIntents; `webhook` is null when no URL is set. */
-export interface SandboxStripeConfig {
-  secretKey: Secret;
-  webhook: { url: string; secret: Secret } | null;
-}
-
-/** Sandbox settings of Flutterwave v3; `webhook` is null when no URL is set. */
-export interface SandboxFlutterwaveConfig {
-  secretKey: Secret;
-  webhook: { url: string; secretHash: Secret } | null;
-}
-
-/** Sandbox settings of M-Pesa Daraja STK; `callbackUrl` (a secret: it holds the token) is null when unset. */
-export interface SandboxMpesaConfig {
-  consumerKey: Secret;
-  consumerSecret: Secret;
-  passkey: Secret;
-  shortcode: string;
-  tokenTtlMs: number;
-  callbackUrl: Secret | null;
-}
-
 /**
- * Provider sandbox configuration. Paystack is always configured; each other provider is
- * null when its credentials are not set (its endpoints then answer 503).
- * @throws ConfigError
+ * The provider sandbox's common settings (`sandboxCommonEnv`), from the parsed variables; each
+ * simulated provider's settings come from its own declaration (`apps/provider-sandbox`).
  */
-export function loadSandboxConfig(env: NodeJS.ProcessEnv = process.env) {
-  const e = parse(sandboxEnv, env);
-  // The schema has checked that each provider's credentials come all together.
-  const stripe: SandboxStripeConfig | null = e.STRIPE_SECRET_KEY
-    ? {
-        secretKey: e.STRIPE_SECRET_KEY,
-        webhook: e.SANDBOX_STRIPE_WEBHOOK_URL && e.STRIPE_WEBHOOK_SECRET ? { url: e.SANDBOX_STRIPE_WEBHOOK_URL, secret: e.STRIPE_WEBHOOK_SECRET } : null,
-      }
-    : null;
-  const flutterwave: SandboxFlutterwaveConfig | null = e.FLUTTERWAVE_SECRET_KEY
-    ? {
-        secretKey: e.FLUTTERWAVE_SECRET_KEY,
-        webhook:
-          e.SANDBOX_FLUTTERWAVE_WEBHOOK_URL && e.FLUTTERWAVE_SECRET_HASH
-            ? { url: e.SANDBOX_FLUTTERWAVE_WEBHOOK_URL, secretHash: e.FLUTTERWAVE_SECRET_HASH }
-            : null,
-      }
-    : null;
-  const mpesa: SandboxMpesaConfig | null =
-    e.MPESA_CONSUMER_KEY && e.MPESA_CONSUMER_SECRET && e.MPESA_PASSKEY
-      ? {
-          consumerKey: e.MPESA_CONSUMER_KEY,
-          consumerSecret: e.MPESA_CONSUMER_SECRET,
-          passkey: e.MPESA_PASSKEY,
-          shortcode: e.MPESA_SHORTCODE,
-          tokenTtlMs: e.SANDBOX_MPESA_TOKEN_TTL_MS,
-          callbackUrl: e.SANDBOX_MPESA_CALLBACK_URL ?? null,
-        }
-      : null;
+export function toSandboxCommon(e: z.output<typeof sandboxCommonEnv>) {
   return {
     logLevel: e.LOG_LEVEL,
     http: { host: e.SANDBOX_HOST, port: e.SANDBOX_PORT },
-    paystack: { secretKey: e.PAYSTACK_SECRET_KEY, webhookUrl: e.SANDBOX_WEBHOOK_URL },
-    stripe,
-    flutterwave,
-    mpesa,
     timeoutHoldMs: e.SANDBOX_TIMEOUT_HOLD_MS,
     webhookRetries: e.SANDBOX_WEBHOOK_RETRIES,
     readyFile: e.SETTLE_READY_FILE,
@@ -247,7 +203,7 @@ export function loadSandboxConfig(env: NodeJS.ProcessEnv = process.env) {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   };
 }
-export type SandboxConfig = ReturnType<typeof loadSandboxConfig>;
+export type SandboxCommonConfig = ReturnType<typeof toSandboxCommon>;
 
 /** Brokers and topic prefix when `brokers` lists at least one broker, else `null` (Kafka not configured). */
 function kafkaOf(brokers: string | undefined, topicPrefix: string): { brokers: string[]; topicPrefix: string } | null {

@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_POLICY, SettleError } from '@settle/domain';
 import {
   ConfigError,
@@ -9,10 +10,13 @@ import {
   loadIngestionConfig,
   loadLedgerStoreConfig,
   loadProjectorConfig,
-  loadSandboxConfig,
   loadSweeperConfig,
   loadVerifierConfig,
   Secret,
+  parseEnv,
+  sandboxCommonEnv,
+  secret as secretVariable,
+  toSandboxCommon,
 } from '@settle/config';
 
 const base = {
@@ -64,8 +68,10 @@ describe('configuration', () => {
   });
 
   it('keeps secrets out of logs, JSON and inspection', () => {
-    const config = loadSandboxConfig({ PAYSTACK_SECRET_KEY: 'sk_test_hidden_value', SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:3000/v1/webhooks/paystack' });
-    const secret = config.paystack.secretKey;
+    const parsed = parseEnv(z.object({ SECRET_KEY: secretVariable('SECRET_KEY') }), { SECRET_KEY: 'sk_test_hidden_value' });
+    if (!parsed.ok) throw new Error(parsed.problems.join('; '));
+    const config = parsed.value;
+    const secret = config.SECRET_KEY;
     expect(secret).toBeInstanceOf(Secret);
     expect(secret.reveal()).toBe('sk_test_hidden_value');
     for (const rendering of [JSON.stringify(config), String(secret), inspect(config, { depth: 10 }), `${secret.toString()}`]) {
@@ -139,9 +145,9 @@ describe('configuration', () => {
   });
 
   it('retries sandbox webhooks four times unless told otherwise', () => {
-    const sandbox = { PAYSTACK_SECRET_KEY: 'sk_test_x', SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:3000/v1/webhooks/paystack' };
-    expect(loadSandboxConfig(sandbox).webhookRetries).toBe(4);
-    expect(loadSandboxConfig({ ...sandbox, SANDBOX_WEBHOOK_RETRIES: '10' }).webhookRetries).toBe(10);
+    // The sandbox's common variables; each simulated provider's are the sandbox app's (apps/provider-sandbox/test).
+    expect(toSandboxCommon(sandboxCommonEnv.parse({})).webhookRetries).toBe(4);
+    expect(toSandboxCommon(sandboxCommonEnv.parse({ SANDBOX_WEBHOOK_RETRIES: '10' })).webhookRetries).toBe(10);
   });
 
   it('configures the console: defaults, Secure cookies by default in production only, the admin key redacted, no Kafka needed', () => {

@@ -8,6 +8,12 @@ import type { ProviderDefinition, RawEnv } from './shared/definition.js';
 import type { WebhookAuthenticator } from './shared/webhook.js';
 import { stripeDefinition } from './stripe/definition.js';
 
+// Each provider's folder, as its definition file exposes it (adapter, webhook scheme, definition).
+export * from './paystack/definition.js';
+export * from './stripe/definition.js';
+export * from './flutterwave/definition.js';
+export * from './mpesa/definition.js';
+
 /**
  * Every provider Settle supports, by name. The names come from the domain's `PROVIDERS` (the
  * single list of names: the domain validates registrations against it); typing the registry

@@ -1,8 +1,12 @@
 import { z } from 'zod';
 import { optionalBaseUrl, type ProviderDefinition } from '../shared/definition.js';
 import { asText, parseJson, valueAt } from '../shared/webhook.js';
-import { verifyFlutterwaveWebhook } from './signature.js';
+import { FLUTTERWAVE_SIGNATURE_HEADER, FLUTTERWAVE_VERIF_HASH_HEADER, verifyFlutterwaveWebhook } from './signature.js';
 import { FlutterwaveProvider } from './verify.js';
+
+// What the folder exposes: `libs/providers/src/registry.ts` re-exports this file.
+export * from './verify.js';
+export * from './signature.js';
 
 const verifierEnv = z.object({
   FLUTTERWAVE_BASE_URL: optionalBaseUrl('FLUTTERWAVE_BASE_URL').meta({
@@ -26,6 +30,7 @@ const ingestionEnv = z.object({
  */
 export const flutterwaveDefinition: ProviderDefinition = {
   name: 'flutterwave',
+  label: 'Flutterwave',
   observedFields: {
     transaction_identity: 'data.tx_ref',
     currency: 'data.currency',
@@ -33,7 +38,14 @@ export const flutterwaveDefinition: ProviderDefinition = {
     customer: 'data.customer.email and data.customer.phone_number',
   },
   credentialNames: ['secret_key'],
-  stackVariables: { credentials: { secret_key: 'FLUTTERWAVE_SECRET_KEY' }, webhookSecret: 'FLUTTERWAVE_SECRET_HASH' },
+  stackVariables: {
+    credentials: { secret_key: 'FLUTTERWAVE_SECRET_KEY' },
+    webhookSecret: 'FLUTTERWAVE_SECRET_HASH',
+    generated: {
+      FLUTTERWAVE_SECRET_KEY: { prefix: 'FLWSECK_TEST-', random: 'hex', bytes: 16, suffix: '-X' },
+      FLUTTERWAVE_SECRET_HASH: { random: 'hex', bytes: 16 },
+    },
+  },
   verifier: {
     baseUrlVariable: 'FLUTTERWAVE_BASE_URL',
     env: verifierEnv,
@@ -43,6 +55,24 @@ export const flutterwaveDefinition: ProviderDefinition = {
     },
   },
   webhook: {
+    docs: {
+      check:
+        '`verif-hash` equal to the secret hash (both sides hashed, then compared), or base64 HMAC-SHA256 of the body in `flutterwave-signature` (`FLUTTERWAVE_WEBHOOK_MODE`; the HMAC variant is unconfirmed and kept in one constant)',
+      eventIdentity: '`data.id` and `data.status`',
+    },
+    signatureHeaders: [
+      {
+        name: 'flutterwaveVerifHash',
+        header: FLUTTERWAVE_VERIF_HASH_HEADER,
+        description: 'Flutterwave, `FLUTTERWAVE_WEBHOOK_MODE=verif-hash` (default): the secret hash itself (`POST /v1/webhooks/flutterwave`).',
+      },
+      {
+        name: 'flutterwaveSignature',
+        header: FLUTTERWAVE_SIGNATURE_HEADER,
+        description:
+          'Flutterwave, `FLUTTERWAVE_WEBHOOK_MODE=hmac`: base64 HMAC-SHA256 of the raw body keyed with the secret hash (`POST /v1/webhooks/flutterwave`).',
+      },
+    ],
     route: 'plain',
     secretNames: { current: 'webhook_secret', previous: 'webhook_secret_previous' },
     referencePath: ['data', 'tx_ref'],

@@ -3,6 +3,10 @@ import { optionalBaseUrl, type ProviderDefinition } from '../shared/definition.j
 import { parseMpesaStkCallback, SourceAllowlist, verifyMpesaCallback } from './callback.js';
 import { MpesaProvider } from './verify.js';
 
+// What the folder exposes: `libs/providers/src/registry.ts` re-exports this file.
+export * from './verify.js';
+export * from './callback.js';
+
 const verifierEnv = z.object({
   MPESA_BASE_URL: optionalBaseUrl('MPESA_BASE_URL').meta({ description: "Base URL of Daraja's API; the provider is verified only when it is set." }),
   MPESA_SHORTCODE: z
@@ -41,6 +45,7 @@ const ingestionEnv = z.object({
  */
 export const mpesaDefinition: ProviderDefinition = {
   name: 'mpesa',
+  label: 'M-Pesa',
   observedFields: {
     transaction_identity: 'CheckoutRequestID',
     currency: "KES, M-Pesa's only currency (the query answer carries none)",
@@ -51,6 +56,12 @@ export const mpesaDefinition: ProviderDefinition = {
   stackVariables: {
     credentials: { consumer_key: 'MPESA_CONSUMER_KEY', consumer_secret: 'MPESA_CONSUMER_SECRET', passkey: 'MPESA_PASSKEY' },
     webhookSecret: 'MPESA_CALLBACK_TOKEN',
+    generated: {
+      MPESA_CONSUMER_KEY: { random: 'hex', bytes: 16 },
+      MPESA_CONSUMER_SECRET: { random: 'hex', bytes: 16 },
+      MPESA_PASSKEY: { random: 'hex', bytes: 32 },
+      MPESA_CALLBACK_TOKEN: { random: 'hex', bytes: 24 },
+    },
   },
   verifier: {
     baseUrlVariable: 'MPESA_BASE_URL',
@@ -69,6 +80,12 @@ export const mpesaDefinition: ProviderDefinition = {
     },
   },
   webhook: {
+    docs: {
+      check:
+        'no signature exists: the secret token in the callback path, and an optional source allowlist (`MPESA_CALLBACK_ALLOWLIST`, addresses and CIDR ranges)',
+      eventIdentity: '`CheckoutRequestID` and `ResultCode`',
+    },
+    signatureHeaders: [],
     route: 'token',
     secretNames: { current: 'callback_token', previous: 'callback_token_previous' },
     referencePath: ['Body', 'stkCallback', 'CheckoutRequestID'],

@@ -4,6 +4,10 @@ import { asText, bodyDigest, parseJson, valueAt } from '../shared/webhook.js';
 import { PAYSTACK_SIGNATURE_HEADER, verifyPaystackWebhook } from './signature.js';
 import { PaystackProvider } from './verify.js';
 
+// What the folder exposes: `libs/providers/src/registry.ts` re-exports this file.
+export * from './verify.js';
+export * from './signature.js';
+
 const verifierEnv = z.object({
   PAYSTACK_BASE_URL: optionalBaseUrl('PAYSTACK_BASE_URL').meta({ description: "Base URL of Paystack's API; the provider is verified only when it is set." }),
 });
@@ -16,6 +20,7 @@ const verifierEnv = z.object({
  */
 export const paystackDefinition: ProviderDefinition = {
   name: 'paystack',
+  label: 'Paystack',
   observedFields: {
     transaction_identity: 'data.reference',
     currency: 'data.currency',
@@ -23,7 +28,11 @@ export const paystackDefinition: ProviderDefinition = {
     customer: 'data.customer.email and data.customer.phone',
   },
   credentialNames: ['secret_key'],
-  stackVariables: { credentials: { secret_key: 'PAYSTACK_SECRET_KEY' }, webhookSecret: 'PAYSTACK_SECRET_KEY' },
+  stackVariables: {
+    credentials: { secret_key: 'PAYSTACK_SECRET_KEY' },
+    webhookSecret: 'PAYSTACK_SECRET_KEY',
+    generated: { PAYSTACK_SECRET_KEY: { prefix: 'sk_test_', random: 'hex', bytes: 20 } },
+  },
   verifier: {
     baseUrlVariable: 'PAYSTACK_BASE_URL',
     env: verifierEnv,
@@ -33,6 +42,17 @@ export const paystackDefinition: ProviderDefinition = {
     },
   },
   webhook: {
+    docs: {
+      check: '`x-paystack-signature` = hex HMAC-SHA512 of the body, keyed with the secret key',
+      eventIdentity: 'SHA-256 of the verified body (Paystack events carry no id)',
+    },
+    signatureHeaders: [
+      {
+        name: 'paystackSignature',
+        header: PAYSTACK_SIGNATURE_HEADER,
+        description: 'Paystack: hex HMAC-SHA512 of the raw body, keyed with the secret key (`POST /v1/webhooks/paystack`).',
+      },
+    ],
     route: 'plain',
     secretNames: { current: 'webhook_secret', previous: 'webhook_secret_previous' },
     referencePath: ['data', 'reference'],

@@ -4,6 +4,10 @@ import { asText, parseJson, valueAt } from '../shared/webhook.js';
 import { STRIPE_DEFAULT_TOLERANCE_MS, STRIPE_SIGNATURE_HEADER, verifyStripeSignature } from './signature.js';
 import { StripeProvider } from './verify.js';
 
+// What the folder exposes: `libs/providers/src/registry.ts` re-exports this file.
+export * from './verify.js';
+export * from './signature.js';
+
 const verifierEnv = z.object({
   STRIPE_BASE_URL: optionalBaseUrl('STRIPE_BASE_URL').meta({ description: "Base URL of Stripe's API; the provider is verified only when it is set." }),
 });
@@ -25,6 +29,7 @@ const ingestionEnv = z.object({
  */
 export const stripeDefinition: ProviderDefinition = {
   name: 'stripe',
+  label: 'Stripe',
   observedFields: {
     transaction_identity: 'id (the PaymentIntent)',
     currency: 'currency',
@@ -32,7 +37,14 @@ export const stripeDefinition: ProviderDefinition = {
     customer: 'receipt_email, else latest_charge.billing_details.email',
   },
   credentialNames: ['secret_key'],
-  stackVariables: { credentials: { secret_key: 'STRIPE_SECRET_KEY' }, webhookSecret: 'STRIPE_WEBHOOK_SECRET' },
+  stackVariables: {
+    credentials: { secret_key: 'STRIPE_SECRET_KEY' },
+    webhookSecret: 'STRIPE_WEBHOOK_SECRET',
+    generated: {
+      STRIPE_SECRET_KEY: { prefix: 'sk_test_', random: 'hex', bytes: 24 },
+      STRIPE_WEBHOOK_SECRET: { prefix: 'whsec_', random: 'base64', bytes: 32 },
+    },
+  },
   verifier: {
     baseUrlVariable: 'STRIPE_BASE_URL',
     env: verifierEnv,
@@ -42,6 +54,21 @@ export const stripeDefinition: ProviderDefinition = {
     },
   },
   webhook: {
+    docs: {
+      check:
+        '`Stripe-Signature: t=<unix>,v1=<hex>[,v1=...]`, HMAC-SHA256 of `t.body` keyed with the endpoint secret; any `v1` may match (rotation); `t` within ±`WEBHOOK_TOLERANCE_MS` (300 000)',
+      eventIdentity: 'the event `id` (`evt_...`)',
+      referenceNote: '(`pi_...`)',
+    },
+    signatureHeaders: [
+      {
+        name: 'stripeSignature',
+        header: STRIPE_SIGNATURE_HEADER,
+        description:
+          'Stripe: `t=<unix seconds>,v1=<hex>[,v1=...]`, each `v1` a hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint secret; ' +
+          `\`t\` within ±\`WEBHOOK_TOLERANCE_MS\` (default ${STRIPE_DEFAULT_TOLERANCE_MS} ms) of receipt (\`POST /v1/webhooks/stripe\`).`,
+      },
+    ],
     route: 'plain',
     secretNames: { current: 'webhook_secret', previous: 'webhook_secret_previous' },
     referencePath: ['data', 'object', 'id'],

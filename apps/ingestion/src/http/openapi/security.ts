@@ -2,74 +2,28 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiSecurity } from '@nestjs/swagger';
 import type { ProviderName } from '@settle/domain';
 import type { SecuritySchemeObject } from '@nestjs/swagger';
-import {
-  FLUTTERWAVE_SIGNATURE_HEADER,
-  FLUTTERWAVE_VERIF_HASH_HEADER,
-  PAYSTACK_SIGNATURE_HEADER,
-  PROVIDER_REGISTRY,
-  STRIPE_DEFAULT_TOLERANCE_MS,
-  STRIPE_SIGNATURE_HEADER,
-} from '@settle/providers';
+import { PROVIDER_DEFINITIONS, PROVIDER_REGISTRY } from '@settle/providers';
 
 /** Security scheme names of ingestion's document: the two kinds of API key. */
 export const SECURITY = { apiKey: 'apiKey', adminApiKey: 'adminApiKey' } as const;
+
+/** A provider's signature headers as OpenAPI security schemes. */
+type SignatureSchemes = ReadonlyArray<{ name: string; scheme: SecuritySchemeObject }>;
 
 /**
  * How each provider's webhooks prove where they come from (docs/webhooks.md, the table), as
  * OpenAPI security schemes: a header over the raw body, named by the provider's own constant in
  * `@settle/providers`. OpenAPI 3.0 has no scheme for a body signature, so each is an `apiKey` in
- * its header whose description says what the value is. A provider whose callbacks carry no
- * signature (M-Pesa: a secret token in the path, `route: 'token'`) has none; its token is a path
- * parameter. Typed over every provider, so a new one cannot be left undocumented.
+ * its header whose description says what the value is. Each provider declares its own in its
+ * definition (`webhook.signatureHeaders`); one whose callbacks carry no signature (M-Pesa: a
+ * secret token in the path, `route: 'token'`) has none, its token being a path parameter.
  */
-export const WEBHOOK_SIGNATURES: Readonly<Record<ProviderName, ReadonlyArray<{ name: string; scheme: SecuritySchemeObject }>>> = {
-  paystack: [
-    {
-      name: 'paystackSignature',
-      scheme: {
-        type: 'apiKey',
-        in: 'header',
-        name: PAYSTACK_SIGNATURE_HEADER,
-        description: 'Paystack: hex HMAC-SHA512 of the raw body, keyed with the secret key (`POST /v1/webhooks/paystack`).',
-      },
-    },
-  ],
-  stripe: [
-    {
-      name: 'stripeSignature',
-      scheme: {
-        type: 'apiKey',
-        in: 'header',
-        name: STRIPE_SIGNATURE_HEADER,
-        description:
-          'Stripe: `t=<unix seconds>,v1=<hex>[,v1=...]`, each `v1` a hex HMAC-SHA256 of `<t>.<raw body>` keyed with the endpoint secret; ' +
-          `\`t\` within ±\`WEBHOOK_TOLERANCE_MS\` (default ${STRIPE_DEFAULT_TOLERANCE_MS} ms) of receipt (\`POST /v1/webhooks/stripe\`).`,
-      },
-    },
-  ],
-  flutterwave: [
-    {
-      name: 'flutterwaveVerifHash',
-      scheme: {
-        type: 'apiKey',
-        in: 'header',
-        name: FLUTTERWAVE_VERIF_HASH_HEADER,
-        description: 'Flutterwave, `FLUTTERWAVE_WEBHOOK_MODE=verif-hash` (default): the secret hash itself (`POST /v1/webhooks/flutterwave`).',
-      },
-    },
-    {
-      name: 'flutterwaveSignature',
-      scheme: {
-        type: 'apiKey',
-        in: 'header',
-        name: FLUTTERWAVE_SIGNATURE_HEADER,
-        description:
-          'Flutterwave, `FLUTTERWAVE_WEBHOOK_MODE=hmac`: base64 HMAC-SHA256 of the raw body keyed with the secret hash (`POST /v1/webhooks/flutterwave`).',
-      },
-    },
-  ],
-  mpesa: [],
-};
+export const WEBHOOK_SIGNATURES: Readonly<Record<ProviderName, SignatureSchemes>> = Object.fromEntries(
+  PROVIDER_DEFINITIONS.map((d): [ProviderName, SignatureSchemes] => [
+    d.name,
+    d.webhook.signatureHeaders.map((h) => ({ name: h.name, scheme: { type: 'apiKey', in: 'header', name: h.header, description: h.description } })),
+  ]),
+) as Record<ProviderName, SignatureSchemes>;
 
 /** The providers whose webhooks come to `POST /v1/webhooks/{provider}` (signed), and to `.../{provider}/{token}`. */
 export const PROVIDERS_BY_ROUTE = {
