@@ -1,4 +1,8 @@
 import type { LedgerStore } from '@settle/ledger';
+import { ApprovalService } from './approvals/approval.service.js';
+import type { ProposalStore } from './approvals/proposal-store.port.js';
+import { UnmatchedPaymentMatch } from './approvals/unmatched-payment-match.js';
+import type { IngestionAdminOptions } from './reconcile/ingestion-admin.js';
 import type { Logger, Pool } from '@settle/platform';
 import { LedgerAuditTrail, type AuditLog } from './audit/ledger-audit-trail.js';
 import type { AuthStore } from './auth/auth-store.port.js';
@@ -25,6 +29,12 @@ export interface ConsoleAdapters {
   logger: Logger;
   /** How long a session lasts without use, milliseconds (`CONSOLE_SESSION_TTL_MS`). */
   sessionTtlMs: number;
+  /** Proposals of sensitive actions (`PostgresProposalStore`, or `MemoryProposalStore` in tests). */
+  proposals: ProposalStore;
+  /** Ingestion's admin API, where approved matches of unmatched payments run. */
+  ingestion: IngestionAdminOptions;
+  /** How long a proposal waits for its approval, milliseconds (`CONSOLE_PROPOSAL_TTL_MS`); default 24 h. */
+  proposalTtlMs?: number;
 }
 
 /**
@@ -32,7 +42,7 @@ export interface ConsoleAdapters {
  * adapters and the ledger `LEDGER_STORE` names), the OpenAPI generator (inert and in-memory ones) and the tests' factory share, so
  * that a service added to the console is wired in one place.
  */
-export function composeConsole(adapters: ConsoleAdapters): Pick<ConsoleApiDeps, 'auth' | 'users' | 'audit' | 'transactions' | 'queues'> {
+export function composeConsole(adapters: ConsoleAdapters): Pick<ConsoleApiDeps, 'auth' | 'users' | 'audit' | 'transactions' | 'queues' | 'approvals'> {
   const { pool, ledger, auditLog, authStore, logger, sessionTtlMs } = adapters;
   const audit = new LedgerAuditTrail(ledger, auditLog, logger);
   const transactions = new TransactionRepository(pool, ledger);
@@ -42,5 +52,8 @@ export function composeConsole(adapters: ConsoleAdapters): Pick<ConsoleApiDeps, 
     audit,
     transactions,
     queues: new ReviewQueues(pool, transactions),
+    approvals: new ApprovalService(adapters.proposals, audit, new Map([['unmatched_payment.match', new UnmatchedPaymentMatch(pool, adapters.ingestion)]]), {
+      ttlMs: adapters.proposalTtlMs,
+    }),
   };
 }

@@ -20,6 +20,7 @@ import { KafkaAdminSource } from './overview/kafka-admin-source.js';
 import { KafkaOverview } from './overview/kafka-overview.js';
 import { OverviewService } from './overview/overview.service.js';
 import { IngestionReconciler } from './reconcile/ingestion-reconciler.js';
+import { PostgresProposalStore } from './approvals/proposal-store.postgres.js';
 import { CONSOLE_MIGRATIONS } from './schema.js';
 
 /** How often expired sessions are deleted, milliseconds. */
@@ -69,6 +70,9 @@ runHttpApp({
       authStore: new PostgresAuthStore(pool),
       logger,
       sessionTtlMs: config.session.ttlMs,
+      proposals: new PostgresProposalStore(pool),
+      ingestion: { baseUrl: config.ingestion.url, adminApiKey: config.ingestion.adminApiKey },
+      proposalTtlMs: config.proposalTtlMs,
     });
     const { auth, transactions, queues } = services;
     // Kafka is optional: without KAFKA_BROKERS the overview says its figures are not configured.

@@ -20,6 +20,11 @@ import type { ConsoleApiDeps } from '../src/http/console-api.module.js';
 import { ReviewQueues } from '../src/queues/review-queues.js';
 import { IngestionReconciler } from '../src/reconcile/ingestion-reconciler.js';
 import { composeConsole } from '../src/compose.js';
+import { PostgresProposalStore } from '../src/approvals/proposal-store.postgres.js';
+import type { IngestionAdminOptions } from '../src/reconcile/ingestion-admin.js';
+
+/** Ingestion's admin API at a port nothing listens on: reconciliations and approved matches answer 503 unless a test passes its own. */
+const UNREACHABLE_INGESTION: IngestionAdminOptions = { baseUrl: 'http://127.0.0.1:9', adminApiKey: new Secret('unused-admin-key') };
 import { watchAnswers } from './answer-conformance.js';
 
 /** What `createConsoleApp` takes. */
@@ -27,11 +32,12 @@ export type ConsoleAppDeps = Parameters<typeof createConsoleApp>[0];
 
 /**
  * The console's dependencies over `pool`, each on its real adapter, with `overrides` in their
- * place. Defaults: a silent logger; sessions of an hour; the ledger, its audit log and the
- * readers on PostgreSQL; a reconciler pointed at a port nothing listens on (reconciliations
- * answer 503 unless a test passes its own); no dispatcher; insecure cookies; no web app built.
+ * place. Defaults: a silent logger; sessions of an hour; the ledger, its audit log, the readers
+ * and the proposals on PostgreSQL; ingestion's admin API (reconciliations, approved matches) at
+ * `ingestion`, by default a port nothing listens on (they answer 503); no dispatcher; insecure
+ * cookies; no web app built.
  */
-export function consoleTestDeps(pool: Pool, overrides: Partial<ConsoleAppDeps> = {}): ConsoleAppDeps {
+export function consoleTestDeps(pool: Pool, overrides: Partial<ConsoleAppDeps> = {}, ingestion: IngestionAdminOptions = UNREACHABLE_INGESTION): ConsoleAppDeps {
   const logger = overrides.logger ?? pino({ level: 'silent' });
   const ledger = new PostgresLedger(pool);
   const services = composeConsole({
@@ -41,6 +47,8 @@ export function consoleTestDeps(pool: Pool, overrides: Partial<ConsoleAppDeps> =
     authStore: new PostgresAuthStore(pool),
     logger,
     sessionTtlMs: 3_600_000,
+    proposals: new PostgresProposalStore(pool),
+    ingestion,
   });
   // A test's own transactions' reader also feeds the review queues, as in main.ts.
   const queues = overrides.transactions ? new ReviewQueues(pool, overrides.transactions) : services.queues;
@@ -49,7 +57,7 @@ export function consoleTestDeps(pool: Pool, overrides: Partial<ConsoleAppDeps> =
     pool,
     ...services,
     queues,
-    reconciler: new IngestionReconciler({ baseUrl: 'http://127.0.0.1:9', adminApiKey: new Secret('unused-admin-key') }),
+    reconciler: new IngestionReconciler(ingestion),
     cookies: { secure: false },
     webDir: join(tmpdir(), `missing-${randomUUID()}`),
     ...overrides,
@@ -64,8 +72,9 @@ export function consoleTestDeps(pool: Pool, overrides: Partial<ConsoleAppDeps> =
 export async function startConsoleTestApp(
   pool: Pool,
   overrides: Partial<ConsoleAppDeps> = {},
+  ingestion: IngestionAdminOptions = UNREACHABLE_INGESTION,
 ): Promise<{ app: NestFastifyApplication; answers: AnswerConformance }> {
-  const app = await createConsoleApp(consoleTestDeps(pool, overrides));
+  const app = await createConsoleApp(consoleTestDeps(pool, overrides, ingestion));
   const answers = watchAnswers(app);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();

@@ -243,6 +243,8 @@ export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env) {
       secureCookies: e.CONSOLE_SECURE_COOKIES === undefined ? e.SETTLE_ENV === 'production' : e.CONSOLE_SECURE_COOKIES === 'true',
     },
     ingestion: { url: e.CONSOLE_INGESTION_URL, adminApiKey: e.CONSOLE_INGESTION_ADMIN_API_KEY },
+    /** How long a proposal waits for its approval, milliseconds. */
+    proposalTtlMs: e.CONSOLE_PROPOSAL_TTL_MS,
     dispatcher:
       e.CONSOLE_DISPATCHER_URL !== undefined && e.CONSOLE_DISPATCHER_ADMIN_API_KEY !== undefined
         ? { url: e.CONSOLE_DISPATCHER_URL, adminApiKey: e.CONSOLE_DISPATCHER_ADMIN_API_KEY }

@@ -14,6 +14,8 @@ import { OverviewService } from '../overview/overview.service.js';
 import type { ReviewQueues } from '../queues/review-queues.js';
 import type { TransactionRepository } from '../transactions/transaction.repository.js';
 import type { UserAdminService } from '../users/user-admin.service.js';
+import type { ApprovalService } from '../approvals/approval.service.js';
+import { ApprovalsController } from './approvals.controller.js';
 import { AuditController } from './audit.controller.js';
 import { DeliveriesController } from './deliveries.controller.js';
 import { OverviewController } from './overview.controller.js';
@@ -23,6 +25,7 @@ import { SessionGuard } from './session.guard.js';
 import { TransactionsController } from './transactions.controller.js';
 import { UsersController } from './users.controller.js';
 import {
+  APPROVALS,
   AUDIT_TRAIL,
   AUTH_SERVICE,
   CONSOLE_CHALLENGE,
@@ -48,6 +51,7 @@ export const CONSOLE_CONTROLLERS = [
   DeliveriesController,
   AuditController,
   UsersController,
+  ApprovalsController,
   WebController,
 ] as const;
 
@@ -69,6 +73,8 @@ export interface ConsoleApiDeps {
   audit: AuditTrail;
   /** User management (admin only), its changes through `audit`. */
   users: UserAdminService;
+  /** Proposals of sensitive actions and their approval by a second admin (docs/approvals.md), through `audit`. */
+  approvals: ApprovalService;
   cookies: CookieSettings;
   /** Whether the web app's files are served at `/` (and `index.html` for its routes); when not, they answer 503 `CONSOLE.WEB_NOT_BUILT`. */
   webBuilt: boolean;
@@ -116,6 +122,7 @@ export class ConsoleApiModule {
         },
         { provide: AUDIT_TRAIL, useValue: deps.audit },
         { provide: USER_ADMIN, useValue: deps.users },
+        { provide: APPROVALS, useValue: deps.approvals },
         { provide: COOKIE_SETTINGS, useValue: deps.cookies },
         { provide: CONSOLE_LOGGER, useValue: deps.logger },
         { provide: WEB_BUILT, useValue: deps.webBuilt },

@@ -42,6 +42,10 @@ export const consoleEnv = consoleCliEnv
     CONSOLE_SESSION_TTL_MS: int(28_800_000, 60_000).meta({
       description: 'Lifetime of a signed-in session (and of its cookie), milliseconds; default 8 hours.',
     }),
+    CONSOLE_PROPOSAL_TTL_MS: int(86_400_000, 60_000).meta({
+      description:
+        'How long a proposal of a sensitive action (matching an unmatched payment) waits for a second admin, milliseconds; default 24 hours (docs/approvals.md).',
+    }),
     CONSOLE_SECURE_COOKIES: optionalBoolean('CONSOLE_SECURE_COOKIES').meta({
       description: 'Whether the session cookie is `Secure` (sent over HTTPS only); unset: `true` in production, else `false`.',
     }),

@@ -12,6 +12,7 @@ import { MemoryAuthStore } from '../../auth/memory-auth-store.js';
 import { composeConsole } from '../../compose.js';
 import { createConsoleApp } from '../../console-app.js';
 import { IngestionReconciler } from '../../reconcile/ingestion-reconciler.js';
+import { MemoryProposalStore } from '../../approvals/proposal-store.port.js';
 import { CONSOLE_CONTROLLERS } from '../console-api.module.js';
 import { consoleOpenApiDocument } from './document.js';
 
@@ -27,7 +28,16 @@ export async function createInertConsoleApp(root: string): Promise<{ app: NestFa
   const app = await createConsoleApp({
     logger,
     pool,
-    ...composeConsole({ pool, ledger, auditLog: new StoreScanAuditLog(ledger), authStore: new MemoryAuthStore(), logger, sessionTtlMs: 60_000 }),
+    ...composeConsole({
+      pool,
+      ledger,
+      auditLog: new StoreScanAuditLog(ledger),
+      authStore: new MemoryAuthStore(),
+      logger,
+      sessionTtlMs: 60_000,
+      proposals: new MemoryProposalStore(),
+      ingestion: { baseUrl: 'http://127.0.0.1:1', adminApiKey: new Secret('unused') },
+    }),
     reconciler: new IngestionReconciler({ baseUrl: 'http://127.0.0.1:1', adminApiKey: new Secret('unused') }),
     cookies: { secure: true },
     webDir: join(tmpdir(), 'settle-console-openapi-no-web'),

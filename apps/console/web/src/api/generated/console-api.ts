@@ -414,6 +414,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/unmatched-payments/{reference}/match-proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Propose matching an unmatched payment (operator or admin)
+         * @description The checkout's terms from your own source (amount in minor units, currency, user, customer, entitlement, access period). A second admin must approve before the checkout is registered and verified against the provider's answer.
+         */
+        post: operations["ApprovalsController_proposeMatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Proposals waiting for approval
+         * @description Oldest first; expired ones are left out.
+         */
+        get: operations["ApprovalsController_pending"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/proposals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One proposal
+         * @description As it stands now: a pending one past its expiry reads `expired`.
+         */
+        get: operations["ApprovalsController_one"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/proposals/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a proposal (admin, not its proposer)
+         * @description Runs the action with the terms as proposed; if it fails, the proposal stays pending. Recorded in the ledger with the approver first.
+         */
+        post: operations["ApprovalsController_approve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/proposals/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject or withdraw a proposal
+         * @description An admin rejects, or the proposer withdraws, with a reason. The action never runs.
+         */
+        post: operations["ApprovalsController_reject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2607,6 +2707,573 @@ export interface operations {
             };
             /** @description `CONSOLE.SELF_CHANGE_REFUSED` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.AUDIT_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ApprovalsController_proposeMatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The unmatched payment's reference */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Minor units */
+                    amount: number;
+                    currency: string;
+                    user_id: string;
+                    customer: {
+                        /** Format: email */
+                        email?: string;
+                        phone?: string;
+                    };
+                    entitlement: string;
+                    access_period: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Proposed; waits for a second admin */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description What is to be done (`unmatched_payment.match`) */
+                        action: string;
+                        target: {
+                            kind: string;
+                            id: string;
+                        };
+                        /** @description As the proposer gave them; approved as they are */
+                        parameters: {
+                            [key: string]: unknown;
+                        };
+                        proposer: {
+                            email: string;
+                            role: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        proposedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description An approval at or after it is refused
+                         */
+                        expiresAt: string;
+                        /** @enum {string} */
+                        status: "pending" | "approved" | "rejected" | "expired";
+                        decidedBy: {
+                            email: string;
+                            role: string;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        decidedAt: string | null;
+                        /** @description A rejection's reason */
+                        reason: string | null;
+                    };
+                };
+            };
+            /** @description `REQUEST.MALFORMED_JSON`, `REQUEST.DUPLICATE_KEY`, `REQUEST.AMBIGUOUS_NUMBER`, `REQUEST.INVALID_CHARACTER`, `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.CSRF_REJECTED`, `CONSOLE.FORBIDDEN` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN`, `CONSOLE.PROPOSAL_PENDING` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.BODY_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.UNSUPPORTED_MEDIA_TYPE` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `READ_MODEL.NOT_READY`, `CONSOLE.AUDIT_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ApprovalsController_pending: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pending proposals */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description What is to be done (`unmatched_payment.match`) */
+                            action: string;
+                            target: {
+                                kind: string;
+                                id: string;
+                            };
+                            /** @description As the proposer gave them; approved as they are */
+                            parameters: {
+                                [key: string]: unknown;
+                            };
+                            proposer: {
+                                email: string;
+                                role: string;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            proposedAt: string;
+                            /**
+                             * Format: date-time
+                             * @description An approval at or after it is refused
+                             */
+                            expiresAt: string;
+                            /** @enum {string} */
+                            status: "pending" | "approved" | "rejected" | "expired";
+                            decidedBy: {
+                                email: string;
+                                role: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            decidedAt: string | null;
+                            /** @description A rejection's reason */
+                            reason: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ApprovalsController_one: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The proposal's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proposal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description What is to be done (`unmatched_payment.match`) */
+                        action: string;
+                        target: {
+                            kind: string;
+                            id: string;
+                        };
+                        /** @description As the proposer gave them; approved as they are */
+                        parameters: {
+                            [key: string]: unknown;
+                        };
+                        proposer: {
+                            email: string;
+                            role: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        proposedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description An approval at or after it is refused
+                         */
+                        expiresAt: string;
+                        /** @enum {string} */
+                        status: "pending" | "approved" | "rejected" | "expired";
+                        decidedBy: {
+                            email: string;
+                            role: string;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        decidedAt: string | null;
+                        /** @description A rejection's reason */
+                        reason: string | null;
+                    };
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `APPROVAL.UNKNOWN` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ApprovalsController_approve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The proposal's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Approved, and the action ran */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        proposal: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description What is to be done (`unmatched_payment.match`) */
+                            action: string;
+                            target: {
+                                kind: string;
+                                id: string;
+                            };
+                            /** @description As the proposer gave them; approved as they are */
+                            parameters: {
+                                [key: string]: unknown;
+                            };
+                            proposer: {
+                                email: string;
+                                role: string;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            proposedAt: string;
+                            /**
+                             * Format: date-time
+                             * @description An approval at or after it is refused
+                             */
+                            expiresAt: string;
+                            /** @enum {string} */
+                            status: "pending" | "approved" | "rejected" | "expired";
+                            decidedBy: {
+                                email: string;
+                                role: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            decidedAt: string | null;
+                            /** @description A rejection's reason */
+                            reason: string | null;
+                        };
+                        /** @description What the action did (for a match: the checkout's reference and state) */
+                        result: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.CSRF_REJECTED`, `CONSOLE.FORBIDDEN`, `APPROVAL.SELF_APPROVAL` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `APPROVAL.UNKNOWN`, `CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `APPROVAL.CLOSED`, `APPROVAL.CONFLICT`, `APPROVAL.EXPIRED`, `CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN`, `CONSOLE.MATCH_REFUSED` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.INGESTION_REJECTED` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.AUDIT_UNAVAILABLE`, `CONSOLE.INGESTION_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ApprovalsController_reject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The proposal's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Rejected */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description What is to be done (`unmatched_payment.match`) */
+                        action: string;
+                        target: {
+                            kind: string;
+                            id: string;
+                        };
+                        /** @description As the proposer gave them; approved as they are */
+                        parameters: {
+                            [key: string]: unknown;
+                        };
+                        proposer: {
+                            email: string;
+                            role: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        proposedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description An approval at or after it is refused
+                         */
+                        expiresAt: string;
+                        /** @enum {string} */
+                        status: "pending" | "approved" | "rejected" | "expired";
+                        decidedBy: {
+                            email: string;
+                            role: string;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        decidedAt: string | null;
+                        /** @description A rejection's reason */
+                        reason: string | null;
+                    };
+                };
+            };
+            /** @description `REQUEST.MALFORMED_JSON`, `REQUEST.DUPLICATE_KEY`, `REQUEST.AMBIGUOUS_NUMBER`, `REQUEST.INVALID_CHARACTER`, `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.CSRF_REJECTED`, `CONSOLE.FORBIDDEN`, `APPROVAL.FORBIDDEN` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `APPROVAL.UNKNOWN` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `APPROVAL.CLOSED`, `APPROVAL.CONFLICT` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.BODY_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.UNSUPPORTED_MEDIA_TYPE` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

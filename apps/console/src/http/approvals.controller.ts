@@ -1,0 +1,156 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { ApiCookieAuth, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { isWellFormedReference } from '@settle/domain';
+import { ApiAnswer, ApiBodyOf, ApiProblems, isoTime, JSON_BODY_PROBLEMS, parseBody } from '@settle/http';
+import { z } from 'zod';
+import type { ApprovalService, ProposalView } from '../approvals/approval.service.js';
+import { matchTerms } from '../approvals/unmatched-payment-match.js';
+import { ConsoleError } from '../errors.js';
+import { SECURITY } from './openapi/document.js';
+import { CurrentSession, MinRole, SessionGuard, type RequestSession } from './session.guard.js';
+import { APPROVALS } from './tokens.js';
+
+const actor = z.strictObject({ email: z.string(), role: z.string() });
+
+/** A proposal of a sensitive admin action (docs/approvals.md). */
+const proposal = z.strictObject({
+  id: z.uuid(),
+  action: z.string().describe('What is to be done (`unmatched_payment.match`)'),
+  target: z.strictObject({ kind: z.string(), id: z.string() }),
+  parameters: z.record(z.string(), z.unknown()).describe('As the proposer gave them; approved as they are'),
+  proposer: actor,
+  proposedAt: isoTime,
+  expiresAt: isoTime.describe('An approval at or after it is refused'),
+  status: z.enum(['pending', 'approved', 'rejected', 'expired']),
+  decidedBy: actor.nullable(),
+  decidedAt: isoTime.nullable(),
+  reason: z.string().nullable().describe("A rejection's reason"),
+});
+
+/** `GET /api/v1/proposals`. */
+const proposalsAnswer = z.strictObject({ items: z.array(proposal) });
+
+/** `POST /api/v1/proposals/:id/approve`. */
+const approvalAnswer = z.strictObject({
+  proposal,
+  result: z.record(z.string(), z.unknown()).describe("What the action did (for a match: the checkout's reference and state)"),
+});
+
+/** `POST /api/v1/proposals/:id/reject` body. */
+const rejectBody = z.object({ reason: z.string().trim().min(1).max(500) }).strict();
+
+const APPROVAL_PROBLEMS: Array<[number, string]> = [
+  [403, 'CONSOLE.CSRF_REJECTED'],
+  [403, 'CONSOLE.FORBIDDEN'],
+  [404, 'APPROVAL.UNKNOWN'],
+  [409, 'APPROVAL.CLOSED'],
+  [409, 'APPROVAL.CONFLICT'],
+  [503, 'CONSOLE.AUDIT_UNAVAILABLE'],
+];
+
+/** The proposal id of a path: a UUID, else 404 as an unknown proposal. */
+function pathProposalId(id: string): string {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) ? id.toLowerCase() : '00000000-0000-0000-0000-000000000000';
+}
+
+/**
+ * Two people for money decisions (maker-checker, docs/approvals.md):
+ * - `POST /api/v1/unmatched-payments/:reference/match-proposals` (operator or admin): proposes
+ *   matching an open unmatched payment to a checkout with the terms given (the operator's own
+ *   source; never pre-filled from the provider's answer), 201;
+ * - `GET /api/v1/proposals` (any role): the proposals waiting for approval, oldest first;
+ *   `GET /api/v1/proposals/:id`: one, as it stands;
+ * - `POST /api/v1/proposals/:id/approve` (admin, never the proposer): runs the action with the
+ *   proposed terms; `POST /api/v1/proposals/:id/reject` (an admin, or the proposer withdrawing it).
+ * Every command is recorded in the ledger with its actor before it runs.
+ */
+@ApiTags('approvals')
+@ApiCookieAuth(SECURITY.session)
+@ApiProblems([401, 'CONSOLE.UNAUTHENTICATED'])
+@Controller('api/v1')
+@UseGuards(SessionGuard)
+export class ApprovalsController {
+  constructor(@Inject(APPROVALS) private readonly approvals: ApprovalService) {}
+
+  @Post('unmatched-payments/:reference/match-proposals')
+  @MinRole('operator')
+  @HttpCode(201)
+  @ApiSecurity(SECURITY.csrf)
+  @ApiOperation({
+    summary: 'Propose matching an unmatched payment (operator or admin)',
+    description:
+      "The checkout's terms from your own source (amount in minor units, currency, user, customer, entitlement, access period). A second admin must approve before the checkout is registered and verified against the provider's answer.",
+  })
+  @ApiParam({ name: 'reference', description: "The unmatched payment's reference" })
+  @ApiBodyOf(matchTerms)
+  @ApiAnswer(201, proposal, 'Proposed; waits for a second admin')
+  @ApiProblems(
+    ...JSON_BODY_PROBLEMS,
+    [400, 'REQUEST.VALIDATION_FAILED'],
+    [403, 'CONSOLE.CSRF_REJECTED'],
+    [403, 'CONSOLE.FORBIDDEN'],
+    [404, 'CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND'],
+    [409, 'CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN'],
+    [409, 'CONSOLE.PROPOSAL_PENDING'],
+    [503, 'READ_MODEL.NOT_READY'],
+    [503, 'CONSOLE.AUDIT_UNAVAILABLE'],
+  )
+  proposeMatch(@Param('reference') reference: string, @Body() body: unknown, @CurrentSession() session: RequestSession): Promise<ProposalView> {
+    if (!isWellFormedReference(reference)) throw new ConsoleError('CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND', 'Unmatched payment not found');
+    return this.approvals.propose(session.user, 'unmatched_payment.match', reference, body);
+  }
+
+  @Get('proposals')
+  @ApiOperation({ summary: 'Proposals waiting for approval', description: 'Oldest first; expired ones are left out.' })
+  @ApiAnswer(200, proposalsAnswer, 'The pending proposals')
+  async pending(): Promise<{ items: ProposalView[] }> {
+    return { items: await this.approvals.pending(100) };
+  }
+
+  @Get('proposals/:id')
+  @ApiOperation({ summary: 'One proposal', description: 'As it stands now: a pending one past its expiry reads `expired`.' })
+  @ApiParam({ name: 'id', description: "The proposal's id" })
+  @ApiAnswer(200, proposal, 'The proposal')
+  @ApiProblems([404, 'APPROVAL.UNKNOWN'])
+  one(@Param('id') id: string): Promise<ProposalView> {
+    return this.approvals.get(pathProposalId(id));
+  }
+
+  @Post('proposals/:id/approve')
+  @MinRole('admin')
+  @HttpCode(200)
+  @ApiSecurity(SECURITY.csrf)
+  @ApiOperation({
+    summary: 'Approve a proposal (admin, not its proposer)',
+    description: 'Runs the action with the terms as proposed; if it fails, the proposal stays pending. Recorded in the ledger with the approver first.',
+  })
+  @ApiParam({ name: 'id', description: "The proposal's id" })
+  @ApiAnswer(200, approvalAnswer, 'Approved, and the action ran')
+  @ApiProblems(
+    ...APPROVAL_PROBLEMS,
+    [403, 'APPROVAL.SELF_APPROVAL'],
+    [409, 'APPROVAL.EXPIRED'],
+    [404, 'CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND'],
+    [409, 'CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN'],
+    [409, 'CONSOLE.MATCH_REFUSED'],
+    [503, 'CONSOLE.INGESTION_UNAVAILABLE'],
+    [500, 'CONSOLE.INGESTION_REJECTED'],
+  )
+  approve(@Param('id') id: string, @CurrentSession() session: RequestSession): Promise<{ proposal: ProposalView; result: Record<string, unknown> }> {
+    return this.approvals.approve(session.user, pathProposalId(id));
+  }
+
+  @Post('proposals/:id/reject')
+  @MinRole('operator')
+  @HttpCode(200)
+  @ApiSecurity(SECURITY.csrf)
+  @ApiOperation({ summary: 'Reject or withdraw a proposal', description: 'An admin rejects, or the proposer withdraws, with a reason. The action never runs.' })
+  @ApiParam({ name: 'id', description: "The proposal's id" })
+  @ApiBodyOf(rejectBody)
+  @ApiAnswer(200, proposal, 'Rejected')
+  @ApiProblems(...JSON_BODY_PROBLEMS, ...APPROVAL_PROBLEMS, [400, 'REQUEST.VALIDATION_FAILED'], [403, 'APPROVAL.FORBIDDEN'])
+  reject(@Param('id') id: string, @Body() body: unknown, @CurrentSession() session: RequestSession): Promise<ProposalView> {
+    const { reason } = parseBody(rejectBody, body);
+    return this.approvals.reject(session.user, pathProposalId(id), reason);
+  }
+}
