@@ -42,7 +42,7 @@ export interface AppTopics {
  */
 export const APP_TOPICS: Readonly<Record<string, AppTopics>> = {
   ingestion: {
-    sends: ['CheckoutRegistered', 'CheckoutCompleted', 'ProviderWebhookReceived', 'VerificationRequested'],
+    sends: ['CheckoutRegistered', 'CheckoutCompleted', 'ProviderWebhookReceived', 'VerificationRequested', 'UnmatchedPaymentCloseRequested'],
     receives: [],
     deadLetters: false,
   },
@@ -63,10 +63,11 @@ const MESSAGE_KEYS: Readonly<Record<EventType, { field: string; description: str
   EntitlementGranted: { field: 'user_id', description: "The user's id: all of one user's grants land on one partition, in order." },
   DeliveryDeadLettered: { field: 'endpoint_id', description: 'The customer endpoint id.' },
   UnmatchedPaymentObserved: { field: 'reference', description: "The payment's provider reference." },
+  UnmatchedPaymentCloseRequested: { field: 'reference', description: "The payment's provider reference." },
 };
 
 const TOPIC_SUMMARIES: Readonly<Record<TopicKey, string>> = {
-  transactionEvents: 'Checkout registrations and completions, verified webhooks, verification requests.',
+  transactionEvents: 'Checkout registrations and completions, verified webhooks, verification requests, operators closing unmatched payments.',
   consensusResults: "The verifier's decisions: consensus results, and its answers about unmatched payments.",
   settlements: 'Outcomes committed to the ledger, for downstream subscribers (they de-duplicate by event_id).',
   entitlementEvents: 'Access granted by settled payments, keyed by user, for delivery to customer endpoints.',

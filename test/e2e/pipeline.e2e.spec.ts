@@ -642,4 +642,29 @@ describe('a payment Settle was never told about (docs/unmatched-payments.md)', (
     expect(await unmatchedFacts()).toEqual(['UnmatchedPaymentRecorded', 'UnmatchedPaymentMatched']);
     expect((await ledgerEntries(reference)).map((e) => e.event_type)).toEqual(['TransactionSettled']);
   });
+
+  it('an operator closes one with a reason through the admin API: the ledger records UnmatchedPaymentClosed and the listing shows it closed', async () => {
+    const reference = `ref_e2e_unmatched_${randomBytes(6).toString('hex')}`;
+    expect((await stack.sandbox.create({ reference, amount: 120_000, currency: 'NGN', email: `payer.${reference}@example.com` })).status).toBe(201);
+    expect((await stack.sandbox.pay(reference)).status).toBe(200);
+    const admin = { authorization: `Bearer ${stack.adminKey}`, 'content-type': 'application/json' };
+    const listed = async (status: string) => {
+      const answer = await fetch(`${stack.ingestionUrl}/v1/admin/unmatched-payments?status=${status}&limit=100`, { headers: admin });
+      const body = (await answer.json()) as { unmatched_payments: Array<{ reference: string; amount: number | null; closed: unknown }> };
+      return body.unmatched_payments.find((p) => p.reference === reference);
+    };
+    await waitUntil('the payment listed as open', 30_000, () => listed('open'));
+    const closing = await fetch(`${stack.ingestionUrl}/v1/admin/unmatched-payments/${reference}/close`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ reason: 'refunded_outside_settle', note: 'refunded by support', closed_by: 'ops@example.com' }),
+    });
+    expect(closing.status).toBe(202);
+    const closed = await waitUntil('the payment listed as closed', 30_000, () => listed('closed'));
+    expect(closed).toMatchObject({ amount: 120_000, closed: { reason: 'refunded_outside_settle', by: 'ops@example.com' } });
+    const { rows } = await stack.db.query<{ event_type: string }>('SELECT event_type FROM ledger.events WHERE stream_id = $1 ORDER BY revision', [
+      `unmatched-${reference}`,
+    ]);
+    expect(rows.map((r) => r.event_type)).toEqual(['UnmatchedPaymentRecorded', 'UnmatchedPaymentClosed']);
+  });
 });

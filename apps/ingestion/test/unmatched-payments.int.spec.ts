@@ -65,6 +65,7 @@ describe('GET /v1/admin/unmatched-payments', () => {
       provider_transaction_id: null,
       verified_at: '2026-11-28T12:01:00.000Z',
       matched_at: null,
+      closed: null,
     });
     const page2 = (await list(`?limit=2&cursor=${page1.next_cursor}`)).json<typeof page1>();
     expect(page2.unmatched_payments.map((p) => [p.reference, p.amount, p.terms_verified])).toEqual([
@@ -80,7 +81,7 @@ describe('GET /v1/admin/unmatched-payments', () => {
   });
 
   it('refuses a bad query with a 400 problem naming the field, and the checkout API key with 401 (the answers carry customers’ contacts)', async () => {
-    for (const query of ['?limit=0', '?limit=101', '?status=closed', '?cursor=nope!']) {
+    for (const query of ['?limit=0', '?limit=101', '?status=deleted', '?cursor=nope!']) {
       const answer = await list(query);
       expect(answer.statusCode, query).toBe(400);
       expect(answer.headers['content-type']).toMatch(/application\/problem\+json/);
@@ -134,6 +135,36 @@ describe('POST /v1/admin/unmatched-payments/{reference}/match', () => {
     expect(invalid.json()).toMatchObject({ code: 'REQUEST.VALIDATION_FAILED', errors: [expect.objectContaining({ path: 'amount' })] });
     expect((await match('ref_u_a', { ...terms, provider: 'stripe' })).json()).toMatchObject({ code: 'REQUEST.VALIDATION_FAILED' });
     expect((await match('ref_u_a', terms, t.apiAuthorization)).statusCode).toBe(401);
+    expect(t.answers.violations).toEqual([]);
+  });
+});
+
+describe('POST /v1/admin/unmatched-payments/{reference}/close', () => {
+  const close = (reference: string, body: unknown) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/v1/admin/unmatched-payments/${reference}/close`,
+      payload: JSON.stringify(body),
+      headers: { authorization: t.adminAuthorization, 'content-type': 'application/json' },
+    });
+
+  it('publishes the close request of an open payment, with the reason, the note and who closed it', async () => {
+    const answer = await close('ref_u_b', { reason: 'not_ours', note: 'the shop next door', closed_by: 'ops@example.com' });
+    expect(answer.statusCode).toBe(202);
+    expect(answer.json()).toEqual({ reference: 'ref_u_b', status: 'closing' });
+    const { rows } = await t.pool.query<{ payload: Record<string, unknown> }>(
+      `SELECT payload FROM ingestion.outbox WHERE event_type = 'UnmatchedPaymentCloseRequested' AND message_key = $1`,
+      ['ref_u_b'],
+    );
+    expect(rows.map((r) => r.payload)).toEqual([
+      expect.objectContaining({ reference: 'ref_u_b', reason: 'not_ours', note: 'the shop next door', closed_by: 'ops@example.com' }),
+    ]);
+  });
+
+  it('refuses an unknown reason, an unknown or matched payment, each as problem details', async () => {
+    expect((await close('ref_u_b', { reason: 'because' })).json()).toMatchObject({ status: 400, code: 'REQUEST.VALIDATION_FAILED' });
+    expect((await close('ref_u_nowhere', { reason: 'test_payment' })).json()).toMatchObject({ status: 404, code: 'UNMATCHED_PAYMENT.NOT_FOUND' });
+    expect((await close('ref_u_matched', { reason: 'test_payment' })).json()).toMatchObject({ status: 409, code: 'UNMATCHED_PAYMENT.NOT_OPEN' });
     expect(t.answers.violations).toEqual([]);
   });
 });

@@ -124,6 +124,9 @@ describe('ledger projector: payments with no checkout (docs/unmatched-payments.m
     customer_phone: null,
     terms_verified: true,
     provider_transaction_id: reference,
+    close_reason: null,
+    close_note: null,
+    closed_by: null,
   });
   const items = (...payloads: UnmatchedPaymentObservedV1[]): BatchItem[] =>
     payloads.map((payload, i) => ({
@@ -163,5 +166,47 @@ describe('ledger projector: payments with no checkout (docs/unmatched-payments.m
     expect(await service.handleBatch(mixed)).toEqual([]);
     expect((await store.readStream(transactionStream('u_with_unmatched'))).map((e) => e.type)).toEqual(['TransactionSettled']);
     expect((await store.readStream(unmatchedPaymentStream('pi_other'))).map((e) => e.type)).toEqual(['UnmatchedPaymentRecorded']);
+  });
+});
+
+describe('ledger projector: an unmatched payment closed by an operator', () => {
+  it('records UnmatchedPaymentClosed after the record, with the reason, the note and who closed it', async () => {
+    const { store, service } = projector();
+    const base = {
+      occurred_at: Date.UTC(2026, 10, 28, 12),
+      correlation_id: 'corr-closed',
+      reference: 'pi_closed',
+      provider: 'stripe' as const,
+      verdict: null,
+      provider_status: 'succeeded',
+      amount_minor: 1_999,
+      currency: 'USD',
+      customer_email: null,
+      customer_phone: null,
+      terms_verified: true,
+      provider_transaction_id: null,
+      close_reason: null,
+      close_note: null,
+      closed_by: null,
+    };
+    const items: BatchItem[] = [
+      { ...base, event_id: '55555555-5555-4555-8555-555555555555', causation_id: 'c1', observation: 'recorded' as const, verdict: 'cleared' as const },
+      {
+        ...base,
+        event_id: '66666666-6666-4666-8666-666666666666',
+        causation_id: 'c2',
+        observation: 'closed' as const,
+        close_reason: 'refunded_outside_settle' as const,
+        close_note: 'refunded by support',
+        closed_by: 'ops@example.com',
+      },
+    ].map((payload, i) => ({
+      event: { type: 'UnmatchedPaymentObserved', payload },
+      context: { topic: 't', partition: 0, offset: String(i), key: null, timestamp: 0, headers: {} },
+    }));
+    expect(await service.handleBatch(items)).toEqual([]);
+    const stream = await store.readStream(unmatchedPaymentStream('pi_closed'));
+    expect(stream.map((e) => e.type)).toEqual(['UnmatchedPaymentRecorded', 'UnmatchedPaymentClosed']);
+    expect(stream[1]!.data).toMatchObject({ reason: 'refunded_outside_settle', note: 'refunded by support', closed_by: 'ops@example.com' });
   });
 });

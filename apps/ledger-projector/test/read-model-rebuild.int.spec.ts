@@ -73,7 +73,7 @@ describe('read model rebuilt from the ledger alone', () => {
   });
 
   it('projects unmatched payments (open, then matched) in the append, and rebuilds them from the ledger alone (docs/unmatched-payments.md)', async () => {
-    const observed = (reference: string, observation: 'recorded' | 'matched', n: number): BatchItem => ({
+    const observed = (reference: string, observation: 'recorded' | 'matched' | 'closed', n: number): BatchItem => ({
       event: {
         type: 'UnmatchedPaymentObserved',
         payload: {
@@ -92,6 +92,9 @@ describe('read model rebuilt from the ledger alone', () => {
           customer_phone: null,
           terms_verified: true,
           provider_transaction_id: null,
+          close_reason: observation === 'closed' ? 'test_payment' : null,
+          close_note: null,
+          closed_by: observation === 'closed' ? 'ops@example.com' : null,
         },
       },
       context: { topic: 't', partition: 0, offset: String(n), key: reference, timestamp: 0, headers: {} },
@@ -101,13 +104,16 @@ describe('read model rebuilt from the ledger alone', () => {
       await service.handleBatch([observed('ref_open', 'recorded', 1), observed('ref_matched', 'recorded', 2), observed('ref_matched', 'matched', 3)]),
     ).toEqual([]);
     expect(await service.handleBatch([observed('ref_matched', 'matched', 3)])).toEqual([]);
+    expect(await service.handleBatch([observed('ref_closed', 'recorded', 4), observed('ref_closed', 'closed', 5)])).toEqual([]);
     const live = await snapshot('unmatched_payments');
     expect(live.map((r) => [r.reference, r.status, Number(r.amount_minor), r.matched_at?.toISOString() ?? null, Number(r.ledger_revision)])).toEqual([
+      ['ref_closed', 'closed', 250_000, null, 1],
       ['ref_matched', 'matched', 250_000, '2026-11-28T12:03:00.000Z', 1],
       ['ref_open', 'open', 250_000, null, 0],
     ]);
+    expect(live[0]).toMatchObject({ close_reason: 'test_payment', closed_by: 'ops@example.com' });
     const rebuilt = await rebuildReadModels(pool, new PostgresLedger(pool));
-    expect(rebuilt.unmatched).toBe(2);
+    expect(rebuilt.unmatched).toBe(3);
     expect(await snapshot('unmatched_payments')).toEqual(live);
   });
 });

@@ -30,9 +30,9 @@ export function activityOf(event: TypedEvent): { activity: Activity; correlation
       return { activity: { kind: 'outcome', at, status, changed }, correlationId };
     }
     case 'UnmatchedPaymentObserved': {
-      // A final answer (recorded, declined) ends the candidate's checks; `matched` follows a
-      // registration, which the watch already saw.
-      const resolved = event.payload.observation === 'recorded' || event.payload.observation === 'declined';
+      // A final answer (recorded, declined, closed) ends the candidate's checks; `matched` follows
+      // a registration, which the watch already saw.
+      const resolved = event.payload.observation !== 'unresolved';
       return event.payload.observation === 'matched' ? null : { activity: { kind: 'unmatched_observed', at, resolved }, correlationId };
     }
     default:

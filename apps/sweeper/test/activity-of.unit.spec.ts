@@ -86,6 +86,9 @@ function observed(observation: UnmatchedObservation, at: number): TypedEvent {
       customer_phone: null,
       terms_verified: false,
       provider_transaction_id: null,
+      close_reason: null,
+      close_note: null,
+      closed_by: null,
     },
   };
 }

@@ -13,13 +13,14 @@ export interface StoredTransaction {
  *   grace period;
  * - `recorded`: the provider confirmed a cleared payment (`payment`): an unmatched payment;
  * - `declined`: the provider said nothing was paid;
- * - `matched`: a checkout was registered under its reference since.
+ * - `matched`: a checkout was registered under its reference since;
+ * - `closed`: an operator closed it with a reason.
  */
 export interface UnmatchedCandidate {
   reference: string;
   provider: ProviderName;
   correlationId: string;
-  status: 'candidate' | 'recorded' | 'declined' | 'matched';
+  status: 'candidate' | 'recorded' | 'declined' | 'matched' | 'closed';
   /** When its first signed webhook arrived, epoch ms. */
   firstSeenAt: number;
   /** What the provider confirmed, once recorded (kept when matched). */

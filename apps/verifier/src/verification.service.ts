@@ -13,6 +13,8 @@ import {
   type Expectation,
   type ProviderName,
   type ProviderVerdict,
+  type UnmatchedCloseReason,
+  type UnmatchedPayment,
   type VerificationTrigger,
 } from '@settle/domain';
 import {
@@ -61,6 +63,13 @@ type Step =
       context: MessageContext;
     }
   | { kind: 'complete'; index: number; eventId: string; at: number }
+  | {
+      kind: 'close';
+      index: number;
+      eventId: string;
+      payload: Extract<TypedEvent, { type: 'UnmatchedPaymentCloseRequested' }>['payload'];
+      context: MessageContext;
+    }
   | {
       kind: 'verify';
       index: number;
@@ -293,6 +302,8 @@ export class VerificationService {
       }
       case 'CheckoutCompleted':
         return { kind: 'complete', index, eventId: event.payload.event_id, at: event.payload.occurred_at };
+      case 'UnmatchedPaymentCloseRequested':
+        return { kind: 'close', index, eventId: event.payload.event_id, payload: event.payload, context };
       case 'ProviderWebhookReceived': {
         const p = event.payload;
         const webhook = { provider: p.provider, at: p.occurred_at, correlationId: p.correlation_id };
@@ -324,6 +335,8 @@ export class VerificationService {
       }
       case 'verify':
         return this.verify(chain, step);
+      case 'close':
+        return this.closeCandidate(chain, step);
     }
   }
 
@@ -446,23 +459,15 @@ export class VerificationService {
     }
     chain.observations.push({
       trace: traceCarrierOf(traced),
-      payload: {
-        event_id: deterministicId('UnmatchedPaymentObserved', step.eventId),
-        occurred_at: at,
-        correlation_id: candidate.correlationId,
-        causation_id: step.eventId,
-        reference,
-        provider: candidate.provider,
+      payload: observationOf(candidate, {
+        eventId: deterministicId('UnmatchedPaymentObserved', step.eventId),
+        at,
+        causationId: step.eventId,
         observation: answer.kind,
         verdict: verdict.kind,
-        provider_status: payment?.providerStatus ?? (answer.kind === 'declined' ? answer.providerStatus : null),
-        amount_minor: payment?.amountMinor ?? null,
-        currency: payment?.currency ?? null,
-        customer_email: payment?.customer.email ?? null,
-        customer_phone: payment?.customer.phone ?? null,
-        terms_verified: payment?.termsVerified ?? false,
-        provider_transaction_id: payment?.providerTransactionId ?? null,
-      },
+        providerStatus: payment?.providerStatus ?? (answer.kind === 'declined' ? answer.providerStatus : null),
+        payment,
+      }),
     });
   }
 
@@ -475,33 +480,57 @@ export class VerificationService {
    */
   private async matchCandidate(chain: Chain, step: Extract<Step, { kind: 'register' }>): Promise<void> {
     const candidate = chain.candidate;
-    if (!candidate || candidate.status === 'matched') return;
+    // A closed payment stays closed (the operator's word stands); the checkout is verified as any other.
+    if (!candidate || candidate.status === 'matched' || candidate.status === 'closed') return;
     const recorded = candidate.status === 'recorded';
     chain.candidate = { ...candidate, status: 'matched', matchedAt: step.payload.occurred_at };
     chain.candidateChanged = true;
     if (!recorded) return;
-    const payment = candidate.payment;
     chain.observations.push({
       trace: traceCarrierOf(step.context.trace),
-      payload: {
-        event_id: deterministicId('UnmatchedPaymentObserved', step.eventId),
-        occurred_at: step.payload.occurred_at,
-        correlation_id: candidate.correlationId,
-        causation_id: step.eventId,
-        reference: chain.reference,
-        provider: candidate.provider,
+      payload: observationOf(candidate, {
+        eventId: deterministicId('UnmatchedPaymentObserved', step.eventId),
+        at: step.payload.occurred_at,
+        causationId: step.eventId,
         observation: 'matched',
         verdict: null,
-        provider_status: payment?.providerStatus ?? null,
-        amount_minor: payment?.amountMinor ?? null,
-        currency: payment?.currency ?? null,
-        customer_email: payment?.customer.email ?? null,
-        customer_phone: payment?.customer.phone ?? null,
-        terms_verified: payment?.termsVerified ?? false,
-        provider_transaction_id: payment?.providerTransactionId ?? null,
-      },
+        providerStatus: candidate.payment?.providerStatus ?? null,
+        payment: candidate.payment,
+      }),
     });
     await this.verify(chain, { kind: 'verify', index: step.index, eventId: step.eventId, trigger: 'unmatched_payment', context: step.context });
+  }
+
+  /**
+   * An operator closes a recorded unmatched payment with a reason (docs/unmatched-payments.md):
+   * its record is closed and the closing published, for the ledger. A request for a payment that
+   * is not recorded (matched or closed meanwhile) changes nothing.
+   */
+  private closeCandidate(chain: Chain, step: Extract<Step, { kind: 'close' }>): void {
+    const candidate = chain.candidate;
+    const p = step.payload;
+    if (candidate?.status !== 'recorded') {
+      this.logger.warn(
+        { ...messageLogContext(step.context), reference: chain.reference, status: candidate?.status ?? null },
+        'close request for a payment that is not an open unmatched payment; nothing changed',
+      );
+      return;
+    }
+    chain.candidate = { ...candidate, status: 'closed' };
+    chain.candidateChanged = true;
+    chain.observations.push({
+      trace: traceCarrierOf(step.context.trace),
+      payload: observationOf(candidate, {
+        eventId: deterministicId('UnmatchedPaymentObserved', step.eventId),
+        at: p.occurred_at,
+        causationId: step.eventId,
+        observation: 'closed',
+        verdict: null,
+        providerStatus: candidate.payment?.providerStatus ?? null,
+        payment: candidate.payment,
+        close: { reason: p.reason, note: p.note, by: p.closed_by },
+      }),
+    });
   }
 
   /** Logs and counts a committed answer about an unmatched payment (the alert of a recorded one included). */
@@ -544,6 +573,45 @@ export class VerificationService {
       );
     }
   }
+}
+
+/**
+ * The `UnmatchedPaymentObserved` record of an answer about a candidate: what the provider
+ * confirmed (`payment`, amounts in minor units) and, for `closed`, the operator's reason.
+ */
+function observationOf(
+  candidate: UnmatchedCandidate,
+  o: {
+    eventId: string;
+    at: number;
+    causationId: string;
+    observation: UnmatchedPaymentObservedV1['observation'];
+    verdict: UnmatchedPaymentObservedV1['verdict'];
+    providerStatus: string | null;
+    payment: UnmatchedPayment | null;
+    close?: { reason: UnmatchedCloseReason; note: string | null; by: string };
+  },
+): UnmatchedPaymentObservedV1 {
+  return {
+    event_id: o.eventId,
+    occurred_at: o.at,
+    correlation_id: candidate.correlationId,
+    causation_id: o.causationId,
+    reference: candidate.reference,
+    provider: candidate.provider,
+    observation: o.observation,
+    verdict: o.verdict,
+    provider_status: o.providerStatus,
+    amount_minor: o.payment?.amountMinor ?? null,
+    currency: o.payment?.currency ?? null,
+    customer_email: o.payment?.customer.email ?? null,
+    customer_phone: o.payment?.customer.phone ?? null,
+    terms_verified: o.payment?.termsVerified ?? false,
+    provider_transaction_id: o.payment?.providerTransactionId ?? null,
+    close_reason: o.close?.reason ?? null,
+    close_note: o.close?.note ?? null,
+    closed_by: o.close?.by ?? null,
+  };
 }
 
 /** Errors no retry can fix: a permanent message error or a broken business rule. */

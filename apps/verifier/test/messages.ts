@@ -44,3 +44,8 @@ export const batchOf = (events: TypedEvent[]): BatchItem[] =>
 
 /** `n` references never used before. */
 export const fresh = (n: number) => Array.from({ length: n }, () => `ref_${randomUUID().slice(0, 12)}`);
+
+/** An operator closing the unmatched payment of `reference` as a test payment. */
+export function closeRequested(reference: string): TypedEvent {
+  return { type: 'UnmatchedPaymentCloseRequested', payload: { ...base(reference), reason: 'test_payment', note: 'QA card', closed_by: 'ops@example.com' } };
+}

@@ -10,7 +10,7 @@ import { FakePaymentProvider, type PaymentProvider, type VerificationRequest } f
 import { InMemoryVerificationStore } from '../src/verification-store.memory.js';
 import { ConcurrentUpdateError } from '../src/verification-store.port.js';
 import { VerificationService } from '../src/verification.service.js';
-import { batchOf, fresh, registered, registeredWith, requested, webhook } from './messages.js';
+import { batchOf, closeRequested, fresh, registered, registeredWith, requested, webhook } from './messages.js';
 
 const NOW = Date.UTC(2026, 0, 15, 12);
 
@@ -271,6 +271,27 @@ describe('payments with no checkout (docs/unmatched-payments.md)', () => {
     expect((await store.loadCandidates([ref])).get(ref)).toMatchObject({ status: 'matched' });
     expect(observations(store, ref).map((o) => o.observation)).toEqual(['recorded', 'matched']);
     expect(results(ref)).toEqual([expect.objectContaining({ trigger: 'unmatched_payment', outcome: 'SETTLED_CONSENSUS' })]);
+  });
+
+  it('an operator closes a recorded payment with a reason: closed and published once; a close of a payment not recorded changes nothing', async () => {
+    const [ref, other] = fresh(2) as [string, string];
+    const provider = new FakePaymentProvider('paystack').script(ref, {
+      kind: 'cleared',
+      observation: { reference: ref, amountMinor: 100, currency: 'NGN', customer: {}, providerStatus: 'success' },
+    });
+    const { service, store } = harness(provider);
+    await service.handleBatch(batchOf([webhook(ref), requested(ref, 'unmatched_payment')]));
+    expect(await service.handleBatch(batchOf([closeRequested(ref), closeRequested(ref), closeRequested(other)]))).toEqual([]);
+    expect((await store.loadCandidates([ref])).get(ref)?.status).toBe('closed');
+    expect(observations(store, ref).map((o) => [o.observation, o.close_reason, o.close_note, o.closed_by])).toEqual([
+      ['recorded', null, null, null],
+      ['closed', 'test_payment', 'QA card', 'ops@example.com'],
+    ]);
+    expect(observations(store, other)).toEqual([]);
+    // A registration after the close is a checkout like any other: nothing to match.
+    await service.handleBatch(batchOf([registered(ref)]));
+    expect(observations(store, ref)).toHaveLength(2);
+    expect((await store.loadCandidates([ref])).get(ref)?.status).toBe('closed');
   });
 
   it('a registration racing its webhook within the grace period is a checkout like any other: the candidate is closed silently', async () => {

@@ -37,6 +37,7 @@ const LITERALS = {
   consensusCheck: { type: 'ConsensusCheckName', values: 'CONSENSUS_CHECK_NAMES', from: DOMAIN },
   entitlementEvent: { type: 'EntitlementEventKind', values: 'ENTITLEMENT_EVENT_KINDS', from: DOMAIN },
   unmatchedObservation: { type: 'UnmatchedObservation', values: 'UNMATCHED_OBSERVATIONS', from: DOMAIN },
+  unmatchedCloseReason: { type: 'UnmatchedCloseReason', values: 'UNMATCHED_CLOSE_REASONS', from: DOMAIN },
   outcome: { type: 'ConsensusOutcome', values: 'CONSENSUS_OUTCOMES', from: './contract-values.js' },
 } as const satisfies Record<string, LiteralSet>;
 
@@ -62,7 +63,8 @@ export const LITERAL_FIELDS: Readonly<Record<string, Readonly<Record<string, key
   SettlementRecorded: { provider: 'provider', outcome: 'outcome', state: 'status', entitlement_status: 'entitlementStatus' },
   EntitlementGranted: { event: 'entitlementEvent' },
   DeliveryDeadLettered: { event: 'entitlementEvent' },
-  UnmatchedPaymentObserved: { provider: 'provider', observation: 'unmatchedObservation', verdict: 'verdict' },
+  UnmatchedPaymentObserved: { provider: 'provider', observation: 'unmatchedObservation', verdict: 'verdict', close_reason: 'unmatchedCloseReason' },
+  UnmatchedPaymentCloseRequested: { reason: 'unmatchedCloseReason' },
 };
 
 type AvroType = string | readonly AvroType[] | { readonly type: string; readonly [key: string]: unknown };

@@ -11,7 +11,9 @@ import {
   PROVIDERS,
   TRANSACTION_STATUSES,
   type TransactionStatus,
+  UNMATCHED_CLOSE_REASONS,
   UNMATCHED_OBSERVATIONS,
+  type UnmatchedCloseReason,
   type UnmatchedObservation,
   VERDICT_KINDS,
   type VerdictKind,
@@ -218,6 +220,24 @@ export interface SettlementRecordedV1 {
   ledger_position: number;
 }
 
+/** An operator closes an unmatched payment with a reason (refunded outside Settle, a test payment, not ours): docs/unmatched-payments.md. The verifier closes its record and answers with UnmatchedPaymentObserved (observation closed); nothing is granted or refunded by Settle. */
+export interface UnmatchedPaymentCloseRequestedV1 {
+  /** Unique id of this event; the idempotency key downstream. */
+  event_id: string;
+  /** When the operator closed it, epoch milliseconds. */
+  occurred_at: number;
+  /** Id shared by the events of this request. */
+  correlation_id: string;
+  /** The unmatched payment's reference; also the Kafka message key. */
+  reference: string;
+  /** refunded_outside_settle, test_payment or not_ours. */
+  reason: UnmatchedCloseReason;
+  /** The operator's free text, at most 500 characters. */
+  note: string | null;
+  /** Who closed it: the console user's e-mail, or the admin API. */
+  closed_by: string;
+}
+
 /** The verifier's answer about a payment Settle was never told about (docs/unmatched-payments.md): a correctly signed webhook for a reference with no checkout, verified server to server after its grace period; or such a payment closed because a checkout was registered under its reference. Never an entitlement: nothing is granted on it. */
 export interface UnmatchedPaymentObservedV1 {
   /** Unique id of this event; the idempotency key downstream. */
@@ -232,7 +252,7 @@ export interface UnmatchedPaymentObservedV1 {
   reference: string;
   /** paystack, stripe, flutterwave or mpesa. */
   provider: ProviderName;
-  /** recorded (the provider confirmed a cleared payment: an unmatched payment), declined (nothing was paid), unresolved (still clearing, not found or unreachable: checked again) or matched (a checkout was registered under its reference; the four checks run as for any checkout). */
+  /** recorded (the provider confirmed a cleared payment: an unmatched payment), declined (nothing was paid), unresolved (still clearing, not found or unreachable: checked again), matched (a checkout was registered under its reference; the four checks run as for any checkout) or closed (an operator closed it with a reason). */
   observation: UnmatchedObservation;
   /** The provider's answer: cleared, declined, clearing, not_found or unreachable; null for matched. */
   verdict: VerdictKind | null;
@@ -250,6 +270,12 @@ export interface UnmatchedPaymentObservedV1 {
   terms_verified: boolean;
   /** The provider's own id of the transaction, when it reports one. */
   provider_transaction_id: string | null;
+  /** For closed: refunded_outside_settle, test_payment or not_ours. */
+  close_reason: UnmatchedCloseReason | null;
+  /** For closed: the operator's free text. */
+  close_note: string | null;
+  /** For closed: who closed it. */
+  closed_by: string | null;
 }
 
 /** Something asked for a server-to-server verification of a transaction. */
@@ -277,6 +303,7 @@ export interface ContractMap {
   EntitlementGranted: EntitlementGrantedV1;
   ProviderWebhookReceived: ProviderWebhookReceivedV1;
   SettlementRecorded: SettlementRecordedV1;
+  UnmatchedPaymentCloseRequested: UnmatchedPaymentCloseRequestedV1;
   UnmatchedPaymentObserved: UnmatchedPaymentObservedV1;
   VerificationRequested: VerificationRequestedV1;
 }
@@ -310,10 +337,12 @@ export const CONTRACT_LITERALS: { readonly [K in keyof ContractMap]: readonly Co
     { path: ['state'], values: TRANSACTION_STATUSES },
     { path: ['entitlement_status'], values: ENTITLEMENT_STATUSES },
   ],
+  UnmatchedPaymentCloseRequested: [{ path: ['reason'], values: UNMATCHED_CLOSE_REASONS }],
   UnmatchedPaymentObserved: [
     { path: ['provider'], values: PROVIDERS },
     { path: ['observation'], values: UNMATCHED_OBSERVATIONS },
     { path: ['verdict'], values: VERDICT_KINDS },
+    { path: ['close_reason'], values: UNMATCHED_CLOSE_REASONS },
   ],
   VerificationRequested: [{ path: ['trigger'], values: VERIFICATION_TRIGGERS }],
 };

@@ -24,6 +24,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'EntitlementGranted',
   'DeliveryDeadLettered',
   'UnmatchedPaymentObserved',
+  'UnmatchedPaymentCloseRequested',
 ];
 
 /** A decoded message: its record name and payload, narrowed together. */

@@ -6,7 +6,7 @@ import type { EventType } from './contracts.js';
  * of one user's grants land on one partition, in order.
  */
 export interface Topics {
-  /** Checkout registrations and completions, verified webhooks, verification requests. */
+  /** Checkout registrations and completions, verified webhooks, verification requests, operators closing unmatched payments. */
   transactionEvents: string;
   /** The verifier's decisions: consensus results, and its answers about unmatched payments. */
   consensusResults: string;
@@ -39,6 +39,7 @@ export function topicFor(topics: Topics, type: EventType): string {
     case 'CheckoutCompleted':
     case 'ProviderWebhookReceived':
     case 'VerificationRequested':
+    case 'UnmatchedPaymentCloseRequested':
       return topics.transactionEvents;
     case 'ConsensusResult':
     case 'UnmatchedPaymentObserved':

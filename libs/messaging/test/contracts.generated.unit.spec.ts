@@ -4,6 +4,7 @@ import {
   CONSENSUS_CHECK_NAMES,
   ENTITLEMENT_EVENT_KINDS,
   UNMATCHED_OBSERVATIONS,
+  UNMATCHED_CLOSE_REASONS,
   ENTITLEMENT_STATUSES,
   PROVIDERS,
   TRANSACTION_STATUSES,
@@ -95,6 +96,7 @@ describe('contracts generated from the Avro schemas', () => {
       entitlementEvent: ENTITLEMENT_EVENT_KINDS,
       outcome: CONSENSUS_OUTCOMES,
       unmatchedObservation: UNMATCHED_OBSERVATIONS,
+      unmatchedCloseReason: UNMATCHED_CLOSE_REASONS,
     };
     type Field = { name: string; type: unknown; doc?: string };
     type Record_ = { name: string; fields: Field[] };

@@ -28,11 +28,21 @@ export interface UnmatchedPayment {
 
 /**
  * What the verifier says about an unmatched payment candidate (`UnmatchedPaymentObserved.observation`):
- * a {@link CandidateAnswer}'s kind, or `matched` once a checkout is registered under its reference.
+ * a {@link CandidateAnswer}'s kind, `matched` once a checkout is registered under its reference, or
+ * `closed` once an operator closed it with a reason.
  */
-export const UNMATCHED_OBSERVATIONS = ['recorded', 'declined', 'unresolved', 'matched'] as const;
+export const UNMATCHED_OBSERVATIONS = ['recorded', 'declined', 'unresolved', 'matched', 'closed'] as const;
 /** One of {@link UNMATCHED_OBSERVATIONS}. */
 export type UnmatchedObservation = (typeof UNMATCHED_OBSERVATIONS)[number];
+
+/**
+ * Why an operator closes an unmatched payment without a checkout (docs/unmatched-payments.md):
+ * it was refunded at the provider, outside Settle; it was a test payment; or it is not Settle's
+ * (another product on the same provider account).
+ */
+export const UNMATCHED_CLOSE_REASONS = ['refunded_outside_settle', 'test_payment', 'not_ours'] as const;
+/** One of {@link UNMATCHED_CLOSE_REASONS}. */
+export type UnmatchedCloseReason = (typeof UNMATCHED_CLOSE_REASONS)[number];
 
 /**
  * What a provider answer about an unmatched payment candidate means:

@@ -1,4 +1,4 @@
-import { PROVIDERS } from '@settle/domain';
+import { PROVIDERS, UNMATCHED_CLOSE_REASONS } from '@settle/domain';
 import type { UnmatchedPaymentObservedV1 } from '@settle/messaging';
 import { deterministicId } from '@settle/platform';
 import { z } from 'zod';
@@ -9,7 +9,11 @@ import { LedgerEventShapeError } from './transaction-outcome.js';
 export const UNMATCHED_PAYMENT_STREAM_CATEGORY = 'unmatched';
 
 /** The ledger event types of an unmatched payment's stream: recorded first, then matched once a checkout is registered under its reference. */
-export const UNMATCHED_PAYMENT_EVENT_TYPES = { recorded: 'UnmatchedPaymentRecorded', matched: 'UnmatchedPaymentMatched' } as const;
+export const UNMATCHED_PAYMENT_EVENT_TYPES = {
+  recorded: 'UnmatchedPaymentRecorded',
+  matched: 'UnmatchedPaymentMatched',
+  closed: 'UnmatchedPaymentClosed',
+} as const;
 
 /**
  * Ledger stream of a payment Settle was never told about: `unmatched-<reference>`, the reference
@@ -59,10 +63,23 @@ export const unmatchedPaymentMatchedData = z.looseObject({
 /** See {@link unmatchedPaymentMatchedData}. */
 export type UnmatchedPaymentMatchedData = z.infer<typeof unmatchedPaymentMatchedData>;
 
+/** The `data` of an `UnmatchedPaymentClosed` ledger event: an operator closed the payment without a checkout, with a reason. */
+export const unmatchedPaymentClosedData = z.looseObject({
+  reference: z.string().min(1),
+  provider: z.enum(PROVIDERS),
+  reason: z.enum(UNMATCHED_CLOSE_REASONS),
+  note: z.string().nullable(),
+  closed_by: z.string().min(1),
+  closed_at: z.iso.datetime(),
+});
+
+/** See {@link unmatchedPaymentClosedData}. */
+export type UnmatchedPaymentClosedData = z.infer<typeof unmatchedPaymentClosedData>;
+
 /**
  * The ledger event an answer about an unmatched payment stands for: `UnmatchedPaymentRecorded`
- * for `recorded`, `UnmatchedPaymentMatched` for `matched`; `null` for an answer that records
- * nothing (declined, unresolved). Its id derives from the answer's, so a redelivered answer is
+ * for `recorded`, `UnmatchedPaymentMatched` for `matched`, `UnmatchedPaymentClosed` for `closed`;
+ * `null` for an answer that records nothing (declined, unresolved). Its id derives from the answer's, so a redelivered answer is
  * stored once.
  */
 export function unmatchedPaymentLedgerEvent(observed: UnmatchedPaymentObservedV1): (LedgerEventInput & { data: Record<string, unknown> }) | null {
@@ -92,6 +109,17 @@ export function unmatchedPaymentLedgerEvent(observed: UnmatchedPaymentObservedV1
       registration_event_id: observed.causation_id,
     };
     return { eventId, type: UNMATCHED_PAYMENT_EVENT_TYPES.matched, data, metadata };
+  }
+  if (observed.observation === 'closed' && observed.close_reason !== null && observed.closed_by !== null) {
+    const data: UnmatchedPaymentClosedData = {
+      reference: observed.reference,
+      provider: observed.provider,
+      reason: observed.close_reason,
+      note: observed.close_note,
+      closed_by: observed.closed_by,
+      closed_at: at,
+    };
+    return { eventId, type: UNMATCHED_PAYMENT_EVENT_TYPES.closed, data, metadata };
   }
   return null;
 }

@@ -13,6 +13,7 @@ import { LedgerEventShapeError, parseTransactionStream, transactionOutcomeOf } f
 import {
   parseUnmatchedPaymentStream,
   UNMATCHED_PAYMENT_EVENT_TYPES,
+  unmatchedPaymentClosedData,
   unmatchedPaymentMatchedData,
   unmatchedPaymentRecordedOf,
   type UnmatchedPaymentRecordedData,
@@ -72,11 +73,13 @@ export interface EntitlementRow {
 
 /**
  * What one event of an unmatched payment's stream does to `read_model.unmatched_payments`
- * (docs/unmatched-payments.md): `recorded` inserts the payment as open, `matched` marks it matched.
+ * (docs/unmatched-payments.md): `recorded` inserts the payment as open, `matched` marks it
+ * matched, `closed` marks it closed with the operator's reason.
  */
 export type UnmatchedPaymentRow =
   | { kind: 'recorded'; reference: string; ledgerRevision: number; data: UnmatchedPaymentRecordedData }
-  | { kind: 'matched'; reference: string; ledgerRevision: number; matchedAt: Date };
+  | { kind: 'matched'; reference: string; ledgerRevision: number; matchedAt: Date }
+  | { kind: 'closed'; reference: string; ledgerRevision: number; closedAt: Date; reason: string; closedBy: string };
 
 /**
  * The read-model row an event of an unmatched payment's stream stands for.
@@ -91,6 +94,12 @@ export function unmatchedPaymentRowOf(
     const parsed = unmatchedPaymentMatchedData.safeParse(event.data);
     if (!parsed.success) throw new LedgerEventShapeError(event.eventId, event.position, 'an unmatched payment match');
     return { kind: 'matched', reference, ledgerRevision: event.revision, matchedAt: new Date(parsed.data.matched_at) };
+  }
+  if (event.type === UNMATCHED_PAYMENT_EVENT_TYPES.closed) {
+    const parsed = unmatchedPaymentClosedData.safeParse(event.data);
+    if (!parsed.success) throw new LedgerEventShapeError(event.eventId, event.position, 'an unmatched payment closing');
+    const d = parsed.data;
+    return { kind: 'closed', reference, ledgerRevision: event.revision, closedAt: new Date(d.closed_at), reason: d.reason, closedBy: d.closed_by };
   }
   return { kind: 'recorded', reference, ledgerRevision: event.revision, data: unmatchedPaymentRecordedOf(event) };
 }

@@ -225,8 +225,9 @@ export async function findEntitlements(pool: Pool | PoolClient, userId: string):
 
 /**
  * Writes what the unmatched payment streams' events say, in the caller's transaction: a recorded
- * payment is inserted as open (a replay finds it and writes nothing), a match marks it matched
- * unless a later revision is already reflected. Two statements whatever the number of rows.
+ * payment is inserted as open (a replay finds it and writes nothing), a match or a closing marks
+ * it matched or closed unless a later revision is already reflected. At most three statements
+ * whatever the number of rows.
  */
 export async function upsertUnmatchedPayments(client: PoolClient | Pool, rows: readonly UnmatchedPaymentRow[]): Promise<void> {
   const recorded = rows.flatMap((r) => (r.kind === 'recorded' ? [r] : []));
@@ -272,6 +273,28 @@ export async function upsertUnmatchedPayments(client: PoolClient | Pool, rows: r
          FROM unnest($1::text[], $2::timestamptz[], $3::bigint[]) AS u(reference, matched_at, ledger_revision)
         WHERE p.reference = u.reference AND p.ledger_revision < u.ledger_revision`,
       [matched.map((r) => r.reference), matched.map((r) => r.matchedAt), matched.map((r) => r.ledgerRevision)],
+    );
+  }
+  const closed = [
+    ...latestBy(
+      rows.flatMap((r) => (r.kind === 'closed' ? [r] : [])),
+      (r) => r.reference,
+      (a, b) => a.ledgerRevision - b.ledgerRevision,
+    ).values(),
+  ];
+  if (closed.length > 0) {
+    await client.query(
+      `UPDATE read_model.unmatched_payments p
+          SET status = 'closed', closed_at = u.closed_at, close_reason = u.close_reason, closed_by = u.closed_by, ledger_revision = u.ledger_revision
+         FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::bigint[]) AS u(reference, closed_at, close_reason, closed_by, ledger_revision)
+        WHERE p.reference = u.reference AND p.ledger_revision < u.ledger_revision`,
+      [
+        closed.map((r) => r.reference),
+        closed.map((r) => r.closedAt),
+        closed.map((r) => r.reason),
+        closed.map((r) => r.closedBy),
+        closed.map((r) => r.ledgerRevision),
+      ],
     );
   }
 }
@@ -402,7 +425,7 @@ export async function findTransactionStatus(pool: Pool, reference: string): Prom
 export interface UnmatchedPaymentListRow {
   reference: string;
   provider: string;
-  status: 'open' | 'matched';
+  status: 'open' | 'matched' | 'closed';
   /** Minor units; `null` when the provider's answer carries none (M-Pesa). */
   amountMinor: number | null;
   currency: string | null;
@@ -415,6 +438,10 @@ export interface UnmatchedPaymentListRow {
   /** `verified_at` as PostgreSQL's text with microseconds, for a keyset cursor. */
   verifiedAtText: string;
   matchedAt: Date | null;
+  /** When, why (`refunded_outside_settle`, `test_payment`, `not_ours`) and by whom an operator closed it. */
+  closedAt: Date | null;
+  closeReason: string | null;
+  closedBy: string | null;
 }
 
 /**
@@ -427,7 +454,7 @@ export interface UnmatchedPaymentListRow {
  */
 export async function listUnmatchedPayments(
   pool: Pool,
-  query: { status: 'open' | 'matched'; after?: { at: string; reference: string } | undefined; limit: number },
+  query: { status: 'open' | 'matched' | 'closed'; after?: { at: string; reference: string } | undefined; limit: number },
 ): Promise<UnmatchedPaymentListRow[]> {
   const params: unknown[] = [query.status, query.limit + 1];
   const after = query.after ? `AND (verified_at, reference) > ($3::timestamptz, $4)` : '';
@@ -436,7 +463,7 @@ export async function listUnmatchedPayments(
     pool.query<{
       reference: string;
       provider: string;
-      status: 'open' | 'matched';
+      status: 'open' | 'matched' | 'closed';
       amount_minor: string | number | null;
       currency: string | null;
       customer_email: string | null;
@@ -447,9 +474,12 @@ export async function listUnmatchedPayments(
       verified_at: Date;
       verified_at_text: string;
       matched_at: Date | null;
+      closed_at: Date | null;
+      close_reason: string | null;
+      closed_by: string | null;
     }>(
       `SELECT reference, provider, status, amount_minor, currency, customer_email, customer_phone, terms_verified, provider_status,
-              provider_transaction_id, verified_at, matched_at,
+              provider_transaction_id, verified_at, matched_at, closed_at, close_reason, closed_by,
               to_char(verified_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS verified_at_text
          FROM read_model.unmatched_payments
         WHERE status = $1 ${after}
@@ -472,6 +502,9 @@ export async function listUnmatchedPayments(
     verifiedAt: r.verified_at,
     verifiedAtText: r.verified_at_text,
     matchedAt: r.matched_at,
+    closedAt: r.closed_at,
+    closeReason: r.close_reason,
+    closedBy: r.closed_by,
   }));
 }
 

@@ -11,6 +11,7 @@ import {
   ENTITLEMENT_STATUSES,
   PROVIDERS,
   TRANSACTION_STATUSES,
+  UNMATCHED_CLOSE_REASONS,
   VERDICT_KINDS,
 } from '@settle/domain';
 import { isoTime } from '@settle/http';
@@ -90,7 +91,7 @@ export const unmatchedPaymentsAnswer = z.strictObject({
     z.strictObject({
       reference: z.string().describe("The payment's provider reference (it has no checkout)"),
       provider: z.enum(PROVIDERS),
-      status: z.enum(['open', 'matched']),
+      status: z.enum(['open', 'matched', 'closed']),
       amount: z.number().int().nullable().describe('What the provider confirmed, minor units of `currency`; `null` when unverified (M-Pesa)'),
       currency: z.string().nullable().describe('ISO 4217'),
       customer: z
@@ -101,10 +102,17 @@ export const unmatchedPaymentsAnswer = z.strictObject({
       provider_transaction_id: z.string().nullable(),
       verified_at: isoTime.describe('When the provider confirmed it'),
       matched_at: isoTime.nullable().describe('When a checkout was registered under its reference'),
+      closed: z
+        .strictObject({ at: isoTime, reason: z.enum(UNMATCHED_CLOSE_REASONS), by: z.string() })
+        .nullable()
+        .describe('When, why and by whom an operator closed it without a checkout'),
     }),
   ),
   next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; `null` on the last'),
 });
+
+/** `POST /v1/admin/unmatched-payments/{reference}/close`: the request is durable. */
+export const closeAnswer = z.strictObject({ reference: z.string(), status: z.literal('closing') });
 
 /** `POST /v1/webhooks/...`: the event is durable (or was already). */
 export const webhookAnswer = z.strictObject({ received: z.literal(true) });
