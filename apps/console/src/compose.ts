@@ -1,7 +1,8 @@
 import type { LedgerStore } from '@settle/ledger';
 import { ApprovalService } from './approvals/approval.service.js';
 import type { ProposalStore } from './approvals/proposal-store.port.js';
-import { UnmatchedPaymentMatch } from './approvals/unmatched-payment-match.js';
+import { UnmatchedPaymentMatch } from './unmatched/unmatched-payment-match.js';
+import { UnmatchedPaymentCloser } from './unmatched/unmatched-payment-closer.js';
 import type { IngestionAdminOptions } from './reconcile/ingestion-admin.js';
 import type { Logger, Pool } from '@settle/platform';
 import { LedgerAuditTrail, type AuditLog } from './audit/ledger-audit-trail.js';
@@ -42,7 +43,9 @@ export interface ConsoleAdapters {
  * adapters and the ledger `LEDGER_STORE` names), the OpenAPI generator (inert and in-memory ones) and the tests' factory share, so
  * that a service added to the console is wired in one place.
  */
-export function composeConsole(adapters: ConsoleAdapters): Pick<ConsoleApiDeps, 'auth' | 'users' | 'audit' | 'transactions' | 'queues' | 'approvals'> {
+export function composeConsole(
+  adapters: ConsoleAdapters,
+): Pick<ConsoleApiDeps, 'auth' | 'users' | 'audit' | 'transactions' | 'queues' | 'approvals' | 'unmatchedCloser'> {
   const { pool, ledger, auditLog, authStore, logger, sessionTtlMs } = adapters;
   const audit = new LedgerAuditTrail(ledger, auditLog, logger);
   const transactions = new TransactionRepository(pool, ledger);
@@ -55,5 +58,6 @@ export function composeConsole(adapters: ConsoleAdapters): Pick<ConsoleApiDeps, 
     approvals: new ApprovalService(adapters.proposals, audit, new Map([['unmatched_payment.match', new UnmatchedPaymentMatch(pool, adapters.ingestion)]]), {
       ttlMs: adapters.proposalTtlMs,
     }),
+    unmatchedCloser: new UnmatchedPaymentCloser(adapters.ingestion),
   };
 }

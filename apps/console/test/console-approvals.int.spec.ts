@@ -80,10 +80,10 @@ beforeAll(async () => {
     req.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
     req.on('end', () => {
       received.push({ url: req.url ?? '', authorization: req.headers.authorization, body: text ? (JSON.parse(text) as unknown) : null });
-      const reference = /\/v1\/admin\/unmatched-payments\/([^/]+)\/match$/.exec(req.url ?? '')?.[1];
+      const [, reference, route] = /\/v1\/admin\/unmatched-payments\/([^/]+)\/(match|close)$/.exec(req.url ?? '') ?? [];
       res.setHeader('content-type', 'application/json');
       res.statusCode = reference ? 202 : 404;
-      res.end(JSON.stringify(reference ? { reference, state: 'PENDING' } : { code: 'NOT_FOUND' }));
+      res.end(JSON.stringify(!reference ? { code: 'NOT_FOUND' } : route === 'match' ? { reference, state: 'PENDING' } : { reference, status: 'closing' }));
     });
   });
   await new Promise<void>((resolve) => ingestion.listen(0, '127.0.0.1', resolve));
@@ -178,6 +178,31 @@ describe('matching an unmatched payment takes two people', () => {
       payload: terms,
     });
     expect(noCsrf.json()).toMatchObject({ status: 403, code: 'CONSOLE.CSRF_REJECTED' });
+    expect(answers.violations).toEqual([]);
+  });
+});
+
+describe('closing an unmatched payment takes one operator, recorded with the actor', () => {
+  it('closes through ingestion with the reason, the note and the operator; refuses a viewer and an unknown reason', async () => {
+    const closed = await send(sessions.operator, 'POST', '/api/v1/unmatched-payments/ref_other/close', { reason: 'test_payment', note: 'QA card' });
+    expect(closed.statusCode).toBe(202);
+    expect(closed.json()).toEqual({ reference: 'ref_other', status: 'closing' });
+    expect(received.at(-1)).toEqual({
+      url: '/v1/admin/unmatched-payments/ref_other/close',
+      authorization: 'Bearer console-admin-key',
+      body: { reason: 'test_payment', note: 'QA card', closed_by: 'ops@example.com' },
+    });
+    const audit = (await send(sessions.admin, 'GET', '/api/v1/audit?targetKind=unmatched_payment&targetId=ref_other')).json<{
+      items: Array<{ action: string; actor: { email: string }; outcome: string }>;
+    }>();
+    expect(audit.items.map((i) => [i.action, i.actor.email, i.outcome])).toEqual([['unmatched_payment.close', 'ops@example.com', 'succeeded']]);
+    expect((await send(sessions.viewer, 'POST', '/api/v1/unmatched-payments/ref_other/close', { reason: 'test_payment' })).json()).toMatchObject({
+      code: 'CONSOLE.FORBIDDEN',
+    });
+    expect((await send(sessions.operator, 'POST', '/api/v1/unmatched-payments/ref_other/close', { reason: 'because' })).json()).toMatchObject({
+      status: 400,
+      code: 'REQUEST.VALIDATION_FAILED',
+    });
     expect(answers.violations).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import { isWellFormedReference } from '@settle/domain';
 import { ApiAnswer, ApiBodyOf, ApiProblems, isoTime, JSON_BODY_PROBLEMS, parseBody } from '@settle/http';
 import { z } from 'zod';
 import type { ApprovalService, ProposalView } from '../approvals/approval.service.js';
-import { matchTerms } from '../approvals/unmatched-payment-match.js';
+import { matchTerms } from '../unmatched/unmatched-payment-match.js';
 import { ConsoleError } from '../errors.js';
 import { SECURITY } from './openapi/document.js';
 import { CurrentSession, MinRole, SessionGuard, type RequestSession } from './session.guard.js';

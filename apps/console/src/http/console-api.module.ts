@@ -16,6 +16,8 @@ import type { TransactionRepository } from '../transactions/transaction.reposito
 import type { UserAdminService } from '../users/user-admin.service.js';
 import type { ApprovalService } from '../approvals/approval.service.js';
 import { ApprovalsController } from './approvals.controller.js';
+import { UnmatchedPaymentsController } from './unmatched-payments.controller.js';
+import type { UnmatchedPaymentCloser } from '../unmatched/unmatched-payment-closer.js';
 import { AuditController } from './audit.controller.js';
 import { DeliveriesController } from './deliveries.controller.js';
 import { OverviewController } from './overview.controller.js';
@@ -26,6 +28,7 @@ import { TransactionsController } from './transactions.controller.js';
 import { UsersController } from './users.controller.js';
 import {
   APPROVALS,
+  UNMATCHED_CLOSER,
   AUDIT_TRAIL,
   AUTH_SERVICE,
   CONSOLE_CHALLENGE,
@@ -52,6 +55,7 @@ export const CONSOLE_CONTROLLERS = [
   AuditController,
   UsersController,
   ApprovalsController,
+  UnmatchedPaymentsController,
   WebController,
 ] as const;
 
@@ -75,6 +79,8 @@ export interface ConsoleApiDeps {
   users: UserAdminService;
   /** Proposals of sensitive actions and their approval by a second admin (docs/approvals.md), through `audit`. */
   approvals: ApprovalService;
+  /** Closes unmatched payments with a reason, through ingestion's admin API. */
+  unmatchedCloser: UnmatchedPaymentCloser;
   cookies: CookieSettings;
   /** Whether the web app's files are served at `/` (and `index.html` for its routes); when not, they answer 503 `CONSOLE.WEB_NOT_BUILT`. */
   webBuilt: boolean;
@@ -123,6 +129,7 @@ export class ConsoleApiModule {
         { provide: AUDIT_TRAIL, useValue: deps.audit },
         { provide: USER_ADMIN, useValue: deps.users },
         { provide: APPROVALS, useValue: deps.approvals },
+        { provide: UNMATCHED_CLOSER, useValue: deps.unmatchedCloser },
         { provide: COOKIE_SETTINGS, useValue: deps.cookies },
         { provide: CONSOLE_LOGGER, useValue: deps.logger },
         { provide: WEB_BUILT, useValue: deps.webBuilt },

@@ -10,6 +10,7 @@ export const COOKIE_SETTINGS = Symbol('CookieSettings');
 export const CONSOLE_LOGGER = Symbol('ConsoleLogger');
 export const OVERVIEW = Symbol('OverviewService');
 export const APPROVALS = Symbol('ApprovalService');
+export const UNMATCHED_CLOSER = Symbol('UnmatchedPaymentCloser');
 
 /** Name of the session cookie (HttpOnly, SameSite=Strict, Path=/). */
 export const SESSION_COOKIE = 'settle_console_session';

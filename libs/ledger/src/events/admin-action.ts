@@ -21,13 +21,15 @@ export const ADMIN_ACTIONS = [
   'proposal.create',
   'proposal.approve',
   'proposal.reject',
+  /** An unmatched payment closed with a reason (docs/unmatched-payments.md). */
+  'unmatched_payment.close',
 ] as const;
 
 /** One of {@link ADMIN_ACTIONS}. */
 export type AdminActionName = (typeof ADMIN_ACTIONS)[number];
 
 /** What an admin action acts on: a transaction (by reference), an entitlement event, an endpoint, a console user (by email). */
-export const ADMIN_TARGET_KINDS = ['transaction', 'event', 'endpoint', 'user', 'proposal'] as const;
+export const ADMIN_TARGET_KINDS = ['transaction', 'event', 'endpoint', 'user', 'proposal', 'unmatched_payment'] as const;
 
 /** One of {@link ADMIN_TARGET_KINDS}. */
 export type AdminTargetKind = (typeof ADMIN_TARGET_KINDS)[number];

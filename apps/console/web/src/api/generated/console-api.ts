@@ -514,6 +514,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/unmatched-payments/{reference}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close an unmatched payment with a reason (operator or admin)
+         * @description Refunded outside Settle, a test payment, or not ours. Nothing is granted or refunded by Settle. Recorded in the ledger with the actor first.
+         */
+        post: operations["UnmatchedPaymentsController_close"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -845,7 +865,7 @@ export interface operations {
                             /** @description An admin action's name and outcome (`null` while unknown) */
                             adminAction?: {
                                 /** @enum {string} */
-                                action: "transaction.reconcile" | "delivery.resend" | "endpoint.recover" | "endpoint.enable" | "endpoint.disable" | "user.create" | "user.update" | "proposal.create" | "proposal.approve" | "proposal.reject";
+                                action: "transaction.reconcile" | "delivery.resend" | "endpoint.recover" | "endpoint.enable" | "endpoint.disable" | "user.create" | "user.update" | "proposal.create" | "proposal.approve" | "proposal.reject" | "unmatched_payment.close";
                                 /** @enum {string|null} */
                                 outcome: "succeeded" | "failed" | null;
                                 errorCode: string | null;
@@ -2255,7 +2275,7 @@ export interface operations {
         parameters: {
             query?: {
                 actor?: string;
-                targetKind?: "transaction" | "event" | "endpoint" | "user" | "proposal";
+                targetKind?: "transaction" | "event" | "endpoint" | "user" | "proposal" | "unmatched_payment";
                 targetId?: string;
                 cursor?: string;
                 limit?: number;
@@ -2277,14 +2297,14 @@ export interface operations {
                             /** Format: uuid */
                             actionId: string;
                             /** @enum {string} */
-                            action: "transaction.reconcile" | "delivery.resend" | "endpoint.recover" | "endpoint.enable" | "endpoint.disable" | "user.create" | "user.update" | "proposal.create" | "proposal.approve" | "proposal.reject";
+                            action: "transaction.reconcile" | "delivery.resend" | "endpoint.recover" | "endpoint.enable" | "endpoint.disable" | "user.create" | "user.update" | "proposal.create" | "proposal.approve" | "proposal.reject" | "unmatched_payment.close";
                             actor: {
                                 email: string;
                                 role: string;
                             };
                             target: {
                                 /** @enum {string} */
-                                kind: "transaction" | "event" | "endpoint" | "user" | "proposal";
+                                kind: "transaction" | "event" | "endpoint" | "user" | "proposal" | "unmatched_payment";
                                 id: string;
                             };
                             parameters: {
@@ -3282,6 +3302,126 @@ export interface operations {
                 };
             };
             /** @description `CONSOLE.AUDIT_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    UnmatchedPaymentsController_close: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The unmatched payment's reference */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `refunded_outside_settle`, `test_payment` or `not_ours`
+                     * @enum {string}
+                     */
+                    reason: "refunded_outside_settle" | "test_payment" | "not_ours";
+                    /** @description Free text, at most 500 characters */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Requested: the payment reads closed once the ledger recorded it */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        reference: string;
+                        /** @enum {string} */
+                        status: "closing";
+                    };
+                };
+            };
+            /** @description `REQUEST.MALFORMED_JSON`, `REQUEST.DUPLICATE_KEY`, `REQUEST.AMBIGUOUS_NUMBER`, `REQUEST.INVALID_CHARACTER`, `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.CSRF_REJECTED`, `CONSOLE.FORBIDDEN` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.BODY_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.UNSUPPORTED_MEDIA_TYPE` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.INGESTION_REJECTED` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.INGESTION_UNAVAILABLE`, `CONSOLE.AUDIT_UNAVAILABLE` */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -4,7 +4,7 @@ import type { Pool } from '@settle/platform';
 import { z } from 'zod';
 import { ConsoleError } from '../errors.js';
 import { postToIngestionAdmin, type IngestionAdminOptions } from '../reconcile/ingestion-admin.js';
-import type { ProposalAction } from './proposal-action.js';
+import type { ProposalAction } from '../approvals/proposal-action.js';
 
 /**
  * The checkout terms an operator proposes for an unmatched payment (docs/unmatched-payments.md),
