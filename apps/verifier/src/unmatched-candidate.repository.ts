@@ -19,7 +19,7 @@ interface Row {
   matched_at: string | null;
 }
 
-const STATUSES = ['candidate', 'recorded', 'declined', 'matched', 'closed'] as const;
+const STATUSES = ['candidate', 'recorded', 'declined', 'not_found', 'matched', 'closed'] as const;
 
 /**
  * `verifier.unmatched_payments` (migration verifier/0003): the payments Settle was never told

@@ -13,6 +13,7 @@ export interface StoredTransaction {
  *   grace period;
  * - `recorded`: the provider confirmed a cleared payment (`payment`): an unmatched payment;
  * - `declined`: the provider said nothing was paid;
+ * - `not_found`: the provider does not know the reference (after the grace period);
  * - `matched`: a checkout was registered under its reference since;
  * - `closed`: an operator closed it with a reason.
  */
@@ -20,7 +21,7 @@ export interface UnmatchedCandidate {
   reference: string;
   provider: ProviderName;
   correlationId: string;
-  status: 'candidate' | 'recorded' | 'declined' | 'matched' | 'closed';
+  status: 'candidate' | 'recorded' | 'declined' | 'not_found' | 'matched' | 'closed';
   /** When its first signed webhook arrived, epoch ms. */
   firstSeenAt: number;
   /** What the provider confirmed, once recorded (kept when matched). */

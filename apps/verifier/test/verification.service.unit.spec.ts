@@ -242,6 +242,12 @@ describe('payments with no checkout (docs/unmatched-payments.md)', () => {
     provider.script(ref, { kind: 'declined', providerStatus: 'failed', reason: 'Declined' });
     await service.handleBatch(batchOf([requested(ref, 'unmatched_payment')]));
     expect((await store.loadCandidates([ref])).get(ref)?.status).toBe('declined');
+    // A reference the provider does not know after the grace period is closed too: nothing to check again.
+    const [unknown] = fresh(1) as [string];
+    provider.script(unknown, { kind: 'not_found' });
+    await service.handleBatch(batchOf([webhook(unknown), requested(unknown, 'unmatched_payment')]));
+    expect((await store.loadCandidates([unknown])).get(unknown)?.status).toBe('not_found');
+    expect(observations(store, unknown).map((o) => o.observation)).toEqual(['not_found']);
     expect(observations(store, ref).map((o) => [o.observation, o.verdict, o.provider_status])).toEqual([
       ['unresolved', 'clearing', null],
       ['declined', 'declined', 'failed'],

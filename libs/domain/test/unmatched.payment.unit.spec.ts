@@ -29,19 +29,18 @@ describe('what a provider answer about a payment with no checkout means (docs/un
     expect(answer).toMatchObject({ kind: 'recorded', payment: { amountMinor: null, customer: { email: null, phone: null }, termsVerified: false } });
   });
 
-  it('a decline closes the candidate; clearing, not found and unreachable leave it to be checked again', () => {
+  it('a decline or a reference the provider does not know closes the candidate; clearing and unreachable leave it to be checked again', () => {
     expect(candidateAnswer('stripe', 'pi_1', { kind: 'declined', providerStatus: 'requires_payment_method', reason: 'card_declined' }, 1)).toEqual({
       kind: 'declined',
       providerStatus: 'requires_payment_method',
     });
+    expect(candidateAnswer('stripe', 'pi_1', { kind: 'not_found' }, 1)).toEqual({ kind: 'not_found' });
     const unresolved: ProviderVerdict[] = [
       { kind: 'clearing', providerStatus: 'processing' },
-      { kind: 'not_found' },
       { kind: 'unreachable', cause: 'PROVIDER.TIMEOUT' },
     ];
     expect(unresolved.map((v) => candidateAnswer('stripe', 'pi_1', v, 1))).toEqual([
       { kind: 'unresolved', verdict: 'clearing' },
-      { kind: 'unresolved', verdict: 'not_found' },
       { kind: 'unresolved', verdict: 'unreachable' },
     ]);
   });

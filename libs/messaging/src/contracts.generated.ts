@@ -252,7 +252,7 @@ export interface UnmatchedPaymentObservedV1 {
   reference: string;
   /** paystack, stripe, flutterwave or mpesa. */
   provider: ProviderName;
-  /** recorded (the provider confirmed a cleared payment: an unmatched payment), declined (nothing was paid), unresolved (still clearing, not found or unreachable: checked again), matched (a checkout was registered under its reference; the four checks run as for any checkout) or closed (an operator closed it with a reason). */
+  /** recorded (the provider confirmed a cleared payment: an unmatched payment), declined (nothing was paid), not_found (the provider does not know the reference after the grace period: nothing to record), unresolved (still clearing, not found or unreachable: checked again), matched (a checkout was registered under its reference; the four checks run as for any checkout) or closed (an operator closed it with a reason). */
   observation: UnmatchedObservation;
   /** The provider's answer: cleared, declined, clearing, not_found or unreachable; null for matched. */
   verdict: VerdictKind | null;

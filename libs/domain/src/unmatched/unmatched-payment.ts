@@ -31,7 +31,7 @@ export interface UnmatchedPayment {
  * a {@link CandidateAnswer}'s kind, `matched` once a checkout is registered under its reference, or
  * `closed` once an operator closed it with a reason.
  */
-export const UNMATCHED_OBSERVATIONS = ['recorded', 'declined', 'unresolved', 'matched', 'closed'] as const;
+export const UNMATCHED_OBSERVATIONS = ['recorded', 'declined', 'not_found', 'unresolved', 'matched', 'closed'] as const;
 /** One of {@link UNMATCHED_OBSERVATIONS}. */
 export type UnmatchedObservation = (typeof UNMATCHED_OBSERVATIONS)[number];
 
@@ -48,13 +48,16 @@ export type UnmatchedCloseReason = (typeof UNMATCHED_CLOSE_REASONS)[number];
  * What a provider answer about an unmatched payment candidate means:
  * - `recorded`: a cleared payment, to record as an unmatched payment;
  * - `declined`: a definitive failure: nothing was paid, the candidate is closed (counted only);
- * - `unresolved`: still clearing, unknown to the provider (yet) or unreachable: checked again
- *   on the re-check schedule.
+ * - `not_found`: the provider does not know the reference, after the grace period: nothing was
+ *   paid through it (a webhook the provider cannot back), the candidate is closed (counted only);
+ * - `unresolved`: still clearing, or the provider unreachable: checked again on the re-check
+ *   schedule.
  */
 export type CandidateAnswer =
   | { readonly kind: 'recorded'; readonly payment: UnmatchedPayment }
   | { readonly kind: 'declined'; readonly providerStatus: string }
-  | { readonly kind: 'unresolved'; readonly verdict: 'clearing' | 'not_found' | 'unreachable' };
+  | { readonly kind: 'not_found' }
+  | { readonly kind: 'unresolved'; readonly verdict: 'clearing' | 'unreachable' };
 
 /**
  * Maps the provider's verdict on a reference without a checkout to what Settle records
@@ -84,8 +87,9 @@ export function candidateAnswer(provider: ProviderName, reference: string, verdi
     }
     case 'declined':
       return { kind: 'declined', providerStatus: verdict.providerStatus };
-    case 'clearing':
     case 'not_found':
+      return { kind: 'not_found' };
+    case 'clearing':
     case 'unreachable':
       return { kind: 'unresolved', verdict: verdict.kind };
   }
