@@ -9,13 +9,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Secret } from '@settle/config';
-import { LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS, upsertUnmatchedPayments, type UnmatchedPaymentRow } from '@settle/ledger';
+import { LEDGER_MIGRATIONS, PostgresLedger, READ_MODEL_MIGRATIONS, upsertUnmatchedPayments, type UnmatchedPaymentRow } from '@settle/ledger';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import { createPool, migrateSchema, type Pool } from '@settle/platform';
 import { createTestDatabase } from '@settle/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthService } from '../src/auth/auth.service.js';
 import { PostgresAuthStore } from '../src/auth/postgres-auth-store.js';
+import { ConsoleMetrics } from '../src/metrics/console.metrics.js';
+import { ReviewQueues } from '../src/queues/review-queues.js';
 import { CONSOLE_MIGRATIONS } from '../src/schema.js';
+import { TransactionRepository } from '../src/transactions/transaction.repository.js';
 import type { AnswerConformance } from './answer-conformance.js';
 import { startConsoleTestApp } from './console-test-app.js';
 
@@ -204,5 +209,16 @@ describe('closing an unmatched payment takes one operator, recorded with the act
       code: 'REQUEST.VALIDATION_FAILED',
     });
     expect(answers.violations).toEqual([]);
+  });
+});
+
+describe('open unmatched payments as metrics (the age alert, docs/unmatched-payments.md)', () => {
+  it('counts the open ones and the age of the oldest since the provider confirmed it', async () => {
+    const metrics = new ConsoleMetrics(new Registry());
+    const queues = new ReviewQueues(pool, new TransactionRepository(pool, new PostgresLedger(pool)));
+    const counting = metrics.reviewCounting(queues, pino({ level: 'silent' }), 30_000, () => Date.parse('2026-11-28T13:00:00.000Z'));
+    await counting.runOnce();
+    expect(await metrics.unmatchedOpen.get()).toMatchObject({ values: [{ value: 2 }] });
+    expect(await metrics.oldestUnmatchedAge.get()).toMatchObject({ values: [{ value: 3_600 }] });
   });
 });

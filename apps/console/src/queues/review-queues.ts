@@ -62,22 +62,32 @@ export class ReviewQueues {
   }
 
   /**
-   * The two review queues' sizes alone, cheaply (`settle_transactions_held_in_review` and
-   * `settle_transactions_in_manual_review`): the range of states `RECOVERING` and
-   * `MANUAL_REVIEW` of the state index, not the whole book as {@link overview} reads it.
+   * The queues' sizes alone, cheaply (`settle_transactions_held_in_review`,
+   * `settle_transactions_in_manual_review`, `settle_unmatched_payments_open`): the range of states
+   * `RECOVERING` and `MANUAL_REVIEW` of the state index, not the whole book as {@link overview}
+   * reads it; and the open unmatched payments with when the oldest was confirmed (epoch ms,
+   * `null` when none), for the age alert (docs/unmatched-payments.md).
    *
    * @throws ReadModelNotReadyError while `read_model` does not exist yet.
    */
-  async reviewCounts(): Promise<{ heldInReview: number; manualReview: number }> {
+  async reviewCounts(): Promise<{ heldInReview: number; manualReview: number; unmatchedOpen: number; oldestUnmatchedAt: number | null }> {
     const { rows } = await this.read(() =>
-      this.pool.query<{ held: number; manual: number }>(
-        `SELECT count(*) FILTER (WHERE state = 'RECOVERING' AND entitlement_status = 'HELD_IN_REVIEW')::int AS held,
-                count(*) FILTER (WHERE state = 'MANUAL_REVIEW')::int AS manual
-           FROM read_model.console_transactions
-          WHERE state IN ('RECOVERING', 'MANUAL_REVIEW')`,
+      this.pool.query<{ held: number; manual: number; unmatched: number; oldest: Date | null }>(
+        `SELECT (SELECT count(*) FILTER (WHERE state = 'RECOVERING' AND entitlement_status = 'HELD_IN_REVIEW')::int
+                   FROM read_model.console_transactions WHERE state IN ('RECOVERING', 'MANUAL_REVIEW')) AS held,
+                (SELECT count(*) FILTER (WHERE state = 'MANUAL_REVIEW')::int
+                   FROM read_model.console_transactions WHERE state IN ('RECOVERING', 'MANUAL_REVIEW')) AS manual,
+                (SELECT count(*)::int FROM read_model.console_unmatched_payments WHERE status = 'open') AS unmatched,
+                (SELECT min(verified_at) FROM read_model.console_unmatched_payments WHERE status = 'open') AS oldest`,
       ),
     );
-    return { heldInReview: rows[0]?.held ?? 0, manualReview: rows[0]?.manual ?? 0 };
+    const row = rows[0];
+    return {
+      heldInReview: row?.held ?? 0,
+      manualReview: row?.manual ?? 0,
+      unmatchedOpen: row?.unmatched ?? 0,
+      oldestUnmatchedAt: row?.oldest?.getTime() ?? null,
+    };
   }
 
   /**
