@@ -1,7 +1,7 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { api, call, type CallAnswer } from '../api/client';
-import type { HeldInReviewItem, ManualReviewItem, QueuePage, StateMismatchItem } from '../api/types';
+import { api, call } from '../api/client';
+import type { Answer, HeldInReviewItem, ManualReviewItem, QueuePage, StateMismatchItem } from '../api/types';
 import { Badge, StateBadge } from '../components/Badge';
 import { ListFoot } from '../components/ListFoot';
 import { TabBar, type Tab } from '../components/TabBar';
@@ -30,7 +30,7 @@ const TABS: ReadonlyArray<Tab<QueueTab>> = [
 ];
 
 /** One open unmatched payment, as `GET /api/v1/queues/unmatched-payments` answers it. */
-type UnmatchedPaymentItem = CallAnswer<'/api/v1/queues/unmatched-payments', 'get'>['items'][number];
+type UnmatchedPaymentItem = Answer<'/api/v1/queues/unmatched-payments', 'get'>['items'][number];
 
 /** A page of a queue, read by cursor, oldest first. */
 function useQueue<T>(tab: QueueTab, read: (cursor: string | null, limit: number) => Promise<QueuePage<T>>) {
