@@ -7,7 +7,7 @@
  * from its attempts view: the new attempt shows without a reload, the backend receives it again
  * and runs it once), roles (a viewer has no "Reconcile now" and the API refuses it), the overview
  * (the ledger's chains verified by the console, the workers' consumer lag, the dead letters, cards
- * opening their lists), CSRF, a wrong password and a locked-out login, the security headers and
+ * opening their lists; the Queues page's unmatched payments tab), CSRF, a wrong password and a locked-out login, the security headers and
  * Swagger UI's page; every test fails on a Content-Security-Policy violation its pages report.
  * Skipped, saying why, where no chromium exists
  * (`scripts/local/lib.sh`, `ensure_chromium`, installs it as root).
@@ -321,6 +321,14 @@ if (!existsSync(CHROMIUM)) {
       await page.getByTestId('card-state-mismatch').click();
       await page.getByTestId('transactions-table').waitFor();
       expect(new URL(page.url()).search).toBe('?state=STATE_MISMATCH');
+
+      // The Queues page's fourth tab reads the unmatched payments from the ledger's read model.
+      await page.getByTestId('nav-queues').click();
+      await page.getByTestId('queue-tab-unmatched').click();
+      await page.getByTestId('queue-unmatched').waitFor();
+      expect(new URL(page.url()).pathname).toBe('/queues/unmatched-payments');
+      await expect.poll(() => page.getByTestId('queue-unmatched').getAttribute('aria-busy'), { timeout: 10_000 }).toBe('false');
+      expect(await page.getByRole('alert').count()).toBe(0);
       await page.close();
     });
 

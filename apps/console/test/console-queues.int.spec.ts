@@ -3,12 +3,13 @@
  * Nest app built in-process (`inject`): rows of the projector's, ingestion's, the sweeper's and
  * the dispatcher's tables seeded directly (each schema made by its own migrations), then the
  * answers of `GET /api/v1/queues/*` (keyset pages, oldest first, empty) and the `watch` and
- * `entitlementEvents` of `GET /api/v1/transactions/:reference`.
+ * `entitlementEvents` of `GET /api/v1/transactions/:reference`. The unmatched payments are
+ * written by the read model's own writer (`upsertUnmatchedPayments`), as the projector does.
  */
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { LEDGER_MIGRATIONS, PostgresLedger, READ_MODEL_MIGRATIONS, transactionStream } from '@settle/ledger';
+import { LEDGER_MIGRATIONS, PostgresLedger, READ_MODEL_MIGRATIONS, transactionStream, upsertUnmatchedPayments, type UnmatchedPaymentRow } from '@settle/ledger';
 import { createMetricsRegistry, createPool, migrateSchema, type Pool } from '@settle/platform';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -351,6 +352,114 @@ describe('entitlement events', () => {
   });
 });
 
+describe('the unmatched payments queue', () => {
+  const recorded = (
+    reference: string,
+    verifiedAt: string,
+    extra: Partial<Extract<UnmatchedPaymentRow, { kind: 'recorded' }>['data']> = {},
+  ): UnmatchedPaymentRow => ({
+    kind: 'recorded',
+    reference,
+    ledgerRevision: 0,
+    data: {
+      reference,
+      provider: 'paystack',
+      amount_minor: 250_000,
+      currency: 'NGN',
+      customer_email: `${reference}@example.com`,
+      customer_phone: null,
+      terms_verified: true,
+      provider_status: 'success',
+      provider_transaction_id: `tx-${reference}`,
+      verified_at: verifiedAt,
+      ...extra,
+    },
+  });
+
+  it('answers an empty queue before any payment is recorded', async () => {
+    expect(await get('/api/v1/queues/unmatched-payments')).toEqual({ status: 200, body: { items: [], nextCursor: null } });
+  });
+
+  it('needs a session and refuses a bad limit or cursor with 400 problem details', async () => {
+    expect((await app.inject({ method: 'GET', url: '/api/v1/queues/unmatched-payments' })).statusCode).toBe(401);
+    for (const query of ['limit=0', 'limit=101', 'limit=x', 'cursor=bm90LWEtY3Vyc29y']) {
+      const { status, body } = await get(`/api/v1/queues/unmatched-payments?${query}`);
+      expect(status).toBe(400);
+      expect(body).toMatchObject({ code: 'REQUEST.VALIDATION_FAILED' });
+    }
+  });
+
+  it('answers 503 READ_MODEL.NOT_READY while its view does not exist', async () => {
+    await pool.query('ALTER VIEW read_model.console_unmatched_payments RENAME TO console_unmatched_payments_away');
+    try {
+      const { status, body } = await get('/api/v1/queues/unmatched-payments');
+      expect(status).toBe(503);
+      expect(body).toMatchObject({ code: 'READ_MODEL.NOT_READY' });
+    } finally {
+      await pool.query('ALTER VIEW read_model.console_unmatched_payments_away RENAME TO console_unmatched_payments');
+    }
+  });
+
+  describe('with payments recorded', () => {
+    beforeAll(async () => {
+      // U-2 and U-3 share verified_at to the microsecond (ties broken by reference); U-0 is matched, so not in the queue.
+      await upsertUnmatchedPayments(pool, [
+        recorded('U-4', '2026-11-28T12:03:00.000Z'),
+        recorded('U-3', '2026-11-28T12:01:00.000001Z'),
+        recorded('U-2', '2026-11-28T12:01:00.000001Z'),
+        recorded('U-1', '2026-11-28T12:00:00.000Z', { customer_email: null, customer_phone: '+2348000000000', amount_minor: 9_007_199_254_740_991 }),
+        recorded('ws_CO_U-M', '2026-11-28T12:02:00.000Z', {
+          provider: 'mpesa',
+          amount_minor: null,
+          currency: 'KES',
+          customer_email: null,
+          terms_verified: false,
+          provider_status: '0',
+          provider_transaction_id: null,
+        }),
+        recorded('U-0', '2026-11-28T11:00:00.000Z'),
+        { kind: 'matched', reference: 'U-0', ledgerRevision: 1, matchedAt: new Date('2026-11-28T12:30:00.000Z') },
+      ]);
+    });
+
+    it('lists the open ones oldest first, amounts in minor units, the M-Pesa one unverified', async () => {
+      const { status, body } = await get('/api/v1/queues/unmatched-payments');
+      expect(status).toBe(200);
+      expect(body.nextCursor).toBeNull();
+      expect(body.items.map((i: { reference: string }) => i.reference)).toEqual(['U-1', 'U-2', 'U-3', 'ws_CO_U-M', 'U-4']);
+      expect(body.items[0]).toEqual({
+        reference: 'U-1',
+        provider: 'paystack',
+        amountMinor: 9_007_199_254_740_991,
+        currency: 'NGN',
+        customer: { email: null, phone: '+2348000000000' },
+        termsVerified: true,
+        providerStatus: 'success',
+        providerTransactionId: 'tx-U-1',
+        verifiedAt: '2026-11-28T12:00:00.000Z',
+      });
+      expect(body.items[3]).toEqual({
+        reference: 'ws_CO_U-M',
+        provider: 'mpesa',
+        amountMinor: null,
+        currency: 'KES',
+        customer: { email: null, phone: null },
+        termsVerified: false,
+        providerStatus: '0',
+        providerTransactionId: null,
+        verifiedAt: '2026-11-28T12:02:00.000Z',
+      });
+    });
+
+    it('pages by cursor, every open row once, ties broken by reference to the microsecond', async () => {
+      const all = ['U-1', 'U-2', 'U-3', 'ws_CO_U-M', 'U-4'];
+      expect(await drain('unmatched-payments', 1)).toEqual({ refs: all, pages: 5 });
+      expect(await drain('unmatched-payments', 2)).toEqual({ refs: all, pages: 3 });
+      expect(await drain('unmatched-payments', 5)).toEqual({ refs: all, pages: 1 });
+    });
+  });
+});
+
 describe('answers', () => {
   it('conform to the schemas of the OpenAPI document (docs/api/console-openapi.json)', () => {
     expect(answers.violations).toEqual([]);
@@ -359,6 +468,7 @@ describe('answers', () => {
         'GET /api/v1/queues/held-in-review',
         'GET /api/v1/queues/manual-review',
         'GET /api/v1/queues/state-mismatch',
+        'GET /api/v1/queues/unmatched-payments',
         'GET /api/v1/transactions/:reference',
       ]),
     );

@@ -1,9 +1,10 @@
 import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiAnswer, ApiProblems, ApiQueryOf, isoTime, parseBody, parseKeysetCursor } from '@settle/http';
+import { PROVIDERS } from '@settle/domain';
 import { z } from 'zod';
 import type { ReviewQueues } from '../queues/review-queues.js';
-import type { HeldInReviewItem, ManualReviewItem, StateMismatchItem } from '../transactions/views.js';
+import type { HeldInReviewItem, ManualReviewItem, StateMismatchItem, UnmatchedPaymentItem } from '../transactions/views.js';
 import { cursor, summaryFields } from './openapi/answers.js';
 import { SECURITY } from './openapi/document.js';
 import { queueQuery } from './requests.js';
@@ -55,15 +56,38 @@ const stateMismatchAnswer = z.strictObject({
   nextCursor: cursor,
 });
 
+/** `GET /api/v1/queues/unmatched-payments`. */
+const unmatchedPaymentsAnswer = z.strictObject({
+  items: z.array(
+    z.strictObject({
+      reference: z.string().describe('The reference the provider confirmed a payment for; no checkout has it'),
+      provider: z.enum(PROVIDERS),
+      amountMinor: z.number().int().nullable().describe('Integer, minor units of `currency`; `null` when the provider answer carries none (M-Pesa)'),
+      currency: z.string().nullable(),
+      customer: z
+        .strictObject({ email: z.string().nullable(), phone: z.string().nullable() })
+        .describe('The customer the provider confirmed; `null` fields when unverified'),
+      termsVerified: z.boolean().describe("Whether amount and customer come from the provider's verified answer (false for M-Pesa: unverified)"),
+      providerStatus: z.string().nullable().describe("The provider's own status of the payment"),
+      providerTransactionId: z.string().nullable().describe("The provider's own id of the payment"),
+      verifiedAt: isoTime.describe('When the provider confirmed it'),
+    }),
+  ),
+  nextCursor: cursor,
+});
+
 /**
  * The review queues (any role), docs/console.md, "API", oldest first with keyset pages:
  * - `GET /api/v1/queues/held-in-review?cursor=&limit=`: `RECOVERING` / `HELD_IN_REVIEW`, with the
  *   sweeper's next re-check and the re-checks so far;
  * - `GET /api/v1/queues/manual-review?cursor=&limit=`: `MANUAL_REVIEW`, with why;
  * - `GET /api/v1/queues/state-mismatch?cursor=&limit=`: `STATE_MISMATCH`, newest first, each failed
- *   check expected against observed with the provider field it came from.
+ *   check expected against observed with the provider field it came from;
+ * - `GET /api/v1/queues/unmatched-payments?cursor=&limit=`: the open unmatched payments (a
+ *   provider confirmed them for a reference with no checkout), oldest first by `verifiedAt`,
+ *   amounts in minor units (`null` when unverified), read from `read_model.console_unmatched_payments`.
  *
- * Both answer 400 `REQUEST.VALIDATION_FAILED` for a `limit` outside 1..100 or a cursor the
+ * All answer 400 `REQUEST.VALIDATION_FAILED` for a `limit` outside 1..100 or a cursor the
  * queue did not give, 503 `READ_MODEL.NOT_READY` while the schemas they read do not exist.
  */
 @ApiTags('queues')
@@ -102,5 +126,18 @@ export class QueuesController {
   stateMismatch(@Query() query: Record<string, string>): Promise<{ items: StateMismatchItem[]; nextCursor: string | null }> {
     const q = parseBody(queueQuery, query);
     return this.queues.stateMismatch({ after: parseKeysetCursor(q.cursor), limit: q.limit });
+  }
+
+  @Get('unmatched-payments')
+  @ApiOperation({
+    summary: 'Unmatched payments',
+    description:
+      'Payments a provider confirmed for a reference with no checkout, still open, oldest first: nothing was granted. Amounts in minor units, `null` when unverified (M-Pesa).',
+  })
+  @ApiQueryOf(queueQuery)
+  @ApiAnswer(200, unmatchedPaymentsAnswer, 'One page')
+  unmatchedPayments(@Query() query: Record<string, string>): Promise<{ items: UnmatchedPaymentItem[]; nextCursor: string | null }> {
+    const q = parseBody(queueQuery, query);
+    return this.queues.unmatchedPayments({ after: parseKeysetCursor(q.cursor), limit: q.limit });
   }
 }

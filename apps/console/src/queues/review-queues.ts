@@ -1,4 +1,5 @@
 import { readReadModel, transactionStream } from '@settle/ledger';
+import { encodeKeysetCursor } from '@settle/http';
 import type { Pool } from '@settle/platform';
 import type { TransactionRepository } from '../transactions/transaction.repository.js';
 import {
@@ -15,11 +16,13 @@ import {
   type QueueQuery,
   type QueueRow,
   type StateMismatchItem,
+  type UnmatchedPaymentItem,
 } from '../transactions/views.js';
 
 /**
- * The review queues' reader (docs/console.md, "Queues"): State Mismatch, held in review and
- * manual review, oldest first by keyset pages, and the two review queues' sizes for the metrics.
+ * The review queues' reader (docs/console.md, "Queues"): State Mismatch, held in review, manual
+ * review and the unmatched payments, by keyset pages, and the two review queues' sizes for the
+ * metrics.
  * It reads only the views the owners publish (docs/console.md, "Data"). Every read throws
  * `READ_MODEL.NOT_READY` (503) while those schemas do not exist yet.
  */
@@ -167,7 +170,69 @@ export class ReviewQueues {
     };
   }
 
+  /**
+   * Open unmatched payments (docs/unmatched-payments.md): payments a provider confirmed for a
+   * reference with no checkout, nothing granted. Oldest first (`verified_at`, then reference,
+   * ascending), keyset pages over `(verified_at, reference)` with the cursor's `at` as
+   * `verified_at` with microseconds. Reads `read_model.console_unmatched_payments` alone. Amounts
+   * are minor units, `null` when the provider's answer carries none (M-Pesa, `termsVerified` false).
+   *
+   * @returns the rows and the cursor of the next page, `null` on the last page.
+   * @throws ReadModelNotReadyError while `read_model` does not exist yet.
+   */
+  async unmatchedPayments(query: QueueQuery): Promise<{ items: UnmatchedPaymentItem[]; nextCursor: string | null }> {
+    const values: unknown[] = [query.limit + 1];
+    let after = '';
+    if (query.after) {
+      values.push(query.after.at, query.after.reference);
+      after = 'AND (verified_at, reference) > ($2::timestamptz, $3)';
+    }
+    const { rows } = await this.read(() =>
+      this.pool.query<UnmatchedRow>(
+        `SELECT reference, provider, amount_minor, currency, customer_email, customer_phone, terms_verified,
+                provider_status, provider_transaction_id, verified_at,
+                to_char(verified_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS verified_at_text
+           FROM read_model.console_unmatched_payments
+          WHERE status = 'open' ${after}
+          ORDER BY verified_at ASC, reference ASC
+          LIMIT $1`,
+        values,
+      ),
+    );
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      items: page.map((row) => ({
+        reference: row.reference,
+        provider: row.provider,
+        amountMinor: row.amount_minor === null ? null : Number(row.amount_minor),
+        currency: row.currency,
+        customer: { email: row.customer_email, phone: row.customer_phone },
+        termsVerified: row.terms_verified,
+        providerStatus: row.provider_status,
+        providerTransactionId: row.provider_transaction_id,
+        verifiedAt: row.verified_at.toISOString(),
+      })),
+      nextCursor: rows.length > query.limit && last ? encodeKeysetCursor({ at: last.verified_at_text, reference: last.reference }) : null,
+    };
+  }
+
   private read<T>(work: () => Promise<T>): Promise<T> {
     return readReadModel(work);
   }
+}
+
+/** A row of `read_model.console_unmatched_payments` as the queue reads it (`bigint` amounts come as text). */
+interface UnmatchedRow {
+  reference: string;
+  provider: string;
+  amount_minor: string | number | null;
+  currency: string | null;
+  customer_email: string | null;
+  customer_phone: string | null;
+  terms_verified: boolean;
+  provider_status: string | null;
+  provider_transaction_id: string | null;
+  verified_at: Date;
+  verified_at_text: string;
 }

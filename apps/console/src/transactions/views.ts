@@ -162,6 +162,28 @@ export interface StateMismatchItem extends TransactionSummary {
   failedChecks: MismatchCheckView[];
 }
 
+/**
+ * A row of `GET /api/v1/queues/unmatched-payments`: a payment a provider confirmed for a reference
+ * that has no checkout (docs/unmatched-payments.md), still open. Nothing was granted for it.
+ */
+export interface UnmatchedPaymentItem {
+  reference: string;
+  provider: string;
+  /** What the provider confirmed, in minor units of `currency`; `null` when its answer carries none (M-Pesa: `termsVerified` false). */
+  amountMinor: number | null;
+  currency: string | null;
+  /** The customer the provider confirmed; both `null` when unverified. */
+  customer: { email: string | null; phone: string | null };
+  /** Whether amount and customer come from the provider's verified answer (false for M-Pesa). */
+  termsVerified: boolean;
+  /** The provider's own status of the payment, as it answered. */
+  providerStatus: string | null;
+  /** The provider's own id of the payment. */
+  providerTransactionId: string | null;
+  /** When the provider confirmed it, ISO 8601 UTC (milliseconds). */
+  verifiedAt: string;
+}
+
 /** A keyset page of a queue. */
 export interface QueueQuery {
   /** The last row of the previous page. */

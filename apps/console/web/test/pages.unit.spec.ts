@@ -4,7 +4,9 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { HeldInReviewItem, ManualReviewItem, Overview, TransactionPage as Page, TransactionView } from '../src/api/types';
 import { OverviewPage } from '../src/pages/Overview';
+import { matchRoute } from '../src/pages';
 import { QueuesPage } from '../src/pages/Queues';
+import { queueHref } from '../src/lib/routes';
 import { Layout } from '../src/pages/Layout';
 import { SignInPage } from '../src/pages/SignIn';
 import { TransactionPage } from '../src/pages/Transaction';
@@ -187,6 +189,73 @@ describe('the queues', () => {
     expect(count(html, 'data-testid="failed-check"')).toBe(2);
     expect(html).toMatch(/data-check="amount".*5000 NGN.*expected,.*4000 NGN.*observed.*\(data\.amount\)/s);
     expect(count(html, 'data-testid="provider-field"')).toBe(1);
+  });
+});
+
+describe('the unmatched payments queue', () => {
+  const paid = {
+    reference: 'ref_paid',
+    provider: 'paystack' as const,
+    amountMinor: 250_000,
+    currency: 'NGN',
+    customer: { email: 'ada@example.com', phone: null },
+    termsVerified: true,
+    providerStatus: 'success',
+    providerTransactionId: 'tx-1',
+    verifiedAt: '2020-01-01T00:00:00.000Z',
+  };
+  const mpesa = {
+    ...paid,
+    reference: 'ws_CO_unverified',
+    provider: 'mpesa' as const,
+    amountMinor: null,
+    currency: 'KES',
+    customer: { email: null, phone: null },
+    termsVerified: false,
+    providerStatus: '0',
+    providerTransactionId: null,
+  };
+  const byPhone = { ...paid, reference: 'ref_phone', customer: { email: null, phone: '+254700000000' } };
+  const rowOf = (html: string, reference: string) => new RegExp(`<tr[^>]*data-reference="${reference}"[^>]*>(.*?)</tr>`, 's').exec(html)?.[1] ?? '';
+
+  it('shows the tab with its hint: reference as text (no link, rows open nothing), amount, customer, age', () => {
+    const html = render(createElement(QueuesPage, { tab: 'unmatched' }), (client) =>
+      client.setQueryData(['queue', 'unmatched'], { pages: [{ items: [paid, mpesa, byPhone], nextCursor: null }], pageParams: [null] }),
+    );
+    expect(html).toContain('data-testid="queue-unmatched"');
+    expect(html).toContain('data-testid="queue-tab-unmatched"');
+    expect(html).toContain('href="/queues/unmatched-payments"');
+    expect(html).toContain('no checkout was registered for them: nothing was granted');
+    expect(html).not.toContain('href="/transactions/');
+    expect(html).not.toMatch(/<tr[^>]*data-testid="queue-row"[^>]*class="clickable"/);
+    expect(count(html, 'data-testid="queue-row"')).toBe(3);
+    for (const header of ['Reference', 'Provider', 'Amount', 'Customer', 'Age']) expect(html).toContain(`>${header}</th>`);
+
+    const verified = rowOf(html, 'ref_paid');
+    expect(verified).toContain('<td class="mono">ref_paid</td>');
+    expect(verified).toMatch(/data-testid="amount">[^<]*2,500\.00/);
+    expect(verified).toContain('ada@example.com');
+    expect(verified).toMatch(/\d+ d ago/);
+
+    const unverified = rowOf(html, 'ws_CO_unverified');
+    expect(unverified).toContain('data-testid="amount-unverified"');
+    expect(unverified).toContain('amount unverified');
+    expect(unverified).not.toMatch(/data-testid="amount">[^<]*\d/);
+    expect(unverified).toMatch(/data-testid="customer"><span class="muted">unverified</);
+
+    expect(rowOf(html, 'ref_phone')).toContain('+254700000000');
+  });
+
+  it('has its own address', () => {
+    expect(queueHref('unmatched')).toBe('/queues/unmatched-payments');
+    expect(matchRoute('/queues/unmatched-payments/')).toEqual({ name: 'queues', tab: 'unmatched' });
+  });
+
+  it('shows the empty state', () => {
+    const html = render(createElement(QueuesPage, { tab: 'unmatched' }), (client) =>
+      client.setQueryData(['queue', 'unmatched'], { pages: [{ items: [], nextCursor: null }], pageParams: [null] }),
+    );
+    expect(html).toContain('No unmatched payments');
   });
 });
 

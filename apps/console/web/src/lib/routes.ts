@@ -7,11 +7,19 @@ export type DeliveriesTab = 'endpoints' | 'failed';
 /** The Deliveries section's tabs' paths. */
 export const DELIVERIES_PATHS: Record<DeliveriesTab, string> = { endpoints: '/deliveries/endpoints', failed: '/deliveries/dead-lettered' };
 
-/** The review queues' tabs: held in review (the sweeper re-checks) and manual review (a person decides). */
-export type QueueTab = 'held' | 'manual' | 'mismatch';
+/**
+ * The review queues' tabs: held in review (the sweeper re-checks), manual review (a person
+ * decides), State Mismatch, and the unmatched payments (paid, no checkout registered).
+ */
+export type QueueTab = 'held' | 'manual' | 'mismatch' | 'unmatched';
 
 /** The review queues' tabs' paths. */
-export const QUEUE_PATHS: Record<QueueTab, string> = { held: '/queues/held-in-review', manual: '/queues/manual-review', mismatch: '/queues/state-mismatch' };
+export const QUEUE_PATHS: Record<QueueTab, string> = {
+  held: '/queues/held-in-review',
+  manual: '/queues/manual-review',
+  mismatch: '/queues/state-mismatch',
+  unmatched: '/queues/unmatched-payments',
+};
 
 /** The console's address of one transaction. */
 export function transactionHref(reference: string): string {

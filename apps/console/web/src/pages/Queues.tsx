@@ -1,8 +1,8 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { api } from '../api/client';
-import type { HeldInReviewItem, ManualReviewItem, QueuePage, StateMismatchItem } from '../api/types';
-import { StateBadge } from '../components/Badge';
+import { api, call } from '../api/client';
+import type { Answer, HeldInReviewItem, ManualReviewItem, QueuePage, StateMismatchItem } from '../api/types';
+import { Badge, StateBadge } from '../components/Badge';
 import { ListFoot } from '../components/ListFoot';
 import { TabBar, type Tab } from '../components/TabBar';
 import { EmptyState, ErrorPanel } from '../components/Feedback';
@@ -22,7 +22,15 @@ const TABS: ReadonlyArray<Tab<QueueTab>> = [
     label: 'State mismatch',
     hint: 'The provider reports a payment that differs from the checkout: each failed check, expected against observed, and the provider field it was read from. Newest first.',
   },
+  {
+    tab: 'unmatched',
+    label: 'Unmatched payments',
+    hint: 'A provider confirmed these payments, but no checkout was registered for them: nothing was granted. The checkout service can register them under their reference; otherwise resolve them with the provider.',
+  },
 ];
+
+/** One open unmatched payment, as `GET /api/v1/queues/unmatched-payments` answers it. */
+type UnmatchedPaymentItem = Answer<'/api/v1/queues/unmatched-payments', 'get'>['items'][number];
 
 /** A page of a queue, read by cursor, oldest first. */
 function useQueue<T>(tab: QueueTab, read: (cursor: string | null, limit: number) => Promise<QueuePage<T>>) {
@@ -60,12 +68,15 @@ function QueueTable<T extends { reference: string }>({
   headers,
   row,
   empty,
+  linked = true,
 }: {
   testId: string;
   query: ReturnType<typeof useQueue<T>>;
   headers: string[];
   row: (item: T, now: number) => ReactNode;
   empty: { title: string; body: string };
+  /** Whether a row opens its transaction (false for a queue whose rows have none). */
+  linked?: boolean;
 }) {
   const rows = query.data?.pages.flatMap((page) => page.items) ?? [];
   // Times are told from when the page was read, so a render never reads the clock.
@@ -100,8 +111,8 @@ function QueueTable<T extends { reference: string }>({
                 key={item.reference}
                 data-testid="queue-row"
                 data-reference={item.reference}
-                className="clickable"
-                onClick={() => navigate(transactionHref(item.reference))}
+                className={linked ? 'clickable' : undefined}
+                onClick={linked ? () => navigate(transactionHref(item.reference)) : undefined}
               >
                 {row(item, now)}
               </tr>
@@ -209,7 +220,56 @@ function MismatchQueue() {
   );
 }
 
-/** The review queues: held in review (next check, checks so far) and manual review (why), oldest first; rows open the transaction. */
+/** The customer a provider confirmed: the e-mail, else the phone, else unverified. */
+function Customer({ customer }: { customer: UnmatchedPaymentItem['customer'] }) {
+  const shown = customer.email ?? customer.phone;
+  return shown ? <span>{shown}</span> : <span className="muted">unverified</span>;
+}
+
+function UnmatchedQueue() {
+  const query = useQueue<UnmatchedPaymentItem>('unmatched', (cursor, limit) =>
+    call('get', '/api/v1/queues/unmatched-payments', { query: { cursor: cursor ?? undefined, limit } }),
+  );
+  return (
+    <QueueTable
+      testId="queue-unmatched"
+      query={query}
+      linked={false}
+      headers={['Reference', 'Provider', 'Amount', 'Customer', 'Age']}
+      empty={{
+        title: 'No unmatched payments',
+        body: 'A payment a provider confirmed for a reference with no checkout lands here, once the provider was asked about it.',
+      }}
+      row={(item, now) => (
+        <>
+          <td className="mono">{item.reference}</td>
+          <td>{providerLabel(item.provider)}</td>
+          <td className="num" data-testid="amount">
+            {item.termsVerified && item.amountMinor !== null && item.currency !== null ? (
+              formatMoney(item.amountMinor, item.currency)
+            ) : (
+              <Badge tone="neutral" title="The provider's answer carries no verified amount" testId="amount-unverified">
+                amount unverified
+              </Badge>
+            )}
+          </td>
+          <td data-testid="customer">
+            <Customer customer={item.customer} />
+          </td>
+          <td title={formatDateTime(item.verifiedAt)}>
+            <span className="muted small">{formatAge(item.verifiedAt, now)}</span>
+          </td>
+        </>
+      )}
+    />
+  );
+}
+
+/**
+ * The review queues: held in review (next check, checks so far), manual review (why), State
+ * Mismatch (the failed checks) and the unmatched payments (paid, no checkout: their rows open
+ * nothing, there is no transaction); the rows of the others open the transaction.
+ */
 export function QueuesPage({ tab }: { tab: QueueTab }) {
   return (
     <section>
@@ -217,7 +277,9 @@ export function QueuesPage({ tab }: { tab: QueueTab }) {
         <h1>Queues</h1>
       </div>
       <TabBar tabs={TABS} selected={tab} label="Review queues" hrefOf={queueHref} testIdPrefix="queue-tab" />
-      <div role="tabpanel">{tab === 'held' ? <HeldQueue /> : tab === 'manual' ? <ManualQueue /> : <MismatchQueue />}</div>
+      <div role="tabpanel">
+        {tab === 'held' ? <HeldQueue /> : tab === 'manual' ? <ManualQueue /> : tab === 'mismatch' ? <MismatchQueue /> : <UnmatchedQueue />}
+      </div>
     </section>
   );
 }

@@ -54,6 +54,7 @@ const PATHS = new Map<string, Route>([
   [QUEUE_PATHS.held, { name: 'queues', tab: 'held' }],
   [QUEUE_PATHS.manual, { name: 'queues', tab: 'manual' }],
   [QUEUE_PATHS.mismatch, { name: 'queues', tab: 'mismatch' }],
+  [QUEUE_PATHS.unmatched, { name: 'queues', tab: 'unmatched' }],
   ['/audit', { name: 'audit' }],
   ['/users', { name: 'users' }],
   ['/deliveries', { name: 'deliveries', tab: 'endpoints' }],
@@ -116,8 +117,9 @@ function viewOf<R extends Route>(route: R): PageView<R> {
  * The page a path stands for: `/` is the Overview, `/transactions` the list (its filters are in
  * the query string), `/transactions/<reference>` one transaction (the reference URL-decoded),
  * `/queues` and `/queues/held-in-review` the held-in-review queue, `/queues/manual-review` the
- * manual-review queue, `/audit` the audit view (its filters in the query string), `/users` the
- * console's users, `/deliveries` and `/deliveries/endpoints` the endpoints,
+ * manual-review queue, `/queues/state-mismatch` the State Mismatch queue,
+ * `/queues/unmatched-payments` the unmatched payments, `/audit` the audit view (its filters in
+ * the query string), `/users` the console's users, `/deliveries` and `/deliveries/endpoints` the endpoints,
  * `/deliveries/dead-lettered` the dead-lettered deliveries, `/deliveries/endpoints/<id>` one
  * endpoint and `/deliveries/events/<event id>` an entitlement event's delivery attempts.
  * A trailing slash is ignored; a path segment that is not valid percent-encoding is no page.

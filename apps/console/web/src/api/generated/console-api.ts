@@ -150,6 +150,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/queues/unmatched-payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Unmatched payments
+         * @description Payments a provider confirmed for a reference with no checkout, still open, oldest first: nothing was granted. Amounts in minor units, `null` when unverified (M-Pesa).
+         */
+        get: operations["QueuesController_unmatchedPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/overview": {
         parameters: {
             query?: never;
@@ -1223,6 +1243,84 @@ export interface operations {
                                 /** @description The provider answer's field the observed value was read from */
                                 providerField: string | null;
                             }[];
+                        }[];
+                        /** @description Cursor of the next page (pass it as `cursor`); `null` on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `READ_MODEL.NOT_READY` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    QueuesController_unmatchedPayments: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description The reference the provider confirmed a payment for; no checkout has it */
+                            reference: string;
+                            /** @enum {string} */
+                            provider: "paystack" | "stripe" | "flutterwave" | "mpesa";
+                            /** @description Integer, minor units of `currency`; `null` when the provider answer carries none (M-Pesa) */
+                            amountMinor: number | null;
+                            currency: string | null;
+                            /** @description The customer the provider confirmed; `null` fields when unverified */
+                            customer: {
+                                email: string | null;
+                                phone: string | null;
+                            };
+                            /** @description Whether amount and customer come from the provider's verified answer (false for M-Pesa: unverified) */
+                            termsVerified: boolean;
+                            /** @description The provider's own status of the payment */
+                            providerStatus: string | null;
+                            /** @description The provider's own id of the payment */
+                            providerTransactionId: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the provider confirmed it
+                             */
+                            verifiedAt: string;
                         }[];
                         /** @description Cursor of the next page (pass it as `cursor`); `null` on the last page */
                         nextCursor: string | null;
