@@ -13,7 +13,7 @@ import { LEDGER_MIGRATIONS, PostgresLedger, READ_MODEL_MIGRATIONS, upsertUnmatch
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { createPool, migrateSchema, type Pool } from '@settle/platform';
-import { createTestDatabase } from '@settle/testing';
+import { createTestDatabase, recordedUnmatchedPayment } from '@settle/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthService } from '../src/auth/auth.service.js';
 import { PostgresAuthStore } from '../src/auth/postgres-auth-store.js';
@@ -39,23 +39,7 @@ interface Session {
 }
 const sessions: Record<'operator' | 'admin' | 'otherAdmin' | 'viewer', Session> = {} as never;
 
-const recorded = (reference: string): UnmatchedPaymentRow => ({
-  kind: 'recorded',
-  reference,
-  ledgerRevision: 0,
-  data: {
-    reference,
-    provider: 'paystack',
-    amount_minor: 250_000,
-    currency: 'NGN',
-    customer_email: 'payer@example.com',
-    customer_phone: null,
-    terms_verified: true,
-    provider_status: 'success',
-    provider_transaction_id: null,
-    verified_at: '2026-11-28T12:00:00.000Z',
-  },
-});
+const recorded = (reference: string): UnmatchedPaymentRow => recordedUnmatchedPayment(reference, { customer_email: 'payer@example.com' });
 
 async function signIn(email: string): Promise<Session> {
   const res = await app.inject({ method: 'POST', url: '/api/v1/session', payload: { email, password: PASSWORD } });

@@ -9,13 +9,21 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { LEDGER_MIGRATIONS, PostgresLedger, READ_MODEL_MIGRATIONS, transactionStream, upsertUnmatchedPayments, type UnmatchedPaymentRow } from '@settle/ledger';
+import {
+  LEDGER_MIGRATIONS,
+  PostgresLedger,
+  READ_MODEL_MIGRATIONS,
+  transactionStream,
+  upsertUnmatchedPayments,
+  type UnmatchedPaymentRecordedData,
+  type UnmatchedPaymentRow,
+} from '@settle/ledger';
 import { createMetricsRegistry, createPool, migrateSchema, type Pool } from '@settle/platform';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROVIDER_REGISTRY } from '@settle/providers';
 import { type AnswerConformance } from './answer-conformance.js';
-import { createTestDatabase } from '@settle/testing';
+import { createTestDatabase, recordedUnmatchedPayment } from '@settle/testing';
 import { AuthService } from '../src/auth/auth.service.js';
 import { startConsoleTestApp } from './console-test-app.js';
 import { PostgresAuthStore } from '../src/auth/postgres-auth-store.js';
@@ -353,28 +361,8 @@ describe('entitlement events', () => {
 });
 
 describe('the unmatched payments queue', () => {
-  const recorded = (
-    reference: string,
-    verifiedAt: string,
-    extra: Partial<Extract<UnmatchedPaymentRow, { kind: 'recorded' }>['data']> = {},
-  ): UnmatchedPaymentRow => ({
-    kind: 'recorded',
-    reference,
-    ledgerRevision: 0,
-    data: {
-      reference,
-      provider: 'paystack',
-      amount_minor: 250_000,
-      currency: 'NGN',
-      customer_email: `${reference}@example.com`,
-      customer_phone: null,
-      terms_verified: true,
-      provider_status: 'success',
-      provider_transaction_id: `tx-${reference}`,
-      verified_at: verifiedAt,
-      ...extra,
-    },
-  });
+  const recorded = (reference: string, verifiedAt: string, extra: Partial<UnmatchedPaymentRecordedData> = {}): UnmatchedPaymentRow =>
+    recordedUnmatchedPayment(reference, { provider_transaction_id: `tx-${reference}`, verified_at: verifiedAt, ...extra });
 
   it('answers an empty queue before any payment is recorded', async () => {
     expect(await get('/api/v1/queues/unmatched-payments')).toEqual({ status: 200, body: { items: [], nextCursor: null } });

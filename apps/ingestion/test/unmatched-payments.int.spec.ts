@@ -3,30 +3,15 @@
  * confirmed for a reference with no checkout, from the ledger's read model, by keyset pages, for
  * the admin key only. The rows are written by the read model's own writer, as the projector does.
  */
-import { upsertUnmatchedPayments, type UnmatchedPaymentRow } from '@settle/ledger';
+import { upsertUnmatchedPayments, type UnmatchedPaymentRecordedData, type UnmatchedPaymentRow } from '@settle/ledger';
+import { recordedUnmatchedPayment } from '@settle/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIngestionTestApp, type IngestionTestApp } from './ingestion-test-app.js';
 
 let t: IngestionTestApp;
 
-const recorded = (reference: string, minute: number, extra: Partial<Extract<UnmatchedPaymentRow, { kind: 'recorded' }>['data']> = {}): UnmatchedPaymentRow => ({
-  kind: 'recorded',
-  reference,
-  ledgerRevision: 0,
-  data: {
-    reference,
-    provider: 'paystack',
-    amount_minor: 250_000,
-    currency: 'NGN',
-    customer_email: `${reference}@example.com`,
-    customer_phone: null,
-    terms_verified: true,
-    provider_status: 'success',
-    provider_transaction_id: null,
-    verified_at: new Date(Date.UTC(2026, 10, 28, 12, minute)).toISOString(),
-    ...extra,
-  },
-});
+const recorded = (reference: string, minute: number, extra: Partial<UnmatchedPaymentRecordedData> = {}): UnmatchedPaymentRow =>
+  recordedUnmatchedPayment(reference, { verified_at: new Date(Date.UTC(2026, 10, 28, 12, minute)).toISOString(), ...extra });
 
 beforeAll(async () => {
   t = await startIngestionTestApp();

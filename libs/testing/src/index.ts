@@ -18,3 +18,4 @@ export * from './schema-history.js';
 export * from './stack.js';
 export * from './sweepers.js';
 export * from './trace-receiver.js';
+export * from './unmatched.js';
