@@ -332,6 +332,36 @@ if (!existsSync(CHROMIUM)) {
       await page.close();
     });
 
+    it('an operator closes an unmatched payment (paid, never registered) with a reason from the Queues page; it leaves the queue and the ledger records why and who', async () => {
+      const reference = `ref_console_unmatched_${randomBytes(4).toString('hex')}`;
+      expect((await stack.sandbox.create({ reference, amount: 90_000, currency: 'NGN', email: `payer.${reference}@example.com` })).status).toBe(201);
+      expect((await stack.sandbox.pay(reference)).status).toBe(200);
+      await waitUntil('the unmatched payment recorded', 30_000, async () => {
+        const { rows } = await stack.db.query("SELECT 1 FROM read_model.unmatched_payments WHERE reference = $1 AND status = 'open'", [reference]);
+        return rows.length === 1 ? true : undefined;
+      });
+      const page = await openPage();
+      await signIn(page, 'ops@example.com', PASSWORD.admin);
+      await page.goto(`${consoleUrl}/queues/unmatched-payments`);
+      const row = page.locator(`[data-testid="queue-row"][data-reference="${reference}"]`);
+      await row.waitFor();
+      await row.getByTestId('close-unmatched').click();
+      await row.getByTestId('close-reason').selectOption('test_payment');
+      await row.getByTestId('close-note').fill('QA card');
+      await row.getByTestId('close-confirm').click();
+      await waitUntil('the closing in the ledger', 30_000, async () => {
+        const { rows } = await stack.db.query<{ reason: string; closed_by: string }>(
+          "SELECT data->>'reason' AS reason, data->>'closed_by' AS closed_by FROM ledger.events WHERE stream_id = $1 AND event_type = 'UnmatchedPaymentClosed'",
+          [`unmatched-${reference}`],
+        );
+        return rows[0];
+      }).then((closed) => expect(closed).toEqual({ reason: 'test_payment', closed_by: 'ops@example.com' }));
+      await page.reload();
+      await page.getByTestId('queue-unmatched').waitFor();
+      await expect.poll(() => page.locator(`[data-testid="queue-row"][data-reference="${reference}"]`).count(), { timeout: 10_000 }).toBe(0);
+      await page.close();
+    });
+
     it("sends its Content-Security-Policy and the other security headers, and Swagger UI's page renders within its own (no violation)", async () => {
       const page = await openPage();
       const answer = await page.goto(consoleUrl);

@@ -147,7 +147,7 @@ describe('the queues', () => {
   };
 
   it('shows the held-in-review tab with the next check and the checks so far, rows linking to the transaction', () => {
-    const html = render(createElement(QueuesPage, { tab: 'held' }), (client) =>
+    const html = render(createElement(QueuesPage, { tab: 'held', role: 'viewer' }), (client) =>
       client.setQueryData(['queue', 'held'], { pages: [{ items: [held], nextCursor: 'next' }], pageParams: [null] }),
     );
     expect(html).toContain('data-testid="queue-held"');
@@ -159,13 +159,13 @@ describe('the queues', () => {
   });
 
   it('shows the manual-review tab with why, and the empty state', () => {
-    const html = render(createElement(QueuesPage, { tab: 'manual' }), (client) =>
+    const html = render(createElement(QueuesPage, { tab: 'manual', role: 'viewer' }), (client) =>
       client.setQueryData(['queue', 'manual'], { pages: [{ items: [manual], nextCursor: null }], pageParams: [null] }),
     );
     expect(html).toContain('data-testid="queue-manual"');
     expect(html).toContain('href="/transactions/ref_manual"');
     expect(html).toContain('still clearing after 30 re-checks · 30 automatic re-checks');
-    const empty = render(createElement(QueuesPage, { tab: 'held' }), (client) =>
+    const empty = render(createElement(QueuesPage, { tab: 'held', role: 'viewer' }), (client) =>
       client.setQueryData(['queue', 'held'], { pages: [{ items: [], nextCursor: null }], pageParams: [null] }),
     );
     expect(empty).toContain('Nothing is held in review');
@@ -181,7 +181,7 @@ describe('the queues', () => {
         { check: 'currency', code: 'CONSENSUS.CURRENCY_MISMATCH', expected: 'NGN', observed: 'USD', providerField: null },
       ],
     };
-    const html = render(createElement(QueuesPage, { tab: 'mismatch' }), (client) =>
+    const html = render(createElement(QueuesPage, { tab: 'mismatch', role: 'viewer' }), (client) =>
       client.setQueryData(['queue', 'mismatch'], { pages: [{ items: [mismatch], nextCursor: null }], pageParams: [null] }),
     );
     expect(html).toContain('data-testid="queue-mismatch"');
@@ -218,8 +218,19 @@ describe('the unmatched payments queue', () => {
   const byPhone = { ...paid, reference: 'ref_phone', customer: { email: null, phone: '+254700000000' } };
   const rowOf = (html: string, reference: string) => new RegExp(`<tr[^>]*data-reference="${reference}"[^>]*>(.*?)</tr>`, 's').exec(html)?.[1] ?? '';
 
+  it('offers operators and admins "Close…" on each row (a reason and a note), and viewers no action', () => {
+    const rows = (client: QueryClient) =>
+      client.setQueryData(['queue', 'unmatched'], { pages: [{ items: [paid, mpesa], nextCursor: null }], pageParams: [null] });
+    const asOperator = render(createElement(QueuesPage, { tab: 'unmatched', role: 'operator' }), rows);
+    expect(count(asOperator, 'data-testid="close-unmatched"')).toBe(2);
+    expect(asOperator).toContain('>Action</th>');
+    const asViewer = render(createElement(QueuesPage, { tab: 'unmatched', role: 'viewer' }), rows);
+    expect(asViewer).not.toContain('data-testid="close-unmatched"');
+    expect(asViewer).not.toContain('>Action</th>');
+  });
+
   it('shows the tab with its hint: reference as text (no link, rows open nothing), amount, customer, age', () => {
-    const html = render(createElement(QueuesPage, { tab: 'unmatched' }), (client) =>
+    const html = render(createElement(QueuesPage, { tab: 'unmatched', role: 'viewer' }), (client) =>
       client.setQueryData(['queue', 'unmatched'], { pages: [{ items: [paid, mpesa, byPhone], nextCursor: null }], pageParams: [null] }),
     );
     expect(html).toContain('data-testid="queue-unmatched"');
@@ -252,7 +263,7 @@ describe('the unmatched payments queue', () => {
   });
 
   it('shows the empty state', () => {
-    const html = render(createElement(QueuesPage, { tab: 'unmatched' }), (client) =>
+    const html = render(createElement(QueuesPage, { tab: 'unmatched', role: 'viewer' }), (client) =>
       client.setQueryData(['queue', 'unmatched'], { pages: [{ items: [], nextCursor: null }], pageParams: [null] }),
     );
     expect(html).toContain('No unmatched payments');

@@ -1,11 +1,11 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type ReactNode } from 'react';
 import { api, call } from '../api/client';
-import type { Answer, HeldInReviewItem, ManualReviewItem, QueuePage, StateMismatchItem } from '../api/types';
+import type { Answer, HeldInReviewItem, ManualReviewItem, QueuePage, Role, StateMismatchItem } from '../api/types';
 import { Badge, StateBadge } from '../components/Badge';
 import { ListFoot } from '../components/ListFoot';
 import { TabBar, type Tab } from '../components/TabBar';
-import { EmptyState, ErrorPanel } from '../components/Feedback';
+import { EmptyState, ErrorPanel, errorMessage } from '../components/Feedback';
 import { checkLabel, formatAge, formatDateTime, formatMoney, formatUntil, manualReviewReason, providerLabel } from '../lib/format';
 import { Link, navigate } from '../lib/router';
 import { queueHref, transactionHref, type QueueTab } from '../lib/routes';
@@ -226,16 +226,94 @@ function Customer({ customer }: { customer: UnmatchedPaymentItem['customer'] }) 
   return shown ? <span>{shown}</span> : <span className="muted">unverified</span>;
 }
 
-function UnmatchedQueue() {
+/** Why an operator closes an unmatched payment without a checkout (docs/unmatched-payments.md), in the order offered. */
+const CLOSE_REASONS = [
+  { reason: 'refunded_outside_settle', label: 'Refunded outside Settle' },
+  { reason: 'test_payment', label: 'Test payment' },
+  { reason: 'not_ours', label: 'Not ours' },
+] as const;
+
+/** Roles that may close an unmatched payment (operators and admins; the API checks again). */
+const CLOSERS: ReadonlySet<Role> = new Set(['operator', 'admin']);
+
+/**
+ * "Close…" on an unmatched payment's row: a reason and an optional note, then
+ * `POST /api/v1/unmatched-payments/{reference}/close`. The payment leaves the queue once the
+ * ledger recorded the closing (the queue is read again).
+ */
+function CloseUnmatched({ reference }: { reference: string }) {
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const [reason, setReason] = useState<(typeof CLOSE_REASONS)[number]['reason']>('refunded_outside_settle');
+  const [note, setNote] = useState('');
+  const close = useMutation({
+    mutationFn: () =>
+      call('post', '/api/v1/unmatched-payments/{reference}/close', { path: { reference }, body: { reason, ...(note.trim() ? { note: note.trim() } : {}) } }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['queue', 'unmatched'] }),
+  });
+  if (close.isSuccess) {
+    return (
+      <span className="muted small" role="status" data-testid="close-result">
+        Closing…
+      </span>
+    );
+  }
+  if (!open) {
+    return (
+      <button type="button" className="button button-small" data-testid="close-unmatched" onClick={() => setOpen(true)}>
+        Close…
+      </button>
+    );
+  }
+  return (
+    <form
+      className="row-actions"
+      data-testid="close-unmatched-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        close.mutate();
+      }}
+    >
+      <label>
+        <span className="sr-only">Reason</span>
+        <select value={reason} onChange={(event) => setReason(event.target.value as typeof reason)} data-testid="close-reason">
+          {CLOSE_REASONS.map((r) => (
+            <option key={r.reason} value={r.reason}>
+              {r.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        <span className="sr-only">Note</span>
+        <input value={note} maxLength={500} placeholder="Note (optional)" onChange={(event) => setNote(event.target.value)} data-testid="close-note" />
+      </label>
+      <button type="submit" className="button button-small button-primary" disabled={close.isPending} data-testid="close-confirm">
+        {close.isPending ? 'Closing…' : 'Close payment'}
+      </button>
+      <button type="button" className="button button-small" onClick={() => setOpen(false)}>
+        Cancel
+      </button>
+      {close.isError && (
+        <span className="row-error" role="alert" data-testid="close-error">
+          Not closed: {errorMessage(close.error)}
+        </span>
+      )}
+    </form>
+  );
+}
+
+function UnmatchedQueue({ role }: { role: Role }) {
   const query = useQueue<UnmatchedPaymentItem>('unmatched', (cursor, limit) =>
     call('get', '/api/v1/queues/unmatched-payments', { query: { cursor: cursor ?? undefined, limit } }),
   );
+  const canClose = CLOSERS.has(role);
   return (
     <QueueTable
       testId="queue-unmatched"
       query={query}
       linked={false}
-      headers={['Reference', 'Provider', 'Amount', 'Customer', 'Age']}
+      headers={['Reference', 'Provider', 'Amount', 'Customer', 'Age', ...(canClose ? ['Action'] : [])]}
       empty={{
         title: 'No unmatched payments',
         body: 'A payment a provider confirmed for a reference with no checkout lands here, once the provider was asked about it.',
@@ -259,6 +337,11 @@ function UnmatchedQueue() {
           <td title={formatDateTime(item.verifiedAt)}>
             <span className="muted small">{formatAge(item.verifiedAt, now)}</span>
           </td>
+          {canClose && (
+            <td>
+              <CloseUnmatched reference={item.reference} />
+            </td>
+          )}
         </>
       )}
     />
@@ -270,7 +353,7 @@ function UnmatchedQueue() {
  * Mismatch (the failed checks) and the unmatched payments (paid, no checkout: their rows open
  * nothing, there is no transaction); the rows of the others open the transaction.
  */
-export function QueuesPage({ tab }: { tab: QueueTab }) {
+export function QueuesPage({ tab, role }: { tab: QueueTab; role: Role }) {
   return (
     <section>
       <div className="page-head">
@@ -278,7 +361,7 @@ export function QueuesPage({ tab }: { tab: QueueTab }) {
       </div>
       <TabBar tabs={TABS} selected={tab} label="Review queues" hrefOf={queueHref} testIdPrefix="queue-tab" />
       <div role="tabpanel">
-        {tab === 'held' ? <HeldQueue /> : tab === 'manual' ? <ManualQueue /> : tab === 'mismatch' ? <MismatchQueue /> : <UnmatchedQueue />}
+        {tab === 'held' ? <HeldQueue /> : tab === 'manual' ? <ManualQueue /> : tab === 'mismatch' ? <MismatchQueue /> : <UnmatchedQueue role={role} />}
       </div>
     </section>
   );

@@ -91,7 +91,7 @@ const VIEWS: { [N in Route['name']]: PageView<Extract<Route, { name: N }>> } = {
     section: 'transactions',
     render: ({ reference }, { user }) => <TransactionPage key={reference} reference={reference} role={user.role} />,
   },
-  queues: { section: 'queues', render: ({ tab }) => <QueuesPage tab={tab} /> },
+  queues: { section: 'queues', render: ({ tab }, { user }) => <QueuesPage tab={tab} role={user.role} /> },
   audit: { section: 'audit', adminOnly: true, render: (_, { search }) => <AuditPage search={search} /> },
   users: { section: 'users', adminOnly: true, render: (_, { user }) => <UsersPage me={user} /> },
   deliveries: { section: 'deliveries', render: ({ tab }, { user }) => <DeliveriesPage tab={tab} role={user.role} /> },
