@@ -22,4 +22,6 @@ export * from './delivery/endpoint-health.js';
 export * from './reconciliation/classify.js';
 export * from './approval/approval.js';
 export * from './reconciliation/scope.js';
+export * from './reconciliation/page.js';
+export * from './reconciliation/schedule.js';
 export * from './unmatched/unmatched-payment.js';

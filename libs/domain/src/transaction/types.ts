@@ -102,6 +102,11 @@ export const VERIFICATION_TRIGGERS = [
    * the backoff schedule while the provider has no final answer.
    */
   'unmatched_payment',
+  /**
+   * A reconciliation run found the payment paid at the provider and not settled here (class
+   * `stuck`), or paid and never registered (`unknown_to_settle`): docs/reconciliation.md.
+   */
+  'reconciliation',
 ] as const;
 /** One of {@link VERIFICATION_TRIGGERS}. */
 export type VerificationTrigger = (typeof VERIFICATION_TRIGGERS)[number];
