@@ -78,11 +78,11 @@ describe('decidePage', () => {
 
   it('raises a new exception with its evidence and asks the verifier about a stuck payment', () => {
     const outcome = decidePage(
-      input({ transactions: [paid('stl_stuck')], settle: new Map([['stl_stuck', record('stl_stuck', { status: 'PENDING_WEBHOOK' })]]) }),
+      input({ transactions: [paid('stl_stuck')], settle: new Map([['stl_stuck', record('stl_stuck', { status: 'PENDING' })]]) }),
     );
     expect(outcome.raise).toHaveLength(1);
     expect(outcome.raise[0]).toMatchObject({ reference: 'stl_stuck', class: 'stuck', exception: true });
-    expect(outcome.raise[0]!.evidence[0]).toMatchObject({ field: 'status', settle: 'PENDING_WEBHOOK' });
+    expect(outcome.raise[0]!.evidence[0]).toMatchObject({ field: 'status', settle: 'PENDING' });
     expect(outcome.verify).toEqual([expect.objectContaining({ reference: 'stl_stuck', class: 'stuck' })]);
   });
 
@@ -156,7 +156,7 @@ describe('decidePage', () => {
 
   it('every transaction is counted exactly once, and the same page decided twice raises nothing new the second time', () => {
     const statuses = ['succeeded', 'pending', 'failed', 'reversed'] as const;
-    const settleStatuses = ['SETTLED_CONSENSUS', 'PENDING_WEBHOOK', 'FAILED_DECLINED', null] as const;
+    const settleStatuses = ['SETTLED_CONSENSUS', 'PENDING', 'FAILED_DECLINED', null] as const;
     fc.assert(
       fc.property(
         fc.array(
