@@ -42,11 +42,13 @@ export interface AppTopics {
  */
 export const APP_TOPICS: Readonly<Record<string, AppTopics>> = {
   ingestion: {
-    sends: ['CheckoutRegistered', 'CheckoutCompleted', 'ProviderWebhookReceived', 'VerificationRequested', 'UnmatchedPaymentCloseRequested'],
+    sends: ['CheckoutRegistered', 'CheckoutCompleted', 'ProviderWebhookReceived', 'VerificationRequested', 'UnmatchedPaymentCloseRequested', 'ReconciliationRunRequested', 'ReconciliationExceptionResolveRequested'],
     receives: [],
     deadLetters: false,
   },
-  verifier: { sends: ['ConsensusResult', 'UnmatchedPaymentObserved'], receives: ['transactionEvents'], deadLetters: true },
+  verifier: {
+    sends: ['ConsensusResult', 'UnmatchedPaymentObserved', 'ReconciliationRunRecorded', 'ReconciliationExceptionObserved', 'VerificationRequested'],
+    receives: ['transactionEvents'], deadLetters: true },
   'ledger-projector': { sends: ['SettlementRecorded', 'EntitlementGranted'], receives: ['consensusResults'], deadLetters: true },
   sweeper: { sends: ['VerificationRequested'], receives: ['transactionEvents', 'consensusResults'], deadLetters: true },
   dispatcher: { sends: ['DeliveryDeadLettered'], receives: ['entitlementEvents'], deadLetters: true },
@@ -64,11 +66,15 @@ const MESSAGE_KEYS: Readonly<Record<EventType, { field: string; description: str
   DeliveryDeadLettered: { field: 'endpoint_id', description: 'The customer endpoint id.' },
   UnmatchedPaymentObserved: { field: 'reference', description: "The payment's provider reference." },
   UnmatchedPaymentCloseRequested: { field: 'reference', description: "The payment's provider reference." },
+  ReconciliationRunRequested: { field: 'reference', description: "The run's id: all of one run's records land on one partition, in order." },
+  ReconciliationRunRecorded: { field: 'reference', description: "The run's id." },
+  ReconciliationExceptionObserved: { field: 'reference', description: "The payment's provider reference." },
+  ReconciliationExceptionResolveRequested: { field: 'reference', description: "The payment's provider reference." },
 };
 
 const TOPIC_SUMMARIES: Readonly<Record<TopicKey, string>> = {
-  transactionEvents: 'Checkout registrations and completions, verified webhooks, verification requests, operators closing unmatched payments.',
-  consensusResults: "The verifier's decisions: consensus results, and its answers about unmatched payments.",
+  transactionEvents: 'Checkout registrations and completions, verified webhooks, verification requests, operators closing unmatched payments, reconciliation requests.',
+  consensusResults: "The verifier's decisions: consensus results, its answers about unmatched payments, reconciliation runs and exceptions.",
   settlements: 'Outcomes committed to the ledger, for downstream subscribers (they de-duplicate by event_id).',
   entitlementEvents: 'Access granted by settled payments, keyed by user, for delivery to customer endpoints.',
   deliveryDeadLetter: 'Entitlement events given up for a customer endpoint after every retry, keyed by endpoint.',

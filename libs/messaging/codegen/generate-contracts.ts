@@ -38,6 +38,12 @@ const LITERALS = {
   entitlementEvent: { type: 'EntitlementEventKind', values: 'ENTITLEMENT_EVENT_KINDS', from: DOMAIN },
   unmatchedObservation: { type: 'UnmatchedObservation', values: 'UNMATCHED_OBSERVATIONS', from: DOMAIN },
   unmatchedCloseReason: { type: 'UnmatchedCloseReason', values: 'UNMATCHED_CLOSE_REASONS', from: DOMAIN },
+  reconciliationClass: { type: 'ReconciliationClass', values: 'RECONCILIATION_CLASSES', from: DOMAIN },
+  exceptionClass: { type: 'ExceptionClass', values: 'RECONCILIATION_EXCEPTION_CLASSES', from: DOMAIN },
+  exceptionChange: { type: 'ExceptionChange', values: 'EXCEPTION_CHANGES', from: DOMAIN },
+  exceptionResolution: { type: 'ExceptionResolution', values: 'EXCEPTION_RESOLUTIONS', from: DOMAIN },
+  runKind: { type: 'ReconciliationRunKind', values: 'RECONCILIATION_RUN_KINDS', from: DOMAIN },
+  runStatus: { type: 'ReconciliationRunStatus', values: 'RECONCILIATION_RUN_STATUSES', from: DOMAIN },
   outcome: { type: 'ConsensusOutcome', values: 'CONSENSUS_OUTCOMES', from: './contract-values.js' },
 } as const satisfies Record<string, LiteralSet>;
 
@@ -65,6 +71,10 @@ export const LITERAL_FIELDS: Readonly<Record<string, Readonly<Record<string, key
   DeliveryDeadLettered: { event: 'entitlementEvent' },
   UnmatchedPaymentObserved: { provider: 'provider', observation: 'unmatchedObservation', verdict: 'verdict', close_reason: 'unmatchedCloseReason' },
   UnmatchedPaymentCloseRequested: { reason: 'unmatchedCloseReason' },
+  ReconciliationRunRequested: { provider: 'provider' },
+  ReconciliationRunRecorded: { provider: 'provider', kind: 'runKind', status: 'runStatus' },
+  ReconciliationClassCount: { class: 'reconciliationClass' },
+  ReconciliationExceptionObserved: { provider: 'provider', change: 'exceptionChange', class: 'exceptionClass', resolution: 'exceptionResolution' },
 };
 
 type AvroType = string | readonly AvroType[] | { readonly type: string; readonly [key: string]: unknown };

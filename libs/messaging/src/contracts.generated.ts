@@ -7,8 +7,20 @@ import {
   ENTITLEMENT_STATUSES,
   type EntitlementEventKind,
   type EntitlementStatus,
+  EXCEPTION_CHANGES,
+  EXCEPTION_RESOLUTIONS,
+  type ExceptionChange,
+  type ExceptionClass,
+  type ExceptionResolution,
   type ProviderName,
   PROVIDERS,
+  RECONCILIATION_CLASSES,
+  RECONCILIATION_EXCEPTION_CLASSES,
+  RECONCILIATION_RUN_KINDS,
+  RECONCILIATION_RUN_STATUSES,
+  type ReconciliationClass,
+  type ReconciliationRunKind,
+  type ReconciliationRunStatus,
   TRANSACTION_STATUSES,
   type TransactionStatus,
   UNMATCHED_CLOSE_REASONS,
@@ -81,7 +93,7 @@ export interface ConsensusResultV1 {
   causation_id: string;
   /** The payment provider: paystack, stripe, flutterwave or mpesa. */
   provider: ProviderName;
-  /** What asked for the verification: webhook_received, webhook_signature_rejected, sweeper_orphaned, sweeper_webhook_missing, sweeper_review_recheck, sweeper_review_limit, customer_returned, admin_reconciliation, attempt_check or unmatched_payment. */
+  /** What asked for the verification: webhook_received, webhook_signature_rejected, sweeper_orphaned, sweeper_webhook_missing, sweeper_review_recheck, sweeper_review_limit, customer_returned, admin_reconciliation, attempt_check, unmatched_payment or reconciliation. */
   trigger: VerificationTrigger;
   /** cleared, declined, clearing, not_found or unreachable. */
   verdict: VerdictKind;
@@ -193,6 +205,152 @@ export interface ProviderWebhookReceivedV1 {
   body_sha256: string;
 }
 
+export interface ReconciliationEvidenceV1 {
+  /** status, amount, currency, customer or duplicate_of. */
+  field: string;
+  /** The provider's value (amounts in minor units). */
+  provider: string;
+  /** Settle's value. */
+  settle: string;
+}
+
+/** A reconciliation exception raised or resolved (docs/reconciliation.md, "Exceptions"): a provider transaction that does not match Settle's record, with its evidence; or such an exception closed, by a later run or the live pipeline finding it matching, or by an operator with a reason. */
+export interface ReconciliationExceptionObservedV1 {
+  /** Unique id of this event; the idempotency key downstream. */
+  event_id: string;
+  /** When the verifier decided, epoch milliseconds. */
+  occurred_at: number;
+  /** Id shared by the events of the run (or the settlement) that found it. */
+  correlation_id: string;
+  /** The run's id, the settlement's result id, or the resolve request's event_id. */
+  causation_id: string;
+  /** The payment's provider reference; also the Kafka message key. */
+  reference: string;
+  /** paystack, stripe, flutterwave or mpesa. */
+  provider: ProviderName;
+  /** The exception's id (`rex_...`), the same in both facts. */
+  exception_id: string;
+  /** raised or resolved. */
+  change: ExceptionChange;
+  /** settled_not_successful, terms_differ, possible_duplicate, stuck or unknown_to_settle. */
+  class: ExceptionClass;
+  /** The fields compared that differ, the provider's value beside Settle's. */
+  evidence: ReconciliationEvidenceV1[];
+  /** The run that found it or resolved it; null when found live (a duplicate at settlement) or resolved by an operator. */
+  run_id: string | null;
+  /** The provider's own id of the transaction. */
+  provider_transaction_id: string | null;
+  /** The provider's raw status. */
+  provider_status: string | null;
+  /** The provider's amount, minor units. */
+  amount_minor: number | null;
+  /** The provider's currency, ISO 4217 upper case. */
+  currency: string | null;
+  /** For resolved: matches (a later run found it matching), reclassified (now another class, raised instead), or operator. */
+  resolution: ExceptionResolution | null;
+  /** For resolved by an operator: the reason. */
+  resolution_note: string | null;
+  /** For resolved by an operator: who. */
+  resolved_by: string | null;
+}
+
+/** An operator resolves a reconciliation exception with a reason (docs/reconciliation.md, "Exceptions"). The verifier closes it and answers with ReconciliationExceptionObserved (change resolved). */
+export interface ReconciliationExceptionResolveRequestedV1 {
+  /** Unique id of this event; the idempotency key downstream. */
+  event_id: string;
+  /** When the operator resolved it, epoch milliseconds. */
+  occurred_at: number;
+  /** Id shared by the events of this run or request. */
+  correlation_id: string;
+  /** The payment's provider reference; also the Kafka message key. */
+  reference: string;
+  /** The exception's id (`rex_...`). */
+  exception_id: string;
+  /** Why, in the operator's words (at most 500 characters). */
+  reason: string;
+  /** Who resolved it: the console user's e-mail, or the admin API. */
+  resolved_by: string;
+}
+
+export interface ReconciliationClassCountV1 {
+  /** A class of the decision table (docs/reconciliation.md, "Classes"): settled_not_successful, terms_differ, possible_duplicate, stuck, unknown_to_settle, matches, not_paid or not_paid_unknown. */
+  class: ReconciliationClass;
+  /** How many transactions of the run ended in it. */
+  count: number;
+}
+
+/** Where a reconciliation run stands (docs/reconciliation.md, "Runs"): started, progressed (at most every few seconds while it pages), completed or failed; with its window, who or what started it, the pages read and the counts per class so far. */
+export interface ReconciliationRunRecordedV1 {
+  /** Unique id of this event; the idempotency key downstream. */
+  event_id: string;
+  /** When the verifier recorded it, epoch milliseconds. */
+  occurred_at: number;
+  /** Id shared by the events of this run. */
+  correlation_id: string;
+  /** event_id of the request that started the run, or the run's id for a scheduled one. */
+  causation_id: string;
+  /** The run's id (`rcr_...`); also the Kafka message key. */
+  reference: string;
+  /** paystack, stripe or flutterwave (mpesa has no list to page through). */
+  provider: ProviderName;
+  /** incremental, daily (scheduled) or on_demand. */
+  kind: ReconciliationRunKind;
+  /** Start of the window (inclusive), epoch milliseconds. */
+  window_from: number;
+  /** End of the window (exclusive), epoch milliseconds. */
+  window_until: number;
+  /** Compared and counted only. */
+  dry_run: boolean;
+  /** Who or what started it: `schedule`, `cli`, a console user's e-mail, the admin API. */
+  started_by: string;
+  /** started, progressed, completed or failed. */
+  status: ReconciliationRunStatus;
+  /** Pages of the provider's list read so far. */
+  pages: number;
+  /** The provider's count of pages for the window, when its answer gives one. */
+  total_pages: number | null;
+  /** Provider transactions read so far, in scope or not. */
+  listed: number;
+  /** Transactions without Settle's marker: counted, never compared. */
+  out_of_scope: number;
+  /** Transactions unknown here created within the grace period: left to a later run. */
+  too_recent: number;
+  /** Transactions compared so far, per class. */
+  classes: ReconciliationClassCountV1[];
+  /** New exceptions recorded by the run so far. */
+  exceptions_raised: number;
+  /** Open exceptions the run found no longer applying. */
+  exceptions_resolved: number;
+  /** When the run started, epoch milliseconds. */
+  started_at: number;
+  /** When it completed or failed. */
+  finished_at: number | null;
+  /** For failed: the stable code and a message with no secret. */
+  error: string | null;
+}
+
+/** Someone asked for a reconciliation run over a window (docs/reconciliation.md, "Runs"): an operator in the console, `./settle reconcile`, or an upstream service through ingestion's admin API. The verifier records the run and pages through the provider's list. */
+export interface ReconciliationRunRequestedV1 {
+  /** Unique id of this event; the idempotency key downstream. */
+  event_id: string;
+  /** When it was asked, epoch milliseconds. */
+  occurred_at: number;
+  /** Id shared by the events of this run or request. */
+  correlation_id: string;
+  /** The run's id (`rcr_...`); also the Kafka message key. */
+  reference: string;
+  /** paystack, stripe or flutterwave; mpesa has no list to page through (docs/provider-facts.md), so a request for it is refused. */
+  provider: ProviderName;
+  /** Start of the window (inclusive), by the provider's creation time, epoch milliseconds. */
+  window_from: number;
+  /** End of the window (exclusive), epoch milliseconds. */
+  window_until: number;
+  /** Compare and count only: no exception recorded, nothing asked of the verifier. */
+  dry_run: boolean;
+  /** Who asked: the console user's e-mail, `cli`, or the admin API. */
+  requested_by: string;
+}
+
 /** An outcome was committed to the immutable ledger. For downstream subscribers. The settlements topic carries every outcome the ledger records for a transaction, not only settlements: a reference can have several records (held in review, then settled), each with its own event_id, and a relay may publish a record twice with the same event_id. Subscribers de-duplicate by event_id and filter on outcome. */
 export interface SettlementRecordedV1 {
   /** Unique id of this event; the idempotency key downstream. */
@@ -288,7 +446,7 @@ export interface VerificationRequestedV1 {
   correlation_id: string;
   /** Transaction reference; also the Kafka message key. */
   reference: string;
-  /** webhook_received, webhook_signature_rejected, sweeper_orphaned, sweeper_webhook_missing, sweeper_review_recheck, sweeper_review_limit, customer_returned, admin_reconciliation, attempt_check or unmatched_payment. */
+  /** webhook_received, webhook_signature_rejected, sweeper_orphaned, sweeper_webhook_missing, sweeper_review_recheck, sweeper_review_limit, customer_returned, admin_reconciliation, attempt_check, unmatched_payment or reconciliation. */
   trigger: VerificationTrigger;
   /** The app or actor that asked. */
   requested_by: string;
@@ -302,6 +460,10 @@ export interface ContractMap {
   DeliveryDeadLettered: DeliveryDeadLetteredV1;
   EntitlementGranted: EntitlementGrantedV1;
   ProviderWebhookReceived: ProviderWebhookReceivedV1;
+  ReconciliationExceptionObserved: ReconciliationExceptionObservedV1;
+  ReconciliationExceptionResolveRequested: ReconciliationExceptionResolveRequestedV1;
+  ReconciliationRunRecorded: ReconciliationRunRecordedV1;
+  ReconciliationRunRequested: ReconciliationRunRequestedV1;
   SettlementRecorded: SettlementRecordedV1;
   UnmatchedPaymentCloseRequested: UnmatchedPaymentCloseRequestedV1;
   UnmatchedPaymentObserved: UnmatchedPaymentObservedV1;
@@ -331,6 +493,20 @@ export const CONTRACT_LITERALS: { readonly [K in keyof ContractMap]: readonly Co
   DeliveryDeadLettered: [{ path: ['event'], values: ENTITLEMENT_EVENT_KINDS }],
   EntitlementGranted: [{ path: ['event'], values: ENTITLEMENT_EVENT_KINDS }],
   ProviderWebhookReceived: [{ path: ['provider'], values: PROVIDERS }],
+  ReconciliationExceptionObserved: [
+    { path: ['provider'], values: PROVIDERS },
+    { path: ['change'], values: EXCEPTION_CHANGES },
+    { path: ['class'], values: RECONCILIATION_EXCEPTION_CLASSES },
+    { path: ['resolution'], values: EXCEPTION_RESOLUTIONS },
+  ],
+  ReconciliationExceptionResolveRequested: [],
+  ReconciliationRunRecorded: [
+    { path: ['provider'], values: PROVIDERS },
+    { path: ['kind'], values: RECONCILIATION_RUN_KINDS },
+    { path: ['status'], values: RECONCILIATION_RUN_STATUSES },
+    { path: ['classes', '*', 'class'], values: RECONCILIATION_CLASSES },
+  ],
+  ReconciliationRunRequested: [{ path: ['provider'], values: PROVIDERS }],
   SettlementRecorded: [
     { path: ['provider'], values: PROVIDERS },
     { path: ['outcome'], values: CONSENSUS_OUTCOMES },

@@ -25,6 +25,10 @@ export const EVENT_TYPES: readonly EventType[] = [
   'DeliveryDeadLettered',
   'UnmatchedPaymentObserved',
   'UnmatchedPaymentCloseRequested',
+  'ReconciliationRunRequested',
+  'ReconciliationRunRecorded',
+  'ReconciliationExceptionObserved',
+  'ReconciliationExceptionResolveRequested',
 ];
 
 /** A decoded message: its record name and payload, narrowed together. */

@@ -6,9 +6,9 @@ import type { EventType } from './contracts.js';
  * of one user's grants land on one partition, in order.
  */
 export interface Topics {
-  /** Checkout registrations and completions, verified webhooks, verification requests, operators closing unmatched payments. */
+  /** Checkout registrations and completions, verified webhooks, verification requests, operators closing unmatched payments, reconciliation requests. */
   transactionEvents: string;
-  /** The verifier's decisions: consensus results, and its answers about unmatched payments. */
+  /** The verifier's decisions: consensus results, its answers about unmatched payments, reconciliation runs and exceptions. */
   consensusResults: string;
   /** Outcomes committed to the ledger, for downstream subscribers. */
   settlements: string;
@@ -40,9 +40,13 @@ export function topicFor(topics: Topics, type: EventType): string {
     case 'ProviderWebhookReceived':
     case 'VerificationRequested':
     case 'UnmatchedPaymentCloseRequested':
+    case 'ReconciliationRunRequested':
+    case 'ReconciliationExceptionResolveRequested':
       return topics.transactionEvents;
     case 'ConsensusResult':
     case 'UnmatchedPaymentObserved':
+    case 'ReconciliationRunRecorded':
+    case 'ReconciliationExceptionObserved':
       return topics.consensusResults;
     case 'SettlementRecorded':
       return topics.settlements;

@@ -5,6 +5,12 @@ import {
   ENTITLEMENT_EVENT_KINDS,
   UNMATCHED_OBSERVATIONS,
   UNMATCHED_CLOSE_REASONS,
+  RECONCILIATION_CLASSES,
+  RECONCILIATION_EXCEPTION_CLASSES,
+  EXCEPTION_CHANGES,
+  EXCEPTION_RESOLUTIONS,
+  RECONCILIATION_RUN_KINDS,
+  RECONCILIATION_RUN_STATUSES,
   ENTITLEMENT_STATUSES,
   PROVIDERS,
   TRANSACTION_STATUSES,
@@ -97,6 +103,12 @@ describe('contracts generated from the Avro schemas', () => {
       outcome: CONSENSUS_OUTCOMES,
       unmatchedObservation: UNMATCHED_OBSERVATIONS,
       unmatchedCloseReason: UNMATCHED_CLOSE_REASONS,
+      reconciliationClass: RECONCILIATION_CLASSES,
+      exceptionClass: RECONCILIATION_EXCEPTION_CLASSES,
+      exceptionChange: EXCEPTION_CHANGES,
+      exceptionResolution: EXCEPTION_RESOLUTIONS,
+      runKind: RECONCILIATION_RUN_KINDS,
+      runStatus: RECONCILIATION_RUN_STATUSES,
     };
     type Field = { name: string; type: unknown; doc?: string };
     type Record_ = { name: string; fields: Field[] };

@@ -9,8 +9,22 @@ import { inSettleScope, type MarkedTransaction, type ScopeMarker } from './scope
  * reconciler reads the page and Settle's records, this decides, the reconciler writes.
  */
 
-/** The exception classes (every class but the counted ones). */
-export type ExceptionClass = 'settled_not_successful' | 'terms_differ' | 'possible_duplicate' | 'stuck' | 'unknown_to_settle';
+/** The exception classes (every class but the counted ones), most serious first. */
+export const RECONCILIATION_EXCEPTION_CLASSES = ['settled_not_successful', 'terms_differ', 'possible_duplicate', 'stuck', 'unknown_to_settle'] as const;
+/** One of {@link RECONCILIATION_EXCEPTION_CLASSES}. */
+export type ExceptionClass = (typeof RECONCILIATION_EXCEPTION_CLASSES)[number];
+
+/** What happens to an exception: it is raised once, and resolved once. */
+export const EXCEPTION_CHANGES = ['raised', 'resolved'] as const;
+
+/**
+ * How an exception was resolved: `matches` (a later run, or the live pipeline, found the payment
+ * matching or unpaid on both sides), `reclassified` (it moved to another class, raised instead),
+ * `operator` (an operator resolved it with a reason).
+ */
+export const EXCEPTION_RESOLUTIONS = ['matches', 'reclassified', 'operator'] as const;
+/** One of {@link EXCEPTION_RESOLUTIONS}. */
+export type ExceptionResolution = (typeof EXCEPTION_RESOLUTIONS)[number];
 
 /** An exception still open, as the reconciler keeps it. */
 export interface OpenException {
@@ -142,3 +156,6 @@ export function decidePage(input: PageInput): PageOutcome {
 function isException(cls: ReconciliationClass): cls is ExceptionClass {
   return EXCEPTION_CLASSES.has(cls);
 }
+
+/** One of {@link EXCEPTION_CHANGES}. */
+export type ExceptionChange = (typeof EXCEPTION_CHANGES)[number];

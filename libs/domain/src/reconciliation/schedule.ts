@@ -4,6 +4,14 @@
  * Pure: the reconciler stores the schedule and creates the runs this returns, in one transaction.
  */
 
+/** Who starts a run: the schedule (`incremental`, `daily`), or someone on demand (console, `./settle reconcile`, the admin API). */
+export const RECONCILIATION_RUN_KINDS = ['incremental', 'daily', 'on_demand'] as const;
+/** One of {@link RECONCILIATION_RUN_KINDS}. */
+export type ReconciliationRunKind = (typeof RECONCILIATION_RUN_KINDS)[number];
+
+/** Where a run stands, as its `ReconciliationRunRecorded` records say. */
+export const RECONCILIATION_RUN_STATUSES = ['started', 'progressed', 'completed', 'failed'] as const;
+
 /** What is stored per provider between ticks. */
 export interface ReconciliationSchedule {
   /** End of the last incremental window, ms since the epoch; `null` before the first. */
@@ -62,3 +70,6 @@ export function dueRuns(schedule: ReconciliationSchedule, nowMs: number, setting
 export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
+
+/** One of {@link RECONCILIATION_RUN_STATUSES}. */
+export type ReconciliationRunStatus = (typeof RECONCILIATION_RUN_STATUSES)[number];
