@@ -81,7 +81,10 @@ export class TransactionRepository {
     const result = await client.query(
       `UPDATE verifier.transactions t
           SET status = u.status, entitlement_status = u.entitlement_status, completed_at = u.completed_at,
-              outcomes = u.outcomes, updated_at = now()
+              outcomes = u.outcomes, updated_at = now(),
+              -- When the payment settled here, epoch ms: duplicate charges are found by it (docs/reconciliation.md).
+              settled_at = COALESCE(t.settled_at,
+                CASE WHEN u.status = 'SETTLED_CONSENSUS' THEN (extract(epoch FROM clock_timestamp()) * 1000)::bigint END)
          FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::int[], $6::int[])
               AS u(reference, status, entitlement_status, completed_at, outcomes, previous)
         WHERE t.reference = u.reference AND t.outcomes = u.previous`,

@@ -118,6 +118,12 @@ export interface VerificationOptions {
   flushIntervalMs?: number;
   /** epoch ms; injected so tests drive a fake clock. */
   clock?: () => number;
+  /**
+   * Called with the references settled by a commit, once it committed (the live duplicate charge
+   * check of docs/reconciliation.md); a failure is logged, never retried here (the next
+   * reconciliation run finds the duplicate instead).
+   */
+  onSettled?: (references: readonly string[]) => Promise<void>;
 }
 
 /**
@@ -142,6 +148,7 @@ export class VerificationService {
   private readonly keyConcurrency: number;
   private readonly flushIntervalMs: number;
   private readonly clock: () => number;
+  private readonly onSettled: VerificationOptions['onSettled'];
 
   /**
    * @param store - the inbox, the transactions' states and the outbox (PostgreSQL in the app,
@@ -160,6 +167,7 @@ export class VerificationService {
     this.keyConcurrency = options.keyConcurrency ?? 64;
     this.flushIntervalMs = options.flushIntervalMs ?? 100;
     this.clock = options.clock ?? Date.now;
+    this.onSettled = options.onSettled;
   }
 
   /**
@@ -272,6 +280,12 @@ export class VerificationService {
     for (const chain of changed) {
       for (const observation of chain.observations) this.observed(observation.payload);
       for (const result of chain.results) this.recorded(result.payload);
+    }
+    const settled = changed.flatMap((c) => c.results.filter((r) => r.payload.state_after === 'SETTLED_CONSENSUS' && r.payload.state_before !== 'SETTLED_CONSENSUS').map((r) => r.payload.reference));
+    if (settled.length > 0 && this.onSettled) {
+      await this.onSettled(settled).catch((error: unknown) =>
+        this.logger.error({ err: error, references: settled }, 'live duplicate charge check failed; the next reconciliation run checks them'),
+      );
     }
   }
 
@@ -397,8 +411,9 @@ export class VerificationService {
    * makes it an unmatched payment candidate (no provider query yet: an honest registration racing
    * its webhook wins during the grace period); the sweeper's `unmatched_payment` request, once the
    * grace period passed, queries the provider server to server, read-only, with no expected
-   * terms, and records its answer. Any other trigger (a spoofed webhook among them) asks the
-   * provider nothing.
+   * terms, and records its answer; so does a reconciliation run's request (trigger
+   * `reconciliation`) for a payment the provider's own list showed and the run made a candidate.
+   * Any other trigger (a spoofed webhook among them) asks the provider nothing.
    */
   private async verifyUnregistered(chain: Chain, step: Extract<Step, { kind: 'verify' }>): Promise<void> {
     const { reference } = chain;
@@ -423,7 +438,9 @@ export class VerificationService {
       return;
     }
     const candidate = chain.candidate;
-    if (trigger !== 'unmatched_payment' || !candidate) {
+    // The sweeper's request after the grace period, or a reconciliation run's: the provider's own
+    // list showed the payment (docs/reconciliation.md). Either way a candidate exists already.
+    if ((trigger !== 'unmatched_payment' && trigger !== 'reconciliation') || !candidate) {
       this.logger.warn(
         { ...messageLogContext(context), reference, trigger },
         'verification trigger for a reference with no checkout and no signed webhook; the provider is not asked',

@@ -1,11 +1,13 @@
-import { Controller, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Controller, Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { loadVerifierConfig, type VerifierConfig } from '@settle/config';
 import type { ProviderName } from '@settle/domain';
 import type { BatchItem } from '@settle/messaging';
-import { loadWithProviderEnv, ProviderMetrics } from '@settle/providers';
+import { canList, loadWithProviderEnv, ProviderMetrics, type TransactionLister } from '@settle/providers';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { ConsumeBatches, WORKER_CONTEXT, WorkerModule, type WorkerContext } from '@settle/runtime';
 import { buildProviders, type ClosableProvider } from './providers.js';
+import { ReconciliationMetrics } from './reconciliation/reconciliation.metrics.js';
+import { ReconciliationService } from './reconciliation/reconciliation.service.js';
 import { VERIFIER_MIGRATIONS } from './schema.js';
 import { TransactionRepository } from './transaction.repository.js';
 import { PostgresVerificationStore } from './verification-store.postgres.js';
@@ -24,19 +26,31 @@ const PROVIDERS = Symbol('PROVIDERS');
  * the loop stopped.
  */
 @Controller()
-export class VerificationController implements OnApplicationShutdown {
+export class VerificationController implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     private readonly service: VerificationService,
+    private readonly reconciliation: ReconciliationService,
     @Inject(PROVIDERS) private readonly providers: Map<ProviderName, ClosableProvider>,
   ) {}
 
-  /** @returns the batch's items that can never be processed, for the dead-letter topic. */
+  /**
+   * Reconciliation's requests (runs asked for, exceptions resolved by an operator) first, then
+   * everything else to the verification service, which ignores those two types.
+   *
+   * @returns the batch's items that can never be processed, for the dead-letter topic.
+   */
   @ConsumeBatches('verifications', { topics: ['transactionEvents'], groupCommitAcrossPartitions: true })
-  handle(batch: readonly BatchItem[]): ReturnType<VerificationService['handleBatch']> {
-    return this.service.handleBatch(batch);
+  async handle(batch: readonly BatchItem[]): ReturnType<VerificationService['handleBatch']> {
+    const failed = await this.reconciliation.handleRequests(batch);
+    return [...failed, ...(await this.service.handleBatch(batch))];
+  }
+
+  onApplicationBootstrap(): void {
+    this.reconciliation.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.reconciliation.stop();
     await Promise.all([...this.providers.values()].map((provider) => provider.close()));
   }
 }
@@ -52,7 +66,7 @@ export class VerificationController implements OnApplicationShutdown {
       // The app's variables and every provider's (the registry's), checked together.
       config: () => loadWithProviderEnv('verifier', loadVerifierConfig),
       migrations: [VERIFIER_MIGRATIONS, vaultMigrations()],
-      produces: ['ConsensusResult', 'UnmatchedPaymentObserved'],
+      produces: ['ConsensusResult', 'UnmatchedPaymentObserved', 'ReconciliationRunRecorded', 'ReconciliationExceptionObserved', 'VerificationRequested'],
       outboxes: [{ schema: 'verifier' }],
     }),
   ],
@@ -72,11 +86,34 @@ export class VerificationController implements OnApplicationShutdown {
     },
     {
       provide: VerificationService,
+      inject: [WORKER_CONTEXT, PROVIDERS, ReconciliationService],
+      useFactory: (
+        { config, pool, logger, metrics, outboxes }: VerifierContext,
+        providers: Map<ProviderName, ClosableProvider>,
+        reconciliation: ReconciliationService,
+      ) => {
+        const { outbox, relay } = outboxes.verifier;
+        const store = new PostgresVerificationStore(pool, new TransactionRepository(pool), outbox);
+        return new VerificationService(store, providers, relay, logger, new VerifierMetrics(metrics), {
+          keyConcurrency: config.keyConcurrency,
+          onSettled: (references) => reconciliation.flagDuplicates(references),
+        });
+      },
+    },
+    {
+      provide: ReconciliationService,
       inject: [WORKER_CONTEXT, PROVIDERS],
       useFactory: ({ config, pool, logger, metrics, outboxes }: VerifierContext, providers: Map<ProviderName, ClosableProvider>) => {
         const { outbox, relay } = outboxes.verifier;
-        const store = new PostgresVerificationStore(pool, new TransactionRepository(pool), outbox);
-        return new VerificationService(store, providers, relay, logger, new VerifierMetrics(metrics), { keyConcurrency: config.keyConcurrency });
+        const listers = new Map<ProviderName, TransactionLister>();
+        for (const [name, provider] of providers) if (canList(provider)) listers.set(name, provider);
+        const { scope, ...settings } = config.reconciliation;
+        const markers = Object.fromEntries(Object.entries(scope).filter(([name]) => listers.has(name as ProviderName)));
+        logger.info({ providers: [...listers.keys()], scheduled: settings.enabled }, 'reconciliation ready');
+        return new ReconciliationService(pool, listers, outbox, relay, logger.child({ component: 'reconciliation' }), new ReconciliationMetrics(metrics), {
+          ...settings,
+          scope: markers,
+        });
       },
     },
   ],

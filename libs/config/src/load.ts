@@ -116,6 +116,16 @@ export function loadVerifierConfig(env: NodeJS.ProcessEnv = process.env) {
     ...toWorker(e),
     merchantAccount: e.SETTLE_MERCHANT_ACCOUNT,
     keyConcurrency: e.VERIFIER_KEY_CONCURRENCY,
+    reconciliation: {
+      enabled: e.RECONCILIATION_ENABLED !== 'false',
+      intervalMs: e.RECONCILIATION_INTERVAL_MS,
+      overlapMs: e.RECONCILIATION_OVERLAP_MS,
+      daily: e.RECONCILIATION_DAILY !== 'false',
+      tickMs: e.RECONCILIATION_TICK_MS,
+      graceMs: e.RECONCILIATION_GRACE_MS,
+      duplicateWindowMs: e.RECONCILIATION_DUPLICATE_WINDOW_MS,
+      scope: parseScopeMarkers(e.RECONCILIATION_SCOPE),
+    },
     providers: {
       timeoutMs: e.PROVIDER_TIMEOUT_MS,
       retry,
@@ -124,6 +134,31 @@ export function loadVerifierConfig(env: NodeJS.ProcessEnv = process.env) {
   };
 }
 export type VerifierConfig = ReturnType<typeof loadVerifierConfig>;
+
+/** Settle's marker in one provider's account (docs/reconciliation.md, "Scope"). */
+export type ScopeMarkerConfig = { kind: 'reference_prefix'; prefix: string } | { kind: 'metadata_key'; key: string; value?: string };
+
+/**
+ * Parses `RECONCILIATION_SCOPE`: `<provider>=prefix:<prefix>` or `<provider>=metadata:<key>[=<value>]`,
+ * comma-separated (`paystack=prefix:ref_,stripe=metadata:settle_reference`).
+ *
+ * @returns provider name → marker (providers are checked against the registry by the verifier).
+ * @throws ConfigError for an entry of another form.
+ */
+export function parseScopeMarkers(text: string): Record<string, ScopeMarkerConfig> {
+  const markers: Record<string, ScopeMarkerConfig> = {};
+  for (const [index, entry] of text.split(',').map((e) => e.trim()).filter(Boolean).entries()) {
+    const match = /^([a-z][a-z0-9_]*)=(prefix|metadata):(.+)$/.exec(entry);
+    if (!match) throw new ConfigError([`RECONCILIATION_SCOPE: entry ${index + 1} is not <provider>=prefix:<prefix> or <provider>=metadata:<key>[=<value>]`]);
+    const [, provider, kind, rest] = match as unknown as [string, string, string, string];
+    if (kind === 'prefix') markers[provider] = { kind: 'reference_prefix', prefix: rest };
+    else {
+      const [key, ...value] = rest.split('=');
+      markers[provider] = value.length > 0 ? { kind: 'metadata_key', key: key!, value: value.join('=') } : { kind: 'metadata_key', key: key! };
+    }
+  }
+  return markers;
+}
 
 /** Ledger projector configuration: a worker's, plus where the ledger lives. @throws ConfigError */
 export function loadProjectorConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig & { ledgerStore: LedgerStoreConfig } {

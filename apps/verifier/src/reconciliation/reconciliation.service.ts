@@ -1,0 +1,567 @@
+import { randomUUID } from 'node:crypto';
+import {
+  addCounts,
+  decidePage,
+  dueRuns,
+  emptyCounts,
+  RECONCILIATION_CLASSES,
+  type ExceptionResolution,
+  type NewException,
+  type PageTransaction,
+  type ProviderName,
+  type RunCounts,
+  type ScheduleSettings,
+  type ScopeMarker,
+} from '@settle/domain';
+import type { BatchItem, OutboxMessage, OutboxRelay, ReconciliationExceptionObservedV1, ReconciliationRunRecordedV1 } from '@settle/messaging';
+import { inTransaction, type Logger, type Pool, type PoolClient } from '@settle/platform';
+import { ProviderCallError, type TransactionLister, type TransactionPage } from '@settle/providers';
+import type { ReconciliationMetrics } from './reconciliation.metrics.js';
+import { ReconciliationRepository, type StoredRun } from './reconciliation.repository.js';
+
+/** Settings of the reconciler (verifier configuration `RECONCILIATION_*`, docs/configuration.md). */
+export interface ReconcilerSettings extends ScheduleSettings {
+  /** Whether the schedule creates runs (on-demand requests are recorded either way). */
+  readonly enabled: boolean;
+  /** Between looks for due or requested runs, milliseconds. */
+  readonly tickMs: number;
+  /** An unknown transaction created this recently is left to a later run, milliseconds. */
+  readonly graceMs: number;
+  /** The duplicate charge window, milliseconds. */
+  readonly duplicateWindowMs: number;
+  /** Settle's marker per provider that can list; a provider without one is not reconciled. */
+  readonly scope: Readonly<Partial<Record<ProviderName, ScopeMarker>>>;
+  /** How long a claimed run is this verifier's before another may resume it, milliseconds (default 60 000; renewed every page). */
+  readonly leaseMs?: number;
+  /** A progress record is published at most this often while a run pages, milliseconds (default 2 000). */
+  readonly progressEveryMs?: number;
+}
+
+/** The run's state between pages, as the run row stores it. */
+interface Progress {
+  cursor: string | null;
+  pages: number;
+  totalPages: number | null;
+  listed: number;
+  counts: RunCounts;
+  raised: number;
+  resolved: number;
+}
+
+/**
+ * Reconciliation runs against the providers' own lists (docs/reconciliation.md), in the verifier:
+ * it alone holds the providers' credentials, and a run shares the provider's retry and breaker
+ * budget with verification, so a run can never push a provider past its rate limits behind
+ * verification's back. Every `tickMs` it creates the runs the schedule says are due, then claims
+ * one runnable run (with a lease) and pages through it: each page is decided by `decidePage`
+ * (libs/domain) and committed in one transaction together with the run's cursor and counts, the
+ * exceptions raised or resolved, the candidates of unknown payments and the outbox messages
+ * (exception facts, verification requests, progress). A verifier that dies mid-run leaves its
+ * lease to expire; the next claim resumes from the stored cursor, and a page committed twice is
+ * impossible because the cursor is compared on write.
+ */
+export class ReconciliationService {
+  private readonly repository: ReconciliationRepository;
+  private readonly leaseMs: number;
+  private readonly progressEveryMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  /**
+   * @param listers - the adapters that can list their provider's transactions, by provider.
+   * @param outbox - the verifier's outbox (exception facts, verification requests, run records).
+   */
+  constructor(
+    private readonly pool: Pool,
+    private readonly listers: ReadonlyMap<ProviderName, TransactionLister>,
+    private readonly outbox: { enqueue(client: PoolClient, messages: readonly OutboxMessage[]): Promise<void> },
+    private readonly relay: Pick<OutboxRelay, 'wake'>,
+    private readonly logger: Logger,
+    private readonly metrics: ReconciliationMetrics,
+    private readonly settings: ReconcilerSettings,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.repository = new ReconciliationRepository(pool);
+    this.leaseMs = settings.leaseMs ?? 60_000;
+    this.progressEveryMs = settings.progressEveryMs ?? 2_000;
+  }
+
+  /** Starts ticking (the first tick at once). */
+  start(): void {
+    this.stopped = false;
+    const loop = () => {
+      if (this.stopped) return;
+      this.running = this.tick()
+        .catch((error: unknown) => this.logger.error({ err: error }, 'reconciliation tick failed; retried at the next tick'))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(loop, this.settings.tickMs);
+        });
+    };
+    loop();
+  }
+
+  /** Stops ticking and waits for the page in hand to commit (the run resumes from its cursor on the next start). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One look: due runs created, then runnable runs executed one after another until none is left. */
+  async tick(): Promise<void> {
+    if (this.settings.enabled) await this.schedule();
+    for (;;) {
+      if (this.stopped) return;
+      const run = await this.repository.claim(this.clock(), this.leaseMs);
+      if (!run) break;
+      await this.execute(run);
+    }
+    const open = await this.repository.openByClass();
+    for (const cls of RECONCILIATION_CLASSES) this.metrics.open.set({ class: cls }, open.get(cls) ?? 0);
+  }
+
+  /**
+   * The run requests and operator resolutions of a transaction-events batch (other message types
+   * are the verification service's): a run is recorded pending (once, whatever the redelivery),
+   * an exception resolved with the operator's reason.
+   *
+   * @returns the items that can never be processed (a run for a provider that cannot list), by index.
+   */
+  async handleRequests(items: readonly BatchItem[]): Promise<Array<{ index: number; error: unknown }>> {
+    const failed: Array<{ index: number; error: unknown }> = [];
+    const runs = items.flatMap(({ event }) => {
+      if (event.type !== 'ReconciliationRunRequested') return [];
+      const p = event.payload;
+      return [
+        {
+          runId: p.reference,
+          provider: p.provider,
+          kind: 'on_demand' as const,
+          windowFrom: p.window_from,
+          windowUntil: p.window_until,
+          dryRun: p.dry_run,
+          startedBy: p.requested_by,
+          correlationId: p.correlation_id,
+          causationId: p.event_id,
+          requestedAt: p.occurred_at,
+        },
+      ];
+    });
+    const resolutions = items.flatMap(({ event }) => (event.type === 'ReconciliationExceptionResolveRequested' ? [event.payload] : []));
+    if (runs.length === 0 && resolutions.length === 0) return failed;
+    await inTransaction(this.pool, async (client) => {
+      const created = await this.repository.createRuns(client, runs);
+      if (created.length > 0) this.logger.info({ runs: created }, 'reconciliation runs requested');
+      const messages: OutboxMessage[] = [];
+      for (const request of resolutions) {
+        const [resolved] = await this.repository.resolve(client, [request.exception_id], request.occurred_at);
+        if (!resolved) {
+          this.logger.warn({ exceptionId: request.exception_id }, 'resolve request for an exception that is not open; nothing changed');
+          continue;
+        }
+        messages.push(
+          exceptionMessage({
+            eventId: randomUUID(),
+            at: request.occurred_at,
+            correlationId: request.correlation_id,
+            causationId: request.event_id,
+            exceptionId: resolved.exceptionId,
+            provider: resolved.provider,
+            reference: resolved.reference,
+            change: 'resolved',
+            class: resolved.class,
+            runId: null,
+            resolution: { kind: 'operator', note: request.reason, by: request.resolved_by },
+          }),
+        );
+      }
+      await this.outbox.enqueue(client, messages);
+    });
+    this.relay.wake();
+    return failed;
+  }
+
+  /**
+   * The live duplicate check (docs/reconciliation.md, "Possible duplicate charges"): right after
+   * the verifier settled these payments, each that repeats an earlier payment of the same user for
+   * the same entitlement within the window is raised as a `possible_duplicate` exception at once,
+   * not only by the next run. Runs after the settlement's own commit: a verifier dying in between
+   * loses the live flag, and the next run raises it instead.
+   */
+  async flagDuplicates(references: readonly string[]): Promise<void> {
+    if (references.length === 0) return;
+    const at = this.clock();
+    const raised = await inTransaction(this.pool, async (client) => {
+      const duplicates = await this.repository.duplicates(client, references, this.settings.duplicateWindowMs);
+      if (duplicates.size === 0) return 0;
+      const settle = await this.repository.settleRecords(client, [...duplicates.keys()]);
+      const candidates = [...duplicates].flatMap(([reference, earlier]) => {
+        const record = settle.get(reference);
+        return record ? [{ record, earlier, exceptionId: `rex_${randomUUID()}` }] : [];
+      });
+      const opened = await this.repository.raise(
+        client,
+        candidates.map((c) => ({ exceptionId: c.exceptionId, provider: c.record.provider, reference: c.record.reference, class: 'possible_duplicate', runId: null, atMs: at })),
+      );
+      const messages = candidates
+        .filter((c) => opened.has(c.exceptionId))
+        .map((c) => {
+          const message = exceptionMessage({
+            eventId: randomUUID(),
+            at,
+            correlationId: c.record.correlationId,
+            causationId: c.record.correlationId,
+            exceptionId: c.exceptionId,
+            provider: c.record.provider,
+            reference: c.record.reference,
+            change: 'raised',
+            class: 'possible_duplicate',
+            runId: null,
+            resolution: null,
+          });
+          this.metrics.raised.inc({ provider: c.record.provider, class: 'possible_duplicate' });
+          return {
+            ...message,
+            payload: {
+              ...message.payload,
+              evidence: [{ field: 'duplicate_of', provider: c.record.reference, settle: c.earlier }],
+              amount_minor: c.record.amountMinor,
+              currency: c.record.currency,
+            },
+          };
+        });
+      await this.outbox.enqueue(client, messages);
+      return messages.length;
+    });
+    if (raised > 0) {
+      this.relay.wake();
+      this.logger.warn({ alert: 'SETTLE_POSSIBLE_DUPLICATE_CHARGE', references: [...references] }, 'possible duplicate charge settled');
+    }
+  }
+
+  /** Creates the runs the schedule says are due, per provider that can list and has a marker. */
+  private async schedule(): Promise<void> {
+    const now = this.clock();
+    for (const provider of this.listers.keys()) {
+      if (!this.settings.scope[provider]) continue;
+      const created = await inTransaction(this.pool, async (client) => {
+        const stored = await this.repository.lockSchedule(client, provider);
+        const { runs, next } = dueRuns(stored, now, this.settings);
+        await this.repository.saveSchedule(client, provider, next);
+        return this.repository.createRuns(
+          client,
+          runs.map((r) => {
+            const runId = `rcr_${randomUUID()}`;
+            return {
+              runId,
+              provider,
+              kind: r.kind,
+              windowFrom: r.fromMs,
+              windowUntil: r.untilMs,
+              dryRun: false,
+              startedBy: 'schedule',
+              correlationId: randomUUID(),
+              causationId: runId,
+              requestedAt: now,
+            };
+          }),
+        );
+      });
+      if (created.length > 0) this.logger.info({ provider, runs: created }, 'scheduled reconciliation runs created');
+    }
+  }
+
+  /**
+   * Pages through one claimed run from its stored cursor to the end, the next page fetched while
+   * the current one commits. A provider failure that retries could not fix leaves the run to a
+   * later tick when it may pass (`retryable`), else fails it; either way recorded.
+   */
+  private async execute(run: StoredRun): Promise<void> {
+    const lister = this.listers.get(run.provider);
+    const marker = this.settings.scope[run.provider];
+    if (!lister || !marker) {
+      const reason = !lister ? 'RECONCILIATION.PROVIDER_CANNOT_LIST' : 'RECONCILIATION.NO_SCOPE_MARKER';
+      await this.fail(run, progressOf(run), `${reason}: ${run.provider} cannot be reconciled by this verifier`);
+      return;
+    }
+    const log = this.logger.child({ runId: run.runId, provider: run.provider, kind: run.kind, dryRun: run.dryRun });
+    const window = { fromMs: run.windowFrom, untilMs: run.windowUntil };
+    let progress = progressOf(run);
+    if (run.pages === 0) await this.record(run, progress, 'started');
+    log.info({ cursor: run.cursor, from: new Date(run.windowFrom).toISOString(), until: new Date(run.windowUntil).toISOString() }, 'reconciliation run paging');
+    let lastProgressAt = this.clock();
+    let pending: Promise<TransactionPage> = lister.listPage(window, progress.cursor);
+    try {
+      for (;;) {
+        const page = await pending;
+        if (page.next !== null && !this.stopped) {
+          pending = lister.listPage(window, page.next);
+          // Awaited on the next turn; marked handled so a failure while this page commits is not unhandled.
+          pending.catch(() => undefined);
+        }
+        const at = this.clock();
+        const announce = page.next === null || at - lastProgressAt >= this.progressEveryMs;
+        const next = await this.commitPage(run, progress, page, at, announce);
+        if (next === null) {
+          log.warn('reconciliation run taken over by another verifier; stopping here');
+          return;
+        }
+        progress = next;
+        if (announce) lastProgressAt = at;
+        if (page.next === null) break;
+        if (this.stopped) return;
+      }
+    } catch (error) {
+      if (error instanceof ProviderCallError && error.retryable) {
+        log.warn({ code: error.code }, 'provider list failed after retries; the run resumes from its cursor at a later tick');
+        await this.repository.release(run.runId, this.clock() + this.settings.tickMs, `${error.code}: ${error.message}`);
+        return;
+      }
+      const code = error instanceof ProviderCallError ? error.code : 'RECONCILIATION.FAILED';
+      log.error({ err: error, code }, 'reconciliation run failed');
+      await this.fail(run, progress, `${code}: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    await inTransaction(this.pool, async (client) => {
+      await this.repository.finish(client, run.runId, 'completed', this.clock(), null);
+      await this.outbox.enqueue(client, [runMessage(run, progress, 'completed', this.clock(), null)]);
+    });
+    this.relay.wake();
+    this.metrics.runs.inc({ provider: run.provider, kind: run.kind, status: 'completed' });
+    log.info({ pages: progress.pages, listed: progress.listed, counts: progress.counts, raised: progress.raised, resolved: progress.resolved }, 'reconciliation run completed');
+  }
+
+  /**
+   * Decides one page and commits it with the run's new cursor, in one transaction.
+   *
+   * @returns the run's progress after the page; `null` when another verifier took the run over.
+   */
+  private async commitPage(run: StoredRun, before: Progress, page: TransactionPage, at: number, announce: boolean): Promise<Progress | null> {
+    const marker = this.settings.scope[run.provider]!;
+    const references = [...new Set(page.transactions.map((t) => t.reference))];
+    return inTransaction(this.pool, async (client) => {
+      const [settle, open, duplicates, knownUnmatched] = await Promise.all([
+        this.repository.settleRecords(client, references),
+        this.repository.openExceptions(client, references),
+        this.repository.duplicates(client, references, this.settings.duplicateWindowMs),
+        this.repository.knownUnmatched(client, references),
+      ]);
+      const outcome = decidePage({ transactions: page.transactions, marker, settle, open, duplicates, knownUnmatched, nowMs: at, graceMs: this.settings.graceMs });
+      const messages: OutboxMessage[] = [];
+      let raised = 0;
+      let resolved = 0;
+      if (!run.dryRun) {
+        const newOnes = outcome.raise.map((e) => ({ exception: e, exceptionId: `rex_${randomUUID()}` }));
+        const opened = await this.repository.raise(
+          client,
+          newOnes.map(({ exception, exceptionId }) => ({ exceptionId, provider: run.provider, reference: exception.reference, class: exception.class, runId: run.runId, atMs: at })),
+        );
+        for (const { exception, exceptionId } of newOnes) {
+          if (!opened.has(exceptionId)) continue;
+          raised += 1;
+          this.metrics.raised.inc({ provider: run.provider, class: exception.class });
+          messages.push(raisedMessage(run, exception, exceptionId, settle.get(exception.reference)?.correlationId ?? run.correlationId, at));
+        }
+        const resolutionOf = new Map(outcome.resolve.map((r) => [r.exception.exceptionId, r.now]));
+        for (const done of await this.repository.resolve(client, [...resolutionOf.keys()], at)) {
+          resolved += 1;
+          const now = resolutionOf.get(done.exceptionId)!;
+          const kind: ExceptionResolution = now === 'matches' || now === 'not_paid' || now === 'not_paid_unknown' ? 'matches' : 'reclassified';
+          messages.push(
+            exceptionMessage({
+              eventId: randomUUID(),
+              at,
+              correlationId: run.correlationId,
+              causationId: run.runId,
+              exceptionId: done.exceptionId,
+              provider: done.provider,
+              reference: done.reference,
+              change: 'resolved',
+              class: done.class,
+              runId: run.runId,
+              resolution: { kind, note: `now ${now}`, by: null },
+            }),
+          );
+        }
+        await this.repository.reportedAgain(client, outcome.reportedAgain.map((e) => e.exceptionId), run.runId);
+        for (const ask of outcome.verify) {
+          const correlationId = settle.get(ask.reference)?.correlationId ?? randomUUID();
+          if (ask.class === 'unknown_to_settle') await this.candidate(client, ask.transaction, correlationId, at);
+          messages.push({
+            type: 'VerificationRequested',
+            payload: { event_id: randomUUID(), occurred_at: at, correlation_id: correlationId, reference: ask.reference, trigger: 'reconciliation', requested_by: `reconciliation:${run.runId}` },
+            causationId: run.runId,
+          });
+        }
+      }
+      const progress: Progress = {
+        cursor: page.next,
+        pages: before.pages + 1,
+        totalPages: page.totalPages ?? before.totalPages,
+        listed: before.listed + page.rows,
+        counts: addCounts({ ...before.counts }, outcome.counts),
+        raised: before.raised + raised,
+        resolved: before.resolved + resolved,
+      };
+      if (announce && page.next !== null) messages.push(runMessage(run, progress, 'progressed', at, null));
+      const advanced = await this.repository.advance(client, run, before.cursor, { ...progress, leaseUntil: at + this.leaseMs });
+      if (!advanced) throw new TakenOver();
+      await this.outbox.enqueue(client, messages);
+      for (const [cls, n] of Object.entries(outcome.counts)) if (n > 0) this.metrics.transactions.inc({ provider: run.provider, class: cls }, n);
+      return progress;
+    })
+      .then((progress) => {
+        this.relay.wake();
+        return progress;
+      })
+      .catch((error: unknown) => {
+        if (error instanceof TakenOver) return null;
+        throw error;
+      });
+  }
+
+  /**
+   * Records a payment the provider lists as paid and Settle never heard of as an unmatched payment
+   * candidate (docs/unmatched-payments.md): its verification (trigger `reconciliation`) records
+   * what the provider says, as for a candidate from a signed webhook. The provider's own list is
+   * the evidence it exists, so no spoofed body can make Settle ask about it.
+   */
+  private async candidate(client: PoolClient, transaction: PageTransaction, correlationId: string, at: number): Promise<void> {
+    await client.query(
+      `INSERT INTO verifier.unmatched_payments (reference, provider, correlation_id, status, first_seen_at)
+       VALUES ($1, $2, $3, 'candidate', $4) ON CONFLICT (reference) DO NOTHING`,
+      [transaction.reference, transaction.provider, correlationId, at],
+    );
+  }
+
+  /** Publishes a run record without touching the page cursor (its start). */
+  private async record(run: StoredRun, progress: Progress, status: 'started'): Promise<void> {
+    await inTransaction(this.pool, (client) => this.outbox.enqueue(client, [runMessage(run, progress, status, this.clock(), null)]));
+    this.relay.wake();
+  }
+
+  private async fail(run: StoredRun, progress: Progress, error: string): Promise<void> {
+    await inTransaction(this.pool, async (client) => {
+      await this.repository.finish(client, run.runId, 'failed', this.clock(), error);
+      await this.outbox.enqueue(client, [runMessage(run, progress, 'failed', this.clock(), error)]);
+    });
+    this.relay.wake();
+    this.metrics.runs.inc({ provider: run.provider, kind: run.kind, status: 'failed' });
+  }
+}
+
+/** Another verifier claimed the run after this one's lease expired: this one's page is rolled back. */
+class TakenOver extends Error {}
+
+function progressOf(run: StoredRun): Progress {
+  return {
+    cursor: run.cursor,
+    pages: run.pages,
+    totalPages: run.totalPages,
+    listed: run.listed,
+    counts: { ...emptyCounts(), ...run.counts },
+    raised: run.exceptionsRaised,
+    resolved: run.exceptionsResolved,
+  };
+}
+
+function runMessage(run: StoredRun, p: Progress, status: ReconciliationRunRecordedV1['status'], at: number, error: string | null): OutboxMessage<'ReconciliationRunRecorded'> {
+  return {
+    type: 'ReconciliationRunRecorded',
+    causationId: run.causationId,
+    payload: {
+      event_id: randomUUID(),
+      occurred_at: at,
+      correlation_id: run.correlationId,
+      causation_id: run.causationId,
+      reference: run.runId,
+      provider: run.provider,
+      kind: run.kind,
+      window_from: run.windowFrom,
+      window_until: run.windowUntil,
+      dry_run: run.dryRun,
+      started_by: run.startedBy,
+      status,
+      pages: p.pages,
+      total_pages: p.totalPages,
+      listed: p.listed,
+      out_of_scope: p.counts.out_of_scope,
+      too_recent: p.counts.too_recent,
+      classes: RECONCILIATION_CLASSES.map((cls) => ({ class: cls, count: p.counts[cls] })),
+      exceptions_raised: p.raised,
+      exceptions_resolved: p.resolved,
+      started_at: run.startedAt ?? at,
+      finished_at: status === 'completed' || status === 'failed' ? at : null,
+      error,
+    },
+  };
+}
+
+function raisedMessage(run: StoredRun, exception: NewException, exceptionId: string, correlationId: string, at: number): OutboxMessage<'ReconciliationExceptionObserved'> {
+  const t = exception.transaction;
+  return {
+    type: 'ReconciliationExceptionObserved',
+    causationId: run.runId,
+    payload: {
+      ...exceptionMessage({
+        eventId: randomUUID(),
+        at,
+        correlationId,
+        causationId: run.runId,
+        exceptionId,
+        provider: run.provider,
+        reference: exception.reference,
+        change: 'raised',
+        class: exception.class,
+        runId: run.runId,
+        resolution: null,
+      }).payload,
+      evidence: exception.evidence.map((e) => ({ field: e.field, provider: e.provider, settle: e.settle })),
+      provider_transaction_id: t.providerTransactionId ?? null,
+      provider_status: t.providerStatus,
+      amount_minor: t.amountMinor,
+      currency: t.currency.toUpperCase(),
+    },
+  };
+}
+
+/** A `ReconciliationExceptionObserved` message with no provider fields (a resolution, or the base of a raise). */
+export function exceptionMessage(o: {
+  eventId: string;
+  at: number;
+  correlationId: string;
+  causationId: string;
+  exceptionId: string;
+  provider: ProviderName;
+  reference: string;
+  change: 'raised' | 'resolved';
+  class: ReconciliationExceptionObservedV1['class'];
+  runId: string | null;
+  resolution: { kind: ExceptionResolution; note: string | null; by: string | null } | null;
+}): OutboxMessage<'ReconciliationExceptionObserved'> {
+  return {
+    type: 'ReconciliationExceptionObserved',
+    causationId: o.causationId,
+    payload: {
+      event_id: o.eventId,
+      occurred_at: o.at,
+      correlation_id: o.correlationId,
+      causation_id: o.causationId,
+      reference: o.reference,
+      provider: o.provider,
+      exception_id: o.exceptionId,
+      change: o.change,
+      class: o.class,
+      evidence: [],
+      run_id: o.runId,
+      provider_transaction_id: null,
+      provider_status: null,
+      amount_minor: null,
+      currency: null,
+      resolution: o.resolution?.kind ?? null,
+      resolution_note: o.resolution?.note ?? null,
+      resolved_by: o.resolution?.by ?? null,
+    },
+  };
+}
