@@ -15,6 +15,9 @@ import {
   entitlementStream,
   expectedAfter,
   isTransactionOutcomeType,
+  reconciliationExceptionFact,
+  reconciliationRunFact,
+  type ReconciliationFact,
   transactionStream,
   UNMATCHED_PAYMENT_EVENT_TYPES,
   unmatchedPaymentLedgerEvent,
@@ -28,6 +31,8 @@ import {
   type BatchItem,
   type ConsensusResultV1,
   type MessageContext,
+  type ReconciliationExceptionObservedV1,
+  type ReconciliationRunRecordedV1,
   type TypedEvent,
   type UnmatchedPaymentObservedV1,
 } from '@settle/messaging';
@@ -84,12 +89,16 @@ interface Recorded {
   fresh: boolean;
 }
 
-/** An answer about a payment with no checkout, in the batch (docs/unmatched-payments.md). */
-interface Observation {
-  index: number;
-  observed: UnmatchedPaymentObservedV1;
-  trace: TraceCarrier | undefined;
-}
+/**
+ * A fact of the batch recorded in a stream of its own, never an outcome: an answer about a payment
+ * with no checkout (docs/unmatched-payments.md), a reconciliation run's record or an exception
+ * raised or resolved (docs/reconciliation.md).
+ */
+type Observation = { index: number; trace: TraceCarrier | undefined } & (
+  | { kind: 'unmatched'; observed: UnmatchedPaymentObservedV1 }
+  | { kind: 'run'; observed: ReconciliationRunRecordedV1 }
+  | { kind: 'exception'; observed: ReconciliationExceptionObservedV1 }
+);
 
 /** The dead-letter error of a settlement whose grant's event id is stored in another stream (never seen; dead-lettered, never retried). */
 function grantStoredElsewhere(): PermanentMessageError {
@@ -187,9 +196,15 @@ export class ProjectionService {
       return [{ index, result: event.payload, trace: traceCarrierOf(context.trace) }];
     });
     const observations = items.flatMap(({ event, context }, index): Observation[] => {
-      if (event.type !== 'UnmatchedPaymentObserved' || seen.has(event.payload.event_id)) return [];
+      if (seen.has(event.payload.event_id)) return [];
+      const trace = traceCarrierOf(context.trace);
+      let observation: Observation;
+      if (event.type === 'UnmatchedPaymentObserved') observation = { index, trace, kind: 'unmatched', observed: event.payload };
+      else if (event.type === 'ReconciliationRunRecorded') observation = { index, trace, kind: 'run', observed: event.payload };
+      else if (event.type === 'ReconciliationExceptionObserved') observation = { index, trace, kind: 'exception', observed: event.payload };
+      else return [];
       seen.add(event.payload.event_id);
-      return [{ index, observed: event.payload, trace: traceCarrierOf(context.trace) }];
+      return [observation];
     });
     if (results.length === 0 && observations.length === 0) return [];
     try {
@@ -264,10 +279,7 @@ export class ProjectionService {
     this.metrics?.appendDuration.observe((performance.now() - started) / 1000);
     this.metrics?.appendBatchSize.observe(results.length + observations.length);
     for (const { observed, type } of unmatched) {
-      this.logger.info(
-        { reference: observed.reference, provider: observed.provider, type, correlationId: observed.correlation_id },
-        'unmatched payment committed to the ledger',
-      );
+      this.logger.info({ reference: observed.reference, provider: observed.provider, type, correlationId: observed.correlation_id }, 'fact committed to the ledger');
     }
     for (const { result } of appended) {
       this.logger.info(
@@ -283,10 +295,11 @@ export class ProjectionService {
   }
 
   /**
-   * Appends the ledger facts of the answers about payments with no checkout: `recorded` starts
-   * the payment's stream (`no_stream`: a redelivery finds its event id stored and appends
-   * nothing), `matched` follows it. Answers that record nothing (declined, unresolved) are skipped.
-   * A fact that cannot be appended is added to `failed` (dead-letter topic).
+   * Appends the facts recorded in streams of their own: an unmatched payment's `recorded` starts
+   * its stream (`no_stream`: a redelivery finds its event id stored and appends nothing),
+   * `matched` and `closed` follow it; a reconciliation run's records go to its run stream and an
+   * exception's to its payment's exception stream. Answers that record nothing (declined,
+   * unresolved) are skipped. A fact that cannot be appended is added to `failed` (dead-letter topic).
    *
    * @returns the facts appended now (not redeliveries).
    */
@@ -294,21 +307,19 @@ export class ProjectionService {
     session: LedgerSession,
     observations: readonly Observation[],
     failed: Array<{ index: number; error: unknown }>,
-  ): Promise<Array<{ observed: UnmatchedPaymentObservedV1; type: string }>> {
-    const facts = observations.flatMap((o) => {
+  ): Promise<Array<{ observed: Observation['observed']; type: string }>> {
+    type Fact = { index: number; trace: TraceCarrier | undefined; observed: Observation['observed'] } & ReconciliationFact & { expected: 'any' | 'no_stream' };
+    const facts = observations.flatMap((o): Fact[] => {
+      if (o.kind === 'run') return [{ ...o, ...reconciliationRunFact(o.observed), expected: 'any' as const }];
+      if (o.kind === 'exception') return [{ ...o, ...reconciliationExceptionFact(o.observed), expected: 'any' as const }];
       const event = unmatchedPaymentLedgerEvent(o.observed);
-      return event ? [{ ...o, event }] : [];
+      if (!event) return [];
+      const expected = event.type === UNMATCHED_PAYMENT_EVENT_TYPES.recorded ? ('no_stream' as const) : ('any' as const);
+      return [{ ...o, streamId: unmatchedPaymentStream(o.observed.reference), event, expected }];
     });
     if (facts.length === 0) return [];
-    const outcomes = await session.append(
-      facts.map(({ observed, event, trace }) => ({
-        streamId: unmatchedPaymentStream(observed.reference),
-        events: [event],
-        expected: event.type === UNMATCHED_PAYMENT_EVENT_TYPES.recorded ? ('no_stream' as const) : ('any' as const),
-        trace,
-      })),
-    );
-    const appended: Array<{ observed: UnmatchedPaymentObservedV1; type: string }> = [];
+    const outcomes = await session.append(facts.map(({ streamId, event, expected, trace }) => ({ streamId, events: [event], expected, trace })));
+    const appended: Array<{ observed: Observation['observed']; type: string }> = [];
     for (const [i, fact] of facts.entries()) {
       const outcome = outcomes[i]!;
       if (outcome.status === 'rejected') failed.push({ index: fact.index, error: new PermanentMessageError(outcome.error.code, outcome.error.message) });

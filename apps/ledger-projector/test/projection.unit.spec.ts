@@ -7,12 +7,21 @@ import {
   entitlementStream,
   EventStoreLedgerWriter,
   InMemoryLedger,
+  readModelRowsOf,
+  reconciliationExceptionStream,
+  reconciliationRunStream,
   transactionStream,
   unmatchedPaymentRecordedOf,
   unmatchedPaymentStream,
   type LatestVerificationRow,
 } from '@settle/ledger';
-import type { BatchItem, ConsensusResultV1, UnmatchedPaymentObservedV1 } from '@settle/messaging';
+import type {
+  BatchItem,
+  ConsensusResultV1,
+  ReconciliationExceptionObservedV1,
+  ReconciliationRunRecordedV1,
+  UnmatchedPaymentObservedV1,
+} from '@settle/messaging';
 import { createLogger } from '@settle/platform';
 import { ProjectionService } from '../src/projection.service.js';
 import { ProjectorMetrics } from '../src/projector.metrics.js';
@@ -208,5 +217,86 @@ describe('ledger projector: an unmatched payment closed by an operator', () => {
     const stream = await store.readStream(unmatchedPaymentStream('pi_closed'));
     expect(stream.map((e) => e.type)).toEqual(['UnmatchedPaymentRecorded', 'UnmatchedPaymentClosed']);
     expect(stream[1]!.data).toMatchObject({ reason: 'refunded_outside_settle', note: 'refunded by support', closed_by: 'ops@example.com' });
+  });
+});
+
+describe('ledger projector: reconciliation (docs/reconciliation.md)', () => {
+  const at = Date.UTC(2026, 10, 28, 12);
+  const context = (i: number) => ({ topic: 't', partition: 0, offset: String(i), key: null, timestamp: 0, headers: {} });
+  const run = (id: string, status: ReconciliationRunRecordedV1['status'], pages: number): ReconciliationRunRecordedV1 => ({
+    event_id: id,
+    occurred_at: at,
+    correlation_id: 'corr-run',
+    causation_id: 'rcr_1',
+    reference: 'rcr_1',
+    provider: 'paystack',
+    kind: 'on_demand',
+    window_from: at - 3_600_000,
+    window_until: at,
+    dry_run: false,
+    started_by: 'ops@example.com',
+    status,
+    pages,
+    total_pages: 2,
+    listed: pages * 50,
+    out_of_scope: 1,
+    too_recent: 0,
+    classes: [
+      { class: 'matches', count: pages * 48 },
+      { class: 'stuck', count: pages },
+    ],
+    exceptions_raised: pages,
+    exceptions_resolved: 0,
+    started_at: at,
+    finished_at: status === 'completed' ? at : null,
+    error: null,
+  });
+  const exception = (id: string, change: 'raised' | 'resolved'): ReconciliationExceptionObservedV1 => ({
+    event_id: id,
+    occurred_at: at,
+    correlation_id: 'corr-x',
+    causation_id: 'rcr_1',
+    reference: 'ref_stuck',
+    provider: 'paystack',
+    exception_id: 'rex_1',
+    change,
+    class: 'stuck',
+    evidence: change === 'raised' ? [{ field: 'status', provider: 'succeeded (success)', settle: 'PENDING' }] : [],
+    run_id: 'rcr_1',
+    provider_transaction_id: change === 'raised' ? '4099' : null,
+    provider_status: change === 'raised' ? 'success' : null,
+    amount_minor: change === 'raised' ? 5_000 : null,
+    currency: change === 'raised' ? 'NGN' : null,
+    resolution: change === 'resolved' ? 'operator' : null,
+    resolution_note: change === 'resolved' ? 'refund confirmed' : null,
+    resolved_by: change === 'resolved' ? 'lead@example.com' : null,
+  });
+
+  it('records each run record in the run’s stream and each exception in its payment’s stream, once', async () => {
+    const { store, service } = projector();
+    const started = run('55555555-5555-4555-8555-555555555555', 'started', 0);
+    const completed = run('66666666-6666-4666-8666-666666666666', 'completed', 2);
+    const raised = exception('77777777-7777-4777-8777-777777777777', 'raised');
+    const resolved = exception('88888888-8888-4888-8888-888888888888', 'resolved');
+    const items: BatchItem[] = [
+      { event: { type: 'ReconciliationRunRecorded', payload: started }, context: context(0) },
+      { event: { type: 'ReconciliationExceptionObserved', payload: raised }, context: context(1) },
+      { event: { type: 'ReconciliationRunRecorded', payload: completed }, context: context(2) },
+    ];
+    expect(await service.handleBatch(items)).toEqual([]);
+    expect(await service.handleBatch([...items, { event: { type: 'ReconciliationExceptionObserved', payload: resolved }, context: context(3) }])).toEqual([]);
+    const runs = await store.readStream(reconciliationRunStream('rcr_1'));
+    expect(runs.map((e) => [e.type, e.data.pages])).toEqual([
+      ['ReconciliationRunStarted', 0],
+      ['ReconciliationRunCompleted', 2],
+    ]);
+    expect(runs[1]!.data).toMatchObject({ classes: { matches: 96, stuck: 2 }, started_by: 'ops@example.com', window_until: new Date(at).toISOString() });
+    const exceptions = await store.readStream(reconciliationExceptionStream('ref_stuck'));
+    expect(exceptions.map((e) => e.type)).toEqual(['ReconciliationExceptionRaised', 'ReconciliationExceptionResolved']);
+    expect(exceptions[0]!.data).toMatchObject({ class: 'stuck', evidence: [{ field: 'status', settle: 'PENDING' }], amount_minor: 5_000 });
+    expect(exceptions[1]!.data).toMatchObject({ resolution: 'operator', note: 'refund confirmed', resolved_by: 'lead@example.com' });
+    const rows = readModelRowsOf([...runs, ...exceptions]);
+    expect(rows.runs.map((r) => r.status)).toEqual(['started', 'completed']);
+    expect(rows.exceptions.map((r) => r.kind)).toEqual(['raised', 'resolved']);
   });
 });

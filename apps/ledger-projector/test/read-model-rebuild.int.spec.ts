@@ -56,7 +56,7 @@ describe('read model rebuilt from the ledger alone', () => {
     expect(entitlements).toHaveLength(8);
 
     const rebuilt = await rebuildReadModels(pool, new PostgresLedger(pool));
-    expect(rebuilt).toEqual({ events: 48, rows: 24, entitlements: 8, unmatched: 0 });
+    expect(rebuilt).toEqual({ events: 48, rows: 24, entitlements: 8, unmatched: 0, reconciliation: 0 });
     expect(await snapshot('transaction_status')).toEqual(live);
     expect(await snapshot('latest_verification')).toEqual(answers);
     expect(await snapshot('entitlements')).toEqual(entitlements);

@@ -20,3 +20,5 @@ export * from './events/transaction-outcome.js';
 export * from './events/entitlement-granted.js';
 export * from './events/admin-action.js';
 export * from './events/unmatched-payment.js';
+export * from './events/reconciliation.js';
+export * from './projection/reconciliation-read-models.js';

@@ -18,6 +18,7 @@ import {
   unmatchedPaymentRecordedOf,
   type UnmatchedPaymentRecordedData,
 } from '../events/unmatched-payment.js';
+import { reconciliationRowOf, type ReconciliationExceptionRow, type ReconciliationRunRow } from './reconciliation-read-models.js';
 
 /** One row of `read_model.transaction_status` (a ledger projection). */
 export interface LedgerStatusRow {
@@ -154,23 +155,34 @@ export interface ReadModelRows {
   statuses: LedgerStatusRow[];
   entitlements: EntitlementRow[];
   unmatched: UnmatchedPaymentRow[];
+  /** Reconciliation runs' records (docs/reconciliation.md). */
+  runs: ReconciliationRunRow[];
+  /** Reconciliation exceptions raised and resolved. */
+  exceptions: ReconciliationExceptionRow[];
 }
 
 /**
  * The read-model rows that events stand for: transaction streams feed
  * `read_model.transaction_status`, entitlement streams `read_model.entitlements`, unmatched
- * payment streams `read_model.unmatched_payments`; events of other streams are not projected.
+ * payment streams `read_model.unmatched_payments`, reconciliation streams
+ * `read_model.reconciliation_runs` and `read_model.reconciliation_exceptions`; events of other
+ * streams are not projected.
  * The upserts keep the row of the highest revision per key.
  *
  * @throws LedgerEventShapeError when an event of those streams is malformed.
  */
 export function readModelRowsOf(events: readonly Omit<ProjectedEvent, 'metadata'>[]): ReadModelRows {
-  const rows: ReadModelRows = { statuses: [], entitlements: [], unmatched: [] };
+  const rows: ReadModelRows = { statuses: [], entitlements: [], unmatched: [], runs: [], exceptions: [] };
   for (const event of events) {
     const unmatchedReference = parseUnmatchedPaymentStream(event.streamId);
     if (parseEntitlementStream(event.streamId)) rows.entitlements.push(entitlementRowOf(event));
     else if (parseTransactionStream(event.streamId) !== null) rows.statuses.push(ledgerStatusOf(event));
     else if (unmatchedReference !== null) rows.unmatched.push(unmatchedPaymentRowOf(event, unmatchedReference));
+    else {
+      const reconciliation = reconciliationRowOf(event);
+      if (reconciliation && 'run' in reconciliation) rows.runs.push(reconciliation.run);
+      else if (reconciliation) rows.exceptions.push(reconciliation.exception);
+    }
   }
   return rows;
 }

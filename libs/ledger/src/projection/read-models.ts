@@ -10,6 +10,7 @@ import {
   type ReadModelRows,
   type UnmatchedPaymentRow,
 } from './ledger-projection.js';
+import { upsertReconciliation } from './reconciliation-read-models.js';
 
 /**
  * Read models kept by the ledger projector:
@@ -308,6 +309,7 @@ export async function writeReadModelRows(client: PoolClient | Pool, rows: ReadMo
   await upsertLedgerStatuses(client, rows.statuses);
   await upsertEntitlements(client, rows.entitlements);
   await upsertUnmatchedPayments(client, rows.unmatched);
+  await upsertReconciliation(client, rows.runs, rows.exceptions);
 }
 
 /** What {@link rebuildReadModels} wrote. */
@@ -320,6 +322,8 @@ export interface RebuildResult {
   entitlements: number;
   /** Rows of `read_model.unmatched_payments`. */
   unmatched: number;
+  /** Rows of `read_model.reconciliation_runs` and `read_model.reconciliation_exceptions`. */
+  reconciliation: number;
 }
 
 /**
@@ -338,10 +342,14 @@ export async function rebuildReadModels(
   onProgress: (replayed: number) => void = () => undefined,
 ): Promise<RebuildResult> {
   return inTransaction(pool, async (client) => {
-    await client.query('LOCK TABLE read_model.transaction_status, read_model.entitlements, read_model.unmatched_payments IN EXCLUSIVE MODE');
+    await client.query(
+      'LOCK TABLE read_model.transaction_status, read_model.entitlements, read_model.unmatched_payments, read_model.reconciliation_runs, read_model.reconciliation_exceptions IN EXCLUSIVE MODE',
+    );
     await client.query('DELETE FROM read_model.transaction_status');
     await client.query('DELETE FROM read_model.entitlements');
     await client.query('DELETE FROM read_model.unmatched_payments');
+    await client.query('DELETE FROM read_model.reconciliation_runs');
+    await client.query('DELETE FROM read_model.reconciliation_exceptions');
     let events = 0;
     for (let after = 0; ;) {
       const page = await ledger.readAll(after, 2_000);
@@ -352,11 +360,12 @@ export async function rebuildReadModels(
       after = page.at(-1)!.position;
       onProgress(events);
     }
-    const { rows } = await client.query<{ n: number; e: number; u: number }>(
+    const { rows } = await client.query<{ n: number; e: number; u: number; r: number }>(
       `SELECT (SELECT count(*)::int FROM read_model.transaction_status) AS n, (SELECT count(*)::int FROM read_model.entitlements) AS e,
-              (SELECT count(*)::int FROM read_model.unmatched_payments) AS u`,
+              (SELECT count(*)::int FROM read_model.unmatched_payments) AS u,
+              (SELECT count(*)::int FROM read_model.reconciliation_runs) + (SELECT count(*)::int FROM read_model.reconciliation_exceptions) AS r`,
     );
-    return { events, rows: rows[0]!.n, entitlements: rows[0]!.e, unmatched: rows[0]!.u };
+    return { events, rows: rows[0]!.n, entitlements: rows[0]!.e, unmatched: rows[0]!.u, reconciliation: rows[0]!.r };
   });
 }
 
