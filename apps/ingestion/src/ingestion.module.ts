@@ -15,6 +15,7 @@ import { VerifyCheckoutHandler } from './checkouts/verify.commands.js';
 import { EntitlementsController } from './entitlements/entitlements.controller.js';
 import { AdminKeyGuard, ApiKeyGuard } from './http/api-key.guard.js';
 import { AdminController } from './checkouts/admin.controller.js';
+import { ReconciliationController } from './reconciliation/reconciliation.controller.js';
 import { UnmatchedPaymentsController } from './unmatched/unmatched-payments.controller.js';
 import { CONFIG, LOGGER, METRICS, OUTBOX, OUTBOX_RELAY, PG_POOL, WEBHOOK_AUTHENTICATORS, WEBHOOK_SECRETS } from './tokens.js';
 import type { WebhookSecrets } from './webhooks/webhook-secrets.js';
@@ -47,7 +48,14 @@ export interface IngestionInfrastructure {
 }
 
 /** The controllers of ingestion's API, which its OpenAPI document describes (health and metrics aside). */
-export const INGESTION_CONTROLLERS = [CheckoutsController, AdminController, UnmatchedPaymentsController, EntitlementsController, WebhooksController] as const;
+export const INGESTION_CONTROLLERS = [
+  CheckoutsController,
+  AdminController,
+  UnmatchedPaymentsController,
+  ReconciliationController,
+  EntitlementsController,
+  WebhooksController,
+] as const;
 
 /** The ingestion app: checkout API and provider webhooks, HTTP in, outbox to Kafka out. */
 @Module({})

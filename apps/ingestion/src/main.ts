@@ -41,7 +41,15 @@ runHttpApp({
       brokers: config.kafka.brokers,
       topicPrefix: config.kafka.topicPrefix,
       registryUrl: config.schemaRegistry.url,
-      produces: ['CheckoutRegistered', 'CheckoutCompleted', 'ProviderWebhookReceived', 'VerificationRequested', 'UnmatchedPaymentCloseRequested'],
+      produces: [
+        'CheckoutRegistered',
+        'CheckoutCompleted',
+        'ProviderWebhookReceived',
+        'VerificationRequested',
+        'UnmatchedPaymentCloseRequested',
+        'ReconciliationRunRequested',
+        'ReconciliationExceptionResolveRequested',
+      ],
       logger,
     });
     const relay = new OutboxRelay(pool, 'ingestion', producer, codec, logger.child({ component: 'outbox' }), {}, new MessagingMetrics(registry));

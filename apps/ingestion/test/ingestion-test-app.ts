@@ -77,7 +77,15 @@ export async function startIngestionTestApp(options: IngestionTestAppOptions = {
   const topics = topicNames(uniqueTopicPrefix('ingestion-http'));
   const relay = { wake: () => undefined } as unknown as OutboxRelay;
   const codec = AvroCodec.connect(infra.registryUrl, topics);
-  await codec.registerAll(['CheckoutRegistered', 'CheckoutCompleted', 'ProviderWebhookReceived', 'VerificationRequested', 'UnmatchedPaymentCloseRequested']);
+  await codec.registerAll([
+    'CheckoutRegistered',
+    'CheckoutCompleted',
+    'ProviderWebhookReceived',
+    'VerificationRequested',
+    'UnmatchedPaymentCloseRequested',
+    'ReconciliationRunRequested',
+    'ReconciliationExceptionResolveRequested',
+  ]);
   const logger = pino({ level: 'silent' });
   const health = new HealthProbes([
     postgresProbe(pool),

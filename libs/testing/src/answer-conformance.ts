@@ -31,6 +31,9 @@ export function watchAnswers(app: NestFastifyApplication, document: OpenAPIObjec
     .addHook('onSend', async (request, reply, payload) => {
       const route = `${request.method} ${request.routeOptions.url ?? ''}`;
       if (!documentedRoutes.has(route) || reply.statusCode >= 300) return payload;
+      // A documented non-JSON representation (a CSV export) is not checked against the JSON schema.
+      const type = String(reply.getHeader('content-type') ?? '');
+      if (type !== '' && !/json/.test(type)) return payload;
       const key = `${route} ${reply.statusCode}`;
       const schema = schemas.get(key);
       const body = typeof payload === 'string' ? payload : '';

@@ -12,6 +12,7 @@ import {
 } from '../events/reconciliation.js';
 import { LedgerEventShapeError } from '../events/transaction-outcome.js';
 import type { RecordedLedgerEvent } from '../ports/ledger.port.js';
+import { readReadModel } from './read-models.js';
 
 /**
  * `read_model.reconciliation_runs` and `read_model.reconciliation_exceptions` (migration
@@ -223,7 +224,7 @@ const RUN_COLUMNS = `run_id, provider, kind, status, window_from, window_until, 
  * A keyset page of runs, newest first (`started_at`, then run id), optionally of one provider;
  * `limit + 1` rows are read so the caller knows whether a next page exists.
  *
- * @throws ReadModelNotReadyError before the ledger projector first created the read models (callers wrap with `readReadModel`).
+ * @throws ReadModelNotReadyError before the ledger projector first created the read models.
  */
 export async function listReconciliationRuns(
   pool: Pool,
@@ -233,17 +234,19 @@ export async function listReconciliationRuns(
   const where: string[] = [];
   if (query.provider) where.push(`provider = $${params.push(query.provider)}`);
   if (query.after) where.push(`(started_at, run_id) < ($${params.push(query.after.at)}::timestamptz, $${params.push(query.after.id)})`);
-  const { rows } = await pool.query<RunDbRow>(
-    `SELECT ${RUN_COLUMNS} FROM read_model.reconciliation_runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY started_at DESC, run_id DESC LIMIT $1`,
-    params,
+  const { rows } = await readReadModel(() =>
+    pool.query<RunDbRow>(
+      `SELECT ${RUN_COLUMNS} FROM read_model.reconciliation_runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY started_at DESC, run_id DESC LIMIT $1`,
+      params,
+    ),
   );
   return rows.map(runListRowOf);
 }
 
 /** One run, or `null` before its first record is projected. */
 export async function findReconciliationRun(pool: Pool, runId: string): Promise<ReconciliationRunListRow | null> {
-  const { rows } = await pool.query<RunDbRow>(`SELECT ${RUN_COLUMNS} FROM read_model.reconciliation_runs WHERE run_id = $1`, [runId]);
+  const { rows } = await readReadModel(() => pool.query<RunDbRow>(`SELECT ${RUN_COLUMNS} FROM read_model.reconciliation_runs WHERE run_id = $1`, [runId]));
   return rows[0] ? runListRowOf(rows[0]) : null;
 }
 
@@ -321,7 +324,7 @@ export async function listReconciliationExceptions(
   if (query.runId) where.push(`(run_id = $${params.push(query.runId)} OR resolved_run_id = $${params.length})`);
   if (query.reference) where.push(`reference = $${params.push(query.reference)}`);
   if (query.after) where.push(`(raised_at, exception_id) < ($${params.push(query.after.at)}::timestamptz, $${params.push(query.after.id)})`);
-  const { rows } = await pool.query<{
+  const { rows } = await readReadModel(() => pool.query<{
     exception_id: string;
     reference: string;
     provider: string;
@@ -346,7 +349,7 @@ export async function listReconciliationExceptions(
        FROM read_model.reconciliation_exceptions ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY raised_at DESC, exception_id DESC LIMIT $1`,
     params,
-  );
+  ));
   return rows.map((r) => ({
     exceptionId: r.exception_id,
     reference: r.reference,

@@ -10,6 +10,9 @@ import {
   ENTITLEMENT_EVENT_KINDS,
   ENTITLEMENT_STATUSES,
   PROVIDERS,
+  RECONCILIATION_EXCEPTION_CLASSES,
+  RECONCILIATION_RUN_KINDS,
+  RECONCILIATION_RUN_STATUSES,
   TRANSACTION_STATUSES,
   UNMATCHED_CLOSE_REASONS,
   VERDICT_KINDS,
@@ -113,6 +116,71 @@ export const unmatchedPaymentsAnswer = z.strictObject({
 
 /** `POST /v1/admin/unmatched-payments/{reference}/close`: the request is durable. */
 export const closeAnswer = z.strictObject({ reference: z.string(), status: z.literal('closing') });
+
+/** `POST /v1/admin/reconciliation-runs`: the request is durable (docs/reconciliation.md). */
+export const runRequestedAnswer = z.strictObject({
+  run_id: z.string().describe("The run's id (`rcr_...`): follow it with `GET /v1/admin/reconciliation-runs/{run_id}`"),
+  status: z.literal('requested'),
+  window: z.strictObject({ since: isoTime, until: isoTime }),
+});
+
+/** One reconciliation run as the admin API shows it. */
+export const reconciliationRunAnswer = z.strictObject({
+  run_id: z.string(),
+  provider: z.enum(PROVIDERS),
+  kind: z.enum(RECONCILIATION_RUN_KINDS).describe('`incremental` and `daily` (scheduled), or `on_demand`'),
+  status: z.enum(RECONCILIATION_RUN_STATUSES).describe('`started`, `progressed` (paging), `completed` or `failed`'),
+  window: z.strictObject({ since: isoTime, until: isoTime }).describe("By the provider's creation time; `until` exclusive"),
+  dry_run: z.boolean(),
+  started_by: z.string().describe('`schedule`, `cli`, a console user, or `admin-api`'),
+  pages: z.number().int().describe("Pages of the provider's list read so far"),
+  total_pages: z.number().int().nullable().describe("The provider's count of pages, when its answer gives one"),
+  listed: z.number().int().describe('Provider transactions read so far'),
+  out_of_scope: z.number().int().describe("Without Settle's marker: counted, never compared"),
+  too_recent: z.number().int().describe('Unknown here and created within the grace period: left to a later run'),
+  classes: z.record(z.string(), z.number().int()).describe('Transactions compared so far, per class of the decision table'),
+  exceptions_raised: z.number().int(),
+  exceptions_resolved: z.number().int(),
+  started_at: isoTime,
+  finished_at: isoTime.nullable(),
+  error: z.string().nullable().describe('For failed: a stable code and a message'),
+});
+
+/** `GET /v1/admin/reconciliation-runs`: one keyset page, newest first. */
+export const reconciliationRunsAnswer = z.strictObject({
+  runs: z.array(reconciliationRunAnswer),
+  next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; `null` on the last'),
+});
+
+/** `GET /v1/admin/reconciliation-exceptions`: one keyset page, newest first. */
+export const reconciliationExceptionsAnswer = z.strictObject({
+  exceptions: z.array(
+    z.strictObject({
+      exception_id: z.string(),
+      reference: z.string(),
+      provider: z.enum(PROVIDERS),
+      class: z.enum(RECONCILIATION_EXCEPTION_CLASSES),
+      status: z.enum(['open', 'resolved']),
+      evidence: z
+        .array(z.strictObject({ field: z.string(), provider: z.string(), settle: z.string() }))
+        .describe("Each compared field that differs: the provider's value beside Settle's (amounts in minor units)"),
+      run_id: z.string().nullable().describe('The run that raised it; `null` for a duplicate charge flagged live at settlement'),
+      provider_transaction_id: z.string().nullable(),
+      provider_status: z.string().nullable(),
+      amount: z.number().int().nullable().describe("The provider's amount, minor units of `currency`"),
+      currency: z.string().nullable(),
+      raised_at: isoTime,
+      resolved: z
+        .strictObject({ at: isoTime, resolution: z.string(), note: z.string().nullable(), by: z.string().nullable() })
+        .nullable()
+        .describe('How it was resolved: `matches` (a later run), `reclassified`, or `operator` with a reason'),
+    }),
+  ),
+  next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; `null` on the last'),
+});
+
+/** `POST /v1/admin/reconciliation-exceptions/{exception_id}/resolve`: the request is durable. */
+export const resolveAnswer = z.strictObject({ exception_id: z.string(), status: z.literal('resolving') });
 
 /** `POST /v1/webhooks/...`: the event is durable (or was already). */
 export const webhookAnswer = z.strictObject({ received: z.literal(true) });
