@@ -67,6 +67,9 @@ export class ReconciliationService {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  private ticking = false;
+  /** A wake came during a tick: tick again right after it. */
+  private again = false;
 
   /**
    * @param listers - the adapters that can list their provider's transactions, by provider.
@@ -90,15 +93,36 @@ export class ReconciliationService {
   /** Starts ticking (the first tick at once). */
   start(): void {
     this.stopped = false;
-    const loop = () => {
-      if (this.stopped) return;
-      this.running = this.tick()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'reconciliation tick failed; retried at the next tick'))
-        .finally(() => {
-          if (!this.stopped) this.timer = setTimeout(loop, this.settings.tickMs);
-        });
-    };
-    loop();
+    this.loop();
+  }
+
+  /**
+   * Ticks now rather than at the next interval (a run was just requested, so `./settle reconcile`
+   * and the console's action start at once); a tick in progress is followed by another.
+   */
+  wake(): void {
+    if (this.stopped || this.timer === undefined) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.loop();
+  }
+
+  private loop(): void {
+    if (this.stopped) return;
+    this.ticking = true;
+    this.timer = undefined;
+    this.running = this.tick()
+      .catch((error: unknown) => this.logger.error({ err: error }, 'reconciliation tick failed; retried at the next tick'))
+      .finally(() => {
+        this.ticking = false;
+        if (this.stopped) return;
+        const delay = this.again ? 0 : this.settings.tickMs;
+        this.again = false;
+        this.timer = setTimeout(() => this.loop(), delay);
+      });
   }
 
   /** Stops ticking and waits for the page in hand to commit (the run resumes from its cursor on the next start). */
@@ -150,8 +174,10 @@ export class ReconciliationService {
     });
     const resolutions = items.flatMap(({ event }) => (event.type === 'ReconciliationExceptionResolveRequested' ? [event.payload] : []));
     if (runs.length === 0 && resolutions.length === 0) return failed;
+    let requested = 0;
     await inTransaction(this.pool, async (client) => {
       const created = await this.repository.createRuns(client, runs);
+      requested = created.length;
       if (created.length > 0) this.logger.info({ runs: created }, 'reconciliation runs requested');
       const messages: OutboxMessage[] = [];
       for (const request of resolutions) {
@@ -179,6 +205,7 @@ export class ReconciliationService {
       await this.outbox.enqueue(client, messages);
     });
     this.relay.wake();
+    if (requested > 0) this.wake();
     return failed;
   }
 
