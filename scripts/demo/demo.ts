@@ -12,17 +12,22 @@
  * the payments the sandbox holds as paid (declines aside) that are neither in the ledger as a
  * checkout's outcome nor listed as an unmatched payment.
  *
- * Checkouts are paired on one user (checkouts 2k and 2k+1), so a user whose two payments both
- * settle receives `subscription_started` and then `subscription_renewed`.
+ * Each checkout is its own user's, but for "paid twice": users who pay twice for the same
+ * entitlement within seconds (a double click). Both payments settle (the second renews the
+ * access: `subscription_renewed`), and the second must be flagged as a possible duplicate charge
+ * at once, a reconciliation exception (docs/reconciliation.md).
  *
- * Environment: INGESTION_URL, SANDBOX_URL, SETTLE_API_KEY, DATABASE_URL, SWEEPER_INACTIVITY_MS,
- * CUSTOMER_URL, CUSTOMER_DATABASE_URL, DEMO_CHECKOUTS (default 221), DEMO_UNREGISTERED (default 12),
- * DEMO_CONCURRENCY (default 16).
+ * Last, a reconciliation run over the demo's window compares the sandbox's own list of
+ * transactions with Settle's records, and the demo prints its counts per class.
+ *
+ * Environment: INGESTION_URL, SANDBOX_URL, SETTLE_API_KEY, SETTLE_ADMIN_API_KEY, DATABASE_URL,
+ * SWEEPER_INACTIVITY_MS, CUSTOMER_URL, CUSTOMER_DATABASE_URL, DEMO_CHECKOUTS (default 221),
+ * DEMO_UNREGISTERED (default 12), DEMO_PAID_TWICE (default 6), DEMO_CONCURRENCY (default 16).
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { IngestionClient, SandboxClient, type CheckoutStatus } from '../ops/clients.js';
-import { SCENARIOS, type Scenario } from './scenarios.js';
+import { IngestionClient, SandboxClient, type CheckoutStatus, type ReconciliationRunView } from '../ops/clients.js';
+import { PAID_TWICE, SCENARIOS, type Scenario } from './scenarios.js';
 
 function env(name: string, fallback?: string): string {
   const value = process.env[name] ?? fallback;
@@ -68,21 +73,36 @@ async function main(): Promise<void> {
   const total = Number(env('DEMO_CHECKOUTS', '221'));
   const concurrency = Number(env('DEMO_CONCURRENCY', '16'));
   const unregisteredCount = Number(env('DEMO_UNREGISTERED', '12'));
+  const paidTwiceCount = Number(env('DEMO_PAID_TWICE', '6'));
+  const admin = new IngestionClient(env('INGESTION_URL'), env('SETTLE_ADMIN_API_KEY'));
   const inactivityMs = Number(env('SWEEPER_INACTIVITY_MS', '45000'));
   const run = randomBytes(3).toString('hex');
-  const checkouts: Checkout[] = Array.from({ length: total }, (_, i) => ({
-    reference: `ref_demo_${run}_${String(i).padStart(4, '0')}`,
-    userId: `user-demo-${run}-${String(Math.floor(i / 2)).padStart(4, '0')}`,
-    scenario: SCENARIOS[i % SCENARIOS.length]!,
-  }));
+  const checkouts: Checkout[] = [
+    ...Array.from({ length: total }, (_, i) => ({
+      reference: `ref_demo_${run}_${String(i).padStart(4, '0')}`,
+      userId: `user-demo-${run}-${String(i).padStart(4, '0')}`,
+      scenario: SCENARIOS[i % SCENARIOS.length]!,
+    })),
+    // Paid twice: the same user, the same entitlement, two checkouts paid within seconds.
+    ...Array.from({ length: 2 * paidTwiceCount }, (_, i) => ({
+      reference: `ref_demo_${run}_twice_${String(Math.floor(i / 2)).padStart(3, '0')}_${i % 2 === 0 ? 'a' : 'b'}`,
+      userId: `user-demo-${run}-twice-${String(Math.floor(i / 2)).padStart(3, '0')}`,
+      scenario: PAID_TWICE,
+    })),
+  ];
   const unregistered: Unregistered[] = Array.from({ length: unregisteredCount }, (_, i) => ({
     reference: `ref_demo_${run}_unreg_${String(i).padStart(3, '0')}`,
     amount: 100_000 + Math.floor(Math.random() * 900) * 100,
   }));
 
   const started = Date.now();
-  console.log(`Demo run ${run}: ${total} checkouts across ${SCENARIOS.length} outcomes, sweeper threshold ${inactivityMs} ms`);
-  await pool(checkouts, concurrency, async (c) => {
+  console.log(
+    `Demo run ${run}: ${total} checkouts across ${SCENARIOS.length} outcomes, ${paidTwiceCount} users paying twice, sweeper threshold ${inactivityMs} ms`,
+  );
+  // A user's second payment follows the first (a double click): in order, so both settle one after the other.
+  const firsts = checkouts.filter((c) => !c.reference.endsWith('_b'));
+  const seconds = checkouts.filter((c) => c.reference.endsWith('_b'));
+  const submit = async (c: Checkout) => {
     const amount = 100_000 + Math.floor(Math.random() * 900) * 100;
     const email = `customer.${c.reference}@example.com`;
     const created = await sandbox.create({ reference: c.reference, amount, currency: 'NGN', email, behaviour: c.scenario.behaviour });
@@ -101,7 +121,9 @@ async function main(): Promise<void> {
     await sandbox.pay(c.reference);
     const completed = await ingestion.complete(c.reference);
     if (completed.status !== 202) throw new Error(`complete refused ${c.reference}`);
-  });
+  };
+  await pool(firsts, concurrency, submit);
+  await pool(seconds, concurrency, submit);
   // Paid at the provider, never registered: only their signed webhooks tell Settle.
   await pool(unregistered, concurrency, async (u) => {
     const created = await sandbox.create({ reference: u.reference, amount: u.amount, currency: 'NGN', email: `customer.${u.reference}@example.com` });
@@ -122,7 +144,7 @@ async function main(): Promise<void> {
       },
     );
     const open = checkouts.filter((c) => c.status?.state !== c.scenario.expectedState).length;
-    process.stdout.write(`\r  ${total - open}/${total} at their expected outcome after ${((Date.now() - started) / 1000).toFixed(0)} s   `);
+    process.stdout.write(`\r  ${checkouts.length - open}/${checkouts.length} at their expected outcome after ${((Date.now() - started) / 1000).toFixed(0)} s   `);
     if (open === 0 || Date.now() > deadline) break;
     await new Promise((resolve) => setTimeout(resolve, 2_000));
   }
@@ -207,12 +229,49 @@ async function main(): Promise<void> {
     if (body?.expires_at === ledgerExpiry.get(user)) accessMatches += 1;
   }
   await customer.end();
+
+  // Paid twice: one of each user's two payments (the one that settled second) flagged at once as a
+  // possible duplicate charge.
+  const twiceUsers = [...new Set(checkouts.filter((c) => c.scenario === PAID_TWICE).map((c) => c.userId))];
+  const flaggedReferences = new Set(
+    (
+      await db.query<{ reference: string }>(
+        `SELECT reference FROM read_model.reconciliation_exceptions WHERE class = 'possible_duplicate' AND reference = ANY($1::text[])`,
+        [checkouts.filter((c) => c.scenario === PAID_TWICE).map((c) => c.reference)],
+      )
+    ).rows.map((r) => r.reference),
+  );
+  const flaggedUsers = twiceUsers.filter(
+    (user) => checkouts.filter((c) => c.userId === user && flaggedReferences.has(c.reference)).length === 1,
+  ).length;
+
+  // A reconciliation run over the demo's window: the sandbox's own list against Settle's records.
+  let reconciliation: ReconciliationRunView | null = null;
+  const requested = await admin.startReconciliation({ provider: 'paystack', since: new Date(started - 60_000).toISOString(), requested_by: 'demo' });
+  if (requested.status === 202) {
+    const runDeadline = Date.now() + 120_000;
+    for (;;) {
+      const read = await admin.reconciliationRun(requested.body.run_id);
+      if (read.status === 200) reconciliation = read.body;
+      process.stdout.write(`\r  reconciliation run: ${reconciliation?.status ?? 'requested'}, ${reconciliation?.listed ?? 0} provider transactions compared   `);
+      if (reconciliation?.status === 'completed' || reconciliation?.status === 'failed' || Date.now() > runDeadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    process.stdout.write('\n');
+  } else {
+    console.log(`reconciliation run refused: ${JSON.stringify(requested.body)}`);
+  }
+  const exceptionReferences = new Set(
+    (await db.query<{ reference: string }>(`SELECT DISTINCT reference FROM read_model.reconciliation_exceptions WHERE reference LIKE $1`, [`ref_demo_${run}_%`])).rows.map(
+      (r) => r.reference,
+    ),
+  );
   await db.end();
 
   const header = ['outcome', 'n', 'expected state', 'observed', 'entitlement exp/obs', 'ledger exp/obs', 'grants exp/delivered/ran once', 'ok'];
   const lines: string[][] = [];
   let unexpected = 0;
-  for (const scenario of SCENARIOS) {
+  for (const scenario of [...SCENARIOS, PAID_TWICE]) {
     const group = checkouts.filter((c) => c.scenario === scenario);
     const observedStates = new Map<string, number>();
     const observedEntitlements = new Map<string, number>();
@@ -259,10 +318,23 @@ async function main(): Promise<void> {
   console.log(
     `paid, never registered: ${unregistered.length}; expected an open unmatched payment with the amount paid; observed ${unmatchedOk}; ok ${unmatchedOk}/${unregistered.length}\n`,
   );
+  console.log(
+    `paid twice: ${twiceUsers.length} users; expected exactly one of the two payments flagged as a possible duplicate charge (reconciliation exception); observed ${flaggedUsers}; ok ${flaggedUsers}/${twiceUsers.length}`,
+  );
+  if (reconciliation) {
+    const classes = Object.entries(reconciliation.classes)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ');
+    console.log(
+      `reconciliation run ${reconciliation.run_id}: ${reconciliation.status}; ${reconciliation.listed} provider transactions, ${reconciliation.out_of_scope} out of scope, ${reconciliation.too_recent} too recent; ${classes}; ${reconciliation.exceptions_raised} exceptions raised`,
+    );
+  }
+  console.log('');
   // Lost: a checkout with no terminal outcome in the ledger at all.
   const lost = checkouts.filter((c) => !c.status || !TERMINAL.has(c.status.state) || (c.ledgerEntries ?? 0) === 0).length;
-  // Unseen: a payment the sandbox holds as paid (declines aside) that Settle shows nowhere, neither
-  // as a checkout's outcome in the ledger nor as an unmatched payment.
+  // Unseen: a payment the sandbox holds as paid (declines aside) that Settle shows nowhere: not as a
+  // checkout's outcome in the ledger, not as an unmatched payment, not as a reconciliation exception.
   let unseen = 0;
   const payments = [
     ...checkouts.filter((c) => c.scenario.behaviour.outcome !== 'declined').map((c) => ({ reference: c.reference, inLedger: (c.ledgerEntries ?? 0) > 0 })),
@@ -270,11 +342,11 @@ async function main(): Promise<void> {
   ];
   await pool(payments, concurrency, async (p) => {
     const held = await sandbox.inspect(p.reference);
-    if (held.status === 200 && held.body.paid && !p.inLedger && !unmatched.has(p.reference)) unseen += 1;
+    if (held.status === 200 && held.body.paid && !p.inLedger && !unmatched.has(p.reference) && !exceptionReferences.has(p.reference)) unseen += 1;
   });
   const kinds = (kind: string) => grants.filter((g) => g.event === kind).length;
   const twice = checkouts.filter((c) => (c.runs ?? 0) > 1).length;
-  console.log(`Checkouts: ${total}; at their expected outcome: ${total - unexpected}; unexpected outcomes: ${unexpected}`);
+  console.log(`Checkouts: ${checkouts.length}; at their expected outcome: ${checkouts.length - unexpected}; unexpected outcomes: ${unexpected}`);
   console.log(
     `Entitlement events: ${expectedGrants} expected, ${grants.length} granted (${kinds('subscription_started')} subscription_started, ${kinds('subscription_renewed')} subscription_renewed), ` +
       `${grants.filter((g) => g.delivered).length} delivered; business logic ran once for ${checkouts.filter((c) => c.runs === 1).length}, twice or more for ${twice}`,
@@ -283,7 +355,17 @@ async function main(): Promise<void> {
   console.log(`Elapsed: ${((Date.now() - started) / 1000).toFixed(1)} s`);
   console.log(`Lost checkouts: ${lost}`);
   console.log(`Unseen payments: ${unseen}`);
-  process.exitCode = lost === 0 && unseen === 0 && unexpected === 0 && unmatchedOk === unregistered.length && accessMatches === ledgerExpiry.size ? 0 : 1;
+  const reconciled = reconciliation?.status === 'completed';
+  process.exitCode =
+    lost === 0 &&
+    unseen === 0 &&
+    unexpected === 0 &&
+    unmatchedOk === unregistered.length &&
+    flaggedUsers === twiceUsers.length &&
+    reconciled &&
+    accessMatches === ledgerExpiry.size
+      ? 0
+      : 1;
 }
 
 main().catch((error: unknown) => {

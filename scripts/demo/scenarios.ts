@@ -119,3 +119,17 @@ export const SCENARIOS: readonly Scenario[] = [
     needsSweeper: false,
   },
 ];
+
+/**
+ * Paid twice: a user pays twice for the same entitlement within seconds (a double click, a retry
+ * after a time-out). Both payments are real and settle; the second is flagged as a possible
+ * duplicate charge at once (docs/reconciliation.md), for an operator to refund.
+ */
+export const PAID_TWICE: Scenario = {
+  name: 'paid twice (same user, same entitlement)',
+  behaviour: {},
+  expectedState: 'SETTLED_CONSENSUS',
+  expectedEntitlement: 'UNLOCKED',
+  expectedLedgerEntries: 1,
+  needsSweeper: false,
+};

@@ -46,6 +46,19 @@ async function call<T>(url: string, init: RequestInit): Promise<Answer<T>> {
 }
 
 /** Client of the ingestion app's checkout API. */
+/** A reconciliation run as ingestion's admin API shows it (docs/reconciliation.md). */
+export interface ReconciliationRunView {
+  run_id: string;
+  status: 'started' | 'progressed' | 'completed' | 'failed';
+  pages: number;
+  listed: number;
+  out_of_scope: number;
+  too_recent: number;
+  classes: Record<string, number>;
+  exceptions_raised: number;
+  error: string | null;
+}
+
 export class IngestionClient {
   constructor(
     readonly baseUrl: string,
@@ -66,6 +79,21 @@ export class IngestionClient {
 
   status(reference: string): Promise<Answer<CheckoutStatus>> {
     return call(`${this.baseUrl}/v1/checkouts/${encodeURIComponent(reference)}`, { method: 'GET', headers: this.headers() });
+  }
+
+  /** `POST /v1/admin/reconciliation-runs` (admin key): starts a reconciliation run over a window. */
+  startReconciliation(body: { provider: string; since: string; until?: string; dry_run?: boolean; requested_by?: string }): Promise<Answer<{ run_id: string }>> {
+    return call(`${this.baseUrl}/v1/admin/reconciliation-runs`, { method: 'POST', headers: this.headers(true), body: JSON.stringify(body) });
+  }
+
+  /** `GET /v1/admin/reconciliation-runs/{run_id}` (admin key): where the run stands. */
+  reconciliationRun(runId: string): Promise<Answer<ReconciliationRunView>> {
+    return call(`${this.baseUrl}/v1/admin/reconciliation-runs/${encodeURIComponent(runId)}`, { method: 'GET', headers: this.headers() });
+  }
+
+  /** `GET /v1/admin/reconciliation-exceptions` (admin key): one page of exceptions, filtered. */
+  reconciliationExceptions(query: Record<string, string>): Promise<Answer<{ exceptions: Array<{ exception_id: string; reference: string; class: string; status: string; run_id: string | null }>; next_cursor: string | null }>> {
+    return call(`${this.baseUrl}/v1/admin/reconciliation-exceptions?${new URLSearchParams(query)}`, { method: 'GET', headers: this.headers() });
   }
 
   /** `GET /v1/users/{user_id}/entitlements`: the user's entitlements as the ledger granted them. */
