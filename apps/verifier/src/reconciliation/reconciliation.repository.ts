@@ -276,10 +276,14 @@ export class ReconciliationRepository {
     return open;
   }
 
-  /** The references among these that are unmatched payments already (any state): not asked about again. */
+  /**
+   * The references among these that are unmatched payments with an answer already (recorded,
+   * declined, not found, matched, closed): not asked about again. A candidate still waiting for
+   * its answer (the provider was unreachable) is asked again by the next run.
+   */
   async knownUnmatched(client: Pool | PoolClient, references: readonly string[]): Promise<Set<string>> {
     if (references.length === 0) return new Set();
-    const { rows } = await client.query<{ reference: string }>('SELECT reference FROM verifier.unmatched_payments WHERE reference = ANY($1::text[])', [
+    const { rows } = await client.query<{ reference: string }>("SELECT reference FROM verifier.unmatched_payments WHERE reference = ANY($1::text[]) AND status <> 'candidate'", [
       references,
     ]);
     return new Set(rows.map((r) => r.reference));
