@@ -367,13 +367,16 @@ export class ReconciliationService {
   private async commitPage(run: StoredRun, before: Progress, page: TransactionPage, at: number, announce: boolean): Promise<Progress | null> {
     const marker = this.settings.scope[run.provider]!;
     const references = [...new Set(page.transactions.map((t) => t.reference))];
+    // The reads run in parallel on the pool, before the page's transaction: a state read a moment
+    // early is harmless (an exception opened meanwhile is not opened twice: the unique index), and
+    // the transaction holds its connection only for the writes.
+    const [settle, open, duplicates, knownUnmatched] = await Promise.all([
+      this.repository.settleRecords(this.pool, references),
+      this.repository.openExceptions(this.pool, references),
+      this.repository.duplicates(this.pool, references, this.settings.duplicateWindowMs),
+      this.repository.knownUnmatched(this.pool, references),
+    ]);
     return inTransaction(this.pool, async (client) => {
-      const [settle, open, duplicates, knownUnmatched] = await Promise.all([
-        this.repository.settleRecords(client, references),
-        this.repository.openExceptions(client, references),
-        this.repository.duplicates(client, references, this.settings.duplicateWindowMs),
-        this.repository.knownUnmatched(client, references),
-      ]);
       const outcome = decidePage({ transactions: page.transactions, marker, settle, open, duplicates, knownUnmatched, nowMs: at, graceMs: this.settings.graceMs });
       const messages: OutboxMessage[] = [];
       let raised = 0;
