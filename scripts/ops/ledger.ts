@@ -49,7 +49,8 @@ const USAGE = `usage: settle ledger <command> [options]
   export                the same as replay (auditors: --format csv)
   verify [--from <position>]
                         verify the SHA-256 chains (per stream and global); report the first break
-  rebuild-read-models   drop and rebuild read_model.transaction_status, read_model.entitlements and read_model.unmatched_payments from the ledger alone
+  rebuild-read-models   drop and rebuild the ledger's read models (transaction_status, entitlements, unmatched_payments,
+                        reconciliation_runs, reconciliation_exceptions) from the ledger alone
   republish --since <position|time> [--until <position|time>] [--topic settlements|entitlements] [--dry-run] [--batch-size <n>]
                         re-emit the settlement and entitlement events of a window of the ledger (positions or
                         recording times; --since inclusive, --until exclusive) with their original ids, for a
@@ -218,7 +219,7 @@ async function rebuild(pool: Pool, opened: OpenedLedgerStore): Promise<number> {
   const result = await rebuildReadModels(pool, opened.store, (n) => bar.update(n));
   bar.stop();
   process.stderr.write(
-    `rebuilt the read models from ${result.events} ledger events: ${result.rows} transaction_status rows, ${result.entitlements} entitlements rows, ${result.unmatched} unmatched_payments rows in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    `rebuilt the read models from ${result.events} ledger events: ${result.rows} transaction_status rows, ${result.entitlements} entitlements rows, ${result.unmatched} unmatched_payments rows, ${result.reconciliation} reconciliation rows in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );
   return 0;
 }
