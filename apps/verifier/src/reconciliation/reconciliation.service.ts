@@ -14,7 +14,7 @@ import {
   type ScopeMarker,
 } from '@settle/domain';
 import type { BatchItem, OutboxMessage, OutboxRelay, ReconciliationExceptionObservedV1, ReconciliationRunRecordedV1 } from '@settle/messaging';
-import { inTransaction, type Logger, type Pool, type PoolClient } from '@settle/platform';
+import { deterministicId, inTransaction, type Logger, type Pool, type PoolClient } from '@settle/platform';
 import { ProviderCallError, type TransactionLister, type TransactionPage } from '@settle/providers';
 import type { ReconciliationMetrics } from './reconciliation.metrics.js';
 import { ReconciliationRepository, type StoredRun } from './reconciliation.repository.js';
@@ -350,11 +350,6 @@ export class ReconciliationService {
       await this.fail(run, progress, `${code}: ${error instanceof Error ? error.message : String(error)}`);
       return;
     }
-    await inTransaction(this.pool, async (client) => {
-      await this.repository.finish(client, run.runId, 'completed', this.clock(), null);
-      await this.outbox.enqueue(client, [runMessage(run, progress, 'completed', this.clock(), null)]);
-    });
-    this.relay.wake();
     this.metrics.runs.inc({ provider: run.provider, kind: run.kind, status: 'completed' });
     log.info({ pages: progress.pages, listed: progress.listed, counts: progress.counts, raised: progress.raised, resolved: progress.resolved }, 'reconciliation run completed');
   }
@@ -437,6 +432,12 @@ export class ReconciliationService {
       if (announce && page.next !== null) messages.push(runMessage(run, progress, 'progressed', at, null));
       const advanced = await this.repository.advance(client, run, before.cursor, { ...progress, leaseUntil: at + this.leaseMs });
       if (!advanced) throw new TakenOver();
+      // The last page completes the run in the same transaction: a crash can never leave a run
+      // read to its end but not completed (its cursor would read as "not started").
+      if (page.next === null) {
+        await this.repository.finish(client, run.runId, 'completed', at, null);
+        messages.push(runMessage(run, progress, 'completed', at, null));
+      }
       await this.outbox.enqueue(client, messages);
       for (const [cls, n] of Object.entries(outcome.counts)) if (n > 0) this.metrics.transactions.inc({ provider: run.provider, class: cls }, n);
       return progress;
@@ -501,7 +502,9 @@ function runMessage(run: StoredRun, p: Progress, status: ReconciliationRunRecord
     type: 'ReconciliationRunRecorded',
     causationId: run.causationId,
     payload: {
-      event_id: randomUUID(),
+      // A run starts, completes or fails once: those records' ids derive from the run's, so one
+      // published again after a crash is stored once; progress records are each their own.
+      event_id: status === 'progressed' ? randomUUID() : deterministicId('ReconciliationRunRecorded', run.runId, status),
       occurred_at: at,
       correlation_id: run.correlationId,
       causation_id: run.causationId,
