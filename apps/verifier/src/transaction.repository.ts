@@ -46,9 +46,12 @@ export class TransactionRepository {
     const result = await client.query(
       `INSERT INTO verifier.transactions
          (reference, provider, amount_minor, currency, user_id, customer_email, customer_phone, entitlement,
-          correlation_id, status, entitlement_status, completed_at, outcomes, access_period)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                            $9::text[], $10::text[], $11::text[], $12::bigint[], $13::int[], $14::text[])
+          correlation_id, status, entitlement_status, completed_at, outcomes, access_period, settled_at)
+       SELECT u.*, CASE WHEN u.status = 'SETTLED_CONSENSUS' THEN (extract(epoch FROM clock_timestamp()) * 1000)::bigint END
+         FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                     $9::text[], $10::text[], $11::text[], $12::bigint[], $13::int[], $14::text[])
+           AS u(reference, provider, amount_minor, currency, user_id, customer_email, customer_phone, entitlement,
+                correlation_id, status, entitlement_status, completed_at, outcomes, access_period)
        ON CONFLICT (reference) DO NOTHING`,
       [
         col((e) => e.reference),

@@ -187,3 +187,31 @@ describe('the verifier, one transaction per batch', () => {
     expect(await states([reference])).toEqual({ [reference]: 'SETTLED_CONSENSUS' });
   });
 });
+
+describe('when a payment settled, for duplicate charges (docs/reconciliation.md)', () => {
+  it('records settled_at whether a checkout is registered and settled in one batch or settled later, and tells who asked which references settled', async () => {
+    const [together, later, declined] = fresh(3) as [string, string, string];
+    const settledSeen: string[] = [];
+    const provider = new ScriptedProvider(new Map([[declined, { verdict: { kind: 'declined', providerStatus: 'failed' } }]]));
+    const verifier = new VerificationService(
+      new PostgresVerificationStore(pool, new TransactionRepository(pool), outbox),
+      new Map([['paystack', provider]]),
+      { wake: () => undefined },
+      createLogger('verifier-test', 'fatal'),
+      undefined,
+      { onSettled: async (references) => void settledSeen.push(...references) },
+    );
+    const before = Date.now();
+    await verifier.handleBatch(batchOf([registered(together), webhook(together), registered(later), registered(declined), webhook(declined)]));
+    await verifier.handleBatch(batchOf([webhook(later)]));
+    const { rows } = await pool.query<{ reference: string; settled_at: number | null }>(
+      'SELECT reference, settled_at FROM verifier.transactions WHERE reference = ANY($1)',
+      [[together, later, declined]],
+    );
+    const at = Object.fromEntries(rows.map((r) => [r.reference, r.settled_at === null ? null : Number(r.settled_at)]));
+    expect(at[together]).toBeGreaterThanOrEqual(before);
+    expect(at[later]).toBeGreaterThanOrEqual(at[together]!);
+    expect(at[declined]).toBeNull();
+    expect(settledSeen.sort()).toEqual([together, later].sort());
+  });
+});
