@@ -668,3 +668,45 @@ describe('a payment Settle was never told about (docs/unmatched-payments.md)', (
     expect(rows.map((r) => r.event_type)).toEqual(['UnmatchedPaymentRecorded', 'UnmatchedPaymentClosed']);
   });
 });
+
+describe('reconciliation: possible duplicate charges (docs/reconciliation.md)', () => {
+  it('a user who pays twice for the same entitlement within minutes is flagged at once, as a ledger fact and an open exception', async () => {
+    const user = `user-twice-${randomBytes(6).toString('hex')}`;
+    const pay = async () => {
+      const reference = `ref_e2e_twice_${randomBytes(6).toString('hex')}`;
+      const email = `payer.${user}@example.com`;
+      expect((await stack.sandbox.create({ reference, amount: 300_000, currency: 'NGN', email })).status).toBe(201);
+      const registered = await stack.ingestion.register({
+        provider: 'paystack',
+        reference,
+        amount: 300_000,
+        currency: 'NGN',
+        user_id: user,
+        customer: { email },
+        entitlement: 'pro-monthly',
+        access_period: 'P1M',
+      });
+      expect(registered.status).toBe(202);
+      expect((await stack.sandbox.pay(reference)).status).toBe(200);
+      await settledState(reference, 'SETTLED_CONSENSUS');
+      return reference;
+    };
+    const first = await pay();
+    const second = await pay();
+    const exceptions = await waitUntil('the possible duplicate in the read model', 30_000, async () => {
+      const answer = await fetch(`${stack.ingestionUrl}/v1/admin/reconciliation-exceptions?class=possible_duplicate&reference=${second}`, {
+        headers: { authorization: `Bearer ${stack.adminKey}` },
+      });
+      const body = (await answer.json()) as { exceptions: Array<{ reference: string; status: string; run_id: string | null; evidence: unknown[] }> };
+      return body.exceptions.length > 0 ? body.exceptions : undefined;
+    });
+    expect(exceptions).toEqual([
+      expect.objectContaining({ reference: second, status: 'open', run_id: null, evidence: [{ field: 'duplicate_of', provider: second, settle: first }] }),
+    ]);
+    const facts = await stack.db.query<{ event_type: string }>('SELECT event_type FROM ledger.events WHERE stream_id = $1', [`reconciliation-${second}`]);
+    expect(facts.rows.map((r) => r.event_type)).toEqual(['ReconciliationExceptionRaised']);
+    expect(stack.logs('verifier')).toMatch(/SETTLE_POSSIBLE_DUPLICATE_CHARGE/);
+    // Both payments were real: both settled and both were granted (an operator refunds one).
+    expect((await stack.ingestion.status(first)).body).toMatchObject({ state: 'SETTLED_CONSENSUS' });
+  });
+});
