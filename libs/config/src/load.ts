@@ -122,6 +122,7 @@ export function loadVerifierConfig(env: NodeJS.ProcessEnv = process.env) {
       overlapMs: e.RECONCILIATION_OVERLAP_MS,
       daily: e.RECONCILIATION_DAILY !== 'false',
       tickMs: e.RECONCILIATION_TICK_MS,
+      leaseMs: e.RECONCILIATION_LEASE_MS,
       graceMs: e.RECONCILIATION_GRACE_MS,
       duplicateWindowMs: e.RECONCILIATION_DUPLICATE_WINDOW_MS,
       scope: parseScopeMarkers(e.RECONCILIATION_SCOPE),

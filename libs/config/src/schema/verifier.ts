@@ -44,6 +44,10 @@ export const verifierEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partiti
   RECONCILIATION_TICK_MS: int(30_000, 100).meta({
     description: 'How often the verifier looks for due or requested reconciliation runs, milliseconds (an on-demand run starts within this).',
   }),
+  RECONCILIATION_LEASE_MS: int(60_000, 1_000).meta({
+    description:
+      'How long a verifier holds a claimed reconciliation run before another may resume it from its cursor (renewed with every page), milliseconds: what a run waits after its verifier died.',
+  }),
   RECONCILIATION_GRACE_MS: int(45_000, 0).meta({
     description: 'A provider transaction unknown here and created this recently is left to a later run (its registration may be racing), milliseconds.',
   }),
