@@ -192,7 +192,7 @@ describe('when a payment settled, for duplicate charges (docs/reconciliation.md)
   it('records settled_at whether a checkout is registered and settled in one batch or settled later, and tells who asked which references settled', async () => {
     const [together, later, declined] = fresh(3) as [string, string, string];
     const settledSeen: string[] = [];
-    const provider = new ScriptedProvider(new Map([[declined, { verdict: { kind: 'declined', providerStatus: 'failed' } }]]));
+    const provider = new ScriptedProvider(new Map([[declined, { verdict: { kind: 'declined', providerStatus: 'failed', reason: 'Declined' } }]]));
     const verifier = new VerificationService(
       new PostgresVerificationStore(pool, new TransactionRepository(pool), outbox),
       new Map([['paystack', provider]]),
