@@ -7,7 +7,9 @@
  * from its attempts view: the new attempt shows without a reload, the backend receives it again
  * and runs it once), roles (a viewer has no "Reconcile now" and the API refuses it), the overview
  * (the ledger's chains verified by the console, the workers' consumer lag, the dead letters, cards
- * opening their lists; the Queues page's unmatched payments tab), CSRF, a wrong password and a locked-out login, the security headers and
+ * opening their lists; the Queues page's unmatched payments tab), closing an unmatched payment, matching one to a checkout (an
+ * operator proposes it through the form, a second admin approves it on the Proposals page, and the checkout settles through
+ * ingestion), CSRF, a wrong password and a locked-out login, the security headers and
  * Swagger UI's page; every test fails on a Content-Security-Policy violation its pages report.
  * Skipped, saying why, where no chromium exists
  * (`scripts/local/lib.sh`, `ensure_chromium`, installs it as root).
@@ -360,6 +362,91 @@ if (!existsSync(CHROMIUM)) {
       await page.getByTestId('queue-unmatched').waitFor();
       await expect.poll(() => page.locator(`[data-testid="queue-row"][data-reference="${reference}"]`).count(), { timeout: 10_000 }).toBe(0);
       await page.close();
+    });
+
+    it("an operator proposes matching an unmatched payment to a checkout through the form; the proposer cannot approve it; a second admin compares the terms with the provider's answer and approves it, and the checkout is registered with ingestion and settles", async () => {
+      const reference = `ref_console_match_${randomBytes(4).toString('hex')}`;
+      const email = `payer.${reference}@example.com`;
+      expect((await stack.sandbox.create({ reference, amount: 90_000, currency: 'NGN', email })).status).toBe(201);
+      expect((await stack.sandbox.pay(reference)).status).toBe(200);
+      await waitUntil('the unmatched payment recorded', 30_000, async () => {
+        const { rows } = await stack.db.query("SELECT 1 FROM read_model.unmatched_payments WHERE reference = $1 AND status = 'open'", [reference]);
+        return rows.length === 1 ? true : undefined;
+      });
+      expect((await stack.ingestion.status(reference)).status).toBe(404);
+
+      // The operator proposes the match from the queue, with the terms from their own source.
+      const page = await openPage();
+      await signIn(page, 'ops@example.com', PASSWORD.admin);
+      await page.goto(`${consoleUrl}/queues/unmatched-payments`);
+      const row = page.locator(`[data-testid="queue-row"][data-reference="${reference}"]`);
+      await row.waitFor();
+      await row.getByTestId('match-unmatched').click();
+      const form = page.getByTestId('match-form');
+      await form.waitFor();
+      expect(await form.getByTestId('match-reference').innerText()).toBe(reference);
+      // Nothing of the provider's answer is filled in: the operator states every term.
+      const fields = ['match-entitlement', 'match-user-id', 'match-access-period', 'match-currency', 'match-amount', 'match-email', 'match-phone'];
+      for (const field of fields) expect(await form.getByTestId(field).inputValue(), field).toBe('');
+      await form.getByTestId('match-entitlement').fill('pro-monthly');
+      await form.getByTestId('match-user-id').fill(`user-${reference}`);
+      await form.getByTestId('match-access-period').fill('P30D');
+      await form.getByTestId('match-currency').fill('NGN');
+      await form.getByTestId('match-amount').fill('900.00');
+      await form.getByTestId('match-email').fill(email);
+      expect(await form.getByTestId('match-amount-preview').innerText()).toContain('90000 minor units');
+      await form.getByTestId('match-submit').click();
+      const result = page.getByTestId('match-result');
+      await result.waitFor();
+      expect(await result.getAttribute('data-status')).toBe('pending');
+      expect(await result.innerText()).toMatch(/waits for a second admin/);
+      const proposalId = (await result.getAttribute('data-proposal-id'))!;
+      expect(proposalId).toMatch(/^[0-9a-f-]{36}$/);
+
+      // The proposer cannot approve it: the button is disabled with the reason, and the API refuses it anyway.
+      await result.getByTestId('match-open-proposal').click();
+      const mine = page.locator(`[data-testid="proposal"][data-proposal-id="${proposalId}"]`);
+      await mine.waitFor();
+      expect(new URL(page.url()).pathname).toBe(`/proposals/${proposalId}`);
+      expect(await mine.getAttribute('data-status')).toBe('pending');
+      expect(await mine.getByTestId('approve').isDisabled()).toBe(true);
+      expect(await mine.getByTestId('approve-blocked').innerText()).toMatch(/You proposed it/);
+      const session = (await (await page.request.get(`${consoleUrl}/api/v1/session`)).json()) as { csrfToken: string };
+      const refused = await page.request.post(`${consoleUrl}/api/v1/proposals/${proposalId}/approve`, { headers: { 'x-csrf-token': session.csrfToken } });
+      expect(refused.status()).toBe(403);
+      expect((await stack.ingestion.status(reference)).status).toBe(404);
+      await page.close();
+
+      // A second admin compares the terms with the provider's answer and approves.
+      const approver = await openPage();
+      await signIn(approver, 'admin@example.com', PASSWORD.adminUser);
+      await approver.getByTestId('nav-proposals').click();
+      const card = approver.locator(`[data-testid="proposal"][data-proposal-id="${proposalId}"]`);
+      await card.waitFor();
+      expect(await card.getByTestId('proposer').innerText()).toBe('ops@example.com');
+      const amount = card.locator('[data-testid="term-row"][data-term="amount"]');
+      await expect.poll(() => amount.getAttribute('data-agrees'), { timeout: 10_000 }).toBe('true');
+      expect(await amount.getByTestId('term-proposed').innerText()).toContain('900.00');
+      expect(await amount.getByTestId('term-provider').innerText()).toContain('900.00');
+      expect(await card.locator('[data-testid="term-row"][data-term="email"]').getAttribute('data-agrees')).toBe('true');
+      approver.once('dialog', (dialog) => void dialog.accept());
+      await card.getByTestId('approve').click();
+      await expect.poll(() => card.getAttribute('data-status'), { timeout: 30_000 }).toBe('approved');
+      expect(await card.getByTestId('decided-by').innerText()).toBe('admin@example.com');
+
+      // The registration reached ingestion: a checkout under the payment's reference with the
+      // proposed terms, verified against the provider's answer (the four checks) and settled.
+      await stateOf(reference, 'SETTLED_CONSENSUS');
+      const checkout = await stack.ingestion.status(reference);
+      expect(checkout.body).toMatchObject({ reference, amount: 90_000, currency: 'NGN', entitlement: 'pro-monthly', access_period: 'P30D' });
+      const { rows: matched } = await stack.db.query("SELECT 1 FROM ledger.events WHERE stream_id = $1 AND event_type = 'UnmatchedPaymentMatched'", [
+        `unmatched-${reference}`,
+      ]);
+      expect(matched).toHaveLength(1);
+      // The approved proposal opens its checkout's page.
+      await card.getByTestId('proposal-transaction').click();
+      await expect.poll(() => approver.getByTestId('state-badge').getAttribute('title'), { timeout: 30_000 }).toBe('SETTLED_CONSENSUS');
+      await approver.close();
     });
 
     it("sends its Content-Security-Policy and the other security headers, and Swagger UI's page renders within its own (no violation)", async () => {

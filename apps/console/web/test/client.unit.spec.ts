@@ -128,6 +128,33 @@ describe('the console API client', () => {
     ]);
   });
 
+  it('reads the fields a validation problem names (its `errors`), ignoring entries that are not path and message', async () => {
+    stubFetch(
+      new Response(
+        JSON.stringify({
+          type: 'about:blank',
+          title: 'Invalid request body',
+          status: 400,
+          code: 'REQUEST.VALIDATION_FAILED',
+          detail: 'One or more fields are invalid',
+          errors: [{ path: 'amount', message: 'amount must be an integer in minor units' }, { path: 3 }, 'customer'],
+        }),
+        { status: 400, headers: { 'content-type': 'application/problem+json' } },
+      ),
+      problem(409, 'CONSOLE.PROPOSAL_PENDING', 'A proposal is waiting already'),
+    );
+    const terms = { amount: 2.5, currency: 'NGN', user_id: 'u', customer: { email: 'a@example.com' }, entitlement: 'pro', access_period: 'P1M' };
+    await expect(call('post', '/api/v1/unmatched-payments/{reference}/match-proposals', { path: { reference: 'ref_1' }, body: terms })).rejects.toMatchObject({
+      status: 400,
+      code: 'REQUEST.VALIDATION_FAILED',
+      fieldErrors: [{ path: 'amount', message: 'amount must be an integer in minor units' }],
+    });
+    await expect(call('post', '/api/v1/unmatched-payments/{reference}/match-proposals', { path: { reference: 'ref_1' }, body: terms })).rejects.toMatchObject({
+      code: 'CONSOLE.PROPOSAL_PENDING',
+      fieldErrors: [],
+    });
+  });
+
   it('passes a role refusal on as is', async () => {
     stubFetch(problem(403, 'CONSOLE.FORBIDDEN', 'Viewers cannot reconcile'));
     await expect(api.reconcile('ref_1')).rejects.toMatchObject({ status: 403, code: 'CONSOLE.FORBIDDEN' });

@@ -33,10 +33,18 @@ export class ApiError extends Error {
     message: string,
     /** Seconds from a `Retry-After` header, when there was one. */
     readonly retryAfterSeconds: number | null = null,
+    /** The fields a 400 `REQUEST.VALIDATION_FAILED` names (the problem's `errors`: path and message); empty otherwise. */
+    readonly fieldErrors: ReadonlyArray<FieldError> = [],
   ) {
     super(message);
     this.name = 'ApiError';
   }
+}
+
+/** A field a request was refused for: its path in the body (`amount`, `customer.email`) and why. */
+export interface FieldError {
+  path: string;
+  message: string;
 }
 
 /** Whether an error is the API saying the session is missing or expired (the sign-in page follows). */
@@ -68,15 +76,22 @@ async function problemOf(response: Response): Promise<ApiError> {
   const retryAfterSeconds = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null;
   let code = `HTTP.${response.status}`;
   let message = response.statusText || `Request failed with status ${response.status}`;
+  let fieldErrors: FieldError[] = [];
   try {
-    const body = (await response.json()) as { code?: unknown; detail?: unknown; title?: unknown };
+    const body = (await response.json()) as { code?: unknown; detail?: unknown; title?: unknown; errors?: unknown };
     if (typeof body.code === 'string') code = body.code;
     if (typeof body.detail === 'string' && body.detail) message = body.detail;
     else if (typeof body.title === 'string' && body.title) message = body.title;
+    if (Array.isArray(body.errors)) fieldErrors = body.errors.filter(isFieldError).map(({ path, message }) => ({ path, message }));
   } catch {
     // Not JSON (a proxy's error page): the status says enough.
   }
-  return new ApiError(response.status, code, message, retryAfterSeconds);
+  return new ApiError(response.status, code, message, retryAfterSeconds, fieldErrors);
+}
+
+function isFieldError(value: unknown): value is FieldError {
+  const candidate = value as Partial<FieldError> | null;
+  return typeof candidate === 'object' && candidate !== null && typeof candidate.path === 'string' && typeof candidate.message === 'string';
 }
 
 /**

@@ -36,6 +36,12 @@ export type Answer<P extends keyof paths, M extends Method> =
   NonNullable<paths[P][M]> extends { responses: infer R }
     ? { [S in keyof R]: S extends 200 | 201 | 202 ? (R[S] extends { content: { 'application/json': infer B } } ? B : never) : never }[keyof R]
     : never;
+/**
+ * The JSON body an operation takes, as the document states it:
+ * `Body<'/api/v1/unmatched-payments/{reference}/match-proposals', 'post'>`.
+ */
+export type Body<P extends keyof paths, M extends Method> =
+  NonNullable<paths[P][M]> extends { requestBody?: infer R } ? (NonNullable<R> extends { content: { 'application/json': infer B } } ? B : never) : never;
 /** The element type of an array type (a row of a page's `items`). */
 export type Item<T> = T extends ReadonlyArray<infer I> ? I : never;
 
@@ -120,6 +126,20 @@ export type StateMismatchItem = Item<Answer<'/api/v1/queues/state-mismatch', 'ge
 export type MismatchCheck = Item<StateMismatchItem['failedChecks']>;
 /** Answer of `POST /api/v1/transactions/:reference/reconcile` (202). */
 export type ReconcileAccepted = Answer<'/api/v1/transactions/{reference}/reconcile', 'post'>;
+
+/** A row of `GET /api/v1/queues/unmatched-payments`: an open unmatched payment and what its provider confirmed (amount and customer `null` when unverified). */
+export type UnmatchedPayment = Item<Answer<'/api/v1/queues/unmatched-payments', 'get'>['items']>;
+/**
+ * The checkout terms an operator proposes for an unmatched payment, from their own source (the
+ * body of `POST /api/v1/unmatched-payments/:reference/match-proposals`; `amount` in minor units).
+ */
+export type MatchTerms = Body<'/api/v1/unmatched-payments/{reference}/match-proposals', 'post'>;
+/** A proposal of a sensitive admin action, as it stands (maker-checker, docs/approvals.md): `GET /api/v1/proposals/:id`. */
+export type Proposal = Answer<'/api/v1/proposals/{id}', 'get'>;
+/** A proposal's status: pending until a second admin approves it, or it is rejected, withdrawn or expires. */
+export type ProposalStatus = Proposal['status'];
+/** Answer of `POST /api/v1/proposals/:id/approve`: the proposal, approved, and what its action did. */
+export type ApprovalResult = Answer<'/api/v1/proposals/{id}/approve', 'post'>;
 
 /** One of {@link DELIVERY_STATES}. */
 export type DeliveryState = (typeof DELIVERY_STATES)[number];

@@ -45,3 +45,11 @@ export function endpointHref(id: string): string {
 export function eventHref(eventId: string): string {
   return `/deliveries/events/${encodeURIComponent(eventId)}`;
 }
+
+/** The Proposals page: proposals of sensitive admin actions waiting for a second admin (docs/approvals.md). */
+export const PROPOSALS_PATH = '/proposals';
+
+/** The console's address of one proposal. */
+export function proposalHref(id: string): string {
+  return `${PROPOSALS_PATH}/${encodeURIComponent(id)}`;
+}

@@ -1,11 +1,13 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { api, call } from '../api/client';
-import type { Answer, HeldInReviewItem, ManualReviewItem, QueuePage, Role, StateMismatchItem } from '../api/types';
+import { usePendingProposals } from '../api/proposals';
+import type { HeldInReviewItem, ManualReviewItem, QueuePage, Role, StateMismatchItem, UnmatchedPayment } from '../api/types';
 import { Badge, StateBadge } from '../components/Badge';
 import { ListFoot } from '../components/ListFoot';
 import { TabBar, type Tab } from '../components/TabBar';
 import { EmptyState, ErrorPanel, errorMessage } from '../components/Feedback';
+import { MatchToCheckout } from '../components/MatchToCheckout';
 import { checkLabel, formatAge, formatDateTime, formatMoney, formatUntil, manualReviewReason, providerLabel } from '../lib/format';
 import { Link, navigate } from '../lib/router';
 import { queueHref, transactionHref, type QueueTab } from '../lib/routes';
@@ -25,12 +27,9 @@ const TABS: ReadonlyArray<Tab<QueueTab>> = [
   {
     tab: 'unmatched',
     label: 'Unmatched payments',
-    hint: 'A provider confirmed these payments, but no checkout was registered for them: nothing was granted. The checkout service can register them under their reference; otherwise resolve them with the provider.',
+    hint: 'A provider confirmed these payments, but no checkout was registered for them: nothing was granted. Match one to its checkout (a second admin approves it on the Proposals page), or close it with a reason.',
   },
 ];
-
-/** One open unmatched payment, as `GET /api/v1/queues/unmatched-payments` answers it. */
-type UnmatchedPaymentItem = Answer<'/api/v1/queues/unmatched-payments', 'get'>['items'][number];
 
 /** A page of a queue, read by cursor, oldest first. */
 function useQueue<T>(tab: QueueTab, read: (cursor: string | null, limit: number) => Promise<QueuePage<T>>) {
@@ -221,7 +220,7 @@ function MismatchQueue() {
 }
 
 /** The customer a provider confirmed: the e-mail, else the phone, else unverified. */
-function Customer({ customer }: { customer: UnmatchedPaymentItem['customer'] }) {
+function Customer({ customer }: { customer: UnmatchedPayment['customer'] }) {
   const shown = customer.email ?? customer.phone;
   return shown ? <span>{shown}</span> : <span className="muted">unverified</span>;
 }
@@ -233,7 +232,7 @@ const CLOSE_REASONS = [
   { reason: 'not_ours', label: 'Not ours' },
 ] as const;
 
-/** Roles that may close an unmatched payment (operators and admins; the API checks again). */
+/** Roles that may close an unmatched payment or propose its match (operators and admins; the API checks again). */
 const CLOSERS: ReadonlySet<Role> = new Set(['operator', 'admin']);
 
 /**
@@ -303,11 +302,26 @@ function CloseUnmatched({ reference }: { reference: string }) {
   );
 }
 
+/**
+ * The pending match proposals by the reference of their unmatched payment, read when `enabled`
+ * (the rows' actions need them; a failed read shows the rows' actions as if none were pending,
+ * and the API refuses a second proposal anyway).
+ */
+function usePendingMatches(enabled: boolean): Map<string, { id: string }> {
+  const proposals = usePendingProposals(enabled);
+  const byReference = new Map<string, { id: string }>();
+  for (const proposal of proposals.data?.items ?? []) {
+    if (proposal.action === 'unmatched_payment.match' && proposal.target.kind === 'unmatched_payment') byReference.set(proposal.target.id, proposal);
+  }
+  return byReference;
+}
+
 function UnmatchedQueue({ role }: { role: Role }) {
-  const query = useQueue<UnmatchedPaymentItem>('unmatched', (cursor, limit) =>
+  const query = useQueue<UnmatchedPayment>('unmatched', (cursor, limit) =>
     call('get', '/api/v1/queues/unmatched-payments', { query: { cursor: cursor ?? undefined, limit } }),
   );
   const canClose = CLOSERS.has(role);
+  const pending = usePendingMatches(canClose);
   return (
     <QueueTable
       testId="queue-unmatched"
@@ -339,7 +353,10 @@ function UnmatchedQueue({ role }: { role: Role }) {
           </td>
           {canClose && (
             <td>
-              <CloseUnmatched reference={item.reference} />
+              <div className="row-actions">
+                <MatchToCheckout payment={item} pending={pending.get(item.reference)} />
+                <CloseUnmatched reference={item.reference} />
+              </div>
             </td>
           )}
         </>

@@ -1,13 +1,14 @@
 import type { ReactNode } from 'react';
 import type { Role, SessionUser } from '../api/types';
 import { EmptyState } from '../components/Feedback';
-import { DELIVERIES_PATHS, QUEUE_PATHS, type DeliveriesTab, type QueueTab } from '../lib/routes';
+import { DELIVERIES_PATHS, PROPOSALS_PATH, QUEUE_PATHS, type DeliveriesTab, type QueueTab } from '../lib/routes';
 import { Link } from '../lib/router';
 import { AuditPage } from './Audit';
 import { DeliveriesPage } from './Deliveries';
 import { EndpointPage } from './Endpoint';
 import { EventDeliveriesPage } from './EventDeliveries';
 import { OverviewPage } from './Overview';
+import { ProposalPage, ProposalsPage } from './Proposals';
 import { QueuesPage } from './Queues';
 import { TransactionPage } from './Transaction';
 import { TransactionsPage } from './Transactions';
@@ -24,6 +25,8 @@ export type Route =
   | { name: 'transactions' }
   | { name: 'transaction'; reference: string }
   | { name: 'queues'; tab: QueueTab }
+  | { name: 'proposals' }
+  | { name: 'proposal'; id: string }
   | { name: 'audit' }
   | { name: 'users' }
   | { name: 'deliveries'; tab: DeliveriesTab }
@@ -36,6 +39,7 @@ const NAV = [
   { section: 'overview', href: '/', label: 'Overview' },
   { section: 'transactions', href: '/transactions', label: 'Transactions' },
   { section: 'queues', href: '/queues', label: 'Queues' },
+  { section: 'proposals', href: PROPOSALS_PATH, label: 'Proposals' },
   { section: 'deliveries', href: '/deliveries', label: 'Deliveries' },
   { section: 'audit', href: '/audit', label: 'Audit' },
   { section: 'users', href: '/users', label: 'Users' },
@@ -55,6 +59,7 @@ const PATHS = new Map<string, Route>([
   [QUEUE_PATHS.manual, { name: 'queues', tab: 'manual' }],
   [QUEUE_PATHS.mismatch, { name: 'queues', tab: 'mismatch' }],
   [QUEUE_PATHS.unmatched, { name: 'queues', tab: 'unmatched' }],
+  [PROPOSALS_PATH, { name: 'proposals' }],
   ['/audit', { name: 'audit' }],
   ['/users', { name: 'users' }],
   ['/deliveries', { name: 'deliveries', tab: 'endpoints' }],
@@ -67,6 +72,7 @@ const PATTERNS: ReadonlyArray<[RegExp, (value: string) => Route]> = [
   [/^\/transactions\/([^/]+)$/, (reference) => ({ name: 'transaction', reference })],
   [/^\/deliveries\/endpoints\/([^/]+)$/, (id) => ({ name: 'endpoint', id })],
   [/^\/deliveries\/events\/([^/]+)$/, (eventId) => ({ name: 'event', eventId })],
+  [/^\/proposals\/([^/]+)$/, (id) => ({ name: 'proposal', id })],
 ];
 
 /** What a page is shown with. */
@@ -92,6 +98,8 @@ const VIEWS: { [N in Route['name']]: PageView<Extract<Route, { name: N }>> } = {
     render: ({ reference }, { user }) => <TransactionPage key={reference} reference={reference} role={user.role} />,
   },
   queues: { section: 'queues', render: ({ tab }, { user }) => <QueuesPage tab={tab} role={user.role} /> },
+  proposals: { section: 'proposals', render: (_, { user }) => <ProposalsPage me={user} /> },
+  proposal: { section: 'proposals', render: ({ id }, { user }) => <ProposalPage key={id} id={id} me={user} /> },
   audit: { section: 'audit', adminOnly: true, render: (_, { search }) => <AuditPage search={search} /> },
   users: { section: 'users', adminOnly: true, render: (_, { user }) => <UsersPage me={user} /> },
   deliveries: { section: 'deliveries', render: ({ tab }, { user }) => <DeliveriesPage tab={tab} role={user.role} /> },
@@ -118,7 +126,8 @@ function viewOf<R extends Route>(route: R): PageView<R> {
  * the query string), `/transactions/<reference>` one transaction (the reference URL-decoded),
  * `/queues` and `/queues/held-in-review` the held-in-review queue, `/queues/manual-review` the
  * manual-review queue, `/queues/state-mismatch` the State Mismatch queue,
- * `/queues/unmatched-payments` the unmatched payments, `/audit` the audit view (its filters in
+ * `/queues/unmatched-payments` the unmatched payments, `/proposals` the proposals waiting for a
+ * second admin and `/proposals/<id>` one proposal, `/audit` the audit view (its filters in
  * the query string), `/users` the console's users, `/deliveries` and `/deliveries/endpoints` the endpoints,
  * `/deliveries/dead-lettered` the dead-lettered deliveries, `/deliveries/endpoints/<id>` one
  * endpoint and `/deliveries/events/<event id>` an entitlement event's delivery attempts.
