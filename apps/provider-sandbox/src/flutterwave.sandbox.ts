@@ -11,6 +11,11 @@ import { createTransactionSchema, json, observe, type DeclineReason, type Paymen
 import { requireTogether } from './sandbox.env.js';
 import { simulation } from './simulation.js';
 import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
+import { DAY_MS, newestFirstPage, queryInteger, queryText, type ListQuery } from './sandbox.list.js';
+import type { TimeIndex } from './sandbox.core.js';
+
+/** Rows a page of Flutterwave's transaction list holds (fixed by Flutterwave). */
+export const FLUTTERWAVE_LIST_PAGE_SIZE = 10;
 
 /** What the Flutterwave simulator needs from configuration. */
 export interface FlutterwaveSettings {
@@ -140,6 +145,67 @@ export class FlutterwaveSimulator extends ProviderSimulator {
       };
     };
   }
+
+  /**
+   * Flutterwave creates its transaction when the customer pays (an unpaid checkout is "not found"):
+   * its list is by payment time, which its `created_at` shows.
+   */
+  protected override listIndex(): TimeIndex {
+    return this.book.paid;
+  }
+
+  /**
+   * One transaction as `GET /v3/transactions` lists it: verify's `data` (the same builder) in its
+   * current state, consuming nothing (`peek`), with its metadata as `meta`. A reversal does not
+   * show: the transaction stays `successful` (unconfirmed: Flutterwave's refunds are their own list).
+   */
+  listItem(tx: SandboxTransaction): Record<string, unknown> {
+    const state = this.book.peek(tx);
+    // Never unpaid: the list reads the index of paid transactions.
+    const data = this.data(tx, state === 'unpaid' ? 'clearing' : state);
+    return tx.metadata ? { ...data, meta: tx.metadata } : data;
+  }
+
+  /**
+   * `GET /v3/transactions?from=YYYY-MM-DD&to=YYYY-MM-DD&page=&status=` (docs/provider-facts.md,
+   * Flutterwave, "Get transactions"): Bearer secret key (401 otherwise), transactions created on
+   * the dates from `from` to `to` (both whole days, inclusive, UTC in this sandbox), newest first,
+   * 10 a page, `{ status: "success", message, meta: { page_info: { total, current_page,
+   * total_pages } }, data }`. Page numbers are not stable while transactions are added on those
+   * dates (rows may repeat, never be skipped). `status` filters (a scan of the dates).
+   */
+  list(authorization: string | undefined, query: ListQuery): SandboxAnswer {
+    if (!bearerMatches(authorization, this.settings.secretKey)) return this.unauthorized();
+    const failure = this.listFailure();
+    if (failure) return failure;
+    const page = queryInteger(query, 'page') ?? 1;
+    if (page === null || page < 1) return json(400, { status: 'error', message: 'page must be a positive integer', data: null });
+    const day = (param: string): number | null | undefined => {
+      const text = queryText(query, param);
+      if (text === undefined) return undefined;
+      const ms = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00.000Z`) : NaN;
+      return Number.isFinite(ms) ? ms : null;
+    };
+    const from = day('from');
+    const to = day('to');
+    if (from === null || to === null) return json(400, { status: 'error', message: 'from and to must be dates in the format YYYY-MM-DD', data: null });
+    const index = this.book.paid;
+    const { lo, hi } = index.range(from ?? Number.MIN_SAFE_INTEGER, to === undefined ? Number.MAX_SAFE_INTEGER : to + DAY_MS);
+    const status = queryText(query, 'status');
+    const keep = status === undefined ? undefined : (tx: SandboxTransaction) => this.listItem(tx).status === status;
+    const { page: rows, total } = newestFirstPage(index, lo, hi, (page - 1) * FLUTTERWAVE_LIST_PAGE_SIZE, FLUTTERWAVE_LIST_PAGE_SIZE, keep);
+    return json(200, {
+      status: 'success',
+      message: 'Transactions fetched',
+      meta: { page_info: { total, current_page: page, total_pages: Math.ceil(total / FLUTTERWAVE_LIST_PAGE_SIZE) } },
+      data: rows.map((tx) => this.listItem(tx)),
+    });
+  }
+
+  /** Flutterwave's error shape for a list call failed on purpose. */
+  protected override listErrorBody(status: number): unknown {
+    return { status: 'error', message: status === 429 ? 'Too many requests' : 'An error occurred', data: null };
+  }
 }
 
 /** A random value as long as `secret` and different from it. */
@@ -160,6 +226,11 @@ export class FlutterwaveController extends ProviderController {
   @Get(':id/verify')
   verifyById(@Param('id') id: string, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
     return this.answer<FlutterwaveSimulator>(reply, 'flutterwave', (flutterwave) => flutterwave.verifyById(authorization, id));
+  }
+
+  @Get()
+  list(@Query() query: ListQuery, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    return this.answer<FlutterwaveSimulator>(reply, 'flutterwave', (flutterwave) => flutterwave.list(authorization, query));
   }
 }
 

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
 import { secret, url, type Secret } from '@settle/config';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
@@ -9,6 +9,8 @@ import { ProviderSimulator } from './provider.simulator.js';
 import { createTransactionSchema, json, observe, type PaymentState, type SandboxAnswer, type SandboxTransaction } from './sandbox.core.js';
 import { simulation } from './simulation.js';
 import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
+import { filterInstant, newestFirstPage, queryInteger, queryText, type ListQuery } from './sandbox.list.js';
+import type { TimeIndex } from './sandbox.core.js';
 
 /** What the Paystack simulator needs from configuration. */
 export interface PaystackSettings {
@@ -64,7 +66,8 @@ export class PaystackSimulator extends ProviderSimulator {
     if (!tx) return json(400, { status: false, message: 'Transaction reference not found' });
     const checked = this.check(tx);
     if ('answer' in checked) return checked.answer;
-    return json(200, { status: true, message: 'Verification successful', data: this.data(tx, STATUS[checked.state]) });
+    const status = tx.reversedAt !== null && checked.state === 'succeeded' ? 'reversed' : STATUS[checked.state];
+    return json(200, { status: true, message: 'Verification successful', data: this.data(tx, status) });
   }
 
   protected gatewayFailure(status: 502 | 504): unknown {
@@ -82,6 +85,61 @@ export class PaystackSimulator extends ProviderSimulator {
       return { url, target: url, headers: { 'x-paystack-signature': signature }, body };
     };
   }
+
+  /** Paystack creates its transaction when the checkout is initialised: its list is by creation time. */
+  protected override listIndex(): TimeIndex {
+    return this.book.created;
+  }
+
+  /** Paystack's status of a transaction as its list shows it now (nothing consumed: `peek`); `reversed` once reversed. */
+  listStatus(tx: SandboxTransaction): string {
+    return tx.reversedAt !== null ? 'reversed' : STATUS[this.book.peek(tx)];
+  }
+
+  /** One transaction as `GET /transaction` lists it: verify's `data` (the same builder), with its creation time and metadata. */
+  listItem(tx: SandboxTransaction): Record<string, unknown> {
+    return { ...this.data(tx, this.listStatus(tx)), created_at: tx.createdAt, ...(tx.metadata ? { metadata: tx.metadata } : {}) };
+  }
+
+  /**
+   * `GET /transaction?from=&to=&perPage=&page=&status=` (docs/provider-facts.md, Paystack, "List
+   * transactions"): Bearer secret key (401 otherwise), transactions created from `from` to `to`
+   * (both inclusive: ISO instants, or dates meaning the whole day, UTC), newest first, `perPage`
+   * (default 50, capped at 100) a page, `{ status: true, message, data, meta: { total, skipped,
+   * perPage, page, pageCount } }`. Page numbers are not stable while transactions are added in
+   * the window: a page may repeat rows of the previous one (newest first, new rows push the others
+   * down), never skip one. `status` filters by Paystack status (a scan of the window).
+   */
+  list(authorization: string | undefined, query: ListQuery): SandboxAnswer {
+    if (!bearerMatches(authorization, this.settings.secretKey)) return json(401, { status: false, message: 'Invalid key' });
+    const failure = this.listFailure();
+    if (failure) return failure;
+    const perPageAsked = queryInteger(query, 'perPage');
+    const page = queryInteger(query, 'page') ?? 1;
+    if (perPageAsked === null || page === null || page < 1) return json(400, { status: false, message: 'perPage and page must be positive integers' });
+    const perPage = Math.min(100, Math.max(1, perPageAsked ?? 50));
+    const toText = queryText(query, 'to');
+    const from = filterInstant(queryText(query, 'from'));
+    const to = filterInstant(toText, true);
+    if (from === null || to === null) return json(400, { status: false, message: 'Invalid date: from and to are ISO 8601 dates or instants' });
+    // A date means its whole day (filterInstant gives the next day's start); an instant is included.
+    const toExclusive = to === undefined ? Number.MAX_SAFE_INTEGER : toText!.trim().length === 10 ? to : to + 1;
+    const { lo, hi } = this.book.created.range(from ?? Number.MIN_SAFE_INTEGER, toExclusive);
+    const status = queryText(query, 'status');
+    const keep = status === undefined ? undefined : (tx: SandboxTransaction) => this.listStatus(tx) === status;
+    const { page: rows, total } = newestFirstPage(this.book.created, lo, hi, (page - 1) * perPage, perPage, keep);
+    return json(200, {
+      status: true,
+      message: 'Transactions retrieved',
+      data: rows.map((tx) => this.listItem(tx)),
+      meta: { total, skipped: (page - 1) * perPage, perPage, page, pageCount: Math.ceil(total / perPage) },
+    });
+  }
+
+  /** Paystack's error shape for a list call failed on purpose. */
+  protected override listErrorBody(status: number): unknown {
+    return { status: false, message: status === 429 ? 'Too many requests. Please try again later.' : 'An error occurred' };
+  }
 }
 
 /** Paystack's verify endpoint: Bearer secret key required, real response shapes. */
@@ -90,6 +148,11 @@ export class PaystackController extends ProviderController {
   @Get('transaction/verify/:reference')
   verify(@Param('reference') reference: string, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
     return this.answer<PaystackSimulator>(reply, 'paystack', (paystack) => paystack.verify(authorization, reference));
+  }
+
+  @Get('transaction')
+  list(@Query() query: ListQuery, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    return this.answer<PaystackSimulator>(reply, 'paystack', (paystack) => paystack.list(authorization, query));
   }
 }
 

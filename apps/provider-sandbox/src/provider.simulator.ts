@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import {
+  behaviourSchema,
   json,
+  type Behaviour,
   type CheckResult,
   type CreateRequest,
   type PaymentState,
@@ -10,6 +12,11 @@ import {
   TransactionBook,
 } from './sandbox.core.js';
 import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
+import { bulkSeedSchema, listFailuresSchema, outcomeDraw, type BulkOutcome, type BulkResult, type ListFailures } from './sandbox.list.js';
+import type { TimeIndex } from './sandbox.core.js';
+
+/** Outcome of a control-API call on the lists (bulk seed, list failures, reversal): its answer, or why it was refused. */
+export type ControlOutcome<T> = { ok: true; value: T } | { ok: false; status: 400 | 404 | 409; body: unknown };
 
 /** Outcome of a control-API create: the transaction, or why the body was refused. */
 export type CreateOutcome = { ok: true; transaction: SandboxTransaction } | { ok: false; status: 400; body: unknown };
@@ -66,7 +73,7 @@ export abstract class ProviderSimulator {
     if (reference === null) return { ok: false, status: 400, body: { error: 'invalid', message: 'reference is required' } };
     const existing = this.book.get(reference);
     if (existing) return { ok: true, transaction: existing };
-    const input = { ...parsed.data, reference };
+    const input = { ...parsed.data, reference, createdAtMs: this.now() };
     return { ok: true, transaction: this.book.create(input, this.newDetails(input)) };
   }
 
@@ -98,5 +105,141 @@ export abstract class ProviderSimulator {
   private notify(tx: SandboxTransaction, state: 'succeeded' | 'declined'): void {
     const build = this.notification(tx, state);
     if (build) this.notifier.dispatch(tx, this.name, build);
+  }
+
+  /**
+   * The book's index the provider's transaction list reads (docs/reconciliation.md, "Providers'
+   * lists"): `created` where the provider creates its transaction when the checkout starts
+   * (Paystack, Stripe), `paid` where it creates it when the customer pays (Flutterwave); `null`
+   * for a provider with no list (M-Pesa).
+   */
+  protected listIndex(): TimeIndex | null {
+    return null;
+  }
+
+  /** Whether the provider has a transaction list in this sandbox. */
+  get lists(): boolean {
+    return this.listIndex() !== null;
+  }
+
+  /** A bulk-seeded transaction's reference (`<prefix><n>`); a provider with its own id shape overrides it. */
+  protected bulkReference(prefix: string, n: number): string {
+    return `${prefix}${n}`;
+  }
+
+  /** Why a bulk seed's reference prefix does not fit the provider's ids, or null when it does. */
+  protected bulkPrefixProblem(_prefix: string): string | null {
+    return null;
+  }
+
+  private noList(): ControlOutcome<never> {
+    return { ok: false, status: 404, body: { error: 'not found', message: `${this.label} has no transaction list in this sandbox` } };
+  }
+
+  /**
+   * `POST /_sandbox/<provider>/transactions/bulk`: seeds many transactions at once, as history
+   * (the body: `bulkSeedSchema`). A million take a few seconds; each is in the book's indexes, so
+   * the list endpoints page through them by binary search.
+   */
+  bulk(body: unknown): ControlOutcome<BulkResult> {
+    if (!this.lists) return this.noList();
+    const parsed = bulkSeedSchema.safeParse(body);
+    if (!parsed.success) return { ok: false, status: 400, body: { error: 'invalid', issues: z.treeifyError(parsed.error) } };
+    const seed = parsed.data;
+    const prefixProblem = this.bulkPrefixProblem(seed.reference_prefix);
+    if (prefixProblem) return { ok: false, status: 400, body: { error: 'invalid', message: prefixProblem } };
+    const fromMs = Date.parse(seed.from);
+    const span = Date.parse(seed.until) - fromMs;
+    const draw = outcomeDraw(seed.outcomes, seed.seed);
+    // One behaviour per outcome, shared: knobs are read, never written (counters live on the transaction).
+    const behaviours: Record<BulkOutcome, Behaviour> = {
+      success: behaviourSchema.parse({ webhook: 'drop' }),
+      declined: behaviourSchema.parse({ outcome: 'declined', webhook: 'drop' }),
+      clearing: behaviourSchema.parse({ outcome: 'clearing_then_success', clearing_checks: 1, webhook: 'drop' }),
+      unpaid: behaviourSchema.parse({ webhook: 'drop' }),
+      reversed: behaviourSchema.parse({ webhook: 'drop' }),
+    };
+    let created = 0;
+    let existing = 0;
+    for (let n = 0; n < seed.count; n++) {
+      const outcome = draw();
+      const reference = this.bulkReference(seed.reference_prefix, n);
+      if (this.book.has(reference)) {
+        existing += 1;
+        continue;
+      }
+      const at = fromMs + Math.floor((n * span) / seed.count);
+      const input = {
+        reference,
+        amount: seed.amount,
+        currency: seed.currency,
+        email: seed.email,
+        phone: seed.phone,
+        behaviour: behaviours[outcome],
+        metadata: seed.metadata,
+        createdAtMs: at,
+      };
+      const tx = this.book.create(input, this.newDetails(input));
+      created += 1;
+      if (outcome === 'unpaid') continue;
+      const when = new Date(at);
+      this.book.pay(tx, when);
+      if (outcome === 'reversed') this.book.reverse(tx, when);
+    }
+    return {
+      ok: true,
+      value: {
+        created,
+        existing,
+        first_reference: this.bulkReference(seed.reference_prefix, 0),
+        last_reference: this.bulkReference(seed.reference_prefix, seed.count - 1),
+      },
+    };
+  }
+
+  /**
+   * `POST /_sandbox/<provider>/transactions/:reference/reverse`: a settled payment reversed after
+   * settlement; what the provider's payment object shows of it is the simulator's (Paystack
+   * `reversed`; Stripe and Flutterwave unchanged). 404 unknown, 409 not a succeeded payment.
+   */
+  reverse(reference: string): ControlOutcome<SandboxTransaction> {
+    const tx = this.book.get(reference);
+    if (!tx) return { ok: false, status: 404, body: { error: 'not found' } };
+    if (!this.book.reverse(tx, new Date(this.now()))) {
+      return { ok: false, status: 409, body: { error: 'conflict', message: 'only a paid payment that succeeded can be reversed' } };
+    }
+    return { ok: true, value: tx };
+  }
+
+  private listFailures: ListFailures = { status: 429, remaining: 0, retryAfterSeconds: null };
+
+  /** `POST /_sandbox/<provider>/list/failures`: the next list calls fail (the body: `listFailuresSchema`). */
+  failLists(body: unknown): ControlOutcome<{ status: number; times: number; retry_after_seconds: number | null }> {
+    if (!this.lists) return this.noList();
+    const parsed = listFailuresSchema.safeParse(body);
+    if (!parsed.success) return { ok: false, status: 400, body: { error: 'invalid', issues: z.treeifyError(parsed.error) } };
+    const { status, times, retry_after_seconds: given } = parsed.data;
+    const retryAfterSeconds = given ?? (status === 429 ? 1 : null);
+    this.listFailures = { status, remaining: times, retryAfterSeconds };
+    return { ok: true, value: { status, times, retry_after_seconds: retryAfterSeconds } };
+  }
+
+  /** The provider's error body for a list call failed on purpose (429, 5xx), in its own shape. */
+  protected listErrorBody(status: number): unknown {
+    return { error: status === 429 ? 'Too Many Requests' : 'Server Error' };
+  }
+
+  /**
+   * The failure the next list call serves, if one is due (it is used up), with its
+   * `Retry-After`; null otherwise. List endpoints call it once the credentials are checked.
+   */
+  protected listFailure(): SandboxAnswer | null {
+    const failures = this.listFailures;
+    if (failures.remaining <= 0) return null;
+    failures.remaining -= 1;
+    const answer = json(failures.status, this.listErrorBody(failures.status));
+    return failures.retryAfterSeconds === null || answer.kind !== 'json'
+      ? answer
+      : { ...answer, headers: { 'retry-after': String(failures.retryAfterSeconds) } };
   }
 }

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/commo
 import type { FastifyReply } from 'fastify';
 import { isProviderName, PROVIDERS } from './sandbox.core.js';
 import { notConfigured, SandboxRegistry } from './sandbox.registry.js';
-import type { ProviderSimulator } from './provider.simulator.js';
+import type { ControlOutcome, ProviderSimulator } from './provider.simulator.js';
 
 /**
  * The sandbox's control API (`/_sandbox/...`), which tests and the demo use to create
@@ -74,5 +74,47 @@ export class SandboxController {
       return isProviderName(provider) ? notConfigured(provider) : { error: 'not configured' };
     }
     return simulator;
+  }
+
+  /**
+   * Seeds many transactions at once, as history, for the providers' lists (body:
+   * `bulkSeedSchema`, sandbox.list.ts): `count` (up to 1,000,000) created over `[from, until)`,
+   * references `<reference_prefix><n>`, an outcome mix by weight. 201 `{ created, existing,
+   * first_reference, last_reference }`; 400 with the issues; 404 for a provider with no list.
+   */
+  @Post(':provider/transactions/bulk')
+  @HttpCode(201)
+  bulk(@Param('provider') provider: string, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply) {
+    const simulator = this.resolve(provider, reply);
+    if (!('book' in simulator)) return simulator;
+    return this.outcome(simulator.bulk(body), reply);
+  }
+
+  /** Reverses a settled payment after settlement (Paystack shows `reversed`; Stripe and Flutterwave show no change). 409 when it is not a succeeded payment. */
+  @Post(':provider/transactions/:reference/reverse')
+  @HttpCode(200)
+  reverse(@Param('provider') provider: string, @Param('reference') reference: string, @Res({ passthrough: true }) reply: FastifyReply) {
+    const simulator = this.resolve(provider, reply);
+    if (!('book' in simulator)) return simulator;
+    return this.outcome(simulator.reverse(reference), reply);
+  }
+
+  /**
+   * The next `times` list calls of the provider answer `status` (429 by default, with
+   * `Retry-After: retry_after_seconds`, 1 by default; or 500, 502, 503, 504) in its error shape
+   * (body: `listFailuresSchema`); `times: 0` clears it.
+   */
+  @Post(':provider/list/failures')
+  @HttpCode(200)
+  failLists(@Param('provider') provider: string, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply) {
+    const simulator = this.resolve(provider, reply);
+    if (!('book' in simulator)) return simulator;
+    return this.outcome(simulator.failLists(body), reply);
+  }
+
+  private outcome<T>(outcome: ControlOutcome<T>, reply: FastifyReply): unknown {
+    if (outcome.ok) return outcome.value;
+    void reply.status(outcome.status);
+    return outcome.body;
   }
 }

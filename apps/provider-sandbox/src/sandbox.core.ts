@@ -48,6 +48,11 @@ export const behaviourSchema = z
   .strict();
 export type Behaviour = z.infer<typeof behaviourSchema>;
 
+/** Flat text metadata of a transaction, within Stripe's limits: at most 50 keys of 40 characters, values of 500. */
+export const sandboxMetadataSchema = z
+  .record(z.string().min(1).max(40), z.string().max(500))
+  .refine((m) => Object.keys(m).length <= 50, 'at most 50 metadata keys');
+
 /** Body of `POST /_sandbox/paystack/transactions` (the other providers refine it). */
 export const createTransactionSchema = z
   .object({
@@ -57,6 +62,8 @@ export const createTransactionSchema = z
     email: z.email(),
     phone: z.string().optional(),
     behaviour: behaviourSchema.default(behaviourSchema.parse({})),
+    /** Flat text metadata the provider lists with the transaction (Paystack `metadata`, Stripe `metadata`, Flutterwave `meta`). */
+    metadata: sandboxMetadataSchema.optional(),
   })
   .strict();
 
@@ -69,6 +76,9 @@ export interface CreateRequest {
   email?: string | undefined;
   phone?: string | undefined;
   behaviour: Behaviour;
+  metadata?: Record<string, string> | undefined;
+  /** When the provider created it, ms since the epoch: now when absent (a bulk seed sets it). */
+  createdAtMs?: number | undefined;
 }
 
 /** A transaction held by the sandbox (this is also what the control API returns). */
@@ -91,6 +101,12 @@ export interface SandboxTransaction {
   webhookDue: boolean;
   /** Provider-side identifiers and times (charge id, receipt number...). Not set for Paystack. */
   details?: Record<string, string | number>;
+  /** When the provider created it (ISO 8601): its place in the provider's list. */
+  createdAt: string;
+  /** When a paid charge was reversed after settlement (`POST .../:reference/reverse`); null while it stands. */
+  reversedAt: string | null;
+  /** Flat text metadata the provider lists with it; absent when none was given. */
+  metadata?: Record<string, string>;
 }
 
 /** Where a payment stands, as every provider's answers are derived from it. */
@@ -103,7 +119,8 @@ export type CheckResult = { kind: 'failure'; mode: '502' | '504' | 'timeout' } |
  * An answer of a simulated provider endpoint: a JSON body, or no answer at all for a
  * while (then `after`, which the HTTP layer sends once the hold time has passed).
  */
-export type SandboxAnswer = { kind: 'json'; status: number; body: unknown } | { kind: 'hang'; after: { status: number; body: unknown } };
+export type SandboxAnswer =
+  { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> } | { kind: 'hang'; after: { status: number; body: unknown } };
 
 /** Shorthand for a JSON answer. */
 export function json(status: number, body: unknown): SandboxAnswer {
@@ -171,6 +188,7 @@ export class TransactionBook {
   create(input: CreateRequest & { reference: string }, details?: Record<string, string | number>): SandboxTransaction {
     const existing = this.byReference.get(input.reference);
     if (existing) return existing;
+    const createdAtMs = input.createdAtMs ?? Date.now();
     const tx: SandboxTransaction = {
       id: this.nextId++,
       reference: input.reference,
@@ -187,9 +205,13 @@ export class TransactionBook {
       webhooksSent: 0,
       webhookDue: false,
       ...(details ? { details } : {}),
+      createdAt: new Date(createdAtMs).toISOString(),
+      reversedAt: null,
     };
+    if (input.metadata) tx.metadata = input.metadata;
     this.byReference.set(tx.reference, tx);
     this.byId.set(tx.id, tx);
+    this.created.add(createdAtMs, tx);
     return tx;
   }
 
@@ -216,6 +238,7 @@ export class TransactionBook {
     if (tx.paid) return null;
     tx.paid = true;
     tx.paidAt = now.toISOString();
+    this.paid.add(now.getTime(), tx);
     if (tx.behaviour.outcome === 'declined') return 'declined';
     if (tx.behaviour.outcome === 'clearing_then_success') return 'clearing';
     return 'succeeded';
@@ -256,5 +279,129 @@ export class TransactionBook {
       webhooksSent += tx.webhooksSent;
     }
     return { transactions: this.byReference.size, verifyCalls, webhooksSent };
+  }
+
+  /** Every transaction by creation time (the lists of Paystack and Stripe, which create a transaction when the checkout starts). */
+  readonly created = new TimeIndex();
+
+  /** Every paid transaction by payment time (the list of Flutterwave, which creates its transaction when the customer pays). */
+  readonly paid = new TimeIndex();
+
+  /**
+   * Where a payment stands, as a list shows it: like {@link check} but consuming nothing (no verify
+   * call counted, no injected failure served, no clearing check used up, no webhook made due), so
+   * listing never changes what the next verify call answers. A clearing payment shows as clearing
+   * until its verify calls have cleared it.
+   */
+  peek(tx: SandboxTransaction): PaymentState {
+    if (!tx.paid) return 'unpaid';
+    if (tx.behaviour.outcome === 'declined') return 'declined';
+    if (tx.behaviour.outcome === 'clearing_then_success' && tx.clearingServed < tx.behaviour.clearing_checks) return 'clearing';
+    return 'succeeded';
+  }
+
+  /**
+   * Reverses a payment after settlement (a chargeback or reversal the provider records on the
+   * payment): only a paid payment that {@link peek}s as succeeded can be; each provider shows it
+   * as its payment object would (Paystack `reversed`; a Stripe PaymentIntent or a Flutterwave
+   * transaction stays successful).
+   *
+   * @returns true when it is reversed now or was already, false when it is not a succeeded payment.
+   */
+  reverse(tx: SandboxTransaction, now: Date = new Date()): boolean {
+    if (tx.reversedAt !== null) return true;
+    if (this.peek(tx) !== 'succeeded') return false;
+    tx.reversedAt = now.toISOString();
+    return true;
+  }
+}
+
+/**
+ * Transactions ordered by one instant (creation or payment time, ms) and then by id, for the
+ * providers' lists: a window is found by binary search and a page is a slice, never a scan, so a
+ * book of a million transactions answers a page in microseconds. Appends in order (the clock moves
+ * forward) keep it sorted; an append out of order (a bulk seed in the past) marks it unsorted and
+ * the next read sorts it once.
+ */
+export class TimeIndex {
+  private at: number[] = [];
+  private txs: SandboxTransaction[] = [];
+  private sorted = true;
+
+  /** How many transactions it holds. */
+  get size(): number {
+    return this.at.length;
+  }
+
+  /** Adds a transaction at an instant (ms). */
+  add(atMs: number, tx: SandboxTransaction): void {
+    const last = this.at.length - 1;
+    if (last >= 0 && this.sorted) {
+      const lastAt = this.at[last]!;
+      if (atMs < lastAt || (atMs === lastAt && tx.id < this.txs[last]!.id)) this.sorted = false;
+    }
+    this.at.push(atMs);
+    this.txs.push(tx);
+  }
+
+  private ensureSorted(): void {
+    if (this.sorted) return;
+    const order = this.at.map((_, i) => i);
+    order.sort((a, b) => this.at[a]! - this.at[b]! || this.txs[a]!.id - this.txs[b]!.id);
+    this.at = order.map((i) => this.at[i]!);
+    this.txs = order.map((i) => this.txs[i]!);
+    this.sorted = true;
+  }
+
+  /** The first position whose instant is at or after `atMs` (binary search). */
+  private lowerBound(atMs: number): number {
+    let lo = 0;
+    let hi = this.at.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.at[mid]! < atMs) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The positions `[lo, hi)` (oldest first) of the transactions at an instant in `[fromMs, untilMs)`. */
+  range(fromMs: number, untilMs: number): { lo: number; hi: number } {
+    this.ensureSorted();
+    const lo = this.lowerBound(fromMs);
+    return { lo, hi: Math.max(lo, this.lowerBound(untilMs)) };
+  }
+
+  /** The transaction at a position (oldest first). */
+  get(position: number): SandboxTransaction | undefined {
+    this.ensureSorted();
+    return this.txs[position];
+  }
+
+  /**
+   * The position of a transaction it holds at `atMs` (binary search on the instant, then its id),
+   * or -1 when it is not there.
+   */
+  positionOf(tx: SandboxTransaction, atMs: number): number {
+    this.ensureSorted();
+    let lo = this.lowerBound(atMs);
+    let hi = this.lowerBound(atMs + 1);
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.txs[mid]!.id < tx.id) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.txs[lo] === tx ? lo : -1;
+  }
+
+  /**
+   * A page newest first: the transactions at positions `[lo, hi)` taken from the newest, skipping
+   * `skip` of them, at most `limit`.
+   */
+  newestFirst(lo: number, hi: number, skip: number, limit: number): SandboxTransaction[] {
+    this.ensureSorted();
+    const page: SandboxTransaction[] = [];
+    for (let position = hi - 1 - skip; position >= lo && page.length < limit; position--) page.push(this.txs[position]!);
+    return page;
   }
 }

@@ -32,5 +32,6 @@ export async function sendAnswer(reply: FastifyReply, answer: SandboxAnswer, hol
     await reply.status(answer.after.status).send(answer.after.body);
     return;
   }
+  if (answer.headers) void reply.headers(answer.headers);
   await reply.status(answer.status).send(answer.body);
 }

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
 import { optionalSecret, optionalUrl, type Secret } from '@settle/config';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
@@ -10,6 +10,8 @@ import { createTransactionSchema, json, observe, type DeclineReason, type Paymen
 import { requireTogether } from './sandbox.env.js';
 import { simulation } from './simulation.js';
 import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
+import { queryInteger, queryText, type ListQuery } from './sandbox.list.js';
+import type { CreateRequest, TimeIndex } from './sandbox.core.js';
 
 /** What the Stripe simulator needs from configuration. */
 export interface StripeSettings {
@@ -81,8 +83,8 @@ export class StripeSimulator extends ProviderSimulator {
     return id;
   }
 
-  protected override newDetails(): Record<string, string | number> {
-    return { latest_charge: stripeId('ch'), payment_method: stripeId('pm'), created: Math.floor(this.now() / 1000) };
+  protected override newDetails(tx: CreateRequest & { reference: string }): Record<string, string | number> {
+    return { latest_charge: stripeId('ch'), payment_method: stripeId('pm'), created: Math.floor((tx.createdAtMs ?? this.now()) / 1000) };
   }
 
   /** The PaymentIntent object as `GET /v1/payment_intents/:id` returns it in a given state. */
@@ -183,6 +185,99 @@ export class StripeSimulator extends ProviderSimulator {
       return { url: webhook.url, target: webhook.url, headers: { 'stripe-signature': stripeSignature(body, secret, created) }, body };
     };
   }
+
+  /** Stripe creates the PaymentIntent when the checkout starts: its list is by creation time. */
+  protected override listIndex(): TimeIndex {
+    return this.book.created;
+  }
+
+  /** A bulk-seeded intent's id: `pi_<prefix><n>`. */
+  protected override bulkReference(prefix: string, n: number): string {
+    return `pi_${prefix}${n}`;
+  }
+
+  protected override bulkPrefixProblem(prefix: string): string | null {
+    return /^[A-Za-z0-9]+$/.test(prefix) ? null : 'a Stripe reference prefix is letters and digits only (the ids are pi_<prefix><n>)';
+  }
+
+  /**
+   * One intent as `GET /v1/payment_intents` lists it: the PaymentIntent object of retrieval (the
+   * same builder) in its current state, consuming nothing (`peek`), with its metadata. A reversal
+   * (refund, dispute) does not show: the intent stays `succeeded`, as Stripe's does.
+   */
+  listItem(tx: SandboxTransaction): Record<string, unknown> {
+    const intent = this.paymentIntent(tx, this.book.peek(tx));
+    return tx.metadata ? { ...intent, metadata: { ...(intent.metadata as Record<string, string>), ...tx.metadata } } : intent;
+  }
+
+  private listRefused(authorization: string | undefined): SandboxAnswer | null {
+    const presented = bearerToken(authorization);
+    if (presented === null) {
+      return json(401, {
+        error: {
+          type: 'invalid_request_error',
+          message: 'You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth.',
+        },
+      });
+    }
+    if (!secretEquals(presented, this.settings.secretKey)) return json(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } });
+    return null;
+  }
+
+  /**
+   * `GET /v1/payment_intents?created[gte|gt|lte|lt]=<unix s>&limit=&starting_after=`
+   * (docs/provider-facts.md, Stripe, "List all PaymentIntents"): Bearer secret key (401
+   * otherwise), newest first, `limit` 1 to 100 (default 10; 400 outside), `{ object: "list",
+   * data, has_more, url }`. `starting_after` continues after an intent of a previous page, so a
+   * page never repeats or skips an intent whatever is created meanwhile. `expand[]` is accepted
+   * and ignored (the charge stays an id, as in retrieval); `ending_before` is not simulated (400).
+   */
+  list(authorization: string | undefined, query: ListQuery): SandboxAnswer {
+    const refused = this.listRefused(authorization);
+    if (refused) return refused;
+    const failure = this.listFailure();
+    if (failure) return failure;
+    const invalid = (param: string, message: string) =>
+      json(400, { error: { type: 'invalid_request_error', code: 'parameter_invalid_integer', param, message } });
+    const limit = queryInteger(query, 'limit') ?? 10;
+    if (limit === null || limit < 1 || limit > 100) return invalid('limit', 'This value must be greater than or equal to 1 and less than or equal to 100.');
+    const created: Record<string, number | undefined> = {};
+    for (const param of ['created', 'created[gte]', 'created[gt]', 'created[lte]', 'created[lt]']) {
+      const seconds = queryInteger(query, param);
+      if (seconds === null) return invalid(param, 'Invalid integer');
+      created[param] = seconds;
+    }
+    const ms = (seconds: number | undefined, plus = 0) => (seconds === undefined ? [] : [(seconds + plus) * 1000]);
+    // `created` is whole seconds: an intent created at 1.5 s has created 1, so `created[lte]=1` ends at 2000 ms.
+    const fromMs = Math.max(Number.MIN_SAFE_INTEGER, ...ms(created.created), ...ms(created['created[gte]']), ...ms(created['created[gt]'], 1));
+    const untilMs = Math.min(Number.MAX_SAFE_INTEGER, ...ms(created.created, 1), ...ms(created['created[lte]'], 1), ...ms(created['created[lt]']));
+    if (queryText(query, 'ending_before') !== undefined) {
+      return json(400, { error: { type: 'invalid_request_error', param: 'ending_before', message: 'ending_before is not simulated by the sandbox' } });
+    }
+    const index = this.book.created;
+    const { lo, hi } = index.range(fromMs, Math.max(fromMs, untilMs));
+    let end = hi;
+    const after = queryText(query, 'starting_after');
+    if (after !== undefined) {
+      const tx = this.book.get(after);
+      const position = tx ? index.positionOf(tx, Date.parse(tx.createdAt)) : -1;
+      if (position < 0) {
+        return json(400, {
+          error: { type: 'invalid_request_error', code: 'resource_missing', param: 'starting_after', message: `No such payment_intent: '${after}'` },
+        });
+      }
+      end = Math.max(lo, Math.min(hi, position));
+    }
+    const page = index.newestFirst(lo, end, 0, limit);
+    return json(200, { object: 'list', data: page.map((tx) => this.listItem(tx)), has_more: end - lo > page.length, url: '/v1/payment_intents' });
+  }
+
+  /** Stripe's error shape for a list call failed on purpose. */
+  protected override listErrorBody(status: number): unknown {
+    return status === 429
+      ? { error: { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests hit the API too quickly.' } }
+      : { error: { type: 'api_error', message: 'An unknown error occurred.' } };
+  }
 }
 
 /** Stripe's PaymentIntent retrieval (`Authorization: Bearer sk_...`). 503 when Stripe is not configured. */
@@ -191,6 +286,11 @@ export class StripeController extends ProviderController {
   @Get('payment_intents/:id')
   retrieve(@Param('id') id: string, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
     return this.answer<StripeSimulator>(reply, 'stripe', (stripe) => stripe.retrieve(authorization, id));
+  }
+
+  @Get('payment_intents')
+  list(@Query() query: ListQuery, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    return this.answer<StripeSimulator>(reply, 'stripe', (stripe) => stripe.list(authorization, query));
   }
 }
 

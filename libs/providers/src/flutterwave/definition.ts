@@ -7,6 +7,7 @@ import { FlutterwaveProvider } from './verify.js';
 // What the folder exposes: `libs/providers/src/registry.ts` re-exports this file.
 export * from './verify.js';
 export * from './signature.js';
+export * from './list.js';
 
 const verifierEnv = z.object({
   FLUTTERWAVE_BASE_URL: optionalBaseUrl('FLUTTERWAVE_BASE_URL').meta({

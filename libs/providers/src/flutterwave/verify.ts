@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { AmountConversionError, majorToMinor, normalisePhoneNumber, providerCurrency, messageOf } from '../shared/normalise.js';
 import { BearerGetProvider, type BearerProviderOptions } from '../shared/bearer-get.js';
 import type { VerificationRequest } from '../shared/provider.port.js';
+import type { ListWindow, TransactionPage } from '../shared/transaction-list.port.js';
+import { flutterwaveListCursor, flutterwaveListPage, flutterwaveListPath } from './list.js';
 
 /** A major-unit amount as Flutterwave sends it: a JSON number (`100.5`), tolerated as a decimal string. */
 const majorAmount = z.union([z.number(), z.string()]);
@@ -166,5 +168,20 @@ export class FlutterwaveProvider extends BearerGetProvider<FlutterwaveOptions, '
 
   protected verdict(status: number, body: string): ProviderVerdict {
     return flutterwaveVerdict(status, body, { phoneRegion: this.options.phoneRegion });
+  }
+
+  /**
+   * One page of Flutterwave's transaction list for a window (`TransactionLister`,
+   * docs/reconciliation.md, "Providers' lists"): `GET /v3/transactions?from=&to=&page=` with the
+   * dates covering the window ({@link flutterwaveListDates}), mapped by {@link flutterwaveListPage},
+   * which keeps only the rows created in the window. The cursor is the next page number; pages
+   * hold 10 rows (Flutterwave's size, not ours: `listPageSize` does not apply).
+   *
+   * @throws ProviderCallError once retries are spent, for a refused key (`PROVIDER.AUTH_REJECTED`),
+   *   an answer it cannot read or a cursor it never wrote.
+   */
+  listPage(window: ListWindow, cursor: string | null): Promise<TransactionPage> {
+    const path = flutterwaveListPath(window, flutterwaveListCursor(cursor));
+    return this.listGet(path, (answer) => flutterwaveListPage(answer.status, answer.body, window, { phoneRegion: this.options.phoneRegion }));
   }
 }

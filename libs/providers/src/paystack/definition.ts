@@ -7,6 +7,7 @@ import { PaystackProvider } from './verify.js';
 // What the folder exposes: `libs/providers/src/registry.ts` re-exports this file.
 export * from './verify.js';
 export * from './signature.js';
+export * from './list.js';
 
 const verifierEnv = z.object({
   PAYSTACK_BASE_URL: optionalBaseUrl('PAYSTACK_BASE_URL').meta({ description: "Base URL of Paystack's API; the provider is verified only when it is set." }),

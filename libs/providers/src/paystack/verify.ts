@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { BearerGetProvider, type BearerProviderOptions } from '../shared/bearer-get.js';
 import { messageOf } from '../shared/normalise.js';
 import type { VerificationRequest } from '../shared/provider.port.js';
+import type { ListWindow, TransactionPage } from '../shared/transaction-list.port.js';
+import { PAYSTACK_LIST_PAGE_SIZE, paystackListCursor, paystackListPage, paystackListPath } from './list.js';
 
 /**
  * Paystack's `GET /transaction/verify/:reference` answer (docs/provider-facts.md,
@@ -111,5 +113,18 @@ export class PaystackProvider extends BearerGetProvider<PaystackOptions, 'paysta
 
   protected verdict(status: number, body: string): ProviderVerdict {
     return paystackVerdict(status, body);
+  }
+
+  /**
+   * One page of Paystack's transaction list for a window (`TransactionLister`, docs/reconciliation.md,
+   * "Providers' lists"): `GET /transaction?from=&to=&perPage=&page=`, mapped by
+   * {@link paystackListPage}. The cursor is the next page number.
+   *
+   * @throws ProviderCallError once retries are spent, for a refused key (`PROVIDER.AUTH_REJECTED`),
+   *   an answer it cannot read or a cursor it never wrote.
+   */
+  listPage(window: ListWindow, cursor: string | null): Promise<TransactionPage> {
+    const path = paystackListPath(window, paystackListCursor(cursor), this.options.listPageSize ?? PAYSTACK_LIST_PAGE_SIZE);
+    return this.listGet(path, (answer) => paystackListPage(answer.status, answer.body, window));
   }
 }

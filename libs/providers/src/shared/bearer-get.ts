@@ -2,6 +2,7 @@ import type { Secret } from '@settle/config';
 import type { ProviderName, ProviderVerdict } from '@settle/domain';
 import type { Dispatcher } from 'undici';
 import { callProvider, providerAgent, providerPolicy, verifyThrough, type BackoffSettings, type BreakerSettings, type ProviderPolicy } from './http.js';
+import { listThrough, type HttpAnswer } from './http.js';
 import type { CallObserver, ProviderMetrics } from './metrics.js';
 import type { PaymentProvider, VerificationRequest } from './provider.port.js';
 
@@ -20,6 +21,12 @@ export interface BearerProviderOptions {
   dispatcher?: Dispatcher;
   /** Where calls' latency (operation `verify`), retries and the breaker's state are reported; nothing when absent. */
   metrics?: ProviderMetrics | undefined;
+  /**
+   * Rows asked for per page of the provider's transaction list where the caller chooses
+   * (Paystack's `perPage`, Stripe's `limit`); each adapter's default when absent
+   * (docs/reconciliation.md, "Providers' lists").
+   */
+  listPageSize?: number | undefined;
 }
 
 /**
@@ -84,5 +91,23 @@ export abstract class BearerGetProvider<
   /** Closes the connection pool. */
   async close(): Promise<void> {
     await this.dispatcher.close();
+  }
+
+  /**
+   * One page of the provider's transaction list (`TransactionLister.listPage` of a subclass):
+   * `GET {baseUrl}{pathAndQuery}` with the same credentials, headers, time-out, retries and
+   * breaker as {@link verify}, its latency reported as operation `list`. `read` maps the answer
+   * (pure); what it throws as retryable is retried like a 502.
+   *
+   * @param pathAndQuery - path and query from the API root (starts with `/`).
+   * @throws ProviderCallError once retries are spent, or as `read` throws it (see `listThrough`).
+   */
+  protected listGet<T>(pathAndQuery: string, read: (answer: HttpAnswer) => T): Promise<T> {
+    const url = `${this.options.baseUrl.replace(/\/$/, '')}${pathAndQuery}`;
+    const headers = { authorization: `Bearer ${this.options.secretKey.reveal()}`, accept: 'application/json', ...this.extraHeaders() };
+    const observe = this.options.metrics?.callObserver(this.name, 'list');
+    return listThrough(this.policy, async () =>
+      read(await callProvider(this.dispatcher, url, { method: 'GET', headers, timeoutMs: this.options.timeoutMs, observe })),
+    );
   }
 }

@@ -342,3 +342,25 @@ async function sendProviderRequest(
   }
   return { status, body };
 }
+
+/**
+ * Runs one list call (`TransactionLister.listPage`) through its provider's policy, the same
+ * breaker and retries as verification: retryable failures (429 with `Retry-After` honoured up to
+ * the backoff cap, 502, 503, 504, time-outs, connection failures, and whatever the operation
+ * itself throws as retryable) are retried, and once they are spent the last
+ * {@link ProviderCallError} is thrown for the caller to keep its cursor and try later. Unlike
+ * {@link verifyThrough}, failures are thrown, not turned into verdicts.
+ *
+ * @throws ProviderCallError as above; `PROVIDER.CIRCUIT_OPEN` (retryable) while the breaker is
+ *   open, without a call; anything else (a programming error) as it was.
+ */
+export async function listThrough<T>(policy: ProviderPolicy, operation: () => Promise<T>): Promise<T> {
+  try {
+    return await policy.execute(operation);
+  } catch (error) {
+    if (isBrokenCircuitError(error) || isIsolatedCircuitError(error)) {
+      throw new ProviderCallError(CIRCUIT_OPEN_CAUSE, true, "The provider's circuit is open: the list call was not made");
+    }
+    throw error;
+  }
+}

@@ -13,9 +13,10 @@ export const CIRCUIT_STATE_LABELS: Readonly<Record<CircuitState, string>> = {
 
 /**
  * What one provider HTTP call is, for its latency: `verify` (the verification query: Paystack's,
- * Stripe's and Flutterwave's `GET`, M-Pesa's STK query) or `token` (M-Pesa's OAuth token).
+ * Stripe's and Flutterwave's `GET`, M-Pesa's STK query), `token` (M-Pesa's OAuth token) or `list`
+ * (one page of a provider's transaction list, for reconciliation).
  */
-export type ProviderOperation = 'verify' | 'token';
+export type ProviderOperation = 'verify' | 'token' | 'list';
 
 /** The outcome of one provider HTTP call: `answered` (an answer the adapter reads), else the failure's `PROVIDER.*` code. */
 export type CallOutcome = string;
@@ -48,7 +49,7 @@ export class ProviderMetrics {
   constructor(registry: Registry) {
     this.callDuration = new Histogram({
       name: 'settle_provider_request_duration_seconds',
-      help: 'Duration of one HTTP call to a payment provider, seconds, by provider, operation (verify, token) and outcome (answered or the failure code)',
+      help: 'Duration of one HTTP call to a payment provider, seconds, by provider, operation (verify, token, list) and outcome (answered or the failure code)',
       labelNames: ['provider', 'operation', 'outcome'] as const,
       buckets: PROVIDER_DURATION_BUCKETS,
       registers: [registry],

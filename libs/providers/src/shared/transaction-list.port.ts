@@ -35,6 +35,29 @@ export interface TransactionPage {
   readonly totalPages?: number | undefined;
   /** How many rows the provider's answer held before normalisation (a row that could not be read is counted, not listed). */
   readonly rows: number;
+  /**
+   * The rows of the answer that could not be read (an unknown status, a currency that is no ISO
+   * 4217 code, an amount that does not convert, no creation time), each with why, for the run's
+   * log; absent when there were none. They are counted in {@link TransactionPage.rows}, never listed.
+   */
+  readonly skipped?: readonly SkippedRow[] | undefined;
+  /**
+   * Rows the provider listed outside the window, not listed here: a provider whose filter is
+   * coarser than the window (Flutterwave's whole dates) or inclusive at its end; absent when none.
+   */
+  readonly outsideWindow?: number | undefined;
+}
+
+/** A row of a provider's list answer that was not listed, and why. */
+export interface SkippedRow {
+  /** Its position in the answer's rows, from 0. */
+  readonly index: number;
+  /** The provider's id of the row, when it had one. */
+  readonly id?: string | undefined;
+  /** Its reference, when it had one. */
+  readonly reference?: string | undefined;
+  /** Why it could not be read, in words (no personal data). */
+  readonly reason: string;
 }
 
 /**

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { providerCurrency } from '../shared/normalise.js';
 import { BearerGetProvider, type BearerProviderOptions } from '../shared/bearer-get.js';
 import type { VerificationRequest } from '../shared/provider.port.js';
+import type { ListWindow, TransactionPage } from '../shared/transaction-list.port.js';
+import { STRIPE_LIST_PAGE_SIZE, stripeListPage, stripeListPath } from './list.js';
 
 const minorAmount = z.number().int().nonnegative();
 
@@ -181,5 +183,18 @@ export class StripeProvider extends BearerGetProvider<StripeOptions, 'stripe'> {
 
   protected verdict(status: number, body: string): ProviderVerdict {
     return stripeVerdict(status, body);
+  }
+
+  /**
+   * One page of Stripe's PaymentIntent list for a window (`TransactionLister`, docs/reconciliation.md,
+   * "Providers' lists"): `GET /v1/payment_intents?created[gte]=&created[lt]=&limit=&expand[]=data.latest_charge&starting_after=`,
+   * mapped by {@link stripeListPage}. The cursor is the last intent id of the previous page.
+   *
+   * @throws ProviderCallError once retries are spent, for a refused key (`PROVIDER.AUTH_REJECTED`),
+   *   an answer it cannot read or a cursor it never wrote.
+   */
+  listPage(window: ListWindow, cursor: string | null): Promise<TransactionPage> {
+    const path = stripeListPath(window, cursor, this.options.listPageSize ?? STRIPE_LIST_PAGE_SIZE);
+    return this.listGet(path, (answer) => stripeListPage(answer.status, answer.body, window));
   }
 }
