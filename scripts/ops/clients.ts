@@ -242,6 +242,11 @@ export class SandboxClient {
   inspect(reference: string, provider: SandboxProvider = 'paystack') {
     return call<SandboxTransaction>(this.path(provider, reference), { method: 'GET' });
   }
+
+  /** Takes a settled payment back at the provider, after settlement (Paystack's list then shows it `reversed`). */
+  reverse(reference: string, provider: SandboxProvider = 'paystack') {
+    return call<SandboxTransaction>(`${this.path(provider, reference)}/reverse`, { method: 'POST' });
+  }
 }
 
 /**

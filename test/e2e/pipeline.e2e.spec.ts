@@ -13,7 +13,8 @@ const RECHECK_LIMIT = 3;
 let stack: RunningStack;
 
 beforeAll(async () => {
-  stack = await startStack({ inactivityMs: INACTIVITY_MS, recheckLimit: RECHECK_LIMIT });
+  // A reconciliation run compares a payment made a moment ago (no grace period here; 45 s in production).
+  stack = await startStack({ inactivityMs: INACTIVITY_MS, recheckLimit: RECHECK_LIMIT, env: { verifier: { RECONCILIATION_GRACE_MS: '0' } } });
 });
 
 afterAll(async () => {
@@ -708,5 +709,69 @@ describe('reconciliation: possible duplicate charges (docs/reconciliation.md)', 
     expect(stack.logs('verifier')).toMatch(/SETTLE_POSSIBLE_DUPLICATE_CHARGE/);
     // Both payments were real: both settled and both were granted (an operator refunds one).
     expect((await stack.ingestion.status(first)).body).toMatchObject({ state: 'SETTLED_CONSENSUS' });
+  });
+});
+
+describe('reconciliation against the provider’s own list (docs/reconciliation.md)', () => {
+  /** Starts a run over the last ten minutes through ingestion's admin API and waits for its end. */
+  async function reconcile(): Promise<{ run_id: string; status: string; classes: Record<string, number>; exceptions_raised: number }> {
+    const started = await fetch(`${stack.ingestionUrl}/v1/admin/reconciliation-runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: 'paystack', since: new Date(Date.now() - 600_000).toISOString(), requested_by: 'e2e' }),
+    });
+    expect(started.status).toBe(202);
+    const { run_id: runId } = (await started.json()) as { run_id: string };
+    return waitUntil(`run ${runId} to end`, 60_000, async () => {
+      const answer = await fetch(`${stack.ingestionUrl}/v1/admin/reconciliation-runs/${runId}`, { headers: { authorization: `Bearer ${stack.adminKey}` } });
+      if (answer.status !== 200) return undefined;
+      const run = (await answer.json()) as { run_id: string; status: string; classes: Record<string, number>; exceptions_raised: number };
+      return run.status === 'completed' || run.status === 'failed' ? run : undefined;
+    });
+  }
+
+  async function exceptionsOf(reference: string): Promise<Array<{ class: string; status: string; evidence: Array<{ field: string; provider: string; settle: string }> }>> {
+    const answer = await fetch(`${stack.ingestionUrl}/v1/admin/reconciliation-exceptions?reference=${reference}`, {
+      headers: { authorization: `Bearer ${stack.adminKey}` },
+    });
+    return ((await answer.json()) as { exceptions: Array<{ class: string; status: string; evidence: Array<{ field: string; provider: string; settle: string }> }> }).exceptions;
+  }
+
+  it('finds a payment that reached neither a registration nor a webhook, and records it as an unmatched payment', async () => {
+    const reference = `ref_e2e_unseen_${randomBytes(6).toString('hex')}`;
+    const email = `payer.${reference}@example.com`;
+    expect((await stack.sandbox.create({ reference, amount: 420_000, currency: 'NGN', email, behaviour: { webhook: 'drop' } })).status).toBe(201);
+    expect((await stack.sandbox.pay(reference)).status).toBe(200);
+    const run = await reconcile();
+    expect(run.status).toBe('completed');
+    expect(run.classes.unknown_to_settle).toBeGreaterThanOrEqual(1);
+    expect(await exceptionsOf(reference)).toEqual([expect.objectContaining({ class: 'unknown_to_settle', status: 'open' })]);
+    // Verified at once, read-only, as an unmatched payment candidate (trigger reconciliation): recorded with what the provider confirmed.
+    const recorded = await waitUntil('the unmatched payment to be recorded', 30_000, async () => {
+      const { rows } = await stack.db.query<{ status: string; amount_minor: string | number }>(
+        'SELECT status, amount_minor FROM read_model.unmatched_payments WHERE reference = $1',
+        [reference],
+      );
+      return rows[0];
+    });
+    expect({ status: recorded.status, amount: Number(recorded.amount_minor) }).toEqual({ status: 'open', amount: 420_000 });
+    expect(await ledgerEntries(reference)).toEqual([]);
+  });
+
+  it('reports a payment settled here and reversed at the provider as the most serious exception, once per window', async () => {
+    const reference = await checkout({});
+    await settledState(reference, 'SETTLED_CONSENSUS');
+    expect((await stack.sandbox.reverse(reference)).status).toBe(200);
+    const first = await reconcile();
+    expect(first.status).toBe('completed');
+    const raised = await exceptionsOf(reference);
+    expect(raised).toEqual([
+      expect.objectContaining({ class: 'settled_not_successful', status: 'open', evidence: [expect.objectContaining({ field: 'status', settle: 'SETTLED_CONSENSUS' })] }),
+    ]);
+    // The same window again: reported again, never raised twice.
+    await reconcile();
+    expect(await exceptionsOf(reference)).toHaveLength(1);
+    const facts = await stack.db.query<{ event_type: string }>('SELECT event_type FROM ledger.events WHERE stream_id = $1', [`reconciliation-${reference}`]);
+    expect(facts.rows.map((r) => r.event_type)).toEqual(['ReconciliationExceptionRaised']);
   });
 });
