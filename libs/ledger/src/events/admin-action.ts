@@ -37,7 +37,16 @@ export type AdminActionName = (typeof ADMIN_ACTIONS)[number];
  * console user (by email), a proposal, an unmatched payment (by reference), a payment provider (by
  * name: a reconciliation run against its books), a reconciliation exception (by id).
  */
-export const ADMIN_TARGET_KINDS = ['transaction', 'event', 'endpoint', 'user', 'proposal', 'unmatched_payment', 'provider', 'reconciliation_exception'] as const;
+export const ADMIN_TARGET_KINDS = [
+  'transaction',
+  'event',
+  'endpoint',
+  'user',
+  'proposal',
+  'unmatched_payment',
+  'provider',
+  'reconciliation_exception',
+] as const;
 
 /** One of {@link ADMIN_TARGET_KINDS}. */
 export type AdminTargetKind = (typeof ADMIN_TARGET_KINDS)[number];
