@@ -14,6 +14,7 @@ import { IngestionMetrics } from '../../apps/ingestion/src/webhooks/webhook.metr
 import { ProjectorMetrics } from '../../apps/ledger-projector/src/projector.metrics.js';
 import { SweeperMetrics } from '../../apps/sweeper/src/sweeper.metrics.js';
 import { VerifierMetrics } from '../../apps/verifier/src/verifier.metrics.js';
+import { ReconciliationMetrics } from '../../apps/verifier/src/reconciliation/reconciliation.metrics.js';
 
 interface AlertRule {
   alert?: unknown;
@@ -51,6 +52,7 @@ function appRegistries(): Record<string, Registry> {
       messaging,
       (r) => new ProviderMetrics(r),
       (r) => new VerifierMetrics(r),
+      (r) => new ReconciliationMetrics(r),
     ),
     'ledger-projector': app(messaging, (r) => new ProjectorMetrics(r)),
     sweeper: app(messaging, (r) => new SweeperMetrics(r)),

@@ -15,13 +15,15 @@
  * (`scripts/local/lib.sh`, `ensure_chromium`, installs it as root).
  */
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil, type SandboxBehaviour } from '../../scripts/ops/clients.js';
 import { ROOT, startStack, type RunningStack } from '@settle/testing';
+import { upsertReconciliation } from '@settle/ledger';
+import { parse } from 'csv-parse/sync';
 
 const CHROMIUM = process.env.SETTLE_CHROMIUM ?? '/usr/bin/chromium';
 /** Launch flags that work on these machines (no sandbox, no GPU, nothing phoning home). */
@@ -287,6 +289,130 @@ if (!existsSync(CHROMIUM)) {
       const refused = await page.request.post(`${consoleUrl}/api/v1/transactions/${reference}/reconcile`, { headers: { 'x-csrf-token': session.csrfToken } });
       expect(refused.status()).toBe(403);
       expect(((await refused.json()) as { code: string }).code).toBe('CONSOLE.FORBIDDEN');
+      await page.close();
+    });
+
+    it("an operator opens Reconciliation, sees an exception's evidence side by side, resolves it with a reason through ingestion and the verifier, and downloads the filtered exceptions as CSV", async () => {
+      // A terms_differ exception as a run records it: the verifier's open row (what a resolve
+      // request closes) and the read model's row (what the page reads). Its raised fact is not in
+      // the ledger, so the read model's row is seeded at revision -1: the resolution the projector
+      // appends (revision 0 of the exception's stream) then updates it, as it would a raised one.
+      const reference = `ref_console_recon_${randomBytes(4).toString('hex')}`;
+      const exceptionId = `rex_${randomUUID()}`;
+      const runId = `rcr_${randomUUID()}`;
+      const raisedAt = new Date(Date.now() - 3_600_000).toISOString();
+      await stack.db.query(
+        `INSERT INTO verifier.reconciliation_exceptions (exception_id, provider, reference, class, status, raised_at, first_run_id, last_run_id)
+         VALUES ($1, 'paystack', $2, 'terms_differ', 'open', $3, $4, $4)`,
+        [exceptionId, reference, Date.parse(raisedAt), runId],
+      );
+      await upsertReconciliation(
+        stack.db,
+        [
+          {
+            status: 'completed',
+            ledgerRevision: 2,
+            data: {
+              run_id: runId,
+              provider: 'paystack',
+              kind: 'daily',
+              window_from: new Date(Date.parse(raisedAt) - 86_400_000).toISOString(),
+              window_until: raisedAt,
+              dry_run: false,
+              started_by: 'scheduler',
+              pages: 1,
+              total_pages: 1,
+              listed: 12,
+              out_of_scope: 0,
+              too_recent: 0,
+              classes: { matches: 11, terms_differ: 1 },
+              exceptions_raised: 1,
+              exceptions_resolved: 0,
+              started_at: raisedAt,
+              finished_at: raisedAt,
+              error: null,
+            },
+          },
+        ],
+        [
+          {
+            kind: 'raised',
+            ledgerRevision: -1,
+            data: {
+              exception_id: exceptionId,
+              reference,
+              provider: 'paystack',
+              class: 'terms_differ',
+              evidence: [{ field: 'amount', provider: '250000', settle: '200000' }],
+              run_id: runId,
+              provider_transaction_id: '5099001',
+              provider_status: 'success',
+              amount_minor: 250_000,
+              currency: 'NGN',
+              raised_at: raisedAt,
+            },
+          },
+        ],
+      );
+
+      const page = await openPage();
+      await signIn(page, 'ops@example.com', PASSWORD.admin);
+      await page.getByTestId('nav-reconciliation').click();
+      const row = page.locator(`[data-testid="recon-exception-row"][data-exception-id="${exceptionId}"]`);
+      await row.waitFor();
+      expect(await row.getAttribute('data-status')).toBe('open');
+      // The amounts side by side, recorded in minor units, shown as money (NGN: two decimals).
+      const amount = row.locator('[data-testid="evidence-row"][data-field="amount"]');
+      expect(await amount.getByTestId('evidence-provider').innerText()).toContain('2,500.00');
+      expect(await amount.getByTestId('evidence-settle').innerText()).toContain('2,000.00');
+      expect(await amount.getByTestId('evidence-provider').getAttribute('title')).toBe('250000');
+
+      await row.getByTestId('recon-resolve').click();
+      await row.getByTestId('recon-resolve-reason').fill('refunded the difference at the provider');
+      await row.getByTestId('recon-resolve-confirm').click();
+      await expect.poll(() => row.getByTestId('recon-resolve-result').innerText()).toMatch(/Resolving/);
+
+      // Ingestion published the request, the verifier closed its exception and the ledger recorded why and who.
+      const resolved = await waitUntil('the resolution in the ledger', 30_000, async () => {
+        const { rows } = await stack.db.query<{ note: string; resolved_by: string }>(
+          "SELECT data->>'note' AS note, data->>'resolved_by' AS resolved_by FROM ledger.events WHERE stream_id = $1 AND event_type = 'ReconciliationExceptionResolved'",
+          [`reconciliation-${reference}`],
+        );
+        return rows[0];
+      });
+      expect(resolved).toEqual({ note: 'refunded the difference at the provider', resolved_by: 'ops@example.com' });
+      // The console's audit trail has the action with its actor, before and after.
+      const { rows: audit } = await stack.db.query<{ event_type: string; actor: string; action: string }>(
+        `SELECT event_type, data->'actor'->>'email' AS actor, data->>'action' AS action FROM ledger.events WHERE stream_id = $1 ORDER BY position`,
+        [`admin-reconciliation_exception-${exceptionId}`],
+      );
+      expect(audit).toEqual([
+        { event_type: 'AdminActionRequested', actor: 'ops@example.com', action: 'reconciliation_exception.resolve' },
+        { event_type: 'AdminActionCompleted', actor: 'ops@example.com', action: 'reconciliation_exception.resolve' },
+      ]);
+      await expect
+        .poll(
+          async () => {
+            await page.reload();
+            const again = page.locator(`[data-testid="recon-exception-row"][data-exception-id="${exceptionId}"]`);
+            await again.waitFor();
+            return `${await again.getAttribute('data-status')}: ${await again.getByTestId('recon-resolution').innerText()}`;
+          },
+          { timeout: 15_000, interval: 1_000 },
+        )
+        .toMatch(/^resolved: Resolved by ops@example\.com: refunded the difference at the provider/);
+
+      // The CSV download honours the filters: this class and provider, this run's one row.
+      await page.getByTestId('recon-filter-class').selectOption('terms_differ');
+      await page.getByTestId('recon-filter-run').fill(runId);
+      await page.getByTestId('recon-apply').click();
+      await expect.poll(() => new URL(page.url()).search).toBe(`?class=terms_differ&runId=${runId}`);
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('recon-csv').click()]);
+      expect(download.suggestedFilename()).toBe('reconciliation-exceptions.csv');
+      const rows: Array<Record<string, string>> = parse(readFileSync(await download.path(), 'utf8'), { columns: true });
+      expect(rows.map((r) => [r.exception_id, r.status, r.class, r.amount_minor, r.resolved_by])).toEqual([
+        [exceptionId, 'resolved', 'terms_differ', '250000', 'ops@example.com'],
+      ]);
       await page.close();
     });
 

@@ -12,6 +12,7 @@ import type { ConsoleApiDeps } from './http/console-api.module.js';
 import { ReviewQueues } from './queues/review-queues.js';
 import { TransactionRepository } from './transactions/transaction.repository.js';
 import { UserAdminService } from './users/user-admin.service.js';
+import { ReconciliationAdmin } from './reconciliation/reconciliation-admin.js';
 
 /** The adapters the console's services are built on, one per port. */
 export interface ConsoleAdapters {
@@ -32,7 +33,7 @@ export interface ConsoleAdapters {
   sessionTtlMs: number;
   /** Proposals of sensitive actions (`PostgresProposalStore`, or `MemoryProposalStore` in tests). */
   proposals: ProposalStore;
-  /** Ingestion's admin API, where approved matches of unmatched payments run. */
+  /** Ingestion's admin API, where approved matches of unmatched payments run, and reconciliation runs start and exceptions are resolved. */
   ingestion: IngestionAdminOptions;
   /** How long a proposal waits for its approval, milliseconds (`CONSOLE_PROPOSAL_TTL_MS`); default 24 h. */
   proposalTtlMs?: number;
@@ -45,7 +46,7 @@ export interface ConsoleAdapters {
  */
 export function composeConsole(
   adapters: ConsoleAdapters,
-): Pick<ConsoleApiDeps, 'auth' | 'users' | 'audit' | 'transactions' | 'queues' | 'approvals' | 'unmatchedCloser'> {
+): Pick<ConsoleApiDeps, 'auth' | 'users' | 'audit' | 'transactions' | 'queues' | 'approvals' | 'unmatchedCloser' | 'reconciliationAdmin'> {
   const { pool, ledger, auditLog, authStore, logger, sessionTtlMs } = adapters;
   const audit = new LedgerAuditTrail(ledger, auditLog, logger);
   const transactions = new TransactionRepository(pool, ledger);
@@ -59,5 +60,6 @@ export function composeConsole(
       ttlMs: adapters.proposalTtlMs,
     }),
     unmatchedCloser: new UnmatchedPaymentCloser(adapters.ingestion),
+    reconciliationAdmin: new ReconciliationAdmin(adapters.ingestion),
   };
 }

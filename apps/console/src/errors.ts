@@ -17,6 +17,11 @@ export type ConsoleErrorCode =
   | 'CONSOLE.DELIVERY_NOT_CONFIGURED'
   | 'CONSOLE.DISPATCHER_UNAVAILABLE'
   | 'CONSOLE.DISPATCHER_REJECTED'
+  | 'CONSOLE.RECONCILIATION_RUN_NOT_FOUND'
+  | 'CONSOLE.RECONCILIATION_EXCEPTION_NOT_FOUND'
+  | 'CONSOLE.RECONCILIATION_EXCEPTION_NOT_OPEN'
+  | 'CONSOLE.RECONCILIATION_PROVIDER_CANNOT_LIST'
+  | 'CONSOLE.RECONCILIATION_INVALID_WINDOW'
   | 'CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND'
   | 'CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN'
   | 'CONSOLE.MATCH_REFUSED'
@@ -39,6 +44,11 @@ const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
   'CONSOLE.DELIVERY_NOT_CONFIGURED': { kind: 'unavailable', title: 'Delivery not configured' },
   'CONSOLE.DISPATCHER_UNAVAILABLE': { kind: 'unavailable', title: 'Dispatcher unavailable' },
   'CONSOLE.DISPATCHER_REJECTED': { kind: 'internal', title: 'The dispatcher refused the console' },
+  'CONSOLE.RECONCILIATION_RUN_NOT_FOUND': { kind: 'not_found', title: 'Reconciliation run not found' },
+  'CONSOLE.RECONCILIATION_EXCEPTION_NOT_FOUND': { kind: 'not_found', title: 'Reconciliation exception not found' },
+  'CONSOLE.RECONCILIATION_EXCEPTION_NOT_OPEN': { kind: 'conflict', title: 'The reconciliation exception is resolved already' },
+  'CONSOLE.RECONCILIATION_PROVIDER_CANNOT_LIST': { kind: 'invalid', title: 'The provider has no transaction list to reconcile against' },
+  'CONSOLE.RECONCILIATION_INVALID_WINDOW': { kind: 'invalid', title: 'Invalid reconciliation window' },
   'CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND': { kind: 'not_found', title: 'Unmatched payment not found' },
   'CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN': { kind: 'conflict', title: 'The unmatched payment is not open' },
   'CONSOLE.MATCH_REFUSED': { kind: 'conflict', title: 'Ingestion refused the match' },
@@ -60,6 +70,11 @@ const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
  * `CONSOLE.DELIVERY_NOT_CONFIGURED` 503 (no `CONSOLE_DISPATCHER_URL`), `CONSOLE.DISPATCHER_UNAVAILABLE`
  * 503 (the dispatcher down, slow or answering 429 or 5xx: retry), `CONSOLE.DISPATCHER_REJECTED` 500
  * (it refused the console's admin key or request, or answered something unreadable); for the
+ * Reconciliation page (docs/console.md, "Reconciliation"): `CONSOLE.RECONCILIATION_RUN_NOT_FOUND`
+ * and `CONSOLE.RECONCILIATION_EXCEPTION_NOT_FOUND` 404, `CONSOLE.RECONCILIATION_EXCEPTION_NOT_OPEN`
+ * 409 (resolved already), `CONSOLE.RECONCILIATION_PROVIDER_CANNOT_LIST` 400 (M-Pesa has no list)
+ * and `CONSOLE.RECONCILIATION_INVALID_WINDOW` 400 (`since` not before `until`, or more than 31
+ * days), both as ingestion decides them; for the
  * approvals (docs/approvals.md): `CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND` 404,
  * `CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN` 409 (matched since), `CONSOLE.MATCH_REFUSED` 409 (ingestion
  * refused the checkout's terms: a registration under the reference with other terms, or terms it

@@ -22,3 +22,4 @@ export * from './events/admin-action.js';
 export * from './events/unmatched-payment.js';
 export * from './events/reconciliation.js';
 export * from './projection/reconciliation-read-models.js';
+export * from './projection/reconciliation-export.js';

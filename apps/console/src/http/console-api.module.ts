@@ -22,6 +22,9 @@ import { AuditController } from './audit.controller.js';
 import { DeliveriesController } from './deliveries.controller.js';
 import { OverviewController } from './overview.controller.js';
 import { QueuesController } from './queues.controller.js';
+import { ReconciliationAdmin } from '../reconciliation/reconciliation-admin.js';
+import { ReconciliationReader } from '../reconciliation/reconciliation-reader.js';
+import { ReconciliationController } from './reconciliation.controller.js';
 import { SessionController } from './session.controller.js';
 import { SessionGuard } from './session.guard.js';
 import { TransactionsController } from './transactions.controller.js';
@@ -52,6 +55,7 @@ export const CONSOLE_CONTROLLERS = [
   QueuesController,
   OverviewController,
   DeliveriesController,
+  ReconciliationController,
   AuditController,
   UsersController,
   ApprovalsController,
@@ -73,6 +77,8 @@ export interface ConsoleApiDeps {
    * configured: those routes then answer 503 `CONSOLE.DELIVERY_NOT_CONFIGURED`.
    */
   deliveryAdmin?: DeliveryAdmin | null;
+  /** Starts reconciliation runs and resolves their exceptions, through ingestion's admin API. */
+  reconciliationAdmin: ReconciliationAdmin;
   /** Where every admin action is recorded, with its actor, before it runs (the ledger). */
   audit: AuditTrail;
   /** User management (admin only), its changes through `audit`. */
@@ -98,7 +104,7 @@ export interface ConsoleApiDeps {
   overview?: OverviewService;
 }
 
-/** The console's HTTP side: session, overview, transactions, review queues, reconciliation, deliveries, audit, users, health and metrics (docs/console.md). */
+/** The console's HTTP side: session, overview, transactions, review queues, reconciliation (manual and against the providers' books), deliveries, audit, users, health and metrics (docs/console.md). */
 @Module({})
 export class ConsoleApiModule {
   static forRoot(deps: ConsoleApiDeps): DynamicModule {
@@ -117,6 +123,8 @@ export class ConsoleApiModule {
         { provide: QUEUES, useValue: deps.queues },
         { provide: RECONCILER, useValue: deps.reconciler },
         { provide: DELIVERIES, useValue: new DeliveriesService(deps.deliveryAdmin ?? null) },
+        { provide: ReconciliationReader, useValue: new ReconciliationReader(deps.pool) },
+        { provide: ReconciliationAdmin, useValue: deps.reconciliationAdmin },
         {
           provide: OVERVIEW,
           useValue:

@@ -7,13 +7,12 @@ import {
   findReconciliationRun,
   listReconciliationExceptions,
   listReconciliationRuns,
-  type ExceptionFilter,
+  reconciliationExceptionsCsv,
   type ReconciliationExceptionListRow,
   type ReconciliationRunListRow,
 } from '@settle/ledger';
 import type { Outbox, OutboxRelay } from '@settle/messaging';
 import { inTransaction, ProblemError, type Pool } from '@settle/platform';
-import { stringify } from 'csv-stringify/sync';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { AdminKeyGuard } from '../http/api-key.guard.js';
@@ -71,26 +70,6 @@ export const resolveExceptionBody = z
     resolved_by: z.string().trim().min(1).max(320).optional().describe('Who resolves it (default `admin-api`)'),
   })
   .strict();
-
-/** The CSV export's columns, in order (docs/reconciliation.md, "Export"). */
-export const EXCEPTION_CSV_COLUMNS = [
-  'exception_id',
-  'status',
-  'class',
-  'provider',
-  'reference',
-  'provider_transaction_id',
-  'provider_status',
-  'amount_minor',
-  'currency',
-  'evidence',
-  'run_id',
-  'raised_at',
-  'resolved_at',
-  'resolution',
-  'resolution_note',
-  'resolved_by',
-] as const;
 
 /**
  * Reconciliation against the providers' books on ingestion's admin API (docs/reconciliation.md):
@@ -199,7 +178,7 @@ export class ReconciliationController {
     const filter = { status: q.status, class: q.class, provider: q.provider, runId: q.run_id, reference: q.reference };
     if (q.format === 'csv') {
       reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="reconciliation-exceptions.csv"');
-      return exceptionsCsv(this.pool, filter);
+      return reconciliationExceptionsCsv(this.pool, filter);
     }
     const after = parseKeysetCursor(q.cursor);
     const rows = await listReconciliationExceptions(this.pool, { ...filter, after: after ? { at: after.at, id: after.reference } : undefined, limit: q.limit });
@@ -261,40 +240,6 @@ export class ReconciliationController {
     );
     return rows;
   }
-}
-
-/** Every exception matching the filter as one CSV document (RFC 4180, header row first), read by keyset pages of 500. */
-export async function exceptionsCsv(pool: Pool, filter: ExceptionFilter): Promise<string> {
-  const records: string[][] = [];
-  let after: { at: string; id: string } | undefined;
-  for (;;) {
-    const rows = await listReconciliationExceptions(pool, { ...filter, after, limit: 500 });
-    const page = rows.slice(0, 500);
-    for (const r of page) {
-      records.push([
-        r.exceptionId,
-        r.status,
-        r.class,
-        r.provider,
-        r.reference,
-        r.providerTransactionId ?? '',
-        r.providerStatus ?? '',
-        r.amountMinor === null ? '' : String(r.amountMinor),
-        r.currency ?? '',
-        r.evidence.map((e) => `${e.field}: provider ${e.provider} / settle ${e.settle}`).join('; '),
-        r.runId ?? '',
-        r.raisedAt.toISOString(),
-        r.resolvedAt?.toISOString() ?? '',
-        r.resolution ?? '',
-        r.resolutionNote ?? '',
-        r.resolvedBy ?? '',
-      ]);
-    }
-    if (rows.length <= 500) break;
-    const last = page.at(-1)!;
-    after = { at: last.raisedAtText, id: last.exceptionId };
-  }
-  return stringify(records, { header: true, columns: [...EXCEPTION_CSV_COLUMNS] });
 }
 
 function runView(r: ReconciliationRunListRow): z.infer<typeof reconciliationRunAnswer> {

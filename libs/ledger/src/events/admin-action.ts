@@ -23,13 +23,30 @@ export const ADMIN_ACTIONS = [
   'proposal.reject',
   /** An unmatched payment closed with a reason (docs/unmatched-payments.md). */
   'unmatched_payment.close',
+  /** A reconciliation run against a provider's list started on demand (docs/reconciliation.md); the provider is the target. */
+  'reconciliation.run_start',
+  /** A reconciliation exception resolved with a reason (docs/reconciliation.md). */
+  'reconciliation_exception.resolve',
 ] as const;
 
 /** One of {@link ADMIN_ACTIONS}. */
 export type AdminActionName = (typeof ADMIN_ACTIONS)[number];
 
-/** What an admin action acts on: a transaction (by reference), an entitlement event, an endpoint, a console user (by email). */
-export const ADMIN_TARGET_KINDS = ['transaction', 'event', 'endpoint', 'user', 'proposal', 'unmatched_payment'] as const;
+/**
+ * What an admin action acts on: a transaction (by reference), an entitlement event, an endpoint, a
+ * console user (by email), a proposal, an unmatched payment (by reference), a payment provider (by
+ * name: a reconciliation run against its books), a reconciliation exception (by id).
+ */
+export const ADMIN_TARGET_KINDS = [
+  'transaction',
+  'event',
+  'endpoint',
+  'user',
+  'proposal',
+  'unmatched_payment',
+  'provider',
+  'reconciliation_exception',
+] as const;
 
 /** One of {@link ADMIN_TARGET_KINDS}. */
 export type AdminTargetKind = (typeof ADMIN_TARGET_KINDS)[number];

@@ -20,7 +20,16 @@ export const CHECK_NAMES = ['transaction_identity', 'currency', 'amount', 'custo
 export const ROLES = ['viewer', 'operator', 'admin'] as const;
 
 /** What an admin action acts on (libs/ledger's `ADMIN_TARGET_KINDS`). */
-export const ADMIN_TARGET_KINDS = ['transaction', 'event', 'endpoint', 'user', 'proposal', 'unmatched_payment'] as const;
+export const ADMIN_TARGET_KINDS = [
+  'transaction',
+  'event',
+  'endpoint',
+  'user',
+  'proposal',
+  'unmatched_payment',
+  'provider',
+  'reconciliation_exception',
+] as const;
 
 /** States of a delivery (one entitlement event to one endpoint); `failed` is dead-lettered (its retries exhausted). */
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'cancelled'] as const;

@@ -3,6 +3,7 @@ import type { Role, SessionUser } from '../api/types';
 import { EmptyState } from '../components/Feedback';
 import { DELIVERIES_PATHS, PROPOSALS_PATH, QUEUE_PATHS, type DeliveriesTab, type QueueTab } from '../lib/routes';
 import { Link } from '../lib/router';
+import { RECONCILIATION_PATHS, type ReconciliationTab } from '../lib/reconciliation';
 import { AuditPage } from './Audit';
 import { DeliveriesPage } from './Deliveries';
 import { EndpointPage } from './Endpoint';
@@ -10,6 +11,7 @@ import { EventDeliveriesPage } from './EventDeliveries';
 import { OverviewPage } from './Overview';
 import { ProposalPage, ProposalsPage } from './Proposals';
 import { QueuesPage } from './Queues';
+import { ReconciliationPage, ReconciliationRunPage } from './Reconciliation';
 import { TransactionPage } from './Transaction';
 import { TransactionsPage } from './Transactions';
 import { UsersPage } from './Users';
@@ -24,6 +26,8 @@ export type Route =
   | { name: 'overview' }
   | { name: 'transactions' }
   | { name: 'transaction'; reference: string }
+  | { name: 'reconciliation'; tab: ReconciliationTab }
+  | { name: 'reconciliation_run'; runId: string }
   | { name: 'queues'; tab: QueueTab }
   | { name: 'proposals' }
   | { name: 'proposal'; id: string }
@@ -38,6 +42,7 @@ export type Route =
 const NAV = [
   { section: 'overview', href: '/', label: 'Overview' },
   { section: 'transactions', href: '/transactions', label: 'Transactions' },
+  { section: 'reconciliation', href: '/reconciliation', label: 'Reconciliation' },
   { section: 'queues', href: '/queues', label: 'Queues' },
   { section: 'proposals', href: PROPOSALS_PATH, label: 'Proposals' },
   { section: 'deliveries', href: '/deliveries', label: 'Deliveries' },
@@ -54,6 +59,9 @@ export type Section = NavItem['section'];
 const PATHS = new Map<string, Route>([
   ['/', { name: 'overview' }],
   ['/transactions', { name: 'transactions' }],
+  ['/reconciliation', { name: 'reconciliation', tab: 'exceptions' }],
+  [RECONCILIATION_PATHS.exceptions, { name: 'reconciliation', tab: 'exceptions' }],
+  [RECONCILIATION_PATHS.runs, { name: 'reconciliation', tab: 'runs' }],
   ['/queues', { name: 'queues', tab: 'held' }],
   [QUEUE_PATHS.held, { name: 'queues', tab: 'held' }],
   [QUEUE_PATHS.manual, { name: 'queues', tab: 'manual' }],
@@ -70,6 +78,7 @@ const PATHS = new Map<string, Route>([
 /** Paths with one segment of their own (URL-decoded), and the page it names. */
 const PATTERNS: ReadonlyArray<[RegExp, (value: string) => Route]> = [
   [/^\/transactions\/([^/]+)$/, (reference) => ({ name: 'transaction', reference })],
+  [/^\/reconciliation\/runs\/([^/]+)$/, (runId) => ({ name: 'reconciliation_run', runId })],
   [/^\/deliveries\/endpoints\/([^/]+)$/, (id) => ({ name: 'endpoint', id })],
   [/^\/deliveries\/events\/([^/]+)$/, (eventId) => ({ name: 'event', eventId })],
   [/^\/proposals\/([^/]+)$/, (id) => ({ name: 'proposal', id })],
@@ -97,6 +106,8 @@ const VIEWS: { [N in Route['name']]: PageView<Extract<Route, { name: N }>> } = {
     section: 'transactions',
     render: ({ reference }, { user }) => <TransactionPage key={reference} reference={reference} role={user.role} />,
   },
+  reconciliation: { section: 'reconciliation', render: ({ tab }, { user, search }) => <ReconciliationPage tab={tab} search={search} role={user.role} /> },
+  reconciliation_run: { section: 'reconciliation', render: ({ runId }, { user }) => <ReconciliationRunPage key={runId} runId={runId} role={user.role} /> },
   queues: { section: 'queues', render: ({ tab }, { user }) => <QueuesPage tab={tab} role={user.role} /> },
   proposals: { section: 'proposals', render: (_, { user }) => <ProposalsPage me={user} /> },
   proposal: { section: 'proposals', render: ({ id }, { user }) => <ProposalPage key={id} id={id} me={user} /> },
@@ -124,6 +135,8 @@ function viewOf<R extends Route>(route: R): PageView<R> {
 /**
  * The page a path stands for: `/` is the Overview, `/transactions` the list (its filters are in
  * the query string), `/transactions/<reference>` one transaction (the reference URL-decoded),
+ * `/reconciliation` and `/reconciliation/exceptions` the reconciliation exceptions (their filters
+ * in the query string), `/reconciliation/runs` the runs, `/reconciliation/runs/<run id>` one run,
  * `/queues` and `/queues/held-in-review` the held-in-review queue, `/queues/manual-review` the
  * manual-review queue, `/queues/state-mismatch` the State Mismatch queue,
  * `/queues/unmatched-payments` the unmatched payments, `/proposals` the proposals waiting for a

@@ -350,6 +350,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reconciliation/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reconciliation runs
+         * @description Runs newest first, scheduled and on demand, with their pages and counts per class.
+         */
+        get: operations["ReconciliationController_runs"];
+        put?: never;
+        /**
+         * Start a reconciliation run (operator or admin)
+         * @description Asks ingestion to have the verifier page through the provider's own list for the window and compare each payment with Settle's records; the operator is recorded as the run's `startedBy`, and the request in the ledger with its actor first.
+         */
+        post: operations["ReconciliationController_startRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reconciliation/runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One reconciliation run
+         * @description Where the run stands: pages read, counts per class, exceptions raised and resolved, why it failed.
+         */
+        get: operations["ReconciliationController_run"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reconciliation/exceptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reconciliation exceptions
+         * @description Exceptions newest first, filtered, each with its evidence (the provider's value beside Settle's) and its resolution; `format=csv` downloads every match as CSV (the columns of ingestion's export).
+         */
+        get: operations["ReconciliationController_exceptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reconciliation/exceptions/{exceptionId}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a reconciliation exception with a reason (operator or admin)
+         * @description Through ingestion: the verifier closes it and the ledger records `ReconciliationExceptionResolved` with the reason and the operator as `resolved_by`. Recorded in the ledger with the actor first.
+         */
+        post: operations["ReconciliationController_resolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit": {
         parameters: {
             query?: never;
@@ -885,7 +969,7 @@ export interface operations {
                             /** @description An admin action's name and outcome (`null` while unknown) */
                             adminAction?: {
                                 /** @enum {string} */
-                                action: "transaction.reconcile" | "delivery.resend" | "endpoint.recover" | "endpoint.enable" | "endpoint.disable" | "user.create" | "user.update" | "proposal.create" | "proposal.approve" | "proposal.reject" | "unmatched_payment.close";
+                                action: "transaction.reconcile" | "delivery.resend" | "endpoint.recover" | "endpoint.enable" | "endpoint.disable" | "user.create" | "user.update" | "proposal.create" | "proposal.approve" | "proposal.reject" | "unmatched_payment.close" | "reconciliation.run_start" | "reconciliation_exception.resolve";
                                 /** @enum {string|null} */
                                 outcome: "succeeded" | "failed" | null;
                                 errorCode: string | null;
@@ -2369,11 +2453,607 @@ export interface operations {
             };
         };
     };
+    ReconciliationController_runs: {
+        parameters: {
+            query?: {
+                provider?: "paystack" | "stripe" | "flutterwave" | "mpesa";
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            runId: string;
+                            /** @enum {string} */
+                            provider: "paystack" | "stripe" | "flutterwave" | "mpesa";
+                            /**
+                             * @description `incremental` and `daily` are scheduled; `on_demand` was started by someone
+                             * @enum {string}
+                             */
+                            kind: "incremental" | "daily" | "on_demand";
+                            /** @enum {string} */
+                            status: "started" | "progressed" | "completed" | "failed";
+                            /** @description The provider's creation times compared: `since` inclusive, `until` exclusive */
+                            window: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                since: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                until: string;
+                            };
+                            dryRun: boolean;
+                            /** @description Who started it: an operator's e-mail, `scheduler`, `cli`, `admin-api` */
+                            startedBy: string;
+                            /** @description Pages of the provider's list read so far */
+                            pages: number;
+                            /** @description The provider's page count when its list tells it */
+                            totalPages: number | null;
+                            /** @description Provider transactions read */
+                            listed: number;
+                            /** @description Without Settle's marker: counted, never classified */
+                            outOfScope: number;
+                            /** @description Inside the grace period: left for the next run */
+                            tooRecent: number;
+                            /** @description Provider transactions per class of the decision table (docs/reconciliation.md) */
+                            classes: {
+                                [key: string]: number;
+                            };
+                            exceptionsRaised: number;
+                            exceptionsResolved: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            startedAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            finishedAt: string | null;
+                            /** @description Why a failed run failed */
+                            error: string | null;
+                        }[];
+                        /** @description Cursor of the next page (pass it as `cursor`); `null` on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `READ_MODEL.NOT_READY` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ReconciliationController_startRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description paystack, stripe or flutterwave (M-Pesa has no list: `CONSOLE.RECONCILIATION_PROVIDER_CANNOT_LIST`)
+                     * @enum {string}
+                     */
+                    provider: "paystack" | "stripe" | "flutterwave" | "mpesa";
+                    /**
+                     * Format: date-time
+                     * @description Start of the window by the provider's creation time (inclusive)
+                     */
+                    since: string;
+                    /**
+                     * Format: date-time
+                     * @description End of the window (exclusive); default now. At most 31 days after `since`
+                     */
+                    until?: string;
+                    /**
+                     * @description Compare and count only: no exception recorded, nothing asked of the verifier
+                     * @default false
+                     */
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Requested: the run appears in the list once the verifier started it */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runId: string;
+                        /** @enum {string} */
+                        status: "requested";
+                        window: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            since: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            until: string;
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST.MALFORMED_JSON`, `REQUEST.DUPLICATE_KEY`, `REQUEST.AMBIGUOUS_NUMBER`, `REQUEST.INVALID_CHARACTER`, `REQUEST.VALIDATION_FAILED`, `CONSOLE.RECONCILIATION_PROVIDER_CANNOT_LIST`, `CONSOLE.RECONCILIATION_INVALID_WINDOW` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.CSRF_REJECTED`, `CONSOLE.FORBIDDEN` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.BODY_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.UNSUPPORTED_MEDIA_TYPE` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.INGESTION_REJECTED` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.INGESTION_UNAVAILABLE`, `CONSOLE.AUDIT_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ReconciliationController_run: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id (`rcr_...`) */
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runId: string;
+                        /** @enum {string} */
+                        provider: "paystack" | "stripe" | "flutterwave" | "mpesa";
+                        /**
+                         * @description `incremental` and `daily` are scheduled; `on_demand` was started by someone
+                         * @enum {string}
+                         */
+                        kind: "incremental" | "daily" | "on_demand";
+                        /** @enum {string} */
+                        status: "started" | "progressed" | "completed" | "failed";
+                        /** @description The provider's creation times compared: `since` inclusive, `until` exclusive */
+                        window: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            since: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            until: string;
+                        };
+                        dryRun: boolean;
+                        /** @description Who started it: an operator's e-mail, `scheduler`, `cli`, `admin-api` */
+                        startedBy: string;
+                        /** @description Pages of the provider's list read so far */
+                        pages: number;
+                        /** @description The provider's page count when its list tells it */
+                        totalPages: number | null;
+                        /** @description Provider transactions read */
+                        listed: number;
+                        /** @description Without Settle's marker: counted, never classified */
+                        outOfScope: number;
+                        /** @description Inside the grace period: left for the next run */
+                        tooRecent: number;
+                        /** @description Provider transactions per class of the decision table (docs/reconciliation.md) */
+                        classes: {
+                            [key: string]: number;
+                        };
+                        exceptionsRaised: number;
+                        exceptionsResolved: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        startedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        finishedAt: string | null;
+                        /** @description Why a failed run failed */
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.RECONCILIATION_RUN_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `READ_MODEL.NOT_READY` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ReconciliationController_exceptions: {
+        parameters: {
+            query?: {
+                status?: "open" | "resolved";
+                class?: "settled_not_successful" | "terms_differ" | "possible_duplicate" | "stuck" | "unknown_to_settle";
+                provider?: "paystack" | "stripe" | "flutterwave" | "mpesa";
+                runId?: string;
+                format?: "json" | "csv";
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page (or, with `format=csv`, every match as a text/csv attachment) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            exceptionId: string;
+                            reference: string;
+                            /** @enum {string} */
+                            provider: "paystack" | "stripe" | "flutterwave" | "mpesa";
+                            /** @enum {string} */
+                            class: "settled_not_successful" | "terms_differ" | "possible_duplicate" | "stuck" | "unknown_to_settle";
+                            /** @enum {string} */
+                            status: "open" | "resolved";
+                            /** @description Each field compared that differs, the provider's value beside Settle's (amounts in minor units, as text) */
+                            evidence: {
+                                field: string;
+                                provider: string;
+                                settle: string;
+                            }[];
+                            /** @description The run that raised it; `null` for the live duplicate-charge check */
+                            runId: string | null;
+                            providerTransactionId: string | null;
+                            /** @description The provider's own status of the payment */
+                            providerStatus: string | null;
+                            /** @description Integer, minor units of `currency`, as the provider listed it */
+                            amountMinor: number | null;
+                            currency: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            raisedAt: string;
+                            resolved: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                at: string;
+                                /** @description `matches` (a later run found it in order), `reclassified`, or `operator` (with the reason as `note`) */
+                                resolution: string;
+                                note: string | null;
+                                by: string | null;
+                            } | null;
+                        }[];
+                        /** @description Cursor of the next page (pass it as `cursor`); `null` on the last page */
+                        nextCursor: string | null;
+                    };
+                    "text/csv": {
+                        items: {
+                            exceptionId: string;
+                            reference: string;
+                            /** @enum {string} */
+                            provider: "paystack" | "stripe" | "flutterwave" | "mpesa";
+                            /** @enum {string} */
+                            class: "settled_not_successful" | "terms_differ" | "possible_duplicate" | "stuck" | "unknown_to_settle";
+                            /** @enum {string} */
+                            status: "open" | "resolved";
+                            /** @description Each field compared that differs, the provider's value beside Settle's (amounts in minor units, as text) */
+                            evidence: {
+                                field: string;
+                                provider: string;
+                                settle: string;
+                            }[];
+                            /** @description The run that raised it; `null` for the live duplicate-charge check */
+                            runId: string | null;
+                            providerTransactionId: string | null;
+                            /** @description The provider's own status of the payment */
+                            providerStatus: string | null;
+                            /** @description Integer, minor units of `currency`, as the provider listed it */
+                            amountMinor: number | null;
+                            currency: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            raisedAt: string;
+                            resolved: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                at: string;
+                                /** @description `matches` (a later run found it in order), `reclassified`, or `operator` (with the reason as `note`) */
+                                resolution: string;
+                                note: string | null;
+                                by: string | null;
+                            } | null;
+                        }[];
+                        /** @description Cursor of the next page (pass it as `cursor`); `null` on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `READ_MODEL.NOT_READY` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ReconciliationController_resolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The exception's id (`rex_...`) */
+                exceptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why it is resolved, in words an auditor reads (at most 500 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Requested: it reads resolved once the ledger recorded it */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        exceptionId: string;
+                        /** @enum {string} */
+                        status: "resolving";
+                    };
+                };
+            };
+            /** @description `REQUEST.MALFORMED_JSON`, `REQUEST.DUPLICATE_KEY`, `REQUEST.AMBIGUOUS_NUMBER`, `REQUEST.INVALID_CHARACTER`, `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.CSRF_REJECTED`, `CONSOLE.FORBIDDEN` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.RECONCILIATION_EXCEPTION_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.RECONCILIATION_EXCEPTION_NOT_OPEN` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.BODY_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.UNSUPPORTED_MEDIA_TYPE` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.INGESTION_REJECTED` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.INGESTION_UNAVAILABLE`, `CONSOLE.AUDIT_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     AuditController_list: {
         parameters: {
             query?: {
                 actor?: string;
-                targetKind?: "transaction" | "event" | "endpoint" | "user" | "proposal" | "unmatched_payment";
+                targetKind?: "transaction" | "event" | "endpoint" | "user" | "proposal" | "unmatched_payment" | "provider" | "reconciliation_exception";
                 targetId?: string;
                 cursor?: string;
                 limit?: number;
@@ -2395,14 +3075,14 @@ export interface operations {
                             /** Format: uuid */
                             actionId: string;
                             /** @enum {string} */
-                            action: "transaction.reconcile" | "delivery.resend" | "endpoint.recover" | "endpoint.enable" | "endpoint.disable" | "user.create" | "user.update" | "proposal.create" | "proposal.approve" | "proposal.reject" | "unmatched_payment.close";
+                            action: "transaction.reconcile" | "delivery.resend" | "endpoint.recover" | "endpoint.enable" | "endpoint.disable" | "user.create" | "user.update" | "proposal.create" | "proposal.approve" | "proposal.reject" | "unmatched_payment.close" | "reconciliation.run_start" | "reconciliation_exception.resolve";
                             actor: {
                                 email: string;
                                 role: string;
                             };
                             target: {
                                 /** @enum {string} */
-                                kind: "transaction" | "event" | "endpoint" | "user" | "proposal" | "unmatched_payment";
+                                kind: "transaction" | "event" | "endpoint" | "user" | "proposal" | "unmatched_payment" | "provider" | "reconciliation_exception";
                                 id: string;
                             };
                             parameters: {
