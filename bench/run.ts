@@ -8,6 +8,7 @@ import { deliveryBenchmark } from './delivery.js';
 import { e2eBenchmark } from './e2e/index.js';
 import { ingestBenchmark } from './ingest.js';
 import { ledgerBenchmark } from './ledger.js';
+import { reconcileBenchmark } from './reconcile.js';
 import { sweeperBenchmark } from './sweeper.js';
 import { verifierBenchmark } from './verifier.js';
 
@@ -19,6 +20,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   delivery: deliveryBenchmark,
   e2e: e2eBenchmark,
   console: consoleBenchmark,
+  reconcile: reconcileBenchmark,
 };
 
 async function main(): Promise<void> {

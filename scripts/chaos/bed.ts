@@ -102,7 +102,11 @@ export async function startChaosBed(options: ChaosBedOptions = {}): Promise<Chao
         'provider-sandbox': { SANDBOX_PORT: String(sandboxPort), SANDBOX_WEBHOOK_RETRIES: '10' },
         // Every provider verified, through the proxy in front of the sandbox.
         // A reconciliation run whose verifier died is resumed 3 s later (60 s in production).
-        verifier: { ...Object.fromEntries(PROVIDER_DEFINITIONS.map((d) => [d.verifier.baseUrlVariable, providerUrl])), RECONCILIATION_LEASE_MS: '3000', RECONCILIATION_TICK_MS: '1000' },
+        verifier: {
+          ...Object.fromEntries(PROVIDER_DEFINITIONS.map((d) => [d.verifier.baseUrlVariable, providerUrl])),
+          RECONCILIATION_LEASE_MS: '3000',
+          RECONCILIATION_TICK_MS: '1000',
+        },
         dispatcher: { DISPATCHER_RETRY_SCHEDULE: '500ms,1s,2s,4s,8s', DISPATCHER_ATTEMPT_TIMEOUT_MS: '2000' },
       },
     });

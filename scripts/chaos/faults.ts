@@ -390,7 +390,11 @@ const reconcilerKill: Fault = {
     }
     await bed.stack.control.kill('verifier', 'SIGKILL');
     log(`verifier SIGKILLed at page ${before?.pages ?? 0} of run ${runId} (${before?.status ?? 'not claimed'})`);
-    check({ name: 'the verifier was killed mid-run', ok: before?.status === 'running', detail: `at page ${before?.pages ?? 0}, run ${before?.status ?? 'not claimed'}` });
+    check({
+      name: 'the verifier was killed mid-run',
+      ok: before?.status === 'running',
+      detail: `at page ${before?.pages ?? 0}, run ${before?.status ?? 'not claimed'}`,
+    });
     await sleep(1_000);
     const restartedAt = Date.now();
     await bed.stack.control.restart('verifier');

@@ -144,7 +144,9 @@ async function main(): Promise<void> {
       },
     );
     const open = checkouts.filter((c) => c.status?.state !== c.scenario.expectedState).length;
-    process.stdout.write(`\r  ${checkouts.length - open}/${checkouts.length} at their expected outcome after ${((Date.now() - started) / 1000).toFixed(0)} s   `);
+    process.stdout.write(
+      `\r  ${checkouts.length - open}/${checkouts.length} at their expected outcome after ${((Date.now() - started) / 1000).toFixed(0)} s   `,
+    );
     if (open === 0 || Date.now() > deadline) break;
     await new Promise((resolve) => setTimeout(resolve, 2_000));
   }
@@ -241,9 +243,7 @@ async function main(): Promise<void> {
       )
     ).rows.map((r) => r.reference),
   );
-  const flaggedUsers = twiceUsers.filter(
-    (user) => checkouts.filter((c) => c.userId === user && flaggedReferences.has(c.reference)).length === 1,
-  ).length;
+  const flaggedUsers = twiceUsers.filter((user) => checkouts.filter((c) => c.userId === user && flaggedReferences.has(c.reference)).length === 1).length;
 
   // A reconciliation run over the demo's window: the sandbox's own list against Settle's records.
   let reconciliation: ReconciliationRunView | null = null;
@@ -253,7 +253,9 @@ async function main(): Promise<void> {
     for (;;) {
       const read = await admin.reconciliationRun(requested.body.run_id);
       if (read.status === 200) reconciliation = read.body;
-      process.stdout.write(`\r  reconciliation run: ${reconciliation?.status ?? 'requested'}, ${reconciliation?.listed ?? 0} provider transactions compared   `);
+      process.stdout.write(
+        `\r  reconciliation run: ${reconciliation?.status ?? 'requested'}, ${reconciliation?.listed ?? 0} provider transactions compared   `,
+      );
       if (reconciliation?.status === 'completed' || reconciliation?.status === 'failed' || Date.now() > runDeadline) break;
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
@@ -262,9 +264,11 @@ async function main(): Promise<void> {
     console.log(`reconciliation run refused: ${JSON.stringify(requested.body)}`);
   }
   const exceptionReferences = new Set(
-    (await db.query<{ reference: string }>(`SELECT DISTINCT reference FROM read_model.reconciliation_exceptions WHERE reference LIKE $1`, [`ref_demo_${run}_%`])).rows.map(
-      (r) => r.reference,
-    ),
+    (
+      await db.query<{ reference: string }>(`SELECT DISTINCT reference FROM read_model.reconciliation_exceptions WHERE reference LIKE $1`, [
+        `ref_demo_${run}_%`,
+      ])
+    ).rows.map((r) => r.reference),
   );
   await db.end();
 

@@ -42,13 +42,23 @@ export interface AppTopics {
  */
 export const APP_TOPICS: Readonly<Record<string, AppTopics>> = {
   ingestion: {
-    sends: ['CheckoutRegistered', 'CheckoutCompleted', 'ProviderWebhookReceived', 'VerificationRequested', 'UnmatchedPaymentCloseRequested', 'ReconciliationRunRequested', 'ReconciliationExceptionResolveRequested'],
+    sends: [
+      'CheckoutRegistered',
+      'CheckoutCompleted',
+      'ProviderWebhookReceived',
+      'VerificationRequested',
+      'UnmatchedPaymentCloseRequested',
+      'ReconciliationRunRequested',
+      'ReconciliationExceptionResolveRequested',
+    ],
     receives: [],
     deadLetters: false,
   },
   verifier: {
     sends: ['ConsensusResult', 'UnmatchedPaymentObserved', 'ReconciliationRunRecorded', 'ReconciliationExceptionObserved', 'VerificationRequested'],
-    receives: ['transactionEvents'], deadLetters: true },
+    receives: ['transactionEvents'],
+    deadLetters: true,
+  },
   'ledger-projector': { sends: ['SettlementRecorded', 'EntitlementGranted'], receives: ['consensusResults'], deadLetters: true },
   sweeper: { sends: ['VerificationRequested'], receives: ['transactionEvents', 'consensusResults'], deadLetters: true },
   dispatcher: { sends: ['DeliveryDeadLettered'], receives: ['entitlementEvents'], deadLetters: true },
@@ -73,7 +83,8 @@ const MESSAGE_KEYS: Readonly<Record<EventType, { field: string; description: str
 };
 
 const TOPIC_SUMMARIES: Readonly<Record<TopicKey, string>> = {
-  transactionEvents: 'Checkout registrations and completions, verified webhooks, verification requests, operators closing unmatched payments, reconciliation requests.',
+  transactionEvents:
+    'Checkout registrations and completions, verified webhooks, verification requests, operators closing unmatched payments, reconciliation requests.',
   consensusResults: "The verifier's decisions: consensus results, its answers about unmatched payments, reconciliation runs and exceptions.",
   settlements: 'Outcomes committed to the ledger, for downstream subscribers (they de-duplicate by event_id).',
   entitlementEvents: 'Access granted by settled payments, keyed by user, for delivery to customer endpoints.',

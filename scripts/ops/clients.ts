@@ -82,7 +82,13 @@ export class IngestionClient {
   }
 
   /** `POST /v1/admin/reconciliation-runs` (admin key): starts a reconciliation run over a window. */
-  startReconciliation(body: { provider: string; since: string; until?: string; dry_run?: boolean; requested_by?: string }): Promise<Answer<{ run_id: string }>> {
+  startReconciliation(body: {
+    provider: string;
+    since: string;
+    until?: string;
+    dry_run?: boolean;
+    requested_by?: string;
+  }): Promise<Answer<{ run_id: string }>> {
     return call(`${this.baseUrl}/v1/admin/reconciliation-runs`, { method: 'POST', headers: this.headers(true), body: JSON.stringify(body) });
   }
 
@@ -92,8 +98,12 @@ export class IngestionClient {
   }
 
   /** `GET /v1/admin/reconciliation-exceptions` (admin key): one page of exceptions, filtered. */
-  reconciliationExceptions(query: Record<string, string>): Promise<Answer<{ exceptions: Array<{ exception_id: string; reference: string; class: string; status: string; run_id: string | null }>; next_cursor: string | null }>> {
-    return call(`${this.baseUrl}/v1/admin/reconciliation-exceptions?${new URLSearchParams(query)}`, { method: 'GET', headers: this.headers() });
+  reconciliationExceptions(
+    query: Record<string, string>,
+  ): Promise<
+    Answer<{ exceptions: Array<{ exception_id: string; reference: string; class: string; status: string; run_id: string | null }>; next_cursor: string | null }>
+  > {
+    return call(`${this.baseUrl}/v1/admin/reconciliation-exceptions?${new URLSearchParams(query).toString()}`, { method: 'GET', headers: this.headers() });
   }
 
   /** `GET /v1/users/{user_id}/entitlements`: the user's entitlements as the ledger granted them. */

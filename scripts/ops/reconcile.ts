@@ -151,11 +151,13 @@ function summary(run: RunView): void {
 
 async function runs(values: Record<string, string | boolean | undefined>): Promise<number> {
   const query = new URLSearchParams({ limit: '20', ...(typeof values.provider === 'string' ? { provider: values.provider } : {}) });
-  const read = await call<{ runs: RunView[] }>('GET', `v1/admin/reconciliation-runs?${query}`);
+  const read = await call<{ runs: RunView[] }>('GET', `v1/admin/reconciliation-runs?${query.toString()}`);
   if (read.status !== 200) refused(read.status, read.body);
   for (const r of read.body.runs) {
     const exceptions = `${r.exceptions_raised} raised`;
-    process.stdout.write(`${r.run_id}  ${r.provider.padEnd(11)} ${r.kind.padEnd(11)} ${r.status.padEnd(10)} ${r.window.since} .. ${r.window.until}  ${r.listed} listed, ${exceptions}\n`);
+    process.stdout.write(
+      `${r.run_id}  ${r.provider.padEnd(11)} ${r.kind.padEnd(11)} ${r.status.padEnd(10)} ${r.window.since} .. ${r.window.until}  ${r.listed} listed, ${exceptions}\n`,
+    );
   }
   return 0;
 }
@@ -173,16 +175,22 @@ async function exceptions(values: Record<string, string | boolean | undefined>):
   }
   if (values.csv) {
     query.set('format', 'csv');
-    const read = await call<unknown>('GET', `v1/admin/reconciliation-exceptions?${query}`);
+    const read = await call<unknown>('GET', `v1/admin/reconciliation-exceptions?${query.toString()}`);
     if (read.status !== 200) refused(read.status, read.body);
     process.stdout.write(read.text);
     return 0;
   }
   query.set('limit', '100');
-  const read = await call<{ exceptions: Array<{ exception_id: string; status: string; class: string; provider: string; reference: string; evidence: Array<{ field: string; provider: string; settle: string }> }> }>(
-    'GET',
-    `v1/admin/reconciliation-exceptions?${query}`,
-  );
+  const read = await call<{
+    exceptions: Array<{
+      exception_id: string;
+      status: string;
+      class: string;
+      provider: string;
+      reference: string;
+      evidence: Array<{ field: string; provider: string; settle: string }>;
+    }>;
+  }>('GET', `v1/admin/reconciliation-exceptions?${query.toString()}`);
   if (read.status !== 200) refused(read.status, read.body);
   for (const e of read.body.exceptions) {
     const evidence = e.evidence.map((x) => `${x.field}: ${x.provider} / ${x.settle}`).join('; ');

@@ -730,11 +730,15 @@ describe('reconciliation against the provider’s own list (docs/reconciliation.
     });
   }
 
-  async function exceptionsOf(reference: string): Promise<Array<{ class: string; status: string; evidence: Array<{ field: string; provider: string; settle: string }> }>> {
+  async function exceptionsOf(
+    reference: string,
+  ): Promise<Array<{ class: string; status: string; evidence: Array<{ field: string; provider: string; settle: string }> }>> {
     const answer = await fetch(`${stack.ingestionUrl}/v1/admin/reconciliation-exceptions?reference=${reference}`, {
       headers: { authorization: `Bearer ${stack.adminKey}` },
     });
-    return ((await answer.json()) as { exceptions: Array<{ class: string; status: string; evidence: Array<{ field: string; provider: string; settle: string }> }> }).exceptions;
+    return (
+      (await answer.json()) as { exceptions: Array<{ class: string; status: string; evidence: Array<{ field: string; provider: string; settle: string }> }> }
+    ).exceptions;
   }
 
   it('finds a payment that reached neither a registration nor a webhook, and records it as an unmatched payment', async () => {
@@ -766,7 +770,11 @@ describe('reconciliation against the provider’s own list (docs/reconciliation.
     expect(first.status).toBe('completed');
     const raised = await exceptionsOf(reference);
     expect(raised).toEqual([
-      expect.objectContaining({ class: 'settled_not_successful', status: 'open', evidence: [expect.objectContaining({ field: 'status', settle: 'SETTLED_CONSENSUS' })] }),
+      expect.objectContaining({
+        class: 'settled_not_successful',
+        status: 'open',
+        evidence: [expect.objectContaining({ field: 'status', settle: 'SETTLED_CONSENSUS' })],
+      }),
     ]);
     // The same window again: reported again, never raised twice.
     await reconcile();

@@ -48,7 +48,9 @@ const raised = (id: string, reference: string, cls: 'stuck' | 'settled_not_succe
     reference,
     provider: 'paystack',
     class: cls,
-    evidence: [{ field: 'status', provider: cls === 'stuck' ? 'succeeded (success)' : 'reversed (reversed)', settle: cls === 'stuck' ? 'PENDING' : 'SETTLED_CONSENSUS' }],
+    evidence: [
+      { field: 'status', provider: cls === 'stuck' ? 'succeeded (success)' : 'reversed (reversed)', settle: cls === 'stuck' ? 'PENDING' : 'SETTLED_CONSENSUS' },
+    ],
     run_id: RUN_ID,
     provider_transaction_id: `4099${minute}`,
     provider_status: cls === 'stuck' ? 'success' : 'reversed',
@@ -81,13 +83,25 @@ async function outboxOf(type: string): Promise<Array<Record<string, unknown>>> {
 
 describe('POST /v1/admin/reconciliation-runs', () => {
   it('records the request in the outbox before answering 202 with the run id and the window', async () => {
-    const answer = await post('/v1/admin/reconciliation-runs', { provider: 'stripe', since: '2026-11-27T00:00:00Z', until: '2026-11-28T00:00:00Z', dry_run: true, requested_by: 'cli' });
+    const answer = await post('/v1/admin/reconciliation-runs', {
+      provider: 'stripe',
+      since: '2026-11-27T00:00:00Z',
+      until: '2026-11-28T00:00:00Z',
+      dry_run: true,
+      requested_by: 'cli',
+    });
     expect(answer.statusCode).toBe(202);
     const body = answer.json<{ run_id: string; window: { since: string; until: string } }>();
     expect(body.run_id).toMatch(/^rcr_[0-9a-f-]{36}$/);
     expect(body.window).toEqual({ since: '2026-11-27T00:00:00.000Z', until: '2026-11-28T00:00:00.000Z' });
     const requested = (await outboxOf('ReconciliationRunRequested')).find((p) => p.reference === body.run_id);
-    expect(requested).toMatchObject({ provider: 'stripe', dry_run: true, requested_by: 'cli', window_from: Date.UTC(2026, 10, 27), window_until: Date.UTC(2026, 10, 28) });
+    expect(requested).toMatchObject({
+      provider: 'stripe',
+      dry_run: true,
+      requested_by: 'cli',
+      window_from: Date.UTC(2026, 10, 27),
+      window_until: Date.UTC(2026, 10, 28),
+    });
   });
 
   it('refuses M-Pesa (no list), an empty or too long window, and a bad body, each with its code', async () => {
@@ -112,7 +126,14 @@ describe('GET /v1/admin/reconciliation-runs and reconciliation-exceptions', () =
   it('shows a run with its counts per class, and 404 for one not recorded yet', async () => {
     const answer = await get(`/v1/admin/reconciliation-runs/${RUN_ID}`);
     expect(answer.statusCode).toBe(200);
-    expect(answer.json()).toMatchObject({ run_id: RUN_ID, status: 'completed', pages: 3, listed: 120, classes: { matches: 113, stuck: 1 }, started_by: 'ops@example.com' });
+    expect(answer.json()).toMatchObject({
+      run_id: RUN_ID,
+      status: 'completed',
+      pages: 3,
+      listed: 120,
+      classes: { matches: 113, stuck: 1 },
+      started_by: 'ops@example.com',
+    });
     expect((await get('/v1/admin/reconciliation-runs')).json()).toMatchObject({ runs: [{ run_id: RUN_ID }], next_cursor: null });
     const missing = await get('/v1/admin/reconciliation-runs/rcr_00000000-0000-4000-8000-0000000000ff');
     expect(missing.statusCode).toBe(404);
@@ -122,7 +143,11 @@ describe('GET /v1/admin/reconciliation-runs and reconciliation-exceptions', () =
   it('lists exceptions newest first in keyset pages, filtered by class, with the evidence side by side', async () => {
     const first = (await get('/v1/admin/reconciliation-exceptions?limit=1')).json<{ exceptions: Array<Record<string, unknown>>; next_cursor: string }>();
     expect(first.exceptions.map((e) => e.exception_id)).toEqual([REVERSED]);
-    expect(first.exceptions[0]).toMatchObject({ class: 'settled_not_successful', amount: 250_000, evidence: [{ field: 'status', provider: 'reversed (reversed)', settle: 'SETTLED_CONSENSUS' }] });
+    expect(first.exceptions[0]).toMatchObject({
+      class: 'settled_not_successful',
+      amount: 250_000,
+      evidence: [{ field: 'status', provider: 'reversed (reversed)', settle: 'SETTLED_CONSENSUS' }],
+    });
     const second = (await get(`/v1/admin/reconciliation-exceptions?limit=1&cursor=${first.next_cursor}`)).json<typeof first>();
     expect(second.exceptions.map((e) => e.exception_id)).toEqual([STUCK]);
     expect(second.next_cursor).toBeNull();
@@ -134,7 +159,7 @@ describe('GET /v1/admin/reconciliation-runs and reconciliation-exceptions', () =
     const answer = await get(`/v1/admin/reconciliation-exceptions?format=csv&run_id=${RUN_ID}`);
     expect(answer.statusCode, answer.body).toBe(200);
     expect(answer.headers['content-type']).toMatch(/^text\/csv/);
-    const rows = parse(answer.body, { columns: true }) as Array<Record<string, string>>;
+    const rows = parse<Record<string, string>>(answer.body, { columns: true });
     expect(rows.map((r) => [r.exception_id, r.class, r.amount_minor])).toEqual([
       [REVERSED, 'settled_not_successful', '250000'],
       [STUCK, 'stuck', '250000'],
@@ -145,7 +170,10 @@ describe('GET /v1/admin/reconciliation-runs and reconciliation-exceptions', () =
 
 describe('POST /v1/admin/reconciliation-exceptions/{id}/resolve', () => {
   it('publishes the resolution with the reason and who, keyed by the payment; 404 and 409 otherwise', async () => {
-    const answer = await post(`/v1/admin/reconciliation-exceptions/${STUCK}/resolve`, { reason: 'verified by hand with the provider', resolved_by: 'lead@example.com' });
+    const answer = await post(`/v1/admin/reconciliation-exceptions/${STUCK}/resolve`, {
+      reason: 'verified by hand with the provider',
+      resolved_by: 'lead@example.com',
+    });
     expect(answer.statusCode).toBe(202);
     expect(answer.json()).toEqual({ exception_id: STUCK, status: 'resolving' });
     expect(await outboxOf('ReconciliationExceptionResolveRequested')).toEqual([
@@ -153,9 +181,27 @@ describe('POST /v1/admin/reconciliation-exceptions/{id}/resolve', () => {
     ]);
     const missing = await post('/v1/admin/reconciliation-exceptions/rex_00000000-0000-4000-8000-0000000000ff/resolve', { reason: 'x' });
     expect(missing.json()).toMatchObject({ code: 'RECONCILIATION.EXCEPTION_NOT_FOUND' });
-    await upsertReconciliation(t.pool, [], [
-      { kind: 'resolved', ledgerRevision: 1, data: { exception_id: REVERSED, reference: 'ref_r_reversed', provider: 'paystack', class: 'settled_not_successful', resolution: 'operator', note: 'done', resolved_by: 'a@example.com', run_id: null, resolved_at: at(5) } },
-    ]);
+    await upsertReconciliation(
+      t.pool,
+      [],
+      [
+        {
+          kind: 'resolved',
+          ledgerRevision: 1,
+          data: {
+            exception_id: REVERSED,
+            reference: 'ref_r_reversed',
+            provider: 'paystack',
+            class: 'settled_not_successful',
+            resolution: 'operator',
+            note: 'done',
+            resolved_by: 'a@example.com',
+            run_id: null,
+            resolved_at: at(5),
+          },
+        },
+      ],
+    );
     const closed = await post(`/v1/admin/reconciliation-exceptions/${REVERSED}/resolve`, { reason: 'again' });
     expect(closed.statusCode).toBe(409);
     expect(closed.json()).toMatchObject({ code: 'RECONCILIATION.EXCEPTION_NOT_OPEN' });

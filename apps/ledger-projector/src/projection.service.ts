@@ -279,7 +279,10 @@ export class ProjectionService {
     this.metrics?.appendDuration.observe((performance.now() - started) / 1000);
     this.metrics?.appendBatchSize.observe(results.length + observations.length);
     for (const { observed, type } of unmatched) {
-      this.logger.info({ reference: observed.reference, provider: observed.provider, type, correlationId: observed.correlation_id }, 'fact committed to the ledger');
+      this.logger.info(
+        { reference: observed.reference, provider: observed.provider, type, correlationId: observed.correlation_id },
+        'fact committed to the ledger',
+      );
     }
     for (const { result } of appended) {
       this.logger.info(

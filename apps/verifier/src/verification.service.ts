@@ -281,7 +281,9 @@ export class VerificationService {
       for (const observation of chain.observations) this.observed(observation.payload);
       for (const result of chain.results) this.recorded(result.payload);
     }
-    const settled = changed.flatMap((c) => c.results.filter((r) => r.payload.state_after === 'SETTLED_CONSENSUS' && r.payload.state_before !== 'SETTLED_CONSENSUS').map((r) => r.payload.reference));
+    const settled = changed.flatMap((c) =>
+      c.results.filter((r) => r.payload.state_after === 'SETTLED_CONSENSUS' && r.payload.state_before !== 'SETTLED_CONSENSUS').map((r) => r.payload.reference),
+    );
     if (settled.length > 0 && this.onSettled) {
       await this.onSettled(settled).catch((error: unknown) =>
         this.logger.error({ err: error, references: settled }, 'live duplicate charge check failed; the next reconciliation run checks them'),

@@ -109,7 +109,16 @@ const SETTINGS: ReconcilerSettings = {
 
 function reconciler(list: PagedList, settings: Partial<ReconcilerSettings> = {}): ReconciliationService {
   const listers = new Map<ProviderName, TransactionLister>([['paystack', list]]);
-  return new ReconciliationService(pool, listers, outbox, { wake() {} }, createLogger('test', 'silent'), new ReconciliationMetrics(), { ...SETTINGS, ...settings }, () => NOW);
+  return new ReconciliationService(
+    pool,
+    listers,
+    outbox,
+    { wake() {} },
+    createLogger('test', 'silent'),
+    new ReconciliationMetrics(),
+    { ...SETTINGS, ...settings },
+    () => NOW,
+  );
 }
 
 /** A run request as ingestion publishes it. */
@@ -240,7 +249,16 @@ describe('a reconciliation run', () => {
     let now = NOW;
     const listers = new Map<ProviderName, TransactionLister>([['paystack', list]]);
     const settings = { ...SETTINGS, tickMs: 10_000 };
-    const service = new ReconciliationService(pool, listers, outbox, { wake() {} }, createLogger('test', 'silent'), new ReconciliationMetrics(), settings, () => now);
+    const service = new ReconciliationService(
+      pool,
+      listers,
+      outbox,
+      { wake() {} },
+      createLogger('test', 'silent'),
+      new ReconciliationMetrics(),
+      settings,
+      () => now,
+    );
     await service.handleRequests([runRequest('rcr_resume')]);
     await service.tick();
     const halfway = await run('rcr_resume');
@@ -331,7 +349,12 @@ describe('the live duplicate charge check', () => {
     await service.flagDuplicates(['stl_two']);
     const raised = await outboxOf('ReconciliationExceptionObserved');
     expect(raised).toEqual([
-      expect.objectContaining({ reference: 'stl_two', class: 'possible_duplicate', run_id: null, evidence: [{ field: 'duplicate_of', provider: 'stl_two', settle: 'stl_one' }] }),
+      expect.objectContaining({
+        reference: 'stl_two',
+        class: 'possible_duplicate',
+        run_id: null,
+        evidence: [{ field: 'duplicate_of', provider: 'stl_two', settle: 'stl_one' }],
+      }),
     ]);
   });
 });

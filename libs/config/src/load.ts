@@ -148,7 +148,11 @@ export type ScopeMarkerConfig = { kind: 'reference_prefix'; prefix: string } | {
  */
 export function parseScopeMarkers(text: string): Record<string, ScopeMarkerConfig> {
   const markers: Record<string, ScopeMarkerConfig> = {};
-  for (const [index, entry] of text.split(',').map((e) => e.trim()).filter(Boolean).entries()) {
+  for (const [index, entry] of text
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)
+    .entries()) {
     const match = /^([a-z][a-z0-9_]*)=(prefix|metadata):(.+)$/.exec(entry);
     if (!match) throw new ConfigError([`RECONCILIATION_SCOPE: entry ${index + 1} is not <provider>=prefix:<prefix> or <provider>=metadata:<key>[=<value>]`]);
     const [, provider, kind, rest] = match as unknown as [string, string, string, string];

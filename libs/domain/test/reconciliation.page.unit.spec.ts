@@ -5,15 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  decidePage,
-  dueRuns,
-  emptyCounts,
-  type OpenException,
-  type PageInput,
-  type PageTransaction,
-  type SettleRecord,
-} from '@settle/domain';
+import { decidePage, dueRuns, emptyCounts, type OpenException, type PageInput, type PageTransaction, type SettleRecord } from '@settle/domain';
 
 const NOW = Date.UTC(2026, 10, 28, 12, 0, 0);
 const HOUR = 3_600_000;
@@ -77,9 +69,7 @@ describe('decidePage', () => {
   });
 
   it('raises a new exception with its evidence and asks the verifier about a stuck payment', () => {
-    const outcome = decidePage(
-      input({ transactions: [paid('stl_stuck')], settle: new Map([['stl_stuck', record('stl_stuck', { status: 'PENDING' })]]) }),
-    );
+    const outcome = decidePage(input({ transactions: [paid('stl_stuck')], settle: new Map([['stl_stuck', record('stl_stuck', { status: 'PENDING' })]]) }));
     expect(outcome.raise).toHaveLength(1);
     expect(outcome.raise[0]).toMatchObject({ reference: 'stl_stuck', class: 'stuck', exception: true });
     expect(outcome.raise[0]!.evidence[0]).toMatchObject({ field: 'status', settle: 'PENDING' });
@@ -87,9 +77,7 @@ describe('decidePage', () => {
   });
 
   it('does not ask about a stuck payment whose state is terminal here (declined): an operator decides', () => {
-    const outcome = decidePage(
-      input({ transactions: [paid('stl_dec')], settle: new Map([['stl_dec', record('stl_dec', { status: 'FAILED_DECLINED' })]]) }),
-    );
+    const outcome = decidePage(input({ transactions: [paid('stl_dec')], settle: new Map([['stl_dec', record('stl_dec', { status: 'FAILED_DECLINED' })]]) }));
     expect(outcome.raise.map((e) => e.class)).toEqual(['stuck']);
     expect(outcome.verify).toEqual([]);
   });
@@ -160,7 +148,12 @@ describe('decidePage', () => {
     fc.assert(
       fc.property(
         fc.array(
-          fc.record({ n: fc.integer({ min: 0, max: 30 }), status: fc.constantFrom(...statuses), settle: fc.constantFrom(...settleStatuses), scoped: fc.boolean() }),
+          fc.record({
+            n: fc.integer({ min: 0, max: 30 }),
+            status: fc.constantFrom(...statuses),
+            settle: fc.constantFrom(...settleStatuses),
+            scoped: fc.boolean(),
+          }),
           { maxLength: 40 },
         ),
         (rows) => {

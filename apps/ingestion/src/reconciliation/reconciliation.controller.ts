@@ -16,7 +16,13 @@ import { inTransaction, ProblemError, type Pool } from '@settle/platform';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { AdminKeyGuard } from '../http/api-key.guard.js';
-import { reconciliationExceptionsAnswer, reconciliationRunAnswer, reconciliationRunsAnswer, resolveAnswer, runRequestedAnswer } from '../http/openapi/answers.js';
+import {
+  reconciliationExceptionsAnswer,
+  reconciliationRunAnswer,
+  reconciliationRunsAnswer,
+  resolveAnswer,
+  runRequestedAnswer,
+} from '../http/openapi/answers.js';
 import { SECURITY } from '../http/openapi/security.js';
 import { OUTBOX, OUTBOX_RELAY, PG_POOL } from '../tokens.js';
 
@@ -40,7 +46,13 @@ export const startRunBody = z
     since: z.iso.datetime({ offset: true }).describe("Start of the window, by the provider's creation time (inclusive), ISO 8601"),
     until: z.iso.datetime({ offset: true }).optional().describe('End of the window (exclusive), ISO 8601; default now'),
     dry_run: z.boolean().default(false).describe('Compare and count only: no exception recorded, nothing asked of the verifier'),
-    requested_by: z.string().trim().min(1).max(320).optional().describe('Who starts it (default `admin-api`; the console passes its operator, the command line `cli`)'),
+    requested_by: z
+      .string()
+      .trim()
+      .min(1)
+      .max(320)
+      .optional()
+      .describe('Who starts it (default `admin-api`; the console passes its operator, the command line `cli`)'),
   })
   .strict();
 
@@ -104,7 +116,11 @@ export class ReconciliationController {
   async start(@Body() body: unknown): Promise<z.infer<typeof runRequestedAnswer>> {
     const request = parseBody(startRunBody, body);
     if (PROVIDERS_WITHOUT_LIST.has(request.provider)) {
-      throw new ProblemError(422, 'RECONCILIATION.PROVIDER_CANNOT_LIST', `${request.provider} has no transaction list to reconcile against; see docs/reconciliation.md`);
+      throw new ProblemError(
+        422,
+        'RECONCILIATION.PROVIDER_CANNOT_LIST',
+        `${request.provider} has no transaction list to reconcile against; see docs/reconciliation.md`,
+      );
     }
     const now = Date.now();
     const from = Date.parse(request.since);
@@ -144,7 +160,11 @@ export class ReconciliationController {
   async runs(@Query() query: Record<string, string>): Promise<z.infer<typeof reconciliationRunsAnswer>> {
     const q = parseBody(runsQuery, query);
     const after = parseKeysetCursor(q.cursor);
-    const rows = await listReconciliationRuns(this.pool, { provider: q.provider, after: after ? { at: after.at, id: after.reference } : undefined, limit: q.limit });
+    const rows = await listReconciliationRuns(this.pool, {
+      provider: q.provider,
+      after: after ? { at: after.at, id: after.reference } : undefined,
+      limit: q.limit,
+    });
     const page = rows.slice(0, q.limit);
     const last = page.at(-1);
     return {
@@ -173,7 +193,10 @@ export class ReconciliationController {
   @ApiProduces('application/json', 'text/csv')
   @ApiAnswer(200, reconciliationExceptionsAnswer, 'One page (or, with `format=csv`, every match as text/csv)')
   @ApiProblems([400, 'REQUEST.VALIDATION_FAILED'], [503, 'READ_MODEL.NOT_READY'])
-  async exceptions(@Query() query: Record<string, string>, @Res({ passthrough: true }) reply: FastifyReply): Promise<z.infer<typeof reconciliationExceptionsAnswer> | string> {
+  async exceptions(
+    @Query() query: Record<string, string>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<z.infer<typeof reconciliationExceptionsAnswer> | string> {
     const q = parseBody(exceptionsQuery, query);
     const filter = { status: q.status, class: q.class, provider: q.provider, runId: q.run_id, reference: q.reference };
     if (q.format === 'csv') {
@@ -195,7 +218,8 @@ export class ReconciliationController {
   @Header('cache-control', 'no-store')
   @ApiOperation({
     summary: 'Resolve a reconciliation exception (admin)',
-    description: 'Publishes the request; the verifier closes the exception and the ledger records `ReconciliationExceptionResolved` with the reason and who resolved it.',
+    description:
+      'Publishes the request; the verifier closes the exception and the ledger records `ReconciliationExceptionResolved` with the reason and who resolved it.',
   })
   @ApiParam({ name: 'exception_id', description: "The exception's id (`rex_...`)" })
   @ApiBodyOf(resolveExceptionBody)
@@ -279,7 +303,6 @@ function exceptionView(r: ReconciliationExceptionListRow): z.infer<typeof reconc
     amount: r.amountMinor,
     currency: r.currency,
     raised_at: r.raisedAt.toISOString(),
-    resolved:
-      r.resolvedAt && r.resolution ? { at: r.resolvedAt.toISOString(), resolution: r.resolution, note: r.resolutionNote, by: r.resolvedBy } : null,
+    resolved: r.resolvedAt && r.resolution ? { at: r.resolvedAt.toISOString(), resolution: r.resolution, note: r.resolutionNote, by: r.resolvedBy } : null,
   };
 }

@@ -21,7 +21,7 @@ export class ReconciliationMetrics {
     });
     this.transactions = new Counter({
       name: 'settle_reconciliation_transactions_total',
-      help: "Provider transactions compared by reconciliation runs, by provider and class",
+      help: 'Provider transactions compared by reconciliation runs, by provider and class',
       labelNames: ['provider', 'class'] as const,
       registers: [registry],
     });

@@ -169,14 +169,34 @@ export class ReconciliationRepository {
     client: PoolClient,
     run: StoredRun,
     previousCursor: string | null,
-    next: { cursor: string | null; pages: number; totalPages: number | null; listed: number; counts: RunCounts; raised: number; resolved: number; leaseUntil: number },
+    next: {
+      cursor: string | null;
+      pages: number;
+      totalPages: number | null;
+      listed: number;
+      counts: RunCounts;
+      raised: number;
+      resolved: number;
+      leaseUntil: number;
+    },
   ): Promise<boolean> {
     const result = await client.query(
       `UPDATE verifier.reconciliation_runs
           SET cursor = $3, pages = $4, total_pages = $5, listed = $6, counts = $7::jsonb,
               exceptions_raised = $8, exceptions_resolved = $9, lease_until = $10
         WHERE run_id = $1 AND status = 'running' AND cursor IS NOT DISTINCT FROM $2`,
-      [run.runId, previousCursor, next.cursor, next.pages, next.totalPages, next.listed, JSON.stringify(next.counts), next.raised, next.resolved, next.leaseUntil],
+      [
+        run.runId,
+        previousCursor,
+        next.cursor,
+        next.pages,
+        next.totalPages,
+        next.listed,
+        JSON.stringify(next.counts),
+        next.raised,
+        next.resolved,
+        next.leaseUntil,
+      ],
     );
     return (result.rowCount ?? 0) === 1;
   }
@@ -193,7 +213,11 @@ export class ReconciliationRepository {
 
   /** Gives a run's lease back early (a transient failure: the next tick resumes it from its cursor). */
   async release(runId: string, untilMs: number, error: string): Promise<void> {
-    await this.pool.query(`UPDATE verifier.reconciliation_runs SET lease_until = $2, error = $3 WHERE run_id = $1 AND status = 'running'`, [runId, untilMs, error]);
+    await this.pool.query(`UPDATE verifier.reconciliation_runs SET lease_until = $2, error = $3 WHERE run_id = $1 AND status = 'running'`, [
+      runId,
+      untilMs,
+      error,
+    ]);
   }
 
   /** Settle's records of the references registered here, in one query. */
@@ -283,9 +307,10 @@ export class ReconciliationRepository {
    */
   async knownUnmatched(client: Pool | PoolClient, references: readonly string[]): Promise<Set<string>> {
     if (references.length === 0) return new Set();
-    const { rows } = await client.query<{ reference: string }>("SELECT reference FROM verifier.unmatched_payments WHERE reference = ANY($1::text[]) AND status <> 'candidate'", [
-      references,
-    ]);
+    const { rows } = await client.query<{ reference: string }>(
+      "SELECT reference FROM verifier.unmatched_payments WHERE reference = ANY($1::text[]) AND status <> 'candidate'",
+      [references],
+    );
     return new Set(rows.map((r) => r.reference));
   }
 
@@ -317,7 +342,11 @@ export class ReconciliationRepository {
    *
    * @returns those resolved now, with what the fact needs (an exception resolved meanwhile is left out).
    */
-  async resolve(client: PoolClient, exceptionIds: readonly string[], atMs: number): Promise<Array<{ exceptionId: string; provider: ProviderName; reference: string; class: OpenException['class'] }>> {
+  async resolve(
+    client: PoolClient,
+    exceptionIds: readonly string[],
+    atMs: number,
+  ): Promise<Array<{ exceptionId: string; provider: ProviderName; reference: string; class: OpenException['class'] }>> {
     if (exceptionIds.length === 0) return [];
     const { rows } = await client.query<{ exception_id: string; provider: string; reference: string; class: string }>(
       `UPDATE verifier.reconciliation_exceptions SET status = 'resolved', resolved_at = $2

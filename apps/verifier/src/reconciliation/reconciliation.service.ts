@@ -229,7 +229,14 @@ export class ReconciliationService {
       });
       const opened = await this.repository.raise(
         client,
-        candidates.map((c) => ({ exceptionId: c.exceptionId, provider: c.record.provider, reference: c.record.reference, class: 'possible_duplicate', runId: null, atMs: at })),
+        candidates.map((c) => ({
+          exceptionId: c.exceptionId,
+          provider: c.record.provider,
+          reference: c.record.reference,
+          class: 'possible_duplicate',
+          runId: null,
+          atMs: at,
+        })),
       );
       const messages = candidates
         .filter((c) => opened.has(c.exceptionId))
@@ -351,7 +358,10 @@ export class ReconciliationService {
       return;
     }
     this.metrics.runs.inc({ provider: run.provider, kind: run.kind, status: 'completed' });
-    log.info({ pages: progress.pages, listed: progress.listed, counts: progress.counts, raised: progress.raised, resolved: progress.resolved }, 'reconciliation run completed');
+    log.info(
+      { pages: progress.pages, listed: progress.listed, counts: progress.counts, raised: progress.raised, resolved: progress.resolved },
+      'reconciliation run completed',
+    );
   }
 
   /**
@@ -372,7 +382,16 @@ export class ReconciliationService {
       this.repository.knownUnmatched(this.pool, references),
     ]);
     return inTransaction(this.pool, async (client) => {
-      const outcome = decidePage({ transactions: page.transactions, marker, settle, open, duplicates, knownUnmatched, nowMs: at, graceMs: this.settings.graceMs });
+      const outcome = decidePage({
+        transactions: page.transactions,
+        marker,
+        settle,
+        open,
+        duplicates,
+        knownUnmatched,
+        nowMs: at,
+        graceMs: this.settings.graceMs,
+      });
       const messages: OutboxMessage[] = [];
       let raised = 0;
       let resolved = 0;
@@ -380,7 +399,14 @@ export class ReconciliationService {
         const newOnes = outcome.raise.map((e) => ({ exception: e, exceptionId: `rex_${randomUUID()}` }));
         const opened = await this.repository.raise(
           client,
-          newOnes.map(({ exception, exceptionId }) => ({ exceptionId, provider: run.provider, reference: exception.reference, class: exception.class, runId: run.runId, atMs: at })),
+          newOnes.map(({ exception, exceptionId }) => ({
+            exceptionId,
+            provider: run.provider,
+            reference: exception.reference,
+            class: exception.class,
+            runId: run.runId,
+            atMs: at,
+          })),
         );
         for (const { exception, exceptionId } of newOnes) {
           if (!opened.has(exceptionId)) continue;
@@ -409,13 +435,24 @@ export class ReconciliationService {
             }),
           );
         }
-        await this.repository.reportedAgain(client, outcome.reportedAgain.map((e) => e.exceptionId), run.runId);
+        await this.repository.reportedAgain(
+          client,
+          outcome.reportedAgain.map((e) => e.exceptionId),
+          run.runId,
+        );
         for (const ask of outcome.verify) {
           const correlationId = settle.get(ask.reference)?.correlationId ?? randomUUID();
           if (ask.class === 'unknown_to_settle') await this.candidate(client, ask.transaction, correlationId, at);
           messages.push({
             type: 'VerificationRequested',
-            payload: { event_id: randomUUID(), occurred_at: at, correlation_id: correlationId, reference: ask.reference, trigger: 'reconciliation', requested_by: `reconciliation:${run.runId}` },
+            payload: {
+              event_id: randomUUID(),
+              occurred_at: at,
+              correlation_id: correlationId,
+              reference: ask.reference,
+              trigger: 'reconciliation',
+              requested_by: `reconciliation:${run.runId}`,
+            },
             causationId: run.runId,
           });
         }
@@ -497,7 +534,13 @@ function progressOf(run: StoredRun): Progress {
   };
 }
 
-function runMessage(run: StoredRun, p: Progress, status: ReconciliationRunRecordedV1['status'], at: number, error: string | null): OutboxMessage<'ReconciliationRunRecorded'> {
+function runMessage(
+  run: StoredRun,
+  p: Progress,
+  status: ReconciliationRunRecordedV1['status'],
+  at: number,
+  error: string | null,
+): OutboxMessage<'ReconciliationRunRecorded'> {
   return {
     type: 'ReconciliationRunRecorded',
     causationId: run.causationId,
@@ -531,7 +574,13 @@ function runMessage(run: StoredRun, p: Progress, status: ReconciliationRunRecord
   };
 }
 
-function raisedMessage(run: StoredRun, exception: NewException, exceptionId: string, correlationId: string, at: number): OutboxMessage<'ReconciliationExceptionObserved'> {
+function raisedMessage(
+  run: StoredRun,
+  exception: NewException,
+  exceptionId: string,
+  correlationId: string,
+  at: number,
+): OutboxMessage<'ReconciliationExceptionObserved'> {
   const t = exception.transaction;
   return {
     type: 'ReconciliationExceptionObserved',

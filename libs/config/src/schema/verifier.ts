@@ -36,11 +36,15 @@ export const verifierEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partiti
   RECONCILIATION_ENABLED: optionalBoolean('RECONCILIATION_ENABLED').meta({
     description: 'Whether this verifier runs reconciliation runs (scheduled and on demand) against the providers that list their transactions; default true.',
   }),
-  RECONCILIATION_INTERVAL_MS: int(3_600_000, 1_000).meta({ description: 'Between scheduled incremental reconciliation runs, milliseconds (default one hour).' }),
+  RECONCILIATION_INTERVAL_MS: int(3_600_000, 1_000).meta({
+    description: 'Between scheduled incremental reconciliation runs, milliseconds (default one hour).',
+  }),
   RECONCILIATION_OVERLAP_MS: int(7_200_000, 0).meta({
     description: "How far each incremental run's window reaches back before the previous one's end, milliseconds (default two hours).",
   }),
-  RECONCILIATION_DAILY: optionalBoolean('RECONCILIATION_DAILY').meta({ description: 'Whether a daily run over the previous UTC day is scheduled; default true.' }),
+  RECONCILIATION_DAILY: optionalBoolean('RECONCILIATION_DAILY').meta({
+    description: 'Whether a daily run over the previous UTC day is scheduled; default true.',
+  }),
   RECONCILIATION_TICK_MS: int(30_000, 100).meta({
     description: 'How often the verifier looks for due or requested reconciliation runs, milliseconds (an on-demand run starts within this).',
   }),
@@ -52,14 +56,11 @@ export const verifierEnv = sharedEnv.extend(workerTuning({ poolSize: 10, partiti
     description: 'A provider transaction unknown here and created this recently is left to a later run (its registration may be racing), milliseconds.',
   }),
   RECONCILIATION_DUPLICATE_WINDOW_MS: int(600_000, 0).meta({
-    description: 'Two cleared payments of one user for one entitlement this close together flag the later as a possible duplicate charge, milliseconds (default 10 minutes).',
+    description:
+      'Two cleared payments of one user for one entitlement this close together flag the later as a possible duplicate charge, milliseconds (default 10 minutes).',
   }),
-  RECONCILIATION_SCOPE: z
-    .string()
-    .trim()
-    .default('paystack=prefix:ref_,flutterwave=prefix:ref_,stripe=metadata:settle_reference')
-    .meta({
-      description:
-        "Settle's marker per provider (docs/reconciliation.md, \"Scope\"): `<provider>=prefix:<reference prefix>` or `<provider>=metadata:<key>[=<value>]`, comma-separated. A provider transaction without it is counted, never compared.",
-    }),
+  RECONCILIATION_SCOPE: z.string().trim().default('paystack=prefix:ref_,flutterwave=prefix:ref_,stripe=metadata:settle_reference').meta({
+    description:
+      'Settle\'s marker per provider (docs/reconciliation.md, "Scope"): `<provider>=prefix:<reference prefix>` or `<provider>=metadata:<key>[=<value>]`, comma-separated. A provider transaction without it is counted, never compared.',
+  }),
 });

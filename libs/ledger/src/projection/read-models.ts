@@ -1,5 +1,4 @@
 import { fileURLToPath } from 'node:url';
-import { SettleError, type ErrorKind } from '@settle/domain';
 import { inTransaction, type Pool, type PoolClient, type SchemaMigrations } from '@settle/platform';
 import type { LedgerStore } from '../ports/ledger.port.js';
 import {
@@ -10,7 +9,10 @@ import {
   type ReadModelRows,
   type UnmatchedPaymentRow,
 } from './ledger-projection.js';
+import { readReadModel } from './read-model-access.js';
 import { upsertReconciliation } from './reconciliation-read-models.js';
+
+export { ReadModelNotReadyError, readReadModel } from './read-model-access.js';
 
 /**
  * Read models kept by the ledger projector:
@@ -34,42 +36,6 @@ export const READ_MODEL_MIGRATIONS: SchemaMigrations = {
   schema: 'read_model',
   dir: fileURLToPath(new URL('../../migrations/read_model', import.meta.url)),
 };
-
-/**
- * The read models are not there yet: the ledger projector, which owns and migrates the
- * `read_model` schema, has not booted once on this database (docs/postgres.md). Transient:
- * ingestion answers 503 `READ_MODEL.NOT_READY` with `Retry-After` until it has.
- */
-export class ReadModelNotReadyError extends SettleError {
-  readonly code = 'READ_MODEL.NOT_READY';
-  readonly kind: ErrorKind = 'unavailable';
-
-  constructor() {
-    super('read_model is not migrated yet: the ledger projector creates it at its first boot');
-    this.name = 'ReadModelNotReadyError';
-  }
-}
-
-/** SQLSTATE of a missing table (42P01 undefined_table) or schema (3F000 invalid_schema_name). */
-function isMissingRelation(error: unknown): boolean {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  return code === '42P01' || code === '3F000';
-}
-
-/**
- * Runs a read of the read models (or of tables beside them that their readers share), turning
- * "no such table or schema" (SQLSTATE 42P01, 3F000) into {@link ReadModelNotReadyError}.
- *
- * @throws ReadModelNotReadyError while the tables are not created yet; what `read` throws otherwise.
- */
-export async function readReadModel<T>(read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (error) {
-    if (isMissingRelation(error)) throw new ReadModelNotReadyError();
-    throw error;
-  }
-}
 
 /**
  * Upserts ledger-status rows in one statement (a consumer batch, a rebuild page), each unless a

@@ -12,7 +12,7 @@ import {
 } from '../events/reconciliation.js';
 import { LedgerEventShapeError } from '../events/transaction-outcome.js';
 import type { RecordedLedgerEvent } from '../ports/ledger.port.js';
-import { readReadModel } from './read-models.js';
+import { readReadModel } from './read-model-access.js';
 
 /**
  * `read_model.reconciliation_runs` and `read_model.reconciliation_exceptions` (migration
@@ -72,7 +72,11 @@ export function reconciliationRowOf(event: Projected): { run: ReconciliationRunR
  * exception rows (raised inserted once; resolved marks it resolved), in the caller's transaction;
  * at most three statements whatever the number of rows.
  */
-export async function upsertReconciliation(client: PoolClient | Pool, runs: readonly ReconciliationRunRow[], exceptions: readonly ReconciliationExceptionRow[]): Promise<void> {
+export async function upsertReconciliation(
+  client: PoolClient | Pool,
+  runs: readonly ReconciliationRunRow[],
+  exceptions: readonly ReconciliationExceptionRow[],
+): Promise<void> {
   const latest = new Map<string, ReconciliationRunRow>();
   for (const run of runs) {
     const seen = latest.get(run.data.run_id);
@@ -324,32 +328,34 @@ export async function listReconciliationExceptions(
   if (query.runId) where.push(`(run_id = $${params.push(query.runId)} OR resolved_run_id = $${params.length})`);
   if (query.reference) where.push(`reference = $${params.push(query.reference)}`);
   if (query.after) where.push(`(raised_at, exception_id) < ($${params.push(query.after.at)}::timestamptz, $${params.push(query.after.id)})`);
-  const { rows } = await readReadModel(() => pool.query<{
-    exception_id: string;
-    reference: string;
-    provider: string;
-    class: string;
-    status: 'open' | 'resolved';
-    evidence: ReconciliationExceptionListRow['evidence'];
-    run_id: string | null;
-    provider_transaction_id: string | null;
-    provider_status: string | null;
-    amount_minor: string | number | null;
-    currency: string | null;
-    raised_at: Date;
-    raised_at_text: string;
-    resolved_at: Date | null;
-    resolution: string | null;
-    resolution_note: string | null;
-    resolved_by: string | null;
-  }>(
-    `SELECT exception_id, reference, provider, class, status, evidence, run_id, provider_transaction_id, provider_status, amount_minor, currency,
+  const { rows } = await readReadModel(() =>
+    pool.query<{
+      exception_id: string;
+      reference: string;
+      provider: string;
+      class: string;
+      status: 'open' | 'resolved';
+      evidence: ReconciliationExceptionListRow['evidence'];
+      run_id: string | null;
+      provider_transaction_id: string | null;
+      provider_status: string | null;
+      amount_minor: string | number | null;
+      currency: string | null;
+      raised_at: Date;
+      raised_at_text: string;
+      resolved_at: Date | null;
+      resolution: string | null;
+      resolution_note: string | null;
+      resolved_by: string | null;
+    }>(
+      `SELECT exception_id, reference, provider, class, status, evidence, run_id, provider_transaction_id, provider_status, amount_minor, currency,
             raised_at, resolved_at, resolution, resolution_note, resolved_by,
             to_char(raised_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS raised_at_text
        FROM read_model.reconciliation_exceptions ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY raised_at DESC, exception_id DESC LIMIT $1`,
-    params,
-  ));
+      params,
+    ),
+  );
   return rows.map((r) => ({
     exceptionId: r.exception_id,
     reference: r.reference,
