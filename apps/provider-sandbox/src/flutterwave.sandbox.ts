@@ -22,6 +22,18 @@ const STATUS: Record<Exclude<PaymentState, 'unpaid'>, string> = { declined: 'fai
 
 const DECLINES: Record<DeclineReason, string> = { insufficient_funds: 'Insufficient funds', wrong_pin: 'Incorrect PIN' };
 
+/** Flutterwave's error envelope, `{ status: "error", message, data: null }`. */
+export interface FlutterwaveErrorBody {
+  status: 'error';
+  message: string;
+  data: null;
+}
+
+/** The 404 of a path under Flutterwave's `/v3` that it does not route, in its error envelope (the message is the sandbox's). */
+export function flutterwaveUnknownRoute(method: string, path: string): FlutterwaveErrorBody {
+  return { status: 'error', message: `No route found for ${method} ${path}`, data: null };
+}
+
 /** Flutterwave's answer for an id or tx_ref it does not know (HTTP 400). */
 export const FLUTTERWAVE_NOT_FOUND = { status: 'error', message: 'No transaction was found for this id', data: null } as const;
 
@@ -194,6 +206,9 @@ export const flutterwaveSimulation = simulation({
   env: flutterwaveSandboxEnv,
   switchOn: 'FLUTTERWAVE_SECRET_KEY',
   webhookUrlVariable: 'SANDBOX_FLUTTERWAVE_WEBHOOK_URL',
+  // Flutterwave's Node client (flutterwave-node-v3) joins its base URL's trailing slash and paths
+  // that start with one: `//v3/transactions`.
+  api: { roots: ['/v3'], collapseSlashes: true, unknownRoute: (method, path) => ({ status: 404, body: flutterwaveUnknownRoute(method, path) }) },
   settings: (e): FlutterwaveSettings | null =>
     e.FLUTTERWAVE_SECRET_KEY
       ? {

@@ -19,6 +19,56 @@ export interface PaystackSettings {
 const STATUS: Record<PaymentState, string> = { unpaid: 'abandoned', declined: 'failed', clearing: 'pending', succeeded: 'success' };
 
 /**
+ * The roots of Paystack's API paths (it has no version prefix), as its API reference's code samples
+ * call them (docs/provider-facts.md, Paystack): an unknown route under one answers
+ * {@link paystackUnknownRoute}.
+ */
+export const PAYSTACK_API_ROOTS = [
+  '/address_verification',
+  '/apple-pay',
+  '/balance',
+  '/bank',
+  '/bulkcharge',
+  '/capitec-pay',
+  '/charge',
+  '/country',
+  '/customer',
+  '/decision',
+  '/dedicated_account',
+  '/directdebit',
+  '/dispute',
+  '/integration',
+  '/order',
+  '/page',
+  '/paymentrequest',
+  '/plan',
+  '/preauthorization',
+  '/product',
+  '/refund',
+  '/settlement',
+  '/split',
+  '/storefront',
+  '/subaccount',
+  '/subscription',
+  '/terminal',
+  '/transaction',
+  '/transfer',
+  '/transferrecipient',
+  '/virtual_terminal',
+] as const;
+
+/** Paystack's error envelope, `{ status: false, message }`. */
+export interface PaystackErrorBody {
+  status: false;
+  message: string;
+}
+
+/** The 404 of a path under Paystack's roots that it does not route, in its error envelope (the message is the sandbox's). */
+export function paystackUnknownRoute(method: string, path: string): PaystackErrorBody {
+  return { status: false, message: `No route found for ${method} ${path}` };
+}
+
+/**
  * The Paystack-style provider, simulated (docs/provider-facts.md, Paystack):
  * `GET /transaction/verify/:reference` with Paystack's response shape, Bearer secret key,
  * and `charge.success` webhooks signed with `x-paystack-signature` (hex HMAC-SHA512 of the
@@ -106,6 +156,7 @@ export const paystackSimulation = simulation({
   env: paystackSandboxEnv,
   switchOn: null,
   webhookUrlVariable: 'SANDBOX_WEBHOOK_URL',
+  api: { roots: PAYSTACK_API_ROOTS, unknownRoute: (method, path) => ({ status: 404, body: paystackUnknownRoute(method, path) }) },
   settings: (e): PaystackSettings => ({ secretKey: e.PAYSTACK_SECRET_KEY, webhookUrl: e.SANDBOX_WEBHOOK_URL }),
   describe: () => 'on, webhooks on',
   create: (settings, notifier, now) => new PaystackSimulator(settings, notifier, now),

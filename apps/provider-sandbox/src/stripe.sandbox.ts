@@ -52,6 +52,19 @@ export function stripeExpansions(query: Readonly<Record<string, unknown>> | unde
     .filter((value): value is string => typeof value === 'string');
 }
 
+/**
+ * The body of Stripe's 404 for a URL it does not route (`invalid_request_error`, "Unrecognized
+ * request URL"), which its clients read as an error of the API rather than of the network.
+ */
+export function stripeUnknownRoute(method: string, path: string): StripeErrorBody {
+  return {
+    error: {
+      type: 'invalid_request_error',
+      message: `Unrecognized request URL (${method}: ${path}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`,
+    },
+  };
+}
+
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /** A Stripe-looking object id: prefix, underscore, 24 alphanumerics. */
@@ -454,6 +467,7 @@ export const stripeSimulation = simulation({
   env: stripeSandboxEnv,
   switchOn: 'STRIPE_SECRET_KEY',
   webhookUrlVariable: 'SANDBOX_STRIPE_WEBHOOK_URL',
+  api: { roots: ['/v1'], unknownRoute: (method, path) => ({ status: 404, body: stripeUnknownRoute(method, path) }) },
   settings: (e): StripeSettings | null =>
     e.STRIPE_SECRET_KEY
       ? {

@@ -7,7 +7,7 @@ import { stripeContract, type StripeContract } from './contract/stripe-schema.js
 
 // Every Stripe answer of the sandbox, over HTTP, against the JSON Schema of the `stripe`
 // package's own types (docs/providers.md, "The sandbox"): retrievals in every state with and
-// without `expand[]=latest_charge`, its errors and the events it delivers. The
+// without `expand[]=latest_charge`, its errors, unknown routes and the events it delivers. The
 // builders are typed with the same types (a field left out fails the build); this checks what
 // actually goes over the wire.
 let sandbox: SandboxHarness;
@@ -95,7 +95,7 @@ describe('PaymentIntent retrievals', () => {
   });
 });
 
-describe('errors', () => {
+describe('errors and unknown routes', () => {
   it('refusals, not found and injected gateway failures are Stripe errors', async () => {
     const { reference } = await sandbox.transaction('stripe', { amount: 2_000, currency: 'USD', email: 'ada@example.com' });
     const answers = [
@@ -119,6 +119,19 @@ describe('errors', () => {
       expect(answer.status).toBe(mode === '502' ? 502 : 504);
       expect(contract.problems('error', answer.body)).toEqual([]);
     }
+  });
+
+  it.each([
+    ['GET', '/v1/no_such_resource'],
+    ['GET', '/v1'],
+    ['POST', '/v1/payment_intents/pi_123/confirm'],
+    ['GET', '/v1/customers/cus_123'],
+    ['DELETE', '/v1/payment_intents/pi_123'],
+  ])('%s %s answers 404 invalid_request_error, as Stripe does', async (method, path) => {
+    const answer = await sandbox.call(method, path, { auth: auth() });
+    expect(answer.status).toBe(404);
+    expect(contract.problems('error', answer.body)).toEqual([]);
+    expect(answer.body.error).toEqual({ type: 'invalid_request_error', message: expect.stringContaining(`Unrecognized request URL (${method}: ${path})`) });
   });
 });
 
