@@ -65,10 +65,19 @@ export class FlutterwaveSimulator extends ProviderSimulator {
   }
 
   protected override newDetails(): Record<string, string | number> {
-    return { flw_ref: `FLW-MOCK-${randomBytes(16).toString('hex')}`, customer_id: 1_000_000 + Math.floor(Math.random() * 9_000_000) };
+    return {
+      flw_ref: `FLW-MOCK-${randomBytes(16).toString('hex')}`,
+      customer_id: 1_000_000 + Math.floor(Math.random() * 9_000_000),
+      card_token: `flw-t1nf-${randomBytes(16).toString('hex')}-m03k`,
+    };
   }
 
-  /** The transaction `data` object (verify answers and webhooks) in a given state. */
+  /**
+   * The transaction `data` object (verify answers and webhooks) in a given state, with every key of
+   * Flutterwave's published verify sample (`test/fixtures/flutterwave/verify-200.json`): the
+   * `card` paid with (Flutterwave's test Mastercard) and `amount_settled`, what reaches the
+   * merchant after the fee, in major units (`null` until the charge is successful).
+   */
   data(tx: SandboxTransaction, state: Exclude<PaymentState, 'unpaid'>): Record<string, unknown> {
     const seen = observe(tx);
     const major = (minor: number) => toMajorUnits(minor, seen.currency);
@@ -97,6 +106,17 @@ export class FlutterwaveSimulator extends ProviderSimulator {
       payment_type: 'card',
       created_at: createdAt,
       account_id: 20_937,
+      card: {
+        first_6digits: '553188',
+        last_4digits: '2950',
+        issuer: 'MASTERCARD  CREDIT',
+        country: 'NIGERIA NG',
+        type: 'MASTERCARD',
+        token: tx.details?.card_token ?? null,
+        expiry: '09/32',
+      },
+      meta: null,
+      amount_settled: state === 'succeeded' ? major(seen.amount - Math.round(seen.amount * 0.014)) : null,
       customer: {
         id: tx.details?.customer_id ?? null,
         name: 'Sandbox Customer',
