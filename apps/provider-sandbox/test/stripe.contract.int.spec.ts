@@ -135,6 +135,33 @@ describe('errors and unknown routes', () => {
   });
 });
 
+describe("Stripe's own Node client, pointed at the sandbox", () => {
+  const client = () => {
+    const { port } = new URL(sandbox.url);
+    return new Stripe(sandbox.secrets.stripe, { host: '127.0.0.1', port: Number(port), protocol: 'http', maxNetworkRetries: 0 });
+  };
+
+  it('retrieves an intent with its charge expanded, at the pinned version', async () => {
+    const { reference } = await sandbox.transaction('stripe', { amount: 2_000, currency: 'USD', email: 'ada@example.com', receipt_email: false });
+    const intent = await client().paymentIntents.retrieve(reference, { expand: ['latest_charge'] });
+    expect(intent).toMatchObject({ id: reference, status: 'succeeded', amount_received: 2_000, receipt_email: null });
+    expect(typeof intent.latest_charge === 'object' && intent.latest_charge?.billing_details.email).toBe('ada@example.com');
+  });
+
+  it('reads an unknown id and an unknown route as invalid request errors of the API', async () => {
+    await expect(client().paymentIntents.retrieve('pi_missing')).rejects.toMatchObject({
+      type: 'StripeInvalidRequestError',
+      statusCode: 404,
+      code: 'resource_missing',
+    });
+    await expect(client().rawRequest('GET', '/v1/no_such_resource')).rejects.toMatchObject({
+      type: 'StripeInvalidRequestError',
+      statusCode: 404,
+      message: expect.stringContaining('Unrecognized request URL (GET: /v1/no_such_resource)'),
+    });
+  });
+});
+
 describe('events', () => {
   it('payment_intent.succeeded and payment_intent.payment_failed are the types, at the pinned version', async () => {
     await sandbox.transaction('stripe', { amount: 2_000, currency: 'USD', email: 'ok@example.com' });

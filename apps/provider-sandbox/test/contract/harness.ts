@@ -20,6 +20,8 @@ export interface HttpAnswer {
 
 /** The sandbox on 127.0.0.1 with every provider configured, and a receiver of its webhooks. */
 export interface SandboxHarness {
+  /** Where the sandbox listens (`http://127.0.0.1:<port>`). */
+  url: string;
   secrets: { paystack: string; stripe: string; flutterwave: string };
   /** One request to the sandbox (`path` as sent, query included). */
   call(method: string, path: string, options?: { auth?: string; body?: unknown }): Promise<HttpAnswer>;
@@ -79,6 +81,7 @@ export async function startSandboxHarness(): Promise<SandboxHarness> {
     return { status: response.status, body: text ? JSON.parse(text) : null };
   };
   return {
+    url: base,
     secrets,
     call,
     async transaction(provider, body, pay = true) {
