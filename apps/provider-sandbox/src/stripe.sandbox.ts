@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
 import { optionalSecret, optionalUrl, type Secret } from '@settle/config';
 import type { FastifyReply } from 'fastify';
 import type Stripe from 'stripe';
@@ -7,16 +7,7 @@ import { z } from 'zod';
 import { bearerToken, secretEquals } from './credentials.js';
 import { ProviderController } from './provider.controllers.js';
 import { ProviderSimulator } from './provider.simulator.js';
-import {
-  createTransactionSchema,
-  json,
-  observe,
-  type CreateRequest,
-  type DeclineReason,
-  type PaymentState,
-  type SandboxAnswer,
-  type SandboxTransaction,
-} from './sandbox.core.js';
+import { createTransactionSchema, json, observe, type DeclineReason, type PaymentState, type SandboxAnswer, type SandboxTransaction } from './sandbox.core.js';
 import { requireTogether } from './sandbox.env.js';
 import { simulation } from './simulation.js';
 import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
@@ -135,7 +126,7 @@ export class StripeSimulator extends ProviderSimulator {
     return id;
   }
 
-  protected override newDetails(input: CreateRequest & { reference: string }): Record<string, string | number> {
+  protected override newDetails(input: { reference: string; receipt_email?: boolean }): Record<string, string | number> {
     return {
       latest_charge: stripeId('ch'),
       payment_method: stripeId('pm'),
@@ -143,7 +134,7 @@ export class StripeSimulator extends ProviderSimulator {
       client_secret: `${input.reference}_secret_${stripeId('x').slice(2)}`,
       fingerprint: randomBytes(8).toString('hex'),
       created: Math.floor(this.now() / 1000),
-      receipt_email: 'receipt_email' in input && input.receipt_email === false ? 0 : 1,
+      receipt_email: input.receipt_email === false ? 0 : 1,
     };
   }
 
@@ -426,13 +417,9 @@ export class StripeSimulator extends ProviderSimulator {
 @Controller('v1')
 export class StripeController extends ProviderController {
   @Get('payment_intents/:id')
-  retrieve(
-    @Param('id') id: string,
-    @Query() query: Record<string, unknown>,
-    @Headers('authorization') authorization: string | undefined,
-    @Res() reply: FastifyReply,
-  ) {
-    return this.answer<StripeSimulator>(reply, 'stripe', (stripe) => stripe.retrieve(authorization, id, stripeExpansions(query)));
+  retrieve(@Param('id') id: string, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    const expand = stripeExpansions(reply.request.query as Record<string, unknown> | undefined);
+    return this.answer<StripeSimulator>(reply, 'stripe', (stripe) => stripe.retrieve(authorization, id, expand));
   }
 }
 
