@@ -232,10 +232,11 @@ export class SandboxClient {
 
   /**
    * Creates a transaction. `reference` may be left out where the provider assigns it (Stripe's
-   * `pi_` id, M-Pesa's CheckoutRequestID); the answer carries it.
+   * `pi_` id, M-Pesa's CheckoutRequestID); the answer carries it. Stripe's `receipt_email: false`
+   * leaves the intent without `receipt_email`: only its charge's billing details carry the email.
    */
   create(
-    tx: { reference?: string; amount: number; currency: string; email?: string; phone?: string; behaviour?: SandboxBehaviour },
+    tx: { reference?: string; amount: number; currency: string; email?: string; phone?: string; behaviour?: SandboxBehaviour; receipt_email?: boolean },
     provider: SandboxProvider = 'paystack',
   ) {
     return call<SandboxTransaction>(this.path(provider), {

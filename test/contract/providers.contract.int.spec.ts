@@ -28,6 +28,7 @@ const secrets = {
 };
 const retry = { maxAttempts: 3, initialDelayMs: 10, maxDelayMs: 50 };
 let sandbox: SandboxApp;
+let sandboxUrl: string;
 let client: SandboxClient;
 let adapters: Record<ProviderName, PaymentProvider & { close(): Promise<void> }>;
 let wrongKey: Record<'paystack' | 'stripe' | 'flutterwave' | 'mpesa', PaymentProvider & { close(): Promise<void> }>;
@@ -46,6 +47,7 @@ beforeAll(async () => {
   sandbox = await createSandboxApp(config, createLogger('contract', 'silent'));
   await sandbox.app.listen(0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(sandbox.app.getHttpServer().address() as AddressInfo).port}`;
+  sandboxUrl = baseUrl;
   client = new SandboxClient(baseUrl);
   const common = { baseUrl, timeoutMs: 200, retry, breaker: { minimumVerifications: 1_000 } };
   const build = (k: typeof secrets) => ({
@@ -135,5 +137,38 @@ describe.each(['paystack', 'stripe', 'flutterwave', 'mpesa'] as const)('%s adapt
   it('a wrong credential is refused by the provider and reported, not retried', async () => {
     const expectation = await transaction(provider, {});
     expect(await verify(provider, expectation, wrongKey[provider])).toEqual({ kind: 'unreachable', cause: 'PROVIDER.AUTH_REJECTED' });
+  });
+});
+
+describe('Stripe adapter against the sandbox: the expanded charge', () => {
+  it("reads the customer's email from latest_charge.billing_details.email when the intent has no receipt_email", async () => {
+    const input = inputs.stripe;
+    for (const [behaviour, email] of [
+      [{}, input.email],
+      [{ outcome: 'other_customer' }, 'someone.else@example.net'],
+    ] as const) {
+      const created = await client.create({ ...input, receipt_email: false, behaviour }, 'stripe');
+      expect(created.status).toBe(201);
+      expect((await client.pay(created.body.reference, 'stripe')).status).toBe(200);
+      // What the adapter is answered: no receipt_email, the charge expanded with the payer's email.
+      const answer = await fetch(`${sandboxUrl}/v1/payment_intents/${created.body.reference}?expand%5B%5D=latest_charge`, {
+        headers: { authorization: `Bearer ${secrets.stripe}` },
+      });
+      const intent = (await answer.json()) as { receipt_email: string | null; latest_charge: { billing_details: { email: string } } };
+      expect(intent.receipt_email).toBeNull();
+      expect(intent.latest_charge.billing_details.email).toBe(email);
+      const expectation: Expectation = {
+        reference: created.body.reference,
+        provider: 'stripe',
+        amountMinor: input.amount,
+        currency: input.currency,
+        userId: 'user-contract',
+        customer: { email: input.email, phone: undefined },
+        entitlement: 'pro',
+        accessPeriod: null,
+      };
+      const verdict = await verify('stripe', expectation);
+      expect(verdict.kind === 'cleared' && verdict.observation.customer).toEqual({ email, phone: undefined });
+    }
   });
 });

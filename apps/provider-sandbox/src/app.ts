@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { HealthModule, installRequestLog, PinoNestLogger, requestIdOf, SCRAPE_ROUTES } from '@settle/http';
 import { HealthProbes, type Logger } from '@settle/platform';
 import type { SandboxConfig } from './config.js';
+import { rewriteProviderUrl, UnknownRouteFilter } from './provider.routes.js';
 import { SandboxController } from './sandbox.controller.js';
 import { SANDBOX_CONFIG, SANDBOX_SIMULATORS } from './sandbox.http.js';
 import { SandboxRegistry } from './sandbox.registry.js';
@@ -52,7 +53,9 @@ export interface SandboxAppOptions {
 /**
  * Builds the provider sandbox's Nest app (Fastify) for a configuration: every configured
  * provider's endpoints plus the control API, Nest's logs and one line per request through
- * `logger`. Call `app.listen` to serve it.
+ * `logger`; unknown routes under a provider's API answered in its error shape, and repeated
+ * slashes read as one where its API tolerates them (`provider.routes.ts`). Call `app.listen` to
+ * serve it.
  */
 export async function createSandboxApp(config: SandboxConfig, logger: Logger, options: SandboxAppOptions = {}): Promise<SandboxApp> {
   const sender = new WebhookSender(logger, options.webhooks);
@@ -61,11 +64,16 @@ export async function createSandboxApp(config: SandboxConfig, logger: Logger, op
     options.imports?.length
       ? { module: SandboxRoot, imports: [SandboxModule.forRoot(config, registry), ...options.imports] }
       : SandboxModule.forRoot(config, registry),
-    new FastifyAdapter({ genReqId: requestIdOf }),
+    new FastifyAdapter({
+      genReqId: requestIdOf,
+      rewriteUrl: (request: { url?: string | undefined }) => rewriteProviderUrl(request.url ?? '/', SIMULATION_LIST),
+    }),
     {
       logger: new PinoNestLogger(logger),
     },
   );
+  // An unknown route under a provider's API answers in that provider's error shape.
+  app.useGlobalFilters(new UnknownRouteFilter(SIMULATION_LIST, app.getHttpAdapter()));
   // One line per request, as Settle's own apps (the sandbox is not on their HTTP edge: it answers as the providers do).
   installRequestLog(app.getHttpAdapter().getInstance(), logger, [...SCRAPE_ROUTES, '/_sandbox/health']);
   return {

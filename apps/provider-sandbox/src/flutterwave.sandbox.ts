@@ -27,6 +27,18 @@ const STATUS: Record<Exclude<PaymentState, 'unpaid'>, string> = { declined: 'fai
 
 const DECLINES: Record<DeclineReason, string> = { insufficient_funds: 'Insufficient funds', wrong_pin: 'Incorrect PIN' };
 
+/** Flutterwave's error envelope, `{ status: "error", message, data: null }`. */
+export interface FlutterwaveErrorBody {
+  status: 'error';
+  message: string;
+  data: null;
+}
+
+/** The 404 of a path under Flutterwave's `/v3` that it does not route, in its error envelope (the message is the sandbox's). */
+export function flutterwaveUnknownRoute(method: string, path: string): FlutterwaveErrorBody {
+  return { status: 'error', message: `No route found for ${method} ${path}`, data: null };
+}
+
 /** Flutterwave's answer for an id or tx_ref it does not know (HTTP 400). */
 export const FLUTTERWAVE_NOT_FOUND = { status: 'error', message: 'No transaction was found for this id', data: null } as const;
 
@@ -58,10 +70,19 @@ export class FlutterwaveSimulator extends ProviderSimulator {
   }
 
   protected override newDetails(): Record<string, string | number> {
-    return { flw_ref: `FLW-MOCK-${randomBytes(16).toString('hex')}`, customer_id: 1_000_000 + Math.floor(Math.random() * 9_000_000) };
+    return {
+      flw_ref: `FLW-MOCK-${randomBytes(16).toString('hex')}`,
+      customer_id: 1_000_000 + Math.floor(Math.random() * 9_000_000),
+      card_token: `flw-t1nf-${randomBytes(16).toString('hex')}-m03k`,
+    };
   }
 
-  /** The transaction `data` object (verify answers and webhooks) in a given state. */
+  /**
+   * The transaction `data` object (verify answers and webhooks) in a given state, with every key of
+   * Flutterwave's published verify sample (`test/fixtures/flutterwave/verify-200.json`): the
+   * `card` paid with (Flutterwave's test Mastercard) and `amount_settled`, what reaches the
+   * merchant after the fee, in major units (`null` until the charge is successful).
+   */
   data(tx: SandboxTransaction, state: Exclude<PaymentState, 'unpaid'>): Record<string, unknown> {
     const seen = observe(tx);
     const major = (minor: number) => toMajorUnits(minor, seen.currency);
@@ -90,6 +111,17 @@ export class FlutterwaveSimulator extends ProviderSimulator {
       payment_type: 'card',
       created_at: createdAt,
       account_id: 20_937,
+      card: {
+        first_6digits: '553188',
+        last_4digits: '2950',
+        issuer: 'MASTERCARD  CREDIT',
+        country: 'NIGERIA NG',
+        type: 'MASTERCARD',
+        token: tx.details?.card_token ?? null,
+        expiry: '09/32',
+      },
+      meta: null,
+      amount_settled: state === 'succeeded' ? major(seen.amount - Math.round(seen.amount * 0.014)) : null,
       customer: {
         id: tx.details?.customer_id ?? null,
         name: 'Sandbox Customer',
@@ -265,6 +297,9 @@ export const flutterwaveSimulation = simulation({
   env: flutterwaveSandboxEnv,
   switchOn: 'FLUTTERWAVE_SECRET_KEY',
   webhookUrlVariable: 'SANDBOX_FLUTTERWAVE_WEBHOOK_URL',
+  // Flutterwave's Node client (flutterwave-node-v3) joins its base URL's trailing slash and paths
+  // that start with one: `//v3/transactions`.
+  api: { roots: ['/v3'], collapseSlashes: true, unknownRoute: (method, path) => ({ status: 404, body: flutterwaveUnknownRoute(method, path) }) },
   settings: (e): FlutterwaveSettings | null =>
     e.FLUTTERWAVE_SECRET_KEY
       ? {

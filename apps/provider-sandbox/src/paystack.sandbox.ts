@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
 import { secret, url, type Secret } from '@settle/config';
 import type { FastifyReply } from 'fastify';
@@ -21,6 +21,56 @@ export interface PaystackSettings {
 const STATUS: Record<PaymentState, string> = { unpaid: 'abandoned', declined: 'failed', clearing: 'pending', succeeded: 'success' };
 
 /**
+ * The roots of Paystack's API paths (it has no version prefix), as its API reference's code samples
+ * call them (docs/provider-facts.md, Paystack): an unknown route under one answers
+ * {@link paystackUnknownRoute}.
+ */
+export const PAYSTACK_API_ROOTS = [
+  '/address_verification',
+  '/apple-pay',
+  '/balance',
+  '/bank',
+  '/bulkcharge',
+  '/capitec-pay',
+  '/charge',
+  '/country',
+  '/customer',
+  '/decision',
+  '/dedicated_account',
+  '/directdebit',
+  '/dispute',
+  '/integration',
+  '/order',
+  '/page',
+  '/paymentrequest',
+  '/plan',
+  '/preauthorization',
+  '/product',
+  '/refund',
+  '/settlement',
+  '/split',
+  '/storefront',
+  '/subaccount',
+  '/subscription',
+  '/terminal',
+  '/transaction',
+  '/transfer',
+  '/transferrecipient',
+  '/virtual_terminal',
+] as const;
+
+/** Paystack's error envelope, `{ status: false, message }`. */
+export interface PaystackErrorBody {
+  status: false;
+  message: string;
+}
+
+/** The 404 of a path under Paystack's roots that it does not route, in its error envelope (the message is the sandbox's). */
+export function paystackUnknownRoute(method: string, path: string): PaystackErrorBody {
+  return { status: false, message: `No route found for ${method} ${path}` };
+}
+
+/**
  * The Paystack-style provider, simulated (docs/provider-facts.md, Paystack):
  * `GET /transaction/verify/:reference` with Paystack's response shape, Bearer secret key,
  * and `charge.success` webhooks signed with `x-paystack-signature` (hex HMAC-SHA512 of the
@@ -39,23 +89,98 @@ export class PaystackSimulator extends ProviderSimulator {
     super(notifier, 4_099_260_000, now);
   }
 
-  /** The `data` object Paystack returns for a transaction in a given status. */
+  protected override newDetails(): Record<string, string | number> {
+    return { created_at: new Date(this.now()).toISOString() };
+  }
+
+  /**
+   * The `data` object Paystack returns for a transaction in a given status, with every key of
+   * Paystack's published verify sample (`test/fixtures/paystack/verify-200.json`): the card's
+   * `authorization` once the customer has tried to pay (`{}` while the transaction is abandoned),
+   * the `log` of the attempt, and the customer's Paystack `id` and `customer_code`. A payment time
+   * and a fee only for a successful charge.
+   */
   data(tx: SandboxTransaction, status: string): Record<string, unknown> {
     const { reference, amount, currency, email } = observe(tx);
+    const phone = tx.phone;
+    const createdAt = String(tx.details?.created_at ?? tx.paidAt ?? new Date(0).toISOString());
+    const paidAt = status === 'success' ? tx.paidAt : null;
+    const code = (prefix: string, length: number) => `${prefix}_${createHash('sha256').update(`${prefix}:${tx.reference}`).digest('hex').slice(0, length)}`;
+    const attempted = status !== 'abandoned';
     return {
       id: tx.id,
       domain: 'test',
       status,
       reference,
+      receipt_number: null,
       amount,
-      requested_amount: amount,
-      currency,
+      message: null,
       gateway_response: status === 'success' ? 'Successful' : status === 'failed' ? 'Declined' : 'Transaction in progress',
-      paid_at: status === 'success' ? tx.paidAt : null,
+      paid_at: paidAt,
+      created_at: createdAt,
       channel: 'card',
+      currency,
+      ip_address: '127.0.0.1',
+      metadata: '',
+      log: attempted
+        ? {
+            start_time: Math.floor(Date.parse(createdAt) / 1000),
+            time_spent: 4,
+            attempts: 1,
+            errors: status === 'failed' ? 1 : 0,
+            success: status === 'success',
+            mobile: false,
+            input: [],
+            history: [
+              { type: 'action', message: 'Attempted to pay with card', time: 3 },
+              ...(status === 'success' ? [{ type: 'success', message: 'Successfully paid with card', time: 4 }] : []),
+              ...(status === 'failed' ? [{ type: 'error', message: 'Error: Declined', time: 4 }] : []),
+            ],
+          }
+        : null,
       fees: status === 'success' ? Math.round(amount * 0.015) : null,
-      customer: { email, phone: tx.phone, customer_code: `CUS_${tx.id}` },
-      metadata: null,
+      fees_split: null,
+      authorization: attempted
+        ? {
+            authorization_code: code('AUTH', 10),
+            bin: '408408',
+            last4: '4081',
+            exp_month: '12',
+            exp_year: '2030',
+            channel: 'card',
+            card_type: 'visa ',
+            bank: 'TEST BANK',
+            country_code: 'NG',
+            brand: 'visa',
+            reusable: status === 'success',
+            signature: code('SIG', 20),
+            account_name: null,
+          }
+        : {},
+      customer: {
+        id: 180_000_000 + (tx.id % 1_000_000),
+        first_name: null,
+        last_name: null,
+        email,
+        customer_code: `CUS_${tx.id}`,
+        phone,
+        metadata: null,
+        risk_action: 'default',
+        international_format_phone: phone,
+      },
+      plan: null,
+      split: {},
+      order_id: null,
+      paidAt,
+      createdAt,
+      requested_amount: amount,
+      pos_transaction_data: null,
+      source: null,
+      fees_breakdown: null,
+      connect: null,
+      transaction_date: createdAt,
+      plan_object: {},
+      subaccount: {},
     };
   }
 
@@ -169,6 +294,7 @@ export const paystackSimulation = simulation({
   env: paystackSandboxEnv,
   switchOn: null,
   webhookUrlVariable: 'SANDBOX_WEBHOOK_URL',
+  api: { roots: PAYSTACK_API_ROOTS, unknownRoute: (method, path) => ({ status: 404, body: paystackUnknownRoute(method, path) }) },
   settings: (e): PaystackSettings => ({ secretKey: e.PAYSTACK_SECRET_KEY, webhookUrl: e.SANDBOX_WEBHOOK_URL }),
   describe: () => 'on, webhooks on',
   create: (settings, notifier, now) => new PaystackSimulator(settings, notifier, now),

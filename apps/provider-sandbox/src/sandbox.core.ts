@@ -99,7 +99,7 @@ export interface SandboxTransaction {
   clearingServed: number;
   webhooksSent: number;
   webhookDue: boolean;
-  /** Provider-side identifiers and times (charge id, receipt number...). Not set for Paystack. */
+  /** Provider-side identifiers and times (charge id, receipt number, creation time...). */
   details?: Record<string, string | number>;
   /** When the provider created it (ISO 8601): its place in the provider's list. */
   createdAt: string;

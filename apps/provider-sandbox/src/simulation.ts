@@ -5,6 +5,25 @@ import type { ProviderName } from './sandbox.core.js';
 import type { Notifier } from './webhook-sender.js';
 
 /**
+ * A provider's own API paths, and how the sandbox answers under them when no route matches
+ * (`provider.routes.ts`).
+ */
+export interface ProviderApi {
+  /** Path roots of the provider's API (`/v1`): a path is under a root when it equals it or goes on with `/`. */
+  readonly roots: readonly string[];
+  /**
+   * The provider's answer to a method and path under its roots that the sandbox does not route:
+   * a 404 in the provider's own error shape, which its clients read as an answer of the API.
+   */
+  unknownRoute(method: string, path: string): { status: number; body: unknown };
+  /**
+   * Whether repeated slashes in a path under its roots are read as one (`//v3/transactions`,
+   * which Flutterwave's Node client asks for); the provider's own API tolerates them.
+   */
+  readonly collapseSlashes?: boolean;
+}
+
+/**
  * Everything the sandbox knows about one simulated provider, declared beside its simulator
  * (`<provider>.sandbox.ts`) and listed once in `simulations.ts`; the configuration loader, the
  * registry, the HTTP module and the local stack's generated files (`npm run config:examples`)
@@ -43,6 +62,8 @@ export interface ProviderSimulation<E extends z.ZodObject = z.ZodObject, C = unk
   create(settings: NonNullable<C>, notifier: Notifier, now: () => number): P;
   /** Its provider-facing HTTP controllers (Nest), each extending `ProviderController`. */
   readonly controllers: readonly Type[];
+  /** Its API's roots and its answer to an unknown route there; none: the framework's 404 answers. */
+  readonly api?: ProviderApi;
 }
 
 /** A declaration of any provider (what the list and the loops see). */

@@ -28,6 +28,18 @@ function setup() {
 }
 
 describe('Flutterwave simulator', () => {
+  it('reports the card paid with and amount_settled, null until the charge is successful', () => {
+    const { flw, create, byRef } = setup();
+    const paid = create({});
+    const declined = create({ behaviour: { outcome: 'declined' } });
+    const clearing = create({ behaviour: { outcome: 'clearing_then_success', clearing_checks: 5 } });
+    for (const tx of [paid, declined, clearing]) flw.pay(tx.reference);
+    const card = { first_6digits: '553188', last_4digits: '2950', type: 'MASTERCARD', token: expect.stringMatching(/^flw-t1nf-/), expiry: '09/32' };
+    expect(byRef(paid.reference).body.data).toMatchObject({ amount: 123.45, app_fee: 1.73, amount_settled: 121.72, card, meta: null });
+    expect(byRef(declined.reference).body.data).toMatchObject({ status: 'failed', amount_settled: null, card });
+    expect(byRef(clearing.reference).body.data).toMatchObject({ status: 'pending', amount_settled: null, card });
+  });
+
   it('answers verify (by id and by tx_ref) in major units with Flutterwave statuses', () => {
     const { flw, create, byRef, byId } = setup();
     const tx = create({ phone: '+2348012345678' });

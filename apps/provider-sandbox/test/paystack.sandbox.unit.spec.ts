@@ -21,36 +21,111 @@ describe('Paystack simulator', () => {
   });
   afterEach(() => vi.useRealTimers());
 
-  it('answers verify with the exact shape the pipeline depends on', () => {
+  it("answers verify with the exact shape the pipeline depends on (every key of Paystack's published sample, in its order)", () => {
     const { paystack } = setup();
     paystack.create({ reference: 'ref_exact', amount: 40_000, currency: 'NGN', email: 'ada@example.com' });
     paystack.pay('ref_exact');
-    const answer = paystack.verify(auth, 'ref_exact');
-    expect(JSON.stringify(answer)).toBe(
-      JSON.stringify({
-        kind: 'json',
-        status: 200,
-        body: {
-          status: true,
-          message: 'Verification successful',
-          data: {
-            id: 4_099_260_000,
-            domain: 'test',
-            status: 'success',
-            reference: 'ref_exact',
-            amount: 40_000,
-            requested_amount: 40_000,
-            currency: 'NGN',
-            gateway_response: 'Successful',
-            paid_at: '2026-03-04T05:06:07.089Z',
-            channel: 'card',
-            fees: 600,
-            customer: { email: 'ada@example.com', phone: null, customer_code: 'CUS_4099260000' },
-            metadata: null,
-          },
-        },
-      }),
-    );
+    const answer = paystack.verify(auth, 'ref_exact') as {
+      kind: string;
+      status: number;
+      body: { status: boolean; message: string; data: Record<string, unknown> };
+    };
+    expect(answer).toMatchObject({ kind: 'json', status: 200, body: { status: true, message: 'Verification successful' } });
+    const at = '2026-03-04T05:06:07.089Z';
+    expect(answer.body.data).toStrictEqual({
+      id: 4_099_260_000,
+      domain: 'test',
+      status: 'success',
+      reference: 'ref_exact',
+      receipt_number: null,
+      amount: 40_000,
+      message: null,
+      gateway_response: 'Successful',
+      paid_at: at,
+      created_at: at,
+      channel: 'card',
+      currency: 'NGN',
+      ip_address: '127.0.0.1',
+      metadata: '',
+      log: {
+        start_time: Math.floor(Date.parse(at) / 1000),
+        time_spent: 4,
+        attempts: 1,
+        errors: 0,
+        success: true,
+        mobile: false,
+        input: [],
+        history: [
+          { type: 'action', message: 'Attempted to pay with card', time: 3 },
+          { type: 'success', message: 'Successfully paid with card', time: 4 },
+        ],
+      },
+      fees: 600,
+      fees_split: null,
+      authorization: {
+        authorization_code: expect.stringMatching(/^AUTH_[0-9a-f]{10}$/),
+        bin: '408408',
+        last4: '4081',
+        exp_month: '12',
+        exp_year: '2030',
+        channel: 'card',
+        card_type: 'visa ',
+        bank: 'TEST BANK',
+        country_code: 'NG',
+        brand: 'visa',
+        reusable: true,
+        signature: expect.stringMatching(/^SIG_[0-9a-f]{20}$/),
+        account_name: null,
+      },
+      customer: {
+        id: 180_000_000 + (4_099_260_000 % 1_000_000),
+        first_name: null,
+        last_name: null,
+        email: 'ada@example.com',
+        customer_code: 'CUS_4099260000',
+        phone: null,
+        metadata: null,
+        risk_action: 'default',
+        international_format_phone: null,
+      },
+      plan: null,
+      split: {},
+      order_id: null,
+      paidAt: at,
+      createdAt: at,
+      requested_amount: 40_000,
+      pos_transaction_data: null,
+      source: null,
+      fees_breakdown: null,
+      connect: null,
+      transaction_date: at,
+      plan_object: {},
+      subaccount: {},
+    });
+    // The order of Paystack's sample, as a reader of the raw JSON sees it.
+    expect(Object.keys(answer.body.data).slice(0, 6)).toEqual(['id', 'domain', 'status', 'reference', 'receipt_number', 'amount']);
+  });
+
+  it('gives a declined or pending charge its card authorization (not reusable) and an abandoned one none', () => {
+    const { paystack } = setup();
+    const data = (reference: string) => (paystack.verify(auth, reference) as { body: { data: Record<string, unknown> } }).body.data;
+    paystack.create({ reference: 'r_failed', amount: 100, currency: 'NGN', email: 'a@example.com', behaviour: { outcome: 'declined' } });
+    paystack.create({
+      reference: 'r_pending',
+      amount: 100,
+      currency: 'NGN',
+      email: 'a@example.com',
+      behaviour: { outcome: 'clearing_then_success', clearing_checks: 5 },
+    });
+    paystack.create({ reference: 'r_abandoned', amount: 100, currency: 'NGN', email: 'a@example.com' });
+    paystack.pay('r_failed');
+    paystack.pay('r_pending');
+    for (const reference of ['r_failed', 'r_pending']) {
+      expect(data(reference)).toMatchObject({ paid_at: null, fees: null, authorization: { channel: 'card', last4: '4081', reusable: false } });
+    }
+    expect(data('r_failed').log).toMatchObject({ success: false, errors: 1 });
+    expect(data('r_abandoned')).toMatchObject({ status: 'abandoned', authorization: {}, log: null, created_at: '2026-03-04T05:06:07.089Z' });
+    expect(data('r_failed').customer).toMatchObject({ id: expect.any(Number), customer_code: expect.stringMatching(/^CUS_/) });
   });
 
   it('maps each state to a Paystack status', () => {

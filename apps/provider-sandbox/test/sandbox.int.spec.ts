@@ -229,6 +229,39 @@ describe('provider sandbox over HTTP', () => {
     expect((await query(checkoutRequestId, live)).status).toBe(401);
   });
 
+  it("answers an unknown route under a provider's API in that provider's error shape, and the framework's 404 elsewhere", async () => {
+    const stripe = await call('GET', '/v1/no_such_resource', { headers: { authorization: `Bearer ${secrets.stripe}` } });
+    expect(stripe).toMatchObject({
+      status: 404,
+      body: { error: { type: 'invalid_request_error', message: expect.stringContaining('Unrecognized request URL (GET: /v1/no_such_resource)') } },
+    });
+    expect(await call('POST', '/charge')).toEqual({ status: 404, body: { status: false, message: 'No route found for POST /charge' } });
+    expect(await call('GET', '/transaction/verify')).toMatchObject({ status: 404, body: { status: false, message: expect.any(String) } });
+    expect(await call('GET', '/v3/no_such_resource')).toEqual({
+      status: 404,
+      body: { status: 'error', message: 'No route found for GET /v3/no_such_resource', data: null },
+    });
+    expect(await call('GET', '/elsewhere')).toMatchObject({ status: 404, body: { statusCode: 404, error: 'Not Found' } });
+    // A route's own 404 is its own: the control API's unknown transaction.
+    expect(await call('GET', '/_sandbox/stripe/transactions/pi_missing')).toEqual({ status: 404, body: { error: 'not found' } });
+  });
+
+  it("routes Flutterwave's //v3/... (its Node client's paths) as /v3/...", async () => {
+    const reference = `tx_${randomBytes(6).toString('hex')}`;
+    const created = await call('POST', '/_sandbox/flutterwave/transactions', { body: { reference, amount: 5_000, currency: 'NGN', email: 'ada@example.com' } });
+    await call('POST', `/_sandbox/flutterwave/transactions/${reference}/pay`);
+    const auth = { authorization: `Bearer ${secrets.flutterwave}` };
+    expect(await call('GET', `//v3/transactions/${created.body.id}/verify`, { headers: auth })).toMatchObject({
+      status: 200,
+      body: { data: { tx_ref: reference } },
+    });
+    expect(await call('GET', `//v3/transactions/verify_by_reference?tx_ref=${reference}`, { headers: auth })).toMatchObject({
+      status: 200,
+      body: { data: { id: created.body.id } },
+    });
+    expect(await call('GET', '//v3/no_such_resource', { headers: auth })).toMatchObject({ status: 404, body: { status: 'error', data: null } });
+  });
+
   it('answers 503 for a provider without credentials', async () => {
     const bare = await createSandboxApp(
       loadSandboxConfig({ PAYSTACK_SECRET_KEY: secrets.paystack, SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:9/paystack' }),

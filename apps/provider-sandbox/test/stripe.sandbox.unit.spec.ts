@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Secret } from '@settle/config';
 import type { SandboxTransaction } from '../src/sandbox.core.js';
-import { StripeSimulator } from '../src/stripe.sandbox.js';
+import { StripeSimulator, stripeExpansions } from '../src/stripe.sandbox.js';
 import type { Notifier, OutgoingWebhook } from '../src/webhook-sender.js';
 
 const key = `sk_test_${randomBytes(16).toString('hex')}`;
@@ -23,7 +23,7 @@ function setup(withWebhook = true) {
     if (!outcome.ok) throw new Error(JSON.stringify(outcome.body));
     return outcome.transaction;
   };
-  const retrieve = (id: string) => stripe.retrieve(auth, id) as { kind: 'json'; status: number; body: Record<string, unknown> };
+  const retrieve = (id: string, expand: string[] = []) => stripe.retrieve(auth, id, expand) as { kind: 'json'; status: number; body: Record<string, unknown> };
   return { stripe, sent, create, retrieve };
 }
 
@@ -86,6 +86,45 @@ describe('Stripe simulator', () => {
     stripe.pay(clearing.reference);
     expect(retrieve(clearing.reference).body).toMatchObject({ status: 'processing', amount_received: 0 });
     expect(retrieve(clearing.reference).body).toMatchObject({ status: 'succeeded', amount_received: 2_000 });
+  });
+
+  it('embeds the latest Charge when expand names latest_charge: billing email, failed for a decline, pending while clearing', () => {
+    const { stripe, create, retrieve } = setup();
+    const paid = create({ receipt_email: false });
+    const declined = create({ behaviour: { outcome: 'declined' } });
+    const clearing = create({ behaviour: { outcome: 'clearing_then_success', clearing_checks: 5 } });
+    for (const tx of [paid, declined, clearing]) stripe.pay(tx.reference);
+    const intent = retrieve(paid.reference, ['latest_charge']).body;
+    expect(intent.receipt_email).toBeNull();
+    expect(intent.latest_charge).toMatchObject({
+      object: 'charge',
+      id: retrieve(paid.reference).body.latest_charge,
+      status: 'succeeded',
+      paid: true,
+      captured: true,
+      amount: 2_000,
+      currency: 'usd',
+      payment_intent: paid.reference,
+      billing_details: { email: 'ada@example.com' },
+      payment_method_details: { type: 'card', card: { last4: '4242' } },
+    });
+    expect(retrieve(declined.reference, ['latest_charge']).body.latest_charge).toMatchObject({
+      status: 'failed',
+      paid: false,
+      failure_code: 'card_declined',
+      outcome: { type: 'issuer_declined', reason: 'insufficient_funds' },
+      payment_method_details: { card: { last4: '9995' } },
+    });
+    expect(retrieve(clearing.reference, ['latest_charge']).body.latest_charge).toMatchObject({ status: 'pending', paid: false, captured: false });
+    expect(retrieve(create({}).reference, ['latest_charge']).body.latest_charge).toBeNull();
+  });
+
+  it('reads expand[] as Fastify parses the query: expand[]=, expand[0]=, expand=, once or repeated', () => {
+    expect(stripeExpansions({ 'expand[]': 'latest_charge' })).toEqual(['latest_charge']);
+    expect(stripeExpansions({ 'expand[0]': 'latest_charge', 'expand[1]': 'customer' })).toEqual(['latest_charge', 'customer']);
+    expect(stripeExpansions({ expand: ['latest_charge', 'payment_method'] })).toEqual(['latest_charge', 'payment_method']);
+    expect(stripeExpansions({ expanded: 'latest_charge', 'expand[x]': 'customer' })).toEqual([]);
+    expect(stripeExpansions(undefined)).toEqual([]);
   });
 
   it('reports the outcome knobs in Stripe terms (minor units, lower-case currency)', () => {

@@ -1,6 +1,7 @@
 import { Secret } from '@settle/config';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FlutterwaveProvider, StripeProvider } from '@settle/providers';
+import Stripe from 'stripe';
+import { FlutterwaveProvider, STRIPE_DEFAULT_API_VERSION, StripeProvider, stripeDefinition } from '@settle/providers';
 import { expectation } from './fixtures.js';
 import { sendJson, startLocalServer, type LocalServer } from './local-server.js';
 
@@ -47,6 +48,28 @@ describe('Stripe adapter over HTTP', () => {
     expect(received).toMatchObject({ method: 'GET', url: '/v1/payment_intents/pi_123?expand%5B%5D=latest_charge' });
     expect(received!.headers.authorization).toBe('Bearer sk_test_abc');
     expect(received!.headers['stripe-version']).toBe('2025-01-27.acacia');
+  });
+});
+
+describe("the verifier's Stripe adapter (its definition)", () => {
+  const common = { timeoutMs: 2000, retry };
+  const credential = async () => new Secret('sk_test_abc');
+  const intent = { id: 'pi_1', object: 'payment_intent', amount: 1, amount_received: 1, currency: 'usd', status: 'succeeded' };
+
+  it("pins Stripe-Version to STRIPE_API_VERSION, by default the version the stripe package's types are written for", async () => {
+    expect(STRIPE_DEFAULT_API_VERSION).toBe(Stripe.API_VERSION);
+    server = await startLocalServer((req, res) => sendJson(res, 200, intent));
+    const pinned = await stripeDefinition.verifier.adapter({ STRIPE_BASE_URL: server.baseUrl }, credential, common);
+    const chosen = await stripeDefinition.verifier.adapter({ STRIPE_BASE_URL: server.baseUrl, STRIPE_API_VERSION: '2025-03-31.basil' }, credential, common);
+    providers.push(pinned!, chosen!);
+    for (const adapter of [pinned!, chosen!]) {
+      await adapter.verify({ reference: 'pi_1', expectation: expectation({ reference: 'pi_1', provider: 'stripe', amountMinor: 1 }) });
+    }
+    expect(server.requests.map((r) => r.headers['stripe-version'])).toEqual([STRIPE_DEFAULT_API_VERSION, '2025-03-31.basil']);
+  });
+
+  it('refuses a STRIPE_API_VERSION that is not a Stripe API version', () => {
+    expect(stripeDefinition.verifier.env.safeParse({ STRIPE_API_VERSION: 'latest' }).success).toBe(false);
   });
 });
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { optionalBaseUrl, type ProviderDefinition } from '../shared/definition.js';
 import { asText, parseJson, valueAt } from '../shared/webhook.js';
 import { STRIPE_DEFAULT_TOLERANCE_MS, STRIPE_SIGNATURE_HEADER, verifyStripeSignature } from './signature.js';
-import { StripeProvider } from './verify.js';
+import { STRIPE_DEFAULT_API_VERSION, StripeProvider } from './verify.js';
 
 // What the folder exposes: `libs/providers/src/registry.ts` re-exports this file.
 export * from './verify.js';
@@ -11,6 +11,14 @@ export * from './list.js';
 
 const verifierEnv = z.object({
   STRIPE_BASE_URL: optionalBaseUrl('STRIPE_BASE_URL').meta({ description: "Base URL of Stripe's API; the provider is verified only when it is set." }),
+  STRIPE_API_VERSION: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}(\.[a-z]+)?$/, { error: 'STRIPE_API_VERSION must be a Stripe API version (YYYY-MM-DD or YYYY-MM-DD.name)' })
+    .default(STRIPE_DEFAULT_API_VERSION)
+    .meta({
+      description:
+        "Stripe API version sent as `Stripe-Version` on every call; the default is the version the `stripe` package's types (the sandbox's contract) are written for.",
+    }),
 });
 
 const ingestionEnv = z.object({
@@ -50,8 +58,8 @@ export const stripeDefinition: ProviderDefinition = {
     baseUrlVariable: 'STRIPE_BASE_URL',
     env: verifierEnv,
     async adapter(env, credential, common) {
-      const baseUrl = verifierEnv.parse(env).STRIPE_BASE_URL;
-      return baseUrl ? new StripeProvider({ ...common, baseUrl, secretKey: await credential('secret_key') }) : null;
+      const { STRIPE_BASE_URL: baseUrl, STRIPE_API_VERSION: apiVersion } = verifierEnv.parse(env);
+      return baseUrl ? new StripeProvider({ ...common, baseUrl, apiVersion, secretKey: await credential('secret_key') }) : null;
     },
   },
   webhook: {

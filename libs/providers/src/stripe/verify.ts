@@ -1,4 +1,5 @@
 import type { ProviderVerdict } from '@settle/domain';
+import type Stripe from 'stripe';
 import { z } from 'zod';
 import { providerCurrency } from '../shared/normalise.js';
 import { BearerGetProvider, type BearerProviderOptions } from '../shared/bearer-get.js';
@@ -155,9 +156,21 @@ export function stripeVerdict(status: number, body: string): ProviderVerdict {
   }
 }
 
+/**
+ * The Stripe API version the adapter pins by default (`Stripe-Version`, docs/provider-facts.md,
+ * Stripe): the one the `stripe` npm package's types are written for (its `apiVersion`). The
+ * package is a devDependency whose types are the provider sandbox's contract (every Stripe
+ * answer of the sandbox is checked against them), so the build fails here when the package is
+ * upgraded until this pin, and the sandbox with it, follow.
+ */
+export const STRIPE_DEFAULT_API_VERSION = '2026-10-28.endive' satisfies Stripe.LatestApiVersion;
+
 /** Constructor options of {@link StripeProvider}. */
 export interface StripeOptions extends BearerProviderOptions {
-  /** Pins `Stripe-Version` (e.g. `2025-01-27.acacia`); the account's default version when absent. */
+  /**
+   * Pins `Stripe-Version` (e.g. {@link STRIPE_DEFAULT_API_VERSION}); the account's default
+   * version when absent (the verifier always gives one: `STRIPE_API_VERSION`).
+   */
   apiVersion?: string | undefined;
 }
 
