@@ -490,7 +490,7 @@ if (!existsSync(CHROMIUM)) {
       await page.close();
     });
 
-    it("an operator proposes matching an unmatched payment to a checkout through the form; the proposer cannot approve it; a second admin compares the terms with the provider's answer and approves it, and the checkout is registered with ingestion and settles", async () => {
+    it("an operator proposes matching an unmatched payment to a checkout through the form; the proposer cannot approve it; a second admin compares the terms with the provider's answer and approves it, and the checkout is registered with ingestion, settles and is delivered", async () => {
       const reference = `ref_console_match_${randomBytes(4).toString('hex')}`;
       const email = `payer.${reference}@example.com`;
       expect((await stack.sandbox.create({ reference, amount: 90_000, currency: 'NGN', email })).status).toBe(201);
@@ -569,6 +569,15 @@ if (!existsSync(CHROMIUM)) {
         `unmatched-${reference}`,
       ]);
       expect(matched).toHaveLength(1);
+      // The payment's grant reaches the customer backend like any settled checkout's.
+      await waitUntil('the matched payment’s grant delivered to the customer backend', 30_000, async () => {
+        const { rows } = await stack.db.query<{ event_id: string }>(
+          `SELECT d.event_id FROM dispatcher.deliveries d JOIN dispatcher.events e ON e.event_id = d.event_id
+            WHERE e.reference = $1 AND d.endpoint_id = $2 AND d.state = 'delivered'`,
+          [reference, stack.customer!.endpointId],
+        );
+        return rows[0]?.event_id;
+      });
       // The approved proposal opens its checkout's page.
       await card.getByTestId('proposal-transaction').click();
       await expect.poll(() => approver.getByTestId('state-badge').getAttribute('title'), { timeout: 30_000 }).toBe('SETTLED_CONSENSUS');
