@@ -75,7 +75,7 @@ const runAnswer = z.strictObject({
   status: z.enum(RECONCILIATION_RUN_STATUSES),
   window: z.strictObject({ since: isoTime, until: isoTime }).describe("The provider's creation times compared: `since` inclusive, `until` exclusive"),
   dryRun: z.boolean(),
-  startedBy: z.string().describe("Who started it: an operator's e-mail, `scheduler`, `cli`, `admin-api`"),
+  startedBy: z.string().describe("Who started it: an operator's e-mail, `schedule`, `cli`, `admin-api`, `demo`"),
   pages: z.number().int().describe("Pages of the provider's list read so far"),
   totalPages: z.number().int().nullable().describe("The provider's page count when its list tells it"),
   listed: z.number().int().describe('Provider transactions read'),

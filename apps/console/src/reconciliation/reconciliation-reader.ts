@@ -28,7 +28,7 @@ export interface ReconciliationRunView {
   /** The window of the provider's creation times compared: `since` inclusive, `until` exclusive, ISO 8601 UTC. */
   window: { since: string; until: string };
   dryRun: boolean;
-  /** Who started it: an operator's e-mail, `scheduler`, `cli`, `admin-api`. */
+  /** Who started it: an operator's e-mail, `schedule`, `cli`, `admin-api`, `demo`. */
   startedBy: string;
   pages: number;
   /** The provider's page count when its list tells it; `null` otherwise. */

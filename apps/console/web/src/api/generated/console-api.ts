@@ -2498,7 +2498,7 @@ export interface operations {
                                 until: string;
                             };
                             dryRun: boolean;
-                            /** @description Who started it: an operator's e-mail, `scheduler`, `cli`, `admin-api` */
+                            /** @description Who started it: an operator's e-mail, `schedule`, `cli`, `admin-api`, `demo` */
                             startedBy: string;
                             /** @description Pages of the provider's list read so far */
                             pages: number;
@@ -2730,7 +2730,7 @@ export interface operations {
                             until: string;
                         };
                         dryRun: boolean;
-                        /** @description Who started it: an operator's e-mail, `scheduler`, `cli`, `admin-api` */
+                        /** @description Who started it: an operator's e-mail, `schedule`, `cli`, `admin-api`, `demo` */
                         startedBy: string;
                         /** @description Pages of the provider's list read so far */
                         pages: number;
