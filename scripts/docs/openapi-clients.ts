@@ -44,6 +44,8 @@ export async function renderClientFile(root: string, generated: GeneratedClientF
   if (generated.kind === 'schemas') {
     return `${HEADER(generated.document)}\n/** The document's paths, as committed: the answers' JSON Schemas (OpenAPI 3.0 dialect, \`nullable\`). */\nexport const paths: Readonly<Record<string, unknown>> = ${JSON.stringify(document.paths, null, 2)};\n`;
   }
-  const ast = await openapiTS(document as Parameters<typeof openapiTS>[0], { alphabetize: false, exportType: false });
+  // `enumValues`: every enum's values as a `ReadonlyArray` too, so a client's closed lists (the web
+  // app's providers, states, roles) are the document's, never a hand copy.
+  const ast = await openapiTS(document as Parameters<typeof openapiTS>[0], { alphabetize: false, exportType: false, enumValues: true });
   return `${HEADER(generated.document)}\n${astToString(ast)}`;
 }

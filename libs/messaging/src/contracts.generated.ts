@@ -56,7 +56,7 @@ export interface CheckoutRegisteredV1 {
   correlation_id: string;
   /** Transaction reference; also the Kafka message key. */
   reference: string;
-  /** The payment provider: paystack, stripe, flutterwave or mpesa. */
+  /** The payment provider. One of: paystack, stripe, flutterwave, mpesa. */
   provider: ProviderName;
   /** Expected amount, integer minor units. */
   amount_minor: number;
@@ -91,7 +91,7 @@ export interface ConsensusResultV1 {
   reference: string;
   /** event_id of the message that triggered the verification. */
   causation_id: string;
-  /** The payment provider: paystack, stripe, flutterwave or mpesa. */
+  /** The payment provider. One of: paystack, stripe, flutterwave, mpesa. */
   provider: ProviderName;
   /** What asked for the verification: webhook_received, webhook_signature_rejected, sweeper_orphaned, sweeper_webhook_missing, sweeper_review_recheck, sweeper_review_limit, customer_returned, admin_reconciliation, attempt_check, unmatched_payment or reconciliation. */
   trigger: VerificationTrigger;
@@ -197,7 +197,7 @@ export interface ProviderWebhookReceivedV1 {
   correlation_id: string;
   /** Transaction reference; also the Kafka message key. */
   reference: string;
-  /** The provider that sent the webhook: paystack, stripe, flutterwave or mpesa. */
+  /** The provider that sent the webhook. One of: paystack, stripe, flutterwave, mpesa. */
   provider: ProviderName;
   /** The provider's event name, for example charge.success. */
   provider_event_type: string;
@@ -226,7 +226,7 @@ export interface ReconciliationExceptionObservedV1 {
   causation_id: string;
   /** The payment's provider reference; also the Kafka message key. */
   reference: string;
-  /** paystack, stripe, flutterwave or mpesa. */
+  /** The provider whose list the run read. One of: paystack, stripe, flutterwave, mpesa. */
   provider: ProviderName;
   /** The exception's id (`rex_...`), the same in both facts. */
   exception_id: string;
@@ -291,7 +291,7 @@ export interface ReconciliationRunRecordedV1 {
   causation_id: string;
   /** The run's id (`rcr_...`); also the Kafka message key. */
   reference: string;
-  /** paystack, stripe or flutterwave (mpesa has no list to page through). */
+  /** The provider whose list was paged; never one with no list to page through (mpesa: docs/provider-facts.md). One of: paystack, stripe, flutterwave, mpesa. */
   provider: ProviderName;
   /** incremental, daily (scheduled) or on_demand. */
   kind: ReconciliationRunKind;
@@ -339,7 +339,7 @@ export interface ReconciliationRunRequestedV1 {
   correlation_id: string;
   /** The run's id (`rcr_...`); also the Kafka message key. */
   reference: string;
-  /** paystack, stripe or flutterwave; mpesa has no list to page through (docs/provider-facts.md), so a request for it is refused. */
+  /** The provider whose list to page through; a provider with no list to page through (mpesa: docs/provider-facts.md) is refused. One of: paystack, stripe, flutterwave, mpesa. */
   provider: ProviderName;
   /** Start of the window (inclusive), by the provider's creation time, epoch milliseconds. */
   window_from: number;
@@ -361,7 +361,7 @@ export interface SettlementRecordedV1 {
   correlation_id: string;
   /** Transaction reference; also the Kafka message key. */
   reference: string;
-  /** The payment provider: paystack, stripe, flutterwave or mpesa. */
+  /** The payment provider. One of: paystack, stripe, flutterwave, mpesa. */
   provider: ProviderName;
   /** The outcome the ledger recorded: SETTLED_CONSENSUS (paid and verified: the only one that grants access), FAILED_DECLINED, RECOVERING (held in review, verified again later), STATE_MISMATCH (paid, but not as registered) or MANUAL_REVIEW. Never UNCHANGED: a verification that changes nothing is not recorded. Subscribers that act on payments filter on SETTLED_CONSENSUS. */
   outcome: ConsensusOutcome;
@@ -408,7 +408,7 @@ export interface UnmatchedPaymentObservedV1 {
   causation_id: string;
   /** The provider's reference of the payment; also the Kafka message key. */
   reference: string;
-  /** paystack, stripe, flutterwave or mpesa. */
+  /** The provider that was paid. One of: paystack, stripe, flutterwave, mpesa. */
   provider: ProviderName;
   /** recorded (the provider confirmed a cleared payment: an unmatched payment), declined (nothing was paid), not_found (the provider does not know the reference after the grace period: nothing to record), unresolved (still clearing, not found or unreachable: checked again), matched (a checkout was registered under its reference; the four checks run as for any checkout) or closed (an operator closed it with a reason). */
   observation: UnmatchedObservation;

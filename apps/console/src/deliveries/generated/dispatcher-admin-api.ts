@@ -1334,3 +1334,25 @@ export interface operations {
         };
     };
 }
+type FlattenedDeepRequired<T> = {
+    [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
+};
+type ReadonlyArray<T> = [
+    Exclude<T, undefined>
+] extends [
+    unknown[]
+] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsV1AdminEndpointsGetResponses200ContentApplicationJsonEndpointsEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints"]["get"]["responses"]["200"]["content"]["application/json"]["endpoints"]["event_kinds"]> = ["subscription_started", "subscription_renewed"];
+export const pathsV1AdminEndpointsPostRequestBodyContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints"]["post"]["requestBody"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed"];
+export const pathsV1AdminEndpointsPostResponses201ContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints"]["post"]["responses"]["201"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed"];
+export const pathsV1AdminEndpointsIdGetResponses200ContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints/{id}"]["get"]["responses"]["200"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed"];
+export const pathsV1AdminEndpointsIdPatchRequestBodyContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints/{id}"]["patch"]["requestBody"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed"];
+export const pathsV1AdminEndpointsIdPatchResponses200ContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints/{id}"]["patch"]["responses"]["200"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed"];
+export const pathsV1AdminEndpointsIdEnablePostResponses200ContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints/{id}/enable"]["post"]["responses"]["200"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed"];
+export const pathsV1AdminEndpointsIdDisablePostResponses200ContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints/{id}/disable"]["post"]["responses"]["200"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed"];
+export const pathsV1AdminEndpointsIdRotateSecretPostResponses200ContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints/{id}/rotate-secret"]["post"]["responses"]["200"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed"];
+export const pathsV1AdminEventsEventIdDeliveriesGetResponses200ContentApplicationJsonDeliveriesEventValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/events/{eventId}/deliveries"]["get"]["responses"]["200"]["content"]["application/json"]["deliveries"]["event"]> = ["subscription_started", "subscription_renewed"];
+export const pathsV1AdminEventsEventIdDeliveriesGetResponses200ContentApplicationJsonDeliveriesStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/events/{eventId}/deliveries"]["get"]["responses"]["200"]["content"]["application/json"]["deliveries"]["state"]> = ["pending", "delivered", "failed", "cancelled"];
+export const pathsV1AdminDeliveriesGetParametersQueryStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/deliveries"]["get"]["parameters"]["query"]["state"]> = ["pending", "delivered", "failed", "cancelled"];
+export const pathsV1AdminDeliveriesGetResponses200ContentApplicationJsonDeliveriesEventValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/deliveries"]["get"]["responses"]["200"]["content"]["application/json"]["deliveries"]["event"]> = ["subscription_started", "subscription_renewed"];
+export const pathsV1AdminDeliveriesGetResponses200ContentApplicationJsonDeliveriesStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/deliveries"]["get"]["responses"]["200"]["content"]["application/json"]["deliveries"]["state"]> = ["pending", "delivered", "failed", "cancelled"];

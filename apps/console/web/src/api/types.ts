@@ -1,38 +1,38 @@
 // The console API's contract (docs/console.md): the shapes apps/console answers under /api/v1,
 // named for the pages. Every answer's shape is generated from docs/api/console-openapi.json
 // (./generated/console-api.ts, `npm run openapi`); this file only names parts of it, for the pages
-// that share them (a new page needs no name here: `call` types its answer, `Answer` names it). The closed
-// lists below are the pages' display order; test/contract.unit.spec.ts keeps them equal to
-// libs/domain's, and the checks at the end of this file keep them equal to the document's.
-import type { paths } from './generated/console-api';
+// that share them (a new page needs no name here: `call` types its answer, `Answer` names it). The
+// closed lists are the document's own enums, generated with it (a provider, state or role added to
+// the domain reaches the pages with `npm run openapi`); test/contract.unit.spec.ts keeps them equal
+// to libs/domain's, in the domain's order, which is the pages' display order.
+import {
+  pathsApiV1AuditGetParametersQueryTargetKindValues,
+  pathsApiV1DeliveriesGetParametersQueryStateValues,
+  pathsApiV1TransactionsGetParametersQueryEntitlementValues,
+  pathsApiV1TransactionsGetParametersQueryProviderValues,
+  pathsApiV1TransactionsGetParametersQueryStateValues,
+  pathsApiV1UsersPostRequestBodyContentApplicationJsonRoleValues,
+  type paths,
+} from './generated/console-api';
 
-/** Transaction states (docs/spec.md, section 3), in the order the Overview shows them. */
-export const STATES = ['PENDING', 'RECOVERING', 'MANUAL_REVIEW', 'SETTLED_CONSENSUS', 'FAILED_DECLINED', 'STATE_MISMATCH'] as const;
-/** Entitlement statuses (docs/spec.md, section 2). */
-export const ENTITLEMENT_STATUSES = ['LOCKED', 'UNLOCKED', 'HELD_IN_REVIEW'] as const;
-/** Payment providers Settle verifies against. */
-export const PROVIDERS = ['paystack', 'stripe', 'flutterwave', 'mpesa'] as const;
+/** Transaction states (docs/spec.md, section 3), in the order the Overview shows them: the Transactions filter's. */
+export const STATES = pathsApiV1TransactionsGetParametersQueryStateValues;
+/** Entitlement statuses (docs/spec.md, section 2): the Transactions filter's. */
+export const ENTITLEMENT_STATUSES = pathsApiV1TransactionsGetParametersQueryEntitlementValues;
+/** Payment providers Settle verifies against: the Transactions filter's. */
+export const PROVIDERS = pathsApiV1TransactionsGetParametersQueryProviderValues;
 
 /** The four points of the consensus checklist (docs/spec.md, section 3), in the spec's order. */
 export const CHECK_NAMES = ['transaction_identity', 'currency', 'amount', 'customer'] as const;
 
 /** Console roles, weakest first: viewers read, operators also reconcile, admins also manage users. */
-export const ROLES = ['viewer', 'operator', 'admin'] as const;
+export const ROLES = pathsApiV1UsersPostRequestBodyContentApplicationJsonRoleValues;
 
 /** What an admin action acts on (libs/ledger's `ADMIN_TARGET_KINDS`). */
-export const ADMIN_TARGET_KINDS = [
-  'transaction',
-  'event',
-  'endpoint',
-  'user',
-  'proposal',
-  'unmatched_payment',
-  'provider',
-  'reconciliation_exception',
-] as const;
+export const ADMIN_TARGET_KINDS = pathsApiV1AuditGetParametersQueryTargetKindValues;
 
 /** States of a delivery (one entitlement event to one endpoint); `failed` is dead-lettered (its retries exhausted). */
-export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'cancelled'] as const;
+export const DELIVERY_STATES = pathsApiV1DeliveriesGetParametersQueryStateValues;
 
 /** The HTTP methods of the console API, as the document names them. */
 export type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -190,7 +190,7 @@ export interface AuditFilters {
   targetId: string;
 }
 
-// The closed lists above equal the document's (a compile error names the one that drifted).
+// The lists read from a filter equal the answers' own enums (a compile error names the one that drifted).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameLists: [
   Same<(typeof ROLES)[number], Role>,
