@@ -34,7 +34,8 @@ interface Record_ {
 function recordsOf(record: Record_, into: Record_[] = []): Record_[] {
   into.push(record);
   for (const field of record.fields) {
-    for (const type of Array.isArray(field.type) ? field.type : [field.type]) {
+    const types: readonly unknown[] = Array.isArray(field.type) ? (field.type as readonly unknown[]) : [field.type];
+    for (const type of types) {
       const nested = (type as { type?: string; items?: unknown } | null)?.type === 'array' ? (type as { items: unknown }).items : type;
       if ((nested as { type?: string } | null)?.type === 'record') recordsOf(nested as Record_, into);
     }
