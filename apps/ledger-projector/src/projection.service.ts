@@ -381,7 +381,7 @@ export class ProjectionService {
           append: {
             streamId: stream,
             events: [entitlementLedgerEvent(granted, { settlementEventId, correlationId: a.result.correlation_id })],
-            expected: expectedAfter(state.grants),
+            expected: expectedAfter(state.streamLength),
             trace: a.trace,
           },
         },

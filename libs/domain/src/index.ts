@@ -25,3 +25,6 @@ export * from './reconciliation/scope.js';
 export * from './reconciliation/page.js';
 export * from './reconciliation/schedule.js';
 export * from './unmatched/unmatched-payment.js';
+export * from './after-settlement/movement.js';
+export * from './after-settlement/decider.js';
+export * from './after-settlement/access.js';
