@@ -8,12 +8,46 @@ import {
   type PaymentState,
   type ProviderName,
   type SandboxAnswer,
+  type SandboxDispute,
+  type SandboxRefund,
   type SandboxTransaction,
   TransactionBook,
 } from './sandbox.core.js';
 import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
 import { bulkSeedSchema, listFailuresSchema, outcomeDraw, type BulkOutcome, type BulkResult, type ListFailures } from './sandbox.list.js';
 import type { TimeIndex } from './sandbox.core.js';
+
+/** How a refund's or a dispute's notification is sent: as a signed webhook, not at all, or signed with a wrong secret. */
+export type MovementWebhookMode = 'deliver' | 'drop' | 'spoof';
+
+const movementWebhook = z.enum(['deliver', 'drop', 'spoof']).default('deliver');
+
+/** Body of `POST /_sandbox/<provider>/transactions/:reference/refunds`. */
+export const refundSchema = z
+  .object({
+    /** Minor units; everything left to refund when absent. */
+    amount: z.number().int().positive().optional(),
+    /** `pending` for a refund the provider has not sent yet (`POST .../refunds/:id` moves it on). */
+    status: z.enum(['pending', 'succeeded']).default('succeeded'),
+    webhook: movementWebhook,
+  })
+  .strict();
+
+/** Body of `POST /_sandbox/<provider>/refunds/:id`. */
+export const refundUpdateSchema = z.object({ status: z.enum(['succeeded', 'failed']), webhook: movementWebhook }).strict();
+
+/** Body of `POST /_sandbox/<provider>/transactions/:reference/disputes`. */
+export const disputeSchema = z
+  .object({
+    /** Minor units; the payment's amount when absent. */
+    amount: z.number().int().positive().optional(),
+    reason: z.string().min(1).max(64).default('fraudulent'),
+    webhook: movementWebhook,
+  })
+  .strict();
+
+/** Body of `POST /_sandbox/<provider>/disputes/:id/resolve`. */
+export const disputeResolutionSchema = z.object({ outcome: z.enum(['won', 'lost']), webhook: movementWebhook }).strict();
 
 /** Outcome of a control-API call on the lists (bulk seed, list failures, reversal): its answer, or why it was refused. */
 export type ControlOutcome<T> = { ok: true; value: T } | { ok: false; status: 400 | 404 | 409; body: unknown };
@@ -209,6 +243,110 @@ export abstract class ProviderSimulator {
       return { ok: false, status: 409, body: { error: 'conflict', message: 'only a paid payment that succeeded can be reversed' } };
     }
     return { ok: true, value: tx };
+  }
+
+  /**
+   * `POST /_sandbox/<provider>/transactions/:reference/refunds` (the body: {@link refundSchema}):
+   * the merchant refunds a succeeded payment, in full (no `amount`) or in part; the provider's
+   * refund object shows it at once and its notification follows as `webhook` says (the
+   * simulator's {@link refundNotification}; a provider without one sends nothing). 404 unknown
+   * payment, 409 not a succeeded payment or more than is left to refund.
+   */
+  refund(reference: string, body: unknown): ControlOutcome<SandboxRefund> {
+    const tx = this.book.get(reference);
+    if (!tx) return { ok: false, status: 404, body: { error: 'not found' } };
+    const parsed = refundSchema.safeParse(body ?? {});
+    if (!parsed.success) return { ok: false, status: 400, body: { error: 'invalid', issues: z.treeifyError(parsed.error) } };
+    const { amount, status, webhook } = parsed.data;
+    const refund = this.book.refund(tx, this.newMovementId('refund'), amount ?? this.book.refundable(tx), status, new Date(this.now()));
+    if (refund === 'not_paid') return { ok: false, status: 409, body: { error: 'conflict', message: 'only a paid payment that succeeded can be refunded' } };
+    if (refund === 'too_much') return { ok: false, status: 409, body: { error: 'conflict', message: `at most ${this.book.refundable(tx)} is left to refund` } };
+    this.notifyMovement(tx, webhook, this.refundNotification(tx, refund, 'created'));
+    return { ok: true, value: refund };
+  }
+
+  /**
+   * `POST /_sandbox/<provider>/refunds/:id` (the body: {@link refundUpdateSchema}): a refund's
+   * status moves on (`pending` to `succeeded`, or to `failed`, also after it succeeded: a refund
+   * the payer's bank sent back), and its notification follows. 404 unknown refund, 409 a failed
+   * refund, which is final.
+   */
+  updateRefund(id: string, body: unknown): ControlOutcome<SandboxRefund> {
+    const found = this.book.refundById(id);
+    if (!found) return { ok: false, status: 404, body: { error: 'not found' } };
+    const parsed = refundUpdateSchema.safeParse(body);
+    if (!parsed.success) return { ok: false, status: 400, body: { error: 'invalid', issues: z.treeifyError(parsed.error) } };
+    if (found.refund.status === 'failed') return { ok: false, status: 409, body: { error: 'conflict', message: 'a failed refund is final' } };
+    found.refund.status = parsed.data.status;
+    found.refund.updatedAt = new Date(this.now()).toISOString();
+    this.notifyMovement(found.tx, parsed.data.webhook, this.refundNotification(found.tx, found.refund, 'updated'));
+    return { ok: true, value: found.refund };
+  }
+
+  /**
+   * `POST /_sandbox/<provider>/transactions/:reference/disputes` (the body: {@link disputeSchema}):
+   * the payer's bank opens a dispute (a chargeback) about a succeeded payment, for its whole amount
+   * unless `amount` says less; its notification follows. 404 unknown payment, 409 not a
+   * succeeded payment.
+   */
+  openDispute(reference: string, body: unknown): ControlOutcome<SandboxDispute> {
+    const tx = this.book.get(reference);
+    if (!tx) return { ok: false, status: 404, body: { error: 'not found' } };
+    const parsed = disputeSchema.safeParse(body ?? {});
+    if (!parsed.success) return { ok: false, status: 400, body: { error: 'invalid', issues: z.treeifyError(parsed.error) } };
+    const { amount, reason, webhook } = parsed.data;
+    if (amount !== undefined && amount > tx.amount) return { ok: false, status: 400, body: { error: 'invalid', message: `at most ${tx.amount}` } };
+    const dispute = this.book.dispute(tx, this.newMovementId('dispute'), amount ?? tx.amount, reason, new Date(this.now()));
+    if (dispute === 'not_paid') return { ok: false, status: 409, body: { error: 'conflict', message: 'only a paid payment that succeeded can be disputed' } };
+    this.notifyMovement(tx, webhook, this.disputeNotification(tx, dispute));
+    return { ok: true, value: dispute };
+  }
+
+  /**
+   * `POST /_sandbox/<provider>/disputes/:id/resolve` (the body: {@link disputeResolutionSchema}):
+   * the dispute is decided, `won` (the merchant keeps the money) or `lost` (a chargeback); its
+   * notification follows. 404 unknown dispute, 409 a dispute already decided.
+   */
+  resolveDispute(id: string, body: unknown): ControlOutcome<SandboxDispute> {
+    const found = this.book.disputeById(id);
+    if (!found) return { ok: false, status: 404, body: { error: 'not found' } };
+    const parsed = disputeResolutionSchema.safeParse(body);
+    if (!parsed.success) return { ok: false, status: 400, body: { error: 'invalid', issues: z.treeifyError(parsed.error) } };
+    if (found.dispute.status !== 'open') return { ok: false, status: 409, body: { error: 'conflict', message: 'the dispute is decided already' } };
+    found.dispute.status = parsed.data.outcome;
+    found.dispute.resolvedAt = new Date(this.now()).toISOString();
+    this.notifyMovement(found.tx, parsed.data.webhook, this.disputeNotification(found.tx, found.dispute));
+    return { ok: true, value: found.dispute };
+  }
+
+  /** A new refund or dispute id in the provider's own shape (Stripe `re_...`, `dp_...`; numbers as text elsewhere). */
+  protected newMovementId(_kind: 'refund' | 'dispute'): string {
+    this.movementIds += 1;
+    return String(this.movementIds);
+  }
+
+  private movementIds = 0;
+
+  /** The provider's notification of a refund as it stands now (just `created`, or `updated` since), or null when the provider sends none. */
+  protected refundNotification(
+    _tx: SandboxTransaction,
+    _refund: SandboxRefund,
+    _change: 'created' | 'updated',
+  ): ((tx: SandboxTransaction) => OutgoingWebhook) | null {
+    return null;
+  }
+
+  /** The provider's notification of a dispute as it stands now (opened, or decided), or null when the provider sends none. */
+  protected disputeNotification(_tx: SandboxTransaction, _dispute: SandboxDispute): ((tx: SandboxTransaction) => OutgoingWebhook) | null {
+    return null;
+  }
+
+  /** Sends a refund's or a dispute's notification as the control request's `webhook` says (`spoof`: signed with a wrong secret by the builder). */
+  private notifyMovement(tx: SandboxTransaction, mode: MovementWebhookMode, build: ((tx: SandboxTransaction) => OutgoingWebhook) | null): void {
+    if (build === null || mode === 'drop') return;
+    // The payment's own knobs stay as they are: the notification goes out at once, signed as the mode says.
+    const view: SandboxTransaction = { ...tx, behaviour: { ...tx.behaviour, webhook: mode, webhook_delay_ms: 0 } };
+    this.notifier.dispatch(view, this.name, () => build(view));
   }
 
   private listFailures: ListFailures = { status: 429, remaining: 0, retryAfterSeconds: null };

@@ -100,6 +100,46 @@ export class SandboxController {
   }
 
   /**
+   * Refunds a succeeded payment, in full or in part (body: `refundSchema`: `amount`, `status`
+   * `pending` or `succeeded`, `webhook` `deliver`, `drop` or `spoof`); the provider's refund
+   * object and notification follow. 201 the refund; 404; 409 not a succeeded payment or too much.
+   */
+  @Post(':provider/transactions/:reference/refunds')
+  @HttpCode(201)
+  refund(@Param('provider') provider: string, @Param('reference') reference: string, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply) {
+    const simulator = this.resolve(provider, reply);
+    if (!('book' in simulator)) return simulator;
+    return this.outcome(simulator.refund(reference, body), reply);
+  }
+
+  /** Moves a refund on (body: `refundUpdateSchema`: `status` `succeeded` or `failed`, `webhook`). 404; 409 a failed refund. */
+  @Post(':provider/refunds/:id')
+  @HttpCode(200)
+  updateRefund(@Param('provider') provider: string, @Param('id') id: string, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply) {
+    const simulator = this.resolve(provider, reply);
+    if (!('book' in simulator)) return simulator;
+    return this.outcome(simulator.updateRefund(id, body), reply);
+  }
+
+  /** Opens a dispute on a succeeded payment (body: `disputeSchema`: `amount`, `reason`, `webhook`). 201 the dispute; 404; 409. */
+  @Post(':provider/transactions/:reference/disputes')
+  @HttpCode(201)
+  dispute(@Param('provider') provider: string, @Param('reference') reference: string, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply) {
+    const simulator = this.resolve(provider, reply);
+    if (!('book' in simulator)) return simulator;
+    return this.outcome(simulator.openDispute(reference, body), reply);
+  }
+
+  /** Decides a dispute (body: `disputeResolutionSchema`: `outcome` `won` or `lost`, `webhook`). 404; 409 decided already. */
+  @Post(':provider/disputes/:id/resolve')
+  @HttpCode(200)
+  resolveDispute(@Param('provider') provider: string, @Param('id') id: string, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply) {
+    const simulator = this.resolve(provider, reply);
+    if (!('book' in simulator)) return simulator;
+    return this.outcome(simulator.resolveDispute(id, body), reply);
+  }
+
+  /**
    * The next `times` list calls of the provider answer `status` (429 by default, with
    * `Retry-After: retry_after_seconds`, 1 by default; or 500, 502, 503, 504) in its error shape
    * (body: `listFailuresSchema`); `times: 0` clears it.

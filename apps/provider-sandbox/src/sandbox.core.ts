@@ -107,6 +107,39 @@ export interface SandboxTransaction {
   reversedAt: string | null;
   /** Flat text metadata the provider lists with it; absent when none was given. */
   metadata?: Record<string, string>;
+  /** Refunds of the payment, oldest first (`POST .../:reference/refunds`). */
+  refunds: SandboxRefund[];
+  /** Disputes (chargebacks) of the payment, oldest first (`POST .../:reference/disputes`). */
+  disputes: SandboxDispute[];
+}
+
+/** A refund the sandbox holds: what each simulator shows as its provider's refund object. */
+export interface SandboxRefund {
+  /** The provider's refund id (Stripe `re_...`, Paystack a number as text). */
+  id: string;
+  /** Minor units. */
+  amount: number;
+  /** Where the money is: asked for, returned, or not returned after all. */
+  status: 'pending' | 'succeeded' | 'failed';
+  /** ISO 8601. */
+  createdAt: string;
+  /** When its status last changed, ISO 8601. */
+  updatedAt: string;
+}
+
+/** A dispute the sandbox holds: what each simulator shows as its provider's dispute object. */
+export interface SandboxDispute {
+  /** The provider's dispute id (Stripe `dp_...`, Paystack a number as text). */
+  id: string;
+  /** Minor units. */
+  amount: number;
+  status: 'open' | 'won' | 'lost';
+  /** The payer's stated reason (`fraudulent`). */
+  reason: string;
+  /** ISO 8601. */
+  createdAt: string;
+  /** ISO 8601; null while open. */
+  resolvedAt: string | null;
 }
 
 /** Where a payment stands, as every provider's answers are derived from it. */
@@ -207,6 +240,8 @@ export class TransactionBook {
       ...(details ? { details } : {}),
       createdAt: new Date(createdAtMs).toISOString(),
       reversedAt: null,
+      refunds: [],
+      disputes: [],
     };
     if (input.metadata) tx.metadata = input.metadata;
     this.byReference.set(tx.reference, tx);
@@ -314,6 +349,54 @@ export class TransactionBook {
     tx.reversedAt = now.toISOString();
     return true;
   }
+
+  /** Minor units of a payment not yet refunded (pending and succeeded refunds count, failed ones do not). */
+  refundable(tx: SandboxTransaction): number {
+    return tx.amount - tx.refunds.filter((r) => r.status !== 'failed').reduce((sum, r) => sum + r.amount, 0);
+  }
+
+  /**
+   * Refunds a succeeded payment, in full or in part (as a merchant does from the provider's
+   * dashboard).
+   *
+   * @returns the refund, or why not: `not_paid` (not a succeeded payment), `too_much` (more than
+   *   is left to refund).
+   */
+  refund(tx: SandboxTransaction, id: string, amount: number, status: 'pending' | 'succeeded', now: Date = new Date()): SandboxRefund | 'not_paid' | 'too_much' {
+    if (this.peek(tx) !== 'succeeded') return 'not_paid';
+    if (amount > this.refundable(tx)) return 'too_much';
+    const at = now.toISOString();
+    const refund: SandboxRefund = { id, amount, status, createdAt: at, updatedAt: at };
+    tx.refunds.push(refund);
+    this.refundsById.set(id, { tx, refund });
+    return refund;
+  }
+
+  /** A refund and its payment by the refund's id. */
+  refundById(id: string): { tx: SandboxTransaction; refund: SandboxRefund } | undefined {
+    return this.refundsById.get(id);
+  }
+
+  /**
+   * Opens a dispute on a succeeded payment (the payer's bank asks for the money back).
+   *
+   * @returns the dispute, or `not_paid` when it is not a succeeded payment.
+   */
+  dispute(tx: SandboxTransaction, id: string, amount: number, reason: string, now: Date = new Date()): SandboxDispute | 'not_paid' {
+    if (this.peek(tx) !== 'succeeded') return 'not_paid';
+    const dispute: SandboxDispute = { id, amount, status: 'open', reason, createdAt: now.toISOString(), resolvedAt: null };
+    tx.disputes.push(dispute);
+    this.disputesById.set(id, { tx, dispute });
+    return dispute;
+  }
+
+  /** A dispute and its payment by the dispute's id. */
+  disputeById(id: string): { tx: SandboxTransaction; dispute: SandboxDispute } | undefined {
+    return this.disputesById.get(id);
+  }
+
+  private readonly refundsById = new Map<string, { tx: SandboxTransaction; refund: SandboxRefund }>();
+  private readonly disputesById = new Map<string, { tx: SandboxTransaction; dispute: SandboxDispute }>();
 }
 
 /**

@@ -7,7 +7,18 @@ import { z } from 'zod';
 import { bearerToken, secretEquals } from './credentials.js';
 import { ProviderController } from './provider.controllers.js';
 import { ProviderSimulator } from './provider.simulator.js';
-import { createTransactionSchema, json, observe, type DeclineReason, type PaymentState, type SandboxAnswer, type SandboxTransaction } from './sandbox.core.js';
+import {
+  createTransactionSchema,
+  json,
+  observe,
+  type DeclineReason,
+  type PaymentState,
+  type SandboxAnswer,
+  type SandboxDispute,
+  type SandboxRefund,
+  type SandboxTransaction,
+} from './sandbox.core.js';
+import { listStripeMovements, retrieveStripeDispute, retrieveStripeRefund, stripeDispute, stripeRefund } from './stripe.movements.js';
 import { requireTogether } from './sandbox.env.js';
 import { simulation } from './simulation.js';
 import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
@@ -415,6 +426,57 @@ export class StripeSimulator extends ProviderSimulator {
     };
   }
 
+  /** Stripe's refund and dispute ids: `re_...`, `dp_...`. */
+  protected override newMovementId(kind: 'refund' | 'dispute'): string {
+    return stripeId(kind === 'refund' ? 're' : 'dp');
+  }
+
+  /** `refund.created` for a new refund, `refund.updated` when its status moves on, `refund.failed` when it fails; the Refund object as `data.object`. */
+  protected override refundNotification(
+    _tx: SandboxTransaction,
+    refund: SandboxRefund,
+    change: 'created' | 'updated',
+  ): ((tx: SandboxTransaction) => OutgoingWebhook) | null {
+    const type = refund.status === 'failed' ? 'refund.failed' : change === 'created' ? 'refund.created' : 'refund.updated';
+    return this.movementEvent(type, (tx) => stripeRefund(tx, refund));
+  }
+
+  /** `charge.dispute.created` for a new dispute, `charge.dispute.closed` once it is decided; the Dispute object as `data.object`. */
+  protected override disputeNotification(_tx: SandboxTransaction, dispute: SandboxDispute): ((tx: SandboxTransaction) => OutgoingWebhook) | null {
+    return this.movementEvent(dispute.status === 'open' ? 'charge.dispute.created' : 'charge.dispute.closed', (tx) => stripeDispute(tx, dispute));
+  }
+
+  /** A signed event carrying a refund or a dispute (signed with a wrong secret when the control request says `spoof`). */
+  private movementEvent(type: string, object: (tx: SandboxTransaction) => Stripe.Refund | Stripe.Dispute): ((tx: SandboxTransaction) => OutgoingWebhook) | null {
+    const webhook = this.settings.webhook;
+    if (!webhook) return null;
+    return (tx) => {
+      const created = Math.floor(this.now() / 1000);
+      const event = {
+        id: stripeId('evt'),
+        object: 'event',
+        api_version: STRIPE_API_VERSION,
+        created,
+        data: { object: object(tx) },
+        livemode: false,
+        pending_webhooks: 1,
+        request: { id: null, idempotency_key: null },
+        type,
+      } satisfies Omit<Stripe.Event, 'type' | 'data'> & { type: string; data: { object: Stripe.Refund | Stripe.Dispute } };
+      const body = JSON.stringify(event);
+      const secret = tx.behaviour.webhook === 'spoof' ? `whsec_${randomBytes(24).toString('base64url')}` : webhook.secret.reveal();
+      return { url: webhook.url, target: webhook.url, headers: { 'stripe-signature': stripeSignature(body, secret, created) }, body };
+    };
+  }
+
+  /**
+   * `GET /v1/refunds/:id`, `GET /v1/disputes/:id`, and their lists by `payment_intent`
+   * (stripe.movements.ts), with the list's key check (401 otherwise).
+   */
+  movements(authorization: string | undefined, answer: (book: this['book']) => SandboxAnswer): SandboxAnswer {
+    return this.listRefused(authorization) ?? answer(this.book);
+  }
+
   /** Stripe creates the PaymentIntent when the checkout starts: its list is by creation time. */
   protected override listIndex(): TimeIndex {
     return this.book.created;
@@ -525,6 +587,26 @@ export class StripeController extends ProviderController {
   @Get('payment_intents')
   list(@Query() query: ListQuery, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
     return this.answer<StripeSimulator>(reply, 'stripe', (stripe) => stripe.list(authorization, query));
+  }
+
+  @Get('refunds/:id')
+  refund(@Param('id') id: string, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    return this.answer<StripeSimulator>(reply, 'stripe', (stripe) => stripe.movements(authorization, (book) => retrieveStripeRefund(book, id)));
+  }
+
+  @Get('refunds')
+  refunds(@Query() query: ListQuery, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    return this.answer<StripeSimulator>(reply, 'stripe', (stripe) => stripe.movements(authorization, (book) => listStripeMovements(book, 'refunds', query)));
+  }
+
+  @Get('disputes/:id')
+  dispute(@Param('id') id: string, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    return this.answer<StripeSimulator>(reply, 'stripe', (stripe) => stripe.movements(authorization, (book) => retrieveStripeDispute(book, id)));
+  }
+
+  @Get('disputes')
+  disputes(@Query() query: ListQuery, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    return this.answer<StripeSimulator>(reply, 'stripe', (stripe) => stripe.movements(authorization, (book) => listStripeMovements(book, 'disputes', query)));
   }
 }
 

@@ -1,6 +1,7 @@
 /** What every provider shares: the port, HTTP and resilience, normalisation, webhook checks, the definition shape. */
 export * from './provider.port.js';
 export * from './transaction-list.port.js';
+export * from './movement.port.js';
 export * from './list.js';
 export * from './http.js';
 export * from './metrics.js';

@@ -6,6 +6,8 @@ import { BearerGetProvider, type BearerProviderOptions } from '../shared/bearer-
 import type { VerificationRequest } from '../shared/provider.port.js';
 import type { ListWindow, TransactionPage } from '../shared/transaction-list.port.js';
 import { STRIPE_LIST_PAGE_SIZE, stripeListPage, stripeListPath } from './list.js';
+import type { PaymentMovements } from '../shared/movement.port.js';
+import { stripeMovementRows, stripeMovements, stripeMovementsPath } from './movements.js';
 
 const minorAmount = z.number().int().nonnegative();
 
@@ -209,5 +211,21 @@ export class StripeProvider extends BearerGetProvider<StripeOptions, 'stripe'> {
   listPage(window: ListWindow, cursor: string | null): Promise<TransactionPage> {
     const path = stripeListPath(window, cursor, this.options.listPageSize ?? STRIPE_LIST_PAGE_SIZE);
     return this.listGet(path, (answer) => stripeListPage(answer.status, answer.body, window));
+  }
+
+  /**
+   * A payment's refunds and disputes (`MoneyMovementReader`, docs/state-machine.md, "The money
+   * after settlement"): `GET /v1/refunds?payment_intent=` and `GET /v1/disputes?payment_intent=`,
+   * mapped by {@link stripeMovements}. Stripe has no reversal apart from these: a bank's
+   * reversal of a card payment is a dispute.
+   *
+   * @throws ProviderCallError once retries are spent, for a refused key or an answer it cannot read.
+   */
+  async movementsOf(reference: string): Promise<PaymentMovements> {
+    const [refunds, disputes] = await Promise.all([
+      this.listGet(stripeMovementsPath('refunds', reference), (answer) => stripeMovementRows(answer.status, answer.body)),
+      this.listGet(stripeMovementsPath('disputes', reference), (answer) => stripeMovementRows(answer.status, answer.body)),
+    ]);
+    return stripeMovements(refunds, disputes);
   }
 }
