@@ -105,7 +105,13 @@ export function stripeDispute(tx: SandboxTransaction, dispute: SandboxDispute): 
 /** Stripe's 404 for an object id it does not know. */
 function missing(kind: 'refund' | 'dispute', id: string): SandboxAnswer {
   return json(404, {
-    error: { code: 'resource_missing', doc_url: 'https://stripe.com/docs/error-codes/resource-missing', message: `No such ${kind}: '${id}'`, param: 'id', type: 'invalid_request_error' },
+    error: {
+      code: 'resource_missing',
+      doc_url: 'https://stripe.com/docs/error-codes/resource-missing',
+      message: `No such ${kind}: '${id}'`,
+      param: 'id',
+      type: 'invalid_request_error',
+    },
   });
 }
 
@@ -135,7 +141,8 @@ export function listStripeMovements(book: TransactionBook, kind: 'refunds' | 'di
   const intent = queryText(query, 'payment_intent');
   if (intent === undefined) return invalid('payment_intent', 'The sandbox lists refunds and disputes by payment_intent only');
   for (const param of ['created', 'starting_after', 'ending_before']) {
-    if (queryText(query, param) !== undefined || queryText(query, `${param}[gte]`) !== undefined) return invalid(param, `${param} is not simulated by the sandbox`);
+    if (queryText(query, param) !== undefined || queryText(query, `${param}[gte]`) !== undefined)
+      return invalid(param, `${param} is not simulated by the sandbox`);
   }
   const tx = book.get(intent);
   const objects = tx === undefined ? [] : kind === 'refunds' ? tx.refunds.map((r) => stripeRefund(tx, r)) : tx.disputes.map((d) => stripeDispute(tx, d));

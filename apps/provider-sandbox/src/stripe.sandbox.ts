@@ -447,7 +447,10 @@ export class StripeSimulator extends ProviderSimulator {
   }
 
   /** A signed event carrying a refund or a dispute (signed with a wrong secret when the control request says `spoof`). */
-  private movementEvent(type: string, object: (tx: SandboxTransaction) => Stripe.Refund | Stripe.Dispute): ((tx: SandboxTransaction) => OutgoingWebhook) | null {
+  private movementEvent(
+    type: string,
+    object: (tx: SandboxTransaction) => Stripe.Refund | Stripe.Dispute,
+  ): ((tx: SandboxTransaction) => OutgoingWebhook) | null {
     const webhook = this.settings.webhook;
     if (!webhook) return null;
     return (tx) => {

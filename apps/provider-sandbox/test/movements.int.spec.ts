@@ -16,7 +16,11 @@ let baseUrl: string;
 let stripe: StripeProvider;
 
 beforeAll(async () => {
-  const config = loadSandboxConfig({ PAYSTACK_SECRET_KEY: `sk_test_${randomBytes(20).toString('hex')}`, SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:9/unused', STRIPE_SECRET_KEY: key });
+  const config = loadSandboxConfig({
+    PAYSTACK_SECRET_KEY: `sk_test_${randomBytes(20).toString('hex')}`,
+    SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:9/unused',
+    STRIPE_SECRET_KEY: key,
+  });
   sandbox = await createSandboxApp(config, createLogger('movements', 'silent'));
   await sandbox.app.listen(0, '127.0.0.1');
   baseUrl = `http://127.0.0.1:${(sandbox.app.getHttpServer().address() as AddressInfo).port}`;
@@ -48,7 +52,10 @@ async function record(reference: string, from: PaymentMoney): Promise<{ money: P
   let money = from;
   const events: MoneyMovementEvent[] = [];
   for (const observation of observations) {
-    const decided = decideMoneyMovement({ type: 'RecordMoneyMovement', data: { reference, verificationId: 'v', trigger: 'reconciliation', observation, decidedAt: Date.now() } }, money);
+    const decided = decideMoneyMovement(
+      { type: 'RecordMoneyMovement', data: { reference, verificationId: 'v', trigger: 'reconciliation', observation, decidedAt: Date.now() } },
+      money,
+    );
     events.push(...decided);
     money = decided.reduce(evolveMoney, money);
   }
@@ -69,15 +76,21 @@ describe('Stripe refunds and disputes, read from the sandbox', () => {
     const start = paymentMoney(reference, { amountMinor: 5_000, currency: 'USD' });
     const first = (await control(`/stripe/transactions/${reference}/refunds`, { amount: 2_000, webhook: 'drop' })) as { id: string };
     const afterFirst = await record(reference, start);
-    expect(afterFirst.events).toMatchObject([{ type: 'RefundRecorded', data: { providerId: first.id, amountMinor: 2_000, currency: 'USD', full: false, moneyState: 'partially_refunded' } }]);
+    expect(afterFirst.events).toMatchObject([
+      { type: 'RefundRecorded', data: { providerId: first.id, amountMinor: 2_000, currency: 'USD', full: false, moneyState: 'partially_refunded' } },
+    ]);
 
     await control(`/stripe/transactions/${reference}/refunds`, { webhook: 'drop' });
     const afterRest = await record(reference, afterFirst.money);
-    expect(afterRest.events).toMatchObject([{ type: 'RefundRecorded', data: { amountMinor: 3_000, full: true, returnedMinor: 5_000, moneyState: 'refunded' } }]);
+    expect(afterRest.events).toMatchObject([
+      { type: 'RefundRecorded', data: { amountMinor: 3_000, full: true, returnedMinor: 5_000, moneyState: 'refunded' } },
+    ]);
 
     await control(`/stripe/refunds/${first.id}`, { status: 'failed', webhook: 'drop' });
     const afterFailure = await record(reference, afterRest.money);
-    expect(afterFailure.events).toMatchObject([{ type: 'RefundFailed', data: { providerId: first.id, returnedMinor: 3_000, moneyState: 'partially_refunded' } }]);
+    expect(afterFailure.events).toMatchObject([
+      { type: 'RefundFailed', data: { providerId: first.id, returnedMinor: 3_000, moneyState: 'partially_refunded' } },
+    ]);
     expect((await record(reference, afterFailure.money)).events).toEqual([]);
   });
 
@@ -94,7 +107,12 @@ describe('Stripe refunds and disputes, read from the sandbox', () => {
   });
 
   it('a wrong key is refused, not retried', async () => {
-    const wrong = new StripeProvider({ baseUrl, secretKey: new Secret('sk_test_wrong'), timeoutMs: 2_000, retry: { maxAttempts: 3, initialDelayMs: 5, maxDelayMs: 20 } });
+    const wrong = new StripeProvider({
+      baseUrl,
+      secretKey: new Secret('sk_test_wrong'),
+      timeoutMs: 2_000,
+      retry: { maxAttempts: 3, initialDelayMs: 5, maxDelayMs: 20 },
+    });
     try {
       await expect(wrong.movementsOf('pi_x')).rejects.toThrow(expect.objectContaining({ code: 'PROVIDER.AUTH_REJECTED' }) as ProviderCallError);
     } finally {

@@ -14,7 +14,11 @@ const NOW = Date.parse('2026-03-04T05:06:07Z');
 function setup() {
   const sent: Array<{ tx: SandboxTransaction; build: () => OutgoingWebhook }> = [];
   const notifier: Notifier = { dispatch: (tx, _provider, build) => sent.push({ tx, build }) };
-  const stripe = new StripeSimulator({ secretKey: new Secret(key), webhook: { url: 'http://127.0.0.1:9/v1/webhooks/stripe', secret: new Secret(webhookSecret) } }, notifier, () => NOW);
+  const stripe = new StripeSimulator(
+    { secretKey: new Secret(key), webhook: { url: 'http://127.0.0.1:9/v1/webhooks/stripe', secret: new Secret(webhookSecret) } },
+    notifier,
+    () => NOW,
+  );
   const paid = (): SandboxTransaction => {
     const outcome = stripe.create({ amount: 2_000, currency: 'USD', email: 'ada@example.com', behaviour: { webhook: 'drop' } });
     if (!outcome.ok) throw new Error(JSON.stringify(outcome.body));
@@ -31,7 +35,9 @@ function setup() {
 
 function signed(webhook: OutgoingWebhook, secret: string): boolean {
   const parts = new Map(webhook.headers['stripe-signature']!.split(',').map((p) => p.split('=', 2) as [string, string]));
-  const expected = createHmac('sha256', secret).update(`${parts.get('t')}.${webhook.body}`).digest();
+  const expected = createHmac('sha256', secret)
+    .update(`${parts.get('t')}.${webhook.body}`)
+    .digest();
   const v1 = Buffer.from(parts.get('v1') ?? '', 'hex');
   return v1.length === expected.length && timingSafeEqual(v1, expected);
 }
@@ -47,7 +53,15 @@ describe('Stripe simulator: refunds and disputes', () => {
     expect(retrieveStripeRefund(stripe.book, refund.id)).toEqual({
       kind: 'json',
       status: 200,
-      body: expect.objectContaining({ id: refund.id, object: 'refund', amount: 500, currency: 'usd', status: 'succeeded', payment_intent: tx.reference, created: NOW / 1000 }),
+      body: expect.objectContaining({
+        id: refund.id,
+        object: 'refund',
+        amount: 500,
+        currency: 'usd',
+        status: 'succeeded',
+        payment_intent: tx.reference,
+        created: NOW / 1000,
+      }),
     });
     expect(sent).toHaveLength(1);
     const webhook = sent[0]!.build();
@@ -79,7 +93,10 @@ describe('Stripe simulator: refunds and disputes', () => {
     const { stripe, sent, paid, value } = setup();
     const tx = paid();
     const dispute: SandboxDispute = value(stripe.openDispute(tx.reference, { webhook: 'spoof' }));
-    expect(retrieveStripeDispute(stripe.book, dispute.id)).toMatchObject({ status: 200, body: { object: 'dispute', status: 'needs_response', amount: 2_000, payment_intent: tx.reference, reason: 'fraudulent' } });
+    expect(retrieveStripeDispute(stripe.book, dispute.id)).toMatchObject({
+      status: 200,
+      body: { object: 'dispute', status: 'needs_response', amount: 2_000, payment_intent: tx.reference, reason: 'fraudulent' },
+    });
     const spoofed = sent[0]!.build();
     expect(event(spoofed).type).toBe('charge.dispute.created');
     expect(signed(spoofed, webhookSecret)).toBe(false);
@@ -95,7 +112,10 @@ describe('Stripe simulator: refunds and disputes', () => {
     const tx = paid();
     value(stripe.refund(tx.reference, { webhook: 'drop' }));
     expect(sent).toEqual([]);
-    expect(listStripeMovements(stripe.book, 'refunds', { payment_intent: tx.reference })).toMatchObject({ status: 200, body: { object: 'list', has_more: false, data: [{ amount: 2_000 }] } });
+    expect(listStripeMovements(stripe.book, 'refunds', { payment_intent: tx.reference })).toMatchObject({
+      status: 200,
+      body: { object: 'list', has_more: false, data: [{ amount: 2_000 }] },
+    });
   });
 
   it('lists a payment refunds and disputes newest first, with the key checked, and refuses what it does not simulate', () => {
@@ -106,7 +126,9 @@ describe('Stripe simulator: refunds and disputes', () => {
     const listed = stripe.movements(auth, (book) => listStripeMovements(book, 'refunds', { payment_intent: tx.reference, limit: '1' }));
     expect(listed).toMatchObject({ status: 200, body: { has_more: true, data: [{ id: second.id }] } });
     expect(stripe.movements(auth, (book) => listStripeMovements(book, 'refunds', { payment_intent: tx.reference })).kind === 'json').toBe(true);
-    expect(stripe.movements('Bearer sk_test_wrong', (book) => listStripeMovements(book, 'refunds', { payment_intent: tx.reference }))).toMatchObject({ status: 401 });
+    expect(stripe.movements('Bearer sk_test_wrong', (book) => listStripeMovements(book, 'refunds', { payment_intent: tx.reference }))).toMatchObject({
+      status: 401,
+    });
     expect(listStripeMovements(stripe.book, 'refunds', {})).toMatchObject({ status: 400 });
     expect(listStripeMovements(stripe.book, 'disputes', { payment_intent: tx.reference, starting_after: first.id })).toMatchObject({ status: 400 });
     expect(retrieveStripeRefund(stripe.book, 're_nope')).toMatchObject({ status: 404, body: { error: { code: 'resource_missing' } } });

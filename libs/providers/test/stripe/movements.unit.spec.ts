@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderCallError, stripeDisputeObservation, stripeMovementRows, stripeMovements, stripeMovementsPath, stripeRefundObservation } from '@settle/providers';
+import {
+  ProviderCallError,
+  stripeDisputeObservation,
+  stripeMovementRows,
+  stripeMovements,
+  stripeMovementsPath,
+  stripeRefundObservation,
+} from '@settle/providers';
 
 // Shapes as Stripe's API reference documents the Refund and Dispute objects (fields Settle does not read left out).
 const refund = (over: Record<string, unknown> = {}) => ({
@@ -55,7 +62,9 @@ describe("Stripe's refunds and disputes of a payment", () => {
       createdAt: 1680651763000,
       status: 'succeeded',
     });
-    expect(stripeRefundObservation(refund({ payment_intent: { id: 'pi_expanded', object: 'payment_intent' } }))).toMatchObject({ paymentReference: 'pi_expanded' });
+    expect(stripeRefundObservation(refund({ payment_intent: { id: 'pi_expanded', object: 'payment_intent' } }))).toMatchObject({
+      paymentReference: 'pi_expanded',
+    });
   });
 
   it.each([
