@@ -6,7 +6,17 @@ import { z } from 'zod';
 import { bearerMatches } from './credentials.js';
 import { ProviderController } from './provider.controllers.js';
 import { ProviderSimulator } from './provider.simulator.js';
-import { createTransactionSchema, json, observe, type PaymentState, type SandboxAnswer, type SandboxTransaction } from './sandbox.core.js';
+import {
+  createTransactionSchema,
+  json,
+  observe,
+  type PaymentState,
+  type SandboxAnswer,
+  type SandboxDispute,
+  type SandboxRefund,
+  type SandboxTransaction,
+} from './sandbox.core.js';
+import { listPaystackMovements, paystackDisputeEvent, paystackRefundEvent, retrievePaystackDispute, retrievePaystackRefund } from './paystack.movements.js';
 import { simulation } from './simulation.js';
 import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
 import { filterInstant, newestFirstPage, queryInteger, queryText, type ListQuery } from './sandbox.list.js';
@@ -191,7 +201,7 @@ export class PaystackSimulator extends ProviderSimulator {
     if (!tx) return json(400, { status: false, message: 'Transaction reference not found' });
     const checked = this.check(tx);
     if ('answer' in checked) return checked.answer;
-    const status = tx.reversedAt !== null && checked.state === 'succeeded' ? 'reversed' : STATUS[checked.state];
+    const status = checked.state === 'succeeded' && this.reversed(tx) ? 'reversed' : STATUS[checked.state];
     return json(200, { status: true, message: 'Verification successful', data: this.data(tx, status) });
   }
 
@@ -202,13 +212,7 @@ export class PaystackSimulator extends ProviderSimulator {
   /** The `charge.success` webhook (successful charges only), signed with a wrong key when spoofing. */
   protected notification(tx: SandboxTransaction, state: 'succeeded' | 'declined'): (() => OutgoingWebhook) | null {
     if (state !== 'succeeded') return null;
-    return () => {
-      const body = JSON.stringify({ event: 'charge.success', data: this.data(tx, 'success') });
-      const key = tx.behaviour.webhook === 'spoof' ? randomBytes(32).toString('hex') : this.settings.secretKey.reveal();
-      const signature = createHmac('sha512', key).update(body).digest('hex');
-      const url = this.settings.webhookUrl;
-      return { url, target: url, headers: { 'x-paystack-signature': signature }, body };
-    };
+    return () => this.signed(tx, { event: 'charge.success', data: this.data(tx, 'success') });
   }
 
   /** Paystack creates its transaction when the checkout is initialised: its list is by creation time. */
@@ -218,7 +222,40 @@ export class PaystackSimulator extends ProviderSimulator {
 
   /** Paystack's status of a transaction as its list shows it now (nothing consumed: `peek`); `reversed` once reversed. */
   listStatus(tx: SandboxTransaction): string {
-    return tx.reversedAt !== null ? 'reversed' : STATUS[this.book.peek(tx)];
+    return this.reversed(tx) ? 'reversed' : STATUS[this.book.peek(tx)];
+  }
+
+  /**
+   * Whether Paystack shows a paid transaction as `reversed`: reversed after settlement, or refunded
+   * (a processed refund, in full or in part: docs/provider-facts.md, "Refunds, reversals and
+   * disputes"; the status of a partly refunded one is (unconfirmed)). A failed refund turns it back.
+   */
+  private reversed(tx: SandboxTransaction): boolean {
+    return tx.reversedAt !== null || tx.refunds.some((r) => r.status === 'succeeded');
+  }
+
+  /** `refund.pending`, `refund.processed` or `refund.failed`, signed (with a wrong key when spoofing). */
+  protected override refundNotification(_tx: SandboxTransaction, refund: SandboxRefund): ((tx: SandboxTransaction) => OutgoingWebhook) | null {
+    return (tx) => this.signed(tx, paystackRefundEvent(tx, refund));
+  }
+
+  /** `charge.dispute.create` for a new dispute, `charge.dispute.resolve` once it is decided. */
+  protected override disputeNotification(_tx: SandboxTransaction, dispute: SandboxDispute): ((tx: SandboxTransaction) => OutgoingWebhook) | null {
+    return (tx) => this.signed(tx, paystackDisputeEvent(tx, dispute));
+  }
+
+  /** A Paystack webhook: the body, its `x-paystack-signature` (HMAC-SHA512 with the secret key, or a random one when spoofing). */
+  private signed(tx: SandboxTransaction, event: unknown): OutgoingWebhook {
+    const body = JSON.stringify(event);
+    const key = tx.behaviour.webhook === 'spoof' ? randomBytes(32).toString('hex') : this.settings.secretKey.reveal();
+    const url = this.settings.webhookUrl;
+    return { url, target: url, headers: { 'x-paystack-signature': createHmac('sha512', key).update(body).digest('hex') }, body };
+  }
+
+  /** `GET /refund/:id`, `GET /dispute/:id` and their lists by transaction (paystack.movements.ts), with the key checked (401 otherwise). */
+  movements(authorization: string | undefined, answer: (book: this['book']) => SandboxAnswer): SandboxAnswer {
+    if (!bearerMatches(authorization, this.settings.secretKey)) return json(401, { status: false, message: 'Invalid key' });
+    return answer(this.book);
   }
 
   /** One transaction as `GET /transaction` lists it: verify's `data` (the same builder), with its creation time and metadata. */
@@ -278,6 +315,30 @@ export class PaystackController extends ProviderController {
   @Get('transaction')
   list(@Query() query: ListQuery, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
     return this.answer<PaystackSimulator>(reply, 'paystack', (paystack) => paystack.list(authorization, query));
+  }
+
+  @Get('refund/:id')
+  refund(@Param('id') id: string, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    return this.answer<PaystackSimulator>(reply, 'paystack', (paystack) => paystack.movements(authorization, (book) => retrievePaystackRefund(book, id)));
+  }
+
+  @Get('refund')
+  refunds(@Query() query: ListQuery, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    return this.answer<PaystackSimulator>(reply, 'paystack', (paystack) =>
+      paystack.movements(authorization, (book) => listPaystackMovements(book, 'refunds', query)),
+    );
+  }
+
+  @Get('dispute/:id')
+  dispute(@Param('id') id: string, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    return this.answer<PaystackSimulator>(reply, 'paystack', (paystack) => paystack.movements(authorization, (book) => retrievePaystackDispute(book, id)));
+  }
+
+  @Get('dispute')
+  disputes(@Query() query: ListQuery, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    return this.answer<PaystackSimulator>(reply, 'paystack', (paystack) =>
+      paystack.movements(authorization, (book) => listPaystackMovements(book, 'disputes', query)),
+    );
   }
 }
 

@@ -4,20 +4,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Secret } from '@settle/config';
 import { decideMoneyMovement, evolveMoney, moneyStateOf, paymentMoney, type MoneyMovementEvent, type PaymentMoney } from '@settle/domain';
 import { createLogger } from '@settle/platform';
-import { canReadMovements, ProviderCallError, StripeProvider } from '@settle/providers';
+import { canReadMovements, PaystackProvider, ProviderCallError, StripeProvider, type MoneyMovementReader } from '@settle/providers';
 import { createSandboxApp, type SandboxApp } from '../src/app.js';
 import { loadSandboxConfig } from '../src/config.js';
 
 // A provider's refunds and disputes read by its adapter over HTTP from the sandbox, and what the
 // domain records of them (docs/state-machine.md, "The money after settlement").
 const key = `sk_test_${randomBytes(24).toString('hex')}`;
+const paystackKey = `sk_test_${randomBytes(20).toString('hex')}`;
 let sandbox: SandboxApp;
 let baseUrl: string;
 let stripe: StripeProvider;
+let paystack: PaystackProvider;
 
 beforeAll(async () => {
   const config = loadSandboxConfig({
-    PAYSTACK_SECRET_KEY: `sk_test_${randomBytes(20).toString('hex')}`,
+    PAYSTACK_SECRET_KEY: paystackKey,
     SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:9/unused',
     STRIPE_SECRET_KEY: key,
   });
@@ -25,10 +27,17 @@ beforeAll(async () => {
   await sandbox.app.listen(0, '127.0.0.1');
   baseUrl = `http://127.0.0.1:${(sandbox.app.getHttpServer().address() as AddressInfo).port}`;
   stripe = new StripeProvider({ baseUrl, secretKey: new Secret(key), timeoutMs: 2_000, retry: { maxAttempts: 2, initialDelayMs: 5, maxDelayMs: 20 } });
+  paystack = new PaystackProvider({
+    baseUrl,
+    secretKey: new Secret(paystackKey),
+    timeoutMs: 2_000,
+    retry: { maxAttempts: 2, initialDelayMs: 5, maxDelayMs: 20 },
+  });
 });
 
 afterAll(async () => {
   await stripe?.close();
+  await paystack?.close();
   await sandbox?.close();
 });
 
@@ -39,16 +48,22 @@ async function control(path: string, body: unknown = {}): Promise<Record<string,
   return answer;
 }
 
-/** A paid Stripe payment of 5,000 minor units (USD), its own notification dropped. */
-async function paid(): Promise<string> {
-  const tx = await control('/stripe/transactions', { amount: 5_000, currency: 'USD', email: 'ada@example.com', behaviour: { webhook: 'drop' } });
-  await control(`/stripe/transactions/${String(tx.reference)}/pay`);
+/** A paid payment of 5,000 minor units, its own notification dropped. */
+async function paid(provider: 'stripe' | 'paystack' = 'stripe'): Promise<string> {
+  const reference = provider === 'paystack' ? `ref_${randomBytes(8).toString('hex')}` : undefined;
+  const currency = provider === 'paystack' ? 'NGN' : 'USD';
+  const tx = await control(`/${provider}/transactions`, { reference, amount: 5_000, currency, email: 'ada@example.com', behaviour: { webhook: 'drop' } });
+  await control(`/${provider}/transactions/${String(tx.reference)}/pay`);
   return String(tx.reference);
 }
 
 /** Reads the payment's movements and decides them in turn, as the verifier will. */
-async function record(reference: string, from: PaymentMoney): Promise<{ money: PaymentMoney; events: MoneyMovementEvent[] }> {
-  const { observations } = await stripe.movementsOf(reference);
+async function record(
+  reference: string,
+  from: PaymentMoney,
+  reader: MoneyMovementReader = stripe,
+): Promise<{ money: PaymentMoney; events: MoneyMovementEvent[] }> {
+  const { observations } = await reader.movementsOf(reference);
   let money = from;
   const events: MoneyMovementEvent[] = [];
   for (const observation of observations) {
@@ -118,5 +133,47 @@ describe('Stripe refunds and disputes, read from the sandbox', () => {
     } finally {
       await wrong.close();
     }
+  });
+});
+
+describe('Paystack refunds, disputes and reversals, read from the sandbox', () => {
+  const start = (reference: string) => paymentMoney(reference, { amountMinor: 5_000, currency: 'NGN' });
+
+  it('a refund, read through the transaction id; Paystack shows the transaction reversed, which the refund explains', async () => {
+    const reference = await paid('paystack');
+    expect(canReadMovements(paystack)).toBe(true);
+    expect(await paystack.movementsOf(reference)).toEqual({ observations: [] });
+    const refund = (await control(`/paystack/transactions/${reference}/refunds`, { amount: 1_500, webhook: 'drop' })) as { id: string };
+    const verified = await fetch(`${baseUrl}/transaction/verify/${reference}`, { headers: { authorization: `Bearer ${paystackKey}` } });
+    expect(((await verified.json()) as { data: { status: string } }).data.status).toBe('reversed');
+    const { events } = await record(reference, start(reference), paystack);
+    expect(events).toMatchObject([
+      { type: 'RefundRecorded', data: { providerId: refund.id, amountMinor: 1_500, currency: 'NGN', moneyState: 'partially_refunded' } },
+    ]);
+  });
+
+  it('a dispute the merchant accepts is a chargeback', async () => {
+    const reference = await paid('paystack');
+    const dispute = (await control(`/paystack/transactions/${reference}/disputes`, { webhook: 'drop' })) as { id: string };
+    const opened = await record(reference, start(reference), paystack);
+    expect(opened.events).toMatchObject([{ type: 'DisputeOpened', data: { providerId: dispute.id, reason: 'chargeback', moneyState: 'disputed' } }]);
+    await control(`/paystack/disputes/${dispute.id}/resolve`, { outcome: 'lost', webhook: 'drop' });
+    const lost = await record(reference, opened.money, paystack);
+    expect(lost.events).toMatchObject([
+      { type: 'DisputeResolved', data: { outcome: 'lost', providerStatus: 'resolved: merchant-accepted', moneyState: 'charged_back' } },
+    ]);
+  });
+
+  it('a reversal nobody notified: the transaction reversed with no refund or dispute behind it', async () => {
+    const reference = await paid('paystack');
+    await control(`/paystack/transactions/${reference}/reverse`);
+    const { events } = await record(reference, start(reference), paystack);
+    expect(events).toMatchObject([{ type: 'ReversalRecorded', data: { amountMinor: 5_000, providerStatus: 'reversed', moneyState: 'reversed' } }]);
+  });
+
+  it('a reference Paystack does not know is refused, not retried', async () => {
+    await expect(paystack.movementsOf('ref_unknown_to_paystack')).rejects.toThrow(
+      expect.objectContaining({ code: 'PROVIDER.UNEXPECTED_STATUS_400' }) as ProviderCallError,
+    );
   });
 });

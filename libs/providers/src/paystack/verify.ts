@@ -5,6 +5,8 @@ import { messageOf } from '../shared/normalise.js';
 import type { VerificationRequest } from '../shared/provider.port.js';
 import type { ListWindow, TransactionPage } from '../shared/transaction-list.port.js';
 import { PAYSTACK_LIST_PAGE_SIZE, paystackListCursor, paystackListPage, paystackListPath } from './list.js';
+import type { PaymentMovements } from '../shared/movement.port.js';
+import { paystackMovementRows, paystackMovements, paystackMovementsPaths, paystackVerifiedTransaction } from './movements.js';
 
 /**
  * Paystack's `GET /transaction/verify/:reference` answer (docs/provider-facts.md,
@@ -39,6 +41,11 @@ const STATUS_MAP: Record<string, 'cleared' | 'declined' | 'clearing'> = {
   processing: 'clearing',
   queued: 'clearing',
 };
+
+/** Path of Paystack's verify call for a reference: `/transaction/verify/:reference`. */
+export function paystackVerifyPath(reference: string): string {
+  return `/transaction/verify/${encodeURIComponent(reference)}`;
+}
 
 /** Constructor options of {@link PaystackProvider}. */
 export type PaystackOptions = BearerProviderOptions;
@@ -108,7 +115,7 @@ export class PaystackProvider extends BearerGetProvider<PaystackOptions, 'paysta
   }
 
   protected path({ reference }: VerificationRequest): string {
-    return `/transaction/verify/${encodeURIComponent(reference)}`;
+    return paystackVerifyPath(reference);
   }
 
   protected verdict(status: number, body: string): ProviderVerdict {
@@ -126,5 +133,23 @@ export class PaystackProvider extends BearerGetProvider<PaystackOptions, 'paysta
   listPage(window: ListWindow, cursor: string | null): Promise<TransactionPage> {
     const path = paystackListPath(window, paystackListCursor(cursor), this.options.listPageSize ?? PAYSTACK_LIST_PAGE_SIZE);
     return this.listGet(path, (answer) => paystackListPage(answer.status, answer.body, window));
+  }
+
+  /**
+   * A payment's refunds, disputes and reversal (`MoneyMovementReader`, docs/state-machine.md, "The
+   * money after settlement"): the verify call for Paystack's transaction id, then
+   * `GET /refund?transaction=` and `GET /dispute?transaction=`, mapped by {@link paystackMovements}.
+   *
+   * @throws ProviderCallError once retries are spent, for a refused key, a reference Paystack does
+   *   not know (`PROVIDER.UNEXPECTED_STATUS_400`) or an answer it cannot read.
+   */
+  async movementsOf(reference: string): Promise<PaymentMovements> {
+    const transaction = await this.listGet(paystackVerifyPath(reference), (answer) => paystackVerifiedTransaction(answer.status, answer.body));
+    const paths = paystackMovementsPaths(String(transaction.id));
+    const [refunds, disputes] = await Promise.all([
+      this.listGet(paths.refunds, (answer) => paystackMovementRows(answer.status, answer.body)),
+      this.listGet(paths.disputes, (answer) => paystackMovementRows(answer.status, answer.body)),
+    ]);
+    return paystackMovements(transaction, refunds, disputes, Date.now());
   }
 }
