@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { bearerMatches } from './credentials.js';
 import { toMajorUnits } from './money.js';
+import { listFlutterwaveMovements } from './flutterwave.movements.js';
 import { ProviderController } from './provider.controllers.js';
 import { ProviderSimulator } from './provider.simulator.js';
 import { createTransactionSchema, json, observe, type DeclineReason, type PaymentState, type SandboxAnswer, type SandboxTransaction } from './sandbox.core.js';
@@ -145,6 +146,11 @@ export class FlutterwaveSimulator extends ProviderSimulator {
     return this.answer(this.book.get(txRef));
   }
 
+  /** `GET /v3/refunds` and `GET /v3/chargebacks` by transaction (flutterwave.movements.ts), with the key checked (401 otherwise). */
+  movements(authorization: string | undefined, answer: (book: this['book']) => SandboxAnswer): SandboxAnswer {
+    return bearerMatches(authorization, this.settings.secretKey) ? answer(this.book) : this.unauthorized();
+  }
+
   private unauthorized(): SandboxAnswer {
     return json(401, { status: 'error', message: 'Invalid authorization key', data: null });
   }
@@ -266,6 +272,24 @@ export class FlutterwaveController extends ProviderController {
   }
 }
 
+/** Flutterwave v3 refunds and chargebacks of a transaction. 503 when Flutterwave is not configured. */
+@Controller('v3')
+export class FlutterwaveMovementsController extends ProviderController {
+  @Get('refunds')
+  refunds(@Query() query: ListQuery, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    return this.answer<FlutterwaveSimulator>(reply, 'flutterwave', (flutterwave) =>
+      flutterwave.movements(authorization, (book) => listFlutterwaveMovements(book, 'refunds', query)),
+    );
+  }
+
+  @Get('chargebacks')
+  chargebacks(@Query() query: ListQuery, @Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
+    return this.answer<FlutterwaveSimulator>(reply, 'flutterwave', (flutterwave) =>
+      flutterwave.movements(authorization, (book) => listFlutterwaveMovements(book, 'chargebacks', query)),
+    );
+  }
+}
+
 /**
  * Flutterwave's sandbox variables: on when its secret key is set; a webhook URL needs the secret
  * hash.
@@ -312,5 +336,5 @@ export const flutterwaveSimulation = simulation({
       : null,
   describe: (settings) => `on, webhooks ${settings.webhook ? 'on' : 'off (SANDBOX_FLUTTERWAVE_WEBHOOK_URL unset)'}`,
   create: (settings, notifier, now) => new FlutterwaveSimulator(settings, notifier, now),
-  controllers: [FlutterwaveController],
+  controllers: [FlutterwaveController, FlutterwaveMovementsController],
 });

@@ -372,6 +372,12 @@ export class TransactionBook {
     return refund;
   }
 
+  /** The transaction whose provider detail `key` (Flutterwave's `flw_ref`) is `value`: a scan, for the sandbox's few lookups by it. */
+  findByDetail(key: string, value: string): SandboxTransaction | undefined {
+    for (const tx of this.byReference.values()) if (tx.details?.[key] === value) return tx;
+    return undefined;
+  }
+
   /** A refund and its payment by the refund's id. */
   refundById(id: string): { tx: SandboxTransaction; refund: SandboxRefund } | undefined {
     return this.refundsById.get(id);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Secret } from '@settle/config';
 import { decideMoneyMovement, evolveMoney, moneyStateOf, paymentMoney, type MoneyMovementEvent, type PaymentMoney } from '@settle/domain';
 import { createLogger } from '@settle/platform';
-import { canReadMovements, PaystackProvider, ProviderCallError, StripeProvider, type MoneyMovementReader } from '@settle/providers';
+import { canReadMovements, FlutterwaveProvider, PaystackProvider, ProviderCallError, StripeProvider, type MoneyMovementReader } from '@settle/providers';
 import { createSandboxApp, type SandboxApp } from '../src/app.js';
 import { loadSandboxConfig } from '../src/config.js';
 
@@ -12,16 +12,19 @@ import { loadSandboxConfig } from '../src/config.js';
 // domain records of them (docs/state-machine.md, "The money after settlement").
 const key = `sk_test_${randomBytes(24).toString('hex')}`;
 const paystackKey = `sk_test_${randomBytes(20).toString('hex')}`;
+const flutterwaveKey = `FLWSECK_TEST-${randomBytes(16).toString('hex')}-X`;
 let sandbox: SandboxApp;
 let baseUrl: string;
 let stripe: StripeProvider;
 let paystack: PaystackProvider;
+let flutterwave: FlutterwaveProvider;
 
 beforeAll(async () => {
   const config = loadSandboxConfig({
     PAYSTACK_SECRET_KEY: paystackKey,
     SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:9/unused',
     STRIPE_SECRET_KEY: key,
+    FLUTTERWAVE_SECRET_KEY: flutterwaveKey,
   });
   sandbox = await createSandboxApp(config, createLogger('movements', 'silent'));
   await sandbox.app.listen(0, '127.0.0.1');
@@ -33,11 +36,18 @@ beforeAll(async () => {
     timeoutMs: 2_000,
     retry: { maxAttempts: 2, initialDelayMs: 5, maxDelayMs: 20 },
   });
+  flutterwave = new FlutterwaveProvider({
+    baseUrl,
+    secretKey: new Secret(flutterwaveKey),
+    timeoutMs: 2_000,
+    retry: { maxAttempts: 2, initialDelayMs: 5, maxDelayMs: 20 },
+  });
 });
 
 afterAll(async () => {
   await stripe?.close();
   await paystack?.close();
+  await flutterwave?.close();
   await sandbox?.close();
 });
 
@@ -49,9 +59,9 @@ async function control(path: string, body: unknown = {}): Promise<Record<string,
 }
 
 /** A paid payment of 5,000 minor units, its own notification dropped. */
-async function paid(provider: 'stripe' | 'paystack' = 'stripe'): Promise<string> {
-  const reference = provider === 'paystack' ? `ref_${randomBytes(8).toString('hex')}` : undefined;
-  const currency = provider === 'paystack' ? 'NGN' : 'USD';
+async function paid(provider: 'stripe' | 'paystack' | 'flutterwave' = 'stripe'): Promise<string> {
+  const reference = provider === 'stripe' ? undefined : `ref_${randomBytes(8).toString('hex')}`;
+  const currency = provider === 'stripe' ? 'USD' : 'NGN';
   const tx = await control(`/${provider}/transactions`, { reference, amount: 5_000, currency, email: 'ada@example.com', behaviour: { webhook: 'drop' } });
   await control(`/${provider}/transactions/${String(tx.reference)}/pay`);
   return String(tx.reference);
@@ -175,5 +185,22 @@ describe('Paystack refunds, disputes and reversals, read from the sandbox', () =
     await expect(paystack.movementsOf('ref_unknown_to_paystack')).rejects.toThrow(
       expect.objectContaining({ code: 'PROVIDER.UNEXPECTED_STATUS_400' }) as ProviderCallError,
     );
+  });
+});
+
+describe('Flutterwave refunds and chargebacks, read from the sandbox', () => {
+  it('a refund in major units and a chargeback the merchant accepted, each in minor units of the transaction currency', async () => {
+    const reference = await paid('flutterwave');
+    const money = paymentMoney(reference, { amountMinor: 5_000, currency: 'NGN' });
+    await control(`/flutterwave/transactions/${reference}/refunds`, { amount: 1_250 });
+    const refunded = await record(reference, money, flutterwave);
+    expect(refunded.events).toMatchObject([{ type: 'RefundRecorded', data: { amountMinor: 1_250, currency: 'NGN', providerStatus: 'completed' } }]);
+    const dispute = (await control(`/flutterwave/transactions/${reference}/disputes`, { amount: 3_750 })) as { id: string };
+    await control(`/flutterwave/disputes/${dispute.id}/resolve`, { outcome: 'lost' });
+    const lost = await record(reference, refunded.money, flutterwave);
+    expect(lost.events).toMatchObject([
+      { type: 'DisputeOpened', data: { providerId: dispute.id, amountMinor: 3_750 } },
+      { type: 'DisputeResolved', data: { outcome: 'lost', providerStatus: 'accepted (new)', returnedMinor: 5_000, moneyState: 'charged_back' } },
+    ]);
   });
 });

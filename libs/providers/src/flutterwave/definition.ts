@@ -8,6 +8,7 @@ import { FlutterwaveProvider } from './verify.js';
 export * from './verify.js';
 export * from './signature.js';
 export * from './list.js';
+export * from './movements.js';
 
 const verifierEnv = z.object({
   FLUTTERWAVE_BASE_URL: optionalBaseUrl('FLUTTERWAVE_BASE_URL').meta({

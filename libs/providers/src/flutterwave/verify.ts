@@ -6,6 +6,8 @@ import { BearerGetProvider, type BearerProviderOptions } from '../shared/bearer-
 import type { VerificationRequest } from '../shared/provider.port.js';
 import type { ListWindow, TransactionPage } from '../shared/transaction-list.port.js';
 import { flutterwaveListCursor, flutterwaveListPage, flutterwaveListPath } from './list.js';
+import type { PaymentMovements } from '../shared/movement.port.js';
+import { flutterwaveMovementRows, flutterwaveMovements, flutterwaveMovementsPaths, flutterwaveVerifiedTransaction } from './movements.js';
 
 /** A major-unit amount as Flutterwave sends it: a JSON number (`100.5`), tolerated as a decimal string. */
 const majorAmount = z.union([z.number(), z.string()]);
@@ -183,5 +185,24 @@ export class FlutterwaveProvider extends BearerGetProvider<FlutterwaveOptions, '
   listPage(window: ListWindow, cursor: string | null): Promise<TransactionPage> {
     const path = flutterwaveListPath(window, flutterwaveListCursor(cursor));
     return this.listGet(path, (answer) => flutterwaveListPage(answer.status, answer.body, window, { phoneRegion: this.options.phoneRegion }));
+  }
+
+  /**
+   * A transaction's refunds and chargebacks (`MoneyMovementReader`, docs/state-machine.md, "The
+   * money after settlement"): the verify call by `tx_ref` for its id, `flw_ref` and currency, then
+   * `GET /v3/refunds?id=` and `GET /v3/chargebacks?flw_ref=`, mapped by {@link flutterwaveMovements}.
+   *
+   * @param reference - the checkout's `tx_ref`.
+   * @throws ProviderCallError once retries are spent, for a refused key, a reference Flutterwave
+   *   does not know, or an answer it cannot read.
+   */
+  async movementsOf(reference: string): Promise<PaymentMovements> {
+    const transaction = await this.listGet(flutterwaveVerifyPath(reference, reference), (answer) => flutterwaveVerifiedTransaction(answer.status, answer.body));
+    const paths = flutterwaveMovementsPaths(transaction);
+    const [refunds, chargebacks] = await Promise.all([
+      this.listGet(paths.refunds, (answer) => flutterwaveMovementRows(answer.status, answer.body)),
+      this.listGet(paths.chargebacks, (answer) => flutterwaveMovementRows(answer.status, answer.body)),
+    ]);
+    return flutterwaveMovements(transaction, refunds, chargebacks);
   }
 }
