@@ -1,7 +1,8 @@
-import type { DisputeObservation, DisputeStatus, MoneyMovementObservation, RefundObservation, RefundStatus } from '@settle/domain';
+import type { DisputeObservation, DisputeStatus, RefundObservation, RefundStatus } from '@settle/domain';
 import { z } from 'zod';
 import { listAnswerError, listedInstant, listJson, malformedList, rowIdentity } from '../shared/list.js';
 import type { PaymentMovements } from '../shared/movement.port.js';
+import { readMovements } from '../shared/movements.js';
 import { AmountConversionError, majorToMinor } from '../shared/normalise.js';
 import type { SkippedRow } from '../shared/transaction-list.port.js';
 
@@ -179,16 +180,8 @@ export function flutterwaveChargebackObservation(raw: unknown, transaction: Flut
 
 /** A transaction's refunds and chargebacks, oldest first, those it cannot read kept apart. */
 export function flutterwaveMovements(transaction: FlutterwaveTransaction, refunds: readonly unknown[], chargebacks: readonly unknown[]): PaymentMovements {
-  const observations: MoneyMovementObservation[] = [];
-  const skipped: SkippedRow[] = [];
-  const read = (rows: readonly unknown[], one: (raw: unknown) => MoneyMovementObservation | Omit<SkippedRow, 'index'>) =>
-    rows.forEach((raw, index) => {
-      const row = one(raw);
-      if ('kind' in row) observations.push(row);
-      else skipped.push({ index, ...row });
-    });
-  read(refunds, (raw) => flutterwaveRefundObservation(raw, transaction));
-  read(chargebacks, (raw) => flutterwaveChargebackObservation(raw, transaction));
-  observations.sort((a, b) => a.createdAt - b.createdAt || a.providerId.localeCompare(b.providerId));
-  return { observations, ...(skipped.length > 0 ? { skipped } : {}) };
+  return readMovements([
+    { rows: refunds, read: (raw) => flutterwaveRefundObservation(raw, transaction) },
+    { rows: chargebacks, read: (raw) => flutterwaveChargebackObservation(raw, transaction) },
+  ]);
 }

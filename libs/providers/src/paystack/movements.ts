@@ -2,6 +2,7 @@ import type { DisputeObservation, DisputeStatus, MoneyMovementObservation, Refun
 import { z } from 'zod';
 import { listAnswerError, listedInstant, listJson, malformedList, rowIdentity } from '../shared/list.js';
 import type { PaymentMovements } from '../shared/movement.port.js';
+import { byCreation, readMovements } from '../shared/movements.js';
 import type { SkippedRow } from '../shared/transaction-list.port.js';
 
 /**
@@ -205,31 +206,20 @@ export function paystackMovements(
   disputes: readonly unknown[],
   observedAt: number,
 ): PaymentMovements {
-  const observations: MoneyMovementObservation[] = [];
-  const skipped: SkippedRow[] = [];
-  refunds.forEach((raw, index) => {
-    if ((raw as { dispute?: unknown } | null)?.dispute != null) return;
-    const row = paystackRefundObservation(raw, transaction);
-    if ('kind' in row) observations.push(row);
-    else skipped.push({ index, ...row });
-  });
-  disputes.forEach((raw, index) => {
-    const row = paystackDisputeObservation(raw, transaction);
-    if ('kind' in row) observations.push(row);
-    else skipped.push({ index, ...row });
-  });
-  const explained = observations.some((o) => (o.kind === 'refund' && o.status !== 'failed') || (o.kind === 'dispute' && o.status === 'lost'));
-  if (transaction.status === 'reversed' && !explained) {
-    observations.push({
-      kind: 'reversal',
-      providerId: `transaction ${String(transaction.id)}`,
-      paymentReference: transaction.reference,
-      amountMinor: transaction.requested_amount ?? transaction.amount,
-      currency: transaction.currency,
-      providerStatus: 'reversed',
-      createdAt: observedAt,
-    });
-  }
-  observations.sort((a, b) => a.createdAt - b.createdAt || a.providerId.localeCompare(b.providerId));
-  return { observations, ...(skipped.length > 0 ? { skipped } : {}) };
+  const read = readMovements([
+    { rows: refunds, read: (raw) => ((raw as { dispute?: unknown } | null)?.dispute != null ? null : paystackRefundObservation(raw, transaction)) },
+    { rows: disputes, read: (raw) => paystackDisputeObservation(raw, transaction) },
+  ]);
+  const explained = read.observations.some((o) => (o.kind === 'refund' && o.status !== 'failed') || (o.kind === 'dispute' && o.status === 'lost'));
+  if (transaction.status !== 'reversed' || explained) return read;
+  const reversal: MoneyMovementObservation = {
+    kind: 'reversal',
+    providerId: `transaction ${String(transaction.id)}`,
+    paymentReference: transaction.reference,
+    amountMinor: transaction.requested_amount ?? transaction.amount,
+    currency: transaction.currency,
+    providerStatus: 'reversed',
+    createdAt: observedAt,
+  };
+  return { ...read, observations: [...read.observations, reversal].sort(byCreation) };
 }

@@ -2,6 +2,7 @@
 export * from './provider.port.js';
 export * from './transaction-list.port.js';
 export * from './movement.port.js';
+export * from './movements.js';
 export * from './list.js';
 export * from './http.js';
 export * from './metrics.js';

@@ -1,7 +1,8 @@
-import type { DisputeObservation, DisputeStatus, MoneyMovementObservation, RefundObservation, RefundStatus } from '@settle/domain';
+import type { DisputeObservation, DisputeStatus, RefundObservation, RefundStatus } from '@settle/domain';
 import { z } from 'zod';
 import { listAnswerError, listJson, malformedList, rowIdentity } from '../shared/list.js';
 import type { PaymentMovements } from '../shared/movement.port.js';
+import { readMovements } from '../shared/movements.js';
 import type { SkippedRow } from '../shared/transaction-list.port.js';
 
 /**
@@ -136,16 +137,8 @@ export function stripeMovementRows(status: number, body: string): readonly unkno
  * newest first), with the objects that could not be read kept apart.
  */
 export function stripeMovements(refunds: readonly unknown[], disputes: readonly unknown[]): PaymentMovements {
-  const observations: MoneyMovementObservation[] = [];
-  const skipped: SkippedRow[] = [];
-  const read = <T extends MoneyMovementObservation>(rows: readonly unknown[], one: (raw: unknown) => T | Omit<SkippedRow, 'index'>) =>
-    rows.forEach((raw, index) => {
-      const row = one(raw);
-      if ('kind' in row) observations.push(row);
-      else skipped.push({ index, ...row });
-    });
-  read(refunds, stripeRefundObservation);
-  read(disputes, stripeDisputeObservation);
-  observations.sort((a, b) => a.createdAt - b.createdAt || a.providerId.localeCompare(b.providerId));
-  return { observations, ...(skipped.length > 0 ? { skipped } : {}) };
+  return readMovements([
+    { rows: refunds, read: stripeRefundObservation },
+    { rows: disputes, read: stripeDisputeObservation },
+  ]);
 }
