@@ -146,9 +146,9 @@ export class FlutterwaveSimulator extends ProviderSimulator {
     return this.answer(this.book.get(txRef));
   }
 
-  /** `GET /v3/refunds` and `GET /v3/chargebacks` by transaction (flutterwave.movements.ts), with the key checked (401 otherwise). */
-  movements(authorization: string | undefined, answer: (book: this['book']) => SandboxAnswer): SandboxAnswer {
-    return bearerMatches(authorization, this.settings.secretKey) ? answer(this.book) : this.unauthorized();
+  /** The key check of `GET /v3/refunds` and `GET /v3/chargebacks` (flutterwave.movements.ts): Bearer secret key. */
+  protected override refuseKey(authorization: string | undefined): SandboxAnswer | null {
+    return bearerMatches(authorization, this.settings.secretKey) ? null : this.unauthorized();
   }
 
   private unauthorized(): SandboxAnswer {

@@ -252,10 +252,9 @@ export class PaystackSimulator extends ProviderSimulator {
     return { url, target: url, headers: { 'x-paystack-signature': createHmac('sha512', key).update(body).digest('hex') }, body };
   }
 
-  /** `GET /refund/:id`, `GET /dispute/:id` and their lists by transaction (paystack.movements.ts), with the key checked (401 otherwise). */
-  movements(authorization: string | undefined, answer: (book: this['book']) => SandboxAnswer): SandboxAnswer {
-    if (!bearerMatches(authorization, this.settings.secretKey)) return json(401, { status: false, message: 'Invalid key' });
-    return answer(this.book);
+  /** The key check of `GET /refund`, `GET /dispute` and their reads by id (paystack.movements.ts): Bearer secret key. */
+  protected override refuseKey(authorization: string | undefined): SandboxAnswer | null {
+    return bearerMatches(authorization, this.settings.secretKey) ? null : json(401, { status: false, message: 'Invalid key' });
   }
 
   /** One transaction as `GET /transaction` lists it: verify's `data` (the same builder), with its creation time and metadata. */

@@ -319,6 +319,22 @@ export abstract class ProviderSimulator {
     return { ok: true, value: found.dispute };
   }
 
+  /**
+   * A read of the provider's refund or dispute objects (`<provider>.movements.ts`): the answer the
+   * key check refuses with ({@link refuseKey}), else what `answer` gives from the book.
+   */
+  movements(authorization: string | undefined, answer: (book: TransactionBook) => SandboxAnswer): SandboxAnswer {
+    return this.refuseKey(authorization) ?? answer(this.book);
+  }
+
+  /**
+   * The provider's answer to a refund or dispute read whose `Authorization` it refuses (its 401),
+   * or null when the key is right. A provider with no such reads refuses every key.
+   */
+  protected refuseKey(_authorization: string | undefined): SandboxAnswer | null {
+    return json(401, { error: 'unauthorized' });
+  }
+
   /** A new refund or dispute id in the provider's own shape (Stripe `re_...`, `dp_...`; numbers as text elsewhere). */
   protected newMovementId(_kind: 'refund' | 'dispute'): string {
     this.movementIds += 1;

@@ -472,12 +472,9 @@ export class StripeSimulator extends ProviderSimulator {
     };
   }
 
-  /**
-   * `GET /v1/refunds/:id`, `GET /v1/disputes/:id`, and their lists by `payment_intent`
-   * (stripe.movements.ts), with the list's key check (401 otherwise).
-   */
-  movements(authorization: string | undefined, answer: (book: this['book']) => SandboxAnswer): SandboxAnswer {
-    return this.listRefused(authorization) ?? answer(this.book);
+  /** The key check of `GET /v1/refunds`, `GET /v1/disputes` and their reads by id (stripe.movements.ts): the list's. */
+  protected override refuseKey(authorization: string | undefined): SandboxAnswer | null {
+    return this.listRefused(authorization);
   }
 
   /** Stripe creates the PaymentIntent when the checkout starts: its list is by creation time. */
