@@ -216,13 +216,15 @@ describe('the customer event schemas (docs/api/customer-events)', () => {
     expect(readFileSync(`${ROOT}${module}`, 'utf8')).toBe(await renderCustomerEventModule(ROOT));
   });
 
-  it("use only the keywords the receiver kit's validator applies: string fields with lengths, date-time, a kind's own name", () => {
-    const applied = new Set(['type', 'minLength', 'maxLength', 'format', 'enum', 'description']);
+  it("use only the keywords the receiver kit's validator applies: string fields with lengths, date-time, enums; the integer revision", () => {
+    const applied = new Set(['type', 'minLength', 'maxLength', 'format', 'enum', 'description', 'minimum']);
     for (const { kind, schema } of schemas) {
       expect(schema.required, kind).toEqual(expect.arrayContaining(['event_id', 'event', 'entitlement', 'user_id', 'expires_at']));
       expect((schema.properties as Record<string, { enum?: string[] }>).event?.enum, kind).toEqual([kind]);
       for (const [field, rule] of Object.entries(schema.properties as Record<string, Record<string, unknown>>)) {
-        expect(rule.type, `${kind}.${field}`).toBe('string');
+        // The one integer: the entitlement stream's revision (the receiver kit keeps the expiry of the highest one).
+        expect(rule.type, `${kind}.${field}`).toBe(field === 'revision' ? 'integer' : 'string');
+        if (rule.minimum !== undefined) expect(field, `${kind}.${field}: minimum only on the revision`).toBe('revision');
         expect(
           Object.keys(rule).filter((k) => !applied.has(k)),
           `${kind}.${field}`,

@@ -55,11 +55,22 @@ export const APP_TOPICS: Readonly<Record<string, AppTopics>> = {
     deadLetters: false,
   },
   verifier: {
-    sends: ['ConsensusResult', 'UnmatchedPaymentObserved', 'ReconciliationRunRecorded', 'ReconciliationExceptionObserved', 'VerificationRequested'],
+    sends: [
+      'ConsensusResult',
+      'MoneyMovementsObserved',
+      'UnmatchedPaymentObserved',
+      'ReconciliationRunRecorded',
+      'ReconciliationExceptionObserved',
+      'VerificationRequested',
+    ],
     receives: ['transactionEvents'],
     deadLetters: true,
   },
-  'ledger-projector': { sends: ['SettlementRecorded', 'EntitlementGranted'], receives: ['consensusResults'], deadLetters: true },
+  'ledger-projector': {
+    sends: ['SettlementRecorded', 'MoneyMovementRecorded', 'EntitlementGranted', 'EntitlementAccessChanged'],
+    receives: ['consensusResults'],
+    deadLetters: true,
+  },
   sweeper: { sends: ['VerificationRequested'], receives: ['transactionEvents', 'consensusResults'], deadLetters: true },
   dispatcher: { sends: ['DeliveryDeadLettered'], receives: ['entitlementEvents'], deadLetters: true },
 };
@@ -80,14 +91,18 @@ const MESSAGE_KEYS: Readonly<Record<EventType, { field: string; description: str
   ReconciliationRunRecorded: { field: 'reference', description: "The run's id." },
   ReconciliationExceptionObserved: { field: 'reference', description: "The payment's provider reference." },
   ReconciliationExceptionResolveRequested: { field: 'reference', description: "The payment's provider reference." },
+  MoneyMovementsObserved: { field: 'reference', description: 'The transaction reference.' },
+  MoneyMovementRecorded: { field: 'reference', description: 'The transaction reference.' },
+  EntitlementAccessChanged: { field: 'user_id', description: "The user's id: a revocation lands on the partition of the user's grants, after them." },
 };
 
 const TOPIC_SUMMARIES: Readonly<Record<TopicKey, string>> = {
   transactionEvents:
     'Checkout registrations and completions, verified webhooks, verification requests, operators closing unmatched payments, reconciliation requests.',
-  consensusResults: "The verifier's decisions: consensus results, its answers about unmatched payments, reconciliation runs and exceptions.",
-  settlements: 'Outcomes committed to the ledger, for downstream subscribers (they de-duplicate by event_id).',
-  entitlementEvents: 'Access granted by settled payments, keyed by user, for delivery to customer endpoints.',
+  consensusResults:
+    "The verifier's decisions: consensus results, what providers showed about settled payments' money, its answers about unmatched payments, reconciliation runs and exceptions.",
+  settlements: 'Outcomes and money facts (refunds, reversals, disputes) committed to the ledger, for downstream subscribers (they de-duplicate by event_id).',
+  entitlementEvents: 'Access granted by settled payments, and revoked or reinstated when their money moves, keyed by user, for delivery to customer endpoints.',
   deliveryDeadLetter: 'Entitlement events given up for a customer endpoint after every retry, keyed by endpoint.',
   deadLetter: 'Records no consumer could process: the original key, bytes and headers, with the error in dlq-* headers. Read by operators.',
 };

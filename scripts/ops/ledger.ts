@@ -224,7 +224,7 @@ async function rebuild(pool: Pool, opened: OpenedLedgerStore): Promise<number> {
   return 0;
 }
 
-/** Kafka and the registry from the environment, with the schemas of the two republished record types registered. */
+/** Kafka and the registry from the environment, with the schemas of the republished record types registered. */
 async function connectForRepublish(prefix: string): Promise<MessagingConnection> {
   const brokers = process.env.KAFKA_BROKERS;
   const registryUrl = process.env.SCHEMA_REGISTRY_URL;
@@ -234,7 +234,7 @@ async function connectForRepublish(prefix: string): Promise<MessagingConnection>
     brokers: brokers.split(',').map((b) => b.trim()),
     topicPrefix: prefix,
     registryUrl,
-    produces: ['SettlementRecorded', 'EntitlementGranted'],
+    produces: ['SettlementRecorded', 'MoneyMovementRecorded', 'EntitlementGranted', 'EntitlementAccessChanged'],
     logger: pino({ level: 'warn' }, pino.destination(2)),
   });
 }

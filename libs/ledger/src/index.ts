@@ -18,6 +18,8 @@ export * from './projection/ledger-projection.js';
 export * from './chain/verify-ledger.js';
 export * from './events/transaction-outcome.js';
 export * from './events/entitlement-granted.js';
+export * from './events/entitlement-access.js';
+export * from './events/money-movement.js';
 export * from './events/admin-action.js';
 export * from './events/unmatched-payment.js';
 export * from './events/reconciliation.js';

@@ -29,6 +29,9 @@ export const EVENT_TYPES: readonly EventType[] = [
   'ReconciliationRunRecorded',
   'ReconciliationExceptionObserved',
   'ReconciliationExceptionResolveRequested',
+  'MoneyMovementsObserved',
+  'MoneyMovementRecorded',
+  'EntitlementAccessChanged',
 ];
 
 /** A decoded message: its record name and payload, narrowed together. */

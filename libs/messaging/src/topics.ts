@@ -8,11 +8,11 @@ import type { EventType } from './contracts.js';
 export interface Topics {
   /** Checkout registrations and completions, verified webhooks, verification requests, operators closing unmatched payments, reconciliation requests. */
   transactionEvents: string;
-  /** The verifier's decisions: consensus results, its answers about unmatched payments, reconciliation runs and exceptions. */
+  /** The verifier's decisions: consensus results, what providers showed about settled payments' money, its answers about unmatched payments, reconciliation runs and exceptions. */
   consensusResults: string;
-  /** Outcomes committed to the ledger, for downstream subscribers. */
+  /** Outcomes and money facts (refunds, reversals, disputes) committed to the ledger, for downstream subscribers. */
   settlements: string;
-  /** Access granted by settled payments, keyed by user, for delivery to customer endpoints. */
+  /** Access granted by settled payments, and revoked or reinstated when their money moves, keyed by user, for delivery to customer endpoints. */
   entitlementEvents: string;
   /** Entitlement events given up for a customer endpoint after every retry, keyed by endpoint. */
   deliveryDeadLetter: string;
@@ -47,10 +47,13 @@ export function topicFor(topics: Topics, type: EventType): string {
     case 'UnmatchedPaymentObserved':
     case 'ReconciliationRunRecorded':
     case 'ReconciliationExceptionObserved':
+    case 'MoneyMovementsObserved':
       return topics.consensusResults;
     case 'SettlementRecorded':
+    case 'MoneyMovementRecorded':
       return topics.settlements;
     case 'EntitlementGranted':
+    case 'EntitlementAccessChanged':
       return topics.entitlementEvents;
     case 'DeliveryDeadLettered':
       return topics.deliveryDeadLetter;

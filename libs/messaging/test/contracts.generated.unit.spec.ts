@@ -1,8 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  ACCESS_CHANGE_EVENT_KINDS,
   CONSENSUS_CHECK_NAMES,
   ENTITLEMENT_EVENT_KINDS,
+  GRANT_EVENT_KINDS,
+  MONEY_MOVEMENT_EVENT_TYPES,
+  MONEY_MOVEMENT_KINDS,
+  MONEY_STATES,
+  REVOCATION_REASONS,
   UNMATCHED_OBSERVATIONS,
   UNMATCHED_CLOSE_REASONS,
   RECONCILIATION_CLASSES,
@@ -100,6 +106,12 @@ describe('contracts generated from the Avro schemas', () => {
       entitlementStatus: ENTITLEMENT_STATUSES,
       consensusCheck: CONSENSUS_CHECK_NAMES,
       entitlementEvent: ENTITLEMENT_EVENT_KINDS,
+      grantEvent: GRANT_EVENT_KINDS,
+      accessChangeEvent: ACCESS_CHANGE_EVENT_KINDS,
+      revocationReason: REVOCATION_REASONS,
+      movementKind: MONEY_MOVEMENT_KINDS,
+      moneyState: MONEY_STATES,
+      moneyFact: MONEY_MOVEMENT_EVENT_TYPES,
       outcome: CONSENSUS_OUTCOMES,
       unmatchedObservation: UNMATCHED_OBSERVATIONS,
       unmatchedCloseReason: UNMATCHED_CLOSE_REASONS,

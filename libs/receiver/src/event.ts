@@ -6,7 +6,12 @@ export type JsonObject = { [key: string]: unknown };
 /** The event kinds this version of the kit applies (docs/spec.md, section 6), from their JSON Schemas. */
 export const ENTITLEMENT_EVENT_KINDS = CUSTOMER_EVENT_KINDS;
 
-/** `subscription_started` grants the entitlement; `subscription_renewed` extends it and may arrive first. */
+/**
+ * `subscription_started` grants the entitlement; `subscription_renewed` extends it and may arrive
+ * first; `subscription_revoked` takes back what a refunded, reversed or charged-back payment bought
+ * (the expiry may move earlier); `subscription_reinstated` gives it back. Each sets the expiry of
+ * the highest `revision` applied.
+ */
 export type EntitlementEventKind = (typeof ENTITLEMENT_EVENT_KINDS)[number];
 
 /**
@@ -14,7 +19,9 @@ export type EntitlementEventKind = (typeof ENTITLEMENT_EVENT_KINDS)[number];
  * kit validated it against its kind's JSON Schema (generated into ./generated/customer-events.ts).
  * Field names are the wire names: `event_id` (the idempotency key, also the `webhook-id` header),
  * `event`, `entitlement`, `user_id`, `expires_at` (ISO 8601 with an offset, immutable per
- * `event_id`), and, when Settle sends them, `reference`, `settled_at` and `access_period`.
+ * `event_id`), `revision` (the event's place in the user's entitlement stream; absent from events
+ * sent before revisions existed), and the fields of its kind (`reference`, `settled_at` and
+ * `access_period` of a grant; `reference`, `reason` and `changed_at` of a revocation).
  */
 export type EntitlementEvent = Readonly<CustomerEvent>;
 
@@ -48,8 +55,18 @@ interface StringRule {
   readonly enum?: readonly string[];
 }
 
+/** The schema keywords of an integer field (`revision`). */
+interface IntegerRule {
+  readonly type: 'integer';
+  readonly minimum?: number;
+}
+
 /** The problem of one field's value under its rule, or `null` when it holds. */
-function violation(value: unknown, rule: StringRule): string | null {
+function violation(value: unknown, rule: StringRule | IntegerRule): string | null {
+  if (rule.type === 'integer') {
+    const min = rule.minimum ?? Number.MIN_SAFE_INTEGER;
+    return Number.isSafeInteger(value) && (value as number) >= min ? null : `must be an integer of at least ${min}`;
+  }
   if (rule.format === 'date-time') {
     const valid = typeof value === 'string' && RFC3339.test(value) && !Number.isNaN(Date.parse(value));
     return valid ? null : 'must be an ISO 8601 timestamp with an offset, e.g. 2026-12-23T10:15:30.000Z';
@@ -67,7 +84,7 @@ function violation(value: unknown, rule: StringRule): string | null {
 /** Checks `payload` against a schema's fields: each required one present, each present one valid. */
 function check(
   payload: JsonObject,
-  schema: { required: readonly string[]; properties: Record<string, StringRule> },
+  schema: { required: readonly string[]; properties: Record<string, StringRule | IntegerRule> },
   fields: readonly string[],
   errors: FieldError[],
 ): void {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { supersedes, type StoredAccess } from './access-rule.js';
 import type { JsonObject } from './event.js';
 import {
   EVENT_STATES,
@@ -33,7 +34,7 @@ const clone = (payload: JsonObject): JsonObject => structuredClone(payload);
  */
 export class MemoryReceiverStore implements ReceiverStore<undefined> {
   readonly #events = new Map<string, Row>();
-  readonly #access = new Map<string, number>();
+  readonly #access = new Map<string, StoredAccess>();
 
   async record(event: { eventId: string; kind: string; payload: JsonObject; state: 'pending' | 'ignored'; grant: AccessGrant | null; now: number }) {
     if (this.#events.has(event.eventId)) return 'duplicate' as const;
@@ -102,8 +103,21 @@ export class MemoryReceiverStore implements ReceiverStore<undefined> {
   }
 
   async accessExpiry(userId: string, entitlement: string): Promise<Date | null> {
-    const expiresAt = this.#access.get(JSON.stringify([userId, entitlement]));
-    return expiresAt === undefined ? null : new Date(expiresAt);
+    const access = this.#access.get(JSON.stringify([userId, entitlement]));
+    return access === undefined ? null : new Date(access.expiresAt);
+  }
+
+  async adoptIgnored({ kinds, grantOf, now }: { kinds: readonly string[]; grantOf: (kind: string, payload: JsonObject) => AccessGrant | null; now: number }) {
+    let adopted = 0;
+    for (const row of this.#events.values()) {
+      if (row.state !== 'ignored' || !kinds.includes(row.kind)) continue;
+      const grant = grantOf(row.kind, row.payload);
+      if (!grant) continue;
+      this.#grant(grant);
+      Object.assign(row, { state: 'pending', at: now });
+      adopted += 1;
+    }
+    return adopted;
   }
 
   async counts(): Promise<Record<EventState, number>> {
@@ -118,9 +132,9 @@ export class MemoryReceiverStore implements ReceiverStore<undefined> {
   }
 
   // Synchronous, so no other call interleaves: the conditional update of rule 4.
-  #grant({ userId, entitlement, expiresAt }: AccessGrant): void {
-    const key = JSON.stringify([userId, entitlement]);
-    if ((this.#access.get(key) ?? -Infinity) < expiresAt) this.#access.set(key, expiresAt);
+  #grant(grant: AccessGrant): void {
+    const key = JSON.stringify([grant.userId, grant.entitlement]);
+    if (supersedes(this.#access.get(key) ?? null, grant)) this.#access.set(key, { expiresAt: grant.expiresAt, revision: grant.revision });
   }
 }
 

@@ -33,7 +33,9 @@ function schemaName(schema: string | undefined): string {
  * - `events`: one row per event_id (primary key: the unique insert of receiver rule 2) with the
  *   payload, `state`, `attempts`, `last_error`, `available_at` (when a pending event is due, or
  *   when a processing event's lease ends), `lease_token` and `finished_at`;
- * - `access`: the access expiry per (user_id, entitlement), with the event that set it.
+ * - `access`: the access expiry per (user_id, entitlement), with the event that set it and that
+ *   event's `revision` (`NULL` when set by events sent before revisions existed: rows a kit before
+ *   0.3 wrote keep `NULL`, the rule of `supersedes` in access-rule.ts then holds for them as is).
  *
  * @param schema - default `settle_receiver`.
  * @throws {@link ReceiverConfigError} when `schema` is not a lower-case SQL identifier.
@@ -65,8 +67,10 @@ CREATE TABLE IF NOT EXISTS ${s}.access (
   expires_at  timestamptz NOT NULL,
   event_id    text NOT NULL,
   updated_at  timestamptz NOT NULL,
+  revision    bigint,
   PRIMARY KEY (user_id, entitlement)
-);`;
+);
+ALTER TABLE ${s}.access ADD COLUMN IF NOT EXISTS revision bigint;`;
 }
 
 /**
@@ -90,8 +94,16 @@ WHERE state IN ('pending', 'processing') AND kind IN ('subscription_started', 's
 ORDER BY payload->>'user_id', payload->>'entitlement', (payload->>'expires_at')::timestamptz DESC
 ON CONFLICT (user_id, entitlement) DO UPDATE
 SET expires_at = EXCLUDED.expires_at, event_id = EXCLUDED.event_id, updated_at = EXCLUDED.updated_at
-WHERE a.expires_at < EXCLUDED.expires_at;`;
+WHERE a.revision IS NULL AND a.expires_at < EXCLUDED.expires_at;`;
 }
+
+/**
+ * `supersedes` of access-rule.ts as SQL, for an upsert of `access AS a` with `EXCLUDED` the event's
+ * access: a revision beats no revision and a lower one; no revision beats only no revision, with a
+ * later expiry.
+ */
+const SUPERSEDES = `(CASE WHEN EXCLUDED.revision IS NULL THEN a.revision IS NULL AND a.expires_at < EXCLUDED.expires_at
+            ELSE a.revision IS NULL OR a.revision < EXCLUDED.revision END)`;
 
 interface EventRow {
   event_id: string;
@@ -134,7 +146,8 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
   /**
    * Applies {@link receiverDdl}, then {@link receiverAccessBackfill} (the access of events a kit
    * before 0.2 recorded and had not processed yet); safe to run from several processes at once
-   * (advisory lock).
+   * (advisory lock). Events an older kit recorded as ignored are applied by
+   * {@link PostgresReceiverStore.adoptIgnored}, which the Receiver runs when it starts.
    */
   async migrate(): Promise<void> {
     await this.#transaction(async (client) => {
@@ -158,11 +171,11 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
          VALUES ($1, $2, $3::jsonb, $4, $5, $6) ON CONFLICT (event_id) DO NOTHING
          RETURNING event_id),
        granted AS (
-         INSERT INTO ${this.#s}.access AS a (user_id, entitlement, expires_at, event_id, updated_at)
-         SELECT $7::text, $8::text, $9::timestamptz, event_id, $5 FROM recorded WHERE $7::text IS NOT NULL
+         INSERT INTO ${this.#s}.access AS a (user_id, entitlement, expires_at, event_id, updated_at, revision)
+         SELECT $7::text, $8::text, $9::timestamptz, event_id, $5, $10::bigint FROM recorded WHERE $7::text IS NOT NULL
          ON CONFLICT (user_id, entitlement) DO UPDATE
-         SET expires_at = EXCLUDED.expires_at, event_id = EXCLUDED.event_id, updated_at = EXCLUDED.updated_at
-         WHERE a.expires_at < EXCLUDED.expires_at)
+         SET expires_at = EXCLUDED.expires_at, event_id = EXCLUDED.event_id, updated_at = EXCLUDED.updated_at, revision = EXCLUDED.revision
+         WHERE ${SUPERSEDES})
        SELECT EXISTS (SELECT 1 FROM recorded) AS recorded`,
       [
         event.eventId,
@@ -174,9 +187,46 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
         grant?.userId ?? null,
         grant?.entitlement ?? null,
         grant ? new Date(grant.expiresAt) : null,
+        grant?.revision ?? null,
       ],
     );
     return rows[0]!.recorded ? ('recorded' as const) : ('duplicate' as const);
+  }
+
+  /**
+   * One transaction: the ignored events of `kinds` are read (locked), and each one `grantOf`
+   * accepts gets its access by the conditional write of {@link PostgresReceiverStore.record} and
+   * becomes `pending`, due at `now`.
+   */
+  async adoptIgnored({ kinds, grantOf, now }: { kinds: readonly string[]; grantOf: (kind: string, payload: JsonObject) => AccessGrant | null; now: number }) {
+    if (kinds.length === 0) return 0;
+    return this.#transaction(async (client) => {
+      const { rows } = await client.query<{ event_id: string; kind: string; payload: JsonObject }>(
+        `SELECT event_id, kind, payload FROM ${this.#s}.events WHERE state = 'ignored' AND kind = ANY ($1::text[]) ORDER BY received_at FOR UPDATE`,
+        [[...kinds]],
+      );
+      const adopted = rows.flatMap((row) => {
+        const grant = grantOf(row.kind, row.payload);
+        return grant ? [{ eventId: row.event_id, grant }] : [];
+      });
+      if (adopted.length === 0) return 0;
+      const at = new Date(now);
+      for (const { eventId, grant } of adopted) {
+        await client.query(
+          `INSERT INTO ${this.#s}.access AS a (user_id, entitlement, expires_at, event_id, updated_at, revision)
+           VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (user_id, entitlement) DO UPDATE
+           SET expires_at = EXCLUDED.expires_at, event_id = EXCLUDED.event_id, updated_at = EXCLUDED.updated_at, revision = EXCLUDED.revision
+           WHERE ${SUPERSEDES}`,
+          [grant.userId, grant.entitlement, new Date(grant.expiresAt), eventId, at, grant.revision],
+        );
+      }
+      await client.query(`UPDATE ${this.#s}.events SET state = 'pending', available_at = $2 WHERE event_id = ANY ($1::text[])`, [
+        adopted.map((a) => a.eventId),
+        at,
+      ]);
+      return adopted.length;
+    });
   }
 
   async claim({ now, leaseMs, limit }: { now: number; leaseMs: number; limit: number }): Promise<LeasedEvent[]> {

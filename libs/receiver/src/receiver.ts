@@ -1,4 +1,4 @@
-import { parseEvent, type EntitlementEvent, type EntitlementEventKind, type FieldError } from './event.js';
+import { ENTITLEMENT_EVENT_KINDS, parseEvent, type EntitlementEvent, type EntitlementEventKind, type FieldError, type JsonObject } from './event.js';
 import { PROBLEM_JSON, problem, type ProblemDetails, type ReceiverProblemCode } from './problem.js';
 import { ReceiverConfigError } from './errors.js';
 import { SignatureVerifier, type HeadersLike } from './signature.js';
@@ -124,7 +124,19 @@ export function problemResult(code: ReceiverProblemCode, detail?: string, errors
 const ack = (body: Acknowledgement): ReceiveResult => ({ status: 200, headers: { 'content-type': 'application/json' }, body });
 
 /** The access an event gives (receiver rule 4): its user's entitlement until its `expires_at`. */
-const grantOf = (event: EntitlementEvent): AccessGrant => ({ userId: event.user_id, entitlement: event.entitlement, expiresAt: Date.parse(event.expires_at) });
+/** The access an event gives: its expiry, under its revision (`null` for an event sent before revisions existed). */
+const grantOf = (event: EntitlementEvent): AccessGrant => ({
+  userId: event.user_id,
+  entitlement: event.entitlement,
+  expiresAt: Date.parse(event.expires_at),
+  revision: typeof event.revision === 'number' ? event.revision : null,
+});
+
+/** The access of a stored payload of a kind this kit applies, or `null` when it is not a valid event of its kind. */
+function storedGrantOf(kind: string, payload: JsonObject): AccessGrant | null {
+  const parsed = parseEvent(payload);
+  return parsed.kind === 'entitlement' && parsed.event.event === kind ? grantOf(parsed.event) : null;
+}
 
 function positive(name: string, value: number | undefined, fallback: number, min = 1): number {
   const result = value ?? fallback;
@@ -172,6 +184,8 @@ export class Receiver<Tx = undefined> {
   #woken = false;
   #retryTimer: NodeJS.Timeout | undefined;
   #retryTimerAt = Infinity;
+  /** Whether this instance applied the events an older kit recorded as ignored (once, before its first claim). */
+  #adopted = false;
 
   /** @throws {@link ReceiverConfigError} for missing or invalid secrets or an option out of range. */
   constructor(options: ReceiverOptions<Tx>) {
@@ -331,7 +345,8 @@ export class Receiver<Tx = undefined> {
 
   /**
    * The user's access expiry for the entitlement (receiver rule 4), or null when none was
-   * granted: the latest `expires_at` of every event answered 200, processed or not.
+   * granted: the `expires_at` of the highest revision among the events answered 200, processed
+   * or not (for events without a revision, the latest `expires_at`).
    */
   accessExpiry(userId: string, entitlement: string): Promise<Date | null> {
     return this.#store.accessExpiry(userId, entitlement);
@@ -354,8 +369,18 @@ export class Receiver<Tx = undefined> {
     await this.#store.ready?.();
   }
 
-  /** Batch after batch until a claim finds nothing, or `signal` aborts between two batches. */
+  /**
+   * Batch after batch until a claim finds nothing, or `signal` aborts between two batches. Before
+   * the first claim of this instance, the events an older kit recorded as ignored and this one
+   * applies (a `subscription_revoked` a 0.2 kit acknowledged) get their access and become due
+   * (`ReceiverStore.adoptIgnored`, README "Upgrading").
+   */
   async #drain(signal?: AbortSignal): Promise<number> {
+    if (!this.#adopted) {
+      const adopted = await this.#store.adoptIgnored({ kinds: ENTITLEMENT_EVENT_KINDS, grantOf: storedGrantOf, now: this.#clock() });
+      if (adopted > 0) this.#logger.info({ adopted }, 'events an older kit recorded as ignored are applied now');
+      this.#adopted = true;
+    }
     let total = 0;
     while (!signal?.aborted) {
       const leases = await this.#store.claim({ now: this.#clock(), leaseMs: this.#leaseMs, limit: this.#batchSize });

@@ -39,18 +39,43 @@ export interface RedisReceiverStoreOptions {
 
 // Keys, under the prefix: event:<id> (hash), available (zset of pending and processing events
 // by due time or lease end), failed (zset by failure time), states (hash of counts), access
-// (hash of expiry in ms per JSON [user_id, entitlement]).
+// (hash of expiry in ms, with its revision, per JSON [user_id, entitlement]), adopted (hash of
+// the kind sets whose ignored events were applied).
+
+// The access hash holds, per field, `<expiry ms>` (set by events without a revision: what a kit
+// before 0.3 wrote) or `<expiry ms>:<revision>`. \`supersedes\` of access-rule.ts, in Lua: sets
+// the field when the event's access (expiry, revision or '') supersedes the stored one.
+const GRANT = `
+local function settle_grant(access, field, expires, revision)
+  local current = redis.call('HGET', access, field)
+  local apply
+  if not current then
+    apply = true
+  else
+    local sep = string.find(current, ':', 1, true)
+    local stored_expires = tonumber(sep and string.sub(current, 1, sep - 1) or current)
+    local stored_revision = sep and tonumber(string.sub(current, sep + 1)) or nil
+    if revision == '' then
+      apply = stored_revision == nil and stored_expires < tonumber(expires)
+    else
+      apply = stored_revision == nil or stored_revision < tonumber(revision)
+    end
+  end
+  if apply then
+    if revision == '' then redis.call('HSET', access, field, expires) else redis.call('HSET', access, field, expires .. ':' .. revision) end
+  end
+end`;
 
 const FENCE = `
 if redis.call('HGET', KEYS[1], 'state') ~= 'processing' or redis.call('HGET', KEYS[1], 'token') ~= ARGV[2] then return 0 end`;
 
 const scripts = {
   // KEYS: event, available, states, access. ARGV: id, kind, payload, state, now, access field
-  // ('' for none), expires at. Rules 2 and 4 in one atomic step: the unique record and, when it
-  // is new, the conditional expiry.
+  // ('' for none), expires at, revision ('' for none). Rules 2 and 4 in one atomic step: the
+  // unique record and, when it is new, the conditional expiry.
   settleReceiverRecord: {
     numberOfKeys: 4,
-    lua: `
+    lua: `${GRANT}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'event_id', ARGV[1], 'kind', ARGV[2], 'payload', ARGV[3], 'state', ARGV[4], 'attempts', 0, 'received_at', ARGV[5], 'granted', 1)
 if ARGV[4] == 'pending' then
@@ -58,10 +83,21 @@ if ARGV[4] == 'pending' then
   redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
 end
 redis.call('HINCRBY', KEYS[3], ARGV[4], 1)
-if ARGV[6] ~= '' then
-  local current = redis.call('HGET', KEYS[4], ARGV[6])
-  if not current or tonumber(current) < tonumber(ARGV[7]) then redis.call('HSET', KEYS[4], ARGV[6], ARGV[7]) end
-end
+if ARGV[6] ~= '' then settle_grant(KEYS[4], ARGV[6], ARGV[7], ARGV[8]) end
+return 1`,
+  },
+  // KEYS: event, available, states, access. ARGV: id, now, access field, expires at, revision
+  // ('' for none). An ignored event a later kit applies (adoptIgnored): its conditional expiry,
+  // and pending, due now; nothing when it is no longer ignored.
+  settleReceiverAdopt: {
+    numberOfKeys: 4,
+    lua: `${GRANT}
+if redis.call('HGET', KEYS[1], 'state') ~= 'ignored' then return 0 end
+settle_grant(KEYS[4], ARGV[3], ARGV[4], ARGV[5])
+redis.call('HSET', KEYS[1], 'state', 'pending', 'available_at', ARGV[2], 'granted', 1)
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+redis.call('HINCRBY', KEYS[3], 'ignored', -1)
+redis.call('HINCRBY', KEYS[3], 'pending', 1)
 return 1`,
   },
   // KEYS: available, states. ARGV: now, lease end, limit, prefix, token base.
@@ -89,10 +125,9 @@ return claimed`,
   // access was applied when processed), once.
   settleReceiverFence: {
     numberOfKeys: 2,
-    lua: `${FENCE}
+    lua: `${GRANT}${FENCE}
 if redis.call('HGET', KEYS[1], 'granted') or ARGV[3] == '' then return 1 end
-local current = redis.call('HGET', KEYS[2], ARGV[3])
-if not current or tonumber(current) < tonumber(ARGV[4]) then redis.call('HSET', KEYS[2], ARGV[3], ARGV[4]) end
+settle_grant(KEYS[2], ARGV[3], ARGV[4], '')
 redis.call('HSET', KEYS[1], 'granted', 1)
 return 1`,
   },
@@ -253,8 +288,48 @@ export class RedisReceiverStore implements ReceiverStore<undefined> {
       event.now,
       grant ? accessField(grant.userId, grant.entitlement) : '',
       grant?.expiresAt ?? 0,
+      grant?.revision ?? '',
     );
     return recorded === 1 ? ('recorded' as const) : ('duplicate' as const);
+  }
+
+  /**
+   * Scans the event keys once per set of kinds (a marker under `adopted` remembers it), and
+   * applies each ignored event of `kinds` that `grantOf` accepts with one script: its conditional
+   * expiry and pending, due at `now`. On Redis Cluster every master is scanned.
+   */
+  async adoptIgnored({ kinds, grantOf, now }: { kinds: readonly string[]; grantOf: (kind: string, payload: JsonObject) => AccessGrant | null; now: number }) {
+    if (kinds.length === 0) return 0;
+    const marker = [...kinds].sort().join(',');
+    if ((await this.#client.hget(this.#key('adopted'), marker)) !== null) return 0;
+    const nodes: Array<Pick<Redis, 'scanStream'>> = 'nodes' in this.#client ? this.#client.nodes('master') : [this.#client];
+    let adopted = 0;
+    for (const node of nodes) {
+      for await (const keys of node.scanStream({ match: `${this.#prefix}event:*`, count: 500 }) as AsyncIterable<string[]>) {
+        for (const key of keys) {
+          const [state, kind, payload] = (await this.#client.hmget(key, 'state', 'kind', 'payload')).map((v) => v ?? null);
+          if (state !== 'ignored' || !kind || !payload || !kinds.includes(kind)) continue;
+          const grant = grantOf(kind, JSON.parse(payload) as JsonObject);
+          if (!grant) continue;
+          const eventId = key.slice(`${this.#prefix}event:`.length);
+          adopted += Number(
+            await this.#commands.settleReceiverAdopt(
+              key,
+              this.#key('available'),
+              this.#key('states'),
+              this.#key('access'),
+              eventId,
+              now,
+              accessField(grant.userId, grant.entitlement),
+              grant.expiresAt,
+              grant.revision ?? '',
+            ),
+          );
+        }
+      }
+    }
+    await this.#client.hset(this.#key('adopted'), marker, String(now));
+    return adopted;
   }
 
   async claim({ now, leaseMs, limit }: { now: number; leaseMs: number; limit: number }): Promise<LeasedEvent[]> {
@@ -331,8 +406,8 @@ export class RedisReceiverStore implements ReceiverStore<undefined> {
   }
 
   async accessExpiry(userId: string, entitlement: string): Promise<Date | null> {
-    const expiresAt = await this.#client.hget(this.#key('access'), accessField(userId, entitlement));
-    return expiresAt === null ? null : new Date(Number(expiresAt));
+    const stored = await this.#client.hget(this.#key('access'), accessField(userId, entitlement));
+    return stored === null ? null : new Date(Number(stored.split(':')[0]));
   }
 
   async counts(): Promise<Record<EventState, number>> {
@@ -359,7 +434,7 @@ function legacyGrantOf(payload: JsonObject): AccessGrant | null {
   const { user_id: userId, entitlement, expires_at: expiresAt } = payload;
   if (typeof userId !== 'string' || typeof entitlement !== 'string' || typeof expiresAt !== 'string') return null;
   const at = Date.parse(expiresAt);
-  return Number.isNaN(at) ? null : { userId, entitlement, expiresAt: at };
+  return Number.isNaN(at) ? null : { userId, entitlement, expiresAt: at, revision: null };
 }
 
 function toStoredEvent(fields: Record<string, string>): StoredEvent {

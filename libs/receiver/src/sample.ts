@@ -10,8 +10,9 @@ import { SignatureVerifier } from './signature.js';
  */
 
 /**
- * A sample event: `subscription_started` of `pro-monthly` for `user-42`, expiring 30 days from
- * `now`, with a fresh `event_id`; any field overridden.
+ * A sample event: `subscription_started` of `pro-monthly` for `user-42` (revision 0), expiring 30
+ * days from `now`, with a fresh `event_id`; any field overridden (the caller keeps the kind's own
+ * fields consistent: a `subscription_revoked` needs `reason` and `changed_at`).
  *
  * @param now - the settlement time; default the current time.
  */
@@ -22,11 +23,12 @@ export function sampleEvent(overrides: Partial<EntitlementEvent> = {}, now: Date
     entitlement: 'pro-monthly',
     user_id: 'user-42',
     expires_at: new Date(now.getTime() + 30 * 86_400_000).toISOString(),
+    revision: 0,
     reference: `ref_sample_${randomUUID().slice(0, 8)}`,
     settled_at: now.toISOString(),
     access_period: 'P1M',
     ...overrides,
-  };
+  } as EntitlementEvent;
 }
 
 /** A delivery ready to send: the exact body bytes and the headers that sign them. */

@@ -7,7 +7,8 @@ import type { JsonObject } from './event.js';
  *   (the processor that held it crashed or outlived its lease);
  * - `processed`: the expiry was applied and the handlers ran; terminal;
  * - `failed`: the handlers kept failing; waits for {@link ReceiverStore.retry}, never dropped;
- * - `ignored`: an event kind this kit version does not know; recorded, acknowledged, never applied.
+ * - `ignored`: an event kind this kit version does not know; recorded, acknowledged, never applied
+ *   (a later kit version that knows the kind applies it when it starts: {@link ReceiverStore.adoptIgnored}).
  */
 export type EventState = 'pending' | 'processing' | 'processed' | 'failed' | 'ignored';
 
@@ -54,12 +55,17 @@ export interface LeasedEvent {
   readonly token: string;
 }
 
-/** Access to set, only if later than the stored one, when an event is recorded (receiver rule 4). */
+/**
+ * Access to set when an event is recorded, if it supersedes the stored one (receiver rule 4: the
+ * highest revision wins; see `supersedes` in access-rule.ts).
+ */
 export interface AccessGrant {
   readonly userId: string;
   readonly entitlement: string;
   /** Milliseconds since the epoch. */
   readonly expiresAt: number;
+  /** The event's revision in its entitlement stream; `null` for an event sent before revisions existed. */
+  readonly revision: number | null;
 }
 
 /** The outcome of {@link ReceiverStore.retry}. */
@@ -78,8 +84,9 @@ export interface ReceiverStore<Tx = undefined> {
   /**
    * Records an event with a unique insert on its id, before any business logic (rule 2), and,
    * when the event is new, applies its `grant` in the same atomic write (rule 4: the stored
-   * expiry for the user and entitlement becomes `grant.expiresAt` only if that is later, in one
-   * conditional write, never read-then-write). Resolves only once both are durable (as durable as
+   * expiry for the user and entitlement becomes `grant.expiresAt` only if the grant supersedes
+   * the stored access, `supersedes` of access-rule.ts, in one conditional write, never
+   * read-then-write). Resolves only once both are durable (as durable as
    * the storage is configured to be), so a 2xx answer means the user has the access: it never
    * waits for a handler or for other events. A duplicate changes nothing (its grant was applied
    * with its first record).
@@ -137,6 +144,20 @@ export interface ReceiverStore<Tx = undefined> {
 
   /** The stored access expiry of a user's entitlement, or null when none was granted. */
   accessExpiry(userId: string, entitlement: string): Promise<Date | null>;
+
+  /**
+   * The upgrade step of a kit that applies more event kinds than the kit before it: every event
+   * recorded as `ignored` whose kind is now in `kinds` and whose payload `grantOf` accepts is
+   * applied as if recorded now (its access by the same conditional write as
+   * {@link ReceiverStore.record}, and `pending`, due at `now`, so its handler runs), atomically
+   * per event; the others stay ignored. Without it, an event an older kit acknowledged as
+   * ignored (a `subscription_revoked`) would never be applied: its id is already recorded.
+   * Idempotent; the Receiver runs it when it starts.
+   *
+   * @param grantOf - the access of a payload, or `null` when it is not a valid event of its kind.
+   * @returns how many events were applied.
+   */
+  adoptIgnored(request: { kinds: readonly string[]; grantOf: (kind: string, payload: JsonObject) => AccessGrant | null; now: number }): Promise<number>;
 
   /** How many recorded events are in each state. */
   counts(): Promise<Record<EventState, number>>;

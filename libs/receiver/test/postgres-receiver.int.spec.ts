@@ -7,8 +7,8 @@ import { createReceiver, type EntitlementEvent, type WebhookReceiver } from '../
 import { PostgresReceiverStore } from '../src/postgres-store.js';
 import { RedisReceiverStore } from '../src/redis-store.js';
 import { delivery, entitlementEvent, newSecret } from './support/delivery.js';
-import { createTestDatabase, freshPostgresStore } from './support/infra.js';
-import { latestExpiry, play, scenarios } from './support/property.js';
+import { createTestDatabase, deleteKeys, freshPostgresStore, redisUrl, uniquePrefix } from './support/infra.js';
+import { finalExpiry, latestExpiry, play, scenarios, streamScenarios } from './support/property.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 let pool: pg.Pool;
@@ -46,6 +46,28 @@ describe('the receiver over PostgreSQL', () => {
       }),
       { numRuns: 15 },
     );
+  });
+
+  it('with revocations: ends at the expiry of the highest revision for any order and duplication, on PostgreSQL and on Redis', async () => {
+    const secret = newSecret();
+    const redis = new Redis(redisUrl);
+    const keyPrefix = uniquePrefix('stream-property');
+    const stores = [await freshPostgresStore(pool), new RedisReceiverStore(redis, { keyPrefix, persistence: 'off' })];
+    try {
+      for (const store of stores) {
+        const receiver = createReceiver({ secrets: [secret], store, logger: quiet });
+        await fc.assert(
+          fc.asyncProperty(streamScenarios(6), async (scenario) => {
+            const events = await play(receiver, secret, scenario);
+            expect(await receiver.accessExpiry(events[0]!.user_id, 'pro-monthly')).toEqual(finalExpiry(events));
+          }),
+          { numRuns: 15 },
+        );
+      }
+    } finally {
+      await deleteKeys(redis, keyPrefix);
+      redis.disconnect();
+    }
   });
 
   it('a handler failing after its writes: they roll back, the run is retried, and they commit once', async () => {

@@ -26,7 +26,7 @@ describe('PostgreSQL receiver store', () => {
     const store = await freshPostgresStore(pool);
     await pool.query('CREATE TABLE IF NOT EXISTS handler_writes (event_id text NOT NULL)');
     const eventId = randomUUID();
-    const grant = { userId: `user-${eventId}`, entitlement: 'pro-monthly', expiresAt: 1_000 };
+    const grant = { userId: `user-${eventId}`, entitlement: 'pro-monthly', expiresAt: 1_000, revision: null };
     await store.record({ eventId, kind: 'subscription_started', payload: { event_id: eventId }, state: 'pending', grant, now: 0 });
     const [lease] = await store.claim({ now: 0, leaseMs: 30_000, limit: 1 });
     await expect(
@@ -51,7 +51,7 @@ describe('PostgreSQL receiver store', () => {
     const store = await freshPostgresStore(pool);
     await pool.query('CREATE TABLE IF NOT EXISTS handler_writes (event_id text NOT NULL)');
     const eventId = randomUUID();
-    const grant = { userId: `user-${eventId}`, entitlement: 'pro-monthly', expiresAt: 1_000 };
+    const grant = { userId: `user-${eventId}`, entitlement: 'pro-monthly', expiresAt: 1_000, revision: null };
     await store.record({ eventId, kind: 'subscription_started', payload: { event_id: eventId }, state: 'pending', grant, now: 0 });
     const [lease] = await store.claim({ now: 0, leaseMs: 30_000, limit: 1 });
     await expect(

@@ -34,7 +34,7 @@ afterAll(async () => {
 // The machine's Redis keeps no append-only file: the contract runs with the check off.
 storeContract('Redis', async () => new RedisReceiverStore(redis, { keyPrefix: `${run}${stores++}:`, persistence: 'off' }));
 
-const GRANT = { userId: 'user-42', entitlement: 'pro-monthly', expiresAt: Date.parse('2027-01-01T00:00:00Z') };
+const GRANT = { userId: 'user-42', entitlement: 'pro-monthly', expiresAt: Date.parse('2027-01-01T00:00:00Z'), revision: null };
 const record = (store: RedisReceiverStore) =>
   store.record({ eventId: randomUUID(), kind: 'subscription_started', payload: {}, state: 'pending', grant: GRANT, now: Date.now() });
 

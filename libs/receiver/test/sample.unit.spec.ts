@@ -28,6 +28,7 @@ describe('signed sample deliveries', () => {
       entitlement: 'pro-monthly',
       user_id: 'user-7',
       expires_at: '2026-12-28T10:00:00.000Z',
+      revision: 0,
       reference: expect.stringMatching(/^ref_sample_/),
       settled_at: '2026-11-28T10:00:00.000Z',
       access_period: 'P1M',

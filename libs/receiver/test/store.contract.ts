@@ -8,7 +8,7 @@ const DAY = 86_400_000;
 
 const payload = (eventId: string): JsonObject => ({ event_id: eventId, event: 'subscription_started', nested: { a: [1, 'b'] } });
 
-const grant = (expiresAt: number, userId = 'user-42') => ({ userId, entitlement: 'pro-monthly', expiresAt });
+const grant = (expiresAt: number, userId = 'user-42', revision: number | null = null) => ({ userId, entitlement: 'pro-monthly', expiresAt, revision });
 type Grant = ReturnType<typeof grant>;
 
 async function recordPending(store: ReceiverStore<unknown>, now = T0, eventId = randomUUID(), access: Grant | null = null): Promise<string> {
@@ -136,6 +136,73 @@ export function storeContract(name: string, makeStore: () => Promise<ReceiverSto
       const expiries = Array.from({ length: 12 }, (_, i) => T0 + ((i * 7) % 12) * DAY);
       await Promise.all(expiries.map((expiresAt, i) => recordPending(store, T0 + i, randomUUID(), grant(expiresAt))));
       expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(Math.max(...expiries)));
+    });
+
+    it('with revisions, the highest revision wins (a revocation shortens access, a lower revision changes nothing), whatever the order', async () => {
+      const store = await makeStore();
+      // Stream order: a grant to day 60 (revision 0), a renewal to day 90 (1), a revocation back to day 60 (2).
+      const stream = [grant(T0 + 60 * DAY, 'user-42', 0), grant(T0 + 90 * DAY, 'user-42', 1), grant(T0 + 60 * DAY, 'user-42', 2)];
+      const seen: Array<Date | null> = [];
+      for (const access of [stream[2]!, stream[0]!, stream[1]!]) {
+        await recordPending(store, T0, randomUUID(), access);
+        seen.push(await store.accessExpiry('user-42', 'pro-monthly'));
+      }
+      // The revocation arrived first: the renewal it takes back (a lower revision, a later expiry) does not undo it.
+      expect(seen).toEqual([T0 + 60 * DAY, T0 + 60 * DAY, T0 + 60 * DAY].map((t) => new Date(t)));
+      await recordPending(store, T0, randomUUID(), grant(T0 + 5 * DAY, 'user-42', 3));
+      expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + 5 * DAY));
+    });
+
+    it('access stored without a revision (a kit before 0.3, or events sent before revisions existed) gives way to any revision, and only a later expiry without one', async () => {
+      const store = await makeStore();
+      await recordPending(store, T0, randomUUID(), grant(T0 + 90 * DAY));
+      await recordPending(store, T0, randomUUID(), grant(T0 + 30 * DAY));
+      expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + 90 * DAY));
+      // A revocation (revision 4) shortens the legacy access.
+      await recordPending(store, T0, randomUUID(), grant(T0 + 10 * DAY, 'user-42', 4));
+      expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + 10 * DAY));
+      // A late legacy grant (older than every revisioned event) cannot undo it, even with a later expiry.
+      await recordPending(store, T0, randomUUID(), grant(T0 + 120 * DAY));
+      expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + 10 * DAY));
+    });
+
+    it('keeps the highest revision when records for one user race', async () => {
+      const store = await makeStore();
+      const revisions = Array.from({ length: 12 }, (_, i) => (i * 5) % 12);
+      // Expiries unrelated to the revision order: the highest revision's (11) must win, not the latest expiry.
+      await Promise.all(
+        revisions.map((revision, i) => recordPending(store, T0 + i, randomUUID(), grant(T0 + (100 - revision * 3) * DAY, 'user-42', revision))),
+      );
+      expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + (100 - 11 * 3) * DAY));
+    });
+
+    it('adoptIgnored applies the ignored events of kinds it now applies, once: their access and pending, due now', async () => {
+      const store = await makeStore();
+      await recordPending(store, T0, randomUUID(), grant(T0 + 90 * DAY, 'user-42', 0));
+      const revoked = randomUUID();
+      const other = randomUUID();
+      const invalid = randomUUID();
+      const record = (eventId: string, kind: string, body: JsonObject) =>
+        store.record({ eventId, kind, payload: body, state: 'ignored', grant: null, now: T0 });
+      expect(await record(revoked, 'subscription_revoked', { event_id: revoked, expires_at: new Date(T0 + 3 * DAY).toISOString(), revision: 1 })).toBe(
+        'recorded',
+      );
+      expect(await record(other, 'subscription_paused', { event_id: other })).toBe('recorded');
+      expect(await record(invalid, 'subscription_revoked', { event_id: invalid })).toBe('recorded');
+      const grantOf = (kind: string, body: JsonObject) =>
+        kind === 'subscription_revoked' && typeof body.expires_at === 'string' && typeof body.revision === 'number'
+          ? grant(Date.parse(body.expires_at), 'user-42', body.revision)
+          : null;
+      const now = T0 + 1_000;
+      expect(await store.adoptIgnored({ kinds: ['subscription_started', 'subscription_revoked'], grantOf, now })).toBe(1);
+      expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + 3 * DAY));
+      expect(await store.find(revoked)).toMatchObject({ state: 'pending', nextAttemptAt: new Date(now) });
+      expect(await store.find(other)).toMatchObject({ state: 'ignored' });
+      expect(await store.find(invalid)).toMatchObject({ state: 'ignored' });
+      expect(await store.counts()).toMatchObject({ pending: 2, ignored: 2 });
+      expect(await store.adoptIgnored({ kinds: ['subscription_started', 'subscription_revoked'], grantOf, now: now + 5 })).toBe(0);
+      const claimed = await store.claim({ now, leaseMs: LEASE, limit: 10 });
+      expect(claimed.map((lease) => lease.eventId)).toContain(revoked);
     });
 
     it("records an event and its access while another event's work runs: completing holds no one's access", async () => {

@@ -1,8 +1,8 @@
 import { ENTITLEMENT_EVENT_KINDS, literalOf, type DisabledReason, type EntitlementEventKind } from '@settle/domain';
-import type { EntitlementGrantedV1, Outbox, OutboxMessage } from '@settle/messaging';
+import type { Outbox, OutboxMessage } from '@settle/messaging';
 import { inTransaction, traceCarrierOfColumns, type Pool, type PoolClient, type TraceCarrier } from '@settle/platform';
 import type { EndpointKeys } from '../endpoints/endpoint-secrets.js';
-import { payloadBody } from './payload.js';
+import { payloadBody, type EntitlementRecord } from './payload.js';
 
 /** An endpoint's health as stored, locked for the recording of its results. */
 interface EndpointHealthRow {
@@ -13,8 +13,9 @@ interface EndpointHealthRow {
 
 /** An entitlement event as received from Kafka, with the record's timestamp. */
 export interface ReceivedEvent {
-  event: EntitlementGrantedV1;
-  /** Kafka record timestamp: when the grant left the ledger's outbox, epoch ms. */
+  /** A grant, or a revocation or reinstatement. */
+  event: EntitlementRecord;
+  /** Kafka record timestamp: when the event left the ledger's outbox, epoch ms. */
   publishedAt: number;
   /** The trace context of the record's `process` span: the event's delivery attempts continue it. */
   trace?: TraceCarrier | undefined;

@@ -7,7 +7,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The dispatcher's Kafka side: each fetched batch of the entitlement-events topic (one
- * partition) is recorded in one transaction, an event and one pending delivery per subscribed
+ * partition: grants, revocations and reinstatements) is recorded in one transaction, an event and one pending delivery per subscribed
  * endpoint, and only then are its offsets resolved (the consumer loop does that after this
  * resolves). Nothing here waits for an endpoint: a slow customer never stalls a partition.
  */
@@ -28,7 +28,7 @@ export class FanOut {
     const events: ReceivedEvent[] = [];
     const rejected: Array<{ index: number; error: unknown }> = [];
     for (const [index, { event, context }] of items.entries()) {
-      if (event.type !== 'EntitlementGranted') continue;
+      if (event.type !== 'EntitlementGranted' && event.type !== 'EntitlementAccessChanged') continue;
       if (!UUID.test(event.payload.event_id)) {
         rejected.push({ index, error: new PermanentMessageError('DELIVERY.INVALID_EVENT', 'event_id is not a UUID') });
         continue;

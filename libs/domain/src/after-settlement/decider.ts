@@ -124,6 +124,8 @@ export const MONEY_MOVEMENT_EVENT_TYPES = [
   'DisputeResolved',
   'MoneyMovementRejected',
 ] as const satisfies readonly MoneyMovementEvent['type'][];
+/** One of {@link MONEY_MOVEMENT_EVENT_TYPES}. */
+export type MoneyMovementEventType = (typeof MONEY_MOVEMENT_EVENT_TYPES)[number];
 
 /** Record what a provider's refund, reversal or dispute object says. Time and ids come in with the command. */
 export interface RecordMoneyMovement {

@@ -2,11 +2,26 @@ import { assertNever } from '../shared/errors.js';
 import { addAccessPeriod, type AccessPeriod } from './access-period.js';
 
 /**
- * Kinds of entitlement event a customer's backend receives (docs/spec.md, section 6, "Events"):
+ * Kinds of grant a customer's backend receives (docs/spec.md, section 6, "Events"):
  * `subscription_started` grants the named entitlement to the user the first time;
  * `subscription_renewed` extends access afterwards (and may reach the receiver first).
  */
-export const ENTITLEMENT_EVENT_KINDS = ['subscription_started', 'subscription_renewed'] as const;
+export const GRANT_EVENT_KINDS = ['subscription_started', 'subscription_renewed'] as const;
+/** One of {@link GRANT_EVENT_KINDS}. */
+export type GrantEventKind = (typeof GRANT_EVENT_KINDS)[number];
+
+/**
+ * Kinds of access change a customer's backend receives when the money of a payment moves after
+ * it settled (docs/delivery.md, "Access follows the money"): `subscription_revoked` takes back
+ * what the payment bought (the expiry may move earlier, or end now); `subscription_reinstated`
+ * gives it back (a suspending dispute won, a refund that failed after it was recorded).
+ */
+export const ACCESS_CHANGE_EVENT_KINDS = ['subscription_revoked', 'subscription_reinstated'] as const;
+/** One of {@link ACCESS_CHANGE_EVENT_KINDS}. */
+export type AccessChangeEventKind = (typeof ACCESS_CHANGE_EVENT_KINDS)[number];
+
+/** Every kind of entitlement event a customer's backend receives: the grants, then the access changes. */
+export const ENTITLEMENT_EVENT_KINDS = [...GRANT_EVENT_KINDS, ...ACCESS_CHANGE_EVENT_KINDS] as const;
 /** One of {@link ENTITLEMENT_EVENT_KINDS}. */
 export type EntitlementEventKind = (typeof ENTITLEMENT_EVENT_KINDS)[number];
 
@@ -20,7 +35,7 @@ export interface EntitlementGranted {
   readonly data: {
     /** The customer-facing idempotency key (docs/spec.md, section 2, `event_id`). */
     readonly eventId: string;
-    readonly event: EntitlementEventKind;
+    readonly event: GrantEventKind;
     readonly userId: string;
     readonly entitlement: string;
     /** Reference of the settled payment that bought it. */

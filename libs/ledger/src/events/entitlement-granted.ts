@@ -1,6 +1,7 @@
-import { ENTITLEMENT_EVENT_KINDS, type AccessPeriod, type EntitlementEvent, type EntitlementGranted } from '@settle/domain';
+import { GRANT_EVENT_KINDS, type AccessPeriod, type EntitlementEvent, type EntitlementGranted } from '@settle/domain';
 import { z } from 'zod';
 import type { LedgerEventInput, RecordedLedgerEvent } from '../ports/ledger.port.js';
+import { accessChangeEventOf, isAccessChangeType } from './entitlement-access.js';
 import { LedgerEventShapeError } from './transaction-outcome.js';
 
 /** Prefix (category) of the entitlement streams. */
@@ -31,7 +32,7 @@ export function parseEntitlementStream(streamId: string): { userId: string; enti
 export const entitlementGrantedData = z.looseObject({
   /** The grant's ledger event id, also the customer-facing `event_id`. */
   event_id: z.string().min(1),
-  event: z.enum(ENTITLEMENT_EVENT_KINDS),
+  event: z.enum(GRANT_EVENT_KINDS),
   user_id: z.string(),
   entitlement: z.string(),
   /** Reference of the settled payment. */
@@ -87,13 +88,13 @@ export function entitlementLedgerEvent(
 }
 
 /**
- * The domain event a stored `EntitlementGranted` stands for, to fold a stream's state. A stored
- * fact is taken as it was recorded (its access period is not checked again against today's
- * rules: the ledger never changes its mind).
+ * The domain event a stored grant stands for, to fold a stream's state. A stored fact is taken
+ * as it was recorded (its access period is not checked again against today's rules: the ledger
+ * never changes its mind).
  *
  * @throws LedgerEventShapeError when the event is not a well-formed grant (not written by the projector).
  */
-export function entitlementEventOf(event: Pick<RecordedLedgerEvent, 'type' | 'data' | 'eventId' | 'position'>): EntitlementEvent {
+export function grantEventOf(event: Pick<RecordedLedgerEvent, 'type' | 'data' | 'eventId' | 'position'>): EntitlementGranted {
   const d = entitlementGrantedOf(event);
   return {
     type: 'EntitlementGranted',
@@ -110,4 +111,14 @@ export function entitlementEventOf(event: Pick<RecordedLedgerEvent, 'type' | 'da
       expiresAt: Date.parse(d.expires_at),
     },
   };
+}
+
+/**
+ * The domain event a stored event of an entitlement stream stands for (a grant, a revocation or a
+ * reinstatement), to fold the stream's state.
+ *
+ * @throws LedgerEventShapeError when the event is none of them, well formed.
+ */
+export function entitlementEventOf(event: Pick<RecordedLedgerEvent, 'type' | 'data' | 'eventId' | 'position'>): EntitlementEvent {
+  return isAccessChangeType(event.type) ? accessChangeEventOf(event) : grantEventOf(event);
 }

@@ -7,7 +7,9 @@
  */
 import type { OutboxMessage } from '@settle/messaging';
 import { deterministicId } from '@settle/platform';
+import { accessChangeOf, isAccessChangeType } from '../events/entitlement-access.js';
 import { entitlementGrantedOf, parseEntitlementStream } from '../events/entitlement-granted.js';
+import { isMoneyMovementType, moneyMovementDataOf } from '../events/money-movement.js';
 import type { RecordedLedgerEvent } from '../ports/ledger.port.js';
 import { LedgerEventShapeError, parseTransactionStream, transactionOutcomeOf } from '../events/transaction-outcome.js';
 import {
@@ -61,15 +63,30 @@ export interface EntitlementRow {
   entitlement: string;
   /** Current access expiry. */
   expiresAt: Date;
-  /** Grants so far (the stream's length). */
+  /** Events of the stream so far (grants, revocations, reinstatements): its length. */
   grants: number;
   lastEventId: string;
+  /** Kind of the last event: a grant's (`subscription_started`, `subscription_renewed`) or an access change's (`subscription_revoked`, `subscription_reinstated`). */
   lastEvent: string;
   lastReference: string;
-  /** Revision of the last grant reflected here. */
+  /** Revision of the last event reflected here. */
   ledgerRevision: number;
-  /** When the last grant's payment settled. */
+  /** When the last grant's payment settled, or the last access change was decided. */
   updatedAt: Date;
+}
+
+/**
+ * What a money fact of a transaction stream does to its `read_model.transaction_status` row
+ * (docs/state-machine.md, "The money after settlement"): the payment's money state and the money
+ * returned so far (minor units). A rejected provider object changes neither and has no row.
+ */
+export interface MoneyStateRow {
+  reference: string;
+  moneyState: string;
+  /** Minor units. */
+  returnedMinor: number;
+  /** Revision of the money fact reflected here. */
+  ledgerRevision: number;
 }
 
 /**
@@ -131,21 +148,35 @@ export function ledgerStatusOf(event: Pick<RecordedLedgerEvent, 'eventId' | 'typ
 }
 
 /**
- * The entitlement row a stored grant leaves behind (its stream's state after it).
+ * The entitlement row a stored grant, revocation or reinstatement leaves behind (its stream's
+ * state after it).
  *
- * @throws LedgerEventShapeError when the event is not a well-formed grant.
+ * @throws LedgerEventShapeError when the event is none of them, well formed.
  */
 export function entitlementRowOf(event: Pick<RecordedLedgerEvent, 'eventId' | 'type' | 'data' | 'revision' | 'position'>): EntitlementRow {
+  const common = { grants: event.revision + 1, ledgerRevision: event.revision };
+  if (isAccessChangeType(event.type)) {
+    const { data: d } = accessChangeOf(event);
+    return {
+      ...common,
+      userId: d.user_id,
+      entitlement: d.entitlement,
+      expiresAt: new Date(d.expires_at),
+      lastEventId: d.event_id,
+      lastEvent: d.event,
+      lastReference: d.reference,
+      updatedAt: new Date(d.changed_at),
+    };
+  }
   const d = entitlementGrantedOf(event);
   return {
+    ...common,
     userId: d.user_id,
     entitlement: d.entitlement,
     expiresAt: new Date(d.expires_at),
-    grants: event.revision + 1,
     lastEventId: d.event_id,
     lastEvent: d.event,
     lastReference: d.reference,
-    ledgerRevision: event.revision,
     updatedAt: new Date(d.settled_at),
   };
 }
@@ -153,6 +184,8 @@ export function entitlementRowOf(event: Pick<RecordedLedgerEvent, 'eventId' | 't
 /** The read-model rows of a run of ledger events (see {@link readModelRowsOf}). */
 export interface ReadModelRows {
   statuses: LedgerStatusRow[];
+  /** Money states of settled payments (refunds, reversals, disputes). */
+  money: MoneyStateRow[];
   entitlements: EntitlementRow[];
   unmatched: UnmatchedPaymentRow[];
   /** Reconciliation runs' records (docs/reconciliation.md). */
@@ -163,7 +196,7 @@ export interface ReadModelRows {
 
 /**
  * The read-model rows that events stand for: transaction streams feed
- * `read_model.transaction_status`, entitlement streams `read_model.entitlements`, unmatched
+ * `read_model.transaction_status` (outcomes its state, money facts its money state), entitlement streams `read_model.entitlements`, unmatched
  * payment streams `read_model.unmatched_payments`, reconciliation streams
  * `read_model.reconciliation_runs` and `read_model.reconciliation_exceptions`; events of other
  * streams are not projected.
@@ -172,11 +205,16 @@ export interface ReadModelRows {
  * @throws LedgerEventShapeError when an event of those streams is malformed.
  */
 export function readModelRowsOf(events: readonly Omit<ProjectedEvent, 'metadata'>[]): ReadModelRows {
-  const rows: ReadModelRows = { statuses: [], entitlements: [], unmatched: [], runs: [], exceptions: [] };
+  const rows: ReadModelRows = { statuses: [], money: [], entitlements: [], unmatched: [], runs: [], exceptions: [] };
   for (const event of events) {
     const unmatchedReference = parseUnmatchedPaymentStream(event.streamId);
     if (parseEntitlementStream(event.streamId)) rows.entitlements.push(entitlementRowOf(event));
-    else if (parseTransactionStream(event.streamId) !== null) rows.statuses.push(ledgerStatusOf(event));
+    else if (parseTransactionStream(event.streamId) !== null && isMoneyMovementType(event.type)) {
+      const { data: d } = moneyMovementDataOf(event);
+      if (d.money_state !== null && d.returned_minor !== null) {
+        rows.money.push({ reference: d.reference, moneyState: d.money_state, returnedMinor: d.returned_minor, ledgerRevision: event.revision });
+      }
+    } else if (parseTransactionStream(event.streamId) !== null) rows.statuses.push(ledgerStatusOf(event));
     else if (unmatchedReference !== null) rows.unmatched.push(unmatchedPaymentRowOf(event, unmatchedReference));
     else {
       const reconciliation = reconciliationRowOf(event);
@@ -190,8 +228,10 @@ export function readModelRowsOf(events: readonly Omit<ProjectedEvent, 'metadata'
 /**
  * The outbox messages committed events stand for, in event order: a `SettlementRecorded`
  * (settlement-events topic, keyed by reference) for every outcome of a transaction stream, so
- * a settlement is published if and only if it is in the ledger; an `EntitlementGranted`
- * (entitlement-events topic, keyed by user, docs/delivery.md) for every grant. Ids are derived
+ * a settlement is published if and only if it is in the ledger, and a `MoneyMovementRecorded`
+ * (same topic and key) for every money fact after it (a refund, a reversal, a dispute); an
+ * `EntitlementGranted` (entitlement-events topic, keyed by user, docs/delivery.md) for every
+ * grant and an `EntitlementAccessChanged` for every revocation or reinstatement. Ids are derived
  * from the ledger events, so projecting an event twice yields the same messages (consumers
  * de-duplicate by `event_id`).
  *
@@ -199,6 +239,8 @@ export function readModelRowsOf(events: readonly Omit<ProjectedEvent, 'metadata'
  */
 export function outboxMessagesOf(events: readonly ProjectedEvent[]): OutboxMessage[] {
   return events.flatMap((event): OutboxMessage[] => {
+    if (parseEntitlementStream(event.streamId) && isAccessChangeType(event.type)) return [accessChangeMessage(event)];
+    if (parseTransactionStream(event.streamId) !== null && isMoneyMovementType(event.type)) return [moneyMovementMessage(event)];
     if (parseEntitlementStream(event.streamId)) {
       const d = entitlementGrantedOf(event);
       return [
@@ -254,4 +296,62 @@ export function outboxMessagesOf(events: readonly ProjectedEvent[]): OutboxMessa
       },
     ];
   });
+}
+
+/** The `EntitlementAccessChanged` message of a stored revocation or reinstatement (entitlement-events topic, keyed by user). */
+function accessChangeMessage(event: ProjectedEvent): OutboxMessage {
+  const { data: d } = accessChangeOf(event);
+  return {
+    type: 'EntitlementAccessChanged',
+    key: d.user_id,
+    causationId: event.metadata.causationId,
+    payload: {
+      event_id: d.event_id,
+      occurred_at: Date.parse(d.changed_at),
+      correlation_id: event.metadata.correlationId,
+      reference: d.reference,
+      event: d.event,
+      user_id: d.user_id,
+      entitlement: d.entitlement,
+      expires_at: d.expires_at,
+      previous_expires_at: d.previous_expires_at,
+      reason: d.reason,
+      changed_at: d.changed_at,
+      ledger_stream: event.streamId,
+      ledger_revision: event.revision,
+      ledger_position: event.position,
+    },
+  };
+}
+
+/** The `MoneyMovementRecorded` message of a stored money fact (settlements topic, keyed by reference). */
+function moneyMovementMessage(event: ProjectedEvent): OutboxMessage {
+  const { type, data: d } = moneyMovementDataOf(event);
+  return {
+    type: 'MoneyMovementRecorded',
+    causationId: event.metadata.causationId,
+    payload: {
+      event_id: deterministicId('MoneyMovementRecorded', event.eventId),
+      occurred_at: d.decided_at,
+      correlation_id: event.metadata.correlationId,
+      reference: d.reference,
+      provider: d.provider,
+      type,
+      kind: d.kind,
+      provider_id: d.provider_id,
+      provider_status: d.provider_status,
+      amount_minor: d.amount_minor,
+      currency: d.currency,
+      returned_minor: d.returned_minor,
+      money_state: d.money_state,
+      full: d.full,
+      dispute_outcome: d.outcome === 'open' ? null : d.outcome,
+      reason: d.reason,
+      user_id: d.user_id,
+      entitlement: d.entitlement,
+      ledger_stream: event.streamId,
+      ledger_revision: event.revision,
+      ledger_position: event.position,
+    },
+  };
 }

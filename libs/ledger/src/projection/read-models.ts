@@ -6,6 +6,7 @@ import {
   type EntitlementRow,
   type LatestVerificationRow,
   type LedgerStatusRow,
+  type MoneyStateRow,
   type ReadModelRows,
   type UnmatchedPaymentRow,
 } from './ledger-projection.js';
@@ -16,15 +17,15 @@ export { ReadModelNotReadyError, readReadModel } from './read-model-access.js';
 
 /**
  * Read models kept by the ledger projector:
- * - `read_model.transaction_status`: the money state of each transaction that has a ledger
- *   entry (state, entitlement, the four checks), a pure projection of the ledger: it can be
+ * - `read_model.transaction_status`: the state of each transaction that has a ledger
+ *   entry (state, entitlement, the four checks, and the money state after settlement), a pure projection of the ledger: it can be
  *   dropped and rebuilt from the ledger alone ({@link rebuildReadModels}).
  * - `read_model.latest_verification`: the verifier's latest answer per transaction, including
  *   answers that changed nothing and so are not in the ledger (docs/architecture.md, decision
  *   2). It tells a caller waiting for its own verification request that the answer came; it
  *   holds no money state, and is rebuilt from the consensus-results stream, not the ledger.
  * - `read_model.entitlements`: each user's entitlements and current access expiry, a pure
- *   projection of the entitlement streams (`EntitlementGranted`), rebuildable from the ledger
+ *   projection of the entitlement streams (grants, revocations, reinstatements), rebuildable from the ledger
  *   alone like `transaction_status`.
  * - `read_model.unmatched_payments`: the payments Settle was never told about, open or matched,
  *   a pure projection of the `unmatched-` streams (docs/unmatched-payments.md), rebuildable too.
@@ -121,9 +122,34 @@ export async function upsertLatestVerifications(client: PoolClient | Pool, rows:
 }
 
 /**
- * Upserts entitlement rows in one statement, each unless a newer grant of its stream is already
- * reflected (replays and redeliveries never move it backwards; expiries only grow along a
- * stream); per stream only the row of the highest revision is written.
+ * Writes the money state of settled payments in one statement (docs/state-machine.md, "The money
+ * after settlement"), each unless a later money fact is already reflected; per reference only the
+ * row of the highest revision. The outcome's row exists already: a money fact follows its
+ * settlement in the same stream.
+ */
+export async function updateMoneyStates(client: PoolClient | Pool, rows: readonly MoneyStateRow[]): Promise<void> {
+  const latest = [
+    ...latestBy(
+      rows,
+      (r) => r.reference,
+      (a, b) => a.ledgerRevision - b.ledgerRevision,
+    ).values(),
+  ];
+  if (latest.length === 0) return;
+  await client.query(
+    `UPDATE read_model.transaction_status t
+        SET money_state = u.money_state, returned_minor = u.returned_minor, money_revision = u.money_revision
+       FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) AS u(reference, money_state, returned_minor, money_revision)
+      WHERE t.reference = u.reference AND t.money_revision < u.money_revision`,
+    [latest.map((r) => r.reference), latest.map((r) => r.moneyState), latest.map((r) => r.returnedMinor), latest.map((r) => r.ledgerRevision)],
+  );
+}
+
+/**
+ * Upserts entitlement rows in one statement, each unless a later event of its stream is already
+ * reflected (replays and redeliveries never move it backwards; the row is the stream's state
+ * after its highest revision, so a revocation may move the expiry earlier); per stream only the
+ * row of the highest revision is written.
  */
 export async function upsertEntitlements(client: PoolClient | Pool, rows: readonly EntitlementRow[]): Promise<void> {
   const latest = [
@@ -273,6 +299,7 @@ export async function upsertUnmatchedPayments(client: PoolClient | Pool, rows: r
  */
 export async function writeReadModelRows(client: PoolClient | Pool, rows: ReadModelRows): Promise<void> {
   await upsertLedgerStatuses(client, rows.statuses);
+  await updateMoneyStates(client, rows.money);
   await upsertEntitlements(client, rows.entitlements);
   await upsertUnmatchedPayments(client, rows.unmatched);
   await upsertReconciliation(client, rows.runs, rows.exceptions);
@@ -349,6 +376,10 @@ export interface TransactionStatusRow {
   /** Revision of the last ledger event reflected; -1 for none. */
   ledgerRevision: number;
   updatedAt: Date;
+  /** What happened to the money after the payment settled (docs/state-machine.md, "The money after settlement"): `none` until a money fact. */
+  moneyState: string;
+  /** Money returned to the payer so far (refunds, a reversal, lost disputes), minor units. */
+  returnedMinor: number;
 }
 
 /**
@@ -370,9 +401,11 @@ export async function findTransactionStatus(pool: Pool, reference: string): Prom
       decided_at: Date | null;
       last_verdict: string | null;
       last_trigger: string | null;
+      money_state: string | null;
+      returned_minor: string | null;
     }>(
       `SELECT t.state, t.entitlement_status, t.checks, t.ledger_revision, t.updated_at, t.last_verdict, t.last_trigger,
-            v.verdict, v.trigger, v.causation_id, v.decided_at
+            t.money_state, t.returned_minor, v.verdict, v.trigger, v.causation_id, v.decided_at
        FROM (SELECT $1::text AS reference) r
        LEFT JOIN read_model.transaction_status t ON t.reference = r.reference
        LEFT JOIN read_model.latest_verification v ON v.reference = r.reference
@@ -393,6 +426,8 @@ export async function findTransactionStatus(pool: Pool, reference: string): Prom
     lastCausationId: r.causation_id,
     ledgerRevision: r.ledger_revision ?? -1,
     updatedAt: updated,
+    moneyState: r.money_state ?? 'none',
+    returnedMinor: Number(r.returned_minor ?? 0),
   };
 }
 

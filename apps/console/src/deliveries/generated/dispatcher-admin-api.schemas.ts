@@ -26,7 +26,9 @@ export const paths: Readonly<Record<string, unknown>> = {
                     "type": "string",
                     "enum": [
                       "subscription_started",
-                      "subscription_renewed"
+                      "subscription_renewed",
+                      "subscription_revoked",
+                      "subscription_reinstated"
                     ]
                   }
                 },
@@ -71,7 +73,9 @@ export const paths: Readonly<Record<string, unknown>> = {
                       "type": "string",
                       "enum": [
                         "subscription_started",
-                        "subscription_renewed"
+                        "subscription_renewed",
+                        "subscription_revoked",
+                        "subscription_reinstated"
                       ]
                     },
                     "description": "The entitlement event kinds it receives"
@@ -238,7 +242,9 @@ export const paths: Readonly<Record<string, unknown>> = {
                             "type": "string",
                             "enum": [
                               "subscription_started",
-                              "subscription_renewed"
+                              "subscription_renewed",
+                              "subscription_revoked",
+                              "subscription_reinstated"
                             ]
                           },
                           "description": "The entitlement event kinds it receives"
@@ -383,7 +389,9 @@ export const paths: Readonly<Record<string, unknown>> = {
                       "type": "string",
                       "enum": [
                         "subscription_started",
-                        "subscription_renewed"
+                        "subscription_renewed",
+                        "subscription_revoked",
+                        "subscription_reinstated"
                       ]
                     },
                     "description": "The entitlement event kinds it receives"
@@ -521,7 +529,9 @@ export const paths: Readonly<Record<string, unknown>> = {
                     "type": "string",
                     "enum": [
                       "subscription_started",
-                      "subscription_renewed"
+                      "subscription_renewed",
+                      "subscription_revoked",
+                      "subscription_reinstated"
                     ]
                   }
                 },
@@ -563,7 +573,9 @@ export const paths: Readonly<Record<string, unknown>> = {
                       "type": "string",
                       "enum": [
                         "subscription_started",
-                        "subscription_renewed"
+                        "subscription_renewed",
+                        "subscription_revoked",
+                        "subscription_reinstated"
                       ]
                     },
                     "description": "The entitlement event kinds it receives"
@@ -801,7 +813,9 @@ export const paths: Readonly<Record<string, unknown>> = {
                       "type": "string",
                       "enum": [
                         "subscription_started",
-                        "subscription_renewed"
+                        "subscription_renewed",
+                        "subscription_revoked",
+                        "subscription_reinstated"
                       ]
                     },
                     "description": "The entitlement event kinds it receives"
@@ -950,7 +964,9 @@ export const paths: Readonly<Record<string, unknown>> = {
                       "type": "string",
                       "enum": [
                         "subscription_started",
-                        "subscription_renewed"
+                        "subscription_renewed",
+                        "subscription_revoked",
+                        "subscription_reinstated"
                       ]
                     },
                     "description": "The entitlement event kinds it receives"
@@ -1118,7 +1134,9 @@ export const paths: Readonly<Record<string, unknown>> = {
                       "type": "string",
                       "enum": [
                         "subscription_started",
-                        "subscription_renewed"
+                        "subscription_renewed",
+                        "subscription_revoked",
+                        "subscription_reinstated"
                       ]
                     },
                     "description": "The entitlement event kinds it receives"
@@ -1439,7 +1457,9 @@ export const paths: Readonly<Record<string, unknown>> = {
                           "type": "string",
                           "enum": [
                             "subscription_started",
-                            "subscription_renewed"
+                            "subscription_renewed",
+                            "subscription_revoked",
+                            "subscription_reinstated"
                           ]
                         },
                         "user_id": {
@@ -1840,7 +1860,9 @@ export const paths: Readonly<Record<string, unknown>> = {
                           "type": "string",
                           "enum": [
                             "subscription_started",
-                            "subscription_renewed"
+                            "subscription_renewed",
+                            "subscription_revoked",
+                            "subscription_reinstated"
                           ]
                         },
                         "user_id": {

@@ -241,7 +241,7 @@ export interface operations {
                             url: string;
                             description: string | null;
                             /** @description The entitlement event kinds it receives */
-                            event_kinds: ("subscription_started" | "subscription_renewed")[];
+                            event_kinds: ("subscription_started" | "subscription_renewed" | "subscription_revoked" | "subscription_reinstated")[];
                             enabled: boolean;
                             /** @description `admin`, `gone` (it answered 410) or `failing` (failures for `DISPATCHER_DISABLE_AFTER_MS`); `null` while enabled */
                             disabled_reason: string | null;
@@ -305,7 +305,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    event_kinds?: ("subscription_started" | "subscription_renewed")[];
+                    event_kinds?: ("subscription_started" | "subscription_renewed" | "subscription_revoked" | "subscription_reinstated")[];
                     description?: string | null;
                 };
             };
@@ -324,7 +324,7 @@ export interface operations {
                         url: string;
                         description: string | null;
                         /** @description The entitlement event kinds it receives */
-                        event_kinds: ("subscription_started" | "subscription_renewed")[];
+                        event_kinds: ("subscription_started" | "subscription_renewed" | "subscription_revoked" | "subscription_reinstated")[];
                         enabled: boolean;
                         /** @description `admin`, `gone` (it answered 410) or `failing` (failures for `DISPATCHER_DISABLE_AFTER_MS`); `null` while enabled */
                         disabled_reason: string | null;
@@ -430,7 +430,7 @@ export interface operations {
                         url: string;
                         description: string | null;
                         /** @description The entitlement event kinds it receives */
-                        event_kinds: ("subscription_started" | "subscription_renewed")[];
+                        event_kinds: ("subscription_started" | "subscription_renewed" | "subscription_revoked" | "subscription_reinstated")[];
                         enabled: boolean;
                         /** @description `admin`, `gone` (it answered 410) or `failing` (failures for `DISPATCHER_DISABLE_AFTER_MS`); `null` while enabled */
                         disabled_reason: string | null;
@@ -553,7 +553,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    event_kinds?: ("subscription_started" | "subscription_renewed")[];
+                    event_kinds?: ("subscription_started" | "subscription_renewed" | "subscription_revoked" | "subscription_reinstated")[];
                     description?: string | null;
                 };
             };
@@ -572,7 +572,7 @@ export interface operations {
                         url: string;
                         description: string | null;
                         /** @description The entitlement event kinds it receives */
-                        event_kinds: ("subscription_started" | "subscription_renewed")[];
+                        event_kinds: ("subscription_started" | "subscription_renewed" | "subscription_revoked" | "subscription_reinstated")[];
                         enabled: boolean;
                         /** @description `admin`, `gone` (it answered 410) or `failing` (failures for `DISPATCHER_DISABLE_AFTER_MS`); `null` while enabled */
                         disabled_reason: string | null;
@@ -685,7 +685,7 @@ export interface operations {
                         url: string;
                         description: string | null;
                         /** @description The entitlement event kinds it receives */
-                        event_kinds: ("subscription_started" | "subscription_renewed")[];
+                        event_kinds: ("subscription_started" | "subscription_renewed" | "subscription_revoked" | "subscription_reinstated")[];
                         enabled: boolean;
                         /** @description `admin`, `gone` (it answered 410) or `failing` (failures for `DISPATCHER_DISABLE_AFTER_MS`); `null` while enabled */
                         disabled_reason: string | null;
@@ -771,7 +771,7 @@ export interface operations {
                         url: string;
                         description: string | null;
                         /** @description The entitlement event kinds it receives */
-                        event_kinds: ("subscription_started" | "subscription_renewed")[];
+                        event_kinds: ("subscription_started" | "subscription_renewed" | "subscription_revoked" | "subscription_reinstated")[];
                         enabled: boolean;
                         /** @description `admin`, `gone` (it answered 410) or `failing` (failures for `DISPATCHER_DISABLE_AFTER_MS`); `null` while enabled */
                         disabled_reason: string | null;
@@ -863,7 +863,7 @@ export interface operations {
                         url: string;
                         description: string | null;
                         /** @description The entitlement event kinds it receives */
-                        event_kinds: ("subscription_started" | "subscription_renewed")[];
+                        event_kinds: ("subscription_started" | "subscription_renewed" | "subscription_revoked" | "subscription_reinstated")[];
                         enabled: boolean;
                         /** @description `admin`, `gone` (it answered 410) or `failing` (failures for `DISPATCHER_DISABLE_AFTER_MS`); `null` while enabled */
                         disabled_reason: string | null;
@@ -1069,7 +1069,7 @@ export interface operations {
                              */
                             event_id: string;
                             /** @enum {string} */
-                            event: "subscription_started" | "subscription_renewed";
+                            event: "subscription_started" | "subscription_renewed" | "subscription_revoked" | "subscription_reinstated";
                             user_id: string;
                             /** Format: uuid */
                             endpoint_id: string;
@@ -1269,7 +1269,7 @@ export interface operations {
                              */
                             event_id: string;
                             /** @enum {string} */
-                            event: "subscription_started" | "subscription_renewed";
+                            event: "subscription_started" | "subscription_renewed" | "subscription_revoked" | "subscription_reinstated";
                             user_id: string;
                             /** Format: uuid */
                             endpoint_id: string;
@@ -1342,17 +1342,17 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
-export const pathsV1AdminEndpointsGetResponses200ContentApplicationJsonEndpointsEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints"]["get"]["responses"]["200"]["content"]["application/json"]["endpoints"]["event_kinds"]> = ["subscription_started", "subscription_renewed"];
-export const pathsV1AdminEndpointsPostRequestBodyContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints"]["post"]["requestBody"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed"];
-export const pathsV1AdminEndpointsPostResponses201ContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints"]["post"]["responses"]["201"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed"];
-export const pathsV1AdminEndpointsIdGetResponses200ContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints/{id}"]["get"]["responses"]["200"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed"];
-export const pathsV1AdminEndpointsIdPatchRequestBodyContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints/{id}"]["patch"]["requestBody"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed"];
-export const pathsV1AdminEndpointsIdPatchResponses200ContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints/{id}"]["patch"]["responses"]["200"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed"];
-export const pathsV1AdminEndpointsIdEnablePostResponses200ContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints/{id}/enable"]["post"]["responses"]["200"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed"];
-export const pathsV1AdminEndpointsIdDisablePostResponses200ContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints/{id}/disable"]["post"]["responses"]["200"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed"];
-export const pathsV1AdminEndpointsIdRotateSecretPostResponses200ContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints/{id}/rotate-secret"]["post"]["responses"]["200"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed"];
-export const pathsV1AdminEventsEventIdDeliveriesGetResponses200ContentApplicationJsonDeliveriesEventValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/events/{eventId}/deliveries"]["get"]["responses"]["200"]["content"]["application/json"]["deliveries"]["event"]> = ["subscription_started", "subscription_renewed"];
+export const pathsV1AdminEndpointsGetResponses200ContentApplicationJsonEndpointsEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints"]["get"]["responses"]["200"]["content"]["application/json"]["endpoints"]["event_kinds"]> = ["subscription_started", "subscription_renewed", "subscription_revoked", "subscription_reinstated"];
+export const pathsV1AdminEndpointsPostRequestBodyContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints"]["post"]["requestBody"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed", "subscription_revoked", "subscription_reinstated"];
+export const pathsV1AdminEndpointsPostResponses201ContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints"]["post"]["responses"]["201"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed", "subscription_revoked", "subscription_reinstated"];
+export const pathsV1AdminEndpointsIdGetResponses200ContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints/{id}"]["get"]["responses"]["200"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed", "subscription_revoked", "subscription_reinstated"];
+export const pathsV1AdminEndpointsIdPatchRequestBodyContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints/{id}"]["patch"]["requestBody"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed", "subscription_revoked", "subscription_reinstated"];
+export const pathsV1AdminEndpointsIdPatchResponses200ContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints/{id}"]["patch"]["responses"]["200"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed", "subscription_revoked", "subscription_reinstated"];
+export const pathsV1AdminEndpointsIdEnablePostResponses200ContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints/{id}/enable"]["post"]["responses"]["200"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed", "subscription_revoked", "subscription_reinstated"];
+export const pathsV1AdminEndpointsIdDisablePostResponses200ContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints/{id}/disable"]["post"]["responses"]["200"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed", "subscription_revoked", "subscription_reinstated"];
+export const pathsV1AdminEndpointsIdRotateSecretPostResponses200ContentApplicationJsonEvent_kindsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/endpoints/{id}/rotate-secret"]["post"]["responses"]["200"]["content"]["application/json"]["event_kinds"]> = ["subscription_started", "subscription_renewed", "subscription_revoked", "subscription_reinstated"];
+export const pathsV1AdminEventsEventIdDeliveriesGetResponses200ContentApplicationJsonDeliveriesEventValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/events/{eventId}/deliveries"]["get"]["responses"]["200"]["content"]["application/json"]["deliveries"]["event"]> = ["subscription_started", "subscription_renewed", "subscription_revoked", "subscription_reinstated"];
 export const pathsV1AdminEventsEventIdDeliveriesGetResponses200ContentApplicationJsonDeliveriesStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/events/{eventId}/deliveries"]["get"]["responses"]["200"]["content"]["application/json"]["deliveries"]["state"]> = ["pending", "delivered", "failed", "cancelled"];
 export const pathsV1AdminDeliveriesGetParametersQueryStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/deliveries"]["get"]["parameters"]["query"]["state"]> = ["pending", "delivered", "failed", "cancelled"];
-export const pathsV1AdminDeliveriesGetResponses200ContentApplicationJsonDeliveriesEventValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/deliveries"]["get"]["responses"]["200"]["content"]["application/json"]["deliveries"]["event"]> = ["subscription_started", "subscription_renewed"];
+export const pathsV1AdminDeliveriesGetResponses200ContentApplicationJsonDeliveriesEventValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/deliveries"]["get"]["responses"]["200"]["content"]["application/json"]["deliveries"]["event"]> = ["subscription_started", "subscription_renewed", "subscription_revoked", "subscription_reinstated"];
 export const pathsV1AdminDeliveriesGetResponses200ContentApplicationJsonDeliveriesStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/admin/deliveries"]["get"]["responses"]["200"]["content"]["application/json"]["deliveries"]["state"]> = ["pending", "delivered", "failed", "cancelled"];
