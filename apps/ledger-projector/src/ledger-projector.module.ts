@@ -13,6 +13,7 @@ import {
 } from '@settle/ledger';
 import type { BatchItem } from '@settle/messaging';
 import { ConsumeBatches, WORKER_CONTEXT, WorkerModule, type WorkerContext } from '@settle/runtime';
+import { AfterSettlementProjection } from './after-settlement.js';
 import { ProjectionService } from './projection.service.js';
 import { ProjectorMetrics } from './projector.metrics.js';
 
@@ -74,7 +75,7 @@ export class ProjectionController implements OnApplicationBootstrap, OnApplicati
       // checkpoints live there whichever store holds the events) and `read_model`, which ingestion
       // reads (docs/postgres.md).
       migrations: [LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS],
-      produces: ['SettlementRecorded', 'EntitlementGranted'],
+      produces: ['SettlementRecorded', 'MoneyMovementRecorded', 'EntitlementGranted', 'EntitlementAccessChanged'],
       outboxes: [{ schema: 'ledger' }],
     }),
   ],
@@ -103,7 +104,8 @@ export class ProjectionController implements OnApplicationBootstrap, OnApplicati
     {
       provide: ProjectionService,
       inject: [WORKER_CONTEXT, LEDGER],
-      useFactory: ({ logger, metrics }: ProjectorContext, ledger: OpenedLedger) => new ProjectionService(ledger.writer, logger, new ProjectorMetrics(metrics)),
+      useFactory: ({ config, logger, metrics }: ProjectorContext, ledger: OpenedLedger) =>
+        new ProjectionService(ledger.writer, logger, new ProjectorMetrics(metrics), new AfterSettlementProjection(logger, config.accessPolicies)),
     },
   ],
 })

@@ -37,6 +37,7 @@ import {
   type UnmatchedPaymentObservedV1,
 } from '@settle/messaging';
 import { deterministicId, traceCarrierOf, type Logger, type TraceCarrier } from '@settle/platform';
+import { AfterSettlementProjection, type ObservedMovements } from './after-settlement.js';
 import type { ProjectorMetrics } from './projector.metrics.js';
 
 /**
@@ -165,6 +166,7 @@ export class ProjectionService {
     private readonly ledger: LedgerWriter,
     private readonly logger: Logger,
     private readonly metrics?: ProjectorMetrics,
+    private readonly afterSettlement: AfterSettlementProjection = new AfterSettlementProjection(logger),
   ) {}
 
   /**
@@ -206,6 +208,50 @@ export class ProjectionService {
       seen.add(event.payload.event_id);
       return [observation];
     });
+    const movements = items.flatMap(({ event, context }, index): ObservedMovements[] => {
+      if (event.type !== 'MoneyMovementsObserved' || seen.has(event.payload.event_id)) return [];
+      seen.add(event.payload.event_id);
+      return [{ index, observed: event.payload, trace: traceCarrierOf(context.trace) }];
+    });
+    if (results.length === 0 && observations.length === 0) return this.projectMoney(movements);
+    const failed = await this.projectOutcomes(results, observations);
+    // In a session of their own, after the outcomes committed: a money fact follows its settlement
+    // in the same stream, and each session reads a stream before it appends to it.
+    return [...failed, ...(await this.projectMoney(movements))];
+  }
+
+  /**
+   * Records what the verifier read of settled payments' refunds, disputes and reversals, and the
+   * access changes they cause, in one session (docs/state-machine.md, "The money after settlement").
+   *
+   * @returns the messages that can never be recorded, for the dead-letter topic.
+   */
+  private async projectMoney(movements: readonly ObservedMovements[]): Promise<Array<{ index: number; error: unknown }>> {
+    if (movements.length === 0) return [];
+    const recorded = await this.ledger.session((session) => this.afterSettlement.project(session, movements));
+    for (const { reference, event } of recorded.facts) {
+      const fields = { reference, type: event.type, providerId: event.data.providerId, amountMinor: event.data.amountMinor };
+      if (event.type === 'MoneyMovementRejected') {
+        this.logger.error(
+          { ...fields, alert: 'SETTLE_MONEY_MOVEMENT_REJECTED', checks: event.data.checks.filter((c) => !c.passed).map((c) => c.code) },
+          'a provider object about the money failed its checks: nothing recorded about the money; look at it',
+        );
+      } else this.logger.info({ ...fields, moneyState: event.data.moneyState }, 'money fact committed to the ledger');
+    }
+    for (const change of recorded.changes) {
+      const d = change.data;
+      this.logger.info(
+        { reference: d.reference, userId: d.userId, entitlement: d.entitlement, type: change.type, expiresAt: new Date(d.expiresAt) },
+        change.type === 'EntitlementRevoked' ? 'entitlement revoked' : 'entitlement reinstated',
+      );
+    }
+    return recorded.failed;
+  }
+
+  private async projectOutcomes(
+    results: ReadonlyArray<{ index: number; result: ConsensusResultV1; trace: TraceCarrier | undefined }>,
+    observations: readonly Observation[],
+  ): Promise<Array<{ index: number; error: unknown }>> {
     if (results.length === 0 && observations.length === 0) return [];
     try {
       return await this.project(results, observations);

@@ -1,4 +1,4 @@
-import { SettleError } from '@settle/domain';
+import { SettleError, type AccessPolicy } from '@settle/domain';
 import { z } from 'zod';
 import {
   ingestionEnv,
@@ -166,9 +166,13 @@ export function parseScopeMarkers(text: string): Record<string, ScopeMarkerConfi
 }
 
 /** Ledger projector configuration: a worker's, plus where the ledger lives. @throws ConfigError */
-export function loadProjectorConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig & { ledgerStore: LedgerStoreConfig } {
+export function loadProjectorConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig & {
+  ledgerStore: LedgerStoreConfig;
+  /** Access policies by entitlement (`ACCESS_POLICIES`); an entitlement not listed, or a field left out, keeps the default. */
+  accessPolicies: Readonly<Record<string, Partial<AccessPolicy>>>;
+} {
   const e = parse(projectorEnv, env);
-  return { ...toWorker(e), ledgerStore: toLedgerStore(e) };
+  return { ...toWorker(e), ledgerStore: toLedgerStore(e), accessPolicies: e.ACCESS_POLICIES };
 }
 
 /** Where the ledger lives (`LEDGER_STORE`, `KURRENTDB_CONNECTION_STRING`), for the ops command line. @throws ConfigError */

@@ -34,7 +34,43 @@ export function toLedgerStore(e: { LEDGER_STORE: (typeof LEDGER_STORES)[number];
   return e.LEDGER_STORE === 'kurrentdb' ? { kind: 'kurrentdb', connectionString: new Secret(e.KURRENTDB_CONNECTION_STRING ?? '') } : { kind: 'postgres' };
 }
 
+/** One entitlement's access policy (docs/delivery.md, "Access follows the money"); a field left out keeps the default. */
+const accessPolicy = z.strictObject({
+  partialRefund: z.enum(['keep', 'revoke']).optional(),
+  disputeOpened: z.enum(['keep', 'suspend']).optional(),
+});
+
+/** `ACCESS_POLICIES`: a JSON object of access policies by entitlement name. */
+const accessPolicies = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    if (text === undefined || text.trim() === '') return {};
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'ACCESS_POLICIES must be a JSON object such as {"pro-monthly":{"partialRefund":"revoke"}}' });
+      return z.NEVER;
+    }
+    const parsed = z.record(z.string().min(1), accessPolicy).safeParse(json);
+    if (!parsed.success) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'ACCESS_POLICIES: each entitlement takes partialRefund (keep|revoke) and disputeOpened (keep|suspend), nothing else',
+      });
+      return z.NEVER;
+    }
+    return parsed.data;
+  });
+
 export const projectorEnv = sharedEnv
   .extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 }))
   .extend(ledgerStoreFields)
+  .extend({
+    ACCESS_POLICIES: accessPolicies.meta({
+      description:
+        'What a partial refund and an opened dispute do to the access a payment bought, per entitlement, as JSON: `{"pro-monthly":{"partialRefund":"revoke","disputeOpened":"suspend"}}`. Unset or unlisted: keep both (a full refund, a reversal and a lost dispute always revoke; docs/delivery.md).',
+    }),
+  })
   .refine(kurrentDbNeedsItsConnection.check, kurrentDbNeedsItsConnection.params);

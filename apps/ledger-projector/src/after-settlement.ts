@@ -1,0 +1,288 @@
+import {
+  decideMoneyMovement,
+  decideReinstate,
+  decideRevoke,
+  DEFAULT_ACCESS_POLICY,
+  evolveMoney,
+  foldEntitlement,
+  grantInForce,
+  moneyStateOf,
+  paymentMoney,
+  type AccessPolicy,
+  type EntitlementEvent,
+  type EntitlementReinstated,
+  type EntitlementRevoked,
+  type MoneyMovementEvent,
+  type MoneyMovementObservation,
+  type PaymentMoney,
+} from '@settle/domain';
+import {
+  accessChangeLedgerEvent,
+  entitlementEventOf,
+  entitlementStream,
+  expectedAfter,
+  isMoneyMovementType,
+  moneyMovementEventOf,
+  moneyMovementLedgerEvent,
+  transactionOutcomeOf,
+  transactionStream,
+  type LedgerSession,
+  type RecordedLedgerEvent,
+  type StreamAppend,
+  type TransactionOutcomeData,
+} from '@settle/ledger';
+import { PermanentMessageError, type MoneyMovementsObservedV1 } from '@settle/messaging';
+import { deterministicId, type Logger, type TraceCarrier } from '@settle/platform';
+
+/** A `MoneyMovementsObserved` of the batch: what the verifier read of a settled payment's refunds, disputes and reversal. */
+export interface ObservedMovements {
+  index: number;
+  observed: MoneyMovementsObservedV1;
+  trace: TraceCarrier | undefined;
+}
+
+/** What one session of {@link AfterSettlementProjection.project} recorded. */
+export interface MoneyRecorded {
+  /** Money facts appended, by reference. */
+  facts: Array<{ reference: string; event: MoneyMovementEvent }>;
+  /** Revocations and reinstatements appended. */
+  changes: Array<EntitlementRevoked | EntitlementReinstated>;
+  /** Messages that can never be recorded (their payment's stream is not what a money fact can follow), for the dead-letter topic. */
+  failed: Array<{ index: number; error: unknown }>;
+}
+
+/** The payment a money fact is about, as its ledger stream records it. */
+interface Payment {
+  outcome: TransactionOutcomeData;
+  /** Whether the payment granted access (settled; a State Mismatch never granted). */
+  granted: boolean;
+  money: PaymentMoney;
+  /** Events of the transaction stream so far: its next expected revision. */
+  length: number;
+  /** Ledger event id of its last money fact (stored, or decided in this batch), `null` before any. */
+  lastFactId: string | null;
+}
+
+/** The domain observation a wire record stands for. */
+function observationOf(m: MoneyMovementsObservedV1['movements'][number]): MoneyMovementObservation | null {
+  const base = {
+    providerId: m.provider_id,
+    paymentReference: m.payment_reference,
+    amountMinor: m.amount_minor,
+    currency: m.currency,
+    providerStatus: m.provider_status,
+    createdAt: m.created_at,
+  };
+  switch (m.kind) {
+    case 'reversal':
+      return { ...base, kind: 'reversal' };
+    case 'refund':
+      return m.status === 'pending' || m.status === 'succeeded' || m.status === 'failed' ? { ...base, kind: 'refund', status: m.status } : null;
+    case 'dispute':
+      return m.status === 'open' || m.status === 'won' || m.status === 'lost' ? { ...base, kind: 'dispute', status: m.status, reason: m.reason } : null;
+  }
+}
+
+/**
+ * The money after settlement, in the ledger (docs/state-machine.md, "The money after settlement";
+ * docs/delivery.md, "Access follows the money"). For each `MoneyMovementsObserved` of a batch, in
+ * one session of the ledger store:
+ * - the payment's transaction stream is read (locked where the store locks): its outcome gives
+ *   what was captured (the amount and currency the provider confirmed when it settled, or when a
+ *   State Mismatch was detected), its money facts so far the payment's money;
+ * - each observation is decided by `decideMoneyMovement` (the checks first: the object names this
+ *   payment, its currency, never more returned than captured) and the facts are appended to the
+ *   transaction stream at its exact revision, after the outcome, which they never change;
+ * - a fact that takes the grant out of force (a full refund, a reversal, a lost dispute; a
+ *   partial refund or an opened dispute as the entitlement's {@link AccessPolicy} says) revokes it:
+ *   `EntitlementRevoked` on the user's entitlement stream, with the expiry recomputed from the
+ *   grants still in force; one that puts it back in force reinstates it.
+ *
+ * A payment that never settled (no settled or State Mismatch outcome in its stream) records
+ * nothing: its money facts have nothing to follow (logged).
+ */
+export class AfterSettlementProjection {
+  constructor(
+    private readonly logger: Logger,
+    private readonly policies: Readonly<Record<string, Partial<AccessPolicy>>> = {},
+  ) {}
+
+  /** The access policy of an entitlement: its configured fields over the defaults. */
+  policyOf(entitlement: string): AccessPolicy {
+    return { ...DEFAULT_ACCESS_POLICY, ...this.policies[entitlement] };
+  }
+
+  /**
+   * Decides and appends, within `session`, what the observations of a batch record.
+   *
+   * @throws store errors (transient), and PermanentMessageError-free `Error`s when a stream moved
+   *   on between its read and its append (transient: the batch is retried and decides again).
+   */
+  async project(session: LedgerSession, items: readonly ObservedMovements[]): Promise<MoneyRecorded> {
+    const recorded: MoneyRecorded = { facts: [], changes: [], failed: [] };
+    if (items.length === 0) return recorded;
+    const references = [...new Set(items.map((i) => i.observed.reference))];
+    const streams = await session.readStreams(references.map(transactionStream));
+    const payments = new Map<string, Payment | null>(references.map((r) => [r, paymentOf(r, streams.get(transactionStream(r)) ?? [])]));
+
+    const appends = new Map<string, StreamAppend & { events: ReturnType<typeof moneyMovementLedgerEvent>[] }>();
+    const touched = new Map<string, { payment: Payment; at: number; correlationId: string; trace: TraceCarrier | undefined }>();
+    for (const { index, observed, trace } of items) {
+      const payment = payments.get(observed.reference);
+      if (!payment) {
+        this.logger.warn(
+          { reference: observed.reference, trigger: observed.trigger },
+          'refunds or disputes read for a payment the ledger holds no settlement of; nothing recorded',
+        );
+        continue;
+      }
+      if (payment.outcome.provider !== observed.provider) {
+        recorded.failed.push({
+          index,
+          error: new PermanentMessageError('LEDGER.PROVIDER_MISMATCH', "the money was read from another provider than the payment's"),
+        });
+        continue;
+      }
+      touched.set(observed.reference, { payment, at: observed.occurred_at, correlationId: observed.correlation_id, trace });
+      for (const movement of observed.movements) {
+        const observation = observationOf(movement);
+        if (!observation) continue;
+        const events = decideMoneyMovement(
+          {
+            type: 'RecordMoneyMovement',
+            data: {
+              reference: observed.reference,
+              verificationId: observed.verification_id,
+              trigger: observed.trigger,
+              observation,
+              decidedAt: observed.occurred_at,
+            },
+          },
+          payment.money,
+        );
+        for (const event of events) {
+          payment.money = evolveMoney(payment.money, event);
+          const status = event.type === 'MoneyMovementRejected' ? `:${event.data.status}` : '';
+          const ledgerEvent = moneyMovementLedgerEvent(event, {
+            provider: payment.outcome.provider,
+            userId: payment.outcome.expected.user_id,
+            entitlement: payment.outcome.expected.entitlement,
+            eventId: deterministicId('MoneyFact', observed.reference, `${event.type}:${event.data.providerId}${status}`),
+            correlationId: observed.correlation_id,
+            causationId: observed.event_id,
+          });
+          const stream = transactionStream(observed.reference);
+          const append = appends.get(stream) ?? { streamId: stream, events: [], expected: expectedAfter(payment.length), trace };
+          append.events.push(ledgerEvent);
+          appends.set(stream, append);
+          if (event.type !== 'MoneyMovementRejected') payment.lastFactId = ledgerEvent.eventId;
+          recorded.facts.push({ reference: observed.reference, event });
+        }
+      }
+    }
+    const moneyAppends = [...appends.values()];
+    const accessAppends = await this.decideAccess(
+      session,
+      [...touched.values()].filter((t) => t.payment.granted),
+      recorded,
+    );
+    const all = [...moneyAppends, ...accessAppends];
+    const outcomes = await session.append(all);
+    for (const [i, outcome] of outcomes.entries()) {
+      if (outcome.status === 'rejected') throw new StreamMovedOn(all[i]!.streamId, outcome.error);
+    }
+    return recorded;
+  }
+
+  /**
+   * Brings each touched payment's grant in line with its money (read the entitlement streams now,
+   * before any append to them): a grant that should no longer be in force ({@link grantInForce}
+   * under the entitlement's policy) and is not revoked is revoked; one revoked that should be in
+   * force again is reinstated. Decided from the whole state, not from this batch's facts alone, so
+   * a retry after a session that stored the money facts but not the change (an event store
+   * commits each append alone) still makes it; ids derive from the payment's last money fact, so
+   * the retry appends the same event.
+   */
+  private async decideAccess(
+    session: LedgerSession,
+    touched: ReadonlyArray<{ payment: Payment; at: number; correlationId: string; trace: TraceCarrier | undefined }>,
+    recorded: MoneyRecorded,
+  ): Promise<StreamAppend[]> {
+    if (touched.length === 0) return [];
+    const streamOf = (p: Payment) => entitlementStream(p.outcome.expected.user_id, p.outcome.expected.entitlement);
+    const read = await session.readStreams([...new Set(touched.map((t) => streamOf(t.payment)))]);
+    const histories = new Map<string, EntitlementEvent[]>([...read].map(([id, events]) => [id, events.map(entitlementEventOf)]));
+    const appends = new Map<string, StreamAppend & { events: ReturnType<typeof accessChangeLedgerEvent>[] }>();
+    for (const { payment, at, correlationId, trace } of touched) {
+      if (payment.lastFactId === null) continue;
+      const stream = streamOf(payment);
+      const history = histories.get(stream) ?? [];
+      const state = foldEntitlement(history);
+      const reference = payment.outcome.reference;
+      const inForce = grantInForce(payment.money, this.policyOf(payment.outcome.expected.entitlement));
+      const revoked = state.revoked.has(reference);
+      const moneyState = moneyStateOf(payment.money);
+      const decided =
+        !inForce && !revoked
+          ? decideRevoke(
+              {
+                type: 'RevokeEntitlement',
+                data: {
+                  eventId: deterministicId('EntitlementRevoked', payment.lastFactId),
+                  reference,
+                  reason: moneyState === 'none' ? 'partially_refunded' : moneyState,
+                  revokedAt: at,
+                },
+              },
+              state,
+            )
+          : inForce && revoked
+            ? decideReinstate(
+                { type: 'ReinstateEntitlement', data: { eventId: deterministicId('EntitlementReinstated', payment.lastFactId), reference, reinstatedAt: at } },
+                state,
+              )
+            : [];
+      for (const change of decided) {
+        const append = appends.get(stream) ?? { streamId: stream, events: [], expected: expectedAfter(state.streamLength), trace };
+        append.events.push(accessChangeLedgerEvent(change, { moneyEventId: payment.lastFactId, correlationId }));
+        appends.set(stream, append);
+        history.push(change);
+        histories.set(stream, history);
+        recorded.changes.push(change);
+      }
+    }
+    return [...appends.values()];
+  }
+}
+
+/**
+ * A stream moved on between its read and its append (another writer; possible on an event store,
+ * where streams are not locked): transient, the batch is retried and decides again.
+ */
+export class StreamMovedOn extends Error {
+  constructor(stream: string, cause: unknown) {
+    super(`ledger stream ${stream} moved on while its money facts were decided; retrying`, { cause });
+    this.name = 'StreamMovedOn';
+  }
+}
+
+/**
+ * The payment a transaction stream records: its last outcome, when that outcome says the money
+ * arrived (`SETTLED_CONSENSUS`, or `STATE_MISMATCH` with an amount the provider confirmed), and
+ * its money facts so far; `null` otherwise.
+ */
+function paymentOf(reference: string, events: readonly RecordedLedgerEvent[]): Payment | null {
+  let outcome: TransactionOutcomeData | null = null;
+  const facts: MoneyMovementEvent[] = [];
+  for (const event of events) {
+    if (isMoneyMovementType(event.type)) facts.push(moneyMovementEventOf(event));
+    else outcome = transactionOutcomeOf(event).data;
+  }
+  if (!outcome || (outcome.state !== 'SETTLED_CONSENSUS' && outcome.state !== 'STATE_MISMATCH')) return null;
+  const amountMinor = outcome.observed.amount_minor ?? outcome.expected.amount_minor;
+  const currency = (outcome.observed.currency ?? outcome.expected.currency).toUpperCase();
+  let money = paymentMoney(reference, { amountMinor, currency });
+  for (const fact of facts) money = evolveMoney(money, fact);
+  const last = events.findLast((e) => isMoneyMovementType(e.type) && e.type !== 'MoneyMovementRejected');
+  return { outcome, granted: outcome.state === 'SETTLED_CONSENSUS', money, length: events.length, lastFactId: last?.eventId ?? null };
+}
