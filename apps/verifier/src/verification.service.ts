@@ -36,8 +36,9 @@ import {
   type Logger,
   type TraceCarrier,
 } from '@settle/platform';
-import type { PaymentProvider } from '@settle/providers';
-import type { ConsensusResultV1, UnmatchedPaymentObservedV1 } from '@settle/messaging';
+import { canReadMovements, isMovementEventType, PROVIDER_REGISTRY, type PaymentProvider } from '@settle/providers';
+import type { ConsensusResultV1, MoneyMovementsObservedV1, UnmatchedPaymentObservedV1 } from '@settle/messaging';
+import { moneyMovementsObserved, readsMovements } from './money-movements.js';
 import { toConsensusResult } from './consensus-result.js';
 import { runPerKey } from './per-key-batch.js';
 import type { StoredTransaction, UnmatchedCandidate, VerificationStore } from './verification-store.port.js';
@@ -77,7 +78,7 @@ type Step =
       trigger: VerificationTrigger;
       context: MessageContext;
       /** A signed webhook's provider and arrival (epoch ms): what an unmatched payment candidate starts from. */
-      webhook?: { provider: ProviderName; at: number; correlationId: string };
+      webhook?: { provider: ProviderName; at: number; correlationId: string; eventType: string };
     };
 
 /** One reference's work in a batch: its state as loaded, as decided so far, and what to write. */
@@ -98,6 +99,8 @@ interface Chain {
   candidateChanged: boolean;
   /** Answers about the candidate, for the outbox. */
   observations: Array<{ payload: UnmatchedPaymentObservedV1; trace: TraceCarrier | undefined }>;
+  /** What the provider showed about a settled payment's money, for the outbox (the projector records it). */
+  movements: Array<{ payload: MoneyMovementsObservedV1; trace: TraceCarrier | undefined }>;
 }
 
 /** The tracer of the verifier's own spans. */
@@ -210,6 +213,7 @@ export class VerificationService {
         candidate: null,
         candidateChanged: false,
         observations: [],
+        movements: [],
       };
       chain.steps.push(step);
       chains.set(reference, chain);
@@ -268,6 +272,7 @@ export class VerificationService {
     const messages: OutboxMessage[] = changed.flatMap((c) => [
       ...c.observations.map(({ payload, trace }) => ({ type: 'UnmatchedPaymentObserved' as const, payload, causationId: payload.causation_id, trace })),
       ...c.results.map(({ payload, trace }) => ({ type: 'ConsensusResult' as const, payload, causationId: payload.causation_id, trace })),
+      ...c.movements.map(({ payload, trace }) => ({ type: 'MoneyMovementsObserved' as const, payload, causationId: payload.causation_id, trace })),
     ]);
     await this.store.commit({
       handled,
@@ -280,6 +285,12 @@ export class VerificationService {
     for (const chain of changed) {
       for (const observation of chain.observations) this.observed(observation.payload);
       for (const result of chain.results) this.recorded(result.payload);
+      for (const { payload } of chain.movements) {
+        this.logger.info(
+          { reference: payload.reference, trigger: payload.trigger, movements: payload.movements.length, correlationId: payload.correlation_id },
+          'refunds, reversals and disputes read from the provider',
+        );
+      }
     }
     const settled = changed.flatMap((c) =>
       c.results.filter((r) => r.payload.state_after === 'SETTLED_CONSENSUS' && r.payload.state_before !== 'SETTLED_CONSENSUS').map((r) => r.payload.reference),
@@ -322,7 +333,7 @@ export class VerificationService {
         return { kind: 'close', index, eventId: event.payload.event_id, payload: event.payload, context };
       case 'ProviderWebhookReceived': {
         const p = event.payload;
-        const webhook = { provider: p.provider, at: p.occurred_at, correlationId: p.correlation_id };
+        const webhook = { provider: p.provider, at: p.occurred_at, correlationId: p.correlation_id, eventType: p.provider_event_type };
         return { kind: 'verify', index, eventId: p.event_id, trigger: 'webhook_received', context, webhook };
       }
       case 'VerificationRequested':
@@ -362,6 +373,9 @@ export class VerificationService {
     const before = chain.state;
     if (!isRegistered(before)) return this.verifyUnregistered(chain, step);
     if (isTerminal(before.status)) {
+      const movement =
+        step.webhook !== undefined && isMovementEventType(PROVIDER_REGISTRY[before.expectation.provider].webhook.movementNotifications, step.webhook.eventType);
+      if (readsMovements(before.status, trigger, movement)) return this.readMovements(chain, step);
       this.logger.debug({ reference, trigger, state: before.status }, 'already terminal; no provider query');
       return;
     }
@@ -404,6 +418,58 @@ export class VerificationService {
         after,
         events,
         decidedAt: verifiedAt,
+      }),
+    });
+  }
+
+  /**
+   * A trigger that asks what happened to a settled payment's money (docs/state-machine.md, "The
+   * money after settlement"; {@link readsMovements}): the provider's refunds, disputes and
+   * reversal of the payment are read server to server, read-only, and published as they are
+   * (`MoneyMovementsObserved`); the ledger projector decides what to record against the
+   * transaction's ledger stream. A provider whose adapter cannot read them is not asked (logged).
+   */
+  private async readMovements(chain: Chain, step: Extract<Step, { kind: 'verify' }>): Promise<void> {
+    const { reference } = chain;
+    const before = chain.state as RegisteredTransaction;
+    const provider = this.providers.get(before.expectation.provider);
+    if (!provider || !canReadMovements(provider)) {
+      this.logger.info(
+        { reference, provider: before.expectation.provider, trigger: step.trigger },
+        "the provider's refunds and disputes cannot be read; nothing asked",
+      );
+      return;
+    }
+    const { span, context: traced } = startSpan(VERIFIER_TRACER, `movements ${before.expectation.provider}`, {
+      parent: step.context.trace,
+      attributes: {
+        [SETTLE_SPAN_ATTRIBUTES.reference]: reference,
+        [SETTLE_SPAN_ATTRIBUTES.provider]: before.expectation.provider,
+        [SETTLE_SPAN_ATTRIBUTES.trigger]: step.trigger,
+      },
+    });
+    let read;
+    try {
+      read = await withTraceContext(traced, () => provider.movementsOf(reference));
+    } catch (error) {
+      endSpan(span, error);
+      throw error;
+    }
+    endSpan(span);
+    if (read.skipped && read.skipped.length > 0) {
+      this.logger.warn({ reference, skipped: read.skipped }, 'refunds or disputes the provider adapter could not read; left for review');
+    }
+    chain.movements.push({
+      trace: traceCarrierOf(traced),
+      payload: moneyMovementsObserved({
+        eventId: deterministicId('MoneyMovementsObserved', step.eventId),
+        at: this.clock(),
+        correlationId: chain.correlationId!,
+        causationId: step.eventId,
+        reference,
+        provider: before.expectation.provider,
+        trigger: step.trigger,
+        movements: read,
       }),
     });
   }

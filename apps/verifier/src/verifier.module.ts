@@ -66,7 +66,14 @@ export class VerificationController implements OnApplicationBootstrap, OnApplica
       // The app's variables and every provider's (the registry's), checked together.
       config: () => loadWithProviderEnv('verifier', loadVerifierConfig),
       migrations: [VERIFIER_MIGRATIONS, vaultMigrations()],
-      produces: ['ConsensusResult', 'UnmatchedPaymentObserved', 'ReconciliationRunRecorded', 'ReconciliationExceptionObserved', 'VerificationRequested'],
+      produces: [
+        'ConsensusResult',
+        'MoneyMovementsObserved',
+        'UnmatchedPaymentObserved',
+        'ReconciliationRunRecorded',
+        'ReconciliationExceptionObserved',
+        'VerificationRequested',
+      ],
       outboxes: [{ schema: 'verifier' }],
     }),
   ],

@@ -1,5 +1,5 @@
 import { isWellFormedReference, type ProviderName } from '@settle/domain';
-import { parseJson, PROVIDER_REGISTRY, valueAt, type WebhookTrigger } from '@settle/providers';
+import { movementNotificationOf, parseJson, PROVIDER_REGISTRY, valueAt, type WebhookTrigger } from '@settle/providers';
 
 export { bodyDigest, type WebhookTrigger } from '@settle/providers';
 
@@ -12,11 +12,14 @@ const asReference = (v: unknown): string | null => (typeof v === 'string' && isW
 
 /**
  * Reads the transaction reference from an untrusted (unverified) body, where the provider's
- * payload names it (`referencePath` of its definition): never throws, returns only a
+ * payload names it: the payment a refund or dispute notification names (its scheme's
+ * `movementNotifications`), else `referencePath` of its definition. Never throws, returns only a
  * well-formed reference. The body is already size-limited by the HTTP layer.
  */
 export function untrustedReference(provider: WebhookProvider, raw: Buffer): string | null {
-  return asReference(valueAt(parseJson(raw), PROVIDER_REGISTRY[provider].webhook.referencePath));
+  const body = parseJson(raw);
+  const { webhook } = PROVIDER_REGISTRY[provider];
+  return asReference(movementNotificationOf(webhook.movementNotifications, body)?.reference ?? valueAt(body, webhook.referencePath));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { optionalBaseUrl, type ProviderDefinition } from '../shared/definition.js';
-import { asText, bodyDigest, parseJson, valueAt } from '../shared/webhook.js';
+import { asText, bodyDigest, isMovementEventType, movementNotificationOf, parseJson, valueAt } from '../shared/webhook.js';
+import { PAYSTACK_MOVEMENT_NOTIFICATIONS } from './movements.js';
 import { PAYSTACK_SIGNATURE_HEADER, verifyPaystackWebhook } from './signature.js';
 import { PaystackProvider } from './verify.js';
 
@@ -58,14 +59,19 @@ export const paystackDefinition: ProviderDefinition = {
     route: 'plain',
     secretNames: { current: 'webhook_secret', previous: 'webhook_secret_previous' },
     referencePath: ['data', 'reference'],
+    movementNotifications: PAYSTACK_MOVEMENT_NOTIFICATIONS,
     env: z.object({}),
     authenticator: () => ({
       authenticate: (request, secrets) => verifyPaystackWebhook(request.rawBody, request.headers[PAYSTACK_SIGNATURE_HEADER], secrets),
     }),
     trigger(raw) {
       const body = parseJson(raw);
-      const reference = asText(valueAt(body, ['data', 'reference']));
+      const movement = movementNotificationOf(PAYSTACK_MOVEMENT_NOTIFICATIONS, body);
+      if (movement) return { ...movement, movement: true, dedupeKey: bodyDigest(raw) };
       const eventType = asText(valueAt(body, ['event']));
+      // A refund or dispute event naming no payment cannot be a trigger (its `data.reference` is not the payment's).
+      if (eventType && isMovementEventType(PAYSTACK_MOVEMENT_NOTIFICATIONS, eventType)) return null;
+      const reference = asText(valueAt(body, ['data', 'reference']));
       return reference && eventType ? { reference, eventType, dedupeKey: bodyDigest(raw) } : null;
     },
   },

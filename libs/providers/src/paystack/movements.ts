@@ -4,6 +4,7 @@ import { listAnswerError, listedInstant, listJson, malformedList, rowIdentity } 
 import type { PaymentMovements } from '../shared/movement.port.js';
 import { byCreation, readMovements } from '../shared/movements.js';
 import type { SkippedRow } from '../shared/transaction-list.port.js';
+import type { MovementNotifications } from '../shared/webhook.js';
 
 /**
  * Paystack's refunds, disputes and reversal of a payment (docs/provider-facts.md, "Refunds,
@@ -15,6 +16,26 @@ import type { SkippedRow } from '../shared/transaction-list.port.js';
 
 /** Rows asked for per list (`perPage`). A payment with more refunds or disputes than this is read as malformed. */
 export const PAYSTACK_MOVEMENTS_PAGE_SIZE = 100;
+
+/**
+ * Paystack's notifications about a settled payment's money (docs/provider-facts.md, Paystack,
+ * "Notifications"): `refund.*` names the payment at `data.transaction_reference`; `charge.dispute.*`
+ * at `data.transaction.reference` (its `data.transaction_reference` is `null` in every published
+ * sample, so read second). Triggers only: the refunds and disputes are then read by REST.
+ */
+export const PAYSTACK_MOVEMENT_NOTIFICATIONS: MovementNotifications = {
+  eventTypePath: ['event'],
+  kinds: [
+    { prefix: 'refund.', referencePaths: [['data', 'transaction_reference']] },
+    {
+      prefix: 'charge.dispute.',
+      referencePaths: [
+        ['data', 'transaction', 'reference'],
+        ['data', 'transaction_reference'],
+      ],
+    },
+  ],
+};
 
 /**
  * Paystack refund `status` values, normalised: `pending`, `processing` and `needs-attention` (it

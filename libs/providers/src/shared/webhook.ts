@@ -12,6 +12,11 @@ export interface WebhookTrigger {
   /** The provider's event name (`charge.success`, `payment_intent.succeeded`, ...). */
   eventType: string;
   /**
+   * Whether the event is a notification about a settled payment's money (a refund, a dispute: the
+   * scheme's {@link WebhookScheme.movementNotifications}); `reference` is then the payment's.
+   */
+  movement?: true;
+  /**
    * The provider's event identity, for de-duplication in the webhook inbox: Stripe's event id,
    * Flutterwave's transaction id and status, M-Pesa's CheckoutRequestID and ResultCode, and for
    * Paystack (whose events carry no id) the SHA-256 of the verified body.
@@ -57,10 +62,48 @@ export interface WebhookScheme {
   /** Where an untrusted body names the transaction reference (a JSON path). */
   readonly referencePath: readonly string[];
   /**
+   * The provider's notifications about a settled payment's money (docs/provider-facts.md,
+   * "Refunds, reversals and disputes"): only triggers, like every webhook; the verifier then
+   * reads the payment's refunds and disputes server to server. Absent: the provider sends none.
+   */
+  readonly movementNotifications?: MovementNotifications;
+  /**
    * Reads the trigger from a verified body, or `null` when the body is not an event of the
    * provider's documented shape (a 400 for the sender). Never throws.
    */
   trigger(rawBody: Buffer): WebhookTrigger | null;
+}
+
+/**
+ * Which of a provider's events are about a settled payment's money, and where they name the payment.
+ */
+export interface MovementNotifications {
+  /** Where a body names its event type (a JSON path). */
+  readonly eventTypePath: readonly string[];
+  /** By event type prefix (`refund.`, `charge.dispute.`): the paths where the body names the payment's reference, the first string found wins. */
+  readonly kinds: ReadonlyArray<{ readonly prefix: string; readonly referencePaths: ReadonlyArray<readonly string[]> }>;
+}
+
+/**
+ * The payment a notification about its money names, with the event type, or `null` when the
+ * body is not such a notification (or names no payment). Reads an untrusted body too (a rejected
+ * webhook's payment is verified by REST). Never throws.
+ */
+export function movementNotificationOf(notifications: MovementNotifications | undefined, body: unknown): { reference: string; eventType: string } | null {
+  if (!notifications) return null;
+  const eventType = asText(valueAt(body, notifications.eventTypePath));
+  const kind = eventType ? notifications.kinds.find((k) => eventType.startsWith(k.prefix)) : undefined;
+  if (!eventType || !kind) return null;
+  for (const path of kind.referencePaths) {
+    const reference = asText(valueAt(body, path));
+    if (reference) return { reference, eventType };
+  }
+  return null;
+}
+
+/** Whether an event type (a verified webhook's, as recorded) is one of the scheme's notifications about a settled payment's money. */
+export function isMovementEventType(notifications: MovementNotifications | undefined, eventType: string): boolean {
+  return notifications?.kinds.some((k) => eventType.startsWith(k.prefix)) ?? false;
 }
 
 /** A webhook scheme bound to its settings: what ingestion calls per request. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { optionalBaseUrl, type ProviderDefinition } from '../shared/definition.js';
-import { asText, parseJson, valueAt } from '../shared/webhook.js';
+import { asText, isMovementEventType, movementNotificationOf, parseJson, valueAt } from '../shared/webhook.js';
+import { STRIPE_MOVEMENT_NOTIFICATIONS } from './movements.js';
 import { STRIPE_DEFAULT_TOLERANCE_MS, STRIPE_SIGNATURE_HEADER, verifyStripeSignature } from './signature.js';
 import { STRIPE_DEFAULT_API_VERSION, StripeProvider } from './verify.js';
 
@@ -82,6 +83,7 @@ export const stripeDefinition: ProviderDefinition = {
     route: 'plain',
     secretNames: { current: 'webhook_secret', previous: 'webhook_secret_previous' },
     referencePath: ['data', 'object', 'id'],
+    movementNotifications: STRIPE_MOVEMENT_NOTIFICATIONS,
     env: ingestionEnv,
     authenticator(env) {
       const toleranceMs = ingestionEnv.parse(env).WEBHOOK_TOLERANCE_MS;
@@ -92,9 +94,13 @@ export const stripeDefinition: ProviderDefinition = {
     },
     trigger(raw) {
       const body = parseJson(raw);
-      const reference = asText(valueAt(body, ['data', 'object', 'id']));
-      const eventType = asText(valueAt(body, ['type']));
       const id = asText(valueAt(body, ['id']));
+      const movement = movementNotificationOf(STRIPE_MOVEMENT_NOTIFICATIONS, body);
+      if (movement) return id ? { ...movement, movement: true, dedupeKey: id } : null;
+      const eventType = asText(valueAt(body, ['type']));
+      // A refund or dispute event naming no PaymentIntent (a charge made without one) is not Settle's payment.
+      if (eventType && isMovementEventType(STRIPE_MOVEMENT_NOTIFICATIONS, eventType)) return null;
+      const reference = asText(valueAt(body, ['data', 'object', 'id']));
       return reference && eventType && id ? { reference, eventType, dedupeKey: id } : null;
     },
   },

@@ -4,6 +4,7 @@ import { listAnswerError, listJson, malformedList, rowIdentity } from '../shared
 import type { PaymentMovements } from '../shared/movement.port.js';
 import { readMovements } from '../shared/movements.js';
 import type { SkippedRow } from '../shared/transaction-list.port.js';
+import type { MovementNotifications } from '../shared/webhook.js';
 
 /**
  * Stripe's refunds and disputes of a payment (docs/provider-facts.md, Stripe, "Refunds and
@@ -16,6 +17,18 @@ import type { SkippedRow } from '../shared/transaction-list.port.js';
 
 /** Rows asked for per list (`limit`): Stripe's maximum. A payment with more refunds than this is read as malformed (see {@link stripeMovements}). */
 export const STRIPE_MOVEMENTS_LIMIT = 100;
+
+/**
+ * Stripe's notifications about a settled payment's money (docs/provider-facts.md, Stripe,
+ * "Notifications"): `refund.*` and `charge.refund.updated` (a Refund), `charge.refunded` (a
+ * Charge), `charge.dispute.*` (a Dispute), each naming the payment at `data.object.payment_intent`
+ * (`data.object.id` is the refund, charge or dispute). Triggers only: the refunds and disputes are
+ * then read by REST.
+ */
+export const STRIPE_MOVEMENT_NOTIFICATIONS: MovementNotifications = {
+  eventTypePath: ['type'],
+  kinds: ['refund.', 'charge.refund', 'charge.dispute.'].map((prefix) => ({ prefix, referencePaths: [['data', 'object', 'payment_intent']] })),
+};
 
 /**
  * Stripe refund `status` values, normalised: `pending` and `requires_action` (the payer must
