@@ -90,6 +90,16 @@ describe('decidePage', () => {
     expect(known.raise.map((e) => e.class)).toEqual(['unknown_to_settle']);
   });
 
+  it('asks the verifier about a settled payment the provider now shows reversed when first raised (its refunds, disputes and reversal are read), not again', () => {
+    const transactions = [paid('stl_rev', { status: 'reversed', providerStatus: 'reversed' })];
+    const settle = new Map([['stl_rev', record('stl_rev')]]);
+    const first = decidePage(input({ transactions, settle }));
+    expect(first.raise.map((e) => e.class)).toEqual(['settled_not_successful']);
+    expect(first.verify).toEqual([expect.objectContaining({ reference: 'stl_rev', class: 'settled_not_successful' })]);
+    const open: OpenException = { exceptionId: 'rex_1', reference: 'stl_rev', class: 'settled_not_successful' };
+    expect(decidePage(input({ transactions, settle, open: new Map([['stl_rev', [open]]]) })).verify).toEqual([]);
+  });
+
   it('reports an open exception of the same class again instead of raising it twice', () => {
     const open: OpenException = { exceptionId: 'rex_1', reference: 'stl_rev', class: 'settled_not_successful' };
     const outcome = decidePage(

@@ -36,6 +36,10 @@ export interface CheckoutView {
   entitlement: string;
   access_period: string | null;
   checks?: unknown[];
+  /** What happened to the money after the payment settled (docs/state-machine.md, "The money after settlement"). */
+  money_state: string;
+  /** Money returned to the payer so far, minor units. */
+  returned: number;
   updated_at: string;
 }
 
@@ -232,6 +236,8 @@ export class CheckoutRepository {
       entitlement: record.entitlement,
       access_period: record.accessPeriod,
       ...(status?.checks ? { checks: status.checks } : {}),
+      money_state: status?.moneyState ?? 'none',
+      returned: status?.returnedMinor ?? 0,
       updated_at: (status?.updatedAt ?? record.completedAt ?? record.registeredAt).toISOString(),
     };
   }

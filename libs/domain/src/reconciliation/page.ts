@@ -102,10 +102,16 @@ export interface PageOutcome {
   readonly resolve: ReadonlyArray<{ readonly exception: OpenException; readonly now: ReconciliationClass }>;
   /**
    * Payments the verifier is asked to verify at once (trigger `reconciliation`): `stuck` ones not
-   * in a terminal state, and `unknown_to_settle` ones not yet known as unmatched payments.
+   * in a terminal state, `unknown_to_settle` ones not yet known as unmatched payments, and
+   * `settled_not_successful` ones when first raised (a settled payment the provider now shows
+   * reversed or refunded: the verifier reads its refunds, disputes and reversal, docs/state-machine.md,
+   * "The money after settlement", so a reversal nobody notified is recorded and its access revoked).
    */
-  readonly verify: ReadonlyArray<{ readonly reference: string; readonly class: 'stuck' | 'unknown_to_settle'; readonly transaction: PageTransaction }>;
+  readonly verify: ReadonlyArray<{ readonly reference: string; readonly class: VerifiedClass; readonly transaction: PageTransaction }>;
 }
+
+/** The exception classes whose payments a run asks the verifier about. */
+export type VerifiedClass = 'stuck' | 'unknown_to_settle' | 'settled_not_successful';
 
 /**
  * Decides one page: each transaction out of scope is counted; one created within the grace period
@@ -119,7 +125,7 @@ export function decidePage(input: PageInput): PageOutcome {
   const raise: NewException[] = [];
   const reportedAgain: OpenException[] = [];
   const resolve: Array<{ exception: OpenException; now: ReconciliationClass }> = [];
-  const verify: Array<{ reference: string; class: 'stuck' | 'unknown_to_settle'; transaction: PageTransaction }> = [];
+  const verify: Array<{ reference: string; class: VerifiedClass; transaction: PageTransaction }> = [];
   const seen = new Set<string>();
   for (const transaction of input.transactions) {
     if (!inSettleScope(transaction, input.marker)) {
@@ -143,6 +149,9 @@ export function decidePage(input: PageInput): PageOutcome {
     const again = open.find((e) => e.class === classification.class);
     if (again) reportedAgain.push(again);
     else raise.push({ ...classification, class: classification.class, transaction });
+    if (classification.class === 'settled_not_successful' && !again) {
+      verify.push({ reference: transaction.reference, class: 'settled_not_successful', transaction });
+    }
     if (classification.class === 'stuck' && settle !== null && !isTerminal(settle.status)) {
       verify.push({ reference: transaction.reference, class: 'stuck', transaction });
     }

@@ -8,6 +8,7 @@ import {
   ATTEMPT_REASONS,
   CONSENSUS_CHECK_NAMES,
   ENTITLEMENT_EVENT_KINDS,
+  MONEY_STATES,
   ENTITLEMENT_STATUSES,
   PROVIDERS,
   RECONCILIATION_EXCEPTION_CLASSES,
@@ -48,6 +49,12 @@ export const checkoutAnswer = z.strictObject({
   entitlement: z.string(),
   access_period: z.string().nullable().describe('ISO 8601 duration the payment buys'),
   checks: z.array(consensusCheck).optional().describe("The last decision's four checks; absent before the first decision"),
+  money_state: z
+    .enum(MONEY_STATES)
+    .describe(
+      'What happened to the money after the payment settled, read from the provider (docs/state-machine.md, "The money after settlement"): `none`, `partially_refunded`, `refunded`, `reversed`, `disputed` or `charged_back`. `state` never changes once terminal; this does.',
+    ),
+  returned: z.number().int().describe('Money returned to the payer so far (refunds, a reversal, lost disputes), integer minor units of `currency`'),
   updated_at: isoTime,
 });
 
