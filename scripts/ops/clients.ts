@@ -29,6 +29,10 @@ export interface CheckoutStatus {
   entitlement: string;
   access_period: string | null;
   checks?: Array<{ check: string; passed: boolean; code: string | null; expected: string; observed: string }>;
+  /** What happened to the money after settlement (`none`, `refunded`, `reversed`, `charged_back`, ...). */
+  money_state: string;
+  /** Money returned to the payer so far, minor units. */
+  returned: number;
   updated_at: string;
 }
 
@@ -258,6 +262,60 @@ export class SandboxClient {
   reverse(reference: string, provider: SandboxProvider = 'paystack') {
     return call<SandboxTransaction>(`${this.path(provider, reference)}/reverse`, { method: 'POST' });
   }
+
+  /**
+   * Refunds a paid payment at the provider, in full (no `amount`) or in part (minor units); its
+   * notification is sent, dropped or spoofed as `webhook` says (default sent).
+   */
+  refund(
+    reference: string,
+    refund: { amount?: number; status?: 'pending' | 'succeeded'; webhook?: MovementWebhook } = {},
+    provider: SandboxProvider = 'paystack',
+  ) {
+    return call<SandboxRefund>(`${this.path(provider, reference)}/refunds`, json(refund));
+  }
+
+  /** Moves a refund on at the provider: `succeeded`, or `failed` (also after it succeeded). */
+  updateRefund(id: string, update: { status: 'succeeded' | 'failed'; webhook?: MovementWebhook }, provider: SandboxProvider = 'paystack') {
+    return call<SandboxRefund>(`${this.baseUrl}/_sandbox/${provider}/refunds/${encodeURIComponent(id)}`, json(update));
+  }
+
+  /** Opens a dispute on a paid payment at the provider (`amount` in minor units, default the payment's). */
+  dispute(reference: string, dispute: { amount?: number; reason?: string; webhook?: MovementWebhook } = {}, provider: SandboxProvider = 'paystack') {
+    return call<SandboxDispute>(`${this.path(provider, reference)}/disputes`, json(dispute));
+  }
+
+  /** Decides a dispute at the provider: `won` (the merchant keeps the money) or `lost` (a chargeback). */
+  resolveDispute(id: string, resolution: { outcome: 'won' | 'lost'; webhook?: MovementWebhook }, provider: SandboxProvider = 'paystack') {
+    return call<SandboxDispute>(`${this.baseUrl}/_sandbox/${provider}/disputes/${encodeURIComponent(id)}/resolve`, json(resolution));
+  }
+}
+
+/** What the sandbox does with the notification of a refund or dispute: send it, drop it, or send it signed with a wrong secret. */
+export type MovementWebhook = 'deliver' | 'drop' | 'spoof';
+
+/** A refund as the sandbox's control API answers it (amounts in minor units, times ISO 8601). */
+export interface SandboxRefund {
+  id: string;
+  amount: number;
+  status: 'pending' | 'succeeded' | 'failed';
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A dispute as the sandbox's control API answers it. */
+export interface SandboxDispute {
+  id: string;
+  amount: number;
+  status: 'open' | 'won' | 'lost';
+  reason: string;
+  createdAt: string;
+  resolvedAt: string | null;
+}
+
+/** A JSON POST. */
+function json(body: unknown): RequestInit {
+  return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
 }
 
 /**

@@ -92,6 +92,7 @@ describe('a paid checkout reaches the customer endpoint as a signed entitlement 
       'event_id',
       'expires_at',
       'reference',
+      'revision',
       'settled_at',
       'user_id',
     ]);

@@ -17,7 +17,7 @@ CREATE TABLE IF NOT EXISTS entitlement_runs (
 );`;
 
 /**
- * The handler for both event kinds.
+ * The handler for every event kind (grants, revocations, reinstatements).
  *
  * @param {{ failFirstRuns: number, runDelayMs?: number, pool: import('pg').Pool }} options -
  *   `failFirstRuns`: the first n runs of each event in this process throw after their insert, to

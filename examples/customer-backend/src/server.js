@@ -51,7 +51,7 @@ try {
   receiver = createReceiver({
     secrets: config.webhookSecrets,
     store,
-    handlers: { subscription_started: handler, subscription_renewed: handler },
+    handlers: { subscription_started: handler, subscription_renewed: handler, subscription_revoked: handler, subscription_reinstated: handler },
     retry: { maxAttempts: config.retryMaxAttempts, initialDelayMs: config.retryInitialDelayMs },
     logger: logger.child({ component: 'settle-receiver' }),
     observe: (answer) => answers.observe(answer),
