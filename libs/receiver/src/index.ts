@@ -7,8 +7,8 @@
  * "Receiver rule N" in these docs numbers the kit's rules as its README does, in the order a
  * delivery meets them: 1 verify the signature first (docs/spec.md, section 6, rule 3); 2 record the
  * event_id durably before any business logic (rules 1 and 2); 3 answer 200 at once, duplicates
- * too (rules 4 and 1); 4 set the access expiry only when later (rule 5); 5 never drop failed
- * business logic.
+ * too (rules 4 and 1); 4 set the access expiry only when later, or, for events with a revision,
+ * only from a higher revision (rule 5, and Settle's note on it); 5 never drop failed business logic.
  */
 export { createReceiver, problemResult, Receiver } from './receiver.js';
 export type {
@@ -27,7 +27,14 @@ export { sampleEvent, sendSampleEvent, signDelivery, type SampleAnswer, type Sig
 export { SignatureVerifier, type HeadersLike, type SignatureCheck } from './signature.js';
 export { ENTITLEMENT_EVENT_KINDS, parseEvent } from './event.js';
 export type { EntitlementEvent, EntitlementEventKind, FieldError, JsonObject, ParsedEvent } from './event.js';
-export { CUSTOMER_EVENT_SCHEMAS, type CustomerEvent, type SubscriptionRenewed, type SubscriptionStarted } from './generated/customer-events.js';
+export {
+  CUSTOMER_EVENT_SCHEMAS,
+  type CustomerEvent,
+  type SubscriptionReinstated,
+  type SubscriptionRenewed,
+  type SubscriptionRevoked,
+  type SubscriptionStarted,
+} from './generated/customer-events.js';
 export { PROBLEM_JSON, type ProblemDetails, type ReceiverProblemCode } from './problem.js';
 export { EVENT_STATES } from './store.port.js';
 export type { AccessGrant, EventState, FailedEvent, LeasedEvent, ReceiverStore, RetryOutcome, StoredEvent } from './store.port.js';
