@@ -17,17 +17,24 @@
  * access: `subscription_renewed`), and the second must be flagged as a possible duplicate charge
  * at once, a reconciliation exception (docs/reconciliation.md).
  *
+ * Some payments' money goes back after they settled ("paid, then refunded", "paid, then reversed
+ * (no notification)", "paid, then disputed and lost"): the refund and the dispute notify Settle,
+ * the reversal does not (the reconciliation run finds it); each must end with its money state in
+ * the ledger and its grant revoked, the revocation delivered to the customer backend and run once.
+ *
  * Last, a reconciliation run over the demo's window compares the sandbox's own list of
- * transactions with Settle's records, and the demo prints its counts per class.
+ * transactions with Settle's records, and the demo prints its counts per class. The customer
+ * backend's access must equal the ledger's for every user, revoked ones included.
  *
  * Environment: INGESTION_URL, SANDBOX_URL, SETTLE_API_KEY, SETTLE_ADMIN_API_KEY, DATABASE_URL,
  * SWEEPER_INACTIVITY_MS, CUSTOMER_URL, CUSTOMER_DATABASE_URL, DEMO_CHECKOUTS (default 221),
- * DEMO_UNREGISTERED (default 12), DEMO_PAID_TWICE (default 6), DEMO_CONCURRENCY (default 16).
+ * DEMO_UNREGISTERED (default 12), DEMO_PAID_TWICE (default 6), DEMO_AFTER_SETTLEMENT (per kind,
+ * default 3), DEMO_CONCURRENCY (default 16).
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { IngestionClient, SandboxClient, type CheckoutStatus, type ReconciliationRunView } from '../ops/clients.js';
-import { PAID_TWICE, SCENARIOS, type Scenario } from './scenarios.js';
+import { AFTER_SETTLEMENT, PAID_TWICE, SCENARIOS, type AfterSettlementScenario, type Scenario } from './scenarios.js';
 
 function env(name: string, fallback?: string): string {
   const value = process.env[name] ?? fallback;
@@ -47,6 +54,8 @@ interface Checkout {
   delivered?: number;
   /** Business-logic runs at the customer backend for this checkout's grant. */
   runs?: number;
+  /** After settlement: whether the ledger revoked the grant and the revocation ran once at the customer backend. */
+  revokedOnce?: boolean;
 }
 
 async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -74,6 +83,7 @@ async function main(): Promise<void> {
   const concurrency = Number(env('DEMO_CONCURRENCY', '16'));
   const unregisteredCount = Number(env('DEMO_UNREGISTERED', '12'));
   const paidTwiceCount = Number(env('DEMO_PAID_TWICE', '6'));
+  const afterSettlementCount = Number(env('DEMO_AFTER_SETTLEMENT', '3'));
   const admin = new IngestionClient(env('INGESTION_URL'), env('SETTLE_ADMIN_API_KEY'));
   const inactivityMs = Number(env('SWEEPER_INACTIVITY_MS', '45000'));
   const run = randomBytes(3).toString('hex');
@@ -89,6 +99,13 @@ async function main(): Promise<void> {
       userId: `user-demo-${run}-twice-${String(Math.floor(i / 2)).padStart(3, '0')}`,
       scenario: PAID_TWICE,
     })),
+    ...AFTER_SETTLEMENT.flatMap((scenario) =>
+      Array.from({ length: afterSettlementCount }, (_, i) => ({
+        reference: `ref_demo_${run}_${scenario.action}_${String(i).padStart(3, '0')}`,
+        userId: `user-demo-${run}-${scenario.action}-${String(i).padStart(3, '0')}`,
+        scenario,
+      })),
+    ),
   ];
   const unregistered: Unregistered[] = Array.from({ length: unregisteredCount }, (_, i) => ({
     reference: `ref_demo_${run}_unreg_${String(i).padStart(3, '0')}`,
@@ -97,7 +114,8 @@ async function main(): Promise<void> {
 
   const started = Date.now();
   console.log(
-    `Demo run ${run}: ${total} checkouts across ${SCENARIOS.length} outcomes, ${paidTwiceCount} users paying twice, sweeper threshold ${inactivityMs} ms`,
+    `Demo run ${run}: ${total} checkouts across ${SCENARIOS.length} outcomes, ${paidTwiceCount} users paying twice, ` +
+      `${afterSettlementCount} payments each refunded, reversed and charged back after settling, sweeper threshold ${inactivityMs} ms`,
   );
   // A user's second payment follows the first (a double click): in order, so both settle one after the other.
   const firsts = checkouts.filter((c) => !c.reference.endsWith('_b'));
@@ -152,6 +170,19 @@ async function main(): Promise<void> {
   }
   process.stdout.write('\n');
 
+  // After settlement: the money goes back at the provider. A refund and a dispute notify Settle;
+  // a reversal does not (the reconciliation run below finds it).
+  const moneyBack = checkouts.filter((c): c is Checkout & { scenario: AfterSettlementScenario } => 'action' in c.scenario);
+  await pool(moneyBack, concurrency, async (c) => {
+    if (c.status?.state !== 'SETTLED_CONSENSUS') return;
+    if (c.scenario.action === 'refund') await sandbox.refund(c.reference);
+    else if (c.scenario.action === 'reverse') await sandbox.reverse(c.reference);
+    else {
+      const dispute = await sandbox.dispute(c.reference, { reason: 'fraudulent' });
+      if (dispute.status === 201) await sandbox.resolveDispute(dispute.body.id, { outcome: 'lost' });
+    }
+  });
+
   const db = new pg.Pool({ connectionString: env('DATABASE_URL'), max: 2 });
   const { rows } = await db.query<{ stream_id: string; entries: string }>(
     'SELECT stream_id, count(*) AS entries FROM ledger.events WHERE stream_id = ANY($1::text[]) GROUP BY stream_id',
@@ -193,7 +224,8 @@ async function main(): Promise<void> {
       await db.query<{ reference: string; event_id: string; event: string; delivered: boolean }>(
         `SELECT e.reference, e.event_id, e.event, bool_or(d.state = 'delivered') AS delivered
            FROM dispatcher.events e LEFT JOIN dispatcher.deliveries d ON d.event_id = e.event_id
-          WHERE e.reference = ANY($1::text[]) GROUP BY e.reference, e.event_id, e.event`,
+          WHERE e.reference = ANY($1::text[]) AND e.event IN ('subscription_started', 'subscription_renewed')
+          GROUP BY e.reference, e.event_id, e.event`,
         [references],
       )
     ).rows;
@@ -215,22 +247,6 @@ async function main(): Promise<void> {
     c.delivered = g?.delivered ? 1 : 0;
     c.runs = g ? (runs.get(g.event_id) ?? 0) : 0;
   }
-  const users = [...new Set(checkouts.map((c) => c.userId))];
-  const ledgerExpiry = new Map(
-    (
-      await db.query<{ user_id: string; expires_at: Date }>(
-        `SELECT user_id, expires_at FROM read_model.entitlements WHERE user_id = ANY($1::text[]) AND entitlement = 'pro-monthly'`,
-        [users],
-      )
-    ).rows.map((r) => [r.user_id, r.expires_at.toISOString()]),
-  );
-  let accessMatches = 0;
-  for (const user of ledgerExpiry.keys()) {
-    const answer = await fetch(`${env('CUSTOMER_URL')}/access/${encodeURIComponent(user)}/pro-monthly`);
-    const body = answer.status === 200 ? ((await answer.json()) as { expires_at: string }) : null;
-    if (body?.expires_at === ledgerExpiry.get(user)) accessMatches += 1;
-  }
-  await customer.end();
 
   // Paid twice: one of each user's two payments (the one that settled second) flagged at once as a
   // possible duplicate charge.
@@ -263,6 +279,73 @@ async function main(): Promise<void> {
   } else {
     console.log(`reconciliation run refused: ${JSON.stringify(requested.body)}`);
   }
+  // After settlement: each payment's money state in the ledger (the reversals were found by the
+  // run just above), its grant revoked, the revocation delivered and run once at the customer backend.
+  const moneyDeadline = Date.now() + 90_000;
+  for (;;) {
+    await pool(
+      moneyBack.filter((c) => c.status?.money_state !== c.scenario.expectedMoneyState),
+      concurrency,
+      async (c) => {
+        const answer = await ingestion.status(c.reference);
+        if (answer.status === 200) c.status = answer.body;
+      },
+    );
+    const revocations = (
+      await db.query<{ reference: string; event_id: string; delivered: boolean }>(
+        `SELECT e.reference, e.event_id, bool_or(d.state = 'delivered') AS delivered
+           FROM dispatcher.events e LEFT JOIN dispatcher.deliveries d ON d.event_id = e.event_id
+          WHERE e.reference = ANY($1::text[]) AND e.event = 'subscription_revoked' GROUP BY e.reference, e.event_id`,
+        [moneyBack.map((c) => c.reference)],
+      )
+    ).rows;
+    const ran = new Map(
+      (
+        await customer.query<{ event_id: string; n: number }>(
+          'SELECT event_id, count(*)::int AS n FROM entitlement_runs WHERE event_id = ANY($1::text[]) GROUP BY event_id',
+          [revocations.map((r) => r.event_id)],
+        )
+      ).rows.map((r) => [r.event_id, r.n]),
+    );
+    for (const c of moneyBack) {
+      const revoked = revocations.filter((r) => r.reference === c.reference);
+      c.revokedOnce = revoked.length === 1 && revoked[0]!.delivered && ran.get(revoked[0]!.event_id) === 1;
+    }
+    const done = moneyBack.filter((c) => c.status?.money_state === c.scenario.expectedMoneyState && c.revokedOnce).length;
+    process.stdout.write(
+      `\r  ${done}/${moneyBack.length} payments refunded, reversed or charged back: recorded, revoked and applied by the customer backend   `,
+    );
+    if (done === moneyBack.length || Date.now() > moneyDeadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  process.stdout.write('\n');
+  const moneyEntries = new Map(
+    (
+      await db.query<{ stream_id: string; entries: string }>(
+        'SELECT stream_id, count(*) AS entries FROM ledger.events WHERE stream_id = ANY($1::text[]) GROUP BY stream_id',
+        [moneyBack.map((c) => `transaction-${c.reference}`)],
+      )
+    ).rows.map((r) => [r.stream_id, Number(r.entries)]),
+  );
+  for (const c of moneyBack) c.ledgerEntries = moneyEntries.get(`transaction-${c.reference}`) ?? 0;
+
+  const users = [...new Set(checkouts.map((c) => c.userId))];
+  const ledgerExpiry = new Map(
+    (
+      await db.query<{ user_id: string; expires_at: Date }>(
+        `SELECT user_id, expires_at FROM read_model.entitlements WHERE user_id = ANY($1::text[]) AND entitlement = 'pro-monthly'`,
+        [users],
+      )
+    ).rows.map((r) => [r.user_id, r.expires_at.toISOString()]),
+  );
+  let accessMatches = 0;
+  for (const user of ledgerExpiry.keys()) {
+    const answer = await fetch(`${env('CUSTOMER_URL')}/access/${encodeURIComponent(user)}/pro-monthly`);
+    const body = answer.status === 200 ? ((await answer.json()) as { expires_at: string }) : null;
+    if (body?.expires_at === ledgerExpiry.get(user)) accessMatches += 1;
+  }
+  await customer.end();
+
   const exceptionReferences = new Set(
     (
       await db.query<{ reference: string }>(`SELECT DISTINCT reference FROM read_model.reconciliation_exceptions WHERE reference LIKE $1`, [
@@ -275,7 +358,7 @@ async function main(): Promise<void> {
   const header = ['outcome', 'n', 'expected state', 'observed', 'entitlement exp/obs', 'ledger exp/obs', 'grants exp/delivered/ran once', 'ok'];
   const lines: string[][] = [];
   let unexpected = 0;
-  for (const scenario of [...SCENARIOS, PAID_TWICE]) {
+  for (const scenario of [...SCENARIOS, PAID_TWICE, ...AFTER_SETTLEMENT]) {
     const group = checkouts.filter((c) => c.scenario === scenario);
     const observedStates = new Map<string, number>();
     const observedEntitlements = new Map<string, number>();
@@ -294,7 +377,8 @@ async function main(): Promise<void> {
         c.ledgerEntries === scenario.expectedLedgerEntries &&
         c.grants === grant &&
         c.delivered === grant &&
-        c.runs === grant;
+        c.runs === grant &&
+        (!('action' in scenario) || (c.status?.money_state === (scenario as AfterSettlementScenario).expectedMoneyState && c.revokedOnce === true));
       if (good) ok += 1;
       else unexpected += 1;
     }
@@ -318,7 +402,10 @@ async function main(): Promise<void> {
   console.log(row(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const l of lines) console.log(row(l));
-  console.log('* recovered by the sweeper alone: no usable webhook ever arrived\n');
+  console.log('* recovered by the sweeper alone: no usable webhook ever arrived');
+  console.log(
+    'after settlement (refunded, reversed, disputed and lost): ok also needs the money state in the ledger and the revocation delivered and run once\n',
+  );
   console.log(
     `paid, never registered: ${unregistered.length}; expected an open unmatched payment with the amount paid; observed ${unmatchedOk}; ok ${unmatchedOk}/${unregistered.length}\n`,
   );

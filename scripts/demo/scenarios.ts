@@ -133,3 +133,27 @@ export const PAID_TWICE: Scenario = {
   expectedLedgerEntries: 1,
   needsSweeper: false,
 };
+
+/** What happens to a settled payment's money at the provider, after it settled. */
+export type AfterSettlementAction = 'refund' | 'reverse' | 'dispute_lost';
+
+/**
+ * A settled payment whose money goes back afterwards (docs/state-machine.md, "The money after
+ * settlement"): Settle records what the provider's own objects say and revokes the grant, and the
+ * customer backend's access ends equal to the ledger's (docs/delivery.md, "Access follows the money").
+ */
+export interface AfterSettlementScenario extends Scenario {
+  action: AfterSettlementAction;
+  /** The payment's money state at the end (`GET /v1/checkouts/{reference}`, `money_state`). */
+  expectedMoneyState: 'refunded' | 'reversed' | 'charged_back';
+}
+
+const settled = { behaviour: {}, expectedState: 'SETTLED_CONSENSUS', expectedEntitlement: 'UNLOCKED', needsSweeper: false } as const;
+
+/** The payments refunded, reversed or charged back after they settled; the ledger ends with the outcome and the money facts. */
+export const AFTER_SETTLEMENT: readonly AfterSettlementScenario[] = [
+  { ...settled, name: 'paid, then refunded', action: 'refund', expectedMoneyState: 'refunded', expectedLedgerEntries: 2 },
+  // No notification: the demo's reconciliation run finds the provider showing it reversed.
+  { ...settled, name: 'paid, then reversed (no notification)', action: 'reverse', expectedMoneyState: 'reversed', expectedLedgerEntries: 2 },
+  { ...settled, name: 'paid, then disputed and lost', action: 'dispute_lost', expectedMoneyState: 'charged_back', expectedLedgerEntries: 3 },
+];
