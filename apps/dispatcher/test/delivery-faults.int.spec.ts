@@ -185,6 +185,7 @@ describe('delivery to a customer endpoint', () => {
       entitlement: 'pro',
       user_id: event.user_id,
       expires_at: event.expires_at,
+      revision: event.ledger_revision,
       reference: event.reference,
       settled_at: event.settled_at,
       access_period: 'P30D',

@@ -206,9 +206,12 @@ describe('a reconciliation run', () => {
     expect(raised.find((e) => e.reference === 'stl_amount')!.evidence).toEqual([{ field: 'amount', provider: '5000', settle: '6000' }]);
     expect(raised.find((e) => e.reference === 'stl_second')!.evidence).toEqual([{ field: 'duplicate_of', provider: 'stl_second', settle: 'stl_first' }]);
 
-    // The stuck payment and the unknown one are verified at once; the unknown one is an unmatched payment candidate.
+    // The stuck payment and the unknown one are verified at once; the unknown one is an unmatched
+    // payment candidate. The settled one the provider shows reversed is asked about too: the
+    // verifier reads its refunds, disputes and reversal (docs/state-machine.md, "The money after settlement").
     const requests = await outboxOf('VerificationRequested');
     expect(requests.map((r) => [r.reference, r.trigger]).sort()).toEqual([
+      ['stl_reversed', 'reconciliation'],
       ['stl_stuck', 'reconciliation'],
       ['stl_unknown', 'reconciliation'],
     ]);

@@ -34,8 +34,8 @@ function schemaName(schema: string | undefined): string {
  *   payload, `state`, `attempts`, `last_error`, `available_at` (when a pending event is due, or
  *   when a processing event's lease ends), `lease_token` and `finished_at`;
  * - `access`: the access expiry per (user_id, entitlement), with the event that set it and that
- *   event's `revision` (`NULL` when set by events sent before revisions existed: rows a kit before
- *   0.3 wrote keep `NULL`, the rule of `supersedes` in access-rule.ts then holds for them as is).
+ *   event's `revision` (`NULL` when that event carried none; rows a kit before 0.3 wrote get the
+ *   revision of their event from {@link receiverRevisionBackfill}).
  *
  * @param schema - default `settle_receiver`.
  * @throws {@link ReceiverConfigError} when `schema` is not a lower-case SQL identifier.
@@ -105,6 +105,25 @@ WHERE a.revision IS NULL AND a.expires_at < EXCLUDED.expires_at;`;
 const SUPERSEDES = `(CASE WHEN EXCLUDED.revision IS NULL THEN a.revision IS NULL AND a.expires_at < EXCLUDED.expires_at
             ELSE a.revision IS NULL OR a.revision < EXCLUDED.revision END)`;
 
+/**
+ * The revision of access rows a kit before 0.3 stored from an event that carried one (Settle sends
+ * a `revision` with every event; 0.2 applied such events by the later expiry and kept no
+ * revision): read back from the event that set the row (`access.event_id`), so the revision rule
+ * sees them as what they are. Idempotent; part of {@link PostgresReceiverStore.migrate} and of
+ * the upgrade step ({@link PostgresReceiverStore.adoptIgnored}), and to run after
+ * {@link receiverDdl} with your own migration tool.
+ *
+ * @throws {@link ReceiverConfigError} when `schema` is not a lower-case SQL identifier.
+ */
+export function receiverRevisionBackfill(schema?: string): string {
+  const s = schemaName(schema);
+  return `
+UPDATE ${s}.access a
+   SET revision = (e.payload->>'revision')::bigint
+  FROM ${s}.events e
+ WHERE a.revision IS NULL AND e.event_id = a.event_id AND jsonb_typeof(e.payload->'revision') = 'number';`;
+}
+
 interface EventRow {
   event_id: string;
   kind: string;
@@ -146,7 +165,8 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
   /**
    * Applies {@link receiverDdl}, then {@link receiverAccessBackfill} (the access of events a kit
    * before 0.2 recorded and had not processed yet); safe to run from several processes at once
-   * (advisory lock). Events an older kit recorded as ignored are applied by
+   * (advisory lock), then {@link receiverRevisionBackfill} (the revision of rows 0.2 stored from
+   * events that carried one). Events an older kit recorded as ignored are applied by
    * {@link PostgresReceiverStore.adoptIgnored}, which the Receiver runs when it starts.
    */
   async migrate(): Promise<void> {
@@ -154,6 +174,7 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`settle_receiver:${this.#s}`]);
       await client.query(receiverDdl(this.#s));
       await client.query(receiverAccessBackfill(this.#s));
+      await client.query(receiverRevisionBackfill(this.#s));
     });
   }
 
@@ -201,6 +222,8 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
   async adoptIgnored({ kinds, grantOf, now }: { kinds: readonly string[]; grantOf: (kind: string, payload: JsonObject) => AccessGrant | null; now: number }) {
     if (kinds.length === 0) return 0;
     return this.#transaction(async (client) => {
+      // Rows an older kit stored meanwhile from events that carried a revision get it first.
+      await client.query(receiverRevisionBackfill(this.#s));
       const { rows } = await client.query<{ event_id: string; kind: string; payload: JsonObject }>(
         `SELECT event_id, kind, payload FROM ${this.#s}.events WHERE state = 'ignored' AND kind = ANY ($1::text[]) ORDER BY received_at FOR UPDATE`,
         [[...kinds]],

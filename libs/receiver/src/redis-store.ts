@@ -86,6 +86,15 @@ redis.call('HINCRBY', KEYS[3], ARGV[4], 1)
 if ARGV[6] ~= '' then settle_grant(KEYS[4], ARGV[6], ARGV[7], ARGV[8]) end
 return 1`,
   },
+  // KEYS: access. ARGV: field, value, revision. The revision of a value a kit before 0.3 stored
+  // (no ':'), from the event that set it, unless the value changed meanwhile.
+  settleReceiverPin: {
+    numberOfKeys: 1,
+    lua: `
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ':' .. ARGV[3])
+return 1`,
+  },
   // KEYS: event, available, states, access. ARGV: id, now, access field, expires at, revision
   // ('' for none). An ignored event a later kit applies (adoptIgnored): its conditional expiry,
   // and pending, due now; nothing when it is no longer ignored.
@@ -294,39 +303,60 @@ export class RedisReceiverStore implements ReceiverStore<undefined> {
   }
 
   /**
-   * Scans the event keys once per set of kinds (a marker under `adopted` remembers it), and
-   * applies each ignored event of `kinds` that `grantOf` accepts with one script: its conditional
-   * expiry and pending, due at `now`. On Redis Cluster every master is scanned.
+   * The upgrade step, once per set of kinds (a marker under `adopted` remembers it); on Redis
+   * Cluster every master is scanned. One pass over the event keys finds the events of `kinds`
+   * recorded as ignored, and the revision of every event applied; then each access value a kit
+   * before 0.3 stored (an expiry without a revision) gets the revision of the applied event with
+   * that expiry (0.2 applied events that carried a revision by the later expiry and kept none), and
+   * last each ignored event `grantOf` accepts is applied with one script: its conditional expiry,
+   * and pending, due at `now`.
    */
   async adoptIgnored({ kinds, grantOf, now }: { kinds: readonly string[]; grantOf: (kind: string, payload: JsonObject) => AccessGrant | null; now: number }) {
     if (kinds.length === 0) return 0;
     const marker = [...kinds].sort().join(',');
     if ((await this.#client.hget(this.#key('adopted'), marker)) !== null) return 0;
     const nodes: Array<Pick<Redis, 'scanStream'>> = 'nodes' in this.#client ? this.#client.nodes('master') : [this.#client];
-    let adopted = 0;
+    const ignored: Array<{ key: string; eventId: string; grant: AccessGrant }> = [];
+    /** Per access field: the highest revision of the applied events with each expiry. */
+    const applied = new Map<string, Map<number, number>>();
     for (const node of nodes) {
       for await (const keys of node.scanStream({ match: `${this.#prefix}event:*`, count: 500 }) as AsyncIterable<string[]>) {
         for (const key of keys) {
           const [state, kind, payload] = (await this.#client.hmget(key, 'state', 'kind', 'payload')).map((v) => v ?? null);
-          if (state !== 'ignored' || !kind || !payload || !kinds.includes(kind)) continue;
+          if (!state || !kind || !payload || !kinds.includes(kind)) continue;
           const grant = grantOf(kind, JSON.parse(payload) as JsonObject);
           if (!grant) continue;
-          const eventId = key.slice(`${this.#prefix}event:`.length);
-          adopted += Number(
-            await this.#commands.settleReceiverAdopt(
-              key,
-              this.#key('available'),
-              this.#key('states'),
-              this.#key('access'),
-              eventId,
-              now,
-              accessField(grant.userId, grant.entitlement),
-              grant.expiresAt,
-              grant.revision ?? '',
-            ),
-          );
+          if (state === 'ignored') ignored.push({ key, eventId: key.slice(`${this.#prefix}event:`.length), grant });
+          else if (grant.revision !== null) {
+            const field = accessField(grant.userId, grant.entitlement);
+            const byExpiry = applied.get(field) ?? new Map<number, number>();
+            byExpiry.set(grant.expiresAt, Math.max(byExpiry.get(grant.expiresAt) ?? -1, grant.revision));
+            applied.set(field, byExpiry);
+          }
         }
       }
+    }
+    for (const [field, byExpiry] of applied) {
+      const value = await this.#client.hget(this.#key('access'), field);
+      if (value === null || value.includes(':')) continue;
+      const revision = byExpiry.get(Number(value));
+      if (revision !== undefined) await this.#commands.settleReceiverPin(this.#key('access'), field, value, revision);
+    }
+    let adopted = 0;
+    for (const { key, eventId, grant } of ignored) {
+      adopted += Number(
+        await this.#commands.settleReceiverAdopt(
+          key,
+          this.#key('available'),
+          this.#key('states'),
+          this.#key('access'),
+          eventId,
+          now,
+          accessField(grant.userId, grant.entitlement),
+          grant.expiresAt,
+          grant.revision ?? '',
+        ),
+      );
     }
     await this.#client.hset(this.#key('adopted'), marker, String(now));
     return adopted;

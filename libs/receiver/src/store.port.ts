@@ -152,7 +152,9 @@ export interface ReceiverStore<Tx = undefined> {
    * {@link ReceiverStore.record}, and `pending`, due at `now`, so its handler runs), atomically
    * per event; the others stay ignored. Without it, an event an older kit acknowledged as
    * ignored (a `subscription_revoked`) would never be applied: its id is already recorded.
-   * Idempotent; the Receiver runs it when it starts.
+   * First, access an older kit stored from an event that carried a revision (0.2 applied such
+   * events by the later expiry and kept no revision) gets that event's revision, so the rule reads
+   * it right. Idempotent; the Receiver runs it when it starts.
    *
    * @param grantOf - the access of a payload, or `null` when it is not a valid event of its kind.
    * @returns how many events were applied.
