@@ -462,6 +462,8 @@ describe('transactions', () => {
       })),
       lastVerdict: 'cleared',
       lastTrigger: 'webhook_received',
+      moneyState: 'none',
+      returnedMinor: 0,
     });
     expect(body.timeline).toEqual([
       expect.objectContaining({

@@ -9,8 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { MoneyMovementEvent } from '@settle/domain';
 import {
   LEDGER_MIGRATIONS,
+  moneyMovementLedgerEvent,
   PostgresLedger,
   READ_MODEL_MIGRATIONS,
   transactionStream,
@@ -460,5 +462,94 @@ describe('answers', () => {
         'GET /api/v1/transactions/:reference',
       ]),
     );
+  });
+});
+
+describe('the disputes queue, and the money after settlement on the transaction page', () => {
+  /** A money fact as the projector appends it (docs/state-machine.md, "The money after settlement"). */
+  const fact = (reference: string, event: MoneyMovementEvent) =>
+    moneyMovementLedgerEvent(event, {
+      provider: 'paystack',
+      userId: `user-${reference}`,
+      entitlement: 'pro',
+      eventId: randomUUID(),
+      correlationId: 'c',
+      causationId: 'k',
+    });
+  const base = (reference: string, providerId: string, amountMinor: number) => ({
+    reference,
+    verificationId: 'v',
+    trigger: 'webhook_received' as const,
+    decidedAt: Date.parse('2026-11-26T10:00:00Z'),
+    providerId,
+    providerStatus: 'awaiting-merchant-feedback',
+    amountMinor,
+    currency: 'NGN',
+    createdAt: Date.parse('2026-11-26T09:00:00Z'),
+  });
+
+  beforeAll(async () => {
+    await seedTransaction('D-1', 'SETTLED_CONSENSUS', 'UNLOCKED', '2026-11-22T10:00:00Z');
+    await seedTransaction('D-2', 'SETTLED_CONSENSUS', 'UNLOCKED', '2026-11-23T10:00:00Z');
+    const ledger = new PostgresLedger(pool);
+    // D-1: a partial refund, then a dispute still open. D-2: a dispute opened and lost.
+    await ledger.append(
+      transactionStream('D-1'),
+      [
+        fact('D-1', {
+          type: 'RefundRecorded',
+          data: { ...base('D-1', '501', 1000), providerStatus: 'processed', full: false, returnedMinor: 1000, moneyState: 'partially_refunded' },
+        }),
+        fact('D-1', { type: 'DisputeOpened', data: { ...base('D-1', '77', 4000), reason: 'fraudulent', returnedMinor: 1000, moneyState: 'disputed' } }),
+      ],
+      'no_stream',
+    );
+    await ledger.append(
+      transactionStream('D-2'),
+      [
+        fact('D-2', { type: 'DisputeOpened', data: { ...base('D-2', '78', 5000), reason: 'duplicate', returnedMinor: 0, moneyState: 'disputed' } }),
+        fact('D-2', { type: 'DisputeResolved', data: { ...base('D-2', '78', 5000), outcome: 'lost', returnedMinor: 5000, moneyState: 'charged_back' } }),
+      ],
+      'no_stream',
+    );
+    await pool.query(`UPDATE read_model.transaction_status SET money_state = 'disputed', returned_minor = 1000, money_revision = 1 WHERE reference = 'D-1'`);
+    await pool.query(
+      `UPDATE read_model.transaction_status SET money_state = 'charged_back', returned_minor = 5000, money_revision = 1 WHERE reference = 'D-2'`,
+    );
+  });
+
+  it('lists the payments with a dispute still open, each open dispute with its amount, reason and when it was opened', async () => {
+    const { status, body } = await get('/api/v1/queues/disputes');
+    expect(status).toBe(200);
+    expect(body.items).toEqual([
+      expect.objectContaining({
+        reference: 'D-1',
+        state: 'SETTLED_CONSENSUS',
+        moneyState: 'disputed',
+        returnedMinor: 1000,
+        disputes: [{ providerId: '77', amountMinor: 4000, reason: 'fraudulent', openedAt: '2026-11-26T09:00:00.000Z' }],
+      }),
+    ]);
+    expect((await drain('disputes', 1)).refs).toEqual(['D-1']);
+  });
+
+  it("shows the money state and each money fact on the transaction's timeline with what the provider said", async () => {
+    const { status, body } = await get('/api/v1/transactions/D-2');
+    expect(status).toBe(200);
+    expect(body.transaction).toMatchObject({ state: 'SETTLED_CONSENSUS', moneyState: 'charged_back', returnedMinor: 5000 });
+    expect(body.timeline.map((e: { type: string }) => e.type)).toEqual(['DisputeOpened', 'DisputeResolved']);
+    expect(body.timeline[1].movement).toEqual({
+      kind: 'dispute',
+      providerId: '78',
+      providerStatus: 'awaiting-merchant-feedback',
+      amountMinor: 5000,
+      currency: 'NGN',
+      createdAt: '2026-11-26T09:00:00.000Z',
+      moneyState: 'charged_back',
+      returnedMinor: 5000,
+      reason: null,
+      outcome: 'lost',
+      failedChecks: [],
+    });
   });
 });

@@ -1,10 +1,10 @@
 import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiAnswer, ApiProblems, ApiQueryOf, isoTime, parseBody, parseKeysetCursor } from '@settle/http';
-import { PROVIDERS } from '@settle/domain';
+import { MONEY_STATES, PROVIDERS } from '@settle/domain';
 import { z } from 'zod';
 import type { ReviewQueues } from '../queues/review-queues.js';
-import type { HeldInReviewItem, ManualReviewItem, StateMismatchItem, UnmatchedPaymentItem } from '../transactions/views.js';
+import type { DisputeItem, HeldInReviewItem, ManualReviewItem, StateMismatchItem, UnmatchedPaymentItem } from '../transactions/views.js';
 import { cursor, summaryFields } from './openapi/answers.js';
 import { SECURITY } from './openapi/document.js';
 import { queueQuery } from './requests.js';
@@ -56,6 +56,26 @@ const stateMismatchAnswer = z.strictObject({
   nextCursor: cursor,
 });
 
+/** `GET /api/v1/queues/disputes`. */
+const disputesAnswer = z.strictObject({
+  items: z.array(
+    z.strictObject({
+      ...summaryFields,
+      moneyState: z.enum(MONEY_STATES),
+      returnedMinor: z.number().int().describe('Money returned so far (refunds before the dispute), integer minor units'),
+      disputes: z.array(
+        z.strictObject({
+          providerId: z.string().describe("The provider's dispute id"),
+          amountMinor: z.number().int().describe('The disputed amount, integer minor units'),
+          reason: z.string().nullable().describe("The payer's reason as the provider names it"),
+          openedAt: isoTime,
+        }),
+      ),
+    }),
+  ),
+  nextCursor: cursor,
+});
+
 /** `GET /api/v1/queues/unmatched-payments`. */
 const unmatchedPaymentsAnswer = z.strictObject({
   items: z.array(
@@ -83,6 +103,8 @@ const unmatchedPaymentsAnswer = z.strictObject({
  * - `GET /api/v1/queues/manual-review?cursor=&limit=`: `MANUAL_REVIEW`, with why;
  * - `GET /api/v1/queues/state-mismatch?cursor=&limit=`: `STATE_MISMATCH`, newest first, each failed
  *   check expected against observed with the provider field it came from;
+ * - `GET /api/v1/queues/disputes?cursor=&limit=`: settled payments with a dispute still open,
+ *   newest first, each open dispute with its amount, reason and when it was opened;
  * - `GET /api/v1/queues/unmatched-payments?cursor=&limit=`: the open unmatched payments (a
  *   provider confirmed them for a reference with no checkout), oldest first by `verifiedAt`,
  *   amounts in minor units (`null` when unverified), read from `read_model.console_unmatched_payments`.
@@ -126,6 +148,19 @@ export class QueuesController {
   stateMismatch(@Query() query: Record<string, string>): Promise<{ items: StateMismatchItem[]; nextCursor: string | null }> {
     const q = parseBody(queueQuery, query);
     return this.queues.stateMismatch({ after: parseKeysetCursor(q.cursor), limit: q.limit });
+  }
+
+  @Get('disputes')
+  @ApiOperation({
+    summary: 'Disputes',
+    description:
+      'Settled payments with a dispute (a chargeback) still open at the provider, newest first, read from the ledger: the grant stays in force until the dispute is decided unless the policy suspends it.',
+  })
+  @ApiQueryOf(queueQuery)
+  @ApiAnswer(200, disputesAnswer, 'One page')
+  disputes(@Query() query: Record<string, string>): Promise<{ items: DisputeItem[]; nextCursor: string | null }> {
+    const q = parseBody(queueQuery, query);
+    return this.queues.disputes({ after: parseKeysetCursor(q.cursor), limit: q.limit });
   }
 
   @Get('unmatched-payments')

@@ -1,6 +1,7 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiAnswer, ApiProblems, ApiQueryOf, isoTime, parseBody, parseKeysetCursor } from '@settle/http';
+import { DISPUTE_STATUSES, MONEY_MOVEMENT_KINDS, MONEY_STATES } from '@settle/domain';
 import { ADMIN_ACTIONS } from '@settle/ledger';
 import type { Logger } from '@settle/platform';
 import { z } from 'zod';
@@ -38,6 +39,10 @@ const transactionDetailAnswer = z.strictObject({
     checks: z.array(check).nullable().describe('The four consensus checks of the last decision (docs/spec.md, section 3)'),
     lastVerdict: z.string().nullable(),
     lastTrigger: z.string().nullable(),
+    moneyState: z
+      .enum(MONEY_STATES)
+      .describe('What happened to the money after the payment settled (docs/state-machine.md, "The money after settlement"); the state never changes'),
+    returnedMinor: z.number().int().describe('Money returned to the payer so far (refunds, a reversal, lost disputes), integer minor units of `currency`'),
   }),
   timeline: z.array(
     z.strictObject({
@@ -59,6 +64,22 @@ const transactionDetailAnswer = z.strictObject({
         })
         .optional()
         .describe("An admin action's name and outcome (`null` while unknown)"),
+      movement: z
+        .strictObject({
+          kind: z.enum(MONEY_MOVEMENT_KINDS),
+          providerId: z.string().describe("The provider's own id of the refund, dispute or reversed transaction"),
+          providerStatus: z.string().describe("The provider's raw status"),
+          amountMinor: z.number().int().describe('Integer, minor units'),
+          currency: z.string(),
+          createdAt: isoTime.describe('When the provider created the object'),
+          moneyState: z.enum(MONEY_STATES).nullable().describe('The money state after this fact; `null` for an object the checks refused'),
+          returnedMinor: z.number().int().nullable(),
+          reason: z.string().nullable().describe("A dispute's reason, as the provider names it"),
+          outcome: z.enum(DISPUTE_STATUSES).nullable().describe('A decided dispute: `won` or `lost`'),
+          failedChecks: z.array(z.string()).describe('A refused object: the codes of the checks it failed (`MOVEMENT.*`)'),
+        })
+        .optional()
+        .describe("A money fact after settlement: what the provider's own object said (docs/state-machine.md)"),
     }),
   ),
   watch: z.strictObject({ nextCheckAt: isoTime.nullable(), checksSoFar: z.number().int(), active: z.boolean() }).nullable(),

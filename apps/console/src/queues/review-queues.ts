@@ -17,6 +17,7 @@ import {
   type QueueRow,
   type StateMismatchItem,
   type UnmatchedPaymentItem,
+  type DisputeItem,
 } from '../transactions/views.js';
 
 /**
@@ -32,8 +33,41 @@ export class ReviewQueues {
    */
   constructor(
     private readonly pool: Pool,
-    private readonly transactions: Pick<TransactionRepository, 'list'>,
+    private readonly transactions: Pick<TransactionRepository, 'list' | 'openDisputes'>,
   ) {}
+
+  /**
+   * Settled payments with a dispute still open (money state `disputed`: docs/state-machine.md,
+   * "The money after settlement"), newest first as the transaction list pages them, each with its
+   * open disputes (the provider's id, amount in minor units, reason, when opened) read from its
+   * ledger stream. The grant stays in force while a dispute is open unless the entitlement's
+   * policy suspends it (docs/delivery.md, "Access follows the money").
+   *
+   * @throws ReadModelNotReadyError while `read_model` or `ingestion` does not exist.
+   */
+  async disputes(query: QueueQuery): Promise<{ items: DisputeItem[]; nextCursor: string | null }> {
+    const page = await this.transactions.list({ moneyState: 'disputed', after: query.after, limit: query.limit });
+    if (page.items.length === 0) return { items: [], nextCursor: page.nextCursor };
+    const [{ rows }, open] = await Promise.all([
+      this.read(() =>
+        this.pool.query<{ reference: string; money_state: string; returned_minor: string | number }>(
+          'SELECT reference, money_state, returned_minor FROM read_model.console_transactions WHERE reference = ANY($1::text[])',
+          [page.items.map((i) => i.reference)],
+        ),
+      ),
+      this.transactions.openDisputes(page.items.map((i) => i.reference)),
+    ]);
+    const money = new Map(rows.map((r) => [r.reference, r]));
+    return {
+      items: page.items.map((item) => ({
+        ...item,
+        moneyState: money.get(item.reference)?.money_state ?? 'disputed',
+        returnedMinor: Number(money.get(item.reference)?.returned_minor ?? 0),
+        disputes: open.get(item.reference) ?? [],
+      })),
+      nextCursor: page.nextCursor,
+    };
+  }
 
   /**
    * Transactions in State Mismatch (docs/spec.md, section 3: a checklist point failed), newest

@@ -1,5 +1,14 @@
 import { ENTITLEMENT_STATUSES, TRANSACTION_STATUSES } from '@settle/domain';
-import { adminActionStream, readReadModel, transactionOutcomeData, transactionStream, type LedgerStore } from '@settle/ledger';
+import {
+  adminActionStream,
+  isMoneyMovementType,
+  moneyMovementDataOf,
+  readReadModel,
+  transactionOutcomeData,
+  transactionStream,
+  type LedgerStore,
+  type RecordedLedgerEvent,
+} from '@settle/ledger';
 import type { Pool } from '@settle/platform';
 import { ConsoleError } from '../errors.js';
 import { adminTimelineEntries } from './timeline.js';
@@ -19,6 +28,8 @@ import {
   type SummaryRow,
   type TimelineEntry,
   type TransactionDetail,
+  type MovementView,
+  type OpenDisputeView,
   type TransactionSummary,
   type WatchView,
 } from './views.js';
@@ -105,6 +116,7 @@ export class TransactionRepository {
     if (query.provider) where.push(`t.provider = ${param(query.provider)}`);
     if (query.state) where.push(`t.state = ${param(query.state)}`);
     if (query.entitlement) where.push(`t.entitlement_status = ${param(query.entitlement)}`);
+    if (query.moneyState) where.push(`t.money_state = ${param(query.moneyState)}`);
     // A time window bounds the newest-first walk: `to` is where it starts, `from` where it stops.
     if (query.from) where.push(`t.updated_at >= ${param(query.from)}::timestamptz`);
     if (query.to) where.push(`t.updated_at < ${param(query.to)}::timestamptz`);
@@ -154,7 +166,7 @@ export class TransactionRepository {
   ): Promise<{ transaction: TransactionDetail; timeline: TimelineEntry[]; watch: WatchView | null; entitlementEvents: EntitlementEventView[] }> {
     const { rows } = await this.read(() =>
       this.pool.query<DetailRow>(
-        `SELECT ${SUMMARY_COLUMNS}, c.entitlement, c.access_period, t.checks,
+        `SELECT ${SUMMARY_COLUMNS}, c.entitlement, c.access_period, t.checks, t.money_state, t.returned_minor,
                 COALESCE(v.verdict, t.last_verdict) AS last_verdict, COALESCE(v.trigger, t.last_trigger) AS last_trigger
            FROM read_model.console_transactions t
            LEFT JOIN ingestion.console_checkouts c ON c.reference = t.reference
@@ -172,6 +184,8 @@ export class TransactionRepository {
       checks: row.checks?.map((c) => ({ ...c, providerField: observedField(row.provider, c.check) })) ?? null,
       lastVerdict: row.last_verdict,
       lastTrigger: row.last_trigger,
+      moneyState: row.money_state,
+      returnedMinor: Number(row.returned_minor),
     };
     const events = await this.read(() => this.ledger.readStream(transactionStream(reference)));
     const adminEvents = await this.read(() => this.ledger.readStream(adminActionStream('transaction', reference)));
@@ -186,6 +200,7 @@ export class TransactionRepository {
         verdict: outcome.success ? outcome.data.verdict : null,
         state: outcome.success ? outcome.data.state : null,
         detail: outcome.success ? outcome.data.detail : null,
+        ...(isMoneyMovementType(event.type) ? { movement: movementOf(event) } : {}),
       };
     });
     // Who or what caused each step: the admin actions on the transaction, merged in by ledger position.
@@ -248,7 +263,53 @@ export class TransactionRepository {
     }));
   }
 
+  /**
+   * The disputes still open of each reference (read from its ledger stream: a `DisputeOpened`
+   * not followed by a `DisputeResolved` of the same dispute), oldest first.
+   *
+   * @throws ReadModelNotReadyError
+   */
+  async openDisputes(references: readonly string[]): Promise<Map<string, OpenDisputeView[]>> {
+    const open = new Map<string, OpenDisputeView[]>();
+    for (const reference of references) {
+      const events = await this.read(() => this.ledger.readStream(transactionStream(reference)));
+      const disputes = new Map<string, OpenDisputeView>();
+      for (const event of events) {
+        if (event.type !== 'DisputeOpened' && event.type !== 'DisputeResolved') continue;
+        const { data: d } = moneyMovementDataOf(event);
+        if (event.type === 'DisputeResolved') disputes.delete(d.provider_id);
+        else
+          disputes.set(d.provider_id, {
+            providerId: d.provider_id,
+            amountMinor: d.amount_minor,
+            reason: d.reason,
+            openedAt: new Date(d.created_at).toISOString(),
+          });
+      }
+      open.set(reference, [...disputes.values()]);
+    }
+    return open;
+  }
+
   private read<T>(work: () => Promise<T>): Promise<T> {
     return readReadModel(work);
   }
+}
+
+/** What a money fact's provider object said, for the timeline. @throws LedgerEventShapeError when malformed. */
+function movementOf(event: Pick<RecordedLedgerEvent, 'type' | 'data' | 'eventId' | 'position'>): MovementView {
+  const { data: d } = moneyMovementDataOf(event);
+  return {
+    kind: d.kind,
+    providerId: d.provider_id,
+    providerStatus: d.provider_status,
+    amountMinor: d.amount_minor,
+    currency: d.currency,
+    createdAt: new Date(d.created_at).toISOString(),
+    moneyState: d.money_state,
+    returnedMinor: d.returned_minor,
+    reason: d.reason,
+    outcome: d.outcome,
+    failedChecks: (d.checks ?? []).filter((c) => !c.passed).flatMap((c) => (c.code ? [c.code] : [])),
+  };
 }

@@ -55,6 +55,52 @@ export interface TransactionDetail extends TransactionSummary {
   checks: CheckView[] | null;
   lastVerdict: string | null;
   lastTrigger: string | null;
+  /** What happened to the money after the payment settled (docs/state-machine.md, "The money after settlement"). */
+  moneyState: string;
+  /** Money returned to the payer so far, minor units. */
+  returnedMinor: number;
+}
+
+/**
+ * What a provider's refund, reversal or dispute object said, as the ledger recorded it (a money
+ * fact on the transaction's stream): amounts in minor units, times ISO 8601 UTC.
+ */
+export interface MovementView {
+  /** `refund`, `reversal` or `dispute`. */
+  kind: string;
+  /** The provider's own id of the object. */
+  providerId: string;
+  /** The provider's raw status. */
+  providerStatus: string;
+  amountMinor: number;
+  currency: string;
+  /** When the provider created the object. */
+  createdAt: string;
+  /** The payment's money state after the fact; `null` for an object the checks refused. */
+  moneyState: string | null;
+  /** Money returned so far after the fact; `null` for a refused object. */
+  returnedMinor: number | null;
+  /** A dispute's reason (opened) or outcome (`won`, `lost`); `null` otherwise. */
+  reason: string | null;
+  outcome: string | null;
+  /** A refused object's failed checks (codes); empty otherwise. */
+  failedChecks: string[];
+}
+
+/** An open dispute of a transaction (`GET /api/v1/queues/disputes`). */
+export interface OpenDisputeView {
+  providerId: string;
+  amountMinor: number;
+  reason: string | null;
+  /** When the provider opened it, ISO 8601 UTC. */
+  openedAt: string;
+}
+
+/** A row of the disputes queue: a settled payment with a dispute still open. */
+export interface DisputeItem extends TransactionSummary {
+  moneyState: string;
+  returnedMinor: number;
+  disputes: OpenDisputeView[];
 }
 
 /**
@@ -77,6 +123,8 @@ export interface TimelineEntry {
   actor?: { email: string; role: string };
   /** An admin action's name and outcome (`null` while unknown: running, or its outcome could not be recorded). */
   adminAction?: { action: string; outcome: 'succeeded' | 'failed' | null; errorCode: string | null; completedAt: string | null };
+  /** A money fact's provider object (a refund, a reversal, a dispute): only on those. */
+  movement?: MovementView;
 }
 
 /**
@@ -199,6 +247,8 @@ export interface ListQuery {
   provider?: string | undefined;
   state?: string | undefined;
   entitlement?: string | undefined;
+  /** The money state after settlement (`disputed` for the disputes queue). */
+  moneyState?: string | undefined;
   /** Last changed at or after this time (`updated_at`), ISO 8601. */
   from?: string | undefined;
   /** Last changed before this time, ISO 8601. */
@@ -228,6 +278,8 @@ export interface DetailRow extends SummaryRow {
   checks: CheckView[] | null;
   last_verdict: string | null;
   last_trigger: string | null;
+  money_state: string;
+  returned_minor: string | number;
 }
 
 export const SUMMARY_COLUMNS = `t.reference, t.provider, t.state, t.entitlement_status, t.amount_minor, t.currency,

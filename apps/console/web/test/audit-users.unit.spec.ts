@@ -135,6 +135,8 @@ describe('admin actions on the transaction page', () => {
       checks: null,
       lastVerdict: 'cleared',
       lastTrigger: 'admin_reconciliation',
+      moneyState: 'none',
+      returnedMinor: 0,
     },
     timeline: [
       {

@@ -305,6 +305,8 @@ describe("the transaction page's entitlement events", () => {
       checks: null,
       lastVerdict: null,
       lastTrigger: null,
+      moneyState: 'none',
+      returnedMinor: 0,
     },
     timeline: [],
     watch: null,

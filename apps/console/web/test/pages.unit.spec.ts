@@ -43,6 +43,8 @@ const view: TransactionView = {
     ],
     lastVerdict: 'cleared',
     lastTrigger: 'admin_reconciliation',
+    moneyState: 'none',
+    returnedMinor: 0,
   },
   timeline: [
     {
@@ -118,6 +120,80 @@ describe('the transaction page', () => {
     expect(html).toContain('No entitlement events');
   });
 
+  it('shows the money after settlement: its state and returned amount, each refund or dispute on the timeline with what the provider said, a refused one with its checks', () => {
+    const refunded: TransactionView = {
+      ...view,
+      transaction: {
+        ...view.transaction,
+        state: 'SETTLED_CONSENSUS',
+        entitlementStatus: 'UNLOCKED',
+        checks: null,
+        moneyState: 'refunded',
+        returnedMinor: 500_000,
+      },
+      timeline: [
+        {
+          position: 30,
+          revision: 1,
+          type: 'RefundRecorded',
+          recordedAt: '2026-11-26T10:00:00.000Z',
+          trigger: null,
+          verdict: null,
+          state: null,
+          detail: null,
+          movement: {
+            kind: 'refund',
+            providerId: '3021881',
+            providerStatus: 'processed',
+            amountMinor: 500_000,
+            currency: 'NGN',
+            createdAt: '2026-11-26T09:59:00.000Z',
+            moneyState: 'refunded',
+            returnedMinor: 500_000,
+            reason: null,
+            outcome: null,
+            failedChecks: [],
+          },
+        },
+        {
+          position: 31,
+          revision: 2,
+          type: 'MoneyMovementRejected',
+          recordedAt: '2026-11-26T10:01:00.000Z',
+          trigger: null,
+          verdict: null,
+          state: null,
+          detail: null,
+          movement: {
+            kind: 'refund',
+            providerId: '3021882',
+            providerStatus: 'processed',
+            amountMinor: 100,
+            currency: 'USD',
+            createdAt: '2026-11-26T10:00:30.000Z',
+            moneyState: null,
+            returnedMinor: null,
+            reason: null,
+            outcome: null,
+            failedChecks: ['MOVEMENT.CURRENCY_MISMATCH'],
+          },
+        },
+      ],
+    };
+    const html = render(createElement(TransactionPage, { reference: 'ref_refunded', role: 'viewer' }), (client) =>
+      client.setQueryData(['transaction', 'ref_refunded'], refunded),
+    );
+    expect(html).toMatch(/data-testid="money-state"[^>]*>Refunded</);
+    expect(html).toContain('data-testid="money-returned"');
+    expect(count(html, 'data-testid="timeline-movement"')).toBe(2);
+    expect(html).toContain('3021881');
+    expect(html).toContain('processed');
+    expect(html).toContain('MOVEMENT.CURRENCY_MISMATCH');
+    const plain = render(createElement(TransactionPage, { reference: 'ref_mismatch01', role: 'viewer' }), seeded);
+    expect(plain).toMatch(/data-testid="money-state"[^>]*>None</);
+    expect(plain).not.toContain('data-testid="money-returned"');
+  });
+
   it("shows the sweeper's watch and each entitlement event with its deliveries and attempts", () => {
     const html = render(createElement(TransactionPage, { reference: 'ref_mismatch01', role: 'viewer' }), seeded);
     expect(html).toContain('data-testid="watch"');
@@ -189,6 +265,31 @@ describe('the queues', () => {
     expect(count(html, 'data-testid="failed-check"')).toBe(2);
     expect(html).toMatch(/data-check="amount".*5000 NGN.*expected,.*4000 NGN.*observed.*\(data\.amount\)/s);
     expect(count(html, 'data-testid="provider-field"')).toBe(1);
+  });
+});
+
+describe('the disputes queue', () => {
+  it('shows each settled payment with a dispute still open: its amount, reason and age, and what was refunded before; rows link to the transaction', () => {
+    const disputed = {
+      ...view.transaction,
+      reference: 'ref_disputed',
+      state: 'SETTLED_CONSENSUS' as const,
+      moneyState: 'disputed' as const,
+      returnedMinor: 0,
+      disputes: [{ providerId: 'dp_1', amountMinor: 500_000, reason: 'fraudulent', openedAt: '2026-11-25T08:58:26.000Z' }],
+    };
+    const html = render(createElement(QueuesPage, { tab: 'disputes', role: 'viewer' }), (client) =>
+      client.setQueryData(['queue', 'disputes'], { pages: [{ items: [disputed], nextCursor: null }], pageParams: [null] }),
+    );
+    expect(html).toContain('data-testid="queue-disputes"');
+    expect(html).toContain('href="/transactions/ref_disputed"');
+    expect(count(html, 'data-testid="open-dispute"')).toBe(1);
+    expect(html).toContain('fraudulent');
+    expect(html).toContain('dp_1');
+    const empty = render(createElement(QueuesPage, { tab: 'disputes', role: 'viewer' }), (client) =>
+      client.setQueryData(['queue', 'disputes'], { pages: [{ items: [], nextCursor: null }], pageParams: [null] }),
+    );
+    expect(empty).toContain('No open dispute');
   });
 });
 

@@ -131,6 +131,8 @@ export type HeldInReviewItem = Item<Answer<'/api/v1/queues/held-in-review', 'get
 export type ManualReviewItem = Item<Answer<'/api/v1/queues/manual-review', 'get'>['items']>;
 /** A row of the State Mismatch queue. */
 export type StateMismatchItem = Item<Answer<'/api/v1/queues/state-mismatch', 'get'>['items']>;
+/** A row of the disputes queue: a settled payment with its open disputes. */
+export type DisputeItem = Item<Answer<'/api/v1/queues/disputes', 'get'>['items']>;
 /** A failed checklist point of a State Mismatch, with the provider field the observed value came from. */
 export type MismatchCheck = Item<StateMismatchItem['failedChecks']>;
 /** Answer of `POST /api/v1/transactions/:reference/reconcile` (202). */

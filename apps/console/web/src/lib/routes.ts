@@ -9,15 +9,17 @@ export const DELIVERIES_PATHS: Record<DeliveriesTab, string> = { endpoints: '/de
 
 /**
  * The review queues' tabs: held in review (the sweeper re-checks), manual review (a person
- * decides), State Mismatch, and the unmatched payments (paid, no checkout registered).
+ * decides), State Mismatch, the disputes still open on settled payments, and the unmatched
+ * payments (paid, no checkout registered).
  */
-export type QueueTab = 'held' | 'manual' | 'mismatch' | 'unmatched';
+export type QueueTab = 'held' | 'manual' | 'mismatch' | 'disputes' | 'unmatched';
 
 /** The review queues' tabs' paths. */
 export const QUEUE_PATHS: Record<QueueTab, string> = {
   held: '/queues/held-in-review',
   manual: '/queues/manual-review',
   mismatch: '/queues/state-mismatch',
+  disputes: '/queues/disputes',
   unmatched: '/queues/unmatched-payments',
 };
 

@@ -2,7 +2,7 @@ import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-q
 import { useState, type ReactNode } from 'react';
 import { api, call } from '../api/client';
 import { usePendingProposals } from '../api/proposals';
-import type { HeldInReviewItem, ManualReviewItem, QueuePage, Role, StateMismatchItem, UnmatchedPayment } from '../api/types';
+import type { DisputeItem, HeldInReviewItem, ManualReviewItem, QueuePage, Role, StateMismatchItem, UnmatchedPayment } from '../api/types';
 import { Badge, StateBadge } from '../components/Badge';
 import { ListFoot } from '../components/ListFoot';
 import { TabBar, type Tab } from '../components/TabBar';
@@ -23,6 +23,11 @@ const TABS: ReadonlyArray<Tab<QueueTab>> = [
     tab: 'mismatch',
     label: 'State mismatch',
     hint: 'The provider reports a payment that differs from the checkout: each failed check, expected against observed, and the provider field it was read from. Newest first.',
+  },
+  {
+    tab: 'disputes',
+    label: 'Disputes',
+    hint: 'Settled payments the payer disputed with their bank, still undecided: lost, the grant is revoked; won, nothing changes. Newest first.',
   },
   {
     tab: 'unmatched',
@@ -219,6 +224,36 @@ function MismatchQueue() {
   );
 }
 
+function DisputesQueue() {
+  const query = useQueue<DisputeItem>('disputes', (cursor, limit) =>
+    call('get', '/api/v1/queues/disputes', { query: { ...(cursor ? { cursor } : {}), limit } }),
+  );
+  return (
+    <QueueTable
+      testId="queue-disputes"
+      query={query}
+      headers={['Reference', 'Provider', 'State', 'Amount', 'Open disputes: amount, reason, opened', 'Refunded before']}
+      empty={{ title: 'No open dispute', body: "A dispute the payer's bank opens on a settled payment lands here until the provider decides it." }}
+      row={(item, now) => (
+        <>
+          <Lead row={item} />
+          <td>
+            <ul className="mismatch-checks" data-testid="open-disputes">
+              {item.disputes.map((d) => (
+                <li key={d.providerId} data-testid="open-dispute" data-dispute={d.providerId}>
+                  <strong>{formatMoney(d.amountMinor, item.currency)}</strong> <span className="muted">{d.reason ?? 'no reason given'},</span>{' '}
+                  <span title={formatDateTime(d.openedAt)}>{formatAge(d.openedAt, now)}</span> <span className="mono small">{d.providerId}</span>
+                </li>
+              ))}
+            </ul>
+          </td>
+          <td className="num">{item.returnedMinor > 0 ? formatMoney(item.returnedMinor, item.currency) : <span className="muted">nothing</span>}</td>
+        </>
+      )}
+    />
+  );
+}
+
 /** The customer a provider confirmed: the e-mail, else the phone, else unverified. */
 function Customer({ customer }: { customer: UnmatchedPayment['customer'] }) {
   const shown = customer.email ?? customer.phone;
@@ -378,7 +413,17 @@ export function QueuesPage({ tab, role }: { tab: QueueTab; role: Role }) {
       </div>
       <TabBar tabs={TABS} selected={tab} label="Review queues" hrefOf={queueHref} testIdPrefix="queue-tab" />
       <div role="tabpanel">
-        {tab === 'held' ? <HeldQueue /> : tab === 'manual' ? <ManualQueue /> : tab === 'mismatch' ? <MismatchQueue /> : <UnmatchedQueue role={role} />}
+        {tab === 'held' ? (
+          <HeldQueue />
+        ) : tab === 'manual' ? (
+          <ManualQueue />
+        ) : tab === 'mismatch' ? (
+          <MismatchQueue />
+        ) : tab === 'disputes' ? (
+          <DisputesQueue />
+        ) : (
+          <UnmatchedQueue role={role} />
+        )}
       </div>
     </section>
   );

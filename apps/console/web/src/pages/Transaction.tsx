@@ -107,6 +107,7 @@ function Timeline({ entries }: { entries: TimelineEntry[] }) {
               <span className="mono">{entry.actor ? `position ${entry.position}` : `revision ${entry.revision} · position ${entry.position}`}</span>
             </div>
             {entry.detail && <p className="timeline-detail">{entry.detail}</p>}
+            {entry.movement && <Movement movement={entry.movement} />}
           </div>
         </li>
       ))}
@@ -235,6 +236,35 @@ function EntitlementEvents({ events, resend, onResent }: { events: EntitlementEv
   );
 }
 
+/** What the provider's own refund, reversal or dispute object said, as the ledger recorded it. */
+function Movement({ movement }: { movement: NonNullable<TimelineEntry['movement']> }) {
+  return (
+    <dl className="check-values" data-testid="timeline-movement" data-kind={movement.kind}>
+      <dt>{humanize(movement.kind)}</dt>
+      <dd>
+        <span className="mono">{movement.providerId}</span> {formatMoney(movement.amountMinor, movement.currency)}, provider status{' '}
+        <span className="mono">{movement.providerStatus}</span>, created {formatDateTime(movement.createdAt)}
+        {movement.reason && <span> · reason {movement.reason}</span>}
+        {movement.outcome && <span> · {movement.outcome}</span>}
+      </dd>
+      {movement.moneyState ? (
+        <>
+          <dt>Money after</dt>
+          <dd>
+            {humanize(movement.moneyState)}
+            {movement.returnedMinor !== null && movement.returnedMinor > 0 && <span>, {formatMoney(movement.returnedMinor, movement.currency)} returned</span>}
+          </dd>
+        </>
+      ) : (
+        <>
+          <dt>Refused</dt>
+          <dd className="mono">{movement.failedChecks.join(', ')}</dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
 function Fields({ transaction }: { transaction: TransactionDetail }) {
   return (
     <dl className="fields">
@@ -256,6 +286,15 @@ function Fields({ transaction }: { transaction: TransactionDetail }) {
       <Field label="Last verdict">{transaction.lastVerdict ? humanize(transaction.lastVerdict) : null}</Field>
       <Field label="Last trigger">{transaction.lastTrigger ? humanize(transaction.lastTrigger) : null}</Field>
       <Field label="Updated">{formatDateTime(transaction.updatedAt)}</Field>
+      <Field label="Money after settlement">
+        <span data-testid="money-state">{humanize(transaction.moneyState)}</span>
+        {transaction.returnedMinor > 0 && (
+          <span className="muted" data-testid="money-returned">
+            {' '}
+            ({formatMoney(transaction.returnedMinor, transaction.currency)} returned to the payer)
+          </span>
+        )}
+      </Field>
     </dl>
   );
 }

@@ -66,6 +66,7 @@ const PATHS = new Map<string, Route>([
   [QUEUE_PATHS.held, { name: 'queues', tab: 'held' }],
   [QUEUE_PATHS.manual, { name: 'queues', tab: 'manual' }],
   [QUEUE_PATHS.mismatch, { name: 'queues', tab: 'mismatch' }],
+  [QUEUE_PATHS.disputes, { name: 'queues', tab: 'disputes' }],
   [QUEUE_PATHS.unmatched, { name: 'queues', tab: 'unmatched' }],
   [PROPOSALS_PATH, { name: 'proposals' }],
   ['/audit', { name: 'audit' }],
@@ -138,7 +139,8 @@ function viewOf<R extends Route>(route: R): PageView<R> {
  * `/reconciliation` and `/reconciliation/exceptions` the reconciliation exceptions (their filters
  * in the query string), `/reconciliation/runs` the runs, `/reconciliation/runs/<run id>` one run,
  * `/queues` and `/queues/held-in-review` the held-in-review queue, `/queues/manual-review` the
- * manual-review queue, `/queues/state-mismatch` the State Mismatch queue,
+ * manual-review queue, `/queues/state-mismatch` the State Mismatch queue, `/queues/disputes` the
+ * disputes still open,
  * `/queues/unmatched-payments` the unmatched payments, `/proposals` the proposals waiting for a
  * second admin and `/proposals/<id>` one proposal, `/audit` the audit view (its filters in
  * the query string), `/users` the console's users, `/deliveries` and `/deliveries/endpoints` the endpoints,

@@ -150,6 +150,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/queues/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Disputes
+         * @description Settled payments with a dispute (a chargeback) still open at the provider, newest first, read from the ledger: the grant stays in force until the dispute is decided unless the policy suspends it.
+         */
+        get: operations["QueuesController_disputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/queues/unmatched-payments": {
         parameters: {
             query?: never;
@@ -947,6 +967,13 @@ export interface operations {
                             }[] | null;
                             lastVerdict: string | null;
                             lastTrigger: string | null;
+                            /**
+                             * @description What happened to the money after the payment settled (docs/state-machine.md, "The money after settlement"); the state never changes
+                             * @enum {string}
+                             */
+                            moneyState: "none" | "partially_refunded" | "refunded" | "reversed" | "disputed" | "charged_back";
+                            /** @description Money returned to the payer so far (refunds, a reversal, lost disputes), integer minor units of `currency` */
+                            returnedMinor: number;
                         };
                         timeline: {
                             position: number;
@@ -978,6 +1005,38 @@ export interface operations {
                                  * @description ISO 8601, UTC
                                  */
                                 completedAt: string | null;
+                            };
+                            /** @description A money fact after settlement: what the provider's own object said (docs/state-machine.md) */
+                            movement?: {
+                                /** @enum {string} */
+                                kind: "refund" | "reversal" | "dispute";
+                                /** @description The provider's own id of the refund, dispute or reversed transaction */
+                                providerId: string;
+                                /** @description The provider's raw status */
+                                providerStatus: string;
+                                /** @description Integer, minor units */
+                                amountMinor: number;
+                                currency: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the provider created the object
+                                 */
+                                createdAt: string;
+                                /**
+                                 * @description The money state after this fact; `null` for an object the checks refused
+                                 * @enum {string|null}
+                                 */
+                                moneyState: "none" | "partially_refunded" | "refunded" | "reversed" | "disputed" | "charged_back" | null;
+                                returnedMinor: number | null;
+                                /** @description A dispute's reason, as the provider names it */
+                                reason: string | null;
+                                /**
+                                 * @description A decided dispute: `won` or `lost`
+                                 * @enum {string|null}
+                                 */
+                                outcome: "open" | "won" | "lost" | null;
+                                /** @description A refused object: the codes of the checks it failed (`MOVEMENT.*`) */
+                                failedChecks: string[];
                             };
                         }[];
                         watch: {
@@ -1326,6 +1385,95 @@ export interface operations {
                                 observed: string;
                                 /** @description The provider answer's field the observed value was read from */
                                 providerField: string | null;
+                            }[];
+                        }[];
+                        /** @description Cursor of the next page (pass it as `cursor`); `null` on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `READ_MODEL.NOT_READY` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    QueuesController_disputes: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            reference: string;
+                            /** @enum {string} */
+                            provider: "paystack" | "stripe" | "flutterwave" | "mpesa";
+                            /** @enum {string} */
+                            state: "PENDING" | "RECOVERING" | "MANUAL_REVIEW" | "SETTLED_CONSENSUS" | "FAILED_DECLINED" | "STATE_MISMATCH";
+                            /** @enum {string} */
+                            entitlementStatus: "LOCKED" | "UNLOCKED" | "HELD_IN_REVIEW";
+                            /** @description Integer, minor units of `currency` */
+                            amountMinor: number;
+                            currency: string;
+                            userId: string | null;
+                            email: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                            /** @enum {string} */
+                            moneyState: "none" | "partially_refunded" | "refunded" | "reversed" | "disputed" | "charged_back";
+                            /** @description Money returned so far (refunds before the dispute), integer minor units */
+                            returnedMinor: number;
+                            disputes: {
+                                /** @description The provider's dispute id */
+                                providerId: string;
+                                /** @description The disputed amount, integer minor units */
+                                amountMinor: number;
+                                /** @description The payer's reason as the provider names it */
+                                reason: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                openedAt: string;
                             }[];
                         }[];
                         /** @description Cursor of the next page (pass it as `cursor`); `null` on the last page */
@@ -4230,8 +4378,12 @@ export const pathsApiV1TransactionsGetResponses200ContentApplicationJsonItemsEnt
 export const pathsApiV1TransactionsReferenceGetResponses200ContentApplicationJsonTransactionProviderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}"]["get"]["responses"]["200"]["content"]["application/json"]["transaction"]["provider"]> = ["paystack", "stripe", "flutterwave", "mpesa"];
 export const pathsApiV1TransactionsReferenceGetResponses200ContentApplicationJsonTransactionStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}"]["get"]["responses"]["200"]["content"]["application/json"]["transaction"]["state"]> = ["PENDING", "RECOVERING", "MANUAL_REVIEW", "SETTLED_CONSENSUS", "FAILED_DECLINED", "STATE_MISMATCH"];
 export const pathsApiV1TransactionsReferenceGetResponses200ContentApplicationJsonTransactionEntitlementStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}"]["get"]["responses"]["200"]["content"]["application/json"]["transaction"]["entitlementStatus"]> = ["LOCKED", "UNLOCKED", "HELD_IN_REVIEW"];
+export const pathsApiV1TransactionsReferenceGetResponses200ContentApplicationJsonTransactionMoneyStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}"]["get"]["responses"]["200"]["content"]["application/json"]["transaction"]["moneyState"]> = ["none", "partially_refunded", "refunded", "reversed", "disputed", "charged_back"];
 export const pathsApiV1TransactionsReferenceGetResponses200ContentApplicationJsonTimelineAdminActionActionValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}"]["get"]["responses"]["200"]["content"]["application/json"]["timeline"]["adminAction"]["action"]> = ["transaction.reconcile", "delivery.resend", "endpoint.recover", "endpoint.enable", "endpoint.disable", "user.create", "user.update", "proposal.create", "proposal.approve", "proposal.reject", "unmatched_payment.close", "reconciliation.run_start", "reconciliation_exception.resolve"];
 export const pathsApiV1TransactionsReferenceGetResponses200ContentApplicationJsonTimelineAdminActionOutcomeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}"]["get"]["responses"]["200"]["content"]["application/json"]["timeline"]["adminAction"]["outcome"]> = ["succeeded", "failed"];
+export const pathsApiV1TransactionsReferenceGetResponses200ContentApplicationJsonTimelineMovementKindValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}"]["get"]["responses"]["200"]["content"]["application/json"]["timeline"]["movement"]["kind"]> = ["refund", "reversal", "dispute"];
+export const pathsApiV1TransactionsReferenceGetResponses200ContentApplicationJsonTimelineMovementMoneyStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}"]["get"]["responses"]["200"]["content"]["application/json"]["timeline"]["movement"]["moneyState"]> = ["none", "partially_refunded", "refunded", "reversed", "disputed", "charged_back"];
+export const pathsApiV1TransactionsReferenceGetResponses200ContentApplicationJsonTimelineMovementOutcomeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}"]["get"]["responses"]["200"]["content"]["application/json"]["timeline"]["movement"]["outcome"]> = ["open", "won", "lost"];
 export const pathsApiV1QueuesHeldInReviewGetResponses200ContentApplicationJsonItemsProviderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/queues/held-in-review"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["provider"]> = ["paystack", "stripe", "flutterwave", "mpesa"];
 export const pathsApiV1QueuesHeldInReviewGetResponses200ContentApplicationJsonItemsStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/queues/held-in-review"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["state"]> = ["PENDING", "RECOVERING", "MANUAL_REVIEW", "SETTLED_CONSENSUS", "FAILED_DECLINED", "STATE_MISMATCH"];
 export const pathsApiV1QueuesHeldInReviewGetResponses200ContentApplicationJsonItemsEntitlementStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/queues/held-in-review"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["entitlementStatus"]> = ["LOCKED", "UNLOCKED", "HELD_IN_REVIEW"];
@@ -4241,6 +4393,10 @@ export const pathsApiV1QueuesManualReviewGetResponses200ContentApplicationJsonIt
 export const pathsApiV1QueuesStateMismatchGetResponses200ContentApplicationJsonItemsProviderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/queues/state-mismatch"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["provider"]> = ["paystack", "stripe", "flutterwave", "mpesa"];
 export const pathsApiV1QueuesStateMismatchGetResponses200ContentApplicationJsonItemsStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/queues/state-mismatch"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["state"]> = ["PENDING", "RECOVERING", "MANUAL_REVIEW", "SETTLED_CONSENSUS", "FAILED_DECLINED", "STATE_MISMATCH"];
 export const pathsApiV1QueuesStateMismatchGetResponses200ContentApplicationJsonItemsEntitlementStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/queues/state-mismatch"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["entitlementStatus"]> = ["LOCKED", "UNLOCKED", "HELD_IN_REVIEW"];
+export const pathsApiV1QueuesDisputesGetResponses200ContentApplicationJsonItemsProviderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/queues/disputes"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["provider"]> = ["paystack", "stripe", "flutterwave", "mpesa"];
+export const pathsApiV1QueuesDisputesGetResponses200ContentApplicationJsonItemsStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/queues/disputes"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["state"]> = ["PENDING", "RECOVERING", "MANUAL_REVIEW", "SETTLED_CONSENSUS", "FAILED_DECLINED", "STATE_MISMATCH"];
+export const pathsApiV1QueuesDisputesGetResponses200ContentApplicationJsonItemsEntitlementStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/queues/disputes"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["entitlementStatus"]> = ["LOCKED", "UNLOCKED", "HELD_IN_REVIEW"];
+export const pathsApiV1QueuesDisputesGetResponses200ContentApplicationJsonItemsMoneyStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/queues/disputes"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["moneyState"]> = ["none", "partially_refunded", "refunded", "reversed", "disputed", "charged_back"];
 export const pathsApiV1QueuesUnmatchedPaymentsGetResponses200ContentApplicationJsonItemsProviderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/queues/unmatched-payments"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["provider"]> = ["paystack", "stripe", "flutterwave", "mpesa"];
 export const pathsApiV1OverviewGetResponses200ContentApplicationJsonDeadLetteredMessagesOneOf0StatusValues: ReadonlyArray<Extract<FlattenedDeepRequired<paths>["/api/v1/overview"]["get"]["responses"]["200"]["content"]["application/json"]["deadLetteredMessages"], {
     status: unknown;
