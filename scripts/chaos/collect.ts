@@ -4,6 +4,7 @@ import { createLogger } from '@settle/platform';
 import { readTopics, type StackApp } from '@settle/testing';
 import type { ChaosBed } from './bed.js';
 import { secretsIn, TERMINAL_STATES, type ChaosFacts, type CheckoutFact, type GrantFact } from './invariants.js';
+import type { AfterSettlementScenario } from '../demo/scenarios.js';
 import type { LoadedCheckout } from './load.js';
 
 const OUTBOXES = ['ingestion', 'verifier', 'ledger', 'sweeper', 'dispatcher'] as const;
@@ -34,6 +35,8 @@ export interface Progress {
   processed: number;
   /** Deliveries of these grants still pending. */
   pending: number;
+  /** Payments refunded or charged back after they settled whose money state is not in the read model yet. */
+  moneyOpen: number;
 }
 
 /** Reads a scenario's {@link Progress}. */
@@ -51,6 +54,12 @@ export async function progressOf(bed: ChaosBed, checkouts: readonly LoadedChecko
        FROM dispatcher.events e LEFT JOIN dispatcher.deliveries d ON d.event_id = e.event_id WHERE e.reference = ANY($1)`,
     [refs],
   );
+  const moved = checkouts.filter((c) => c.moneyMoved);
+  const money = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM unnest($1::text[], $2::text[]) AS m(reference, expected)
+       LEFT JOIN read_model.transaction_status s ON s.reference = m.reference WHERE s.money_state IS DISTINCT FROM m.expected`,
+    [moved.map((c) => c.reference), moved.map((c) => (c.outcome as AfterSettlementScenario).expectedMoneyState)],
+  );
   const processed = await bed.customer.db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM settle_receiver.events WHERE event_id = ANY($1) AND state = 'processed'`,
     [grants.map((g) => g.eventId)],
@@ -62,22 +71,31 @@ export async function progressOf(bed: ChaosBed, checkouts: readonly LoadedChecko
     recorded: recorded.rows[0]!.n,
     processed: processed.rows[0]!.n,
     pending: recorded.rows[0]!.pending,
+    moneyOpen: money.rows[0]!.n,
   };
 }
 
 /** True when nothing more is expected to move for these checkouts. */
 export function isQuiet(p: Progress): boolean {
-  return p.open === 0 && p.outboxRows === 0 && p.grants === p.recorded && p.processed === p.grants && p.pending === 0;
+  return p.open === 0 && p.outboxRows === 0 && p.grants === p.recorded && p.processed === p.grants && p.pending === 0 && p.moneyOpen === 0;
 }
 
-/** The ledger's grants of these references. */
+/** The ledger's entitlement events (grants, revocations, reinstatements) of these references. */
 async function grantIds(bed: ChaosBed, refs: readonly string[]): Promise<GrantFact[]> {
-  const { rows } = await bed.stack.db.query<{ event_id: string; user_id: string; expires_at: string }>(
-    `SELECT event_id::text, data->>'user_id' AS user_id, data->>'expires_at' AS expires_at
-       FROM ledger.events WHERE event_type = 'EntitlementGranted' AND data->>'reference' = ANY($1)`,
+  const { rows } = await bed.stack.db.query<{ event_id: string; event_type: string; reference: string; revision: string; user_id: string; expires_at: string }>(
+    `SELECT event_id::text, event_type, data->>'reference' AS reference, revision, data->>'user_id' AS user_id, data->>'expires_at' AS expires_at
+       FROM ledger.events
+      WHERE event_type IN ('EntitlementGranted', 'EntitlementRevoked', 'EntitlementReinstated') AND data->>'reference' = ANY($1)`,
     [refs],
   );
-  return rows.map((r) => ({ eventId: r.event_id, userId: r.user_id, expiresAt: r.expires_at }));
+  return rows.map((r) => ({
+    eventId: r.event_id,
+    type: r.event_type,
+    reference: r.reference,
+    revision: Number(r.revision),
+    userId: r.user_id,
+    expiresAt: r.expires_at,
+  }));
 }
 
 /**
@@ -119,11 +137,14 @@ export async function collectFacts(bed: ChaosBed, all: readonly LoadedCheckout[]
   const db = stack.db;
   const checkouts = all.filter((c) => c.registered);
   const refs = checkouts.map((c) => c.reference);
-  const states = new Map(
-    (
-      await db.query<{ reference: string; state: string }>('SELECT reference, state FROM read_model.transaction_status WHERE reference = ANY($1)', [refs])
-    ).rows.map((r) => [r.reference, r.state]),
-  );
+  const statusRows = (
+    await db.query<{ reference: string; state: string; money_state: string }>(
+      'SELECT reference, state, money_state FROM read_model.transaction_status WHERE reference = ANY($1)',
+      [refs],
+    )
+  ).rows;
+  const states = new Map(statusRows.map((r) => [r.reference, r.state]));
+  const moneyStates = new Map(statusRows.map((r) => [r.reference, r.money_state]));
   const ledger = new Map(
     (
       await db.query<{ stream_id: string; events: string[] }>(
@@ -139,7 +160,8 @@ export async function collectFacts(bed: ChaosBed, all: readonly LoadedCheckout[]
   for (const m of onTopics) {
     const reference = m.payload.reference;
     if (!reference || !wanted.has(reference)) continue;
-    if (m.type === 'SettlementRecorded') settlementIds.set(reference, [...(settlementIds.get(reference) ?? []), m.payload.event_id]);
+    if (m.type === 'SettlementRecorded' || m.type === 'MoneyMovementRecorded')
+      settlementIds.set(reference, [...(settlementIds.get(reference) ?? []), m.payload.event_id]);
     if (m.type === 'ProviderWebhookReceived') publishedWebhooks.push(String(m.payload.body_sha256));
   }
   const facts: CheckoutFact[] = checkouts.map((c) => {
@@ -153,6 +175,8 @@ export async function collectFacts(bed: ChaosBed, all: readonly LoadedCheckout[]
       ledgerEvents: ledger.get(c.reference) ?? [],
       settlementEventIds: [...new Set(ids)],
       settlementRecords: ids.length,
+      expectedMoneyState: c.moneyMoved ? (c.outcome as AfterSettlementScenario).expectedMoneyState : null,
+      observedMoneyState: moneyStates.get(c.reference) ?? null,
     };
   });
 

@@ -18,16 +18,28 @@ export interface CheckoutFact {
   observedState: string | null;
   /** Event types of the transaction's ledger stream, in order. */
   ledgerEvents: string[];
-  /** Distinct event ids of the `SettlementRecorded` records on the settlements topic for it. */
+  /** Distinct event ids of the records on the settlements topic for it (`SettlementRecorded`, `MoneyMovementRecorded`). */
   settlementEventIds: string[];
   /** Records for it on the settlements topic, duplicates included. */
   settlementRecords: number;
+  /** After settlement: the money state its scenario ends in (refunded, charged back), `null` for the others. */
+  expectedMoneyState: string | null;
+  /** Its money state in `read_model.transaction_status` (`none` when nothing moved). */
+  observedMoneyState: string | null;
 }
 
-/** One entitlement grant of the ledger (an `EntitlementGranted` event): its customer-facing id. */
+/**
+ * One event of an entitlement stream in the ledger (a grant, a revocation or a reinstatement):
+ * its customer-facing id, the payment it concerns and its place in the stream.
+ */
 export interface GrantFact {
   eventId: string;
   userId: string;
+  /** `EntitlementGranted`, `EntitlementRevoked` or `EntitlementReinstated`. */
+  type: string;
+  reference: string;
+  /** Its revision in the user's entitlement stream. */
+  revision: number;
   /** ISO 8601. */
   expiresAt: string;
 }
@@ -117,9 +129,10 @@ export function checkChains(facts: Pick<ChaosFacts, 'chainBreak'>): InvariantRes
 }
 
 /**
- * The settlements topic carries one distinct `SettlementRecorded` per ledger outcome of a
- * transaction stream (a record repeated with its event id, a relay's re-publication, is counted
- * but allowed: consumers de-duplicate by event id).
+ * The settlements topic carries one distinct record per event of a transaction stream: a
+ * `SettlementRecorded` per outcome, a `MoneyMovementRecorded` per money fact after it (a record
+ * repeated with its event id, a relay's re-publication, is counted but allowed: consumers
+ * de-duplicate by event id).
  */
 export function checkSettlementEvents(facts: Pick<ChaosFacts, 'checkouts'>): InvariantResult {
   let ledger = 0;
@@ -139,23 +152,50 @@ export function checkSettlementEvents(facts: Pick<ChaosFacts, 'checkouts'>): Inv
   };
 }
 
-/** Each grant's event id ran the customer's business logic exactly once; each user's expiry there is the latest granted. */
+/**
+ * Each entitlement event's id (grants and revocations) ran the customer's business logic exactly
+ * once; each user's expiry there is the ledger's: that of the highest revision of the user's stream.
+ */
 export function checkEntitlements(facts: Pick<ChaosFacts, 'grants' | 'customerRuns' | 'customerExpiry'>): InvariantResult {
   const never = count(facts.grants, (g) => (facts.customerRuns[g.eventId] ?? 0) === 0);
   const twice = count(facts.grants, (g) => (facts.customerRuns[g.eventId] ?? 0) > 1);
   const granted = new Set(facts.grants.map((g) => g.eventId));
   const unknown = count(Object.keys(facts.customerRuns), (id) => !granted.has(id));
-  const latest = new Map<string, number>();
-  for (const g of facts.grants) latest.set(g.userId, Math.max(latest.get(g.userId) ?? 0, Date.parse(g.expiresAt)));
+  const last = new Map<string, GrantFact>();
+  for (const g of facts.grants) if ((last.get(g.userId)?.revision ?? -1) < g.revision) last.set(g.userId, g);
   let stale = 0;
-  for (const [user, expiry] of latest) {
+  for (const [user, g] of last) {
     const seen = facts.customerExpiry[user];
-    if (seen === undefined || Date.parse(seen) !== expiry) stale += 1;
+    if (seen === undefined || Date.parse(seen) !== Date.parse(g.expiresAt)) stale += 1;
   }
+  const revocations = count(facts.grants, (g) => g.type === 'EntitlementRevoked');
   return {
-    name: 'entitlements ran once, expiry is the latest',
+    name: "entitlement events ran once, expiry is the ledger's",
     ok: never === 0 && twice === 0 && unknown === 0 && stale === 0,
-    detail: `${facts.grants.length} grants: ${never} never ran, ${twice} ran twice or more, ${unknown} unknown ran; ${stale} of ${latest.size} users with another expiry`,
+    detail: `${facts.grants.length} events (${revocations} revocations): ${never} never ran, ${twice} ran twice or more, ${unknown} unknown ran; ${stale} of ${last.size} users with another expiry`,
+  };
+}
+
+/**
+ * Every payment refunded or charged back after it settled ends with that money state in the
+ * ledger's read model, and exactly one revocation of its grant (docs/state-machine.md, "The money
+ * after settlement"); no other payment's grant was revoked.
+ */
+export function checkMoneyAfterSettlement(facts: Pick<ChaosFacts, 'checkouts' | 'grants'>): InvariantResult {
+  const moved = facts.checkouts.filter((c) => c.expectedMoneyState !== null);
+  const revoked = new Map<string, number>();
+  for (const g of facts.grants) if (g.type === 'EntitlementRevoked') revoked.set(g.reference, (revoked.get(g.reference) ?? 0) + 1);
+  const wrongState = moved.filter((c) => c.observedMoneyState !== c.expectedMoneyState);
+  const notRevokedOnce = moved.filter((c) => revoked.get(c.reference) !== 1);
+  const movedRefs = new Set(moved.map((c) => c.reference));
+  const spurious = count([...revoked.keys()], (reference) => !movedRefs.has(reference));
+  const example = [...wrongState, ...notRevokedOnce][0];
+  return {
+    name: 'money after settlement recorded, grant revoked once',
+    ok: wrongState.length === 0 && notRevokedOnce.length === 0 && spurious === 0,
+    detail:
+      `${moved.length} refunded or charged back: ${wrongState.length} with another money state, ${notRevokedOnce.length} not revoked exactly once; ${spurious} other grants revoked` +
+      (example ? ` (e.g. ${example.reference}: ${example.observedMoneyState ?? 'none'}, ${revoked.get(example.reference) ?? 0} revocations)` : ''),
   };
 }
 
@@ -227,6 +267,7 @@ export function checkInvariants(facts: ChaosFacts, expected: Expectations = {}):
     checkChains(facts),
     checkSettlementEvents(facts),
     checkEntitlements(facts),
+    checkMoneyAfterSettlement(facts),
     checkWebhooks(facts),
     checkBacklog(facts, expected),
     checkSecrets(facts),

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { Answer, SandboxBehaviour } from '../ops/clients.js';
-import { SCENARIOS, type Scenario } from '../demo/scenarios.js';
+import { AFTER_SETTLEMENT, SCENARIOS, type AfterSettlementScenario, type Scenario } from '../demo/scenarios.js';
 import type { ChaosBed } from './bed.js';
 
 /** One checkout of the load. */
@@ -14,6 +14,8 @@ export interface LoadedCheckout {
   behaviour: SandboxBehaviour;
   /** True once ingestion accepted its registration (202). */
   registered: boolean;
+  /** After settlement: true once the sandbox refunded it or decided its dispute lost (its notifications sent). */
+  moneyMoved?: boolean;
   /** Why the flow gave up, when it did. */
   error?: string;
 }
@@ -34,6 +36,34 @@ export interface Load {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * The load's outcomes: the demo's, then the payments refunded or charged back after they settled
+ * (their notifications reach Settle; the reversal, which only a reconciliation run finds, is the
+ * demo's).
+ */
+export const LOAD_OUTCOMES: readonly Scenario[] = [...SCENARIOS, ...AFTER_SETTLEMENT.filter((s) => s.action !== 'reverse')];
+
+/**
+ * Once the checkout settled (read through ingestion, every 500 ms, at most 120 s), its money goes
+ * back at the provider: refunded in full, or disputed and the dispute lost, each notified.
+ *
+ * @throws Error when it never settles, or the sandbox keeps refusing.
+ */
+async function moneyBack(bed: ChaosBed, c: LoadedCheckout, scenario: AfterSettlementScenario): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while ((await bed.stack.ingestion.status(c.reference).catch(() => null))?.body?.state !== 'SETTLED_CONSENSUS') {
+    if (Date.now() > deadline) throw new Error(`${c.reference} never settled, so its money could not go back`);
+    await sleep(500);
+  }
+  if (scenario.action === 'refund') {
+    await untilAccepted(`refund ${c.reference}`, () => bed.sandbox.refund(c.reference), 201, 90_000);
+  } else {
+    const dispute = await untilAccepted(`dispute ${c.reference}`, () => bed.sandbox.dispute(c.reference, { reason: 'fraudulent' }), 201, 90_000);
+    await untilAccepted(`lose dispute ${c.reference}`, () => bed.sandbox.resolveDispute(dispute.body.id, { outcome: 'lost' }), 200, 90_000);
+  }
+  c.moneyMoved = true;
+}
+
+/**
  * Calls as an upstream service would: again after a 5xx or a network error, every 250 ms, until
  * `expected` comes back or `timeoutMs` passes.
  *
@@ -52,8 +82,9 @@ async function untilAccepted<T>(what: string, call: () => Promise<Answer<T>>, ex
 
 /**
  * Starts a steady checkout load: `count` checkouts, one every `1000 / ratePerSecond` ms, their
- * sandbox outcomes taken in turn from the demo's (scripts/demo/scenarios.ts), two checkouts per
- * user (so settled pairs give a `subscription_started` then a `subscription_renewed`). Each flow
+ * sandbox outcomes taken in turn from {@link LOAD_OUTCOMES} (the demo's, and payments refunded or
+ * charged back once settled), two checkouts per user (so settled pairs give a
+ * `subscription_started` then a `subscription_renewed`). Each flow
  * is what the demo does (sandbox transaction, registration, payment, completion), retried as an
  * upstream service would through an outage of ingestion or its database (at most 90 s).
  *
@@ -70,7 +101,7 @@ export function startLoad(
     behaviourOf?: (index: number, outcome: Scenario) => SandboxBehaviour;
   },
 ): Load {
-  const outcomes = options.outcomes ?? SCENARIOS;
+  const outcomes = options.outcomes ?? LOAD_OUTCOMES;
   const run = `${options.tag}_${randomBytes(3).toString('hex')}`;
   const checkouts: LoadedCheckout[] = [];
   const flows: Array<Promise<void>> = [];
@@ -97,6 +128,7 @@ export function startLoad(
       c.registered = true;
       await untilAccepted(`pay ${c.reference}`, () => bed.sandbox.pay(c.reference), 200, 90_000);
       await untilAccepted(`complete ${c.reference}`, () => bed.stack.ingestion.complete(c.reference), 202, 90_000);
+      if ('action' in c.outcome) await moneyBack(bed, c, c.outcome as AfterSettlementScenario);
     } catch (error) {
       c.error = error instanceof Error ? error.message : String(error);
     }

@@ -10,6 +10,8 @@ const settled = (reference: string, userId: string): CheckoutFact => ({
   ledgerEvents: ['TransactionSettled'],
   settlementEventIds: [`s-${reference}`],
   settlementRecords: 1,
+  expectedMoneyState: null,
+  observedMoneyState: 'none',
 });
 
 /** Two settled checkouts of one user, one decline, every fact as it should be. */
@@ -27,15 +29,29 @@ function healthy(): ChaosFacts {
         ledgerEvents: ['PaymentDeclined'],
         settlementEventIds: ['s-ref_c'],
         settlementRecords: 1,
+        expectedMoneyState: null,
+        observedMoneyState: null,
+      },
+      // Settled, then refunded: a money fact after the outcome (its own record on the settlements topic), and the grant revoked.
+      {
+        ...settled('ref_d', 'u3'),
+        outcome: 'paid, then refunded',
+        ledgerEvents: ['TransactionSettled', 'RefundRecorded'],
+        settlementEventIds: ['s-ref_d', 'm-ref_d'],
+        settlementRecords: 2,
+        expectedMoneyState: 'refunded',
+        observedMoneyState: 'refunded',
       },
     ],
     chainBreak: null,
     grants: [
-      { eventId: 'g1', userId: 'u1', expiresAt: '2027-02-01T00:00:00.000Z' },
-      { eventId: 'g2', userId: 'u1', expiresAt: '2027-03-01T00:00:00.000Z' },
+      { eventId: 'g1', userId: 'u1', type: 'EntitlementGranted', reference: 'ref_a', revision: 0, expiresAt: '2027-02-01T00:00:00.000Z' },
+      { eventId: 'g2', userId: 'u1', type: 'EntitlementGranted', reference: 'ref_b', revision: 1, expiresAt: '2027-03-01T00:00:00.000Z' },
+      { eventId: 'g3', userId: 'u3', type: 'EntitlementGranted', reference: 'ref_d', revision: 0, expiresAt: '2027-02-01T00:00:00.000Z' },
+      { eventId: 'r3', userId: 'u3', type: 'EntitlementRevoked', reference: 'ref_d', revision: 1, expiresAt: '2027-01-02T00:00:00.000Z' },
     ],
-    customerRuns: { g1: 1, g2: 1 },
-    customerExpiry: { u1: '2027-03-01T00:00:00.000Z' },
+    customerRuns: { g1: 1, g2: 1, g3: 1, r3: 1 },
+    customerExpiry: { u1: '2027-03-01T00:00:00.000Z', u3: '2027-01-02T00:00:00.000Z' },
     acknowledgedWebhooks: ['h1'],
     inboxWebhooks: ['h1', 'h2'],
     publishedWebhooks: ['h1', 'h2'],
@@ -93,10 +109,33 @@ describe('chaos invariants', () => {
     expect(failed(repeated)).toEqual([]);
   });
 
-  it('a grant run twice, never run, or an older expiry at the customer fails', () => {
-    expect(failed({ ...healthy(), customerRuns: { g1: 2, g2: 1 } })).toEqual(['entitlements ran once, expiry is the latest']);
-    expect(failed({ ...healthy(), customerRuns: { g1: 1 } })).toEqual(['entitlements ran once, expiry is the latest']);
-    expect(failed({ ...healthy(), customerExpiry: { u1: '2027-02-01T00:00:00.000Z' } })).toEqual(['entitlements ran once, expiry is the latest']);
+  it("an entitlement event run twice or never, or an expiry at the customer other than the ledger's last revision, fails", () => {
+    const name = "entitlement events ran once, expiry is the ledger's";
+    expect(failed({ ...healthy(), customerRuns: { g1: 2, g2: 1, g3: 1, r3: 1 } })).toEqual([name]);
+    expect(failed({ ...healthy(), customerRuns: { g1: 1, g2: 1, g3: 1 } })).toEqual([name]);
+    expect(failed({ ...healthy(), customerExpiry: { u1: '2027-02-01T00:00:00.000Z', u3: '2027-01-02T00:00:00.000Z' } })).toEqual([name]);
+    // The revocation's earlier expiry is the one to hold, not the grant's later one.
+    expect(failed({ ...healthy(), customerExpiry: { u1: '2027-03-01T00:00:00.000Z', u3: '2027-02-01T00:00:00.000Z' } })).toEqual([name]);
+  });
+
+  it('a refunded payment without its money state, without its revocation or revoked twice, or a revocation of another payment, fails', () => {
+    const name = 'money after settlement recorded, grant revoked once';
+    const unrecorded = healthy();
+    unrecorded.checkouts[3]!.observedMoneyState = 'none';
+    expect(failed(unrecorded)).toEqual([name]);
+    const unrevoked = healthy();
+    unrevoked.grants = unrevoked.grants.filter((g) => g.eventId !== 'r3');
+    unrevoked.customerRuns = { g1: 1, g2: 1, g3: 1 };
+    unrevoked.customerExpiry = { ...unrevoked.customerExpiry, u3: '2027-02-01T00:00:00.000Z' };
+    expect(failed(unrevoked)).toEqual([name]);
+    const twice = healthy();
+    twice.grants.push({ eventId: 'r4', userId: 'u3', type: 'EntitlementRevoked', reference: 'ref_d', revision: 2, expiresAt: '2027-01-02T00:00:00.000Z' });
+    twice.customerRuns = { ...twice.customerRuns, r4: 1 };
+    expect(failed(twice)).toEqual([name]);
+    const spurious = healthy();
+    spurious.grants.push({ eventId: 'r1', userId: 'u1', type: 'EntitlementRevoked', reference: 'ref_a', revision: 2, expiresAt: '2027-03-01T00:00:00.000Z' });
+    spurious.customerRuns = { ...spurious.customerRuns, r1: 1 };
+    expect(failed(spurious)).toEqual([name]);
   });
 
   it('an acknowledged webhook missing from the inbox, or stored and never published, fails', () => {
@@ -127,7 +166,7 @@ describe('chaos invariants', () => {
     const table = formatTable('scenario x', checkInvariants({ ...healthy(), chainBreak: 'broken at 3' }));
     const lines = table.split('\n');
     expect(lines[0]).toBe('scenario x');
-    expect(lines).toHaveLength(3 + 10);
+    expect(lines).toHaveLength(3 + 11);
     expect(lines.find((l) => l.startsWith('hash chains verify'))).toContain('FAILED');
   });
 });
