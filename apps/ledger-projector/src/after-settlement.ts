@@ -18,6 +18,7 @@ import {
 } from '@settle/domain';
 import {
   accessChangeLedgerEvent,
+  DuplicateEventIdError,
   entitlementEventOf,
   entitlementStream,
   expectedAfter,
@@ -59,8 +60,18 @@ interface Payment {
   money: PaymentMoney;
   /** Events of the transaction stream so far: its next expected revision. */
   length: number;
-  /** Ledger event id of its last money fact (stored, or decided in this batch), `null` before any. */
-  lastFactId: string | null;
+  /** Its money facts already stored, oldest first: each with its id and the message that caused it. */
+  stored: ReadonlyArray<{ eventId: string; causationId: string; rejected: boolean }>;
+}
+
+/** A payment whose grant one observation's money facts may change. */
+interface WantedChange {
+  payment: Payment;
+  /** The last money fact of the observation (stored before by the same message, or decided now): the change's cause and the source of its id. */
+  causeId: string;
+  at: number;
+  correlationId: string;
+  trace: TraceCarrier | undefined;
 }
 
 /** The domain observation a wire record stands for. */
@@ -126,7 +137,9 @@ export class AfterSettlementProjection {
     const payments = new Map<string, Payment | null>(references.map((r) => [r, paymentOf(r, streams.get(transactionStream(r)) ?? [])]));
 
     const appends = new Map<string, StreamAppend & { events: ReturnType<typeof moneyMovementLedgerEvent>[] }>();
-    const touched = new Map<string, { payment: Payment; at: number; correlationId: string; trace: TraceCarrier | undefined }>();
+    /** Items by the streams they append to, to dead-letter them when an append can never be. */
+    const itemsOf = new Map<string, number[]>();
+    const wanted: WantedChange[] = [];
     for (const { index, observed, trace } of items) {
       const payment = payments.get(observed.reference);
       if (!payment) {
@@ -143,7 +156,12 @@ export class AfterSettlementProjection {
         });
         continue;
       }
-      touched.set(observed.reference, { payment, at: observed.occurred_at, correlationId: observed.correlation_id, trace });
+      // The facts this message recorded in an earlier session (a redelivery after an event store
+      // committed them but not the access change) count as its own: the access follows them too.
+      const mine = payment.stored.filter((f) => f.causationId === observed.event_id);
+      let causeId = mine.filter((f) => !f.rejected).at(-1)?.eventId ?? null;
+      const stream = transactionStream(observed.reference);
+      itemsOf.set(stream, [...(itemsOf.get(stream) ?? []), index]);
       for (const movement of observed.movements) {
         const observation = observationOf(movement);
         if (!observation) continue;
@@ -171,84 +189,88 @@ export class AfterSettlementProjection {
             correlationId: observed.correlation_id,
             causationId: observed.event_id,
           });
-          const stream = transactionStream(observed.reference);
           const append = appends.get(stream) ?? { streamId: stream, events: [], expected: expectedAfter(payment.length), trace };
           append.events.push(ledgerEvent);
           appends.set(stream, append);
-          if (event.type !== 'MoneyMovementRejected') payment.lastFactId = ledgerEvent.eventId;
+          if (event.type !== 'MoneyMovementRejected') causeId = ledgerEvent.eventId;
           recorded.facts.push({ reference: observed.reference, event });
         }
       }
+      // Only an observation that recorded money facts (now, or in an earlier session of the same
+      // message) changes the access, to what the whole money says under today's policy: a policy
+      // change applies from the next fact recorded, never to a re-read of facts recorded before.
+      if (payment.granted && causeId !== null) wanted.push({ payment, causeId, at: observed.occurred_at, correlationId: observed.correlation_id, trace });
     }
     const moneyAppends = [...appends.values()];
-    const accessAppends = await this.decideAccess(
-      session,
-      [...touched.values()].filter((t) => t.payment.granted),
-      recorded,
-    );
+    const accessAppends = await this.decideAccess(session, wanted, recorded, itemsOf);
     const all = [...moneyAppends, ...accessAppends];
     const outcomes = await session.append(all);
     for (const [i, outcome] of outcomes.entries()) {
-      if (outcome.status === 'rejected') throw new StreamMovedOn(all[i]!.streamId, outcome.error);
+      if (outcome.status !== 'rejected') continue;
+      const append = all[i]!;
+      // An event id stored in another stream can never be appended: those messages go to the
+      // dead-letter topic. Another writer moving the stream on is transient: the batch is retried.
+      if (!(outcome.error instanceof DuplicateEventIdError)) throw new StreamMovedOn(append.streamId, outcome.error);
+      for (const index of itemsOf.get(append.streamId) ?? []) {
+        recorded.failed.push({ index, error: new PermanentMessageError('LEDGER.DUPLICATE_EVENT_ID', outcome.error.message) });
+      }
     }
     return recorded;
   }
 
   /**
-   * Brings each touched payment's grant in line with its money (read the entitlement streams now,
-   * before any append to them): a grant that should no longer be in force ({@link grantInForce}
-   * under the entitlement's policy) and is not revoked is revoked; one revoked that should be in
-   * force again is reinstated. Decided from the whole state, not from this batch's facts alone, so
-   * a retry after a session that stored the money facts but not the change (an event store
-   * commits each append alone) still makes it; ids derive from the payment's last money fact, so
-   * the retry appends the same event.
+   * Brings the grant of each payment whose money an observation recorded in line with that money,
+   * on the entitlement streams read now (before any append to them): a grant that should no longer
+   * be in force ({@link grantInForce} under the entitlement's policy today) and is not revoked is
+   * revoked; one revoked that should be in force again is reinstated. The ids derive from the
+   * observation's last money fact, and the deciders change nothing already done, so a redelivery
+   * (also after an event store committed the facts but not the change) appends the change once.
    */
   private async decideAccess(
     session: LedgerSession,
-    touched: ReadonlyArray<{ payment: Payment; at: number; correlationId: string; trace: TraceCarrier | undefined }>,
+    wanted: readonly WantedChange[],
     recorded: MoneyRecorded,
+    itemsOf: Map<string, number[]>,
   ): Promise<StreamAppend[]> {
-    if (touched.length === 0) return [];
+    if (wanted.length === 0) return [];
     const streamOf = (p: Payment) => entitlementStream(p.outcome.expected.user_id, p.outcome.expected.entitlement);
-    const read = await session.readStreams([...new Set(touched.map((t) => streamOf(t.payment)))]);
+    const read = await session.readStreams([...new Set(wanted.map((w) => streamOf(w.payment)))]);
     const histories = new Map<string, EntitlementEvent[]>([...read].map(([id, events]) => [id, events.map(entitlementEventOf)]));
     const appends = new Map<string, StreamAppend & { events: ReturnType<typeof accessChangeLedgerEvent>[] }>();
-    for (const { payment, at, correlationId, trace } of touched) {
-      if (payment.lastFactId === null) continue;
+    for (const { payment, causeId, at, correlationId, trace } of wanted) {
       const stream = streamOf(payment);
       const history = histories.get(stream) ?? [];
       const state = foldEntitlement(history);
       const reference = payment.outcome.reference;
+      const moneyState = moneyStateOf(payment.money);
       const inForce = grantInForce(payment.money, this.policyOf(payment.outcome.expected.entitlement));
       const revoked = state.revoked.has(reference);
-      const moneyState = moneyStateOf(payment.money);
-      const decided =
-        !inForce && !revoked
-          ? decideRevoke(
-              {
-                type: 'RevokeEntitlement',
-                data: {
-                  eventId: deterministicId('EntitlementRevoked', payment.lastFactId),
-                  reference,
-                  reason: moneyState === 'none' ? 'partially_refunded' : moneyState,
-                  revokedAt: at,
-                },
+      if (inForce !== revoked) continue;
+      const decided = !inForce
+        ? decideRevoke(
+            {
+              type: 'RevokeEntitlement',
+              data: {
+                eventId: deterministicId('EntitlementRevoked', causeId),
+                reference,
+                reason: moneyState === 'none' ? 'partially_refunded' : moneyState,
+                revokedAt: at,
               },
-              state,
-            )
-          : inForce && revoked
-            ? decideReinstate(
-                { type: 'ReinstateEntitlement', data: { eventId: deterministicId('EntitlementReinstated', payment.lastFactId), reference, reinstatedAt: at } },
-                state,
-              )
-            : [];
-      for (const change of decided) {
+            },
+            state,
+          )
+        : decideReinstate(
+            { type: 'ReinstateEntitlement', data: { eventId: deterministicId('EntitlementReinstated', causeId), reference, reinstatedAt: at } },
+            state,
+          );
+      for (const decidedChange of decided) {
         const append = appends.get(stream) ?? { streamId: stream, events: [], expected: expectedAfter(state.streamLength), trace };
-        append.events.push(accessChangeLedgerEvent(change, { moneyEventId: payment.lastFactId, correlationId }));
+        append.events.push(accessChangeLedgerEvent(decidedChange, { moneyEventId: causeId, correlationId }));
         appends.set(stream, append);
-        history.push(change);
+        history.push(decidedChange);
         histories.set(stream, history);
-        recorded.changes.push(change);
+        recorded.changes.push(decidedChange);
+        itemsOf.set(stream, [...(itemsOf.get(stream) ?? []), ...(itemsOf.get(transactionStream(reference)) ?? [])]);
       }
     }
     return [...appends.values()];
@@ -273,16 +295,16 @@ export class StreamMovedOn extends Error {
  */
 function paymentOf(reference: string, events: readonly RecordedLedgerEvent[]): Payment | null {
   let outcome: TransactionOutcomeData | null = null;
-  const facts: MoneyMovementEvent[] = [];
+  const facts: Array<{ event: MoneyMovementEvent; eventId: string; causationId: string }> = [];
   for (const event of events) {
-    if (isMoneyMovementType(event.type)) facts.push(moneyMovementEventOf(event));
+    if (isMoneyMovementType(event.type)) facts.push({ event: moneyMovementEventOf(event), eventId: event.eventId, causationId: event.metadata.causationId });
     else outcome = transactionOutcomeOf(event).data;
   }
   if (!outcome || (outcome.state !== 'SETTLED_CONSENSUS' && outcome.state !== 'STATE_MISMATCH')) return null;
   const amountMinor = outcome.observed.amount_minor ?? outcome.expected.amount_minor;
   const currency = (outcome.observed.currency ?? outcome.expected.currency).toUpperCase();
   let money = paymentMoney(reference, { amountMinor, currency });
-  for (const fact of facts) money = evolveMoney(money, fact);
-  const last = events.findLast((e) => isMoneyMovementType(e.type) && e.type !== 'MoneyMovementRejected');
-  return { outcome, granted: outcome.state === 'SETTLED_CONSENSUS', money, length: events.length, lastFactId: last?.eventId ?? null };
+  for (const fact of facts) money = evolveMoney(money, fact.event);
+  const stored = facts.map((f) => ({ eventId: f.eventId, causationId: f.causationId, rejected: f.event.type === 'MoneyMovementRejected' }));
+  return { outcome, granted: outcome.state === 'SETTLED_CONSENSUS', money, length: events.length, stored };
 }

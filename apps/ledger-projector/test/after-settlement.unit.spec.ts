@@ -193,6 +193,24 @@ describe('ledger projector: refunds after settlement', () => {
     expect(access[1]!.data).toMatchObject({ reason: 'partially_refunded', expires_at: iso(SETTLED_AT + DAY) });
   });
 
+  it('a policy changed later applies to the facts recorded after it: a re-read of a partial refund kept before revokes nothing', async () => {
+    // Two projectors over one store: the same ledger before and after ACCESS_POLICIES changed.
+    const store = new InMemoryLedger();
+    const logger = createLogger('after-settlement-unit', 'fatal');
+    const under = (policies: Record<string, Partial<AccessPolicy>>) =>
+      new ProjectionService(new EventStoreLedgerWriter(store, async () => undefined), logger, undefined, new AfterSettlementProjection(logger, policies));
+    const partial = [refund('ps_policy', 'rfnd_1', 100_000)];
+    await under({}).handleBatch(items(settled('ps_policy')));
+    expect(await under({}).handleBatch(items(observed('ps_policy', SETTLED_AT + DAY, partial)))).toEqual([]);
+    // The same refund read again (another trigger: a reconciliation run) under a policy that revokes partial refunds.
+    expect(await under({ pro: { partialRefund: 'revoke' } }).handleBatch(items(observed('ps_policy', SETTLED_AT + 2 * DAY, partial)))).toEqual([]);
+    expect(types(await store.readStream(entitlementStream('user-ps_policy', 'pro')))).toEqual(['EntitlementGranted']);
+    // A new partial refund after the change: recorded, and under the new policy it revokes.
+    const second = [...partial, refund('ps_policy', 'rfnd_2', 50_000)];
+    expect(await under({ pro: { partialRefund: 'revoke' } }).handleBatch(items(observed('ps_policy', SETTLED_AT + 3 * DAY, second)))).toEqual([]);
+    expect(types(await store.readStream(entitlementStream('user-ps_policy', 'pro')))).toEqual(['EntitlementGranted', 'EntitlementRevoked']);
+  });
+
   it('a policy of another entitlement changes nothing for this one', async () => {
     const { service, accessStream } = projector({ 'pro-annual': { partialRefund: 'revoke' } });
     await service.handleBatch(items(settled('ps_other_policy')));

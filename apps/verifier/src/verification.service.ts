@@ -406,6 +406,11 @@ export class VerificationService {
     const events = decide({ type: 'RecordVerification', data: { reference, verificationId, trigger, verdict, verifiedAt } }, before);
     const after = fold(events, before);
     chain.state = after;
+    // A refund or dispute notification that reached a payment before its settlement: once this
+    // verification settled it, its money is read too (a refunded Stripe PaymentIntent stays
+    // `succeeded`, so nothing else would ever read that refund).
+    const movement =
+      step.webhook !== undefined && isMovementEventType(PROVIDER_REGISTRY[before.expectation.provider].webhook.movementNotifications, step.webhook.eventType);
     chain.results.push({
       trace: traceCarrierOf(traced),
       payload: toConsensusResult({
@@ -420,6 +425,7 @@ export class VerificationService {
         decidedAt: verifiedAt,
       }),
     });
+    if (movement && readsMovements(after.status, trigger, true)) await this.readMovements(chain, step);
   }
 
   /**
@@ -487,6 +493,15 @@ export class VerificationService {
     const { reference } = chain;
     const { trigger, context, webhook } = step;
     if (webhook) {
+      // A refund or dispute notification is about a payment's money, never a payment itself: it
+      // names a payment Settle may not know, and makes no unmatched payment candidate.
+      if (isMovementEventType(PROVIDER_REGISTRY[webhook.provider].webhook.movementNotifications, webhook.eventType)) {
+        this.logger.info(
+          { ...messageLogContext(context), reference, provider: webhook.provider },
+          'refund or dispute notification for a reference with no checkout; ignored',
+        );
+        return;
+      }
       if (!chain.candidate) {
         chain.candidate = {
           reference,

@@ -247,16 +247,29 @@ describe('VerificationService: the money of a settled payment', () => {
     },
   );
 
-  it('verifies a payment not yet settled as usual on a refund notification: a consensus result, no movements read', async () => {
+  it('verifies a payment not yet settled on a refund notification, and once it settled reads its money in the same step', async () => {
     const [ref] = fresh(1) as [string];
     const provider = settlingProvider(ref);
     const { service, store, movements, results } = harness(provider);
-    expect(await service.handleBatch(batchOf([registered(ref), webhookOf(ref, 'refund.processed')]))).toEqual([]);
+    const notification = webhookOf(ref, 'refund.processed');
+    expect(await service.handleBatch(batchOf([registered(ref), notification]))).toEqual([]);
     expect(provider.calls).toHaveLength(1);
-    expect(provider.movementCalls).toEqual([]);
     expect(results(ref).map((r) => [r.trigger, r.outcome])).toEqual([['webhook_received', 'SETTLED_CONSENSUS']]);
-    expect(movements(ref)).toEqual([]);
     expect(store.get(ref)?.state.status).toBe('SETTLED_CONSENSUS');
+    // A refunded PaymentIntent stays `succeeded`: without this read nothing would ever see the refund.
+    expect(provider.movementCalls).toEqual([ref]);
+    expect(movements(ref).map((m) => [m.trigger, m.causation_id])).toEqual([['webhook_received', notification.payload.event_id]]);
+  });
+
+  it('makes no unmatched payment candidate of a refund or dispute notification for a reference with no checkout', async () => {
+    const [ref] = fresh(1) as [string];
+    const provider = settlingProvider(ref);
+    const { service, store, movements } = harness(provider);
+    expect(await service.handleBatch(batchOf([webhookOf(ref, 'refund.processed'), webhookOf(ref, 'charge.dispute.create')]))).toEqual([]);
+    expect(provider.calls).toEqual([]);
+    expect(provider.movementCalls).toEqual([]);
+    expect(movements(ref)).toEqual([]);
+    expect((await store.loadCandidates([ref])).get(ref)).toBeUndefined();
   });
 
   it('reads the movements of a State Mismatch payment (its money arrived), never of a declined one', async () => {
