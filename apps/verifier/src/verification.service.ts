@@ -78,7 +78,7 @@ type Step =
       trigger: VerificationTrigger;
       context: MessageContext;
       /** A signed webhook's provider and arrival (epoch ms): what an unmatched payment candidate starts from. */
-      webhook?: { provider: ProviderName; at: number; correlationId: string; eventType: string };
+      webhook?: { provider: ProviderName; at: number; correlationId: string; movement: boolean };
     };
 
 /** One reference's work in a batch: its state as loaded, as decided so far, and what to write. */
@@ -333,7 +333,9 @@ export class VerificationService {
         return { kind: 'close', index, eventId: event.payload.event_id, payload: event.payload, context };
       case 'ProviderWebhookReceived': {
         const p = event.payload;
-        const webhook = { provider: p.provider, at: p.occurred_at, correlationId: p.correlation_id, eventType: p.provider_event_type };
+        // Whether it is a notification about a settled payment's money (a refund, a dispute), read once here.
+        const movement = isMovementEventType(PROVIDER_REGISTRY[p.provider].webhook.movementNotifications, p.provider_event_type);
+        const webhook = { provider: p.provider, at: p.occurred_at, correlationId: p.correlation_id, movement };
         return { kind: 'verify', index, eventId: p.event_id, trigger: 'webhook_received', context, webhook };
       }
       case 'VerificationRequested':
@@ -373,8 +375,7 @@ export class VerificationService {
     const before = chain.state;
     if (!isRegistered(before)) return this.verifyUnregistered(chain, step);
     if (isTerminal(before.status)) {
-      const movement =
-        step.webhook !== undefined && isMovementEventType(PROVIDER_REGISTRY[before.expectation.provider].webhook.movementNotifications, step.webhook.eventType);
+      const movement = step.webhook?.movement === true;
       if (readsMovements(before.status, trigger, movement)) return this.readMovements(chain, step);
       this.logger.debug({ reference, trigger, state: before.status }, 'already terminal; no provider query');
       return;
@@ -409,8 +410,7 @@ export class VerificationService {
     // A refund or dispute notification that reached a payment before its settlement: once this
     // verification settled it, its money is read too (a refunded Stripe PaymentIntent stays
     // `succeeded`, so nothing else would ever read that refund).
-    const movement =
-      step.webhook !== undefined && isMovementEventType(PROVIDER_REGISTRY[before.expectation.provider].webhook.movementNotifications, step.webhook.eventType);
+    const movement = step.webhook?.movement === true;
     chain.results.push({
       trace: traceCarrierOf(traced),
       payload: toConsensusResult({
@@ -495,7 +495,7 @@ export class VerificationService {
     if (webhook) {
       // A refund or dispute notification is about a payment's money, never a payment itself: it
       // names a payment Settle may not know, and makes no unmatched payment candidate.
-      if (isMovementEventType(PROVIDER_REGISTRY[webhook.provider].webhook.movementNotifications, webhook.eventType)) {
+      if (webhook.movement) {
         this.logger.info(
           { ...messageLogContext(context), reference, provider: webhook.provider },
           'refund or dispute notification for a reference with no checkout; ignored',
