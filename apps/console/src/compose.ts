@@ -3,6 +3,8 @@ import { ApprovalService } from './approvals/approval.service.js';
 import type { ProposalStore } from './approvals/proposal-store.port.js';
 import { UnmatchedPaymentMatch } from './unmatched/unmatched-payment-match.js';
 import { UnmatchedPaymentCloser } from './unmatched/unmatched-payment-closer.js';
+import { MismatchRefundDueCloser, StateMismatchAcceptAsPaid } from './mismatch/mismatch-resolution.js';
+import type { ProposalAction } from './approvals/proposal-action.js';
 import type { IngestionAdminOptions } from './reconcile/ingestion-admin.js';
 import type { Logger, Pool } from '@settle/platform';
 import { LedgerAuditTrail, type AuditLog } from './audit/ledger-audit-trail.js';
@@ -46,7 +48,7 @@ export interface ConsoleAdapters {
  */
 export function composeConsole(
   adapters: ConsoleAdapters,
-): Pick<ConsoleApiDeps, 'auth' | 'users' | 'audit' | 'transactions' | 'queues' | 'approvals' | 'unmatchedCloser' | 'reconciliationAdmin'> {
+): Pick<ConsoleApiDeps, 'auth' | 'users' | 'audit' | 'transactions' | 'queues' | 'approvals' | 'unmatchedCloser' | 'refundDueCloser' | 'reconciliationAdmin'> {
   const { pool, ledger, auditLog, authStore, logger, sessionTtlMs } = adapters;
   const audit = new LedgerAuditTrail(ledger, auditLog, logger);
   const transactions = new TransactionRepository(pool, ledger);
@@ -56,10 +58,17 @@ export function composeConsole(
     audit,
     transactions,
     queues: new ReviewQueues(pool, transactions),
-    approvals: new ApprovalService(adapters.proposals, audit, new Map([['unmatched_payment.match', new UnmatchedPaymentMatch(pool, adapters.ingestion)]]), {
-      ttlMs: adapters.proposalTtlMs,
-    }),
+    approvals: new ApprovalService(
+      adapters.proposals,
+      audit,
+      new Map<string, ProposalAction>([
+        ['unmatched_payment.match', new UnmatchedPaymentMatch(pool, adapters.ingestion)],
+        ['state_mismatch.accept_as_paid', new StateMismatchAcceptAsPaid(pool, adapters.ingestion)],
+      ]),
+      { ttlMs: adapters.proposalTtlMs },
+    ),
     unmatchedCloser: new UnmatchedPaymentCloser(adapters.ingestion),
+    refundDueCloser: new MismatchRefundDueCloser(pool, adapters.ingestion),
     reconciliationAdmin: new ReconciliationAdmin(adapters.ingestion),
   };
 }

@@ -25,7 +25,10 @@ export type ConsoleErrorCode =
   | 'CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND'
   | 'CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN'
   | 'CONSOLE.MATCH_REFUSED'
-  | 'CONSOLE.PROPOSAL_PENDING';
+  | 'CONSOLE.PROPOSAL_PENDING'
+  | 'CONSOLE.NOT_STATE_MISMATCH'
+  | 'CONSOLE.MISMATCH_RESOLVED'
+  | 'CONSOLE.MISMATCH_MONEY_RETURNED';
 
 /** Kind and problem title of each code (the HTTP edge maps the kind to a status). */
 const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
@@ -53,6 +56,9 @@ const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
   'CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN': { kind: 'conflict', title: 'The unmatched payment is not open' },
   'CONSOLE.MATCH_REFUSED': { kind: 'conflict', title: 'Ingestion refused the match' },
   'CONSOLE.PROPOSAL_PENDING': { kind: 'conflict', title: 'A proposal is already pending' },
+  'CONSOLE.NOT_STATE_MISMATCH': { kind: 'conflict', title: 'The transaction is not in State Mismatch' },
+  'CONSOLE.MISMATCH_RESOLVED': { kind: 'conflict', title: 'The State Mismatch is resolved already' },
+  'CONSOLE.MISMATCH_MONEY_RETURNED': { kind: 'conflict', title: 'Money of this payment went back to the payer' },
 };
 
 /**
@@ -75,6 +81,9 @@ const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
  * 409 (resolved already), `CONSOLE.RECONCILIATION_PROVIDER_CANNOT_LIST` 400 (M-Pesa has no list)
  * and `CONSOLE.RECONCILIATION_INVALID_WINDOW` 400 (`since` not before `until`, or more than 31
  * days), both as ingestion decides them; for the
+ * State Mismatch resolutions (docs/state-machine.md, "Resolving a State Mismatch"):
+ * `CONSOLE.NOT_STATE_MISMATCH`, `CONSOLE.MISMATCH_RESOLVED` and `CONSOLE.MISMATCH_MONEY_RETURNED`
+ * 409 (accepting a payment whose money went back); for the
  * approvals (docs/approvals.md): `CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND` 404,
  * `CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN` 409 (matched since), `CONSOLE.MATCH_REFUSED` 409 (ingestion
  * refused the checkout's terms: a registration under the reference with other terms, or terms it

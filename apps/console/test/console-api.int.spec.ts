@@ -464,6 +464,7 @@ describe('transactions', () => {
       lastTrigger: 'webhook_received',
       moneyState: 'none',
       returnedMinor: 0,
+      resolution: null,
     });
     expect(body.timeline).toEqual([
       expect.objectContaining({

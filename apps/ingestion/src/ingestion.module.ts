@@ -15,6 +15,7 @@ import { VerifyCheckoutHandler } from './checkouts/verify.commands.js';
 import { EntitlementsController } from './entitlements/entitlements.controller.js';
 import { AdminKeyGuard, ApiKeyGuard } from './http/api-key.guard.js';
 import { AdminController } from './checkouts/admin.controller.js';
+import { MismatchResolutionController } from './checkouts/mismatch-resolution.controller.js';
 import { ReconciliationController } from './reconciliation/reconciliation.controller.js';
 import { UnmatchedPaymentsController } from './unmatched/unmatched-payments.controller.js';
 import { CONFIG, LOGGER, METRICS, OUTBOX, OUTBOX_RELAY, PG_POOL, WEBHOOK_AUTHENTICATORS, WEBHOOK_SECRETS } from './tokens.js';
@@ -51,6 +52,7 @@ export interface IngestionInfrastructure {
 export const INGESTION_CONTROLLERS = [
   CheckoutsController,
   AdminController,
+  MismatchResolutionController,
   UnmatchedPaymentsController,
   ReconciliationController,
   EntitlementsController,

@@ -49,6 +49,7 @@ runHttpApp({
         'UnmatchedPaymentCloseRequested',
         'ReconciliationRunRequested',
         'ReconciliationExceptionResolveRequested',
+        'MismatchResolutionRequested',
       ],
       logger,
     });

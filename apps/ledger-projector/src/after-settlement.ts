@@ -1,20 +1,19 @@
 import {
+  closeRefundDue,
   decideMoneyMovement,
+  evolveMoney,
   decideReinstate,
   decideRevoke,
   DEFAULT_ACCESS_POLICY,
-  evolveMoney,
   foldEntitlement,
   grantInForce,
   moneyStateOf,
-  paymentMoney,
   type AccessPolicy,
   type EntitlementEvent,
   type EntitlementReinstated,
   type EntitlementRevoked,
   type MoneyMovementEvent,
   type MoneyMovementObservation,
-  type PaymentMoney,
 } from '@settle/domain';
 import {
   accessChangeLedgerEvent,
@@ -22,18 +21,16 @@ import {
   entitlementEventOf,
   entitlementStream,
   expectedAfter,
-  isMoneyMovementType,
-  moneyMovementEventOf,
+  mismatchResolutionLedgerEvent,
   moneyMovementLedgerEvent,
-  transactionOutcomeOf,
   transactionStream,
+  type LedgerEventInput,
   type LedgerSession,
-  type RecordedLedgerEvent,
   type StreamAppend,
-  type TransactionOutcomeData,
 } from '@settle/ledger';
 import { PermanentMessageError, type MoneyMovementsObservedV1 } from '@settle/messaging';
 import { deterministicId, type Logger, type TraceCarrier } from '@settle/platform';
+import { mismatchCaseOf, paymentOf, resolutionContextOf, type Payment } from './transaction-history.js';
 
 /** A `MoneyMovementsObserved` of the batch: what the verifier read of a settled payment's refunds, disputes and reversal. */
 export interface ObservedMovements {
@@ -48,20 +45,10 @@ export interface MoneyRecorded {
   facts: Array<{ reference: string; event: MoneyMovementEvent }>;
   /** Revocations and reinstatements appended. */
   changes: Array<EntitlementRevoked | EntitlementReinstated>;
+  /** References whose refund-due State Mismatch the facts closed. */
+  closed: string[];
   /** Messages that can never be recorded (their payment's stream is not what a money fact can follow), for the dead-letter topic. */
   failed: Array<{ index: number; error: unknown }>;
-}
-
-/** The payment a money fact is about, as its ledger stream records it. */
-interface Payment {
-  outcome: TransactionOutcomeData;
-  /** Whether the payment granted access (settled; a State Mismatch never granted). */
-  granted: boolean;
-  money: PaymentMoney;
-  /** Events of the transaction stream so far: its next expected revision. */
-  length: number;
-  /** Its money facts already stored, oldest first: each with its id and the message that caused it. */
-  stored: ReadonlyArray<{ eventId: string; causationId: string; rejected: boolean }>;
 }
 
 /** A payment whose grant one observation's money facts may change. */
@@ -130,13 +117,13 @@ export class AfterSettlementProjection {
    *   on between its read and its append (transient: the batch is retried and decides again).
    */
   async project(session: LedgerSession, items: readonly ObservedMovements[]): Promise<MoneyRecorded> {
-    const recorded: MoneyRecorded = { facts: [], changes: [], failed: [] };
+    const recorded: MoneyRecorded = { facts: [], changes: [], closed: [], failed: [] };
     if (items.length === 0) return recorded;
     const references = [...new Set(items.map((i) => i.observed.reference))];
     const streams = await session.readStreams(references.map(transactionStream));
     const payments = new Map<string, Payment | null>(references.map((r) => [r, paymentOf(r, streams.get(transactionStream(r)) ?? [])]));
 
-    const appends = new Map<string, StreamAppend & { events: ReturnType<typeof moneyMovementLedgerEvent>[] }>();
+    const appends = new Map<string, StreamAppend & { events: LedgerEventInput[] }>();
     /** Items by the streams they append to, to dead-letter them when an append can never be. */
     const itemsOf = new Map<string, number[]>();
     const wanted: WantedChange[] = [];
@@ -196,6 +183,7 @@ export class AfterSettlementProjection {
           recorded.facts.push({ reference: observed.reference, event });
         }
       }
+      this.closeRefundDue(payment, observed, appends, recorded, trace);
       // Only an observation that recorded money facts (now, or in an earlier session of the same
       // message) changes the access, to what the whole money says under today's policy: a policy
       // change applies from the next fact recorded, never to a re-read of facts recorded before.
@@ -216,6 +204,38 @@ export class AfterSettlementProjection {
       }
     }
     return recorded;
+  }
+
+  /**
+   * Closes a refund-due State Mismatch whose captured money the facts so far return in whole
+   * (docs/state-machine.md, "Resolving a State Mismatch"): `MismatchRefundDueClosed` follows them in
+   * the same append, its id derived from the reference (a stream closes once).
+   */
+  private closeRefundDue(
+    payment: Payment,
+    observed: MoneyMovementsObservedV1,
+    appends: Map<string, StreamAppend & { events: LedgerEventInput[] }>,
+    recorded: MoneyRecorded,
+    trace: TraceCarrier | undefined,
+  ): void {
+    const closing = closeRefundDue(mismatchCaseOf(payment), observed.occurred_at);
+    if (!closing || payment.resolutionRequestId === null) return;
+    payment.resolution = 'refunded';
+    const stream = transactionStream(observed.reference);
+    const append = appends.get(stream) ?? { streamId: stream, events: [], expected: expectedAfter(payment.length), trace };
+    append.events.push(
+      mismatchResolutionLedgerEvent(
+        closing,
+        resolutionContextOf(payment, {
+          requestId: payment.resolutionRequestId,
+          eventId: deterministicId('MismatchRefundDueClosed', observed.reference),
+          correlationId: observed.correlation_id,
+          causationId: observed.event_id,
+        }),
+      ),
+    );
+    appends.set(stream, append);
+    recorded.closed.push(observed.reference);
   }
 
   /**
@@ -286,25 +306,4 @@ export class StreamMovedOn extends Error {
     super(`ledger stream ${stream} moved on while its money facts were decided; retrying`, { cause });
     this.name = 'StreamMovedOn';
   }
-}
-
-/**
- * The payment a transaction stream records: its last outcome, when that outcome says the money
- * arrived (`SETTLED_CONSENSUS`, or `STATE_MISMATCH` with an amount the provider confirmed), and
- * its money facts so far; `null` otherwise.
- */
-function paymentOf(reference: string, events: readonly RecordedLedgerEvent[]): Payment | null {
-  let outcome: TransactionOutcomeData | null = null;
-  const facts: Array<{ event: MoneyMovementEvent; eventId: string; causationId: string }> = [];
-  for (const event of events) {
-    if (isMoneyMovementType(event.type)) facts.push({ event: moneyMovementEventOf(event), eventId: event.eventId, causationId: event.metadata.causationId });
-    else outcome = transactionOutcomeOf(event).data;
-  }
-  if (!outcome || (outcome.state !== 'SETTLED_CONSENSUS' && outcome.state !== 'STATE_MISMATCH')) return null;
-  const amountMinor = outcome.observed.amount_minor ?? outcome.expected.amount_minor;
-  const currency = (outcome.observed.currency ?? outcome.expected.currency).toUpperCase();
-  let money = paymentMoney(reference, { amountMinor, currency });
-  for (const fact of facts) money = evolveMoney(money, fact.event);
-  const stored = facts.map((f) => ({ eventId: f.eventId, causationId: f.causationId, rejected: f.event.type === 'MoneyMovementRejected' }));
-  return { outcome, granted: outcome.state === 'SETTLED_CONSENSUS', money, length: events.length, stored };
 }

@@ -75,7 +75,7 @@ export class ProjectionController implements OnApplicationBootstrap, OnApplicati
       // checkpoints live there whichever store holds the events) and `read_model`, which ingestion
       // reads (docs/postgres.md).
       migrations: [LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS],
-      produces: ['SettlementRecorded', 'MoneyMovementRecorded', 'EntitlementGranted', 'EntitlementAccessChanged'],
+      produces: ['SettlementRecorded', 'SettledByOverride', 'MoneyMovementRecorded', 'EntitlementGranted', 'EntitlementAccessChanged'],
       outboxes: [{ schema: 'ledger' }],
     }),
   ],

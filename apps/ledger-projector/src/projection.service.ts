@@ -38,6 +38,7 @@ import {
 } from '@settle/messaging';
 import { deterministicId, traceCarrierOf, type Logger, type TraceCarrier } from '@settle/platform';
 import { AfterSettlementProjection, type ObservedMovements } from './after-settlement.js';
+import { MismatchResolutionProjection, type RequestedResolution } from './mismatch-resolution.js';
 import type { ProjectorMetrics } from './projector.metrics.js';
 
 /**
@@ -167,6 +168,7 @@ export class ProjectionService {
     private readonly logger: Logger,
     private readonly metrics?: ProjectorMetrics,
     private readonly afterSettlement: AfterSettlementProjection = new AfterSettlementProjection(logger),
+    private readonly resolutions: MismatchResolutionProjection = new MismatchResolutionProjection(logger),
   ) {}
 
   /**
@@ -213,11 +215,45 @@ export class ProjectionService {
       seen.add(event.payload.event_id);
       return [{ index, observed: event.payload, trace: traceCarrierOf(context.trace) }];
     });
-    if (results.length === 0 && observations.length === 0) return this.projectMoney(movements);
+    const resolutions = items.flatMap(({ event, context }, index): RequestedResolution[] => {
+      if (event.type !== 'MismatchResolutionRequested' || seen.has(event.payload.event_id)) return [];
+      seen.add(event.payload.event_id);
+      return [{ index, requested: event.payload, trace: traceCarrierOf(context.trace) }];
+    });
     const failed = await this.projectOutcomes(results, observations);
-    // In a session of their own, after the outcomes committed: a money fact follows its settlement
-    // in the same stream, and each session reads a stream before it appends to it.
-    return [...failed, ...(await this.projectMoney(movements))];
+    // Each in a session of its own, after the outcomes committed: a money fact or a resolution
+    // follows its outcome in the same stream, and each session reads a stream before it appends to it.
+    failed.push(...(await this.projectMoney(movements)));
+    failed.push(...(await this.projectResolutions(resolutions)));
+    return failed;
+  }
+
+  /**
+   * Records operators' resolutions of State Mismatches and the grants of those accepted as paid,
+   * in one session (docs/state-machine.md, "Resolving a State Mismatch").
+   *
+   * @returns the requests the ledger refuses, for the dead-letter topic.
+   */
+  private async projectResolutions(items: readonly RequestedResolution[]): Promise<Array<{ index: number; error: unknown }>> {
+    if (items.length === 0) return [];
+    const recorded = await this.ledger.session((session) => this.resolutions.project(session, items));
+    for (const { reference, event } of recorded.facts) {
+      this.logger.info({ reference, type: event.type }, 'State Mismatch resolution committed to the ledger');
+    }
+    for (const grant of recorded.grants) {
+      const d = grant.data;
+      this.logger.info(
+        { reference: d.reference, userId: d.userId, entitlement: d.entitlement, expiresAt: new Date(d.expiresAt) },
+        'entitlement granted by override',
+      );
+    }
+    for (const { index, error } of recorded.failed) {
+      this.logger.warn(
+        { reference: items.find((i) => i.index === index)?.requested.reference, code: (error as PermanentMessageError).code },
+        'State Mismatch resolution refused',
+      );
+    }
+    return recorded.failed;
   }
 
   /**
@@ -238,6 +274,7 @@ export class ProjectionService {
         );
       } else this.logger.info({ ...fields, moneyState: event.data.moneyState }, 'money fact committed to the ledger');
     }
+    for (const reference of recorded.closed) this.logger.info({ reference }, 'refund-due State Mismatch closed: the provider shows its money returned');
     for (const change of recorded.changes) {
       const d = change.data;
       this.logger.info(

@@ -28,3 +28,4 @@ export * from './unmatched/unmatched-payment.js';
 export * from './after-settlement/movement.js';
 export * from './after-settlement/decider.js';
 export * from './after-settlement/access.js';
+export * from './mismatch/resolution.js';

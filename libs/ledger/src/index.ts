@@ -20,6 +20,7 @@ export * from './events/transaction-outcome.js';
 export * from './events/entitlement-granted.js';
 export * from './events/entitlement-access.js';
 export * from './events/money-movement.js';
+export * from './events/mismatch-resolution.js';
 export * from './events/admin-action.js';
 export * from './events/unmatched-payment.js';
 export * from './events/reconciliation.js';

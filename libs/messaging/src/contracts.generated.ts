@@ -16,6 +16,8 @@ import {
   type ExceptionResolution,
   GRANT_EVENT_KINDS,
   type GrantEventKind,
+  MISMATCH_RESOLUTIONS,
+  type MismatchResolution,
   MONEY_MOVEMENT_EVENT_TYPES,
   MONEY_MOVEMENT_KINDS,
   MONEY_STATES,
@@ -226,6 +228,32 @@ export interface EntitlementGrantedV1 {
   ledger_stream: string;
   ledger_revision: number;
   ledger_position: number;
+}
+
+/** An operator resolved a State Mismatch (docs/state-machine.md, "Resolving a State Mismatch"): accept_as_paid (proposed by one operator, approved by a different admin in the console) or refund_due (an admin; the exception stays open until the provider shows the money returned). Published by ingestion's admin API on the consensus-results topic, keyed by reference, for the ledger projector, which checks the transaction's stream and records SettledByOverride (and its grant) or MismatchRefundDue; a request the stream refuses goes to the dead-letter topic. */
+export interface MismatchResolutionRequestedV1 {
+  /** Unique id of this request; the resolution facts' ids derive from it. */
+  event_id: string;
+  /** When the operator's resolution was requested, epoch milliseconds. */
+  occurred_at: number;
+  /** Id shared by the events of the payment's flow. */
+  correlation_id: string;
+  /** The transaction in State Mismatch; also the Kafka message key. */
+  reference: string;
+  /** accept_as_paid or refund_due. */
+  resolution: MismatchResolution;
+  /** The checkout's access period (ISO 8601 duration) for the grant of accept_as_paid; null when it bought none. */
+  access_period: string | null;
+  /** accept_as_paid: the console proposal approved. */
+  proposal_id: string | null;
+  /** accept_as_paid: who proposed it (e-mail). */
+  proposed_by: string | null;
+  /** accept_as_paid: the different admin who approved it (e-mail). */
+  approved_by: string | null;
+  /** refund_due: the admin who closed it (e-mail). */
+  closed_by: string | null;
+  /** The operator's reason, at most 500 characters. */
+  note: string | null;
 }
 
 /** A fact about a settled payment's money was committed to the immutable ledger (its transaction stream), for downstream subscribers: a refund recorded or failed, a reversal, a dispute opened or resolved, or a provider object refused by the checks (rejected: nothing about the money changed; a person must look). The payment's own outcome (SettlementRecorded) never changes; money_state says what happened to its money since. Subscribers de-duplicate by event_id. */
@@ -481,6 +509,48 @@ export interface ReconciliationRunRequestedV1 {
   requested_by: string;
 }
 
+/** A State Mismatch was accepted as paid by two people and committed to the immutable ledger (docs/state-machine.md, "Resolving a State Mismatch"), for downstream subscribers: distinct from SettlementRecorded, because the four checks did not pass; the payment's state stays STATE_MISMATCH and its entitlement is granted (EntitlementGranted follows on the entitlement-events topic). Subscribers de-duplicate by event_id. */
+export interface SettledByOverrideV1 {
+  /** Unique id of this event; the idempotency key downstream. */
+  event_id: string;
+  /** When the override was decided, epoch milliseconds. */
+  occurred_at: number;
+  /** Id shared by every event of the payment's flow. */
+  correlation_id: string;
+  /** Transaction reference; also the Kafka message key. */
+  reference: string;
+  /** The payment provider. One of: paystack, stripe, flutterwave, mpesa. */
+  provider: ProviderName;
+  /** The checkout's user. */
+  user_id: string;
+  /** The entitlement granted. */
+  entitlement: string;
+  /** The registered amount, minor units. */
+  amount_minor: number;
+  /** The registered ISO 4217 currency. */
+  currency: string;
+  /** What the provider confirmed the payer paid, minor units; null when it gave no amount. */
+  observed_amount_minor: number | null;
+  /** The currency the provider confirmed. */
+  observed_currency: string | null;
+  /** Registered minus paid, minor units: the difference accepted (positive for an underpayment); null across currencies. */
+  difference_minor: number | null;
+  /** The console proposal approved. */
+  proposal_id: string;
+  /** Who proposed accepting it (e-mail). */
+  proposed_by: string;
+  /** The different admin who approved it (e-mail). */
+  approved_by: string;
+  /** Why, as the proposer wrote it. */
+  note: string;
+  /** The ledger stream the fact is in (transaction-<reference>). */
+  ledger_stream: string;
+  /** Its revision in that stream. */
+  ledger_revision: number;
+  /** Its global position in the ledger. */
+  ledger_position: number;
+}
+
 /** An outcome was committed to the immutable ledger. For downstream subscribers. The settlements topic carries every outcome the ledger records for a transaction, not only settlements: a reference can have several records (held in review, then settled), each with its own event_id, and a relay may publish a record twice with the same event_id. Subscribers de-duplicate by event_id and filter on outcome. */
 export interface SettlementRecordedV1 {
   /** Unique id of this event; the idempotency key downstream. */
@@ -590,6 +660,7 @@ export interface ContractMap {
   DeliveryDeadLettered: DeliveryDeadLetteredV1;
   EntitlementAccessChanged: EntitlementAccessChangedV1;
   EntitlementGranted: EntitlementGrantedV1;
+  MismatchResolutionRequested: MismatchResolutionRequestedV1;
   MoneyMovementRecorded: MoneyMovementRecordedV1;
   MoneyMovementsObserved: MoneyMovementsObservedV1;
   ProviderWebhookReceived: ProviderWebhookReceivedV1;
@@ -597,6 +668,7 @@ export interface ContractMap {
   ReconciliationExceptionResolveRequested: ReconciliationExceptionResolveRequestedV1;
   ReconciliationRunRecorded: ReconciliationRunRecordedV1;
   ReconciliationRunRequested: ReconciliationRunRequestedV1;
+  SettledByOverride: SettledByOverrideV1;
   SettlementRecorded: SettlementRecordedV1;
   UnmatchedPaymentCloseRequested: UnmatchedPaymentCloseRequestedV1;
   UnmatchedPaymentObserved: UnmatchedPaymentObservedV1;
@@ -629,6 +701,7 @@ export const CONTRACT_LITERALS: { readonly [K in keyof ContractMap]: readonly Co
     { path: ['reason'], values: REVOCATION_REASONS },
   ],
   EntitlementGranted: [{ path: ['event'], values: GRANT_EVENT_KINDS }],
+  MismatchResolutionRequested: [{ path: ['resolution'], values: MISMATCH_RESOLUTIONS }],
   MoneyMovementRecorded: [
     { path: ['provider'], values: PROVIDERS },
     { path: ['type'], values: MONEY_MOVEMENT_EVENT_TYPES },
@@ -655,6 +728,7 @@ export const CONTRACT_LITERALS: { readonly [K in keyof ContractMap]: readonly Co
     { path: ['classes', '*', 'class'], values: RECONCILIATION_CLASSES },
   ],
   ReconciliationRunRequested: [{ path: ['provider'], values: PROVIDERS }],
+  SettledByOverride: [{ path: ['provider'], values: PROVIDERS }],
   SettlementRecorded: [
     { path: ['provider'], values: PROVIDERS },
     { path: ['outcome'], values: CONSENSUS_OUTCOMES },

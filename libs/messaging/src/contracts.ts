@@ -32,6 +32,8 @@ export const EVENT_TYPES: readonly EventType[] = [
   'MoneyMovementsObserved',
   'MoneyMovementRecorded',
   'EntitlementAccessChanged',
+  'MismatchResolutionRequested',
+  'SettledByOverride',
 ];
 
 /** A decoded message: its record name and payload, narrowed together. */

@@ -8,9 +8,12 @@ import type { EventType } from './contracts.js';
 export interface Topics {
   /** Checkout registrations and completions, verified webhooks, verification requests, operators closing unmatched payments, reconciliation requests. */
   transactionEvents: string;
-  /** The verifier's decisions: consensus results, what providers showed about settled payments' money, its answers about unmatched payments, reconciliation runs and exceptions. */
+  /**
+   * The verifier's decisions: consensus results, what providers showed about settled payments' money, its answers about unmatched payments,
+   * reconciliation runs and exceptions; and operators' resolutions of State Mismatches (a decision about a consensus, for the ledger projector).
+   */
   consensusResults: string;
-  /** Outcomes and money facts (refunds, reversals, disputes) committed to the ledger, for downstream subscribers. */
+  /** Outcomes, settlements by override and money facts (refunds, reversals, disputes) committed to the ledger, for downstream subscribers. */
   settlements: string;
   /** Access granted by settled payments, and revoked or reinstated when their money moves, keyed by user, for delivery to customer endpoints. */
   entitlementEvents: string;
@@ -48,9 +51,11 @@ export function topicFor(topics: Topics, type: EventType): string {
     case 'ReconciliationRunRecorded':
     case 'ReconciliationExceptionObserved':
     case 'MoneyMovementsObserved':
+    case 'MismatchResolutionRequested':
       return topics.consensusResults;
     case 'SettlementRecorded':
     case 'MoneyMovementRecorded':
+    case 'SettledByOverride':
       return topics.settlements;
     case 'EntitlementGranted':
     case 'EntitlementAccessChanged':

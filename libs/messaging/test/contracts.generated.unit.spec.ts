@@ -7,6 +7,7 @@ import {
   GRANT_EVENT_KINDS,
   MONEY_MOVEMENT_EVENT_TYPES,
   MONEY_MOVEMENT_KINDS,
+  MISMATCH_RESOLUTIONS,
   MONEY_STATES,
   REVOCATION_REASONS,
   UNMATCHED_OBSERVATIONS,
@@ -121,6 +122,7 @@ describe('contracts generated from the Avro schemas', () => {
       exceptionResolution: EXCEPTION_RESOLUTIONS,
       runKind: RECONCILIATION_RUN_KINDS,
       runStatus: RECONCILIATION_RUN_STATUSES,
+      mismatchResolution: MISMATCH_RESOLUTIONS,
     };
     type Field = { name: string; type: unknown; doc?: string };
     type Record_ = { name: string; fields: Field[] };

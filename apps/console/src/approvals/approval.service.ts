@@ -117,7 +117,8 @@ export class ApprovalService {
         const { terms } = stored.state;
         const action = this.actionOf(terms.action);
         // The action runs before the approval is saved: an action that fails leaves the proposal pending.
-        const result = await action.run(terms.target.id, action.parse(terms.parameters));
+        const decision = { proposalId, proposedBy: terms.proposer.email, approvedBy: actor.email };
+        const result = await action.run(terms.target.id, action.parse(terms.parameters), decision);
         const state = events.reduce(evolveApproval, stored.state);
         if (state.status === 'none') throw new Error('an approval decided no state');
         const approved: StoredProposal = { state, decidedAt: now, reason: null, version: stored.version + 1 };

@@ -1,3 +1,11 @@
+/** Who decided an approved proposal, for an action that records them (a settlement by override names both people). */
+export interface ProposalDecision {
+  readonly proposalId: string;
+  /** E-mails. */
+  readonly proposedBy: string;
+  readonly approvedBy: string;
+}
+
 /**
  * One kind of sensitive admin action that needs a second admin (docs/approvals.md): how its
  * parameters are checked when it is proposed, and how it runs once approved.
@@ -22,7 +30,8 @@ export interface ProposalAction<P = unknown> {
   /**
    * Runs the approved action, with the parameters as proposed.
    *
+   * @param decision - the proposal and the two people who decided it.
    * @returns a short summary for the audit trail and the answer.
    */
-  run(targetId: string, parameters: P): Promise<Record<string, unknown>>;
+  run(targetId: string, parameters: P, decision: ProposalDecision): Promise<Record<string, unknown>>;
 }

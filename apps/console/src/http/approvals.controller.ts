@@ -5,6 +5,7 @@ import { ApiAnswer, ApiBodyOf, ApiProblems, isoTime, JSON_BODY_PROBLEMS, parseBo
 import { z } from 'zod';
 import type { ApprovalService, ProposalView } from '../approvals/approval.service.js';
 import { matchTerms } from '../unmatched/unmatched-payment-match.js';
+import { acceptAsPaidTerms } from '../mismatch/mismatch-resolution.js';
 import { ConsoleError } from '../errors.js';
 import { SECURITY } from './openapi/document.js';
 import { CurrentSession, MinRole, SessionGuard, type RequestSession } from './session.guard.js';
@@ -58,6 +59,8 @@ function pathProposalId(id: string): string {
  * - `POST /api/v1/unmatched-payments/:reference/match-proposals` (operator or admin): proposes
  *   matching an open unmatched payment to a checkout with the terms given (the operator's own
  *   source; never pre-filled from the provider's answer), 201;
+ * - `POST /api/v1/transactions/:reference/accept-as-paid-proposals` (operator or admin): proposes
+ *   accepting a State Mismatch as paid, with a note, 201;
  * - `GET /api/v1/proposals` (any role): the proposals waiting for approval, oldest first;
  *   `GET /api/v1/proposals/:id`: one, as it stands;
  * - `POST /api/v1/proposals/:id/approve` (admin, never the proposer): runs the action with the
@@ -98,6 +101,36 @@ export class ApprovalsController {
   proposeMatch(@Param('reference') reference: string, @Body() body: unknown, @CurrentSession() session: RequestSession): Promise<ProposalView> {
     if (!isWellFormedReference(reference)) throw new ConsoleError('CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND', 'Unmatched payment not found');
     return this.approvals.propose(session.user, 'unmatched_payment.match', reference, body);
+  }
+
+  @Post('transactions/:reference/accept-as-paid-proposals')
+  @MinRole('operator')
+  @HttpCode(201)
+  @ApiSecurity(SECURITY.csrf)
+  @ApiOperation({
+    summary: 'Propose accepting a State Mismatch as paid (operator or admin)',
+    description:
+      'Why, in a note the approver reads. A second admin must approve; the ledger then records `SettledByOverride` naming both people and the difference accepted, and grants the entitlement (docs/state-machine.md, "Resolving a State Mismatch").',
+  })
+  @ApiParam({ name: 'reference', description: "The transaction's reference" })
+  @ApiBodyOf(acceptAsPaidTerms)
+  @ApiAnswer(201, proposal, 'Proposed; waits for a second admin')
+  @ApiProblems(
+    ...JSON_BODY_PROBLEMS,
+    [400, 'REQUEST.VALIDATION_FAILED'],
+    [403, 'CONSOLE.CSRF_REJECTED'],
+    [403, 'CONSOLE.FORBIDDEN'],
+    [404, 'CONSOLE.TRANSACTION_NOT_FOUND'],
+    [409, 'CONSOLE.NOT_STATE_MISMATCH'],
+    [409, 'CONSOLE.MISMATCH_RESOLVED'],
+    [409, 'CONSOLE.MISMATCH_MONEY_RETURNED'],
+    [409, 'CONSOLE.PROPOSAL_PENDING'],
+    [503, 'READ_MODEL.NOT_READY'],
+    [503, 'CONSOLE.AUDIT_UNAVAILABLE'],
+  )
+  proposeAcceptAsPaid(@Param('reference') reference: string, @Body() body: unknown, @CurrentSession() session: RequestSession): Promise<ProposalView> {
+    if (!isWellFormedReference(reference)) throw new ConsoleError('CONSOLE.TRANSACTION_NOT_FOUND', 'Transaction not found');
+    return this.approvals.propose(session.user, 'state_mismatch.accept_as_paid', reference, body);
   }
 
   @Get('proposals')

@@ -18,6 +18,8 @@ import type { ApprovalService } from '../approvals/approval.service.js';
 import { ApprovalsController } from './approvals.controller.js';
 import { UnmatchedPaymentsController } from './unmatched-payments.controller.js';
 import type { UnmatchedPaymentCloser } from '../unmatched/unmatched-payment-closer.js';
+import type { MismatchRefundDueCloser } from '../mismatch/mismatch-resolution.js';
+import { StateMismatchController } from './state-mismatch.controller.js';
 import { AuditController } from './audit.controller.js';
 import { DeliveriesController } from './deliveries.controller.js';
 import { OverviewController } from './overview.controller.js';
@@ -32,6 +34,7 @@ import { UsersController } from './users.controller.js';
 import {
   APPROVALS,
   UNMATCHED_CLOSER,
+  REFUND_DUE_CLOSER,
   AUDIT_TRAIL,
   AUTH_SERVICE,
   CONSOLE_CHALLENGE,
@@ -60,6 +63,7 @@ export const CONSOLE_CONTROLLERS = [
   UsersController,
   ApprovalsController,
   UnmatchedPaymentsController,
+  StateMismatchController,
   WebController,
 ] as const;
 
@@ -87,6 +91,8 @@ export interface ConsoleApiDeps {
   approvals: ApprovalService;
   /** Closes unmatched payments with a reason, through ingestion's admin API. */
   unmatchedCloser: UnmatchedPaymentCloser;
+  /** Closes State Mismatches as to be refunded, through ingestion's admin API. */
+  refundDueCloser: MismatchRefundDueCloser;
   cookies: CookieSettings;
   /** Whether the web app's files are served at `/` (and `index.html` for its routes); when not, they answer 503 `CONSOLE.WEB_NOT_BUILT`. */
   webBuilt: boolean;
@@ -138,6 +144,7 @@ export class ConsoleApiModule {
         { provide: USER_ADMIN, useValue: deps.users },
         { provide: APPROVALS, useValue: deps.approvals },
         { provide: UNMATCHED_CLOSER, useValue: deps.unmatchedCloser },
+        { provide: REFUND_DUE_CLOSER, useValue: deps.refundDueCloser },
         { provide: COOKIE_SETTINGS, useValue: deps.cookies },
         { provide: CONSOLE_LOGGER, useValue: deps.logger },
         { provide: WEB_BUILT, useValue: deps.webBuilt },

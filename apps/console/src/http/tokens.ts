@@ -11,6 +11,7 @@ export const CONSOLE_LOGGER = Symbol('ConsoleLogger');
 export const OVERVIEW = Symbol('OverviewService');
 export const APPROVALS = Symbol('ApprovalService');
 export const UNMATCHED_CLOSER = Symbol('UnmatchedPaymentCloser');
+export const REFUND_DUE_CLOSER = Symbol('MismatchRefundDueCloser');
 
 /** Name of the session cookie (HttpOnly, SameSite=Strict, Path=/). */
 export const SESSION_COOKIE = 'settle_console_session';

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiAnswer, ApiProblems, ApiQueryOf, isoTime, parseBody, parseKeysetCursor } from '@settle/http';
-import { DISPUTE_STATUSES, MONEY_MOVEMENT_KINDS, MONEY_STATES } from '@settle/domain';
+import { DISPUTE_STATUSES, MONEY_MOVEMENT_KINDS, MISMATCH_RESOLUTION_STATES, MONEY_STATES } from '@settle/domain';
 import { ADMIN_ACTIONS } from '@settle/ledger';
 import type { Logger } from '@settle/platform';
 import { z } from 'zod';
@@ -43,6 +43,10 @@ const transactionDetailAnswer = z.strictObject({
       .enum(MONEY_STATES)
       .describe('What happened to the money after the payment settled (docs/state-machine.md, "The money after settlement"); the state never changes'),
     returnedMinor: z.number().int().describe('Money returned to the payer so far (refunds, a reversal, lost disputes), integer minor units of `currency`'),
+    resolution: z
+      .enum(MISMATCH_RESOLUTION_STATES)
+      .nullable()
+      .describe('A State Mismatch\'s resolution (docs/state-machine.md, "Resolving a State Mismatch"); `null` for none. The state stays `STATE_MISMATCH`'),
   }),
   timeline: z.array(
     z.strictObject({
@@ -80,6 +84,18 @@ const transactionDetailAnswer = z.strictObject({
         })
         .optional()
         .describe("A money fact after settlement: what the provider's own object said (docs/state-machine.md)"),
+      resolution: z
+        .strictObject({
+          proposalId: z.string().nullable(),
+          proposedBy: z.string().nullable().describe('`SettledByOverride`: who proposed it'),
+          approvedBy: z.string().nullable().describe('`SettledByOverride`: the different admin who approved it'),
+          closedBy: z.string().nullable().describe('`MismatchRefundDue`: the admin who closed it'),
+          note: z.string().nullable(),
+          differenceMinor: z.number().int().nullable().describe('Registered minus paid, minor units: the difference accepted'),
+          returnedMinor: z.number().int().nullable().describe('`MismatchRefundDueClosed`: money returned by then, minor units'),
+        })
+        .optional()
+        .describe('A State Mismatch\'s resolution fact (docs/state-machine.md, "Resolving a State Mismatch")'),
     }),
   ),
   watch: z.strictObject({ nextCheckAt: isoTime.nullable(), checksSoFar: z.number().int(), active: z.boolean() }).nullable(),

@@ -3,6 +3,8 @@ import {
   adminActionStream,
   isMoneyMovementType,
   moneyMovementDataOf,
+  isMismatchResolutionType,
+  mismatchResolutionDataOf,
   readReadModel,
   transactionOutcomeData,
   transactionStream,
@@ -27,6 +29,7 @@ import {
   type Overview,
   type SummaryRow,
   type TimelineEntry,
+  type ResolutionView,
   type TransactionDetail,
   type MovementView,
   type OpenDisputeView,
@@ -166,7 +169,7 @@ export class TransactionRepository {
   ): Promise<{ transaction: TransactionDetail; timeline: TimelineEntry[]; watch: WatchView | null; entitlementEvents: EntitlementEventView[] }> {
     const { rows } = await this.read(() =>
       this.pool.query<DetailRow>(
-        `SELECT ${SUMMARY_COLUMNS}, c.entitlement, c.access_period, t.checks, t.money_state, t.returned_minor,
+        `SELECT ${SUMMARY_COLUMNS}, c.entitlement, c.access_period, t.checks, t.money_state, t.returned_minor, t.resolution,
                 COALESCE(v.verdict, t.last_verdict) AS last_verdict, COALESCE(v.trigger, t.last_trigger) AS last_trigger
            FROM read_model.console_transactions t
            LEFT JOIN ingestion.console_checkouts c ON c.reference = t.reference
@@ -186,6 +189,7 @@ export class TransactionRepository {
       lastTrigger: row.last_trigger,
       moneyState: row.money_state,
       returnedMinor: Number(row.returned_minor),
+      resolution: row.resolution,
     };
     const events = await this.read(() => this.ledger.readStream(transactionStream(reference)));
     const adminEvents = await this.read(() => this.ledger.readStream(adminActionStream('transaction', reference)));
@@ -201,6 +205,7 @@ export class TransactionRepository {
         state: outcome.success ? outcome.data.state : null,
         detail: outcome.success ? outcome.data.detail : null,
         ...(isMoneyMovementType(event.type) ? { movement: movementOf(event) } : {}),
+        ...(isMismatchResolutionType(event.type) ? { resolution: resolutionOf(event) } : {}),
       };
     });
     // Who or what caused each step: the admin actions on the transaction, merged in by ledger position.
@@ -297,6 +302,20 @@ export class TransactionRepository {
 }
 
 /** What a money fact's provider object said, for the timeline. @throws LedgerEventShapeError when malformed. */
+/** What a resolution fact of a State Mismatch recorded, for the timeline. */
+function resolutionOf(event: Pick<RecordedLedgerEvent, 'type' | 'data' | 'eventId' | 'position'>): ResolutionView {
+  const { data: d } = mismatchResolutionDataOf(event);
+  return {
+    proposalId: d.proposal_id,
+    proposedBy: d.proposed_by,
+    approvedBy: d.approved_by,
+    closedBy: d.closed_by,
+    note: d.note,
+    differenceMinor: d.difference_minor,
+    returnedMinor: d.returned_minor,
+  };
+}
+
 function movementOf(event: Pick<RecordedLedgerEvent, 'type' | 'data' | 'eventId' | 'position'>): MovementView {
   const { data: d } = moneyMovementDataOf(event);
   return {

@@ -59,6 +59,24 @@ export interface TransactionDetail extends TransactionSummary {
   moneyState: string;
   /** Money returned to the payer so far, minor units. */
   returnedMinor: number;
+  /** A State Mismatch's resolution (docs/state-machine.md, "Resolving a State Mismatch"): `accepted_as_paid`, `refund_due`, `refunded`; `null` for none. */
+  resolution: string | null;
+}
+
+/**
+ * A State Mismatch's resolution fact as the ledger recorded it: who decided, why, and the
+ * difference accepted (minor units of the registered currency; `null` across currencies).
+ */
+export interface ResolutionView {
+  /** `SettledByOverride`: the proposal and its two people; `MismatchRefundDue`: the admin who closed it. */
+  proposalId: string | null;
+  proposedBy: string | null;
+  approvedBy: string | null;
+  closedBy: string | null;
+  note: string | null;
+  differenceMinor: number | null;
+  /** `MismatchRefundDueClosed`: money returned by then, minor units. */
+  returnedMinor: number | null;
 }
 
 /**
@@ -125,6 +143,8 @@ export interface TimelineEntry {
   adminAction?: { action: string; outcome: 'succeeded' | 'failed' | null; errorCode: string | null; completedAt: string | null };
   /** A money fact's provider object (a refund, a reversal, a dispute): only on those. */
   movement?: MovementView;
+  /** A State Mismatch's resolution fact: only on those. */
+  resolution?: ResolutionView;
 }
 
 /**
@@ -280,6 +300,7 @@ export interface DetailRow extends SummaryRow {
   last_trigger: string | null;
   money_state: string;
   returned_minor: string | number;
+  resolution: string | null;
 }
 
 export const SUMMARY_COLUMNS = `t.reference, t.provider, t.state, t.entitlement_status, t.amount_minor, t.currency,

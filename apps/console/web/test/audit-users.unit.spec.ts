@@ -137,6 +137,7 @@ describe('admin actions on the transaction page', () => {
       lastTrigger: 'admin_reconciliation',
       moneyState: 'none',
       returnedMinor: 0,
+      resolution: null,
     },
     timeline: [
       {

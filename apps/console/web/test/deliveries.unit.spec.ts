@@ -307,6 +307,7 @@ describe("the transaction page's entitlement events", () => {
       lastTrigger: null,
       moneyState: 'none',
       returnedMinor: 0,
+      resolution: null,
     },
     timeline: [],
     watch: null,

@@ -45,6 +45,7 @@ const view: TransactionView = {
     lastTrigger: 'admin_reconciliation',
     moneyState: 'none',
     returnedMinor: 0,
+    resolution: null,
   },
   timeline: [
     {

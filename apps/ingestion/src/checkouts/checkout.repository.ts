@@ -1,6 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { isTerminal, literalOf, PROVIDERS, sameCheckoutTerms, TRANSACTION_STATUSES, type CheckoutTerms, type ProviderName } from '@settle/domain';
+import {
+  isTerminal,
+  literalOf,
+  MISMATCH_RESOLUTION_STATES,
+  PROVIDERS,
+  sameCheckoutTerms,
+  TRANSACTION_STATUSES,
+  type CheckoutTerms,
+  type ProviderName,
+} from '@settle/domain';
 import { findTransactionStatus, type TransactionStatusRow } from '@settle/ledger';
 import { Outbox, type OutboxRelay } from '@settle/messaging';
 import { deterministicId, inTransaction, type Pool, type PoolClient } from '@settle/platform';
@@ -40,6 +49,8 @@ export interface CheckoutView {
   money_state: string;
   /** Money returned to the payer so far, minor units. */
   returned: number;
+  /** A State Mismatch's resolution (docs/state-machine.md, "Resolving a State Mismatch"), `null` for none. */
+  resolution: string | null;
   updated_at: string;
 }
 
@@ -238,6 +249,7 @@ export class CheckoutRepository {
       ...(status?.checks ? { checks: status.checks } : {}),
       money_state: status?.moneyState ?? 'none',
       returned: status?.returnedMinor ?? 0,
+      resolution: status?.resolution ? literalOf(MISMATCH_RESOLUTION_STATES, status.resolution, 'resolution') : null,
       updated_at: (status?.updatedAt ?? record.completedAt ?? record.registeredAt).toISOString(),
     };
   }

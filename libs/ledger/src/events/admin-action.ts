@@ -27,6 +27,8 @@ export const ADMIN_ACTIONS = [
   'reconciliation.run_start',
   /** A reconciliation exception resolved with a reason (docs/reconciliation.md). */
   'reconciliation_exception.resolve',
+  /** A State Mismatch closed as to be refunded (docs/state-machine.md, "Resolving a State Mismatch"); the transaction is the target. */
+  'state_mismatch.refund_due',
 ] as const;
 
 /** One of {@link ADMIN_ACTIONS}. */

@@ -9,6 +9,7 @@ import type { OutboxMessage } from '@settle/messaging';
 import { deterministicId } from '@settle/platform';
 import { accessChangeOf, isAccessChangeType } from '../events/entitlement-access.js';
 import { entitlementGrantedOf, parseEntitlementStream } from '../events/entitlement-granted.js';
+import { isMismatchResolutionType, mismatchResolutionDataOf, overrideDecidersOf } from '../events/mismatch-resolution.js';
 import { isMoneyMovementType, moneyMovementDataOf } from '../events/money-movement.js';
 import type { RecordedLedgerEvent } from '../ports/ledger.port.js';
 import { LedgerEventShapeError, parseTransactionStream, transactionOutcomeOf } from '../events/transaction-outcome.js';
@@ -88,6 +89,23 @@ export interface MoneyStateRow {
   /** Revision of the money fact reflected here. */
   ledgerRevision: number;
 }
+
+/**
+ * What a resolution fact of a State Mismatch does to its `read_model.transaction_status` row
+ * (docs/state-machine.md, "Resolving a State Mismatch"): where the resolution stands, and, once
+ * accepted as paid, the entitlement status (`UNLOCKED`: its grant follows on the entitlement stream).
+ */
+export interface ResolutionRow {
+  reference: string;
+  resolution: 'accepted_as_paid' | 'refund_due' | 'refunded';
+  /** `UNLOCKED` once accepted as paid; `null` leaves the row's entitlement status as it is. */
+  entitlementStatus: string | null;
+  /** Revision of the resolution fact reflected here. */
+  ledgerRevision: number;
+}
+
+/** The resolution a stored fact leaves the State Mismatch in. */
+const RESOLUTION_AFTER = { SettledByOverride: 'accepted_as_paid', MismatchRefundDue: 'refund_due', MismatchRefundDueClosed: 'refunded' } as const;
 
 /**
  * What one event of an unmatched payment's stream does to `read_model.unmatched_payments`
@@ -186,6 +204,8 @@ export interface ReadModelRows {
   statuses: LedgerStatusRow[];
   /** Money states of settled payments (refunds, reversals, disputes). */
   money: MoneyStateRow[];
+  /** Resolutions of State Mismatches. */
+  resolutions: ResolutionRow[];
   entitlements: EntitlementRow[];
   unmatched: UnmatchedPaymentRow[];
   /** Reconciliation runs' records (docs/reconciliation.md). */
@@ -205,7 +225,7 @@ export interface ReadModelRows {
  * @throws LedgerEventShapeError when an event of those streams is malformed.
  */
 export function readModelRowsOf(events: readonly Omit<ProjectedEvent, 'metadata'>[]): ReadModelRows {
-  const rows: ReadModelRows = { statuses: [], money: [], entitlements: [], unmatched: [], runs: [], exceptions: [] };
+  const rows: ReadModelRows = { statuses: [], money: [], resolutions: [], entitlements: [], unmatched: [], runs: [], exceptions: [] };
   for (const event of events) {
     const unmatchedReference = parseUnmatchedPaymentStream(event.streamId);
     if (parseEntitlementStream(event.streamId)) rows.entitlements.push(entitlementRowOf(event));
@@ -214,6 +234,14 @@ export function readModelRowsOf(events: readonly Omit<ProjectedEvent, 'metadata'
       if (d.money_state !== null && d.returned_minor !== null) {
         rows.money.push({ reference: d.reference, moneyState: d.money_state, returnedMinor: d.returned_minor, ledgerRevision: event.revision });
       }
+    } else if (parseTransactionStream(event.streamId) !== null && isMismatchResolutionType(event.type)) {
+      const { type, data: d } = mismatchResolutionDataOf(event);
+      rows.resolutions.push({
+        reference: d.reference,
+        resolution: RESOLUTION_AFTER[type],
+        entitlementStatus: type === 'SettledByOverride' ? 'UNLOCKED' : null,
+        ledgerRevision: event.revision,
+      });
     } else if (parseTransactionStream(event.streamId) !== null) rows.statuses.push(ledgerStatusOf(event));
     else if (unmatchedReference !== null) rows.unmatched.push(unmatchedPaymentRowOf(event, unmatchedReference));
     else {
@@ -231,7 +259,9 @@ export function readModelRowsOf(events: readonly Omit<ProjectedEvent, 'metadata'
  * a settlement is published if and only if it is in the ledger, and a `MoneyMovementRecorded`
  * (same topic and key) for every money fact after it (a refund, a reversal, a dispute); an
  * `EntitlementGranted` (entitlement-events topic, keyed by user, docs/delivery.md) for every
- * grant and an `EntitlementAccessChanged` for every revocation or reinstatement. Ids are derived
+ * grant and an `EntitlementAccessChanged` for every revocation or reinstatement; a
+ * `SettledByOverride` (settlements topic) for a State Mismatch two people accepted as paid (the
+ * other resolution facts are not published). Ids are derived
  * from the ledger events, so projecting an event twice yields the same messages (consumers
  * de-duplicate by `event_id`).
  *
@@ -241,6 +271,7 @@ export function outboxMessagesOf(events: readonly ProjectedEvent[]): OutboxMessa
   return events.flatMap((event): OutboxMessage[] => {
     if (parseEntitlementStream(event.streamId) && isAccessChangeType(event.type)) return [accessChangeMessage(event)];
     if (parseTransactionStream(event.streamId) !== null && isMoneyMovementType(event.type)) return [moneyMovementMessage(event)];
+    if (parseTransactionStream(event.streamId) !== null && isMismatchResolutionType(event.type)) return overrideMessages(event);
     if (parseEntitlementStream(event.streamId)) {
       const d = entitlementGrantedOf(event);
       return [
@@ -354,4 +385,42 @@ function moneyMovementMessage(event: ProjectedEvent): OutboxMessage {
       ledger_position: event.position,
     },
   };
+}
+
+/**
+ * The `SettledByOverride` message of a State Mismatch accepted as paid (settlements topic, keyed
+ * by reference): distinct from `SettlementRecorded`, so subscribers and auditors can tell it from a
+ * settlement the four checks passed. The other resolution facts publish nothing.
+ */
+function overrideMessages(event: ProjectedEvent): OutboxMessage[] {
+  const { type, data: d } = mismatchResolutionDataOf(event);
+  if (type !== 'SettledByOverride') return [];
+  const deciders = overrideDecidersOf(event);
+  return [
+    {
+      type: 'SettledByOverride',
+      causationId: event.metadata.causationId,
+      payload: {
+        event_id: deterministicId('SettledByOverride', event.eventId),
+        occurred_at: d.decided_at,
+        correlation_id: event.metadata.correlationId,
+        reference: d.reference,
+        provider: d.provider,
+        user_id: d.user_id,
+        entitlement: d.entitlement,
+        amount_minor: d.expected.amount_minor,
+        currency: d.expected.currency,
+        observed_amount_minor: d.observed.amount_minor,
+        observed_currency: d.observed.currency,
+        difference_minor: d.difference_minor,
+        proposal_id: deciders.proposalId,
+        proposed_by: deciders.proposedBy,
+        approved_by: deciders.approvedBy,
+        note: deciders.note,
+        ledger_stream: event.streamId,
+        ledger_revision: event.revision,
+        ledger_position: event.position,
+      },
+    },
+  ];
 }

@@ -7,6 +7,7 @@ import {
   type LatestVerificationRow,
   type LedgerStatusRow,
   type MoneyStateRow,
+  type ResolutionRow,
   type ReadModelRows,
   type UnmatchedPaymentRow,
 } from './ledger-projection.js';
@@ -142,6 +143,31 @@ export async function updateMoneyStates(client: PoolClient | Pool, rows: readonl
        FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) AS u(reference, money_state, returned_minor, money_revision)
       WHERE t.reference = u.reference AND t.money_revision < u.money_revision`,
     [latest.map((r) => r.reference), latest.map((r) => r.moneyState), latest.map((r) => r.returnedMinor), latest.map((r) => r.ledgerRevision)],
+  );
+}
+
+/**
+ * Writes where State Mismatches' resolutions stand in one statement (docs/state-machine.md,
+ * "Resolving a State Mismatch"), each unless a later resolution fact is already reflected; per
+ * reference only the row of the highest revision. Accepted as paid also unlocks the entitlement
+ * status (its grant follows on the entitlement stream).
+ */
+export async function updateResolutions(client: PoolClient | Pool, rows: readonly ResolutionRow[]): Promise<void> {
+  const latest = [
+    ...latestBy(
+      rows,
+      (r) => r.reference,
+      (a, b) => a.ledgerRevision - b.ledgerRevision,
+    ).values(),
+  ];
+  if (latest.length === 0) return;
+  await client.query(
+    `UPDATE read_model.transaction_status t
+        SET resolution = u.resolution, resolution_revision = u.revision,
+            entitlement_status = COALESCE(u.entitlement_status, t.entitlement_status)
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS u(reference, resolution, entitlement_status, revision)
+      WHERE t.reference = u.reference AND t.resolution_revision < u.revision`,
+    [latest.map((r) => r.reference), latest.map((r) => r.resolution), latest.map((r) => r.entitlementStatus), latest.map((r) => r.ledgerRevision)],
   );
 }
 
@@ -300,6 +326,7 @@ export async function upsertUnmatchedPayments(client: PoolClient | Pool, rows: r
 export async function writeReadModelRows(client: PoolClient | Pool, rows: ReadModelRows): Promise<void> {
   await upsertLedgerStatuses(client, rows.statuses);
   await updateMoneyStates(client, rows.money);
+  await updateResolutions(client, rows.resolutions);
   await upsertEntitlements(client, rows.entitlements);
   await upsertUnmatchedPayments(client, rows.unmatched);
   await upsertReconciliation(client, rows.runs, rows.exceptions);
@@ -380,6 +407,8 @@ export interface TransactionStatusRow {
   moneyState: string;
   /** Money returned to the payer so far (refunds, a reversal, lost disputes), minor units. */
   returnedMinor: number;
+  /** Where a State Mismatch's resolution stands (docs/state-machine.md, "Resolving a State Mismatch"): `accepted_as_paid`, `refund_due`, `refunded`; `null` for none. */
+  resolution: string | null;
 }
 
 /**
@@ -403,9 +432,10 @@ export async function findTransactionStatus(pool: Pool, reference: string): Prom
       last_trigger: string | null;
       money_state: string | null;
       returned_minor: string | null;
+      resolution: string | null;
     }>(
       `SELECT t.state, t.entitlement_status, t.checks, t.ledger_revision, t.updated_at, t.last_verdict, t.last_trigger,
-            t.money_state, t.returned_minor, v.verdict, v.trigger, v.causation_id, v.decided_at
+            t.money_state, t.returned_minor, t.resolution, v.verdict, v.trigger, v.causation_id, v.decided_at
        FROM (SELECT $1::text AS reference) r
        LEFT JOIN read_model.transaction_status t ON t.reference = r.reference
        LEFT JOIN read_model.latest_verification v ON v.reference = r.reference
@@ -428,6 +458,7 @@ export async function findTransactionStatus(pool: Pool, reference: string): Prom
     updatedAt: updated,
     moneyState: r.money_state ?? 'none',
     returnedMinor: Number(r.returned_minor ?? 0),
+    resolution: r.resolution,
   };
 }
 

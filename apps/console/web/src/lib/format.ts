@@ -202,6 +202,7 @@ const ADMIN_ACTION_LABELS: Record<string, string> = {
   'endpoint.disable': 'Endpoint disabled',
   'user.create': 'User created',
   'user.update': 'User changed',
+  'state_mismatch.refund_due': 'Closed: refund due',
 };
 
 /** An admin action's name as people read it (`transaction.reconcile` is `Manual reconciliation`). */

@@ -7,7 +7,18 @@ import type { Proposal, ProposalStatus, SessionUser } from '../api/types';
 import type { Tone } from './format';
 import { humanize } from './format';
 
-const ACTION_LABELS: Record<string, string> = { 'unmatched_payment.match': 'Match to a checkout' };
+const ACTION_LABELS: Record<string, string> = {
+  'unmatched_payment.match': 'Match to a checkout',
+  'state_mismatch.accept_as_paid': 'Accept a State Mismatch as paid',
+};
+
+/** What approving a proposal does, asked before it runs. */
+export function approvalQuestion(proposal: Pick<Proposal, 'action' | 'target'>): string {
+  if (proposal.action === 'state_mismatch.accept_as_paid') {
+    return `Approve? ${proposal.target.id} is recorded as settled by override, naming the proposer and you and the difference accepted, and its entitlement is granted.`;
+  }
+  return `Approve? A checkout is registered under ${proposal.target.id} with these terms and verified against the provider’s answer.`;
+}
 
 /** A proposed action's name for people (`unmatched_payment.match` is "Match to a checkout"). */
 export function proposalActionLabel(action: string): string {

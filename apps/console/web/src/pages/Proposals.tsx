@@ -8,7 +8,7 @@ import { EmptyState, ErrorPanel, Spinner } from '../components/Feedback';
 import { ProblemNotice } from '../components/ProblemNotice';
 import { formatAge, formatDateTime, formatUntil } from '../lib/format';
 import { compareTerms, findOpenUnmatched, proposedTerms, type TermLine } from '../lib/match';
-import { proposalActionLabel, proposalStatusAt, proposalStatusLabel, proposalStatusTone, refusalOf, whyNotApprove } from '../lib/proposals';
+import { approvalQuestion, proposalActionLabel, proposalStatusAt, proposalStatusLabel, proposalStatusTone, refusalOf, whyNotApprove } from '../lib/proposals';
 import { Link } from '../lib/router';
 import { PROPOSALS_PATH, proposalHref, queueHref, transactionHref } from '../lib/routes';
 
@@ -181,7 +181,7 @@ function ProposalActions({ proposal, me, now, onDecided }: { proposal: Proposal;
   const blocked = whyNotApprove(proposal, me, now);
   const refusal = refusalOf(proposal, me, now);
   const confirmAndApprove = () => {
-    if (window.confirm(`Approve? A checkout is registered under ${proposal.target.id} with these terms and verified against the provider’s answer.`)) {
+    if (window.confirm(approvalQuestion(proposal))) {
       approve.mutate();
     }
   };
@@ -225,6 +225,15 @@ function Decision({ proposal }: { proposal: Proposal }) {
         </span>
       )}
       {proposal.reason && <span className="muted"> · “{proposal.reason}”</span>}
+      {proposal.status === 'approved' && proposal.target.kind === 'transaction' && (
+        <p className="small">
+          The ledger records the settlement by override and grants the entitlement:{' '}
+          <Link href={transactionHref(proposal.target.id)} data-testid="proposal-transaction">
+            the transaction
+          </Link>
+          .
+        </p>
+      )}
       {proposal.status === 'approved' && proposal.target.kind === 'unmatched_payment' && (
         <p className="small">
           The checkout is registered under the payment’s reference, and the verifier checks it against the provider’s answer:{' '}
@@ -266,7 +275,7 @@ export function ProposalCard({
           <h2>
             <Link href={proposalHref(proposal.id)}>{proposalActionLabel(proposal.action)}</Link>{' '}
             <span className="mono" data-testid="proposal-target">
-              {proposal.target.id}
+              {proposal.target.kind === 'transaction' ? <Link href={transactionHref(proposal.target.id)}>{proposal.target.id}</Link> : proposal.target.id}
             </span>
           </h2>
           <p className="muted small">

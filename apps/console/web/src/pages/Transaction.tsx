@@ -5,6 +5,7 @@ import { CHECK_NAMES, type CheckResult, type EntitlementEvent, type Role, type T
 import { AdminOutcomeBadge, Badge, EntitlementBadge, StateBadge } from '../components/Badge';
 import { EmptyState, ErrorPanel, errorMessage, Spinner } from '../components/Feedback';
 import { ResendButton } from '../components/Resend';
+import { ResolveMismatch } from '../components/ResolveMismatch';
 import { attemptTone, attemptTotal, canResend, deliveryStateLabel, deliveryTone, followingResend, RESEND_POLL_MS } from '../lib/deliveries';
 import { adminActionLabel, checkLabel, formatDateTime, formatDuration, formatMoney, formatUntil, humanize, providerLabel, stateLabel } from '../lib/format';
 import { ledgerEventCount, RECONCILE_POLL_MS, reconcileProgress, type TransactionMark } from '../lib/reconcile';
@@ -108,6 +109,7 @@ function Timeline({ entries }: { entries: TimelineEntry[] }) {
             </div>
             {entry.detail && <p className="timeline-detail">{entry.detail}</p>}
             {entry.movement && <Movement movement={entry.movement} />}
+            {entry.resolution && <ResolutionFact resolution={entry.resolution} />}
           </div>
         </li>
       ))}
@@ -233,6 +235,40 @@ function EntitlementEvents({ events, resend, onResent }: { events: EntitlementEv
         </div>
       ))}
     </div>
+  );
+}
+
+/** Who resolved a State Mismatch and why, as the ledger recorded it. */
+function ResolutionFact({ resolution }: { resolution: NonNullable<TimelineEntry['resolution']> }) {
+  return (
+    <dl className="check-values" data-testid="timeline-resolution">
+      {resolution.proposedBy && (
+        <>
+          <dt>Decided by</dt>
+          <dd>
+            {resolution.proposedBy} (proposed), {resolution.approvedBy} (approved)
+          </dd>
+        </>
+      )}
+      {resolution.closedBy && (
+        <>
+          <dt>Closed by</dt>
+          <dd>{resolution.closedBy}</dd>
+        </>
+      )}
+      {resolution.differenceMinor !== null && (
+        <>
+          <dt>Difference accepted</dt>
+          <dd className="mono">{resolution.differenceMinor} minor units</dd>
+        </>
+      )}
+      {resolution.note && (
+        <>
+          <dt>Note</dt>
+          <dd>{resolution.note}</dd>
+        </>
+      )}
+    </dl>
   );
 }
 
@@ -429,6 +465,8 @@ export function TransactionPage({ reference, role }: { reference: string; role: 
         <h2 className="panel-title">Details</h2>
         <Fields transaction={transaction} />
       </div>
+
+      <ResolveMismatch transaction={transaction} timeline={timeline} role={role} />
 
       <div className="panel">
         <h2 className="panel-title">Consensus checks</h2>

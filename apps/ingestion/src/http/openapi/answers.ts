@@ -8,6 +8,8 @@ import {
   ATTEMPT_REASONS,
   CONSENSUS_CHECK_NAMES,
   ENTITLEMENT_EVENT_KINDS,
+  MISMATCH_RESOLUTIONS,
+  MISMATCH_RESOLUTION_STATES,
   MONEY_STATES,
   ENTITLEMENT_STATUSES,
   PROVIDERS,
@@ -55,6 +57,12 @@ export const checkoutAnswer = z.strictObject({
       'What happened to the money after the payment settled, read from the provider (docs/state-machine.md, "The money after settlement"): `none`, `partially_refunded`, `refunded`, `reversed`, `disputed` or `charged_back`. `state` never changes once terminal; this does.',
     ),
   returned: z.number().int().describe('Money returned to the payer so far (refunds, a reversal, lost disputes), integer minor units of `currency`'),
+  resolution: z
+    .enum(MISMATCH_RESOLUTION_STATES)
+    .nullable()
+    .describe(
+      'A State Mismatch\'s resolution (docs/state-machine.md, "Resolving a State Mismatch"): `accepted_as_paid` (two people accepted it; the entitlement is granted), `refund_due` (open until the provider shows the money returned) or `refunded` (closed by that refund); `null` for none. `state` stays `STATE_MISMATCH`.',
+    ),
   updated_at: isoTime,
 });
 
@@ -201,4 +209,11 @@ export const waitQuery = z.object({
     .max(MAX_VERIFY_WAIT_MS)
     .optional()
     .describe(`Longest wait for the fresh result, milliseconds (default ${DEFAULT_VERIFY_WAIT_MS})`),
+});
+
+/** `POST /v1/admin/checkouts/{reference}/resolve-mismatch`: the resolution is durable (docs/state-machine.md, "Resolving a State Mismatch"). */
+export const resolveMismatchAnswer = z.strictObject({
+  reference: z.string(),
+  resolution: z.enum(MISMATCH_RESOLUTIONS),
+  status: z.literal('resolving').describe("Requested: `resolution` in the checkout's status answer reads it once the ledger recorded it"),
 });

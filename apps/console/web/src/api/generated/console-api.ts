@@ -558,6 +558,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/transactions/{reference}/accept-as-paid-proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Propose accepting a State Mismatch as paid (operator or admin)
+         * @description Why, in a note the approver reads. A second admin must approve; the ledger then records `SettledByOverride` naming both people and the difference accepted, and grants the entitlement (docs/state-machine.md, "Resolving a State Mismatch").
+         */
+        post: operations["ApprovalsController_proposeAcceptAsPaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/proposals": {
         parameters: {
             query?: never;
@@ -652,6 +672,26 @@ export interface paths {
          * @description Refunded outside Settle, a test payment, or not ours. Nothing is granted or refunded by Settle. Recorded in the ledger with the actor first.
          */
         post: operations["UnmatchedPaymentsController_close"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transactions/{reference}/close-refund-due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a State Mismatch: refund due (admin)
+         * @description The payment is to be refunded from the provider: the exception stays open until the provider shows the captured money returned, then closes by itself. Settle refunds nothing. Recorded in the ledger with the actor first.
+         */
+        post: operations["StateMismatchController_closeRefundDue"];
         delete?: never;
         options?: never;
         head?: never;
@@ -974,6 +1014,11 @@ export interface operations {
                             moneyState: "none" | "partially_refunded" | "refunded" | "reversed" | "disputed" | "charged_back";
                             /** @description Money returned to the payer so far (refunds, a reversal, lost disputes), integer minor units of `currency` */
                             returnedMinor: number;
+                            /**
+                             * @description A State Mismatch's resolution (docs/state-machine.md, "Resolving a State Mismatch"); `null` for none. The state stays `STATE_MISMATCH`
+                             * @enum {string|null}
+                             */
+                            resolution: "accepted_as_paid" | "refund_due" | "refunded" | null;
                         };
                         timeline: {
                             position: number;
@@ -996,7 +1041,7 @@ export interface operations {
                             /** @description An admin action's name and outcome (`null` while unknown) */
                             adminAction?: {
                                 /** @enum {string} */
-                                action: "transaction.reconcile" | "delivery.resend" | "endpoint.recover" | "endpoint.enable" | "endpoint.disable" | "user.create" | "user.update" | "proposal.create" | "proposal.approve" | "proposal.reject" | "unmatched_payment.close" | "reconciliation.run_start" | "reconciliation_exception.resolve";
+                                action: "transaction.reconcile" | "delivery.resend" | "endpoint.recover" | "endpoint.enable" | "endpoint.disable" | "user.create" | "user.update" | "proposal.create" | "proposal.approve" | "proposal.reject" | "unmatched_payment.close" | "reconciliation.run_start" | "reconciliation_exception.resolve" | "state_mismatch.refund_due";
                                 /** @enum {string|null} */
                                 outcome: "succeeded" | "failed" | null;
                                 errorCode: string | null;
@@ -1037,6 +1082,21 @@ export interface operations {
                                 outcome: "open" | "won" | "lost" | null;
                                 /** @description A refused object: the codes of the checks it failed (`MOVEMENT.*`) */
                                 failedChecks: string[];
+                            };
+                            /** @description A State Mismatch's resolution fact (docs/state-machine.md, "Resolving a State Mismatch") */
+                            resolution?: {
+                                proposalId: string | null;
+                                /** @description `SettledByOverride`: who proposed it */
+                                proposedBy: string | null;
+                                /** @description `SettledByOverride`: the different admin who approved it */
+                                approvedBy: string | null;
+                                /** @description `MismatchRefundDue`: the admin who closed it */
+                                closedBy: string | null;
+                                note: string | null;
+                                /** @description Registered minus paid, minor units: the difference accepted */
+                                differenceMinor: number | null;
+                                /** @description `MismatchRefundDueClosed`: money returned by then, minor units */
+                                returnedMinor: number | null;
                             };
                         }[];
                         watch: {
@@ -3223,7 +3283,7 @@ export interface operations {
                             /** Format: uuid */
                             actionId: string;
                             /** @enum {string} */
-                            action: "transaction.reconcile" | "delivery.resend" | "endpoint.recover" | "endpoint.enable" | "endpoint.disable" | "user.create" | "user.update" | "proposal.create" | "proposal.approve" | "proposal.reject" | "unmatched_payment.close" | "reconciliation.run_start" | "reconciliation_exception.resolve";
+                            action: "transaction.reconcile" | "delivery.resend" | "endpoint.recover" | "endpoint.enable" | "endpoint.disable" | "user.create" | "user.update" | "proposal.create" | "proposal.approve" | "proposal.reject" | "unmatched_payment.close" | "reconciliation.run_start" | "reconciliation_exception.resolve" | "state_mismatch.refund_due";
                             actor: {
                                 email: string;
                                 role: string;
@@ -3822,6 +3882,147 @@ export interface operations {
             };
         };
     };
+    ApprovalsController_proposeAcceptAsPaid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The transaction's reference */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    note: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Proposed; waits for a second admin */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description What is to be done (`unmatched_payment.match`) */
+                        action: string;
+                        target: {
+                            kind: string;
+                            id: string;
+                        };
+                        /** @description As the proposer gave them; approved as they are */
+                        parameters: {
+                            [key: string]: unknown;
+                        };
+                        proposer: {
+                            email: string;
+                            role: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        proposedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description An approval at or after it is refused
+                         */
+                        expiresAt: string;
+                        /** @enum {string} */
+                        status: "pending" | "approved" | "rejected" | "expired";
+                        decidedBy: {
+                            email: string;
+                            role: string;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        decidedAt: string | null;
+                        /** @description A rejection's reason */
+                        reason: string | null;
+                    };
+                };
+            };
+            /** @description `REQUEST.MALFORMED_JSON`, `REQUEST.DUPLICATE_KEY`, `REQUEST.AMBIGUOUS_NUMBER`, `REQUEST.INVALID_CHARACTER`, `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.CSRF_REJECTED`, `CONSOLE.FORBIDDEN` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.TRANSACTION_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.NOT_STATE_MISMATCH`, `CONSOLE.MISMATCH_RESOLVED`, `CONSOLE.MISMATCH_MONEY_RETURNED`, `CONSOLE.PROPOSAL_PENDING` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.BODY_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.UNSUPPORTED_MEDIA_TYPE` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `READ_MODEL.NOT_READY`, `CONSOLE.AUDIT_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     ApprovalsController_pending: {
         parameters: {
             query?: never;
@@ -4358,6 +4559,121 @@ export interface operations {
             };
         };
     };
+    StateMismatchController_closeRefundDue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The transaction's reference */
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Free text, at most 500 characters */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Requested: the transaction reads `refund_due` once the ledger recorded it */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        reference: string;
+                        /** @enum {string} */
+                        status: "closing";
+                    };
+                };
+            };
+            /** @description `REQUEST.MALFORMED_JSON`, `REQUEST.DUPLICATE_KEY`, `REQUEST.AMBIGUOUS_NUMBER`, `REQUEST.INVALID_CHARACTER`, `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.CSRF_REJECTED`, `CONSOLE.FORBIDDEN` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.TRANSACTION_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.NOT_STATE_MISMATCH`, `CONSOLE.MISMATCH_RESOLVED` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.BODY_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.UNSUPPORTED_MEDIA_TYPE` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.INGESTION_REJECTED` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `READ_MODEL.NOT_READY`, `CONSOLE.INGESTION_UNAVAILABLE`, `CONSOLE.AUDIT_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
 }
 type FlattenedDeepRequired<T> = {
     [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
@@ -4379,7 +4695,8 @@ export const pathsApiV1TransactionsReferenceGetResponses200ContentApplicationJso
 export const pathsApiV1TransactionsReferenceGetResponses200ContentApplicationJsonTransactionStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}"]["get"]["responses"]["200"]["content"]["application/json"]["transaction"]["state"]> = ["PENDING", "RECOVERING", "MANUAL_REVIEW", "SETTLED_CONSENSUS", "FAILED_DECLINED", "STATE_MISMATCH"];
 export const pathsApiV1TransactionsReferenceGetResponses200ContentApplicationJsonTransactionEntitlementStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}"]["get"]["responses"]["200"]["content"]["application/json"]["transaction"]["entitlementStatus"]> = ["LOCKED", "UNLOCKED", "HELD_IN_REVIEW"];
 export const pathsApiV1TransactionsReferenceGetResponses200ContentApplicationJsonTransactionMoneyStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}"]["get"]["responses"]["200"]["content"]["application/json"]["transaction"]["moneyState"]> = ["none", "partially_refunded", "refunded", "reversed", "disputed", "charged_back"];
-export const pathsApiV1TransactionsReferenceGetResponses200ContentApplicationJsonTimelineAdminActionActionValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}"]["get"]["responses"]["200"]["content"]["application/json"]["timeline"]["adminAction"]["action"]> = ["transaction.reconcile", "delivery.resend", "endpoint.recover", "endpoint.enable", "endpoint.disable", "user.create", "user.update", "proposal.create", "proposal.approve", "proposal.reject", "unmatched_payment.close", "reconciliation.run_start", "reconciliation_exception.resolve"];
+export const pathsApiV1TransactionsReferenceGetResponses200ContentApplicationJsonTransactionResolutionValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}"]["get"]["responses"]["200"]["content"]["application/json"]["transaction"]["resolution"]> = ["accepted_as_paid", "refund_due", "refunded"];
+export const pathsApiV1TransactionsReferenceGetResponses200ContentApplicationJsonTimelineAdminActionActionValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}"]["get"]["responses"]["200"]["content"]["application/json"]["timeline"]["adminAction"]["action"]> = ["transaction.reconcile", "delivery.resend", "endpoint.recover", "endpoint.enable", "endpoint.disable", "user.create", "user.update", "proposal.create", "proposal.approve", "proposal.reject", "unmatched_payment.close", "reconciliation.run_start", "reconciliation_exception.resolve", "state_mismatch.refund_due"];
 export const pathsApiV1TransactionsReferenceGetResponses200ContentApplicationJsonTimelineAdminActionOutcomeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}"]["get"]["responses"]["200"]["content"]["application/json"]["timeline"]["adminAction"]["outcome"]> = ["succeeded", "failed"];
 export const pathsApiV1TransactionsReferenceGetResponses200ContentApplicationJsonTimelineMovementKindValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}"]["get"]["responses"]["200"]["content"]["application/json"]["timeline"]["movement"]["kind"]> = ["refund", "reversal", "dispute"];
 export const pathsApiV1TransactionsReferenceGetResponses200ContentApplicationJsonTimelineMovementMoneyStateValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}"]["get"]["responses"]["200"]["content"]["application/json"]["timeline"]["movement"]["moneyState"]> = ["none", "partially_refunded", "refunded", "reversed", "disputed", "charged_back"];
@@ -4464,7 +4781,7 @@ export const pathsApiV1ReconciliationExceptionsGetResponses200ContentTextCsvItem
 export const pathsApiV1ReconciliationExceptionsGetResponses200ContentTextCsvItemsStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/reconciliation/exceptions"]["get"]["responses"]["200"]["content"]["text/csv"]["items"]["status"]> = ["open", "resolved"];
 export const pathsApiV1ReconciliationExceptionsExceptionIdResolvePostResponses202ContentApplicationJsonStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/reconciliation/exceptions/{exceptionId}/resolve"]["post"]["responses"]["202"]["content"]["application/json"]["status"]> = ["resolving"];
 export const pathsApiV1AuditGetParametersQueryTargetKindValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/audit"]["get"]["parameters"]["query"]["targetKind"]> = ["transaction", "event", "endpoint", "user", "proposal", "unmatched_payment", "provider", "reconciliation_exception"];
-export const pathsApiV1AuditGetResponses200ContentApplicationJsonItemsActionValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/audit"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["action"]> = ["transaction.reconcile", "delivery.resend", "endpoint.recover", "endpoint.enable", "endpoint.disable", "user.create", "user.update", "proposal.create", "proposal.approve", "proposal.reject", "unmatched_payment.close", "reconciliation.run_start", "reconciliation_exception.resolve"];
+export const pathsApiV1AuditGetResponses200ContentApplicationJsonItemsActionValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/audit"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["action"]> = ["transaction.reconcile", "delivery.resend", "endpoint.recover", "endpoint.enable", "endpoint.disable", "user.create", "user.update", "proposal.create", "proposal.approve", "proposal.reject", "unmatched_payment.close", "reconciliation.run_start", "reconciliation_exception.resolve", "state_mismatch.refund_due"];
 export const pathsApiV1AuditGetResponses200ContentApplicationJsonItemsTargetKindValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/audit"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["target"]["kind"]> = ["transaction", "event", "endpoint", "user", "proposal", "unmatched_payment", "provider", "reconciliation_exception"];
 export const pathsApiV1AuditGetResponses200ContentApplicationJsonItemsOutcomeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/audit"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["outcome"]> = ["succeeded", "failed"];
 export const pathsApiV1UsersGetResponses200ContentApplicationJsonItemsRoleValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/users"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["role"]> = ["viewer", "operator", "admin"];
@@ -4474,9 +4791,11 @@ export const pathsApiV1UsersEmailPatchRequestBodyContentApplicationJsonRoleValue
 export const pathsApiV1UsersEmailPatchResponses200ContentApplicationJsonRoleValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/users/{email}"]["patch"]["responses"]["200"]["content"]["application/json"]["role"]> = ["viewer", "operator", "admin"];
 export const pathsApiV1UsersEmailPasswordPostResponses200ContentApplicationJsonUserRoleValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/users/{email}/password"]["post"]["responses"]["200"]["content"]["application/json"]["user"]["role"]> = ["viewer", "operator", "admin"];
 export const pathsApiV1UnmatchedPaymentsReferenceMatchProposalsPostResponses201ContentApplicationJsonStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/unmatched-payments/{reference}/match-proposals"]["post"]["responses"]["201"]["content"]["application/json"]["status"]> = ["pending", "approved", "rejected", "expired"];
+export const pathsApiV1TransactionsReferenceAcceptAsPaidProposalsPostResponses201ContentApplicationJsonStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}/accept-as-paid-proposals"]["post"]["responses"]["201"]["content"]["application/json"]["status"]> = ["pending", "approved", "rejected", "expired"];
 export const pathsApiV1ProposalsGetResponses200ContentApplicationJsonItemsStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/proposals"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["status"]> = ["pending", "approved", "rejected", "expired"];
 export const pathsApiV1ProposalsIdGetResponses200ContentApplicationJsonStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/proposals/{id}"]["get"]["responses"]["200"]["content"]["application/json"]["status"]> = ["pending", "approved", "rejected", "expired"];
 export const pathsApiV1ProposalsIdApprovePostResponses200ContentApplicationJsonProposalStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/proposals/{id}/approve"]["post"]["responses"]["200"]["content"]["application/json"]["proposal"]["status"]> = ["pending", "approved", "rejected", "expired"];
 export const pathsApiV1ProposalsIdRejectPostResponses200ContentApplicationJsonStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/proposals/{id}/reject"]["post"]["responses"]["200"]["content"]["application/json"]["status"]> = ["pending", "approved", "rejected", "expired"];
 export const pathsApiV1UnmatchedPaymentsReferenceClosePostRequestBodyContentApplicationJsonReasonValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/unmatched-payments/{reference}/close"]["post"]["requestBody"]["content"]["application/json"]["reason"]> = ["refunded_outside_settle", "test_payment", "not_ours"];
 export const pathsApiV1UnmatchedPaymentsReferenceClosePostResponses202ContentApplicationJsonStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/unmatched-payments/{reference}/close"]["post"]["responses"]["202"]["content"]["application/json"]["status"]> = ["closing"];
+export const pathsApiV1TransactionsReferenceCloseRefundDuePostResponses202ContentApplicationJsonStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}/close-refund-due"]["post"]["responses"]["202"]["content"]["application/json"]["status"]> = ["closing"];
