@@ -8,4 +8,5 @@ while IFS='=' read -r name value; do export "$name=$value"; done < <("$SETTLE_RO
 export INGESTION_URL="http://127.0.0.1:$SETTLE_INGESTION_PORT"
 export SANDBOX_URL="http://127.0.0.1:$SETTLE_SANDBOX_PORT"
 export CUSTOMER_URL="http://127.0.0.1:$SETTLE_CUSTOMER_PORT"
+export CONSOLE_URL="http://127.0.0.1:$SETTLE_CONSOLE_PORT"
 exec node "$SETTLE_ROOT/dist/scripts/demo/demo.js" "$@"

@@ -22,19 +22,27 @@
  * the reversal does not (the reconciliation run finds it); each must end with its money state in
  * the ledger and its grant revoked, the revocation delivered to the customer backend and run once.
  *
+ * Some payments of a lower amount are accepted as paid by two people ("lower amount, accepted by
+ * two admins", docs/state-machine.md, "Resolving a State Mismatch"): the demo creates a console
+ * operator and a console admin for its run, the operator proposes in the console's API and the
+ * admin approves; each must end still in State Mismatch with `resolution` `accepted_as_paid`,
+ * `SettledByOverride` in its ledger stream, and its grant delivered and run once.
+ *
  * Last, a reconciliation run over the demo's window compares the sandbox's own list of
  * transactions with Settle's records, and the demo prints its counts per class. The customer
  * backend's access must equal the ledger's for every user, revoked ones included.
  *
  * Environment: INGESTION_URL, SANDBOX_URL, SETTLE_API_KEY, SETTLE_ADMIN_API_KEY, DATABASE_URL,
- * SWEEPER_INACTIVITY_MS, CUSTOMER_URL, CUSTOMER_DATABASE_URL, DEMO_CHECKOUTS (default 221),
+ * SWEEPER_INACTIVITY_MS, CUSTOMER_URL, CUSTOMER_DATABASE_URL, CONSOLE_URL, DEMO_CHECKOUTS (default 221),
  * DEMO_UNREGISTERED (default 12), DEMO_PAID_TWICE (default 6), DEMO_AFTER_SETTLEMENT (per kind,
- * default 3), DEMO_CONCURRENCY (default 16).
+ * default 3), DEMO_ACCEPTED_MISMATCH (default 2), DEMO_CONCURRENCY (default 16).
  */
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { IngestionClient, SandboxClient, type CheckoutStatus, type ReconciliationRunView } from '../ops/clients.js';
-import { AFTER_SETTLEMENT, PAID_TWICE, SCENARIOS, type AfterSettlementScenario, type Scenario } from './scenarios.js';
+import { ConsoleClient, IngestionClient, SandboxClient, type CheckoutStatus, type ReconciliationRunView } from '../ops/clients.js';
+import { ACCEPTED_MISMATCH, AFTER_SETTLEMENT, PAID_TWICE, SCENARIOS, type AfterSettlementScenario, type Scenario } from './scenarios.js';
 
 function env(name: string, fallback?: string): string {
   const value = process.env[name] ?? fallback;
@@ -84,6 +92,7 @@ async function main(): Promise<void> {
   const unregisteredCount = Number(env('DEMO_UNREGISTERED', '12'));
   const paidTwiceCount = Number(env('DEMO_PAID_TWICE', '6'));
   const afterSettlementCount = Number(env('DEMO_AFTER_SETTLEMENT', '3'));
+  const acceptedCount = Number(env('DEMO_ACCEPTED_MISMATCH', '2'));
   const admin = new IngestionClient(env('INGESTION_URL'), env('SETTLE_ADMIN_API_KEY'));
   const inactivityMs = Number(env('SWEEPER_INACTIVITY_MS', '45000'));
   const run = randomBytes(3).toString('hex');
@@ -106,6 +115,11 @@ async function main(): Promise<void> {
         scenario,
       })),
     ),
+    ...Array.from({ length: acceptedCount }, (_, i) => ({
+      reference: `ref_demo_${run}_accepted_${String(i).padStart(3, '0')}`,
+      userId: `user-demo-${run}-accepted-${String(i).padStart(3, '0')}`,
+      scenario: ACCEPTED_MISMATCH,
+    })),
   ];
   const unregistered: Unregistered[] = Array.from({ length: unregisteredCount }, (_, i) => ({
     reference: `ref_demo_${run}_unreg_${String(i).padStart(3, '0')}`,
@@ -115,7 +129,8 @@ async function main(): Promise<void> {
   const started = Date.now();
   console.log(
     `Demo run ${run}: ${total} checkouts across ${SCENARIOS.length} outcomes, ${paidTwiceCount} users paying twice, ` +
-      `${afterSettlementCount} payments each refunded, reversed and charged back after settling, sweeper threshold ${inactivityMs} ms`,
+      `${afterSettlementCount} payments each refunded, reversed and charged back after settling, ${acceptedCount} lower amounts accepted by two admins, ` +
+      `sweeper threshold ${inactivityMs} ms`,
   );
   // A user's second payment follows the first (a double click): in order, so both settle one after the other.
   const firsts = checkouts.filter((c) => !c.reference.endsWith('_b'));
@@ -183,6 +198,10 @@ async function main(): Promise<void> {
     }
   });
 
+  // A lower amount paid, accepted as paid by two people through the console.
+  const accepted = checkouts.filter((c) => c.scenario === ACCEPTED_MISMATCH && c.status?.state === 'STATE_MISMATCH');
+  if (accepted.length > 0) await acceptAsPaid(accepted, run, concurrency, ingestion);
+
   const db = new pg.Pool({ connectionString: env('DATABASE_URL'), max: 2 });
   const { rows } = await db.query<{ stream_id: string; entries: string }>(
     'SELECT stream_id, count(*) AS entries FROM ledger.events WHERE stream_id = ANY($1::text[]) GROUP BY stream_id',
@@ -214,7 +233,7 @@ async function main(): Promise<void> {
   // Entitlements: each settled checkout's grant must reach the customer backend's business
   // logic exactly once, and each user's access expiry there must be the ledger's.
   const customer = new pg.Pool({ connectionString: env('CUSTOMER_DATABASE_URL'), max: 2 });
-  const expectedGrants = checkouts.filter((c) => c.scenario.expectedState === 'SETTLED_CONSENSUS').length;
+  const expectedGrants = checkouts.filter((c) => c.scenario.expectedEntitlement === 'UNLOCKED').length;
   const references = checkouts.map((c) => c.reference);
   const grantDeadline = Date.now() + 120_000;
   let grants: Array<{ reference: string; event_id: string; event: string; delivered: boolean }> = [];
@@ -323,11 +342,11 @@ async function main(): Promise<void> {
     (
       await db.query<{ stream_id: string; entries: string }>(
         'SELECT stream_id, count(*) AS entries FROM ledger.events WHERE stream_id = ANY($1::text[]) GROUP BY stream_id',
-        [moneyBack.map((c) => `transaction-${c.reference}`)],
+        [[...moneyBack, ...accepted].map((c) => `transaction-${c.reference}`)],
       )
     ).rows.map((r) => [r.stream_id, Number(r.entries)]),
   );
-  for (const c of moneyBack) c.ledgerEntries = moneyEntries.get(`transaction-${c.reference}`) ?? 0;
+  for (const c of [...moneyBack, ...accepted]) c.ledgerEntries = moneyEntries.get(`transaction-${c.reference}`) ?? 0;
 
   const users = [...new Set(checkouts.map((c) => c.userId))];
   const ledgerExpiry = new Map(
@@ -358,7 +377,7 @@ async function main(): Promise<void> {
   const header = ['outcome', 'n', 'expected state', 'observed', 'entitlement exp/obs', 'ledger exp/obs', 'grants exp/delivered/ran once', 'ok'];
   const lines: string[][] = [];
   let unexpected = 0;
-  for (const scenario of [...SCENARIOS, PAID_TWICE, ...AFTER_SETTLEMENT]) {
+  for (const scenario of [...SCENARIOS, PAID_TWICE, ...AFTER_SETTLEMENT, ACCEPTED_MISMATCH]) {
     const group = checkouts.filter((c) => c.scenario === scenario);
     const observedStates = new Map<string, number>();
     const observedEntitlements = new Map<string, number>();
@@ -370,7 +389,7 @@ async function main(): Promise<void> {
       const ent = c.status?.entitlement_status ?? 'UNKNOWN';
       observedEntitlements.set(ent, (observedEntitlements.get(ent) ?? 0) + 1);
       if (c.ledgerEntries === scenario.expectedLedgerEntries) ledgerOk += 1;
-      const grant = scenario.expectedState === 'SETTLED_CONSENSUS' ? 1 : 0;
+      const grant = scenario.expectedEntitlement === 'UNLOCKED' ? 1 : 0;
       const good =
         state === scenario.expectedState &&
         ent === scenario.expectedEntitlement &&
@@ -378,11 +397,12 @@ async function main(): Promise<void> {
         c.grants === grant &&
         c.delivered === grant &&
         c.runs === grant &&
-        (!('action' in scenario) || (c.status?.money_state === (scenario as AfterSettlementScenario).expectedMoneyState && c.revokedOnce === true));
+        (!('action' in scenario) || (c.status?.money_state === (scenario as AfterSettlementScenario).expectedMoneyState && c.revokedOnce === true)) &&
+        (scenario !== ACCEPTED_MISMATCH || c.status?.resolution === ACCEPTED_MISMATCH.expectedResolution);
       if (good) ok += 1;
       else unexpected += 1;
     }
-    const expectedGrantCount = scenario.expectedState === 'SETTLED_CONSENSUS' ? group.length : 0;
+    const expectedGrantCount = scenario.expectedEntitlement === 'UNLOCKED' ? group.length : 0;
     const sum = (f: (c: Checkout) => number) => group.reduce((n, c) => n + f(c), 0);
     const fmt = (m: Map<string, number>) => [...m].map(([k, v]) => `${k}×${v}`).join(' ');
     lines.push([
@@ -404,8 +424,9 @@ async function main(): Promise<void> {
   for (const l of lines) console.log(row(l));
   console.log('* recovered by the sweeper alone: no usable webhook ever arrived');
   console.log(
-    'after settlement (refunded, reversed, disputed and lost): ok also needs the money state in the ledger and the revocation delivered and run once\n',
+    'after settlement (refunded, reversed, disputed and lost): ok also needs the money state in the ledger and the revocation delivered and run once',
   );
+  console.log('accepted by two admins: ok also needs the resolution accepted_as_paid (proposed by an operator, approved by a different admin)\n');
   console.log(
     `paid, never registered: ${unregistered.length}; expected an open unmatched payment with the amount paid; observed ${unmatchedOk}; ok ${unmatchedOk}/${unregistered.length}\n`,
   );
@@ -457,6 +478,48 @@ async function main(): Promise<void> {
     accessMatches === ledgerExpiry.size
       ? 0
       : 1;
+}
+
+/**
+ * Creates a console user for this run with a random password through the console's own command
+ * (`./settle console-user`, the password on standard input), and signs it in.
+ *
+ * @throws Error when the command or the sign-in fails.
+ */
+async function consoleUser(email: string, role: 'operator' | 'admin'): Promise<ConsoleClient> {
+  const password = randomBytes(24).toString('base64url');
+  const cli = fileURLToPath(new URL('../../apps/console/src/cli/create-user.js', import.meta.url));
+  const created = spawnSync(process.execPath, [cli, '--email', email, '--role', role], { input: `${password}\n`, encoding: 'utf8' });
+  if (created.status !== 0) throw new Error(`could not create the console user ${email}: ${created.stderr}`);
+  return ConsoleClient.signIn(env('CONSOLE_URL'), email, password);
+}
+
+/**
+ * Accepts each State Mismatch as paid with two people (docs/approvals.md): an operator of this run
+ * proposes it in the console, an admin of this run approves it; then waits for each checkout's
+ * status to read `accepted_as_paid` with its entitlement unlocked (at most 60 s).
+ */
+async function acceptAsPaid(checkouts: Checkout[], run: string, concurrency: number, ingestion: IngestionClient): Promise<void> {
+  const proposer = await consoleUser(`demo-operator-${run}@example.com`, 'operator');
+  const approver = await consoleUser(`demo-admin-${run}@example.com`, 'admin');
+  await pool(checkouts, concurrency, async (c) => {
+    const proposed = await proposer.proposeAcceptAsPaid(c.reference, 'demo: a lower amount, within the tolerance the merchant honours');
+    if (proposed.status !== 201) throw new Error(`the console refused the proposal for ${c.reference}: ${JSON.stringify(proposed.body)}`);
+    const approved = await approver.approve(proposed.body.id);
+    if (approved.status !== 200) throw new Error(`the console refused the approval for ${c.reference}: ${JSON.stringify(approved.body)}`);
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    await pool(checkouts, concurrency, async (c) => {
+      const answer = await ingestion.status(c.reference);
+      if (answer.status === 200) c.status = answer.body;
+    });
+    const done = checkouts.filter((c) => c.status?.resolution === 'accepted_as_paid' && c.status.entitlement_status === 'UNLOCKED').length;
+    process.stdout.write(`\r  ${done}/${checkouts.length} lower amounts accepted as paid by two admins   `);
+    if (done === checkouts.length || Date.now() > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  process.stdout.write('\n');
 }
 
 main().catch((error: unknown) => {

@@ -157,3 +157,18 @@ export const AFTER_SETTLEMENT: readonly AfterSettlementScenario[] = [
   { ...settled, name: 'paid, then reversed (no notification)', action: 'reverse', expectedMoneyState: 'reversed', expectedLedgerEntries: 2 },
   { ...settled, name: 'paid, then disputed and lost', action: 'dispute_lost', expectedMoneyState: 'charged_back', expectedLedgerEntries: 3 },
 ];
+
+/**
+ * A lower amount paid, accepted as paid by two people (docs/state-machine.md, "Resolving a State
+ * Mismatch"): an operator proposes it in the console, a different admin approves; the state stays
+ * State Mismatch, the ledger adds `SettledByOverride` and the entitlement is granted and delivered.
+ */
+export const ACCEPTED_MISMATCH: Scenario & { expectedResolution: 'accepted_as_paid' } = {
+  name: 'lower amount, accepted by two admins',
+  behaviour: { outcome: 'lower_amount' },
+  expectedState: 'STATE_MISMATCH',
+  expectedEntitlement: 'UNLOCKED',
+  expectedLedgerEntries: 2,
+  needsSweeper: false,
+  expectedResolution: 'accepted_as_paid',
+};

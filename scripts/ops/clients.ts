@@ -33,6 +33,8 @@ export interface CheckoutStatus {
   money_state: string;
   /** Money returned to the payer so far, minor units. */
   returned: number;
+  /** A State Mismatch's resolution: `accepted_as_paid`, `refund_due`, `refunded`, or `null`. */
+  resolution: string | null;
   updated_at: string;
 }
 
@@ -142,6 +144,52 @@ export interface DeliveryBody {
 }
 
 /** Client of the dispatcher's admin API (admin key). */
+/**
+ * One signed-in user of the operations console's API (docs/console.md, "API"): the session cookie
+ * and CSRF token of `POST /api/v1/session`, sent with every command.
+ */
+export class ConsoleClient {
+  private constructor(
+    readonly baseUrl: string,
+    private readonly cookie: string,
+    private readonly csrfToken: string,
+  ) {}
+
+  /**
+   * Signs in.
+   *
+   * @throws Error when the console refuses the credentials.
+   */
+  static async signIn(baseUrl: string, email: string, password: string): Promise<ConsoleClient> {
+    const answer = await call<{ csrfToken: string }>(`${baseUrl}/api/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
+    const cookie = answer.headers.get('set-cookie')?.split(';')[0];
+    if (answer.status !== 200 || !cookie) throw new Error(`the console refused ${email}'s sign-in (${answer.status})`);
+    return new ConsoleClient(baseUrl, cookie, answer.body.csrfToken);
+  }
+
+  private post<T>(path: string, body?: unknown): Promise<Answer<T>> {
+    return call(`${this.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { cookie: this.cookie, 'x-csrf-token': this.csrfToken, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  }
+
+  /** Proposes accepting a State Mismatch as paid (docs/approvals.md); 201 with the proposal. */
+  proposeAcceptAsPaid(reference: string, note: string): Promise<Answer<{ id: string; status: string }>> {
+    return this.post(`/api/v1/transactions/${encodeURIComponent(reference)}/accept-as-paid-proposals`, { note });
+  }
+
+  /** Approves a proposal (an admin who did not propose it); 200 with the proposal and what the action did. */
+  approve(proposalId: string): Promise<Answer<{ proposal: { status: string }; result: Record<string, unknown> }>> {
+    return this.post(`/api/v1/proposals/${encodeURIComponent(proposalId)}/approve`);
+  }
+}
+
 export class DispatcherClient {
   constructor(
     readonly baseUrl: string,
