@@ -70,7 +70,9 @@ export class ReviewQueues {
   }
 
   /**
-   * Transactions in State Mismatch (docs/spec.md, section 3: a checklist point failed), newest
+   * Transactions in State Mismatch (docs/spec.md, section 3: a checklist point failed) still open
+   * (not accepted as paid, not refunded; one closed as refund due stays until its refund shows:
+   * docs/state-machine.md, "Resolving a State Mismatch"), newest
    * first as the transaction list pages them (`updated_at`, reference, descending: a mismatch is
    * terminal, so the newest are the ones to look at), each with its failed checks, expected
    * against observed, and the provider field the observed value came from.
@@ -78,7 +80,7 @@ export class ReviewQueues {
    * @throws ReadModelNotReadyError while `read_model` or `ingestion` does not exist.
    */
   async stateMismatch(query: QueueQuery): Promise<{ items: StateMismatchItem[]; nextCursor: string | null }> {
-    const page = await this.transactions.list({ state: 'STATE_MISMATCH', after: query.after, limit: query.limit });
+    const page = await this.transactions.list({ state: 'STATE_MISMATCH', unresolved: true, after: query.after, limit: query.limit });
     if (page.items.length === 0) return { items: [], nextCursor: page.nextCursor };
     const { rows } = await this.read(() =>
       this.pool.query<{ reference: string; checks: CheckView[] | null }>(

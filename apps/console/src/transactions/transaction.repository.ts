@@ -56,15 +56,19 @@ export class TransactionRepository {
   /** Counts per state and entitlement status, and the review queues' sizes. @throws ReadModelNotReadyError */
   async overview(): Promise<Overview> {
     const { rows } = await this.read(() =>
-      this.pool.query<{ state: string; entitlement_status: string; n: number }>(
-        'SELECT state, entitlement_status, count(*)::bigint AS n FROM read_model.console_transactions GROUP BY state, entitlement_status',
+      this.pool.query<{ state: string; entitlement_status: string; n: number; open: number }>(
+        `SELECT state, entitlement_status, count(*)::bigint AS n,
+                count(*) FILTER (WHERE resolution IS NULL OR resolution = 'refund_due')::bigint AS open
+           FROM read_model.console_transactions GROUP BY state, entitlement_status`,
       ),
     );
     const states: Record<string, number> = Object.fromEntries(TRANSACTION_STATUSES.map((s) => [s, 0]));
     const entitlements: Record<string, number> = Object.fromEntries(ENTITLEMENT_STATUSES.map((s) => [s, 0]));
     let total = 0;
     let heldInReview = 0;
+    let openMismatches = 0;
     for (const row of rows) {
+      if (row.state === 'STATE_MISMATCH') openMismatches += row.open;
       states[row.state] = (states[row.state] ?? 0) + row.n;
       entitlements[row.entitlement_status] = (entitlements[row.entitlement_status] ?? 0) + row.n;
       if (row.state === 'RECOVERING' && row.entitlement_status === 'HELD_IN_REVIEW') heldInReview += row.n;
@@ -75,7 +79,8 @@ export class TransactionRepository {
       entitlements,
       heldInReview,
       manualReview: states['MANUAL_REVIEW'] ?? 0,
-      stateMismatch: states['STATE_MISMATCH'] ?? 0,
+      // The queue's size: the State Mismatches still open (not accepted as paid, not refunded).
+      stateMismatch: openMismatches,
       total,
     };
   }
@@ -120,6 +125,7 @@ export class TransactionRepository {
     if (query.state) where.push(`t.state = ${param(query.state)}`);
     if (query.entitlement) where.push(`t.entitlement_status = ${param(query.entitlement)}`);
     if (query.moneyState) where.push(`t.money_state = ${param(query.moneyState)}`);
+    if (query.unresolved) where.push(`(t.resolution IS NULL OR t.resolution = 'refund_due')`);
     // A time window bounds the newest-first walk: `to` is where it starts, `from` where it stops.
     if (query.from) where.push(`t.updated_at >= ${param(query.from)}::timestamptz`);
     if (query.to) where.push(`t.updated_at < ${param(query.to)}::timestamptz`);

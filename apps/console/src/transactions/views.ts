@@ -269,6 +269,8 @@ export interface ListQuery {
   entitlement?: string | undefined;
   /** The money state after settlement (`disputed` for the disputes queue). */
   moneyState?: string | undefined;
+  /** Leaves out State Mismatches resolved for good (accepted as paid, or refunded): the State Mismatch queue's open ones. */
+  unresolved?: boolean | undefined;
   /** Last changed at or after this time (`updated_at`), ISO 8601. */
   from?: string | undefined;
   /** Last changed before this time, ISO 8601. */
