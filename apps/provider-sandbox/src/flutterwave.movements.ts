@@ -1,11 +1,12 @@
 import { toMajorUnits } from './money.js';
 import { json, type SandboxAnswer, type SandboxDispute, type SandboxRefund, type SandboxTransaction, type TransactionBook } from './sandbox.core.js';
-import { queryText, type ListQuery } from './sandbox.list.js';
+import { DAY_MS, newestFirstSlice, queryInteger, queryText, type ListQuery } from './sandbox.list.js';
 
 /**
  * Flutterwave's refund and chargeback objects in the sandbox (docs/provider-facts.md, "Refunds,
- * reversals and disputes", Flutterwave v3): `GET /v3/refunds?id=<transaction id>` and
- * `GET /v3/chargebacks?flw_ref=<the transaction's flw_ref>`, in Flutterwave's envelope, amounts in
+ * reversals and disputes", Flutterwave v3): `GET /v3/refunds` (a transaction's by `id=<transaction
+ * id>`, or all by the dates `from`/`to`) and `GET /v3/chargebacks` (a transaction's by
+ * `flw_ref=<the transaction's flw_ref>`, or all by dates), in Flutterwave's envelope, amounts in
  * the major unit and no currency on either object (as Flutterwave's). Flutterwave documents no v3
  * refund webhook and does not publish its chargeback webhook's payload, so the simulator sends
  * neither. Pure: the simulator checks the key and passes its book.
@@ -54,30 +55,77 @@ export function flutterwaveChargeback(tx: SandboxTransaction, dispute: SandboxDi
   };
 }
 
+/** Rows a page of Flutterwave's refund and chargeback lists holds (fixed by Flutterwave for refunds; the same for chargebacks here). */
+export const FLUTTERWAVE_MOVEMENT_PAGE_SIZE = 20;
+
 /**
- * `GET /v3/refunds?id=<transaction id>` or `GET /v3/chargebacks?flw_ref=<flw_ref>`: a transaction's
- * refunds or chargebacks, newest first, with `meta.page_info` (20 a page, one page). The sandbox
- * lists by transaction only: a list without it (reconciliation's `from`/`to`) is refused (400).
+ * The window of a Flutterwave list's `from` and `to` (docs/provider-facts.md, Flutterwave, "Get
+ * transactions"): whole dates `YYYY-MM-DD`, both included, read in UTC here, as `[fromMs, untilMs)`
+ * in ms; unbounded on a side without one; `null` when either is not such a date.
  */
-export function listFlutterwaveMovements(book: TransactionBook, kind: 'refunds' | 'chargebacks', query: ListQuery): SandboxAnswer {
-  const refused = json(400, { status: 'error', message: `The sandbox lists ${kind} by transaction only`, data: null });
-  let tx: SandboxTransaction | undefined;
+export function flutterwaveListWindow(query: ListQuery): { fromMs: number; untilMs: number } | null {
+  const day = (param: string): number | null | undefined => {
+    const text = queryText(query, param);
+    if (text === undefined) return undefined;
+    const ms = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00.000Z`) : NaN;
+    return Number.isFinite(ms) ? ms : null;
+  };
+  const from = day('from');
+  const to = day('to');
+  if (from === null || to === null) return null;
+  return { fromMs: from ?? Number.MIN_SAFE_INTEGER, untilMs: to === undefined ? Number.MAX_SAFE_INTEGER : to + DAY_MS };
+}
+
+/** Which transaction a list asks about (`id` for refunds, `flw_ref` for chargebacks), as a test on the transaction; `null` for an `id` that is no number. */
+function transactionFilter(kind: 'refunds' | 'chargebacks', query: ListQuery): ((tx: SandboxTransaction) => boolean) | null {
   if (kind === 'refunds') {
     const id = queryText(query, 'id');
-    if (id === undefined || !/^\d+$/.test(id)) return refused;
-    tx = book.getById(Number(id));
-  } else {
-    const flwRef = queryText(query, 'flw_ref');
-    if (flwRef === undefined) return refused;
-    tx = book.findByDetail('flw_ref', flwRef);
+    if (id === undefined) return () => true;
+    return /^\d+$/.test(id) ? (tx) => tx.id === Number(id) : null;
   }
-  const rows =
-    tx === undefined ? [] : kind === 'refunds' ? tx.refunds.map((r) => flutterwaveRefund(tx, r)) : tx.disputes.map((d) => flutterwaveChargeback(tx, d));
-  const data = [...rows].reverse().slice(0, 20);
+  const flwRef = queryText(query, 'flw_ref');
+  return flwRef === undefined ? () => true : (tx) => tx.details?.flw_ref === flwRef;
+}
+
+/** The book's refunds or chargebacks created in a window, of the transactions `keep` keeps, oldest first, as Flutterwave's rows. */
+function flutterwaveObjects(
+  book: TransactionBook,
+  kind: 'refunds' | 'chargebacks',
+  window: { fromMs: number; untilMs: number },
+  keep: (tx: SandboxTransaction) => boolean,
+): Array<Record<string, unknown>> {
+  return kind === 'refunds'
+    ? book.refundsCreated(window.fromMs, window.untilMs).flatMap(({ tx, refund }) => (keep(tx) ? [flutterwaveRefund(tx, refund)] : []))
+    : book.disputesCreated(window.fromMs, window.untilMs).flatMap(({ tx, dispute }) => (keep(tx) ? [flutterwaveChargeback(tx, dispute)] : []));
+}
+
+/**
+ * `GET /v3/refunds` or `GET /v3/chargebacks` (docs/provider-facts.md, "Refunds, reversals and
+ * disputes", Flutterwave): every refund or chargeback, or a transaction's (refunds by `id=<transaction
+ * id>`, chargebacks by `flw_ref=<the transaction's flw_ref>`), created on the dates `from` to `to`
+ * ({@link flutterwaveListWindow}), newest first, {@link FLUTTERWAVE_MOVEMENT_PAGE_SIZE} a page
+ * (`page`), with `meta.page_info`.
+ */
+export function listFlutterwaveMovements(book: TransactionBook, kind: 'refunds' | 'chargebacks', query: ListQuery): SandboxAnswer {
+  const refused = (message: string) => json(400, { status: 'error', message, data: null });
+  const page = queryInteger(query, 'page') ?? 1;
+  if (page === null || page < 1) return refused('page must be a positive integer');
+  const window = flutterwaveListWindow(query);
+  if (window === null) return refused('from and to must be dates in the format YYYY-MM-DD');
+  const keep = transactionFilter(kind, query);
+  if (keep === null) return refused('id must be a transaction id');
+  const rows = flutterwaveObjects(book, kind, window, keep);
   return json(200, {
     status: 'success',
     message: kind === 'refunds' ? 'Refunds fetched' : 'Chargebacks fetched',
-    meta: { page_info: { total: rows.length, current_page: 1, total_pages: 1, page_size: 20 } },
-    data,
+    meta: {
+      page_info: {
+        total: rows.length,
+        current_page: page,
+        total_pages: Math.ceil(rows.length / FLUTTERWAVE_MOVEMENT_PAGE_SIZE),
+        page_size: FLUTTERWAVE_MOVEMENT_PAGE_SIZE,
+      },
+    },
+    data: newestFirstSlice(rows, (page - 1) * FLUTTERWAVE_MOVEMENT_PAGE_SIZE, FLUTTERWAVE_MOVEMENT_PAGE_SIZE),
   });
 }

@@ -5,14 +5,14 @@ import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { bearerMatches } from './credentials.js';
 import { toMajorUnits } from './money.js';
-import { listFlutterwaveMovements } from './flutterwave.movements.js';
+import { flutterwaveListWindow, listFlutterwaveMovements } from './flutterwave.movements.js';
 import { ProviderController } from './provider.controllers.js';
 import { ProviderSimulator } from './provider.simulator.js';
 import { createTransactionSchema, json, observe, type DeclineReason, type PaymentState, type SandboxAnswer, type SandboxTransaction } from './sandbox.core.js';
 import { requireTogether } from './sandbox.env.js';
 import { simulation } from './simulation.js';
 import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
-import { DAY_MS, newestFirstPage, queryInteger, queryText, type ListQuery } from './sandbox.list.js';
+import { newestFirstPage, queryInteger, queryText, type ListQuery } from './sandbox.list.js';
 import type { TimeIndex } from './sandbox.core.js';
 
 /** Rows a page of Flutterwave's transaction list holds (fixed by Flutterwave). */
@@ -218,17 +218,10 @@ export class FlutterwaveSimulator extends ProviderSimulator {
     if (failure) return failure;
     const page = queryInteger(query, 'page') ?? 1;
     if (page === null || page < 1) return json(400, { status: 'error', message: 'page must be a positive integer', data: null });
-    const day = (param: string): number | null | undefined => {
-      const text = queryText(query, param);
-      if (text === undefined) return undefined;
-      const ms = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00.000Z`) : NaN;
-      return Number.isFinite(ms) ? ms : null;
-    };
-    const from = day('from');
-    const to = day('to');
-    if (from === null || to === null) return json(400, { status: 'error', message: 'from and to must be dates in the format YYYY-MM-DD', data: null });
+    const window = flutterwaveListWindow(query);
+    if (window === null) return json(400, { status: 'error', message: 'from and to must be dates in the format YYYY-MM-DD', data: null });
     const index = this.book.paid;
-    const { lo, hi } = index.range(from ?? Number.MIN_SAFE_INTEGER, to === undefined ? Number.MAX_SAFE_INTEGER : to + DAY_MS);
+    const { lo, hi } = index.range(window.fromMs, window.untilMs);
     const status = queryText(query, 'status');
     const keep = status === undefined ? undefined : (tx: SandboxTransaction) => this.listItem(tx).status === status;
     const { page: rows, total } = newestFirstPage(index, lo, hi, (page - 1) * FLUTTERWAVE_LIST_PAGE_SIZE, FLUTTERWAVE_LIST_PAGE_SIZE, keep);

@@ -1,22 +1,24 @@
 import { json, type SandboxAnswer, type SandboxDispute, type SandboxRefund, type SandboxTransaction, type TransactionBook } from './sandbox.core.js';
-import { queryInteger, queryText, type ListQuery } from './sandbox.list.js';
+import { filterInstant, newestFirstSlice, queryInteger, queryText, type ListQuery } from './sandbox.list.js';
 
 /**
  * Paystack's refund and dispute objects in the sandbox (docs/provider-facts.md, "Refunds,
- * reversals and disputes", Paystack): `GET /refund/:id`, `GET /refund?transaction=<id>`,
- * `GET /dispute/:id`, `GET /dispute?transaction=<id>`, in Paystack's envelope, and the bodies of
+ * reversals and disputes", Paystack): `GET /refund/:id`, `GET /refund` (a payment's by
+ * `transaction=<id>`, or all by `from`/`to`), `GET /dispute/:id`, `GET /dispute` (the same), in
+ * Paystack's envelope, and the bodies of
  * the `refund.*` and `charge.dispute.*` events. Pure: the simulator checks the key and passes its book.
  */
 
 /** Paystack's refund `status` for the sandbox's. */
 const REFUND_STATUS: Record<SandboxRefund['status'], string> = { pending: 'pending', succeeded: 'processed', failed: 'failed' };
 
-/** A refund as Paystack's refund object (Fetch Refund's `data`). */
+/** A refund as Paystack's refund object (Fetch Refund's `data`, a row of List Refunds): the transaction by its numeric id and, as `transaction_reference`, by its reference. */
 export function paystackRefund(tx: SandboxTransaction, refund: SandboxRefund): Record<string, unknown> {
   return {
     id: Number(refund.id),
     integration: 100032,
     transaction: tx.id,
+    transaction_reference: tx.reference,
     dispute: null,
     settlement: null,
     domain: 'test',
@@ -115,25 +117,55 @@ export function retrievePaystackDispute(book: TransactionBook, id: string): Sand
 }
 
 /**
- * `GET /refund?transaction=<id>&perPage=` or `GET /dispute?transaction=<id>&perPage=`: a payment's
- * refunds or disputes (by Paystack's numeric transaction id), newest first, with `meta`. The
- * sandbox lists by transaction only: a list without `transaction` (the `from`/`to` windows of
- * reconciliation) is refused (400) rather than answered with every payment's objects.
+ * The window of a Paystack list's `from` and `to` (docs/provider-facts.md, Paystack, "List
+ * transactions"), as `[fromMs, untilMs)` in ms: ISO instants, both included, or dates meaning the
+ * whole day (UTC); unbounded on a side without one; `null` when either cannot be read.
+ */
+export function paystackListWindow(query: ListQuery): { fromMs: number; untilMs: number } | null {
+  const toText = queryText(query, 'to');
+  const from = filterInstant(queryText(query, 'from'));
+  const to = filterInstant(toText, true);
+  if (from === null || to === null) return null;
+  // A date means its whole day (filterInstant gives the next day's start); an instant is included.
+  const untilMs = to === undefined ? Number.MAX_SAFE_INTEGER : toText!.trim().length === 10 ? to : to + 1;
+  return { fromMs: from ?? Number.MIN_SAFE_INTEGER, untilMs };
+}
+
+/** The book's refunds or disputes created in a window, of one transaction when given, oldest first, as Paystack's objects. */
+function paystackObjects(
+  book: TransactionBook,
+  kind: 'refunds' | 'disputes',
+  window: { fromMs: number; untilMs: number },
+  transaction: number | undefined,
+): Array<Record<string, unknown>> {
+  const of = (tx: SandboxTransaction) => transaction === undefined || tx.id === transaction;
+  return kind === 'refunds'
+    ? book.refundsCreated(window.fromMs, window.untilMs).flatMap(({ tx, refund }) => (of(tx) ? [paystackRefund(tx, refund)] : []))
+    : book.disputesCreated(window.fromMs, window.untilMs).flatMap(({ tx, dispute }) => (of(tx) ? [paystackDispute(tx, dispute)] : []));
+}
+
+/**
+ * `GET /refund` or `GET /dispute` with `transaction=<id>`, `from=`, `to=`, `perPage=`, `page=`
+ * (docs/provider-facts.md, "Refunds, reversals and disputes", Paystack): every refund or dispute,
+ * or a payment's (by Paystack's numeric transaction id), created from `from` to `to` (as the
+ * transaction list reads them: {@link paystackListWindow}), newest first, `perPage` (default 50,
+ * capped at 100) a page, with `meta: { total, skipped, perPage, page, pageCount }`.
  */
 export function listPaystackMovements(book: TransactionBook, kind: 'refunds' | 'disputes', query: ListQuery): SandboxAnswer {
-  const perPage = queryInteger(query, 'perPage') ?? 50;
+  const perPageAsked = queryInteger(query, 'perPage');
+  const page = queryInteger(query, 'page') ?? 1;
   const transaction = queryInteger(query, 'transaction');
-  if (perPage === null || perPage < 1) return json(400, { status: false, message: 'perPage must be a positive integer' });
-  if (transaction === null || transaction === undefined || queryText(query, 'from') !== undefined) {
-    return json(400, { status: false, message: 'The sandbox lists refunds and disputes by transaction id only' });
+  if (perPageAsked === null || (perPageAsked !== undefined && perPageAsked < 1) || page === null || page < 1 || transaction === null) {
+    return json(400, { status: false, message: 'perPage, page and transaction must be positive integers' });
   }
-  const tx = book.getById(transaction);
-  const objects = tx === undefined ? [] : kind === 'refunds' ? tx.refunds.map((r) => paystackRefund(tx, r)) : tx.disputes.map((d) => paystackDispute(tx, d));
-  const rows = [...objects].reverse().slice(0, Math.min(perPage, 100));
+  const window = paystackListWindow(query);
+  if (window === null) return json(400, { status: false, message: 'Invalid date: from and to are ISO 8601 dates or instants' });
+  const perPage = Math.min(100, perPageAsked ?? 50);
+  const objects = paystackObjects(book, kind, window, transaction);
   return json(200, {
     status: true,
     message: kind === 'refunds' ? 'Refunds retrieved' : 'Disputes retrieved',
-    data: rows,
-    meta: { total: objects.length, skipped: 0, perPage, page: 1, pageCount: Math.max(1, Math.ceil(objects.length / perPage)) },
+    data: newestFirstSlice(objects, (page - 1) * perPage, perPage),
+    meta: { total: objects.length, skipped: (page - 1) * perPage, perPage, page, pageCount: Math.ceil(objects.length / perPage) },
   });
 }

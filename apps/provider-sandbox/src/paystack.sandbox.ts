@@ -16,10 +16,17 @@ import {
   type SandboxRefund,
   type SandboxTransaction,
 } from './sandbox.core.js';
-import { listPaystackMovements, paystackDisputeEvent, paystackRefundEvent, retrievePaystackDispute, retrievePaystackRefund } from './paystack.movements.js';
+import {
+  listPaystackMovements,
+  paystackDisputeEvent,
+  paystackListWindow,
+  paystackRefundEvent,
+  retrievePaystackDispute,
+  retrievePaystackRefund,
+} from './paystack.movements.js';
 import { simulation } from './simulation.js';
 import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
-import { filterInstant, newestFirstPage, queryInteger, queryText, type ListQuery } from './sandbox.list.js';
+import { newestFirstPage, queryInteger, queryText, type ListQuery } from './sandbox.list.js';
 import type { TimeIndex } from './sandbox.core.js';
 
 /** What the Paystack simulator needs from configuration. */
@@ -279,13 +286,9 @@ export class PaystackSimulator extends ProviderSimulator {
     const page = queryInteger(query, 'page') ?? 1;
     if (perPageAsked === null || page === null || page < 1) return json(400, { status: false, message: 'perPage and page must be positive integers' });
     const perPage = Math.min(100, Math.max(1, perPageAsked ?? 50));
-    const toText = queryText(query, 'to');
-    const from = filterInstant(queryText(query, 'from'));
-    const to = filterInstant(toText, true);
-    if (from === null || to === null) return json(400, { status: false, message: 'Invalid date: from and to are ISO 8601 dates or instants' });
-    // A date means its whole day (filterInstant gives the next day's start); an instant is included.
-    const toExclusive = to === undefined ? Number.MAX_SAFE_INTEGER : toText!.trim().length === 10 ? to : to + 1;
-    const { lo, hi } = this.book.created.range(from ?? Number.MIN_SAFE_INTEGER, toExclusive);
+    const window = paystackListWindow(query);
+    if (window === null) return json(400, { status: false, message: 'Invalid date: from and to are ISO 8601 dates or instants' });
+    const { lo, hi } = this.book.created.range(window.fromMs, window.untilMs);
     const status = queryText(query, 'status');
     const keep = status === undefined ? undefined : (tx: SandboxTransaction) => this.listStatus(tx) === status;
     const { page: rows, total } = newestFirstPage(this.book.created, lo, hi, (page - 1) * perPage, perPage, keep);

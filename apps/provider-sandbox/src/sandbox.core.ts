@@ -401,8 +401,31 @@ export class TransactionBook {
     return this.disputesById.get(id);
   }
 
+  /**
+   * Every refund of every payment created in `[fromMs, untilMs)` (ms), oldest first, refunds of
+   * the same instant in the order they were made: the providers' refund lists by creation time.
+   * A scan of the book's refunds (a sandbox holds few; bulk seeds make none).
+   */
+  refundsCreated(fromMs: number, untilMs: number): Array<{ tx: SandboxTransaction; refund: SandboxRefund }> {
+    return createdIn([...this.refundsById.values()], (entry) => entry.refund.createdAt, fromMs, untilMs);
+  }
+
+  /** Every dispute of every payment opened in `[fromMs, untilMs)` (ms), oldest first: the providers' dispute lists by creation time. */
+  disputesCreated(fromMs: number, untilMs: number): Array<{ tx: SandboxTransaction; dispute: SandboxDispute }> {
+    return createdIn([...this.disputesById.values()], (entry) => entry.dispute.createdAt, fromMs, untilMs);
+  }
+
   private readonly refundsById = new Map<string, { tx: SandboxTransaction; refund: SandboxRefund }>();
   private readonly disputesById = new Map<string, { tx: SandboxTransaction; dispute: SandboxDispute }>();
+}
+
+/** The entries whose creation instant (ISO 8601) is in `[fromMs, untilMs)`, oldest first; entries of the same instant keep their order (a stable sort). */
+function createdIn<T>(entries: readonly T[], createdAt: (entry: T) => string, fromMs: number, untilMs: number): T[] {
+  return entries
+    .map((entry) => ({ entry, at: Date.parse(createdAt(entry)) }))
+    .filter(({ at }) => at >= fromMs && at < untilMs)
+    .sort((a, b) => a.at - b.at)
+    .map(({ entry }) => entry);
 }
 
 /**

@@ -174,3 +174,13 @@ export function filterInstant(text: string | undefined, endOfDay = false): numbe
   const ms = Date.parse(value);
   return Number.isFinite(ms) ? ms : null;
 }
+
+/**
+ * A page newest first of items held oldest first (a list by creation time that is no
+ * {@link TimeIndex}: refunds, disputes): skipping `skip` of the newest, at most `limit`.
+ */
+export function newestFirstSlice<T>(oldestFirst: readonly T[], skip: number, limit: number): T[] {
+  const page: T[] = [];
+  for (let position = oldestFirst.length - 1 - skip; position >= 0 && page.length < limit; position--) page.push(oldestFirst[position]!);
+  return page;
+}

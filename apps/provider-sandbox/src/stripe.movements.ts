@@ -1,11 +1,12 @@
 import type Stripe from 'stripe';
 import { json, type SandboxAnswer, type SandboxDispute, type SandboxRefund, type SandboxTransaction, type TransactionBook } from './sandbox.core.js';
-import { queryInteger, queryText, type ListQuery } from './sandbox.list.js';
+import { newestFirstSlice, queryInteger, queryText, type ListQuery } from './sandbox.list.js';
 
 /**
  * Stripe's refund and dispute objects in the sandbox (docs/provider-facts.md, Stripe, "Refunds
  * and disputes"), typed by the `stripe` package as the PaymentIntent is: `GET /v1/refunds/:id`,
- * `GET /v1/refunds?payment_intent=`, `GET /v1/disputes/:id`, `GET /v1/disputes?payment_intent=`,
+ * `GET /v1/refunds` (a payment's by `payment_intent`, or all by `created`), `GET /v1/disputes/:id`,
+ * `GET /v1/disputes` (the same),
  * and the objects the `refund.*` and `charge.dispute.*` events carry. Pure: the simulator checks
  * the key and passes its book.
  */
@@ -128,24 +129,60 @@ export function retrieveStripeDispute(book: TransactionBook, id: string): Sandbo
 }
 
 /**
- * `GET /v1/refunds?payment_intent=pi_...&limit=` or `GET /v1/disputes?payment_intent=...`: the
- * payment's refunds or disputes, newest first, `{ object: "list", data, has_more, url }`
- * (`limit` 1 to 100, default 10). The sandbox lists by payment only: Stripe's `created` window
- * and `starting_after` on these lists are not simulated (400), and a list without
- * `payment_intent` is refused (400) rather than answered with every payment's objects.
+ * The window of a Stripe list's `created` filters (`created`, `created[gte]`, `created[gt]`,
+ * `created[lte]`, `created[lt]`: whole Unix seconds), as `[fromMs, untilMs)` in ms; unbounded on a
+ * side without a filter; the parameter that is no integer when one is not. An object created at
+ * 1.5 s has `created` 1, so `created[lte]=1` ends at 2000 ms.
+ */
+export function stripeCreatedWindow(query: ListQuery): { fromMs: number; untilMs: number } | { invalid: string } {
+  const created: Record<string, number | undefined> = {};
+  for (const param of ['created', 'created[gte]', 'created[gt]', 'created[lte]', 'created[lt]']) {
+    const seconds = queryInteger(query, param);
+    if (seconds === null) return { invalid: param };
+    created[param] = seconds;
+  }
+  const ms = (seconds: number | undefined, plus = 0) => (seconds === undefined ? [] : [(seconds + plus) * 1000]);
+  const fromMs = Math.max(Number.MIN_SAFE_INTEGER, ...ms(created.created), ...ms(created['created[gte]']), ...ms(created['created[gt]'], 1));
+  const untilMs = Math.min(Number.MAX_SAFE_INTEGER, ...ms(created.created, 1), ...ms(created['created[lte]'], 1), ...ms(created['created[lt]']));
+  return { fromMs, untilMs: Math.max(fromMs, untilMs) };
+}
+
+/** The book's refunds or disputes created in a window, newest first, as Stripe's objects. */
+function stripeObjects(
+  book: TransactionBook,
+  kind: 'refunds' | 'disputes',
+  window: { fromMs: number; untilMs: number },
+): Array<Stripe.Refund | Stripe.Dispute> {
+  const oldestFirst: Array<Stripe.Refund | Stripe.Dispute> =
+    kind === 'refunds'
+      ? book.refundsCreated(window.fromMs, window.untilMs).map(({ tx, refund }) => stripeRefund(tx, refund))
+      : book.disputesCreated(window.fromMs, window.untilMs).map(({ tx, dispute }) => stripeDispute(tx, dispute));
+  return newestFirstSlice(oldestFirst, 0, oldestFirst.length);
+}
+
+/**
+ * `GET /v1/refunds` or `GET /v1/disputes` (docs/provider-facts.md, Stripe, "Refunds and
+ * disputes", "Lists by time"): every refund or dispute, or a payment's (`payment_intent`), created
+ * in the `created[...]` window when one is given, newest first, `{ object: "list", data, has_more,
+ * url }` (`limit` 1 to 100, default 10). `starting_after` continues after an object of the same
+ * list (400 `resource_missing` for an id it does not hold there); `ending_before` is not simulated
+ * (400).
  */
 export function listStripeMovements(book: TransactionBook, kind: 'refunds' | 'disputes', query: ListQuery): SandboxAnswer {
-  const invalid = (param: string, message: string) => json(400, { error: { type: 'invalid_request_error', param, message } });
+  const invalid = (param: string, message: string, code?: string) =>
+    json(400, { error: { type: 'invalid_request_error', ...(code ? { code } : {}), param, message } });
   const limit = queryInteger(query, 'limit') ?? 10;
   if (limit === null || limit < 1 || limit > 100) return invalid('limit', 'This value must be greater than or equal to 1 and less than or equal to 100.');
+  const window = stripeCreatedWindow(query);
+  if ('invalid' in window) return invalid(window.invalid, 'Invalid integer', 'parameter_invalid_integer');
+  if (queryText(query, 'ending_before') !== undefined) return invalid('ending_before', 'ending_before is not simulated by the sandbox');
   const intent = queryText(query, 'payment_intent');
-  if (intent === undefined) return invalid('payment_intent', 'The sandbox lists refunds and disputes by payment_intent only');
-  for (const param of ['created', 'starting_after', 'ending_before']) {
-    if (queryText(query, param) !== undefined || queryText(query, `${param}[gte]`) !== undefined)
-      return invalid(param, `${param} is not simulated by the sandbox`);
+  const objects = stripeObjects(book, kind, window).filter((object) => intent === undefined || object.payment_intent === intent);
+  const after = queryText(query, 'starting_after');
+  const start = after === undefined ? 0 : objects.findIndex((object) => object.id === after) + 1;
+  if (start === 0 && after !== undefined) {
+    return invalid('starting_after', `No such ${kind === 'refunds' ? 'refund' : 'dispute'}: '${after}'`, 'resource_missing');
   }
-  const tx = book.get(intent);
-  const objects = tx === undefined ? [] : kind === 'refunds' ? tx.refunds.map((r) => stripeRefund(tx, r)) : tx.disputes.map((d) => stripeDispute(tx, d));
-  const newestFirst = [...objects].reverse();
-  return json(200, { object: 'list', data: newestFirst.slice(0, limit), has_more: newestFirst.length > limit, url: `/v1/${kind}` });
+  const page = objects.slice(start, start + limit);
+  return json(200, { object: 'list', data: page, has_more: objects.length > start + page.length, url: `/v1/${kind}` });
 }

@@ -18,7 +18,7 @@ import {
   type SandboxRefund,
   type SandboxTransaction,
 } from './sandbox.core.js';
-import { listStripeMovements, retrieveStripeDispute, retrieveStripeRefund, stripeDispute, stripeRefund } from './stripe.movements.js';
+import { listStripeMovements, retrieveStripeDispute, retrieveStripeRefund, stripeCreatedWindow, stripeDispute, stripeRefund } from './stripe.movements.js';
 import { requireTogether } from './sandbox.env.js';
 import { simulation } from './simulation.js';
 import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
@@ -533,21 +533,13 @@ export class StripeSimulator extends ProviderSimulator {
       json(400, { error: { type: 'invalid_request_error', code: 'parameter_invalid_integer', param, message } });
     const limit = queryInteger(query, 'limit') ?? 10;
     if (limit === null || limit < 1 || limit > 100) return invalid('limit', 'This value must be greater than or equal to 1 and less than or equal to 100.');
-    const created: Record<string, number | undefined> = {};
-    for (const param of ['created', 'created[gte]', 'created[gt]', 'created[lte]', 'created[lt]']) {
-      const seconds = queryInteger(query, param);
-      if (seconds === null) return invalid(param, 'Invalid integer');
-      created[param] = seconds;
-    }
-    const ms = (seconds: number | undefined, plus = 0) => (seconds === undefined ? [] : [(seconds + plus) * 1000]);
-    // `created` is whole seconds: an intent created at 1.5 s has created 1, so `created[lte]=1` ends at 2000 ms.
-    const fromMs = Math.max(Number.MIN_SAFE_INTEGER, ...ms(created.created), ...ms(created['created[gte]']), ...ms(created['created[gt]'], 1));
-    const untilMs = Math.min(Number.MAX_SAFE_INTEGER, ...ms(created.created, 1), ...ms(created['created[lte]'], 1), ...ms(created['created[lt]']));
+    const window = stripeCreatedWindow(query);
+    if ('invalid' in window) return invalid(window.invalid, 'Invalid integer');
     if (queryText(query, 'ending_before') !== undefined) {
       return json(400, { error: { type: 'invalid_request_error', param: 'ending_before', message: 'ending_before is not simulated by the sandbox' } });
     }
     const index = this.book.created;
-    const { lo, hi } = index.range(fromMs, Math.max(fromMs, untilMs));
+    const { lo, hi } = index.range(window.fromMs, window.untilMs);
     let end = hi;
     const after = queryText(query, 'starting_after');
     if (after !== undefined) {

@@ -10,10 +10,10 @@ const key = `sk_test_${randomBytes(16).toString('hex')}`;
 const auth = `Bearer ${key}`;
 const NOW = Date.parse('2026-03-04T05:06:07.089Z');
 
-function setup() {
+function setup(clock: () => number = () => NOW) {
   const sent: Array<() => OutgoingWebhook> = [];
   const notifier: Notifier = { dispatch: (_tx, _provider, build) => sent.push(build) };
-  const paystack = new PaystackSimulator({ secretKey: new Secret(key), webhookUrl: 'http://127.0.0.1:9/v1/webhooks/paystack' }, notifier, () => NOW);
+  const paystack = new PaystackSimulator({ secretKey: new Secret(key), webhookUrl: 'http://127.0.0.1:9/v1/webhooks/paystack' }, notifier, clock);
   const paid = (reference: string): SandboxTransaction => {
     const created = paystack.create({ reference, amount: 40_000, currency: 'NGN', email: 'ada@example.com' });
     if (!created.ok) throw new Error(JSON.stringify(created.body));
@@ -41,7 +41,18 @@ describe('Paystack simulator: refunds and disputes', () => {
     const refund = value(paystack.refund('ref_refund', { amount: 10_000 }));
     expect(retrievePaystackRefund(paystack.book, refund.id)).toMatchObject({
       status: 200,
-      body: { status: true, data: { id: Number(refund.id), transaction: tx.id, dispute: null, amount: 10_000, currency: 'NGN', status: 'processed' } },
+      body: {
+        status: true,
+        data: {
+          id: Number(refund.id),
+          transaction: tx.id,
+          transaction_reference: 'ref_refund',
+          dispute: null,
+          amount: 10_000,
+          currency: 'NGN',
+          status: 'processed',
+        },
+      },
     });
     const verify = paystack.verify(auth, 'ref_refund') as { body: { data: { status: string } } };
     expect(verify.body.data.status).toBe('reversed');
@@ -82,7 +93,7 @@ describe('Paystack simulator: refunds and disputes', () => {
     expect(retrievePaystackDispute(paystack.book, dispute.id)).toMatchObject({ status: 200, body: { data: { resolvedAt: new Date(NOW).toISOString() } } });
   });
 
-  it('lists by transaction id only, with the key checked', () => {
+  it('lists a payment refunds by transaction id, with the key checked', () => {
     const { paystack, paid, value } = setup();
     const tx = paid('ref_list');
     value(paystack.refund('ref_list', { amount: 1 }));
@@ -93,7 +104,35 @@ describe('Paystack simulator: refunds and disputes', () => {
     expect(paystack.movements('Bearer sk_test_wrong', (book) => listPaystackMovements(book, 'refunds', { transaction: String(tx.id) }))).toMatchObject({
       status: 401,
     });
-    expect(listPaystackMovements(paystack.book, 'disputes', { from: '2026-01-01' })).toMatchObject({ status: 400 });
+    expect(listPaystackMovements(paystack.book, 'disputes', { from: 'yesterday' })).toMatchObject({ status: 400 });
+    expect(listPaystackMovements(paystack.book, 'refunds', { transaction: 'abc' })).toMatchObject({ status: 400 });
     expect(retrievePaystackRefund(paystack.book, '999999')).toMatchObject({ status: 404, body: { status: false } });
+  });
+
+  it("lists every payment's refunds and disputes created from `from` to `to`, newest first, paged", () => {
+    let now = NOW;
+    const { paystack, paid, value } = setup(() => now);
+    paid('ref_window_a');
+    paid('ref_window_b');
+    const made = [0, 1, 2, 3, 4].map((n) => {
+      now = NOW + n * 60_000;
+      return value(paystack.refund(n % 2 === 0 ? 'ref_window_a' : 'ref_window_b', { amount: 100 }));
+    });
+    const window = { from: new Date(NOW + 60_000).toISOString(), to: new Date(NOW + 3 * 60_000).toISOString() };
+    const first = paystack.movements(auth, (book) => listPaystackMovements(book, 'refunds', { ...window, perPage: '2', page: '1' }));
+    expect(first).toMatchObject({ status: 200, body: { meta: { total: 3, perPage: 2, page: 1, pageCount: 2 } } });
+    const rows = (first as { body: { data: Array<{ id: number; transaction_reference: string; createdAt: string }> } }).body.data;
+    expect(rows.map((r) => [String(r.id), r.transaction_reference])).toEqual([
+      [made[3]!.id, 'ref_window_b'],
+      [made[2]!.id, 'ref_window_a'],
+    ]);
+    expect(listPaystackMovements(paystack.book, 'refunds', { ...window, perPage: '2', page: '2' })).toMatchObject({
+      body: { data: [{ id: Number(made[1]!.id) }], meta: { page: 2, pageCount: 2 } },
+    });
+    now = NOW + 2 * 60_000;
+    const dispute = value(paystack.openDispute('ref_window_a', {}));
+    expect(listPaystackMovements(paystack.book, 'disputes', window)).toMatchObject({
+      body: { data: [{ id: Number(dispute.id), transaction: { reference: 'ref_window_a' } }], meta: { total: 1 } },
+    });
   });
 });

@@ -11,13 +11,13 @@ const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
 const auth = `Bearer ${key}`;
 const NOW = Date.parse('2026-03-04T05:06:07Z');
 
-function setup() {
+function setup(clock: () => number = () => NOW) {
   const sent: Array<{ tx: SandboxTransaction; build: () => OutgoingWebhook }> = [];
   const notifier: Notifier = { dispatch: (tx, _provider, build) => sent.push({ tx, build }) };
   const stripe = new StripeSimulator(
     { secretKey: new Secret(key), webhook: { url: 'http://127.0.0.1:9/v1/webhooks/stripe', secret: new Secret(webhookSecret) } },
     notifier,
-    () => NOW,
+    clock,
   );
   const paid = (): SandboxTransaction => {
     const outcome = stripe.create({ amount: 2_000, currency: 'USD', email: 'ada@example.com', behaviour: { webhook: 'drop' } });
@@ -129,8 +129,44 @@ describe('Stripe simulator: refunds and disputes', () => {
     expect(stripe.movements('Bearer sk_test_wrong', (book) => listStripeMovements(book, 'refunds', { payment_intent: tx.reference }))).toMatchObject({
       status: 401,
     });
-    expect(listStripeMovements(stripe.book, 'refunds', {})).toMatchObject({ status: 400 });
-    expect(listStripeMovements(stripe.book, 'disputes', { payment_intent: tx.reference, starting_after: first.id })).toMatchObject({ status: 400 });
+    expect(listStripeMovements(stripe.book, 'refunds', { payment_intent: tx.reference, starting_after: second.id })).toMatchObject({
+      status: 200,
+      body: { has_more: false, data: [{ id: first.id }] },
+    });
+    expect(listStripeMovements(stripe.book, 'refunds', { starting_after: 're_nope' })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'resource_missing', param: 'starting_after' } },
+    });
+    expect(listStripeMovements(stripe.book, 'disputes', { payment_intent: tx.reference, ending_before: first.id })).toMatchObject({ status: 400 });
+    expect(listStripeMovements(stripe.book, 'refunds', { 'created[gte]': 'yesterday' })).toMatchObject({ status: 400 });
     expect(retrieveStripeRefund(stripe.book, 're_nope')).toMatchObject({ status: 404, body: { error: { code: 'resource_missing' } } });
+  });
+
+  it("lists every payment's refunds and disputes created in a window, newest first, paged by starting_after", () => {
+    let now = NOW;
+    const { stripe, paid, value } = setup(() => now);
+    const [a, b] = [paid(), paid()];
+    const made = [0, 1, 2, 3, 4].map((n) => {
+      now = NOW + n * 60_000;
+      return value(stripe.refund(n % 2 === 0 ? a.reference : b.reference, { amount: 100 }));
+    });
+    now = NOW + 2 * 60_000 + 30_000;
+    const dispute = value(stripe.openDispute(a.reference, {}));
+    // [NOW + 1 min, NOW + 4 min): the refunds made at minutes 1, 2 and 3, newest first.
+    const window = { 'created[gte]': String(NOW / 1000 + 60), 'created[lt]': String(NOW / 1000 + 240) };
+    const first = listStripeMovements(stripe.book, 'refunds', { ...window, limit: '2' });
+    expect(first).toMatchObject({ status: 200, body: { object: 'list', has_more: true, url: '/v1/refunds' } });
+    const firstPage = (first as { body: { data: Array<{ id: string; payment_intent: string }> } }).body.data;
+    expect(firstPage.map((r) => [r.id, r.payment_intent])).toEqual([
+      [made[3]!.id, b.reference],
+      [made[2]!.id, a.reference],
+    ]);
+    expect(listStripeMovements(stripe.book, 'refunds', { ...window, limit: '2', starting_after: made[2]!.id })).toMatchObject({
+      body: { has_more: false, data: [{ id: made[1]!.id }] },
+    });
+    expect(listStripeMovements(stripe.book, 'disputes', window)).toMatchObject({
+      body: { has_more: false, data: [{ id: dispute.id, payment_intent: a.reference }] },
+    });
+    expect(listStripeMovements(stripe.book, 'refunds', { ...window, payment_intent: a.reference })).toMatchObject({ body: { data: [{ id: made[2]!.id }] } });
   });
 });

@@ -15,7 +15,8 @@ import {
 } from '@settle/domain';
 import type { BatchItem, OutboxMessage, OutboxRelay, ReconciliationExceptionObservedV1, ReconciliationRunRecordedV1 } from '@settle/messaging';
 import { deterministicId, inTransaction, type Logger, type Pool, type PoolClient } from '@settle/platform';
-import { ProviderCallError, type TransactionLister, type TransactionPage } from '@settle/providers';
+import { canListMovements, ProviderCallError, type MovementLister, type MovementPage, type TransactionLister, type TransactionPage } from '@settle/providers';
+import { movementReads, movementReferences, nextRunPhase, runPhaseOf, storedCursorOf, type RunPhase } from './movement-phase.js';
 import type { ReconciliationMetrics } from './reconciliation.metrics.js';
 import { ReconciliationRepository, type StoredRun } from './reconciliation.repository.js';
 
@@ -39,6 +40,7 @@ export interface ReconcilerSettings extends ScheduleSettings {
 
 /** The run's state between pages, as the run row stores it. */
 interface Progress {
+  /** The stored cursor: the phase and the provider's cursor in it (`runPhaseOf`). */
   cursor: string | null;
   pages: number;
   totalPages: number | null;
@@ -46,6 +48,24 @@ interface Progress {
   counts: RunCounts;
   raised: number;
   resolved: number;
+}
+
+/** One page fetched for a run: of the provider's transaction list, or of its refund and dispute lists. */
+type FetchedPage = { readonly phase: 'transactions'; readonly page: TransactionPage } | { readonly phase: 'movements'; readonly page: MovementPage };
+
+/** How a page ends its commit: the cursor stored with it, whether it is the run's last, when, and whether a progress record goes out. */
+interface PageStep {
+  readonly cursor: string | null;
+  readonly last: boolean;
+  /** epoch ms */
+  readonly at: number;
+  readonly announce: boolean;
+}
+
+/** What this verifier's share of a run read from the refund and dispute lists, for the run's log (not stored: a resumed run counts from where it resumed). */
+interface MovementTally {
+  rows: number;
+  asked: number;
 }
 
 /**
@@ -56,9 +76,12 @@ interface Progress {
  * one runnable run (with a lease) and pages through it: each page is decided by `decidePage`
  * (libs/domain) and committed in one transaction together with the run's cursor and counts, the
  * exceptions raised or resolved, the candidates of unknown payments and the outbox messages
- * (exception facts, verification requests, progress). A verifier that dies mid-run leaves its
- * lease to expire; the next claim resumes from the stored cursor, and a page committed twice is
- * impossible because the cursor is compared on write.
+ * (exception facts, verification requests, progress). When the adapter can list refunds and
+ * disputes (`canListMovements`), the same run then pages those lists for the same window (the
+ * movement phase, its cursor stored with the prefix `m|`: `movement-phase.ts`), and asks the
+ * verifier to read the money of each settled payment they name. A verifier that dies mid-run
+ * leaves its lease to expire; the next claim resumes from the stored cursor, in whichever phase it
+ * is, and a page committed twice is impossible because the cursor is compared on write.
  */
 export class ReconciliationService {
   private readonly repository: ReconciliationRepository;
@@ -308,8 +331,9 @@ export class ReconciliationService {
 
   /**
    * Pages through one claimed run from its stored cursor to the end, the next page fetched while
-   * the current one commits. A provider failure that retries could not fix leaves the run to a
-   * later tick when it may pass (`retryable`), else fails it; either way recorded.
+   * the current one commits: the transaction list, then (when the adapter can) the refund and
+   * dispute lists. A provider failure that retries could not fix leaves the run to a later tick
+   * when it may pass (`retryable`), else fails it; either way recorded.
    */
   private async execute(run: StoredRun): Promise<void> {
     const lister = this.listers.get(run.provider);
@@ -319,31 +343,50 @@ export class ReconciliationService {
       await this.fail(run, progressOf(run), `${reason}: ${run.provider} cannot be reconciled by this verifier`);
       return;
     }
+    const movements = canListMovements(lister) ? lister : undefined;
+    const first = runPhaseOf(run.cursor);
+    if (first.phase === 'movements' && !movements) {
+      await this.fail(run, progressOf(run), `RECONCILIATION.PROVIDER_CANNOT_LIST_MOVEMENTS: ${run.provider} cannot list refunds and disputes in this verifier`);
+      return;
+    }
     const log = this.logger.child({ runId: run.runId, provider: run.provider, kind: run.kind, dryRun: run.dryRun });
     const window = { fromMs: run.windowFrom, untilMs: run.windowUntil };
     let progress = progressOf(run);
     if (run.pages === 0) await this.record(run, progress, 'started');
-    log.info({ cursor: run.cursor, from: new Date(run.windowFrom).toISOString(), until: new Date(run.windowUntil).toISOString() }, 'reconciliation run paging');
+    log.info(
+      { cursor: run.cursor, phase: first.phase, from: new Date(run.windowFrom).toISOString(), until: new Date(run.windowUntil).toISOString() },
+      'reconciliation run paging',
+    );
+    const tally: MovementTally = { rows: 0, asked: 0 };
     let lastProgressAt = this.clock();
-    let pending: Promise<TransactionPage> = lister.listPage(window, progress.cursor);
+    let pending = fetchPage(lister, movements, window, first);
     try {
       for (;;) {
-        const page = await pending;
-        if (page.next !== null && !this.stopped) {
-          pending = lister.listPage(window, page.next);
+        const fetched = await pending;
+        const then = nextRunPhase(fetched.phase, fetched.page.next, movements !== undefined);
+        if (then !== null && !this.stopped) {
+          pending = fetchPage(lister, movements, window, then);
           // Awaited on the next turn; marked handled so a failure while this page commits is not unhandled.
           pending.catch(() => undefined);
         }
         const at = this.clock();
-        const announce = page.next === null || at - lastProgressAt >= this.progressEveryMs;
-        const next = await this.commitPage(run, progress, page, at, announce);
+        const step: PageStep = {
+          cursor: storedCursorOf(then),
+          last: then === null,
+          at,
+          announce: then === null || at - lastProgressAt >= this.progressEveryMs,
+        };
+        const next =
+          fetched.phase === 'transactions'
+            ? await this.commitPage(run, progress, fetched.page, step)
+            : await this.commitMovementPage(run, progress, fetched.page, step, tally, log);
         if (next === null) {
           log.warn('reconciliation run taken over by another verifier; stopping here');
           return;
         }
         progress = next;
-        if (announce) lastProgressAt = at;
-        if (page.next === null) break;
+        if (step.announce) lastProgressAt = at;
+        if (step.last) break;
         if (this.stopped) return;
       }
     } catch (error) {
@@ -359,18 +402,27 @@ export class ReconciliationService {
     }
     this.metrics.runs.inc({ provider: run.provider, kind: run.kind, status: 'completed' });
     log.info(
-      { pages: progress.pages, listed: progress.listed, counts: progress.counts, raised: progress.raised, resolved: progress.resolved },
+      {
+        pages: progress.pages,
+        listed: progress.listed,
+        counts: progress.counts,
+        raised: progress.raised,
+        resolved: progress.resolved,
+        movementRows: tally.rows,
+        movementReads: tally.asked,
+      },
       'reconciliation run completed',
     );
   }
 
   /**
-   * Decides one page and commits it with the run's new cursor, in one transaction.
+   * Decides one page of the transaction list and commits it with the run's new cursor, in one transaction.
    *
    * @returns the run's progress after the page; `null` when another verifier took the run over.
    */
-  private async commitPage(run: StoredRun, before: Progress, page: TransactionPage, at: number, announce: boolean): Promise<Progress | null> {
+  private async commitPage(run: StoredRun, before: Progress, page: TransactionPage, step: PageStep): Promise<Progress | null> {
     const marker = this.settings.scope[run.provider]!;
+    const at = step.at;
     const references = [...new Set(page.transactions.map((t) => t.reference))];
     // The reads run in parallel on the pool, before the page's transaction: a state read a moment
     // early is harmless (an exception opened meanwhile is not opened twice: the unique index), and
@@ -381,7 +433,7 @@ export class ReconciliationService {
       this.repository.duplicates(this.pool, references, this.settings.duplicateWindowMs),
       this.repository.knownUnmatched(this.pool, references),
     ]);
-    return inTransaction(this.pool, async (client) => {
+    return this.inPageTransaction(async (client) => {
       const outcome = decidePage({
         transactions: page.transactions,
         marker,
@@ -443,22 +495,11 @@ export class ReconciliationService {
         for (const ask of outcome.verify) {
           const correlationId = settle.get(ask.reference)?.correlationId ?? randomUUID();
           if (ask.class === 'unknown_to_settle') await this.candidate(client, ask.transaction, correlationId, at);
-          messages.push({
-            type: 'VerificationRequested',
-            payload: {
-              event_id: randomUUID(),
-              occurred_at: at,
-              correlation_id: correlationId,
-              reference: ask.reference,
-              trigger: 'reconciliation',
-              requested_by: `reconciliation:${run.runId}`,
-            },
-            causationId: run.runId,
-          });
+          messages.push(verificationRequest(run, ask.reference, correlationId, at));
         }
       }
       const progress: Progress = {
-        cursor: page.next,
+        cursor: step.cursor,
         pages: before.pages + 1,
         totalPages: page.totalPages ?? before.totalPages,
         listed: before.listed + page.rows,
@@ -466,27 +507,78 @@ export class ReconciliationService {
         raised: before.raised + raised,
         resolved: before.resolved + resolved,
       };
-      if (announce && page.next !== null) messages.push(runMessage(run, progress, 'progressed', at, null));
-      const advanced = await this.repository.advance(client, run, before.cursor, { ...progress, leaseUntil: at + this.leaseMs });
-      if (!advanced) throw new TakenOver();
-      // The last page completes the run in the same transaction: a crash can never leave a run
-      // read to its end but not completed (its cursor would read as "not started").
-      if (page.next === null) {
-        await this.repository.finish(client, run.runId, 'completed', at, null);
-        messages.push(runMessage(run, progress, 'completed', at, null));
-      }
-      await this.outbox.enqueue(client, messages);
+      await this.closePage(client, run, before, progress, step, messages);
       for (const [cls, n] of Object.entries(outcome.counts)) if (n > 0) this.metrics.transactions.inc({ provider: run.provider, class: cls }, n);
       return progress;
-    })
-      .then((progress) => {
-        this.relay.wake();
-        return progress;
-      })
-      .catch((error: unknown) => {
-        if (error instanceof TakenOver) return null;
-        throw error;
-      });
+    });
+  }
+
+  /**
+   * Commits one page of the refund and dispute lists with the run's new cursor, in one
+   * transaction: a verification request (trigger `reconciliation`) for each settled payment it
+   * names (`movementReads`), none in a dry run. Its rows count in `listed`; no class is counted
+   * and no exception raised: what the payment's money now is, the verifier reads and the ledger
+   * records (docs/state-machine.md, "The money after settlement").
+   *
+   * @param tally - this verifier's counts for the run's log, added to once the page is committed.
+   * @returns the run's progress after the page; `null` when another verifier took the run over.
+   */
+  private async commitMovementPage(
+    run: StoredRun,
+    before: Progress,
+    page: MovementPage,
+    step: PageStep,
+    tally: MovementTally,
+    log: Logger,
+  ): Promise<Progress | null> {
+    const references = movementReferences(page.movements);
+    let asked = 0;
+    const progress = await this.inPageTransaction(async (client) => {
+      const reads = run.dryRun ? [] : movementReads(run.provider, references, await this.repository.settleRecords(client, references));
+      asked = reads.length;
+      const messages: OutboxMessage[] = reads.map((read) => verificationRequest(run, read.reference, read.correlationId, step.at));
+      const after: Progress = { ...before, cursor: step.cursor, pages: before.pages + 1, listed: before.listed + page.rows };
+      await this.closePage(client, run, before, after, step, messages);
+      return after;
+    });
+    if (progress === null) return null;
+    tally.rows += page.rows;
+    tally.asked += asked;
+    if (page.skipped) log.warn({ skipped: page.skipped }, 'refund or dispute rows that could not be read were not listed');
+    log.debug({ rows: page.rows, references: references.length, asked }, 'reconciliation refund and dispute page committed');
+    return progress;
+  }
+
+  /**
+   * The end every page's transaction shares: a progress record when one is due, the run's new
+   * cursor, pages, counts and lease written only if the run is still where this verifier left it,
+   * the run completed on its last page, and the outbox messages enqueued.
+   *
+   * @throws TakenOver when another verifier took the run over (the page is rolled back).
+   */
+  private async closePage(client: PoolClient, run: StoredRun, before: Progress, progress: Progress, step: PageStep, messages: OutboxMessage[]): Promise<void> {
+    if (step.announce && !step.last) messages.push(runMessage(run, progress, 'progressed', step.at, null));
+    const advanced = await this.repository.advance(client, run, before.cursor, { ...progress, leaseUntil: step.at + this.leaseMs });
+    if (!advanced) throw new TakenOver();
+    // The last page completes the run in the same transaction: a crash can never leave a run
+    // read to its end but not completed (its cursor would read as "not started").
+    if (step.last) {
+      await this.repository.finish(client, run.runId, 'completed', step.at, null);
+      messages.push(runMessage(run, progress, 'completed', step.at, null));
+    }
+    await this.outbox.enqueue(client, messages);
+  }
+
+  /** Runs a page's writes in one transaction, then wakes the relay; `null` when another verifier took the run over. */
+  private async inPageTransaction(work: (client: PoolClient) => Promise<Progress>): Promise<Progress | null> {
+    try {
+      const progress = await inTransaction(this.pool, work);
+      this.relay.wake();
+      return progress;
+    } catch (error) {
+      if (error instanceof TakenOver) return null;
+      throw error;
+    }
   }
 
   /**
@@ -521,6 +613,38 @@ export class ReconciliationService {
 
 /** Another verifier claimed the run after this one's lease expired: this one's page is rolled back. */
 class TakenOver extends Error {}
+
+/**
+ * Fetches the page a phase names: from the transaction list, or from the refund and dispute lists.
+ * Always a promise, even when the adapter throws at once (a cursor it never wrote).
+ */
+async function fetchPage(
+  lister: TransactionLister,
+  movements: MovementLister | undefined,
+  window: { fromMs: number; untilMs: number },
+  phase: RunPhase,
+): Promise<FetchedPage> {
+  if (phase.phase === 'transactions') return { phase: 'transactions', page: await lister.listPage(window, phase.cursor) };
+  // Unreachable: `execute` fails a run in the movement phase whose adapter cannot list movements before it fetches.
+  if (!movements) throw new Error('RECONCILIATION.PROVIDER_CANNOT_LIST_MOVEMENTS: the adapter cannot list refunds and disputes');
+  return { phase: 'movements', page: await movements.listMovementPage(window, phase.cursor) };
+}
+
+/** A `VerificationRequested` the run asks for one reference (trigger `reconciliation`, requested by the run, caused by it). */
+function verificationRequest(run: StoredRun, reference: string, correlationId: string, at: number): OutboxMessage<'VerificationRequested'> {
+  return {
+    type: 'VerificationRequested',
+    payload: {
+      event_id: randomUUID(),
+      occurred_at: at,
+      correlation_id: correlationId,
+      reference,
+      trigger: 'reconciliation',
+      requested_by: `reconciliation:${run.runId}`,
+    },
+    causationId: run.runId,
+  };
+}
 
 function progressOf(run: StoredRun): Progress {
   return {

@@ -9,6 +9,7 @@ export * from './verify.js';
 export * from './signature.js';
 export * from './list.js';
 export * from './movements.js';
+export * from './movement-list.js';
 
 const verifierEnv = z.object({
   FLUTTERWAVE_BASE_URL: optionalBaseUrl('FLUTTERWAVE_BASE_URL').meta({

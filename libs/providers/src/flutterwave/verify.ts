@@ -8,6 +8,17 @@ import type { ListWindow, TransactionPage } from '../shared/transaction-list.por
 import { flutterwaveListCursor, flutterwaveListPage, flutterwaveListPath } from './list.js';
 import type { PaymentMovements } from '../shared/movement.port.js';
 import { flutterwaveMovementRows, flutterwaveMovements, flutterwaveMovementsPaths, flutterwaveVerifiedTransaction } from './movements.js';
+import type { MovementPage } from '../shared/movement-list.port.js';
+import { readMovementCursor, readWindowRows } from '../shared/movement-list.js';
+import { ProviderCallError } from '../shared/provider.port.js';
+import {
+  flutterwaveListedRow,
+  flutterwaveMovementListAnswer,
+  flutterwaveMovementListPath,
+  flutterwaveMovementPage,
+  flutterwaveTransactionsToName,
+  type FlutterwaveTxRefLookup,
+} from './movement-list.js';
 
 /** A major-unit amount as Flutterwave sends it: a JSON number (`100.5`), tolerated as a decimal string. */
 const majorAmount = z.union([z.number(), z.string()]);
@@ -204,5 +215,44 @@ export class FlutterwaveProvider extends BearerGetProvider<FlutterwaveOptions, '
       this.listGet(paths.chargebacks, (answer) => flutterwaveMovementRows(answer.status, answer.body)),
     ]);
     return flutterwaveMovements(transaction, refunds, chargebacks);
+  }
+
+  /**
+   * One page of Flutterwave's refund list, then of its chargeback list, for a window
+   * (`MovementLister`, docs/reconciliation.md, "Refund and dispute lists"): `GET /v3/refunds` then
+   * `GET /v3/chargebacks` with the dates covering the window and `page`, rows kept to the window
+   * by `created_at`. A refund names its transaction by id only: each distinct transaction of the
+   * page's refunds is read once by `GET /v3/transactions/:id/verify` for its `tx_ref` (one call
+   * per transaction, after the list call, through the same retries and breaker). The cursor names
+   * the list and the next page number (`refunds:2`, `disputes:`, `disputes:2`).
+   *
+   * @throws ProviderCallError once retries are spent, for a refused key (`PROVIDER.AUTH_REJECTED`),
+   *   an answer it cannot read or a cursor it never wrote (`PROVIDER.INVALID_CURSOR`).
+   */
+  async listMovementPage(window: ListWindow, cursor: string | null): Promise<MovementPage> {
+    const at = readMovementCursor(cursor);
+    const path = flutterwaveMovementListPath(at.list, window, flutterwaveListCursor(at.cursor));
+    const answer = await this.listGet(path, (reply) => flutterwaveMovementListAnswer(reply.status, reply.body));
+    const read = readWindowRows(window, answer.data, flutterwaveListedRow);
+    const txRefs = new Map<string, FlutterwaveTxRefLookup>();
+    for (const id of flutterwaveTransactionsToName(read)) txRefs.set(id, await this.txRefOf(id));
+    return flutterwaveMovementPage(at.list, read, answer.data.length, answer.next, txRefs);
+  }
+
+  /**
+   * A transaction's `tx_ref`, by its Flutterwave id (`GET /v3/transactions/:id/verify`), or why it
+   * has none: an answer refused for this transaction (a 400 "No transaction was found", an answer
+   * that cannot be read) is a reason, and the row is skipped; a refused key and transient failures
+   * (retryable: the run keeps its cursor and reads the page again later) are thrown, as for the
+   * list call.
+   */
+  private async txRefOf(id: string): Promise<FlutterwaveTxRefLookup> {
+    try {
+      const transaction = await this.listGet(flutterwaveVerifyPath(id, null), (answer) => flutterwaveVerifiedTransaction(answer.status, answer.body));
+      return transaction.tx_ref;
+    } catch (error) {
+      if (error instanceof ProviderCallError && !error.retryable && error.code !== 'PROVIDER.AUTH_REJECTED') return { reason: error.code };
+      throw error;
+    }
   }
 }

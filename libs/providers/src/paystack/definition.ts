@@ -10,6 +10,7 @@ export * from './verify.js';
 export * from './signature.js';
 export * from './list.js';
 export * from './movements.js';
+export * from './movement-list.js';
 
 const verifierEnv = z.object({
   PAYSTACK_BASE_URL: optionalBaseUrl('PAYSTACK_BASE_URL').meta({ description: "Base URL of Paystack's API; the provider is verified only when it is set." }),

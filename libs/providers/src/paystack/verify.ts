@@ -7,6 +7,9 @@ import type { ListWindow, TransactionPage } from '../shared/transaction-list.por
 import { PAYSTACK_LIST_PAGE_SIZE, paystackListCursor, paystackListPage, paystackListPath } from './list.js';
 import type { PaymentMovements } from '../shared/movement.port.js';
 import { paystackMovementRows, paystackMovements, paystackMovementsPaths, paystackVerifiedTransaction } from './movements.js';
+import type { MovementPage } from '../shared/movement-list.port.js';
+import { readMovementCursor } from '../shared/movement-list.js';
+import { PAYSTACK_MOVEMENT_LIST_PAGE_SIZE, paystackMovementListPage, paystackMovementListPath } from './movement-list.js';
 
 /**
  * Paystack's `GET /transaction/verify/:reference` answer (docs/provider-facts.md,
@@ -151,5 +154,20 @@ export class PaystackProvider extends BearerGetProvider<PaystackOptions, 'paysta
       this.listGet(paths.disputes, (answer) => paystackMovementRows(answer.status, answer.body)),
     ]);
     return paystackMovements(transaction, refunds, disputes, Date.now());
+  }
+
+  /**
+   * One page of Paystack's refund list, then of its dispute list, for a window (`MovementLister`,
+   * docs/reconciliation.md, "Refund and dispute lists"): `GET /refund` then `GET /dispute` with
+   * `from=&to=&perPage=&page=`, mapped by {@link paystackMovementListPage}. The cursor names the
+   * list and the next page number (`refunds:2`, `disputes:`, `disputes:2`).
+   *
+   * @throws ProviderCallError once retries are spent, for a refused key (`PROVIDER.AUTH_REJECTED`),
+   *   an answer it cannot read or a cursor it never wrote (`PROVIDER.INVALID_CURSOR`).
+   */
+  async listMovementPage(window: ListWindow, cursor: string | null): Promise<MovementPage> {
+    const at = readMovementCursor(cursor);
+    const path = paystackMovementListPath(at.list, window, paystackListCursor(at.cursor), this.options.listPageSize ?? PAYSTACK_MOVEMENT_LIST_PAGE_SIZE);
+    return this.listGet(path, (answer) => paystackMovementListPage(at.list, answer.status, answer.body, window));
   }
 }

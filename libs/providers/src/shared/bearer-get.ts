@@ -22,9 +22,9 @@ export interface BearerProviderOptions {
   /** Where calls' latency (operation `verify`), retries and the breaker's state are reported; nothing when absent. */
   metrics?: ProviderMetrics | undefined;
   /**
-   * Rows asked for per page of the provider's transaction list where the caller chooses
-   * (Paystack's `perPage`, Stripe's `limit`); each adapter's default when absent
-   * (docs/reconciliation.md, "Providers' lists").
+   * Rows asked for per page of the provider's transaction, refund and dispute lists where the
+   * caller chooses (Paystack's `perPage`, Stripe's `limit`); each adapter's default when absent
+   * (docs/reconciliation.md, "Providers' lists", "Refund and dispute lists").
    */
   listPageSize?: number | undefined;
 }

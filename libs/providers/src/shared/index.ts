@@ -3,6 +3,8 @@ export * from './provider.port.js';
 export * from './transaction-list.port.js';
 export * from './movement.port.js';
 export * from './movements.js';
+export * from './movement-list.port.js';
+export * from './movement-list.js';
 export * from './list.js';
 export * from './http.js';
 export * from './metrics.js';

@@ -10,6 +10,7 @@ export * from './verify.js';
 export * from './signature.js';
 export * from './list.js';
 export * from './movements.js';
+export * from './movement-list.js';
 
 const verifierEnv = z.object({
   STRIPE_BASE_URL: optionalBaseUrl('STRIPE_BASE_URL').meta({ description: "Base URL of Stripe's API; the provider is verified only when it is set." }),

@@ -66,8 +66,8 @@ const row = z
   })
   .loose();
 
-/** A cursor this adapter wrote: a PaymentIntent id (`pi_...`). */
-const INTENT_ID = /^[A-Za-z0-9_]{1,255}$/;
+/** A cursor this adapter wrote: a Stripe object id (`pi_...`, `re_...`, `dp_...`). */
+export const STRIPE_OBJECT_ID = /^[A-Za-z0-9_]{1,255}$/;
 
 /**
  * Path and query of one page of Stripe's list for a window. Stripe's `created` is whole Unix
@@ -83,7 +83,7 @@ const INTENT_ID = /^[A-Za-z0-9_]{1,255}$/;
  */
 export function stripeListPath(window: ListWindow, startingAfter: string | null, limit: number = STRIPE_LIST_PAGE_SIZE): string {
   assertListWindow(window);
-  if (startingAfter !== null && !INTENT_ID.test(startingAfter)) {
+  if (startingAfter !== null && !STRIPE_OBJECT_ID.test(startingAfter)) {
     throw new ProviderCallError('PROVIDER.INVALID_CURSOR', false, 'The list cursor is not a Stripe object id');
   }
   const query = new URLSearchParams({
@@ -158,12 +158,20 @@ export function stripeListPage(status: number, body: string, window: ListWindow)
   const parsed = listAnswer.safeParse(listJson(body, LABEL));
   if (!parsed.success) throw malformedList(LABEL, 'no list object with data and has_more');
   const { data, has_more: hasMore } = parsed.data;
-  let next: string | null = null;
-  if (hasMore) {
-    const last = data.at(-1);
-    const id = typeof last === 'object' && last !== null ? (last as { id?: unknown }).id : undefined;
-    if (typeof id !== 'string' || !INTENT_ID.test(id)) throw malformedList(LABEL, 'has_more without a last id to start after');
-    next = id;
-  }
-  return listPageOf(window, data, stripeListRow, { next });
+  return listPageOf(window, data, stripeListRow, { next: stripeStartingAfter(data, hasMore) });
+}
+
+/**
+ * The `starting_after` of the page after one answer of a Stripe list (PaymentIntents, refunds,
+ * disputes): the id of its last row while `has_more`, else `null`. Pure.
+ *
+ * @throws ProviderCallError `PROVIDER.MALFORMED_RESPONSE` for `has_more` with no last id to start
+ *   after (an empty page, a last row without an id): the list could not be continued.
+ */
+export function stripeStartingAfter(data: readonly unknown[], hasMore: boolean): string | null {
+  if (!hasMore) return null;
+  const last = data.at(-1);
+  const id = typeof last === 'object' && last !== null ? (last as { id?: unknown }).id : undefined;
+  if (typeof id !== 'string' || !STRIPE_OBJECT_ID.test(id)) throw malformedList(LABEL, 'has_more without a last id to start after');
+  return id;
 }

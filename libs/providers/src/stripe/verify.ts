@@ -8,6 +8,9 @@ import type { ListWindow, TransactionPage } from '../shared/transaction-list.por
 import { STRIPE_LIST_PAGE_SIZE, stripeListPage, stripeListPath } from './list.js';
 import type { PaymentMovements } from '../shared/movement.port.js';
 import { stripeMovementRows, stripeMovements, stripeMovementsPath } from './movements.js';
+import type { MovementPage } from '../shared/movement-list.port.js';
+import { readMovementCursor } from '../shared/movement-list.js';
+import { STRIPE_MOVEMENT_LIST_PAGE_SIZE, stripeMovementListPage, stripeMovementListPath } from './movement-list.js';
 
 const minorAmount = z.number().int().nonnegative();
 
@@ -227,5 +230,21 @@ export class StripeProvider extends BearerGetProvider<StripeOptions, 'stripe'> {
       this.listGet(stripeMovementsPath('disputes', reference), (answer) => stripeMovementRows(answer.status, answer.body)),
     ]);
     return stripeMovements(refunds, disputes);
+  }
+
+  /**
+   * One page of Stripe's refund list, then of its dispute list, for a window (`MovementLister`,
+   * docs/reconciliation.md, "Refund and dispute lists"): `GET /v1/refunds` then `GET /v1/disputes`
+   * with `created[gte]=&created[lt]=&limit=&starting_after=`, mapped by {@link stripeMovementListPage}.
+   * The cursor names the list and the last object id of the previous page (`refunds:re_...`,
+   * `disputes:`, `disputes:dp_...`).
+   *
+   * @throws ProviderCallError once retries are spent, for a refused key (`PROVIDER.AUTH_REJECTED`),
+   *   an answer it cannot read or a cursor it never wrote (`PROVIDER.INVALID_CURSOR`).
+   */
+  async listMovementPage(window: ListWindow, cursor: string | null): Promise<MovementPage> {
+    const at = readMovementCursor(cursor);
+    const path = stripeMovementListPath(at.list, window, at.cursor, this.options.listPageSize ?? STRIPE_MOVEMENT_LIST_PAGE_SIZE);
+    return this.listGet(path, (answer) => stripeMovementListPage(at.list, answer.status, answer.body, window));
   }
 }
