@@ -85,6 +85,7 @@ export async function startIngestionTestApp(options: IngestionTestAppOptions = {
     'UnmatchedPaymentCloseRequested',
     'ReconciliationRunRequested',
     'ReconciliationExceptionResolveRequested',
+    'MismatchResolutionRequested',
   ]);
   const logger = pino({ level: 'silent' });
   const health = new HealthProbes([

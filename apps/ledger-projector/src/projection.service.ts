@@ -102,6 +102,30 @@ type Observation = { index: number; trace: TraceCarrier | undefined } & (
   | { kind: 'exception'; observed: ReconciliationExceptionObservedV1 }
 );
 
+/**
+ * The money observations and the resolutions of a batch as consecutive runs of one kind, in
+ * offset (index) order: the two kinds are projected in separate sessions, and this keeps their
+ * order (one run of each when they do not interleave).
+ */
+export function offsetRuns(
+  movements: readonly ObservedMovements[],
+  resolutions: readonly RequestedResolution[],
+): Array<{ kind: 'money'; items: ObservedMovements[] } | { kind: 'resolution'; items: RequestedResolution[] }> {
+  const tagged = [...movements.map((item) => ({ kind: 'money' as const, item })), ...resolutions.map((item) => ({ kind: 'resolution' as const, item }))].sort(
+    (a, b) => a.item.index - b.item.index,
+  );
+  const runs: Array<{ kind: 'money'; items: ObservedMovements[] } | { kind: 'resolution'; items: RequestedResolution[] }> = [];
+  for (const t of tagged) {
+    const last = runs.at(-1);
+    if (t.kind === 'money') {
+      if (last?.kind === 'money') last.items.push(t.item);
+      else runs.push({ kind: 'money', items: [t.item] });
+    } else if (last?.kind === 'resolution') last.items.push(t.item);
+    else runs.push({ kind: 'resolution', items: [t.item] });
+  }
+  return runs;
+}
+
 /** The dead-letter error of a settlement whose grant's event id is stored in another stream (never seen; dead-lettered, never retried). */
 function grantStoredElsewhere(): PermanentMessageError {
   return new PermanentMessageError('LEDGER.DUPLICATE_EVENT_ID', 'the grant of this settlement is stored elsewhere');
@@ -221,10 +245,14 @@ export class ProjectionService {
       return [{ index, requested: event.payload, trace: traceCarrierOf(context.trace) }];
     });
     const failed = await this.projectOutcomes(results, observations);
-    // Each in a session of its own, after the outcomes committed: a money fact or a resolution
-    // follows its outcome in the same stream, and each session reads a stream before it appends to it.
-    failed.push(...(await this.projectMoney(movements)));
-    failed.push(...(await this.projectResolutions(resolutions)));
+    // After the outcomes committed (a money fact or a resolution follows its outcome in the same
+    // stream), in sessions of their own (each reads a stream before it appends to it), in offset
+    // order: a run of money observations, then a run of resolutions, and so on, so the ledger's
+    // facts follow the messages' order whatever the batch boundaries (a refund read after an
+    // acceptance as paid revokes its grant; read before, it refuses the acceptance).
+    for (const run of offsetRuns(movements, resolutions)) {
+      failed.push(...(run.kind === 'money' ? await this.projectMoney(run.items) : await this.projectResolutions(run.items)));
+    }
     return failed;
   }
 
