@@ -9,7 +9,9 @@
  * (the ledger's chains verified by the console, the workers' consumer lag, the dead letters, cards
  * opening their lists; the Queues page's unmatched payments tab), closing an unmatched payment, matching one to a checkout (an
  * operator proposes it through the form, a second admin approves it on the Proposals page, and the checkout settles through
- * ingestion), CSRF, a wrong password and a locked-out login, the security headers and
+ * ingestion), resolving a State Mismatch (a lower amount accepted as paid by an operator and a second admin:
+ * the settlement by override, its grant delivered; closed as refund due by an admin, then refunded at the provider),
+ * CSRF, a wrong password and a locked-out login, the security headers and
  * Swagger UI's page; every test fails on a Content-Security-Policy violation its pages report.
  * Skipped, saying why, where no chromium exists
  * (`scripts/local/lib.sh`, `ensure_chromium`, installs it as root).
@@ -20,9 +22,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { waitUntil, type SandboxBehaviour } from '../../scripts/ops/clients.js';
+import { waitUntil, type CheckoutStatus, type SandboxBehaviour } from '../../scripts/ops/clients.js';
 import { ROOT, startStack, type RunningStack } from '@settle/testing';
-import { upsertReconciliation } from '@settle/ledger';
+import { transactionStream, upsertReconciliation } from '@settle/ledger';
 import { parse } from 'csv-parse/sync';
 
 const CHROMIUM = process.env.SETTLE_CHROMIUM ?? '/usr/bin/chromium';
@@ -158,6 +160,65 @@ if (!existsSync(CHROMIUM)) {
     await page.getByTestId('search').press('Enter');
     await page.locator(`[data-testid="transaction-row"][data-reference="${reference}"]`).click();
     await page.getByTestId('state-badge').waitFor();
+  }
+
+  /** The checkout's status answer with its State Mismatch resolution (`accepted_as_paid`, `refund_due`, `refunded` or null). */
+  async function statusOf(reference: string): Promise<CheckoutStatus> {
+    const answer = await stack.ingestion.status(reference);
+    expect(answer.status).toBe(200);
+    return answer.body;
+  }
+
+  /** Waits until the checkout's status answer reads `resolution`; that answer. */
+  async function resolutionOf(reference: string, resolution: string, timeoutMs = 30_000): Promise<CheckoutStatus> {
+    return waitUntil(`${reference} to read ${resolution}`, timeoutMs, async () => {
+      const status = await statusOf(reference);
+      return status.resolution === resolution ? status : undefined;
+    });
+  }
+
+  /** The `data` of the transaction stream's events of `type`, oldest first. */
+  async function ledgerFacts(reference: string, type: string): Promise<Array<Record<string, unknown>>> {
+    const { rows } = await stack.db.query<{ data: Record<string, unknown> }>(
+      'SELECT data FROM ledger.events WHERE stream_id = $1 AND event_type = $2 ORDER BY position',
+      [transactionStream(reference), type],
+    );
+    return rows.map((r) => r.data);
+  }
+
+  /** Waits until the example customer backend's access of `user` to `pro-monthly` ends at `expected`. */
+  async function customerAccess(user: string, expected: string): Promise<void> {
+    await waitUntil(`the customer backend's access of ${user} to be ${expected}`, 30_000, async () => {
+      const answer = await fetch(`${stack.customer!.url}/access/${encodeURIComponent(user)}/pro-monthly`);
+      if (answer.status !== 200) return undefined;
+      const { expires_at } = (await answer.json()) as { expires_at: string };
+      return expires_at === expected ? true : undefined;
+    });
+  }
+
+  /** A POST to the console's API from the signed-in page, with its CSRF token. */
+  async function postAsSignedIn(page: Page, path: string, data?: unknown): Promise<{ status: number; code: string | undefined }> {
+    const session = (await (await page.request.get(`${consoleUrl}/api/v1/session`)).json()) as { csrfToken: string };
+    const answer = await page.request.post(`${consoleUrl}${path}`, { headers: { 'x-csrf-token': session.csrfToken }, ...(data === undefined ? {} : { data }) });
+    const body = (await answer.json().catch(() => ({}))) as { code?: string };
+    return { status: answer.status(), code: body.code };
+  }
+
+  /** Whether the console's State Mismatch queue (the open ones, newest first) lists `reference`, read as the signed-in page. */
+  async function inMismatchQueue(page: Page, reference: string): Promise<boolean> {
+    const answer = await page.request.get(`${consoleUrl}/api/v1/queues/state-mismatch?limit=100`);
+    expect(answer.status()).toBe(200);
+    return ((await answer.json()) as { items: Array<{ reference: string }> }).items.some((item) => item.reference === reference);
+  }
+
+  /** The timeline entry of the transaction stream's event `type` (its heading is the type itself). */
+  function timelineEntry(page: Page, type: string) {
+    return page.locator('[data-testid="timeline"] > li').filter({ has: page.locator('.timeline-head > strong', { hasText: new RegExp(`^${type}$`) }) });
+  }
+
+  /** The transaction page's entitlement badge's status (its title: `LOCKED`, `UNLOCKED`, ...). */
+  function entitlementBadge(page: Page) {
+    return page.locator('.title-block .badges > .badge').nth(1);
   }
 
   describe('the console in a browser', () => {
@@ -582,6 +643,236 @@ if (!existsSync(CHROMIUM)) {
       await card.getByTestId('proposal-transaction').click();
       await expect.poll(() => approver.getByTestId('state-badge').getAttribute('title'), { timeout: 30_000 }).toBe('SETTLED_CONSENSUS');
       await approver.close();
+    });
+
+    it("a lower amount paid: an operator proposes accepting it as paid with a note; the proposer cannot approve; a second admin approves; the ledger records the settlement by override naming both, the entitlement is granted and the checkout's status reads accepted_as_paid", async () => {
+      const customer = stack.customer!;
+      const reference = await checkout({ outcome: 'lower_amount' });
+      const user = `user-${reference}`;
+      const note = `Half paid: the merchant honours ${reference} as paid`;
+      expect((await stack.ingestion.complete(reference)).status).toBe(202);
+      await stateOf(reference, 'STATE_MISMATCH');
+      // Nothing is granted until someone decides.
+      expect(await statusOf(reference)).toMatchObject({ state: 'STATE_MISMATCH', entitlement_status: 'LOCKED', resolution: null });
+      expect((await stack.ingestion.entitlements(user)).body.entitlements).toEqual([]);
+
+      // The operator proposes it from the transaction's page, with a note (none, no proposal).
+      const page = await openPage();
+      await signIn(page, 'ops@example.com', PASSWORD.admin);
+      await openTransaction(page, reference);
+      const panel = page.getByTestId('mismatch-panel');
+      await panel.waitFor();
+      expect(await panel.getByTestId('mismatch-resolution').count()).toBe(0);
+      expect(await panel.getByTestId('refund-due').count()).toBe(0);
+      expect(await inMismatchQueue(page, reference)).toBe(true);
+      await panel.getByTestId('accept-as-paid').click();
+      const dialog = page.getByTestId('accept-as-paid-dialog');
+      await dialog.waitFor();
+      expect(await dialog.getByTestId('accept-as-paid-submit').isDisabled()).toBe(true);
+      await dialog.getByTestId('accept-as-paid-note').fill(note);
+      await dialog.getByTestId('accept-as-paid-submit').click();
+      const result = dialog.getByTestId('accept-as-paid-result');
+      await result.waitFor();
+      expect(await result.innerText()).toMatch(/waits for a second admin/);
+      const proposalId = (await result.getAttribute('data-proposal-id'))!;
+      expect(proposalId).toMatch(/^[0-9a-f-]{36}$/);
+
+      // The proposer cannot approve it: the button is disabled with the reason, and the API refuses it anyway.
+      await result.getByTestId('accept-as-paid-open-proposal').click();
+      const mine = page.locator(`[data-testid="proposal"][data-proposal-id="${proposalId}"]`);
+      await mine.waitFor();
+      expect(new URL(page.url()).pathname).toBe(`/proposals/${proposalId}`);
+      expect(await mine.getAttribute('data-status')).toBe('pending');
+      expect(await mine.getByTestId('approve').isDisabled()).toBe(true);
+      expect(await mine.getByTestId('approve-blocked').innerText()).toMatch(/You proposed it/);
+      expect((await postAsSignedIn(page, `/api/v1/proposals/${proposalId}/approve`)).status).toBe(403);
+      expect((await statusOf(reference)).resolution).toBeNull();
+      expect(await ledgerFacts(reference, 'SettledByOverride')).toEqual([]);
+      await page.close();
+
+      // A second admin reads the note and approves, after the question of what it does.
+      const approver = await openPage();
+      await signIn(approver, 'admin@example.com', PASSWORD.adminUser);
+      await approver.getByTestId('nav-proposals').click();
+      const card = approver.locator(`[data-testid="proposal"][data-proposal-id="${proposalId}"]`);
+      await card.waitFor();
+      expect(await card.getByTestId('proposer').innerText()).toBe('ops@example.com');
+      expect(await card.getByTestId('proposal-target').innerText()).toBe(reference);
+      expect(await card.getByTestId('proposal-parameters').innerText()).toContain(note);
+      let question = '';
+      approver.once('dialog', (dialog) => {
+        question = dialog.message();
+        void dialog.accept();
+      });
+      const approvedFrom = Date.now();
+      await card.getByTestId('approve').click();
+      await expect.poll(() => card.getAttribute('data-status'), { timeout: 30_000 }).toBe('approved');
+      expect(question).toContain(reference);
+      expect(question).toMatch(/settled by override/);
+      expect(await card.getByTestId('decided-by').innerText()).toBe('admin@example.com');
+
+      // The ledger records the settlement by override, naming both people and the difference accepted...
+      const [override] = await waitUntil('the settlement by override in the ledger', 30_000, async () => {
+        const facts = await ledgerFacts(reference, 'SettledByOverride');
+        return facts.length > 0 ? facts : undefined;
+      });
+      expect(override).toMatchObject({
+        reference,
+        user_id: user,
+        entitlement: 'pro-monthly',
+        proposal_id: proposalId,
+        proposed_by: 'ops@example.com',
+        approved_by: 'admin@example.com',
+        note,
+        expected: { amount_minor: 500_000, currency: 'NGN' },
+        observed: { amount_minor: 250_000, currency: 'NGN' },
+        difference_minor: 250_000,
+      });
+      // ...and grants the entitlement the checkout bought, a month from the decision.
+      const granted = await waitUntil(`the grant of ${user}`, 30_000, async () => {
+        const answer = await stack.ingestion.entitlements(user);
+        return answer.status === 200 && answer.body.entitlements.length === 1 ? answer.body.entitlements[0] : undefined;
+      });
+      const approvedBy = Date.now();
+      expect(granted).toMatchObject({ entitlement: 'pro-monthly', grants: 1, last_event: 'subscription_started' });
+      const day = 86_400_000;
+      expect(Date.parse(granted.expires_at)).toBeGreaterThanOrEqual(approvedFrom + 28 * day);
+      expect(Date.parse(granted.expires_at)).toBeLessThanOrEqual(approvedBy + 31 * day);
+      // The checkout's status answer: still a State Mismatch (the checks did fail), accepted as paid, unlocked.
+      expect(await resolutionOf(reference, 'accepted_as_paid')).toMatchObject({
+        state: 'STATE_MISMATCH',
+        entitlement_status: 'UNLOCKED',
+        resolution: 'accepted_as_paid',
+        money_state: 'none',
+      });
+      // The grant reaches the customer backend like any grant: its access ends where the ledger's does.
+      await waitUntil('the override’s grant delivered to the customer backend', 30_000, async () => {
+        const { rows } = await stack.db.query<{ event_id: string }>(
+          `SELECT d.event_id FROM dispatcher.deliveries d JOIN dispatcher.events e ON e.event_id = d.event_id
+            WHERE e.reference = $1 AND d.endpoint_id = $2 AND d.state = 'delivered'`,
+          [reference, customer.endpointId],
+        );
+        return rows[0]?.event_id;
+      });
+      await customerAccess(user, granted.expires_at);
+
+      // The approved proposal opens the transaction: who decided, the difference and the note, the
+      // resolution on the timeline; the state badge stays State Mismatch, the entitlement unlocked.
+      await card.getByTestId('proposal-transaction').click();
+      const resolution = approver.getByTestId('mismatch-resolution');
+      await resolution.waitFor();
+      expect(await resolution.getAttribute('data-resolution')).toBe('accepted_as_paid');
+      const notice = await resolution.innerText();
+      expect(notice).toMatch(/Accepted as paid/);
+      expect(notice).toContain('Proposed by ops@example.com, approved by admin@example.com');
+      expect(notice).toContain('2,500.00');
+      expect(notice).toContain(note);
+      expect(await approver.getByTestId('state-badge').getAttribute('title')).toBe('STATE_MISMATCH');
+      expect(await entitlementBadge(approver).getAttribute('title')).toBe('UNLOCKED');
+      expect(await approver.getByTestId('accept-as-paid').count()).toBe(0);
+      expect(await approver.getByTestId('refund-due').count()).toBe(0);
+      const fact = timelineEntry(approver, 'SettledByOverride').getByTestId('timeline-resolution');
+      const factText = await fact.innerText();
+      expect(factText).toContain('ops@example.com (proposed), admin@example.com (approved)');
+      expect(factText).toContain('250000 minor units');
+      expect(factText).toContain(note);
+      // Accepted as paid, it leaves the State Mismatch queue (the open ones).
+      expect(await inMismatchQueue(approver, reference)).toBe(false);
+      await approver.close();
+    });
+
+    it('an admin closes a State Mismatch as refund due; a viewer or operator does not see the button; once the provider refunds the payment in full the page reads Refunded', async () => {
+      const reference = await checkout({ outcome: 'lower_amount' });
+      const user = `user-${reference}`;
+      const note = `Refund ${reference} from the dashboard`;
+      expect((await stack.ingestion.complete(reference)).status).toBe(202);
+      await stateOf(reference, 'STATE_MISMATCH');
+      // What the provider captured (the sandbox's lower amount is half the registered one): what a full refund returns.
+      const captured = Number((await statusOf(reference)).checks?.find((c) => c.check === 'amount')?.observed);
+      expect(captured).toBe(250_000);
+      const path = `/api/v1/transactions/${reference}/close-refund-due`;
+
+      // A viewer sees neither button, and the API refuses a viewer who tries.
+      const viewer = await openPage();
+      await signIn(viewer, 'viewer@example.com', PASSWORD.viewer);
+      await openTransaction(viewer, reference);
+      await viewer.getByTestId('mismatch-panel').waitFor();
+      expect(await viewer.getByTestId('refund-due').count()).toBe(0);
+      expect(await viewer.getByTestId('accept-as-paid').count()).toBe(0);
+      expect(await postAsSignedIn(viewer, path, { note })).toEqual({ status: 403, code: 'CONSOLE.FORBIDDEN' });
+      await viewer.close();
+      // An operator may propose accepting it, but not close it as refund due.
+      const operator = await openPage();
+      await signIn(operator, 'ops@example.com', PASSWORD.admin);
+      await openTransaction(operator, reference);
+      await operator.getByTestId('accept-as-paid').waitFor();
+      expect(await operator.getByTestId('refund-due').count()).toBe(0);
+      expect(await postAsSignedIn(operator, path, { note })).toEqual({ status: 403, code: 'CONSOLE.FORBIDDEN' });
+      await operator.close();
+      expect((await statusOf(reference)).resolution).toBeNull();
+
+      // An admin closes it as refund due, with a note.
+      const verifyCallsBefore = (await stack.sandbox.inspect(reference)).body.verifyCalls;
+      const page = await openPage();
+      await signIn(page, 'admin@example.com', PASSWORD.adminUser);
+      await openTransaction(page, reference);
+      await page.getByTestId('refund-due').click();
+      const dialog = page.getByTestId('refund-due-dialog');
+      await dialog.waitFor();
+      await dialog.getByTestId('refund-due-note').fill(note);
+      await dialog.getByTestId('refund-due-submit').click();
+      await expect.poll(() => dialog.count(), { timeout: 10_000 }).toBe(0);
+      expect(await resolutionOf(reference, 'refund_due')).toMatchObject({ state: 'STATE_MISMATCH', entitlement_status: 'LOCKED', returned: 0 });
+      expect(await ledgerFacts(reference, 'MismatchRefundDue')).toEqual([expect.objectContaining({ closed_by: 'admin@example.com', note })]);
+      // Closing it asked the verifier to read the payment at the provider (a refund made before would close it at once).
+      await waitUntil('the provider to be asked', 20_000, async () =>
+        (await stack.sandbox.inspect(reference)).body.verifyCalls > verifyCallsBefore ? true : undefined,
+      );
+      await page.reload();
+      const resolution = page.getByTestId('mismatch-resolution');
+      await resolution.waitFor();
+      expect(await resolution.getAttribute('data-resolution')).toBe('refund_due');
+      expect(await resolution.innerText()).toContain('Closed by admin@example.com');
+      expect(await page.getByTestId('refund-due').count()).toBe(0);
+      expect(await page.getByTestId('accept-as-paid').count()).toBe(0);
+      const closing = await timelineEntry(page, 'MismatchRefundDue').getByTestId('timeline-resolution').innerText();
+      expect(closing).toContain('admin@example.com');
+      expect(closing).toContain(note);
+      // The console's audit trail names the admin on the timeline.
+      const action = page.locator('[data-testid="timeline-admin-action"]', { hasText: 'Closed: refund due' });
+      expect(await action.getByTestId('timeline-actor').innerText()).toContain('admin@example.com (admin)');
+      // Refund due stays in the State Mismatch queue until the refund shows.
+      expect(await inMismatchQueue(page, reference)).toBe(true);
+      // A resolved State Mismatch cannot be accepted as paid any more.
+      expect(await postAsSignedIn(page, `/api/v1/transactions/${reference}/accept-as-paid-proposals`, { note: 'too late' })).toEqual({
+        status: 409,
+        code: 'CONSOLE.MISMATCH_RESOLVED',
+      });
+
+      // Part of the captured money back: still refund due.
+      const part = 100_000;
+      expect((await stack.sandbox.refund(reference, { amount: part })).status).toBe(201);
+      await waitUntil('the partial refund recorded', 30_000, async () => ((await statusOf(reference)).returned === part ? true : undefined));
+      expect((await statusOf(reference)).resolution).toBe('refund_due');
+      expect(await ledgerFacts(reference, 'MismatchRefundDueClosed')).toEqual([]);
+      // The rest of it: the provider shows the captured money returned in full, and it closes by itself.
+      expect((await stack.sandbox.refund(reference, { amount: captured - part })).status).toBe(201);
+      expect(await resolutionOf(reference, 'refunded', 40_000)).toMatchObject({ state: 'STATE_MISMATCH', returned: captured, resolution: 'refunded' });
+      expect(await ledgerFacts(reference, 'MismatchRefundDueClosed')).toEqual([expect.objectContaining({ returned_minor: captured })]);
+      // Nothing was ever granted.
+      expect((await stack.ingestion.entitlements(user)).body.entitlements).toEqual([]);
+
+      await page.reload();
+      await resolution.waitFor();
+      expect(await resolution.getAttribute('data-resolution')).toBe('refunded');
+      expect(await resolution.innerText()).toMatch(/^Refunded\./);
+      expect(await page.getByTestId('money-returned').innerText()).toContain('2,500.00');
+      expect(await page.getByTestId('state-badge').getAttribute('title')).toBe('STATE_MISMATCH');
+      expect(await entitlementBadge(page).getAttribute('title')).toBe('LOCKED');
+      expect(await timelineEntry(page, 'MismatchRefundDueClosed').count()).toBe(1);
+      expect(await page.getByTestId('refund-due').count()).toBe(0);
+      expect(await inMismatchQueue(page, reference)).toBe(false);
+      await page.close();
     });
 
     it("sends its Content-Security-Policy and the other security headers, and Swagger UI's page renders within its own (no violation)", async () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Role, TimelineEntry, TransactionDetail } from '../src/api/types';
 import { ResolveMismatch } from '../src/components/ResolveMismatch';
 import { approvalQuestion, proposalActionLabel } from '../src/lib/proposals';
+import { followingResolution } from '../src/lib/resolution';
 
 // A State Mismatch's resolution panel on the transaction page (docs/state-machine.md, "Resolving a
 // State Mismatch"), rendered to HTML (no browser, no requests): which actions each role sees, and
@@ -101,5 +102,23 @@ describe('the acceptance on the Proposals page', () => {
     expect(question).toContain('ref_low01');
     expect(question).toMatch(/settled by override/);
     expect(approvalQuestion({ action: 'unmatched_payment.match', target: { kind: 'unmatched_payment', id: 'ref_x' } })).toMatch(/checkout is registered/);
+  });
+});
+
+describe('after "Close: refund due" is requested', () => {
+  it('says it waits for the ledger instead of offering the actions again, until the transaction reads resolved', () => {
+    const html = render(createElement(ResolveMismatch, { transaction: mismatch, timeline: [], role: 'admin', following: true }));
+    expect(html).toContain('data-testid="mismatch-resolving"');
+    expect(html).not.toContain('data-testid="refund-due"');
+    const resolved = render(
+      createElement(ResolveMismatch, { transaction: { ...mismatch, resolution: 'refund_due' }, timeline: [], role: 'admin', following: true }),
+    );
+    expect(resolved).toContain('data-resolution="refund_due"');
+    expect(resolved).not.toContain('data-testid="mismatch-resolving"');
+  });
+
+  it('is followed for a bounded time', () => {
+    expect(followingResolution(1_000, 1_000 + 29_999)).toBe(true);
+    expect(followingResolution(1_000, 1_000 + 30_000)).toBe(false);
   });
 });

@@ -136,7 +136,21 @@ function CloseRefundDue({ reference, onDone }: { reference: string; onDone: () =
  * Mismatch"): where it stands once resolved; before that, "Accept as paid" (operators and admins
  * propose, a second admin approves) and "Close: refund due" (admins).
  */
-export function ResolveMismatch({ transaction, timeline, role }: { transaction: TransactionDetail; timeline: readonly TimelineEntry[]; role: Role }) {
+export function ResolveMismatch({
+  transaction,
+  timeline,
+  role,
+  following = false,
+  onRequested = () => undefined,
+}: {
+  transaction: TransactionDetail;
+  timeline: readonly TimelineEntry[];
+  role: Role;
+  /** A resolution was requested here and the page reads the transaction until the ledger shows it. */
+  following?: boolean;
+  /** Called once a "Close: refund due" was accepted (the page then follows the transaction). */
+  onRequested?: () => void;
+}) {
   const [open, setOpen] = useState<'accept' | 'refund' | null>(null);
   if (transaction.state !== 'STATE_MISMATCH') return null;
   return (
@@ -144,6 +158,10 @@ export function ResolveMismatch({ transaction, timeline, role }: { transaction: 
       <h2 className="panel-title">Resolve the State Mismatch</h2>
       {transaction.resolution ? (
         <Resolved transaction={transaction} timeline={timeline} />
+      ) : following ? (
+        <div className="notice notice-info" role="status" data-testid="mismatch-resolving">
+          <Spinner label="Recording" /> Requested: waiting for the ledger to record it…
+        </div>
       ) : (
         <>
           <p className="muted small">The money arrived, but not as registered: nothing is granted until someone decides.</p>
@@ -168,7 +186,13 @@ export function ResolveMismatch({ transaction, timeline, role }: { transaction: 
       )}
       {open === 'refund' && (
         <Dialog title="Close: refund due" onClose={() => setOpen(null)} testId="refund-due-dialog">
-          <CloseRefundDue reference={transaction.reference} onDone={() => setOpen(null)} />
+          <CloseRefundDue
+            reference={transaction.reference}
+            onDone={() => {
+              setOpen(null);
+              onRequested();
+            }}
+          />
         </Dialog>
       )}
     </div>

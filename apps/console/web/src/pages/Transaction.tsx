@@ -9,6 +9,7 @@ import { ResolveMismatch } from '../components/ResolveMismatch';
 import { attemptTone, attemptTotal, canResend, deliveryStateLabel, deliveryTone, followingResend, RESEND_POLL_MS } from '../lib/deliveries';
 import { adminActionLabel, checkLabel, formatDateTime, formatDuration, formatMoney, formatUntil, humanize, providerLabel, stateLabel } from '../lib/format';
 import { ledgerEventCount, RECONCILE_POLL_MS, reconcileProgress, type TransactionMark } from '../lib/reconcile';
+import { followingResolution } from '../lib/resolution';
 import { Link } from '../lib/router';
 import { eventHref } from '../lib/routes';
 
@@ -268,6 +269,12 @@ function ResolutionFact({ resolution }: { resolution: NonNullable<TimelineEntry[
           <dd>{resolution.note}</dd>
         </>
       )}
+      {resolution.returnedMinor !== null && (
+        <>
+          <dt>Returned to the payer</dt>
+          <dd className="mono">{resolution.returnedMinor} minor units</dd>
+        </>
+      )}
     </dl>
   );
 }
@@ -340,12 +347,24 @@ export function TransactionPage({ reference, role }: { reference: string; role: 
   const [reconciling, setReconciling] = useState<Reconciling | null>(null);
   // A resend asked for on this page, followed until its new attempt shows in the deliveries.
   const [resent, setResent] = useState<{ attemptsBefore: number; startedAt: number } | null>(null);
+  // A State Mismatch resolution asked for on this page (when), followed until the ledger recorded it.
+  const [resolving, setResolving] = useState<number | null>(null);
   const waiting = reconciling?.phase === 'waiting';
   const view = useQuery({
     queryKey: ['transaction', reference],
     queryFn: () => api.transaction(reference),
-    refetchInterval: waiting ? RECONCILE_POLL_MS : resent ? RESEND_POLL_MS : false,
+    refetchInterval: waiting ? RECONCILE_POLL_MS : resent ? RESEND_POLL_MS : resolving !== null ? RECONCILE_POLL_MS : false,
   });
+  const resolution = view.data?.transaction.resolution;
+  useEffect(() => {
+    if (resolving === null) return;
+    const check = () => {
+      if (resolution || !followingResolution(resolving, Date.now())) setResolving(null);
+    };
+    check();
+    const timer = window.setInterval(check, 1_000);
+    return () => window.clearInterval(timer);
+  }, [resolving, resolution]);
   const attempts = view.data ? view.data.entitlementEvents.reduce((sum, event) => sum + attemptTotal(event.deliveries), 0) : null;
   useEffect(() => {
     if (!resent || attempts === null) return;
@@ -466,7 +485,7 @@ export function TransactionPage({ reference, role }: { reference: string; role: 
         <Fields transaction={transaction} />
       </div>
 
-      <ResolveMismatch transaction={transaction} timeline={timeline} role={role} />
+      <ResolveMismatch transaction={transaction} timeline={timeline} role={role} following={resolving !== null} onRequested={() => setResolving(Date.now())} />
 
       <div className="panel">
         <h2 className="panel-title">Consensus checks</h2>
