@@ -14,7 +14,15 @@ import {
   TransactionBook,
 } from './sandbox.core.js';
 import type { Notifier, OutgoingWebhook } from './webhook-sender.js';
-import { bulkSeedSchema, listFailuresSchema, outcomeDraw, type BulkOutcome, type BulkResult, type ListFailures } from './sandbox.list.js';
+import {
+  BULK_MOVEMENT_DELAY_MS,
+  bulkSeedSchema,
+  listFailuresSchema,
+  outcomeDraw,
+  type BulkOutcome,
+  type BulkResult,
+  type ListFailures,
+} from './sandbox.list.js';
 import type { TimeIndex } from './sandbox.core.js';
 
 /** How a refund's or a dispute's notification is sent: as a signed webhook, not at all, or signed with a wrong secret. */
@@ -173,7 +181,9 @@ export abstract class ProviderSimulator {
   /**
    * `POST /_sandbox/<provider>/transactions/bulk`: seeds many transactions at once, as history
    * (the body: `bulkSeedSchema`). A million take a few seconds; each is in the book's indexes, so
-   * the list endpoints page through them by binary search.
+   * the list endpoints page through them by binary search. A `refunded` or `disputed` one gets its
+   * refund or dispute the way the control API's `refund` and `openDispute` make them (the book's
+   * own calls, an id in the provider's shape), with no notification.
    */
   bulk(body: unknown): ControlOutcome<BulkResult> {
     if (!this.lists) return this.noList();
@@ -192,7 +202,11 @@ export abstract class ProviderSimulator {
       clearing: behaviourSchema.parse({ outcome: 'clearing_then_success', clearing_checks: 1, webhook: 'drop' }),
       unpaid: behaviourSchema.parse({ webhook: 'drop' }),
       reversed: behaviourSchema.parse({ webhook: 'drop' }),
+      refunded: behaviourSchema.parse({ webhook: 'drop' }),
+      disputed: behaviourSchema.parse({ webhook: 'drop' }),
     };
+    // The reason the control API's dispute gives when none is named.
+    const disputeReason = disputeSchema.parse({}).reason;
     let created = 0;
     let existing = 0;
     for (let n = 0; n < seed.count; n++) {
@@ -219,6 +233,15 @@ export abstract class ProviderSimulator {
       const when = new Date(at);
       this.book.pay(tx, when);
       if (outcome === 'reversed') this.book.reverse(tx, when);
+      if (outcome === 'refunded') {
+        const refund = this.book.refund(tx, this.newMovementId('refund'), tx.amount, 'succeeded', new Date(at + BULK_MOVEMENT_DELAY_MS));
+        // Unreachable: a payment just paid with the success behaviour is succeeded and wholly refundable.
+        if (typeof refund === 'string') throw new Error(`bulk seed: ${reference} could not be refunded (${refund})`);
+      }
+      if (outcome === 'disputed') {
+        const dispute = this.book.dispute(tx, this.newMovementId('dispute'), tx.amount, disputeReason, new Date(at + BULK_MOVEMENT_DELAY_MS));
+        if (typeof dispute === 'string') throw new Error(`bulk seed: ${reference} could not be disputed (${dispute})`);
+      }
     }
     return {
       ok: true,

@@ -404,7 +404,7 @@ export class TransactionBook {
   /**
    * Every refund of every payment created in `[fromMs, untilMs)` (ms), oldest first, refunds of
    * the same instant in the order they were made: the providers' refund lists by creation time.
-   * A scan of the book's refunds (a sandbox holds few; bulk seeds make none).
+   * A scan of the book's refunds (a sandbox holds few; a bulk seed makes one per `refunded` transaction).
    */
   refundsCreated(fromMs: number, untilMs: number): Array<{ tx: SandboxTransaction; refund: SandboxRefund }> {
     return createdIn([...this.refundsById.values()], (entry) => entry.refund.createdAt, fromMs, untilMs);

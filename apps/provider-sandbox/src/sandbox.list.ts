@@ -28,11 +28,17 @@ export function queryInteger(query: ListQuery, key: string): number | null | und
   return /^-?\d{1,15}$/.test(text.trim()) ? Number(text.trim()) : null;
 }
 
-/** What a bulk-seeded transaction ends as. */
-export const BULK_OUTCOMES = ['success', 'declined', 'clearing', 'unpaid', 'reversed'] as const;
+/**
+ * What a bulk-seeded transaction ends as. New outcomes go at the end: the draw walks the weighted
+ * ones in this order, so a body that does not weigh them draws what it drew before.
+ */
+export const BULK_OUTCOMES = ['success', 'declined', 'clearing', 'unpaid', 'reversed', 'refunded', 'disputed'] as const;
 export type BulkOutcome = (typeof BULK_OUTCOMES)[number];
 
 const weight = z.number().int().min(0).max(1_000_000);
+
+/** How long after its payment a bulk-seeded refund or dispute is created, ms. */
+export const BULK_MOVEMENT_DELAY_MS = 1_000;
 
 /**
  * Body of `POST /_sandbox/:provider/transactions/bulk`: `count` transactions created at instants
@@ -40,8 +46,15 @@ const weight = z.number().int().min(0).max(1_000_000);
  * `pi_<reference_prefix><n>`, the prefix letters and digits only) for n from 0, each ending as one
  * of `outcomes` drawn by weight with a seeded generator (the same body seeds the same book):
  * `success` (paid at its creation instant), `declined`, `clearing` (paid, still clearing until a
- * verify call clears it), `unpaid` (created, never paid), `reversed` (paid, then reversed). No
- * webhook is sent: they are history. A reference already held is left as it is and counted.
+ * verify call clears it), `unpaid` (created, never paid), `reversed` (paid, then reversed),
+ * `refunded` (paid, then refunded in full: one succeeded refund of the whole amount created
+ * {@link BULK_MOVEMENT_DELAY_MS} after the payment, as the control API's refund makes it, so the
+ * provider shows the payment as it shows a refunded one: Paystack `reversed`), `disputed` (paid,
+ * then a dispute of the whole amount opened {@link BULK_MOVEMENT_DELAY_MS} after the payment, still
+ * open, as the control API's dispute opens it: Paystack `awaiting-merchant-feedback`). An outcome
+ * not given weighs 0. A refund or dispute of a payment in the window's last second is created
+ * after `until`. No webhook is sent: they are history. A reference already held is left as it is
+ * and counted.
  */
 export const bulkSeedSchema = z
   .object({

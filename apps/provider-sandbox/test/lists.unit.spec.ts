@@ -5,7 +5,8 @@ import { FlutterwaveSimulator } from '../src/flutterwave.sandbox.js';
 import { MpesaSimulator } from '../src/mpesa.sandbox.js';
 import { PaystackSimulator } from '../src/paystack.sandbox.js';
 import { behaviourSchema, TimeIndex, TransactionBook, type SandboxAnswer, type SandboxTransaction } from '../src/sandbox.core.js';
-import { outcomeDraw } from '../src/sandbox.list.js';
+import { listPaystackMovements, paystackDispute, paystackRefund, retrievePaystackDispute, retrievePaystackRefund } from '../src/paystack.movements.js';
+import { BULK_MOVEMENT_DELAY_MS, outcomeDraw } from '../src/sandbox.list.js';
 import { StripeSimulator } from '../src/stripe.sandbox.js';
 import type { Notifier } from '../src/webhook-sender.js';
 
@@ -221,6 +222,138 @@ describe('bulk seeding', () => {
     sim.create({ reference: 'stl_1', amount: 5, currency: 'NGN', email: 'a@b.co' });
     expect(sim.bulk({ count: 3, from: iso(T0), until: iso(T0 + 3), reference_prefix: 'stl_' })).toMatchObject({ ok: true, value: { created: 2, existing: 1 } });
     expect(sim.book.get('stl_1')!.amount).toBe(5);
+  });
+
+  it('draws what it drew before refunded and disputed existed when a body does not weigh them', () => {
+    // Drawn by the seed before the two outcomes were added (seed 3, 16 draws).
+    const before = [
+      'unpaid',
+      'success',
+      'declined',
+      'success',
+      'unpaid',
+      'declined',
+      'declined',
+      'success',
+      'success',
+      'clearing',
+      'success',
+      'success',
+      'unpaid',
+      'declined',
+      'unpaid',
+      'reversed',
+    ];
+    const weights = { success: 2, declined: 1, clearing: 1, unpaid: 1, reversed: 1 };
+    expect(Array.from({ length: 16 }, outcomeDraw(weights, 3))).toEqual(before);
+    expect(Array.from({ length: 16 }, outcomeDraw({ ...weights, refunded: 0, disputed: 0 }, 3))).toEqual(before);
+    const sim = paystack();
+    expect(sim.bulk({ count: 200, from: iso(T0), until: iso(T0 + HOUR), reference_prefix: 'stl_', outcomes: weights, seed: 3 })).toMatchObject({ ok: true });
+    expect(sim.book.refundsCreated(0, Number.MAX_SAFE_INTEGER)).toEqual([]);
+    expect(sim.book.disputesCreated(0, Number.MAX_SAFE_INTEGER)).toEqual([]);
+  });
+
+  it('refunded: paid, then one succeeded refund of the whole amount 1 s later, as the control API refunds; Paystack shows it reversed', () => {
+    const sim = paystack();
+    const count = 300;
+    expect(
+      sim.bulk({ count, from: iso(T0), until: iso(T0 + HOUR), reference_prefix: 'stl_', outcomes: { success: 1, refunded: 1, disputed: 1 }, amount: 40_000 }),
+    ).toMatchObject({ ok: true, value: { created: count } });
+    const txs = Array.from({ length: count }, (_, n) => sim.book.get(`stl_${n}`)!);
+    const refunded = txs.filter((tx) => tx.refunds.length > 0);
+    expect(refunded.length).toBeGreaterThan(70);
+    expect(refunded.length).toBeLessThan(130);
+    for (const tx of refunded) {
+      expect(tx.paidAt).toBe(tx.createdAt);
+      expect(tx.disputes).toEqual([]);
+      const movedAt = iso(Date.parse(tx.createdAt) + BULK_MOVEMENT_DELAY_MS);
+      expect(tx.refunds).toEqual([{ id: expect.stringMatching(/^\d+$/), amount: 40_000, status: 'succeeded', createdAt: movedAt, updatedAt: movedAt }]);
+      expect(sim.book.refundable(tx)).toBe(0);
+      expect(body(retrievePaystackRefund(sim.book, tx.refunds[0]!.id))).toMatchObject({
+        data: { transaction: tx.id, transaction_reference: tx.reference, amount: 40_000, status: 'processed', fully_deducted: true },
+      });
+      expect(body(sim.verify(bearer(keys.paystack), tx.reference))).toMatchObject({ data: { status: 'reversed' } });
+    }
+    // The list shows each refunded payment reversed; the refund list names every one, newest first.
+    const statuses = new Map(
+      (body(sim.list(bearer(keys.paystack), { from: iso(T0), to: iso(T0 + HOUR), perPage: '100' })).data as Array<{ reference: string; status: string }>).map(
+        (d) => [d.reference, d.status],
+      ),
+    );
+    for (const tx of refunded.filter((t) => statuses.has(t.reference))) expect(statuses.get(tx.reference)).toBe('reversed');
+    const window = { from: iso(T0), to: iso(T0 + HOUR + BULK_MOVEMENT_DELAY_MS), perPage: '100' };
+    const listed = body(listPaystackMovements(sim.book, 'refunds', window));
+    expect(listed.meta).toMatchObject({ total: refunded.length, pageCount: 1 });
+    expect((listed.data as Array<{ transaction_reference: string }>).map((r) => r.transaction_reference)).toEqual(refunded.map((tx) => tx.reference).reverse());
+    // The same objects as a refund made through the control API (`POST .../:reference/refunds`), ids and times aside.
+    const made = sim.create({ reference: 'by_control', amount: 40_000, currency: 'NGN', email: 'payer@example.com' });
+    if (!made.ok) throw new Error('create refused');
+    sim.pay('by_control');
+    const control = sim.refund('by_control', { webhook: 'drop' });
+    if (!control.ok) throw new Error('refund refused');
+    const shape = (o: Record<string, unknown>) => ({
+      ...o,
+      id: 0,
+      transaction: 0,
+      transaction_reference: '',
+      refunded_at: '',
+      expected_at: '',
+      createdAt: '',
+      updatedAt: '',
+    });
+    expect(shape(paystackRefund(refunded[0]!, refunded[0]!.refunds[0]!))).toEqual(shape(paystackRefund(made.transaction, control.value)));
+  });
+
+  it('disputed: paid, then a dispute of the whole amount opened 1 s later and still open, as the control API opens it', () => {
+    const sim = paystack();
+    const count = 300;
+    expect(
+      sim.bulk({ count, from: iso(T0), until: iso(T0 + HOUR), reference_prefix: 'stl_', outcomes: { success: 1, disputed: 1 }, amount: 40_000, seed: 5 }),
+    ).toMatchObject({ ok: true, value: { created: count } });
+    const disputed = Array.from({ length: count }, (_, n) => sim.book.get(`stl_${n}`)!).filter((tx) => tx.disputes.length > 0);
+    expect(disputed.length).toBeGreaterThan(100);
+    expect(disputed.length).toBeLessThan(200);
+    for (const tx of disputed) {
+      expect(tx.refunds).toEqual([]);
+      const openedAt = iso(Date.parse(tx.createdAt) + BULK_MOVEMENT_DELAY_MS);
+      expect(tx.disputes).toEqual([
+        { id: expect.stringMatching(/^\d+$/), amount: 40_000, status: 'open', reason: 'fraudulent', createdAt: openedAt, resolvedAt: null },
+      ]);
+      expect(body(retrievePaystackDispute(sim.book, tx.disputes[0]!.id))).toMatchObject({
+        data: { status: 'awaiting-merchant-feedback', resolution: null, refund_amount: 40_000, transaction: { id: tx.id, reference: tx.reference } },
+      });
+      // A dispute leaves the payment as Paystack shows it: success.
+      expect(body(sim.verify(bearer(keys.paystack), tx.reference))).toMatchObject({ data: { status: 'success' } });
+    }
+    const listed = body(listPaystackMovements(sim.book, 'disputes', { from: iso(T0), to: iso(T0 + HOUR + BULK_MOVEMENT_DELAY_MS), perPage: '100', page: '2' }));
+    expect(listed.meta).toMatchObject({ total: disputed.length, page: 2, pageCount: Math.ceil(disputed.length / 100) });
+    expect((listed.data as Array<{ transaction: { reference: string } }>).map((d) => d.transaction.reference)).toEqual(
+      disputed
+        .map((tx) => tx.reference)
+        .reverse()
+        .slice(100, 200),
+    );
+    expect(body(listPaystackMovements(sim.book, 'refunds', { from: iso(T0), to: iso(T0 + 2 * HOUR) })).meta).toMatchObject({ total: 0 });
+    const made = sim.create({ reference: 'by_control', amount: 40_000, currency: 'NGN', email: 'payer@example.com' });
+    if (!made.ok) throw new Error('create refused');
+    sim.pay('by_control');
+    const control = sim.openDispute('by_control', { webhook: 'drop' });
+    if (!control.ok) throw new Error('dispute refused');
+    const shape = (o: Record<string, unknown>) => ({ ...o, id: 0, transaction: null, dueAt: '', createdAt: '', updatedAt: '' });
+    expect(shape(paystackDispute(disputed[0]!, disputed[0]!.disputes[0]!))).toEqual(shape(paystackDispute(made.transaction, control.value)));
+  });
+
+  it("Stripe and Flutterwave: a seeded refund or dispute has the provider's own id", () => {
+    const outcomes = { refunded: 1, disputed: 1 };
+    const s = stripe();
+    expect(s.bulk({ count: 20, from: iso(T0), until: iso(T0 + HOUR), reference_prefix: 'stl', outcomes })).toMatchObject({ ok: true });
+    const intents = Array.from({ length: 20 }, (_, n) => s.book.get(`pi_stl${n}`)!);
+    expect(intents.flatMap((tx) => tx.refunds.map((r) => r.id)).every((id) => id.startsWith('re_'))).toBe(true);
+    expect(intents.flatMap((tx) => tx.disputes.map((d) => d.id)).every((id) => id.startsWith('dp_'))).toBe(true);
+    expect(intents.every((tx) => tx.refunds.length + tx.disputes.length === 1)).toBe(true);
+    const f = flutterwave();
+    expect(f.bulk({ count: 20, from: iso(T0), until: iso(T0 + HOUR), reference_prefix: 'stl_', outcomes })).toMatchObject({ ok: true });
+    expect(f.book.refundsCreated(T0, T0 + 2 * HOUR).length + f.book.disputesCreated(T0, T0 + 2 * HOUR).length).toBe(20);
   });
 
   it('Stripe: ids pi_<prefix><n>, letters and digits only, created in seconds at each creation instant', () => {
