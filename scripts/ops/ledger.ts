@@ -26,6 +26,7 @@ import { stringify } from 'csv-stringify/sync';
 import { ConfigError, loadLedgerStoreConfig } from '@settle/config';
 import {
   entitlementStream,
+  LEDGER_RECORD_TYPES,
   LedgerPositionError,
   openLedgerStore,
   verifyLedger,
@@ -234,7 +235,7 @@ async function connectForRepublish(prefix: string): Promise<MessagingConnection>
     brokers: brokers.split(',').map((b) => b.trim()),
     topicPrefix: prefix,
     registryUrl,
-    produces: ['SettlementRecorded', 'MoneyMovementRecorded', 'EntitlementGranted', 'EntitlementAccessChanged'],
+    produces: LEDGER_RECORD_TYPES,
     logger: pino({ level: 'warn' }, pino.destination(2)),
   });
 }

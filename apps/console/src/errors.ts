@@ -28,7 +28,8 @@ export type ConsoleErrorCode =
   | 'CONSOLE.PROPOSAL_PENDING'
   | 'CONSOLE.NOT_STATE_MISMATCH'
   | 'CONSOLE.MISMATCH_RESOLVED'
-  | 'CONSOLE.MISMATCH_MONEY_RETURNED';
+  | 'CONSOLE.MISMATCH_MONEY_RETURNED'
+  | 'CONSOLE.MISMATCH_DISPUTE_OPEN';
 
 /** Kind and problem title of each code (the HTTP edge maps the kind to a status). */
 const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
@@ -59,6 +60,7 @@ const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
   'CONSOLE.NOT_STATE_MISMATCH': { kind: 'conflict', title: 'The transaction is not in State Mismatch' },
   'CONSOLE.MISMATCH_RESOLVED': { kind: 'conflict', title: 'The State Mismatch is resolved already' },
   'CONSOLE.MISMATCH_MONEY_RETURNED': { kind: 'conflict', title: 'Money of this payment went back to the payer' },
+  'CONSOLE.MISMATCH_DISPUTE_OPEN': { kind: 'conflict', title: 'A dispute of this payment is open' },
 };
 
 /**
@@ -82,7 +84,7 @@ const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
  * and `CONSOLE.RECONCILIATION_INVALID_WINDOW` 400 (`since` not before `until`, or more than 31
  * days), both as ingestion decides them; for the
  * State Mismatch resolutions (docs/state-machine.md, "Resolving a State Mismatch"):
- * `CONSOLE.NOT_STATE_MISMATCH`, `CONSOLE.MISMATCH_RESOLVED` and `CONSOLE.MISMATCH_MONEY_RETURNED`
+ * `CONSOLE.NOT_STATE_MISMATCH`, `CONSOLE.MISMATCH_RESOLVED`, `CONSOLE.MISMATCH_DISPUTE_OPEN` and `CONSOLE.MISMATCH_MONEY_RETURNED`
  * 409 (accepting a payment whose money went back); for the
  * approvals (docs/approvals.md): `CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND` 404,
  * `CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN` 409 (matched since), `CONSOLE.MATCH_REFUSED` 409 (ingestion

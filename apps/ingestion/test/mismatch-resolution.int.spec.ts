@@ -239,14 +239,36 @@ describe('POST /v1/admin/checkouts/{reference}/resolve-mismatch: refused, each a
     expect(await resolutionRows(settled.reference)).toEqual([]);
   });
 
-  it('MISMATCH.ALREADY_RESOLVED (409): whatever the resolution recorded and whatever is asked', async () => {
+  it('MISMATCH.ALREADY_RESOLVED (409) for the other resolution; the same one asked again is answered 202 and publishes nothing', async () => {
     for (const resolution of ['accepted_as_paid', 'refund_due', 'refunded'] as const) {
       const { reference } = await register();
       await project(reference, 'STATE_MISMATCH', { resolution });
-      expectProblem(await resolve(reference, accept), 409, 'MISMATCH.ALREADY_RESOLVED');
-      expectProblem(await resolve(reference, close), 409, 'MISMATCH.ALREADY_RESOLVED');
+      const [same, other] = resolution === 'accepted_as_paid' ? [accept, close] : [close, accept];
+      expectProblem(await resolve(reference, other), 409, 'MISMATCH.ALREADY_RESOLVED');
+      const again = await resolve(reference, same);
+      expect(again.statusCode).toBe(202);
+      expect(again.json()).toEqual({ reference, resolution: same.resolution, status: 'resolving' });
       expect(await resolutionRows(reference)).toEqual([]);
     }
+  });
+
+  it('an approval sent twice before the ledger recorded it is one request: its id is derived from the proposal', async () => {
+    const { reference } = await register();
+    await project(reference, 'STATE_MISMATCH');
+    expect((await resolve(reference, accept)).statusCode).toBe(202);
+    expect((await resolve(reference, accept)).statusCode).toBe(202);
+    const requests = await outboxOf('MismatchResolutionRequested', reference);
+    expect(requests).toHaveLength(2);
+    expect(requests[0]!.payload.event_id).toBe(requests[1]!.payload.event_id);
+  });
+
+  it('MISMATCH.DISPUTE_OPEN (409): accepting a payment with a dispute open; closing it as refund due stays possible', async () => {
+    const { reference } = await register();
+    await project(reference, 'STATE_MISMATCH');
+    await updateMoneyStates(t.pool, [{ reference, moneyState: 'disputed', returnedMinor: 0, ledgerRevision: 1 }]);
+    expectProblem(await resolve(reference, accept), 409, 'MISMATCH.DISPUTE_OPEN');
+    expect(await resolutionRows(reference)).toEqual([]);
+    expect((await resolve(reference, close)).statusCode).toBe(202);
   });
 
   it('MISMATCH.MONEY_RETURNED (409): accepting a payment whose money went back in part', async () => {

@@ -18,6 +18,7 @@ import {
   expectedAfter,
   mismatchResolutionLedgerEvent,
   transactionStream,
+  type AppendOutcome,
   type LedgerSession,
   type StreamAppend,
 } from '@settle/ledger';
@@ -125,16 +126,35 @@ export class MismatchResolutionProjection {
         recorded.failed.push({ index, error: error instanceof DomainError ? new PermanentMessageError(error.code, error.message) : error });
       }
     }
-    const grants = await this.decideGrants(session, overrides, recorded);
-    const all = [...appends, ...grants];
-    const outcomes = await session.append(all);
+    // The facts first, then the grants of the overrides whose fact is stored: on an event store the
+    // two appends are not one commit, and a grant must never stand without its override.
+    const refused = this.settle(await session.append(appends), appends, recorded);
+    const grants = await this.decideGrants(
+      session,
+      overrides.filter((o) => !refused.has(o.item.index)),
+      recorded,
+    );
+    this.settle(await session.append(grants), grants, recorded);
+    return recorded;
+  }
+
+  /**
+   * Reads the outcomes of appends: an event id stored in another stream can never be appended
+   * (its request goes to the dead-letter topic); another writer moving a stream on is transient.
+   *
+   * @returns the indexes of the requests refused.
+   * @throws StreamMovedOn for a stream that moved on (the batch is retried and decides again).
+   */
+  private settle(outcomes: readonly AppendOutcome[], appends: ReadonlyArray<StreamAppend & { index: number }>, recorded: ResolutionsRecorded): Set<number> {
+    const refused = new Set<number>();
     for (const [i, outcome] of outcomes.entries()) {
       if (outcome.status !== 'rejected') continue;
-      const append = all[i]!;
+      const append = appends[i]!;
       if (!(outcome.error instanceof DuplicateEventIdError)) throw new StreamMovedOn(append.streamId, outcome.error);
+      refused.add(append.index);
       recorded.failed.push({ index: append.index, error: new PermanentMessageError('LEDGER.DUPLICATE_EVENT_ID', outcome.error.message) });
     }
-    return recorded;
+    return refused;
   }
 
   /**

@@ -1,5 +1,6 @@
 import {
   evolveMoney,
+  moneyStateOf,
   paymentMoney,
   resolutionAfter,
   returnedMinor,
@@ -93,6 +94,7 @@ export function mismatchCaseOf(payment: Payment): MismatchCase {
     expected: { amountMinor: outcome.expected.amount_minor, currency: outcome.expected.currency },
     observed,
     returnedMinor: returnedMinor(payment.money),
+    disputeOpen: moneyStateOf(payment.money) === 'disputed',
   };
 }
 

@@ -347,13 +347,32 @@ describe('accept_as_paid: SettledByOverride and its grant', () => {
     expect((await findTransactionStatus(pool, p.reference))?.resolution).toBe('accepted_as_paid');
   });
 
-  it('an accept that reads no access period records the override and grants nothing', async () => {
+  it('an accept that reads no access period records the override and grants nothing: the entitlement status stays locked', async () => {
     const p = payment();
     const service = projector();
     await service.handleBatch(batch(mismatch(p)));
     expect(await service.handleBatch(batch(acceptAsPaid(p.reference, { access_period: null })))).toEqual([]);
     expect(types(await txStream(p.reference))).toEqual(['StateMismatchDetected', 'SettledByOverride']);
     expect(await accessStream(p.user)).toEqual([]);
+    expect(await findTransactionStatus(pool, p.reference)).toMatchObject({ resolution: 'accepted_as_paid', entitlementStatus: 'LOCKED' });
+  });
+
+  it('accepting one with a dispute open is refused (MISMATCH.DISPUTE_OPEN); closing it as refund due is not', async () => {
+    const p = payment();
+    const service = projector();
+    await service.handleBatch(batch(mismatch(p)));
+    const dispute: MoneyMovementObservationV1 = {
+      ...refund(p.reference, 'dp_open', PAID),
+      kind: 'dispute',
+      status: 'open',
+      provider_status: 'awaiting-merchant-feedback',
+      reason: 'fraudulent',
+    };
+    expect(await service.handleBatch(batch(moneyRead(p.reference, DECIDED_AT, [dispute])))).toEqual([]);
+    expect(refusals(await service.handleBatch(batch(acceptAsPaid(p.reference))))).toEqual([[0, 'MISMATCH.DISPUTE_OPEN']]);
+    expect(await accessStream(p.user)).toEqual([]);
+    expect(await service.handleBatch(batch(refundDue(p.reference)))).toEqual([]);
+    expect(types(await txStream(p.reference))).toEqual(['StateMismatchDetected', 'DisputeOpened', 'MismatchRefundDue']);
   });
 
   it('the read model rebuilt from the ledger alone keeps the resolutions and the access they unlocked', async () => {

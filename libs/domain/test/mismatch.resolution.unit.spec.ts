@@ -9,6 +9,7 @@ const underpaid = (over: Partial<MismatchCase> = {}): MismatchCase => ({
   expected: { amountMinor: 900_000, currency: 'NGN' },
   observed: { amountMinor: 850_000, currency: 'NGN' },
   returnedMinor: 0,
+  disputeOpen: false,
   ...over,
 });
 
@@ -61,6 +62,9 @@ describe('resolving a State Mismatch (docs/state-machine.md, "Resolving a State 
     expect(codeOf(() => decideMismatchResolution(accept, underpaid({ resolution: 'refunded' })))).toBe('MISMATCH.ALREADY_RESOLVED');
     expect(codeOf(() => decideMismatchResolution(refundDue, underpaid({ resolution: 'accepted_as_paid' })))).toBe('MISMATCH.ALREADY_RESOLVED');
     expect(codeOf(() => decideMismatchResolution(accept, underpaid({ returnedMinor: 1 })))).toBe('MISMATCH.MONEY_RETURNED');
+    expect(codeOf(() => decideMismatchResolution(accept, underpaid({ disputeOpen: true })))).toBe('MISMATCH.DISPUTE_OPEN');
+    // Closing it as refund due stays possible while a dispute is open: the money may go back either way.
+    expect(decideMismatchResolution(refundDue, underpaid({ disputeOpen: true })).map((e) => e.type)).toEqual(['MismatchRefundDue']);
   });
 
   it('the same resolution requested again records nothing (a redelivered request)', () => {

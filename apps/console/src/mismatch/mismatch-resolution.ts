@@ -23,6 +23,7 @@ async function resolveAtIngestion(ingestion: IngestionAdminOptions, reference: s
   if (code === 'MISMATCH.NOT_STATE_MISMATCH') throw new ConsoleError('CONSOLE.NOT_STATE_MISMATCH', `${reference} is not in State Mismatch`);
   if (code === 'MISMATCH.ALREADY_RESOLVED') throw new ConsoleError('CONSOLE.MISMATCH_RESOLVED', `The State Mismatch of ${reference} is resolved already`);
   if (code === 'MISMATCH.MONEY_RETURNED') throw new ConsoleError('CONSOLE.MISMATCH_MONEY_RETURNED', `Money of ${reference} went back to the payer`);
+  if (code === 'MISMATCH.DISPUTE_OPEN') throw new ConsoleError('CONSOLE.MISMATCH_DISPUTE_OPEN', `A dispute of ${reference} is open`);
   if (answer.status !== 202) throw new ConsoleError('CONSOLE.INGESTION_REJECTED', `Ingestion answered the resolution with ${answer.status}`);
 }
 
@@ -34,8 +35,8 @@ async function resolveAtIngestion(ingestion: IngestionAdminOptions, reference: s
  */
 async function checkResolvable(pool: Pool, reference: string, accepting: boolean): Promise<void> {
   const { rows } = await readReadModel(() =>
-    pool.query<{ state: string; resolution: string | null; returned_minor: string }>(
-      'SELECT state, resolution, returned_minor FROM read_model.console_transactions WHERE reference = $1',
+    pool.query<{ state: string; resolution: string | null; returned_minor: string; money_state: string }>(
+      'SELECT state, resolution, returned_minor, money_state FROM read_model.console_transactions WHERE reference = $1',
       [reference],
     ),
   );
@@ -45,6 +46,7 @@ async function checkResolvable(pool: Pool, reference: string, accepting: boolean
   if (row.resolution !== null)
     throw new ConsoleError('CONSOLE.MISMATCH_RESOLVED', `The State Mismatch of ${reference} is resolved already (${row.resolution})`);
   if (accepting && Number(row.returned_minor) > 0) throw new ConsoleError('CONSOLE.MISMATCH_MONEY_RETURNED', `Money of ${reference} went back to the payer`);
+  if (accepting && row.money_state === 'disputed') throw new ConsoleError('CONSOLE.MISMATCH_DISPUTE_OPEN', `A dispute of ${reference} is open`);
 }
 
 /** Why a State Mismatch is accepted as paid: the proposer's note, which the approver reads. */

@@ -4,7 +4,7 @@ import type { MismatchResolution } from '@settle/domain';
 import { ApiAnswer, ApiBodyOf, ApiProblems, JSON_BODY_PROBLEMS, parseBody } from '@settle/http';
 import { findTransactionStatus } from '@settle/ledger';
 import type { Outbox, OutboxMessage, OutboxRelay } from '@settle/messaging';
-import { inTransaction, ProblemError, type Pool } from '@settle/platform';
+import { deterministicId, inTransaction, ProblemError, type Pool } from '@settle/platform';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AdminKeyGuard } from '../http/api-key.guard.js';
@@ -84,6 +84,7 @@ export class MismatchResolutionController {
     [409, 'MISMATCH.NOT_STATE_MISMATCH'],
     [409, 'MISMATCH.ALREADY_RESOLVED'],
     [409, 'MISMATCH.MONEY_RETURNED'],
+    [409, 'MISMATCH.DISPUTE_OPEN'],
     [503, 'READ_MODEL.NOT_READY'],
   )
   async resolve(@Param('reference') path: string, @Body() body: unknown): Promise<{ reference: string; resolution: MismatchResolution; status: 'resolving' }> {
@@ -94,12 +95,21 @@ export class MismatchResolutionController {
     const status = await findTransactionStatus(this.pool, reference);
     if (status?.state !== 'STATE_MISMATCH')
       throw new ProblemError(409, 'MISMATCH.NOT_STATE_MISMATCH', `The payment is ${status?.state ?? 'PENDING'}, not in State Mismatch`);
-    if (status.resolution !== null) throw new ProblemError(409, 'MISMATCH.ALREADY_RESOLVED', `The State Mismatch is resolved already (${status.resolution})`);
+    if (status.resolution !== null) {
+      // The same resolution asked again (a retry after a time-out) is answered as the first was: nothing more is published.
+      const same = request.resolution === 'accept_as_paid' ? status.resolution === 'accepted_as_paid' : status.resolution !== 'accepted_as_paid';
+      if (same) return { reference, resolution: request.resolution, status: 'resolving' };
+      throw new ProblemError(409, 'MISMATCH.ALREADY_RESOLVED', `The State Mismatch is resolved already (${status.resolution})`);
+    }
     if (request.resolution === 'accept_as_paid' && status.returnedMinor > 0) {
       throw new ProblemError(409, 'MISMATCH.MONEY_RETURNED', 'Money of this payment went back to the payer: it cannot be accepted as paid');
     }
+    if (request.resolution === 'accept_as_paid' && status.moneyState === 'disputed') {
+      throw new ProblemError(409, 'MISMATCH.DISPUTE_OPEN', 'A dispute of this payment is open: it cannot be accepted as paid until it is decided');
+    }
     const now = Date.now();
-    const eventId = randomUUID();
+    // An acceptance's id is its proposal's: the same approval sent twice before the ledger recorded it is one request.
+    const eventId = request.resolution === 'accept_as_paid' ? deterministicId('MismatchResolutionRequested', request.proposal_id) : randomUUID();
     const messages: OutboxMessage[] = [
       {
         type: 'MismatchResolutionRequested',

@@ -44,6 +44,8 @@ export interface MismatchCase {
   readonly observed: Amount | null;
   /** Money returned to the payer so far by refunds, reversals and lost disputes, minor units. */
   readonly returnedMinor: number;
+  /** Whether a dispute of the payment is open (its money may still go back). */
+  readonly disputeOpen: boolean;
 }
 
 /** `SettledByOverride`: two people accepted a State Mismatch as paid; its entitlement is granted. */
@@ -105,7 +107,8 @@ function allReturned(c: MismatchCase): boolean {
  * Decides an operator's resolution of a State Mismatch (docs/state-machine.md, "Resolving a State
  * Mismatch"). Pure: the time comes in with the command.
  * - `AcceptAsPaid` records `SettledByOverride` with the difference accepted; only while no money
- *   went back (accepting a refunded payment as paid would grant what nobody paid for).
+ *   went back (accepting a refunded payment as paid would grant what nobody paid for) and no
+ *   dispute is open (its grant would start in force whatever the entitlement's dispute policy).
  * - `CloseRefundDue` records `MismatchRefundDue`, and `MismatchRefundDueClosed` at once when the
  *   captured money is already all returned.
  *
@@ -113,7 +116,8 @@ function allReturned(c: MismatchCase): boolean {
  *
  * @throws DomainError `MISMATCH.NOT_STATE_MISMATCH` (the payment is in another state),
  *   `MISMATCH.ALREADY_RESOLVED` (another resolution was recorded), `MISMATCH.MONEY_RETURNED`
- *   (accepting a payment whose money went back, in part or whole).
+ *   (accepting a payment whose money went back, in part or whole), `MISMATCH.DISPUTE_OPEN`
+ *   (accepting a payment with a dispute open).
  */
 export function decideMismatchResolution(command: ResolveMismatch, c: MismatchCase): MismatchResolutionEvent[] {
   if (c.status !== 'STATE_MISMATCH') throw new DomainError('MISMATCH.NOT_STATE_MISMATCH', `The payment is ${c.status}, not in State Mismatch`, 'conflict');
@@ -126,6 +130,8 @@ export function decideMismatchResolution(command: ResolveMismatch, c: MismatchCa
   if (command.type === 'AcceptAsPaid') {
     if (c.returnedMinor > 0)
       throw new DomainError('MISMATCH.MONEY_RETURNED', 'Money of this payment went back to the payer: it cannot be accepted as paid', 'conflict');
+    if (c.disputeOpen)
+      throw new DomainError('MISMATCH.DISPUTE_OPEN', 'A dispute of this payment is open: it cannot be accepted as paid until it is decided', 'conflict');
     const sameCurrency = c.observed !== null && c.observed.currency.toUpperCase() === c.expected.currency.toUpperCase();
     const differenceMinor = sameCurrency ? c.expected.amountMinor - c.observed.amountMinor : null;
     return [{ type: 'SettledByOverride', data: { ...command.data, differenceMinor } }];

@@ -239,7 +239,8 @@ export function readModelRowsOf(events: readonly Omit<ProjectedEvent, 'metadata'
       rows.resolutions.push({
         reference: d.reference,
         resolution: RESOLUTION_AFTER[type],
-        entitlementStatus: type === 'SettledByOverride' ? 'UNLOCKED' : null,
+        // Unlocked only when the override grants (a checkout that bought no access period grants nothing).
+        entitlementStatus: type === 'SettledByOverride' && d.access_period !== null ? 'UNLOCKED' : null,
         ledgerRevision: event.revision,
       });
     } else if (parseTransactionStream(event.streamId) !== null) rows.statuses.push(ledgerStatusOf(event));
@@ -252,6 +253,18 @@ export function readModelRowsOf(events: readonly Omit<ProjectedEvent, 'metadata'
   }
   return rows;
 }
+
+/**
+ * Every record type {@link outboxMessagesOf} publishes: what a publisher of the ledger's records
+ * (the projector, `./settle ledger republish`) registers with its codec.
+ */
+export const LEDGER_RECORD_TYPES = [
+  'SettlementRecorded',
+  'SettledByOverride',
+  'MoneyMovementRecorded',
+  'EntitlementGranted',
+  'EntitlementAccessChanged',
+] as const;
 
 /**
  * The outbox messages committed events stand for, in event order: a `SettlementRecorded`

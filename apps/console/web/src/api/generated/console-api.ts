@@ -3985,7 +3985,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `CONSOLE.NOT_STATE_MISMATCH`, `CONSOLE.MISMATCH_RESOLVED`, `CONSOLE.MISMATCH_MONEY_RETURNED`, `CONSOLE.PROPOSAL_PENDING` */
+            /** @description `CONSOLE.NOT_STATE_MISMATCH`, `CONSOLE.MISMATCH_RESOLVED`, `CONSOLE.MISMATCH_MONEY_RETURNED`, `CONSOLE.MISMATCH_DISPUTE_OPEN`, `CONSOLE.PROPOSAL_PENDING` */
             409: {
                 headers: {
                     [name: string]: unknown;
