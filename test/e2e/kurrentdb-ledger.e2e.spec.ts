@@ -3,9 +3,10 @@
  * docker-compose.yml runs it): a paid checkout settles, its outcome and its grant are appended
  * to the event store, the checkpointed projection fills the read model and publishes the
  * settlement and entitlement events once, and `./settle ledger` replays and verifies the event
- * store. It needs a server these machines cannot run (no Docker engine): with docker compose,
- * `docker compose up -d kurrentdb` and KURRENTDB_CONNECTION_STRING=kurrentdb://127.0.0.1:2113?tls=false
- * turn it on. Without a connection string it is skipped, and says so.
+ * store. It runs against the server KURRENTDB_CONNECTION_STRING names (with docker compose,
+ * `docker compose up -d kurrentdb` and KURRENTDB_CONNECTION_STRING=kurrentdb://127.0.0.1:2113?tls=false),
+ * else, where a Docker engine is reachable, against a KurrentDB container it starts itself
+ * (`kurrentDbForTests`). These machines have neither (no Docker engine): it is skipped, and says so.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -13,36 +14,40 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entitlementStream, KurrentDbLedger, transactionStream } from '@settle/ledger';
 import { waitUntil } from '../../scripts/ops/clients.js';
-import { startStack, type RunningStack } from '@settle/testing';
+import { KURRENTDB_START_TIMEOUT_MS, kurrentDbForTests, startStack, type RunningKurrentDb, type RunningStack } from '@settle/testing';
 
-const connectionString = process.env.KURRENTDB_CONNECTION_STRING?.trim();
+const kurrentdb = await kurrentDbForTests();
 
-if (!connectionString) {
-  const reason =
-    'KURRENTDB_CONNECTION_STRING is not set: no EventStoreDB/KurrentDB server is configured on this machine (it needs Docker; see docker-compose.yml)';
+if (typeof kurrentdb === 'string') {
+  const reason = kurrentdb;
   console.warn(`[pipeline on KurrentDB] skipped: ${reason}`);
   describe('the pipeline with the ledger on KurrentDB', () => {
     it.skip(`skipped: ${reason}`, () => undefined);
   });
 } else {
+  let running: RunningKurrentDb;
   let stack: RunningStack;
-  const ledger = new KurrentDbLedger(connectionString);
+  let ledger: KurrentDbLedger;
 
+  // The server's start (a container may be pulled first), then the stack's (the e2e hook timeout).
   beforeAll(async () => {
+    running = await kurrentdb.start();
+    ledger = new KurrentDbLedger(running.connectionString);
     stack = await startStack({
       inactivityMs: 3_000,
-      env: { 'ledger-projector': { LEDGER_STORE: 'kurrentdb', KURRENTDB_CONNECTION_STRING: connectionString } },
+      env: { 'ledger-projector': { LEDGER_STORE: 'kurrentdb', KURRENTDB_CONNECTION_STRING: running.connectionString } },
     });
-  });
+  }, KURRENTDB_START_TIMEOUT_MS + 240_000);
 
   afterAll(async () => {
     await stack?.stop();
-    await ledger.close();
+    await ledger?.close();
+    await running?.stop();
   });
 
   const cli = (args: string[]) =>
     spawnSync(process.execPath, [join(import.meta.dirname, '../../dist/scripts/ops/ledger.js'), ...args], {
-      env: { ...process.env, DATABASE_URL: stack.databaseUrl, LEDGER_STORE: 'kurrentdb', KURRENTDB_CONNECTION_STRING: connectionString },
+      env: { ...process.env, DATABASE_URL: stack.databaseUrl, LEDGER_STORE: 'kurrentdb', KURRENTDB_CONNECTION_STRING: running.connectionString },
       encoding: 'utf8',
     });
 
