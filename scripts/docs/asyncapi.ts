@@ -51,9 +51,10 @@ export const APP_TOPICS: Readonly<Record<string, AppTopics>> = {
       'ReconciliationRunRequested',
       'ReconciliationExceptionResolveRequested',
       'MismatchResolutionRequested',
+      'CheckoutCommandResult',
     ],
-    receives: [],
-    deadLetters: false,
+    receives: ['checkoutCommands'],
+    deadLetters: true,
   },
   verifier: {
     sends: [
@@ -97,6 +98,10 @@ const MESSAGE_KEYS: Readonly<Record<EventType, { field: string; description: str
   MoneyMovementsObserved: { field: 'reference', description: 'The transaction reference.' },
   MoneyMovementRecorded: { field: 'reference', description: 'The transaction reference.' },
   EntitlementAccessChanged: { field: 'user_id', description: "The user's id: a revocation lands on the partition of the user's grants, after them." },
+  RegisterCheckout: { field: 'reference', description: 'The transaction reference: all commands of one checkout land on one partition, in order.' },
+  CompleteCheckout: { field: 'reference', description: 'The transaction reference.' },
+  VerifyCheckout: { field: 'reference', description: 'The transaction reference.' },
+  CheckoutCommandResult: { field: 'reference', description: "The command's reference, as sent." },
 };
 
 const TOPIC_SUMMARIES: Readonly<Record<TopicKey, string>> = {
@@ -108,6 +113,10 @@ const TOPIC_SUMMARIES: Readonly<Record<TopicKey, string>> = {
   entitlementEvents: 'Access granted by settled payments, and revoked or reinstated when their money moves, keyed by user, for delivery to customer endpoints.',
   deliveryDeadLetter: 'Entitlement events given up for a customer endpoint after every retry, keyed by endpoint.',
   deadLetter: 'Records no consumer could process: the original key, bytes and headers, with the error in dlq-* headers. Read by operators.',
+  checkoutCommands:
+    "Inbound: upstream checkout services' commands (register, complete, verify a checkout), keyed by reference, with the producer's name in the settle-producer header; the checkout API's Kafka twin. Producers write with the schemas Settle registered (never auto-registering); the broker's ACLs say who may write.",
+  checkoutResults:
+    "Settle's answer to each checkout command (accepted, duplicate, refused with the HTTP API's problem code, or a verification's outcome), keyed by reference; kept 7 days (retention.ms), whether read or not.",
 };
 
 /** The record types published on a topic, in `EVENT_TYPES` order. */
@@ -201,6 +210,21 @@ export function asyncApiDocument(version: string): string {
     }
   }
 
+  // Upstream checkout services, outside Settle: they write the commands and read the results.
+  operations['upstream.send.checkoutCommands'] = {
+    action: 'send',
+    channel: ref('channels/checkoutCommands'),
+    summary: `An upstream checkout service publishes its commands, with its name in the ${HEADERS.producer} header; the broker's ACLs say who may write (docs/api.md, "Two ways in").`,
+    messages: recordsOf(topics, 'checkoutCommands').map((t) => ref(`channels/checkoutCommands/messages/${t}`)),
+  };
+  operations['upstream.receive.checkoutResults'] = {
+    action: 'receive',
+    channel: ref('channels/checkoutResults'),
+    summary:
+      'An upstream checkout service reads the answers to its commands, in a consumer group of its own, matching them by correlation_id and causation_id.',
+    messages: recordsOf(topics, 'checkoutResults').map((t) => ref(`channels/checkoutResults/messages/${t}`)),
+  };
+
   const text = (description: string) => ({ type: 'string', description });
   // W3C trace context (docs/observability.md, "Traces"): only while tracing is on, so never required.
   const traceHeaders = {
@@ -216,6 +240,7 @@ export function asyncApiDocument(version: string): string {
   for (const type of EVENT_TYPES) {
     const schema = avroSchema(type);
     const key = MESSAGE_KEYS[type];
+    const command = topicFor(topics, type) === topics.checkoutCommands;
     messages[type] = {
       name: type,
       title: type,
@@ -223,13 +248,21 @@ export function asyncApiDocument(version: string): string {
       contentType: 'application/vnd.apache.avro+binary',
       headers: {
         type: 'object',
-        required: [HEADERS.eventType, HEADERS.correlationId, HEADERS.causationId],
-        properties: {
-          [HEADERS.eventType]: { type: 'string', const: type, description: 'The record name; consumers pick the schema by it.' },
-          [HEADERS.correlationId]: text("Id shared by every event of one checkout's flow (the payload's correlation_id)."),
-          [HEADERS.causationId]: text('Id of the event that caused this one; the event_id itself for a flow\u2019s first event.'),
-          ...traceHeaders,
-        },
+        required: command ? [HEADERS.eventType, HEADERS.producer] : [HEADERS.eventType, HEADERS.correlationId, HEADERS.causationId],
+        properties: command
+          ? {
+              [HEADERS.eventType]: { type: 'string', const: type, description: 'The record name; Settle picks the schema by it.' },
+              [HEADERS.producer]: text(
+                'Who sent the command: the producer’s client id or principal; recorded with its effects. A command without it is refused (COMMAND.PRODUCER_UNNAMED).',
+              ),
+              ...traceHeaders,
+            }
+          : {
+              [HEADERS.eventType]: { type: 'string', const: type, description: 'The record name; consumers pick the schema by it.' },
+              [HEADERS.correlationId]: text("Id shared by every event of one checkout's flow (the payload's correlation_id)."),
+              [HEADERS.causationId]: text('Id of the event that caused this one; the event_id itself for a flow\u2019s first event.'),
+              ...traceHeaders,
+            },
       },
       payload: { schemaFormat: AVRO_FORMAT, schema },
       bindings: {

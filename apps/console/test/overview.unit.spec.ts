@@ -100,12 +100,13 @@ describe('dead-letter records', () => {
 });
 
 describe('the workers and topics under a prefix', () => {
-  it('names the four workers’ default groups and both dead-letter topics', () => {
+  it('names the four workers’ default groups, ingestion’s, and both dead-letter topics', () => {
     expect(workerConsumerGroups('e2e-1a').map((g) => [g.groupId, g.topics])).toEqual([
       ['e2e-1a-verifier', ['e2e-1a.transaction-events.v1']],
       ['e2e-1a-ledger-projector', ['e2e-1a.consensus-results.v1']],
       ['e2e-1a-sweeper', ['e2e-1a.transaction-events.v1', 'e2e-1a.consensus-results.v1']],
       ['e2e-1a-dispatcher', ['e2e-1a.entitlement-events.v1']],
+      ['e2e-1a-ingestion', ['e2e-1a.checkout-commands.v1']],
     ]);
     expect(deadLetterTopics('e2e-1a')).toEqual([
       { topic: 'e2e-1a.dead-letter.v1', kind: 'messages' },

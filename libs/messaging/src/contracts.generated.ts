@@ -48,6 +48,61 @@ import {
 } from '@settle/domain';
 import { CONSENSUS_OUTCOMES, type ConsensusOutcome } from './contract-values.js';
 
+export interface CommandProblemFieldV1 {
+  /** Dotted path of the field (customer.phone). */
+  path: string;
+  message: string;
+}
+
+/** Why a command was refused: the RFC 9457 problem details the HTTP API answers for the same input. */
+export interface CommandProblemV1 {
+  /** The HTTP status the API answers (400, 404, 409). */
+  status: number;
+  /** Stable machine-readable code (REQUEST.VALIDATION_FAILED, CHECKOUT.CONFLICT, CHECKOUT.NOT_FOUND, COMMAND.PRODUCER_UNNAMED). */
+  code: string;
+  title: string;
+  /** Explanation of this occurrence; never a secret. */
+  detail: string | null;
+  /** Field-level validation problems. */
+  errors: CommandProblemFieldV1[];
+}
+
+/** A VerifyCheckout's verification, as POST /v1/checkouts/{reference}/verify answers it. */
+export interface CommandVerificationV1 {
+  /** requested (accepted: the verifier will ask the provider), completed (a fresh provider answer is reflected), pending (no answer within the wait), not_needed (the checkout was already terminal). */
+  verification: string;
+  /** The fresh answer's verdict when completed: cleared, declined, clearing, not_found or unreachable. */
+  verdict: string | null;
+  /** true when this command shared another request's provider query or answer (docs/webhooks.md). */
+  coalesced: boolean;
+}
+
+/** Settle's answer to one command of settle.checkout-commands.v1, keyed by the command's reference: what the HTTP API would have answered. */
+export interface CheckoutCommandResultV1 {
+  /** Unique id of this result; the idempotency key downstream. */
+  event_id: string;
+  /** When it was decided, epoch milliseconds. */
+  occurred_at: number;
+  /** The command's correlation_id, as the producer sent it. */
+  correlation_id: string;
+  /** event_id of the command answered. */
+  causation_id: string;
+  /** The command answered: RegisterCheckout, CompleteCheckout or VerifyCheckout. */
+  command: string;
+  /** The command's reference, as sent (also the Kafka message key). */
+  reference: string;
+  /** accepted (registered, completed, or verification asked for), duplicate (the same command again: nothing changed), refused (see problem) or verified (a VerifyCheckout's outcome, see verification). */
+  outcome: string;
+  /** The checkout's state after the command (PENDING until the ledger has a verification result); null when refused. */
+  state: string | null;
+  /** LOCKED, UNLOCKED or HELD_IN_REVIEW; null when refused. */
+  entitlement_status: string | null;
+  /** Set when outcome is refused. */
+  problem: CommandProblemV1 | null;
+  /** Set for a VerifyCheckout accepted or verified. */
+  verification: CommandVerificationV1 | null;
+}
+
 /** The client finished the checkout; the wait for the webhook starts. */
 export interface CheckoutCompletedV1 {
   /** Unique id of this event; the idempotency key downstream. */
@@ -82,6 +137,18 @@ export interface CheckoutRegisteredV1 {
   entitlement: string;
   /** Access the payment buys, an ISO 8601 duration (P1M, P30D, P1Y); null for registrations made before access periods existed. */
   access_period: string | null;
+}
+
+/** Command from an upstream checkout service: the client finished paying (POST /v1/checkouts/{reference}/complete); the wait for the provider's webhook starts. */
+export interface CompleteCheckoutV1 {
+  /** Unique id of this command, chosen by the producer (a UUID); its result names it as causation_id. */
+  event_id: string;
+  /** When the producer sent it, epoch milliseconds. */
+  occurred_at: number;
+  /** The producer's id for this command's flow (its own order or session id, or event_id again); its result carries it back. */
+  correlation_id: string;
+  /** The checkout's transaction reference (1-100 URL-safe characters); also the Kafka message key. */
+  reference: string;
 }
 
 export interface ConsensusCheckV1 {
@@ -509,6 +576,39 @@ export interface ReconciliationRunRequestedV1 {
   requested_by: string;
 }
 
+/** The payer as the provider will report them: an email, a phone (+ and country code), or both. */
+export interface CheckoutCustomerV1 {
+  /** The payer's email. */
+  email: string | null;
+  /** The payer's phone in international form (+ and country code). */
+  phone: string | null;
+}
+
+/** Command from an upstream checkout service: register a checkout session, as POST /v1/checkouts does, with the same fields, rules and answers. Idempotent by reference: the same terms again answer duplicate, other terms for a known reference are refused with CHECKOUT.CONFLICT. */
+export interface RegisterCheckoutV1 {
+  /** Unique id of this command, chosen by the producer (a UUID); its result names it as causation_id. */
+  event_id: string;
+  /** When the producer sent it, epoch milliseconds. */
+  occurred_at: number;
+  /** The producer's id for this command's flow (its own order or session id, or event_id again); its result carries it back. */
+  correlation_id: string;
+  /** The provider the client pays through. One of: paystack, stripe, flutterwave, mpesa. */
+  provider: string;
+  /** The checkout's transaction reference (1-100 URL-safe characters); also the Kafka message key. */
+  reference: string;
+  /** The expected amount, integer minor units (kobo, cents). */
+  amount: number;
+  /** Upper-case ISO 4217 code. */
+  currency: string;
+  /** The authenticated user the payment is for: whom the entitlement is granted to. */
+  user_id: string;
+  customer: CheckoutCustomerV1;
+  /** What the payment buys, as the customer backend names it (pro-monthly). */
+  entitlement: string;
+  /** Access the payment buys, an ISO 8601 duration (P1M, P30D, P1Y; at most ten years). */
+  access_period: string;
+}
+
 /** A State Mismatch was accepted as paid by two people and committed to the immutable ledger (docs/state-machine.md, "Resolving a State Mismatch"), for downstream subscribers: distinct from SettlementRecorded, because the four checks did not pass; the payment's state stays STATE_MISMATCH and its entitlement is granted (EntitlementGranted follows on the entitlement-events topic). Subscribers de-duplicate by event_id. */
 export interface SettledByOverrideV1 {
   /** Unique id of this event; the idempotency key downstream. */
@@ -652,10 +752,24 @@ export interface VerificationRequestedV1 {
   requested_by: string;
 }
 
+/** Command from an upstream checkout service: verify a checkout now, the customer is back in the app after an out-of-band payment (POST /v1/checkouts/{reference}/verify; docs/spec.md, section 1, trigger 3). Answered twice on the results topic: accepted at once, then verified once the outcome is known. */
+export interface VerifyCheckoutV1 {
+  /** Unique id of this command, chosen by the producer (a UUID); its result names it as causation_id. */
+  event_id: string;
+  /** When the producer sent it, epoch milliseconds. */
+  occurred_at: number;
+  /** The producer's id for this command's flow (its own order or session id, or event_id again); its result carries it back. */
+  correlation_id: string;
+  /** The checkout's transaction reference (1-100 URL-safe characters); also the Kafka message key. */
+  reference: string;
+}
+
 /** Every contract by its record name. */
 export interface ContractMap {
+  CheckoutCommandResult: CheckoutCommandResultV1;
   CheckoutCompleted: CheckoutCompletedV1;
   CheckoutRegistered: CheckoutRegisteredV1;
+  CompleteCheckout: CompleteCheckoutV1;
   ConsensusResult: ConsensusResultV1;
   DeliveryDeadLettered: DeliveryDeadLetteredV1;
   EntitlementAccessChanged: EntitlementAccessChangedV1;
@@ -668,11 +782,13 @@ export interface ContractMap {
   ReconciliationExceptionResolveRequested: ReconciliationExceptionResolveRequestedV1;
   ReconciliationRunRecorded: ReconciliationRunRecordedV1;
   ReconciliationRunRequested: ReconciliationRunRequestedV1;
+  RegisterCheckout: RegisterCheckoutV1;
   SettledByOverride: SettledByOverrideV1;
   SettlementRecorded: SettlementRecordedV1;
   UnmatchedPaymentCloseRequested: UnmatchedPaymentCloseRequestedV1;
   UnmatchedPaymentObserved: UnmatchedPaymentObservedV1;
   VerificationRequested: VerificationRequestedV1;
+  VerifyCheckout: VerifyCheckoutV1;
 }
 
 /** A string field whose values are a closed list: its path from the record (`*`: every item of an array) and its values. */
@@ -683,8 +799,10 @@ export interface ContractLiteralField {
 
 /** The closed-list string fields of every contract, checked by the codec at decode time. */
 export const CONTRACT_LITERALS: { readonly [K in keyof ContractMap]: readonly ContractLiteralField[] } = {
+  CheckoutCommandResult: [],
   CheckoutCompleted: [],
   CheckoutRegistered: [{ path: ['provider'], values: PROVIDERS }],
+  CompleteCheckout: [],
   ConsensusResult: [
     { path: ['provider'], values: PROVIDERS },
     { path: ['trigger'], values: VERIFICATION_TRIGGERS },
@@ -728,6 +846,7 @@ export const CONTRACT_LITERALS: { readonly [K in keyof ContractMap]: readonly Co
     { path: ['classes', '*', 'class'], values: RECONCILIATION_CLASSES },
   ],
   ReconciliationRunRequested: [{ path: ['provider'], values: PROVIDERS }],
+  RegisterCheckout: [],
   SettledByOverride: [{ path: ['provider'], values: PROVIDERS }],
   SettlementRecorded: [
     { path: ['provider'], values: PROVIDERS },
@@ -743,4 +862,5 @@ export const CONTRACT_LITERALS: { readonly [K in keyof ContractMap]: readonly Co
     { path: ['close_reason'], values: UNMATCHED_CLOSE_REASONS },
   ],
   VerificationRequested: [{ path: ['trigger'], values: VERIFICATION_TRIGGERS }],
+  VerifyCheckout: [],
 };

@@ -34,6 +34,10 @@ export const EVENT_TYPES: readonly EventType[] = [
   'EntitlementAccessChanged',
   'MismatchResolutionRequested',
   'SettledByOverride',
+  'RegisterCheckout',
+  'CompleteCheckout',
+  'VerifyCheckout',
+  'CheckoutCommandResult',
 ];
 
 /** A decoded message: its record name and payload, narrowed together. */

@@ -9,6 +9,12 @@ export const HEADERS = {
    */
   traceparent: 'traceparent',
   tracestate: 'tracestate',
+  /**
+   * Who sent a checkout command (settle.checkout-commands.v1): the producer's client id or
+   * principal, set by the producer; recorded with the command's effects, as the HTTP API records
+   * the API key, so a leaked producer credential can be traced (docs/api.md, "Two ways in").
+   */
+  producer: 'settle-producer',
   /** Dead-letter records: why and where from. */
   dlqErrorCode: 'dlq-error-code',
   dlqErrorMessage: 'dlq-error-message',

@@ -1,6 +1,6 @@
 import { Kafka, logLevel, Partitioners, type Admin, type Producer } from 'kafkajs';
 import type { Logger } from 'pino';
-import { DEFAULT_PARTITIONS, type Topics } from './topics.js';
+import { DEFAULT_PARTITIONS, topicConfig, type Topics } from './topics.js';
 
 /**
  * A kafkajs client whose log lines go to pino. Its retries wait at most 2 s apart (kafkajs
@@ -57,7 +57,7 @@ export async function ensureTopics(kafka: Kafka, topics: Topics, partitions = DE
     if (missing.length > 0) {
       await admin.createTopics({
         waitForLeaders: true,
-        topics: missing.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })),
+        topics: missing.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1, configEntries: topicConfig(topics, topic) })),
       });
     }
   } finally {

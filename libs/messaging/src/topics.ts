@@ -21,6 +21,13 @@ export interface Topics {
   deliveryDeadLetter: string;
   /** Records no consumer could process, with the error in headers. */
   deadLetter: string;
+  /**
+   * Inbound: commands of upstream checkout services (register, complete, verify a checkout),
+   * keyed by reference; the Kafka twin of the checkout API (docs/api.md, "Two ways in").
+   */
+  checkoutCommands: string;
+  /** Settle's answer to each checkout command (accepted, duplicate, refused, verified), keyed by reference; kept {@link CHECKOUT_RESULTS_RETENTION_MS}. */
+  checkoutResults: string;
 }
 
 /** Topic names under a prefix (`settle` by default). */
@@ -32,6 +39,8 @@ export function topicNames(prefix: string): Topics {
     entitlementEvents: `${prefix}.entitlement-events.v1`,
     deliveryDeadLetter: `${prefix}.delivery-dead-letter.v1`,
     deadLetter: `${prefix}.dead-letter.v1`,
+    checkoutCommands: `${prefix}.checkout-commands.v1`,
+    checkoutResults: `${prefix}.checkout-results.v1`,
   };
 }
 
@@ -62,7 +71,26 @@ export function topicFor(topics: Topics, type: EventType): string {
       return topics.entitlementEvents;
     case 'DeliveryDeadLettered':
       return topics.deliveryDeadLetter;
+    case 'RegisterCheckout':
+    case 'CompleteCheckout':
+    case 'VerifyCheckout':
+      return topics.checkoutCommands;
+    case 'CheckoutCommandResult':
+      return topics.checkoutResults;
   }
+}
+
+/**
+ * How long the results topic keeps a result, milliseconds: 7 days. Nothing in Settle waits for a
+ * result to be read; one nobody reads is deleted with its segment after this, and the checkout's
+ * state stays readable at `GET /v1/checkouts/{reference}` (docs/api.md, "Two ways in").
+ */
+export const CHECKOUT_RESULTS_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Topic settings Settle sets when it creates a topic (Kafka's `configEntries`), beside the broker's defaults. */
+export function topicConfig(topics: Topics, topic: string): Array<{ name: string; value: string }> {
+  if (topic === topics.checkoutResults) return [{ name: 'retention.ms', value: String(CHECKOUT_RESULTS_RETENTION_MS) }];
+  return [];
 }
 
 /** Partitions per topic on a fresh cluster. */

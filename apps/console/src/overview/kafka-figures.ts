@@ -63,9 +63,9 @@ export interface WorkerConsumerGroup {
 }
 
 /**
- * The consumer groups of the four Kafka workers, under a topic prefix: each worker's default
- * group `<prefix>-<worker>` (libs/runtime, `@ConsumeBatches`) with the topics its module's controller subscribes
- * to (docs/architecture.md, "Topics and contracts"). Ingestion consumes nothing.
+ * The consumer groups of the apps that consume, under a topic prefix: each app's default group
+ * `<prefix>-<app>` (libs/runtime, `@ConsumeBatches`) with the topics its controller subscribes
+ * to (docs/architecture.md, "Topics and contracts"): the four Kafka workers', then ingestion's of the checkout commands topic (docs/api.md, "Two ways in").
  */
 export function workerConsumerGroups(topicPrefix: string): WorkerConsumerGroup[] {
   const topics = topicNames(topicPrefix);
@@ -74,6 +74,7 @@ export function workerConsumerGroups(topicPrefix: string): WorkerConsumerGroup[]
     { worker: 'ledger-projector', groupId: `${topicPrefix}-ledger-projector`, topics: [topics.consensusResults] },
     { worker: 'sweeper', groupId: `${topicPrefix}-sweeper`, topics: [topics.transactionEvents, topics.consensusResults] },
     { worker: 'dispatcher', groupId: `${topicPrefix}-dispatcher`, topics: [topics.entitlementEvents] },
+    { worker: 'ingestion', groupId: `${topicPrefix}-ingestion`, topics: [topics.checkoutCommands] },
   ];
 }
 
