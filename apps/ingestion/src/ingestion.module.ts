@@ -9,6 +9,10 @@ import type { HealthProbes, Logger, Pool } from '@settle/platform';
 import type { WebhookAuthenticator } from '@settle/providers';
 import type { Registry } from 'prom-client';
 import { CompleteCheckoutHandler, RegisterCheckoutHandler } from './checkouts/checkout.commands.js';
+import { CheckoutIntake } from './checkouts/checkout-intake.js';
+import { CheckoutCommandsConsumer } from './commands/checkout-commands.consumer.js';
+import { CheckoutCommands } from './commands/checkout-commands.service.js';
+import { VerificationWaiters } from './commands/verification-waiters.js';
 import { CheckoutRepository } from './checkouts/checkout.repository.js';
 import { CheckoutsController } from './checkouts/checkouts.controller.js';
 import { VerifyCheckoutHandler } from './checkouts/verify.commands.js';
@@ -59,7 +63,10 @@ export const INGESTION_CONTROLLERS = [
   WebhooksController,
 ] as const;
 
-/** The ingestion app: checkout API and provider webhooks, HTTP in, outbox to Kafka out. */
+/**
+ * The ingestion app: checkout API and provider webhooks over HTTP, checkout commands from the
+ * commands topic (docs/api.md, "Two ways in"), outbox to Kafka out.
+ */
 @Module({})
 export class IngestionModule {
   static forRoot(infra: IngestionInfrastructure): DynamicModule {
@@ -67,7 +74,8 @@ export class IngestionModule {
     return {
       module: IngestionModule,
       imports: [CqrsModule.forRoot(), HealthModule.forRoot({ probes: infra.health, metrics: metrics.registry })],
-      controllers: [...INGESTION_CONTROLLERS],
+      // The commands topic's consumer: no routes; its batch handler runs once the boot connects the Kafka transport (`startCheckoutCommandLoop`).
+      controllers: [...INGESTION_CONTROLLERS, CheckoutCommandsConsumer],
       providers: [
         { provide: CONFIG, useValue: infra.config },
         { provide: LOGGER, useValue: infra.logger },
@@ -81,6 +89,9 @@ export class IngestionModule {
         ApiKeyGuard,
         AdminKeyGuard,
         CheckoutRepository,
+        CheckoutIntake,
+        CheckoutCommands,
+        VerificationWaiters,
         WebhookRepository,
         WebhookIntake,
         VerificationRequests,

@@ -7,6 +7,8 @@ import { HealthProbes, postgresProbe } from '@settle/platform';
 import { loadWithProviderEnv, webhookAuthenticators } from '@settle/providers';
 import { runHttpApp } from '@settle/runtime';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
+import { startCheckoutCommandLoop } from './commands/checkout-commands.consumer.js';
+import { CHECKOUT_COMMAND_TYPES } from './commands/command-results.js';
 import { createIngestionApp } from './ingestion-app.js';
 import { INGESTION_MIGRATIONS } from './persistence/schema.js';
 import { WEBHOOK_VAULT_SCHEMA, WebhookSecrets } from './webhooks/webhook-secrets.js';
@@ -18,13 +20,14 @@ const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
  * The ingestion app, booted by the shared runtime (`runHttpApp`): it owns `ingestion` and
  * `webhook_vault` and migrates them; it reads `read_model`, which the ledger projector owns and
  * migrates (until it exists, reads answer 503 READ_MODEL.NOT_READY). It registers the schemas it
- * produces, loads the webhook signing secrets from its own vault (re-read every
- * `WEBHOOK_SECRETS_REFRESH_MS`), starts the outbox relay, then serves HTTP. Configuration errors
+ * produces and the checkout commands' (which upstream producers write), loads the webhook signing secrets from its own vault (re-read every
+ * `WEBHOOK_SECRETS_REFRESH_MS`), starts the outbox relay and the checkout commands topic's
+ * consumer loop (docs/api.md, "Two ways in"), then serves HTTP. Configuration errors
  * stop the boot with the list of bad variables.
  *
  * On SIGTERM or SIGINT it stops in order, within `SHUTDOWN_TIMEOUT_MS`: the HTTP server (no new
  * connection; requests in flight finish, later ones on open connections answer 503
- * `SERVICE.UNAVAILABLE`), the webhook secrets' refresh, the health probes' connections, the relay
+ * `SERVICE.UNAVAILABLE`) and the commands consumer loop (its batch in hand finishes and commits), the webhook secrets' refresh, the health probes' connections, the relay
  * (publishing what the outbox still holds), the producer, the pool, the tracer (its last spans).
  */
 runHttpApp({
@@ -36,7 +39,7 @@ runHttpApp({
   build: async (runtime) => {
     const { config, logger, metrics: registry } = runtime.base;
     const pool = runtime.pool;
-    const { topics, codec, producer } = await connectMessaging({
+    const { kafka, topics, codec, producer } = await connectMessaging({
       clientId: 'settle-ingestion',
       brokers: config.kafka.brokers,
       topicPrefix: config.kafka.topicPrefix,
@@ -50,22 +53,25 @@ runHttpApp({
         'ReconciliationRunRequested',
         'ReconciliationExceptionResolveRequested',
         'MismatchResolutionRequested',
+        'CheckoutCommandResult',
       ],
       logger,
     });
-    const relay = new OutboxRelay(pool, 'ingestion', producer, codec, logger.child({ component: 'outbox' }), {}, new MessagingMetrics(registry));
+    // Settle registers the commands' schemas; upstream producers encode with them and never register.
+    await codec.registerAll(CHECKOUT_COMMAND_TYPES);
+    const messagingMetrics = new MessagingMetrics(registry);
+    const relay = new OutboxRelay(pool, 'ingestion', producer, codec, logger.child({ component: 'outbox' }), {}, messagingMetrics);
     const webhookVault = new CredentialsVault(new PostgresVaultStore(pool, WEBHOOK_VAULT_SCHEMA), loadMasterKeyRing(), { logger });
     const webhookSecrets = new WebhookSecrets(webhookVault, config.webhooks.merchantAccount, logger);
     // Ready while PostgreSQL answers: what ingestion accepts is durable there, and the outbox holds
     // it while Kafka or the registry is away (reported as degraded; docs/observability.md, "Health").
-    const health = new HealthProbes(
-      [
-        postgresProbe(pool),
-        kafkaProbe({ brokers: config.kafka.brokers, clientId: 'settle-ingestion', logger, whenFailing: 'degraded' }),
-        schemaRegistryProbe(config.schemaRegistry.url, { whenFailing: 'degraded' }),
-      ],
-      logger,
-    );
+    // The commands topic's consumer loop adds its membership (degraded when failing) once started.
+    const probes = [
+      postgresProbe(pool),
+      kafkaProbe({ brokers: config.kafka.brokers, clientId: 'settle-ingestion', logger, whenFailing: 'degraded' }),
+      schemaRegistryProbe(config.schemaRegistry.url, { whenFailing: 'degraded' }),
+    ];
+    const health = new HealthProbes(() => probes, logger);
     // After the HTTP server and the app's own hooks, in this order, before the pool and tracing.
     runtime.onStop(
       { name: 'webhook secrets refresh', stop: () => webhookSecrets.stop() },
@@ -91,6 +97,12 @@ runHttpApp({
       [runtime.module()],
     );
     relay.start();
+    await startCheckoutCommandLoop(app, {
+      context: { name: 'ingestion', config, kafka, codec, producer, topics, logger },
+      messagingMetrics,
+      probes,
+      noteStep: (step) => runtime.noteStep(step),
+    });
     return app;
   },
 });

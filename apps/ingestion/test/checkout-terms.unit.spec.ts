@@ -29,6 +29,7 @@ const stored: CheckoutRecord = {
   correlationId: 'c',
   registeredAt: new Date(0),
   completedAt: null,
+  submittedBy: 'api_key:0123456789ab',
 };
 
 describe('ingestion registers through the domain rule "same reference, other terms"', () => {

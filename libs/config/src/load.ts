@@ -12,7 +12,6 @@ import {
   dispatcherEnv,
   consoleEnv,
   consoleCliEnv,
-  toShared,
   toWorker,
   verifierEnv,
   type WorkerConfig,
@@ -56,10 +55,9 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv)
 /** Ingestion app configuration. @throws ConfigError */
 export function loadIngestionConfig(env: NodeJS.ProcessEnv = process.env) {
   const e = parse(ingestionEnv, env);
-  const shared = toShared(e);
   return {
-    ...shared,
-    database: { ...shared.database, poolSize: e.DATABASE_POOL_SIZE },
+    // The worker tuning: for its consumer loop of the checkout commands topic.
+    ...toWorker(e),
     http: { host: e.INGESTION_HOST, port: e.INGESTION_PORT, bodyLimitBytes: e.INGESTION_BODY_LIMIT_BYTES },
     apiKeySha256: e.SETTLE_API_KEY_SHA256,
     adminApiKeySha256: e.SETTLE_ADMIN_API_KEY_SHA256,

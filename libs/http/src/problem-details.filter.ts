@@ -1,3 +1,4 @@
+import { throwError, type Observable } from 'rxjs';
 import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { isSettleError, type ErrorKind, type SettleError } from '@settle/domain';
 import { isDatabaseUnavailable, PROBLEM_JSON, ProblemError, type Logger } from '@settle/platform';
@@ -133,7 +134,10 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     private readonly challenge: string = BEARER_CHALLENGE,
   ) {}
 
-  catch(error: unknown, host: ArgumentsHost): void {
+  catch(error: unknown, host: ArgumentsHost): Observable<never> | void {
+    // A consumer loop's batch (an HTTP app's Kafka side: ingestion's commands topic): the error
+    // reaches the loop as thrown, which retries the batch or dead-letters the record.
+    if (host.getType() !== 'http') return throwError(() => error);
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();

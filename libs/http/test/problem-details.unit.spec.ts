@@ -22,7 +22,10 @@ function answer(error: unknown): { status: number; headers: Record<string, strin
     header: (k: string, v: string) => ((sent.headers[k] = v), reply),
     send: (b: Record<string, unknown>) => ((sent.body = b), reply),
   };
-  const host = { switchToHttp: () => ({ getRequest: () => ({ url: '/v1/checkouts/ref_1?wait_ms=5' }), getResponse: () => reply }) } as unknown as ArgumentsHost;
+  const host = {
+    getType: () => 'http',
+    switchToHttp: () => ({ getRequest: () => ({ url: '/v1/checkouts/ref_1?wait_ms=5' }), getResponse: () => reply }),
+  } as unknown as ArgumentsHost;
   new ProblemDetailsFilter(createLogger('test', 'fatal')).catch(error, host);
   return sent;
 }

@@ -1,10 +1,10 @@
 import type { ModuleRef } from '@nestjs/core';
 import { BaseRpcContext, Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
 import type { WorkerConfig } from '@settle/config';
-import { startConsumerLoop, type BatchItem, type ConsumerLoop } from '@settle/messaging';
+import { startConsumerLoop, type BatchItem, type ConsumerLoop, type MessagingMetrics } from '@settle/messaging';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { BATCH_PATTERN_PREFIX, CONSUMER_EXTRA, type ConsumeBatchesOptions } from './consume-batches.js';
-import type { WorkerRuntime } from './worker.runtime.js';
+import type { WorkerContext } from './worker.options.js';
 
 /** What a batch handler gets beside its batch: its loop's consumer group and topics. */
 export class KafkaBatchContext extends BaseRpcContext<[groupId: string, topics: readonly string[]]> {
@@ -19,11 +19,29 @@ export class KafkaBatchContext extends BaseRpcContext<[groupId: string, topics: 
   }
 }
 
+/**
+ * What the transport needs of the app it runs in: its Kafka connections and tuning, where its
+ * loops' lag and dead letters are counted, and where a started loop is reported. A worker's
+ * {@link WorkerRuntime} is one; an HTTP app with consumer loops (ingestion) gives its own.
+ */
+export interface BatchLoopHost {
+  readonly context: Pick<WorkerContext<WorkerConfig>, 'name' | 'config' | 'kafka' | 'codec' | 'producer' | 'topics' | 'logger'>;
+  readonly messagingMetrics: MessagingMetrics;
+  /** The loops started, in start order. */
+  readonly loops: readonly ConsumerLoop[];
+  /** A loop started: its membership joins the app's health. */
+  addLoop(loop: ConsumerLoop): void;
+  /** Every loop started. */
+  running(): void;
+  /** Names the shutdown step under way (logged if the shutdown overruns). */
+  noteStep(step: string): void;
+}
+
 /** The dead-letter verdicts a batch handler returns (`BatchHandler` in `@settle/messaging`). */
 type Verdicts = ReadonlyArray<{ index: number; error: unknown }>;
 
 /**
- * The workers' Nest transport (`CustomTransportStrategy` of `@nestjs/microservices`): each
+ * The Nest transport of every consumer loop (the workers', and ingestion's inbound commands) (`CustomTransportStrategy` of `@nestjs/microservices`): each
  * `@ConsumeBatches` handler of the app becomes one consumer loop of `@settle/messaging`'s own
  * kafkajs batch loop (`startConsumerLoop`), never Nest's built-in Kafka server, which hands its
  * handlers one message at a time. The loop keeps its semantics exactly: whole fetched batches
@@ -38,15 +56,16 @@ type Verdicts = ReadonlyArray<{ index: number; error: unknown }>;
 export class KafkaBatchTransport extends Server implements CustomTransportStrategy {
   /** Handler errors reach the loop (retried in place), not Nest's log alone. */
   override readonly propagatesEventHandlerErrors = true;
-  private runtime: WorkerRuntime | null = null;
+  private runtime: BatchLoopHost | null = null;
   private moduleRef: ModuleRef | null = null;
   private stopping: Promise<void> | null = null;
 
   /**
-   * Gives the transport the worker's runtime (its connections) and module, once the app is
-   * created and before it listens (`runWorker`, `startWorker`).
+   * Gives the transport the app's connections (a worker's runtime, or an HTTP app's
+   * {@link BatchLoopHost}) and module, once the app is created and before it listens
+   * (`runWorker`, `startWorker`, ingestion's boot).
    */
-  attach(runtime: WorkerRuntime, moduleRef: ModuleRef): void {
+  attach(runtime: BatchLoopHost, moduleRef: ModuleRef): void {
     this.runtime = runtime;
     this.moduleRef = moduleRef;
   }

@@ -32,6 +32,8 @@ export interface CheckoutRecord {
   correlationId: string;
   registeredAt: Date;
   completedAt: Date | null;
+  /** Who registered it (`api_key:<key id>`, `kafka:<producer>`); `null` for registrations made before this was recorded. */
+  submittedBy: string | null;
 }
 
 /** Status as `GET /v1/checkouts/{reference}` shows it. */
@@ -111,10 +113,11 @@ export function requestedTerms(body: RegisterCheckoutBody): CheckoutTerms {
   };
 }
 
-type RegisterResult = { kind: 'registered' | 'same'; record: CheckoutRecord } | { kind: 'conflict' };
+export type RegisterResult = { kind: 'registered' | 'same'; record: CheckoutRecord } | { kind: 'conflict' };
 
 /**
- * Checkout registrations and their outbox messages, written in one transaction each.
+ * Checkout registrations and completions with their outbox messages, each written in the
+ * caller's transaction: one per HTTP request, one per batch of the commands topic.
  */
 @Injectable()
 export class CheckoutRepository {
@@ -124,82 +127,85 @@ export class CheckoutRepository {
     @Inject(OUTBOX_RELAY) private readonly relay: Pick<OutboxRelay, 'wake'>,
   ) {}
 
-  /** Registers a checkout and enqueues `CheckoutRegistered`, unless the reference is known. */
-  async register(body: RegisterCheckoutBody, now: Date): Promise<RegisterResult> {
-    const digest = termsDigest(body);
-    const result = await inTransaction(this.pool, async (client): Promise<RegisterResult> => {
-      const correlationId = randomUUID();
-      const inserted = await client.query<CheckoutRowShape>(
-        `INSERT INTO ingestion.checkouts
-           (provider, reference, amount_minor, currency, user_id, customer_email, customer_phone, entitlement,
-            access_period, request_sha256, correlation_id, registered_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-         ON CONFLICT (reference) DO NOTHING RETURNING *`,
-        [...checkoutTerms(body), digest, correlationId, now],
-      );
-      const row = inserted.rows[0];
-      if (!row) {
-        const existing = await this.find(client, body.reference);
-        if (existing && sameCheckoutTerms(recordTerms(existing), requestedTerms(body))) return { kind: 'same', record: existing };
-        return { kind: 'conflict' };
-      }
-      const record = toRecord(row);
-      await this.outbox.enqueue(client, [
-        {
-          type: 'CheckoutRegistered',
-          payload: {
-            event_id: deterministicId('CheckoutRegistered', record.reference),
-            occurred_at: now.getTime(),
-            correlation_id: record.correlationId,
-            reference: record.reference,
-            provider: record.provider,
-            amount_minor: record.amountMinor,
-            currency: record.currency,
-            user_id: record.userId,
-            customer_email: record.email,
-            customer_phone: record.phone,
-            entitlement: record.entitlement,
-            access_period: record.accessPeriod,
-          },
+  /**
+   * Registers a checkout and enqueues `CheckoutRegistered` in the caller's transaction, unless
+   * the reference is known: then the stored terms decide (`same`, or `conflict`). The caller wakes
+   * the relay after its commit.
+   *
+   * @param submittedBy - who sent it (`api_key:<key id>`, `kafka:<producer>`), stored with the row.
+   */
+  async registerIn(client: PoolClient, body: RegisterCheckoutBody, now: Date, submittedBy: string): Promise<RegisterResult> {
+    const correlationId = randomUUID();
+    const inserted = await client.query<CheckoutRowShape>(
+      `INSERT INTO ingestion.checkouts
+         (provider, reference, amount_minor, currency, user_id, customer_email, customer_phone, entitlement,
+          access_period, request_sha256, correlation_id, registered_at, submitted_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+       ON CONFLICT (reference) DO NOTHING RETURNING *`,
+      [...checkoutTerms(body), termsDigest(body), correlationId, now, submittedBy],
+    );
+    const row = inserted.rows[0];
+    if (!row) {
+      const existing = await this.find(client, body.reference);
+      if (existing && sameCheckoutTerms(recordTerms(existing), requestedTerms(body))) return { kind: 'same', record: existing };
+      return { kind: 'conflict' };
+    }
+    const record = toRecord(row);
+    await this.outbox.enqueue(client, [
+      {
+        type: 'CheckoutRegistered',
+        payload: {
+          event_id: deterministicId('CheckoutRegistered', record.reference),
+          occurred_at: now.getTime(),
+          correlation_id: record.correlationId,
+          reference: record.reference,
+          provider: record.provider,
+          amount_minor: record.amountMinor,
+          currency: record.currency,
+          user_id: record.userId,
+          customer_email: record.email,
+          customer_phone: record.phone,
+          entitlement: record.entitlement,
+          access_period: record.accessPeriod,
         },
-      ]);
-      return { kind: 'registered', record };
-    });
-    if (result.kind === 'registered') this.relay.wake();
-    return result;
+      },
+    ]);
+    return { kind: 'registered', record };
   }
 
   /**
-   * Marks a checkout completed (once) and enqueues `CheckoutCompleted`.
+   * Marks a checkout completed (once) and enqueues `CheckoutCompleted` in the caller's
+   * transaction; the caller wakes the relay after its commit when `completed`.
    *
-   * @returns the record, or `null` when the reference is unknown.
+   * @returns the record (`null` when the reference is unknown), and whether this call completed it.
    */
-  async complete(reference: string, now: Date): Promise<CheckoutRecord | null> {
-    let enqueued = false;
-    const record = await inTransaction(this.pool, async (client) => {
-      const updated = await client.query<CheckoutRowShape>(
-        `UPDATE ingestion.checkouts SET completed_at = $2 WHERE reference = $1 AND completed_at IS NULL RETURNING *`,
-        [reference, now],
-      );
-      const row = updated.rows[0];
-      if (!row) return this.find(client, reference);
-      const r = toRecord(row);
-      await this.outbox.enqueue(client, [
-        {
-          type: 'CheckoutCompleted',
-          payload: {
-            event_id: deterministicId('CheckoutCompleted', reference),
-            occurred_at: now.getTime(),
-            correlation_id: r.correlationId,
-            reference,
-          },
+  async completeIn(client: PoolClient, reference: string, now: Date): Promise<{ record: CheckoutRecord | null; completed: boolean }> {
+    const updated = await client.query<CheckoutRowShape>(
+      `UPDATE ingestion.checkouts SET completed_at = $2 WHERE reference = $1 AND completed_at IS NULL RETURNING *`,
+      [reference, now],
+    );
+    const row = updated.rows[0];
+    if (!row) return { record: await this.find(client, reference), completed: false };
+    const record = toRecord(row);
+    await this.outbox.enqueue(client, [
+      {
+        type: 'CheckoutCompleted',
+        payload: {
+          event_id: deterministicId('CheckoutCompleted', reference),
+          occurred_at: now.getTime(),
+          correlation_id: record.correlationId,
+          reference,
         },
-      ]);
-      enqueued = true;
-      return r;
-    });
+      },
+    ]);
+    return { record, completed: true };
+  }
+
+  /** Runs `work` in one transaction, then wakes the relay when it asks to (it enqueued messages). */
+  async inTransaction<T>(work: (client: PoolClient) => Promise<{ value: T; enqueued: boolean }>): Promise<T> {
+    const { value, enqueued } = await inTransaction(this.pool, work);
     if (enqueued) this.relay.wake();
-    return record;
+    return value;
   }
 
   /**
@@ -222,8 +228,8 @@ export class CheckoutRepository {
   }
 
   /** The read-model row of a reference, or `null` before any verification result. */
-  status(reference: string): Promise<TransactionStatusRow | null> {
-    return findTransactionStatus(this.pool, reference);
+  status(reference: string, client: Pool | PoolClient = this.pool): Promise<TransactionStatusRow | null> {
+    return findTransactionStatus(client, reference);
   }
 
   /** Finds a registration. */
@@ -269,6 +275,7 @@ interface CheckoutRowShape {
   correlation_id: string;
   registered_at: Date;
   completed_at: Date | null;
+  submitted_by: string | null;
 }
 
 function toRecord(row: CheckoutRowShape): CheckoutRecord {
@@ -286,5 +293,6 @@ function toRecord(row: CheckoutRowShape): CheckoutRecord {
     correlationId: row.correlation_id,
     registeredAt: row.registered_at,
     completedAt: row.completed_at,
+    submittedBy: row.submitted_by,
   };
 }

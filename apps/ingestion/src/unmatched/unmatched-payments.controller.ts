@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards 
 import { CommandBus } from '@nestjs/cqrs';
 import { isWellFormedReference, literalOf, PROVIDERS, UNMATCHED_CLOSE_REASONS } from '@settle/domain';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiAnswer, ApiBodyOf, ApiProblems, ApiQueryOf, encodeKeysetCursor, JSON_BODY_PROBLEMS, parseBody, parseKeysetCursor } from '@settle/http';
+import { ApiAnswer, ApiBodyOf, ApiKeyId, ApiProblems, ApiQueryOf, encodeKeysetCursor, JSON_BODY_PROBLEMS, parseBody, parseKeysetCursor } from '@settle/http';
 import { findUnmatchedPayment, listUnmatchedPayments } from '@settle/ledger';
 import type { Outbox, OutboxRelay } from '@settle/messaging';
 import { inTransaction, ProblemError, type Pool } from '@settle/platform';
@@ -126,14 +126,14 @@ export class UnmatchedPaymentsController {
     [409, 'CHECKOUT.CONFLICT'],
     [503, 'READ_MODEL.NOT_READY'],
   )
-  async match(@Param('reference') reference: string, @Body() body: unknown): Promise<{ reference: string; state: string }> {
+  async match(@Param('reference') reference: string, @Body() body: unknown, @ApiKeyId() keyId: string): Promise<{ reference: string; state: string }> {
     if (!isWellFormedReference(reference)) throw new ProblemError(404, 'UNMATCHED_PAYMENT.NOT_FOUND', 'Unmatched payment not found');
     const terms = parseBody(matchUnmatchedPaymentBody, body);
     const payment = await findUnmatchedPayment(this.pool, reference);
     if (!payment) throw new ProblemError(404, 'UNMATCHED_PAYMENT.NOT_FOUND', 'Unmatched payment not found');
     if (payment.status !== 'open') throw new ProblemError(409, 'UNMATCHED_PAYMENT.NOT_OPEN', `The payment is ${payment.status}, not open`);
     const provider = literalOf(PROVIDERS, payment.provider, 'provider');
-    const { state } = await this.commands.execute(new RegisterCheckoutCommand({ ...terms, provider, reference }, new Date()));
+    const { state } = await this.commands.execute(new RegisterCheckoutCommand({ ...terms, provider, reference }, new Date(), `admin_key:${keyId}`));
     return { reference, state };
   }
 

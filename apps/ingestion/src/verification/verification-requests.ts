@@ -118,6 +118,21 @@ export class VerificationRequests {
   }
 
   /**
+   * As {@link request}, in the caller's transaction (a batch of the checkout commands topic): the
+   * same rule and the same writes, without this instance's memory of holds (PostgreSQL decides
+   * every one); the caller wakes the relay after its commit when the outcome is `requested`.
+   *
+   * @param answersReadable - `read_model` exists (the ledger projector has booted on this
+   *   database); when it does not, only the pending rule applies, as in {@link request}.
+   * @returns the outcome, or `null` when no checkout is registered under the reference.
+   */
+  async requestIn(client: PoolClient, input: VerificationRequestInput, answersReadable: boolean): Promise<VerificationRequestOutcome | null> {
+    const outcome = await this.decide(client, input, answersReadable);
+    if (outcome) this.count(input.trigger, outcome);
+    return outcome;
+  }
+
+  /**
    * Keeps, in this instance's memory, how long the rule will certainly go on coalescing requests
    * of the trigger for the reference after this outcome, so a flood costs one transaction per
    * instance and window instead of one per request. Only a lower bound of what PostgreSQL would

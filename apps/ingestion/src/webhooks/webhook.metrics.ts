@@ -17,6 +17,12 @@ export class IngestionMetrics {
    */
   readonly verificationRequests: Counter<'trigger' | 'outcome' | 'reason'>;
 
+  /**
+   * Commands of the checkout commands topic, by command and outcome (`accepted`, `duplicate`,
+   * `refused` with its `code`, `verified`): docs/api.md, "Two ways in".
+   */
+  readonly checkoutCommands: Counter<'command' | 'outcome' | 'code'>;
+
   /** @param registry - the app's registry (`createMetricsRegistry`), where these are registered; a new empty one by default. */
   constructor(readonly registry: Registry = new Registry()) {
     this.webhooks = new Counter({
@@ -29,6 +35,12 @@ export class IngestionMetrics {
       name: 'settle_verification_requests_total',
       help: 'Verification requests of ingestion, by trigger and outcome (requested, coalesced, duplicate)',
       labelNames: ['trigger', 'outcome', 'reason'] as const,
+      registers: [registry],
+    });
+    this.checkoutCommands = new Counter({
+      name: 'settle_checkout_commands_total',
+      help: 'Checkout commands answered from the commands topic, by command, outcome and refusal code',
+      labelNames: ['command', 'outcome', 'code'] as const,
       registers: [registry],
     });
   }

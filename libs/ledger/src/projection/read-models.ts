@@ -416,7 +416,7 @@ export interface TransactionStatusRow {
  *
  * @throws ReadModelNotReadyError before the ledger projector first created the read models.
  */
-export async function findTransactionStatus(pool: Pool, reference: string): Promise<TransactionStatusRow | null> {
+export async function findTransactionStatus(pool: Pick<Pool, 'query'>, reference: string): Promise<TransactionStatusRow | null> {
   const { rows } = await readReadModel(() =>
     pool.query<{
       state: string | null;

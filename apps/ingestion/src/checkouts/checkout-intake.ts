@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import { REFERENCE_PATTERN } from '@settle/domain';
+import { parseBody } from '@settle/http';
+import type { PoolClient } from '@settle/platform';
+import { CheckoutError } from './checkout.errors.js';
+import { registerCheckoutBody, type RegisterCheckoutBody } from './checkout.request.js';
+import { CheckoutRepository, type CheckoutRecord } from './checkout.repository.js';
+
+/**
+ * Checks a registration as `POST /v1/checkouts` and the `RegisterCheckout` command both do: the
+ * one validation of a checkout's terms, whichever transport carried them.
+ *
+ * @param input - the JSON body, or a command's fields as its twin body ({@link registrationBodyOf}).
+ * @throws ProblemError 400 `REQUEST.VALIDATION_FAILED`, with one entry per invalid field.
+ */
+export function validateRegistration(input: unknown): RegisterCheckoutBody {
+  return parseBody(registerCheckoutBody, input);
+}
+
+/**
+ * Checks a reference named by a command or a URL path.
+ *
+ * @throws CheckoutError `CHECKOUT.NOT_FOUND` (no checkout can be registered under a malformed reference).
+ */
+export function checkoutReference(reference: string): string {
+  if (!REFERENCE_PATTERN.test(reference))
+    throw new CheckoutError('CHECKOUT.NOT_FOUND', `No checkout is registered under reference ${JSON.stringify(reference.slice(0, 100))}`);
+  return reference;
+}
+
+/** A registration that went through: new (`created`), or the same terms again. */
+export interface Registration {
+  created: boolean;
+  record: CheckoutRecord;
+}
+
+/** A completion that went through: `completed` is false when the checkout was completed before. */
+export interface Completion {
+  completed: boolean;
+  record: CheckoutRecord;
+}
+
+/**
+ * The checkout intake rules, behind both ways in (docs/api.md, "Two ways in"): the HTTP API runs
+ * each command in a transaction of its own, the commands topic runs a whole batch in one. Every
+ * refusal is an error whose problem details (`problemOf` of `@settle/http`) are the HTTP answer,
+ * and the result record's `problem` on the results topic.
+ */
+@Injectable()
+export class CheckoutIntake {
+  constructor(private readonly checkouts: CheckoutRepository) {}
+
+  /**
+   * Registers once (docs/spec.md, section 1); the same terms again answer the same; other terms
+   * for a known reference are a conflict (the domain's `sameCheckoutTerms`).
+   *
+   * @param input - the registration, unvalidated.
+   * @param submittedBy - who sent it, stored with the row (`api_key:<key id>`, `kafka:<producer>`).
+   * @throws ProblemError 400 `REQUEST.VALIDATION_FAILED`; CheckoutError `CHECKOUT.CONFLICT`.
+   */
+  async register(client: PoolClient, input: unknown, now: Date, submittedBy: string): Promise<Registration> {
+    const body = validateRegistration(input);
+    const result = await this.checkouts.registerIn(client, body, now, submittedBy);
+    if (result.kind === 'conflict') throw new CheckoutError('CHECKOUT.CONFLICT', `Reference ${body.reference} is registered with other terms`);
+    return { created: result.kind === 'registered', record: result.record };
+  }
+
+  /**
+   * The client finished paying: marks the checkout completed once (the sweeper's wait for the
+   * webhook starts); again, nothing changes.
+   *
+   * @throws CheckoutError `CHECKOUT.NOT_FOUND` for a malformed or unknown reference.
+   */
+  async complete(client: PoolClient, reference: string, now: Date): Promise<Completion> {
+    const { record, completed } = await this.checkouts.completeIn(client, checkoutReference(reference), now);
+    if (!record) throw new CheckoutError('CHECKOUT.NOT_FOUND', `No checkout is registered under reference ${reference}`);
+    return { completed, record };
+  }
+}

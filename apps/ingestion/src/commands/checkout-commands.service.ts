@@ -1,0 +1,264 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { isTerminal, literalOf, TRANSACTION_STATUSES } from '@settle/domain';
+import { problemOf } from '@settle/http';
+import {
+  HEADERS,
+  headerText,
+  Outbox,
+  PermanentMessageError,
+  type BatchItem,
+  type CheckoutCommandResultV1,
+  type OutboxRelay,
+  type OutboxMessage,
+} from '@settle/messaging';
+import { deterministicId, inTransaction, ProblemError, traceCarrierOf, type Pool, type PoolClient } from '@settle/platform';
+import { CheckoutError } from '../checkouts/checkout.errors.js';
+import { CheckoutIntake, checkoutReference } from '../checkouts/checkout-intake.js';
+import { CheckoutRepository } from '../checkouts/checkout.repository.js';
+import { METRICS, OUTBOX, OUTBOX_RELAY, PG_POOL } from '../tokens.js';
+import { VerificationRequests } from '../verification/verification-requests.js';
+import type { IngestionMetrics } from '../webhooks/webhook.metrics.js';
+import { registrationBodyOf } from './command-bodies.js';
+import {
+  acceptedResult,
+  CHECKOUT_COMMAND_TYPES,
+  refusedResult,
+  verifiedResult,
+  type CheckoutCommandPayload,
+  type CheckoutCommandType,
+  type CheckoutStanding,
+} from './command-results.js';
+import { VerificationWaiters } from './verification-waiters.js';
+
+/** How long a `VerifyCheckout` waits for its verification's outcome before it is answered `pending`, milliseconds. */
+export const COMMAND_VERIFY_WAIT_MS = 30_000;
+
+/** What a checkout stands at before the ledger has a verification result (or a read model). */
+const FRESH: CheckoutStanding = { state: 'PENDING', entitlementStatus: 'LOCKED' };
+
+/** One command's answer, built once the batch's standings are read. */
+type Draft = { reference: string; trace: BatchItem['context']['trace']; build: (standing: CheckoutStanding) => CheckoutCommandResultV1 };
+
+/** A command the topic can carry: its type narrowed with its payload. */
+type Command = { type: CheckoutCommandType; payload: CheckoutCommandPayload };
+
+function isCommand(event: BatchItem['event']): event is BatchItem['event'] & Command {
+  return (CHECKOUT_COMMAND_TYPES as readonly string[]).includes(event.type);
+}
+
+/**
+ * The checkout commands topic's side of the intake (docs/api.md, "Two ways in"): a batch of
+ * `RegisterCheckout`, `CompleteCheckout` and `VerifyCheckout` commands is handled in one
+ * PostgreSQL transaction, each command through the same rules as its HTTP twin
+ * ({@link CheckoutIntake}, `VerificationRequests`), and answered on the results topic through the
+ * same outbox, in the same transaction; the consumer loop commits the offsets after it.
+ *
+ * - A refusal (validation, `CHECKOUT.CONFLICT`, `CHECKOUT.NOT_FOUND`, a command without its
+ *   `settle-producer` header: `COMMAND.PRODUCER_UNNAMED`) is a result with the HTTP API's problem
+ *   details, never a dead letter: the producer reads it.
+ * - A record of another type on the topic is dead-lettered (`COMMAND.UNKNOWN_TYPE`); a record
+ *   that cannot be decoded is dead-lettered by the loop before it gets here.
+ * - An infrastructure error (the database away) throws: the loop retries the whole batch.
+ * - Each partition's next offset is stored in the batch's transaction
+ *   (`ingestion.checkout_command_offsets`): a batch delivered again after a crash between the
+ *   commit and the offset commit skips the commands already answered, so each is answered once.
+ */
+@Injectable()
+export class CheckoutCommands {
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(OUTBOX) private readonly outbox: Outbox,
+    @Inject(OUTBOX_RELAY) private readonly relay: Pick<OutboxRelay, 'wake'>,
+    @Inject(METRICS) private readonly metrics: IngestionMetrics,
+    private readonly intake: CheckoutIntake,
+    private readonly checkouts: CheckoutRepository,
+    private readonly verifications: VerificationRequests,
+    private readonly waiters: VerificationWaiters,
+  ) {}
+
+  /**
+   * Handles one fetched batch.
+   *
+   * @returns the records to dead-letter (another record type on the commands topic).
+   * @throws database errors: nothing was committed, the loop retries the batch.
+   */
+  async handleBatch(items: readonly BatchItem[], now: Date = new Date()): Promise<Array<{ index: number; error: unknown }>> {
+    const deadLetters: Array<{ index: number; error: unknown }> = [];
+    let waiting = false;
+    const results = await inTransaction(this.pool, async (client) => {
+      const done = await this.answeredUpTo(client, items);
+      const readModel = await readModelExists(client);
+      const drafts: Draft[] = [];
+      for (const [index, item] of items.entries()) {
+        const { event, context } = item;
+        // Checked before the offsets, so a batch delivered again dead-letters the same records.
+        if (!isCommand(event)) {
+          deadLetters.push({ index, error: new PermanentMessageError('COMMAND.UNKNOWN_TYPE', `${event.type} is not a checkout command`) });
+          continue;
+        }
+        if (BigInt(context.offset) < (done.get(partitionKey(context)) ?? -1n)) continue;
+        const draft = await this.answer(client, event, item, now, readModel);
+        if (draft.waits) waiting = true;
+        drafts.push({ reference: event.payload.reference, trace: context.trace, build: draft.build });
+      }
+      const standings = readModel
+        ? await standingsOf(
+            client,
+            drafts.map((d) => d.reference),
+          )
+        : new Map<string, CheckoutStanding>();
+      const messages: OutboxMessage<'CheckoutCommandResult'>[] = drafts.map((d) => ({
+        type: 'CheckoutCommandResult',
+        payload: d.build(standings.get(d.reference) ?? FRESH),
+        trace: traceCarrierOf(d.trace),
+      }));
+      if (messages.length > 0) await this.outbox.enqueue(client, messages);
+      await this.advance(client, items);
+      return messages.map((m) => m.payload);
+    });
+    for (const r of results) this.metrics.checkoutCommands.inc({ command: r.command, outcome: r.outcome, code: r.problem?.code ?? '' });
+    // Results, and the registrations, completions and verification requests they answer.
+    if (results.length > 0) this.relay.wake();
+    if (waiting) this.waiters.wake();
+    return deadLetters;
+  }
+
+  /** One command through its HTTP twin's rules; a refusal becomes its result, a transient error throws. */
+  private async answer(
+    client: PoolClient,
+    command: Command,
+    item: BatchItem,
+    now: Date,
+    readModel: boolean,
+  ): Promise<{ build: Draft['build']; waits: boolean }> {
+    const { type, payload } = command;
+    try {
+      const producer = headerText(item.context.headers, HEADERS.producer)?.trim();
+      if (!producer) {
+        throw new ProblemError(400, 'COMMAND.PRODUCER_UNNAMED', 'Producer not named', `Commands must name their producer in the ${HEADERS.producer} header`);
+      }
+      switch (type) {
+        case 'RegisterCheckout': {
+          const body = registrationBodyOf(payload as Extract<CheckoutCommandPayload, { amount: number }>);
+          const { created } = await this.intake.register(client, body, now, `kafka:${producer}`);
+          // A new registration has no read-model row yet: it stands where every checkout starts.
+          return { build: (standing) => acceptedResult(type, payload, created ? 'accepted' : 'duplicate', created ? FRESH : standing, now), waits: false };
+        }
+        case 'CompleteCheckout': {
+          const { completed } = await this.intake.complete(client, payload.reference, now);
+          return { build: (standing) => acceptedResult(type, payload, completed ? 'accepted' : 'duplicate', standing, now), waits: false };
+        }
+        case 'VerifyCheckout':
+          return await this.verify(client, payload, producer, now, readModel);
+      }
+    } catch (error) {
+      const problem = problemOf(error);
+      // 5xx: the database or another dependency failed; the whole batch is retried.
+      if (problem.status >= 500) throw error;
+      return { build: () => refusedResult(type, payload, problem, now), waits: false };
+    }
+  }
+
+  /**
+   * `POST /v1/checkouts/{reference}/verify`'s rules, answered twice: `accepted` now (the request
+   * published, or sharing a pending one), `verified` once the read model reflects the answer
+   * ({@link VerificationWaiters}); once only when the outcome is already known (a terminal
+   * checkout: `not_needed`; a provider answer younger than the coalescing window: `completed`).
+   *
+   * @throws CheckoutError `CHECKOUT.NOT_FOUND`.
+   */
+  private async verify(
+    client: PoolClient,
+    payload: CheckoutCommandPayload,
+    producer: string,
+    now: Date,
+    readModel: boolean,
+  ): Promise<{ build: Draft['build']; waits: boolean }> {
+    const reference = checkoutReference(payload.reference);
+    const current = readModel ? await this.checkouts.status(reference, client) : null;
+    if (current && isTerminal(literalOf(TRANSACTION_STATUSES, current.state, 'transaction status'))) {
+      return {
+        build: (standing) => verifiedResult(payload, standing, { verification: 'not_needed', verdict: current.lastVerdict, coalesced: false }, now),
+        waits: false,
+      };
+    }
+    const requestId = deterministicId('VerificationRequested', payload.event_id);
+    const outcome = await this.verifications.requestIn(
+      client,
+      { reference, trigger: 'customer_returned', requestedBy: `kafka:${producer}`, requestId, now },
+      readModel,
+    );
+    if (!outcome) throw new CheckoutError('CHECKOUT.NOT_FOUND', `No checkout is registered under reference ${reference}`);
+    if (outcome.kind === 'requested' || (outcome.kind === 'coalesced' && outcome.reason === 'pending')) {
+      const coalesced = outcome.kind === 'coalesced';
+      await this.waiters.add(client, {
+        causationId: payload.event_id,
+        reference,
+        correlationId: payload.correlation_id,
+        requestId: outcome.requestId,
+        coalesced,
+        waitUntil: new Date(now.getTime() + COMMAND_VERIFY_WAIT_MS),
+      });
+      return { build: (standing) => acceptedResult('VerifyCheckout', payload, 'accepted', standing, now, { coalesced }), waits: true };
+    }
+    // Answered from a provider answer younger than the window (or a rejected body's: never here).
+    const latest = current?.lastVerdict ?? null;
+    return { build: (standing) => verifiedResult(payload, standing, { verification: 'completed', verdict: latest, coalesced: true }, now), waits: false };
+  }
+
+  /** Per partition of the batch, the offset after the last command answered (locked until the commit). */
+  private async answeredUpTo(client: PoolClient, items: readonly BatchItem[]): Promise<Map<string, bigint>> {
+    const keys = partitionsOf(items);
+    const { rows } = await client.query<{ topic: string; partition: number; next_offset: string }>(
+      `SELECT topic, partition, next_offset FROM ingestion.checkout_command_offsets
+        WHERE (topic, partition) IN (SELECT * FROM unnest($1::text[], $2::int[])) FOR UPDATE`,
+      [keys.map((k) => k.topic), keys.map((k) => k.partition)],
+    );
+    return new Map(rows.map((r) => [`${r.topic}:${r.partition}`, BigInt(r.next_offset)]));
+  }
+
+  /** Stores, per partition of the batch, the offset after its last record. */
+  private async advance(client: PoolClient, items: readonly BatchItem[]): Promise<void> {
+    const keys = partitionsOf(items);
+    if (keys.length === 0) return;
+    await client.query(
+      `INSERT INTO ingestion.checkout_command_offsets (topic, partition, next_offset)
+       SELECT * FROM unnest($1::text[], $2::int[], $3::bigint[])
+       ON CONFLICT (topic, partition) DO UPDATE SET next_offset = GREATEST(ingestion.checkout_command_offsets.next_offset, EXCLUDED.next_offset)`,
+      [keys.map((k) => k.topic), keys.map((k) => k.partition), keys.map((k) => k.next.toString())],
+    );
+  }
+}
+
+function partitionKey(context: { topic: string; partition: number }): string {
+  return `${context.topic}:${context.partition}`;
+}
+
+/** The batch's partitions, each with the offset after its last record. */
+function partitionsOf(items: readonly BatchItem[]): Array<{ topic: string; partition: number; next: bigint }> {
+  const next = new Map<string, { topic: string; partition: number; next: bigint }>();
+  for (const { context } of items) {
+    const after = BigInt(context.offset) + 1n;
+    const known = next.get(partitionKey(context));
+    if (!known || known.next < after) next.set(partitionKey(context), { topic: context.topic, partition: context.partition, next: after });
+  }
+  return [...next.values()];
+}
+
+/** Whether `read_model` exists yet (the ledger projector owns and creates it): read in the batch's transaction without failing it. */
+async function readModelExists(client: PoolClient): Promise<boolean> {
+  const { rows } = await client.query<{ ready: boolean }>(
+    `SELECT to_regclass('read_model.transaction_status') IS NOT NULL AND to_regclass('read_model.latest_verification') IS NOT NULL AS ready`,
+  );
+  return rows[0]?.ready === true;
+}
+
+/** The read model's state and entitlement status of each reference that has a row. */
+async function standingsOf(client: PoolClient, references: readonly string[]): Promise<Map<string, CheckoutStanding>> {
+  if (references.length === 0) return new Map();
+  const { rows } = await client.query<{ reference: string; state: string; entitlement_status: string }>(
+    'SELECT reference, state, entitlement_status FROM read_model.transaction_status WHERE reference = ANY($1::text[])',
+    [[...new Set(references)]],
+  );
+  return new Map(rows.map((r) => [r.reference, { state: r.state, entitlementStatus: r.entitlement_status }]));
+}

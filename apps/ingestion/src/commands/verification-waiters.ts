@@ -1,0 +1,154 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { isTerminal, TRANSACTION_STATUSES } from '@settle/domain';
+import { Outbox, type OutboxRelay } from '@settle/messaging';
+import { inTransaction, type Logger, type Pool, type PoolClient } from '@settle/platform';
+import { LOGGER, OUTBOX, OUTBOX_RELAY, PG_POOL } from '../tokens.js';
+import { verifiedResult } from './command-results.js';
+
+/** A `VerifyCheckout` command waiting for its verification's outcome. */
+export interface VerificationWaiter {
+  /** The command's `event_id`: its results' causation id. */
+  causationId: string;
+  reference: string;
+  /** The command's `correlation_id`, echoed. */
+  correlationId: string;
+  /** The verification request whose result answers it (its own, or the pending one it shares). */
+  requestId: string;
+  coalesced: boolean;
+  /** When it is answered `pending` if nothing came. */
+  waitUntil: Date;
+}
+
+/** How often the waiters are checked while there are any, milliseconds. */
+export const WAITER_POLL_MS = 200;
+/** Waiters answered per transaction. */
+const WAITERS_PER_PASS = 500;
+
+const TERMINAL_STATES = TRANSACTION_STATUSES.filter((s) => isTerminal(s));
+
+/**
+ * The second answer of a `VerifyCheckout` command: once the read model reflects the result of
+ * the verification request it waits for, or the checkout turned terminal through another
+ * trigger meanwhile (the verifier asks no provider about a terminal checkout), it is answered
+ * `verified` with `completed`; at its `wait_until`, with `pending`: exactly the conditions under
+ * which `POST /v1/checkouts/{reference}/verify` stops waiting (`CheckoutRepository.awaitResult`).
+ *
+ * Waiters are rows of `ingestion.verification_waiters`, written in the batch's transaction with
+ * its first answer, and answered (row deleted, result in the outbox) in one transaction per pass,
+ * `FOR UPDATE SKIP LOCKED`, so several ingestion instances share them and a restart loses none.
+ * The check runs every {@link WAITER_POLL_MS} only while waiters exist: an idle ingestion runs no
+ * query for them.
+ */
+@Injectable()
+export class VerificationWaiters implements OnApplicationBootstrap, OnApplicationShutdown {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(OUTBOX) private readonly outbox: Outbox,
+    @Inject(OUTBOX_RELAY) private readonly relay: Pick<OutboxRelay, 'wake'>,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /** Stores a waiter in the caller's transaction; the caller wakes this after its commit. */
+  async add(client: PoolClient, waiter: VerificationWaiter): Promise<void> {
+    await client.query(
+      `INSERT INTO ingestion.verification_waiters (causation_id, reference, correlation_id, request_id, coalesced, wait_until)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (causation_id) DO NOTHING`,
+      [waiter.causationId, waiter.reference, waiter.correlationId, waiter.requestId, waiter.coalesced, waiter.waitUntil],
+    );
+  }
+
+  /** Starts checking (a no-op while it does). */
+  wake(): void {
+    if (this.stopped || this.timer || this.running) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.pass()
+        .then((more) => {
+          this.running = null;
+          if (more) this.wake();
+        })
+        .catch((error: unknown) => {
+          this.running = null;
+          this.logger.warn({ err: error }, 'verification waiters: pass failed; retrying');
+          this.wake();
+        });
+    }, WAITER_POLL_MS);
+  }
+
+  /** Waiters left by an earlier run (a restart) are answered too. */
+  onApplicationBootstrap(): void {
+    this.wake();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running?.catch(() => undefined);
+  }
+
+  /**
+   * Answers the waiters whose outcome is known or whose wait ran out.
+   *
+   * @returns whether any waiter is left.
+   */
+  async pass(now: Date = new Date()): Promise<boolean> {
+    const { answered, left } = await inTransaction(this.pool, async (client) => {
+      const ready = await client.query<{ ready: boolean }>(`SELECT to_regclass('read_model.transaction_status') IS NOT NULL AS ready`);
+      const readModel = ready.rows[0]?.ready === true;
+      const due = await client.query<{
+        causation_id: string;
+        reference: string;
+        correlation_id: string;
+        coalesced: boolean;
+        answered: boolean;
+        state: string | null;
+        entitlement_status: string | null;
+        verdict: string | null;
+      }>(
+        readModel
+          ? `SELECT w.causation_id, w.reference, w.correlation_id, w.coalesced,
+                    (v.causation_id = w.request_id OR t.state = ANY($2::text[])) IS TRUE AS answered,
+                    t.state, t.entitlement_status, COALESCE(v.verdict, t.last_verdict) AS verdict
+               FROM ingestion.verification_waiters w
+               LEFT JOIN read_model.transaction_status t ON t.reference = w.reference
+               LEFT JOIN read_model.latest_verification v ON v.reference = w.reference
+              WHERE v.causation_id = w.request_id OR t.state = ANY($2::text[]) OR w.wait_until <= $1
+              ORDER BY w.wait_until
+              LIMIT ${WAITERS_PER_PASS}
+              FOR UPDATE OF w SKIP LOCKED`
+          : `SELECT w.causation_id, w.reference, w.correlation_id, w.coalesced, false AS answered,
+                    NULL::text AS state, NULL::text AS entitlement_status, NULL::text AS verdict
+               FROM ingestion.verification_waiters w
+              WHERE w.wait_until <= $1
+              ORDER BY w.wait_until
+              LIMIT ${WAITERS_PER_PASS}
+              FOR UPDATE OF w SKIP LOCKED`,
+        readModel ? [now, TERMINAL_STATES] : [now],
+      );
+      if (due.rows.length > 0) {
+        await this.outbox.enqueue(
+          client,
+          due.rows.map((w) => ({
+            type: 'CheckoutCommandResult' as const,
+            payload: verifiedResult(
+              { event_id: w.causation_id, correlation_id: w.correlation_id, reference: w.reference },
+              { state: w.state ?? 'PENDING', entitlementStatus: w.entitlement_status ?? 'LOCKED' },
+              { verification: w.answered ? 'completed' : 'pending', verdict: w.answered ? w.verdict : null, coalesced: w.coalesced },
+              now,
+            ),
+          })),
+        );
+        await client.query('DELETE FROM ingestion.verification_waiters WHERE causation_id = ANY($1::text[])', [due.rows.map((w) => w.causation_id)]);
+      }
+      const rest = await client.query<{ left: boolean }>('SELECT EXISTS (SELECT 1 FROM ingestion.verification_waiters) AS left');
+      return { answered: due.rows.length, left: rest.rows[0]?.left === true };
+    });
+    if (answered > 0) this.relay.wake();
+    return left;
+  }
+}
