@@ -10,11 +10,28 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadIngestionConfig, Secret } from '@settle/config';
 import type { ProviderName } from '@settle/domain';
 import { READ_MODEL_MIGRATIONS } from '@settle/ledger';
-import { AvroCodec, kafkaProbe, Outbox, schemaRegistryProbe, topicNames, type OutboxRelay } from '@settle/messaging';
-import { createPool, HealthProbes, migrateSchemas, postgresProbe, type Pool } from '@settle/platform';
+import {
+  AvroCodec,
+  createKafka,
+  createProducer,
+  ensureTopics,
+  kafkaProbe,
+  MessagingMetrics,
+  Outbox,
+  schemaRegistryProbe,
+  topicNames,
+  type ConsumerLoop,
+  type OutboxRelay,
+  type Topics,
+} from '@settle/messaging';
+import { createPool, HealthProbes, migrateSchemas, postgresProbe, type Logger, type Pool } from '@settle/platform';
 import { webhookAuthenticators } from '@settle/providers';
 import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import type { Kafka, Producer } from 'kafkajs';
 import { watchAnswers, type AnswerConformance, createTestDatabase, infra, uniqueTopicPrefix } from '@settle/testing';
+import { startCheckoutCommandLoop } from '../src/commands/checkout-commands.consumer.js';
+import { CHECKOUT_COMMAND_TYPES } from '../src/commands/command-results.js';
 import { ingestionOpenApiDocument } from '../src/http/openapi/document.js';
 import { createIngestionApp } from '../src/ingestion-app.js';
 import { INGESTION_CONTROLLERS } from '../src/ingestion.module.js';
@@ -34,7 +51,23 @@ export interface IngestionTestApp {
   bodyLimitBytes: number;
   /** Successful answers that broke the OpenAPI document, and the routes checked. */
   answers: AnswerConformance;
+  /** The app's topics (a prefix of its own). */
+  topics: Topics;
+  /** The checkout commands topic's consumer loop and what it runs on, when asked for ({@link IngestionTestAppOptions.commandLoop}). */
+  commands: IngestionCommandLoop | null;
   close(): Promise<void>;
+}
+
+/** The running consumer loop of the checkout commands topic, with the Kafka connections it uses (which a test may produce with). */
+export interface IngestionCommandLoop {
+  kafka: Kafka;
+  /** The idempotent producer the loop dead-letters with. */
+  producer: Producer;
+  /** A codec with the commands', the results' and ingestion's schemas registered. */
+  codec: AvroCodec;
+  loops: readonly ConsumerLoop[];
+  /** The loop's consumer group (`<prefix>-ingestion`). */
+  groupId: string;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -45,6 +78,13 @@ export interface IngestionTestAppOptions {
   registryUrl?: string;
   /** The URL the app's pool connects with, from its database's (through a fault proxy, for outages); default that URL. */
   databaseUrlOf?: (url: string) => string;
+  /**
+   * Also runs the checkout commands topic's consumer loop, as ingestion's boot does
+   * (`startCheckoutCommandLoop`): the app's topics created, the commands' schemas registered, its
+   * consumer group named after the app's own topic prefix, fetches held at most 100 ms (a prompt
+   * stop). `close()` stops it with the app.
+   */
+  commandLoop?: boolean;
 }
 
 /**
@@ -58,6 +98,7 @@ export async function startIngestionTestApp(options: IngestionTestAppOptions = {
   const apiKey = `api-${randomBytes(12).toString('hex')}`;
   const adminKey = `admin-${randomBytes(12).toString('hex')}`;
   const bodyLimitBytes = 262_144;
+  const topicPrefix = uniqueTopicPrefix('ingestion-http');
   const config = loadIngestionConfig({
     DATABASE_URL: database.url,
     KAFKA_BROKERS: infra.kafkaBrokers.join(','),
@@ -66,6 +107,7 @@ export async function startIngestionTestApp(options: IngestionTestAppOptions = {
     SETTLE_ADMIN_API_KEY_SHA256: sha256(adminKey),
     INGESTION_BODY_LIMIT_BYTES: String(bodyLimitBytes),
     LOG_LEVEL: 'fatal',
+    ...(options.commandLoop ? { SETTLE_TOPIC_PREFIX: topicPrefix, WORKER_FETCH_MAX_WAIT_MS: '100' } : {}),
   });
   const secrets: Record<ProviderName, string> = {
     paystack: `sk_test_${randomBytes(16).toString('hex')}`,
@@ -74,7 +116,7 @@ export async function startIngestionTestApp(options: IngestionTestAppOptions = {
     mpesa: randomBytes(16).toString('hex'),
   };
   const webhookSecrets = { candidates: (provider: ProviderName) => [new Secret(secrets[provider])] } as unknown as WebhookSecrets;
-  const topics = topicNames(uniqueTopicPrefix('ingestion-http'));
+  const topics = topicNames(topicPrefix);
   const relay = { wake: () => undefined } as unknown as OutboxRelay;
   const codec = AvroCodec.connect(infra.registryUrl, topics);
   await codec.registerAll([
@@ -104,6 +146,7 @@ export async function startIngestionTestApp(options: IngestionTestAppOptions = {
     webhookAuthenticators: webhookAuthenticators({}),
   });
   const answers = watchAnswers(app, ingestionOpenApiDocument(app, 'test', INGESTION_CONTROLLERS), INGESTION_CONTROLLERS);
+  const commands = options.commandLoop ? await startCommandLoop(app, config, topics, codec, logger) : null;
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   return {
@@ -114,13 +157,44 @@ export async function startIngestionTestApp(options: IngestionTestAppOptions = {
     secrets,
     bodyLimitBytes,
     answers,
+    topics,
+    commands,
     close: async () => {
+      // Stops the commands loop too (Nest's dispose step), before its producer disconnects.
       await app.close();
+      await commands?.producer.disconnect();
       await health.close();
       await pool.end();
       await database.drop();
     },
   };
+}
+
+/** Ingestion's boot, for the commands topic: topics, the commands' schemas, a producer, and the loop on the built app. */
+async function startCommandLoop(
+  app: NestFastifyApplication,
+  config: ReturnType<typeof loadIngestionConfig>,
+  topics: Topics,
+  codec: AvroCodec,
+  logger: Logger,
+): Promise<IngestionCommandLoop> {
+  const kafka = createKafka('settle-ingestion-test', infra.kafkaBrokers, logger);
+  await ensureTopics(kafka, topics);
+  await codec.registerAll([...CHECKOUT_COMMAND_TYPES, 'CheckoutCommandResult']);
+  const producer = await createProducer(kafka);
+  try {
+    const loops = await startCheckoutCommandLoop(app, {
+      context: { name: 'ingestion', config, kafka, codec, producer, topics, logger },
+      messagingMetrics: new MessagingMetrics(new Registry()),
+      // The loop's membership is not part of this app's readiness.
+      probes: [],
+      noteStep: () => undefined,
+    });
+    return { kafka, producer, codec, loops, groupId: `${config.kafka.topicPrefix}-ingestion` };
+  } catch (error) {
+    await producer.disconnect();
+    throw error;
+  }
 }
 
 /** The headers that sign a webhook body for a provider (M-Pesa signs nothing: its token is in the URL). */
