@@ -128,6 +128,7 @@ export async function startIngestionTestApp(options: IngestionTestAppOptions = {
     'ReconciliationRunRequested',
     'ReconciliationExceptionResolveRequested',
     'MismatchResolutionRequested',
+    'CheckoutCommandResult',
   ]);
   const logger = pino({ level: 'silent' });
   const health = new HealthProbes([
