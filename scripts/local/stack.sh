@@ -5,6 +5,7 @@
 # endpoint registered for it, each logging to .settle/logs/<app>.log.
 #
 #   scripts/local/stack.sh up|down|status
+#   scripts/local/stack.sh checkout-producer   (installs examples/checkout-producer's dependencies only)
 #
 # Each app runs under scripts/local/supervise.sh, which starts it again (1 s, doubling to 30 s)
 # whenever it exits on its own, as an orchestrator would; the pid files name the supervisors.
@@ -197,6 +198,20 @@ ensure_customer_endpoint() {
   log "registered the example customer backend's endpoint $CUSTOMER_ENDPOINT_ID"
 }
 
+# The example checkout producer (examples/checkout-producer: an upstream service sending checkout
+# commands over Kafka, which `./settle demo` uses for part of its checkouts): its dependencies
+# installed into its own git-ignored node_modules from its lockfile, as its README says; again only
+# when its package files or Node changed.
+ensure_checkout_producer() {
+  local example="$SETTLE_ROOT/examples/checkout-producer" stamp want
+  stamp="$example/node_modules/.settle-install-sha"
+  want="$(cat "$example/package.json" "$example/package-lock.json" | sha256sum | cut -d' ' -f1)-$(node -v)"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return 0; fi
+  log "installing examples/checkout-producer's dependencies"
+  (cd "$example" && npm ci --no-audit --no-fund --loglevel=error >&2)
+  echo "$want" >"$stamp"
+}
+
 start_customer() {
   local pidfile="$RUN_DIR/$CUSTOMER.pid" ready="$RUN_DIR/$CUSTOMER.ready"
   if pid_alive "$pidfile"; then return 0; fi
@@ -230,6 +245,7 @@ up() {
   ensure_vault
   for app in "${APPS[@]}"; do start_app "$app"; done
   "$SETTLE_ROOT/scripts/local/receiver-kit.sh"
+  ensure_checkout_producer
   for app in "${APPS[@]}"; do
     if ! wait_for 120 "$app" test -f "$RUN_DIR/$app.ready"; then die "$app did not become ready"; fi
   done
@@ -279,11 +295,12 @@ case "${1:-}" in
   up) up ;;
   down) down ;;
   status) status ;;
+  checkout-producer) ensure_node; ensure_checkout_producer ;;
   env) ensure_secrets; ensure_database; stack_env
        echo "DATABASE_URL=$DATABASE_URL"; echo "SETTLE_API_KEY=$SETTLE_API_KEY"; echo "SWEEPER_INACTIVITY_MS=$SWEEPER_INACTIVITY_MS"
        echo "SETTLE_INGESTION_PORT=$SETTLE_INGESTION_PORT"; echo "SETTLE_SANDBOX_PORT=$SETTLE_SANDBOX_PORT"
        echo "SETTLE_DISPATCHER_PORT=$SETTLE_DISPATCHER_PORT"; echo "SETTLE_CUSTOMER_PORT=$SETTLE_CUSTOMER_PORT"
        echo "SETTLE_ADMIN_API_KEY=$SETTLE_ADMIN_API_KEY"; echo "CUSTOMER_DATABASE_URL=$CUSTOMER_DATABASE_URL"
        echo "CUSTOMER_ENDPOINT_ID=${CUSTOMER_ENDPOINT_ID:-}"; echo "SETTLE_CONSOLE_PORT=$SETTLE_CONSOLE_PORT" ;;
-  *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|status|checkout-producer" >&2; exit 2 ;;
 esac
