@@ -7,6 +7,7 @@ import { consoleBenchmark } from './console.js';
 import { deliveryBenchmark } from './delivery.js';
 import { e2eBenchmark } from './e2e/index.js';
 import { ingestBenchmark } from './ingest.js';
+import { intakeBenchmark } from './intake.js';
 import { ledgerBenchmark } from './ledger.js';
 import { reconcileBenchmark } from './reconcile.js';
 import { sweeperBenchmark } from './sweeper.js';
@@ -21,6 +22,7 @@ const BENCHMARKS: Record<string, (args: string[]) => Promise<void>> = {
   e2e: e2eBenchmark,
   console: consoleBenchmark,
   reconcile: reconcileBenchmark,
+  intake: intakeBenchmark,
 };
 
 async function main(): Promise<void> {
