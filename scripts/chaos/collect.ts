@@ -1,9 +1,10 @@
 import { createKafka, topicNames } from '@settle/messaging';
 import { PostgresLedger, verifyLedger } from '@settle/ledger';
 import { createLogger } from '@settle/platform';
-import { readTopics, type StackApp } from '@settle/testing';
+import { readTopics, type PublishedMessage, type StackApp } from '@settle/testing';
 import type { ChaosBed } from './bed.js';
-import { secretsIn, TERMINAL_STATES, type ChaosFacts, type CheckoutFact, type GrantFact } from './invariants.js';
+import type { SentCommand } from './commands.js';
+import { secretsIn, TERMINAL_STATES, type ChaosFacts, type CheckoutFact, type CommandFacts, type GrantFact } from './invariants.js';
 import type { AfterSettlementScenario } from '../demo/scenarios.js';
 import type { LoadedCheckout } from './load.js';
 
@@ -123,6 +124,8 @@ export interface CollectContext {
   faultEndedAt: number;
   /** What recovery is measured by (default a settlement). */
   recoveryBy?: 'settlement' | 'delivery';
+  /** The commands the load sent over the checkout commands topic, and the producer it named, when it sent any. */
+  commands?: { producer: string; sent: readonly SentCommand[] };
 }
 
 /**
@@ -130,7 +133,8 @@ export interface CollectContext {
  * ledger streams, the whole ledger's hash chains, the settlements and transaction-events
  * topics, grants and their runs at the customer backend, the webhook inbox, outboxes,
  * deliveries, dead-letter topics, every log of the stack, which apps run, and the first
- * settlement after the fault.
+ * settlement after the fault; for a load that sent commands over Kafka (`context.commands`),
+ * each registration's way in and submitter, and the results topic's answers to the commands.
  */
 export async function collectFacts(bed: ChaosBed, all: readonly LoadedCheckout[], context: CollectContext): Promise<ChaosFacts> {
   const { stack, customer } = bed;
@@ -215,6 +219,7 @@ export async function collectFacts(bed: ChaosBed, all: readonly LoadedCheckout[]
 
   const recoveryBy = context.recoveryBy ?? 'settlement';
   const firstAt = await firstProgressSince(bed, recoveryBy, context.faultEndedAt);
+  const commands = context.commands ? await commandFacts(bed, checkouts, onTopics, context.commands) : undefined;
 
   return {
     checkouts: facts,
@@ -236,5 +241,63 @@ export async function collectFacts(bed: ChaosBed, all: readonly LoadedCheckout[]
     unexpectedExits,
     recoveryMs: firstAt ? Math.max(0, firstAt.getTime() - context.faultEndedAt) : null,
     recoveryBy,
+    ...(commands ? { commands } : {}),
+  };
+}
+
+/**
+ * The facts of a load that went both ways in: each registered checkout's way, its submitter in
+ * `ingestion.checkouts` and its `CheckoutRegistered` records (from the transaction-events
+ * records already read), and every record of the results topic answering the load's commands.
+ */
+async function commandFacts(
+  bed: ChaosBed,
+  checkouts: readonly LoadedCheckout[],
+  transactionRecords: readonly PublishedMessage[],
+  sent: { producer: string; sent: readonly SentCommand[] },
+): Promise<CommandFacts> {
+  const refs = checkouts.map((c) => c.reference);
+  const submitters = new Map(
+    (
+      await bed.stack.db.query<{ reference: string; submitted_by: string | null }>(
+        'SELECT reference, submitted_by FROM ingestion.checkouts WHERE reference = ANY($1)',
+        [refs],
+      )
+    ).rows.map((r) => [r.reference, r.submitted_by]),
+  );
+  const registered = new Map<string, string[]>();
+  for (const m of transactionRecords) {
+    if (m.type === 'CheckoutRegistered' && m.payload.reference)
+      registered.set(m.payload.reference, [...(registered.get(m.payload.reference) ?? []), m.payload.event_id]);
+  }
+  const { stack } = bed;
+  const results = await readTopics(stack.kafkaBrokers, stack.registryUrl, stack.topicPrefix, ['checkoutResults']);
+  const answering = new Map<string, Array<{ eventId: string; outcome: string }>>();
+  const wanted = new Set(refs);
+  const commandIds = new Set(sent.sent.map((c) => c.eventId));
+  let strayResults = 0;
+  for (const m of results) {
+    if (m.type !== 'CheckoutCommandResult') continue;
+    const { causation_id: causationId, outcome } = m.payload as unknown as { causation_id: string; outcome: string };
+    if (!commandIds.has(causationId)) {
+      if (m.payload.reference && wanted.has(m.payload.reference)) strayResults += 1;
+      continue;
+    }
+    answering.set(causationId, [...(answering.get(causationId) ?? []), { eventId: m.payload.event_id, outcome }]);
+  }
+  return {
+    producer: sent.producer,
+    registrations: checkouts.map((c) => {
+      const ids = registered.get(c.reference) ?? [];
+      return {
+        reference: c.reference,
+        via: c.via,
+        submittedBy: submitters.get(c.reference) ?? null,
+        registeredEventIds: [...new Set(ids)],
+        registeredRecords: ids.length,
+      };
+    }),
+    commands: sent.sent.map((c) => ({ eventId: c.eventId, type: c.type, reference: c.reference, results: answering.get(c.eventId) ?? [] })),
+    strayResults,
   };
 }

@@ -44,6 +44,42 @@ export interface GrantFact {
   expiresAt: string;
 }
 
+/**
+ * One registered checkout of a scenario whose load went both ways in (the checkout API and the
+ * checkout commands topic): how it came, whom ingestion recorded as its submitter, and its
+ * registration's records.
+ */
+export interface RegistrationFact {
+  reference: string;
+  via: 'http' | 'kafka';
+  /** `ingestion.checkouts.submitted_by` (`api_key:<key id>`, `kafka:<producer>`); `null` without a row. */
+  submittedBy: string | null;
+  /** Distinct event ids of the `CheckoutRegistered` records for it on the transaction-events topic. */
+  registeredEventIds: string[];
+  /** Those records, repeats included. */
+  registeredRecords: number;
+}
+
+/** One command the load produced to the checkout commands topic, with every result record answering it. */
+export interface CommandFact {
+  eventId: string;
+  /** `RegisterCheckout`, `CompleteCheckout`. */
+  type: string;
+  reference: string;
+  /** The records on the results topic whose `causation_id` is this command's event id: each one's event id and outcome. */
+  results: Array<{ eventId: string; outcome: string }>;
+}
+
+/** What a scenario whose load sends commands over Kafka adds to its facts. */
+export interface CommandFacts {
+  /** The `settle-producer` header the load sent. */
+  producer: string;
+  registrations: RegistrationFact[];
+  commands: CommandFact[];
+  /** Result records for the scenario's references answering no command the load sent. */
+  strayResults: number;
+}
+
 /** Everything the invariants look at, for one scenario's checkouts. */
 export interface ChaosFacts {
   checkouts: CheckoutFact[];
@@ -75,6 +111,8 @@ export interface ChaosFacts {
   recoveryMs: number | null;
   /** What recovery is measured by: a settlement in the ledger, or (for faults downstream of it) a delivery to the customer. */
   recoveryBy: 'settlement' | 'delivery';
+  /** Set when the scenario's load sent commands over the checkout commands topic. */
+  commands?: CommandFacts;
 }
 
 /** What a scenario expects beyond the defaults. */
@@ -259,6 +297,64 @@ export function checkRecovery(facts: Pick<ChaosFacts, 'recoveryMs' | 'recoveryBy
   };
 }
 
+/**
+ * Every registered checkout of a load that went both ways in has exactly one registration: one
+ * distinct `CheckoutRegistered` on the transaction-events topic (a record repeated with its event
+ * id, a relay's re-publication, is counted and allowed), recorded with the submitter of the way
+ * it came (`kafka:<producer>` over the commands topic, `api_key:<key id>` over HTTP); and both
+ * ways carried some.
+ */
+export function checkRegistrations(facts: CommandFacts): InvariantResult {
+  const regs = facts.registrations;
+  const overKafka = count(regs, (r) => r.via === 'kafka');
+  const missing = regs.filter((r) => r.registeredEventIds.length === 0);
+  const twice = regs.filter((r) => r.registeredEventIds.length > 1);
+  const expectedSubmitter = (r: RegistrationFact) =>
+    r.via === 'kafka' ? r.submittedBy === `kafka:${facts.producer}` : r.submittedBy?.startsWith('api_key:') === true;
+  const otherSubmitter = regs.filter((r) => !expectedSubmitter(r));
+  const repeats = regs.reduce((n, r) => n + r.registeredRecords - r.registeredEventIds.length, 0);
+  const bothWays = overKafka > 0 && overKafka < regs.length;
+  const example = [...missing, ...twice, ...otherSubmitter][0];
+  return {
+    name: 'each checkout registered once, by its way in',
+    ok: missing.length === 0 && twice.length === 0 && otherSubmitter.length === 0 && bothWays,
+    detail:
+      `${regs.length} checkouts (${overKafka} over Kafka, ${regs.length - overKafka} over HTTP): ${missing.length} without a CheckoutRegistered, ` +
+      `${twice.length} registered twice or more, ${otherSubmitter.length} with another submitter; ${repeats} repeated records` +
+      (example
+        ? ` (e.g. ${example.reference} [${example.via}]: ${example.registeredEventIds.length} registrations, submitted by ${example.submittedBy ?? 'nobody'})`
+        : ''),
+  };
+}
+
+/**
+ * Every command the load sent was answered exactly once, `accepted`: one distinct result
+ * (event id and outcome) whose `causation_id` is the command's. A batch handled again after a
+ * crash would answer its commands a second time, `duplicate` (the same event id, another
+ * outcome): counted as answered twice. A record repeated as it was (a relay's re-publication)
+ * is counted and allowed, as consumers de-duplicate by event id; no result may answer a command
+ * nobody sent.
+ */
+export function checkCommandResults(facts: CommandFacts): InvariantResult {
+  const answers = (c: CommandFact) => new Set(c.results.map((r) => `${r.eventId}|${r.outcome}`));
+  const unanswered = facts.commands.filter((c) => c.results.length === 0);
+  const twice = facts.commands.filter((c) => answers(c).size > 1);
+  const other = facts.commands.filter((c) => answers(c).size === 1 && c.results[0]!.outcome !== 'accepted');
+  const repeats = facts.commands.reduce((n, c) => n + c.results.length - answers(c).size, 0);
+  const byType = new Map<string, number>();
+  for (const c of facts.commands) byType.set(c.type, (byType.get(c.type) ?? 0) + 1);
+  const example = [...unanswered, ...twice, ...other][0];
+  return {
+    name: 'each command answered once, accepted',
+    ok: unanswered.length === 0 && twice.length === 0 && other.length === 0 && facts.strayResults === 0 && facts.commands.length > 0,
+    detail:
+      `${facts.commands.length} commands (${[...byType].map(([type, n]) => `${n} ${type}`).join(', ') || 'none'}): ` +
+      `${facts.commands.length - unanswered.length - twice.length - other.length} accepted once, ${unanswered.length} unanswered, ` +
+      `${twice.length} answered twice or more, ${other.length} answered otherwise; ${repeats} repeated records, ${facts.strayResults} results of no command sent` +
+      (example ? ` (e.g. ${example.type} ${example.reference}: ${example.results.map((r) => r.outcome).join(', ') || 'no result'})` : ''),
+  };
+}
+
 /** Every invariant, in table order. */
 export function checkInvariants(facts: ChaosFacts, expected: Expectations = {}): InvariantResult[] {
   return [
@@ -273,6 +369,7 @@ export function checkInvariants(facts: ChaosFacts, expected: Expectations = {}):
     checkSecrets(facts),
     checkExits(facts),
     checkRecovery(facts, expected),
+    ...(facts.commands ? [checkRegistrations(facts.commands), checkCommandResults(facts.commands)] : []),
   ];
 }
 

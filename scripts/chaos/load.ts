@@ -1,7 +1,8 @@
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Answer, SandboxBehaviour } from '../ops/clients.js';
 import { AFTER_SETTLEMENT, SCENARIOS, type AfterSettlementScenario, type Scenario } from '../demo/scenarios.js';
 import type { ChaosBed } from './bed.js';
+import type { CommandChannel } from './commands.js';
 
 /** One checkout of the load. */
 export interface LoadedCheckout {
@@ -12,7 +13,9 @@ export interface LoadedCheckout {
   outcome: Scenario;
   /** What the sandbox was told (the outcome's behaviour, unless the scenario altered it). */
   behaviour: SandboxBehaviour;
-  /** True once ingestion accepted its registration (202). */
+  /** How it was registered and completed: the checkout API, or commands on the checkout commands topic. */
+  via: 'http' | 'kafka';
+  /** True once ingestion accepted its registration (202, or an `accepted` result of its command). */
   registered: boolean;
   /** After settlement: true once the sandbox refunded it or decided its dispute lost (its notifications sent). */
   moneyMoved?: boolean;
@@ -80,13 +83,21 @@ async function untilAccepted<T>(what: string, call: () => Promise<Answer<T>>, ex
   }
 }
 
+/** Refuses a command's result other than `accepted`: the load sends each command once. */
+function acceptedResult(what: string, result: { outcome: string; problem: { code: string; detail: string | null } | null }): void {
+  if (result.outcome !== 'accepted')
+    throw new Error(`${what} answered ${result.outcome}${result.problem ? ` ${result.problem.code}: ${result.problem.detail ?? ''}` : ''}`);
+}
+
 /**
  * Starts a steady checkout load: `count` checkouts, one every `1000 / ratePerSecond` ms, their
  * sandbox outcomes taken in turn from {@link LOAD_OUTCOMES} (the demo's, and payments refunded or
  * charged back once settled), two checkouts per user (so settled pairs give a
  * `subscription_started` then a `subscription_renewed`). Each flow
  * is what the demo does (sandbox transaction, registration, payment, completion), retried as an
- * upstream service would through an outage of ingestion or its database (at most 90 s).
+ * upstream service would through an outage of ingestion or its database (at most 90 s); with
+ * `commands`, a share of the checkouts is registered and completed over the checkout commands
+ * topic instead, each command sent once (Kafka keeps it through the outage) and its result awaited.
  *
  * @param tag - distinguishes this load's references and users from every other's.
  */
@@ -99,6 +110,12 @@ export function startLoad(
     outcomes?: readonly Scenario[];
     /** The sandbox behaviour of checkout `index` (default its outcome's): a provider storm adds failures to some. */
     behaviourOf?: (index: number, outcome: Scenario) => SandboxBehaviour;
+    /**
+     * Registers and completes a share of the checkouts (evenly spread: every second one for 0.5)
+     * with commands on the checkout commands topic instead of the checkout API, each command
+     * sent once and its result awaited (at most 90 s).
+     */
+    commands?: { channel: CommandChannel; share: number };
   },
 ): Load {
   const outcomes = options.outcomes ?? LOAD_OUTCOMES;
@@ -106,6 +123,9 @@ export function startLoad(
   const checkouts: LoadedCheckout[] = [];
   const flows: Array<Promise<void>> = [];
   const spacing = 1000 / options.ratePerSecond;
+  const share = options.commands?.share ?? 0;
+  // Evenly spread: checkout i goes over Kafka when the share's running count steps up at it.
+  const viaKafka = (i: number) => Math.floor((i + 1) * share) > Math.floor(i * share);
   const flow = async (c: LoadedCheckout) => {
     try {
       await untilAccepted(
@@ -124,10 +144,21 @@ export function startLoad(
         entitlement: 'pro-monthly',
         access_period: 'P1M',
       };
-      await untilAccepted(`register ${c.reference}`, () => bed.stack.ingestion.register(body), 202, 90_000);
-      c.registered = true;
-      await untilAccepted(`pay ${c.reference}`, () => bed.sandbox.pay(c.reference), 200, 90_000);
-      await untilAccepted(`complete ${c.reference}`, () => bed.stack.ingestion.complete(c.reference), 202, 90_000);
+      const channel = options.commands?.channel;
+      if (c.via === 'kafka' && channel) {
+        const command = { event_id: randomUUID(), occurred_at: Date.now(), correlation_id: `order-${c.reference}`, reference: c.reference };
+        const registration = { ...command, ...body, customer: { email: c.email, phone: null } };
+        acceptedResult(`RegisterCheckout ${c.reference}`, await channel.send('RegisterCheckout', registration, 90_000));
+        c.registered = true;
+        await untilAccepted(`pay ${c.reference}`, () => bed.sandbox.pay(c.reference), 200, 90_000);
+        const completion = { ...command, event_id: randomUUID(), occurred_at: Date.now() };
+        acceptedResult(`CompleteCheckout ${c.reference}`, await channel.send('CompleteCheckout', completion, 90_000));
+      } else {
+        await untilAccepted(`register ${c.reference}`, () => bed.stack.ingestion.register(body), 202, 90_000);
+        c.registered = true;
+        await untilAccepted(`pay ${c.reference}`, () => bed.sandbox.pay(c.reference), 200, 90_000);
+        await untilAccepted(`complete ${c.reference}`, () => bed.stack.ingestion.complete(c.reference), 202, 90_000);
+      }
       if ('action' in c.outcome) await moneyBack(bed, c, c.outcome as AfterSettlementScenario);
     } catch (error) {
       c.error = error instanceof Error ? error.message : String(error);
@@ -148,6 +179,7 @@ export function startLoad(
         email: `payer.${run}.${i}@example.com`,
         outcome,
         behaviour: options.behaviourOf?.(i, outcome) ?? outcome.behaviour,
+        via: viaKafka(i) ? 'kafka' : 'http',
         registered: false,
       };
       checkouts.push(c);

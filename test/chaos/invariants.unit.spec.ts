@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkInvariants, formatTable, secretsIn, type ChaosFacts, type CheckoutFact } from '../../scripts/chaos/invariants.js';
+import { checkInvariants, formatTable, secretsIn, type ChaosFacts, type CheckoutFact, type CommandFacts } from '../../scripts/chaos/invariants.js';
 
 const settled = (reference: string, userId: string): CheckoutFact => ({
   reference,
@@ -63,6 +63,36 @@ function healthy(): ChaosFacts {
     unexpectedExits: [],
     recoveryMs: 2_500,
     recoveryBy: 'settlement',
+  };
+}
+
+/** A load that went both ways in: ref_a and ref_c over HTTP, ref_b and ref_d over Kafka, each of their two commands answered once. */
+function bothWays(): CommandFacts {
+  const overKafka = (reference: string) => ({
+    reference,
+    via: 'kafka' as const,
+    submittedBy: 'kafka:chaos',
+    registeredEventIds: [`reg-${reference}`],
+    registeredRecords: 1,
+  });
+  const overHttp = (reference: string) => ({
+    reference,
+    via: 'http' as const,
+    submittedBy: 'api_key:0123456789ab',
+    registeredEventIds: [`reg-${reference}`],
+    registeredRecords: 1,
+  });
+  const answered = (type: string, reference: string) => ({
+    eventId: `${type}-${reference}`,
+    type,
+    reference,
+    results: [{ eventId: `res-${type}-${reference}`, outcome: 'accepted' }],
+  });
+  return {
+    producer: 'chaos',
+    registrations: [overHttp('ref_a'), overKafka('ref_b'), overHttp('ref_c'), overKafka('ref_d')],
+    commands: ['ref_b', 'ref_d'].flatMap((r) => [answered('RegisterCheckout', r), answered('CompleteCheckout', r)]),
+    strayResults: 0,
   };
 }
 
@@ -156,6 +186,57 @@ describe('chaos invariants', () => {
     expect(failed({ ...healthy(), unexpectedExits: ['verifier (code 1)'] })).toEqual(['no app exited on its own']);
     expect(failed({ ...healthy(), recoveryMs: 12_000 })).toEqual(["recovered within 10 s of the fault's end"]);
     expect(failed({ ...healthy(), recoveryMs: null, recoveryBy: 'delivery' })).toEqual(["recovered within 10 s of the fault's end"]);
+  });
+
+  it('a load that went both ways in adds its two invariants, which hold on healthy facts', () => {
+    const results = checkInvariants({ ...healthy(), commands: bothWays() });
+    expect(results.map((r) => r.name).slice(-2)).toEqual(['each checkout registered once, by its way in', 'each command answered once, accepted']);
+    expect(results.filter((r) => !r.ok)).toEqual([]);
+    // A record repeated with its event id (a relay's re-publication) is counted and allowed.
+    const repeated = bothWays();
+    repeated.registrations[1]!.registeredRecords = 2;
+    repeated.commands[0]!.results.push({ ...repeated.commands[0]!.results[0]! });
+    expect(failed({ ...healthy(), commands: repeated })).toEqual([]);
+  });
+
+  it('a checkout registered twice or never, one recorded with another submitter, or a load that went one way only, fails the registrations invariant', () => {
+    const name = 'each checkout registered once, by its way in';
+    const twice = bothWays();
+    twice.registrations[1]!.registeredEventIds = ['reg-ref_b', 'reg-ref_b-again'];
+    twice.registrations[1]!.registeredRecords = 2;
+    expect(failed({ ...healthy(), commands: twice })).toEqual([name]);
+    const never = bothWays();
+    never.registrations[3]!.registeredEventIds = [];
+    never.registrations[3]!.registeredRecords = 0;
+    expect(failed({ ...healthy(), commands: never })).toEqual([name]);
+    const otherProducer = bothWays();
+    otherProducer.registrations[1]!.submittedBy = 'kafka:someone-else';
+    expect(failed({ ...healthy(), commands: otherProducer })).toEqual([name]);
+    const httpAsKafka = bothWays();
+    httpAsKafka.registrations[0]!.submittedBy = 'kafka:chaos';
+    expect(failed({ ...healthy(), commands: httpAsKafka })).toEqual([name]);
+    const httpOnly = bothWays();
+    httpOnly.registrations = httpOnly.registrations.map((r) => ({ ...r, via: 'http' as const, submittedBy: 'api_key:0123456789ab' }));
+    expect(failed({ ...healthy(), commands: httpOnly })).toEqual([name]);
+  });
+
+  it('a command unanswered, answered twice (a redelivered batch handled again), refused, or a result of no command sent, fails the results invariant', () => {
+    const name = 'each command answered once, accepted';
+    const unanswered = bothWays();
+    unanswered.commands[1]!.results = [];
+    expect(failed({ ...healthy(), commands: unanswered })).toEqual([name]);
+    // Handled again after a crash: the same result id, answered duplicate.
+    const again = bothWays();
+    again.commands[2]!.results.push({ eventId: again.commands[2]!.results[0]!.eventId, outcome: 'duplicate' });
+    expect(failed({ ...healthy(), commands: again })).toEqual([name]);
+    const twoIds = bothWays();
+    twoIds.commands[2]!.results.push({ eventId: 'another-result', outcome: 'accepted' });
+    expect(failed({ ...healthy(), commands: twoIds })).toEqual([name]);
+    const refused = bothWays();
+    refused.commands[0]!.results = [{ eventId: 'res', outcome: 'refused' }];
+    expect(failed({ ...healthy(), commands: refused })).toEqual([name]);
+    expect(failed({ ...healthy(), commands: { ...bothWays(), strayResults: 1 } })).toEqual([name]);
+    expect(failed({ ...healthy(), commands: { ...bothWays(), commands: [] } })).toEqual([name]);
   });
 
   it('finds secrets by name and never reports short values', () => {
