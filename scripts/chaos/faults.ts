@@ -2,7 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { SandboxBehaviour } from '../ops/clients.js';
 import type { Scenario } from '../demo/scenarios.js';
 import type { StackApp } from '@settle/testing';
+import { createKafka, topicNames } from '@settle/messaging';
+import type { Admin } from 'kafkajs';
+import { createLogger } from '@settle/platform';
 import type { ChaosBed } from './bed.js';
+import type { CommandChannel } from './commands.js';
 import type { FrontMode } from './customer-front.js';
 import { firstProgressSince } from './collect.js';
 import type { Expectations, InvariantResult } from './invariants.js';
@@ -20,6 +24,8 @@ export interface FaultContext {
   posted: (webhook: PostedWebhook) => void;
   /** Adds a row the fault checked itself to the scenario's invariant table; a failed one fails the scenario. */
   check: (result: InvariantResult) => void;
+  /** The load's commands over Kafka, when the fault asked for them ({@link Fault.commandShare}). */
+  commands: CommandChannel | null;
 }
 
 /** One chaos scenario's fault. */
@@ -50,9 +56,18 @@ export interface Fault {
   mixable: boolean;
   /** Injected once even in a long run: the fault spans the load by itself (a storm over its middle 40 %). */
   once?: boolean;
+  /**
+   * The share of the load's checkouts (0 to 1, evenly spread) registered and completed with
+   * commands on the checkout commands topic instead of the checkout API; their registrations and
+   * the commands' results get invariants of their own (`checkRegistrations`, `checkCommandResults`).
+   */
+  commandShare?: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `n` commands, in words. */
+const commandsText = (n: number) => `${n} command${n === 1 ? '' : 's'}`;
 
 /** SIGKILL of an app in the middle of work, a moment down, then a restart. */
 function killAndRestart(app: StackApp): Fault {
@@ -71,6 +86,142 @@ function killAndRestart(app: StackApp): Fault {
     },
   };
 }
+
+/** Where ingestion's loop of the checkout commands topic stands, per partition, read from outside while it is frozen or dead. */
+interface CommandsProgress {
+  /** The next offset whose command is not answered yet, as its batch's transaction stored it (`ingestion.checkout_command_offsets`). */
+  stored: Map<number, bigint>;
+  /** The consumer group's committed offset (where a restarted member fetches from). */
+  committed: Map<number, bigint>;
+  /** The partition's high watermark. */
+  high: Map<number, bigint>;
+  /** Whether a batch's transaction is open: it holds its lock on `ingestion.checkout_command_offsets` (`SELECT ... FOR UPDATE`). */
+  batchOpen: boolean;
+}
+
+/** Reads {@link CommandsProgress} of the stack's ingestion group. */
+async function commandsProgress(bed: ChaosBed, admin: Admin): Promise<CommandsProgress> {
+  const topic = topicNames(bed.stack.topicPrefix).checkoutCommands;
+  const [db, locks, committed, high] = await Promise.all([
+    bed.stack.db.query<{ partition: number; next_offset: string }>(
+      'SELECT partition, next_offset::text FROM ingestion.checkout_command_offsets WHERE topic = $1',
+      [topic],
+    ),
+    bed.stack.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_locks l
+        WHERE l.granted AND l.pid <> pg_backend_pid() AND l.relation = 'ingestion.checkout_command_offsets'::regclass
+          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    ),
+    admin.fetchOffsets({ groupId: `${bed.stack.topicPrefix}-ingestion`, topics: [topic] }),
+    admin.fetchTopicOffsets(topic),
+  ]);
+  return {
+    stored: new Map(db.rows.map((r) => [r.partition, BigInt(r.next_offset)])),
+    // No committed offset yet (-1): the group starts from the beginning.
+    committed: new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, BigInt(Math.max(0, Number(p.offset)))])),
+    high: new Map(high.map((p) => [p.partition, BigInt(p.high)])),
+    batchOpen: locks.rows[0]!.n > 0,
+  };
+}
+
+/** Commands answered (their effects and results committed) whose offsets the group has not committed: a restarted member gets them again. */
+function answeredNotCommitted(p: CommandsProgress): number {
+  let n = 0n;
+  for (const [partition, stored] of p.stored) {
+    const committed = p.committed.get(partition) ?? 0n;
+    if (stored > committed) n += stored - committed;
+  }
+  return Number(n);
+}
+
+/** Commands on the topic not answered yet. */
+function unanswered(p: CommandsProgress): number {
+  let n = 0n;
+  for (const [partition, high] of p.high) n += high - (p.stored.get(partition) ?? 0n);
+  return Number(n);
+}
+
+/** How long `kill-ingestion-commands` looks for a moment inside a batch, milliseconds. */
+const MID_BATCH_SEARCH_MS = 4_000;
+
+/**
+ * Half the load's checkouts registered and completed with commands on the checkout commands
+ * topic, and ingestion SIGKILLed in the middle of a batch of them, then restarted 1 s later.
+ * To land inside a batch rather than between two, ingestion is frozen (SIGSTOP) and looked at
+ * from outside, then killed there or let go (SIGCONT) for 5 to 25 ms and looked at again:
+ * first only between a batch's commit and its offsets' commit (a partition's stored next offset
+ * ahead of the group's committed one: after the restart the batch is delivered again, its
+ * commands already answered, and must not be answered twice); after half of
+ * {@link MID_BATCH_SEARCH_MS} also inside a batch's transaction (rolled back by the kill: the
+ * batch is handled after the restart). After the kill, the commands answered but not committed
+ * (redelivered) and those not answered yet are counted from the database and the broker; the
+ * scenario's own row fails when the kill landed in neither.
+ */
+const killIngestionMidCommands: Fault = {
+  id: 'kill-ingestion-commands',
+  injected:
+    'half the checkouts registered and completed over the checkout commands topic; SIGKILL of ingestion mid-batch of commands (between a batch commit and its offset commit when found), restarted 1 s later',
+  mixable: false,
+  commandShare: 0.5,
+  async inject(bed, { check, log, commands }) {
+    const admin = createKafka('settle-chaos-admin', bed.stack.kafkaBrokers, createLogger('settle-chaos-admin', 'fatal')).admin();
+    await admin.connect();
+    try {
+      // Commands flowing: some answered already.
+      const flowing = Date.now() + 30_000;
+      while ((commands?.sent.length ?? 0) < 4 && Date.now() < flowing) await sleep(50);
+      const started = Date.now();
+      let looks = 0;
+      let where: 'after its commit, before its offset commit' | 'inside its transaction' | null = null;
+      while (where === null && Date.now() - started < MID_BATCH_SEARCH_MS) {
+        bed.stack.control.signal('ingestion', 'SIGSTOP');
+        looks += 1;
+        try {
+          const seen = await commandsProgress(bed, admin);
+          if (answeredNotCommitted(seen) > 0) where = 'after its commit, before its offset commit';
+          else if (seen.batchOpen && Date.now() - started > MID_BATCH_SEARCH_MS / 2) where = 'inside its transaction';
+        } finally {
+          if (where === null) bed.stack.control.signal('ingestion', 'SIGCONT');
+        }
+        if (where === null) await sleep(5 + Math.random() * 20);
+      }
+      await bed.stack.control.kill('ingestion', 'SIGKILL');
+      const killedAt = Date.now();
+      // What the broker still had to receive from the dead process (an offset commit on the wire) has arrived by now.
+      await sleep(500);
+      const after = await commandsProgress(bed, admin);
+      const redelivered = answeredNotCommitted(after);
+      const waiting = unanswered(after);
+      const midBatch = redelivered > 0 || where === 'inside its transaction';
+      check({
+        name: 'ingestion killed mid-batch of commands',
+        ok: midBatch,
+        detail:
+          `${where === null ? `no batch found in ${MID_BATCH_SEARCH_MS / 1000} s, killed anyway` : `killed ${where}`} (${looks} looks, ${killedAt - started} ms); ` +
+          `${commandsText(redelivered)} answered but not committed (delivered again), ${waiting} not answered yet, of ${commands?.sent.length ?? 0} sent so far`,
+      });
+      await sleep(Math.max(0, 1_000 - (Date.now() - killedAt)));
+      const restartedAt = Date.now();
+      await bed.stack.control.restart('ingestion');
+      // The restarted member gets the partitions once the dead one's session expired: when does it answer again?
+      const answeredBefore = [...after.stored.values()].reduce((n, o) => n + o, 0n);
+      const resumeBy = Date.now() + 30_000;
+      let resumedAfter: number | null = null;
+      while (resumedAfter === null && Date.now() < resumeBy) {
+        const now = await commandsProgress(bed, admin);
+        if ([...now.stored.values()].reduce((n, o) => n + o, 0n) > answeredBefore) resumedAfter = Date.now() - restartedAt;
+        else await sleep(200);
+      }
+      log(
+        `ingestion killed ${where ?? 'between batches'}: ${commandsText(redelivered)} to deliver again, ${waiting} unanswered; ` +
+          `commands answered again ${resumedAfter === null ? 'not within 30 s' : `${(resumedAfter / 1000).toFixed(1)} s`} after the restart`,
+      );
+      return restartedAt;
+    } finally {
+      await admin.disconnect();
+    }
+  },
+};
 
 /** How long a recovery may take after an app's restart, milliseconds (the recovery invariant's target). */
 const RESUME_TARGET_MS = 10_000;
@@ -434,6 +585,7 @@ const reconcilerKill: Fault = {
 /** Every scenario of the chaos suite, in the order they run. */
 export const FAULTS: readonly Fault[] = [
   killAndRestart('ingestion'),
+  killIngestionMidCommands,
   killAndRestart('verifier'),
   killAndRestart('ledger-projector'),
   killAndRestart('sweeper'),

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChaosBed } from './bed.js';
+import { startCommandChannel } from './commands.js';
 import { collectFacts, deadLetterCounts, isQuiet, progressOf, type Progress } from './collect.js';
 import type { Fault } from './faults.js';
 import { checkInvariants, formatTable, type InvariantResult } from './invariants.js';
@@ -47,6 +48,9 @@ export interface ScenarioReport {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The `settle-producer` header of the load's commands: ingestion records its checkouts as `kafka:chaos-checkout-service`. */
+export const COMMAND_PRODUCER = 'chaos-checkout-service';
+
 /** Copies the log of every instance of the stack and of the customer backend into `dir`. */
 function keepLogs(bed: ChaosBed, dir: string): void {
   mkdirSync(dir, { recursive: true });
@@ -59,7 +63,8 @@ function keepLogs(bed: ChaosBed, dir: string): void {
  * (in a long run, again every few seconds while the load runs, bounded by `repeats`), then a
  * wait until the system is quiet (every checkout terminal, outboxes empty, every grant delivered
  * and processed, stable for two polls; bounded), then the facts collected and the invariants
- * checked.
+ * checked. A fault with a `commandShare` has that share of the load registered and completed with
+ * commands on the checkout commands topic (its results read back), and two more invariants.
  */
 export async function runScenario(bed: ChaosBed, fault: Fault, options: RunOptions): Promise<ScenarioReport> {
   const log = options.log ?? (() => undefined);
@@ -72,6 +77,8 @@ export async function runScenario(bed: ChaosBed, fault: Fault, options: RunOptio
   const posted = (w: PostedWebhook) => {
     if (w.status === 200) acknowledged.push(w.sha256);
   };
+  // A load that goes both ways in: its share of checkouts as commands on the checkout commands topic.
+  const channel = fault.commandShare ? await startCommandChannel(bed, COMMAND_PRODUCER) : null;
   // A sustained load runs until the fault ended (bounded by 20 times the count), then stops.
   const sustained = fault.sustainLoad;
   const load = startLoad(bed, {
@@ -79,6 +86,7 @@ export async function runScenario(bed: ChaosBed, fault: Fault, options: RunOptio
     ratePerSecond: sustained?.ratePerSecond ?? options.ratePerSecond,
     tag: fault.id.replace(/[^a-z0-9]/g, ''),
     ...(fault.behaviourOf ? { behaviourOf: (i, outcome) => fault.behaviourOf!(i, outcome, options.count) } : {}),
+    ...(channel && fault.commandShare ? { commands: { channel, share: fault.commandShare } } : {}),
   });
   let loadEnded = false;
   void load.done.then(() => (loadEnded = true));
@@ -87,7 +95,14 @@ export async function runScenario(bed: ChaosBed, fault: Fault, options: RunOptio
   while (load.started() < third && Date.now() < waitDeadline) await sleep(50);
   /** Rows the fault checked itself (a failed one fails the scenario like any invariant). */
   const faultResults: InvariantResult[] = [];
-  const context = { load, long: options.long ?? false, posted, log: (line: string) => notes.push(line), check: (r: InvariantResult) => faultResults.push(r) };
+  const context = {
+    load,
+    long: options.long ?? false,
+    posted,
+    log: (line: string) => notes.push(line),
+    check: (r: InvariantResult) => faultResults.push(r),
+    commands: channel,
+  };
   let injections = 0;
   let faultEndedAt = Date.now();
   const repeats = options.long && !fault.once ? (options.repeats ?? 5) : 1;
@@ -128,7 +143,8 @@ export async function runScenario(bed: ChaosBed, fault: Fault, options: RunOptio
     deadLettersBefore,
     faultEndedAt,
     ...(fault.recoveryBy ? { recoveryBy: fault.recoveryBy } : {}),
-  });
+    ...(channel ? { commands: { producer: channel.producer, sent: channel.sent } } : {}),
+  }).finally(() => channel?.close());
   const results = [...checkInvariants(facts, fault.expect), ...faultResults];
   await fault.after?.(bed);
   const notRegistered = checkouts.filter((c) => !c.registered);
