@@ -9,4 +9,10 @@ export INGESTION_URL="http://127.0.0.1:$SETTLE_INGESTION_PORT"
 export SANDBOX_URL="http://127.0.0.1:$SETTLE_SANDBOX_PORT"
 export CUSTOMER_URL="http://127.0.0.1:$SETTLE_CUSTOMER_PORT"
 export CONSOLE_URL="http://127.0.0.1:$SETTLE_CONSOLE_PORT"
+# Part of the checkouts go over Kafka through the example checkout producer (examples/checkout-producer):
+# its dependencies installed when missing (a stack started before it existed), and the stack's Kafka and registry.
+"$SETTLE_ROOT/scripts/local/stack.sh" checkout-producer
+export KAFKA_BROKERS="127.0.0.1:$SETTLE_KAFKA_PORT"
+export SCHEMA_REGISTRY_URL="http://127.0.0.1:$SETTLE_REGISTRY_PORT/apis/ccompat/v7"
+export SETTLE_TOPIC_PREFIX="${SETTLE_TOPIC_PREFIX:-settle}"
 exec node "$SETTLE_ROOT/dist/scripts/demo/demo.js" "$@"

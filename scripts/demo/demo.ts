@@ -32,7 +32,15 @@
  * transactions with Settle's records, and the demo prints its counts per class. The customer
  * backend's access must equal the ledger's for every user, revoked ones included.
  *
+ * Two ways in (docs/api.md): of the checkouts across the sandbox outcomes, every other round of
+ * the outcomes (8 of each 17) is registered and completed over Kafka, through the example checkout
+ * producer (examples/checkout-producer: `RegisterCheckout` and `CompleteCheckout` on
+ * `settle.checkout-commands.v1`, each answer read from `settle.checkout-results.v1`), the rest
+ * through the HTTP API; the table shows each outcome per transport. Every Kafka command must be
+ * answered `accepted`.
+ *
  * Environment: INGESTION_URL, SANDBOX_URL, SETTLE_API_KEY, SETTLE_ADMIN_API_KEY, DATABASE_URL,
+ * KAFKA_BROKERS, SCHEMA_REGISTRY_URL, SETTLE_TOPIC_PREFIX (default settle),
  * SWEEPER_INACTIVITY_MS, CUSTOMER_URL, CUSTOMER_DATABASE_URL, CONSOLE_URL, DEMO_CHECKOUTS (default 221),
  * DEMO_UNREGISTERED (default 12), DEMO_PAID_TWICE (default 6), DEMO_AFTER_SETTLEMENT (per kind,
  * default 3), DEMO_ACCEPTED_MISMATCH (default 2), DEMO_CONCURRENCY (default 16).
@@ -41,7 +49,8 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { ConsoleClient, IngestionClient, SandboxClient, type CheckoutStatus, type ReconciliationRunView } from '../ops/clients.js';
+import { ConsoleClient, IngestionClient, SandboxClient, type CheckoutBody, type CheckoutStatus, type ReconciliationRunView } from '../ops/clients.js';
+import { connectExampleProducer, type SentCommand } from './checkout-producer.js';
 import { ACCEPTED_MISMATCH, AFTER_SETTLEMENT, PAID_TWICE, SCENARIOS, type AfterSettlementScenario, type Scenario } from './scenarios.js';
 
 function env(name: string, fallback?: string): string {
@@ -50,10 +59,29 @@ function env(name: string, fallback?: string): string {
   return value;
 }
 
+/** How a checkout was registered and completed: Settle's HTTP API, or commands on the Kafka topic. */
+type Transport = 'HTTP' | 'Kafka';
+
+/** One Kafka command's answer as the demo read it (`missing`: none within the wait). */
+interface CommandAnswer {
+  command: SentCommand['command'];
+  outcome: string;
+  /** The refusal's code, when refused. */
+  code: string | null;
+  /** From the send to the answer read, milliseconds (the wait, when missing). */
+  ms: number;
+}
+
+/** How long the demo waits for each Kafka command's answer, milliseconds. */
+const COMMAND_RESULT_TIMEOUT_MS = 30_000;
+
 interface Checkout {
   reference: string;
   userId: string;
   scenario: Scenario;
+  transport: Transport;
+  /** Over Kafka: each command's answer. */
+  answers?: CommandAnswer[];
   status?: CheckoutStatus;
   ledgerEntries?: number;
   /** Entitlement events the dispatcher received for this checkout's payment (0 or 1). */
@@ -97,28 +125,33 @@ async function main(): Promise<void> {
   const inactivityMs = Number(env('SWEEPER_INACTIVITY_MS', '45000'));
   const run = randomBytes(3).toString('hex');
   const checkouts: Checkout[] = [
-    ...Array.from({ length: total }, (_, i) => ({
+    // Every other round of the outcomes over Kafka: each outcome, both ways in.
+    ...Array.from({ length: total }, (_, i): Checkout => ({
       reference: `ref_demo_${run}_${String(i).padStart(4, '0')}`,
       userId: `user-demo-${run}-${String(i).padStart(4, '0')}`,
       scenario: SCENARIOS[i % SCENARIOS.length]!,
+      transport: Math.floor(i / SCENARIOS.length) % 2 === 1 ? 'Kafka' : 'HTTP',
     })),
     // Paid twice: the same user, the same entitlement, two checkouts paid within seconds.
-    ...Array.from({ length: 2 * paidTwiceCount }, (_, i) => ({
+    ...Array.from({ length: 2 * paidTwiceCount }, (_, i): Checkout => ({
       reference: `ref_demo_${run}_twice_${String(Math.floor(i / 2)).padStart(3, '0')}_${i % 2 === 0 ? 'a' : 'b'}`,
       userId: `user-demo-${run}-twice-${String(Math.floor(i / 2)).padStart(3, '0')}`,
       scenario: PAID_TWICE,
+      transport: 'HTTP',
     })),
     ...AFTER_SETTLEMENT.flatMap((scenario) =>
-      Array.from({ length: afterSettlementCount }, (_, i) => ({
+      Array.from({ length: afterSettlementCount }, (_, i): Checkout => ({
         reference: `ref_demo_${run}_${scenario.action}_${String(i).padStart(3, '0')}`,
         userId: `user-demo-${run}-${scenario.action}-${String(i).padStart(3, '0')}`,
         scenario,
+        transport: 'HTTP',
       })),
     ),
-    ...Array.from({ length: acceptedCount }, (_, i) => ({
+    ...Array.from({ length: acceptedCount }, (_, i): Checkout => ({
       reference: `ref_demo_${run}_accepted_${String(i).padStart(3, '0')}`,
       userId: `user-demo-${run}-accepted-${String(i).padStart(3, '0')}`,
       scenario: ACCEPTED_MISMATCH,
+      transport: 'HTTP',
     })),
   ];
   const unregistered: Unregistered[] = Array.from({ length: unregisteredCount }, (_, i) => ({
@@ -132,6 +165,30 @@ async function main(): Promise<void> {
       `${afterSettlementCount} payments each refunded, reversed and charged back after settling, ${acceptedCount} lower amounts accepted by two admins, ` +
       `sweeper threshold ${inactivityMs} ms`,
   );
+  const overKafka = checkouts.filter((c) => c.transport === 'Kafka');
+  const { producer, isTimeout } = await connectExampleProducer({
+    brokers: env('KAFKA_BROKERS').split(','),
+    registryUrl: env('SCHEMA_REGISTRY_URL'),
+    topicPrefix: env('SETTLE_TOPIC_PREFIX', 'settle'),
+    clientId: 'settle-demo',
+  });
+  console.log(
+    `${overKafka.length} of them registered and completed over Kafka by the example checkout producer (connected in ${((Date.now() - started) / 1000).toFixed(1)} s), the rest over HTTP`,
+  );
+  /** Sends one Kafka command and waits for its answer; a refusal or no answer is recorded, for the checks at the end. */
+  const command = async (c: Checkout, send: () => Promise<SentCommand>): Promise<void> => {
+    const sending = Date.now();
+    const sent = await send();
+    let answer: CommandAnswer;
+    try {
+      const result = await sent.result({ timeoutMs: COMMAND_RESULT_TIMEOUT_MS });
+      answer = { command: sent.command, outcome: result.outcome, code: result.problem?.code ?? null, ms: Date.now() - sending };
+    } catch (error) {
+      if (!isTimeout(error)) throw error;
+      answer = { command: sent.command, outcome: 'missing', code: null, ms: Date.now() - sending };
+    }
+    (c.answers ??= []).push(answer);
+  };
   // A user's second payment follows the first (a double click): in order, so both settle one after the other.
   const firsts = checkouts.filter((c) => !c.reference.endsWith('_b'));
   const seconds = checkouts.filter((c) => c.reference.endsWith('_b'));
@@ -140,7 +197,7 @@ async function main(): Promise<void> {
     const email = `customer.${c.reference}@example.com`;
     const created = await sandbox.create({ reference: c.reference, amount, currency: 'NGN', email, behaviour: c.scenario.behaviour });
     if (created.status !== 201) throw new Error(`sandbox refused ${c.reference}: ${JSON.stringify(created.body)}`);
-    const registered = await ingestion.register({
+    const body: CheckoutBody = {
       provider: 'paystack',
       reference: c.reference,
       amount,
@@ -149,14 +206,26 @@ async function main(): Promise<void> {
       customer: { email },
       entitlement: 'pro-monthly',
       access_period: 'P1M',
-    });
+    };
+    if (c.transport === 'Kafka') {
+      // As an upstream service does: register, the client pays, complete; each answer read before going on.
+      await command(c, () => producer.register(body, { correlationId: c.reference }));
+      await sandbox.pay(c.reference);
+      await command(c, () => producer.complete(c.reference, { correlationId: c.reference }));
+      return;
+    }
+    const registered = await ingestion.register(body);
     if (registered.status !== 202) throw new Error(`ingestion refused ${c.reference}: ${JSON.stringify(registered.body)}`);
     await sandbox.pay(c.reference);
     const completed = await ingestion.complete(c.reference);
     if (completed.status !== 202) throw new Error(`complete refused ${c.reference}`);
   };
-  await pool(firsts, concurrency, submit);
-  await pool(seconds, concurrency, submit);
+  try {
+    await pool(firsts, concurrency, submit);
+    await pool(seconds, concurrency, submit);
+  } finally {
+    await producer.close();
+  }
   // Paid at the provider, never registered: only their signed webhooks tell Settle.
   await pool(unregistered, concurrency, async (u) => {
     const created = await sandbox.create({ reference: u.reference, amount: u.amount, currency: 'NGN', email: `customer.${u.reference}@example.com` });
@@ -374,11 +443,16 @@ async function main(): Promise<void> {
   );
   await db.end();
 
-  const header = ['outcome', 'n', 'expected state', 'observed', 'entitlement exp/obs', 'ledger exp/obs', 'grants exp/delivered/ran once', 'ok'];
+  const header = ['outcome', 'via', 'n', 'expected state', 'observed', 'entitlement exp/obs', 'ledger exp/obs', 'grants exp/delivered/ran once', 'ok'];
   const lines: string[][] = [];
   let unexpected = 0;
-  for (const scenario of [...SCENARIOS, PAID_TWICE, ...AFTER_SETTLEMENT, ACCEPTED_MISMATCH]) {
-    const group = checkouts.filter((c) => c.scenario === scenario);
+  // Each outcome per transport: the same outcome, whichever way the checkout came in.
+  const tableRows = [...SCENARIOS, PAID_TWICE, ...AFTER_SETTLEMENT, ACCEPTED_MISMATCH].flatMap((scenario) =>
+    (['HTTP', 'Kafka'] as const).map((transport) => ({ scenario, transport })),
+  );
+  for (const { scenario, transport } of tableRows) {
+    const group = checkouts.filter((c) => c.scenario === scenario && c.transport === transport);
+    if (group.length === 0) continue;
     const observedStates = new Map<string, number>();
     const observedEntitlements = new Map<string, number>();
     let ledgerOk = 0;
@@ -407,6 +481,7 @@ async function main(): Promise<void> {
     const fmt = (m: Map<string, number>) => [...m].map(([k, v]) => `${k}×${v}`).join(' ');
     lines.push([
       scenario.name + (scenario.needsSweeper ? ' *' : ''),
+      transport,
       String(group.length),
       scenario.expectedState,
       fmt(observedStates),
@@ -456,6 +531,17 @@ async function main(): Promise<void> {
     const held = await sandbox.inspect(p.reference);
     if (held.status === 200 && held.body.paid && !p.inLedger && !unmatched.has(p.reference) && !exceptionReferences.has(p.reference)) unseen += 1;
   });
+  // Every Kafka command answered accepted on the results topic.
+  const answers = overKafka.flatMap((c) => c.answers ?? []);
+  const expectedAnswers = 2 * overKafka.length;
+  const acceptedAnswers = answers.filter((a) => a.outcome === 'accepted').length;
+  const otherAnswers = new Map<string, number>();
+  for (const a of answers.filter((a) => a.outcome !== 'accepted')) {
+    const key = `${a.command} ${a.outcome}${a.code ? ` ${a.code}` : ''}`;
+    otherAnswers.set(key, (otherAnswers.get(key) ?? 0) + 1);
+  }
+  const answerMs = answers.map((a) => a.ms).sort((a, b) => a - b);
+  const quantile = (q: number) => answerMs[Math.min(answerMs.length - 1, Math.floor(q * answerMs.length))] ?? 0;
   const kinds = (kind: string) => grants.filter((g) => g.event === kind).length;
   const twice = checkouts.filter((c) => (c.runs ?? 0) > 1).length;
   console.log(`Checkouts: ${checkouts.length}; at their expected outcome: ${checkouts.length - unexpected}; unexpected outcomes: ${unexpected}`);
@@ -464,6 +550,12 @@ async function main(): Promise<void> {
       `${grants.filter((g) => g.delivered).length} delivered; business logic ran once for ${checkouts.filter((c) => c.runs === 1).length}, twice or more for ${twice}`,
   );
   console.log(`Customer backend access expiry equals the ledger's for ${accessMatches} of ${ledgerExpiry.size} users`);
+  console.log(
+    `Kafka commands: ${expectedAnswers} sent for ${overKafka.length} checkouts (${overKafka.length} RegisterCheckout, ${overKafka.length} CompleteCheckout); ` +
+      `answered accepted: ${acceptedAnswers} of ${expectedAnswers}` +
+      (otherAnswers.size > 0 ? `; otherwise: ${[...otherAnswers].map(([k, n]) => `${k}×${n}`).join(', ')}` : '') +
+      `; sent to answer read: p50 ${quantile(0.5)} ms, p99 ${quantile(0.99)} ms, max ${quantile(1)} ms`,
+  );
   console.log(`Elapsed: ${((Date.now() - started) / 1000).toFixed(1)} s`);
   console.log(`Lost checkouts: ${lost}`);
   console.log(`Unseen payments: ${unseen}`);
@@ -475,7 +567,8 @@ async function main(): Promise<void> {
     unmatchedOk === unregistered.length &&
     flaggedUsers === twiceUsers.length &&
     reconciled &&
-    accessMatches === ledgerExpiry.size
+    accessMatches === ledgerExpiry.size &&
+    acceptedAnswers === expectedAnswers
       ? 0
       : 1;
 }
