@@ -34,7 +34,7 @@ afterAll(async () => {
 /** A batch item as the loop decodes it: the next offset of `partition`, with the producer header unless `producer` is null. */
 function item(
   event: TypedEvent,
-  { partition = 0, producer = 'orders-service', offset }: { partition?: number; producer?: string | null; offset?: number } = {},
+  { partition = 0, producer = 'orders-service', offset, key }: { partition?: number; producer?: string | null; offset?: number; key?: string } = {},
 ): BatchItem {
   const next = offset ?? offsets.get(partition) ?? 0;
   if (offset === undefined) offsets.set(partition, next + 1);
@@ -44,7 +44,7 @@ function item(
       topic: TOPIC,
       partition,
       offset: String(next),
-      key: (event.payload as { reference: string }).reference,
+      key: key ?? (event.payload as { reference: string }).reference,
       timestamp: Date.now(),
       headers: { 'settle-event-type': event.type, ...(producer === null ? {} : { 'settle-producer': producer }) },
     },
@@ -182,6 +182,48 @@ describe('RegisterCheckout and CompleteCheckout from the topic', () => {
     await commands.handleBatch(batch);
     expect((await results(reference)).map((r) => r.outcome)).toEqual(['accepted', 'accepted']);
     expect(await published(reference, 'CheckoutRegistered')).toBe(1);
+  });
+
+  it('a run of registrations is decided as each alone: a repeat in the same batch, a refusal, an unnamed producer and a wrong key among them', async () => {
+    const [a, b, c, d] = [newReference(), newReference(), newReference(), newReference()];
+    await commands.handleBatch([
+      item(registration(a)),
+      item(registration(b, { currency: 'XXY' })),
+      item(registration(a)),
+      item(registration(c), { producer: '  ' }),
+      item(registration(d), { key: 'another-key' }),
+      item(registration(a, { amount: 7 })),
+      item(completion(a)),
+    ]);
+    expect((await results(a)).map((r) => `${r.command}:${r.outcome}`)).toEqual([
+      'RegisterCheckout:accepted',
+      'RegisterCheckout:duplicate',
+      'RegisterCheckout:refused',
+      'CompleteCheckout:accepted',
+    ]);
+    expect((await results(b))[0]!.problem).toMatchObject({ code: 'REQUEST.VALIDATION_FAILED', errors: [{ path: 'currency' }] });
+    expect((await results(c))[0]!.problem).toMatchObject({ code: 'COMMAND.PRODUCER_UNNAMED' });
+    expect((await results(d))[0]!.problem).toMatchObject({ status: 400, code: 'COMMAND.KEY_MISMATCH' });
+    expect(await published(a, 'CheckoutRegistered')).toBe(1);
+  });
+
+  it('a fetch larger than one transaction is answered in parts, every command once', async () => {
+    const references = Array.from({ length: 1_203 }, () => newReference());
+    const batch = references.map((r) => item(registration(r), { partition: 5 }));
+    expect(await commands.handleBatch(batch)).toEqual([]);
+    // Delivered again after the parts committed: nothing more.
+    await commands.handleBatch(batch);
+    const { rows } = await t.pool.query<{ n: number; accepted: number }>(
+      `SELECT count(*) AS n, count(*) FILTER (WHERE payload->>'outcome' = 'accepted') AS accepted
+         FROM ingestion.outbox WHERE event_type = 'CheckoutCommandResult' AND message_key = ANY($1::text[])`,
+      [references],
+    );
+    expect(rows[0]).toEqual({ n: 1203, accepted: 1203 });
+    const offsets = await t.pool.query<{ next_offset: string }>(
+      `SELECT next_offset FROM ingestion.checkout_command_offsets WHERE topic = $1 AND partition = 5`,
+      [TOPIC],
+    );
+    expect(Number(offsets.rows[0]!.next_offset)).toBe(Number(batch.at(-1)!.context.offset) + 1);
   });
 
   it('dead-letters another record type on the topic, and still answers the commands beside it', async () => {

@@ -58,7 +58,7 @@ export interface CommandProblemFieldV1 {
 export interface CommandProblemV1 {
   /** The HTTP status the API answers (400, 404, 409). */
   status: number;
-  /** Stable machine-readable code (REQUEST.VALIDATION_FAILED, CHECKOUT.CONFLICT, CHECKOUT.NOT_FOUND, COMMAND.PRODUCER_UNNAMED). */
+  /** Stable machine-readable code (REQUEST.VALIDATION_FAILED, CHECKOUT.CONFLICT, CHECKOUT.NOT_FOUND, COMMAND.PRODUCER_UNNAMED, COMMAND.KEY_MISMATCH). */
   code: string;
   title: string;
   /** Explanation of this occurrence; never a secret. */

@@ -59,10 +59,38 @@ export class CheckoutIntake {
    * @throws ProblemError 400 `REQUEST.VALIDATION_FAILED`; CheckoutError `CHECKOUT.CONFLICT`.
    */
   async register(client: PoolClient, input: unknown, now: Date, submittedBy: string): Promise<Registration> {
-    const body = validateRegistration(input);
-    const result = await this.checkouts.registerIn(client, body, now, submittedBy);
-    if (result.kind === 'conflict') throw new CheckoutError('CHECKOUT.CONFLICT', `Reference ${body.reference} is registered with other terms`);
-    return { created: result.kind === 'registered', record: result.record };
+    const [outcome] = await this.registerAll(client, [{ input, submittedBy }], now);
+    if (outcome instanceof Error) throw outcome;
+    return outcome!;
+  }
+
+  /**
+   * {@link register} for several registrations at once, in three statements whatever their
+   * count (a batch of the commands topic): each is validated and decided exactly as alone, and
+   * its refusal is returned in its place, not thrown.
+   *
+   * @param requests - their references must differ (the caller splits repeats into later calls).
+   * @returns per request, in order, its registration or its refusal (ProblemError 400
+   *   `REQUEST.VALIDATION_FAILED`, CheckoutError `CHECKOUT.CONFLICT`).
+   * @throws database errors (nothing of the call is kept once the caller's transaction fails).
+   */
+  async registerAll(client: PoolClient, requests: ReadonlyArray<{ input: unknown; submittedBy: string }>, now: Date): Promise<Array<Registration | Error>> {
+    const checked = requests.map(({ input, submittedBy }) => {
+      try {
+        return { body: validateRegistration(input), submittedBy };
+      } catch (error) {
+        return error as Error;
+      }
+    });
+    const valid = checked.filter((c): c is { body: RegisterCheckoutBody; submittedBy: string } => !(c instanceof Error));
+    const results = await this.checkouts.registerAllIn(client, valid, now);
+    let next = 0;
+    return checked.map((c) => {
+      if (c instanceof Error) return c;
+      const result = results[next++]!;
+      if (result.kind === 'conflict') return new CheckoutError('CHECKOUT.CONFLICT', `Reference ${c.body.reference} is registered with other terms`);
+      return { created: result.kind === 'registered', record: result.record };
+    });
   }
 
   /**

@@ -11,7 +11,7 @@ import {
   type ProviderName,
 } from '@settle/domain';
 import { findTransactionStatus, type TransactionStatusRow } from '@settle/ledger';
-import { Outbox, type OutboxRelay } from '@settle/messaging';
+import { Outbox, type OutboxMessage, type OutboxRelay } from '@settle/messaging';
 import { deterministicId, inTransaction, type Pool, type PoolClient } from '@settle/platform';
 import { OUTBOX, OUTBOX_RELAY, PG_POOL } from '../tokens.js';
 import type { RegisterCheckoutBody } from './checkout.request.js';
@@ -128,49 +128,55 @@ export class CheckoutRepository {
   ) {}
 
   /**
-   * Registers a checkout and enqueues `CheckoutRegistered` in the caller's transaction, unless
-   * the reference is known: then the stored terms decide (`same`, or `conflict`). The caller wakes
-   * the relay after its commit.
+   * Registers checkouts and enqueues their `CheckoutRegistered` in the caller's transaction, in
+   * three statements whatever their count (one insert, one read of the references already
+   * known, one outbox insert): a reference already known keeps its stored terms, and the domain's
+   * `sameCheckoutTerms` decides between `same` and `conflict`. The caller wakes the relay after
+   * its commit when any was `registered`.
    *
-   * @param submittedBy - who sent it (`api_key:<key id>`, `kafka:<producer>`), stored with the row.
+   * @param requests - each body with who sent it (`api_key:<key id>`, `kafka:<producer>`),
+   *   stored with its row; their references must differ (a caller splits repeats into later calls).
+   * @returns one result per request, in order.
+   * @throws Error when two requests name the same reference.
    */
-  async registerIn(client: PoolClient, body: RegisterCheckoutBody, now: Date, submittedBy: string): Promise<RegisterResult> {
-    const correlationId = randomUUID();
-    const inserted = await client.query<CheckoutRowShape>(
+  async registerAllIn(client: PoolClient, requests: ReadonlyArray<{ body: RegisterCheckoutBody; submittedBy: string }>, now: Date): Promise<RegisterResult[]> {
+    if (requests.length === 0) return [];
+    const references = requests.map((r) => r.body.reference);
+    if (new Set(references).size !== references.length) throw new Error('registerAllIn: each reference once per call');
+    const rows = requests.map(({ body, submittedBy }) => [...checkoutTerms(body), termsDigest(body), randomUUID(), submittedBy] as const);
+    const column = (i: number) => rows.map((r) => r[i]);
+    const inserted = await client.query<{ reference: string; correlation_id: string }>(
       `INSERT INTO ingestion.checkouts
          (provider, reference, amount_minor, currency, user_id, customer_email, customer_phone, entitlement,
           access_period, request_sha256, correlation_id, registered_at, submitted_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-       ON CONFLICT (reference) DO NOTHING RETURNING *`,
-      [...checkoutTerms(body), termsDigest(body), correlationId, now, submittedBy],
+       SELECT p, r, a, c, u, e, ph, en, ap, d, co, $12, sb
+         FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                     $9::text[], $10::text[], $11::text[], $13::text[]) AS t(p, r, a, c, u, e, ph, en, ap, d, co, sb)
+       ON CONFLICT (reference) DO NOTHING RETURNING reference, correlation_id`,
+      [...Array.from({ length: 11 }, (_, i) => column(i)), now, column(11)],
     );
-    const row = inserted.rows[0];
-    if (!row) {
-      const existing = await this.find(client, body.reference);
+    const registered = new Map(inserted.rows.map((r) => [r.reference, r.correlation_id]));
+    const known =
+      registered.size === requests.length
+        ? new Map<string, CheckoutRecord>()
+        : await this.findAll(
+            client,
+            references.filter((r) => !registered.has(r)),
+          );
+    const results = requests.map(({ body, submittedBy }): RegisterResult => {
+      const correlationId = registered.get(body.reference);
+      if (correlationId !== undefined) {
+        return { kind: 'registered', record: { ...recordOf(body, now, submittedBy), correlationId } };
+      }
+      const existing = known.get(body.reference);
       if (existing && sameCheckoutTerms(recordTerms(existing), requestedTerms(body))) return { kind: 'same', record: existing };
       return { kind: 'conflict' };
-    }
-    const record = toRecord(row);
-    await this.outbox.enqueue(client, [
-      {
-        type: 'CheckoutRegistered',
-        payload: {
-          event_id: deterministicId('CheckoutRegistered', record.reference),
-          occurred_at: now.getTime(),
-          correlation_id: record.correlationId,
-          reference: record.reference,
-          provider: record.provider,
-          amount_minor: record.amountMinor,
-          currency: record.currency,
-          user_id: record.userId,
-          customer_email: record.email,
-          customer_phone: record.phone,
-          entitlement: record.entitlement,
-          access_period: record.accessPeriod,
-        },
-      },
-    ]);
-    return { kind: 'registered', record };
+    });
+    await this.outbox.enqueue(
+      client,
+      results.flatMap((result) => (result.kind === 'registered' ? [checkoutRegistered(result.record, now)] : [])),
+    );
+    return results;
   }
 
   /**
@@ -232,6 +238,12 @@ export class CheckoutRepository {
     return findTransactionStatus(client, reference);
   }
 
+  /** Finds the registrations of some references, by reference. */
+  async findAll(client: Pool | PoolClient, references: readonly string[]): Promise<Map<string, CheckoutRecord>> {
+    const { rows } = await client.query<CheckoutRowShape>('SELECT * FROM ingestion.checkouts WHERE reference = ANY($1::text[])', [references]);
+    return new Map(rows.map((row) => [row.reference, toRecord(row)]));
+  }
+
   /** Finds a registration. */
   async find(client: Pool | PoolClient, reference: string): Promise<CheckoutRecord | null> {
     const { rows } = await client.query<CheckoutRowShape>('SELECT * FROM ingestion.checkouts WHERE reference = $1', [reference]);
@@ -276,6 +288,46 @@ interface CheckoutRowShape {
   registered_at: Date;
   completed_at: Date | null;
   submitted_by: string | null;
+}
+
+/** The record a new registration is stored as (its correlation id aside, which the row gets). */
+function recordOf(body: RegisterCheckoutBody, now: Date, submittedBy: string): Omit<CheckoutRecord, 'correlationId'> {
+  return {
+    reference: body.reference,
+    provider: body.provider,
+    amountMinor: body.amount,
+    currency: body.currency,
+    userId: body.user_id,
+    email: body.customer.email ?? null,
+    phone: body.customer.phone ?? null,
+    entitlement: body.entitlement,
+    accessPeriod: body.access_period,
+    requestSha256: termsDigest(body),
+    registeredAt: now,
+    completedAt: null,
+    submittedBy,
+  };
+}
+
+/** The `CheckoutRegistered` message of a new registration. */
+function checkoutRegistered(record: CheckoutRecord, now: Date): OutboxMessage<'CheckoutRegistered'> {
+  return {
+    type: 'CheckoutRegistered',
+    payload: {
+      event_id: deterministicId('CheckoutRegistered', record.reference),
+      occurred_at: now.getTime(),
+      correlation_id: record.correlationId,
+      reference: record.reference,
+      provider: record.provider,
+      amount_minor: record.amountMinor,
+      currency: record.currency,
+      user_id: record.userId,
+      customer_email: record.email,
+      customer_phone: record.phone,
+      entitlement: record.entitlement,
+      access_period: record.accessPeriod,
+    },
+  };
 }
 
 function toRecord(row: CheckoutRowShape): CheckoutRecord {

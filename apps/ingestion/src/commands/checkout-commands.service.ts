@@ -8,6 +8,7 @@ import {
   PermanentMessageError,
   type BatchItem,
   type CheckoutCommandResultV1,
+  type RegisterCheckoutV1,
   type OutboxRelay,
   type OutboxMessage,
 } from '@settle/messaging';
@@ -33,6 +34,9 @@ import { VerificationWaiters } from './verification-waiters.js';
 /** How long a `VerifyCheckout` waits for its verification's outcome before it is answered `pending`, milliseconds. */
 export const COMMAND_VERIFY_WAIT_MS = 30_000;
 
+/** Most commands handled in one transaction: a fetch holds up to a partition's megabyte (thousands). */
+export const COMMANDS_PER_TRANSACTION = 500;
+
 /** What a checkout stands at before the ledger has a verification result (or a read model). */
 const FRESH: CheckoutStanding = { state: 'PENDING', entitlementStatus: 'LOCKED' };
 
@@ -48,8 +52,9 @@ function isCommand(event: BatchItem['event']): event is BatchItem['event'] & Com
 
 /**
  * The checkout commands topic's side of the intake (docs/api.md, "Two ways in"): a batch of
- * `RegisterCheckout`, `CompleteCheckout` and `VerifyCheckout` commands is handled in one
- * PostgreSQL transaction, each command through the same rules as its HTTP twin
+ * `RegisterCheckout`, `CompleteCheckout` and `VerifyCheckout` commands is handled in PostgreSQL
+ * transactions of at most {@link COMMANDS_PER_TRANSACTION} commands (consecutive registrations in
+ * three statements: `CheckoutIntake.registerAll`), each command through the same rules as its HTTP twin
  * ({@link CheckoutIntake}, `VerificationRequests`), and answered on the results topic through the
  * same outbox, in the same transaction; the consumer loop commits the offsets after it.
  *
@@ -77,18 +82,31 @@ export class CheckoutCommands {
   ) {}
 
   /**
-   * Handles one fetched batch.
+   * Handles one fetched batch, in transactions of at most {@link COMMANDS_PER_TRANSACTION}
+   * commands each (a burst's fetch holds thousands: their results go out as each part commits,
+   * and a transient error retries one part, not the fetch).
    *
    * @returns the records to dead-letter (another record type on the commands topic).
-   * @throws database errors: nothing was committed, the loop retries the batch.
+   * @throws database errors: the part in hand was not committed, the loop retries the batch
+   *   (the parts committed before it are skipped then, by their stored offsets).
    */
-  async handleBatch(items: readonly BatchItem[], now: Date = new Date()): Promise<Array<{ index: number; error: unknown }>> {
+  async handleBatch(items: readonly BatchItem[], clock: () => Date = () => new Date()): Promise<Array<{ index: number; error: unknown }>> {
+    const deadLetters: Array<{ index: number; error: unknown }> = [];
+    for (let start = 0; start < items.length; start += COMMANDS_PER_TRANSACTION) {
+      const part = items.slice(start, start + COMMANDS_PER_TRANSACTION);
+      for (const { index, error } of await this.handlePart(part, clock())) deadLetters.push({ index: start + index, error });
+    }
+    return deadLetters;
+  }
+
+  /** One transaction: the part's commands, their results and the part's offsets. */
+  private async handlePart(items: readonly BatchItem[], now: Date): Promise<Array<{ index: number; error: unknown }>> {
     const deadLetters: Array<{ index: number; error: unknown }> = [];
     let waiting = false;
     const results = await inTransaction(this.pool, async (client) => {
       const done = await this.answeredUpTo(client, items);
       const readModel = await readModelExists(client);
-      const drafts: Draft[] = [];
+      const todo: Array<{ command: Command; item: BatchItem }> = [];
       for (const [index, item] of items.entries()) {
         const { event, context } = item;
         // Checked before the offsets, so a batch delivered again dead-letters the same records.
@@ -97,9 +115,18 @@ export class CheckoutCommands {
           continue;
         }
         if (BigInt(context.offset) < (done.get(partitionKey(context)) ?? -1n)) continue;
-        const draft = await this.answer(client, event, item, now, readModel);
-        if (draft.waits) waiting = true;
-        drafts.push({ reference: event.payload.reference, trace: context.trace, build: draft.build });
+        todo.push({ command: event, item });
+      }
+      const drafts: Draft[] = [];
+      for (const run of runs(todo)) {
+        const answered =
+          run[0]!.command.type === 'RegisterCheckout'
+            ? await this.register(client, run, now)
+            : [await this.answer(client, run[0]!.command, run[0]!.item, now, readModel)];
+        for (const [i, draft] of answered.entries()) {
+          if (draft.waits) waiting = true;
+          drafts.push({ reference: run[i]!.command.payload.reference, trace: run[i]!.item.context.trace, build: draft.build });
+        }
       }
       const standings = readModel
         ? await standingsOf(
@@ -123,6 +150,33 @@ export class CheckoutCommands {
     return deadLetters;
   }
 
+  /**
+   * A run of registrations (distinct references, in partition order) through the intake at once
+   * (`CheckoutIntake.registerAll`: three statements for the run), each answered as alone.
+   */
+  private async register(
+    client: PoolClient,
+    run: ReadonlyArray<{ command: Command; item: BatchItem }>,
+    now: Date,
+  ): Promise<Array<{ build: Draft['build']; waits: boolean }>> {
+    const named = run.map(({ command, item }) => ({ command, producer: producerOf(item, command) }));
+    const requests = named.flatMap(({ command, producer }) =>
+      typeof producer === 'string' ? [{ input: registrationBodyOf(command.payload as RegisterCheckoutV1), submittedBy: `kafka:${producer}` }] : [],
+    );
+    const outcomes = await this.intake.registerAll(client, requests, now);
+    let next = 0;
+    return named.map(({ command, producer }) => {
+      const outcome = typeof producer === 'string' ? outcomes[next++]! : producer;
+      if (outcome instanceof Error) return refusal(command, outcome, now);
+      const { created } = outcome;
+      // A new registration has no read-model row yet: it stands where every checkout starts.
+      return {
+        build: (standing) => acceptedResult('RegisterCheckout', command.payload, created ? 'accepted' : 'duplicate', created ? FRESH : standing, now),
+        waits: false,
+      };
+    });
+  }
+
   /** One command through its HTTP twin's rules; a refusal becomes its result, a transient error throws. */
   private async answer(
     client: PoolClient,
@@ -133,15 +187,11 @@ export class CheckoutCommands {
   ): Promise<{ build: Draft['build']; waits: boolean }> {
     const { type, payload } = command;
     try {
-      const producer = headerText(item.context.headers, HEADERS.producer)?.trim();
-      if (!producer) {
-        throw new ProblemError(400, 'COMMAND.PRODUCER_UNNAMED', 'Producer not named', `Commands must name their producer in the ${HEADERS.producer} header`);
-      }
+      const producer = producerOf(item, command);
+      if (typeof producer !== 'string') throw producer;
       switch (type) {
         case 'RegisterCheckout': {
-          const body = registrationBodyOf(payload as Extract<CheckoutCommandPayload, { amount: number }>);
-          const { created } = await this.intake.register(client, body, now, `kafka:${producer}`);
-          // A new registration has no read-model row yet: it stands where every checkout starts.
+          const { created } = await this.intake.register(client, registrationBodyOf(payload as RegisterCheckoutV1), now, `kafka:${producer}`);
           return { build: (standing) => acceptedResult(type, payload, created ? 'accepted' : 'duplicate', created ? FRESH : standing, now), waits: false };
         }
         case 'CompleteCheckout': {
@@ -152,10 +202,7 @@ export class CheckoutCommands {
           return await this.verify(client, payload, producer, now, readModel);
       }
     } catch (error) {
-      const problem = problemOf(error);
-      // 5xx: the database or another dependency failed; the whole batch is retried.
-      if (problem.status >= 500) throw error;
-      return { build: () => refusedResult(type, payload, problem, now), waits: false };
+      return refusal(command, error, now);
     }
   }
 
@@ -209,6 +256,13 @@ export class CheckoutCommands {
   /** Per partition of the batch, the offset after the last command answered (locked until the commit). */
   private async answeredUpTo(client: PoolClient, items: readonly BatchItem[]): Promise<Map<string, bigint>> {
     const keys = partitionsOf(items);
+    // A row to lock from the partition's first batch on: a member that lost the partition in a
+    // rebalance and one that got it wait for each other here, whichever comes first.
+    await client.query(
+      `INSERT INTO ingestion.checkout_command_offsets (topic, partition, next_offset)
+       SELECT * FROM unnest($1::text[], $2::int[], $3::bigint[]) ON CONFLICT (topic, partition) DO NOTHING`,
+      [keys.map((k) => k.topic), keys.map((k) => k.partition), keys.map(() => '0')],
+    );
     const { rows } = await client.query<{ topic: string; partition: number; next_offset: string }>(
       `SELECT topic, partition, next_offset FROM ingestion.checkout_command_offsets
         WHERE (topic, partition) IN (SELECT * FROM unnest($1::text[], $2::int[])) FOR UPDATE`,
@@ -228,6 +282,70 @@ export class CheckoutCommands {
       [keys.map((k) => k.topic), keys.map((k) => k.partition), keys.map((k) => k.next.toString())],
     );
   }
+}
+
+/** A producer's name: 1 to 200 printable ASCII characters (a client id, or a principal such as `User:CN=orders, O=Shop`). */
+const PRODUCER_NAME = /^[\x20-\x7e]{1,200}$/;
+
+/**
+ * Who sent a command (its `settle-producer` header, trimmed), or why it cannot be taken: no
+ * usable name (`COMMAND.PRODUCER_UNNAMED`), or a record keyed by anything but its reference
+ * (`COMMAND.KEY_MISMATCH`: its commands could land on different partitions and lose their order).
+ */
+function producerOf(item: BatchItem, command: Command): string | ProblemError {
+  const producer = headerText(item.context.headers, HEADERS.producer)?.trim();
+  if (!producer || !PRODUCER_NAME.test(producer)) {
+    return new ProblemError(
+      400,
+      'COMMAND.PRODUCER_UNNAMED',
+      'Producer not named',
+      `Commands must name their producer in the ${HEADERS.producer} header: 1 to 200 printable ASCII characters`,
+    );
+  }
+  if (item.context.key !== command.payload.reference) {
+    return new ProblemError(
+      400,
+      'COMMAND.KEY_MISMATCH',
+      'Key is not the reference',
+      'A command must be keyed by its reference, so that one checkout’s commands stay in order on one partition',
+    );
+  }
+  return producer;
+}
+
+/**
+ * A command's refusal as its result, with the problem details the HTTP API answers for it.
+ *
+ * @throws the error itself when it is not a refusal (5xx: the database or another dependency
+ *   failed), so that the loop retries the batch.
+ */
+function refusal(command: Command, error: unknown, now: Date): { build: Draft['build']; waits: boolean } {
+  const problem = problemOf(error);
+  if (problem.status >= 500) throw error;
+  return { build: () => refusedResult(command.type, command.payload, problem, now), waits: false };
+}
+
+/**
+ * The part's commands in order, cut into runs the intake handles at once: consecutive
+ * registrations of distinct references (a repeat starts a new run, so it sees the first), and
+ * every other command alone. Partition order is kept: a completion after a registration sees it.
+ */
+function runs<T extends { command: Command }>(todo: readonly T[]): T[][] {
+  const out: T[][] = [];
+  let run: T[] = [];
+  let references = new Set<string>();
+  for (const entry of todo) {
+    const joins = entry.command.type === 'RegisterCheckout' && run[0]?.command.type === 'RegisterCheckout' && !references.has(entry.command.payload.reference);
+    if (!joins && run.length > 0) {
+      out.push(run);
+      run = [];
+      references = new Set();
+    }
+    run.push(entry);
+    references.add(entry.command.payload.reference);
+  }
+  if (run.length > 0) out.push(run);
+  return out;
 }
 
 function partitionKey(context: { topic: string; partition: number }): string {
