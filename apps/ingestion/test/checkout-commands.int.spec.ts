@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchItem, CheckoutCommandResultV1, RegisterCheckoutV1, TypedEvent } from '@settle/messaging';
 import { CheckoutCommands, COMMAND_VERIFY_WAIT_MS } from '../src/commands/checkout-commands.service.js';
+import { registrationBodyOf } from '../src/commands/command-bodies.js';
 import { VerificationWaiters } from '../src/commands/verification-waiters.js';
 import { startIngestionTestApp, type IngestionTestApp } from './ingestion-test-app.js';
 
@@ -224,6 +225,29 @@ describe('RegisterCheckout and CompleteCheckout from the topic', () => {
       [TOPIC],
     );
     expect(Number(offsets.rows[0]!.next_offset)).toBe(Number(batch.at(-1)!.context.offset) + 1);
+  });
+
+  it('refuses text PostgreSQL cannot store as HTTP does, and dead-letters it where the result would repeat it, without holding the partition', async () => {
+    const [a, b, c] = [newReference(), newReference(), newReference()];
+    const nul = registration(a, { user_id: 'user\u0000-7' });
+    const badCorrelation = registration(b);
+    (badCorrelation.payload as RegisterCheckoutV1).correlation_id = 'order\u0000';
+    const verdicts = await commands.handleBatch([item(nul), item(badCorrelation), item(completion('ref_\u0000')), item(registration(c))]);
+    expect(verdicts.map((v) => [v.index, (v.error as { code: string }).code])).toEqual([
+      [1, 'REQUEST.INVALID_CHARACTER'],
+      [2, 'REQUEST.INVALID_CHARACTER'],
+    ]);
+    const [refused] = await results(a);
+    const http = await t.app.inject({
+      method: 'POST',
+      url: '/v1/checkouts',
+      headers: { authorization: t.apiAuthorization, 'content-type': 'application/json' },
+      payload: JSON.stringify({ ...registrationBodyOf(nul.payload as RegisterCheckoutV1) }),
+    });
+    expect(http.statusCode).toBe(400);
+    const problem = http.json<{ status: number; code: string; title: string; detail: string; errors: unknown[] }>();
+    expect(refused!.problem).toEqual({ status: problem.status, code: problem.code, title: problem.title, detail: problem.detail, errors: problem.errors });
+    expect((await results(c)).map((r) => r.outcome)).toEqual(['accepted']);
   });
 
   it('dead-letters another record type on the topic, and still answers the commands beside it', async () => {

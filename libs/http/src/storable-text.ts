@@ -101,6 +101,26 @@ export function unstorableRequestText(request: RequestText): UnstorablePlace[] {
   return places;
 }
 
+/**
+ * Every string of a JSON-like value (keys included) holding unstorable text, by JSON Pointer (RFC
+ * 6901), with the messages the strict JSON body parser gives (`findJsonAmbiguities`): what a
+ * command read from Kafka is checked with, so that the same terms are refused the same way as a
+ * body of the HTTP API (`invalidCharacterProblem`).
+ */
+export function unstorableValueText(value: unknown, at = ''): UnstorablePlace[] {
+  if (typeof value === 'string') {
+    const found = unstorableCharacter(value);
+    return found ? [{ path: at, message: `the string contains ${found}` }] : [];
+  }
+  if (Array.isArray(value)) return value.flatMap((item, index) => unstorableValueText(item, `${at}/${index}`));
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, item]) => {
+    const path = `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    const inKey = unstorableCharacter(key);
+    return [...(inKey ? [{ path, message: `the key contains ${inKey}` }] : []), ...unstorableValueText(item, path)];
+  });
+}
+
 function entries(value: unknown): Array<[string, unknown]> {
   return value !== null && typeof value === 'object' ? Object.entries(value) : [];
 }

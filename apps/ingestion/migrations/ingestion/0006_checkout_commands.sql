@@ -4,7 +4,8 @@
 -- Up Migration
 
 -- Who registered the checkout: `api_key:<first 12 hex of the key's SHA-256>` over HTTP (never the
--- key), `kafka:<settle-producer header>` over the topic; NULL for registrations made before.
+-- key), `admin_key:<...>` for an admin's match of an unmatched payment, `kafka:<settle-producer
+-- header>` over the topic; NULL for registrations made before.
 ALTER TABLE ingestion.checkouts ADD COLUMN submitted_by text;
 
 -- Per partition of the commands topic, the offset after the last record whose effects and result

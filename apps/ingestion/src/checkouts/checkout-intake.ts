@@ -1,31 +1,24 @@
 import { Injectable } from '@nestjs/common';
-import { REFERENCE_PATTERN } from '@settle/domain';
-import { parseBody } from '@settle/http';
+import { invalidCharacterProblem, parseBody, unstorableValueText } from '@settle/http';
 import type { PoolClient } from '@settle/platform';
 import { CheckoutError } from './checkout.errors.js';
-import { registerCheckoutBody, type RegisterCheckoutBody } from './checkout.request.js';
+import { pathReference, registerCheckoutBody, type RegisterCheckoutBody } from './checkout.request.js';
 import { CheckoutRepository, type CheckoutRecord } from './checkout.repository.js';
 
 /**
  * Checks a registration as `POST /v1/checkouts` and the `RegisterCheckout` command both do: the
- * one validation of a checkout's terms, whichever transport carried them.
+ * one validation of a checkout's terms, whichever transport carried them. Text that cannot be
+ * stored as sent (a NUL, a lone surrogate) is refused first, as the HTTP edge refuses it in a
+ * body before any handler runs (docs/errors.md, `REQUEST.INVALID_CHARACTER`).
  *
- * @param input - the JSON body, or a command's fields as its twin body ({@link registrationBodyOf}).
- * @throws ProblemError 400 `REQUEST.VALIDATION_FAILED`, with one entry per invalid field.
+ * @param input - the JSON body, or a command's fields as its twin body (`registrationBodyOf`).
+ * @throws ProblemError 400 `REQUEST.INVALID_CHARACTER`; ProblemError 400
+ *   `REQUEST.VALIDATION_FAILED`, with one entry per invalid field.
  */
 export function validateRegistration(input: unknown): RegisterCheckoutBody {
+  const unstorable = unstorableValueText(input);
+  if (unstorable.length > 0) throw invalidCharacterProblem(unstorable);
   return parseBody(registerCheckoutBody, input);
-}
-
-/**
- * Checks a reference named by a command or a URL path.
- *
- * @throws CheckoutError `CHECKOUT.NOT_FOUND` (no checkout can be registered under a malformed reference).
- */
-export function checkoutReference(reference: string): string {
-  if (!REFERENCE_PATTERN.test(reference))
-    throw new CheckoutError('CHECKOUT.NOT_FOUND', `No checkout is registered under reference ${JSON.stringify(reference.slice(0, 100))}`);
-  return reference;
 }
 
 /** A registration that went through: new (`created`), or the same terms again. */
@@ -100,7 +93,7 @@ export class CheckoutIntake {
    * @throws CheckoutError `CHECKOUT.NOT_FOUND` for a malformed or unknown reference.
    */
   async complete(client: PoolClient, reference: string, now: Date): Promise<Completion> {
-    const { record, completed } = await this.checkouts.completeIn(client, checkoutReference(reference), now);
+    const { record, completed } = await this.checkouts.completeIn(client, pathReference(reference), now);
     if (!record) throw new CheckoutError('CHECKOUT.NOT_FOUND', `No checkout is registered under reference ${reference}`);
     return { completed, record };
   }

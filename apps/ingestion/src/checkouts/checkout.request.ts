@@ -1,5 +1,5 @@
 import { MAX_AMOUNT_MINOR, parseAccessPeriod, PROVIDERS, REFERENCE_PATTERN, toE164 } from '@settle/domain';
-import { ProblemError } from '@settle/platform';
+import { CheckoutError } from './checkout.errors.js';
 import { z } from 'zod';
 
 /** ISO 4217 codes known to the runtime's ICU data (a maintained source, not a hand list). */
@@ -59,8 +59,12 @@ export const registerCheckoutBody = z
 
 export type RegisterCheckoutBody = z.infer<typeof registerCheckoutBody>;
 
-/** Checks a reference taken from a URL path. @throws ProblemError 404 */
+/**
+ * Checks a reference taken from a URL path, as a command's is checked (`checkoutReference`).
+ *
+ * @throws CheckoutError `CHECKOUT.NOT_FOUND` (404) for a malformed reference.
+ */
 export function pathReference(reference: string): string {
-  if (!REFERENCE_PATTERN.test(reference)) throw new ProblemError(404, 'CHECKOUT.NOT_FOUND', 'Checkout not found');
+  if (!REFERENCE_PATTERN.test(reference)) throw new CheckoutError('CHECKOUT.NOT_FOUND', 'No checkout is registered under this reference');
   return reference;
 }

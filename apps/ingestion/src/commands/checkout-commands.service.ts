@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isTerminal, literalOf, TRANSACTION_STATUSES } from '@settle/domain';
-import { problemOf } from '@settle/http';
+import { problemOf, unstorableValueText } from '@settle/http';
 import {
   HEADERS,
   headerText,
@@ -12,12 +12,13 @@ import {
   type OutboxRelay,
   type OutboxMessage,
 } from '@settle/messaging';
-import { deterministicId, inTransaction, ProblemError, traceCarrierOf, type Pool, type PoolClient } from '@settle/platform';
+import { deterministicId, inTransaction, ProblemError, traceCarrierOf, type Logger, type Pool, type PoolClient } from '@settle/platform';
 import { CheckoutError } from '../checkouts/checkout.errors.js';
-import { CheckoutIntake, checkoutReference } from '../checkouts/checkout-intake.js';
+import { CheckoutIntake } from '../checkouts/checkout-intake.js';
+import { pathReference } from '../checkouts/checkout.request.js';
 import { CheckoutRepository } from '../checkouts/checkout.repository.js';
-import { METRICS, OUTBOX, OUTBOX_RELAY, PG_POOL } from '../tokens.js';
-import { VerificationRequests } from '../verification/verification-requests.js';
+import { LOGGER, METRICS, OUTBOX, OUTBOX_RELAY, PG_POOL } from '../tokens.js';
+import { VerificationRequests, type VerificationRequestOutcome } from '../verification/verification-requests.js';
 import type { IngestionMetrics } from '../webhooks/webhook.metrics.js';
 import { registrationBodyOf } from './command-bodies.js';
 import {
@@ -61,8 +62,10 @@ function isCommand(event: BatchItem['event']): event is BatchItem['event'] & Com
  * - A refusal (validation, `CHECKOUT.CONFLICT`, `CHECKOUT.NOT_FOUND`, a command without its
  *   `settle-producer` header: `COMMAND.PRODUCER_UNNAMED`) is a result with the HTTP API's problem
  *   details, never a dead letter: the producer reads it.
- * - A record of another type on the topic is dead-lettered (`COMMAND.UNKNOWN_TYPE`); a record
- *   that cannot be decoded is dead-lettered by the loop before it gets here.
+ * - A record of another type on the topic is dead-lettered (`COMMAND.UNKNOWN_TYPE`), and so is a
+ *   command whose reference or correlation id holds text PostgreSQL cannot store
+ *   (`REQUEST.INVALID_CHARACTER`: its result could not repeat them); a record that cannot be
+ *   decoded is dead-lettered by the loop before it gets here.
  * - An infrastructure error (the database away) throws: the loop retries the whole batch.
  * - Each partition's next offset is stored in the batch's transaction
  *   (`ingestion.checkout_command_offsets`): a batch delivered again after a crash between the
@@ -75,6 +78,7 @@ export class CheckoutCommands {
     @Inject(OUTBOX) private readonly outbox: Outbox,
     @Inject(OUTBOX_RELAY) private readonly relay: Pick<OutboxRelay, 'wake'>,
     @Inject(METRICS) private readonly metrics: IngestionMetrics,
+    @Inject(LOGGER) private readonly logger: Logger,
     private readonly intake: CheckoutIntake,
     private readonly checkouts: CheckoutRepository,
     private readonly verifications: VerificationRequests,
@@ -103,6 +107,8 @@ export class CheckoutCommands {
   private async handlePart(items: readonly BatchItem[], now: Date): Promise<Array<{ index: number; error: unknown }>> {
     const deadLetters: Array<{ index: number; error: unknown }> = [];
     let waiting = false;
+    let skipped = 0;
+    const verifications: VerificationRequestOutcome[] = [];
     const results = await inTransaction(this.pool, async (client) => {
       const done = await this.answeredUpTo(client, items);
       const readModel = await readModelExists(client);
@@ -114,7 +120,17 @@ export class CheckoutCommands {
           deadLetters.push({ index, error: new PermanentMessageError('COMMAND.UNKNOWN_TYPE', `${event.type} is not a checkout command`) });
           continue;
         }
-        if (BigInt(context.offset) < (done.get(partitionKey(context)) ?? -1n)) continue;
+        // Its result repeats these: text PostgreSQL cannot store would fail the part on every retry.
+        const unstorable = unstorableValueText({ reference: event.payload.reference, correlation_id: event.payload.correlation_id });
+        if (unstorable.length > 0) {
+          const { path, message } = unstorable[0]!;
+          deadLetters.push({ index, error: new PermanentMessageError('REQUEST.INVALID_CHARACTER', `${path}: ${message}; no result can repeat it`) });
+          continue;
+        }
+        if (BigInt(context.offset) < (done.get(partitionKey(context)) ?? -1n)) {
+          skipped++;
+          continue;
+        }
         todo.push({ command: event, item });
       }
       const drafts: Draft[] = [];
@@ -122,7 +138,7 @@ export class CheckoutCommands {
         const answered =
           run[0]!.command.type === 'RegisterCheckout'
             ? await this.register(client, run, now)
-            : [await this.answer(client, run[0]!.command, run[0]!.item, now, readModel)];
+            : [await this.answer(client, run[0]!.command, run[0]!.item, now, readModel, verifications)];
         for (const [i, draft] of answered.entries()) {
           if (draft.waits) waiting = true;
           drafts.push({ reference: run[i]!.command.payload.reference, trace: run[i]!.item.context.trace, build: draft.build });
@@ -144,6 +160,15 @@ export class CheckoutCommands {
       return messages.map((m) => m.payload);
     });
     for (const r of results) this.metrics.checkoutCommands.inc({ command: r.command, outcome: r.outcome, code: r.problem?.code ?? '' });
+    for (const outcome of verifications) this.verifications.count('customer_returned', outcome);
+    if (skipped > 0) {
+      // A batch delivered again after a crash: expected, and few. Many, or on every batch, means the
+      // topic was recreated or its offsets reset while PostgreSQL kept its own (docs/operations.md).
+      this.logger.warn(
+        { skipped, partitions: partitionsOf(items).map((p) => `${p.topic}:${p.partition}`) },
+        'checkout commands skipped: answered before, by their stored offsets',
+      );
+    }
     // Results, and the registrations, completions and verification requests they answer.
     if (results.length > 0) this.relay.wake();
     if (waiting) this.waiters.wake();
@@ -184,6 +209,7 @@ export class CheckoutCommands {
     item: BatchItem,
     now: Date,
     readModel: boolean,
+    verifications: VerificationRequestOutcome[],
   ): Promise<{ build: Draft['build']; waits: boolean }> {
     const { type, payload } = command;
     try {
@@ -199,7 +225,7 @@ export class CheckoutCommands {
           return { build: (standing) => acceptedResult(type, payload, completed ? 'accepted' : 'duplicate', standing, now), waits: false };
         }
         case 'VerifyCheckout':
-          return await this.verify(client, payload, producer, now, readModel);
+          return await this.verify(client, payload, producer, now, readModel, verifications);
       }
     } catch (error) {
       return refusal(command, error, now);
@@ -220,8 +246,10 @@ export class CheckoutCommands {
     producer: string,
     now: Date,
     readModel: boolean,
+    /** Where the request's outcome is kept, to be counted once the part commits. */
+    verifications: VerificationRequestOutcome[],
   ): Promise<{ build: Draft['build']; waits: boolean }> {
-    const reference = checkoutReference(payload.reference);
+    const reference = pathReference(payload.reference);
     const current = readModel ? await this.checkouts.status(reference, client) : null;
     if (current && isTerminal(literalOf(TRANSACTION_STATUSES, current.state, 'transaction status'))) {
       return {
@@ -236,6 +264,7 @@ export class CheckoutCommands {
       readModel,
     );
     if (!outcome) throw new CheckoutError('CHECKOUT.NOT_FOUND', `No checkout is registered under reference ${reference}`);
+    verifications.push(outcome);
     if (outcome.kind === 'requested' || (outcome.kind === 'coalesced' && outcome.reason === 'pending')) {
       const coalesced = outcome.kind === 'coalesced';
       await this.waiters.add(client, {

@@ -2,7 +2,8 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import { isTerminal, TRANSACTION_STATUSES } from '@settle/domain';
 import { Outbox, type OutboxRelay } from '@settle/messaging';
 import { inTransaction, type Logger, type Pool, type PoolClient } from '@settle/platform';
-import { LOGGER, OUTBOX, OUTBOX_RELAY, PG_POOL } from '../tokens.js';
+import { LOGGER, METRICS, OUTBOX, OUTBOX_RELAY, PG_POOL } from '../tokens.js';
+import type { IngestionMetrics } from '../webhooks/webhook.metrics.js';
 import { verifiedResult } from './command-results.js';
 
 /** A `VerifyCheckout` command waiting for its verification's outcome. */
@@ -21,6 +22,13 @@ export interface VerificationWaiter {
 
 /** How often the waiters are checked while there are any, milliseconds. */
 export const WAITER_POLL_MS = 200;
+/** Longest pause after failed passes (the database away), milliseconds. */
+export const WAITER_RETRY_MAX_MS = 5_000;
+/**
+ * How often each instance looks for waiters nobody is checking (their instance went away for
+ * good), milliseconds: one cheap query while there are none.
+ */
+export const WAITER_BACKSTOP_MS = 10_000;
 /** Waiters answered per transaction. */
 const WAITERS_PER_PASS = 500;
 
@@ -36,13 +44,19 @@ const TERMINAL_STATES = TRANSACTION_STATUSES.filter((s) => isTerminal(s));
  * Waiters are rows of `ingestion.verification_waiters`, written in the batch's transaction with
  * its first answer, and answered (row deleted, result in the outbox) in one transaction per pass,
  * `FOR UPDATE SKIP LOCKED`, so several ingestion instances share them and a restart loses none.
- * The check runs every {@link WAITER_POLL_MS} only while waiters exist: an idle ingestion runs no
- * query for them.
+ * The check runs every {@link WAITER_POLL_MS} only while waiters exist, and otherwise once every
+ * {@link WAITER_BACKSTOP_MS} (the waiters of an instance that went away); a failed pass is
+ * retried with a doubling pause, at most {@link WAITER_RETRY_MAX_MS}.
  */
 @Injectable()
 export class VerificationWaiters implements OnApplicationBootstrap, OnApplicationShutdown {
   private timer: NodeJS.Timeout | null = null;
+  private backstop: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  /** A wake came while a pass ran: pass again after it, whatever it found. */
+  private again = false;
+  /** Passes failed in a row: the next waits longer (at most {@link WAITER_RETRY_MAX_MS}). */
+  private failures = 0;
   private stopped = false;
 
   constructor(
@@ -50,6 +64,7 @@ export class VerificationWaiters implements OnApplicationBootstrap, OnApplicatio
     @Inject(OUTBOX) private readonly outbox: Outbox,
     @Inject(OUTBOX_RELAY) private readonly relay: Pick<OutboxRelay, 'wake'>,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(METRICS) private readonly metrics: IngestionMetrics,
   ) {}
 
   /** Stores a waiter in the caller's transaction; the caller wakes this after its commit. */
@@ -61,33 +76,51 @@ export class VerificationWaiters implements OnApplicationBootstrap, OnApplicatio
     );
   }
 
-  /** Starts checking (a no-op while it does). */
+  /** Starts checking; while a pass runs, one more follows it. */
   wake(): void {
-    if (this.stopped || this.timer || this.running) return;
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) return;
+    const delay = this.failures === 0 ? WAITER_POLL_MS : Math.min(WAITER_POLL_MS * 2 ** this.failures, WAITER_RETRY_MAX_MS);
     this.timer = setTimeout(() => {
       this.timer = null;
+      this.again = false;
       this.running = this.pass()
         .then((more) => {
-          this.running = null;
-          if (more) this.wake();
+          this.failures = 0;
+          return more;
         })
         .catch((error: unknown) => {
+          this.failures++;
+          this.logger.warn({ err: error, failures: this.failures }, 'verification waiters: pass failed; retrying');
+          return true;
+        })
+        .then((more) => {
           this.running = null;
-          this.logger.warn({ err: error }, 'verification waiters: pass failed; retrying');
-          this.wake();
+          if (more || this.again) this.wake();
         });
-    }, WAITER_POLL_MS);
+    }, delay);
   }
 
-  /** Waiters left by an earlier run (a restart) are answered too. */
+  /**
+   * Waiters left by an earlier run (a restart) are answered at boot; those of an instance that
+   * went away for good are found by the backstop, every {@link WAITER_BACKSTOP_MS}.
+   */
   onApplicationBootstrap(): void {
     this.wake();
+    this.backstop = setInterval(() => this.wake(), WAITER_BACKSTOP_MS);
+    this.backstop.unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.backstop) clearInterval(this.backstop);
     this.timer = null;
+    this.backstop = null;
     await this.running?.catch(() => undefined);
   }
 
@@ -146,9 +179,10 @@ export class VerificationWaiters implements OnApplicationBootstrap, OnApplicatio
         await client.query('DELETE FROM ingestion.verification_waiters WHERE causation_id = ANY($1::text[])', [due.rows.map((w) => w.causation_id)]);
       }
       const rest = await client.query<{ left: boolean }>('SELECT EXISTS (SELECT 1 FROM ingestion.verification_waiters) AS left');
-      return { answered: due.rows.length, left: rest.rows[0]?.left === true };
+      return { answered: due.rows, left: rest.rows[0]?.left === true };
     });
-    if (answered > 0) this.relay.wake();
+    if (answered.length > 0) this.relay.wake();
+    if (answered.length > 0) this.metrics.checkoutCommands.inc({ command: 'VerifyCheckout', outcome: 'verified', code: '' }, answered.length);
     return left;
   }
 }

@@ -120,16 +120,15 @@ export class VerificationRequests {
   /**
    * As {@link request}, in the caller's transaction (a batch of the checkout commands topic): the
    * same rule and the same writes, without this instance's memory of holds (PostgreSQL decides
-   * every one); the caller wakes the relay after its commit when the outcome is `requested`.
+   * every one); the caller wakes the relay after its commit when the outcome is `requested`, and
+   * counts the outcome then ({@link count}), so a transaction retried is counted once.
    *
    * @param answersReadable - `read_model` exists (the ledger projector has booted on this
    *   database); when it does not, only the pending rule applies, as in {@link request}.
    * @returns the outcome, or `null` when no checkout is registered under the reference.
    */
   async requestIn(client: PoolClient, input: VerificationRequestInput, answersReadable: boolean): Promise<VerificationRequestOutcome | null> {
-    const outcome = await this.decide(client, input, answersReadable);
-    if (outcome) this.count(input.trigger, outcome);
-    return outcome;
+    return this.decide(client, input, answersReadable);
   }
 
   /**
@@ -266,7 +265,8 @@ export class VerificationRequests {
     return rowCount === 1;
   }
 
-  private count(trigger: VerificationTrigger, outcome: VerificationRequestOutcome): void {
+  /** Counts an outcome in `settle_verification_requests_total`. */
+  count(trigger: VerificationTrigger, outcome: VerificationRequestOutcome): void {
     const reason: CoalescingReason | '' = outcome.kind === 'coalesced' ? outcome.reason : '';
     this.metrics.verificationRequests.inc({ trigger, outcome: outcome.kind, reason });
   }
