@@ -495,7 +495,7 @@ if (!existsSync(CHROMIUM)) {
         .toMatch(/^verified: Ledger chains verified up to position [1-9][\d,]* at /);
       expect(await page.getByTestId('consumer-lag').getAttribute('data-status')).toBe('ok');
       const groups = await page.getByTestId('consumer-lag-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-group')));
-      expect(groups).toEqual(['verifier', 'ledger-projector', 'sweeper', 'dispatcher'].map((worker) => `${stack.topicPrefix}-${worker}`));
+      expect(groups).toEqual(['verifier', 'ledger-projector', 'sweeper', 'dispatcher', 'ingestion'].map((worker) => `${stack.topicPrefix}-${worker}`));
       expect(await page.getByTestId('card-dead-lettered-messages').getAttribute('data-status')).toBe('ok');
       expect(await page.getByTestId('card-dead-lettered-deliveries').getAttribute('href')).toBe('/deliveries/dead-lettered');
 
