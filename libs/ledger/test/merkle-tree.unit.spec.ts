@@ -7,6 +7,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   consistencyProof,
+  consistencyProofFromNodes,
+  inclusionProofFromNodes,
+  merkleRootFromNodes,
+  nodesForConsistency,
+  nodesForInclusion,
+  type MerkleNode,
+  type MerkleNodeReader,
   EMPTY_ROOT,
   inclusionProof,
   ledgerLeafHash,
@@ -217,6 +224,46 @@ describe('the frontier a checkpointer keeps', () => {
     clone.append(leafHash(Buffer.from('b')));
     expect(frontier.size).toBe(1);
     expect(clone.size).toBe(2);
+  });
+});
+
+describe('proofs from stored nodes, without the leaves', () => {
+  const leaves = leavesOf(45);
+  const stored = new Map<string, MerkleNode>();
+  const frontier = MerkleFrontier.empty();
+  for (const leaf of leaves) for (const node of frontier.append(leaf)) stored.set(`${node.level}:${node.index}`, node);
+
+  /** Reads only the nodes a proof said it needs; any other read fails the test. */
+  const onlyThese =
+    (ids: ReadonlyArray<{ level: number; index: number }>): MerkleNodeReader =>
+    (level, index) => {
+      if (!ids.some((id) => id.level === level && id.index === index)) throw new Error(`read ${level}:${index}, not announced`);
+      const node = stored.get(`${level}:${index}`);
+      if (!node) throw new Error(`no stored node ${level}:${index}`);
+      return node.hash;
+    };
+
+  it('the frontier stores every perfect subtree once: 2n - popcount(n) nodes for n leaves', () => {
+    const ones = leaves.length.toString(2).replaceAll('0', '').length;
+    expect(stored.size).toBe(2 * leaves.length - ones);
+    expect(stored.get('5:0')!.hash.equals(merkleRoot(leaves, 32))).toBe(true);
+  });
+
+  it('gives the same roots and proofs as the leaves do, reading only the nodes it announces, O(log n) of them', () => {
+    for (let size = 1; size <= leaves.length; size++) {
+      expect(hex(merkleRootFromNodes((l, i) => stored.get(`${l}:${i}`)!.hash, size))).toBe(hex(merkleRoot(leaves, size)));
+      for (let index = 0; index < size; index++) {
+        const ids = nodesForInclusion(index, size);
+        expect(ids.length).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(size)) + 1);
+        expect(inclusionProofFromNodes(onlyThese(ids), index, size).map(hex), `${index} in ${size}`).toEqual(inclusionProof(leaves, index, size).map(hex));
+      }
+      for (let oldSize = 0; oldSize <= size; oldSize++) {
+        const ids = nodesForConsistency(oldSize, size);
+        expect(consistencyProofFromNodes(onlyThese(ids), oldSize, size).map(hex), `${oldSize} to ${size}`).toEqual(
+          consistencyProof(leaves, oldSize, size).map(hex),
+        );
+      }
+    }
   });
 });
 

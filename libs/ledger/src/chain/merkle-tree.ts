@@ -66,15 +66,22 @@ function split(n: number): number {
  */
 export function merkleRoot(leaves: readonly MerkleHash[], size: number = leaves.length): MerkleHash {
   checkSize(size, leaves.length);
-  return rootOf(leaves, 0, size);
+  return leafRanges(leaves)(0, size);
 }
 
-function rootOf(leaves: readonly MerkleHash[], from: number, to: number): MerkleHash {
-  const n = to - from;
-  if (n === 0) return EMPTY_ROOT;
-  if (n === 1) return leaves[from]!;
-  const k = split(n);
-  return nodeHash(rootOf(leaves, from, from + k), rootOf(leaves, from + k, to));
+/** The root of the leaves [from, to), by the RFC's recursion: MTH(D[from:to]). */
+type RangeRoot = (from: number, to: number) => MerkleHash;
+
+/** Range roots computed from the leaf hashes themselves. */
+function leafRanges(leaves: readonly MerkleHash[]): RangeRoot {
+  const rootOf: RangeRoot = (from, to) => {
+    const n = to - from;
+    if (n === 0) return EMPTY_ROOT;
+    if (n === 1) return leaves[from]!;
+    const k = split(n);
+    return nodeHash(rootOf(from, from + k), rootOf(from + k, to));
+  };
+  return rootOf;
 }
 
 /**
@@ -86,17 +93,19 @@ function rootOf(leaves: readonly MerkleHash[], from: number, to: number): Merkle
  */
 export function inclusionProof(leaves: readonly MerkleHash[], index: number, size: number = leaves.length): MerkleHash[] {
   checkSize(size, leaves.length);
-  if (!Number.isSafeInteger(index) || index < 0 || index >= size) throw new RangeError(`leaf ${index} is not in a tree of ${size}`);
-  return pathOf(leaves, index, 0, size);
+  checkIndex(index, size);
+  return pathOf(leafRanges(leaves), index, 0, size);
 }
 
-function pathOf(leaves: readonly MerkleHash[], m: number, from: number, to: number): MerkleHash[] {
+function checkIndex(index: number, size: number): void {
+  if (!Number.isSafeInteger(index) || index < 0 || index >= size) throw new RangeError(`leaf ${index} is not in a tree of ${size}`);
+}
+
+function pathOf(rootOf: RangeRoot, m: number, from: number, to: number): MerkleHash[] {
   const n = to - from;
   if (n <= 1) return [];
   const k = split(n);
-  return m < k
-    ? [...pathOf(leaves, m, from, from + k), rootOf(leaves, from + k, to)]
-    : [...pathOf(leaves, m - k, from + k, to), rootOf(leaves, from, from + k)];
+  return m < k ? [...pathOf(rootOf, m, from, from + k), rootOf(from + k, to)] : [...pathOf(rootOf, m - k, from + k, to), rootOf(from, from + k)];
 }
 
 /**
@@ -140,18 +149,94 @@ export function verifyInclusion(leaf: MerkleHash, index: number, size: number, p
  */
 export function consistencyProof(leaves: readonly MerkleHash[], oldSize: number, newSize: number = leaves.length): MerkleHash[] {
   checkSize(newSize, leaves.length);
-  if (!Number.isSafeInteger(oldSize) || oldSize < 0 || oldSize > newSize) throw new RangeError(`a tree of ${oldSize} is not a prefix of one of ${newSize}`);
-  if (oldSize === 0 || oldSize === newSize) return [];
-  return subproof(leaves, oldSize, 0, newSize, true);
+  return consistencyOf(leafRanges(leaves), oldSize, newSize);
 }
 
-function subproof(leaves: readonly MerkleHash[], m: number, from: number, to: number, whole: boolean): MerkleHash[] {
+function consistencyOf(rootOf: RangeRoot, oldSize: number, newSize: number): MerkleHash[] {
+  if (!Number.isSafeInteger(oldSize) || oldSize < 0 || oldSize > newSize) throw new RangeError(`a tree of ${oldSize} is not a prefix of one of ${newSize}`);
+  if (oldSize === 0 || oldSize === newSize) return [];
+  return subproof(rootOf, oldSize, 0, newSize, true);
+}
+
+function subproof(rootOf: RangeRoot, m: number, from: number, to: number, whole: boolean): MerkleHash[] {
   const n = to - from;
-  if (m === n) return whole ? [] : [rootOf(leaves, from, to)];
+  if (m === n) return whole ? [] : [rootOf(from, to)];
   const k = split(n);
   return m <= k
-    ? [...subproof(leaves, m, from, from + k, whole), rootOf(leaves, from + k, to)]
-    : [...subproof(leaves, m - k, from + k, to, false), rootOf(leaves, from, from + k)];
+    ? [...subproof(rootOf, m, from, from + k, whole), rootOf(from + k, to)]
+    : [...subproof(rootOf, m - k, from + k, to, false), rootOf(from, from + k)];
+}
+
+/**
+ * A stored node of the tree: the root of the perfect subtree of 2^level leaves starting at leaf
+ * `index * 2^level` (level 0: the leaf hashes themselves). Every range the RFC's recursion asks
+ * for is either such a subtree or splits into them, so a store of these nodes answers any proof
+ * for any size without the leaves: what the checkpointer writes as the log grows
+ * ({@link MerkleFrontier.append} returns the nodes each leaf completes).
+ */
+export interface MerkleNodeId {
+  level: number;
+  index: number;
+}
+
+/** A stored node and its hash. */
+export interface MerkleNode extends MerkleNodeId {
+  hash: MerkleHash;
+}
+
+/**
+ * Reads a stored node. @throws whatever the store throws for a node it does not hold (a
+ * caller fetches {@link nodesForInclusion} or {@link nodesForConsistency} first).
+ */
+export type MerkleNodeReader = (level: number, index: number) => MerkleHash;
+
+/** Range roots assembled from stored nodes: a perfect aligned range is one node, any other splits. */
+function nodeRanges(read: MerkleNodeReader): RangeRoot {
+  const rootOf: RangeRoot = (from, to) => {
+    const n = to - from;
+    if (n === 0) return EMPTY_ROOT;
+    if (isPowerOfTwo(n) && from % n === 0) return read(Math.log2(n), from / n);
+    const k = split(n);
+    return nodeHash(rootOf(from, from + k), rootOf(from + k, to));
+  };
+  return rootOf;
+}
+
+/** The stored nodes a computation reads, in the order it reads them (it never branches on their hashes). */
+function nodesRead(compute: (read: MerkleNodeReader) => unknown): MerkleNodeId[] {
+  const ids: MerkleNodeId[] = [];
+  compute((level, index) => {
+    ids.push({ level, index });
+    return EMPTY_ROOT;
+  });
+  return ids;
+}
+
+/** {@link merkleRoot} of the first `size` leaves, from stored nodes. @throws RangeError for a negative size. */
+export function merkleRootFromNodes(read: MerkleNodeReader, size: number): MerkleHash {
+  if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`a tree of ${size} leaves`);
+  return nodeRanges(read)(0, size);
+}
+
+/** {@link inclusionProof} from stored nodes. @throws RangeError when `index` is not below `size`. */
+export function inclusionProofFromNodes(read: MerkleNodeReader, index: number, size: number): MerkleHash[] {
+  checkIndex(index, size);
+  return pathOf(nodeRanges(read), index, 0, size);
+}
+
+/** {@link consistencyProof} from stored nodes. @throws RangeError unless 0 <= oldSize <= newSize. */
+export function consistencyProofFromNodes(read: MerkleNodeReader, oldSize: number, newSize: number): MerkleHash[] {
+  return consistencyOf(nodeRanges(read), oldSize, newSize);
+}
+
+/** The stored nodes {@link inclusionProofFromNodes} reads (at most about 2 log2(size)): to fetch in one query. */
+export function nodesForInclusion(index: number, size: number): MerkleNodeId[] {
+  return nodesRead((read) => inclusionProofFromNodes(read, index, size));
+}
+
+/** The stored nodes {@link consistencyProofFromNodes} reads: to fetch in one query. */
+export function nodesForConsistency(oldSize: number, newSize: number): MerkleNodeId[] {
+  return nodesRead((read) => consistencyProofFromNodes(read, oldSize, newSize));
 }
 
 /**
@@ -240,16 +325,25 @@ export class MerkleFrontier {
     return this.count;
   }
 
-  /** Appends one leaf hash. */
-  append(leaf: MerkleHash): void {
+  /**
+   * Appends one leaf hash.
+   *
+   * @returns the stored nodes ({@link MerkleNode}) this leaf completes: the leaf itself, then each
+   *   perfect subtree it closes, smallest first.
+   * @throws RangeError when the leaf is not a 32-byte hash.
+   */
+  append(leaf: MerkleHash): MerkleNode[] {
     if (!isHash(leaf)) throw new RangeError('a leaf hash is 32 bytes');
+    const completed: MerkleNode[] = [{ level: 0, index: this.count, hash: leaf }];
     let node = { height: 0, hash: leaf };
     while (this.nodes.length > 0 && this.nodes.at(-1)!.height === node.height) {
       const left = this.nodes.pop()!;
       node = { height: node.height + 1, hash: nodeHash(left.hash, node.hash) };
+      completed.push({ level: node.height, index: Math.floor(this.count / 2 ** node.height), hash: node.hash });
     }
     this.nodes.push(node);
     this.count++;
+    return completed;
   }
 
   /** The root of the tree so far (MTH of every leaf appended). */
