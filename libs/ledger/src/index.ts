@@ -11,6 +11,7 @@ export * from './chain/signed-note.js';
 export * from './event-store/memory-ledger.js';
 export * from './postgres/postgres-ledger.js';
 export * from './postgres/postgres-ledger-writer.js';
+export * from './postgres/postgres-merkle-log.js';
 export * from './event-store/event-store-ledger-writer.js';
 export * from './event-store/kurrentdb-ledger.js';
 export * from './open-ledger-store.js';

@@ -234,6 +234,11 @@ export function nodesForInclusion(index: number, size: number): MerkleNodeId[] {
   return nodesRead((read) => inclusionProofFromNodes(read, index, size));
 }
 
+/** The stored nodes {@link merkleRootFromNodes} reads for a tree of `size` leaves (one per binary digit set). */
+export function nodesForRoot(size: number): MerkleNodeId[] {
+  return nodesRead((read) => merkleRootFromNodes(read, size));
+}
+
 /** The stored nodes {@link consistencyProofFromNodes} reads: to fetch in one query. */
 export function nodesForConsistency(oldSize: number, newSize: number): MerkleNodeId[] {
   return nodesRead((read) => consistencyProofFromNodes(read, oldSize, newSize));
