@@ -8,6 +8,7 @@ export * from './ports/ledger-writer.port.js';
 export * from './chain/hash-chain.js';
 export * from './chain/merkle-tree.js';
 export * from './chain/signed-note.js';
+export * from './chain/ledger-checkpoints.js';
 export * from './event-store/memory-ledger.js';
 export * from './postgres/postgres-ledger.js';
 export * from './postgres/postgres-ledger-writer.js';

@@ -8,7 +8,15 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   consistencyProof,
+  generateNoteKey,
   LEDGER_MIGRATIONS,
+  openLedgerCheckpoint,
+  parseSignerKey,
+  parseVerifierKey,
+  readCheckedEvents,
+  signLedgerCheckpoint,
+  verifyAgainstCheckpoints,
+  type NoteVerifier,
   ledgerLeafHash,
   merkleRoot,
   PostgresLedger,
@@ -58,6 +66,9 @@ async function leavesNow(): Promise<Buffer[]> {
 
 describe('the Merkle tree over the global log', () => {
   let published: MerkleTreeHead;
+  /** A checkpoint signed before the rewrite, and the key that opens it. */
+  let note: string;
+  let verifier: NoteVerifier;
 
   it('follows the log in batches: the same root and proofs as the tree of every event’s leaf', async () => {
     await appendEvents(37);
@@ -87,6 +98,19 @@ describe('the Merkle tree over the global log', () => {
     // An event proven against the root of an earlier size, as a receipt fetched before the growth.
     const old = await tree.inclusionProof(5, 37);
     expect(verifyInclusion(old.leaf, old.index, 37, old.proof, published.root)).toBe(true);
+  });
+
+  it('the events agree with a signed checkpoint of the tree', async () => {
+    const key = generateNoteKey('settle.dev/ledger/test');
+    const tree = new PostgresMerkleLog(pool);
+    const head = await tree.extend();
+    const { rows } = await pool.query<{ global_hash: string }>('SELECT global_hash FROM ledger.events WHERE position = $1', [head.size]);
+    note = signLedgerCheckpoint({ origin: 'settle.dev/ledger/test', size: head.size, root: head.root, globalHash: rows[0]!.global_hash, at: Date.now() }, [
+      parseSignerKey(key.signer),
+    ]);
+    verifier = parseVerifierKey(key.verifier);
+    const result = await verifyAgainstCheckpoints(readCheckedEvents(pool, 10), [openLedgerCheckpoint(note, [verifier])]);
+    expect(result).toEqual({ events: 57, checkpoints: 1, disagreement: null });
   });
 
   it('a history rewritten and recomputed by a superuser is consistent in itself, and not with a root published before', async () => {
@@ -120,5 +144,8 @@ describe('the Merkle tree over the global log', () => {
     expect(verifyConsistency(37, 57, rewrittenAt37, rebuilt.root, await tree.consistencyProof(37, 57))).toBe(true);
     expect(rewrittenAt37.equals(published.root)).toBe(false);
     expect(verifyConsistency(37, 57, published.root, rebuilt.root, await tree.consistencyProof(37, 57))).toBe(false);
+    // Checked from the events themselves against the checkpoint signed before the rewrite.
+    const result = await verifyAgainstCheckpoints(readCheckedEvents(pool), [openLedgerCheckpoint(note, [verifier])]);
+    expect(result.disagreement).toMatchObject({ size: 57, reason: 'ROOT_MISMATCH' });
   });
 });

@@ -1,4 +1,5 @@
 import { inTransaction, type Pool, type PoolClient } from '@settle/platform';
+import type { CheckedEvent } from '../chain/ledger-checkpoints.js';
 import {
   consistencyProofFromNodes,
   inclusionProofFromNodes,
@@ -11,6 +12,29 @@ import {
   type MerkleHash,
   type MerkleNodeId,
 } from '../chain/merkle-tree.js';
+
+/**
+ * Every event of a PostgreSQL ledger from position 1, as the check against signed checkpoints
+ * reads them (`verifyAgainstCheckpoints`): position, stream hash and global hash, in pages of
+ * `batch`, from the events themselves (never from the tree's stored nodes).
+ *
+ * @throws RangeError when an event has no stream hash (a row written before the chains existed).
+ */
+export async function* readCheckedEvents(pool: Pool, batch = MERKLE_BATCH): AsyncGenerator<CheckedEvent> {
+  let after = 0;
+  for (;;) {
+    const { rows } = await pool.query<{ position: string; stream_hash: string | null; global_hash: string | null }>(
+      'SELECT position, stream_hash, global_hash FROM ledger.events WHERE position > $1 ORDER BY position LIMIT $2',
+      [after, batch],
+    );
+    for (const row of rows) {
+      if (row.stream_hash === null || row.global_hash === null) throw new RangeError(`the event at position ${row.position} has no hashes`);
+      after = Number(row.position);
+      yield { position: after, streamHash: row.stream_hash, globalHash: row.global_hash };
+    }
+    if (rows.length < batch) return;
+  }
+}
 
 /** Events read and added to the tree per transaction, by default. */
 export const MERKLE_BATCH = 5_000;
