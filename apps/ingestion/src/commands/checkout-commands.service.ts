@@ -30,6 +30,7 @@ import {
   type CheckoutCommandType,
   type CheckoutStanding,
 } from './command-results.js';
+import { readModelExists } from './read-model-ready.js';
 import { VerificationWaiters } from './verification-waiters.js';
 
 /** How long a `VerifyCheckout` waits for its verification's outcome before it is answered `pending`, milliseconds. */
@@ -390,14 +391,6 @@ function partitionsOf(items: readonly BatchItem[]): Array<{ topic: string; parti
     if (!known || known.next < after) next.set(partitionKey(context), { topic: context.topic, partition: context.partition, next: after });
   }
   return [...next.values()];
-}
-
-/** Whether `read_model` exists yet (the ledger projector owns and creates it): read in the batch's transaction without failing it. */
-async function readModelExists(client: PoolClient): Promise<boolean> {
-  const { rows } = await client.query<{ ready: boolean }>(
-    `SELECT to_regclass('read_model.transaction_status') IS NOT NULL AND to_regclass('read_model.latest_verification') IS NOT NULL AS ready`,
-  );
-  return rows[0]?.ready === true;
 }
 
 /** The read model's state and entitlement status of each reference that has a row. */

@@ -4,6 +4,7 @@ import { Outbox, type OutboxRelay } from '@settle/messaging';
 import { inTransaction, type Logger, type Pool, type PoolClient } from '@settle/platform';
 import { LOGGER, METRICS, OUTBOX, OUTBOX_RELAY, PG_POOL } from '../tokens.js';
 import type { IngestionMetrics } from '../webhooks/webhook.metrics.js';
+import { readModelExists } from './read-model-ready.js';
 import { verifiedResult } from './command-results.js';
 
 /** A `VerifyCheckout` command waiting for its verification's outcome. */
@@ -45,7 +46,7 @@ const TERMINAL_STATES = TRANSACTION_STATUSES.filter((s) => isTerminal(s));
  * its first answer, and answered (row deleted, result in the outbox) in one transaction per pass,
  * `FOR UPDATE SKIP LOCKED`, so several ingestion instances share them and a restart loses none.
  * The check runs every {@link WAITER_POLL_MS} only while waiters exist, and otherwise once every
- * {@link WAITER_BACKSTOP_MS} (the waiters of an instance that went away); a failed pass is
+ * {@link WAITER_BACKSTOP_MS} one query for any waiter (those of an instance that went away); a failed pass is
  * retried with a doubling pause, at most {@link WAITER_RETRY_MAX_MS}.
  */
 @Injectable()
@@ -111,8 +112,22 @@ export class VerificationWaiters implements OnApplicationBootstrap, OnApplicatio
    */
   onApplicationBootstrap(): void {
     this.wake();
-    this.backstop = setInterval(() => this.wake(), WAITER_BACKSTOP_MS);
+    // One indexed query while there is nothing to answer, instead of a pass's transaction.
+    this.backstop = setInterval(
+      () =>
+        void this.waiting().then(
+          (any) => any && this.wake(),
+          () => this.wake(),
+        ),
+      WAITER_BACKSTOP_MS,
+    );
     this.backstop.unref();
+  }
+
+  /** Whether any waiter is stored (answered by the index on `wait_until`). */
+  private async waiting(): Promise<boolean> {
+    const { rows } = await this.pool.query<{ any: boolean }>('SELECT EXISTS (SELECT 1 FROM ingestion.verification_waiters) AS any');
+    return rows[0]?.any === true;
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -131,8 +146,7 @@ export class VerificationWaiters implements OnApplicationBootstrap, OnApplicatio
    */
   async pass(now: Date = new Date()): Promise<boolean> {
     const { answered, left } = await inTransaction(this.pool, async (client) => {
-      const ready = await client.query<{ ready: boolean }>(`SELECT to_regclass('read_model.transaction_status') IS NOT NULL AS ready`);
-      const readModel = ready.rows[0]?.ready === true;
+      const readModel = await readModelExists(client);
       const due = await client.query<{
         causation_id: string;
         reference: string;
