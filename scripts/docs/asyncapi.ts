@@ -69,7 +69,7 @@ export const APP_TOPICS: Readonly<Record<string, AppTopics>> = {
     deadLetters: true,
   },
   'ledger-projector': {
-    sends: ['SettlementRecorded', 'SettledByOverride', 'MoneyMovementRecorded', 'EntitlementGranted', 'EntitlementAccessChanged'],
+    sends: ['SettlementRecorded', 'SettledByOverride', 'MoneyMovementRecorded', 'EntitlementGranted', 'EntitlementAccessChanged', 'LedgerCheckpointed'],
     receives: ['consensusResults'],
     deadLetters: true,
   },
@@ -102,6 +102,7 @@ const MESSAGE_KEYS: Readonly<Record<EventType, { field: string; description: str
   CompleteCheckout: { field: 'reference', description: 'The transaction reference.' },
   VerifyCheckout: { field: 'reference', description: 'The transaction reference.' },
   CheckoutCommandResult: { field: 'reference', description: "The command's reference, as sent." },
+  LedgerCheckpointed: { field: 'origin', description: "The ledger's origin: compaction keeps the latest checkpoint of each ledger." },
 };
 
 const TOPIC_SUMMARIES: Readonly<Record<TopicKey, string>> = {
@@ -117,6 +118,8 @@ const TOPIC_SUMMARIES: Readonly<Record<TopicKey, string>> = {
     "Inbound: upstream checkout services' commands (register, complete, verify a checkout), keyed by reference, with the producer's name in the settle-producer header; the checkout API's Kafka twin. Producers write with the schemas Settle registered (never auto-registering); the broker's ACLs say who may write.",
   checkoutResults:
     "Settle's answer to each checkout command (accepted, duplicate, refused with the HTTP API's problem code, or a verification's outcome), keyed by reference; kept 7 days (retention.ms), whether read or not.",
+  ledgerCheckpoints:
+    'The ledger\'s signed checkpoints (size, Merkle root, global hash, time, Ed25519 signature), keyed by origin on a compacted topic (cleanup.policy=compact): the latest of each ledger stays. Auditors and customers keep the ones they read and check the ledger against them (docs/ledger.md, "Checkpoints").',
 };
 
 /** The record types published on a topic, in `EVENT_TYPES` order. */

@@ -297,6 +297,36 @@ export interface EntitlementGrantedV1 {
   ledger_position: number;
 }
 
+/** A signed checkpoint of the immutable ledger (docs/ledger.md, "Checkpoints"): the ledger's first `size` events have the Merkle root `root` (RFC 9162) and the global chain's hash `global_hash` at position `size`, signed with the ledger's Ed25519 checkpoint key in the transparency logs' signed-note format (`note`). Published on a compacted topic keyed by origin, so the topic always holds the latest checkpoint of each ledger; auditors, monitors and customers keep the ones they saw and check the ledger against them. Contains no personal data. */
+export interface LedgerCheckpointedV1 {
+  /** Unique id of this event (one per origin and size); the idempotency key downstream. */
+  event_id: string;
+  /** When the checkpoint was signed, epoch milliseconds. */
+  occurred_at: number;
+  /** The event id again: a checkpoint belongs to no payment's flow. */
+  correlation_id: string;
+  /** checkpoint-<size>: the name logs and the dead-letter topic give the record (every Settle record has a reference); a checkpoint belongs to no transaction. */
+  reference: string;
+  /** The ledger's name (settle.dev/ledger/<deployment>); also the Kafka message key. */
+  origin: string;
+  /** Events covered: global positions 1 to size. */
+  size: number;
+  /** The Merkle root over those events, 64 hex digits. */
+  root: string;
+  /** The global chain's hash at position size, 64 hex digits. */
+  global_hash: string;
+  /** The public key that signed it, as published: <name>+<key id (8 hex digits)>+<base64 of 0x01 and the Ed25519 key>. Trust it only once it matches a key you got from the deployment's own channel (docs/ledger.md, "The checkpoint key"). */
+  key: string;
+  /** The signed note exactly as published (its text and signature lines); what a verifier checks. */
+  note: string;
+  /** The ledger stream the checkpoint fact is in (ledger-checkpoints). */
+  ledger_stream: string;
+  /** Its revision in that stream. */
+  ledger_revision: number;
+  /** Its own global position (after size: the next checkpoint covers it). */
+  ledger_position: number;
+}
+
 /** An operator resolved a State Mismatch (docs/state-machine.md, "Resolving a State Mismatch"): accept_as_paid (proposed by one operator, approved by a different admin in the console) or refund_due (an admin; the exception stays open until the provider shows the money returned). Published by ingestion's admin API on the consensus-results topic, keyed by reference, for the ledger projector, which checks the transaction's stream and records SettledByOverride (and its grant) or MismatchRefundDue; a request the stream refuses goes to the dead-letter topic. */
 export interface MismatchResolutionRequestedV1 {
   /** Unique id of this request; the resolution facts' ids derive from it. */
@@ -774,6 +804,7 @@ export interface ContractMap {
   DeliveryDeadLettered: DeliveryDeadLetteredV1;
   EntitlementAccessChanged: EntitlementAccessChangedV1;
   EntitlementGranted: EntitlementGrantedV1;
+  LedgerCheckpointed: LedgerCheckpointedV1;
   MismatchResolutionRequested: MismatchResolutionRequestedV1;
   MoneyMovementRecorded: MoneyMovementRecordedV1;
   MoneyMovementsObserved: MoneyMovementsObservedV1;
@@ -819,6 +850,7 @@ export const CONTRACT_LITERALS: { readonly [K in keyof ContractMap]: readonly Co
     { path: ['reason'], values: REVOCATION_REASONS },
   ],
   EntitlementGranted: [{ path: ['event'], values: GRANT_EVENT_KINDS }],
+  LedgerCheckpointed: [],
   MismatchResolutionRequested: [{ path: ['resolution'], values: MISMATCH_RESOLUTIONS }],
   MoneyMovementRecorded: [
     { path: ['provider'], values: PROVIDERS },

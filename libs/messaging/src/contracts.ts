@@ -38,6 +38,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'CompleteCheckout',
   'VerifyCheckout',
   'CheckoutCommandResult',
+  'LedgerCheckpointed',
 ];
 
 /** A decoded message: its record name and payload, narrowed together. */

@@ -28,6 +28,12 @@ export interface Topics {
   checkoutCommands: string;
   /** Settle's answer to each checkout command (accepted, duplicate, refused, verified), keyed by reference; kept {@link CHECKOUT_RESULTS_RETENTION_MS}. */
   checkoutResults: string;
+  /**
+   * The ledger's signed checkpoints (docs/ledger.md, "Checkpoints"), keyed by origin on a compacted
+   * topic ({@link topicConfig}): it always holds the latest checkpoint of each ledger, for auditors,
+   * monitors and customers who keep the ones they saw.
+   */
+  ledgerCheckpoints: string;
 }
 
 /** Topic names under a prefix (`settle` by default). */
@@ -41,6 +47,7 @@ export function topicNames(prefix: string): Topics {
     deadLetter: `${prefix}.dead-letter.v1`,
     checkoutCommands: `${prefix}.checkout-commands.v1`,
     checkoutResults: `${prefix}.checkout-results.v1`,
+    ledgerCheckpoints: `${prefix}.ledger-checkpoints.v1`,
   };
 }
 
@@ -77,6 +84,8 @@ export function topicFor(topics: Topics, type: EventType): string {
       return topics.checkoutCommands;
     case 'CheckoutCommandResult':
       return topics.checkoutResults;
+    case 'LedgerCheckpointed':
+      return topics.ledgerCheckpoints;
   }
 }
 
@@ -90,6 +99,8 @@ export const CHECKOUT_RESULTS_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** Topic settings Settle sets when it creates a topic (Kafka's `configEntries`), beside the broker's defaults. */
 export function topicConfig(topics: Topics, topic: string): Array<{ name: string; value: string }> {
   if (topic === topics.checkoutResults) return [{ name: 'retention.ms', value: String(CHECKOUT_RESULTS_RETENTION_MS) }];
+  // Compacted: the latest checkpoint of each origin stays, however old; the history is in the checkpoint sink.
+  if (topic === topics.ledgerCheckpoints) return [{ name: 'cleanup.policy', value: 'compact' }];
   return [];
 }
 

@@ -11,6 +11,7 @@ import { accessChangeOf, isAccessChangeType } from '../events/entitlement-access
 import { entitlementGrantedOf, parseEntitlementStream } from '../events/entitlement-granted.js';
 import { isMismatchResolutionType, mismatchResolutionDataOf, overrideDecidersOf } from '../events/mismatch-resolution.js';
 import { isMoneyMovementType, moneyMovementDataOf } from '../events/money-movement.js';
+import { CHECKPOINT_STREAM, ledgerCheckpointedOf } from '../events/ledger-checkpointed.js';
 import type { RecordedLedgerEvent } from '../ports/ledger.port.js';
 import { LedgerEventShapeError, parseTransactionStream, transactionOutcomeOf } from '../events/transaction-outcome.js';
 import {
@@ -264,6 +265,7 @@ export const LEDGER_RECORD_TYPES = [
   'MoneyMovementRecorded',
   'EntitlementGranted',
   'EntitlementAccessChanged',
+  'LedgerCheckpointed',
 ] as const;
 
 /**
@@ -274,7 +276,8 @@ export const LEDGER_RECORD_TYPES = [
  * `EntitlementGranted` (entitlement-events topic, keyed by user, docs/delivery.md) for every
  * grant and an `EntitlementAccessChanged` for every revocation or reinstatement; a
  * `SettledByOverride` (settlements topic) for a State Mismatch two people accepted as paid (the
- * other resolution facts are not published). Ids are derived
+ * other resolution facts are not published); a `LedgerCheckpointed` (ledger-checkpoints topic, keyed by
+ * origin) for every signed checkpoint (docs/ledger.md, "Checkpoints"). Ids are derived
  * from the ledger events, so projecting an event twice yields the same messages (consumers
  * de-duplicate by `event_id`).
  *
@@ -282,6 +285,7 @@ export const LEDGER_RECORD_TYPES = [
  */
 export function outboxMessagesOf(events: readonly ProjectedEvent[]): OutboxMessage[] {
   return events.flatMap((event): OutboxMessage[] => {
+    if (event.streamId === CHECKPOINT_STREAM) return [checkpointMessage(event)];
     if (parseEntitlementStream(event.streamId) && isAccessChangeType(event.type)) return [accessChangeMessage(event)];
     if (parseTransactionStream(event.streamId) !== null && isMoneyMovementType(event.type)) return [moneyMovementMessage(event)];
     if (parseTransactionStream(event.streamId) !== null && isMismatchResolutionType(event.type)) return overrideMessages(event);
@@ -436,4 +440,29 @@ function overrideMessages(event: ProjectedEvent): OutboxMessage[] {
       },
     },
   ];
+}
+
+/** The `LedgerCheckpointed` record of a checkpoint fact, keyed by origin (a compacted topic keeps the latest). */
+function checkpointMessage(event: ProjectedEvent): OutboxMessage {
+  const d = ledgerCheckpointedOf(event);
+  return {
+    type: 'LedgerCheckpointed',
+    key: d.origin,
+    causationId: event.metadata.causationId,
+    payload: {
+      event_id: event.eventId,
+      occurred_at: Date.parse(d.at),
+      correlation_id: event.metadata.correlationId,
+      reference: `checkpoint-${d.size}`,
+      origin: d.origin,
+      size: d.size,
+      root: d.root,
+      global_hash: d.global_hash,
+      key: d.key,
+      note: d.note,
+      ledger_stream: event.streamId,
+      ledger_revision: event.revision,
+      ledger_position: event.position,
+    },
+  };
 }
