@@ -5,6 +5,7 @@ import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Service } from 'kubernetes-models/v1/Service';
+import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import { loadConsoleConfig, loadDispatcherConfig, loadIngestionConfig, loadProjectorConfig, loadSweeperConfig, loadVerifierConfig } from '@settle/config';
 import { loadSandboxConfig } from '../apps/provider-sandbox/src/config.js';
@@ -28,6 +29,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'v1/ConfigMap': ConfigMap,
+  'v1/PersistentVolumeClaim': PersistentVolumeClaim,
   'v1/Service': Service,
 };
 
@@ -211,16 +213,19 @@ describe('deploy/kubernetes', () => {
     expect(projector.ledgerStore.kind).toBe('postgres');
     expect(projector.metricsPort).toBe(9464);
     expect(loadSweeperConfig(podEnv('sweeper')).metricsPort).toBe(9464);
+    // The checkpoint sink is the mounted claim (docs/ledger.md, "Where checkpoints go").
+    const sinkDir = loadProjectorConfig(podEnv('ledger-projector')).checkpoints.dir;
+    expect(container('ledger-projector').volumeMounts?.some((m) => m.mountPath === sinkDir)).toBe(true);
     expect(loadDispatcherConfig(podEnv('dispatcher')).http).toEqual({ host: '0.0.0.0', port: 3200 });
     const console = loadConsoleConfig(podEnv('console'));
     expect(console.ingestion.url).toBe('http://ingestion:3000');
     expect(console.kafka?.topicPrefix).toBe('settle');
     expect(loadSandboxConfig(podEnv('provider-sandbox')).providers.paystack.webhookUrl).toBe('http://ingestion:3000/v1/webhooks/paystack');
     // Each vault's master keys: read at boot by the vault, from a Secret no other app is given.
-    const vaults = (['ingestion', 'verifier', 'dispatcher'] as const).map(
+    const vaults = (['ingestion', 'verifier', 'dispatcher', 'ledger-projector'] as const).map(
       (app) => container(app).env!.find((e) => e.name === 'SETTLE_VAULT_MASTER_KEYS')?.valueFrom?.secretKeyRef?.name,
     );
-    expect(new Set(vaults).size).toBe(3);
+    expect(new Set(vaults).size).toBe(4);
     expect(vaults.every(Boolean)).toBe(true);
   });
 

@@ -21,7 +21,7 @@ import { SANDBOX_ENV_SCHEMAS } from '../../apps/provider-sandbox/src/config.js';
 export const APP_ENV_SCHEMAS = {
   ingestion: [ingestionEnv, providerIngestionEnv, vaultEnv, tracingEnv],
   verifier: [verifierEnv, providerVerifierEnv, vaultEnv, tracingEnv],
-  'ledger-projector': [projectorEnv, tracingEnv],
+  'ledger-projector': [projectorEnv, vaultEnv, tracingEnv],
   sweeper: [sweeperEnv, tracingEnv],
   dispatcher: [dispatcherEnv, vaultEnv, tracingEnv],
   console: [consoleEnv, tracingEnv],

@@ -57,6 +57,11 @@ VAULT_KEY_FILE="$SETTLE_HOME/vault/master-keys.json"
 WEBHOOK_VAULT_KEY_FILE="$SETTLE_HOME/vault/webhook-master-keys.json"
 # The dispatcher's vault (customer endpoint secrets it generates), under keys only it holds.
 ENDPOINT_VAULT_KEY_FILE="$SETTLE_HOME/vault/endpoint-master-keys.json"
+# The ledger projector's vault (the ledger's checkpoint signing key, made on first use), under keys only it holds.
+LEDGER_VAULT_KEY_FILE="$SETTLE_HOME/vault/ledger-master-keys.json"
+# Where the signed checkpoints and their public keys are written, once each: a local folder here,
+# write-once storage in production (docs/ledger.md, "Where checkpoints go").
+LEDGER_CHECKPOINT_DIR="$SETTLE_HOME/ledger-checkpoints"
 vault_cli() { # vault_cli <schema> <key file> <command...>
   local schema="$1" keys="$2"; shift 2
   SETTLE_VAULT_SCHEMA="$schema" SETTLE_VAULT_MASTER_KEY_FILE="$keys" node "$SETTLE_ROOT/dist/scripts/ops/vault.js" "$@"
@@ -87,6 +92,8 @@ ensure_vault() {
   chmod 700 "$(dirname "$VAULT_KEY_FILE")"
   seed_vault vault "$VAULT_KEY_FILE" <<<"$credentials"
   [ -f "$ENDPOINT_VAULT_KEY_FILE" ] || vault_cli endpoint_vault "$ENDPOINT_VAULT_KEY_FILE" rotate --key-file "$ENDPOINT_VAULT_KEY_FILE" >&2
+  [ -f "$LEDGER_VAULT_KEY_FILE" ] || vault_cli ledger_vault "$LEDGER_VAULT_KEY_FILE" rotate --key-file "$LEDGER_VAULT_KEY_FILE" >&2
+  mkdir -p "$LEDGER_CHECKPOINT_DIR"
   seed_vault webhook_vault "$WEBHOOK_VAULT_KEY_FILE" <<<"$webhook_secrets"
 }
 
@@ -161,7 +168,9 @@ app_env() {
       # shellcheck disable=SC2046 # provider_verifier_env prints VAR=value words without spaces
       echo "SETTLE_VAULT_MASTER_KEY_FILE=$VAULT_KEY_FILE" $(provider_verifier_env "http://127.0.0.1:$SETTLE_SANDBOX_PORT") \
         "METRICS_PORT=$SETTLE_VERIFIER_METRICS_PORT" ;;
-    ledger-projector) echo "METRICS_PORT=$SETTLE_PROJECTOR_METRICS_PORT" ;;
+    ledger-projector)
+      echo "METRICS_PORT=$SETTLE_PROJECTOR_METRICS_PORT" "SETTLE_VAULT_MASTER_KEY_FILE=$LEDGER_VAULT_KEY_FILE" \
+        "LEDGER_CHECKPOINT_DIR=$LEDGER_CHECKPOINT_DIR" ;;
     sweeper) echo "METRICS_PORT=$SETTLE_SWEEPER_METRICS_PORT" ;;
     dispatcher)
       echo "DISPATCHER_PORT=$SETTLE_DISPATCHER_PORT" "SETTLE_ADMIN_API_KEY_SHA256=$SETTLE_ADMIN_API_KEY_SHA256" \

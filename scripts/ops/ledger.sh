@@ -12,4 +12,9 @@ export DATABASE_URL="${DATABASE_URL:-$(settle_pg_url settle)}"
 export KAFKA_BROKERS="${KAFKA_BROKERS:-127.0.0.1:$SETTLE_KAFKA_PORT}"
 export SCHEMA_REGISTRY_URL="${SCHEMA_REGISTRY_URL:-http://127.0.0.1:$SETTLE_REGISTRY_PORT/apis/ccompat/v7}"
 export SETTLE_TOPIC_PREFIX="${SETTLE_TOPIC_PREFIX:-settle}"
+# The checkpoint sink and the ledger vault's master keys, as stack.sh gives them to the projector.
+export LEDGER_CHECKPOINT_DIR="${LEDGER_CHECKPOINT_DIR:-$SETTLE_HOME/ledger-checkpoints}"
+if [ -z "${SETTLE_VAULT_MASTER_KEYS:-}" ]; then
+  export SETTLE_VAULT_MASTER_KEY_FILE="${SETTLE_VAULT_MASTER_KEY_FILE:-$SETTLE_HOME/vault/ledger-master-keys.json}"
+fi
 exec node "$SETTLE_ROOT/dist/scripts/ops/ledger.js" "$@"

@@ -6,6 +6,8 @@
  *                          [--since <ISO time>] [--until <ISO time>] [--format jsonl|csv]
  *   ./settle ledger export  (the same as replay; for auditors: --format csv)
  *   ./settle ledger verify [--from <position>]
+ *   ./settle ledger checkpoint
+ *   ./settle ledger rotate-checkpoint-key
  *   ./settle ledger rebuild-read-models
  *   ./settle ledger republish --since <position|ISO time> [--until <position|ISO time>]
  *                             [--topic settlements|entitlements] [--dry-run] [--batch-size <n>]
@@ -40,6 +42,7 @@ import {
 import { connectMessaging, topicNames, type MessagingConnection, type OutgoingRecord } from '@settle/messaging';
 import { createPool, migrateSchema, type Pool } from '@settle/platform';
 import { pino } from 'pino';
+import { checkAgainstCheckpoints, checkpointNow, rotateCheckpointKey, type CheckpointCheck } from './ledger-checkpoints.js';
 import { parseRepublishArgs, republish, RepublishUsageError } from './republish.js';
 
 const USAGE = `usage: settle ledger <command> [options]
@@ -49,7 +52,10 @@ const USAGE = `usage: settle ledger <command> [options]
                         --reference: a transaction's outcomes, --user and --entitlement: that user's grants
   export                the same as replay (auditors: --format csv)
   verify [--from <position>]
-                        verify the SHA-256 chains (per stream and global); report the first break
+                        verify the SHA-256 chains (per stream and global) and, on PostgreSQL, the ledger against
+                        every signed checkpoint in LEDGER_CHECKPOINT_DIR; report the first break
+  checkpoint            sign a checkpoint of the ledger now (PostgreSQL) and write it to the checkpoint sink
+  rotate-checkpoint-key make a new checkpoint key in the ledger's vault; print its public key (to distribute)
   rebuild-read-models   drop and rebuild the ledger's read models (transaction_status, entitlements, unmatched_payments,
                         reconciliation_runs, reconciliation_exceptions) from the ledger alone
   republish --since <position|time> [--until <position|time>] [--topic settlements|entitlements] [--dry-run] [--batch-size <n>]
@@ -57,7 +63,9 @@ const USAGE = `usage: settle ledger <command> [options]
                         recording times; --since inclusive, --until exclusive) with their original ids, for a
                         subscriber that lost its state; --dry-run counts only
 environment: DATABASE_URL; LEDGER_STORE=postgres (default) | kurrentdb with KURRENTDB_CONNECTION_STRING;
-             republish: KAFKA_BROKERS, SCHEMA_REGISTRY_URL, SETTLE_TOPIC_PREFIX (default settle)`;
+             republish, checkpoint: KAFKA_BROKERS, SCHEMA_REGISTRY_URL, SETTLE_TOPIC_PREFIX (default settle);
+             checkpoints: LEDGER_CHECKPOINT_DIR, LEDGER_ORIGIN, LEDGER_CHECKPOINT_KEYS (keys to trust; default: the sink's),
+             checkpoint, rotate-checkpoint-key: SETTLE_VAULT_MASTER_KEY_FILE (the ledger vault's master keys)`;
 
 class UsageError extends Error {}
 
@@ -210,7 +218,24 @@ async function verify(pool: Pool, opened: OpenedLedgerStore, args: string[]): Pr
       ? `verified ${checked} events after position ${from} up to the head at ${last}: both chains hold (head ${globalHash}) in ${seconds.toFixed(1)} s\n`
       : `verified ${checked} events of KurrentDB up to position ${last}: every stream's chain holds (this store keeps no global chain) in ${seconds.toFixed(1)} s\n`,
   );
-  return 0;
+  if (opened.kind !== 'postgres') return 0;
+  const check = await checkAgainstCheckpoints(pool);
+  process.stderr.write(`${checkpointReport(check)}\n`);
+  return check.status === 'broken' ? 1 : 0;
+}
+
+/** One line (two for a break) on the check against the signed checkpoints. */
+function checkpointReport(check: CheckpointCheck): string {
+  switch (check.status) {
+    case 'not_checked':
+      return `checkpoints: not checked (${check.why}): a history rewritten and recomputed inside the database would pass the chains alone`;
+    case 'held':
+      return check.latest
+        ? `checkpoints: the ledger matches all ${check.checkpoints} signed checkpoints (keys from ${check.keysFrom}); the latest covers positions 1 to ${check.latest.size}, signed ${new Date(check.latest.at).toISOString()}`
+        : 'checkpoints: none to check';
+    case 'broken':
+      return `BROKEN against the signed checkpoint of size ${check.size}: ${check.reason}\n  expected ${check.expected}\n  found    ${check.found}`;
+  }
 }
 
 async function rebuild(pool: Pool, opened: OpenedLedgerStore): Promise<number> {
@@ -296,7 +321,8 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return command ? 0 : 2;
   }
-  if (!['replay', 'export', 'verify', 'rebuild-read-models', 'republish'].includes(command)) throw new UsageError(`unknown command ${command}`);
+  if (!['replay', 'export', 'verify', 'checkpoint', 'rotate-checkpoint-key', 'rebuild-read-models', 'republish'].includes(command))
+    throw new UsageError(`unknown command ${command}`);
   if (!url) throw new UsageError('set DATABASE_URL');
   let storeConfig;
   try {
@@ -309,6 +335,19 @@ async function main(argv: string[]): Promise<number> {
   const ledger = openLedgerStore(storeConfig, pool);
   try {
     if (command === 'verify') return await verify(pool, ledger, args);
+    if (command === 'checkpoint') {
+      if (ledger.kind !== 'postgres') throw new UsageError('checkpoints need the PostgreSQL ledger (docs/ledger.md, "Checkpoints on KurrentDB")');
+      process.stderr.write(`${await checkpointNow(pool, ledger)}\n`);
+      return 0;
+    }
+    if (command === 'rotate-checkpoint-key') {
+      const { verifierKey, version, published } = await rotateCheckpointKey(pool);
+      process.stdout.write(`${verifierKey}\n`);
+      process.stderr.write(
+        `the checkpoint key is now version ${version} of the ledger vault; its public key (above) is ${published ? 'published in the checkpoint sink' : 'NOT published: LEDGER_CHECKPOINT_DIR is unset'}; add it to every verifier's LEDGER_CHECKPOINT_KEYS and keep the old ones (docs/ledger.md, "The checkpoint key")\n`,
+      );
+      return 0;
+    }
     if (command === 'rebuild-read-models') return await rebuild(pool, ledger);
     if (command === 'republish') return await republishCommand(pool, ledger, args);
     return await replay(pool, ledger, args);

@@ -4,16 +4,23 @@ import {
   CheckpointedLedgerProjection,
   EventStoreLedgerWriter,
   eventStoreProbe,
+  FolderCheckpointSink,
   LEDGER_MIGRATIONS,
+  LEDGER_VAULT_SCHEMA,
+  LedgerCheckpointer,
   openLedgerStore,
   PostgresLedgerWriter,
+  PostgresMerkleLog,
   READ_MODEL_MIGRATIONS,
   upsertLatestVerifications,
+  VaultCheckpointKey,
   type LedgerWriter,
 } from '@settle/ledger';
 import type { BatchItem } from '@settle/messaging';
 import { ConsumeBatches, WORKER_CONTEXT, WorkerModule, type WorkerContext } from '@settle/runtime';
+import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { AfterSettlementProjection } from './after-settlement.js';
+import { CheckpointSchedule } from './checkpoints/checkpoint-schedule.js';
 import { ProjectionService } from './projection.service.js';
 import { ProjectorMetrics } from './projector.metrics.js';
 
@@ -24,6 +31,8 @@ interface OpenedLedger {
   writer: LedgerWriter;
   /** KurrentDB only: the checkpointed projection of `$all` that keeps the read models and fills the outbox. */
   projection: CheckpointedLedgerProjection | null;
+  /** PostgreSQL only: the signed checkpoints' schedule (docs/ledger.md, "Checkpoints"). */
+  checkpoints: CheckpointSchedule | null;
   close(): Promise<void>;
 }
 
@@ -50,9 +59,11 @@ export class ProjectionController implements OnApplicationBootstrap, OnApplicati
 
   onApplicationBootstrap(): void {
     this.ledger.projection?.start();
+    this.ledger.checkpoints?.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.ledger.checkpoints?.stop();
     await this.ledger.projection?.stop();
     await this.ledger.close();
   }
@@ -74,38 +85,49 @@ export class ProjectionController implements OnApplicationBootstrap, OnApplicati
       // The projector owns both schemas: `ledger` (its outbox and, on an event store, the projection
       // checkpoints live there whichever store holds the events) and `read_model`, which ingestion
       // reads (docs/postgres.md).
-      migrations: [LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS],
-      produces: ['SettlementRecorded', 'SettledByOverride', 'MoneyMovementRecorded', 'EntitlementGranted', 'EntitlementAccessChanged'],
+      migrations: [LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS, vaultMigrations(LEDGER_VAULT_SCHEMA)],
+      produces: ['SettlementRecorded', 'SettledByOverride', 'MoneyMovementRecorded', 'EntitlementGranted', 'EntitlementAccessChanged', 'LedgerCheckpointed'],
       outboxes: [{ schema: 'ledger' }],
     }),
   ],
   controllers: [ProjectionController],
   providers: [
+    { provide: ProjectorMetrics, inject: [WORKER_CONTEXT], useFactory: ({ metrics }: ProjectorContext) => new ProjectorMetrics(metrics) },
     {
       provide: LEDGER,
-      inject: [WORKER_CONTEXT],
-      useFactory: ({ config, pool, logger, outboxes, addHealthProbes }: ProjectorContext): OpenedLedger => {
+      inject: [WORKER_CONTEXT, ProjectorMetrics],
+      useFactory: ({ config, pool, logger, outboxes, addHealthProbes }: ProjectorContext, metrics: ProjectorMetrics): OpenedLedger => {
         const { outbox, relay } = outboxes.ledger;
         const opened = openLedgerStore(config.ledgerStore, pool);
         logger.info({ ledgerStore: opened.kind }, 'ledger store selected');
         // Readiness also reflects the ledger's store (on KurrentDB, its server).
         addHealthProbes([eventStoreProbe(opened)]);
-        if (opened.kind === 'postgres')
-          return { writer: new PostgresLedgerWriter(pool, opened.store, outbox, relay), projection: null, close: () => opened.close() };
+        if (opened.kind === 'postgres') {
+          const writer = new PostgresLedgerWriter(pool, opened.store, outbox, relay);
+          const { origin, intervalMs, dir } = config.checkpoints;
+          const key = new VaultCheckpointKey(new CredentialsVault(new PostgresVaultStore(pool, LEDGER_VAULT_SCHEMA), loadMasterKeyRing(), { logger }), origin);
+          const sink = dir ? new FolderCheckpointSink(dir) : null;
+          if (!sink) logger.warn('LEDGER_CHECKPOINT_DIR is not set: checkpoints are published on Kafka only (settle_ledger_checkpoint_sink_up is 0)');
+          const checkpointer = new LedgerCheckpointer(pool, writer, new PostgresMerkleLog(pool), key, sink, origin);
+          const schedule = new CheckpointSchedule(checkpointer, intervalMs, metrics, logger.child({ component: 'ledger-checkpoints' }));
+          return { writer, projection: null, checkpoints: schedule, close: () => opened.close() };
+        }
+        // KurrentDB keeps no global chain: what a checkpoint would commit to there is in docs/ledger.md; none is made.
+        logger.warn('signed checkpoints need the PostgreSQL ledger (docs/ledger.md, "Checkpoints on KurrentDB"); none are made');
         const projection = new CheckpointedLedgerProjection(pool, opened.store, outbox, relay, logger.child({ component: 'ledger-projection' }));
         const writer = new EventStoreLedgerWriter(
           opened.store,
           (rows) => upsertLatestVerifications(pool, rows),
           () => projection.wake(),
         );
-        return { writer, projection, close: () => opened.close() };
+        return { writer, projection, checkpoints: null, close: () => opened.close() };
       },
     },
     {
       provide: ProjectionService,
-      inject: [WORKER_CONTEXT, LEDGER],
-      useFactory: ({ config, logger, metrics }: ProjectorContext, ledger: OpenedLedger) =>
-        new ProjectionService(ledger.writer, logger, new ProjectorMetrics(metrics), new AfterSettlementProjection(logger, config.accessPolicies)),
+      inject: [WORKER_CONTEXT, LEDGER, ProjectorMetrics],
+      useFactory: ({ config, logger }: ProjectorContext, ledger: OpenedLedger, metrics: ProjectorMetrics) =>
+        new ProjectionService(ledger.writer, logger, metrics, new AfterSettlementProjection(logger, config.accessPolicies)),
     },
   ],
 })

@@ -1,4 +1,4 @@
-import { Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Upper bounds of the append-latency buckets, seconds: 1 ms to 10 s. */
 export const LEDGER_APPEND_SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -18,6 +18,19 @@ export class ProjectorMetrics {
   /** Consensus results projected in one committed ledger session (one fetch, merged across partitions). */
   readonly appendBatchSize: Histogram;
 
+  /** Signed checkpoints made (docs/ledger.md, "Checkpoints"). */
+  readonly checkpointsMade: Counter;
+
+  /** Checkpoint attempts that failed (the vault, the database): none is made until one succeeds. */
+  readonly checkpointFailures: Counter;
+
+  /** The size (events covered) of the last checkpoint made or found, and when it was signed (epoch seconds). */
+  readonly checkpointSize: Gauge;
+  readonly checkpointTimestamp: Gauge;
+
+  /** 1 when the last write to the checkpoint sink succeeded, 0 when it failed or no sink is configured (alert LedgerCheckpointSinkDown). */
+  readonly sinkUp: Gauge;
+
   /** @param registry - the app's registry (`createMetricsRegistry`), where these are registered; a new empty one by default. */
   constructor(readonly registry: Registry = new Registry()) {
     this.appendDuration = new Histogram({
@@ -30,6 +43,23 @@ export class ProjectorMetrics {
       name: 'settle_ledger_append_batch_size',
       help: 'Consensus results projected in one committed ledger session',
       buckets: LEDGER_BATCH_SIZE_BUCKETS,
+      registers: [registry],
+    });
+    this.checkpointsMade = new Counter({ name: 'settle_ledger_checkpoints_total', help: 'Signed ledger checkpoints made', registers: [registry] });
+    this.checkpointFailures = new Counter({
+      name: 'settle_ledger_checkpoint_failures_total',
+      help: 'Ledger checkpoint attempts that failed (vault, database)',
+      registers: [registry],
+    });
+    this.checkpointSize = new Gauge({ name: 'settle_ledger_checkpoint_size', help: 'Events covered by the last signed checkpoint', registers: [registry] });
+    this.checkpointTimestamp = new Gauge({
+      name: 'settle_ledger_checkpoint_timestamp_seconds',
+      help: 'When the last checkpoint was signed, epoch seconds',
+      registers: [registry],
+    });
+    this.sinkUp = new Gauge({
+      name: 'settle_ledger_checkpoint_sink_up',
+      help: '1 when the last write to the checkpoint sink succeeded, 0 when it failed or no sink is configured',
       registers: [registry],
     });
   }

@@ -168,9 +168,16 @@ export function loadProjectorConfig(env: NodeJS.ProcessEnv = process.env): Worke
   ledgerStore: LedgerStoreConfig;
   /** Access policies by entitlement (`ACCESS_POLICIES`); an entitlement not listed, or a field left out, keeps the default. */
   accessPolicies: Readonly<Record<string, Partial<AccessPolicy>>>;
+  /** Signed checkpoints (docs/ledger.md, "Checkpoints"): the ledger's origin, how often, where the notes go (`null`: no sink). */
+  checkpoints: { origin: string; intervalMs: number; dir: string | null };
 } {
   const e = parse(projectorEnv, env);
-  return { ...toWorker(e), ledgerStore: toLedgerStore(e), accessPolicies: e.ACCESS_POLICIES };
+  return {
+    ...toWorker(e),
+    ledgerStore: toLedgerStore(e),
+    accessPolicies: e.ACCESS_POLICIES,
+    checkpoints: { origin: e.LEDGER_ORIGIN, intervalMs: e.LEDGER_CHECKPOINT_INTERVAL_MS, dir: e.LEDGER_CHECKPOINT_DIR || null },
+  };
 }
 
 /** Where the ledger lives (`LEDGER_STORE`, `KURRENTDB_CONNECTION_STRING`), for the ops command line. @throws ConfigError */

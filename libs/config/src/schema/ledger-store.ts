@@ -68,6 +68,22 @@ export const projectorEnv = sharedEnv
   .extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 }))
   .extend(ledgerStoreFields)
   .extend({
+    LEDGER_ORIGIN: z
+      .string()
+      .trim()
+      .regex(/^[^\s+]+$/, 'no space or plus sign')
+      .default('settle.dev/ledger/local')
+      .meta({
+        description:
+          'The ledger\'s name in its signed checkpoints and their key, `settle.dev/ledger/<deployment>` (docs/ledger.md, "Checkpoints"): one per deployment, never reused, so a checkpoint of one ledger cannot pass for another\'s.',
+      }),
+    LEDGER_CHECKPOINT_INTERVAL_MS: z.coerce.number().int().min(1_000).default(60_000).meta({
+      description: 'How often the projector signs a checkpoint of the ledger when anything but checkpoints was appended since the last, milliseconds.',
+    }),
+    LEDGER_CHECKPOINT_DIR: z.string().trim().optional().meta({
+      description:
+        'The folder the signed checkpoints and the public keys are written to, once each; point it at write-once storage (docs/ledger.md, "Where checkpoints go"). Never created by Settle: unset or missing, checkpoints are still made and published on Kafka, and `settle_ledger_checkpoint_sink_up` is 0 (an alert).',
+    }),
     ACCESS_POLICIES: accessPolicies.meta({
       description:
         'What a partial refund and an opened dispute do to the access a payment bought, per entitlement, as JSON: `{"pro-monthly":{"partialRefund":"revoke","disputeOpened":"suspend"}}`. Unset or unlisted: keep both (a full refund, a reversal and a lost dispute always revoke; docs/delivery.md).',

@@ -1,0 +1,154 @@
+/**
+ * The checkpoint side of `./settle ledger` (docs/ledger.md, "Checkpoints"): the check of the
+ * ledger against the signed checkpoints read from the checkpoint sink, a checkpoint on demand,
+ * and the rotation of the checkpoint key. Thin: the work is in `libs/ledger`.
+ *
+ * Environment: LEDGER_CHECKPOINT_DIR (the sink's folder), LEDGER_ORIGIN (default
+ * `settle.dev/ledger/local`), LEDGER_CHECKPOINT_KEYS (the verifier keys to trust, one per line or
+ * comma-separated; unset: those published in the sink's `keys/` folder); `checkpoint` and
+ * `rotate-checkpoint-key` also the ledger vault's master keys (SETTLE_VAULT_MASTER_KEY_FILE or
+ * SETTLE_VAULT_MASTER_KEYS), and `checkpoint` KAFKA_BROKERS and SCHEMA_REGISTRY_URL (its record goes
+ * through the ledger's outbox, which the projector's relay publishes).
+ */
+import {
+  FolderCheckpointSink,
+  LEDGER_VAULT_SCHEMA,
+  LedgerCheckpointer,
+  NoteError,
+  openLedgerCheckpoint,
+  parseVerifierKey,
+  PostgresLedgerWriter,
+  PostgresMerkleLog,
+  readCheckedEvents,
+  VaultCheckpointKey,
+  verifyAgainstCheckpoints,
+  type CheckpointSink,
+  type LedgerCheckpoint,
+  type NoteVerifier,
+  type OpenedLedgerStore,
+} from '@settle/ledger';
+import { connectMessaging, Outbox } from '@settle/messaging';
+import { migrateSchema, type Pool } from '@settle/platform';
+import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
+import { pino } from 'pino';
+
+/** The ledger's origin as the projector signs it. */
+export function ledgerOrigin(): string {
+  return process.env.LEDGER_ORIGIN?.trim() || 'settle.dev/ledger/local';
+}
+
+/** The configured checkpoint sink, or `null` when LEDGER_CHECKPOINT_DIR is unset. */
+export function configuredSink(): FolderCheckpointSink | null {
+  const dir = process.env.LEDGER_CHECKPOINT_DIR?.trim();
+  return dir ? new FolderCheckpointSink(dir) : null;
+}
+
+/** What the check against checkpoints found, for `verify`'s report. */
+export type CheckpointCheck =
+  | { status: 'not_checked'; why: string }
+  | { status: 'held'; checkpoints: number; latest: LedgerCheckpoint | null; keysFrom: string }
+  | { status: 'broken'; size: number; reason: string; expected: string; found: string };
+
+/** The verifier keys to trust: LEDGER_CHECKPOINT_KEYS when set, else those the sink published. */
+async function trustedKeys(sink: CheckpointSink): Promise<{ keys: NoteVerifier[]; from: string }> {
+  const configured = process.env.LEDGER_CHECKPOINT_KEYS?.trim();
+  if (configured) {
+    const texts = configured
+      .split(/[\n,]/u)
+      .map((k) => k.trim())
+      .filter(Boolean);
+    return { keys: texts.map(parseVerifierKey), from: 'LEDGER_CHECKPOINT_KEYS' };
+  }
+  return { keys: (await sink.readKeys()).map(parseVerifierKey), from: `${sink.describe}/keys` };
+}
+
+/**
+ * Checks a PostgreSQL ledger against every checkpoint in the sink: each note must be signed by a
+ * trusted key and name this ledger's origin, and the tree recomputed from the events (and the
+ * global hash) must match each checkpoint's (`verifyAgainstCheckpoints`).
+ *
+ * @throws CheckpointSinkError when the sink cannot be read; NoteError for a configured key that is malformed.
+ */
+export async function checkAgainstCheckpoints(pool: Pool): Promise<CheckpointCheck> {
+  const sink = configuredSink();
+  if (!sink) return { status: 'not_checked', why: 'LEDGER_CHECKPOINT_DIR is not set' };
+  const notes = await sink.readAll();
+  if (notes.length === 0) return { status: 'not_checked', why: `no checkpoint in ${sink.describe} yet` };
+  const { keys, from } = await trustedKeys(sink);
+  const origin = ledgerOrigin();
+  const opened: LedgerCheckpoint[] = [];
+  for (const { size, note } of notes) {
+    let checkpoint: LedgerCheckpoint;
+    try {
+      checkpoint = openLedgerCheckpoint(note, keys);
+    } catch (error) {
+      if (!(error instanceof NoteError)) throw error;
+      return {
+        status: 'broken',
+        size,
+        reason: error.code === 'NOTE.UNVERIFIED' ? 'CHECKPOINT_UNVERIFIED' : 'CHECKPOINT_INVALID',
+        expected: `a note signed by a key of ${from}`,
+        found: error.message,
+      };
+    }
+    if (checkpoint.origin !== origin) return { status: 'broken', size, reason: 'CHECKPOINT_OTHER_LEDGER', expected: origin, found: checkpoint.origin };
+    if (checkpoint.size !== size) return { status: 'broken', size, reason: 'CHECKPOINT_MISFILED', expected: String(size), found: String(checkpoint.size) };
+    opened.push(checkpoint);
+  }
+  const result = await verifyAgainstCheckpoints(readCheckedEvents(pool), opened);
+  if (result.disagreement) return { status: 'broken', ...result.disagreement };
+  return { status: 'held', checkpoints: result.checkpoints, latest: opened.at(-1) ?? null, keysFrom: from };
+}
+
+/** The ledger projector's vault and the checkpoint key in it. */
+async function checkpointKey(pool: Pool): Promise<VaultCheckpointKey> {
+  await migrateSchema(pool, vaultMigrations(LEDGER_VAULT_SCHEMA));
+  return new VaultCheckpointKey(new CredentialsVault(new PostgresVaultStore(pool, LEDGER_VAULT_SCHEMA), loadMasterKeyRing()), ledgerOrigin());
+}
+
+/**
+ * `checkpoint`: signs a checkpoint now (when anything but checkpoints was appended since the
+ * last), appends it with its outbox record, and writes the sink.
+ *
+ * @returns the line to print.
+ * @throws the vault's, the registry's and the database's errors; CheckpointSinkError.
+ */
+export async function checkpointNow(pool: Pool, opened: OpenedLedgerStore & { kind: 'postgres' }): Promise<string> {
+  const brokers = process.env.KAFKA_BROKERS;
+  const registryUrl = process.env.SCHEMA_REGISTRY_URL;
+  if (!brokers || !registryUrl) throw new Error('set KAFKA_BROKERS and SCHEMA_REGISTRY_URL: the checkpoint’s record is checked against its registered schema');
+  const messaging = await connectMessaging({
+    clientId: 'settle-ledger-checkpoint',
+    brokers: brokers.split(',').map((b) => b.trim()),
+    topicPrefix: process.env.SETTLE_TOPIC_PREFIX || 'settle',
+    registryUrl,
+    produces: ['LedgerCheckpointed'],
+    logger: pino({ level: 'warn' }, pino.destination(2)),
+  });
+  try {
+    // The projector's relay publishes the outbox row (it polls the outbox as well as being woken).
+    const writer = new PostgresLedgerWriter(pool, opened.store, new Outbox('ledger', messaging.topics, messaging.codec), { wake: () => undefined });
+    const checkpointer = new LedgerCheckpointer(pool, writer, new PostgresMerkleLog(pool), await checkpointKey(pool), configuredSink(), ledgerOrigin());
+    const outcome = await checkpointer.checkpoint();
+    const sink = configuredSink()
+      ? await checkpointer.publish().then(({ written }) => `${written} written to ${configuredSink()!.describe}`)
+      : 'no sink (LEDGER_CHECKPOINT_DIR unset)';
+    if (outcome.status === 'made') return `signed checkpoint ${outcome.checkpoint.size} (root ${outcome.checkpoint.root}); sink: ${sink}`;
+    return `no new checkpoint: the last one (size ${outcome.last?.size ?? 0}) covers every event but checkpoints; sink: ${sink}`;
+  } finally {
+    await messaging.producer.disconnect();
+  }
+}
+
+/**
+ * `rotate-checkpoint-key`: a new checkpoint key in the vault (the old private key is replaced), its
+ * public key published to the sink at once.
+ *
+ * @returns the new public key's text (public: distribute it, docs/ledger.md, "The checkpoint key").
+ */
+export async function rotateCheckpointKey(pool: Pool): Promise<{ verifierKey: string; version: number; published: boolean }> {
+  const { verifierKey, version } = await (await checkpointKey(pool)).rotate();
+  const sink = configuredSink();
+  if (sink) await sink.publishKey(verifierKey);
+  return { verifierKey, version, published: sink !== null };
+}
