@@ -14,17 +14,14 @@ import {
   FolderCheckpointSink,
   LEDGER_VAULT_SCHEMA,
   LedgerCheckpointer,
-  NoteError,
-  openLedgerCheckpoint,
-  parseVerifierKey,
+  openPublishedCheckpoints,
+  parseTrustedKeys,
   PostgresLedgerWriter,
   PostgresMerkleLog,
   readCheckedEvents,
   VaultCheckpointKey,
   verifyAgainstCheckpoints,
-  type CheckpointSink,
   type LedgerCheckpoint,
-  type NoteVerifier,
   type OpenedLedgerStore,
 } from '@settle/ledger';
 import { connectMessaging, Outbox } from '@settle/messaging';
@@ -49,55 +46,21 @@ export type CheckpointCheck =
   | { status: 'held'; checkpoints: number; latest: LedgerCheckpoint | null; keysFrom: string }
   | { status: 'broken'; size: number; reason: string; expected: string; found: string };
 
-/** The verifier keys to trust: LEDGER_CHECKPOINT_KEYS when set, else those the sink published. */
-async function trustedKeys(sink: CheckpointSink): Promise<{ keys: NoteVerifier[]; from: string }> {
-  const configured = process.env.LEDGER_CHECKPOINT_KEYS?.trim();
-  if (configured) {
-    const texts = configured
-      .split(/[\n,]/u)
-      .map((k) => k.trim())
-      .filter(Boolean);
-    return { keys: texts.map(parseVerifierKey), from: 'LEDGER_CHECKPOINT_KEYS' };
-  }
-  return { keys: (await sink.readKeys()).map(parseVerifierKey), from: `${sink.describe}/keys` };
-}
-
 /**
- * Checks a PostgreSQL ledger against every checkpoint in the sink: each note must be signed by a
- * trusted key and name this ledger's origin, and the tree recomputed from the events (and the
- * global hash) must match each checkpoint's (`verifyAgainstCheckpoints`).
+ * Checks a PostgreSQL ledger against every checkpoint in the sink (`openPublishedCheckpoints`,
+ * then `verifyAgainstCheckpoints` from the first event).
  *
  * @throws CheckpointSinkError when the sink cannot be read; NoteError for a configured key that is malformed.
  */
 export async function checkAgainstCheckpoints(pool: Pool): Promise<CheckpointCheck> {
   const sink = configuredSink();
   if (!sink) return { status: 'not_checked', why: 'LEDGER_CHECKPOINT_DIR is not set' };
-  const notes = await sink.readAll();
-  if (notes.length === 0) return { status: 'not_checked', why: `no checkpoint in ${sink.describe} yet` };
-  const { keys, from } = await trustedKeys(sink);
-  const origin = ledgerOrigin();
-  const opened: LedgerCheckpoint[] = [];
-  for (const { size, note } of notes) {
-    let checkpoint: LedgerCheckpoint;
-    try {
-      checkpoint = openLedgerCheckpoint(note, keys);
-    } catch (error) {
-      if (!(error instanceof NoteError)) throw error;
-      return {
-        status: 'broken',
-        size,
-        reason: error.code === 'NOTE.UNVERIFIED' ? 'CHECKPOINT_UNVERIFIED' : 'CHECKPOINT_INVALID',
-        expected: `a note signed by a key of ${from}`,
-        found: error.message,
-      };
-    }
-    if (checkpoint.origin !== origin) return { status: 'broken', size, reason: 'CHECKPOINT_OTHER_LEDGER', expected: origin, found: checkpoint.origin };
-    if (checkpoint.size !== size) return { status: 'broken', size, reason: 'CHECKPOINT_MISFILED', expected: String(size), found: String(checkpoint.size) };
-    opened.push(checkpoint);
-  }
-  const result = await verifyAgainstCheckpoints(readCheckedEvents(pool), opened);
+  const published = await openPublishedCheckpoints(sink, ledgerOrigin(), parseTrustedKeys(process.env.LEDGER_CHECKPOINT_KEYS));
+  if (published.status === 'broken') return { status: 'broken', ...published.broken };
+  if (published.checkpoints.length === 0) return { status: 'not_checked', why: `no checkpoint in ${sink.describe} yet` };
+  const result = await verifyAgainstCheckpoints(readCheckedEvents(pool), published.checkpoints);
   if (result.disagreement) return { status: 'broken', ...result.disagreement };
-  return { status: 'held', checkpoints: result.checkpoints, latest: opened.at(-1) ?? null, keysFrom: from };
+  return { status: 'held', checkpoints: result.checkpoints, latest: published.checkpoints.at(-1) ?? null, keysFrom: published.keysFrom };
 }
 
 /** The ledger projector's vault and the checkpoint key in it. */

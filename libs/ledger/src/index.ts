@@ -34,3 +34,4 @@ export * from './projection/reconciliation-export.js';
 export * from './checkpoints/checkpoint-sink.js';
 export * from './checkpoints/checkpoint-key.js';
 export * from './checkpoints/ledger-checkpointer.js';
+export * from './checkpoints/published-checkpoints.js';

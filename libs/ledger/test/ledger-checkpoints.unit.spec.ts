@@ -50,7 +50,26 @@ describe('a ledger checked against its signed checkpoints', () => {
   const published = [0, 10, 25, 40].map((size) => checkpointOf(honest, size));
 
   it('agrees with every checkpoint while untouched', async () => {
-    expect(await verifyAgainstCheckpoints(each(honest), published)).toEqual({ events: 40, checkpoints: 4, disagreement: null });
+    const result = await verifyAgainstCheckpoints(each(honest), published);
+    expect(result).toMatchObject({ events: 40, checkpoints: 4, disagreement: null });
+    expect(result.frontier.root().equals(published[3]!.root)).toBe(true);
+  });
+
+  it('continues from the tree’s edge kept at a size checked before: only later events are read, only later checkpoints checked', async () => {
+    const first = await verifyAgainstCheckpoints(each(honest.slice(0, 18)), published.slice(0, 2));
+    expect(first).toMatchObject({ events: 18, checkpoints: 2, disagreement: null });
+    const next = await verifyAgainstCheckpoints(each(honest.slice(18)), published, first.frontier);
+    expect(next).toMatchObject({ events: 22, checkpoints: 2, disagreement: null });
+    expect(next.frontier.size).toBe(40);
+    // The edge given is not changed.
+    expect(first.frontier.size).toBe(18);
+  });
+
+  it('an edge recomputed over a rewritten history is caught at the next checkpoint', async () => {
+    const rewritten = log(40, { position: 5, streamHash: sha('an edited event') });
+    const forged = await verifyAgainstCheckpoints(each(rewritten.slice(0, 18)), []);
+    const next = await verifyAgainstCheckpoints(each(honest.slice(18)), published, forged.frontier);
+    expect(next.disagreement).toMatchObject({ size: 25, reason: 'ROOT_MISMATCH' });
   });
 
   it('a history rewritten and fully recomputed (every later hash) disagrees with the first checkpoint after the edit', async () => {

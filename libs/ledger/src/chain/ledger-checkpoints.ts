@@ -85,17 +85,27 @@ export interface CheckpointDisagreement {
  * checkpoint's size. A history rewritten after a checkpoint was published disagrees with it,
  * however consistent its chains are in themselves.
  *
- * @param events - every event from position 1, in order (the ledger's own reader).
+ * An incremental check starts from `start`, the tree's edge at a size checked before (a reader
+ * that kept it): `events` then begin after that size, and checkpoints at or below it are not
+ * checked again. A `start` that was itself forged (recomputed over a rewritten history) leads to
+ * a root that disagrees with the next checkpoint, so keeping it where the database's
+ * administrators can write it weakens nothing but the time to detection.
+ *
+ * @param events - every event after `start`'s size (from position 1 by default), in order (the ledger's own reader).
  * @param checkpoints - in any order; checked from the smallest size.
- * @returns how many events were read and checkpoints checked, and the first disagreement.
+ * @param start - the tree's edge to continue from; empty by default.
+ * @returns how many events were read (`events`, after `start`), checkpoints checked, the first
+ *   disagreement, and the tree's edge after the last event read (to continue from next time).
  * @throws RangeError when the events skip a position.
  */
 export async function verifyAgainstCheckpoints(
   events: AsyncIterable<CheckedEvent>,
   checkpoints: readonly LedgerCheckpoint[],
-): Promise<{ events: number; checkpoints: number; disagreement: CheckpointDisagreement | null }> {
-  const pending = [...checkpoints].sort((a, b) => a.size - b.size);
-  const frontier = MerkleFrontier.empty();
+  start: MerkleFrontier = MerkleFrontier.empty(),
+): Promise<{ events: number; checkpoints: number; disagreement: CheckpointDisagreement | null; frontier: MerkleFrontier }> {
+  const frontier = start.clone();
+  const from = frontier.size;
+  const pending = checkpoints.filter((c) => c.size > from || (from === 0 && c.size === 0)).sort((a, b) => a.size - b.size);
   let checked = 0;
   const compare = (checkpoint: LedgerCheckpoint, globalHash: string): CheckpointDisagreement | null => {
     const root = frontier.root();
@@ -107,26 +117,20 @@ export async function verifyAgainstCheckpoints(
     checked++;
     return null;
   };
+  const result = (disagreement: CheckpointDisagreement | null) => ({ events: frontier.size - from, checkpoints: checked, disagreement, frontier });
   while (pending[0]?.size === 0) {
     const found = compare(pending.shift()!, '0'.repeat(64));
-    if (found) return { events: 0, checkpoints: checked, disagreement: found };
+    if (found) return result(found);
   }
   for await (const event of events) {
     if (event.position !== frontier.size + 1) throw new RangeError(`the events skip from position ${frontier.size} to ${event.position}`);
     frontier.append(ledgerLeafHash(event.position, event.streamHash));
     while (pending[0]?.size === frontier.size) {
       const found = compare(pending.shift()!, event.globalHash);
-      if (found) return { events: frontier.size, checkpoints: checked, disagreement: found };
+      if (found) return result(found);
     }
-    if (pending.length === 0) break;
   }
   const beyond = pending[0];
-  if (beyond) {
-    return {
-      events: frontier.size,
-      checkpoints: checked,
-      disagreement: { size: beyond.size, reason: 'LEDGER_SHORTER', expected: beyond.root.toString('hex'), found: '' },
-    };
-  }
-  return { events: frontier.size, checkpoints: checked, disagreement: null };
+  if (beyond) return result({ size: beyond.size, reason: 'LEDGER_SHORTER', expected: beyond.root.toString('hex'), found: '' });
+  return result(null);
 }
