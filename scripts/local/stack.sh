@@ -178,11 +178,13 @@ app_env() {
     console)
       # The console reconciles through ingestion's admin API and shows and acts on deliveries
       # through the dispatcher's, with the admin key (both hold only its digest); its overview
-      # reads the dead-letter topics' and the workers' offsets under the stack's topic prefix.
+      # reads the dead-letter topics' and the workers' offsets under the stack's topic prefix; its
+      # ledger verification reads the projector's checkpoint sink.
       echo "CONSOLE_PORT=$SETTLE_CONSOLE_PORT" "CONSOLE_INGESTION_URL=http://127.0.0.1:$SETTLE_INGESTION_PORT" \
         "CONSOLE_INGESTION_ADMIN_API_KEY=$SETTLE_ADMIN_API_KEY" \
         "CONSOLE_DISPATCHER_URL=http://127.0.0.1:$SETTLE_DISPATCHER_PORT" "CONSOLE_DISPATCHER_ADMIN_API_KEY=$SETTLE_ADMIN_API_KEY" \
-        "KAFKA_BROKERS=$KAFKA_BROKERS" "SETTLE_TOPIC_PREFIX=${SETTLE_TOPIC_PREFIX:-settle}" ;;
+        "KAFKA_BROKERS=$KAFKA_BROKERS" "SETTLE_TOPIC_PREFIX=${SETTLE_TOPIC_PREFIX:-settle}" \
+        "LEDGER_CHECKPOINT_DIR=$LEDGER_CHECKPOINT_DIR" ;;
   esac
 }
 

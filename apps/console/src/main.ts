@@ -15,6 +15,7 @@ import { createConsoleApp } from './console-app.js';
 import { DispatcherDeliveryAdmin } from './deliveries/dispatcher-delivery-admin.js';
 import { LedgerChainAuditor } from './ledger-chains/ledger-chain-auditor.js';
 import { PostgresVerificationLog } from './ledger-chains/postgres-verification-log.js';
+import { postgresCheckedEvents, PublishedCheckpointReader } from './ledger-chains/published-checkpoint-reader.js';
 import { ConsoleMetrics } from './metrics/console.metrics.js';
 import { KafkaAdminSource } from './overview/kafka-admin-source.js';
 import { KafkaOverview } from './overview/kafka-overview.js';
@@ -39,7 +40,8 @@ const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
  * app over HTTP. It opens the ledger `LEDGER_STORE` names (`openLedgerStore`): a transaction's
  * timeline and the admin actions' appends go through that store's port. On PostgreSQL the audit
  * view reads the ledger's own events (`PostgresAuditLog`) and the console verifies the hash
- * chains in the background (every `CONSOLE_LEDGER_VERIFY_INTERVAL_MS`); on KurrentDB the audit
+ * chains in the background (every `CONSOLE_LEDGER_VERIFY_INTERVAL_MS`), and the ledger against the
+ * signed checkpoints of the sink `LEDGER_CHECKPOINT_DIR`; on KurrentDB the audit
  * view reads the console's read model (`ProjectedAuditLog`), which the `AuditProjection` keeps by
  * following the ledger, and the chains are not verified here (docs/console.md, "Audit" and
  * "Ledger verification"). Kafka (`KAFKA_BROKERS`) is optional: only the overview reads it. Its
@@ -79,8 +81,15 @@ runHttpApp({
     const kafka = new KafkaOverview(config.kafka ? new KafkaAdminSource(config.kafka, logger) : null, logger);
     const verifications = new PostgresVerificationLog(pool);
     // The console's own check of the ledger's hash chains; a KurrentDB ledger is not verified here.
+    // Each run also checks the ledger against the signed checkpoints of the sink (LEDGER_CHECKPOINT_DIR).
+    const signedCheckpoints = new PublishedCheckpointReader(config.ledgerCheckpoints);
     const auditor =
-      opened.kind === 'postgres' ? new LedgerChainAuditor(opened.store, verifications, logger, { fullEveryMs: config.ledger.fullVerifyIntervalMs }) : null;
+      opened.kind === 'postgres'
+        ? new LedgerChainAuditor(opened.store, verifications, logger, {
+            fullEveryMs: config.ledger.fullVerifyIntervalMs,
+            checkpoints: { read: () => signedCheckpoints.read(), events: postgresCheckedEvents(pool, opened.store) },
+          })
+        : null;
     const reviewCounting = new ConsoleMetrics(registry).reviewCounting(queues, logger);
     // Ready while PostgreSQL answers; Kafka (the overview's figures only) and a KurrentDB ledger
     // (timelines, admin actions and the audit projection; the reads from PostgreSQL stay up) are
@@ -107,7 +116,15 @@ runHttpApp({
       { name: 'ledger store', stop: () => opened.close() },
     );
     if (!config.dispatcher) logger.warn('no dispatcher configured (CONSOLE_DISPATCHER_URL): the Deliveries pages answer 503 CONSOLE.DELIVERY_NOT_CONFIGURED');
-    logger.info({ webDir: WEB_DIR, dispatcher: config.dispatcher?.url ?? null }, 'console configured');
+    logger.info(
+      {
+        webDir: WEB_DIR,
+        dispatcher: config.dispatcher?.url ?? null,
+        checkpointSink: config.ledgerCheckpoints.dir,
+        checkpointKeysFrom: config.ledgerCheckpoints.trustedKeys.length > 0 ? 'LEDGER_CHECKPOINT_KEYS' : 'the sink',
+      },
+      'console configured',
+    );
     const app = await createConsoleApp(
       {
         metrics: registry,

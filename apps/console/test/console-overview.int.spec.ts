@@ -22,6 +22,7 @@ import { AuthService } from '../src/auth/auth.service.js';
 import { startConsoleTestApp } from './console-test-app.js';
 import { PostgresAuthStore } from '../src/auth/postgres-auth-store.js';
 import { LedgerChainAuditor } from '../src/ledger-chains/ledger-chain-auditor.js';
+import { NO_SINK } from '../src/ledger-chains/ledger-verification.js';
 import { PostgresVerificationLog } from '../src/ledger-chains/postgres-verification-log.js';
 import { KafkaAdminSource } from '../src/overview/kafka-admin-source.js';
 import { KafkaOverview } from '../src/overview/kafka-overview.js';
@@ -239,6 +240,7 @@ describe("the ledger's hash chains", () => {
       verifiedAt: '2026-11-25T10:00:00.000Z',
       eventsChecked: 4,
       lastFullVerificationAt: '2026-11-25T10:00:00.000Z',
+      checkpoints: { status: 'not_checked', reason: NO_SINK },
     });
 
     // Another instance holds the lock: this one skips.
@@ -271,6 +273,7 @@ describe("the ledger's hash chains", () => {
       revision: 4,
       checkedAt: '2026-11-25T10:02:00.000Z',
       lastVerifiedPosition: 7,
+      againstSignedCheckpoint: false,
     });
     const { rows } = await pool.query(
       'SELECT kind, from_position, verified_position, broken_position, broken_reason FROM console.ledger_verifications ORDER BY id',

@@ -2,15 +2,35 @@
  * The console's incremental verification of the ledger's hash chains over an in-memory ledger:
  * the plan (full first, then from the checkpoint; full again on schedule and while broken), the
  * checkpoint's own check, runs that only confirm, the lock, and a break that stays until a full
- * verification passes.
+ * verification passes; then the check against signed checkpoints: every one in a full run, the
+ * newer ones from the kept tree edge in an incremental run, each disagreement and unusable
+ * checkpoint as a break, a sink that cannot be read recorded and warned about once, and the
+ * sink's reader on a folder.
  */
 import { randomUUID } from 'node:crypto';
-import { GENESIS_HASH, InMemoryLedger, type RecordedLedgerEvent, type VerifiableLedger } from '@settle/ledger';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  FolderCheckpointSink,
+  generateNoteKey,
+  GENESIS_HASH,
+  InMemoryLedger,
+  ledgerLeafHash,
+  MerkleFrontier,
+  parseSignerKey,
+  signLedgerCheckpoint,
+  type LedgerCheckpoint,
+  type RecordedLedgerEvent,
+  type VerifiableLedger,
+} from '@settle/ledger';
+import { ConfigError, loadConsoleConfig } from '@settle/config';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { LedgerChainAuditor } from '../src/ledger-chains/ledger-chain-auditor.js';
-import { planVerification, runVerification, type VerificationRecord } from '../src/ledger-chains/ledger-verification.js';
+import { NO_SINK, planVerification, runVerification, type CheckpointReading, type VerificationRecord } from '../src/ledger-chains/ledger-verification.js';
 import { MemoryVerificationLog } from '../src/ledger-chains/memory-verification-log.js';
+import { PublishedCheckpointReader } from '../src/ledger-chains/published-checkpoint-reader.js';
 
 /**
  * The in-memory ledger with what a whole-ledger verification reads (the head, stored stream
@@ -74,6 +94,7 @@ const record = (over: Partial<VerificationRecord>): VerificationRecord => ({
   checkedAt: new Date(T0),
   lastFullAt: new Date(T0),
   broken: null,
+  checkpoints: { notChecked: NO_SINK, checked: 0, latest: null, keysFrom: null, frontier: null },
   ...over,
 });
 
@@ -194,5 +215,202 @@ describe('the background verification', () => {
     now += 10 * 60_000;
     expect(await auditor.runOnce()).toMatchObject({ record: { kind: 'full', verifiedPosition: 6, eventsChecked: 6, broken: null } });
     expect((await log.latest())?.lastFullAt).toEqual(new Date(now));
+  });
+});
+
+const ORIGIN = 'settle.dev/ledger/test';
+
+/** The checkpoint the ledger's first `size` events give (as the projector would sign it), read before any edit. */
+async function checkpointOf(ledger: InMemoryLedger, size: number, at = T0): Promise<LedgerCheckpoint> {
+  const events = await InMemoryLedger.prototype.readAll.call(ledger, 0, size);
+  const frontier = MerkleFrontier.empty();
+  for (const e of events) frontier.append(ledgerLeafHash(e.position, e.streamHash));
+  return { origin: ORIGIN, size, root: frontier.root(), globalHash: events.at(-1)?.globalHash ?? '0'.repeat(64), at };
+}
+
+const opened = (checkpoints: LedgerCheckpoint[]): (() => Promise<CheckpointReading>) => {
+  return async () => ({ status: 'opened', checkpoints, keysFrom: 'LEDGER_CHECKPOINT_KEYS' });
+};
+
+describe('the check against signed checkpoints', () => {
+  it('checks every checkpoint in a full run, then only the newer ones from the kept tree edge, reading only the new events', async () => {
+    const ledger = new VerifiableMemoryLedger();
+    await append(ledger, 6);
+    const published = [await checkpointOf(ledger, 3, T0 - 2_000), await checkpointOf(ledger, 6, T0 - 1_000)];
+    const first = await runVerification(ledger, { kind: 'full' }, null, () => T0, { read: opened(published) });
+    expect(first.broken).toBeNull();
+    expect(first.checkpoints).toMatchObject({
+      notChecked: null,
+      checked: 2,
+      latest: { size: 6, at: new Date(T0 - 1_000) },
+      keysFrom: 'LEDGER_CHECKPOINT_KEYS',
+    });
+    expect(first.checkpoints.frontier?.size).toBe(6);
+
+    await append(ledger, 4);
+    published.push(await checkpointOf(ledger, 9, T0 + 30_000));
+    ledger.reads = [];
+    const plan = { kind: 'incremental' as const, from: 6, globalHash: first.globalHash };
+    const next = await runVerification(ledger, plan, first, () => T0 + 60_000, { read: opened(published) });
+    expect(next).toMatchObject({ verifiedPosition: 10, broken: null });
+    expect(next.checkpoints).toMatchObject({ notChecked: null, checked: 3, latest: { size: 9, at: new Date(T0 + 30_000) } });
+    expect(next.checkpoints.frontier?.size).toBe(10);
+    // The chains from their checkpoint (position 6) on, and the tree from its edge: nothing before.
+    expect(Math.min(...ledger.reads)).toBe(6);
+  });
+
+  it('finds a history rewritten and recomputed under a forged tree edge as ROOT_MISMATCH at the next checkpoint', async () => {
+    const ledger = new VerifiableMemoryLedger();
+    await append(ledger, 6);
+    const published = [await checkpointOf(ledger, 6)];
+    const first = await runVerification(ledger, { kind: 'full' }, null, () => T0, { read: opened(published) });
+    await append(ledger, 3);
+    published.push(await checkpointOf(ledger, 9));
+    // What whoever rewrote events 1 to 6 and recomputed their hashes would keep: another edge at 6.
+    const forged = MerkleFrontier.empty();
+    for (let p = 1; p <= 6; p++) forged.append(ledgerLeafHash(p, 'e'.repeat(64)));
+    const tampered = { ...first, checkpoints: { ...first.checkpoints, frontier: forged.toJSON() } };
+    const next = await runVerification(ledger, { kind: 'incremental', from: 6, globalHash: first.globalHash }, tampered, () => T0, {
+      read: opened(published),
+    });
+    expect(next.broken).toMatchObject({ position: 9, streamId: '', revision: -1, reason: 'ROOT_MISMATCH', expected: published[1]!.root.toString('hex') });
+    // A record without an edge is checked from the first event, and holds.
+    const fromStart = { ...first, checkpoints: { ...first.checkpoints, frontier: null } };
+    const again = await runVerification(ledger, { kind: 'incremental', from: 6, globalHash: first.globalHash }, fromStart, () => T0, {
+      read: opened(published),
+    });
+    expect(again.broken).toBeNull();
+    expect(again.checkpoints).toMatchObject({ checked: 2, latest: { size: 9 } });
+  });
+
+  it('reports a checkpoint beyond the ledger (LEDGER_SHORTER), another global hash, and a checkpoint that cannot be used', async () => {
+    const ledger = new VerifiableMemoryLedger();
+    await append(ledger, 5);
+    const beyond = { ...(await checkpointOf(ledger, 5)), size: 7 };
+    const shorter = await runVerification(ledger, { kind: 'full' }, null, () => T0, { read: opened([await checkpointOf(ledger, 5), beyond]) });
+    expect(shorter).toMatchObject({ verifiedPosition: 5, broken: { position: 7, reason: 'LEDGER_SHORTER', streamId: '', revision: -1 } });
+
+    const otherGlobal = { ...(await checkpointOf(ledger, 4)), globalHash: 'a'.repeat(64) };
+    const global = await runVerification(ledger, { kind: 'full' }, null, () => T0, { read: opened([otherGlobal]) });
+    expect(global.broken).toMatchObject({ position: 4, reason: 'GLOBAL_HASH_MISMATCH', streamId: '', expected: 'a'.repeat(64) });
+
+    const unusable = await runVerification(ledger, { kind: 'full' }, null, () => T0, {
+      read: async () => ({
+        status: 'broken',
+        broken: { size: 4, reason: 'CHECKPOINT_UNVERIFIED', expected: 'a note signed by a trusted key', found: 'forged' },
+      }),
+    });
+    expect(unusable).toMatchObject({ verifiedPosition: 5, broken: { position: 4, reason: 'CHECKPOINT_UNVERIFIED', streamId: '', revision: -1 } });
+  });
+
+  it('still verifies the chains when the sink cannot be read, says why, and keeps the last edge for the next run', async () => {
+    const ledger = new VerifiableMemoryLedger();
+    await append(ledger, 4);
+    const first = await runVerification(ledger, { kind: 'full' }, null, () => T0, { read: opened([await checkpointOf(ledger, 4)]) });
+    await append(ledger, 2);
+    const down = await runVerification(ledger, { kind: 'incremental', from: 4, globalHash: first.globalHash }, first, () => T0, {
+      read: async () => ({ status: 'not_checked', why: 'the checkpoint sink cannot use /mnt/sink (ENOENT)' }),
+    });
+    expect(down).toMatchObject({ verifiedPosition: 6, broken: null });
+    expect(down.checkpoints).toMatchObject({ notChecked: 'the checkpoint sink cannot use /mnt/sink (ENOENT)', checked: 1, latest: { size: 4 } });
+    expect(down.checkpoints.frontier?.size).toBe(4);
+    // Without a sink at all.
+    expect((await runVerification(ledger, { kind: 'full' }, null, () => T0)).checkpoints).toMatchObject({ notChecked: NO_SINK, frontier: null });
+  });
+
+  it('records a change of the sink once and warns once per change', async () => {
+    let now = T0;
+    const ledger = new VerifiableMemoryLedger();
+    const log = new MemoryVerificationLog();
+    const warnings: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line).why as string) });
+    let reading: CheckpointReading = { status: 'not_checked', why: 'the checkpoint sink cannot use /mnt/sink (EACCES)' };
+    const auditor = new LedgerChainAuditor(ledger, log, logger, { fullEveryMs: 24 * HOUR, now: () => now, checkpoints: { read: async () => reading } });
+    await append(ledger, 3);
+    await auditor.runOnce();
+    now += 60_000;
+    await auditor.runOnce();
+    expect(warnings).toEqual(['the checkpoint sink cannot use /mnt/sink (EACCES)']);
+    expect(log.records).toHaveLength(1);
+
+    reading = { status: 'opened', checkpoints: [await checkpointOf(ledger, 3)], keysFrom: 'sink/keys' };
+    now += 60_000;
+    expect(await auditor.runOnce()).toMatchObject({ record: { kind: 'incremental', checkpoints: { notChecked: null, checked: 1 } } });
+    expect(log.records).toHaveLength(2);
+    reading = { status: 'not_checked', why: 'LEDGER_CHECKPOINT_DIR is not set' };
+    now += 60_000;
+    await auditor.runOnce();
+    now += 60_000;
+    await auditor.runOnce();
+    expect(warnings).toEqual(['the checkpoint sink cannot use /mnt/sink (EACCES)', 'LEDGER_CHECKPOINT_DIR is not set']);
+    expect(log.records.map((r) => r.checkpoints.notChecked)).toEqual([
+      'the checkpoint sink cannot use /mnt/sink (EACCES)',
+      null,
+      'LEDGER_CHECKPOINT_DIR is not set',
+    ]);
+  });
+});
+
+describe("the checkpoint sink's reader", () => {
+  it('opens signed checkpoints with the sink’s keys or the configured ones, refuses an edited note, and says why it read none', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'console-sink-'));
+    try {
+      const ledger = new VerifiableMemoryLedger();
+      await append(ledger, 3);
+      const key = generateNoteKey(ORIGIN);
+      const sink = new FolderCheckpointSink(dir);
+      const settings = { dir, origin: ORIGIN, trustedKeys: [] as string[] };
+      expect(await new PublishedCheckpointReader(settings).read()).toEqual({ status: 'not_checked', why: `no signed checkpoint in ${dir} yet` });
+
+      await sink.publishKey(key.verifier);
+      await sink.write(3, signLedgerCheckpoint(await checkpointOf(ledger, 3), [parseSignerKey(key.signer)]));
+      expect(await new PublishedCheckpointReader(settings).read()).toMatchObject({ status: 'opened', checkpoints: [{ size: 3 }], keysFrom: `${dir}/keys` });
+      expect(await new PublishedCheckpointReader({ ...settings, trustedKeys: [key.verifier] }).read()).toMatchObject({
+        status: 'opened',
+        keysFrom: 'LEDGER_CHECKPOINT_KEYS',
+      });
+      expect(await new PublishedCheckpointReader({ ...settings, origin: 'settle.dev/ledger/other' }).read()).toMatchObject({
+        status: 'broken',
+        broken: { size: 3, reason: 'CHECKPOINT_OTHER_LEDGER' },
+      });
+
+      const note = await readFile(join(dir, 'checkpoint-0000000000000003.note'), 'utf8');
+      await rm(join(dir, 'checkpoint-0000000000000003.note'), { force: true });
+      await writeFile(join(dir, 'checkpoint-0000000000000003.note'), note.replace(/^time \d+$/m, 'time 1'));
+      expect(await new PublishedCheckpointReader(settings).read()).toMatchObject({ status: 'broken', broken: { size: 3, reason: 'CHECKPOINT_UNVERIFIED' } });
+
+      expect(await new PublishedCheckpointReader({ ...settings, trustedKeys: ['not-a-key'] }).read()).toMatchObject({
+        status: 'not_checked',
+        why: expect.stringMatching(/^a verifier key in LEDGER_CHECKPOINT_KEYS is malformed/),
+      });
+      expect(await new PublishedCheckpointReader({ ...settings, dir: null }).read()).toEqual({
+        status: 'not_checked',
+        why: 'LEDGER_CHECKPOINT_DIR is not set',
+      });
+      expect(await new PublishedCheckpointReader({ ...settings, dir: join(dir, 'missing') }).read()).toMatchObject({
+        status: 'not_checked',
+        why: expect.stringMatching(/cannot use .*missing \(ENOENT\)/),
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the configuration of the check against signed checkpoints', () => {
+  const vars = { DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/settle', CONSOLE_INGESTION_URL: 'http://127.0.0.1:3000', CONSOLE_INGESTION_ADMIN_API_KEY: 'k' };
+
+  it('reads no sink by default, the default origin, and the keys one per line or comma-separated', () => {
+    expect(loadConsoleConfig(vars).ledgerCheckpoints).toEqual({ dir: null, origin: 'settle.dev/ledger/local', trustedKeys: [] });
+    expect(
+      loadConsoleConfig({
+        ...vars,
+        LEDGER_CHECKPOINT_DIR: ' /mnt/sink ',
+        LEDGER_ORIGIN: 'settle.dev/ledger/prod',
+        LEDGER_CHECKPOINT_KEYS: 'a+1+x, b+2+y\nc+3+z\n',
+      }).ledgerCheckpoints,
+    ).toEqual({ dir: '/mnt/sink', origin: 'settle.dev/ledger/prod', trustedKeys: ['a+1+x', 'b+2+y', 'c+3+z'] });
+    expect(loadConsoleConfig({ ...vars, LEDGER_CHECKPOINT_DIR: ' ' }).ledgerCheckpoints.dir).toBeNull();
+    expect(() => loadConsoleConfig({ ...vars, LEDGER_ORIGIN: 'settle.dev/ledger/a+b' })).toThrow(ConfigError);
   });
 });

@@ -193,6 +193,13 @@ describe('the hash-chain status of the overview', () => {
     checkedAt: new Date('2026-11-25T10:05:00Z'),
     lastFullAt: new Date('2026-11-25T09:00:00Z'),
     broken: null,
+    checkpoints: {
+      notChecked: null,
+      checked: 7,
+      latest: { size: 40, at: new Date('2026-11-25T10:04:00Z') },
+      keysFrom: 'LEDGER_CHECKPOINT_KEYS',
+      frontier: { size: 42, nodes: [] },
+    },
   };
 
   it('is pending before the first verification, verified up to a position at the last check, or broken where it first breaks', () => {
@@ -204,6 +211,11 @@ describe('the hash-chain status of the overview', () => {
       verifiedAt: '2026-11-25T10:05:00.000Z',
       eventsChecked: 32,
       lastFullVerificationAt: '2026-11-25T09:00:00.000Z',
+      checkpoints: { status: 'checked', checked: 7, latestSize: 40, latestSignedAt: '2026-11-25T10:04:00.000Z', keysFrom: 'LEDGER_CHECKPOINT_KEYS' },
+    });
+    expect(ledgerChainStatus({ ...base, checkpoints: { ...base.checkpoints, notChecked: 'LEDGER_CHECKPOINT_DIR is not set' } })).toMatchObject({
+      status: 'verified',
+      checkpoints: { status: 'not_checked', reason: 'LEDGER_CHECKPOINT_DIR is not set' },
     });
     const atEvent = { position: 17, streamId: 'transaction-ref_a', revision: 2, reason: 'STREAM_HASH_MISMATCH' as const, expected: 'x', found: 'y' };
     expect(ledgerChainStatus({ ...base, verifiedPosition: 16, broken: atEvent })).toEqual({
@@ -214,8 +226,17 @@ describe('the hash-chain status of the overview', () => {
       revision: 2,
       checkedAt: '2026-11-25T10:05:00.000Z',
       lastVerifiedPosition: 16,
+      againstSignedCheckpoint: false,
     });
     const head = { position: 50, streamId: '', revision: -1, reason: 'HEAD_MISMATCH' as const, expected: 'x', found: 'y' };
-    expect(ledgerChainStatus({ ...base, broken: head })).toMatchObject({ status: 'broken', streamId: null, revision: null, reason: 'HEAD_MISMATCH' });
+    expect(ledgerChainStatus({ ...base, broken: head })).toMatchObject({
+      status: 'broken',
+      streamId: null,
+      revision: null,
+      reason: 'HEAD_MISMATCH',
+      againstSignedCheckpoint: false,
+    });
+    const signed = { position: 40, streamId: '', revision: -1, reason: 'GLOBAL_HASH_MISMATCH' as const, expected: 'x', found: 'y' };
+    expect(ledgerChainStatus({ ...base, broken: signed })).toMatchObject({ status: 'broken', position: 40, againstSignedCheckpoint: true });
   });
 });

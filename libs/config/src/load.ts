@@ -274,7 +274,10 @@ function kafkaOf(brokers: string | undefined, topicPrefix: string): { brokers: s
  *   `CONSOLE_DISPATCHER_ADMIN_API_KEY` are both unset), `kafka` (`brokers`, `topicPrefix`; `null`
  *   without `KAFKA_BROKERS`), `ledgerStore` (where the ledger lives, for `openLedgerStore`),
  *   `ledger` (`store`, and the hash-chain verification's `verifyIntervalMs` and
- *   `fullVerifyIntervalMs`, milliseconds).
+ *   `fullVerifyIntervalMs`, milliseconds), `ledgerCheckpoints` (what that verification checks the
+ *   ledger against: the checkpoint sink's `dir`, `null` when `LEDGER_CHECKPOINT_DIR` is unset, the
+ *   ledger's `origin`, and the `trustedKeys` of `LEDGER_CHECKPOINT_KEYS`, one per line or
+ *   comma-separated, empty when unset: the sink's own `keys/` are trusted then).
  * @throws ConfigError
  */
 export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env) {
@@ -304,6 +307,14 @@ export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env) {
       store: e.LEDGER_STORE,
       verifyIntervalMs: e.CONSOLE_LEDGER_VERIFY_INTERVAL_MS,
       fullVerifyIntervalMs: e.CONSOLE_LEDGER_FULL_VERIFY_INTERVAL_MS,
+    },
+    ledgerCheckpoints: {
+      dir: e.LEDGER_CHECKPOINT_DIR ?? null,
+      origin: e.LEDGER_ORIGIN,
+      trustedKeys: (e.LEDGER_CHECKPOINT_KEYS ?? '')
+        .split(/[\n,]/u)
+        .map((k) => k.trim())
+        .filter(Boolean),
     },
   };
 }

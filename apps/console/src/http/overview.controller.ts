@@ -68,6 +68,18 @@ const overviewAnswer = z.strictObject({
         verifiedAt: isoTime,
         eventsChecked: z.number().int(),
         lastFullVerificationAt: isoTime.nullable(),
+        checkpoints: z
+          .discriminatedUnion('status', [
+            z.strictObject({
+              status: z.literal('checked'),
+              checked: z.number().int().describe('Signed checkpoints the verified events agree with'),
+              latestSize: z.number().int().nullable().describe('The latest of them covers positions 1 to this size'),
+              latestSignedAt: isoTime.nullable().describe('When the latest was signed'),
+              keysFrom: z.string().nullable().describe('Whose verifier keys were trusted: LEDGER_CHECKPOINT_KEYS, or the sink’s keys/ folder'),
+            }),
+            z.strictObject({ status: z.literal('not_checked'), reason: z.string().describe('Why the last verification did not check them') }),
+          ])
+          .describe('The ledger against the signed checkpoints of the checkpoint sink'),
       }),
       z.strictObject({
         status: z.literal('broken'),
@@ -77,6 +89,7 @@ const overviewAnswer = z.strictObject({
         revision: z.number().int().nullable(),
         checkedAt: isoTime,
         lastVerifiedPosition: z.number().int(),
+        againstSignedCheckpoint: z.boolean().describe('Found against a signed checkpoint (position is its size) rather than in the chains'),
       }),
       z.strictObject({ status: z.literal('pending') }),
       z.strictObject({ status: z.literal('not_applicable'), detail: z.string() }),

@@ -1,5 +1,5 @@
 import type { Pool } from '@settle/platform';
-import type { BreakReason, VerificationRecord } from './ledger-verification.js';
+import type { BreakReason, FrontierJson, VerificationRecord } from './ledger-verification.js';
 import type { VerificationLog } from './verification-log.port.js';
 
 /** Key of the session-level advisory lock one verifying console instance holds (`hashtextextended` of this name). */
@@ -21,6 +21,12 @@ interface Row {
   broken_reason: BreakReason | null;
   broken_expected: string | null;
   broken_found: string | null;
+  checkpoint_note: string | null;
+  checkpoints_checked: number;
+  latest_checkpoint_size: string | null;
+  latest_checkpoint_at: Date | null;
+  checkpoint_keys_from: string | null;
+  checkpoint_frontier: FrontierJson | null;
 }
 
 function recordOf(row: Row): VerificationRecord {
@@ -45,12 +51,22 @@ function recordOf(row: Row): VerificationRecord {
             expected: row.broken_expected ?? '',
             found: row.broken_found ?? '',
           },
+    checkpoints: {
+      notChecked: row.checkpoint_note,
+      checked: Number(row.checkpoints_checked),
+      latest:
+        row.latest_checkpoint_size === null || row.latest_checkpoint_at === null
+          ? null
+          : { size: Number(row.latest_checkpoint_size), at: row.latest_checkpoint_at },
+      keysFrom: row.checkpoint_keys_from,
+      frontier: row.checkpoint_frontier,
+    },
   };
 }
 
 /**
- * The console's ledger verifications in `console.ledger_verifications` (console migration
- * 0002). One instance verifies at a time: {@link PostgresVerificationLog.exclusively} takes a
+ * The console's ledger verifications in `console.ledger_verifications` (console migrations
+ * 0003, and 0006 for the check against the signed checkpoints). One instance verifies at a time: {@link PostgresVerificationLog.exclusively} takes a
  * session-level advisory lock with `pg_try_advisory_lock` on a connection of its own for the
  * run, and skips when another session holds it (the lock goes with the connection if the
  * instance dies).
@@ -79,11 +95,13 @@ export class PostgresVerificationLog implements VerificationLog {
 
   async append(record: VerificationRecord): Promise<void> {
     const b = record.broken;
+    const c = record.checkpoints;
     await this.pool.query(
       `INSERT INTO console.ledger_verifications (kind, from_position, verified_position, global_hash, events_checked, started_at, finished_at,
                                                  checked_at, last_full_at, broken_position, broken_stream_id, broken_revision, broken_reason,
-                                                 broken_expected, broken_found)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+                                                 broken_expected, broken_found, checkpoint_note, checkpoints_checked,
+                                                 latest_checkpoint_size, latest_checkpoint_at, checkpoint_keys_from, checkpoint_frontier)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
       [
         record.kind,
         record.fromPosition,
@@ -100,6 +118,12 @@ export class PostgresVerificationLog implements VerificationLog {
         b?.reason ?? null,
         b?.expected ?? null,
         b?.found ?? null,
+        c.notChecked,
+        c.checked,
+        c.latest?.size ?? null,
+        c.latest?.at ?? null,
+        c.keysFrom,
+        c.frontier === null ? null : JSON.stringify(c.frontier),
       ],
     );
   }

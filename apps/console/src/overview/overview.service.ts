@@ -1,16 +1,49 @@
 import { readReadModel } from '@settle/ledger';
 import type { Pool } from '@settle/platform';
-import type { VerificationBreak, VerificationRecord } from '../ledger-chains/ledger-verification.js';
+import { isSignedCheckpointBreak, type CheckpointState, type VerificationBreak, type VerificationRecord } from '../ledger-chains/ledger-verification.js';
 import type { VerificationLog } from '../ledger-chains/verification-log.port.js';
 import type { TransactionRepository } from '../transactions/transaction.repository.js';
 import type { Overview } from '../transactions/views.js';
 import type { ConsumerLag, DeadLetteredMessages, KafkaOverview } from './kafka-overview.js';
 
 /**
+ * Where the ledger stands against the signed checkpoints of the checkpoint sink (docs/console.md,
+ * "Ledger verification"): checked against `checked` of them, the latest covering positions 1 to
+ * `latestSize`, signed at `latestSignedAt`; or not checked by the last verification, and why.
+ */
+export type SignedCheckpointStatus =
+  | {
+      status: 'checked';
+      /** Signed checkpoints the verified events agree with. */
+      checked: number;
+      /** The largest of them, `null` when none. */
+      latestSize: number | null;
+      /** When it was signed, ISO 8601. */
+      latestSignedAt: string | null;
+      /** Whose keys were trusted: `LEDGER_CHECKPOINT_KEYS`, or the sink's `keys/` folder. */
+      keysFrom: string | null;
+    }
+  | { status: 'not_checked'; reason: string };
+
+/** The status an overview shows for a record's check against the signed checkpoints. */
+export function signedCheckpointStatus(state: CheckpointState): SignedCheckpointStatus {
+  if (state.notChecked !== null) return { status: 'not_checked', reason: state.notChecked };
+  return {
+    status: 'checked',
+    checked: state.checked,
+    latestSize: state.latest?.size ?? null,
+    latestSignedAt: state.latest?.at.toISOString() ?? null,
+    keysFrom: state.keysFrom,
+  };
+}
+
+/**
  * The hash-chain verification status of the ledger, as the console's own verification last
  * found it (docs/console.md, "Ledger verification"):
- * - `verified`: every event up to `position` holds, checked last at `verifiedAt`;
- * - `broken`: the first break found (it stays until a full verification passes);
+ * - `verified`: every event up to `position` holds, checked last at `verifiedAt`, with where the
+ *   ledger stands against the signed checkpoints;
+ * - `broken`: the first break found, in the chains or against a signed checkpoint (it stays until
+ *   a full verification passes);
  * - `pending`: not verified yet (the console just started, or the ledger does not exist yet);
  * - `not_applicable`: the ledger is in KurrentDB (`LEDGER_STORE=kurrentdb`), which the console does not verify.
  */
@@ -27,6 +60,8 @@ export type LedgerChainStatus =
       eventsChecked: number;
       /** When the latest full verification (from the first event) passed, ISO 8601. */
       lastFullVerificationAt: string | null;
+      /** The check against the signed checkpoints. */
+      checkpoints: SignedCheckpointStatus;
     }
   | {
       status: 'broken';
@@ -40,6 +75,8 @@ export type LedgerChainStatus =
       checkedAt: string;
       /** The last event that held before the break. */
       lastVerifiedPosition: number;
+      /** Whether the break was found against a signed checkpoint (`position` is then its size) rather than in the chains. */
+      againstSignedCheckpoint: boolean;
     }
   | { status: 'pending' }
   | { status: 'not_applicable'; detail: string };
@@ -67,6 +104,7 @@ export function ledgerChainStatus(latest: VerificationRecord | null): LedgerChai
       revision: atEvent ? b.revision : null,
       checkedAt: latest.checkedAt.toISOString(),
       lastVerifiedPosition: latest.verifiedPosition,
+      againstSignedCheckpoint: isSignedCheckpointBreak(b.reason, b.streamId),
     };
   }
   return {
@@ -76,6 +114,7 @@ export function ledgerChainStatus(latest: VerificationRecord | null): LedgerChai
     verifiedAt: latest.checkedAt.toISOString(),
     eventsChecked: latest.eventsChecked,
     lastFullVerificationAt: latest.lastFullAt?.toISOString() ?? null,
+    checkpoints: signedCheckpointStatus(latest.checkpoints),
   };
 }
 

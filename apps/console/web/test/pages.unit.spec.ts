@@ -438,6 +438,7 @@ describe('the overview', () => {
       verifiedAt: '2026-11-25T10:00:00.000Z',
       eventsChecked: 34,
       lastFullVerificationAt: '2026-11-25T02:00:00.000Z',
+      checkpoints: { status: 'checked', checked: 20, latestSize: 1200, latestSignedAt: '2026-11-25T09:59:00.000Z', keysFrom: 'LEDGER_CHECKPOINT_KEYS' },
     },
   };
   const renderOverview = (answer: Overview) => render(createElement(OverviewPage), (client) => client.setQueryData(['overview'], answer));
@@ -463,6 +464,38 @@ describe('the overview', () => {
     expect(html).toContain('data-testid="consumer-lag-partitions"');
     expect(html).toMatch(/data-testid="ledger-chains" data-status="verified"/);
     expect(html).toContain('Ledger chains verified up to position 1,234 at ');
+    expect(html).toMatch(/data-testid="ledger-checkpoints" data-status="checked"/);
+    expect(html).toMatch(/Checked against 20 signed checkpoints(<!-- -->)?; the latest covers positions 1 to (<!-- -->)?1,200(<!-- -->)?, signed at /);
+  });
+
+  it('says why the signed checkpoints were not checked, and names a disagreement with one', () => {
+    const unchecked = renderOverview({
+      ...overview,
+      ledgerChains: {
+        ...overview.ledgerChains,
+        checkpoints: { status: 'not_checked', reason: 'LEDGER_CHECKPOINT_DIR is not set' },
+      } as Overview['ledgerChains'],
+    });
+    expect(unchecked).toMatch(/data-testid="ledger-checkpoints" data-status="not_checked"/);
+    expect(unchecked).toMatch(/Checkpoints not checked: (<!-- -->)?LEDGER_CHECKPOINT_DIR is not set/);
+
+    const rewritten = renderOverview({
+      ...overview,
+      ledgerChains: {
+        status: 'broken',
+        position: 12,
+        reason: 'ROOT_MISMATCH',
+        streamId: null,
+        revision: null,
+        checkedAt: '2026-11-25T10:00:00.000Z',
+        lastVerifiedPosition: 15,
+        againstSignedCheckpoint: true,
+      },
+    });
+    expect(rewritten).toMatch(/data-testid="ledger-chains" data-status="broken"/);
+    expect(rewritten).toMatch(
+      /Ledger disagrees with the signed checkpoint of size(<!-- -->)? (<!-- -->)?12(<!-- -->)?: (<!-- -->)?the events no longer match a signed checkpoint/,
+    );
   });
 
   it('shows a broken chain in red, and says when Kafka is unavailable or not configured', () => {
@@ -483,6 +516,7 @@ describe('the overview', () => {
         revision: 2,
         checkedAt: '2026-11-25T10:00:00.000Z',
         lastVerifiedPosition: 16,
+        againstSignedCheckpoint: false,
       },
     });
     expect(broken).toMatch(/class="notice notice-danger" role="alert" data-testid="ledger-chains" data-status="broken"/);

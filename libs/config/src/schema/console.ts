@@ -86,6 +86,23 @@ export const consoleEnv = consoleCliEnv
     CONSOLE_LEDGER_FULL_VERIFY_INTERVAL_MS: int(86_400_000, 60_000).meta({
       description: 'How often that verification starts again from the first event instead, milliseconds; default 24 h.',
     }),
+    LEDGER_CHECKPOINT_DIR: z.preprocess(blankIsUnset, z.string().trim().optional()).meta({
+      description:
+        'The checkpoint sink the ledger projector writes its signed checkpoints to (docs/ledger.md, "Where checkpoints go"), read only: each verification of the hash chains also checks the ledger against the checkpoints in it. Unset or unreadable, the chains are still verified and the Overview says the checkpoints were not checked, and why.',
+    }),
+    LEDGER_ORIGIN: z
+      .string()
+      .trim()
+      .regex(/^[^\s+]+$/, 'no space or plus sign')
+      .default('settle.dev/ledger/local')
+      .meta({
+        description:
+          "The ledger's name in its signed checkpoints (the projector's `LEDGER_ORIGIN`): a checkpoint naming another is refused (`CHECKPOINT_OTHER_LEDGER`).",
+      }),
+    LEDGER_CHECKPOINT_KEYS: z.preprocess(blankIsUnset, z.string().trim().optional()).meta({
+      description:
+        'The checkpoint verifier keys to trust, `<origin>+<key id>+<base64>`, one per line or comma-separated (the current key and those retired; docs/ledger.md, "The checkpoint key"). Unset: the keys published in the sink\'s `keys/` folder, which whoever can write the sink could replace: set it from a copy received through another channel.',
+    }),
   })
   .superRefine((e, context) => {
     if (e.LEDGER_STORE === 'kurrentdb' && !e.KURRENTDB_CONNECTION_STRING) {

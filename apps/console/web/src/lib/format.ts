@@ -231,9 +231,15 @@ const CHAIN_BREAK_LABELS: Record<string, string> = {
   HEAD_MISMATCH: 'the head does not name the last event (newest events deleted, or the head moved)',
   CHECKPOINT_MISSING: 'the event verified last is gone',
   CHECKPOINT_MISMATCH: 'the history up to the event verified last was rewritten',
+  ROOT_MISMATCH: 'the events no longer match a signed checkpoint (history rewritten and recomputed)',
+  LEDGER_SHORTER: 'a signed checkpoint covers events the ledger no longer has (newest events deleted)',
+  CHECKPOINT_UNVERIFIED: 'a checkpoint in the sink is not signed by a trusted key (edited, or signed by an unknown key)',
+  CHECKPOINT_INVALID: 'a checkpoint in the sink is malformed',
+  CHECKPOINT_OTHER_LEDGER: 'a checkpoint in the sink names another ledger',
+  CHECKPOINT_MISFILED: 'a checkpoint in the sink is filed under another size',
 };
 
-/** Why the ledger's hash chains break, for people (docs/ledger.md, "Tamper evidence"); an unknown reason as words. */
+/** Why the ledger's hash chains break, or disagree with a signed checkpoint, for people (docs/ledger.md, "Tamper evidence" and "Verifying against the checkpoints"); an unknown reason as words. */
 export function chainBreakLabel(reason: string): string {
   return CHAIN_BREAK_LABELS[reason] ?? humanize(reason);
 }

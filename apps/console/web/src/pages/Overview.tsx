@@ -44,7 +44,34 @@ function KafkaCard({ label, reading, hint, testId }: { label: string; reading: K
   );
 }
 
-/** The ledger's hash-chain status: verified up to a position, broken (red), not verified yet, or not verified by the console. */
+/** Where the verified ledger stands against the signed checkpoints: how many it matches and the latest, or why they were not checked. */
+function SignedCheckpointsLine({ checkpoints }: { checkpoints: Extract<LedgerChains, { status: 'verified' }>['checkpoints'] }) {
+  if (checkpoints.status === 'not_checked') {
+    return (
+      <div className="small" data-testid="ledger-checkpoints" data-status="not_checked">
+        Checkpoints not checked: {checkpoints.reason}.
+      </div>
+    );
+  }
+  return (
+    <div
+      className="small"
+      data-testid="ledger-checkpoints"
+      data-status="checked"
+      title={checkpoints.keysFrom ? `Keys trusted: ${checkpoints.keysFrom}` : undefined}
+    >
+      Checked against {count.format(checkpoints.checked)} signed checkpoint{checkpoints.checked === 1 ? '' : 's'}
+      {checkpoints.latestSize !== null && checkpoints.latestSignedAt !== null && (
+        <>
+          ; the latest covers positions 1 to {count.format(checkpoints.latestSize)}, signed at {formatDateTime(checkpoints.latestSignedAt)}
+        </>
+      )}
+      .
+    </div>
+  );
+}
+
+/** The ledger's hash-chain status: verified up to a position (and against the signed checkpoints), broken (red), not verified yet, or not verified by the console. */
 function LedgerChainsNotice({ chains }: { chains: LedgerChains }) {
   switch (chains.status) {
     case 'verified':
@@ -57,13 +84,15 @@ function LedgerChainsNotice({ chains }: { chains: LedgerChains }) {
             {count.format(chains.eventsChecked)} event{chains.eventsChecked === 1 ? '' : 's'} checked by the last verification that found new ones
             {chains.lastFullVerificationAt && <>; last verified from the first event at {formatDateTime(chains.lastFullVerificationAt)}</>}.
           </div>
+          <SignedCheckpointsLine checkpoints={chains.checkpoints} />
         </div>
       );
     case 'broken':
       return (
         <div className="notice notice-danger" role="alert" data-testid="ledger-chains" data-status="broken">
           <strong>
-            Chain broken at position {count.format(chains.position)}: {chainBreakLabel(chains.reason)}
+            {chains.againstSignedCheckpoint ? 'Ledger disagrees with the signed checkpoint of size' : 'Chain broken at position'}{' '}
+            {count.format(chains.position)}: {chainBreakLabel(chains.reason)}
           </strong>
           <div className="small">
             <span className="code">{chains.reason}</span>

@@ -1774,6 +1774,27 @@ export interface operations {
                              * @description ISO 8601, UTC
                              */
                             lastFullVerificationAt: string | null;
+                            /** @description The ledger against the signed checkpoints of the checkpoint sink */
+                            checkpoints: {
+                                /** @enum {string} */
+                                status: "checked";
+                                /** @description Signed checkpoints the verified events agree with */
+                                checked: number;
+                                /** @description The latest of them covers positions 1 to this size */
+                                latestSize: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the latest was signed
+                                 */
+                                latestSignedAt: string | null;
+                                /** @description Whose verifier keys were trusted: LEDGER_CHECKPOINT_KEYS, or the sink’s keys/ folder */
+                                keysFrom: string | null;
+                            } | {
+                                /** @enum {string} */
+                                status: "not_checked";
+                                /** @description Why the last verification did not check them */
+                                reason: string;
+                            };
                         } | {
                             /** @enum {string} */
                             status: "broken";
@@ -1787,6 +1808,8 @@ export interface operations {
                              */
                             checkedAt: string;
                             lastVerifiedPosition: number;
+                            /** @description Found against a signed checkpoint (position is its size) rather than in the chains */
+                            againstSignedCheckpoint: boolean;
                         } | {
                             /** @enum {string} */
                             status: "pending";
@@ -4747,6 +4770,16 @@ export const pathsApiV1OverviewGetResponses200ContentApplicationJsonConsumerLagO
 export const pathsApiV1OverviewGetResponses200ContentApplicationJsonLedgerChainsOneOf0StatusValues: ReadonlyArray<Extract<FlattenedDeepRequired<paths>["/api/v1/overview"]["get"]["responses"]["200"]["content"]["application/json"]["ledgerChains"], {
     status: unknown;
 }>["status"]> = ["verified"];
+export const pathsApiV1OverviewGetResponses200ContentApplicationJsonLedgerChainsOneOf0CheckpointsOneOf0StatusValues: ReadonlyArray<Extract<Extract<FlattenedDeepRequired<paths>["/api/v1/overview"]["get"]["responses"]["200"]["content"]["application/json"]["ledgerChains"], {
+    checkpoints: unknown;
+}>["checkpoints"], {
+    status: unknown;
+}>["status"]> = ["checked"];
+export const pathsApiV1OverviewGetResponses200ContentApplicationJsonLedgerChainsOneOf0CheckpointsOneOf1StatusValues: ReadonlyArray<Extract<Extract<FlattenedDeepRequired<paths>["/api/v1/overview"]["get"]["responses"]["200"]["content"]["application/json"]["ledgerChains"], {
+    checkpoints: unknown;
+}>["checkpoints"], {
+    status: unknown;
+}>["status"]> = ["not_checked"];
 export const pathsApiV1OverviewGetResponses200ContentApplicationJsonLedgerChainsOneOf1StatusValues: ReadonlyArray<Extract<FlattenedDeepRequired<paths>["/api/v1/overview"]["get"]["responses"]["200"]["content"]["application/json"]["ledgerChains"], {
     status: unknown;
 }>["status"]> = ["broken"];
