@@ -156,6 +156,7 @@ async function deliveries(burst: number, rate: number, seconds: number, rounds: 
           ledger_stream: `entitlement-user-${n}:pro`,
           ledger_revision: 0,
           ledger_position: n,
+          ledger_stream_hash: null,
         };
       });
       await inTransaction(pool, (client) =>

@@ -190,9 +190,9 @@ describe("ingestion's document", () => {
 });
 
 describe("the dispatcher's document", () => {
-  it('asks for the admin key on every operation, and shows a signing secret only where one is made', () => {
+  it('asks for the admin key on every admin operation and the merchant key for receipts, and shows a signing secret only where one is made', () => {
     for (const { method, path, op } of operationsOf(built.get('dispatcher')!)) {
-      expect(op.security, `${method} ${path}`).toEqual([{ adminApiKey: [] }]);
+      expect(op.security, `${method} ${path}`).toEqual(path.startsWith('/v1/receipts/') ? [{ apiKey: [] }] : [{ adminApiKey: [] }]);
       const answer = Object.entries(op.responses).find(([s]) => s.startsWith('2'))![1];
       const schema = (answer.content?.['application/json'] as { schema?: { properties?: Record<string, unknown> } } | undefined)?.schema;
       const showsSecret = schema?.properties !== undefined && 'secret' in schema.properties;
@@ -216,15 +216,23 @@ describe('the customer event schemas (docs/api/customer-events)', () => {
     expect(readFileSync(`${ROOT}${module}`, 'utf8')).toBe(await renderCustomerEventModule(ROOT));
   });
 
-  it("use only the keywords the receiver kit's validator applies: string fields with lengths, date-time, enums; the integer revision", () => {
-    const applied = new Set(['type', 'minLength', 'maxLength', 'format', 'enum', 'description', 'minimum']);
+  it("use only the keywords the receiver kit's validator applies: string fields with lengths, date-time, enums, a pattern; the integer revision; the receipt object", () => {
+    const applied = new Set(['type', 'minLength', 'maxLength', 'format', 'enum', 'description', 'minimum', 'pattern']);
     for (const { kind, schema } of schemas) {
       expect(schema.required, kind).toEqual(expect.arrayContaining(['event_id', 'event', 'entitlement', 'user_id', 'expires_at']));
       expect((schema.properties as Record<string, { enum?: string[] }>).event?.enum, kind).toEqual([kind]);
-      for (const [field, rule] of Object.entries(schema.properties as Record<string, Record<string, unknown>>)) {
+      const { receipt, ...scalars } = schema.properties as Record<string, Record<string, unknown>>;
+      // The one object: the receipt, of an integer position and a hex hash, nothing else (docs/ledger.md, "Receipts").
+      expect(receipt, `${kind}.receipt`).toMatchObject({ type: 'object', required: ['ledger_position', 'ledger_hash'], additionalProperties: false });
+      const receiptFields = (receipt as { properties: Record<string, Record<string, unknown>> }).properties;
+      expect(Object.keys(receiptFields)).toEqual(['ledger_position', 'ledger_hash']);
+      expect(receiptFields.ledger_position).toMatchObject({ type: 'integer', minimum: 1 });
+      expect(receiptFields.ledger_hash).toMatchObject({ type: 'string', pattern: '^[0-9a-f]{64}$' });
+      for (const [field, rule] of Object.entries(scalars)) {
         // The one integer: the entitlement stream's revision (the receiver kit keeps the expiry of the highest one).
         expect(rule.type, `${kind}.${field}`).toBe(field === 'revision' ? 'integer' : 'string');
         if (rule.minimum !== undefined) expect(field, `${kind}.${field}: minimum only on the revision`).toBe('revision');
+        expect(rule.pattern, `${kind}.${field}: a pattern only in the receipt`).toBeUndefined();
         expect(
           Object.keys(rule).filter((k) => !applied.has(k)),
           `${kind}.${field}`,

@@ -173,7 +173,9 @@ app_env() {
         "LEDGER_CHECKPOINT_DIR=$LEDGER_CHECKPOINT_DIR" ;;
     sweeper) echo "METRICS_PORT=$SETTLE_SWEEPER_METRICS_PORT" ;;
     dispatcher)
+      # The merchant's API key fetches receipts' proofs (docs/ledger.md, "Receipts").
       echo "DISPATCHER_PORT=$SETTLE_DISPATCHER_PORT" "SETTLE_ADMIN_API_KEY_SHA256=$SETTLE_ADMIN_API_KEY_SHA256" \
+        "SETTLE_API_KEY_SHA256=$SETTLE_API_KEY_SHA256" \
         "SETTLE_VAULT_MASTER_KEY_FILE=$ENDPOINT_VAULT_KEY_FILE" ;;
     console)
       # The console reconciles through ingestion's admin API and shows and acts on deliveries

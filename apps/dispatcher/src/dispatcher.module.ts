@@ -3,6 +3,7 @@ import { Controller, Inject, Module, type OnApplicationBootstrap, type OnApplica
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadDispatcherConfig, type DispatcherConfig } from '@settle/config';
 import { packageVersion } from '@settle/http';
+import { PostgresReceiptProofs } from '@settle/ledger';
 import type { BatchItem } from '@settle/messaging';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { ConsumeBatches, WORKER_CONTEXT, WorkerModule, type WorkerContext } from '@settle/runtime';
@@ -63,6 +64,8 @@ export class DeliveriesController implements OnApplicationBootstrap, OnApplicati
     }, SECRET_RETIREMENT_INTERVAL_MS);
     this.http = await createAdminApi({
       adminApiKeySha256: config.adminApiKeySha256,
+      apiKeySha256: config.apiKeySha256,
+      receipts: new PostgresReceiptProofs(pool),
       logger,
       pool,
       endpoints: this.endpoints,

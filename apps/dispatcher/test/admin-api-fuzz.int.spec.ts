@@ -14,6 +14,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AvroCodec, Outbox, topicNames } from '@settle/messaging';
+import { LEDGER_MIGRATIONS, PostgresReceiptProofs } from '@settle/ledger';
 import { createPool, HealthProbes, migrateSchemas, postgresProbe, type Pool } from '@settle/platform';
 import { CredentialsVault, generateKey, MasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import fc from 'fast-check';
@@ -62,7 +63,7 @@ beforeAll(async () => {
   const database = await createTestDatabase('settle_dispatcher_fuzz');
   drop = database.drop;
   pool = createPool(database.url, 6);
-  await migrateSchemas(pool, [DISPATCHER_MIGRATIONS, vaultMigrations(ENDPOINT_VAULT_SCHEMA)]);
+  await migrateSchemas(pool, [DISPATCHER_MIGRATIONS, vaultMigrations(ENDPOINT_VAULT_SCHEMA), LEDGER_MIGRATIONS]);
   const logger = pino({ level: 'silent' });
   const vault = new CredentialsVault(new PostgresVaultStore(pool, ENDPOINT_VAULT_SCHEMA), MasterKeyRing.from([['v1', generateKey()]]));
   const endpoints = new EndpointService(
@@ -73,6 +74,8 @@ beforeAll(async () => {
   );
   app = await createAdminApi({
     adminApiKeySha256: [createHash('sha256').update(ADMIN_KEY).digest('hex')],
+    apiKeySha256: [],
+    receipts: new PostgresReceiptProofs(pool),
     logger,
     pool,
     endpoints,

@@ -28,5 +28,6 @@ export function entitlementGrant(userId: string, at: number): EntitlementGranted
     ledger_stream: 'entitlement-x:pro',
     ledger_revision: 0,
     ledger_position: 1,
+    ledger_stream_hash: null,
   };
 }

@@ -219,6 +219,7 @@ export function loadDispatcherConfig(env: NodeJS.ProcessEnv = process.env) {
     ...toWorker(e),
     http: { host: e.DISPATCHER_HOST, port: e.DISPATCHER_PORT },
     adminApiKeySha256: e.SETTLE_ADMIN_API_KEY_SHA256,
+    apiKeySha256: e.SETTLE_API_KEY_SHA256,
     delivery: {
       attemptTimeoutMs: e.DISPATCHER_ATTEMPT_TIMEOUT_MS,
       retry: { waitsMs: e.DISPATCHER_RETRY_SCHEDULE, jitterRatio: e.DISPATCHER_RETRY_JITTER_RATIO, retryAfterMaxMs: e.DISPATCHER_RETRY_AFTER_MAX_MS },

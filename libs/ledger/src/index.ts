@@ -35,3 +35,4 @@ export * from './checkpoints/checkpoint-sink.js';
 export * from './checkpoints/checkpoint-key.js';
 export * from './checkpoints/ledger-checkpointer.js';
 export * from './checkpoints/published-checkpoints.js';
+export * from './checkpoints/receipt-proofs.js';

@@ -23,6 +23,7 @@ import {
   PostgresLedger,
   PostgresLedgerWriter,
   PostgresMerkleLog,
+  PostgresReceiptProofs,
   readCheckedEvents,
   READ_MODEL_MIGRATIONS,
   VaultCheckpointKey,
@@ -32,6 +33,8 @@ import {
 import type { OutboxMessage } from '@settle/messaging';
 import { createPool, migrateSchema, type Pool } from '@settle/platform';
 import { createTestDatabase } from '@settle/testing';
+// The receiver kit as customers install it (it ships on its own, so it is not a workspace alias).
+import { receiptOf, verifyReceipt } from '../../receiver/src/index.js';
 import { CredentialsVault, generateKey, InMemoryVaultStore, MasterKeyRing } from '@settle/vault';
 
 const ORIGIN = 'settle.dev/ledger/test';
@@ -203,5 +206,51 @@ describe('LedgerCheckpointer', () => {
     const [note] = await new FolderCheckpointSink(tampered).readAll();
     const published = (await sink.readKeys()).map(parseVerifierKey);
     expect(() => openLedgerCheckpoint(note!.note, published)).toThrow();
+  });
+});
+
+describe('receipts: the proof of a delivered event against the latest signed checkpoint', () => {
+  it('is not covered until a checkpoint is, then proves the event offline with the published key alone', async () => {
+    const { checkpointer, key } = setUp(null);
+    const eventId = randomUUID();
+    const ledger = new PostgresLedger(pool);
+    const appended = await ledger.append(`entitlement-user-${eventId.slice(0, 8)}:pro`, [{ ...settled(1), eventId }], 'no_stream');
+    const position = appended.positions[0]!;
+    const proofs = new PostgresReceiptProofs(pool);
+    expect(await proofs.proofFor(eventId)).toEqual({ status: 'not_covered', position });
+    expect((await checkpointer.checkpoint()).status).toBe('made');
+    await appendEvents(2);
+
+    const answer = await proofs.proofFor(eventId.toUpperCase());
+    expect(answer.status).toBe('proven');
+    if (answer.status !== 'proven') return;
+    const { rows } = await pool.query<{ stream_hash: string }>('SELECT stream_hash FROM ledger.events WHERE position = $1', [position]);
+    // The receipt as the delivered body carries it, then checked with nothing but the public key.
+    const receipt = receiptOf({ event_id: eventId, receipt: { ledger_position: position, ledger_hash: rows[0]!.stream_hash } })!;
+    expect(answer.proof.receipt).toEqual({ ledger_position: position, ledger_hash: rows[0]!.stream_hash });
+    const { verifierKey } = await key.current();
+    const verified = verifyReceipt(receipt, answer.proof, [verifierKey], { origin: ORIGIN });
+    expect(verified).toMatchObject({ verified: true, checkpoint: { origin: ORIGIN, size: answer.proof.tree_size } });
+
+    // Tampering of any part is refused.
+    const flipped = answer.proof.inclusion_proof.map((h, i) => (i === 0 ? `${h[0] === '0' ? '1' : '0'}${h.slice(1)}` : h));
+    expect(verifyReceipt(receipt, { ...answer.proof, inclusion_proof: flipped }, [verifierKey])).toMatchObject({ verified: false, reason: 'NOT_INCLUDED' });
+    expect(verifyReceipt({ ...receipt, ledgerHash: 'ab'.repeat(32) }, answer.proof, [verifierKey])).toMatchObject({ verified: false, reason: 'MISMATCH' });
+    const other = await new VaultCheckpointKey(new CredentialsVault(new InMemoryVaultStore(), MasterKeyRing.from([['v1', generateKey()]])), ORIGIN).current();
+    expect(verifyReceipt(receipt, answer.proof, [other.verifierKey])).toMatchObject({ verified: false, reason: 'UNSIGNED' });
+    expect(verifyReceipt(receipt, answer.proof, [verifierKey], { origin: 'settle.dev/ledger/other' })).toMatchObject({
+      verified: false,
+      reason: 'OTHER_LEDGER',
+    });
+    const forged = answer.proof.checkpoint.replace(/^(\d+)$/m, (n) => String(Number(n) + 1));
+    expect(verifyReceipt(receipt, { ...answer.proof, checkpoint: forged }, [verifierKey])).toMatchObject({ verified: false, reason: 'UNSIGNED' });
+  });
+
+  it('answers unknown for an id that is not an entitlement event of the ledger', async () => {
+    const proofs = new PostgresReceiptProofs(pool);
+    expect(await proofs.proofFor(randomUUID())).toEqual({ status: 'unknown' });
+    expect(await proofs.proofFor('not-a-uuid')).toEqual({ status: 'unknown' });
+    const { rows } = await pool.query<{ event_id: string }>("SELECT event_id FROM ledger.events WHERE stream_id LIKE 'other-%' LIMIT 1");
+    expect(await proofs.proofFor(rows[0]!.event_id)).toEqual({ status: 'unknown' });
   });
 });

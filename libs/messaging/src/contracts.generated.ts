@@ -265,6 +265,8 @@ export interface EntitlementAccessChangedV1 {
   /** The change's revision in its entitlement stream: the receiver kit keeps the expiry of the highest revision it applied. */
   ledger_revision: number;
   ledger_position: number;
+  /** The event's stream hash in the ledger (64 hex digits): with ledger_position, the customer's receipt, proven later against a signed checkpoint by an inclusion proof (docs/ledger.md, "Receipts"); null from a store that does not give it. */
+  ledger_stream_hash: string | null;
 }
 
 /** A settled payment granted a user access to an entitlement; committed to the ledger (stream entitlement-<user>:<entitlement>) in the same transaction as the settlement. Keyed by user_id. The payload the dispatcher delivers to customer endpoints is derived from it (docs/delivery.md). */
@@ -295,6 +297,8 @@ export interface EntitlementGrantedV1 {
   ledger_stream: string;
   ledger_revision: number;
   ledger_position: number;
+  /** The event's stream hash in the ledger (64 hex digits): with ledger_position, the customer's receipt, proven later against a signed checkpoint by an inclusion proof (docs/ledger.md, "Receipts"); null from a store that does not give it. */
+  ledger_stream_hash: string | null;
 }
 
 /** A signed checkpoint of the immutable ledger (docs/ledger.md, "Checkpoints"): the ledger's first `size` events have the Merkle root `root` (RFC 9162) and the global chain's hash `global_hash` at position `size`, signed with the ledger's Ed25519 checkpoint key in the transparency logs' signed-note format (`note`). Published on a compacted topic keyed by origin, so the topic always holds the latest checkpoint of each ledger; auditors, monitors and customers keep the ones they saw and check the ledger against them. Contains no personal data. */

@@ -53,6 +53,8 @@ interface StringRule {
   readonly maxLength?: number;
   readonly format?: 'date-time';
   readonly enum?: readonly string[];
+  /** A regular expression the whole value must match (the receipt's `ledger_hash`). */
+  readonly pattern?: string;
 }
 
 /** The schema keywords of an integer field (`revision`). */
@@ -61,7 +63,17 @@ interface IntegerRule {
   readonly minimum?: number;
 }
 
-/** The problem of one field's value under its rule, or `null` when it holds. */
+/** The schema keywords of an object field (`receipt`): its own fields, none other when `additionalProperties` is false. */
+interface ObjectRule {
+  readonly type: 'object';
+  readonly required: readonly string[];
+  readonly properties: Readonly<Record<string, StringRule | IntegerRule>>;
+  readonly additionalProperties?: boolean;
+}
+
+type FieldRule = StringRule | IntegerRule | ObjectRule;
+
+/** The problem of one scalar field's value under its rule, or `null` when it holds. */
 function violation(value: unknown, rule: StringRule | IntegerRule): string | null {
   if (rule.type === 'integer') {
     const min = rule.minimum ?? Number.MIN_SAFE_INTEGER;
@@ -78,21 +90,34 @@ function violation(value: unknown, rule: StringRule | IntegerRule): string | nul
   }
   if (typeof value !== 'string') return 'must be a string';
   if (rule.enum && !rule.enum.includes(value)) return `must be one of ${rule.enum.join(', ')}`;
+  if (rule.pattern !== undefined && !new RegExp(rule.pattern, 'u').test(value)) return `must match ${rule.pattern}`;
   return null;
 }
 
-/** Checks `payload` against a schema's fields: each required one present, each present one valid. */
+/** Checks `payload` against a schema's fields: each required one present, each present one valid; an object field's own fields under `<field>.`. */
 function check(
   payload: JsonObject,
-  schema: { required: readonly string[]; properties: Record<string, StringRule | IntegerRule> },
+  schema: { required: readonly string[]; properties: Readonly<Record<string, FieldRule>> },
   fields: readonly string[],
   errors: FieldError[],
+  prefix = '',
 ): void {
   for (const field of fields) {
     const value = payload[field];
     if (value === undefined && !schema.required.includes(field)) continue;
-    const problem = violation(value, schema.properties[field]!);
-    if (problem) errors.push({ path: field, message: problem });
+    const rule = schema.properties[field]!;
+    if (rule.type !== 'object') {
+      const problem = violation(value, rule);
+      if (problem) errors.push({ path: `${prefix}${field}`, message: problem });
+      continue;
+    }
+    if (!isObject(value)) {
+      errors.push({ path: `${prefix}${field}`, message: 'must be an object' });
+      continue;
+    }
+    const unknown = rule.additionalProperties === false ? Object.keys(value).filter((k) => !(k in rule.properties)) : [];
+    for (const extra of unknown) errors.push({ path: `${prefix}${field}.${extra}`, message: 'is not a field of this object' });
+    check(value, rule, Object.keys(rule.properties), errors, `${prefix}${field}.`);
   }
 }
 

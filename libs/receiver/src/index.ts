@@ -39,3 +39,5 @@ export { PROBLEM_JSON, type ProblemDetails, type ReceiverProblemCode } from './p
 export { EVENT_STATES } from './store.port.js';
 export type { AccessGrant, EventState, FailedEvent, LeasedEvent, ReceiverStore, RetryOutcome, StoredEvent } from './store.port.js';
 export { MemoryReceiverStore } from './memory-store.js';
+export { fetchReceiptProof, receiptOf, verifyReceipt } from './receipt.js';
+export type { FetchedProof, Receipt, ReceiptFailure, ReceiptProof, ReceiptVerification } from './receipt.js';

@@ -17,9 +17,13 @@ export type EntitlementPayload = CustomerEvent;
 /** An entitlement-events record the dispatcher delivers: a grant, or an access change. */
 export type EntitlementRecord = EntitlementGrantedV1 | EntitlementAccessChangedV1;
 
+/** Every field of a kind Settle always sends; the receipt only where the ledger gave its hash. */
+type Sent<T extends { receipt?: unknown }> = Required<Omit<T, 'receipt'>> & Pick<T, 'receipt'>;
+
 /**
  * The exact body to sign and send, built once when the event is received and stored, so every
- * attempt, resend and recovery sends the same bytes.
+ * attempt, resend and recovery sends the same bytes. It carries the customer's receipt (ledger
+ * position and stream hash, docs/ledger.md, "Receipts") when the record has the hash.
  */
 export function payloadBody(event: EntitlementRecord): string {
   const common = {
@@ -29,9 +33,10 @@ export function payloadBody(event: EntitlementRecord): string {
     expires_at: event.expires_at,
     revision: event.ledger_revision,
     reference: event.reference,
+    receipt: event.ledger_stream_hash ? { ledger_position: event.ledger_position, ledger_hash: event.ledger_stream_hash } : undefined,
   };
   if ('settled_at' in event) {
-    const grant: Required<SubscriptionStarted> | Required<SubscriptionRenewed> = {
+    const grant: Sent<SubscriptionStarted> | Sent<SubscriptionRenewed> = {
       ...common,
       event: event.event,
       settled_at: event.settled_at,
@@ -40,7 +45,7 @@ export function payloadBody(event: EntitlementRecord): string {
     return JSON.stringify(grant);
   }
   if (event.event === 'subscription_revoked') {
-    const revoked: Required<SubscriptionRevoked> = {
+    const revoked: Sent<SubscriptionRevoked> = {
       ...common,
       event: 'subscription_revoked',
       reason: event.reason ?? 'refunded',
@@ -48,6 +53,6 @@ export function payloadBody(event: EntitlementRecord): string {
     };
     return JSON.stringify(revoked);
   }
-  const reinstated: Required<SubscriptionReinstated> = { ...common, event: 'subscription_reinstated', changed_at: event.changed_at };
+  const reinstated: Sent<SubscriptionReinstated> = { ...common, event: 'subscription_reinstated', changed_at: event.changed_at };
   return JSON.stringify(reinstated);
 }

@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createEdgeApp, HealthModule, ProblemDetailsFilter } from '@settle/http';
+import type { PostgresReceiptProofs } from '@settle/ledger';
 import type { HealthProbes, Logger, Pool } from '@settle/platform';
 import type { DeliveryAdmin } from '../deliveries/delivery-admin.js';
 import type { DispatcherMetrics } from '../dispatcher.metrics.js';
@@ -9,12 +10,18 @@ import type { EndpointService } from '../endpoints/endpoint.service.js';
 import { AdminKeyGuard } from './admin-key.guard.js';
 import { DeliveriesController } from './deliveries.controller.js';
 import { EndpointsController } from './endpoints.controller.js';
+import { ReceiptKeyGuard } from './receipt-key.guard.js';
+import { ReceiptsController } from './receipts.controller.js';
 import { dispatcherOpenApiDocument, serveDispatcherOpenApi } from './openapi/document.js';
-import { ADMIN_KEYS, DELIVERY_ADMIN, ENDPOINT_SERVICE } from './tokens.js';
+import { ADMIN_KEYS, DELIVERY_ADMIN, ENDPOINT_SERVICE, RECEIPT_KEYS, RECEIPT_PROOFS } from './tokens.js';
 
 /** What the admin API is built on. */
 export interface AdminApiDeps {
   adminApiKeySha256: readonly string[];
+  /** The merchant's API keys (`SETTLE_API_KEY_SHA256`): they, and the admin keys, may fetch receipts' proofs. */
+  apiKeySha256: readonly string[];
+  /** Receipts' proofs from the ledger (docs/ledger.md, "Receipts"). */
+  receipts: Pick<PostgresReceiptProofs, 'proofFor'>;
   logger: Logger;
   pool: Pool;
   endpoints: EndpointService;
@@ -26,10 +33,10 @@ export interface AdminApiDeps {
   health: HealthProbes;
 }
 
-/** The controllers of the admin API, which its OpenAPI document describes (health and metrics aside). */
-export const ADMIN_API_CONTROLLERS = [EndpointsController, DeliveriesController] as const;
+/** The controllers of the admin API and the receipts API, which its OpenAPI document describes (health and metrics aside). */
+export const ADMIN_API_CONTROLLERS = [EndpointsController, DeliveriesController, ReceiptsController] as const;
 
-/** The dispatcher's HTTP side: the admin API for endpoints and deliveries, health and metrics. */
+/** The dispatcher's HTTP side: the admin API for endpoints and deliveries, receipts' proofs for the merchant, health and metrics. */
 @Module({})
 export class AdminApiModule {
   static forRoot(deps: AdminApiDeps): DynamicModule {
@@ -41,8 +48,11 @@ export class AdminApiModule {
         { provide: ADMIN_KEYS, useValue: deps.adminApiKeySha256 },
         { provide: ENDPOINT_SERVICE, useValue: deps.endpoints },
         { provide: DELIVERY_ADMIN, useValue: deps.deliveries },
+        { provide: RECEIPT_KEYS, useValue: [...deps.apiKeySha256, ...deps.adminApiKeySha256] },
+        { provide: RECEIPT_PROOFS, useValue: deps.receipts },
         { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter(deps.logger) },
         AdminKeyGuard,
+        ReceiptKeyGuard,
       ],
     };
   }

@@ -99,6 +99,7 @@ class PostgresLedgerSession implements LedgerSession {
         data: r.event.data,
         metadata: r.event.metadata,
         revision: r.revision,
+        streamHash: r.hash,
       })),
     );
     await writeReadModelRows(this.client, readModelRowsOf(pending.map((e) => ({ ...e, position: 0 }))));

@@ -141,8 +141,13 @@ export function unmatchedPaymentRowOf(
   return { kind: 'recorded', reference, ledgerRevision: event.revision, data: unmatchedPaymentRecordedOf(event) };
 }
 
-/** What the projection reads of an event: where it stands (stream, revision, global position) and what it says. */
-export type ProjectedEvent = Pick<RecordedLedgerEvent, 'streamId' | 'eventId' | 'type' | 'data' | 'metadata' | 'revision' | 'position'>;
+/**
+ * What the projection reads of an event: where it stands (stream, revision, global position), what
+ * it says, and (where the writer knows it) its stream hash, which entitlement records carry as the
+ * customer's receipt (docs/ledger.md, "Receipts").
+ */
+export type ProjectedEvent = Pick<RecordedLedgerEvent, 'streamId' | 'eventId' | 'type' | 'data' | 'metadata' | 'revision' | 'position'> &
+  Partial<Pick<RecordedLedgerEvent, 'streamHash'>>;
 
 /**
  * The ledger-status row an outcome of a transaction stream stands for.
@@ -312,6 +317,7 @@ export function outboxMessagesOf(events: readonly ProjectedEvent[]): OutboxMessa
             ledger_stream: event.streamId,
             ledger_revision: event.revision,
             ledger_position: event.position,
+            ledger_stream_hash: event.streamHash ?? null,
           },
         },
       ];
@@ -368,6 +374,7 @@ function accessChangeMessage(event: ProjectedEvent): OutboxMessage {
       ledger_stream: event.streamId,
       ledger_revision: event.revision,
       ledger_position: event.position,
+      ledger_stream_hash: event.streamHash ?? null,
     },
   };
 }

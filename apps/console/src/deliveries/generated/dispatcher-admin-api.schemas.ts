@@ -1996,5 +1996,132 @@ export const paths: Readonly<Record<string, unknown>> = {
         "deliveries"
       ]
     }
+  },
+  "/v1/receipts/{eventId}/proof": {
+    "get": {
+      "description": "The latest signed checkpoint of the ledger and the event's inclusion proof in it: with the receipt delivered in the event's body (`receipt`) and Settle's published public key, it proves offline that this event is in the ledger Settle signed.",
+      "operationId": "ReceiptsController_proof",
+      "parameters": [
+        {
+          "name": "eventId",
+          "required": true,
+          "in": "path",
+          "description": "The delivered event's `event_id` (UUID)",
+          "schema": {
+            "type": "string"
+          }
+        }
+      ],
+      "responses": {
+        "200": {
+          "description": "The proof",
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "event_id": {
+                    "type": "string",
+                    "format": "uuid",
+                    "pattern": "^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$"
+                  },
+                  "receipt": {
+                    "type": "object",
+                    "properties": {
+                      "ledger_position": {
+                        "type": "integer",
+                        "minimum": -9007199254740991,
+                        "maximum": 9007199254740991,
+                        "description": "The event's global position in the ledger"
+                      },
+                      "ledger_hash": {
+                        "type": "string",
+                        "description": "Its stream hash, 64 hex digits"
+                      }
+                    },
+                    "required": [
+                      "ledger_position",
+                      "ledger_hash"
+                    ],
+                    "additionalProperties": false
+                  },
+                  "checkpoint": {
+                    "type": "string",
+                    "description": "The signed checkpoint (a signed note: origin, size, root, `global` and `time` lines, a blank line, signatures)"
+                  },
+                  "tree_size": {
+                    "type": "integer",
+                    "minimum": -9007199254740991,
+                    "maximum": 9007199254740991,
+                    "description": "The checkpoint's size: the tree the proof is in"
+                  },
+                  "leaf_index": {
+                    "type": "integer",
+                    "minimum": -9007199254740991,
+                    "maximum": 9007199254740991,
+                    "description": "`ledger_position - 1`"
+                  },
+                  "inclusion_proof": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    },
+                    "description": "RFC 9162 inclusion proof, 64-hex-digit hashes from the leaf up"
+                  }
+                },
+                "required": [
+                  "event_id",
+                  "receipt",
+                  "checkpoint",
+                  "tree_size",
+                  "leaf_index",
+                  "inclusion_proof"
+                ],
+                "additionalProperties": false
+              }
+            }
+          }
+        },
+        "401": {
+          "description": "`AUTH.MISSING_API_KEY`, `AUTH.INVALID_API_KEY`",
+          "content": {
+            "application/problem+json": {
+              "schema": {
+                "$ref": "#/components/schemas/Problem"
+              }
+            }
+          }
+        },
+        "404": {
+          "description": "`RECEIPT.UNKNOWN_EVENT`, `RECEIPT.NOT_COVERED_YET`",
+          "content": {
+            "application/problem+json": {
+              "schema": {
+                "$ref": "#/components/schemas/Problem"
+              }
+            }
+          }
+        },
+        "503": {
+          "description": "`SERVICE.UNAVAILABLE`",
+          "content": {
+            "application/problem+json": {
+              "schema": {
+                "$ref": "#/components/schemas/Problem"
+              }
+            }
+          }
+        }
+      },
+      "security": [
+        {
+          "apiKey": []
+        }
+      ],
+      "summary": "A delivered event's proof",
+      "tags": [
+        "receipts"
+      ]
+    }
   }
 };

@@ -191,6 +191,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/receipts/{eventId}/proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A delivered event's proof
+         * @description The latest signed checkpoint of the ledger and the event's inclusion proof in it: with the receipt delivered in the event's body (`receipt`) and Settle's published public key, it proves offline that this event is in the ledger Settle signed.
+         */
+        get: operations["ReceiptsController_proof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1315,6 +1335,73 @@ export interface operations {
             };
             /** @description `AUTH.MISSING_API_KEY`, `AUTH.INVALID_API_KEY` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `SERVICE.UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ReceiptsController_proof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The delivered event's `event_id` (UUID) */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        event_id: string;
+                        receipt: {
+                            /** @description The event's global position in the ledger */
+                            ledger_position: number;
+                            /** @description Its stream hash, 64 hex digits */
+                            ledger_hash: string;
+                        };
+                        /** @description The signed checkpoint (a signed note: origin, size, root, `global` and `time` lines, a blank line, signatures) */
+                        checkpoint: string;
+                        /** @description The checkpoint's size: the tree the proof is in */
+                        tree_size: number;
+                        /** @description `ledger_position - 1` */
+                        leaf_index: number;
+                        /** @description RFC 9162 inclusion proof, 64-hex-digit hashes from the leaf up */
+                        inclusion_proof: string[];
+                    };
+                };
+            };
+            /** @description `AUTH.MISSING_API_KEY`, `AUTH.INVALID_API_KEY` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `RECEIPT.UNKNOWN_EVENT`, `RECEIPT.NOT_COVERED_YET` */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -41,6 +41,19 @@ settled_at?: string
  * The ISO 8601 duration the payment bought (for example `P30D`). Always sent by Settle; optional for receivers of older senders.
  */
 access_period?: string
+/**
+ * The customer's receipt for this event (docs/ledger.md, "Receipts"): where the ledger recorded it. Keep it; once a signed checkpoint covers it (within a minute or so), `GET /v1/receipts/{event_id}/proof` on the dispatcher answers the checkpoint and an inclusion proof that the receiver kit's `verifyReceipt` checks offline against Settle's published public key. Sent by Settle for events recorded on its PostgreSQL ledger; absent before receipts existed.
+ */
+receipt?: {
+/**
+ * The event's global position in Settle's ledger: the leaf index of the Merkle tree its signed checkpoints commit to, plus one.
+ */
+ledger_position: number
+/**
+ * The event's stream hash in the ledger (SHA-256, 64 lower-case hex digits): the leaf is SHA-256(0x00 || "<ledger_position>\n<ledger_hash>").
+ */
+ledger_hash: string
+}
 }
 /**
  * Sent when a later payment for an entitlement the user already holds settles (docs/spec.md, section 2): extend access to `expires_at`. It may reach the receiver before the `subscription_started` it follows.
@@ -82,6 +95,19 @@ settled_at?: string
  * The ISO 8601 duration the payment bought (for example `P30D`). Always sent by Settle; optional for receivers of older senders.
  */
 access_period?: string
+/**
+ * The customer's receipt for this event (docs/ledger.md, "Receipts"): where the ledger recorded it. Keep it; once a signed checkpoint covers it (within a minute or so), `GET /v1/receipts/{event_id}/proof` on the dispatcher answers the checkpoint and an inclusion proof that the receiver kit's `verifyReceipt` checks offline against Settle's published public key. Sent by Settle for events recorded on its PostgreSQL ledger; absent before receipts existed.
+ */
+receipt?: {
+/**
+ * The event's global position in Settle's ledger: the leaf index of the Merkle tree its signed checkpoints commit to, plus one.
+ */
+ledger_position: number
+/**
+ * The event's stream hash in the ledger (SHA-256, 64 lower-case hex digits): the leaf is SHA-256(0x00 || "<ledger_position>\n<ledger_hash>").
+ */
+ledger_hash: string
+}
 }
 /**
  * Sent when the money of a payment that bought access went back to the payer after it settled (a full refund, a reversal, a lost dispute; a partial refund or an opened dispute where the entitlement's policy says so): the grant that payment bought is taken back, and `expires_at` is recomputed from the payments still in force (docs/delivery.md, "Access follows the money"). Apply it by `revision`, not by the later expiry.
@@ -123,6 +149,19 @@ reason: ("refunded" | "partially_refunded" | "reversed" | "charged_back" | "disp
  * When Settle decided the change, ISO 8601 UTC with milliseconds.
  */
 changed_at?: string
+/**
+ * The customer's receipt for this event (docs/ledger.md, "Receipts"): where the ledger recorded it. Keep it; once a signed checkpoint covers it (within a minute or so), `GET /v1/receipts/{event_id}/proof` on the dispatcher answers the checkpoint and an inclusion proof that the receiver kit's `verifyReceipt` checks offline against Settle's published public key. Sent by Settle for events recorded on its PostgreSQL ledger; absent before receipts existed.
+ */
+receipt?: {
+/**
+ * The event's global position in Settle's ledger: the leaf index of the Merkle tree its signed checkpoints commit to, plus one.
+ */
+ledger_position: number
+/**
+ * The event's stream hash in the ledger (SHA-256, 64 lower-case hex digits): the leaf is SHA-256(0x00 || "<ledger_position>\n<ledger_hash>").
+ */
+ledger_hash: string
+}
 }
 /**
  * Sent when a grant revoked before is in force again (a dispute that suspended access was won; a refund recorded as succeeded failed at the provider): `expires_at` is recomputed with that payment again (docs/delivery.md, "Access follows the money"). Apply it by `revision`.
@@ -160,6 +199,19 @@ reference: string
  * When Settle decided the change, ISO 8601 UTC with milliseconds.
  */
 changed_at?: string
+/**
+ * The customer's receipt for this event (docs/ledger.md, "Receipts"): where the ledger recorded it. Keep it; once a signed checkpoint covers it (within a minute or so), `GET /v1/receipts/{event_id}/proof` on the dispatcher answers the checkpoint and an inclusion proof that the receiver kit's `verifyReceipt` checks offline against Settle's published public key. Sent by Settle for events recorded on its PostgreSQL ledger; absent before receipts existed.
+ */
+receipt?: {
+/**
+ * The event's global position in Settle's ledger: the leaf index of the Merkle tree its signed checkpoints commit to, plus one.
+ */
+ledger_position: number
+/**
+ * The event's stream hash in the ledger (SHA-256, 64 lower-case hex digits): the leaf is SHA-256(0x00 || "<ledger_position>\n<ledger_hash>").
+ */
+ledger_hash: string
+}
 }
 
 /** Every customer event kind this build sends or applies, in the order Settle lists them. */
@@ -231,6 +283,27 @@ export const CUSTOMER_EVENT_SCHEMAS = {
       "access_period": {
         "type": "string",
         "description": "The ISO 8601 duration the payment bought (for example `P30D`). Always sent by Settle; optional for receivers of older senders."
+      },
+      "receipt": {
+        "type": "object",
+        "required": [
+          "ledger_position",
+          "ledger_hash"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "ledger_position": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The event's global position in Settle's ledger: the leaf index of the Merkle tree its signed checkpoints commit to, plus one."
+          },
+          "ledger_hash": {
+            "type": "string",
+            "pattern": "^[0-9a-f]{64}$",
+            "description": "The event's stream hash in the ledger (SHA-256, 64 lower-case hex digits): the leaf is SHA-256(0x00 || \"<ledger_position>\\n<ledger_hash>\")."
+          }
+        },
+        "description": "The customer's receipt for this event (docs/ledger.md, \"Receipts\"): where the ledger recorded it. Keep it; once a signed checkpoint covers it (within a minute or so), `GET /v1/receipts/{event_id}/proof` on the dispatcher answers the checkpoint and an inclusion proof that the receiver kit's `verifyReceipt` checks offline against Settle's published public key. Sent by Settle for events recorded on its PostgreSQL ledger; absent before receipts existed."
       }
     }
   },
@@ -295,6 +368,27 @@ export const CUSTOMER_EVENT_SCHEMAS = {
       "access_period": {
         "type": "string",
         "description": "The ISO 8601 duration the payment bought (for example `P30D`). Always sent by Settle; optional for receivers of older senders."
+      },
+      "receipt": {
+        "type": "object",
+        "required": [
+          "ledger_position",
+          "ledger_hash"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "ledger_position": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The event's global position in Settle's ledger: the leaf index of the Merkle tree its signed checkpoints commit to, plus one."
+          },
+          "ledger_hash": {
+            "type": "string",
+            "pattern": "^[0-9a-f]{64}$",
+            "description": "The event's stream hash in the ledger (SHA-256, 64 lower-case hex digits): the leaf is SHA-256(0x00 || \"<ledger_position>\\n<ledger_hash>\")."
+          }
+        },
+        "description": "The customer's receipt for this event (docs/ledger.md, \"Receipts\"): where the ledger recorded it. Keep it; once a signed checkpoint covers it (within a minute or so), `GET /v1/receipts/{event_id}/proof` on the dispatcher answers the checkpoint and an inclusion proof that the receiver kit's `verifyReceipt` checks offline against Settle's published public key. Sent by Settle for events recorded on its PostgreSQL ledger; absent before receipts existed."
       }
     }
   },
@@ -369,6 +463,27 @@ export const CUSTOMER_EVENT_SCHEMAS = {
         "type": "string",
         "format": "date-time",
         "description": "When Settle decided the change, ISO 8601 UTC with milliseconds."
+      },
+      "receipt": {
+        "type": "object",
+        "required": [
+          "ledger_position",
+          "ledger_hash"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "ledger_position": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The event's global position in Settle's ledger: the leaf index of the Merkle tree its signed checkpoints commit to, plus one."
+          },
+          "ledger_hash": {
+            "type": "string",
+            "pattern": "^[0-9a-f]{64}$",
+            "description": "The event's stream hash in the ledger (SHA-256, 64 lower-case hex digits): the leaf is SHA-256(0x00 || \"<ledger_position>\\n<ledger_hash>\")."
+          }
+        },
+        "description": "The customer's receipt for this event (docs/ledger.md, \"Receipts\"): where the ledger recorded it. Keep it; once a signed checkpoint covers it (within a minute or so), `GET /v1/receipts/{event_id}/proof` on the dispatcher answers the checkpoint and an inclusion proof that the receiver kit's `verifyReceipt` checks offline against Settle's published public key. Sent by Settle for events recorded on its PostgreSQL ledger; absent before receipts existed."
       }
     }
   },
@@ -431,6 +546,27 @@ export const CUSTOMER_EVENT_SCHEMAS = {
         "type": "string",
         "format": "date-time",
         "description": "When Settle decided the change, ISO 8601 UTC with milliseconds."
+      },
+      "receipt": {
+        "type": "object",
+        "required": [
+          "ledger_position",
+          "ledger_hash"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "ledger_position": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The event's global position in Settle's ledger: the leaf index of the Merkle tree its signed checkpoints commit to, plus one."
+          },
+          "ledger_hash": {
+            "type": "string",
+            "pattern": "^[0-9a-f]{64}$",
+            "description": "The event's stream hash in the ledger (SHA-256, 64 lower-case hex digits): the leaf is SHA-256(0x00 || \"<ledger_position>\\n<ledger_hash>\")."
+          }
+        },
+        "description": "The customer's receipt for this event (docs/ledger.md, \"Receipts\"): where the ledger recorded it. Keep it; once a signed checkpoint covers it (within a minute or so), `GET /v1/receipts/{event_id}/proof` on the dispatcher answers the checkpoint and an inclusion proof that the receiver kit's `verifyReceipt` checks offline against Settle's published public key. Sent by Settle for events recorded on its PostgreSQL ledger; absent before receipts existed."
       }
     }
   }

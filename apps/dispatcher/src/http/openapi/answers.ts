@@ -82,3 +82,16 @@ export const eventDeliveriesAnswer = z.strictObject({
 
 /** `POST /v1/admin/events/{eventId}/resend`, `POST /v1/admin/endpoints/{id}/recover`. */
 export const requeuedAnswer = z.strictObject({ requeued: z.number().int().describe('Deliveries put back in the schedule') });
+
+/** `GET /v1/receipts/{eventId}/proof`: a delivered event's proof against the latest signed checkpoint (docs/ledger.md, "Receipts"). */
+export const receiptProofAnswer = z.strictObject({
+  event_id: z.uuid(),
+  receipt: z.strictObject({
+    ledger_position: z.number().int().describe("The event's global position in the ledger"),
+    ledger_hash: z.string().describe('Its stream hash, 64 hex digits'),
+  }),
+  checkpoint: z.string().describe('The signed checkpoint (a signed note: origin, size, root, `global` and `time` lines, a blank line, signatures)'),
+  tree_size: z.number().int().describe("The checkpoint's size: the tree the proof is in"),
+  leaf_index: z.number().int().describe('`ledger_position - 1`'),
+  inclusion_proof: z.array(z.string()).describe('RFC 9162 inclusion proof, 64-hex-digit hashes from the leaf up'),
+});

@@ -4,7 +4,7 @@ import { buildOpenApiDocument, EDGE_PROBLEMS_NOTE, serveOpenApi, type Controller
 import { CUSTOMER_EVENT_KINDS, CUSTOMER_EVENT_SCHEMAS } from '../../deliveries/generated/customer-events.js';
 
 /** Security scheme name of the dispatcher's document: the admin API key. */
-export const SECURITY = { adminApiKey: 'adminApiKey' } as const;
+export const SECURITY = { adminApiKey: 'adminApiKey', apiKey: 'apiKey' } as const;
 
 /** Where the dispatcher serves its admin API's document: the JSON and a browsable page (docs/api.md). */
 export const OPENAPI_PATHS = { json: '/docs/openapi.json', ui: '/docs' } as const;
@@ -23,6 +23,7 @@ export function dispatcherOpenApiDocument(app: INestApplication, version: string
     title: 'Settle dispatcher admin API',
     description: [
       "The dispatcher delivers entitlement events to the customer's endpoints, signed with Standard Webhooks, with retries for more than three days and a dead-letter topic after them (docs/delivery.md). This API registers and manages those endpoints and their signing secrets, shows every delivery attempt, and puts deliveries back in the schedule.",
+      'The receipts API (`/v1/receipts/{event_id}/proof`) answers the merchant\'s backend the proof that a delivered event is in the ledger Settle signed (docs/ledger.md, "Receipts"); it takes the merchant\'s API key.',
       "Authenticate with `Authorization: Bearer <admin api key>`; the dispatcher is configured with the keys' SHA-256 digests only (`SETTLE_ADMIN_API_KEY_SHA256`, the same admin keys as ingestion's). A signing secret is answered once, when it is made; no other answer carries it.",
       `Every error is RFC 9457 problem details (\`application/problem+json\`) with a stable \`code\` (docs/errors.md); each operation lists its own codes per status. A 503 carries \`Retry-After\`: nothing was changed, and the same request succeeds later. ${EDGE_PROBLEMS_NOTE}`,
       'Times are ISO 8601 UTC; durations milliseconds.',
@@ -30,8 +31,13 @@ export function dispatcherOpenApiDocument(app: INestApplication, version: string
     version,
     securitySchemes: {
       [SECURITY.adminApiKey]: { type: 'http', scheme: 'bearer', description: 'An admin API key (`SETTLE_ADMIN_API_KEY_SHA256` holds its SHA-256).' },
+      [SECURITY.apiKey]: {
+        type: 'http',
+        scheme: 'bearer',
+        description: "The merchant's API key, as its checkout services present it to ingestion (`SETTLE_API_KEY_SHA256`), or an admin API key.",
+      },
     },
-    pathPrefixes: ['/v1/admin/'],
+    pathPrefixes: ['/v1/admin/', '/v1/receipts/'],
     controllers,
   });
   return { ...document, 'x-webhooks': customerEventWebhooks() } as OpenAPIObject;

@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { INERT_DATABASE_URL, packageVersion } from '@settle/http';
+import { PostgresReceiptProofs } from '@settle/ledger';
 import { createPool, HealthProbes, type Pool } from '@settle/platform';
 import { CredentialsVault, generateKey, MasterKeyRing, PostgresVaultStore } from '@settle/vault';
 import { pino } from 'pino';
@@ -26,6 +27,8 @@ export async function createInertAdminApi(root: string): Promise<{ app: NestFast
   const vault = new CredentialsVault(new PostgresVaultStore(pool, ENDPOINT_VAULT_SCHEMA), MasterKeyRing.from([['v1', generateKey()]]));
   const app = await createAdminApi({
     adminApiKeySha256: [],
+    apiKeySha256: [],
+    receipts: new PostgresReceiptProofs(pool),
     logger,
     pool,
     endpoints: new EndpointService(
