@@ -37,7 +37,7 @@ export const dispatcherEnv = sharedEnv.extend(workerTuning({ poolSize: 10, parti
   }),
   SETTLE_API_KEY_SHA256: digestList().meta({
     description:
-      "Comma-separated SHA-256 hex digests of the merchant's API keys (the ones ingestion takes), which may fetch receipts' proofs (`GET /v1/receipts/{event_id}/proof`, docs/ledger.md, \"Receipts\"); unset: only admin keys may.",
+      'Comma-separated SHA-256 hex digests of the merchant\'s API keys (the ones ingestion takes), which may fetch receipts\' proofs (`GET /v1/receipts/{event_id}/proof`, docs/ledger.md, "Receipts"); unset: only admin keys may.',
   }),
   DISPATCHER_ATTEMPT_TIMEOUT_MS: int(10_000, 1).meta({ description: 'Per-attempt time-out (connection, headers and body), milliseconds.' }),
   DISPATCHER_RETRY_SCHEDULE: durationList('DISPATCHER_RETRY_SCHEDULE', DEFAULT_RETRY_POLICY.waitsMs).meta({
