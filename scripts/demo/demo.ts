@@ -39,7 +39,13 @@
  * through the HTTP API; the table shows each outcome per transport. Every Kafka command must be
  * answered `accepted`.
  *
+ * Receipts (docs/ledger.md, "Receipts"): the customer backend keeps each delivered event's receipt
+ * with its payload; the demo fetches the proof of the earliest one from the dispatcher with the
+ * merchant's key and verifies it offline with the receiver kit and the public keys the ledger
+ * projector published in its checkpoint sink.
+ *
  * Environment: INGESTION_URL, SANDBOX_URL, SETTLE_API_KEY, SETTLE_ADMIN_API_KEY, DATABASE_URL,
+ * DISPATCHER_URL, LEDGER_CHECKPOINT_DIR, LEDGER_ORIGIN (default settle.dev/ledger/local),
  * KAFKA_BROKERS, SCHEMA_REGISTRY_URL, SETTLE_TOPIC_PREFIX (default settle),
  * SWEEPER_INACTIVITY_MS, CUSTOMER_URL, CUSTOMER_DATABASE_URL, CONSOLE_URL, DEMO_CHECKOUTS (default 221),
  * DEMO_UNREGISTERED (default 12), DEMO_PAID_TWICE (default 6), DEMO_AFTER_SETTLEMENT (per kind,
@@ -47,11 +53,51 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { ConsoleClient, IngestionClient, SandboxClient, type CheckoutBody, type CheckoutStatus, type ReconciliationRunView } from '../ops/clients.js';
+// The receiver kit as customers install it (it ships on its own, so it is not a workspace alias).
+import { fetchReceiptProof, receiptOf, verifyReceipt, type Receipt } from '../../libs/receiver/src/index.js';
 import { connectExampleProducer, type SentCommand } from './checkout-producer.js';
 import { ACCEPTED_MISMATCH, AFTER_SETTLEMENT, PAID_TWICE, SCENARIOS, type AfterSettlementScenario, type Scenario } from './scenarios.js';
+
+/**
+ * Receipts: how many of the events the customer backend holds carry one, and whether the earliest
+ * (by ledger position) verifies offline against a signed checkpoint, asking again while no
+ * checkpoint covers it yet (at most 90 s: checkpoints are signed every minute).
+ */
+async function checkReceipts(
+  customer: pg.Pool,
+  eventIds: readonly string[],
+): Promise<{ held: number; withReceipt: number; earliest: Receipt | null; verdict: string; ok: boolean }> {
+  const { rows } = await customer.query<{ payload: Record<string, unknown> }>('SELECT payload FROM settle_receiver.events WHERE event_id = ANY($1::text[])', [
+    eventIds,
+  ]);
+  const receipts = rows.map((r) => receiptOf(r.payload)).filter((r): r is Receipt => r !== null);
+  const earliest = [...receipts].sort((a, b) => a.ledgerPosition - b.ledgerPosition)[0] ?? null;
+  if (!earliest) return { held: rows.length, withReceipt: 0, earliest, verdict: 'no receipt to verify', ok: false };
+  const keysDir = join(env('LEDGER_CHECKPOINT_DIR'), 'keys');
+  const keys = readdirSync(keysDir)
+    .filter((f) => f.endsWith('.vkey'))
+    .map((f) => readFileSync(join(keysDir, f), 'utf8').trim());
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const fetched = await fetchReceiptProof({ baseUrl: env('DISPATCHER_URL'), apiKey: env('SETTLE_API_KEY'), eventId: earliest.eventId });
+    if (fetched.status === 'proven') {
+      const result = verifyReceipt(earliest, fetched.proof, keys, { origin: env('LEDGER_ORIGIN', 'settle.dev/ledger/local') });
+      const verdict = result.verified
+        ? `verified offline against signed checkpoint ${result.checkpoint.size} (key ${result.checkpoint.key})`
+        : `NOT verified: ${result.reason} (${result.message})`;
+      return { held: rows.length, withReceipt: receipts.length, earliest, verdict, ok: result.verified };
+    }
+    if (fetched.status === 'unknown' || Date.now() > deadline) {
+      return { held: rows.length, withReceipt: receipts.length, earliest, verdict: `no proof (${fetched.status})`, ok: false };
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(fetched.retryAfterMs, 5_000)));
+  }
+}
 
 function env(name: string, fallback?: string): string {
   const value = process.env[name] ?? fallback;
@@ -432,6 +478,10 @@ async function main(): Promise<void> {
     const body = answer.status === 200 ? ((await answer.json()) as { expires_at: string }) : null;
     if (body?.expires_at === ledgerExpiry.get(user)) accessMatches += 1;
   }
+  const receipts = await checkReceipts(
+    customer,
+    grants.map((g) => g.event_id),
+  );
   await customer.end();
 
   const exceptionReferences = new Set(
@@ -556,6 +606,9 @@ async function main(): Promise<void> {
       (otherAnswers.size > 0 ? `; otherwise: ${[...otherAnswers].map(([k, n]) => `${k}×${n}`).join(', ')}` : '') +
       `; sent to answer read: p50 ${quantile(0.5)} ms, p99 ${quantile(0.99)} ms, max ${quantile(1)} ms`,
   );
+  console.log(
+    `Receipts: ${receipts.withReceipt} of ${receipts.held} events the customer backend holds carry one; the earliest (ledger position ${receipts.earliest?.ledgerPosition ?? '-'}): ${receipts.verdict}`,
+  );
   console.log(`Elapsed: ${((Date.now() - started) / 1000).toFixed(1)} s`);
   console.log(`Lost checkouts: ${lost}`);
   console.log(`Unseen payments: ${unseen}`);
@@ -568,7 +621,8 @@ async function main(): Promise<void> {
     flaggedUsers === twiceUsers.length &&
     reconciled &&
     accessMatches === ledgerExpiry.size &&
-    acceptedAnswers === expectedAnswers
+    acceptedAnswers === expectedAnswers &&
+    receipts.ok
       ? 0
       : 1;
 }
