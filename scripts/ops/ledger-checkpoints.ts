@@ -73,10 +73,10 @@ async function checkpointKey(pool: Pool): Promise<VaultCheckpointKey> {
  * `checkpoint`: signs a checkpoint now (when anything but checkpoints was appended since the
  * last), appends it with its outbox record, and writes the sink.
  *
- * @returns the line to print.
- * @throws the vault's, the registry's and the database's errors; CheckpointSinkError.
+ * @returns the line to print, and whether the sink took the checkpoints (or none is configured).
+ * @throws the vault's, the registry's and the database's errors.
  */
-export async function checkpointNow(pool: Pool, opened: OpenedLedgerStore & { kind: 'postgres' }): Promise<string> {
+export async function checkpointNow(pool: Pool, opened: OpenedLedgerStore & { kind: 'postgres' }): Promise<{ text: string; ok: boolean }> {
   const brokers = process.env.KAFKA_BROKERS;
   const registryUrl = process.env.SCHEMA_REGISTRY_URL;
   if (!brokers || !registryUrl) throw new Error('set KAFKA_BROKERS and SCHEMA_REGISTRY_URL: the checkpoint’s record is checked against its registered schema');
@@ -93,11 +93,24 @@ export async function checkpointNow(pool: Pool, opened: OpenedLedgerStore & { ki
     const writer = new PostgresLedgerWriter(pool, opened.store, new Outbox('ledger', messaging.topics, messaging.codec), { wake: () => undefined });
     const checkpointer = new LedgerCheckpointer(pool, writer, new PostgresMerkleLog(pool), await checkpointKey(pool), configuredSink(), ledgerOrigin());
     const outcome = await checkpointer.checkpoint();
+    const made =
+      outcome.status === 'made'
+        ? `signed checkpoint ${outcome.checkpoint.size} (root ${outcome.checkpoint.root})`
+        : outcome.status === 'busy'
+          ? 'another checkpointer (the projector) is signing one now'
+          : `no new checkpoint: the last one (size ${outcome.last?.size ?? 0}) covers every event but checkpoints`;
+    // What was signed and recorded is said even when the sink then fails.
+    let ok = true;
     const sink = configuredSink()
-      ? await checkpointer.publish().then(({ written }) => `${written} written to ${configuredSink()!.describe}`)
+      ? await checkpointer.publish().then(
+          ({ written }) => `${written} written to ${configuredSink()!.describe}`,
+          (error: unknown) => {
+            ok = false;
+            return `FAILED: ${(error as Error).message} (the projector writes what the sink misses once it is back)`;
+          },
+        )
       : 'no sink (LEDGER_CHECKPOINT_DIR unset)';
-    if (outcome.status === 'made') return `signed checkpoint ${outcome.checkpoint.size} (root ${outcome.checkpoint.root}); sink: ${sink}`;
-    return `no new checkpoint: the last one (size ${outcome.last?.size ?? 0}) covers every event but checkpoints; sink: ${sink}`;
+    return { text: `${made}; sink: ${sink}`, ok };
   } finally {
     await messaging.producer.disconnect();
   }

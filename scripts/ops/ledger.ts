@@ -337,8 +337,9 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'verify') return await verify(pool, ledger, args);
     if (command === 'checkpoint') {
       if (ledger.kind !== 'postgres') throw new UsageError('checkpoints need the PostgreSQL ledger (docs/ledger.md, "Checkpoints on KurrentDB")');
-      process.stderr.write(`${await checkpointNow(pool, ledger)}\n`);
-      return 0;
+      const { text, ok } = await checkpointNow(pool, ledger);
+      process.stderr.write(`${text}\n`);
+      return ok ? 0 : 1;
     }
     if (command === 'rotate-checkpoint-key') {
       const { verifierKey, version, published } = await rotateCheckpointKey(pool);

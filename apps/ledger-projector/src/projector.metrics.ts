@@ -18,13 +18,14 @@ export class ProjectorMetrics {
   /** Consensus results projected in one committed ledger session (one fetch, merged across partitions). */
   readonly appendBatchSize: Histogram;
 
-  /** Signed checkpoints made (docs/ledger.md, "Checkpoints"). */
-  readonly checkpointsMade: Counter;
+  /**
+   * Checkpoint ticks by outcome (docs/ledger.md, "Checkpoints"): `made`, `nothing_new` (only
+   * checkpoints appended since the last), `busy` (another replica or the command line holds the
+   * checkpointer's lock), `failed` (the vault, the database). Every outcome starts at 0.
+   */
+  readonly checkpointRuns: Counter<'outcome'>;
 
-  /** Checkpoint attempts that failed (the vault, the database): none is made until one succeeds. */
-  readonly checkpointFailures: Counter;
-
-  /** The size (events covered) of the last checkpoint made or found, and when it was signed (epoch seconds). */
+  /** The size (events covered) of the last checkpoint made or found in the ledger, and when it was signed (epoch seconds); set from the first tick on. */
   readonly checkpointSize: Gauge;
   readonly checkpointTimestamp: Gauge;
 
@@ -45,12 +46,13 @@ export class ProjectorMetrics {
       buckets: LEDGER_BATCH_SIZE_BUCKETS,
       registers: [registry],
     });
-    this.checkpointsMade = new Counter({ name: 'settle_ledger_checkpoints_total', help: 'Signed ledger checkpoints made', registers: [registry] });
-    this.checkpointFailures = new Counter({
-      name: 'settle_ledger_checkpoint_failures_total',
-      help: 'Ledger checkpoint attempts that failed (vault, database)',
+    this.checkpointRuns = new Counter({
+      name: 'settle_ledger_checkpoint_runs_total',
+      help: 'Ledger checkpoint ticks by outcome (made, nothing_new, busy, failed)',
+      labelNames: ['outcome'],
       registers: [registry],
     });
+    for (const outcome of ['made', 'nothing_new', 'busy', 'failed']) this.checkpointRuns.inc({ outcome }, 0);
     this.checkpointSize = new Gauge({ name: 'settle_ledger_checkpoint_size', help: 'Events covered by the last signed checkpoint', registers: [registry] });
     this.checkpointTimestamp = new Gauge({
       name: 'settle_ledger_checkpoint_timestamp_seconds',

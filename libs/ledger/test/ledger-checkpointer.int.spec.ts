@@ -197,6 +197,30 @@ describe('LedgerCheckpointer', () => {
     expect(await readFile(join(sinkDir, 'checkpoint-0000000000000005.note'), 'utf8')).toBe(first!.note);
   });
 
+  it('refuses to publish when the sink holds another note under a size the ledger signed (a database restored to an earlier time)', async () => {
+    const restored = join(dir, 'restored');
+    await mkdir(restored);
+    const sink = new FolderCheckpointSink(sinkDir);
+    const notes = await sink.readAll();
+    const newest = notes.at(-1)!;
+    await new FolderCheckpointSink(restored).write(newest.size, newest.note.replace(/^time \d+$/m, 'time 1'));
+    const { checkpointer: withRestored } = setUp(restored);
+    await expect(withRestored.publish()).rejects.toMatchObject({ code: 'CHECKPOINT_SINK.CONFLICT' });
+  });
+
+  it('lets one checkpointer run at a time: another one holding the lock makes this one busy', async () => {
+    const holder = await pool.connect();
+    try {
+      await holder.query("SELECT pg_advisory_lock(hashtext('settle.ledger.checkpointer'))");
+      await appendEvents(1);
+      expect(await checkpointer.checkpoint()).toEqual({ status: 'busy' });
+      await holder.query("SELECT pg_advisory_unlock(hashtext('settle.ledger.checkpointer'))");
+      expect((await checkpointer.checkpoint()).status).toBe('made');
+    } finally {
+      holder.release();
+    }
+  });
+
   it('a note that was tampered with in the sink does not open with the published keys', async () => {
     const tampered = join(dir, 'tampered');
     await mkdir(tampered);

@@ -37,15 +37,18 @@ export class CheckpointSchedule {
   async tick(): Promise<void> {
     try {
       const outcome = await this.checkpointer.checkpoint();
+      this.metrics.checkpointRuns.inc({ outcome: outcome.status });
+      const latest = outcome.status === 'made' ? outcome.checkpoint : outcome.status === 'nothing_new' ? outcome.last : null;
+      if (latest) {
+        this.metrics.checkpointSize.set(latest.size);
+        this.metrics.checkpointTimestamp.set(Date.parse(latest.at) / 1000);
+      }
       if (outcome.status === 'made') {
         const { size, root, key } = outcome.checkpoint;
-        this.metrics.checkpointsMade.inc();
-        this.metrics.checkpointSize.set(size);
-        this.metrics.checkpointTimestamp.set(Date.parse(outcome.checkpoint.at) / 1000);
         this.logger.info({ size, root, key }, 'ledger checkpoint signed');
       }
     } catch (error) {
-      this.metrics.checkpointFailures.inc();
+      this.metrics.checkpointRuns.inc({ outcome: 'failed' });
       this.logger.error({ err: error, code: isSettleError(error) ? error.code : undefined }, 'ledger checkpoint failed; trying again at the next tick');
     }
     try {

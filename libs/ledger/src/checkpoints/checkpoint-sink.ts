@@ -34,11 +34,13 @@ export interface CheckpointSink {
    */
   publishKey(verifierKey: string): Promise<void>;
   /**
-   * Every checkpoint stored, smallest size first, as the notes were written.
+   * Every checkpoint stored (of a size above `after`, when given), smallest size first, as the
+   * notes were written. Read one at a time, so a sink of years of checkpoints never holds more
+   * than one file open.
    *
    * @throws CheckpointSinkError `CHECKPOINT_SINK.UNAVAILABLE`.
    */
-  readAll(): Promise<Array<{ size: number; note: string }>>;
+  readAll(options?: { after?: number }): Promise<Array<{ size: number; note: string }>>;
   /**
    * Every verifier key published, as written.
    *
@@ -67,7 +69,9 @@ const KEY_FILE = /^[0-9a-f]{8}\.vkey$/;
  * The checkpoint sink on a folder (the local default, `LEDGER_CHECKPOINT_DIR`): checkpoints in
  * `<dir>/checkpoint-<size, 16 digits>.note`, verifier keys in `<dir>/keys/<key id>.vkey`. Each file
  * is written to a temporary name, flushed to disk, then hard-linked to its name, which fails if
- * the name exists: a reader never sees half a note and nothing is overwritten. The folder itself is
+ * the name exists: a reader never sees half a note and nothing is overwritten. The folder's file
+ * system must support hard links (local disks, NFS, most block volumes; not object-storage FUSE
+ * mounts, docs/ledger.md, "Where checkpoints go"). The folder itself is
  * never created here (a sink that is missing is a deployment fault to alert on, not to paper over);
  * `keys/` is, inside it. Point the folder at write-once storage in production (docs/ledger.md).
  */
@@ -107,20 +111,25 @@ export class FolderCheckpointSink implements CheckpointSink {
     await this.writeOnce(keys, `${id}.vkey`, `${verifierKey}\n`);
   }
 
-  async readAll(): Promise<Array<{ size: number; note: string }>> {
+  async readAll(options: { after?: number } = {}): Promise<Array<{ size: number; note: string }>> {
+    const after = options.after ?? -1;
     const names = await this.list(this.dir);
     const found = names.flatMap((name) => {
       const match = NOTE_FILE.exec(name);
-      return match ? [{ name, size: Number(match[1]) }] : [];
+      return match && Number(match[1]) > after ? [{ name, size: Number(match[1]) }] : [];
     });
     found.sort((a, b) => a.size - b.size);
-    return Promise.all(found.map(async ({ name, size }) => ({ size, note: await this.read(join(this.dir, name)) })));
+    const notes: Array<{ size: number; note: string }> = [];
+    for (const { name, size } of found) notes.push({ size, note: await this.read(join(this.dir, name)) });
+    return notes;
   }
 
   async readKeys(): Promise<string[]> {
     const keys = join(this.dir, 'keys');
     const names = (await this.list(keys, true)).filter((name) => KEY_FILE.test(name)).sort();
-    return Promise.all(names.map(async (name) => (await this.read(join(keys, name))).trim()));
+    const texts: string[] = [];
+    for (const name of names) texts.push((await this.read(join(keys, name))).trim());
+    return texts;
   }
 
   private async checkPresent(): Promise<void> {

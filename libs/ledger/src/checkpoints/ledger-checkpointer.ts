@@ -9,14 +9,19 @@ import { CheckpointSinkError, type CheckpointSink } from './checkpoint-sink.js';
 /** The global hash before the first event. */
 const ZERO_HASH = '0'.repeat(64);
 
-/** Checkpoint facts read back, newest first, when the sink catches up. */
-const SINK_LOOKBACK = 100;
+/** Checkpoint facts read per page, newest first, when the sink catches up. */
+const SINK_PAGE = 100;
+
+/** The advisory lock that lets one checkpointer run at a time across the projector's replicas and the command line. */
+const CHECKPOINTER_LOCK = "hashtext('settle.ledger.checkpointer')";
 
 /** What {@link LedgerCheckpointer.checkpoint} did. */
 export type CheckpointOutcome =
   | { status: 'made'; checkpoint: LedgerCheckpointedData }
   /** Nothing but checkpoints was appended since the last one (or the ledger is empty): none made. */
-  | { status: 'nothing_new'; last: LedgerCheckpointedData | null };
+  | { status: 'nothing_new'; last: LedgerCheckpointedData | null }
+  /** Another checkpointer (a replica, the command line) holds the lock: it checkpoints now. */
+  | { status: 'busy' };
 
 /** What {@link LedgerCheckpointer.publish} did: checkpoints written to the sink now. */
 export interface SinkCatchUp {
@@ -58,6 +63,22 @@ export class LedgerCheckpointer {
    *   id and other content).
    */
   async checkpoint(): Promise<CheckpointOutcome> {
+    // One checkpointer at a time (a session lock on a connection of its own, released at the end).
+    const lock = await this.pool.connect();
+    try {
+      const { rows } = await lock.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${CHECKPOINTER_LOCK}) AS locked`);
+      if (!rows[0]?.locked) return { status: 'busy' };
+      try {
+        return await this.checkpointLocked();
+      } finally {
+        await lock.query(`SELECT pg_advisory_unlock(${CHECKPOINTER_LOCK})`);
+      }
+    } finally {
+      lock.release();
+    }
+  }
+
+  private async checkpointLocked(): Promise<CheckpointOutcome> {
     const last = await this.lastCheckpoint();
     const { rows } = await this.pool.query<{ position: string }>('SELECT position FROM ledger.head');
     const head = Number(rows[0]?.position ?? 0);
@@ -80,40 +101,54 @@ export class LedgerCheckpointer {
       session.append([{ streamId: CHECKPOINT_STREAM, events: [ledgerCheckpointedEvent(data)], expected: 'any' }]),
     );
     if (outcome?.status === 'rejected') throw outcome.error;
+    // Stored already (a retry after a commit whose answer was lost): the note stored stands, not this one.
+    if (outcome?.status === 'duplicate') return { status: 'nothing_new', last: (await this.lastCheckpoint())?.data ?? null };
     return { status: 'made', checkpoint: data };
   }
 
   /**
-   * Writes to the sink the checkpoints of the ledger it does not hold yet (of the last
-   * {@link SINK_LOOKBACK}), oldest first, after the public keys that signed them.
+   * Writes to the sink the checkpoints of the ledger it does not hold yet, oldest first, after the
+   * public keys that signed them: it pages back from the newest fact until one the sink holds, and
+   * checks that one holds the same note (a different one is `CHECKPOINT_SINK.CONFLICT`: after a
+   * database restored to an earlier time, for example, the ledger signed a size twice).
    *
-   * @returns how many were written (the sink then holds every checkpoint of the look-back).
-   * @throws CheckpointSinkError when no sink is configured, it is missing or refuses a write;
-   *   database errors.
+   * @returns how many were written.
+   * @throws CheckpointSinkError when no sink is configured, it is missing, refuses a write or
+   *   holds another note under a size; database errors.
    */
   async publish(): Promise<SinkCatchUp> {
-    if (!this.sink) throw new CheckpointSinkError('CHECKPOINT_SINK.UNAVAILABLE', 'no checkpoint sink is configured (LEDGER_CHECKPOINT_DIR)');
-    const { rows } = await this.pool.query<{ data: unknown; event_id: string; position: string; event_type: string }>(
-      'SELECT event_id, position, event_type, data FROM ledger.events WHERE stream_id = $1 ORDER BY revision DESC LIMIT $2',
-      [CHECKPOINT_STREAM, SINK_LOOKBACK],
-    );
+    const sink = this.sink;
+    if (!sink) throw new CheckpointSinkError('CHECKPOINT_SINK.UNAVAILABLE', 'no checkpoint sink is configured (LEDGER_CHECKPOINT_DIR)');
     const missing: LedgerCheckpointedData[] = [];
-    for (const row of rows) {
-      const data = ledgerCheckpointedOf({
-        eventId: row.event_id,
-        position: Number(row.position),
-        type: row.event_type,
-        data: row.data as Record<string, unknown>,
-      });
-      if (await this.sink.has(data.size)) break;
-      missing.push(data);
+    let before = Number.MAX_SAFE_INTEGER;
+    paging: for (;;) {
+      const { rows } = await this.pool.query<{ data: unknown; event_id: string; position: string; event_type: string; revision: string }>(
+        'SELECT event_id, position, event_type, data, revision FROM ledger.events WHERE stream_id = $1 AND revision < $2 ORDER BY revision DESC LIMIT $3',
+        [CHECKPOINT_STREAM, before, SINK_PAGE],
+      );
+      for (const row of rows) {
+        const data = ledgerCheckpointedOf({
+          eventId: row.event_id,
+          position: Number(row.position),
+          type: row.event_type,
+          data: row.data as Record<string, unknown>,
+        });
+        if (await sink.has(data.size)) {
+          // The same bytes written again is a no-op; another note there is refused.
+          await sink.write(data.size, data.note);
+          break paging;
+        }
+        missing.push(data);
+        before = Number(row.revision);
+      }
+      if (rows.length < SINK_PAGE) break;
     }
     if (missing.length === 0) return { written: 0 };
     // Each note's public key first (a key rotated since signed the older ones), once each.
-    for (const verifierKey of new Set(missing.map((m) => m.key))) await this.sink.publishKey(verifierKey);
+    for (const verifierKey of new Set(missing.map((m) => m.key))) await sink.publishKey(verifierKey);
     let written = 0;
     for (const data of missing.reverse()) {
-      await this.sink.write(data.size, data.note);
+      await sink.write(data.size, data.note);
       written++;
     }
     return { written };

@@ -22,11 +22,18 @@ export type PublishedCheckpoints =
  *
  * @param trusted - the verifier keys to trust (an auditor's `LEDGER_CHECKPOINT_KEYS`); empty or
  *   absent, those the sink published in `keys/`.
+ * @param options.after - only the checkpoints of a size above this (a reader that checked the
+ *   smaller ones before).
  * @throws CheckpointSinkError when the sink cannot be read; NoteError `NOTE.INVALID` for a
  *   trusted key that is malformed.
  */
-export async function openPublishedCheckpoints(sink: CheckpointSink, origin: string, trusted: readonly string[] = []): Promise<PublishedCheckpoints> {
-  const notes = await sink.readAll();
+export async function openPublishedCheckpoints(
+  sink: CheckpointSink,
+  origin: string,
+  trusted: readonly string[] = [],
+  options: { after?: number } = {},
+): Promise<PublishedCheckpoints> {
+  const notes = await sink.readAll(options);
   const keysFrom = trusted.length > 0 ? 'LEDGER_CHECKPOINT_KEYS' : `${sink.describe}/keys`;
   const keys = (trusted.length > 0 ? trusted : await sink.readKeys()).map(parseVerifierKey);
   const checkpoints: LedgerCheckpoint[] = [];

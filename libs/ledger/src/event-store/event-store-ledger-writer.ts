@@ -132,7 +132,8 @@ export class CheckpointedLedgerProjection {
       const events: RecordedLedgerEvent[] = await this.store.readAll(Number(rows[0]!.position), this.pageSize);
       if (events.length === 0) return events;
       await writeReadModelRows(client, readModelRowsOf(events));
-      await this.outbox.enqueue(client, outboxMessagesOf(events));
+      // No receipts from this store: its positions are not a Merkle tree's, so no proof could follow (docs/ledger.md, "Receipts").
+      await this.outbox.enqueue(client, outboxMessagesOf(events.map(({ streamHash: _unproven, ...event }) => event)));
       await client.query('UPDATE ledger.projection_checkpoints SET position = $2, updated_at = now() WHERE name = $1', [this.name, events.at(-1)!.position]);
       return events;
     });
