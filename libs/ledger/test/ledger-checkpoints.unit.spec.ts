@@ -11,8 +11,10 @@ import {
   type CheckedEvent,
   type LedgerCheckpoint,
 } from '../src/chain/ledger-checkpoints.js';
-import { ledgerLeafHash, merkleRoot } from '../src/chain/merkle-tree.js';
+import { inclusionProof, ledgerLeafHash, merkleRoot } from '../src/chain/merkle-tree.js';
 import { generateNoteKey, parseSignerKey, parseVerifierKey } from '../src/chain/signed-note.js';
+// The receiver kit as customers install it (it ships on its own, so it is not a workspace alias).
+import { verifyReceipt } from '../../receiver/src/index.js';
 
 const ORIGIN = 'settle.dev/ledger/test';
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -117,5 +119,76 @@ describe('signed ledger checkpoints', () => {
     blob[20]! ^= 0xff;
     const forged = note.replace(sig, `${sig.split(' ').slice(0, 2).join(' ')} ${blob.toString('base64')}`);
     expect(() => openLedgerCheckpoint(forged, verifiers)).toThrow(expect.objectContaining({ code: 'NOTE.UNVERIFIED' }) as unknown);
+  });
+});
+
+describe('a key of another ledger', () => {
+  const staging = generateNoteKey('settle.dev/ledger/staging');
+  const checkpoint = checkpointOf(log(12), 12);
+  const note = signLedgerCheckpoint(checkpoint, [parseSignerKey(staging.signer)]);
+
+  it('never vouches for this ledger’s checkpoints, even when trusted: a key is named after its origin', () => {
+    expect(() => openLedgerCheckpoint(note, [parseVerifierKey(staging.verifier)])).toThrow(expect.objectContaining({ code: 'NOTE.UNVERIFIED' }) as unknown);
+  });
+
+  it('nor in the receiver kit', () => {
+    const events = log(12);
+    const leaves = events.map((e) => ledgerLeafHash(e.position, e.streamHash));
+    const proof = {
+      event_id: 'e',
+      receipt: { ledger_position: 3, ledger_hash: events[2]!.streamHash },
+      checkpoint: note,
+      tree_size: 12,
+      leaf_index: 2,
+      inclusion_proof: inclusionProof(leaves, 2).map((h) => h.toString('hex')),
+    };
+    const receipt = { eventId: 'e', ledgerPosition: 3, ledgerHash: events[2]!.streamHash };
+    expect(verifyReceipt(receipt, proof, [staging.verifier])).toMatchObject({ verified: false, reason: 'UNSIGNED' });
+  });
+});
+
+describe('the receiver kit’s receipt check against the ledger’s own proofs', () => {
+  const key = generateNoteKey(ORIGIN);
+  const signer = parseSignerKey(key.signer);
+
+  it('accepts the proof of every event of every tree of 1 to 40 events, and refuses it one event off or with a hash too many', () => {
+    const events = log(40);
+    const leaves = events.map((e) => ledgerLeafHash(e.position, e.streamHash));
+    for (let size = 1; size <= 40; size++) {
+      const note = signLedgerCheckpoint(checkpointOf(events, size), [signer]);
+      for (let index = 0; index < size; index++) {
+        const hashes = inclusionProof(leaves, index, size).map((h) => h.toString('hex'));
+        const receipt = { eventId: 'e', ledgerPosition: index + 1, ledgerHash: events[index]!.streamHash };
+        const proof = {
+          event_id: 'e',
+          receipt: { ledger_position: index + 1, ledger_hash: events[index]!.streamHash },
+          checkpoint: note,
+          tree_size: size,
+          leaf_index: index,
+          inclusion_proof: hashes,
+        };
+        expect(verifyReceipt(receipt, proof, [key.verifier], { origin: ORIGIN }).verified, `${index} of ${size}`).toBe(true);
+        expect(verifyReceipt(receipt, { ...proof, inclusion_proof: [...hashes, hashes[0] ?? 'ab'.repeat(32)] }, [key.verifier]).verified).toBe(false);
+        if (size > 1) {
+          const other = (index + 1) % size;
+          const wrong = { eventId: 'e', ledgerPosition: index + 1, ledgerHash: events[other]!.streamHash };
+          expect(verifyReceipt(wrong, { ...proof, receipt: { ...proof.receipt, ledger_hash: events[other]!.streamHash } }, [key.verifier]).verified).toBe(
+            false,
+          );
+        }
+      }
+    }
+  });
+
+  it('answers malformed input with a verdict, never an exception', () => {
+    const receipt = { eventId: 'e', ledgerPosition: 1, ledgerHash: 'ab'.repeat(32) };
+    expect(verifyReceipt(receipt, null as never, [key.verifier])).toMatchObject({ verified: false, reason: 'MALFORMED' });
+    expect(
+      verifyReceipt(
+        receipt,
+        { event_id: 'e', receipt: { ledger_position: 1, ledger_hash: 'ab'.repeat(32) }, checkpoint: 'x\n\n', tree_size: 1, leaf_index: 0, inclusion_proof: [] },
+        [42 as never],
+      ),
+    ).toMatchObject({ verified: false });
   });
 });

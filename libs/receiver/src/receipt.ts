@@ -101,13 +101,23 @@ export async function fetchReceiptProof(options: {
 /**
  * Checks a receipt against its proof offline: the checkpoint is signed by one of `publicKeys`
  * (Settle's published verifier keys, `<name>+<key id>+<key>`: keep every key ever published, a
- * rotation retires a key for signing, not for verifying), of the ledger `origin` when given, and
+ * rotation retires a key for signing, not for verifying) whose name is the checkpoint's origin
+ * (a ledger's key is named after it), of the ledger `origin` when given, and
  * the receipt's leaf, `SHA-256(0x00 || "<position>\n<hash>")`, is leaf `position - 1` of the tree
  * whose root the checkpoint states (RFC 9162, section 2.1.3.2).
  *
  * @returns the verdict; never throws for bad input.
  */
 export function verifyReceipt(receipt: Receipt, proof: ReceiptProof, publicKeys: readonly string[], options: { origin?: string } = {}): ReceiptVerification {
+  try {
+    return verifyChecked(receipt, proof, publicKeys, options);
+  } catch (error) {
+    // Input of the wrong shape (a null proof, a key that is not a string): a verdict, not an exception.
+    return { verified: false, reason: 'MALFORMED', message: `the receipt, proof or keys cannot be read (${(error as Error).message})` };
+  }
+}
+
+function verifyChecked(receipt: Receipt, proof: ReceiptProof, publicKeys: readonly string[], options: { origin?: string }): ReceiptVerification {
   const fail = (reason: ReceiptFailure, message: string): ReceiptVerification => ({ verified: false, reason, message });
   if (
     proof.event_id !== receipt.eventId ||
@@ -200,7 +210,10 @@ function openCheckpoint(
   const split = note.lastIndexOf('\n\n');
   if (split < 0 || !note.endsWith('\n')) return { reason: 'MALFORMED', message: 'a signed note is its text, a blank line and its signatures' };
   const text = note.slice(0, split + 1);
-  const keys = publicKeys.map(parseKey).filter((k): k is PublicKey => k !== null);
+  const noteOrigin = text.slice(0, text.indexOf('\n'));
+  // A ledger's key is named after its origin: a key of another ledger (a staging deployment's, kept
+  // beside production's) never vouches for this one's checkpoints.
+  const keys = publicKeys.map(parseKey).filter((k): k is PublicKey => k !== null && k.name === noteOrigin);
   let signedBy: string | null = null;
   for (const line of note.slice(split + 2, -1).split('\n')) {
     const match = /^\u2014 (\S+) ([A-Za-z0-9+/]+={0,2})$/u.exec(line);
@@ -213,7 +226,7 @@ function openCheckpoint(
       return { reason: 'UNSIGNED', message: `the signature of ${key.text} does not verify` };
     signedBy ??= key.text;
   }
-  if (signedBy === null) return { reason: 'UNSIGNED', message: 'no signature by a key given' };
+  if (signedBy === null) return { reason: 'UNSIGNED', message: `no signature by a key given of ${noteOrigin}` };
   const [origin, size, root, ...extensions] = text.slice(0, -1).split('\n');
   const rootBytes = Buffer.from(root ?? '', 'base64');
   const time = extensions.find((l) => /^time \d+$/u.test(l));

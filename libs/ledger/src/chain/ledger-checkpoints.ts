@@ -50,11 +50,14 @@ export function signLedgerCheckpoint(checkpoint: LedgerCheckpoint, signers: read
  * those retired, kept for verification).
  *
  * @throws NoteError `NOTE.INVALID` (malformed, or without its `global` and `time` lines) or
- *   `NOTE.UNVERIFIED` (no signature by a key given verifies, or one is forged).
+ *   `NOTE.UNVERIFIED` (no signature by a key given verifies, one is forged, or none is by a key
+ *   named after the checkpoint's origin).
  */
 export function openLedgerCheckpoint(note: string, verifiers: readonly NoteVerifier[]): LedgerCheckpoint {
-  const { text } = openNote(note, verifiers);
+  const { text, signatures } = openNote(note, verifiers);
   const body = parseCheckpoint(text);
+  // A ledger's key is named after its origin: another ledger's key (kept by a verifier of both) never vouches for this one.
+  if (!signatures.some((s) => s.name === body.origin)) throw new NoteError('NOTE.UNVERIFIED', `no signature by a key of ${body.origin}`);
   const global = body.extensions.find((line) => /^global [0-9a-f]{64}$/.test(line));
   const time = body.extensions.find((line) => /^time (0|[1-9][0-9]*)$/.test(line));
   if (!global || !time) throw new NoteError('NOTE.INVALID', 'a ledger checkpoint names its global hash and its time');
