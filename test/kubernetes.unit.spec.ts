@@ -123,6 +123,22 @@ describe('deploy/kubernetes', () => {
     }
   });
 
+  it('mounts a claim in more than one pod only when the claim is ReadWriteMany (or the mount read-only from ReadOnlyMany)', () => {
+    const claims = new Map(of<{ spec: { accessModes: string[] } }>('PersistentVolumeClaim').map((c) => [c.metadata.name, c.spec.accessModes] as const));
+    const pods = new Map<string, number>();
+    for (const d of deployments) {
+      const volumes = (d.spec.template.spec as { volumes?: Array<{ persistentVolumeClaim?: { claimName: string } }> }).volumes ?? [];
+      for (const v of volumes)
+        if (v.persistentVolumeClaim) pods.set(v.persistentVolumeClaim.claimName, (pods.get(v.persistentVolumeClaim.claimName) ?? 0) + d.spec.replicas + 1);
+    }
+    expect(pods.size).toBeGreaterThan(0);
+    // Replicas plus one surge pod of a rolling update, summed over every Deployment that mounts the claim.
+    for (const [claim, count] of pods) {
+      expect(claims.has(claim), claim).toBe(true);
+      if (count > 1) expect(claims.get(claim), claim).toContain('ReadWriteMany');
+    }
+  });
+
   it('selectors match the pod labels, and every Deployment has a PodDisruptionBudget', () => {
     const pdbs = of<{ spec: { selector: { matchLabels: Record<string, string> }; maxUnavailable?: number } }>('PodDisruptionBudget');
     for (const d of deployments) {
@@ -213,9 +229,11 @@ describe('deploy/kubernetes', () => {
     expect(projector.ledgerStore.kind).toBe('postgres');
     expect(projector.metricsPort).toBe(9464);
     expect(loadSweeperConfig(podEnv('sweeper')).metricsPort).toBe(9464);
-    // The checkpoint sink is the mounted claim (docs/ledger.md, "Where checkpoints go").
+    // The checkpoint sink is the mounted claim (docs/ledger.md, "Where checkpoints go"), which the console reads too.
     const sinkDir = loadProjectorConfig(podEnv('ledger-projector')).checkpoints.dir;
     expect(container('ledger-projector').volumeMounts?.some((m) => m.mountPath === sinkDir)).toBe(true);
+    expect(loadConsoleConfig(podEnv('console')).ledgerCheckpoints.dir).toBe(sinkDir);
+    expect(container('console').volumeMounts?.find((m) => m.mountPath === sinkDir)?.readOnly).toBe(true);
     expect(loadDispatcherConfig(podEnv('dispatcher')).http).toEqual({ host: '0.0.0.0', port: 3200 });
     const console = loadConsoleConfig(podEnv('console'));
     expect(console.ingestion.url).toBe('http://ingestion:3000');

@@ -87,7 +87,7 @@ runHttpApp({
       opened.kind === 'postgres'
         ? new LedgerChainAuditor(opened.store, verifications, logger, {
             fullEveryMs: config.ledger.fullVerifyIntervalMs,
-            checkpoints: { read: () => signedCheckpoints.read(), events: postgresCheckedEvents(pool, opened.store) },
+            checkpoints: { read: (after) => signedCheckpoints.read(after), events: postgresCheckedEvents(pool, opened.store) },
           })
         : null;
     const reviewCounting = new ConsoleMetrics(registry).reviewCounting(queues, logger);

@@ -78,7 +78,8 @@ export type CheckpointReading =
   | { status: 'not_checked'; why: string };
 
 /** Reads the signed checkpoints for a run (`PublishedCheckpointReader.read`); it answers `not_checked` rather than throwing when the sink cannot be read. */
-export type CheckpointReader = () => Promise<CheckpointReading>;
+/** Reads the sink's checkpoints of a size above `after` (0: every one). */
+export type CheckpointReader = (after?: number) => Promise<CheckpointReading>;
 
 /**
  * The events a check against checkpoints reads: position, stream hash and global hash of each
@@ -220,12 +221,14 @@ export async function runVerification(
 ): Promise<VerificationRecord> {
   const startedAt = new Date(clock());
   const from = plan.kind === 'incremental' ? plan.from : 0;
-  const reading: CheckpointReading = sources.read ? await sources.read() : { status: 'not_checked', why: NO_SINK };
   // What the last check established, kept by a run that cannot check.
   const p = previous?.checkpoints;
   const kept: Omit<CheckpointState, 'notChecked'> = p
     ? { checked: p.checked, latest: p.latest, keysFrom: p.keysFrom, frontier: p.frontier }
     : NO_CHECKPOINT_STATE;
+  // An incremental run reads only the checkpoints above the edge it continues from.
+  const readAfter = plan.kind === 'incremental' ? (kept.frontier?.size ?? 0) : 0;
+  const reading: CheckpointReading = sources.read ? await sources.read(readAfter) : { status: 'not_checked', why: NO_SINK };
   const done = (outcome: {
     verifiedPosition: number;
     globalHash: string;

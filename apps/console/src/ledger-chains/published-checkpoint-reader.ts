@@ -41,16 +41,17 @@ export class PublishedCheckpointReader {
   }
 
   /**
-   * Every checkpoint in the sink, opened.
+   * The checkpoints in the sink of a size above `after` (every one by default), opened: an
+   * incremental run reads only those above the tree edge it continues from.
    *
    * @throws only what is not the sink's nor a key's fault (a bug).
    */
-  async read(): Promise<CheckpointReading> {
+  async read(after = 0): Promise<CheckpointReading> {
     if (!this.sink) return { status: 'not_checked', why: 'LEDGER_CHECKPOINT_DIR is not set' };
     try {
-      const published = await openPublishedCheckpoints(this.sink, this.settings.origin, this.settings.trustedKeys);
+      const published = await openPublishedCheckpoints(this.sink, this.settings.origin, this.settings.trustedKeys, { after });
       if (published.status === 'broken') return published;
-      if (published.checkpoints.length === 0) return { status: 'not_checked', why: `no signed checkpoint in ${this.sink.describe} yet` };
+      if (published.checkpoints.length === 0 && after === 0) return { status: 'not_checked', why: `no signed checkpoint in ${this.sink.describe} yet` };
       return published;
     } catch (error) {
       if (error instanceof CheckpointSinkError) return { status: 'not_checked', why: error.message };
