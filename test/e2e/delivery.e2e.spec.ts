@@ -8,7 +8,11 @@
  * the webhook to the delivery is one trace.
  */
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The receiver kit as customers install it (it ships on its own, so it is not a workspace alias).
+import { fetchReceiptProof, receiptOf, verifyReceipt } from '../../libs/receiver/src/index.js';
 import { waitUntil } from '../../scripts/ops/clients.js';
 import {
   startEndpointProcess,
@@ -91,11 +95,31 @@ describe('a paid checkout reaches the customer endpoint as a signed entitlement 
       'event',
       'event_id',
       'expires_at',
+      'receipt',
       'reference',
       'revision',
       'settled_at',
       'user_id',
     ]);
+
+    // The receipt: where the ledger recorded the grant; once a signed checkpoint covers it, the
+    // dispatcher proves it, and the kit verifies the proof with the key the projector published.
+    const receipt = receiptOf(first.payload);
+    expect(receipt).toMatchObject({ eventId: first.payload.event_id });
+    const { rows } = await stack.db.query<{ position: string; stream_hash: string }>('SELECT position, stream_hash FROM ledger.events WHERE event_id = $1', [
+      first.payload.event_id,
+    ]);
+    expect({ ledgerPosition: receipt!.ledgerPosition, ledgerHash: receipt!.ledgerHash }).toEqual({
+      ledgerPosition: Number(rows[0]!.position),
+      ledgerHash: rows[0]!.stream_hash,
+    });
+    const proof = await waitUntil('a signed checkpoint covering the grant', 20_000, async () => {
+      const fetched = await fetchReceiptProof({ baseUrl: stack.dispatcherUrl, apiKey: stack.secretValues().apiKey!, eventId: receipt!.eventId });
+      return fetched.status === 'proven' ? fetched.proof : undefined;
+    });
+    const keysDir = join(stack.checkpointDir, 'keys');
+    const keys = readdirSync(keysDir).map((f) => readFileSync(join(keysDir, f), 'utf8').trim());
+    expect(verifyReceipt(receipt!, proof, keys, { origin: 'settle.dev/ledger/local' })).toMatchObject({ verified: true });
 
     const second = await deliveryFor(await paidCheckout(user, 'P1Y'));
     expect(second.payload).toMatchObject({ event: 'subscription_renewed', user_id: user });

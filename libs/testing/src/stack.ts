@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +54,8 @@ export interface RunningStack {
   /** The dispatcher's admin API (endpoints, deliveries), with the admin key. */
   dispatcher: DispatcherClient;
   dispatcherUrl: string;
+  /** The ledger projector's checkpoint sink: signed checkpoints, and the public keys in `keys/` (docs/ledger.md, "Where checkpoints go"). */
+  checkpointDir: string;
   /** Admin API key (manual reconciliation). */
   adminKey: string;
   sandboxUrl: string;
@@ -295,9 +297,13 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     await freePort(),
   ];
   const endpointMasterKeys = `v1:${generateMasterKey().toString('base64')}`;
+  const ledgerMasterKeys = `v1:${generateMasterKey().toString('base64')}`;
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
   const hooks = `http://127.0.0.1:${ingestionPort}/v1/webhooks`;
   const dir = mkdtempSync(join(tmpdir(), 'settle-e2e-'));
+  // The projector's checkpoint sink (docs/ledger.md, "Where checkpoints go"), made as `./settle up` makes it.
+  const checkpointDir = join(dir, 'ledger-checkpoints');
+  mkdirSync(checkpointDir);
   const asUp = options.settings === 'up';
   /** A test's shortened timing, or nothing (the app's own default) for a stack with `./settle up`'s settings. */
   const fast = (settings: NodeJS.ProcessEnv): NodeJS.ProcessEnv => (asUp ? {} : settings);
@@ -346,7 +352,13 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       MPESA_BASE_URL: sandboxUrl,
       ...fast({ PROVIDER_TIMEOUT_MS: '1000', PROVIDER_RETRY_INITIAL_DELAY_MS: '50', PROVIDER_RETRY_MAX_DELAY_MS: '400' }),
     },
-    'ledger-projector': { METRICS_PORT: String(projectorMetricsPort) },
+    'ledger-projector': {
+      METRICS_PORT: String(projectorMetricsPort),
+      // Its own vault (the ledger's checkpoint key), under master keys no other app holds.
+      SETTLE_VAULT_MASTER_KEYS: ledgerMasterKeys,
+      LEDGER_CHECKPOINT_DIR: checkpointDir,
+      ...fast({ LEDGER_CHECKPOINT_INTERVAL_MS: '1000' }),
+    },
     sweeper: {
       METRICS_PORT: String(sweeperMetricsPort),
       SWEEPER_INACTIVITY_MS: String(options.inactivityMs),
@@ -362,6 +374,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     dispatcher: {
       DISPATCHER_PORT: String(dispatcherPort),
       SETTLE_ADMIN_API_KEY_SHA256: createHash('sha256').update(adminKey).digest('hex'),
+      // The merchant's key fetches receipts' proofs (docs/ledger.md, "Receipts").
+      SETTLE_API_KEY_SHA256: createHash('sha256').update(apiKey).digest('hex'),
       // Its own vault (endpoint secrets), under master keys no other app holds.
       SETTLE_VAULT_MASTER_KEYS: endpointMasterKeys,
       // The production schedule (5 s ... 14 h) shortened to the test's scale.
@@ -446,6 +460,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     },
     dispatcher,
     dispatcherUrl: `http://127.0.0.1:${dispatcherPort}`,
+    checkpointDir,
     adminKey,
     sandboxUrl,
     secrets,
@@ -481,6 +496,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       masterKeys,
       webhookMasterKeys,
       endpointMasterKeys,
+      ledgerMasterKeys,
       ...(customer ? { endpointSecret: customer.secret } : {}),
     }),
   };
