@@ -63,7 +63,7 @@ describe('classify', () => {
       evidence: [
         { field: 'amount', provider: '250001', settle: '250000' },
         { field: 'currency', provider: 'GHS', settle: 'NGN' },
-        { field: 'customer', provider: 'email:eve@example.com', settle: 'email:ada@example.com phone:+2348012345678' },
+        { field: 'customer', provider: 'email:e•••@example.com', settle: 'email:a•••@example.com phone:+234•••678' },
       ],
     });
     // Terms differ before a duplicate and before stuck.

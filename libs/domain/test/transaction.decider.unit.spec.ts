@@ -61,7 +61,7 @@ const passedChecks: ConsensusCheck[] = [
   { check: 'transaction_identity', passed: true, code: null, expected: expectation.reference, observed: expectation.reference },
   { check: 'currency', passed: true, code: null, expected: 'NGN', observed: 'NGN' },
   { check: 'amount', passed: true, code: null, expected: '500000', observed: '500000' },
-  { check: 'customer', passed: true, code: null, expected: 'email:ada@example.com', observed: 'email:Ada@Example.com ' },
+  { check: 'customer', passed: true, code: null, expected: 'email:a•••@example.com', observed: 'email:A•••@Example.com' },
 ];
 
 /** What every event decided on {@link verify}'s command carries. */

@@ -1,3 +1,4 @@
+import { describeCustomerMasked } from '../privacy/masking.js';
 import { currencyCode } from '../shared/money.js';
 import { normaliseEmail, samePhone } from '../transaction/consensus.js';
 import type { CustomerIdentity, ProviderName, TransactionStatus } from '../transaction/types.js';
@@ -179,8 +180,9 @@ function normalisedCurrency(currency: string): string {
   }
 }
 
+/** Recorded masked (docs/privacy.md, "Masked forms"): evidence goes to the immutable ledger and to Kafka. */
 function describeCustomer(customer: CustomerIdentity): string {
-  return [customer.email ? `email:${customer.email}` : null, customer.phone ? `phone:${customer.phone}` : null].filter(Boolean).join(' ') || '(none)';
+  return describeCustomerMasked(customer);
 }
 
 /** A cleared payment of a checkout, for duplicate detection: who paid, for what, and when. */

@@ -1,4 +1,5 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import { describeCustomerMasked } from '../privacy/masking.js';
 import { currencyCode } from '../shared/money.js';
 import type { Expectation } from './types.js';
 import type { ProviderObservation } from './verdict.js';
@@ -81,11 +82,10 @@ function customerCheck(expected: Expectation, observed: ProviderObservation): Co
   if (expected.customer.phone && observed.customer.phone) {
     comparisons.push(samePhone(expected.customer.phone, observed.customer.phone));
   }
-  const describe = (c: { email?: string | undefined; phone?: string | undefined }): string =>
-    [c.email ? `email:${c.email}` : null, c.phone ? `phone:${c.phone}` : null].filter(Boolean).join(' ') || '(none)';
   // Passes only when at least one identifier is present on both sides and every shared one matches.
   const passed = comparisons.length > 0 && comparisons.every(Boolean);
-  return check('customer', passed, describe(expected.customer), describe(observed.customer));
+  // Recorded masked (docs/privacy.md, "Masked forms"): the check's record goes to the immutable ledger and to Kafka.
+  return check('customer', passed, describeCustomerMasked(expected.customer), describeCustomerMasked(observed.customer));
 }
 
 /**
