@@ -13,3 +13,7 @@ export * from './store.port.js';
 export * from './memory-store.js';
 export * from './postgres-store.js';
 export * from './vault.js';
+export * from './subject-keys/subject-key-store.port.js';
+export * from './subject-keys/memory-subject-key-store.js';
+export * from './subject-keys/postgres-subject-key-store.js';
+export { SubjectKeys, SubjectKey, isSealedValue, type Subject } from './subject-keys/subject-keys.js';

@@ -1,0 +1,38 @@
+import type { StoredSubjectKey, SubjectKeyLookup, SubjectKeyStore, SubjectKind } from './subject-key-store.port.js';
+
+/** In-memory {@link SubjectKeyStore} for unit tests; passes the contract suite {@link PostgresSubjectKeyStore} passes. Not durable. */
+export class InMemorySubjectKeyStore implements SubjectKeyStore {
+  private readonly keys = new Map<string, StoredSubjectKey>();
+  private readonly tombstones = new Map<string, { erasedAt: Date; kind: SubjectKind }>();
+
+  async findBySubject(subjectRef: string): Promise<StoredSubjectKey | null> {
+    return this.bySubject(subjectRef);
+  }
+
+  async lookup(keyId: string): Promise<SubjectKeyLookup> {
+    const key = this.keys.get(keyId);
+    if (key) return { status: 'present', key };
+    const erased = this.tombstones.get(keyId);
+    return erased ? { status: 'erased', erasedAt: new Date(erased.erasedAt) } : { status: 'unknown' };
+  }
+
+  async insertIfAbsent(key: StoredSubjectKey): Promise<StoredSubjectKey> {
+    // Looked up and stored without yielding, as a unique index would: concurrent callers agree.
+    const existing = this.bySubject(key.subjectRef);
+    if (existing) return existing;
+    this.keys.set(key.keyId, key);
+    return key;
+  }
+
+  async erase(subjectRef: string, at: Date): Promise<{ keyId: string; kind: SubjectKind } | null> {
+    const key = this.bySubject(subjectRef);
+    if (!key) return null;
+    this.keys.delete(key.keyId);
+    this.tombstones.set(key.keyId, { erasedAt: at, kind: key.kind });
+    return { keyId: key.keyId, kind: key.kind };
+  }
+
+  private bySubject(subjectRef: string): StoredSubjectKey | null {
+    return [...this.keys.values()].find((k) => k.subjectRef === subjectRef) ?? null;
+  }
+}

@@ -1,0 +1,42 @@
+/** Subjects' keys on PostgreSQL: the contract of libs/vault/test/subject-keys.contract.ts, and the tables hold no subject. */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createPool, migrateSchema, type Pool } from '@settle/platform';
+import { generateKey, MasterKeyRing, PostgresSubjectKeyStore, SubjectKeys, subjectKeyMigrations } from '@settle/vault';
+import { createTestDatabase } from '@settle/testing';
+import { subjectKeysContract } from './subject-keys.contract.js';
+
+let pool: Pool;
+let drop: () => Promise<void>;
+
+beforeAll(async () => {
+  const db = await createTestDatabase('settle_subject_keys');
+  drop = db.drop;
+  pool = createPool(db.url, 4);
+  await migrateSchema(pool, subjectKeyMigrations('privacy'));
+  expect(await migrateSchema(pool, subjectKeyMigrations('privacy'))).toEqual([]);
+});
+
+afterAll(async () => {
+  await pool?.end();
+  await drop?.();
+});
+
+subjectKeysContract('PostgreSQL', async () => {
+  await pool.query('TRUNCATE privacy.subject_keys, privacy.erased_subject_keys');
+  return new PostgresSubjectKeyStore(pool, 'privacy');
+});
+
+it('keeps no subject in its tables, before or after an erasure', async () => {
+  const keys = new SubjectKeys(new PostgresSubjectKeyStore(pool, 'privacy'), MasterKeyRing.from([['v1', generateKey()]]), generateKey());
+  const subject = { kind: 'customer' as const, id: 'henry.subject@example.com' };
+  await keys.keyFor(subject);
+  const dump = async () =>
+    JSON.stringify((await pool.query('SELECT * FROM privacy.subject_keys')).rows) +
+    JSON.stringify((await pool.query('SELECT * FROM privacy.erased_subject_keys')).rows);
+  expect(await dump()).not.toContain('henry');
+  await keys.erase(subject);
+  expect(await dump()).not.toContain('henry');
+  expect((await pool.query('SELECT count(*)::int AS n FROM privacy.subject_keys WHERE subject_ref = $1', [keys.subjectRef(subject)])).rows[0]).toEqual({
+    n: 0,
+  });
+});
