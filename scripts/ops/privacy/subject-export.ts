@@ -1,0 +1,77 @@
+import type { Pool } from '@settle/platform';
+
+/**
+ * A data subject's data as Settle holds it (docs/privacy.md, "Export"; GDPR article 15, the right
+ * of access): every row that names the subject, from every schema that keeps personal data, and
+ * the ledger events of the subject's payments and entitlements. Rows are given whole, as stored
+ * (each table's columns, as JSON): what is held, not a summary of it.
+ */
+export interface SubjectExport {
+  subject: { kind: 'user' | 'customer'; id: string };
+  exported_at: string;
+  /** `ingestion.checkouts`: the registrations (the customer's email and phone as the merchant sent them). */
+  checkouts: unknown[];
+  /** `verifier.transactions`: what the verifier compared with the providers' answers. */
+  verifier_transactions: unknown[];
+  /** Payments Settle was never told about, whose provider reported this customer (`read_model.unmatched_payments`). */
+  unmatched_payments: unknown[];
+  /** `read_model.transaction_status`: each payment's state and its four checks. */
+  transaction_status: unknown[];
+  /** `read_model.entitlements`: the access the subject's payments bought. */
+  entitlements: unknown[];
+  /** The ledger's events of those payments' and entitlements' streams, in order. */
+  ledger_events: Array<{ position: number; stream_id: string; revision: number; event_type: string; recorded_at: string; data: unknown }>;
+  /** `dispatcher.events`: the entitlement events delivered to the merchant's endpoints about the subject. */
+  deliveries: unknown[];
+}
+
+/**
+ * Reads a subject's data. A user is found by `user_id`; a customer by email (case-insensitive) or
+ * E.164 phone, in the registrations and in unmatched payments.
+ *
+ * @throws database errors (a schema missing: the app that owns it never ran against this database).
+ */
+export async function exportSubject(pool: Pool, subject: SubjectExport['subject'], now = new Date()): Promise<SubjectExport> {
+  const byCustomer = 'lower(customer_email) = lower($1) OR customer_phone = $1';
+  const where = subject.kind === 'user' ? 'user_id = $1' : byCustomer;
+  const rows = async (sql: string, params: unknown[] = [subject.id]) => (await pool.query<{ row: unknown }>(sql, params)).rows.map((r) => r.row);
+  const checkouts = await rows(`SELECT to_jsonb(c) AS row FROM ingestion.checkouts c WHERE ${where} ORDER BY registered_at, reference`);
+  const references = checkouts.map((c) => (c as { reference: string }).reference);
+  const users = [...new Set(checkouts.map((c) => (c as { user_id: string }).user_id))];
+  const unmatched = await rows(`SELECT to_jsonb(u) AS row FROM read_model.unmatched_payments u WHERE ${byCustomer} ORDER BY reference`);
+  const unmatchedReferences = unmatched.map((u) => (u as { reference: string }).reference);
+  const streams = [...references.map((r) => `transaction-${r}`), ...unmatchedReferences.map((r) => `unmatched-${r}`)];
+  const entitlementPrefixes = (subject.kind === 'user' ? [subject.id] : users).map((u) => `entitlement-${encodeURIComponent(u)}:`);
+  const events = await pool.query<{ position: string; stream_id: string; revision: string; event_type: string; recorded_at: Date; data: unknown }>(
+    `SELECT position, stream_id, revision, event_type, recorded_at, data FROM ledger.events
+      WHERE stream_id = ANY($1::text[]) OR EXISTS (SELECT 1 FROM unnest($2::text[]) p WHERE starts_with(stream_id, p))
+      ORDER BY position`,
+    [streams, entitlementPrefixes],
+  );
+  return {
+    subject,
+    exported_at: now.toISOString(),
+    checkouts,
+    verifier_transactions: await rows('SELECT to_jsonb(t) AS row FROM verifier.transactions t WHERE reference = ANY($1::text[]) ORDER BY reference', [
+      references,
+    ]),
+    unmatched_payments: unmatched,
+    transaction_status: await rows('SELECT to_jsonb(s) AS row FROM read_model.transaction_status s WHERE reference = ANY($1::text[]) ORDER BY reference', [
+      references,
+    ]),
+    entitlements: await rows('SELECT to_jsonb(e) AS row FROM read_model.entitlements e WHERE user_id = ANY($1::text[]) ORDER BY user_id, entitlement', [
+      subject.kind === 'user' ? [subject.id] : users,
+    ]),
+    ledger_events: events.rows.map((e) => ({
+      position: Number(e.position),
+      stream_id: e.stream_id,
+      revision: Number(e.revision),
+      event_type: e.event_type,
+      recorded_at: e.recorded_at.toISOString(),
+      data: e.data,
+    })),
+    deliveries: await rows('SELECT to_jsonb(d) AS row FROM dispatcher.events d WHERE user_id = ANY($1::text[]) ORDER BY received_at, event_id', [
+      subject.kind === 'user' ? [subject.id] : users,
+    ]),
+  };
+}
