@@ -13,9 +13,9 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { globalHash, LEDGER_MIGRATIONS, type HashedFields, PostgresLedger, READ_MODEL_MIGRATIONS, streamHash, type LedgerEventInput } from '@settle/ledger';
+import { LEDGER_MIGRATIONS, PostgresLedger, READ_MODEL_MIGRATIONS, type LedgerEventInput } from '@settle/ledger';
 import { createPool, migrateSchemas, type Pool } from '@settle/platform';
-import { createTestDatabase, infra, uniqueTopicPrefix, withTriggersOff } from '@settle/testing';
+import { createTestDatabase, infra, rewriteLedgerHistory, uniqueTopicPrefix } from '@settle/testing';
 
 const CLI = join(import.meta.dirname, '../../dist/scripts/ops/ledger.js');
 const MASTER_KEYS = `v1:${Buffer.alloc(32, 7).toString('base64')}`;
@@ -135,41 +135,7 @@ describe('./settle ledger checkpoints', () => {
   // Last: it leaves the ledger rewritten.
   it('finds a history rewritten and recomputed by a superuser, which the chains alone pass', async () => {
     // Rewrite the amount of the event at position 3 and recompute every later hash and the head.
-    const { rows } = await pool.query<{
-      position: string;
-      stream_id: string;
-      revision: string;
-      event_id: string;
-      event_type: string;
-      data: object;
-      metadata: object;
-      recorded_at: Date;
-    }>('SELECT position, stream_id, revision, event_id, event_type, data, metadata, recorded_at FROM ledger.events ORDER BY position');
-    const streams = new Map<string, string>();
-    let global = '0'.repeat(64);
-    const updates: string[] = [];
-    for (const row of rows) {
-      const data = Number(row.position) === 3 ? { ...row.data, amount_minor: 1 } : row.data;
-      const previous = streams.get(row.stream_id) ?? '0'.repeat(64);
-      const event = {
-        streamId: row.stream_id,
-        revision: Number(row.revision),
-        eventId: row.event_id,
-        type: row.event_type,
-        data,
-        metadata: row.metadata,
-        recordedAt: row.recorded_at,
-      } satisfies HashedFields;
-      const stream = streamHash(previous, event);
-      streams.set(row.stream_id, stream);
-      global = globalHash(global, Number(row.position), stream);
-      updates.push(
-        `UPDATE ledger.events SET data = '${JSON.stringify(data)}'::jsonb, stream_hash = '${stream}', global_hash = '${global}' WHERE position = ${row.position};`,
-        `UPDATE ledger.streams SET stream_hash = '${stream}' WHERE stream_id = '${row.stream_id}' AND revision = ${row.revision};`,
-      );
-    }
-    updates.push(`UPDATE ledger.head SET global_hash = '${global}';`);
-    await withTriggersOff(pool, updates.join('\n'));
+    await rewriteLedgerHistory(pool, 3, (data) => ({ ...data, amount_minor: 1 }));
     const { code, stderr } = cli(['verify']);
     expect(stderr).toMatch(/both chains hold/);
     expect(code).toBe(1);

@@ -14,8 +14,6 @@ import { join } from 'node:path';
 import {
   FolderCheckpointSink,
   generateNoteKey,
-  globalHash,
-  type HashedFields,
   LEDGER_MIGRATIONS,
   ledgerLeafHash,
   type LedgerCheckpoint,
@@ -26,10 +24,9 @@ import {
   READ_MODEL_MIGRATIONS,
   readCheckedEvents,
   signLedgerCheckpoint,
-  streamHash,
 } from '@settle/ledger';
 import { createPool, migrateSchemas, type Pool } from '@settle/platform';
-import { createTestDatabase, withTriggersOff } from '@settle/testing';
+import { createTestDatabase, rewriteLedgerHistory } from '@settle/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LedgerChainAuditor } from '../src/ledger-chains/ledger-chain-auditor.js';
@@ -81,52 +78,6 @@ function auditorFor(dir: string | null, now: () => number): LedgerChainAuditor {
     now,
     checkpoints: { read: () => reader.read(), events: postgresCheckedEvents(pool, ledger) },
   });
-}
-
-/**
- * What a superuser with the triggers off can do: rewrite the amount of the event at `position`
- * and recompute every later stream and global hash and the head, so that the chains hold.
- *
- * @returns the rewritten global hash at each position.
- */
-async function rewriteAndRecompute(position: number): Promise<Map<number, string>> {
-  const { rows } = await pool.query<{
-    position: string;
-    stream_id: string;
-    revision: string;
-    event_id: string;
-    event_type: string;
-    data: object;
-    metadata: object;
-    recorded_at: Date;
-  }>('SELECT position, stream_id, revision, event_id, event_type, data, metadata, recorded_at FROM ledger.events ORDER BY position');
-  const streams = new Map<string, string>();
-  const globals = new Map<number, string>();
-  let global = '0'.repeat(64);
-  const updates: string[] = [];
-  for (const row of rows) {
-    const data = Number(row.position) === position ? { ...row.data, amount_minor: 1 } : row.data;
-    const event = {
-      streamId: row.stream_id,
-      revision: Number(row.revision),
-      eventId: row.event_id,
-      type: row.event_type,
-      data,
-      metadata: row.metadata,
-      recordedAt: row.recorded_at,
-    } satisfies HashedFields;
-    const stream = streamHash(streams.get(row.stream_id) ?? '0'.repeat(64), event);
-    streams.set(row.stream_id, stream);
-    global = globalHash(global, Number(row.position), stream);
-    globals.set(Number(row.position), global);
-    updates.push(
-      `UPDATE ledger.events SET data = '${JSON.stringify(data)}'::jsonb, stream_hash = '${stream}', global_hash = '${global}' WHERE position = ${row.position};`,
-      `UPDATE ledger.streams SET stream_hash = '${stream}' WHERE stream_id = '${row.stream_id}' AND revision = ${row.revision};`,
-    );
-  }
-  updates.push(`UPDATE ledger.head SET global_hash = '${global}';`);
-  await withTriggersOff(pool, updates.join('\n'));
-  return globals;
 }
 
 beforeAll(async () => {
@@ -194,7 +145,7 @@ describe('the console checks the ledger against the signed checkpoints', () => {
     // The ledger grows and the projector signs it; then the rewrite, before the console's next run.
     await appendEvents(4);
     const signed = await signCheckpoint(10);
-    const globals = await rewriteAndRecompute(3);
+    const globals = await rewriteLedgerHistory(pool, 3, (data) => ({ ...data, amount_minor: 1 }));
     // The console's own record, forged as well: the global hash at its last position and the tree's edge there.
     const forged = MerkleFrontier.empty();
     for await (const event of readCheckedEvents(pool)) if (event.position <= 6) forged.append(ledgerLeafHash(event.position, event.streamHash));

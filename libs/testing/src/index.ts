@@ -13,6 +13,7 @@ export * from './fault-proxy.js';
 export * from './http-fuzz.js';
 export * from './infra.js';
 export * from './kurrentdb.js';
+export * from './ledger-tampering.js';
 export * from './postgres.js';
 export * from './published.js';
 export * from './registry.js';

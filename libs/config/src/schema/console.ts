@@ -1,4 +1,4 @@
-import { LEDGER_STORES } from './ledger-store.js';
+import { LEDGER_STORES, ledgerOrigin } from './ledger-store.js';
 import { z } from 'zod';
 import {
   blankIsUnset,
@@ -90,15 +90,10 @@ export const consoleEnv = consoleCliEnv
       description:
         'The checkpoint sink the ledger projector writes its signed checkpoints to (docs/ledger.md, "Where checkpoints go"), read only: each verification of the hash chains also checks the ledger against the checkpoints in it. Unset or unreadable, the chains are still verified and the Overview says the checkpoints were not checked, and why.',
     }),
-    LEDGER_ORIGIN: z
-      .string()
-      .trim()
-      .regex(/^[^\s+]+$/, 'no space or plus sign')
-      .default('settle.dev/ledger/local')
-      .meta({
-        description:
-          "The ledger's name in its signed checkpoints (the projector's `LEDGER_ORIGIN`): a checkpoint naming another is refused (`CHECKPOINT_OTHER_LEDGER`).",
-      }),
+    LEDGER_ORIGIN: ledgerOrigin.meta({
+      description:
+        "The ledger's name in its signed checkpoints (the projector's `LEDGER_ORIGIN`): a checkpoint naming another is refused (`CHECKPOINT_OTHER_LEDGER`).",
+    }),
     LEDGER_CHECKPOINT_KEYS: z.preprocess(blankIsUnset, z.string().trim().optional()).meta({
       description:
         'The checkpoint verifier keys to trust, `<origin>+<key id>+<base64>`, one per line or comma-separated (the current key and those retired; docs/ledger.md, "The checkpoint key"). Unset: the keys published in the sink\'s `keys/` folder, which whoever can write the sink could replace: set it from a copy received through another channel.',

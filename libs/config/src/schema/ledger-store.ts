@@ -23,6 +23,13 @@ const kurrentDbNeedsItsConnection = {
   params: { message: 'KURRENTDB_CONNECTION_STRING is required when LEDGER_STORE=kurrentdb', path: ['KURRENTDB_CONNECTION_STRING'] },
 };
 
+/** `LEDGER_ORIGIN`: the ledger's name in its signed checkpoints, one line without a space or a plus sign (the signed-note key name rule). */
+export const ledgerOrigin = z
+  .string()
+  .trim()
+  .regex(/^[^\s+]+$/, 'no space or plus sign')
+  .default('settle.dev/ledger/local');
+
 /** The ledger store's variables alone (the ops command line). */
 export const ledgerStoreEnv = z.object(ledgerStoreFields).refine(kurrentDbNeedsItsConnection.check, kurrentDbNeedsItsConnection.params);
 
@@ -68,15 +75,10 @@ export const projectorEnv = sharedEnv
   .extend(workerTuning({ poolSize: 10, partitionsConcurrency: 6 }))
   .extend(ledgerStoreFields)
   .extend({
-    LEDGER_ORIGIN: z
-      .string()
-      .trim()
-      .regex(/^[^\s+]+$/, 'no space or plus sign')
-      .default('settle.dev/ledger/local')
-      .meta({
-        description:
-          'The ledger\'s name in its signed checkpoints and their key, `settle.dev/ledger/<deployment>` (docs/ledger.md, "Checkpoints"): one per deployment, never reused, so a checkpoint of one ledger cannot pass for another\'s.',
-      }),
+    LEDGER_ORIGIN: ledgerOrigin.meta({
+      description:
+        'The ledger\'s name in its signed checkpoints and their key, `settle.dev/ledger/<deployment>` (docs/ledger.md, "Checkpoints"): one per deployment, never reused, so a checkpoint of one ledger cannot pass for another\'s.',
+    }),
     LEDGER_CHECKPOINT_INTERVAL_MS: z.coerce.number().int().min(1_000).default(60_000).meta({
       description: 'How often the projector signs a checkpoint of the ledger when anything but checkpoints was appended since the last, milliseconds.',
     }),
