@@ -117,6 +117,8 @@ describe('ledger projector', () => {
 });
 
 describe('ledger projector: payments with no checkout (docs/unmatched-payments.md)', () => {
+  /** A payer's email as the verifier seals it (the projector copies it, never opens it). */
+  const SEALED_EMAIL = 'sealed:v1:0b8c1f4e-5a2d-4c1b-9e7f-3d6a2b1c0e9f:cGF5ZXJAZXhhbXBsZS5jb20tc2VhbGVkLXRleHQ';
   const observed = (reference: string, observation: UnmatchedPaymentObservedV1['observation'], id: string): UnmatchedPaymentObservedV1 => ({
     event_id: id,
     occurred_at: Date.UTC(2026, 10, 28, 12),
@@ -129,8 +131,11 @@ describe('ledger projector: payments with no checkout (docs/unmatched-payments.m
     provider_status: 'succeeded',
     amount_minor: observation === 'recorded' ? 1_999 : null,
     currency: 'USD',
-    customer_email: 'payer@example.com',
+    // As the verifier publishes them (docs/privacy.md, "Crypto-shredding"): sealed, and masked beside.
+    customer_email: SEALED_EMAIL,
     customer_phone: null,
+    customer_email_masked: 'p•••@example.com',
+    customer_phone_masked: null,
     terms_verified: true,
     provider_transaction_id: reference,
     close_reason: null,
@@ -159,7 +164,9 @@ describe('ledger projector: payments with no checkout (docs/unmatched-payments.m
     expect(unmatchedPaymentRecordedOf(stream[0]!)).toMatchObject({
       amount_minor: 1_999,
       currency: 'USD',
-      customer_email: 'payer@example.com',
+      customer_email: SEALED_EMAIL,
+      customer_email_masked: 'p•••@example.com',
+      customer_phone_masked: null,
       terms_verified: true,
     });
     expect(stream[1]!.data).toMatchObject({ registration_event_id: matched.causation_id });
@@ -192,6 +199,8 @@ describe('ledger projector: an unmatched payment closed by an operator', () => {
       currency: 'USD',
       customer_email: null,
       customer_phone: null,
+      customer_email_masked: null,
+      customer_phone_masked: null,
       terms_verified: true,
       provider_transaction_id: null,
       close_reason: null,

@@ -84,6 +84,8 @@ function observed(observation: UnmatchedObservation, at: number): TypedEvent {
       currency: null,
       customer_email: null,
       customer_phone: null,
+      customer_email_masked: null,
+      customer_phone_masked: null,
       terms_verified: false,
       provider_transaction_id: null,
       close_reason: null,

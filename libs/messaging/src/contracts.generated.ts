@@ -754,10 +754,14 @@ export interface UnmatchedPaymentObservedV1 {
   amount_minor: number | null;
   /** ISO 4217 code, upper case. */
   currency: string | null;
-  /** The payer's e-mail as the provider reports it. */
+  /** The payer's e-mail as the provider reports it, sealed under the customer's subject key (docs/privacy.md, "Crypto-shredding"): sealed:v1:<key id>:<base64url>, field customer_email; null when the provider reported none, or when the verifier holds no privacy vault (then only the masked form is sent). Records written before sealing hold the plaintext. */
   customer_email: string | null;
-  /** The payer's phone as the provider reports it. */
+  /** The payer's phone as the provider reports it, sealed under the customer's subject key (docs/privacy.md, "Crypto-shredding"): sealed:v1:<key id>:<base64url>, field customer_phone; null when the provider reported none, or when the verifier holds no privacy vault (then only the masked form is sent). Records written before sealing hold the plaintext. */
   customer_phone: string | null;
+  /** The payer's e-mail masked for people (docs/privacy.md, "Masked forms"): c•••@example.com; null when the provider reported none, and in records written before masking. */
+  customer_email_masked: string | null;
+  /** The payer's phone masked for people (docs/privacy.md, "Masked forms"): +254•••678; null when the provider reported none, and in records written before masking. */
+  customer_phone_masked: string | null;
   /** Whether amount and customer come from the provider's answer; false for M-Pesa (amount and customer unverified). */
   terms_verified: boolean;
   /** The provider's own id of the transaction, when it reports one. */

@@ -35,6 +35,16 @@ export function parseUnmatchedPaymentStream(streamId: string): string | null {
  * server, about a cleared payment that has no checkout. Amounts in minor units (`null` when the
  * provider's answer does not carry one: M-Pesa, `terms_verified` false); times ISO 8601 UTC.
  * Unknown extra fields are kept.
+ *
+ * The payer's identifiers (docs/privacy.md, "Crypto-shredding" and "Masked forms"):
+ * - `customer_email`, `customer_phone`: as the verifier published them, sealed under the
+ *   customer's subject key (`sealed:v1:<key id>:<base64url>`, fields `customer_email` and
+ *   `customer_phone`), so that erasing the customer turns them into noise; `null` when the provider
+ *   reported none or the verifier held no privacy vault. Events written before sealing hold the
+ *   plaintext.
+ * - `customer_email_masked`, `customer_phone_masked`: the masked forms people are shown
+ *   (`c•••@example.com`, `+254•••678`), which stay after an erasure; `null` when there is none.
+ *   Absent from events written before masking (read as `null`).
  */
 export const unmatchedPaymentRecordedData = z.looseObject({
   reference: z.string().min(1),
@@ -43,6 +53,8 @@ export const unmatchedPaymentRecordedData = z.looseObject({
   currency: z.string().nullable(),
   customer_email: z.string().nullable(),
   customer_phone: z.string().nullable(),
+  customer_email_masked: z.string().nullable().optional(),
+  customer_phone_masked: z.string().nullable().optional(),
   terms_verified: z.boolean(),
   provider_status: z.string().nullable(),
   provider_transaction_id: z.string().nullable(),
@@ -94,6 +106,8 @@ export function unmatchedPaymentLedgerEvent(observed: UnmatchedPaymentObservedV1
       currency: observed.currency,
       customer_email: observed.customer_email,
       customer_phone: observed.customer_phone,
+      customer_email_masked: observed.customer_email_masked ?? null,
+      customer_phone_masked: observed.customer_phone_masked ?? null,
       terms_verified: observed.terms_verified,
       provider_status: observed.provider_status,
       provider_transaction_id: observed.provider_transaction_id,
