@@ -38,6 +38,7 @@ import {
 } from '@settle/platform';
 import { canReadMovements, isMovementEventType, PROVIDER_REGISTRY, type PaymentProvider } from '@settle/providers';
 import type { ConsensusResultV1, MoneyMovementsObservedV1, UnmatchedPaymentObservedV1 } from '@settle/messaging';
+import { MaskingOnlyCustomerDataSealer, type CustomerDataSealer, type SealedCustomer } from './customer-data-sealer.js';
 import { moneyMovementsObserved, readsMovements } from './money-movements.js';
 import { toConsensusResult } from './consensus-result.js';
 import { runPerKey } from './per-key-batch.js';
@@ -127,6 +128,12 @@ export interface VerificationOptions {
    * reconciliation run finds the duplicate instead).
    */
   onSettled?: (references: readonly string[]) => Promise<void>;
+  /**
+   * Seals the payer's email and phone of an unmatched payment before they leave the verifier
+   * (docs/privacy.md, "Crypto-shredding"). Default: masked forms only, the sealed fields `null`
+   * (a verifier with no privacy vault); never the plaintext.
+   */
+  sealer?: CustomerDataSealer;
 }
 
 /**
@@ -152,6 +159,7 @@ export class VerificationService {
   private readonly flushIntervalMs: number;
   private readonly clock: () => number;
   private readonly onSettled: VerificationOptions['onSettled'];
+  private readonly sealer: CustomerDataSealer;
 
   /**
    * @param store - the inbox, the transactions' states and the outbox (PostgreSQL in the app,
@@ -171,6 +179,7 @@ export class VerificationService {
     this.flushIntervalMs = options.flushIntervalMs ?? 100;
     this.clock = options.clock ?? Date.now;
     this.onSettled = options.onSettled;
+    this.sealer = options.sealer ?? new MaskingOnlyCustomerDataSealer();
   }
 
   /**
@@ -553,13 +562,15 @@ export class VerificationService {
     const at = this.clock();
     const answer = candidateAnswer(candidate.provider, reference, verdict, at);
     const payment = answer.kind === 'recorded' ? answer.payment : null;
+    // Sealed before anything changes: a vault failure leaves the reference as it was, for the retry.
+    const customer = await this.sealer.seal(payment?.customer ?? null);
     if (answer.kind !== 'unresolved') {
       chain.candidate = { ...candidate, status: answer.kind, payment };
       chain.candidateChanged = true;
     }
     chain.observations.push({
       trace: traceCarrierOf(traced),
-      payload: observationOf(candidate, {
+      payload: observationOf(candidate, customer, {
         eventId: deterministicId('UnmatchedPaymentObserved', step.eventId),
         at,
         causationId: step.eventId,
@@ -583,12 +594,13 @@ export class VerificationService {
     // A closed payment stays closed (the operator's word stands); the checkout is verified as any other.
     if (!candidate || candidate.status === 'matched' || candidate.status === 'closed') return;
     const recorded = candidate.status === 'recorded';
+    const customer = recorded ? await this.sealer.seal(candidate.payment?.customer ?? null) : null;
     chain.candidate = { ...candidate, status: 'matched', matchedAt: step.payload.occurred_at };
     chain.candidateChanged = true;
-    if (!recorded) return;
+    if (!customer) return;
     chain.observations.push({
       trace: traceCarrierOf(step.context.trace),
-      payload: observationOf(candidate, {
+      payload: observationOf(candidate, customer, {
         eventId: deterministicId('UnmatchedPaymentObserved', step.eventId),
         at: step.payload.occurred_at,
         causationId: step.eventId,
@@ -606,7 +618,7 @@ export class VerificationService {
    * its record is closed and the closing published, for the ledger. A request for a payment that
    * is not recorded (matched or closed meanwhile) changes nothing.
    */
-  private closeCandidate(chain: Chain, step: Extract<Step, { kind: 'close' }>): void {
+  private async closeCandidate(chain: Chain, step: Extract<Step, { kind: 'close' }>): Promise<void> {
     const candidate = chain.candidate;
     const p = step.payload;
     if (candidate?.status !== 'recorded') {
@@ -616,11 +628,12 @@ export class VerificationService {
       );
       return;
     }
+    const customer = await this.sealer.seal(candidate.payment?.customer ?? null);
     chain.candidate = { ...candidate, status: 'closed' };
     chain.candidateChanged = true;
     chain.observations.push({
       trace: traceCarrierOf(step.context.trace),
-      payload: observationOf(candidate, {
+      payload: observationOf(candidate, customer, {
         eventId: deterministicId('UnmatchedPaymentObserved', step.eventId),
         at: p.occurred_at,
         causationId: step.eventId,
@@ -677,10 +690,14 @@ export class VerificationService {
 
 /**
  * The `UnmatchedPaymentObserved` record of an answer about a candidate: what the provider
- * confirmed (`payment`, amounts in minor units) and, for `closed`, the operator's reason.
+ * confirmed (`payment`, amounts in minor units) and, for `closed`, the operator's reason. The
+ * payer's email and phone are only as `customer` gives them, sealed and masked by the
+ * {@link CustomerDataSealer} (docs/privacy.md, "Crypto-shredding"): never `payment.customer`'s
+ * plaintext.
  */
 function observationOf(
   candidate: UnmatchedCandidate,
+  customer: SealedCustomer,
   o: {
     eventId: string;
     at: number;
@@ -704,8 +721,10 @@ function observationOf(
     provider_status: o.providerStatus,
     amount_minor: o.payment?.amountMinor ?? null,
     currency: o.payment?.currency ?? null,
-    customer_email: o.payment?.customer.email ?? null,
-    customer_phone: o.payment?.customer.phone ?? null,
+    customer_email: customer.customer_email,
+    customer_phone: customer.customer_phone,
+    customer_email_masked: customer.customer_email_masked,
+    customer_phone_masked: customer.customer_phone_masked,
     terms_verified: o.payment?.termsVerified ?? false,
     provider_transaction_id: o.payment?.providerTransactionId ?? null,
     close_reason: o.close?.reason ?? null,

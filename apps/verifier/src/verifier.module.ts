@@ -3,8 +3,18 @@ import { loadVerifierConfig, type VerifierConfig } from '@settle/config';
 import type { ProviderName } from '@settle/domain';
 import type { BatchItem } from '@settle/messaging';
 import { canList, loadWithProviderEnv, ProviderMetrics, type TransactionLister } from '@settle/providers';
-import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
+import {
+  CredentialsVault,
+  loadMasterKeyRing,
+  loadPrivacyKeyRing,
+  openSubjectKeys,
+  PostgresVaultStore,
+  privacyVaultConfigured,
+  privacyVaultMigrations,
+  vaultMigrations,
+} from '@settle/vault';
 import { ConsumeBatches, WORKER_CONTEXT, WorkerModule, type WorkerContext } from '@settle/runtime';
+import { MaskingOnlyCustomerDataSealer, SubjectKeysCustomerDataSealer, type CustomerDataSealer } from './customer-data-sealer.js';
 import { buildProviders, type ClosableProvider } from './providers.js';
 import { ReconciliationMetrics } from './reconciliation/reconciliation.metrics.js';
 import { ReconciliationService } from './reconciliation/reconciliation.service.js';
@@ -18,6 +28,16 @@ type VerifierContext = WorkerContext<VerifierConfig, 'verifier'>;
 
 /** Token of the provider adapters, by provider (built from the vault's credentials at boot). */
 const PROVIDERS = Symbol('PROVIDERS');
+
+/** Token of the {@link CustomerDataSealer} (over the privacy vault when it is configured). */
+const CUSTOMER_SEALER = Symbol('CUSTOMER_SEALER');
+
+/**
+ * Whether this process holds the privacy vault's master keys (`SETTLE_PRIVACY_VAULT_MASTER_KEYS`
+ * or `SETTLE_PRIVACY_VAULT_MASTER_KEY_FILE`, docs/privacy.md, "Crypto-shredding"): read once, at
+ * boot, for the migrations and the sealer alike.
+ */
+const SEALS = privacyVaultConfigured(process.env);
 
 /**
  * The verifier's consumer loop: every batch of the transaction-events stream to the
@@ -65,7 +85,8 @@ export class VerificationController implements OnApplicationBootstrap, OnApplica
       name: 'verifier',
       // The app's variables and every provider's (the registry's), checked together.
       config: () => loadWithProviderEnv('verifier', loadVerifierConfig),
-      migrations: [VERIFIER_MIGRATIONS, vaultMigrations()],
+      // The privacy vault (the customers' subject keys) only when its master keys are given.
+      migrations: [VERIFIER_MIGRATIONS, vaultMigrations(), ...(SEALS ? privacyVaultMigrations() : [])],
       produces: [
         'ConsensusResult',
         'MoneyMovementsObserved',
@@ -92,18 +113,38 @@ export class VerificationController implements OnApplicationBootstrap, OnApplica
       },
     },
     {
+      provide: CUSTOMER_SEALER,
+      inject: [WORKER_CONTEXT],
+      useFactory: async ({ pool, logger }: VerifierContext): Promise<CustomerDataSealer> => {
+        // Unmatched payments' payer email and phone leave the verifier sealed under the customer's
+        // subject key (docs/privacy.md, "Crypto-shredding"), or masked only: never in plaintext.
+        if (!SEALS) {
+          logger.warn(
+            { alert: 'SETTLE_PRIVACY_VAULT_MISSING' },
+            'no privacy vault master keys (SETTLE_PRIVACY_VAULT_MASTER_KEYS or SETTLE_PRIVACY_VAULT_MASTER_KEY_FILE): unmatched payments record the payer only masked, nothing sealed',
+          );
+          return new MaskingOnlyCustomerDataSealer();
+        }
+        const keys = await openSubjectKeys(pool, loadPrivacyKeyRing(), { logger });
+        logger.info({}, "privacy vault ready: unmatched payments' payer email and phone are sealed under the customer's key");
+        return new SubjectKeysCustomerDataSealer(keys);
+      },
+    },
+    {
       provide: VerificationService,
-      inject: [WORKER_CONTEXT, PROVIDERS, ReconciliationService],
+      inject: [WORKER_CONTEXT, PROVIDERS, ReconciliationService, CUSTOMER_SEALER],
       useFactory: (
         { config, pool, logger, metrics, outboxes }: VerifierContext,
         providers: Map<ProviderName, ClosableProvider>,
         reconciliation: ReconciliationService,
+        sealer: CustomerDataSealer,
       ) => {
         const { outbox, relay } = outboxes.verifier;
         const store = new PostgresVerificationStore(pool, new TransactionRepository(pool), outbox);
         return new VerificationService(store, providers, relay, logger, new VerifierMetrics(metrics), {
           keyConcurrency: config.keyConcurrency,
           onSettled: (references) => reconciliation.flagDuplicates(references),
+          sealer,
         });
       },
     },

@@ -7,12 +7,17 @@ import type { ProviderVerdict } from '@settle/domain';
 import type { ConsensusResultV1, UnmatchedPaymentObservedV1 } from '@settle/messaging';
 import { createLogger } from '@settle/platform';
 import { FakePaymentProvider, type PaymentProvider, type VerificationRequest } from '@settle/providers';
+import { generateKey, InMemorySubjectKeyStore, isSealedValue, MasterKeyRing, SubjectKeys } from '@settle/vault';
+import { SubjectKeysCustomerDataSealer } from '../src/customer-data-sealer.js';
 import { InMemoryVerificationStore } from '../src/verification-store.memory.js';
 import { ConcurrentUpdateError } from '../src/verification-store.port.js';
 import { VerificationService } from '../src/verification.service.js';
 import { batchOf, closeRequested, fresh, registered, registeredWith, requested, webhook } from './messages.js';
 
 const NOW = Date.UTC(2026, 0, 15, 12);
+
+/** The customers' subject keys the harness seals under (docs/privacy.md, "Crypto-shredding"), in memory. */
+const subjectKeys = new SubjectKeys(new InMemorySubjectKeyStore(), MasterKeyRing.from([['v1', generateKey()]]), generateKey());
 
 function harness(provider: PaymentProvider = new FakePaymentProvider('paystack'), store = new InMemoryVerificationStore()) {
   let wakes = 0;
@@ -24,6 +29,7 @@ function harness(provider: PaymentProvider = new FakePaymentProvider('paystack')
     undefined,
     {
       clock: () => NOW,
+      sealer: new SubjectKeysCustomerDataSealer(subjectKeys),
     },
   );
   const results = (reference: string) =>
@@ -221,7 +227,10 @@ describe('payments with no checkout (docs/unmatched-payments.md)', () => {
         verdict: 'cleared',
         amount_minor: 500_000,
         currency: 'NGN',
-        customer_email: 'payer@example.com',
+        customer_email: expect.stringMatching(/^sealed:v1:/),
+        customer_phone: null,
+        customer_email_masked: 'p•••@example.com',
+        customer_phone_masked: null,
         terms_verified: true,
       }),
     ]);
@@ -231,6 +240,58 @@ describe('payments with no checkout (docs/unmatched-payments.md)', () => {
     // Answered once: a later request asks nothing more.
     expect(await service.handleBatch(batchOf([requested(ref, 'unmatched_payment')]))).toEqual([]);
     expect(provider.calls).toHaveLength(1);
+  });
+
+  it("the record leaves the verifier with the payer's email and phone sealed under the customer's key and masked, never in plaintext (docs/privacy.md)", async () => {
+    const [ref] = fresh(1) as [string];
+    const provider = new FakePaymentProvider('paystack').script(ref, {
+      kind: 'cleared',
+      observation: {
+        reference: ref,
+        amountMinor: 500_000,
+        currency: 'NGN',
+        customer: { email: 'Ada.Payer@Example.com', phone: '+2348012345678' },
+        providerStatus: 'success',
+      },
+    });
+    const { service, store } = harness(provider);
+    await service.handleBatch(batchOf([webhook(ref), requested(ref, 'unmatched_payment')]));
+    await service.handleBatch(batchOf([closeRequested(ref)]));
+    const records = observations(store, ref);
+    expect(records.map((o) => o.observation)).toEqual(['recorded', 'closed']);
+    // The subject is the normalised email; both values open with its key, each in its own field.
+    const key = await subjectKeys.keyFor({ kind: 'customer', id: 'ada.payer@example.com' });
+    for (const record of records) {
+      expect(isSealedValue(record.customer_email!)).toBe(true);
+      expect(isSealedValue(record.customer_phone!)).toBe(true);
+      expect(key.reveal('customer_email', record.customer_email!)).toBe('Ada.Payer@Example.com');
+      expect(key.reveal('customer_phone', record.customer_phone!)).toBe('+2348012345678');
+      expect(record).toMatchObject({ customer_email_masked: 'A•••@Example.com', customer_phone_masked: '+234•••678' });
+      expect(JSON.stringify(record)).not.toMatch(/ada\.payer|8012345678/i);
+    }
+  });
+
+  it('without a privacy vault the record holds the masked forms only, nothing sealed and no plaintext', async () => {
+    const [ref] = fresh(1) as [string];
+    const provider = new FakePaymentProvider('paystack').script(ref, {
+      kind: 'cleared',
+      observation: { reference: ref, amountMinor: 100, currency: 'NGN', customer: { email: 'ada@example.com' }, providerStatus: 'success' },
+    });
+    const store = new InMemoryVerificationStore();
+    const service = new VerificationService(
+      store,
+      new Map([['paystack', provider]]),
+      { wake: () => undefined },
+      createLogger('verifier-unit', 'fatal'),
+      undefined,
+      {
+        clock: () => NOW,
+      },
+    );
+    await service.handleBatch(batchOf([webhook(ref), requested(ref, 'unmatched_payment')]));
+    expect(observations(store, ref)).toEqual([
+      expect.objectContaining({ customer_email: null, customer_phone: null, customer_email_masked: 'a•••@example.com', customer_phone_masked: null }),
+    ]);
   });
 
   it('an unresolved answer is published for the sweeper and leaves the candidate open; a decline closes it', async () => {
