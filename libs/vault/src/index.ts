@@ -17,3 +17,4 @@ export * from './subject-keys/subject-key-store.port.js';
 export * from './subject-keys/memory-subject-key-store.js';
 export * from './subject-keys/postgres-subject-key-store.js';
 export { SubjectKeys, SubjectKey, isSealedValue, type Subject } from './subject-keys/subject-keys.js';
+export * from './subject-keys/privacy-vault.js';

@@ -1,0 +1,113 @@
+import type { Pool, SchemaMigrations } from '@settle/platform';
+import { Secret } from '@settle/config';
+import { generateKey, KEY_BYTES } from '../crypto.js';
+import { VaultError } from '../errors.js';
+import { loadMasterKeyRing, type MasterKeyRing } from '../key-ring.js';
+import { VAULT_ENV } from '../master-key-config.js';
+import { PostgresVaultStore, vaultMigrations } from '../postgres-store.js';
+import { CredentialsVault, type VaultLogger } from '../vault.js';
+import { PostgresSubjectKeyStore, subjectKeyMigrations } from './postgres-subject-key-store.js';
+import { SubjectKeys } from './subject-keys.js';
+
+/**
+ * Schema of the privacy vault (docs/privacy.md, "Crypto-shredding"): the data subjects' keys and
+ * the index key they are found by, under master keys of its own. The verifier seals with it; the
+ * console and `./settle privacy` open and erase with it. No other app holds its master keys.
+ */
+export const PRIVACY_VAULT_SCHEMA = 'privacy_vault';
+
+/**
+ * The environment of the privacy vault's master keys: the three `SETTLE_VAULT_*` settings of
+ * docs/vault.md with `PRIVACY_` after `SETTLE_`, so that an app holding another vault's keys
+ * (the verifier's provider credentials) holds these apart.
+ */
+export const PRIVACY_VAULT_ENV = {
+  masterKeys: 'SETTLE_PRIVACY_VAULT_MASTER_KEYS',
+  keyFile: 'SETTLE_PRIVACY_VAULT_MASTER_KEY_FILE',
+  activeKey: 'SETTLE_PRIVACY_VAULT_ACTIVE_KEY',
+} as const;
+
+/** Where the index key is kept in the privacy vault: provider `settle`, account `privacy`, name `subject_index_key`. */
+export const SUBJECT_INDEX_KEY_CREDENTIAL = { provider: 'settle', account: 'privacy', name: 'subject_index_key' } as const;
+
+/** The privacy vault's migrations: the credentials (the index key) and the subjects' keys, both in {@link PRIVACY_VAULT_SCHEMA}. */
+export function privacyVaultMigrations(schema: string = PRIVACY_VAULT_SCHEMA): SchemaMigrations[] {
+  return [vaultMigrations(schema), subjectKeyMigrations(schema)];
+}
+
+/** Whether the privacy vault's master keys are configured (an app without them seals nothing and says so). */
+export function privacyVaultConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env[PRIVACY_VAULT_ENV.masterKeys]?.trim() || env[PRIVACY_VAULT_ENV.keyFile]?.trim());
+}
+
+/**
+ * The privacy vault's master key ring, from `SETTLE_PRIVACY_VAULT_MASTER_KEYS` or
+ * `SETTLE_PRIVACY_VAULT_MASTER_KEY_FILE` (and `SETTLE_PRIVACY_VAULT_ACTIVE_KEY`), read exactly as
+ * {@link loadMasterKeyRing} reads the `SETTLE_VAULT_*` ones.
+ *
+ * @throws VaultError `VAULT.INVALID_CONFIG` as {@link loadMasterKeyRing} does (none configured, both,
+ *   malformed), naming the `SETTLE_PRIVACY_VAULT_*` variables.
+ */
+export function loadPrivacyKeyRing(env: NodeJS.ProcessEnv = process.env): MasterKeyRing {
+  try {
+    return loadMasterKeyRing({
+      [VAULT_ENV.masterKeys]: env[PRIVACY_VAULT_ENV.masterKeys],
+      [VAULT_ENV.keyFile]: env[PRIVACY_VAULT_ENV.keyFile],
+      [VAULT_ENV.activeKey]: env[PRIVACY_VAULT_ENV.activeKey],
+    });
+  } catch (error) {
+    // Name the privacy vault's own variables, not the ones read under them.
+    if (error instanceof VaultError) throw new VaultError(error.code, error.message.replaceAll('SETTLE_VAULT_', 'SETTLE_PRIVACY_VAULT_'));
+    throw error;
+  }
+}
+
+/**
+ * The subjects' keys of the privacy vault in `schema` (migrated by the caller with
+ * {@link privacyVaultMigrations}). The index key (32 random bytes, base64) is read from the
+ * vault, or made and stored on first use under a PostgreSQL advisory lock, so that apps starting
+ * together agree on one: a second index key would find no subject's existing key.
+ *
+ * @throws VaultError `VAULT.INTEGRITY_CHECK_FAILED` when the stored index key is not 32 bytes;
+ *   the vault's and the database's errors.
+ */
+export async function openSubjectKeys(
+  pool: Pool,
+  ring: MasterKeyRing,
+  options: { schema?: string; logger?: VaultLogger; now?: () => Date } = {},
+): Promise<SubjectKeys> {
+  const schema = options.schema ?? PRIVACY_VAULT_SCHEMA;
+  const vault = new CredentialsVault(new PostgresVaultStore(pool, schema), ring, options.logger ? { logger: options.logger } : {});
+  const indexKey = await indexKeyOf(pool, vault, schema);
+  return new SubjectKeys(new PostgresSubjectKeyStore(pool, schema), ring, indexKey, options.now);
+}
+
+async function indexKeyOf(pool: Pool, vault: CredentialsVault, schema: string): Promise<Buffer> {
+  const read = async (): Promise<Buffer | null> => {
+    try {
+      return Buffer.from((await vault.get(SUBJECT_INDEX_KEY_CREDENTIAL)).reveal(), 'base64');
+    } catch (error) {
+      if ((error as { code?: string }).code === 'VAULT.NOT_FOUND') return null;
+      throw error;
+    }
+  };
+  let key = await read();
+  if (!key) {
+    const client = await pool.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock(hashtext($1))', [`settle.${schema}.subject_index_key`]);
+      key = await read();
+      if (!key) {
+        const fresh = generateKey();
+        await vault.put(SUBJECT_INDEX_KEY_CREDENTIAL, new Secret(fresh.toString('base64')));
+        fresh.fill(0);
+        key = await read();
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`settle.${schema}.subject_index_key`]).catch(() => undefined);
+      client.release();
+    }
+  }
+  if (!key || key.length !== KEY_BYTES) throw new VaultError('VAULT.INTEGRITY_CHECK_FAILED', 'the stored subject index key is not 32 bytes');
+  return key;
+}
