@@ -12,6 +12,7 @@ interface Row {
   user_id: string;
   customer_email: string | null;
   customer_phone: string | null;
+  customer_erased_at: Date | null;
   entitlement: string;
   access_period: string | null;
   correlation_id: string;
@@ -135,6 +136,7 @@ function storedOf(row: Row): StoredTransaction {
         customer: { email: row.customer_email ?? undefined, phone: row.customer_phone ?? undefined },
         entitlement: row.entitlement,
         accessPeriod: row.access_period === null ? null : parseAccessPeriod(row.access_period),
+        ...(row.customer_erased_at ? { customerErased: true } : {}),
       },
       status: literalOf(TRANSACTION_STATUSES, row.status, 'transaction status'),
       entitlement: literalOf(ENTITLEMENT_STATUSES, row.entitlement_status, 'entitlement status'),

@@ -29,6 +29,9 @@ export interface ConsensusCheck {
   readonly observed: string;
 }
 
+/** What an erased customer's check records, expected and observed (docs/privacy.md, "Erasure"). */
+export const ERASED = 'erased';
+
 function check(name: ConsensusCheckName, passed: boolean, expected: string, observed: string): ConsensusCheck {
   return { check: name, passed, code: passed ? null : CONSENSUS_CODES[name], expected, observed };
 }
@@ -75,6 +78,9 @@ export function samePhone(expected: string, observed: string): boolean {
 }
 
 function customerCheck(expected: Expectation, observed: ProviderObservation): ConsensusCheck {
+  // An erased customer (docs/privacy.md, "Erasure") is compared no more: the check was decided when the
+  // values were held, and a later answer (a refund, a reconciliation) must not fail it for want of them.
+  if (expected.customerErased) return check('customer', true, ERASED, ERASED);
   const comparisons: boolean[] = [];
   if (expected.customer.email && observed.customer.email) {
     comparisons.push(normaliseEmail(expected.customer.email) === normaliseEmail(observed.customer.email));

@@ -56,6 +56,11 @@ export interface Expectation {
    * periods existed: their settlement grants nothing.
    */
   readonly accessPeriod: AccessPeriod | null;
+  /**
+   * The registration's customer was erased (docs/privacy.md, "Erasure"): the customer check was
+   * decided while the values were held and compares nothing again; it records `erased`.
+   */
+  readonly customerErased?: boolean;
 }
 
 /**
