@@ -12,6 +12,7 @@ import { entitlementGrantedOf, parseEntitlementStream } from '../events/entitlem
 import { isMismatchResolutionType, mismatchResolutionDataOf, overrideDecidersOf } from '../events/mismatch-resolution.js';
 import { isMoneyMovementType, moneyMovementDataOf } from '../events/money-movement.js';
 import { CHECKPOINT_STREAM, ledgerCheckpointedOf } from '../events/ledger-checkpointed.js';
+import { PRIVACY_ERASURE_STREAM, subjectErasedOf } from '../events/subject-erased.js';
 import type { RecordedLedgerEvent } from '../ports/ledger.port.js';
 import { LedgerEventShapeError, parseTransactionStream, transactionOutcomeOf } from '../events/transaction-outcome.js';
 import {
@@ -218,21 +219,35 @@ export interface ReadModelRows {
   runs: ReconciliationRunRow[];
   /** Reconciliation exceptions raised and resolved. */
   exceptions: ReconciliationExceptionRow[];
+  /** Erasures of data subjects (docs/privacy.md, "Erasure"): applied after the rows above, whatever their order in the run. */
+  erasures: ErasureRow[];
+}
+
+/** What a `SubjectErased` fact changes in the read models: the references whose customer data reads `erased`. */
+export interface ErasureRow {
+  transactionReferences: string[];
+  unmatchedReferences: string[];
 }
 
 /**
  * The read-model rows that events stand for: transaction streams feed
  * `read_model.transaction_status` (outcomes its state, money facts its money state), entitlement streams `read_model.entitlements`, unmatched
  * payment streams `read_model.unmatched_payments`, reconciliation streams
- * `read_model.reconciliation_runs` and `read_model.reconciliation_exceptions`; events of other
- * streams are not projected.
+ * `read_model.reconciliation_runs` and `read_model.reconciliation_exceptions`, the erasure stream
+ * marks the erased subjects' customer data in those read models; events of other streams are not
+ * projected.
  * The upserts keep the row of the highest revision per key.
  *
  * @throws LedgerEventShapeError when an event of those streams is malformed.
  */
 export function readModelRowsOf(events: readonly Omit<ProjectedEvent, 'metadata'>[]): ReadModelRows {
-  const rows: ReadModelRows = { statuses: [], money: [], resolutions: [], entitlements: [], unmatched: [], runs: [], exceptions: [] };
+  const rows: ReadModelRows = { statuses: [], money: [], resolutions: [], entitlements: [], unmatched: [], runs: [], exceptions: [], erasures: [] };
   for (const event of events) {
+    if (event.streamId === PRIVACY_ERASURE_STREAM) {
+      const erased = subjectErasedOf(event);
+      rows.erasures.push({ transactionReferences: erased.transaction_references, unmatchedReferences: erased.unmatched_references });
+      continue;
+    }
     const unmatchedReference = parseUnmatchedPaymentStream(event.streamId);
     if (parseEntitlementStream(event.streamId)) rows.entitlements.push(entitlementRowOf(event));
     else if (parseTransactionStream(event.streamId) !== null && isMoneyMovementType(event.type)) {

@@ -11,6 +11,7 @@ import {
   type ReadModelRows,
   type UnmatchedPaymentRow,
 } from './ledger-projection.js';
+import { applyErasures } from './erasure-read-models.js';
 import { readReadModel } from './read-model-access.js';
 import { upsertReconciliation } from './reconciliation-read-models.js';
 
@@ -246,7 +247,9 @@ export async function findEntitlements(pool: Pool | PoolClient, userId: string):
  * Writes what the unmatched payment streams' events say, in the caller's transaction: a recorded
  * payment is inserted as open (a replay finds it and writes nothing), a match or a closing marks
  * it matched or closed unless a later revision is already reflected. At most three statements
- * whatever the number of rows.
+ * whatever the number of rows. The payer's email and phone are stored as the event holds them
+ * (sealed under the customer's subject key from the version that seals them, docs/privacy.md,
+ * "Crypto-shredding"), their masked forms beside (`null` for events written before).
  */
 export async function upsertUnmatchedPayments(client: PoolClient | Pool, rows: readonly UnmatchedPaymentRow[]): Promise<void> {
   const recorded = rows.flatMap((r) => (r.kind === 'recorded' ? [r] : []));
@@ -262,13 +265,13 @@ export async function upsertUnmatchedPayments(client: PoolClient | Pool, rows: r
     await client.query(
       `INSERT INTO read_model.unmatched_payments
          (reference, provider, status, amount_minor, currency, customer_email, customer_phone, terms_verified,
-          provider_status, provider_transaction_id, verified_at, ledger_revision)
+          provider_status, provider_transaction_id, verified_at, ledger_revision, customer_email_masked, customer_phone_masked)
        SELECT reference, provider, 'open', amount_minor, currency, customer_email, customer_phone, terms_verified,
-              provider_status, provider_transaction_id, verified_at, ledger_revision
+              provider_status, provider_transaction_id, verified_at, ledger_revision, customer_email_masked, customer_phone_masked
          FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bool[], $8::text[], $9::text[],
-                     $10::timestamptz[], $11::bigint[])
+                     $10::timestamptz[], $11::bigint[], $12::text[], $13::text[])
            AS u(reference, provider, amount_minor, currency, customer_email, customer_phone, terms_verified, provider_status,
-                provider_transaction_id, verified_at, ledger_revision)
+                provider_transaction_id, verified_at, ledger_revision, customer_email_masked, customer_phone_masked)
        ON CONFLICT (reference) DO NOTHING`,
       [
         col((r) => r.reference),
@@ -282,6 +285,8 @@ export async function upsertUnmatchedPayments(client: PoolClient | Pool, rows: r
         col((r) => r.data.provider_transaction_id),
         col((r) => r.data.verified_at),
         col((r) => r.ledgerRevision),
+        col((r) => r.data.customer_email_masked ?? null),
+        col((r) => r.data.customer_phone_masked ?? null),
       ],
     );
   }
@@ -330,6 +335,7 @@ export async function writeReadModelRows(client: PoolClient | Pool, rows: ReadMo
   await upsertEntitlements(client, rows.entitlements);
   await upsertUnmatchedPayments(client, rows.unmatched);
   await upsertReconciliation(client, rows.runs, rows.exceptions);
+  await applyErasures(client, rows.erasures);
 }
 
 /** What {@link rebuildReadModels} wrote. */
