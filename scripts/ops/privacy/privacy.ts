@@ -1,31 +1,42 @@
 /**
  * Ops command line of personal data (`./settle privacy ...`, docs/privacy.md). Thin: argument
- * parsing and output here; the reading in ./subject-export.ts.
+ * parsing and output here; the reading in ./subject-export.ts, the erasure in `SubjectErasure`
+ * (`@settle/ledger`).
  *
  *   ./settle privacy export --user <user_id>
  *   ./settle privacy export --customer <email or E.164 phone>
+ *   ./settle privacy erase (--user <user_id> | --customer <email or phone>) --reason <text>
  *
  * `export` prints, as one JSON document on standard output, every row Settle holds that names the
- * subject (the right of access, GDPR article 15). Erasure is not built yet (docs/privacy.md,
- * "Crypto-shredding"). Environment: DATABASE_URL. Exit codes: 0 done, 1 failure, 2 usage error.
+ * subject (the right of access, GDPR article 15), sealed values opened (or `erased`). `erase`
+ * destroys the subject's keys, clears the plaintext copies, records a `SubjectErased` fact and
+ * prints, as JSON, where data was erased and what remains and why (GDPR article 17).
+ * Environment: DATABASE_URL; the privacy vault's master keys (SETTLE_PRIVACY_VAULT_MASTER_KEY_FILE
+ * or _KEYS); LEDGER_STORE as `./settle ledger`. Exit codes: 0 done, 1 failure, 2 usage error.
  */
+import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import { createPool } from '@settle/platform';
-import { exportSubject, type SubjectExport } from './subject-export.js';
+import { ConfigError, loadLedgerStoreConfig } from '@settle/config';
+import { openLedgerStore, SubjectErasure } from '@settle/ledger';
+import { createPool, migrateSchema } from '@settle/platform';
+import { loadPrivacyKeyRing, openSubjectKeys, privacyVaultMigrations } from '@settle/vault';
+import { exportSubject, revealSealedValues, type SubjectExport } from './subject-export.js';
 
 const USAGE = `usage: settle privacy export (--user <user_id> | --customer <email or E.164 phone>)
+       settle privacy erase (--user <user_id> | --customer <email or E.164 phone>) --reason <text>
   export   every row Settle holds that names the subject, as JSON on standard output (right of access)
-environment: DATABASE_URL`;
+  erase    destroy the subject's keys, clear the plaintext copies, record SubjectErased (right to erasure)
+environment: DATABASE_URL, SETTLE_PRIVACY_VAULT_MASTER_KEY_FILE (or _KEYS), LEDGER_STORE`;
 
 class UsageError extends Error {}
 
-/** The subject a command names. @throws UsageError unless exactly one of --user and --customer is given, non-empty. */
-function subjectOf(args: string[]): SubjectExport['subject'] {
-  const { values } = parseArgs({ args, options: { user: { type: 'string' }, customer: { type: 'string' } } });
+/** The subject and reason a command names. @throws UsageError unless exactly one of --user and --customer is given, non-empty. */
+function argsOf(args: string[]): { subject: SubjectExport['subject']; reason: string | undefined } {
+  const { values } = parseArgs({ args, options: { user: { type: 'string' }, customer: { type: 'string' }, reason: { type: 'string' } } });
   const user = values.user?.trim();
   const customer = values.customer?.trim();
   if (Boolean(user) === Boolean(customer)) throw new UsageError('give exactly one of --user and --customer');
-  return user ? { kind: 'user', id: user } : { kind: 'customer', id: customer! };
+  return { subject: user ? { kind: 'user', id: user } : { kind: 'customer', id: customer! }, reason: values.reason?.trim() || undefined };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -34,21 +45,49 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return command ? 0 : 2;
   }
-  if (command !== 'export')
-    throw new UsageError(command === 'erase' ? 'erase is not built yet (docs/privacy.md, "Crypto-shredding")' : `unknown command ${command}`);
-  const subject = subjectOf(args);
+  if (command !== 'export' && command !== 'erase') throw new UsageError(`unknown command ${command}`);
+  const { subject, reason } = argsOf(args);
+  if (command === 'erase' && !reason) throw new UsageError('say why with --reason (a ticket, the request’s date); never the subject’s identifier');
   const url = process.env.DATABASE_URL;
   if (!url) throw new UsageError('set DATABASE_URL');
+  let ring;
+  try {
+    ring = loadPrivacyKeyRing();
+  } catch (error) {
+    if (error instanceof ConfigError || (error as { code?: string }).code === 'VAULT.INVALID_CONFIG') throw new UsageError((error as Error).message);
+    throw error;
+  }
   const pool = createPool(url, 2);
   try {
-    const exported = await exportSubject(pool, subject);
-    process.stdout.write(`${JSON.stringify(exported, null, 2)}\n`);
-    const counts = Object.entries(exported)
-      .filter(([, v]) => Array.isArray(v))
-      .map(([k, v]) => `${(v as unknown[]).length} ${k}`)
-      .join(', ');
-    process.stderr.write(`exported ${subject.kind} data: ${counts}\n`);
-    return 0;
+    for (const migrations of privacyVaultMigrations()) await migrateSchema(pool, migrations);
+    const keys = await openSubjectKeys(pool, ring);
+    if (command === 'export') {
+      const exported = await revealSealedValues(await exportSubject(pool, subject), keys);
+      process.stdout.write(`${JSON.stringify(exported, null, 2)}\n`);
+      const counts = Object.entries(exported)
+        .filter(([, v]) => Array.isArray(v))
+        .map(([k, v]) => `${(v as unknown[]).length} ${k}`)
+        .join(', ');
+      process.stderr.write(`exported ${subject.kind} data: ${counts}\n`);
+      return 0;
+    }
+    const ledger = openLedgerStore(loadLedgerStoreConfig(), pool);
+    try {
+      const report = await new SubjectErasure(pool, ledger.store, keys).erase(subject, {
+        requestedBy: `cli:${userInfo().username}`,
+        approvedBy: null,
+        reason: reason!,
+      });
+      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      const erasedRows = report.erased.map((e) => `${e.rows} in ${e.place}`).join(', ');
+      process.stderr.write(
+        `erased ${subject.kind}: ${report.transaction_references.length} payments, ${report.unmatched_references.length} unmatched payments; ${erasedRows}; ` +
+          `recorded as SubjectErased at ledger position ${report.ledger_position}; ${report.remaining.length} places still hold data (listed under "remaining", with why)\n`,
+      );
+      return 0;
+    } finally {
+      await ledger.close();
+    }
   } finally {
     await pool.end();
   }

@@ -1,4 +1,5 @@
 import type { Pool } from '@settle/platform';
+import { isSealedValue } from '@settle/vault';
 
 /**
  * A data subject's data as Settle holds it (docs/privacy.md, "Export"; GDPR article 15, the right
@@ -38,8 +39,13 @@ export async function exportSubject(pool: Pool, subject: SubjectExport['subject'
   const checkouts = await rows(`SELECT to_jsonb(c) AS row FROM ingestion.checkouts c WHERE ${where} ORDER BY registered_at, reference`);
   const references = checkouts.map((c) => (c as { reference: string }).reference);
   const users = [...new Set(checkouts.map((c) => (c as { user_id: string }).user_id))];
-  const unmatched = await rows(`SELECT to_jsonb(u) AS row FROM read_model.unmatched_payments u WHERE ${byCustomer} ORDER BY reference`);
-  const unmatchedReferences = unmatched.map((u) => (u as { reference: string }).reference);
+  // The verifier's copy holds the provider's values in plaintext (until an erasure); the read model holds them sealed.
+  const unmatchedReferences = (
+    await pool.query<{ reference: string }>(`SELECT reference FROM verifier.unmatched_payments WHERE ${byCustomer} ORDER BY reference`, [subject.id])
+  ).rows.map((r) => r.reference);
+  const unmatched = await rows('SELECT to_jsonb(u) AS row FROM read_model.unmatched_payments u WHERE reference = ANY($1::text[]) ORDER BY reference', [
+    unmatchedReferences,
+  ]);
   const streams = [...references.map((r) => `transaction-${r}`), ...unmatchedReferences.map((r) => `unmatched-${r}`)];
   const entitlementPrefixes = (subject.kind === 'user' ? [subject.id] : users).map((u) => `entitlement-${encodeURIComponent(u)}:`);
   const events = await pool.query<{ position: string; stream_id: string; revision: string; event_type: string; recorded_at: Date; data: unknown }>(
@@ -74,4 +80,45 @@ export async function exportSubject(pool: Pool, subject: SubjectExport['subject'
       subject.kind === 'user' ? [subject.id] : users,
     ]),
   };
+}
+
+/** What opening a sealed value gave, in an export (docs/privacy.md, "Export"). */
+export type RevealedValue =
+  | { sealed: true; status: 'open'; value: string }
+  | { sealed: true; status: 'erased'; erased_at: string }
+  | { sealed: true; status: 'unavailable' | 'unreadable' };
+
+/** What revealing needs of the privacy vault: structurally `SubjectKeys.reveal` of `@settle/vault`. */
+export interface SealedValueOpener {
+  reveal(field: string, sealed: string): Promise<{ status: 'open'; value: string } | { status: 'erased'; erasedAt: Date } | { status: 'unavailable' }>;
+}
+
+/**
+ * The export with every sealed value (`sealed:v1:...`, wherever it sits) replaced by what it
+ * opens to: the value, `erased` (the subject was erased: its key is destroyed), `unavailable`
+ * (its key is missing: docs/privacy.md, "When a key is missing") or `unreadable` (altered, or not
+ * sealed for the field it sits in). A value is opened for the field it is found under
+ * (`customer_email`), as it was sealed.
+ */
+export async function revealSealedValues<T>(value: T, keys: SealedValueOpener): Promise<T> {
+  const walk = async (node: unknown, field: string): Promise<unknown> => {
+    if (typeof node === 'string' && isSealedValue(node)) return open(field, node);
+    if (Array.isArray(node)) return Promise.all(node.map((item) => walk(item, field)));
+    if (node !== null && typeof node === 'object') {
+      const entries = await Promise.all(Object.entries(node).map(async ([k, v]) => [k, await walk(v, k)] as const));
+      return Object.fromEntries(entries);
+    }
+    return node;
+  };
+  const open = async (field: string, sealed: string): Promise<RevealedValue> => {
+    try {
+      const opened = await keys.reveal(field, sealed);
+      if (opened.status === 'open') return { sealed: true, status: 'open', value: opened.value };
+      if (opened.status === 'erased') return { sealed: true, status: 'erased', erased_at: opened.erasedAt.toISOString() };
+      return { sealed: true, status: 'unavailable' };
+    } catch {
+      return { sealed: true, status: 'unreadable' };
+    }
+  };
+  return (await walk(value, '')) as T;
 }
