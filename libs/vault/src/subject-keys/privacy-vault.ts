@@ -17,6 +17,12 @@ import { SubjectKeys } from './subject-keys.js';
 export const PRIVACY_VAULT_SCHEMA = 'privacy_vault';
 
 /**
+ * Schema of the subjects' keys themselves (`subject_keys`, `erased_subject_keys`), beside the
+ * privacy vault: each schema keeps one set of migrations.
+ */
+export const PRIVACY_KEYS_SCHEMA = 'privacy_keys';
+
+/**
  * The environment of the privacy vault's master keys: the three `SETTLE_VAULT_*` settings of
  * docs/vault.md with `PRIVACY_` after `SETTLE_`, so that an app holding another vault's keys
  * (the verifier's provider credentials) holds these apart.
@@ -30,9 +36,9 @@ export const PRIVACY_VAULT_ENV = {
 /** Where the index key is kept in the privacy vault: provider `settle`, account `privacy`, name `subject_index_key`. */
 export const SUBJECT_INDEX_KEY_CREDENTIAL = { provider: 'settle', account: 'privacy', name: 'subject_index_key' } as const;
 
-/** The privacy vault's migrations: the credentials (the index key) and the subjects' keys, both in {@link PRIVACY_VAULT_SCHEMA}. */
-export function privacyVaultMigrations(schema: string = PRIVACY_VAULT_SCHEMA): SchemaMigrations[] {
-  return [vaultMigrations(schema), subjectKeyMigrations(schema)];
+/** The privacy vault's migrations: the credentials (the index key) in {@link PRIVACY_VAULT_SCHEMA}, the subjects' keys in {@link PRIVACY_KEYS_SCHEMA}. */
+export function privacyVaultMigrations(): SchemaMigrations[] {
+  return [vaultMigrations(PRIVACY_VAULT_SCHEMA), subjectKeyMigrations(PRIVACY_KEYS_SCHEMA)];
 }
 
 /** Whether the privacy vault's master keys are configured (an app without them seals nothing and says so). */
@@ -63,8 +69,8 @@ export function loadPrivacyKeyRing(env: NodeJS.ProcessEnv = process.env): Master
 }
 
 /**
- * The subjects' keys of the privacy vault in `schema` (migrated by the caller with
- * {@link privacyVaultMigrations}). The index key (32 random bytes, base64) is read from the
+ * The subjects' keys of the privacy vault (migrated by the caller with
+ * {@link privacyVaultMigrations}; `schema` and `keysSchema` only for tests). The index key (32 random bytes, base64) is read from the
  * vault, or made and stored on first use under a PostgreSQL advisory lock, so that apps starting
  * together agree on one: a second index key would find no subject's existing key.
  *
@@ -74,12 +80,12 @@ export function loadPrivacyKeyRing(env: NodeJS.ProcessEnv = process.env): Master
 export async function openSubjectKeys(
   pool: Pool,
   ring: MasterKeyRing,
-  options: { schema?: string; logger?: VaultLogger; now?: () => Date } = {},
+  options: { schema?: string; keysSchema?: string; logger?: VaultLogger; now?: () => Date } = {},
 ): Promise<SubjectKeys> {
   const schema = options.schema ?? PRIVACY_VAULT_SCHEMA;
   const vault = new CredentialsVault(new PostgresVaultStore(pool, schema), ring, options.logger ? { logger: options.logger } : {});
   const indexKey = await indexKeyOf(pool, vault, schema);
-  return new SubjectKeys(new PostgresSubjectKeyStore(pool, schema), ring, indexKey, options.now);
+  return new SubjectKeys(new PostgresSubjectKeyStore(pool, options.keysSchema ?? PRIVACY_KEYS_SCHEMA), ring, indexKey, options.now);
 }
 
 async function indexKeyOf(pool: Pool, vault: CredentialsVault, schema: string): Promise<Buffer> {
