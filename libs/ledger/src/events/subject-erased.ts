@@ -12,7 +12,7 @@ export const PRIVACY_ERASURE_STREAM = 'privacy-erasures';
 /** The event type of an erasure fact. */
 export const SUBJECT_ERASED = 'SubjectErased';
 
-/** One place an erasure reached (`ingestion.checkouts`, `privacy_vault.subject_keys`, ...) and how many rows it changed there. */
+/** One place an erasure reached (`ingestion.checkouts`, `privacy_keys.subject_keys`, ...) and how many rows it changed there. */
 const erasedPlace = z.object({ place: z.string().min(1), rows: z.number().int().nonnegative(), how: z.string().min(1) });
 
 /** One place that still holds the subject's data after the erasure, and why. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { inTransaction, type Pool, type PoolClient } from '@settle/platform';
 import { PRIVACY_ERASURE_STREAM, subjectErasedEvent, type SubjectErasedData } from '../events/subject-erased.js';
 import type { LedgerStore } from '../ports/ledger.port.js';
+import { applyErasures } from '../projection/erasure-read-models.js';
 
 /** A data subject (docs/privacy.md, "Whose data, and what"): a merchant's user by `user_id`, or a customer by email or E.164 phone. */
 export interface ErasureSubject {
@@ -75,18 +76,19 @@ const TABLES = {
  * 1. finds the payments whose registration names the subject (a user by `user_id`, a customer by
  *    email, case-insensitive, or phone), and the unmatched payments whose provider reported the
  *    customer (with the other identifier the provider gave, which is part of the same subject);
- * 2. records the erasure as a `SubjectErased` fact in the ledger's `privacy-erasures` stream
- *    (before any change, as every admin action is, so an erasure that fails half way is on record
- *    and re-running it completes it);
- * 3. destroys the subjects' data keys in the privacy vault: every value sealed under them, in the
+ * 2. destroys the subjects' data keys in the privacy vault: every value sealed under them, in the
  *    ledger, on Kafka and in the read models, reads `erased` from now on;
+ * 3. records the erasure as a `SubjectErased` fact in the ledger's `privacy-erasures` stream,
+ *    before the plaintext is cleared, so an erasure that fails half way is on record and running
+ *    it again (it finds the same rows) completes it;
  * 4. clears, in one transaction, the customer's email and phone where Settle keeps them in
  *    plaintext for its work: the registrations (and their `request_sha256`, a hash over them),
- *    the verifier's copies (marked erased, so a later check records `erased` and passes), the
+ *    the verifier's copies (marked erased, so a later check records `erased` and passes) and the
  *    verifier's unmatched payments. (The console's match proposals hold the customer sealed.)
  *
- * The projector then marks the read models (`SubjectErased` projected: the customer check reads
- * `erased`). Running it twice is harmless: the second finds nothing left and says so.
+ * In the same transaction as step 4 it marks the read models as the projection of `SubjectErased`
+ * would (a rebuild replays the fact): the customer check reads `erased`. Running it twice is
+ * harmless: the second finds nothing left and says so.
  *
  * @throws the ledger's and the database's errors (nothing is cleared when the fact could not be recorded).
  */
@@ -121,13 +123,18 @@ export class SubjectErasure {
       const key = await this.keys.erase(s);
       if (key) destroyed.push(key.keyId);
     }
-    const erased = await inTransaction(this.pool, (client) => this.clear(client, found, present));
-    const data: SubjectErasedData = {
-      ...planned,
-      destroyed_key_ids: destroyed,
-      erased: [{ place: 'privacy_vault.subject_keys', rows: destroyed.length, how: 'data keys destroyed: sealed values read erased' }, ...erased],
-    };
+    const erased = [
+      { place: 'privacy_keys.subject_keys', rows: destroyed.length, how: 'data keys destroyed: sealed values read erased' },
+      ...(await this.countPlaintext(found, present)),
+    ];
+    const data: SubjectErasedData = { ...planned, destroyed_key_ids: destroyed, erased };
+    // Recorded before the plaintext is cleared: a failure after this leaves the fact, and re-running finds the rows again.
     const appended = await this.ledger.append(PRIVACY_ERASURE_STREAM, [subjectErasedEvent(data)], 'any');
+    await inTransaction(this.pool, async (client) => {
+      await this.clear(client, found, present);
+      // The projector projects what it appends; this fact is appended here, so its read-model marks are written here (a rebuild replays them).
+      await applyErasures(client, [{ transactionReferences: found.transactions, unmatchedReferences: found.unmatched }]);
+    });
     return { ...data, ledger_position: appended.positions[0] ?? 0 };
   }
 
@@ -181,34 +188,51 @@ export class SubjectErasure {
     return { transactions: [...transactions].sort(), unmatched: [...unmatched].sort(), subjects };
   }
 
-  private async clear(client: PoolClient, found: Found, present: Set<string>): Promise<SubjectErasedData['erased']> {
-    const erased: SubjectErasedData['erased'] = [];
+  /** Where the subject's plaintext is, and how many rows of each place the erasure clears (counted before it does). */
+  private async countPlaintext(found: Found, present: Set<string>): Promise<SubjectErasedData['erased']> {
+    const places: SubjectErasedData['erased'] = [];
+    const count = async (table: string, sql: string, refs: string[], how: string) => {
+      if (!present.has(table)) return;
+      const { rows } = await this.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE reference = ANY($1::text[]) AND (${sql})`, [refs]);
+      places.push({ place: table, rows: rows[0]?.n ?? 0, how });
+    };
+    const plaintext = 'customer_email IS NOT NULL OR customer_phone IS NOT NULL';
+    await count(TABLES.checkouts, `${plaintext} OR request_sha256 <> 'erased'`, found.transactions, 'email, phone and the request hash over them cleared');
+    await count(
+      TABLES.verifierTransactions,
+      `${plaintext} OR customer_erased_at IS NULL`,
+      found.transactions,
+      'email and phone cleared; later customer checks record erased',
+    );
+    await count(TABLES.verifierUnmatched, plaintext, found.unmatched, 'email and phone cleared');
+    places.push({ place: 'read_model.transaction_status', rows: found.transactions.length, how: 'the customer check reads erased' });
+    places.push({ place: 'read_model.unmatched_payments', rows: found.unmatched.length, how: 'the sealed and masked customer values cleared' });
+    return places;
+  }
+
+  private async clear(client: PoolClient, found: Found, present: Set<string>): Promise<void> {
     const refs = found.transactions;
     if (present.has(TABLES.checkouts)) {
-      const r = await client.query(
+      await client.query(
         `UPDATE ${TABLES.checkouts} SET customer_email = NULL, customer_phone = NULL, request_sha256 = 'erased'
           WHERE reference = ANY($1::text[]) AND (customer_email IS NOT NULL OR customer_phone IS NOT NULL OR request_sha256 <> 'erased')`,
         [refs],
       );
-      erased.push({ place: TABLES.checkouts, rows: r.rowCount ?? 0, how: 'email, phone and the request hash over them cleared' });
     }
     if (present.has(TABLES.verifierTransactions)) {
-      const r = await client.query(
+      await client.query(
         `UPDATE ${TABLES.verifierTransactions} SET customer_email = NULL, customer_phone = NULL, customer_erased_at = coalesce(customer_erased_at, now())
           WHERE reference = ANY($1::text[]) AND (customer_email IS NOT NULL OR customer_phone IS NOT NULL OR customer_erased_at IS NULL)`,
         [refs],
       );
-      erased.push({ place: TABLES.verifierTransactions, rows: r.rowCount ?? 0, how: 'email and phone cleared; later customer checks record erased' });
     }
     if (present.has(TABLES.verifierUnmatched)) {
-      const r = await client.query(
+      await client.query(
         `UPDATE ${TABLES.verifierUnmatched} SET customer_email = NULL, customer_phone = NULL
           WHERE reference = ANY($1::text[]) AND (customer_email IS NOT NULL OR customer_phone IS NOT NULL)`,
         [found.unmatched],
       );
-      erased.push({ place: TABLES.verifierUnmatched, rows: r.rowCount ?? 0, how: 'email and phone cleared' });
     }
-    return erased;
   }
 }
 

@@ -5,8 +5,8 @@ import type { ErasureRow } from './ledger-projection.js';
 /**
  * Applies erasures to the read models (docs/privacy.md, "Erasure"), after the other rows of the
  * same run: the customer check of each erased payment reads `erased`, expected and observed, in
- * `read_model.transaction_status`; each erased unmatched payment's customer values are cleared in
- * `read_model.unmatched_payments`. A rebuild replays the `SubjectErased` facts after the events
+ * `read_model.transaction_status`; each erased unmatched payment's sealed customer values are
+ * cleared, and its masked ones read `erased`, in `read_model.unmatched_payments`. A rebuild replays the `SubjectErased` facts after the events
  * they erase, so it ends in the same place.
  */
 export async function applyErasures(client: PoolClient | Pool, rows: readonly ErasureRow[]): Promise<void> {
@@ -23,6 +23,13 @@ export async function applyErasures(client: PoolClient | Pool, rows: readonly Er
     );
   }
   if (unmatched.length > 0) {
-    await client.query('UPDATE read_model.unmatched_payments SET customer_email = NULL, customer_phone = NULL WHERE reference = ANY($1::text[])', [unmatched]);
+    await client.query(
+      `UPDATE read_model.unmatched_payments
+          SET customer_email = NULL, customer_phone = NULL,
+              customer_email_masked = CASE WHEN customer_email_masked IS NULL THEN NULL ELSE $2 END,
+              customer_phone_masked = CASE WHEN customer_phone_masked IS NULL THEN NULL ELSE $2 END
+        WHERE reference = ANY($1::text[])`,
+      [unmatched, ERASED],
+    );
   }
 }
