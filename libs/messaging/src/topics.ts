@@ -96,9 +96,23 @@ export function topicFor(topics: Topics, type: EventType): string {
  */
 export const CHECKOUT_RESULTS_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
+/**
+ * How long the topics that carry a payer's email or phone in plaintext keep a record,
+ * milliseconds: 7 days (docs/privacy.md, "Retention a deployment must set"). They are
+ * `transaction-events` (`CheckoutRegistered`), `checkout-commands` (`RegisterCheckout`, written by
+ * the merchant's own producers) and the dead-letter topic (a copy of any record). Settle sets it
+ * explicitly when it creates them, so a broker whose default keeps records longer (or forever)
+ * still deletes them; an erasure reaches them when this passes. What the verifier emits
+ * (`consensus-results`) and everything after it holds the payer's data sealed or masked only.
+ */
+export const PERSONAL_DATA_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
 /** Topic settings Settle sets when it creates a topic (Kafka's `configEntries`), beside the broker's defaults. */
 export function topicConfig(topics: Topics, topic: string): Array<{ name: string; value: string }> {
   if (topic === topics.checkoutResults) return [{ name: 'retention.ms', value: String(CHECKOUT_RESULTS_RETENTION_MS) }];
+  if (topic === topics.transactionEvents || topic === topics.checkoutCommands || topic === topics.deadLetter) {
+    return [{ name: 'retention.ms', value: String(PERSONAL_DATA_RETENTION_MS) }];
+  }
   // Compacted: the latest checkpoint of each origin stays, however old; the history is in the checkpoint sink.
   if (topic === topics.ledgerCheckpoints) return [{ name: 'cleanup.policy', value: 'compact' }];
   return [];
