@@ -39,7 +39,7 @@ interface Session {
 }
 const sessions: Record<'operator' | 'admin' | 'otherAdmin' | 'viewer', Session> = {} as never;
 
-const recorded = (reference: string): UnmatchedPaymentRow => recordedUnmatchedPayment(reference, { customer_email: 'payer@example.com' });
+const recorded = (reference: string): UnmatchedPaymentRow => recordedUnmatchedPayment(reference, { customer_email_masked: 'p•••@example.com' });
 
 async function signIn(email: string): Promise<Session> {
   const res = await app.inject({ method: 'POST', url: '/api/v1/session', payload: { email, password: PASSWORD } });

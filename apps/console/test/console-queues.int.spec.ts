@@ -397,12 +397,19 @@ describe('the unmatched payments queue', () => {
         recorded('U-4', '2026-11-28T12:03:00.000Z'),
         recorded('U-3', '2026-11-28T12:01:00.000001Z'),
         recorded('U-2', '2026-11-28T12:01:00.000001Z'),
-        recorded('U-1', '2026-11-28T12:00:00.000Z', { customer_email: null, customer_phone: '+2348000000000', amount_minor: 9_007_199_254_740_991 }),
+        // U-1 as an event written before sealing: its plaintext phone, no masked form.
+        recorded('U-1', '2026-11-28T12:00:00.000Z', {
+          customer_email: null,
+          customer_email_masked: null,
+          customer_phone: '+2348000000000',
+          amount_minor: 9_007_199_254_740_991,
+        }),
         recorded('ws_CO_U-M', '2026-11-28T12:02:00.000Z', {
           provider: 'mpesa',
           amount_minor: null,
           currency: 'KES',
           customer_email: null,
+          customer_email_masked: null,
           terms_verified: false,
           provider_status: '0',
           provider_transaction_id: null,
@@ -412,17 +419,19 @@ describe('the unmatched payments queue', () => {
       ]);
     });
 
-    it('lists the open ones oldest first, amounts in minor units, the M-Pesa one unverified', async () => {
+    it('lists the open ones oldest first, amounts in minor units, the M-Pesa one unverified, customers masked only (never sealed, never plaintext)', async () => {
       const { status, body } = await get('/api/v1/queues/unmatched-payments');
       expect(status).toBe(200);
       expect(body.nextCursor).toBeNull();
       expect(body.items.map((i: { reference: string }) => i.reference)).toEqual(['U-1', 'U-2', 'U-3', 'ws_CO_U-M', 'U-4']);
+      expect(body.items[1].customer).toEqual({ email: 'U•••@example.com', phone: null });
+      expect(JSON.stringify(body)).not.toMatch(/sealed:|U-\d@example\.com|8000000000/);
       expect(body.items[0]).toEqual({
         reference: 'U-1',
         provider: 'paystack',
         amountMinor: 9_007_199_254_740_991,
         currency: 'NGN',
-        customer: { email: null, phone: '+2348000000000' },
+        customer: { email: null, phone: '+234•••000' },
         termsVerified: true,
         providerStatus: 'success',
         providerTransactionId: 'tx-U-1',

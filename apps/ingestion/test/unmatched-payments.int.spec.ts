@@ -19,7 +19,15 @@ beforeAll(async () => {
     recorded('ref_u_c', 3),
     recorded('ref_u_a', 1),
     recorded('ref_u_b', 1),
-    recorded('ws_CO_u_mpesa', 2, { provider: 'mpesa', amount_minor: null, currency: 'KES', customer_email: null, terms_verified: false, provider_status: '0' }),
+    recorded('ws_CO_u_mpesa', 2, {
+      provider: 'mpesa',
+      amount_minor: null,
+      currency: 'KES',
+      customer_email: null,
+      customer_email_masked: null,
+      terms_verified: false,
+      provider_status: '0',
+    }),
     recorded('ref_u_matched', 0),
     { kind: 'matched', reference: 'ref_u_matched', ledgerRevision: 1, matchedAt: new Date(Date.UTC(2026, 10, 28, 12, 30)) },
   ]);
@@ -44,7 +52,8 @@ describe('GET /v1/admin/unmatched-payments', () => {
       status: 'open',
       amount: 250_000,
       currency: 'NGN',
-      customer: { email: 'ref_u_a@example.com', phone: null },
+      // Masked (docs/privacy.md, "Masked forms"); the sealed value is never shown.
+      customer: { email: 'r•••@example.com', phone: null },
       terms_verified: true,
       provider_status: 'success',
       provider_transaction_id: null,
@@ -58,6 +67,7 @@ describe('GET /v1/admin/unmatched-payments', () => {
       ['ref_u_c', 250_000, true],
     ]);
     expect(page2.next_cursor).toBeNull();
+    expect(JSON.stringify([page1, page2])).not.toMatch(/sealed:|ref_u_\w+@example\.com/);
   });
 
   it('lists the matched ones apart, with when', async () => {

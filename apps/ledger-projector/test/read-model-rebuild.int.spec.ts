@@ -114,6 +114,12 @@ describe('read model rebuilt from the ledger alone', () => {
       ['ref_open', 'open', 250_000, null, 0],
     ]);
     expect(live[0]).toMatchObject({ close_reason: 'test_payment', closed_by: 'ops@example.com' });
+    // The payer's email as it arrived (sealed), its masked form beside (docs/privacy.md).
+    expect(live[2]).toMatchObject({
+      customer_email: expect.stringMatching(/^sealed:v1:/),
+      customer_email_masked: 'r•••@example.com',
+      customer_phone_masked: null,
+    });
     const rebuilt = await rebuildReadModels(pool, new PostgresLedger(pool));
     expect(rebuilt.unmatched).toBe(3);
     expect(await snapshot('unmatched_payments')).toEqual(live);

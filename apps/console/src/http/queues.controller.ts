@@ -86,7 +86,7 @@ const unmatchedPaymentsAnswer = z.strictObject({
       currency: z.string().nullable(),
       customer: z
         .strictObject({ email: z.string().nullable(), phone: z.string().nullable() })
-        .describe('The customer the provider confirmed; `null` fields when unverified'),
+        .describe('The customer the provider confirmed, masked (`c•••@example.com`, `+254•••678`); `null` fields when unverified'),
       termsVerified: z.boolean().describe("Whether amount and customer come from the provider's verified answer (false for M-Pesa: unverified)"),
       providerStatus: z.string().nullable().describe("The provider's own status of the payment"),
       providerTransactionId: z.string().nullable().describe("The provider's own id of the payment"),

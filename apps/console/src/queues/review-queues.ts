@@ -1,4 +1,4 @@
-import { readReadModel, transactionStream } from '@settle/ledger';
+import { readReadModel, transactionStream, unmatchedCustomerMasked } from '@settle/ledger';
 import { encodeKeysetCursor } from '@settle/http';
 import type { Pool } from '@settle/platform';
 import type { TransactionRepository } from '../transactions/transaction.repository.js';
@@ -212,6 +212,8 @@ export class ReviewQueues {
    * ascending), keyset pages over `(verified_at, reference)` with the cursor's `at` as
    * `verified_at` with microseconds. Reads `read_model.console_unmatched_payments` alone. Amounts
    * are minor units, `null` when the provider's answer carries none (M-Pesa, `termsVerified` false).
+   * The customer is shown masked only (docs/privacy.md, "Masked forms"): the verifier's masked
+   * forms, or a plaintext written before them masked here; a sealed value is never shown.
    *
    * @returns the rows and the cursor of the next page, `null` on the last page.
    * @throws ReadModelNotReadyError while `read_model` does not exist yet.
@@ -225,7 +227,7 @@ export class ReviewQueues {
     }
     const { rows } = await this.read(() =>
       this.pool.query<UnmatchedRow>(
-        `SELECT reference, provider, amount_minor, currency, customer_email, customer_phone, terms_verified,
+        `SELECT reference, provider, amount_minor, currency, customer_email, customer_phone, customer_email_masked, customer_phone_masked, terms_verified,
                 provider_status, provider_transaction_id, verified_at,
                 to_char(verified_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS verified_at_text
            FROM read_model.console_unmatched_payments
@@ -243,7 +245,7 @@ export class ReviewQueues {
         provider: row.provider,
         amountMinor: row.amount_minor === null ? null : Number(row.amount_minor),
         currency: row.currency,
-        customer: { email: row.customer_email, phone: row.customer_phone },
+        customer: unmatchedCustomerMasked(row),
         termsVerified: row.terms_verified,
         providerStatus: row.provider_status,
         providerTransactionId: row.provider_transaction_id,
@@ -264,8 +266,11 @@ interface UnmatchedRow {
   provider: string;
   amount_minor: string | number | null;
   currency: string | null;
+  /** Sealed (docs/privacy.md, "Crypto-shredding"), or plaintext in rows of events written before sealing: read only to mask the latter. */
   customer_email: string | null;
   customer_phone: string | null;
+  customer_email_masked: string | null;
+  customer_phone_masked: string | null;
   terms_verified: boolean;
   provider_status: string | null;
   provider_transaction_id: string | null;

@@ -240,7 +240,10 @@ export interface UnmatchedPaymentItem {
   /** What the provider confirmed, in minor units of `currency`; `null` when its answer carries none (M-Pesa: `termsVerified` false). */
   amountMinor: number | null;
   currency: string | null;
-  /** The customer the provider confirmed; both `null` when unverified. */
+  /**
+   * The customer the provider confirmed, masked (`c•••@example.com`, `+254•••678`: docs/privacy.md,
+   * "Masked forms"); both `null` when unverified. Never the values: they are sealed.
+   */
   customer: { email: string | null; phone: string | null };
   /** Whether amount and customer come from the provider's verified answer (false for M-Pesa). */
   termsVerified: boolean;

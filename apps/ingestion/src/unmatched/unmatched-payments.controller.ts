@@ -52,7 +52,8 @@ export type UnmatchedPaymentView = z.infer<typeof unmatchedPaymentsAnswer>['unma
  * Payments Settle was never told about (docs/unmatched-payments.md), for upstream services that
  * want to self-heal: `GET /v1/admin/unmatched-payments` lists them from
  * `read_model.unmatched_payments` (a projection of the ledger's `unmatched-` streams), oldest
- * first, by keyset pages. Admin key only: the answers carry customers' e-mails and phones. A
+ * first, by keyset pages. Admin key only: the answers carry customers' e-mails and phones, masked
+ * (docs/privacy.md, "Masked forms"; never the values, which leave the verifier sealed). A
  * service that finds its own checkout here registers it under the payment's reference
  * (`POST /v1/checkouts`): the payment is then matched and verified at once.
  * `POST /v1/admin/unmatched-payments/{reference}/match` does the same for an operator (the
@@ -93,7 +94,7 @@ export class UnmatchedPaymentsController {
         status: r.status,
         amount: r.amountMinor,
         currency: r.currency,
-        customer: { email: r.customerEmail, phone: r.customerPhone },
+        customer: r.customer,
         terms_verified: r.termsVerified,
         provider_status: r.providerStatus,
         provider_transaction_id: r.providerTransactionId,

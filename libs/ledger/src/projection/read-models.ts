@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { maskEmail, maskPhone } from '@settle/domain';
 import { inTransaction, type Pool, type PoolClient, type SchemaMigrations } from '@settle/platform';
 import type { LedgerStore } from '../ports/ledger.port.js';
 import {
@@ -476,8 +477,8 @@ export interface UnmatchedPaymentListRow {
   /** Minor units; `null` when the provider's answer carries none (M-Pesa). */
   amountMinor: number | null;
   currency: string | null;
-  customerEmail: string | null;
-  customerPhone: string | null;
+  /** The payer's email and phone as people may see them: masked ({@link unmatchedCustomerMasked}), never sealed nor plaintext. */
+  customer: { email: string | null; phone: string | null };
   termsVerified: boolean;
   providerStatus: string | null;
   providerTransactionId: string | null;
@@ -515,6 +516,8 @@ export async function listUnmatchedPayments(
       currency: string | null;
       customer_email: string | null;
       customer_phone: string | null;
+      customer_email_masked: string | null;
+      customer_phone_masked: string | null;
       terms_verified: boolean;
       provider_status: string | null;
       provider_transaction_id: string | null;
@@ -525,8 +528,8 @@ export async function listUnmatchedPayments(
       close_reason: string | null;
       closed_by: string | null;
     }>(
-      `SELECT reference, provider, status, amount_minor, currency, customer_email, customer_phone, terms_verified, provider_status,
-              provider_transaction_id, verified_at, matched_at, closed_at, close_reason, closed_by,
+      `SELECT reference, provider, status, amount_minor, currency, customer_email, customer_phone, customer_email_masked, customer_phone_masked,
+              terms_verified, provider_status, provider_transaction_id, verified_at, matched_at, closed_at, close_reason, closed_by,
               to_char(verified_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS verified_at_text
          FROM read_model.unmatched_payments
         WHERE status = $1 ${after}
@@ -541,8 +544,7 @@ export async function listUnmatchedPayments(
     status: r.status,
     amountMinor: r.amount_minor === null ? null : Number(r.amount_minor),
     currency: r.currency,
-    customerEmail: r.customer_email,
-    customerPhone: r.customer_phone,
+    customer: unmatchedCustomerMasked(r),
     termsVerified: r.terms_verified,
     providerStatus: r.provider_status,
     providerTransactionId: r.provider_transaction_id,
@@ -553,6 +555,28 @@ export async function listUnmatchedPayments(
     closeReason: r.close_reason,
     closedBy: r.closed_by,
   }));
+}
+
+/**
+ * An unmatched payment's payer as people may see it (docs/privacy.md, "Masked forms"), from its
+ * `read_model.unmatched_payments` columns: the masked forms the verifier published; for a row of
+ * an event written before masking (no masked form), its plaintext masked here. A sealed value
+ * (`sealed:...`, docs/privacy.md, "Crypto-shredding") is never shown, nor masked: with no masked
+ * form beside it, the field reads `null`.
+ */
+export function unmatchedCustomerMasked(row: {
+  customer_email: string | null;
+  customer_phone: string | null;
+  customer_email_masked?: string | null | undefined;
+  customer_phone_masked?: string | null | undefined;
+}): { email: string | null; phone: string | null } {
+  const plaintext = (value: string | null) => (value && !value.startsWith('sealed:') ? value : null);
+  const email = plaintext(row.customer_email);
+  const phone = plaintext(row.customer_phone);
+  return {
+    email: row.customer_email_masked ?? (email ? maskEmail(email) : null),
+    phone: row.customer_phone_masked ?? (phone ? maskPhone(phone) : null),
+  };
 }
 
 /**

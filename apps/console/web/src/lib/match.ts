@@ -171,20 +171,54 @@ export interface TermLine {
   label: string;
   /** As proposed; `null` when the proposal leaves it out (a customer's phone). */
   proposed: string | null;
-  /** As the provider confirmed it; `null` when its answer has none (or the payment is not at hand). */
+  /**
+   * As the provider confirmed it; `null` when its answer has none (or the payment is not at hand).
+   * The customer's e-mail and phone only masked (`c•••@example.com`, `+254•••678`: docs/privacy.md).
+   */
   provider: string | null;
   /** A term only the checkout knows (user, entitlement, access period): the provider's answer has no such field. */
   checkoutOnly: boolean;
-  /** Whether both agree; `null` when there is nothing to compare, or when the verifier's reading decides (phones written differently). */
+  /**
+   * Whether both agree; `null` when there is nothing to compare, or when the verifier decides (a
+   * customer's e-mail or phone that fits the provider's masked form: only the verifier holds the value).
+   */
   agrees: boolean | null;
+}
+
+/** The mark of a hidden run in a masked form (docs/privacy.md, "Masked forms"). */
+const HIDDEN = '•••';
+
+/**
+ * Whether an e-mail could be the one masked as `masked` (`c•••@example.com`: its first character
+ * and its domain, case-insensitive); `true` for a masked form not of that shape (nothing to tell).
+ */
+function fitsMaskedEmail(email: string, masked: string): boolean {
+  const hidden = masked.indexOf(HIDDEN);
+  if (hidden < 0) return email.trim().toLowerCase() === masked.trim().toLowerCase();
+  const value = email.trim().toLowerCase();
+  const [head, tail] = [masked.slice(0, hidden).toLowerCase(), masked.slice(hidden + HIDDEN.length).toLowerCase()];
+  return value.startsWith(head) && value.endsWith(tail) && value.length > head.length + tail.length;
+}
+
+/**
+ * Whether a phone could be the one masked as `masked` (`+254•••678`: the digits it keeps first and
+ * last); `true` for a masked form not of that shape (nothing to tell).
+ */
+function fitsMaskedPhone(phone: string, masked: string): boolean {
+  const digits = (value: string) => value.replace(/\D/g, '');
+  const hidden = masked.indexOf(HIDDEN);
+  if (hidden < 0) return digits(phone) === digits(masked);
+  const [head, tail] = [digits(masked.slice(0, hidden)), digits(masked.slice(hidden + HIDDEN.length))];
+  return digits(phone).startsWith(head) && digits(phone).endsWith(tail);
 }
 
 /**
  * A proposal's terms line by line beside what the provider confirmed for the payment, so an
  * approver sees before approving what the four checks will find: currency and exact amount
- * (compared in minor units), the customer's e-mail (case-insensitive, as the verifier compares)
- * and phone (the same digits agree; otherwise the verifier's E.164 reading decides), then the
- * terms only the checkout knows (user, entitlement, access period).
+ * (compared in minor units), the customer's e-mail and phone against the provider's masked forms
+ * (docs/privacy.md, "Masked forms": a value that does not fit differs; one that fits is for the
+ * verifier to decide, which compares the values), then the terms only the checkout knows (user,
+ * entitlement, access period).
  *
  * @param payment - the open unmatched payment, or `null` when it is not at hand (matched or closed since).
  */
@@ -195,7 +229,6 @@ export function compareTerms(terms: MatchTerms, payment: UnmatchedPayment | null
   const providerPhone = payment?.customer.phone ?? null;
   const providerCurrency = payment?.currency ?? null;
   const providerMinor = payment?.amountMinor ?? null;
-  const digits = (value: string) => value.replace(/\D/g, '');
   const line = (term: TermLine['term'], label: string, proposed: string | null, provider: string | null, agrees: boolean | null): TermLine => ({
     term,
     label,
@@ -221,8 +254,8 @@ export function compareTerms(terms: MatchTerms, payment: UnmatchedPayment | null
       providerMinor !== null && providerCurrency ? formatMoney(providerMinor, providerCurrency) : null,
       providerMinor !== null ? providerMinor === terms.amount && providerCurrency === terms.currency : null,
     ),
-    line('email', 'Customer e-mail', email, providerEmail, email && providerEmail ? email.trim().toLowerCase() === providerEmail.trim().toLowerCase() : null),
-    line('phone', 'Customer phone', phone, providerPhone, phone && providerPhone && digits(phone) === digits(providerPhone) ? true : null),
+    line('email', 'Customer e-mail', email, providerEmail, email && providerEmail && !fitsMaskedEmail(email, providerEmail) ? false : null),
+    line('phone', 'Customer phone', phone, providerPhone, phone && providerPhone && !fitsMaskedPhone(phone, providerPhone) ? false : null),
     checkoutOnly('user_id', 'User', terms.user_id),
     checkoutOnly('entitlement', 'Entitlement', terms.entitlement),
     checkoutOnly('access_period', 'Access period', terms.access_period),

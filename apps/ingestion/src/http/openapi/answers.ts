@@ -114,7 +114,7 @@ export const unmatchedPaymentsAnswer = z.strictObject({
       currency: z.string().nullable().describe('ISO 4217'),
       customer: z
         .strictObject({ email: z.string().nullable(), phone: z.string().nullable() })
-        .describe('The payer as the provider reports them; empty when unverified'),
+        .describe('The payer as the provider reports them, masked (`c•••@example.com`, `+254•••678`: docs/privacy.md, "Masked forms"); empty when unverified'),
       terms_verified: z.boolean().describe('Whether amount and customer come from the provider answer (`false` for M-Pesa, whose answer carries neither)'),
       provider_status: z.string().nullable(),
       provider_transaction_id: z.string().nullable(),

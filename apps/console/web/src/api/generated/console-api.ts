@@ -1597,7 +1597,7 @@ export interface operations {
                             /** @description Integer, minor units of `currency`; `null` when the provider answer carries none (M-Pesa) */
                             amountMinor: number | null;
                             currency: string | null;
-                            /** @description The customer the provider confirmed; `null` fields when unverified */
+                            /** @description The customer the provider confirmed, masked (`c•••@example.com`, `+254•••678`); `null` fields when unverified */
                             customer: {
                                 email: string | null;
                                 phone: string | null;
