@@ -7,6 +7,7 @@ import {
   READ_MODEL_MIGRATIONS,
   readModelRowsOf,
   SubjectErasure,
+  countMissingSubjectKeys,
   subjectErasedOf,
   verifyLedger,
   writeReadModelRows,
@@ -174,5 +175,21 @@ describe('SubjectErasure (docs/privacy.md, "Erasure")', () => {
       [reference],
     );
     expect(status[0]!.checks.map((c) => c.expected)).toEqual(['r', 'erased']);
+  });
+
+  it('counts sealed values whose key is gone without an erasure (a restore that lost keys), not those of erased subjects', async () => {
+    const email = `lost.${randomBytes(3).toString('hex')}@example.com`;
+    const { sealedEmail } = await unmatched(email, '+254700000555');
+    // An erased subject's value left in place (its key destroyed, tombstoned) is not missing: it reads erased.
+    const erasedEmail = `gone.${randomBytes(3).toString('hex')}@example.com`;
+    await unmatched(erasedEmail, '+254700000556');
+    await keys.erase({ kind: 'customer', id: erasedEmail });
+    const before = await countMissingSubjectKeys(pool);
+    expect(before.missing).toBe(0);
+    expect(before.sealedValues).toBeGreaterThanOrEqual(4);
+    const keyId = sealedEmail.split(':')[2];
+    await pool.query('DELETE FROM privacy_keys.subject_keys WHERE key_id = $1', [keyId]);
+    expect(await countMissingSubjectKeys(pool)).toMatchObject({ missing: 1 });
+    expect(await keys.reveal('customer_email', sealedEmail)).toEqual({ status: 'unavailable' });
   });
 });

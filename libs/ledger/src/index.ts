@@ -38,3 +38,4 @@ export * from './checkpoints/ledger-checkpointer.js';
 export * from './checkpoints/published-checkpoints.js';
 export * from './checkpoints/receipt-proofs.js';
 export * from './privacy/subject-erasure.js';
+export * from './privacy/missing-subject-keys.js';
