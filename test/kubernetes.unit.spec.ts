@@ -11,6 +11,7 @@ import { loadConsoleConfig, loadDispatcherConfig, loadIngestionConfig, loadProje
 import { loadSandboxConfig } from '../apps/provider-sandbox/src/config.js';
 import { DEFAULT_PARTITIONS } from '@settle/messaging';
 import { loadWithProviderEnv } from '@settle/providers';
+import { loadPrivacyKeyRing, privacyVaultConfigured } from '@settle/vault';
 import { APP_TOPICS } from '../scripts/docs/asyncapi.js';
 
 const DIR = new URL('../deploy/kubernetes/', import.meta.url);
@@ -71,7 +72,7 @@ const configMap = (name: string) => of<{ data: Record<string, string> }>('Config
 /** Stand-ins for the values an app reads from Secrets, in the shape its configuration checks. */
 function standIn(variable: string): string {
   if (variable.endsWith('_SHA256')) return 'ab'.repeat(32);
-  if (variable === 'SETTLE_VAULT_MASTER_KEYS') return `v1:${Buffer.alloc(32, 7).toString('base64')}`;
+  if (variable === 'SETTLE_VAULT_MASTER_KEYS' || variable === 'SETTLE_PRIVACY_VAULT_MASTER_KEYS') return `v1:${Buffer.alloc(32, 7).toString('base64')}`;
   if (variable === 'DATABASE_URL') return 'postgres://settle:stand-in@postgres:5432/settle';
   if (variable === 'PAYSTACK_SECRET_KEY') return 'sk_test_stand_in';
   return `stand-in-for-${variable}`;
@@ -245,6 +246,19 @@ describe('deploy/kubernetes', () => {
     );
     expect(new Set(vaults).size).toBe(4);
     expect(vaults.every(Boolean)).toBe(true);
+    // The privacy vault's (docs/privacy.md, "Crypto-shredding"): the verifier seals with it, the console opens and erases; no other app holds them.
+    const privacy = APPS.map(
+      (app) => [app, container(app).env?.find((e) => e.name === 'SETTLE_PRIVACY_VAULT_MASTER_KEYS')?.valueFrom?.secretKeyRef?.name] as const,
+    );
+    expect(privacy.filter(([, secret]) => secret).map(([app, secret]) => [app, secret])).toEqual([
+      ['verifier', 'settle-privacy-vault'],
+      ['console', 'settle-privacy-vault'],
+    ]);
+    for (const app of ['verifier', 'console'] as const) {
+      expect(privacyVaultConfigured(podEnv(app)), app).toBe(true);
+      expect(loadPrivacyKeyRing(podEnv(app)).versions, app).toEqual(['v1']);
+    }
+    expect(vaults).not.toContain('settle-privacy-vault');
   });
 
   it('gives every app more time to stop than its graceful shutdown may take (SHUTDOWN_TIMEOUT_MS)', () => {

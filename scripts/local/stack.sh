@@ -59,6 +59,10 @@ WEBHOOK_VAULT_KEY_FILE="$SETTLE_HOME/vault/webhook-master-keys.json"
 ENDPOINT_VAULT_KEY_FILE="$SETTLE_HOME/vault/endpoint-master-keys.json"
 # The ledger projector's vault (the ledger's checkpoint signing key, made on first use), under keys only it holds.
 LEDGER_VAULT_KEY_FILE="$SETTLE_HOME/vault/ledger-master-keys.json"
+# The privacy vault (the data subjects' keys, docs/privacy.md, "Crypto-shredding"), under keys of
+# its own: the verifier seals unmatched payments' payer email and phone with it; the console opens
+# and erases with it.
+PRIVACY_VAULT_KEY_FILE="$SETTLE_HOME/vault/privacy-master-keys.json"
 # Where the signed checkpoints and their public keys are written, once each: a local folder here,
 # write-once storage in production (docs/ledger.md, "Where checkpoints go").
 LEDGER_CHECKPOINT_DIR="$SETTLE_HOME/ledger-checkpoints"
@@ -93,6 +97,7 @@ ensure_vault() {
   seed_vault vault "$VAULT_KEY_FILE" <<<"$credentials"
   [ -f "$ENDPOINT_VAULT_KEY_FILE" ] || vault_cli endpoint_vault "$ENDPOINT_VAULT_KEY_FILE" rotate --key-file "$ENDPOINT_VAULT_KEY_FILE" >&2
   [ -f "$LEDGER_VAULT_KEY_FILE" ] || vault_cli ledger_vault "$LEDGER_VAULT_KEY_FILE" rotate --key-file "$LEDGER_VAULT_KEY_FILE" >&2
+  [ -f "$PRIVACY_VAULT_KEY_FILE" ] || vault_cli privacy_vault "$PRIVACY_VAULT_KEY_FILE" rotate --key-file "$PRIVACY_VAULT_KEY_FILE" >&2
   mkdir -p "$LEDGER_CHECKPOINT_DIR"
   seed_vault webhook_vault "$WEBHOOK_VAULT_KEY_FILE" <<<"$webhook_secrets"
 }
@@ -167,7 +172,7 @@ app_env() {
     verifier)
       # shellcheck disable=SC2046 # provider_verifier_env prints VAR=value words without spaces
       echo "SETTLE_VAULT_MASTER_KEY_FILE=$VAULT_KEY_FILE" $(provider_verifier_env "http://127.0.0.1:$SETTLE_SANDBOX_PORT") \
-        "METRICS_PORT=$SETTLE_VERIFIER_METRICS_PORT" ;;
+        "SETTLE_PRIVACY_VAULT_MASTER_KEY_FILE=$PRIVACY_VAULT_KEY_FILE" "METRICS_PORT=$SETTLE_VERIFIER_METRICS_PORT" ;;
     ledger-projector)
       echo "METRICS_PORT=$SETTLE_PROJECTOR_METRICS_PORT" "SETTLE_VAULT_MASTER_KEY_FILE=$LEDGER_VAULT_KEY_FILE" \
         "LEDGER_CHECKPOINT_DIR=$LEDGER_CHECKPOINT_DIR" ;;
@@ -181,12 +186,13 @@ app_env() {
       # The console reconciles through ingestion's admin API and shows and acts on deliveries
       # through the dispatcher's, with the admin key (both hold only its digest); its overview
       # reads the dead-letter topics' and the workers' offsets under the stack's topic prefix; its
-      # ledger verification reads the projector's checkpoint sink.
+      # ledger verification reads the projector's checkpoint sink; its privacy actions open and erase
+      # with the privacy vault's keys.
       echo "CONSOLE_PORT=$SETTLE_CONSOLE_PORT" "CONSOLE_INGESTION_URL=http://127.0.0.1:$SETTLE_INGESTION_PORT" \
         "CONSOLE_INGESTION_ADMIN_API_KEY=$SETTLE_ADMIN_API_KEY" \
         "CONSOLE_DISPATCHER_URL=http://127.0.0.1:$SETTLE_DISPATCHER_PORT" "CONSOLE_DISPATCHER_ADMIN_API_KEY=$SETTLE_ADMIN_API_KEY" \
         "KAFKA_BROKERS=$KAFKA_BROKERS" "SETTLE_TOPIC_PREFIX=${SETTLE_TOPIC_PREFIX:-settle}" \
-        "LEDGER_CHECKPOINT_DIR=$LEDGER_CHECKPOINT_DIR" ;;
+        "LEDGER_CHECKPOINT_DIR=$LEDGER_CHECKPOINT_DIR" "SETTLE_PRIVACY_VAULT_MASTER_KEY_FILE=$PRIVACY_VAULT_KEY_FILE" ;;
   esac
 }
 

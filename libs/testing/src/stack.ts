@@ -68,6 +68,13 @@ export interface RunningStack {
   databaseUrl: string;
   /** Master keys of ingestion's webhook vault (to seed rotations in tests). */
   webhookMasterKeys: string;
+  /**
+   * Master keys of the privacy vault (`SETTLE_PRIVACY_VAULT_MASTER_KEYS`, docs/privacy.md,
+   * "Crypto-shredding"): the verifier seals unmatched payments' payer email and phone under the
+   * subjects' keys they wrap. Give the same ring to an app or a test that opens or erases them
+   * (the console through `StackOptions.console.env`, `openSubjectKeys` over `databaseUrl`).
+   */
+  privacyMasterKeys: string;
   /** The log of an app's first instance, or of an added instance by its name (`verifier-2`). */
   logs(app: string): string;
   /**
@@ -298,6 +305,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   ];
   const endpointMasterKeys = `v1:${generateMasterKey().toString('base64')}`;
   const ledgerMasterKeys = `v1:${generateMasterKey().toString('base64')}`;
+  const privacyMasterKeys = `v1:${generateMasterKey().toString('base64')}`;
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
   const hooks = `http://127.0.0.1:${ingestionPort}/v1/webhooks`;
   const dir = mkdtempSync(join(tmpdir(), 'settle-e2e-'));
@@ -346,6 +354,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     verifier: {
       METRICS_PORT: String(verifierMetricsPort),
       SETTLE_VAULT_MASTER_KEYS: masterKeys,
+      // The privacy vault (the customers' subject keys), under master keys of its own.
+      SETTLE_PRIVACY_VAULT_MASTER_KEYS: privacyMasterKeys,
       PAYSTACK_BASE_URL: sandboxUrl,
       STRIPE_BASE_URL: sandboxUrl,
       FLUTTERWAVE_BASE_URL: sandboxUrl,
@@ -469,6 +479,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     db,
     databaseUrl: database.url,
     webhookMasterKeys,
+    privacyMasterKeys,
     logs,
     published: (outboxSchema, topic) => publishedMessages({ db, topicPrefix }, { kafkaBrokers, registryUrl }, outboxSchema, topic),
     exited: () =>
@@ -497,6 +508,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       webhookMasterKeys,
       endpointMasterKeys,
       ledgerMasterKeys,
+      privacyMasterKeys,
       ...(customer ? { endpointSecret: customer.secret } : {}),
     }),
   };
