@@ -1,4 +1,6 @@
-import type { LedgerStore } from '@settle/ledger';
+import { SubjectErasure, type LedgerStore } from '@settle/ledger';
+import type { SubjectKeys } from '@settle/vault';
+import { PRIVACY_ERASE, PrivacyErase } from './privacy/privacy-erase.js';
 import { ApprovalService } from './approvals/approval.service.js';
 import type { ProposalStore } from './approvals/proposal-store.port.js';
 import { UnmatchedPaymentMatch } from './unmatched/unmatched-payment-match.js';
@@ -39,6 +41,13 @@ export interface ConsoleAdapters {
   ingestion: IngestionAdminOptions;
   /** How long a proposal waits for its approval, milliseconds (`CONSOLE_PROPOSAL_TTL_MS`); default 24 h. */
   proposalTtlMs?: number;
+  /**
+   * The privacy vault's subjects' keys (`openSubjectKeys`, docs/privacy.md), which seal the
+   * persons named in proposals and are destroyed by an approved erasure; `null` (or left out)
+   * when the console has none: `privacy.erase` and matches naming a customer then answer 503
+   * `CONSOLE.PRIVACY_VAULT_MISSING`.
+   */
+  subjectKeys?: SubjectKeys | null;
 }
 
 /**
@@ -52,6 +61,7 @@ export function composeConsole(
   const { pool, ledger, auditLog, authStore, logger, sessionTtlMs } = adapters;
   const audit = new LedgerAuditTrail(ledger, auditLog, logger);
   const transactions = new TransactionRepository(pool, ledger);
+  const keys = adapters.subjectKeys ?? null;
   return {
     auth: new AuthService(authStore, { sessionTtlMs }),
     users: new UserAdminService(authStore, audit),
@@ -62,8 +72,9 @@ export function composeConsole(
       adapters.proposals,
       audit,
       new Map<string, ProposalAction>([
-        ['unmatched_payment.match', new UnmatchedPaymentMatch(pool, adapters.ingestion)],
+        ['unmatched_payment.match', new UnmatchedPaymentMatch(pool, adapters.ingestion, keys)],
         ['state_mismatch.accept_as_paid', new StateMismatchAcceptAsPaid(pool, adapters.ingestion)],
+        [PRIVACY_ERASE, new PrivacyErase(keys && { keys, erasure: new SubjectErasure(pool, ledger, keys) }, adapters.proposals)],
       ]),
       { ttlMs: adapters.proposalTtlMs },
     ),

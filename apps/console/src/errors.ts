@@ -29,7 +29,10 @@ export type ConsoleErrorCode =
   | 'CONSOLE.NOT_STATE_MISMATCH'
   | 'CONSOLE.MISMATCH_RESOLVED'
   | 'CONSOLE.MISMATCH_MONEY_RETURNED'
-  | 'CONSOLE.MISMATCH_DISPUTE_OPEN';
+  | 'CONSOLE.MISMATCH_DISPUTE_OPEN'
+  | 'CONSOLE.PRIVACY_VAULT_MISSING'
+  | 'CONSOLE.SUBJECT_ERASED'
+  | 'CONSOLE.SUBJECT_KEY_UNAVAILABLE';
 
 /** Kind and problem title of each code (the HTTP edge maps the kind to a status). */
 const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
@@ -61,6 +64,9 @@ const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
   'CONSOLE.MISMATCH_RESOLVED': { kind: 'conflict', title: 'The State Mismatch is resolved already' },
   'CONSOLE.MISMATCH_MONEY_RETURNED': { kind: 'conflict', title: 'Money of this payment went back to the payer' },
   'CONSOLE.MISMATCH_DISPUTE_OPEN': { kind: 'conflict', title: 'A dispute of this payment is open' },
+  'CONSOLE.PRIVACY_VAULT_MISSING': { kind: 'unavailable', title: 'Privacy vault not configured' },
+  'CONSOLE.SUBJECT_ERASED': { kind: 'conflict', title: 'The data subject was erased' },
+  'CONSOLE.SUBJECT_KEY_UNAVAILABLE': { kind: 'internal', title: "The data subject's key is missing" },
 };
 
 /**
@@ -90,7 +96,12 @@ const KINDS: Record<ConsoleErrorCode, { kind: ErrorKind; title: string }> = {
  * `CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN` 409 (matched since), `CONSOLE.MATCH_REFUSED` 409 (ingestion
  * refused the checkout's terms: a registration under the reference with other terms, or terms it
  * does not accept), `CONSOLE.PROPOSAL_PENDING` 409 (the same action on the same target waits for
- * approval already).
+ * approval already); for personal data (docs/privacy.md, docs/approvals.md):
+ * `CONSOLE.PRIVACY_VAULT_MISSING` 503 (the console holds no privacy vault master keys,
+ * `SETTLE_PRIVACY_VAULT_MASTER_KEY_FILE` or `_KEYS`: it cannot seal a subject, so it proposes no
+ * erasure and no match with a customer), `CONSOLE.SUBJECT_ERASED` 409 (the subject a proposal
+ * names was erased meanwhile: its sealed values read erased), `CONSOLE.SUBJECT_KEY_UNAVAILABLE`
+ * 500 (a sealed value's key is neither stored nor erased: a restore that lost keys).
  */
 export class ConsoleError extends SettleError {
   readonly kind: ErrorKind;

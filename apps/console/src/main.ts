@@ -6,6 +6,7 @@ import { eventStoreProbe, openLedgerStore } from '@settle/ledger';
 import { kafkaProbe } from '@settle/messaging';
 import { HealthProbes, postgresProbe } from '@settle/platform';
 import { runHttpApp } from '@settle/runtime';
+import { loadPrivacyKeyRing, openSubjectKeys, privacyVaultConfigured, privacyVaultMigrations } from '@settle/vault';
 import { AuditProjection } from './audit/audit-projection.js';
 import { PostgresAuditLog } from './audit/postgres-audit-log.js';
 import { ProjectedAuditLog } from './audit/projected-audit-log.js';
@@ -34,6 +35,12 @@ const WEB_DIR = fileURLToPath(new URL('../web', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
 /**
+ * Whether the console holds the privacy vault's master keys (`SETTLE_PRIVACY_VAULT_MASTER_KEY_FILE`
+ * or `_KEYS`, docs/privacy.md): read once, at boot, for the migrations and the subjects' keys alike.
+ */
+const PRIVACY_VAULT = privacyVaultConfigured(process.env);
+
+/**
  * The console (docs/console.md), booted by the shared runtime (`runHttpApp`): it migrates its own
  * schema `console` (it reads the `console_*` views the other apps publish in their own schemas;
  * until they exist its reads answer 503 `READ_MODEL.NOT_READY`), then serves the API and the web
@@ -44,7 +51,10 @@ const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
  * signed checkpoints of the sink `LEDGER_CHECKPOINT_DIR`; on KurrentDB the audit
  * view reads the console's read model (`ProjectedAuditLog`), which the `AuditProjection` keeps by
  * following the ledger, and the chains are not verified here (docs/console.md, "Audit" and
- * "Ledger verification"). Kafka (`KAFKA_BROKERS`) is optional: only the overview reads it. Its
+ * "Ledger verification"). With the privacy vault's master keys (`SETTLE_PRIVACY_VAULT_MASTER_KEY_FILE`
+ * or `_KEYS`) it migrates the vault's schema and opens the subjects' keys: proposals seal the
+ * persons they name, and an approved `privacy.erase` erases one; without them it warns at boot,
+ * and those proposals answer 503 `CONSOLE.PRIVACY_VAULT_MISSING`. Kafka (`KAFKA_BROKERS`) is optional: only the overview reads it. Its
  * `GET /metrics` has the default process metrics, the HTTP latency and the review queues' sizes,
  * counted every 30 s. Configuration errors stop the boot with the list of bad variables.
  *
@@ -56,7 +66,7 @@ const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 runHttpApp({
   name: 'console',
   config: loadConsoleConfig,
-  migrations: [CONSOLE_MIGRATIONS],
+  migrations: [CONSOLE_MIGRATIONS, ...(PRIVACY_VAULT ? privacyVaultMigrations() : [])],
   build: async (runtime) => {
     const { config, logger, metrics: registry } = runtime.base;
     const pool = runtime.pool;
@@ -65,6 +75,14 @@ runHttpApp({
     // PostgreSQL answers the audit view from the ledger's own events, at once; KurrentDB through
     // the console's read model, which the projection keeps (milliseconds behind).
     const projection = opened.kind === 'kurrentdb' ? new AuditProjection(ledger, pool, logger) : null;
+    // The persons proposals name are sealed under their own keys, never recorded in plaintext.
+    const subjectKeys = PRIVACY_VAULT ? await openSubjectKeys(pool, loadPrivacyKeyRing(), { logger }) : null;
+    if (!subjectKeys) {
+      logger.warn(
+        { alert: 'SETTLE_PRIVACY_VAULT_MISSING' },
+        'no privacy vault master keys (SETTLE_PRIVACY_VAULT_MASTER_KEY_FILE or SETTLE_PRIVACY_VAULT_MASTER_KEYS): erasures and matches naming a customer answer 503 CONSOLE.PRIVACY_VAULT_MISSING',
+      );
+    }
     const services = composeConsole({
       pool,
       ledger,
@@ -75,6 +93,7 @@ runHttpApp({
       proposals: new PostgresProposalStore(pool),
       ingestion: { baseUrl: config.ingestion.url, adminApiKey: config.ingestion.adminApiKey },
       proposalTtlMs: config.proposalTtlMs,
+      subjectKeys,
     });
     const { auth, transactions, queues } = services;
     // Kafka is optional: without KAFKA_BROKERS the overview says its figures are not configured.

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Secret } from '@settle/config';
 import { PostgresLedger } from '@settle/ledger';
+import { generateKey, InMemorySubjectKeyStore, MasterKeyRing, SubjectKeys } from '@settle/vault';
 import type { Pool } from '@settle/platform';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { pino } from 'pino';
@@ -27,6 +28,11 @@ import type { IngestionAdminOptions } from '../src/reconcile/ingestion-admin.js'
 const UNREACHABLE_INGESTION: IngestionAdminOptions = { baseUrl: 'http://127.0.0.1:9', adminApiKey: new Secret('unused-admin-key') };
 import { watchAnswers } from './answer-conformance.js';
 
+/** A privacy vault in memory (a fresh master key and index key): what the console seals and erases with unless a test passes its own. */
+export function inMemorySubjectKeys(): SubjectKeys {
+  return new SubjectKeys(new InMemorySubjectKeyStore(), MasterKeyRing.from([['v1', generateKey()]]), generateKey());
+}
+
 /** What `createConsoleApp` takes. */
 export type ConsoleAppDeps = Parameters<typeof createConsoleApp>[0];
 
@@ -35,9 +41,15 @@ export type ConsoleAppDeps = Parameters<typeof createConsoleApp>[0];
  * place. Defaults: a silent logger; sessions of an hour; the ledger, its audit log, the readers
  * and the proposals on PostgreSQL; ingestion's admin API (reconciliations, approved matches) at
  * `ingestion`, by default a port nothing listens on (they answer 503); no dispatcher; insecure
- * cookies; no web app built.
+ * cookies; no web app built; the privacy vault `subjectKeys`, by default in memory
+ * ({@link inMemorySubjectKeys}; `null`: none).
  */
-export function consoleTestDeps(pool: Pool, overrides: Partial<ConsoleAppDeps> = {}, ingestion: IngestionAdminOptions = UNREACHABLE_INGESTION): ConsoleAppDeps {
+export function consoleTestDeps(
+  pool: Pool,
+  overrides: Partial<ConsoleAppDeps> = {},
+  ingestion: IngestionAdminOptions = UNREACHABLE_INGESTION,
+  subjectKeys: SubjectKeys | null = inMemorySubjectKeys(),
+): ConsoleAppDeps {
   const logger = overrides.logger ?? pino({ level: 'silent' });
   const ledger = new PostgresLedger(pool);
   const services = composeConsole({
@@ -49,6 +61,7 @@ export function consoleTestDeps(pool: Pool, overrides: Partial<ConsoleAppDeps> =
     sessionTtlMs: 3_600_000,
     proposals: new PostgresProposalStore(pool),
     ingestion,
+    subjectKeys,
   });
   // A test's own transactions' reader also feeds the review queues, as in main.ts.
   const queues = overrides.transactions ? new ReviewQueues(pool, overrides.transactions) : services.queues;
@@ -73,8 +86,9 @@ export async function startConsoleTestApp(
   pool: Pool,
   overrides: Partial<ConsoleAppDeps> = {},
   ingestion: IngestionAdminOptions = UNREACHABLE_INGESTION,
+  subjectKeys: SubjectKeys | null = inMemorySubjectKeys(),
 ): Promise<{ app: NestFastifyApplication; answers: AnswerConformance }> {
-  const app = await createConsoleApp(consoleTestDeps(pool, overrides, ingestion));
+  const app = await createConsoleApp(consoleTestDeps(pool, overrides, ingestion, subjectKeys));
   const answers = watchAnswers(app);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();

@@ -49,7 +49,10 @@ function changedMeanwhile(): DomainError {
  * different admin approves before the proposal expires, and only then does the action run, with
  * the terms as proposed. The rules are the domain's (`decideApproval`); each command is an admin
  * action in the ledger with its actor (`proposal.create`, `proposal.approve`, `proposal.reject`),
- * recorded before it runs; the proposal's state is kept in `store`.
+ * recorded before it runs; the proposal's state is kept in `store`. Personal values in a
+ * proposal are sealed under their subject's key before they are recorded or stored, and opened
+ * only to run the action and in the answers (`ProposalAction.protect` and `reveal`,
+ * docs/privacy.md).
  */
 export class ApprovalService {
   private readonly ttlMs: number;
@@ -66,9 +69,12 @@ export class ApprovalService {
   }
 
   /**
-   * Proposes `action` on `targetId` with `parameters`.
+   * Proposes `action` on `targetId` with `parameters`. An action with personal data in them
+   * (`ProposalAction.protect`) has them sealed first: the ledger and the store get the sealed
+   * terms only, the answer the terms as given.
    *
-   * @throws ProblemError 400 for invalid parameters; the action's own errors when its target
+   * @throws ProblemError 400 for invalid parameters; the action's `protect` errors
+   *   (`CONSOLE.PRIVACY_VAULT_MISSING`, 503); the action's own errors when its target
    *   cannot take it (not found, not open); ConsoleError `CONSOLE.PROPOSAL_PENDING` (409) when
    *   the same action on the same target is pending already; DomainError `APPROVAL.FORBIDDEN`
    *   (403, a viewer); `CONSOLE.AUDIT_UNAVAILABLE` (503).
@@ -76,22 +82,39 @@ export class ApprovalService {
   async propose(actor: AdminActor, actionName: string, targetId: string, parameters: unknown): Promise<ProposalView> {
     const action = this.actionOf(actionName);
     const checked = action.parse(parameters) as Record<string, unknown>;
+    // Personal values are sealed before anything is recorded or stored (docs/privacy.md).
+    const recorded = action.protect ? await action.protect(targetId, checked) : { targetId, parameters: checked };
     const proposalId = randomUUID();
-    const target = { kind: action.targetKind, id: targetId };
+    const target = { kind: action.targetKind, id: recorded.targetId };
     return this.audit.run(
-      { actor, action: 'proposal.create', target: { kind: 'proposal', id: proposalId }, parameters: { action: actionName, target, parameters: checked } },
+      {
+        actor,
+        action: 'proposal.create',
+        target: { kind: 'proposal', id: proposalId },
+        parameters: { action: actionName, target, parameters: recorded.parameters },
+      },
       async () => {
-        await action.check(targetId);
+        await action.check(recorded.targetId);
         const now = this.clock();
-        const terms = { proposalId, action: actionName, target, parameters: checked, proposer: actorOf(actor), proposedAt: now, expiresAt: now + this.ttlMs };
+        const terms = {
+          proposalId,
+          action: actionName,
+          target,
+          parameters: recorded.parameters,
+          proposer: actorOf(actor),
+          proposedAt: now,
+          expiresAt: now + this.ttlMs,
+        };
         const events = decideApproval({ type: 'ProposeAction', data: terms }, initialProposal());
         const state = events.reduce(evolveApproval, initialProposal());
         if (state.status === 'none') throw new Error('a proposal decided no event');
         const stored: StoredProposal = { state, decidedAt: null, reason: null, version: 1 };
         if (!(await this.store.insert(stored))) {
-          throw new ConsoleError('CONSOLE.PROPOSAL_PENDING', `A proposal of ${actionName} on ${targetId} is waiting for approval already`);
+          // A protected target is sealed text: named by its kind only.
+          const on = action.protect ? `this ${action.targetKind}` : targetId;
+          throw new ConsoleError('CONSOLE.PROPOSAL_PENDING', `A proposal of ${actionName} on ${on} is waiting for approval already`);
         }
-        return viewOf(stored, now);
+        return this.viewOf(stored, now);
       },
       (view) => ({ proposal: view.id, status: view.status }),
     );
@@ -113,17 +136,19 @@ export class ApprovalService {
         const stored = await this.load(proposalId);
         const now = this.clock();
         const events = decideApproval({ type: 'ApproveAction', data: { proposalId, approver: actorOf(actor), at: now } }, stored.state);
-        if (events.length === 0) return { proposal: viewOf(stored, now), result: {} };
+        if (events.length === 0) return { proposal: await this.viewOf(stored, now), result: {} };
         const { terms } = stored.state;
         const action = this.actionOf(terms.action);
         // The action runs before the approval is saved: an action that fails leaves the proposal pending.
         const decision = { proposalId, proposedBy: terms.proposer.email, approvedBy: actor.email };
-        const result = await action.run(terms.target.id, action.parse(terms.parameters), decision);
+        const asStored = { targetId: terms.target.id, parameters: terms.parameters };
+        const opened = action.reveal ? await action.reveal(asStored, 'run') : asStored;
+        const result = await action.run(opened.targetId, action.parse(opened.parameters), decision);
         const state = events.reduce(evolveApproval, stored.state);
         if (state.status === 'none') throw new Error('an approval decided no state');
         const approved: StoredProposal = { state, decidedAt: now, reason: null, version: stored.version + 1 };
         if (!(await this.store.save(approved, stored.version))) throw changedMeanwhile();
-        return { proposal: viewOf(approved, now), result };
+        return { proposal: await this.viewOf(approved, now), result };
       },
       ({ result }) => result,
     );
@@ -146,7 +171,7 @@ export class ApprovalService {
         if (state.status === 'none') throw new Error('a rejection decided no state');
         const rejected: StoredProposal = { state, decidedAt: now, reason, version: stored.version + 1 };
         if (!(await this.store.save(rejected, stored.version))) throw changedMeanwhile();
-        return viewOf(rejected, now);
+        return this.viewOf(rejected, now);
       },
       (view) => ({ status: view.status }),
     );
@@ -155,7 +180,8 @@ export class ApprovalService {
   /** Proposals waiting for approval now (expired ones left out), oldest first, at most `limit`. */
   async pending(limit: number): Promise<ProposalView[]> {
     const now = this.clock();
-    return (await this.store.listPending(limit)).map((p) => viewOf(p, now)).filter((view) => view.status === 'pending');
+    const pending = (await this.store.listPending(limit)).filter((p) => proposalStatusAt(p.state, now) === 'pending');
+    return Promise.all(pending.map((p) => this.viewOf(p, now)));
   }
 
   /**
@@ -164,7 +190,24 @@ export class ApprovalService {
    * @throws DomainError `APPROVAL.UNKNOWN` (404).
    */
   async get(proposalId: string): Promise<ProposalView> {
-    return viewOf(await this.load(proposalId), this.clock());
+    return this.viewOf(await this.load(proposalId), this.clock());
+  }
+
+  /**
+   * A stored proposal as the API shows it, its sealed values opened by its action's `reveal`
+   * (`erased` once the subject was erased): in the answer only, never stored.
+   */
+  private async viewOf(stored: StoredProposal, now: number): Promise<ProposalView> {
+    const view = viewOf(stored, now);
+    const action = this.actions.get(view.action);
+    if (!action?.reveal) return view;
+    try {
+      const opened = await action.reveal({ targetId: view.target.id, parameters: view.parameters }, 'view');
+      return { ...view, target: { kind: view.target.kind, id: opened.targetId }, parameters: opened.parameters };
+    } catch {
+      // `reveal` for a view does not throw; were it to, the sealed values are shown as stored.
+      return view;
+    }
   }
 
   private async load(proposalId: string): Promise<StoredProposal> {

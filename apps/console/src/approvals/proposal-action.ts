@@ -7,6 +7,22 @@ export interface ProposalDecision {
 }
 
 /**
+ * A proposal's target id and parameters as they are recorded in the ledger and stored
+ * (`protect`ed), or as people and the action see them (`reveal`ed).
+ */
+export interface ProposalTerms {
+  readonly targetId: string;
+  readonly parameters: Record<string, unknown>;
+}
+
+/**
+ * Why a proposal's terms are revealed: to `run` the approved action (a value that cannot be
+ * opened refuses the run) or to `view` them in the console's answers (a value that cannot be
+ * opened reads `erased` or `unavailable`).
+ */
+export type RevealPurpose = 'run' | 'view';
+
+/**
  * One kind of sensitive admin action that needs a second admin (docs/approvals.md): how its
  * parameters are checked when it is proposed, and how it runs once approved.
  */
@@ -34,4 +50,26 @@ export interface ProposalAction<P = unknown> {
    * @returns a short summary for the audit trail and the answer.
    */
   run(targetId: string, parameters: P, decision: ProposalDecision): Promise<Record<string, unknown>>;
+  /**
+   * Optional, for an action whose target or parameters name a person (docs/privacy.md,
+   * "Crypto-shredding"): seals the personal values under their data subject's key. The approval
+   * service records in the ledger (`proposal.create`) and stores what this returns, never what it
+   * was given; `check` is given the protected target id. An action without it is recorded as
+   * proposed.
+   *
+   * @param parameters - as {@link parse} checked them.
+   * @throws ConsoleError `CONSOLE.PRIVACY_VAULT_MISSING` (503) when there is no privacy vault to
+   *   seal with; the vault's and the database's errors.
+   */
+  protect?(targetId: string, parameters: P): Promise<ProposalTerms>;
+  /**
+   * Opens what {@link protect} sealed (values stored before sealing existed are returned as they
+   * are). For `run`, before {@link parse} and {@link run}; for `view`, in every proposal the
+   * console answers (never stored). Never throws for `view`.
+   *
+   * @throws ConsoleError, for `run` only: `CONSOLE.PRIVACY_VAULT_MISSING` (503),
+   *   `CONSOLE.SUBJECT_ERASED` (409: the subject was erased since it was proposed),
+   *   `CONSOLE.SUBJECT_KEY_UNAVAILABLE` (500).
+   */
+  reveal?(stored: ProposalTerms, purpose: RevealPurpose): Promise<ProposalTerms>;
 }

@@ -14,11 +14,17 @@ import { APPROVALS } from './tokens.js';
 const actor = z.strictObject({ email: z.string(), role: z.string() });
 
 /** A proposal of a sensitive admin action (docs/approvals.md). */
-const proposal = z.strictObject({
+export const proposal = z.strictObject({
   id: z.uuid(),
-  action: z.string().describe('What is to be done (`unmatched_payment.match`)'),
-  target: z.strictObject({ kind: z.string(), id: z.string() }),
-  parameters: z.record(z.string(), z.unknown()).describe('As the proposer gave them; approved as they are'),
+  action: z.string().describe('What is to be done (`unmatched_payment.match`, `state_mismatch.accept_as_paid`, `privacy.erase`)'),
+  target: z
+    .strictObject({ kind: z.string(), id: z.string() })
+    .describe('What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form, or `erased`'),
+  parameters: z
+    .record(z.string(), z.unknown())
+    .describe(
+      'As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened (`erased` once the customer was erased)',
+    ),
   proposer: actor,
   proposedAt: isoTime,
   expiresAt: isoTime.describe('An approval at or after it is refused'),
@@ -34,7 +40,11 @@ const proposalsAnswer = z.strictObject({ items: z.array(proposal) });
 /** `POST /api/v1/proposals/:id/approve`. */
 const approvalAnswer = z.strictObject({
   proposal,
-  result: z.record(z.string(), z.unknown()).describe("What the action did (for a match: the checkout's reference and state)"),
+  result: z
+    .record(z.string(), z.unknown())
+    .describe(
+      "What the action did (for a match: the checkout's reference and state; for an erasure: its id, the `SubjectErased` fact's ledger position and counts)",
+    ),
 });
 
 /** `POST /api/v1/proposals/:id/reject` body. */
@@ -61,6 +71,7 @@ function pathProposalId(id: string): string {
  *   source; never pre-filled from the provider's answer), 201;
  * - `POST /api/v1/transactions/:reference/accept-as-paid-proposals` (operator or admin): proposes
  *   accepting a State Mismatch as paid, with a note, 201;
+ * - (`POST /api/v1/privacy/erasures`, PrivacyController: proposes erasing a data subject);
  * - `GET /api/v1/proposals` (any role): the proposals waiting for approval, oldest first;
  *   `GET /api/v1/proposals/:id`: one, as it stands;
  * - `POST /api/v1/proposals/:id/approve` (admin, never the proposer): runs the action with the
@@ -96,6 +107,7 @@ export class ApprovalsController {
     [409, 'CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN'],
     [409, 'CONSOLE.PROPOSAL_PENDING'],
     [503, 'READ_MODEL.NOT_READY'],
+    [503, 'CONSOLE.PRIVACY_VAULT_MISSING'],
     [503, 'CONSOLE.AUDIT_UNAVAILABLE'],
   )
   proposeMatch(@Param('reference') reference: string, @Body() body: unknown, @CurrentSession() session: RequestSession): Promise<ProposalView> {
@@ -167,8 +179,11 @@ export class ApprovalsController {
     [404, 'CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND'],
     [409, 'CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN'],
     [409, 'CONSOLE.MATCH_REFUSED'],
+    [409, 'CONSOLE.SUBJECT_ERASED'],
     [503, 'CONSOLE.INGESTION_UNAVAILABLE'],
+    [503, 'CONSOLE.PRIVACY_VAULT_MISSING'],
     [500, 'CONSOLE.INGESTION_REJECTED'],
+    [500, 'CONSOLE.SUBJECT_KEY_UNAVAILABLE'],
   )
   approve(@Param('id') id: string, @CurrentSession() session: RequestSession): Promise<{ proposal: ProposalView; result: Record<string, unknown> }> {
     return this.approvals.approve(session.user, pathProposalId(id));

@@ -16,6 +16,7 @@ import type { TransactionRepository } from '../transactions/transaction.reposito
 import type { UserAdminService } from '../users/user-admin.service.js';
 import type { ApprovalService } from '../approvals/approval.service.js';
 import { ApprovalsController } from './approvals.controller.js';
+import { PrivacyController } from './privacy.controller.js';
 import { UnmatchedPaymentsController } from './unmatched-payments.controller.js';
 import type { UnmatchedPaymentCloser } from '../unmatched/unmatched-payment-closer.js';
 import type { MismatchRefundDueCloser } from '../mismatch/mismatch-resolution.js';
@@ -62,6 +63,7 @@ export const CONSOLE_CONTROLLERS = [
   AuditController,
   UsersController,
   ApprovalsController,
+  PrivacyController,
   UnmatchedPaymentsController,
   StateMismatchController,
   WebController,

@@ -4,7 +4,8 @@ import type { Pool } from '@settle/platform';
 import { z } from 'zod';
 import { ConsoleError } from '../errors.js';
 import { postToIngestionAdmin, type IngestionAdminOptions } from '../reconcile/ingestion-admin.js';
-import type { ProposalAction } from '../approvals/proposal-action.js';
+import type { ProposalAction, ProposalTerms, RevealPurpose } from '../approvals/proposal-action.js';
+import { normaliseCustomerId, openSealed, requireVault, sealFor, type ConsoleSubjectKeys } from '../privacy/sealed-values.js';
 
 /**
  * The checkout terms an operator proposes for an unmatched payment (docs/unmatched-payments.md),
@@ -41,18 +42,53 @@ export type MatchTerms = z.infer<typeof matchTerms>;
  * the proposed terms, once a second admin approved (ingestion's
  * `POST /v1/admin/unmatched-payments/{reference}/match`, the registration path; the four checks
  * then run against the provider's answer, a mismatch ending in State Mismatch as usual).
+ *
+ * The customer's email and phone are sealed under the customer's subject key (its email's, else
+ * its phone's; fields `email` and `phone`, the keys they sit under) before the proposal is
+ * recorded in the ledger or stored (docs/privacy.md), and opened to run it and in its views.
  */
 export class UnmatchedPaymentMatch implements ProposalAction<MatchTerms> {
   readonly name = 'unmatched_payment.match';
   readonly targetKind = 'unmatched_payment';
 
+  /** @param keys - the privacy vault; `null` when the console has none (a match naming a customer is then refused). */
   constructor(
     private readonly pool: Pool,
     private readonly ingestion: IngestionAdminOptions,
+    private readonly keys: ConsoleSubjectKeys | null = null,
   ) {}
 
   parse(parameters: unknown): MatchTerms {
     return parseBody(matchTerms, parameters);
+  }
+
+  /**
+   * Seals the customer's email and phone under the customer's key (its email's when given, else its phone's).
+   *
+   * @throws ConsoleError `CONSOLE.PRIVACY_VAULT_MISSING` (503); the vault's and the database's errors.
+   */
+  async protect(reference: string, terms: MatchTerms): Promise<ProposalTerms> {
+    const { email, phone } = terms.customer;
+    if (email === undefined && phone === undefined) return { targetId: reference, parameters: terms };
+    const keys = requireVault(this.keys, 'record a match naming a customer without its email or phone in plaintext');
+    const subject = { kind: 'customer' as const, id: normaliseCustomerId((email ?? phone)!) };
+    const customer = {
+      ...(email === undefined ? {} : { email: await sealFor(keys, subject, 'email', email) }),
+      ...(phone === undefined ? {} : { phone: await sealFor(keys, subject, 'phone', phone) }),
+    };
+    return { targetId: reference, parameters: { ...terms, customer } };
+  }
+
+  /** @throws as `openSealed` for `run`; never for `view`. */
+  async reveal(stored: ProposalTerms, purpose: RevealPurpose): Promise<ProposalTerms> {
+    const customer = stored.parameters.customer;
+    if (typeof customer !== 'object' || customer === null) return stored;
+    const opened: Record<string, unknown> = { ...(customer as Record<string, unknown>) };
+    for (const field of ['email', 'phone'] as const) {
+      const value = opened[field];
+      if (typeof value === 'string') opened[field] = await openSealed(this.keys, field, value, purpose);
+    }
+    return { targetId: stored.targetId, parameters: { ...stored.parameters, customer: opened } };
   }
 
   /**

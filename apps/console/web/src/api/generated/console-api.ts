@@ -658,6 +658,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/privacy/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Propose erasing a data subject (operator or admin)
+         * @description A merchant's user (`user_id`) or a customer (email or phone), and why (a ticket, the request's date; never the subject's identifier). A second admin must approve; the subject's keys are then destroyed, the plaintext copies cleared and `SubjectErased` recorded naming both people. The proposal names the subject sealed: the answers show it opened (`target.id` `user:<id>` or `customer:<id>`), `erased` once done.
+         */
+        post: operations["PrivacyController_proposeErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/unmatched-payments/{reference}/close": {
         parameters: {
             query?: never;
@@ -3791,13 +3811,14 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
-                        /** @description What is to be done (`unmatched_payment.match`) */
+                        /** @description What is to be done (`unmatched_payment.match`, `state_mismatch.accept_as_paid`, `privacy.erase`) */
                         action: string;
+                        /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form, or `erased` */
                         target: {
                             kind: string;
                             id: string;
                         };
-                        /** @description As the proposer gave them; approved as they are */
+                        /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened (`erased` once the customer was erased) */
                         parameters: {
                             [key: string]: unknown;
                         };
@@ -3894,7 +3915,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `READ_MODEL.NOT_READY`, `CONSOLE.AUDIT_UNAVAILABLE` */
+            /** @description `READ_MODEL.NOT_READY`, `CONSOLE.PRIVACY_VAULT_MISSING`, `CONSOLE.AUDIT_UNAVAILABLE` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3932,13 +3953,14 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
-                        /** @description What is to be done (`unmatched_payment.match`) */
+                        /** @description What is to be done (`unmatched_payment.match`, `state_mismatch.accept_as_paid`, `privacy.erase`) */
                         action: string;
+                        /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form, or `erased` */
                         target: {
                             kind: string;
                             id: string;
                         };
-                        /** @description As the proposer gave them; approved as they are */
+                        /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened (`erased` once the customer was erased) */
                         parameters: {
                             [key: string]: unknown;
                         };
@@ -4065,13 +4087,14 @@ export interface operations {
                         items: {
                             /** Format: uuid */
                             id: string;
-                            /** @description What is to be done (`unmatched_payment.match`) */
+                            /** @description What is to be done (`unmatched_payment.match`, `state_mismatch.accept_as_paid`, `privacy.erase`) */
                             action: string;
+                            /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form, or `erased` */
                             target: {
                                 kind: string;
                                 id: string;
                             };
-                            /** @description As the proposer gave them; approved as they are */
+                            /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened (`erased` once the customer was erased) */
                             parameters: {
                                 [key: string]: unknown;
                             };
@@ -4138,13 +4161,14 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
-                        /** @description What is to be done (`unmatched_payment.match`) */
+                        /** @description What is to be done (`unmatched_payment.match`, `state_mismatch.accept_as_paid`, `privacy.erase`) */
                         action: string;
+                        /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form, or `erased` */
                         target: {
                             kind: string;
                             id: string;
                         };
-                        /** @description As the proposer gave them; approved as they are */
+                        /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened (`erased` once the customer was erased) */
                         parameters: {
                             [key: string]: unknown;
                         };
@@ -4220,13 +4244,14 @@ export interface operations {
                         proposal: {
                             /** Format: uuid */
                             id: string;
-                            /** @description What is to be done (`unmatched_payment.match`) */
+                            /** @description What is to be done (`unmatched_payment.match`, `state_mismatch.accept_as_paid`, `privacy.erase`) */
                             action: string;
+                            /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form, or `erased` */
                             target: {
                                 kind: string;
                                 id: string;
                             };
-                            /** @description As the proposer gave them; approved as they are */
+                            /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened (`erased` once the customer was erased) */
                             parameters: {
                                 [key: string]: unknown;
                             };
@@ -4258,7 +4283,7 @@ export interface operations {
                             /** @description A rejection's reason */
                             reason: string | null;
                         };
-                        /** @description What the action did (for a match: the checkout's reference and state) */
+                        /** @description What the action did (for a match: the checkout's reference and state; for an erasure: its id, the `SubjectErased` fact's ledger position and counts) */
                         result: {
                             [key: string]: unknown;
                         };
@@ -4292,7 +4317,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `APPROVAL.CLOSED`, `APPROVAL.CONFLICT`, `APPROVAL.EXPIRED`, `CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN`, `CONSOLE.MATCH_REFUSED` */
+            /** @description `APPROVAL.CLOSED`, `APPROVAL.CONFLICT`, `APPROVAL.EXPIRED`, `CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN`, `CONSOLE.MATCH_REFUSED`, `CONSOLE.SUBJECT_ERASED` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4301,7 +4326,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `CONSOLE.INGESTION_REJECTED` */
+            /** @description `CONSOLE.INGESTION_REJECTED`, `CONSOLE.SUBJECT_KEY_UNAVAILABLE` */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4310,7 +4335,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `CONSOLE.AUDIT_UNAVAILABLE`, `CONSOLE.INGESTION_UNAVAILABLE` */
+            /** @description `CONSOLE.AUDIT_UNAVAILABLE`, `CONSOLE.INGESTION_UNAVAILABLE`, `CONSOLE.PRIVACY_VAULT_MISSING` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4348,13 +4373,14 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
-                        /** @description What is to be done (`unmatched_payment.match`) */
+                        /** @description What is to be done (`unmatched_payment.match`, `state_mismatch.accept_as_paid`, `privacy.erase`) */
                         action: string;
+                        /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form, or `erased` */
                         target: {
                             kind: string;
                             id: string;
                         };
-                        /** @description As the proposer gave them; approved as they are */
+                        /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened (`erased` once the customer was erased) */
                         parameters: {
                             [key: string]: unknown;
                         };
@@ -4452,6 +4478,145 @@ export interface operations {
                 };
             };
             /** @description `CONSOLE.AUDIT_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    PrivacyController_proposeErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    subject: {
+                        /**
+                         * @description `user` (a `user_id`) or `customer` (an email or a phone)
+                         * @enum {string}
+                         */
+                        kind: "user" | "customer";
+                        /** @description The `user_id`, or the customer’s email (any case) or phone (+ and country code) */
+                        id: string;
+                    };
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Proposed; waits for a second admin */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description What is to be done (`unmatched_payment.match`, `state_mismatch.accept_as_paid`, `privacy.erase`) */
+                        action: string;
+                        /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form, or `erased` */
+                        target: {
+                            kind: string;
+                            id: string;
+                        };
+                        /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened (`erased` once the customer was erased) */
+                        parameters: {
+                            [key: string]: unknown;
+                        };
+                        proposer: {
+                            email: string;
+                            role: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        proposedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description An approval at or after it is refused
+                         */
+                        expiresAt: string;
+                        /** @enum {string} */
+                        status: "pending" | "approved" | "rejected" | "expired";
+                        decidedBy: {
+                            email: string;
+                            role: string;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        decidedAt: string | null;
+                        /** @description A rejection's reason */
+                        reason: string | null;
+                    };
+                };
+            };
+            /** @description `REQUEST.MALFORMED_JSON`, `REQUEST.DUPLICATE_KEY`, `REQUEST.AMBIGUOUS_NUMBER`, `REQUEST.INVALID_CHARACTER`, `REQUEST.VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.CSRF_REJECTED`, `CONSOLE.FORBIDDEN` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.PROPOSAL_PENDING` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.BODY_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `REQUEST.UNSUPPORTED_MEDIA_TYPE` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `CONSOLE.PRIVACY_VAULT_MISSING`, `CONSOLE.AUDIT_UNAVAILABLE` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4829,6 +4994,8 @@ export const pathsApiV1ProposalsGetResponses200ContentApplicationJsonItemsStatus
 export const pathsApiV1ProposalsIdGetResponses200ContentApplicationJsonStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/proposals/{id}"]["get"]["responses"]["200"]["content"]["application/json"]["status"]> = ["pending", "approved", "rejected", "expired"];
 export const pathsApiV1ProposalsIdApprovePostResponses200ContentApplicationJsonProposalStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/proposals/{id}/approve"]["post"]["responses"]["200"]["content"]["application/json"]["proposal"]["status"]> = ["pending", "approved", "rejected", "expired"];
 export const pathsApiV1ProposalsIdRejectPostResponses200ContentApplicationJsonStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/proposals/{id}/reject"]["post"]["responses"]["200"]["content"]["application/json"]["status"]> = ["pending", "approved", "rejected", "expired"];
+export const pathsApiV1PrivacyErasuresPostRequestBodyContentApplicationJsonSubjectKindValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/privacy/erasures"]["post"]["requestBody"]["content"]["application/json"]["subject"]["kind"]> = ["user", "customer"];
+export const pathsApiV1PrivacyErasuresPostResponses201ContentApplicationJsonStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/privacy/erasures"]["post"]["responses"]["201"]["content"]["application/json"]["status"]> = ["pending", "approved", "rejected", "expired"];
 export const pathsApiV1UnmatchedPaymentsReferenceClosePostRequestBodyContentApplicationJsonReasonValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/unmatched-payments/{reference}/close"]["post"]["requestBody"]["content"]["application/json"]["reason"]> = ["refunded_outside_settle", "test_payment", "not_ours"];
 export const pathsApiV1UnmatchedPaymentsReferenceClosePostResponses202ContentApplicationJsonStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/unmatched-payments/{reference}/close"]["post"]["responses"]["202"]["content"]["application/json"]["status"]> = ["closing"];
 export const pathsApiV1TransactionsReferenceCloseRefundDuePostResponses202ContentApplicationJsonStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/transactions/{reference}/close-refund-due"]["post"]["responses"]["202"]["content"]["application/json"]["status"]> = ["closing"];
