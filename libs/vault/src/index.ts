@@ -16,5 +16,12 @@ export * from './vault.js';
 export * from './subject-keys/subject-key-store.port.js';
 export * from './subject-keys/memory-subject-key-store.js';
 export * from './subject-keys/postgres-subject-key-store.js';
-export { SubjectKeys, SubjectKey, isSealedValue, type Subject } from './subject-keys/subject-keys.js';
+export {
+  SubjectKeys,
+  SubjectKey,
+  isSealedValue,
+  type Subject,
+  type SubjectKeyRewrapFailure,
+  type SubjectKeysRewrapResult,
+} from './subject-keys/subject-keys.js';
 export * from './subject-keys/privacy-vault.js';

@@ -1,3 +1,4 @@
+import type { WrappedKey } from '../store.port.js';
 import type { StoredSubjectKey, SubjectKeyLookup, SubjectKeyStore, SubjectKind } from './subject-key-store.port.js';
 
 /** In-memory {@link SubjectKeyStore} for unit tests; passes the contract suite {@link PostgresSubjectKeyStore} passes. Not durable. */
@@ -30,6 +31,26 @@ export class InMemorySubjectKeyStore implements SubjectKeyStore {
     this.keys.delete(key.keyId);
     this.tombstones.set(key.keyId, { erasedAt: at, kind: key.kind });
     return { keyId: key.keyId, kind: key.kind };
+  }
+
+  async findNotWrappedWith(keyVersion: string, afterKeyId: string | undefined, limit: number): Promise<StoredSubjectKey[]> {
+    return [...this.keys.values()]
+      .filter((k) => k.keyVersion !== keyVersion && (afterKeyId === undefined || k.keyId > afterKeyId))
+      .sort((a, b) => (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : 0))
+      .slice(0, limit);
+  }
+
+  async replaceWrap(keyId: string, fromKeyVersion: string, wrap: WrappedKey): Promise<boolean> {
+    const key = this.keys.get(keyId);
+    if (!key || key.keyVersion !== fromKeyVersion) return false;
+    this.keys.set(keyId, { ...key, keyVersion: wrap.keyVersion, wrappedKey: wrap.wrappedKey });
+    return true;
+  }
+
+  async countByKeyVersion(): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    for (const k of this.keys.values()) counts.set(k.keyVersion, (counts.get(k.keyVersion) ?? 0) + 1);
+    return counts;
   }
 
   private bySubject(subjectRef: string): StoredSubjectKey | null {

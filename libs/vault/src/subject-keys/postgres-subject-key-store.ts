@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { inTransaction, type Pool, type SchemaMigrations } from '@settle/platform';
+import type { WrappedKey } from '../store.port.js';
 import type { StoredSubjectKey, SubjectKeyLookup, SubjectKeyStore, SubjectKind } from './subject-key-store.port.js';
 
 /**
@@ -95,5 +96,26 @@ export class PostgresSubjectKeyStore implements SubjectKeyStore {
       ]);
       return { keyId: erased.key_id, kind: erased.kind };
     });
+  }
+
+  async findNotWrappedWith(keyVersion: string, afterKeyId: string | undefined, limit: number): Promise<StoredSubjectKey[]> {
+    const { rows } = await this.pool.query<KeyRow>(
+      `SELECT ${COLUMNS} FROM ${this.keys} WHERE key_version <> $1 AND ($2::uuid IS NULL OR key_id > $2::uuid) ORDER BY key_id LIMIT $3`,
+      [keyVersion, afterKeyId ?? null, limit],
+    );
+    return rows.map(toKey);
+  }
+
+  async replaceWrap(keyId: string, fromKeyVersion: string, wrap: WrappedKey): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE ${this.keys} SET key_version = $3, data_key_wrapped = $4, data_key_iv = $5, data_key_tag = $6 WHERE key_id = $1 AND key_version = $2`,
+      [keyId, fromKeyVersion, wrap.keyVersion, wrap.wrappedKey.ciphertext, wrap.wrappedKey.iv, wrap.wrappedKey.tag],
+    );
+    return rowCount === 1;
+  }
+
+  async countByKeyVersion(): Promise<Map<string, number>> {
+    const { rows } = await this.pool.query<{ key_version: string; n: number }>(`SELECT key_version, count(*)::int AS n FROM ${this.keys} GROUP BY key_version`);
+    return new Map(rows.map((r) => [r.key_version, r.n]));
   }
 }

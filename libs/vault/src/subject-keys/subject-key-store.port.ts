@@ -1,4 +1,5 @@
 import type { SealedBox } from '../crypto.js';
+import type { WrappedKey } from '../store.port.js';
 
 /**
  * A data subject's key as stored (docs/privacy.md, "Crypto-shredding"): a random 256-bit data key
@@ -43,4 +44,18 @@ export interface SubjectKeyStore {
    * @returns the destroyed key's id and kind, or `null` when the subject has no key.
    */
   erase(subjectRef: string, at: Date): Promise<{ keyId: string; kind: SubjectKind } | null>;
+  /**
+   * Up to `limit` keys whose data key is not wrapped under master key version `keyVersion`,
+   * ordered by key id, strictly after `afterKeyId` (keyset pagination; a rewrap's pages).
+   */
+  findNotWrappedWith(keyVersion: string, afterKeyId: string | undefined, limit: number): Promise<StoredSubjectKey[]>;
+  /**
+   * Replaces a key's wrapped data key if it is still stored and wrapped under `fromKeyVersion`,
+   * the version it was read under (compare-and-set). Nothing else of the key changes.
+   *
+   * @returns false when the key changed meanwhile (erased, or re-wrapped by another run): nothing written.
+   */
+  replaceWrap(keyId: string, fromKeyVersion: string, wrap: WrappedKey): Promise<boolean>;
+  /** How many keys are wrapped under each master key version (versions with none are absent; erased keys are not counted). */
+  countByKeyVersion(): Promise<Map<string, number>>;
 }

@@ -1,7 +1,8 @@
 import { createHmac, hkdfSync, randomUUID } from 'node:crypto';
 import { generateKey, KEY_BYTES, open, seal } from '../crypto.js';
-import { VaultError } from '../errors.js';
+import { isVaultError, VaultError, type VaultErrorCode } from '../errors.js';
 import type { MasterKeyRing } from '../key-ring.js';
+import { compareKeyVersions, isKeyVersion } from '../key-version.js';
 import type { StoredSubjectKey, SubjectKeyStore, SubjectKind } from './subject-key-store.port.js';
 
 /**
@@ -13,7 +14,8 @@ import type { StoredSubjectKey, SubjectKeyStore, SubjectKind } from './subject-k
  * - A subject is a merchant's user (`user_id`) or, for a payment with no user (an unmatched
  *   payment), the customer's normalised email or E.164 phone.
  * - Each subject has one random 256-bit data key, wrapped under the vault's active master key
- *   (rotated and re-wrapped like every vault secret). From it HKDF-SHA-256 derives an AES-256-GCM
+ *   (rotated and re-wrapped like every vault secret: {@link SubjectKeys.rewrap}, then
+ *   {@link SubjectKeys.assertRetirable} before an old master key version leaves the ring). From it HKDF-SHA-256 derives an AES-256-GCM
  *   key (`settle.subject/seal`) and an HMAC-SHA-256 key (`settle.subject/evidence`).
  * - The key is found by `subjectRef`, an HMAC-SHA-256 of the subject under the index key (a
  *   32-byte secret of the deployment, kept in the vault): the subject itself is never stored, and
@@ -94,6 +96,92 @@ export class SubjectKeys {
     return this.store.erase(this.subjectRef(subject), this.now());
   }
 
+  /**
+   * Re-wraps every key not wrapped under the ring's active master key version (rotation, as
+   * `CredentialsVault.rewrap` does for credentials): unwrap under its version, wrap under the
+   * active one, compare-and-set on the version it was read under. The data key itself does not
+   * change, so every value sealed under it still opens; it is in memory only while it is
+   * re-wrapped and zeroed after. A key erased or re-wrapped by another run meanwhile is counted in
+   * `skipped` and left alone. Idempotent: a second run finds nothing to do. Keys that cannot be
+   * unwrapped are reported in `failed` (by key id, never the subject) and left as they are; the
+   * run goes on with the others.
+   *
+   * @param options.batchSize - keys read per query (default 100).
+   * @throws VaultError `VAULT.INVALID_ARGUMENT` for a batch size below 1; the store's errors as they are.
+   */
+  async rewrap(options: { batchSize?: number } = {}): Promise<SubjectKeysRewrapResult> {
+    const batchSize = options.batchSize ?? 100;
+    if (!Number.isInteger(batchSize) || batchSize < 1) throw new VaultError('VAULT.INVALID_ARGUMENT', 'batchSize must be an integer of at least 1');
+    const active = this.ring.activeVersion;
+    const alreadyActive = (await this.store.countByKeyVersion()).get(active) ?? 0;
+    let rewrapped = 0;
+    let skipped = 0;
+    const failed: SubjectKeyRewrapFailure[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const batch = await this.store.findNotWrappedWith(active, after, batchSize);
+      for (const stored of batch) {
+        after = stored.keyId;
+        let dataKey: Buffer | undefined;
+        try {
+          dataKey = this.ring.unwrap(stored.keyVersion, stored.wrappedKey, wrapRef(stored.keyId));
+          const { keyVersion, wrapped } = this.ring.wrap(dataKey, wrapRef(stored.keyId));
+          if (await this.store.replaceWrap(stored.keyId, stored.keyVersion, { keyVersion, wrappedKey: wrapped })) rewrapped += 1;
+          else skipped += 1;
+        } catch (error) {
+          if (!isVaultError(error)) throw error;
+          failed.push({ keyId: stored.keyId, keyVersion: stored.keyVersion, code: error.code });
+        } finally {
+          dataKey?.fill(0);
+        }
+      }
+      if (batch.length < batchSize) break;
+    }
+    return { activeKeyVersion: active, alreadyActive, rewrapped, skipped, failed };
+  }
+
+  /** Keys per master key version in use, lowest version first (versions with none are absent; erased keys are not counted). */
+  async keyVersionsInUse(): Promise<Record<string, number>> {
+    const counts = await this.store.countByKeyVersion();
+    const versions = [...counts.keys()].sort((a, b) => (isKeyVersion(a) && isKeyVersion(b) ? compareKeyVersions(a, b) : a < b ? -1 : 1));
+    return Object.fromEntries(versions.map((v) => [v, counts.get(v)!]));
+  }
+
+  /**
+   * Refuses to let master key version `keyVersion` be retired while it is the ring's active
+   * version or any subject's key is wrapped under it (`CredentialsVault.assertRetirable` checks
+   * the vault's credentials; the privacy vault needs both).
+   *
+   * @returns the number of keys per version in use.
+   * @throws VaultError `VAULT.KEY_VERSION_ACTIVE` when it is the active version;
+   *   `VAULT.KEY_VERSION_IN_USE` when subjects' keys are still wrapped under it (details:
+   *   `subjectKeys` and `inUse`, for example `v1=3, v2=5`); `VAULT.INVALID_ARGUMENT` for a bad version name.
+   */
+  async assertRetirable(keyVersion: string): Promise<{ keyVersion: string; inUse: Record<string, number> }> {
+    if (!isKeyVersion(keyVersion)) throw new VaultError('VAULT.INVALID_ARGUMENT', 'A master key version must look like v1, v2, ...');
+    const inUse = await this.keyVersionsInUse();
+    const described =
+      Object.entries(inUse)
+        .map(([v, n]) => `${v}=${n}`)
+        .join(', ') || 'none';
+    const wrappedUnder = inUse[keyVersion] ?? 0;
+    if (keyVersion === this.ring.activeVersion) {
+      throw new VaultError('VAULT.KEY_VERSION_ACTIVE', `Master key version ${keyVersion} is active; make another version active and rewrap first`, {
+        keyVersion,
+        subjectKeys: wrappedUnder,
+        inUse: described,
+      });
+    }
+    if (wrappedUnder > 0) {
+      throw new VaultError(
+        'VAULT.KEY_VERSION_IN_USE',
+        `Master key version ${keyVersion} still wraps ${wrappedUnder} subject key(s) (in use: ${described}); rewrap first`,
+        { keyVersion, subjectKeys: wrappedUnder, inUse: described },
+      );
+    }
+    return { keyVersion, inUse };
+  }
+
   private open(stored: StoredSubjectKey): SubjectKey {
     const dataKey = this.ring.unwrap(stored.keyVersion, stored.wrappedKey, wrapRef(stored.keyId));
     try {
@@ -102,6 +190,27 @@ export class SubjectKeys {
       dataKey.fill(0);
     }
   }
+}
+
+/** A subject's key {@link SubjectKeys.rewrap} could not re-wrap, and why (a `VAULT.*` code). Names the key, never the subject. */
+export interface SubjectKeyRewrapFailure {
+  readonly keyId: string;
+  readonly keyVersion: string;
+  readonly code: VaultErrorCode;
+}
+
+/** Counts of one {@link SubjectKeys.rewrap} run. */
+export interface SubjectKeysRewrapResult {
+  /** The master key version the keys were re-wrapped under. */
+  readonly activeKeyVersion: string;
+  /** Keys already wrapped under the active version when the run started. */
+  readonly alreadyActive: number;
+  /** Keys re-wrapped by this run. */
+  readonly rewrapped: number;
+  /** Keys erased or re-wrapped by another run while this one handled them (run again to be sure). */
+  readonly skipped: number;
+  /** Keys that could not be unwrapped (unknown master key version, integrity failure). */
+  readonly failed: readonly SubjectKeyRewrapFailure[];
 }
 
 /** A data subject: a merchant's user, or a customer known by email or phone alone (normalised: lower-case email, E.164 phone). */
