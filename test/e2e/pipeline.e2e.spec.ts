@@ -2,6 +2,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil, type CheckoutStatus, type SandboxBehaviour, type SandboxProvider } from '../../scripts/ops/clients.js';
 import { startStack, type RunningStack } from '@settle/testing';
+import { maskEmail } from '@settle/domain';
+import { isSealedValue, loadPrivacyKeyRing, openSubjectKeys } from '@settle/vault';
 
 /**
  * The walking skeleton end to end: real Kafka, schema registry and PostgreSQL; the five apps
@@ -617,6 +619,22 @@ describe('a payment Settle was never told about (docs/unmatched-payments.md)', (
       ).rows.map((r) => r.event_type);
     await waitUntil('the unmatched payment in the ledger', 30_000, async () => ((await unmatchedFacts()).length === 1 ? true : undefined));
     expect(await unmatchedFacts()).toEqual(['UnmatchedPaymentRecorded']);
+    // The payer's email left the verifier sealed under the customer's key, masked beside
+    // (docs/privacy.md, "Crypto-shredding"): in plaintext neither on Kafka nor in the ledger.
+    const observed = (await stack.published('verifier', 'consensusResults')).filter((m) => m.key === reference && m.type === 'UnmatchedPaymentObserved');
+    expect(observed.map((m) => m.source)).toEqual([expect.stringContaining('consensus-results')]);
+    const { rows: facts } = await stack.db.query<{ data: Record<string, unknown> }>(
+      `SELECT data FROM ledger.events WHERE stream_id = $1 AND event_type = 'UnmatchedPaymentRecorded'`,
+      [`unmatched-${reference}`],
+    );
+    const keys = await openSubjectKeys(stack.db, loadPrivacyKeyRing({ SETTLE_PRIVACY_VAULT_MASTER_KEYS: stack.privacyMasterKeys }));
+    const key = await keys.keyFor({ kind: 'customer', id: email.toLowerCase() });
+    for (const held of [observed[0]!.payload, facts[0]!.data]) {
+      expect(JSON.stringify(held)).not.toContain(email);
+      expect(held).toMatchObject({ customer_email_masked: maskEmail(email), customer_phone: null, customer_phone_masked: null });
+      expect(isSealedValue(held.customer_email as string)).toBe(true);
+      expect(key.reveal('customer_email', held.customer_email as string)).toBe(email);
+    }
     expect(await ledgerEntries(reference)).toEqual([]);
     expect((await stack.ingestion.status(reference)).status).toBe(404);
     expect(await (await fetch(stack.metricsUrls.verifier)).text()).toMatch(
