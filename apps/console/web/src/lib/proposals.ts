@@ -10,6 +10,7 @@ import { humanize } from './format';
 const ACTION_LABELS: Record<string, string> = {
   'unmatched_payment.match': 'Match to a checkout',
   'state_mismatch.accept_as_paid': 'Accept a State Mismatch as paid',
+  'privacy.erase': 'Erase a person’s data',
 };
 
 /** What approving a proposal does, asked before it runs. */
@@ -17,7 +18,23 @@ export function approvalQuestion(proposal: Pick<Proposal, 'action' | 'target'>):
   if (proposal.action === 'state_mismatch.accept_as_paid') {
     return `Approve? ${proposal.target.id} is recorded as settled by override, naming the proposer and you and the difference accepted, and its entitlement is granted.`;
   }
+  if (proposal.action === 'privacy.erase') {
+    return `Approve? The personal data of ${subjectLabel(proposal.target.id)} is erased for good: its keys destroyed, its email and phone cleared, the erasure recorded naming the proposer and you. This cannot be undone.`;
+  }
   return `Approve? A checkout is registered under ${proposal.target.id} with these terms and verified against the provider’s answer.`;
+}
+
+/** What an erasure's target reads once the person was erased (the API opens it no more). */
+export const ERASED = 'erased';
+
+/**
+ * An erasure's subject for people, from its target id as the API opens it: `user:user-42` is
+ * "user user-42", `customer:carol@example.com` "customer carol@example.com"; `erased` once done,
+ * `unavailable` when the console could not open it.
+ */
+export function subjectLabel(targetId: string): string {
+  const match = /^(user|customer):(.+)$/s.exec(targetId);
+  return match ? `${match[1]} ${match[2]}` : targetId;
 }
 
 /** A proposed action's name for people (`unmatched_payment.match` is "Match to a checkout"). */
@@ -94,7 +111,11 @@ const PROBLEMS: Record<string, string> = {
   'APPROVAL.CLOSED': 'The proposal was decided already (approved, rejected or expired).',
   'APPROVAL.CONFLICT': 'Another admin changed the proposal at the same moment: read it again.',
   'APPROVAL.UNKNOWN': 'There is no such proposal.',
-  'CONSOLE.PROPOSAL_PENDING': 'A match of this payment is waiting for approval already: approve, reject or withdraw it on the Proposals page.',
+  'CONSOLE.PROPOSAL_PENDING': 'The same proposal is waiting for approval already: approve, reject or withdraw it on the Proposals page.',
+  'CONSOLE.PRIVACY_VAULT_MISSING':
+    'The console has no privacy vault (SETTLE_PRIVACY_VAULT_MASTER_KEY_FILE), so it cannot record a person’s data sealed: a configuration error for an engineer. Nothing was proposed or done.',
+  'CONSOLE.SUBJECT_ERASED': 'The person this proposal names was erased meanwhile, so it cannot run: reject or withdraw it.',
+  'CONSOLE.SUBJECT_KEY_UNAVAILABLE': 'A sealed value of this proposal has a key the privacy vault no longer holds: an engineer must look. Nothing was done.',
   'CONSOLE.UNMATCHED_PAYMENT_NOT_FOUND': 'There is no unmatched payment with this reference.',
   'CONSOLE.UNMATCHED_PAYMENT_NOT_OPEN': 'The payment is not open any more: it was matched or closed meanwhile.',
   'CONSOLE.INGESTION_UNAVAILABLE': 'Ingestion did not answer, so nothing was approved or registered. Try again in a moment.',

@@ -8,7 +8,18 @@ import { EmptyState, ErrorPanel, Spinner } from '../components/Feedback';
 import { ProblemNotice } from '../components/ProblemNotice';
 import { formatAge, formatDateTime, formatUntil } from '../lib/format';
 import { compareTerms, findOpenUnmatched, proposedTerms, type TermLine } from '../lib/match';
-import { approvalQuestion, proposalActionLabel, proposalStatusAt, proposalStatusLabel, proposalStatusTone, refusalOf, whyNotApprove } from '../lib/proposals';
+import {
+  approvalQuestion,
+  ERASED,
+  proposalActionLabel,
+  proposalStatusAt,
+  proposalStatusLabel,
+  proposalStatusTone,
+  refusalOf,
+  subjectLabel,
+  whyNotApprove,
+} from '../lib/proposals';
+import { ProposeErasure } from '../components/ProposeErasure';
 import { Link } from '../lib/router';
 import { PROPOSALS_PATH, proposalHref, queueHref, transactionHref } from '../lib/routes';
 
@@ -211,6 +222,24 @@ function ProposalActions({ proposal, me, now, onDecided }: { proposal: Proposal;
   );
 }
 
+/**
+ * What a proposal acts on: a transaction links to its page; an erasure's subject reads as the API
+ * opened it ("customer carol@example.com"), or "erased" once done.
+ */
+function Target({ target }: { target: Proposal['target'] }) {
+  if (target.kind === 'transaction') return <Link href={transactionHref(target.id)}>{target.id}</Link>;
+  if (target.kind === 'subject') {
+    return target.id === ERASED ? (
+      <Badge tone="neutral" testId="subject-erased">
+        erased
+      </Badge>
+    ) : (
+      <span data-testid="subject">{subjectLabel(target.id)}</span>
+    );
+  }
+  return <>{target.id}</>;
+}
+
 /** How a decided proposal ended: by whom, when, why; an approved match links to its checkout. */
 function Decision({ proposal }: { proposal: Proposal }) {
   return (
@@ -232,6 +261,12 @@ function Decision({ proposal }: { proposal: Proposal }) {
             the transaction
           </Link>
           .
+        </p>
+      )}
+      {proposal.status === 'approved' && proposal.action === 'privacy.erase' && (
+        <p className="small" data-testid="proposal-erased">
+          The person’s keys are destroyed and their email and phone cleared; the ledger records the erasure (SubjectErased) naming both people. Their sealed
+          values read “erased” everywhere from now on.
         </p>
       )}
       {proposal.status === 'approved' && proposal.target.kind === 'unmatched_payment' && (
@@ -275,7 +310,7 @@ export function ProposalCard({
           <h2>
             <Link href={proposalHref(proposal.id)}>{proposalActionLabel(proposal.action)}</Link>{' '}
             <span className="mono" data-testid="proposal-target">
-              {proposal.target.kind === 'transaction' ? <Link href={transactionHref(proposal.target.id)}>{proposal.target.id}</Link> : proposal.target.id}
+              <Target target={proposal.target} />
             </span>
           </h2>
           <p className="muted small">
@@ -318,11 +353,13 @@ export function ProposalsPage({ me }: { me: SessionUser }) {
       <div className="page-head">
         <h1>Proposals</h1>
         {pending.isFetching && !pending.isPending && <span className="muted small">Refreshing…</span>}
+        <ProposeErasure role={me.role} />
       </div>
       <p className="muted page-hint">
         Money decisions take two people. An operator or admin proposes one (matching an unmatched payment from the{' '}
-        <Link href={queueHref('unmatched')}>Unmatched payments</Link> queue); a second, different admin compares the terms with the provider’s answer and
-        approves it, and only then does it run. Proposals expire if nobody approves them in time.
+        <Link href={queueHref('unmatched')}>Unmatched payments</Link> queue, accepting a State Mismatch as paid from its transaction, or erasing a person’s data
+        here); a second, different admin compares the terms with the provider’s answer and approves it, and only then does it run. Proposals expire if nobody
+        approves them in time.
       </p>
       {pending.isError && !pending.data ? (
         <ErrorPanel error={pending.error} onRetry={() => void pending.refetch()} />

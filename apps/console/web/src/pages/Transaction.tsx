@@ -28,6 +28,21 @@ function Field({ label, children, mono }: { label: string; children: ReactNode; 
   );
 }
 
+/**
+ * A check's expected or observed value: `—` when none; `erased` (the customer check of a person
+ * whose data was erased, docs/privacy.md) in words, since nothing of it is kept to show.
+ */
+function CheckValue({ value }: { value: string | null | undefined }) {
+  if (value === 'erased') {
+    return (
+      <dd className="muted" data-testid="check-erased" title="This person’s data was erased: nothing of it is kept to show">
+        <em>erased</em>
+      </dd>
+    );
+  }
+  return <dd className="mono">{value || '—'}</dd>;
+}
+
 function Checks({ checks }: { checks: CheckResult[] | null }) {
   if (!checks || checks.length === 0) {
     return (
@@ -54,9 +69,9 @@ function Checks({ checks }: { checks: CheckResult[] | null }) {
           </div>
           <dl className="check-values">
             <dt>Expected</dt>
-            <dd className="mono">{check.expected || '—'}</dd>
+            <CheckValue value={check.expected} />
             <dt>Observed</dt>
-            <dd className="mono">{check.observed || '—'}</dd>
+            <CheckValue value={check.observed} />
             {check.providerField && (
               <>
                 <dt>From</dt>
