@@ -630,6 +630,13 @@ if (!existsSync(CHROMIUM)) {
         `unmatched-${reference}`,
       ]);
       expect(matched).toHaveLength(1);
+      // The proposal's customer reached the ledger's admin actions and the console's table sealed, never in plaintext (docs/privacy.md).
+      const { rows: plaintext } = await stack.db.query(
+        `SELECT 1 FROM ledger.events WHERE stream_id LIKE 'admin-%' AND strpos(lower(data::text), lower($1::text)) > 0
+         UNION ALL SELECT 1 FROM console.proposals WHERE strpos(lower(parameters::text), lower($1::text)) > 0`,
+        [email],
+      );
+      expect(plaintext).toEqual([]);
       // The payment's grant reaches the customer backend like any settled checkout's.
       await waitUntil('the matched payment’s grant delivered to the customer backend', 30_000, async () => {
         const { rows } = await stack.db.query<{ event_id: string }>(

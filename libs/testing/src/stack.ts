@@ -71,8 +71,8 @@ export interface RunningStack {
   /**
    * Master keys of the privacy vault (`SETTLE_PRIVACY_VAULT_MASTER_KEYS`, docs/privacy.md,
    * "Crypto-shredding"): the verifier seals unmatched payments' payer email and phone under the
-   * subjects' keys they wrap. Give the same ring to an app or a test that opens or erases them
-   * (the console through `StackOptions.console.env`, `openSubjectKeys` over `databaseUrl`).
+   * subjects' keys they wrap. The console, when asked for, is given the same ring; give it to a
+   * test that opens or erases them (`openSubjectKeys` over `databaseUrl`).
    */
   privacyMasterKeys: string;
   /** The log of an app's first instance, or of an added instance by its name (`verifier-2`). */
@@ -447,6 +447,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         // The overview's dead letters and consumer lag: the stack's brokers and topic prefix.
         KAFKA_BROKERS: infra.kafkaBrokers.join(','),
         SETTLE_TOPIC_PREFIX: topicPrefix,
+        // The verifier's privacy vault: proposals seal the persons they name, erasures destroy keys.
+        SETTLE_PRIVACY_VAULT_MASTER_KEYS: privacyMasterKeys,
         ...options.console.env,
       };
       processes.set('console', await spawnApp('console', consoleEnv, dir));
