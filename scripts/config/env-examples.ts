@@ -14,17 +14,17 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { consoleEnv, dispatcherEnv, ingestionEnv, projectorEnv, sweeperEnv, tracingEnv, verifierEnv } from '@settle/config';
 import { providerIngestionEnv, providerVerifierEnv } from '@settle/providers';
-import { vaultEnv } from '@settle/vault';
+import { privacyVaultEnv, vaultEnv } from '@settle/vault';
 import { SANDBOX_ENV_SCHEMAS } from '../../apps/provider-sandbox/src/config.js';
 
 /** The apps, each with the schemas whose variables it reads, in the order they are listed. */
 export const APP_ENV_SCHEMAS = {
   ingestion: [ingestionEnv, providerIngestionEnv, vaultEnv, tracingEnv],
-  verifier: [verifierEnv, providerVerifierEnv, vaultEnv, tracingEnv],
+  verifier: [verifierEnv, providerVerifierEnv, vaultEnv, privacyVaultEnv, tracingEnv],
   'ledger-projector': [projectorEnv, vaultEnv, tracingEnv],
   sweeper: [sweeperEnv, tracingEnv],
   dispatcher: [dispatcherEnv, vaultEnv, tracingEnv],
-  console: [consoleEnv, tracingEnv],
+  console: [consoleEnv, privacyVaultEnv, tracingEnv],
   // The sandbox's common variables (libs/config), then each simulated provider's (apps/provider-sandbox/src/simulations.ts).
   'provider-sandbox': SANDBOX_ENV_SCHEMAS,
 } as const satisfies Record<string, readonly z.ZodObject[]>;

@@ -1,4 +1,5 @@
 import type { Pool, SchemaMigrations } from '@settle/platform';
+import { z } from 'zod';
 import { Secret } from '@settle/config';
 import { generateKey, KEY_BYTES } from '../crypto.js';
 import { VaultError } from '../errors.js';
@@ -32,6 +33,27 @@ export const PRIVACY_VAULT_ENV = {
   keyFile: 'SETTLE_PRIVACY_VAULT_MASTER_KEY_FILE',
   activeKey: 'SETTLE_PRIVACY_VAULT_ACTIVE_KEY',
 } as const;
+
+/**
+ * The privacy vault's variables as a zod object, for documentation (`npm run config:examples`),
+ * read by {@link loadPrivacyKeyRing}: the verifier (which seals) and the console (which seals
+ * proposals and reveals them to the admins deciding them) hold them; no other app does.
+ */
+export const privacyVaultEnv = z.object({
+  [PRIVACY_VAULT_ENV.masterKeys]: z.string().optional().meta({
+    description:
+      'The privacy vault’s inline master key ring, `v1:<base64 of 32 bytes>,v2:...`: the data subjects’ keys are wrapped under it (docs/privacy.md, "Crypto-shredding"). This or SETTLE_PRIVACY_VAULT_MASTER_KEY_FILE; without either, the verifier records masked forms only and the console cannot take erasures.',
+    secret: true,
+  }),
+  [PRIVACY_VAULT_ENV.keyFile]: z
+    .string()
+    .optional()
+    .meta({ description: 'Path of the privacy vault’s master key file (JSON or lines, mode 0600); this or SETTLE_PRIVACY_VAULT_MASTER_KEYS, never both.' }),
+  [PRIVACY_VAULT_ENV.activeKey]: z
+    .string()
+    .optional()
+    .meta({ description: "Version of the privacy vault's master key that wraps new subject keys; unset: the key file's `active`, else the highest version." }),
+});
 
 /** Where the index key is kept in the privacy vault: provider `settle`, account `privacy`, name `subject_index_key`. */
 export const SUBJECT_INDEX_KEY_CREDENTIAL = { provider: 'settle', account: 'privacy', name: 'subject_index_key' } as const;
