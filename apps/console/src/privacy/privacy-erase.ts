@@ -142,7 +142,8 @@ export class PrivacyErase implements ProposalAction<ErasureTerms> {
       transactions: report.transaction_references.length,
       unmatched_payments: report.unmatched_references.length,
       destroyed_keys: report.destroyed_key_ids.length,
-      rows_cleared: report.erased.filter((e) => e.place !== 'privacy_vault.subject_keys').reduce((sum, e) => sum + e.rows, 0),
+      // `erased` lists the destroyed keys first, then the tables cleared.
+      rows_cleared: report.erased.reduce((sum, e) => sum + e.rows, 0) - report.destroyed_key_ids.length,
       remaining: report.remaining.length,
     };
   }
