@@ -78,3 +78,24 @@ describe('amount check (docs/spec.md, section 3, check 3: exact minor units)', (
     expect(checkConsensus(byEmail, paid({ chargedAmountMinor: 100_00 - 1 }))[2]!.code).toBe('CONSENSUS.AMOUNT_MISMATCH');
   });
 });
+
+describe('four-point consensus after the customer was erased (docs/privacy.md, "Erasure")', () => {
+  const erased: Expectation = { ...expectation, customer: {}, customerErased: true };
+
+  it('compares the customer no more: the check records erased and passes, whatever the provider reports', () => {
+    for (const customer of [{ phone: '+254712345678' }, { phone: '+254799999999', email: 'someone@example.com' }, {}]) {
+      const checks = checkConsensus(erased, observed(customer));
+      expect(checks.find((c) => c.check === 'customer')).toEqual({ check: 'customer', passed: true, code: null, expected: 'erased', observed: 'erased' });
+    }
+  });
+
+  it('still checks the money: an erased customer does not settle a wrong amount', () => {
+    const checks = checkConsensus(erased, { ...observed({}), amountMinor: 1 });
+    expect(checks.filter((c) => !c.passed).map((c) => c.code)).toEqual(['CONSENSUS.AMOUNT_MISMATCH']);
+  });
+
+  it('without the mark, a registration with no identifiers still fails the check (nothing to compare is not a match)', () => {
+    const checks = checkConsensus({ ...expectation, customer: {} }, observed({ phone: '+254712345678' }));
+    expect(checks.filter((c) => !c.passed).map((c) => c.code)).toEqual(['CONSENSUS.CUSTOMER_MISMATCH']);
+  });
+});
