@@ -1,5 +1,5 @@
 /** The verifier store's contract against PostgreSQL (and the schema registry, which the outbox checks payloads with). */
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AvroCodec, Outbox, topicNames } from '@settle/messaging';
 import { createPool, migrateSchema, type Pool } from '@settle/platform';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '@settle/testing';
@@ -38,3 +38,17 @@ verificationStoreContract('PostgreSQL', () => ({
     return rows.map((r) => `${r.event_type}:${r.outcome}`);
   },
 }));
+
+describe('a registration whose customer was erased (docs/privacy.md, "Erasure")', () => {
+  it('loads with the mark that makes the customer check record erased', async () => {
+    await pool.query(
+      `INSERT INTO verifier.transactions (reference, provider, amount_minor, currency, user_id, customer_email, customer_phone, entitlement, correlation_id, status, entitlement_status)
+       VALUES ('ref_erased', 'paystack', 100, 'NGN', 'user-e', NULL, NULL, 'pro', 'c', 'SETTLED_CONSENSUS', 'UNLOCKED'),
+              ('ref_kept', 'paystack', 100, 'NGN', 'user-k', 'k@example.com', NULL, 'pro', 'c', 'SETTLED_CONSENSUS', 'UNLOCKED')`,
+    );
+    await pool.query(`UPDATE verifier.transactions SET customer_erased_at = now() WHERE reference = 'ref_erased'`);
+    const loaded = await new TransactionRepository(pool).loadMany(['ref_erased', 'ref_kept']);
+    expect(loaded.get('ref_erased')!.state.expectation).toMatchObject({ customer: {}, customerErased: true });
+    expect(loaded.get('ref_kept')!.state.expectation.customerErased).toBeUndefined();
+  });
+});
