@@ -7,6 +7,7 @@ import {
   READ_MODEL_MIGRATIONS,
   readModelRowsOf,
   SubjectErasure,
+  normaliseSubject,
   countMissingSubjectKeys,
   subjectErasedOf,
   verifyLedger,
@@ -191,5 +192,12 @@ describe('SubjectErasure (docs/privacy.md, "Erasure")', () => {
     await pool.query('DELETE FROM privacy_keys.subject_keys WHERE key_id = $1', [keyId]);
     expect(await countMissingSubjectKeys(pool)).toMatchObject({ missing: 1 });
     expect(await keys.reveal('customer_email', sealedEmail)).toEqual({ status: 'unavailable' });
+  });
+
+  it('looks a subject up as it is sealed: an email lower case, a phone in E.164 however typed', () => {
+    expect(normaliseSubject({ kind: 'customer', id: ' Carol@Example.COM ' })).toEqual({ kind: 'customer', id: 'carol@example.com' });
+    expect(normaliseSubject({ kind: 'customer', id: '+254 712 345 678' })).toEqual({ kind: 'customer', id: '+254712345678' });
+    expect(normaliseSubject({ kind: 'user', id: ' User-42 ' })).toEqual({ kind: 'user', id: 'User-42' });
+    expect(() => normaliseSubject({ kind: 'user', id: ' ' })).toThrow(/non-empty/);
   });
 });

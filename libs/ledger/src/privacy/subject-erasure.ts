@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { toE164 } from '@settle/domain';
 import { inTransaction, type Pool, type PoolClient } from '@settle/platform';
 import { PRIVACY_ERASURE_STREAM, subjectErasedEvent, type SubjectErasedData } from '../events/subject-erased.js';
 import type { LedgerStore } from '../ports/ledger.port.js';
@@ -243,13 +244,15 @@ interface Found {
 }
 
 /**
- * A subject as erasure looks it up: a user id as given (trimmed); a customer email lower case, a
- * phone as given (E.164).
+ * A subject as erasure looks it up, normalised as the verifier and the console seal under it: a
+ * user id as given (trimmed); a customer email lower case; a phone in E.164 (`+254 712 345 678`
+ * is `+254712345678`; one that does not parse, as typed).
  *
  * @throws Error for an empty identifier.
  */
 export function normaliseSubject(subject: ErasureSubject): ErasureSubject {
   const id = subject.id.trim();
   if (id.length === 0) throw new Error('a subject has a non-empty id');
-  return { kind: subject.kind, id: subject.kind === 'customer' && id.includes('@') ? id.toLowerCase() : id };
+  if (subject.kind === 'user') return { kind: 'user', id };
+  return { kind: 'customer', id: id.includes('@') ? id.toLowerCase() : (toE164(id) ?? id) };
 }
