@@ -15,6 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The receiver kit as customers install it (it ships on its own, so it is not a workspace alias).
 import { fetchReceiptProof, receiptOf, verifyReceipt } from '../../libs/receiver/src/index.js';
 import { waitUntil } from '../../scripts/ops/clients.js';
+import { PostgresLedger, verifyLedger } from '@settle/ledger';
+import { createPool } from '@settle/platform';
 import {
   startEndpointProcess,
   type EndpointProcess,
@@ -342,8 +344,7 @@ describe('a data subject’s data (docs/privacy.md)', () => {
     const user = `user-${randomBytes(4).toString('hex')}`;
     const reference = await paidCheckout(user, 'P1M');
     await deliveryFor(reference);
-    const cli = join(import.meta.dirname, '../../dist/scripts/ops/privacy/privacy.js');
-    const run = spawnSync(process.execPath, [cli, 'export', '--user', user], { env: { ...process.env, DATABASE_URL: stack.databaseUrl }, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [PRIVACY_CLI, 'export', '--user', user], { env: privacyEnv(), encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(0);
     const exported = JSON.parse(run.stdout) as Record<string, Array<Record<string, unknown>>>;
     const email = `payer.${reference}@example.com`;
@@ -358,11 +359,82 @@ describe('a data subject’s data (docs/privacy.md)', () => {
     expect(ledgerText).not.toContain(email);
     expect(ledgerText).toContain('email:p•••@example.com');
     // Another user is refused nothing and sees nothing of this one.
-    const other = spawnSync(process.execPath, [cli, 'export', '--user', `${user}-other`], {
-      env: { ...process.env, DATABASE_URL: stack.databaseUrl },
-      encoding: 'utf8',
-    });
+    const other = spawnSync(process.execPath, [PRIVACY_CLI, 'export', '--user', `${user}-other`], { env: privacyEnv(), encoding: 'utf8' });
     expect(other.stdout).not.toContain(reference);
-    expect(spawnSync(process.execPath, [cli, 'export'], { env: { ...process.env, DATABASE_URL: stack.databaseUrl }, encoding: 'utf8' }).status).toBe(2);
+    expect(spawnSync(process.execPath, [PRIVACY_CLI, 'export'], { env: privacyEnv(), encoding: 'utf8' }).status).toBe(2);
+  });
+
+  it('./settle privacy erase --user: keys destroyed, plaintext cleared, SubjectErased recorded; the chains verify, the check reads erased, the customer backend keeps its access', async () => {
+    const user = `user-${randomBytes(4).toString('hex')}`;
+    const reference = await paidCheckout(user, 'P1M');
+    const email = `payer.${reference}@example.com`;
+    const delivered = await deliveryFor(reference);
+    const customer = stack.customer!;
+    const accessBefore = await waitUntil('the customer backend to grant access', 30_000, async () => {
+      const answer = await fetch(`${customer.url}/access/${user}/pro-monthly`);
+      return answer.status === 200 ? ((await answer.json()) as { expires_at: string }) : undefined;
+    });
+    expect(accessBefore.expires_at).toBe(delivered.payload.expires_at);
+
+    expect(spawnSync(process.execPath, [PRIVACY_CLI, 'erase', '--user', user], { env: privacyEnv(), encoding: 'utf8' }).status, 'no reason: refused').toBe(2);
+    const erase = spawnSync(process.execPath, [PRIVACY_CLI, 'erase', '--user', user, '--reason', 'DPO-7, e2e'], { env: privacyEnv(), encoding: 'utf8' });
+    expect(erase.status, erase.stderr).toBe(0);
+    const report = JSON.parse(erase.stdout) as {
+      transaction_references: string[];
+      destroyed_key_ids: string[];
+      erased: Array<{ place: string; rows: number }>;
+      remaining: Array<{ place: string; why: string }>;
+      ledger_position: number;
+    };
+    expect(report.transaction_references).toEqual([reference]);
+    expect(report.erased).toEqual(expect.arrayContaining([{ place: 'ingestion.checkouts', rows: 1, how: expect.any(String) }]));
+    expect(report.remaining.map((r) => r.place)).toContain('the payment provider');
+    expect(erase.stderr).toMatch(/recorded as SubjectErased at ledger position \d+/);
+
+    // The merchant's API and the read model show the customer check erased; the other checks stand.
+    const status = await stack.ingestion.status(reference);
+    expect(status.body).toMatchObject({ state: 'SETTLED_CONSENSUS' });
+    const checks = status.body.checks ?? [];
+    expect(checks.find((c) => c.check === 'customer')).toMatchObject({ passed: true, expected: 'erased', observed: 'erased' });
+    expect(checks.find((c) => c.check === 'amount')).toMatchObject({ expected: '250000' });
+
+    // The plaintext is gone from the working tables; the ledger holds a fact that names no one, and its chains still hold.
+    const pool = createPool(stack.databaseUrl, 2);
+    try {
+      const { rows } = await pool.query('SELECT customer_email, request_sha256 FROM ingestion.checkouts WHERE reference = $1', [reference]);
+      expect(rows).toEqual([{ customer_email: null, request_sha256: 'erased' }]);
+      const mentions = await pool.query(`SELECT count(*)::int AS n FROM ledger.events WHERE strpos(lower(data::text), lower($1)) > 0`, [email]);
+      expect(mentions.rows[0].n).toBe(0);
+      const fact = await pool.query<{ event_type: string; data: { transaction_references: string[] } }>(
+        'SELECT event_type, data FROM ledger.events WHERE position = $1',
+        [report.ledger_position],
+      );
+      expect(fact.rows[0]).toMatchObject({ event_type: 'SubjectErased', data: { transaction_references: [reference] } });
+      expect((await verifyLedger(new PostgresLedger(pool))).broken).toBeNull();
+    } finally {
+      await pool.end();
+    }
+
+    // The export shows the erased fields; the customer backend keeps the access it was granted.
+    const exported = JSON.parse(spawnSync(process.execPath, [PRIVACY_CLI, 'export', '--user', user], { env: privacyEnv(), encoding: 'utf8' }).stdout) as Record<
+      string,
+      Array<Record<string, unknown>>
+    >;
+    expect(exported.checkouts!.map((c) => [c.reference, c.customer_email])).toEqual([[reference, null]]);
+    expect(JSON.stringify(exported)).not.toContain(email);
+    const accessAfter = (await (await fetch(`${customer.url}/access/${user}/pro-monthly`)).json()) as { expires_at: string };
+    expect(accessAfter.expires_at).toBe(accessBefore.expires_at);
+    // A second erasure finds nothing left to clear.
+    const again = JSON.parse(
+      spawnSync(process.execPath, [PRIVACY_CLI, 'erase', '--user', user, '--reason', 'DPO-7, again'], { env: privacyEnv(), encoding: 'utf8' }).stdout,
+    ) as typeof report;
+    expect(again.erased.find((e) => e.place === 'ingestion.checkouts')!.rows).toBe(0);
   });
 });
+
+const PRIVACY_CLI = join(import.meta.dirname, '../../dist/scripts/ops/privacy/privacy.js');
+
+/** The environment `./settle privacy` gets from the stack: its database and the privacy vault's master keys. */
+function privacyEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, DATABASE_URL: stack.databaseUrl, SETTLE_PRIVACY_VAULT_MASTER_KEYS: stack.privacyMasterKeys };
+}
