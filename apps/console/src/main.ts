@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { fileURLToPath } from 'node:url';
 import { loadConsoleConfig } from '@settle/config';
 import { packageVersion } from '@settle/http';
-import { eventStoreProbe, openLedgerStore } from '@settle/ledger';
+import { countMissingSubjectKeys, eventStoreProbe, openLedgerStore } from '@settle/ledger';
 import { kafkaProbe } from '@settle/messaging';
 import { HealthProbes, postgresProbe } from '@settle/platform';
 import { runHttpApp } from '@settle/runtime';
@@ -109,7 +109,10 @@ runHttpApp({
             checkpoints: { read: (after) => signedCheckpoints.read(after), events: postgresCheckedEvents(pool, opened.store) },
           })
         : null;
-    const reviewCounting = new ConsoleMetrics(registry).reviewCounting(queues, logger);
+    const metrics = new ConsoleMetrics(registry);
+    const reviewCounting = metrics.reviewCounting(queues, logger);
+    // With the privacy vault: sealed values whose key went missing without an erasure (a restore that lost keys).
+    const subjectKeyChecking = subjectKeys ? metrics.subjectKeyChecking(() => countMissingSubjectKeys(pool), logger) : null;
     // Ready while PostgreSQL answers; Kafka (the overview's figures only) and a KurrentDB ledger
     // (timelines, admin actions and the audit projection; the reads from PostgreSQL stay up) are
     // reported, degraded when away.
@@ -128,6 +131,7 @@ runHttpApp({
     runtime.onStop(
       { name: 'session purge', stop: () => clearInterval(purge) },
       { name: 'review counting', stop: () => reviewCounting.stop() },
+      { name: 'subject key check', stop: () => subjectKeyChecking?.stop() },
       { name: 'ledger verification', stop: () => auditor?.stop() },
       { name: 'audit projection', stop: () => projection?.stop() },
       { name: 'health probes', stop: () => health.close() },
@@ -163,6 +167,7 @@ runHttpApp({
     auditor?.start(config.ledger.verifyIntervalMs);
     projection?.start();
     reviewCounting.start();
+    subjectKeyChecking?.start();
     return app;
   },
 });

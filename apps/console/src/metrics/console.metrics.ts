@@ -1,9 +1,13 @@
+import type { MissingSubjectKeys } from '@settle/ledger';
 import { PeriodicMeasurement, type Logger } from '@settle/platform';
 import { Gauge, Registry } from 'prom-client';
 import type { ReviewQueues } from '../queues/review-queues.js';
 
 /** How often the console counts the review queues for its gauges, milliseconds. */
 export const REVIEW_COUNT_INTERVAL_MS = 30_000;
+
+/** How often the console looks for sealed values whose subject key is missing, milliseconds (5 minutes: a restore is rare, the alert waits for 15). */
+export const SUBJECT_KEY_CHECK_INTERVAL_MS = 300_000;
 
 /**
  * Prometheus metrics of the console, served at `GET /metrics` on its HTTP port beside the
@@ -25,6 +29,13 @@ export class ConsoleMetrics {
 
   /** Age of the oldest open unmatched payment, seconds (0 when none): the age alert's input. */
   readonly oldestUnmatchedAge: Gauge;
+
+  /**
+   * Subject keys that sealed values in the read models name but that are neither stored nor
+   * erased (docs/privacy.md, "When a key is missing"), as last counted: the
+   * `SettlePrivacySubjectKeysMissing` alert's input.
+   */
+  readonly subjectKeysMissing: Gauge;
 
   /** @param registry - the console's registry (`createMetricsRegistry`); a new empty one by default. */
   constructor(readonly registry: Registry = new Registry()) {
@@ -48,6 +59,36 @@ export class ConsoleMetrics {
       help: 'Age of the oldest open unmatched payment since the provider confirmed it, seconds; 0 when none',
       registers: [registry],
     });
+    this.subjectKeysMissing = new Gauge({
+      name: 'settle_privacy_subject_keys_missing',
+      help: 'Subject keys named by sealed values in the read models, neither stored nor erased (their data reads unavailable); 0 when none',
+      registers: [registry],
+    });
+  }
+
+  /**
+   * The measurement that sets {@link subjectKeysMissing} from `count` (`countMissingSubjectKeys`
+   * of `@settle/ledger`): at once, then every `intervalMs` milliseconds (default
+   * {@link SUBJECT_KEY_CHECK_INTERVAL_MS}). Missing keys are also logged at error level with the
+   * stable `alert` field `SETTLE_PRIVACY_SUBJECT_KEYS_MISSING`; a failed count is logged and the
+   * gauge keeps its value.
+   */
+  subjectKeyChecking(count: () => Promise<MissingSubjectKeys>, logger: Logger, intervalMs = SUBJECT_KEY_CHECK_INTERVAL_MS): PeriodicMeasurement {
+    return new PeriodicMeasurement(
+      async () => {
+        const { missing, sealedValues } = await count();
+        this.subjectKeysMissing.set(missing);
+        if (missing > 0) {
+          logger.error(
+            { alert: 'SETTLE_PRIVACY_SUBJECT_KEYS_MISSING', missing, sealedValues },
+            'sealed values name subject keys that are neither stored nor erased: their data reads unavailable (docs/privacy.md, "When a key is missing")',
+          );
+        }
+      },
+      intervalMs,
+      logger,
+      'console subject key check',
+    );
   }
 
   /**
