@@ -11,6 +11,7 @@
  * operator proposes it through the form, a second admin approves it on the Proposals page, and the checkout settles through
  * ingestion), resolving a State Mismatch (a lower amount accepted as paid by an operator and a second admin:
  * the settlement by override, its grant delivered; closed as refund due by an admin, then refunded at the provider),
+ * erasing a payer's data (proposed by an operator, approved by a second admin: the customer check reads erased),
  * CSRF, a wrong password and a locked-out login, the security headers and
  * Swagger UI's page; every test fails on a Content-Security-Policy violation its pages report.
  * Skipped, saying why, where no chromium exists
@@ -615,7 +616,11 @@ if (!existsSync(CHROMIUM)) {
       await expect.poll(() => amount.getAttribute('data-agrees'), { timeout: 10_000 }).toBe('true');
       expect(await amount.getByTestId('term-proposed').innerText()).toContain('900.00');
       expect(await amount.getByTestId('term-provider').innerText()).toContain('900.00');
-      expect(await card.locator('[data-testid="term-row"][data-term="email"]').getAttribute('data-agrees')).toBe('true');
+      // The provider's email is shown masked (docs/privacy.md): the screen cannot say "same", only that it does not differ.
+      const emailRow = card.locator('[data-testid="term-row"][data-term="email"]');
+      expect(await emailRow.getAttribute('data-agrees')).toBeNull();
+      expect(await emailRow.getByTestId('term-provider').innerText()).toMatch(/•••@example\.com/);
+      expect(await emailRow.getByTestId('term-differs').count()).toBe(0);
       approver.once('dialog', (dialog) => void dialog.accept());
       await card.getByTestId('approve').click();
       await expect.poll(() => card.getAttribute('data-status'), { timeout: 30_000 }).toBe('approved');
@@ -786,6 +791,80 @@ if (!existsSync(CHROMIUM)) {
       // Accepted as paid, it leaves the State Mismatch queue (the open ones).
       expect(await inMismatchQueue(approver, reference)).toBe(false);
       await approver.close();
+    });
+
+    it("a payer's data erased by two people: an operator proposes it from the Proposals page; the proposer cannot approve; a second admin approves; the transaction's customer check reads erased, the chains verify, and the customer backend keeps its access", async () => {
+      const reference = await checkout({ outcome: 'success' });
+      const user = `user-${reference}`;
+      const email = `payer.${reference}@example.com`;
+      expect((await stack.ingestion.complete(reference)).status).toBe(202);
+      await stateOf(reference, 'SETTLED_CONSENSUS');
+      const granted = await waitUntil(`the grant of ${user}`, 30_000, async () => {
+        const answer = await stack.ingestion.entitlements(user);
+        return answer.status === 200 && answer.body.entitlements.length === 1 ? answer.body.entitlements[0] : undefined;
+      });
+      await customerAccess(user, granted.expires_at);
+
+      // The operator proposes erasing the customer, by email, with a reason that names no one.
+      const page = await openPage();
+      await signIn(page, 'ops@example.com', PASSWORD.admin);
+      await page.getByTestId('nav-proposals').click();
+      await page.getByTestId('propose-erasure').click();
+      const dialog = page.getByTestId('erasure-dialog');
+      await dialog.waitFor();
+      await dialog.getByTestId('erasure-kind-customer').check();
+      await dialog.getByTestId('erasure-subject').fill(email.toUpperCase());
+      await dialog.getByTestId('erasure-reason').fill('DPO-42, request of the day');
+      await dialog.getByTestId('erasure-submit').click();
+      const result = dialog.getByTestId('erasure-result');
+      await result.waitFor();
+      const proposalId = (await result.getAttribute('data-proposal-id'))!;
+      expect(proposalId).toMatch(/^[0-9a-f-]{36}$/);
+      expect((await postAsSignedIn(page, `/api/v1/proposals/${proposalId}/approve`)).status).toBe(403);
+      await page.close();
+      // Proposed, the subject is in the ledger's audit only sealed.
+      const mentions = async () =>
+        (await stack.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger.events WHERE strpos(lower(data::text), $1) > 0`, [email])).rows[0]!.n;
+      expect(await mentions()).toBe(0);
+
+      // A second admin sees whom it names and approves it.
+      const approver = await openPage();
+      await signIn(approver, 'admin@example.com', PASSWORD.adminUser);
+      await approver.getByTestId('nav-proposals').click();
+      const card = approver.locator(`[data-testid="proposal"][data-proposal-id="${proposalId}"]`);
+      await card.waitFor();
+      expect(await card.getByTestId('subject').innerText()).toContain(email);
+      approver.once('dialog', (question) => void question.accept());
+      await card.getByTestId('approve').click();
+      await expect.poll(() => card.getAttribute('data-status'), { timeout: 30_000 }).toBe('approved');
+      await card.getByTestId('subject-erased').waitFor();
+
+      // The ledger records the erasure naming both people and the payment, not the payer.
+      const { rows: facts } = await stack.db.query<{ data: Record<string, unknown> }>(
+        `SELECT data FROM ledger.events WHERE stream_id = 'privacy-erasures' AND data->'transaction_references' ? $1`,
+        [reference],
+      );
+      expect(facts.map((f) => f.data)).toEqual([
+        expect.objectContaining({ subject_kind: 'customer', requested_by: 'ops@example.com', approved_by: 'admin@example.com' }),
+      ]);
+      expect(await mentions()).toBe(0);
+      const { rows: checkouts } = await stack.db.query('SELECT customer_email FROM ingestion.checkouts WHERE reference = $1', [reference]);
+      expect(checkouts).toEqual([{ customer_email: null }]);
+
+      // The transaction's page shows its customer check erased, the other checks as they were.
+      await openTransaction(approver, reference);
+      await approver.getByTestId('check-erased').first().waitFor();
+      expect(await approver.getByTestId('state-badge').getAttribute('title')).toBe('SETTLED_CONSENSUS');
+      expect(await entitlementBadge(approver).getAttribute('title')).toBe('UNLOCKED');
+      await approver.close();
+
+      // The ledger's chains still verify; the customer backend keeps the access it was granted.
+      const verify = spawnSync(process.execPath, [join(ROOT, 'dist/scripts/ops/ledger.js'), 'verify'], {
+        env: { PATH: process.env.PATH, DATABASE_URL: stack.databaseUrl, LEDGER_CHECKPOINT_DIR: stack.checkpointDir },
+        encoding: 'utf8',
+      });
+      expect(verify.status, verify.stderr).toBe(0);
+      await customerAccess(user, granted.expires_at);
     });
 
     it('an admin closes a State Mismatch as refund due; a viewer or operator does not see the button; once the provider refunds the payment in full the page reads Refunded', async () => {
