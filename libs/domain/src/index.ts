@@ -5,6 +5,7 @@
 export * from './shared/errors.js';
 export * from './shared/money.js';
 export * from './privacy/masking.js';
+export * from './privacy/subjects.js';
 export * from './transaction/types.js';
 export * from './transaction/terms.js';
 export * from './transaction/verdict.js';
