@@ -64,6 +64,21 @@ export function subjectKeysContract(name: string, emptyStore: () => Promise<Subj
       expect(fresh.evidence('customer_email', address)).not.toBe(key.evidence('customer_email', address));
     });
 
+    it('destroys keys by id (an erasure that looked them up first, or one re-applied), skipping ids erased or unknown', async () => {
+      const keys = await keysOver();
+      const carol = { kind: 'customer' as const, id: email() };
+      const key = await keys.keyFor(carol);
+      const sealed = key.seal('customer_email', carol.id);
+      const kept = await keys.keyFor({ kind: 'user', id: 'user-henry' });
+      expect(await keys.keyIdOf(carol)).toBe(key.keyId);
+      expect(await keys.keyIdOf({ kind: 'user', id: 'user-nobody' })).toBeNull();
+      expect(await keys.eraseKeys([key.keyId, key.keyId, '00000000-0000-4000-8000-000000000000'])).toEqual([{ keyId: key.keyId, kind: 'customer' }]);
+      expect(await keys.reveal('customer_email', sealed)).toMatchObject({ status: 'erased' });
+      expect(await keys.keyIdOf(carol)).toBeNull();
+      expect(await keys.keyIdOf({ kind: 'user', id: 'user-henry' })).toBe(kept.keyId);
+      expect(await keys.eraseKeys([key.keyId])).toEqual([]);
+    });
+
     it('reads a value whose key is neither stored nor erased as unavailable, never a crash', async () => {
       const keys = await keysOver();
       const elsewhere = await new SubjectKeys(await emptyStore(), ring, indexKey).keyFor({ kind: 'user', id: 'user-frank' });
@@ -167,6 +182,7 @@ export function subjectKeysContract(name: string, emptyStore: () => Promise<Subj
           lookup: (id) => store.lookup(id),
           insertIfAbsent: (key) => store.insertIfAbsent(key),
           erase: (ref, at) => store.erase(ref, at),
+          eraseKeys: (ids, at) => store.eraseKeys(ids, at),
           replaceWrap: (id, from, wrap) => store.replaceWrap(id, from, wrap),
           countByKeyVersion: () => store.countByKeyVersion(),
           findNotWrappedWith: async (version, after, limit) => {

@@ -33,6 +33,18 @@ export class InMemorySubjectKeyStore implements SubjectKeyStore {
     return { keyId: key.keyId, kind: key.kind };
   }
 
+  async eraseKeys(keyIds: readonly string[], at: Date): Promise<Array<{ keyId: string; kind: SubjectKind }>> {
+    const erased: Array<{ keyId: string; kind: SubjectKind }> = [];
+    for (const keyId of new Set(keyIds)) {
+      const key = this.keys.get(keyId);
+      if (!key) continue;
+      this.keys.delete(keyId);
+      this.tombstones.set(keyId, { erasedAt: at, kind: key.kind });
+      erased.push({ keyId, kind: key.kind });
+    }
+    return erased;
+  }
+
   async findNotWrappedWith(keyVersion: string, afterKeyId: string | undefined, limit: number): Promise<StoredSubjectKey[]> {
     return [...this.keys.values()]
       .filter((k) => k.keyVersion !== keyVersion && (afterKeyId === undefined || k.keyId > afterKeyId))

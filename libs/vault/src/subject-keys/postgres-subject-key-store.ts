@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { inTransaction, type Pool, type SchemaMigrations } from '@settle/platform';
+import { inTransaction, type Pool, type PoolClient, type SchemaMigrations } from '@settle/platform';
 import type { WrappedKey } from '../store.port.js';
 import type { StoredSubjectKey, SubjectKeyLookup, SubjectKeyStore, SubjectKind } from './subject-key-store.port.js';
 
@@ -96,6 +96,21 @@ export class PostgresSubjectKeyStore implements SubjectKeyStore {
       ]);
       return { keyId: erased.key_id, kind: erased.kind };
     });
+  }
+
+  async eraseKeys(keyIds: readonly string[], at: Date, tx?: PoolClient): Promise<Array<{ keyId: string; kind: SubjectKind }>> {
+    const ids = [...new Set(keyIds)].filter((id) => /^[0-9a-f-]{36}$/.test(id));
+    if (ids.length === 0) return [];
+    const work = async (client: PoolClient) => {
+      const { rows } = await client.query<{ key_id: string; kind: SubjectKind }>(
+        `WITH gone AS (DELETE FROM ${this.keys} WHERE key_id = ANY($1::uuid[]) RETURNING key_id, kind)
+         INSERT INTO ${this.tombstones} (key_id, kind, erased_at) SELECT key_id, kind, $2 FROM gone
+         ON CONFLICT (key_id) DO NOTHING RETURNING key_id, kind`,
+        [ids, at],
+      );
+      return rows.map((r) => ({ keyId: r.key_id, kind: r.kind }));
+    };
+    return tx ? work(tx) : inTransaction(this.pool, work);
   }
 
   async findNotWrappedWith(keyVersion: string, afterKeyId: string | undefined, limit: number): Promise<StoredSubjectKey[]> {

@@ -1,3 +1,4 @@
+import type { PoolClient } from '@settle/platform';
 import type { SealedBox } from '../crypto.js';
 import type { WrappedKey } from '../store.port.js';
 
@@ -44,6 +45,14 @@ export interface SubjectKeyStore {
    * @returns the destroyed key's id and kind, or `null` when the subject has no key.
    */
   erase(subjectRef: string, at: Date): Promise<{ keyId: string; kind: SubjectKind } | null>;
+  /**
+   * Destroys keys by id, as {@link erase} does, in the caller's transaction `tx` when given (so an
+   * erasure destroys its keys in the same commit as its other changes; PostgreSQL only, the
+   * memory store has none). Ids already erased or never stored are skipped.
+   *
+   * @returns the keys destroyed now, with their kind.
+   */
+  eraseKeys(keyIds: readonly string[], at: Date, tx?: PoolClient): Promise<Array<{ keyId: string; kind: SubjectKind }>>;
   /**
    * Up to `limit` keys whose data key is not wrapped under master key version `keyVersion`,
    * ordered by key id, strictly after `afterKeyId` (keyset pagination; a rewrap's pages).

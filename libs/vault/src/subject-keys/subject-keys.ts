@@ -1,3 +1,4 @@
+import type { PoolClient } from '@settle/platform';
 import { createHmac, hkdfSync, randomUUID } from 'node:crypto';
 import { generateKey, KEY_BYTES, open, seal } from '../crypto.js';
 import { isVaultError, VaultError, type VaultErrorCode } from '../errors.js';
@@ -94,6 +95,22 @@ export class SubjectKeys {
    */
   async erase(subject: Subject): Promise<{ keyId: string; kind: SubjectKind } | null> {
     return this.store.erase(this.subjectRef(subject), this.now());
+  }
+
+  /** The id of a subject's key, or `null` when it has none (none made yet, or erased); makes nothing. */
+  async keyIdOf(subject: Subject): Promise<string | null> {
+    return (await this.store.findBySubject(this.subjectRef(subject)))?.keyId ?? null;
+  }
+
+  /**
+   * Destroys keys by id (an erasure that looked them up first, or one re-applied after a restore
+   * from the ids its `SubjectErased` fact records), in the caller's PostgreSQL transaction `tx`
+   * when given, so they go in the same commit as the erasure's other changes.
+   *
+   * @returns the keys destroyed now (ids already erased or unknown are skipped).
+   */
+  async eraseKeys(keyIds: readonly string[], tx?: PoolClient): Promise<Array<{ keyId: string; kind: SubjectKind }>> {
+    return this.store.eraseKeys(keyIds, this.now(), tx);
   }
 
   /**
