@@ -92,21 +92,26 @@ const request = { requestedBy: 'cli:ops', approvedBy: null, reason: 'ticket DPO-
 describe('SubjectErasure (docs/privacy.md, "Erasure")', () => {
   it('erases a customer: the key destroyed, the plaintext cleared, the fact recorded with no personal data, the check erased', async () => {
     const email = `Carol.${randomBytes(3).toString('hex')}@Example.com`;
-    const phone = `+2547${randomBytes(3).readUIntBE(0, 3).toString().padStart(8, '0')}`;
+    const national = randomBytes(3).readUIntBE(0, 3).toString().padStart(7, '0').slice(0, 7);
+    const phone = `+25471${national}`;
     const paid = await checkout('user-carol', email);
     const other = await checkout('user-dave', `dave.${randomBytes(3).toString('hex')}@example.com`);
-    const { reference: unmatchedRef, sealedEmail } = await unmatched(email, phone);
+    // The provider stored the phone as it sent it: international digits without the plus.
+    const { reference: unmatchedRef, sealedEmail } = await unmatched(email, phone.slice(1));
     expect(await keys.reveal('customer_email', sealedEmail)).toEqual({ status: 'open', value: email });
 
-    // By phone: the unmatched payment brings the email, the same person's other identifier.
-    const report = await erasure.erase({ kind: 'customer', id: phone }, request);
+    // By the phone, typed another way: the unmatched payment brings the email, the same person's
+    // other identifier, and the email brings the registration.
+    const byPhone = await erasure.erase({ kind: 'customer', id: `+254 71${national.slice(0, 1)} ${national.slice(1, 4)} ${national.slice(4)}` }, request);
 
-    expect(report.transaction_references).toEqual([]);
-    expect(report.unmatched_references).toEqual([unmatchedRef]);
-    expect(report.destroyed_key_ids).toHaveLength(1);
+    expect(byPhone.unmatched_references).toEqual([unmatchedRef]);
+    expect(byPhone.transaction_references).toEqual([paid]);
+    expect(byPhone.destroyed_key_ids).toHaveLength(1);
     expect((await keys.reveal('customer_email', sealedEmail)).status).toBe('erased');
+    const report = byPhone;
     const byEmail = await erasure.erase({ kind: 'customer', id: email }, request);
-    expect(byEmail.transaction_references).toEqual([paid]);
+    expect(byEmail.destroyed_key_ids).toEqual([]);
+    expect(byEmail.erased.filter((e) => e.place.startsWith('ingestion') || e.place.startsWith('verifier')).every((e) => e.rows === 0)).toBe(true);
     const { rows } = await pool.query(
       'SELECT customer_email, customer_phone, request_sha256 FROM ingestion.checkouts WHERE reference = ANY($1) ORDER BY reference',
       [[paid]],
@@ -199,5 +204,51 @@ describe('SubjectErasure (docs/privacy.md, "Erasure")', () => {
     expect(normaliseSubject({ kind: 'customer', id: '+254 712 345 678' })).toEqual({ kind: 'customer', id: '+254712345678' });
     expect(normaliseSubject({ kind: 'user', id: ' User-42 ' })).toEqual({ kind: 'user', id: 'User-42' });
     expect(() => normaliseSubject({ kind: 'user', id: ' ' })).toThrow(/non-empty/);
+  });
+
+  it('changes nothing when the fact cannot be recorded, and refuses a reason that names the person', async () => {
+    const email = `jack.${randomBytes(3).toString('hex')}@example.com`;
+    const paid = await checkout('user-jack', email, '+254712000111');
+    const { sealedEmail } = await unmatched(email, '+254712000111');
+    const down = new SubjectErasure(pool, { append: () => Promise.reject(new Error('the ledger is down')) }, keys);
+    await expect(down.erase({ kind: 'customer', id: email }, request)).rejects.toThrow(/ledger is down/);
+    for (const reason of [`request of ${email.toUpperCase()}`, 'caller +254 712 000 111 asked', 'user user-jack asked']) {
+      await expect(erasure.erase({ kind: 'user', id: 'user-jack' }, { ...request, reason })).rejects.toMatchObject({ code: 'PRIVACY.REASON_NAMES_SUBJECT' });
+    }
+    // Nothing was written or destroyed.
+    expect((await erasure.find({ kind: 'user', id: 'user-jack' })).transactions).toEqual([paid]);
+    expect((await keys.reveal('customer_email', sealedEmail)).status).toBe('open');
+    expect((await pool.query('SELECT customer_email FROM ingestion.checkouts WHERE reference = $1', [paid])).rows[0].customer_email).toBe(email);
+    // A user id that merely appears inside another word is not refused.
+    const done = await erasure.erase({ kind: 'user', id: 'user-jack' }, { ...request, reason: 'DPO-12 of 2026-11-29 (user-jackson-style ids are fine)' });
+    expect(done.transaction_references).toEqual([paid]);
+    expect((await keys.reveal('customer_email', sealedEmail)).status).toBe('erased');
+  });
+
+  it('re-applies the recorded erasures after a restore brought back their rows and keys', async () => {
+    const email = `kate.${randomBytes(3).toString('hex')}@example.com`;
+    const paid = await checkout('user-kate', email);
+    const { sealedEmail } = await unmatched(email, '+254712000222');
+    const keyId = sealedEmail.split(':')[2]!;
+    const backup = (await pool.query('SELECT * FROM privacy_keys.subject_keys WHERE key_id = $1', [keyId])).rows[0] as Record<string, unknown>;
+    const report = await erasure.erase({ kind: 'customer', id: email }, request);
+    expect(report.destroyed_key_ids).toEqual([keyId]);
+    // The restore: the key row back, its tombstone gone, the registration's email back.
+    await pool.query('DELETE FROM privacy_keys.erased_subject_keys WHERE key_id = $1', [keyId]);
+    await pool.query(`INSERT INTO privacy_keys.subject_keys SELECT * FROM jsonb_populate_record(NULL::privacy_keys.subject_keys, $1::jsonb)`, [
+      JSON.stringify({
+        ...backup,
+        data_key_wrapped: `\\x${(backup.data_key_wrapped as Buffer).toString('hex')}`,
+        data_key_iv: `\\x${(backup.data_key_iv as Buffer).toString('hex')}`,
+        data_key_tag: `\\x${(backup.data_key_tag as Buffer).toString('hex')}`,
+      }),
+    ]);
+    await pool.query('UPDATE ingestion.checkouts SET customer_email = $2 WHERE reference = $1', [paid, email]);
+    expect((await keys.reveal('customer_email', sealedEmail)).status).toBe('open');
+
+    const facts = (await ledger.readStream(PRIVACY_ERASURE_STREAM)).map((e) => subjectErasedOf(e));
+    expect(await erasure.reapply(facts)).toMatchObject({ facts: facts.length, keysDestroyed: 1 });
+    expect((await keys.reveal('customer_email', sealedEmail)).status).toBe('erased');
+    expect((await pool.query('SELECT customer_email FROM ingestion.checkouts WHERE reference = $1', [paid])).rows[0].customer_email).toBeNull();
   });
 });

@@ -1,3 +1,4 @@
+import type { SubjectData } from '@settle/ledger';
 import type { Pool } from '@settle/platform';
 import { isSealedValue } from '@settle/vault';
 
@@ -24,36 +25,38 @@ export interface SubjectExport {
   ledger_events: Array<{ position: number; stream_id: string; revision: number; event_type: string; recorded_at: string; data: unknown }>;
   /** `dispatcher.events`: the entitlement events delivered to the merchant's endpoints about the subject. */
   deliveries: unknown[];
+  /** `console.proposals`: the operators' proposals to match the subject's unmatched payments (their customer sealed). */
+  proposals: unknown[];
 }
 
 /**
- * Reads a subject's data. A user is found by `user_id`; a customer by email (case-insensitive) or
- * E.164 phone, in the registrations and in unmatched payments.
+ * Reads a subject's data: the rows of everything `found` names (what `SubjectErasure.find` found:
+ * a user's registrations, or a customer's by email or phone in any stored form, their unmatched
+ * payments, and the other identifiers those rows hold), from every schema that keeps personal
+ * data, with the ledger events of the payments' and entitlements' streams.
  *
  * @throws database errors (a schema missing: the app that owns it never ran against this database).
  */
-export async function exportSubject(pool: Pool, subject: SubjectExport['subject'], now = new Date()): Promise<SubjectExport> {
-  const byCustomer = 'lower(customer_email) = lower($1) OR customer_phone = $1';
-  const where = subject.kind === 'user' ? 'user_id = $1' : byCustomer;
-  const rows = async (sql: string, params: unknown[] = [subject.id]) => (await pool.query<{ row: unknown }>(sql, params)).rows.map((r) => r.row);
-  const checkouts = await rows(`SELECT to_jsonb(c) AS row FROM ingestion.checkouts c WHERE ${where} ORDER BY registered_at, reference`);
-  const references = checkouts.map((c) => (c as { reference: string }).reference);
-  const users = [...new Set(checkouts.map((c) => (c as { user_id: string }).user_id))];
-  // The verifier's copy holds the provider's values in plaintext (until an erasure); the read model holds them sealed.
-  const unmatchedReferences = (
-    await pool.query<{ reference: string }>(`SELECT reference FROM verifier.unmatched_payments WHERE ${byCustomer} ORDER BY reference`, [subject.id])
-  ).rows.map((r) => r.reference);
+export async function exportSubject(pool: Pool, subject: SubjectExport['subject'], found: SubjectData, now = new Date()): Promise<SubjectExport> {
+  const rows = async (sql: string, params: unknown[]) => (await pool.query<{ row: unknown }>(sql, params)).rows.map((r) => r.row);
+  const references = found.transactions;
+  const checkouts = await rows('SELECT to_jsonb(c) AS row FROM ingestion.checkouts c WHERE reference = ANY($1::text[]) ORDER BY registered_at, reference', [
+    references,
+  ]);
+  const users = [...new Set([...(subject.kind === 'user' ? [subject.id] : []), ...checkouts.map((c) => (c as { user_id: string }).user_id)])];
+  const unmatchedReferences = found.unmatched;
   const unmatched = await rows('SELECT to_jsonb(u) AS row FROM read_model.unmatched_payments u WHERE reference = ANY($1::text[]) ORDER BY reference', [
     unmatchedReferences,
   ]);
   const streams = [...references.map((r) => `transaction-${r}`), ...unmatchedReferences.map((r) => `unmatched-${r}`)];
-  const entitlementPrefixes = (subject.kind === 'user' ? [subject.id] : users).map((u) => `entitlement-${encodeURIComponent(u)}:`);
+  const entitlementPrefixes = users.map((u) => `entitlement-${encodeURIComponent(u)}:`);
   const events = await pool.query<{ position: string; stream_id: string; revision: string; event_type: string; recorded_at: Date; data: unknown }>(
     `SELECT position, stream_id, revision, event_type, recorded_at, data FROM ledger.events
       WHERE stream_id = ANY($1::text[]) OR EXISTS (SELECT 1 FROM unnest($2::text[]) p WHERE starts_with(stream_id, p))
       ORDER BY position`,
     [streams, entitlementPrefixes],
   );
+  const hasProposals = (await pool.query<{ t: string | null }>("SELECT to_regclass('console.proposals')::text AS t")).rows[0]?.t !== null;
   return {
     subject,
     exported_at: now.toISOString(),
@@ -65,9 +68,7 @@ export async function exportSubject(pool: Pool, subject: SubjectExport['subject'
     transaction_status: await rows('SELECT to_jsonb(s) AS row FROM read_model.transaction_status s WHERE reference = ANY($1::text[]) ORDER BY reference', [
       references,
     ]),
-    entitlements: await rows('SELECT to_jsonb(e) AS row FROM read_model.entitlements e WHERE user_id = ANY($1::text[]) ORDER BY user_id, entitlement', [
-      subject.kind === 'user' ? [subject.id] : users,
-    ]),
+    entitlements: await rows('SELECT to_jsonb(e) AS row FROM read_model.entitlements e WHERE user_id = ANY($1::text[]) ORDER BY user_id, entitlement', [users]),
     ledger_events: events.rows.map((e) => ({
       position: Number(e.position),
       stream_id: e.stream_id,
@@ -76,9 +77,15 @@ export async function exportSubject(pool: Pool, subject: SubjectExport['subject'
       recorded_at: e.recorded_at.toISOString(),
       data: e.data,
     })),
-    deliveries: await rows('SELECT to_jsonb(d) AS row FROM dispatcher.events d WHERE user_id = ANY($1::text[]) ORDER BY received_at, event_id', [
-      subject.kind === 'user' ? [subject.id] : users,
-    ]),
+    deliveries: await rows('SELECT to_jsonb(d) AS row FROM dispatcher.events d WHERE user_id = ANY($1::text[]) ORDER BY received_at, event_id', [users]),
+    proposals: hasProposals
+      ? await rows(
+          `SELECT to_jsonb(p) AS row FROM console.proposals p
+            WHERE (target_kind = 'unmatched_payment' AND target_id = ANY($1::text[])) OR parameters->>'user_id' = ANY($2::text[])
+            ORDER BY proposed_at`,
+          [unmatchedReferences, users],
+        )
+      : [],
   };
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { toE164 } from '@settle/domain';
+import { customerIdentifier, DomainError, phoneDigitForms } from '@settle/domain';
 import { inTransaction, type Pool, type PoolClient } from '@settle/platform';
 import { PRIVACY_ERASURE_STREAM, subjectErasedEvent, type SubjectErasedData } from '../events/subject-erased.js';
 import type { LedgerStore } from '../ports/ledger.port.js';
@@ -12,12 +12,15 @@ export interface ErasureSubject {
 }
 
 /**
- * What erasure needs of the privacy vault: structurally `SubjectKeys` of `@settle/vault`, which
- * destroys a subject's data key (docs/privacy.md, "Crypto-shredding").
+ * What erasure needs of the privacy vault: structurally `SubjectKeys` of `@settle/vault`
+ * (docs/privacy.md, "Crypto-shredding"): a subject's key id, looked up without making one, and
+ * keys destroyed by id in the erasure's own transaction.
  */
 export interface SubjectKeyEraser {
-  /** @returns the destroyed key's id, or `null` when the subject had none. */
-  erase(subject: ErasureSubject): Promise<{ keyId: string } | null>;
+  /** The subject's key id, or `null` when it has none. */
+  keyIdOf(subject: ErasureSubject): Promise<string | null>;
+  /** Destroys keys by id in `tx`; ids already erased or unknown are skipped. */
+  eraseKeys(keyIds: readonly string[], tx?: PoolClient): Promise<Array<{ keyId: string }>>;
 }
 
 /** Who asked for an erasure and why (recorded in the `SubjectErased` fact; no personal data of the subject). */
@@ -59,7 +62,7 @@ export const REMAINS_AFTER_ERASURE: ReadonlyArray<{ place: string; why: string }
   },
   {
     place: 'database backups',
-    why: 'until they age out; a restore must be followed by re-running the erasures recorded in the ledger’s privacy-erasures stream',
+    why: 'until they age out; a restore must be followed by ./settle privacy reapply-erasures, which re-applies every erasure the ledger’s privacy-erasures stream records',
   },
 ];
 
@@ -70,28 +73,40 @@ const TABLES = {
   verifierUnmatched: 'verifier.unmatched_payments',
 } as const;
 
+/** Rounds of following identifiers from registrations to unmatched payments and back (each round finds more or ends the search). */
+const MAX_ROUNDS = 8;
+
+/** What names a subject, found by {@link SubjectErasure.find}: payments and unmatched payments by reference, and the subjects whose keys go. */
+export interface SubjectData {
+  transactions: string[];
+  unmatched: string[];
+  /** The user (for a user) and every customer identifier found, normalised ({@link customerIdentifier}). */
+  subjects: ErasureSubject[];
+}
+
 /**
  * Erases a data subject (docs/privacy.md, "Erasure"; GDPR article 17) without breaking the
  * ledger's chains:
  *
- * 1. finds the payments whose registration names the subject (a user by `user_id`, a customer by
- *    email, case-insensitive, or phone), and the unmatched payments whose provider reported the
- *    customer (with the other identifier the provider gave, which is part of the same subject);
- * 2. destroys the subjects' data keys in the privacy vault: every value sealed under them, in the
- *    ledger, on Kafka and in the read models, reads `erased` from now on;
- * 3. records the erasure as a `SubjectErased` fact in the ledger's `privacy-erasures` stream,
- *    before the plaintext is cleared, so an erasure that fails half way is on record and running
- *    it again (it finds the same rows) completes it;
- * 4. clears, in one transaction, the customer's email and phone where Settle keeps them in
- *    plaintext for its work: the registrations (and their `request_sha256`, a hash over them),
- *    the verifier's copies (marked erased, so a later check records `erased` and passes) and the
- *    verifier's unmatched payments. (The console's match proposals hold the customer sealed.)
+ * 1. finds everything that names the subject ({@link find}): the registrations of a user, or of
+ *    a customer by email (any case) or phone (in any form a provider stored it), the unmatched
+ *    payments whose provider reported one of those identifiers, and, from each row found, the
+ *    other identifier it holds (the same person's), until nothing new turns up;
+ * 2. looks up the keys of those subjects in the privacy vault (making none);
+ * 3. records the erasure as a `SubjectErased` fact in the ledger's `privacy-erasures` stream:
+ *    references, key ids and counts, no subject. A reason that names the subject is refused
+ *    before anything is written (`PRIVACY.REASON_NAMES_SUBJECT`);
+ * 4. in one transaction: clears the customer's email and phone where Settle keeps them in
+ *    plaintext for its work (the registrations and their `request_sha256`, the verifier's copies,
+ *    marked erased, and the verifier's unmatched payments), marks the read models as the fact's
+ *    projection does (the customer check reads `erased`), and destroys the keys, so every value
+ *    sealed under them (ledger, Kafka, read models, proposals) reads `erased` from then on.
  *
- * In the same transaction as step 4 it marks the read models as the projection of `SubjectErased`
- * would (a rebuild replays the fact): the customer check reads `erased`. Running it twice is
- * harmless: the second finds nothing left and says so.
+ * A failure before step 4 commits changes nothing but the recorded fact: running the erasure
+ * again finds the same rows and completes it. Running it after it completed clears nothing more.
  *
- * @throws the ledger's and the database's errors (nothing is cleared when the fact could not be recorded).
+ * @throws DomainError `PRIVACY.REASON_NAMES_SUBJECT` (invalid) for a reason that contains one of
+ *   the subject's identifiers; the ledger's and the database's errors.
  */
 export class SubjectErasure {
   constructor(
@@ -104,39 +119,63 @@ export class SubjectErasure {
   async erase(subject: ErasureSubject, request: ErasureRequest): Promise<ErasureReport> {
     const target = normaliseSubject(subject);
     const present = await this.presentTables();
-    const found = await this.find(target, present);
-    const erasureId = randomUUID();
-    const planned: SubjectErasedData = {
-      erasure_id: erasureId,
+    const found = await this.findIn(target, present);
+    assertReasonNamesNoOne(request.reason, [target, ...found.subjects]);
+    const keyIds = [...new Set((await Promise.all(found.subjects.map((s) => this.keys.keyIdOf(s)))).filter((id): id is string => id !== null))].sort();
+    const data: SubjectErasedData = {
+      erasure_id: randomUUID(),
       subject_kind: target.kind,
       transaction_references: found.transactions,
       unmatched_references: found.unmatched,
-      destroyed_key_ids: [],
-      erased: [],
+      destroyed_key_ids: keyIds,
+      erased: [
+        { place: 'privacy_keys.subject_keys', rows: keyIds.length, how: 'data keys destroyed: sealed values read erased' },
+        ...(await this.countPlaintext(found, present)),
+      ],
       remaining: [...REMAINS_AFTER_ERASURE],
       requested_by: request.requestedBy,
       approved_by: request.approvedBy,
       reason: request.reason,
       erased_at: this.now().toISOString(),
     };
-    const destroyed: string[] = [];
-    for (const s of found.subjects) {
-      const key = await this.keys.erase(s);
-      if (key) destroyed.push(key.keyId);
-    }
-    const erased = [
-      { place: 'privacy_keys.subject_keys', rows: destroyed.length, how: 'data keys destroyed: sealed values read erased' },
-      ...(await this.countPlaintext(found, present)),
-    ];
-    const data: SubjectErasedData = { ...planned, destroyed_key_ids: destroyed, erased };
-    // Recorded before the plaintext is cleared: a failure after this leaves the fact, and re-running finds the rows again.
+    // Recorded before anything changes: a failure after this leaves the fact, and running again finds the same rows.
     const appended = await this.ledger.append(PRIVACY_ERASURE_STREAM, [subjectErasedEvent(data)], 'any');
-    await inTransaction(this.pool, async (client) => {
-      await this.clear(client, found, present);
-      // The projector projects what it appends; this fact is appended here, so its read-model marks are written here (a rebuild replays them).
-      await applyErasures(client, [{ transactionReferences: found.transactions, unmatchedReferences: found.unmatched }]);
-    });
+    await this.apply(data, present);
     return { ...data, ledger_position: appended.positions[0] ?? 0 };
+  }
+
+  /**
+   * Applies recorded erasures again (after a database restore brought back rows and keys they
+   * had erased; docs/privacy.md, "What remains after an erasure"): for each fact, in one
+   * transaction, clears the plaintext of its references, marks the read models and destroys its
+   * keys by id. Records nothing new.
+   *
+   * @returns how many keys were destroyed again and how many facts were applied.
+   */
+  async reapply(facts: readonly SubjectErasedData[]): Promise<{ facts: number; keysDestroyed: number }> {
+    const present = await this.presentTables();
+    let keysDestroyed = 0;
+    for (const fact of facts) keysDestroyed += await this.apply(fact, present);
+    return { facts: facts.length, keysDestroyed };
+  }
+
+  /**
+   * Everything that names a subject (step 1 of {@link erase}), also what `./settle privacy export`
+   * reads. Phones are matched in every form a provider may have stored (`phoneDigitForms`), so the
+   * registrations' tables are scanned: an erasure is rare.
+   */
+  async find(subject: ErasureSubject): Promise<SubjectData> {
+    return this.findIn(normaliseSubject(subject), await this.presentTables());
+  }
+
+  /** Step 4 of {@link erase} for one fact, in one transaction; the keys destroyed now. */
+  private async apply(fact: SubjectErasedData, present: Set<string>): Promise<number> {
+    return inTransaction(this.pool, async (client) => {
+      await this.clear(client, { transactions: fact.transaction_references, unmatched: fact.unmatched_references }, present);
+      // The projector projects what it appends; this fact is appended here, so its read-model marks are written here (a rebuild replays them).
+      await applyErasures(client, [{ transactionReferences: fact.transaction_references, unmatchedReferences: fact.unmatched_references }]);
+      return (await this.keys.eraseKeys(fact.destroyed_key_ids, client)).length;
+    });
   }
 
   private async presentTables(): Promise<Set<string>> {
@@ -145,52 +184,51 @@ export class SubjectErasure {
     return new Set(rows.map((r) => r.name));
   }
 
-  /**
-   * The payments, unmatched payments and subjects (whose keys are destroyed) the erasure covers.
-   * A user's customer identifiers are those of the user's registrations; a customer's unmatched
-   * payments bring the other identifier the provider reported with them.
-   */
-  private async find(subject: ErasureSubject, present: Set<string>): Promise<Found> {
+  private async findIn(subject: ErasureSubject, present: Set<string>): Promise<SubjectData> {
+    const users = subject.kind === 'user' ? [subject.id] : [];
+    const identifiers = new Set<string>(subject.kind === 'customer' ? [subject.id] : []);
     const transactions = new Set<string>();
     const unmatched = new Set<string>();
-    const identifiers = new Set<string>(subject.kind === 'customer' ? [subject.id] : []);
-    const addIdentifiers = (r: { customer_email: string | null; customer_phone: string | null }) => {
-      for (const id of [r.customer_email?.trim().toLowerCase(), r.customer_phone?.trim()]) if (id) identifiers.add(id);
+    type Row = { reference: string; customer_email: string | null; customer_phone: string | null };
+    const take = (rows: Row[], into: Set<string>) => {
+      for (const r of rows) {
+        into.add(r.reference);
+        for (const value of [r.customer_email, r.customer_phone]) if (value?.trim()) identifiers.add(customerIdentifier(value));
+      }
     };
-    for (const table of [TABLES.checkouts, TABLES.verifierTransactions]) {
-      if (!present.has(table)) continue;
-      const { rows } = await this.pool.query<{ reference: string; customer_email: string | null; customer_phone: string | null }>(
-        subject.kind === 'user'
-          ? `SELECT reference, customer_email, customer_phone FROM ${table} WHERE user_id = $1`
-          : `SELECT reference, customer_email, customer_phone FROM ${table} WHERE lower(customer_email) = $1 OR customer_phone = $1`,
-        [subject.id],
-      );
-      for (const r of rows) {
-        transactions.add(r.reference);
-        if (subject.kind === 'user') addIdentifiers(r);
+    const phoneDigits = "regexp_replace(coalesce(customer_phone, ''), '[^0-9]', '', 'g')";
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const size = identifiers.size + transactions.size + unmatched.size;
+      const emails = [...identifiers].filter((i) => i.includes('@'));
+      const phones = [...identifiers].filter((i) => !i.includes('@')).flatMap(phoneDigitForms);
+      for (const table of [TABLES.checkouts, TABLES.verifierTransactions]) {
+        if (!present.has(table)) continue;
+        const { rows } = await this.pool.query<Row>(
+          `SELECT reference, customer_email, customer_phone FROM ${table}
+            WHERE user_id = ANY($1::text[]) OR lower(btrim(customer_email)) = ANY($2::text[]) OR ${phoneDigits} = ANY($3::text[])`,
+          [users, emails, phones],
+        );
+        take(rows, transactions);
       }
-    }
-    if (present.has(TABLES.verifierUnmatched) && identifiers.size > 0) {
-      const { rows } = await this.pool.query<{ reference: string; customer_email: string | null; customer_phone: string | null }>(
-        `SELECT reference, customer_email, customer_phone FROM ${TABLES.verifierUnmatched}
-          WHERE lower(customer_email) = ANY($1::text[]) OR customer_phone = ANY($1::text[])`,
-        [[...identifiers]],
-      );
-      for (const r of rows) {
-        unmatched.add(r.reference);
-        // The verifier seals an unmatched payment under its email's subject, else its phone's: both are this person.
-        addIdentifiers(r);
+      if (present.has(TABLES.verifierUnmatched)) {
+        const { rows } = await this.pool.query<Row>(
+          `SELECT reference, customer_email, customer_phone FROM ${TABLES.verifierUnmatched}
+            WHERE lower(btrim(customer_email)) = ANY($1::text[]) OR ${phoneDigits} = ANY($2::text[])`,
+          [emails, phones],
+        );
+        take(rows, unmatched);
       }
+      if (identifiers.size + transactions.size + unmatched.size === size) break;
     }
     const subjects: ErasureSubject[] = [
-      ...(subject.kind === 'user' ? [subject] : []),
-      ...[...identifiers].map((id): ErasureSubject => ({ kind: 'customer', id })),
+      ...users.map((id): ErasureSubject => ({ kind: 'user', id })),
+      ...[...identifiers].sort().map((id): ErasureSubject => ({ kind: 'customer', id })),
     ];
     return { transactions: [...transactions].sort(), unmatched: [...unmatched].sort(), subjects };
   }
 
   /** Where the subject's plaintext is, and how many rows of each place the erasure clears (counted before it does). */
-  private async countPlaintext(found: Found, present: Set<string>): Promise<SubjectErasedData['erased']> {
+  private async countPlaintext(found: SubjectData, present: Set<string>): Promise<SubjectErasedData['erased']> {
     const places: SubjectErasedData['erased'] = [];
     const count = async (table: string, sql: string, refs: string[], how: string) => {
       if (!present.has(table)) return;
@@ -211,7 +249,7 @@ export class SubjectErasure {
     return places;
   }
 
-  private async clear(client: PoolClient, found: Found, present: Set<string>): Promise<void> {
+  private async clear(client: PoolClient, found: Pick<SubjectData, 'transactions' | 'unmatched'>, present: Set<string>): Promise<void> {
     const refs = found.transactions;
     if (present.has(TABLES.checkouts)) {
       await client.query(
@@ -237,22 +275,38 @@ export class SubjectErasure {
   }
 }
 
-interface Found {
-  transactions: string[];
-  unmatched: string[];
-  subjects: ErasureSubject[];
-}
-
 /**
- * A subject as erasure looks it up, normalised as the verifier and the console seal under it: a
- * user id as given (trimmed); a customer email lower case; a phone in E.164 (`+254 712 345 678`
- * is `+254712345678`; one that does not parse, as typed).
+ * A subject as erasure looks it up, named as the verifier and the console seal under it
+ * ({@link customerIdentifier}): a user id trimmed; a customer email lower case, a phone in E.164.
  *
- * @throws Error for an empty identifier.
+ * @throws DomainError `PRIVACY.SUBJECT_REQUIRED` for an empty identifier.
  */
 export function normaliseSubject(subject: ErasureSubject): ErasureSubject {
   const id = subject.id.trim();
-  if (id.length === 0) throw new Error('a subject has a non-empty id');
-  if (subject.kind === 'user') return { kind: 'user', id };
-  return { kind: 'customer', id: id.includes('@') ? id.toLowerCase() : (toE164(id) ?? id) };
+  if (id.length === 0) throw new DomainError('PRIVACY.SUBJECT_REQUIRED', 'a subject has a non-empty id');
+  return subject.kind === 'user' ? { kind: 'user', id } : { kind: 'customer', id: customerIdentifier(id) };
+}
+
+/**
+ * Refuses a reason that names one of the subjects (it goes into the immutable ledger): an email
+ * anywhere in it (any case), a user id as a word of it, a phone as a run of digits in any of its
+ * forms (`+254 712 345 678`, `0712345678`).
+ *
+ * @throws DomainError `PRIVACY.REASON_NAMES_SUBJECT` (invalid).
+ */
+export function assertReasonNamesNoOne(reason: string, subjects: readonly ErasureSubject[]): void {
+  const text = reason.toLowerCase();
+  const words = new Set(text.split(/[\s,;:()[\]"'`]+/).filter((w) => w.length > 0));
+  const phoneRuns = (reason.match(/\+?\d[\d\s().-]{4,}\d/g) ?? []).map((run) => run.replace(/[^0-9]/g, ''));
+  const names = (s: ErasureSubject): boolean => {
+    if (s.kind === 'user') return words.has(s.id.toLowerCase());
+    if (s.id.includes('@')) return text.includes(s.id.toLowerCase());
+    return phoneRuns.some((run) => phoneDigitForms(s.id).some((form) => form.length >= 6 && run.includes(form)));
+  };
+  if (subjects.some(names)) {
+    throw new DomainError(
+      'PRIVACY.REASON_NAMES_SUBJECT',
+      'the reason names the person: it is recorded in the ledger for good; give a ticket or a date instead',
+    );
+  }
 }
