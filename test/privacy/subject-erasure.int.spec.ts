@@ -11,6 +11,7 @@ import {
   countMissingSubjectKeys,
   subjectErasedOf,
   verifyLedger,
+  upsertLedgerStatuses,
   writeReadModelRows,
 } from '@settle/ledger';
 import { createPool, migrateSchemas, type Pool } from '@settle/platform';
@@ -250,5 +251,35 @@ describe('SubjectErasure (docs/privacy.md, "Erasure")', () => {
     expect(await erasure.reapply(facts)).toMatchObject({ facts: facts.length, keysDestroyed: 1 });
     expect((await keys.reveal('customer_email', sealedEmail)).status).toBe('erased');
     expect((await pool.query('SELECT customer_email FROM ingestion.checkouts WHERE reference = $1', [paid])).rows[0].customer_email).toBeNull();
+  });
+
+  it('keeps the check erased when an outcome decided before the erasure is projected after it', async () => {
+    const email = `liam.${randomBytes(3).toString('hex')}@example.com`;
+    const paid = await checkout('user-liam', email);
+    await erasure.erase({ kind: 'customer', id: email }, request);
+    await upsertLedgerStatuses(pool, [
+      {
+        reference: paid,
+        provider: 'paystack',
+        state: 'SETTLED_CONSENSUS',
+        entitlementStatus: 'UNLOCKED',
+        amountMinor: 250_000,
+        currency: 'NGN',
+        checks: CHECKS(email),
+        lastVerdict: 'cleared',
+        lastTrigger: 'webhook_received',
+        ledgerRevision: 1,
+        updatedAt: new Date(),
+      },
+    ]);
+    const { rows } = await pool.query<{ checks: Array<{ check: string; expected: string; observed: string }>; ledger_revision: string }>(
+      'SELECT checks, ledger_revision FROM read_model.transaction_status WHERE reference = $1',
+      [paid],
+    );
+    expect(Number(rows[0]!.ledger_revision)).toBe(1);
+    expect(rows[0]!.checks.map((c) => [c.check, c.expected, c.observed])).toEqual([
+      ['transaction_identity', 'r', 'r'],
+      ['customer', 'erased', 'erased'],
+    ]);
   });
 });

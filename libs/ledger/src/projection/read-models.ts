@@ -63,7 +63,14 @@ export async function upsertLedgerStatuses(client: PoolClient | Pool, rows: read
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[], $11::timestamptz[])
          AS u(reference, provider, state, entitlement_status, amount_minor, currency, checks, last_verdict, last_trigger, ledger_revision, updated_at)
      ON CONFLICT (reference) DO UPDATE SET
-       state = EXCLUDED.state, entitlement_status = EXCLUDED.entitlement_status, checks = EXCLUDED.checks,
+       state = EXCLUDED.state, entitlement_status = EXCLUDED.entitlement_status,
+       -- A customer erased meanwhile stays erased (docs/privacy.md, "Erasure"): an outcome decided
+       -- before the erasure but projected after it brings the masked values back otherwise.
+       checks = CASE
+         WHEN read_model.transaction_status.checks @> '[{"check": "customer", "expected": "erased"}]'::jsonb AND jsonb_typeof(EXCLUDED.checks) = 'array'
+         THEN (SELECT jsonb_agg(CASE WHEN c->>'check' = 'customer' THEN c || '{"expected": "erased", "observed": "erased"}'::jsonb ELSE c END ORDER BY ord)
+                 FROM jsonb_array_elements(EXCLUDED.checks) WITH ORDINALITY AS x(c, ord))
+         ELSE EXCLUDED.checks END,
        last_verdict = EXCLUDED.last_verdict, last_trigger = EXCLUDED.last_trigger,
        ledger_revision = EXCLUDED.ledger_revision, updated_at = EXCLUDED.updated_at
      WHERE read_model.transaction_status.ledger_revision < EXCLUDED.ledger_revision`,
