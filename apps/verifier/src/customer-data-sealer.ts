@@ -1,4 +1,4 @@
-import { maskEmail, maskPhone, normaliseEmail, toE164 } from '@settle/domain';
+import { customerSubjectId, maskEmail, maskPhone } from '@settle/domain';
 import type { Subject, SubjectKeys } from '@settle/vault';
 
 /**
@@ -44,16 +44,14 @@ export interface CustomerDataSealer {
 
 /**
  * The data subject a payer's identifiers are sealed under (docs/privacy.md, "Crypto-shredding":
- * an unmatched payment has no user): the customer's normalised email (trimmed, lower case) when
- * the provider reported one, else the phone in E.164 (as reported, trimmed, when it reads as no
- * valid number); `null` when there is neither (nothing to seal).
+ * an unmatched payment has no user): the customer named by `customerSubjectId` of
+ * `@settle/domain`, the one rule the console proposes under and erasure and export look up by
+ * (the email's identifier when the provider reported an email, else the phone's); `null` when
+ * there is neither (nothing to seal).
  */
 export function customerSubject(customer: CustomerData | null): Subject | null {
-  const email = present(customer?.email);
-  if (email) return { kind: 'customer', id: normaliseEmail(email) };
-  const phone = present(customer?.phone);
-  if (phone) return { kind: 'customer', id: toE164(phone) ?? phone.trim() };
-  return null;
+  const id = customer ? customerSubjectId(customer) : null;
+  return id === null ? null : { kind: 'customer', id };
 }
 
 /**

@@ -4,6 +4,7 @@
  * key, masked forms beside, never the plaintext; masked only without a privacy vault.
  */
 import { describe, expect, it } from 'vitest';
+import { customerIdentifier, customerSubjectId } from '@settle/domain';
 import { generateKey, InMemorySubjectKeyStore, isSealedValue, MasterKeyRing, SubjectKeys } from '@settle/vault';
 import { customerSubject, MaskingOnlyCustomerDataSealer, SubjectKeysCustomerDataSealer } from '../src/customer-data-sealer.js';
 
@@ -17,6 +18,20 @@ describe('customerSubject', () => {
     expect(customerSubject({ email: null, phone: 'not a number' })).toEqual({ kind: 'customer', id: 'not a number' });
     expect(customerSubject({ email: null, phone: null })).toBeNull();
     expect(customerSubject(null)).toBeNull();
+  });
+
+  it('names the subject by the one rule of @settle/domain that the console and erasure name it by, whatever a provider put in the fields', () => {
+    const reported = [
+      { email: ' Carol@Example.COM ', phone: null },
+      // A phone in the email field is the phone's subject, in E.164, as an erasure by phone names it.
+      { email: '+254 712 345 678', phone: null },
+      { email: 'Payer-Account', phone: '+254712345678' },
+      { email: null, phone: '+254 712 345 678' },
+    ];
+    for (const customer of reported) {
+      expect(customerSubject(customer)).toEqual({ kind: 'customer', id: customerSubjectId(customer) });
+    }
+    expect(customerSubject({ email: '+254 712 345 678', phone: null })).toEqual({ kind: 'customer', id: customerIdentifier('+254712345678') });
   });
 });
 

@@ -1,10 +1,11 @@
+import { customerIdentifier } from '@settle/domain';
 import { parseBody } from '@settle/http';
 import type { ErasureReport, ErasureSubject } from '@settle/ledger';
 import { z } from 'zod';
 import type { ProposalAction, ProposalDecision, ProposalTerms, RevealPurpose } from '../approvals/proposal-action.js';
 import type { ProposalStore } from '../approvals/proposal-store.port.js';
 import { ConsoleError } from '../errors.js';
-import { normaliseCustomerId, openSealed, requireVault, sealFor, vaultMissing, type ConsoleSubjectKeys } from './sealed-values.js';
+import { openSealed, requireVault, sealFor, vaultMissing, type ConsoleSubjectKeys } from './sealed-values.js';
 
 /** The field a proposal's subject is sealed under (`SubjectKey.seal('subject', '<kind>:<id>')`). */
 export const SUBJECT_FIELD = 'subject';
@@ -38,10 +39,11 @@ export const erasureRequest = z.object({ subject: erasureSubject, reason: erasur
 
 /**
  * The target id a subject is proposed on before it is sealed: `user:<user_id>` or
- * `customer:<email or phone>`, the customer normalised ({@link normaliseCustomerId}).
+ * `customer:<email or phone>`, the customer named by `customerIdentifier` of `@settle/domain`
+ * (the rule the verifier seals under).
  */
 export function subjectTargetId(subject: ErasureSubject): string {
-  const id = subject.kind === 'customer' ? normaliseCustomerId(subject.id) : subject.id.trim();
+  const id = subject.kind === 'customer' ? customerIdentifier(subject.id) : subject.id.trim();
   return `${subject.kind}:${id}`;
 }
 

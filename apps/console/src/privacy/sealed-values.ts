@@ -1,4 +1,3 @@
-import { normaliseEmail, toE164 } from '@settle/domain';
 import { isSealedValue, type Subject, type SubjectKeys } from '@settle/vault';
 import { ConsoleError } from '../errors.js';
 import type { RevealPurpose } from '../approvals/proposal-action.js';
@@ -32,16 +31,6 @@ export function vaultMissing(what: string): ConsoleError {
     'CONSOLE.PRIVACY_VAULT_MISSING',
     `The console has no privacy vault (SETTLE_PRIVACY_VAULT_MASTER_KEY_FILE or SETTLE_PRIVACY_VAULT_MASTER_KEYS), so it cannot ${what}`,
   );
-}
-
-/**
- * A customer's identifier as its subject is named, the verifier's rule (docs/privacy.md,
- * "Crypto-shredding"): an email trimmed and lower case; a phone in E.164, or trimmed when it
- * reads as no valid number.
- */
-export function normaliseCustomerId(id: string): string {
-  const trimmed = id.trim();
-  return trimmed.includes('@') ? normaliseEmail(trimmed) : (toE164(trimmed) ?? trimmed);
 }
 
 /**

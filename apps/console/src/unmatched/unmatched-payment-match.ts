@@ -1,3 +1,4 @@
+import { customerSubjectId } from '@settle/domain';
 import { parseBody } from '@settle/http';
 import { readReadModel } from '@settle/ledger';
 import type { Pool } from '@settle/platform';
@@ -5,7 +6,7 @@ import { z } from 'zod';
 import { ConsoleError } from '../errors.js';
 import { postToIngestionAdmin, type IngestionAdminOptions } from '../reconcile/ingestion-admin.js';
 import type { ProposalAction, ProposalTerms, RevealPurpose } from '../approvals/proposal-action.js';
-import { normaliseCustomerId, openSealed, requireVault, sealFor, type ConsoleSubjectKeys } from '../privacy/sealed-values.js';
+import { openSealed, requireVault, sealFor, type ConsoleSubjectKeys } from '../privacy/sealed-values.js';
 
 /**
  * The checkout terms an operator proposes for an unmatched payment (docs/unmatched-payments.md),
@@ -71,7 +72,7 @@ export class UnmatchedPaymentMatch implements ProposalAction<MatchTerms> {
     const { email, phone } = terms.customer;
     if (email === undefined && phone === undefined) return { targetId: reference, parameters: terms };
     const keys = requireVault(this.keys, 'record a match naming a customer without its email or phone in plaintext');
-    const subject = { kind: 'customer' as const, id: normaliseCustomerId((email ?? phone)!) };
+    const subject = { kind: 'customer' as const, id: customerSubjectId({ email, phone })! };
     const customer = {
       ...(email === undefined ? {} : { email: await sealFor(keys, subject, 'email', email) }),
       ...(phone === undefined ? {} : { phone: await sealFor(keys, subject, 'phone', phone) }),
