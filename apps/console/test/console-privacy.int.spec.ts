@@ -212,6 +212,39 @@ describe('privacy.erase: erasing a data subject takes two people', () => {
   });
 });
 
+describe('privacy.erase: a reason that names the subject is refused when proposed (it goes into the ledger)', () => {
+  it('refuses the id in any case, as typed or normalised, and a phone by its digits, with 400 PRIVACY.REASON_NAMES_SUBJECT, recording and storing nothing', async () => {
+    const email = uniqueEmail('Hana');
+    const refused: Array<[{ kind: 'user' | 'customer'; id: string }, string]> = [
+      [{ kind: 'customer', id: email }, `DPO-120 request from ${email.toUpperCase()}`],
+      [{ kind: 'customer', id: ` ${email.toUpperCase()} ` }, `DPO-120 for ${email.toLowerCase()}`],
+      [{ kind: 'user', id: 'User-Hana-7' }, 'DPO-121, user-hana-7 asked on 2026-11-29'],
+      [{ kind: 'customer', id: '+254 712 345 670' }, 'DPO-122 caller +254712345670'],
+      [{ kind: 'customer', id: '+254712345670' }, 'DPO-122 caller 254 712 345 670'],
+      [{ kind: 'customer', id: '+254712345670' }, 'DPO-122 caller 0712-345-670'],
+    ];
+    const events = async () => (await pool.query<{ n: string }>('SELECT count(*) AS n FROM ledger.events')).rows[0]!.n;
+    const proposals = async () => (await pool.query<{ n: string }>('SELECT count(*) AS n FROM console.proposals')).rows[0]!.n;
+    const [eventsBefore, proposalsBefore] = [await events(), await proposals()];
+    for (const [subject, reason] of refused) {
+      const answer = await send(sessions.operator, 'POST', '/api/v1/privacy/erasures', { subject, reason });
+      expect({ subject, reason, answer: answer.json<object>() }).toMatchObject({ answer: { status: 400, code: 'PRIVACY.REASON_NAMES_SUBJECT' } });
+      expect(answer.body).not.toContain(email.toLowerCase());
+    }
+    expect([await events(), await proposals()]).toEqual([eventsBefore, proposalsBefore]);
+
+    // A ticket and a date name no one.
+    const fine = await send(sessions.operator, 'POST', '/api/v1/privacy/erasures', {
+      subject: { kind: 'customer', id: '+254712345670' },
+      reason: 'DPO-122, request of 2026-11-29',
+    });
+    expect(fine.statusCode).toBe(201);
+    const withdrawn = await send(sessions.operator, 'POST', `/api/v1/proposals/${fine.json<{ id: string }>().id}/reject`, { reason: 'test' });
+    expect(withdrawn.statusCode).toBe(200);
+    expect(answers.violations).toEqual([]);
+  });
+});
+
 describe('unmatched_payment.match: the customer sealed before it is recorded', () => {
   it('stores and records the email and phone sealed, shows them opened, and sends them opened to ingestion once approved', async () => {
     const email = uniqueEmail('Payer');

@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/com
 import { ApiCookieAuth, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiAnswer, ApiBodyOf, ApiProblems, JSON_BODY_PROBLEMS, parseBody } from '@settle/http';
 import type { ApprovalService, ProposalView } from '../approvals/approval.service.js';
-import { erasureRequest, PRIVACY_ERASE, subjectTargetId } from '../privacy/privacy-erase.js';
+import { assertReasonNamesNotSubject, erasureRequest, PRIVACY_ERASE, subjectTargetId } from '../privacy/privacy-erase.js';
 import { proposal } from './approvals.controller.js';
 import { SECURITY } from './openapi/document.js';
 import { CurrentSession, MinRole, SessionGuard, type RequestSession } from './session.guard.js';
@@ -30,13 +30,14 @@ export class PrivacyController {
   @ApiOperation({
     summary: 'Propose erasing a data subject (operator or admin)',
     description:
-      "A merchant's user (`user_id`) or a customer (email or phone), and why (a ticket, the request's date; never the subject's identifier). A second admin must approve; the subject's keys are then destroyed, the plaintext copies cleared and `SubjectErased` recorded naming both people. The proposal names the subject sealed: the answers show it opened (`target.id` `user:<id>` or `customer:<id>`), `erased` once done.",
+      "A merchant's user (`user_id`) or a customer (email or phone), and why (a ticket, the request's date; never the subject's identifier: a reason that contains it is refused, 400 `PRIVACY.REASON_NAMES_SUBJECT`). A second admin must approve; the subject's keys are then destroyed, the plaintext copies cleared and `SubjectErased` recorded naming both people. The proposal names the subject sealed: the answers show it opened (`target.id` `user:<id>` or `customer:<id>`), `erased` once done.",
   })
   @ApiBodyOf(erasureRequest)
   @ApiAnswer(201, proposal, 'Proposed; waits for a second admin')
   @ApiProblems(
     ...JSON_BODY_PROBLEMS,
     [400, 'REQUEST.VALIDATION_FAILED'],
+    [400, 'PRIVACY.REASON_NAMES_SUBJECT'],
     [403, 'CONSOLE.CSRF_REJECTED'],
     [403, 'CONSOLE.FORBIDDEN'],
     [409, 'CONSOLE.PROPOSAL_PENDING'],
@@ -45,6 +46,8 @@ export class PrivacyController {
   )
   proposeErasure(@Body() body: unknown, @CurrentSession() session: RequestSession): Promise<ProposalView> {
     const { subject, reason } = parseBody(erasureRequest, body);
+    // As typed here; the action checks the normalised subject again before anything is recorded.
+    assertReasonNamesNotSubject(reason, subject);
     return this.approvals.propose(session.user, PRIVACY_ERASE, subjectTargetId(subject), { reason });
   }
 }

@@ -1,4 +1,4 @@
-import { customerIdentifier } from '@settle/domain';
+import { customerIdentifier, DomainError, phoneDigitForms } from '@settle/domain';
 import { parseBody } from '@settle/http';
 import type { ErasureReport, ErasureSubject } from '@settle/ledger';
 import { z } from 'zod';
@@ -53,6 +53,34 @@ export function subjectOfTargetId(targetId: string): ErasureSubject | null {
   return match ? { kind: match[1] as ErasureSubject['kind'], id: match[2]! } : null;
 }
 
+/**
+ * Refuses a reason for erasing `subject` that names it (docs/privacy.md, "Erasure": the reason is
+ * recorded in the immutable ledger): one that contains the subject's id, any case, as given or
+ * normalised (`customerIdentifier`), or, for a customer known by phone, the phone's digits in any
+ * of its forms (`+254 712 345 678`, `254712345678`, `0712345678`) within a run of digits and
+ * separators of the reason. `SubjectErasure` (`@settle/ledger`) refuses such a reason too, with
+ * the same code; checked here when the erasure is proposed, before anything is recorded.
+ *
+ * @throws DomainError `PRIVACY.REASON_NAMES_SUBJECT` (invalid, 400).
+ */
+export function assertReasonNamesNotSubject(reason: string, subject: ErasureSubject): void {
+  const text = reason.toLowerCase();
+  const id = subject.id.trim();
+  const forms = new Set([id, subject.kind === 'customer' ? customerIdentifier(id) : id].map((f) => f.toLowerCase()).filter((f) => f.length > 0));
+  let names = [...forms].some((form) => text.includes(form));
+  if (!names && subject.kind === 'customer' && !id.includes('@')) {
+    const runs = (reason.match(/\d[\d\s().+/-]*\d/g) ?? []).map((run) => run.replace(/[^0-9]/g, ''));
+    const digits = phoneDigitForms(customerIdentifier(id)).filter((d) => d.length > 0);
+    names = runs.some((run) => digits.some((d) => run.includes(d)));
+  }
+  if (names) {
+    throw new DomainError(
+      'PRIVACY.REASON_NAMES_SUBJECT',
+      'The reason names the person to erase; it is recorded in the ledger for good: give a ticket or the request’s date instead',
+    );
+  }
+}
+
 /** What erasing needs of `SubjectErasure` (`@settle/ledger`). */
 export interface SubjectEraser {
   erase(subject: ErasureSubject, request: { requestedBy: string; approvedBy: string | null; reason: string }): Promise<ErasureReport>;
@@ -92,15 +120,18 @@ export class PrivacyErase implements ProposalAction<ErasureTerms> {
   }
 
   /**
-   * Seals the subject under its own key (made now when it has none).
+   * Refuses a reason that names the subject ({@link assertReasonNamesNotSubject}), then seals
+   * the subject under its own key (made now when it has none).
    *
    * @param targetId - `user:<id>` or `customer:<id>` ({@link subjectTargetId}).
-   * @throws ConsoleError `CONSOLE.PRIVACY_VAULT_MISSING` (503); Error for a target id that names no subject.
+   * @throws DomainError `PRIVACY.REASON_NAMES_SUBJECT` (400); ConsoleError
+   *   `CONSOLE.PRIVACY_VAULT_MISSING` (503); Error for a target id that names no subject.
    */
   async protect(targetId: string, parameters: ErasureTerms): Promise<ProposalTerms> {
-    const keys = requireVault(this.keys, 'propose an erasure');
     const subject = subjectOfTargetId(targetId);
     if (!subject) throw new Error('an erasure is proposed on user:<id> or customer:<id>');
+    assertReasonNamesNotSubject(parameters.reason, subject);
+    const keys = requireVault(this.keys, 'propose an erasure');
     return { targetId: await sealFor(keys, subject, SUBJECT_FIELD, targetId), parameters };
   }
 
