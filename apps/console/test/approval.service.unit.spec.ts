@@ -69,13 +69,13 @@ describe('approvals (maker-checker)', () => {
       proposer: operator,
     });
     expect(stand.runs).toEqual([]);
-    expect(await service.pending(10)).toEqual([proposal]);
+    expect(await service.pending(admin, 10)).toEqual([proposal]);
 
     const approved = await service.approve(admin, proposal.id);
     expect(approved.proposal).toMatchObject({ status: 'approved', decidedBy: admin });
     expect(approved.result).toEqual({ reference: 'ref_1', state: 'PENDING' });
     expect(stand.runs).toEqual([{ target: 'ref_1', amount: 5_000 }]);
-    expect(await service.pending(10)).toEqual([]);
+    expect(await service.pending(admin, 10)).toEqual([]);
     // Approving again by the same admin is harmless: nothing runs twice.
     await service.approve(admin, proposal.id);
     expect(stand.runs).toHaveLength(1);
@@ -97,8 +97,8 @@ describe('approvals (maker-checker)', () => {
     });
     await expect(service.approve(operator, byAdmin.id)).rejects.toMatchObject({ code: 'APPROVAL.FORBIDDEN' });
     advance(60_000);
-    expect((await service.get(byAdmin.id)).status).toBe('expired');
-    expect(await service.pending(10)).toEqual([]);
+    expect((await service.get(admin, byAdmin.id)).status).toBe('expired');
+    expect(await service.pending(admin, 10)).toEqual([]);
     await expect(service.approve(otherAdmin, byAdmin.id)).rejects.toMatchObject({ code: 'APPROVAL.EXPIRED', kind: 'conflict' });
     expect(stand.runs).toEqual([]);
   });
@@ -114,7 +114,7 @@ describe('approvals (maker-checker)', () => {
     const second = await service.propose(operator, 'unmatched_payment.match', 'ref_3', { amount: 2 });
     stand.failOnce();
     await expect(service.approve(admin, second.id)).rejects.toMatchObject({ code: 'CONSOLE.INGESTION_UNAVAILABLE' });
-    expect((await service.get(second.id)).status).toBe('pending');
+    expect((await service.get(admin, second.id)).status).toBe('pending');
     expect((await service.approve(admin, second.id)).proposal.status).toBe('approved');
     expect(stand.runs).toEqual([{ target: 'ref_3', amount: 2 }]);
   });

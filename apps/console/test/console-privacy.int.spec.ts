@@ -39,7 +39,7 @@ interface Session {
   cookie: string;
   csrf: string;
 }
-const sessions: Record<'operator' | 'admin' | 'otherAdmin', Session> = {} as never;
+const sessions: Record<'viewer' | 'operator' | 'admin' | 'otherAdmin', Session> = {} as never;
 
 async function signIn(email: string): Promise<Session> {
   const res = await app.inject({ method: 'POST', url: '/api/v1/session', payload: { email, password: PASSWORD } });
@@ -98,11 +98,13 @@ beforeAll(async () => {
   await migrateSchemas(pool, [CONSOLE_MIGRATIONS, LEDGER_MIGRATIONS, READ_MODEL_MIGRATIONS, INGESTION_MIGRATIONS, ...privacyVaultMigrations()]);
   keys = await openSubjectKeys(pool, MasterKeyRing.from([['v1', generateKey()]]));
   const auth = new AuthService(new PostgresAuthStore(pool), { sessionTtlMs: 3_600_000 });
+  await auth.createUser('look@example.com', PASSWORD, 'viewer');
   await auth.createUser('ops@example.com', PASSWORD, 'operator');
   await auth.createUser('lead@example.com', PASSWORD, 'admin');
   await auth.createUser('cfo@example.com', PASSWORD, 'admin');
   const port = (ingestion.address() as AddressInfo).port;
   ({ app, answers } = await startConsoleTestApp(pool, { auth }, { baseUrl: `http://127.0.0.1:${port}`, adminApiKey: new Secret('console-admin-key') }, keys));
+  sessions.viewer = await signIn('look@example.com');
   sessions.operator = await signIn('ops@example.com');
   sessions.admin = await signIn('lead@example.com');
   sessions.otherAdmin = await signIn('cfo@example.com');
@@ -241,6 +243,50 @@ describe('privacy.erase: a reason that names the subject is refused when propose
     expect(fine.statusCode).toBe(201);
     const withdrawn = await send(sessions.operator, 'POST', `/api/v1/proposals/${fine.json<{ id: string }>().id}/reject`, { reason: 'test' });
     expect(withdrawn.statusCode).toBe(200);
+    expect(answers.violations).toEqual([]);
+  });
+});
+
+describe('a viewer sees the personal values of proposals masked, never opened (docs/privacy.md)', () => {
+  it('an erasure of a customer reads customer:<masked>, of a user user:<id>; a match shows the email and phone masked; operators and admins see them opened', async () => {
+    const email = uniqueEmail('Ivo');
+    const byEmail = (await send(sessions.operator, 'POST', '/api/v1/privacy/erasures', { subject: { kind: 'customer', id: email }, reason: 'DPO-130' })).json<{
+      id: string;
+    }>();
+    const byPhone = (
+      await send(sessions.operator, 'POST', '/api/v1/privacy/erasures', { subject: { kind: 'customer', id: '+254 712 345 671' }, reason: 'DPO-131' })
+    ).json<{ id: string }>();
+    const byUser = (await send(sessions.operator, 'POST', '/api/v1/privacy/erasures', { subject: { kind: 'user', id: 'user-ivo' }, reason: 'DPO-132' })).json<{
+      id: string;
+    }>();
+    await upsertUnmatchedPayments(pool, [recordedUnmatchedPayment('ref_viewer_match')]);
+    const terms = { amount: 1_000, currency: 'NGN', user_id: 'user-45', customer: { email, phone: '+254712345672' }, entitlement: 'pro', access_period: 'P1M' };
+    const match = (await send(sessions.operator, 'POST', '/api/v1/unmatched-payments/ref_viewer_match/match-proposals', terms)).json<{ id: string }>();
+
+    const masked = `${email[0]}•••@Example.com`;
+    const asViewer = { byEmail: `customer:${email[0]!.toLowerCase()}•••@example.com`, byPhone: 'customer:+254•••671', byUser: 'user:user-ivo' };
+    for (const [name, proposal] of Object.entries({ byEmail, byPhone, byUser })) {
+      const one = (await send(sessions.viewer, 'GET', `/api/v1/proposals/${proposal.id}`)).json<{ target: { id: string } }>();
+      expect(one.target.id, name).toBe(asViewer[name as keyof typeof asViewer]);
+    }
+    const viewed = (await send(sessions.viewer, 'GET', `/api/v1/proposals/${match.id}`)).json<{ parameters: unknown }>();
+    expect(viewed.parameters).toEqual({ ...terms, customer: { email: masked, phone: '+254•••672' } });
+    const list = await send(sessions.viewer, 'GET', '/api/v1/proposals');
+    expect(list.statusCode).toBe(200);
+    const items = list.json<{ items: Array<{ id: string; target: { id: string }; parameters: unknown }> }>().items;
+    expect(items.find((p) => p.id === byEmail.id)?.target.id).toBe(asViewer.byEmail);
+    expect(items.find((p) => p.id === match.id)?.parameters).toEqual(viewed.parameters);
+    expect(list.body.toLowerCase()).not.toContain(email.toLowerCase());
+    expect(list.body).not.toMatch(/712345671|712345672/);
+
+    // The people who decide see whom.
+    for (const session of [sessions.operator, sessions.admin]) {
+      expect((await send(session, 'GET', `/api/v1/proposals/${byEmail.id}`)).json()).toMatchObject({ target: { id: `customer:${email.toLowerCase()}` } });
+      expect((await send(session, 'GET', `/api/v1/proposals/${byPhone.id}`)).json()).toMatchObject({ target: { id: 'customer:+254712345671' } });
+      expect((await send(session, 'GET', `/api/v1/proposals/${match.id}`)).json()).toMatchObject({ parameters: terms });
+    }
+    for (const proposal of [byEmail, byPhone, byUser, match])
+      await send(sessions.operator, 'POST', `/api/v1/proposals/${proposal.id}/reject`, { reason: 'test' });
     expect(answers.violations).toEqual([]);
   });
 });

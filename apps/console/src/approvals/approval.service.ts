@@ -10,8 +10,9 @@ import {
   type ProposalStatus,
 } from '@settle/domain';
 import type { AuditTrail, AdminActor } from '../audit/audit-trail.port.js';
+import { roleAtLeast } from '../auth/roles.js';
 import { ConsoleError } from '../errors.js';
-import type { ProposalAction } from './proposal-action.js';
+import type { ProposalAction, RevealPurpose } from './proposal-action.js';
 import type { ProposalStore, StoredProposal } from './proposal-store.port.js';
 
 /** A proposal as the console's API shows it (times ISO 8601 UTC). */
@@ -114,7 +115,7 @@ export class ApprovalService {
           const on = action.protect ? `this ${action.targetKind}` : targetId;
           throw new ConsoleError('CONSOLE.PROPOSAL_PENDING', `A proposal of ${actionName} on ${on} is waiting for approval already`);
         }
-        return this.viewOf(stored, now);
+        return this.viewOf(stored, now, actor);
       },
       (view) => ({ proposal: view.id, status: view.status }),
     );
@@ -136,7 +137,7 @@ export class ApprovalService {
         const stored = await this.load(proposalId);
         const now = this.clock();
         const events = decideApproval({ type: 'ApproveAction', data: { proposalId, approver: actorOf(actor), at: now } }, stored.state);
-        if (events.length === 0) return { proposal: await this.viewOf(stored, now), result: {} };
+        if (events.length === 0) return { proposal: await this.viewOf(stored, now, actor), result: {} };
         const { terms } = stored.state;
         const action = this.actionOf(terms.action);
         // The action runs before the approval is saved: an action that fails leaves the proposal pending.
@@ -148,7 +149,7 @@ export class ApprovalService {
         if (state.status === 'none') throw new Error('an approval decided no state');
         const approved: StoredProposal = { state, decidedAt: now, reason: null, version: stored.version + 1 };
         if (!(await this.store.save(approved, stored.version))) throw changedMeanwhile();
-        return { proposal: await this.viewOf(approved, now), result };
+        return { proposal: await this.viewOf(approved, now, actor), result };
       },
       ({ result }) => result,
     );
@@ -171,38 +172,44 @@ export class ApprovalService {
         if (state.status === 'none') throw new Error('a rejection decided no state');
         const rejected: StoredProposal = { state, decidedAt: now, reason, version: stored.version + 1 };
         if (!(await this.store.save(rejected, stored.version))) throw changedMeanwhile();
-        return this.viewOf(rejected, now);
+        return this.viewOf(rejected, now, actor);
       },
       (view) => ({ status: view.status }),
     );
   }
 
-  /** Proposals waiting for approval now (expired ones left out), oldest first, at most `limit`. */
-  async pending(limit: number): Promise<ProposalView[]> {
+  /**
+   * Proposals waiting for approval now (expired ones left out), oldest first, at most `limit`,
+   * as `actor` may see them (personal values opened for an operator or admin, masked for a viewer).
+   */
+  async pending(actor: AdminActor, limit: number): Promise<ProposalView[]> {
     const now = this.clock();
     const pending = (await this.store.listPending(limit)).filter((p) => proposalStatusAt(p.state, now) === 'pending');
-    return Promise.all(pending.map((p) => this.viewOf(p, now)));
+    return Promise.all(pending.map((p) => this.viewOf(p, now, actor)));
   }
 
   /**
-   * One proposal as it stands now.
+   * One proposal as it stands now, as `actor` may see it (see {@link pending}).
    *
    * @throws DomainError `APPROVAL.UNKNOWN` (404).
    */
-  async get(proposalId: string): Promise<ProposalView> {
-    return this.viewOf(await this.load(proposalId), this.clock());
+  async get(actor: AdminActor, proposalId: string): Promise<ProposalView> {
+    return this.viewOf(await this.load(proposalId), this.clock(), actor);
   }
 
   /**
-   * A stored proposal as the API shows it, its sealed values opened by its action's `reveal`
-   * (`erased` once the subject was erased): in the answer only, never stored.
+   * A stored proposal as the API shows it to `actor`, its sealed values revealed by its action's
+   * `reveal` (`erased` once the subject was erased): in the answer only, never stored. They are
+   * opened only for the people who decide proposals, operators and admins; a viewer gets their
+   * masked forms (docs/privacy.md).
    */
-  private async viewOf(stored: StoredProposal, now: number): Promise<ProposalView> {
+  private async viewOf(stored: StoredProposal, now: number, actor: AdminActor): Promise<ProposalView> {
     const view = viewOf(stored, now);
     const action = this.actions.get(view.action);
     if (!action?.reveal) return view;
+    const purpose: RevealPurpose = roleAtLeast(actor.role, 'operator') ? 'view' : 'view-masked';
     try {
-      const opened = await action.reveal({ targetId: view.target.id, parameters: view.parameters }, 'view');
+      const opened = await action.reveal({ targetId: view.target.id, parameters: view.parameters }, purpose);
       return { ...view, target: { kind: view.target.kind, id: opened.targetId }, parameters: opened.parameters };
     } catch {
       // `reveal` for a view does not throw; were it to, the sealed values are shown as stored.

@@ -17,10 +17,13 @@ export interface ProposalTerms {
 
 /**
  * Why a proposal's terms are revealed: to `run` the approved action (a value that cannot be
- * opened refuses the run) or to `view` them in the console's answers (a value that cannot be
- * opened reads `erased` or `unavailable`).
+ * opened refuses the run); to `view` them in the console's answers to the people who decide
+ * proposals, operators and admins (opened; a value that cannot be opened reads `erased` or
+ * `unavailable`); or `view-masked` in a viewer's answers (docs/privacy.md: the personal values in
+ * their masked forms, `c•••@example.com`, `+254•••678`, never opened; `erased` and `unavailable`
+ * as for `view`).
  */
-export type RevealPurpose = 'run' | 'view';
+export type RevealPurpose = 'run' | 'view' | 'view-masked';
 
 /**
  * One kind of sensitive admin action that needs a second admin (docs/approvals.md): how its
@@ -64,8 +67,9 @@ export interface ProposalAction<P = unknown> {
   protect?(targetId: string, parameters: P): Promise<ProposalTerms>;
   /**
    * Opens what {@link protect} sealed (values stored before sealing existed are returned as they
-   * are). For `run`, before {@link parse} and {@link run}; for `view`, in every proposal the
-   * console answers (never stored). Never throws for `view`.
+   * are). For `run`, before {@link parse} and {@link run}; for `view` (an operator or admin) and
+   * `view-masked` (a viewer: the values masked), in every proposal the console answers (never
+   * stored). Never throws for either view.
    *
    * @throws ConsoleError, for `run` only: `CONSOLE.PRIVACY_VAULT_MISSING` (503),
    *   `CONSOLE.SUBJECT_ERASED` (409: the subject was erased since it was proposed),

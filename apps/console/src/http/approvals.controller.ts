@@ -19,11 +19,13 @@ export const proposal = z.strictObject({
   action: z.string().describe('What is to be done (`unmatched_payment.match`, `state_mismatch.accept_as_paid`, `privacy.erase`)'),
   target: z
     .strictObject({ kind: z.string(), id: z.string() })
-    .describe('What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form, or `erased`'),
+    .describe(
+      'What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form (for a viewer, a customer masked: `customer:c•••@example.com`), or `erased`',
+    ),
   parameters: z
     .record(z.string(), z.unknown())
     .describe(
-      'As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened (`erased` once the customer was erased)',
+      'As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened to operators and admins, masked to viewers (`erased` once the customer was erased)',
     ),
   proposer: actor,
   proposedAt: isoTime,
@@ -147,19 +149,26 @@ export class ApprovalsController {
   }
 
   @Get('proposals')
-  @ApiOperation({ summary: 'Proposals waiting for approval', description: 'Oldest first; expired ones are left out.' })
+  @ApiOperation({
+    summary: 'Proposals waiting for approval',
+    description: 'Oldest first; expired ones are left out. A customer’s email and phone are shown opened to operators and admins, masked to viewers.',
+  })
   @ApiAnswer(200, proposalsAnswer, 'The pending proposals')
-  async pending(): Promise<{ items: ProposalView[] }> {
-    return { items: await this.approvals.pending(100) };
+  async pending(@CurrentSession() session: RequestSession): Promise<{ items: ProposalView[] }> {
+    return { items: await this.approvals.pending(session.user, 100) };
   }
 
   @Get('proposals/:id')
-  @ApiOperation({ summary: 'One proposal', description: 'As it stands now: a pending one past its expiry reads `expired`.' })
+  @ApiOperation({
+    summary: 'One proposal',
+    description:
+      'As it stands now: a pending one past its expiry reads `expired`. A customer’s email and phone are shown opened to operators and admins, masked to viewers.',
+  })
   @ApiParam({ name: 'id', description: "The proposal's id" })
   @ApiAnswer(200, proposal, 'The proposal')
   @ApiProblems([404, 'APPROVAL.UNKNOWN'])
-  one(@Param('id') id: string): Promise<ProposalView> {
-    return this.approvals.get(pathProposalId(id));
+  one(@Param('id') id: string, @CurrentSession() session: RequestSession): Promise<ProposalView> {
+    return this.approvals.get(session.user, pathProposalId(id));
   }
 
   @Post('proposals/:id/approve')

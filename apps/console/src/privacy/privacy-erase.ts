@@ -1,11 +1,11 @@
-import { customerIdentifier, DomainError, phoneDigitForms } from '@settle/domain';
+import { customerIdentifier, DomainError, maskEmail, maskPhone, phoneDigitForms } from '@settle/domain';
 import { parseBody } from '@settle/http';
 import type { ErasureReport, ErasureSubject } from '@settle/ledger';
 import { z } from 'zod';
 import type { ProposalAction, ProposalDecision, ProposalTerms, RevealPurpose } from '../approvals/proposal-action.js';
 import type { ProposalStore } from '../approvals/proposal-store.port.js';
 import { ConsoleError } from '../errors.js';
-import { openSealed, requireVault, sealFor, vaultMissing, type ConsoleSubjectKeys } from './sealed-values.js';
+import { openSealed, requireVault, sealFor, UNAVAILABLE_VALUE, vaultMissing, type ConsoleSubjectKeys } from './sealed-values.js';
 
 /** The field a proposal's subject is sealed under (`SubjectKey.seal('subject', '<kind>:<id>')`). */
 export const SUBJECT_FIELD = 'subject';
@@ -45,6 +45,18 @@ export const erasureRequest = z.object({ subject: erasureSubject, reason: erasur
 export function subjectTargetId(subject: ErasureSubject): string {
   const id = subject.kind === 'customer' ? customerIdentifier(subject.id) : subject.id.trim();
   return `${subject.kind}:${id}`;
+}
+
+/**
+ * A subject's target id as a viewer is shown it: `customer:` with the email or phone masked
+ * (`customer:c•••@example.com`, `customer:+254•••678`); `user:<id>` as it is (a pseudonym);
+ * anything else `unavailable`.
+ */
+export function maskedTargetId(targetId: string): string {
+  const subject = subjectOfTargetId(targetId);
+  if (!subject) return UNAVAILABLE_VALUE;
+  if (subject.kind === 'user') return targetId;
+  return `customer:${subject.id.includes('@') ? maskEmail(subject.id) : maskPhone(subject.id)}`;
 }
 
 /** The subject of a target id of {@link subjectTargetId}, or `null` for any other text. */
@@ -135,9 +147,15 @@ export class PrivacyErase implements ProposalAction<ErasureTerms> {
     return { targetId: await sealFor(keys, subject, SUBJECT_FIELD, targetId), parameters };
   }
 
-  /** @throws as `openSealed` for `run`; never for `view`. */
+  /**
+   * The subject opened (`run`, `view`), or for a viewer (`view-masked`) a customer masked
+   * (`customer:c•••@example.com`) and a user as it is (`user:<id>`: a user id is the merchant's
+   * pseudonym, docs/privacy.md).
+   *
+   * @throws as `openSealed` for `run`; never for a view.
+   */
   async reveal(stored: ProposalTerms, purpose: RevealPurpose): Promise<ProposalTerms> {
-    return { targetId: await openSealed(this.keys, SUBJECT_FIELD, stored.targetId, purpose), parameters: stored.parameters };
+    return { targetId: await openSealed(this.keys, SUBJECT_FIELD, stored.targetId, purpose, maskedTargetId), parameters: stored.parameters };
   }
 
   /**

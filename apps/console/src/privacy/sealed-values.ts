@@ -39,23 +39,45 @@ export function vaultMissing(what: string): ConsoleError {
  *
  * - `run`: the plaintext, or a refusal;
  * - `view`: the plaintext, `erased` (the subject was erased) or `unavailable` (no vault, a key
- *   lost, a value altered); never throws.
+ *   lost, a value altered); never throws;
+ * - `view-masked` (a viewer's answer, docs/privacy.md): as `view`, the plaintext passed through
+ *   `mask` (`maskEmail`, `maskPhone` of `@settle/domain`); a value stored unsealed is masked too.
+ *   Without `mask`, as `view`.
  *
  * @throws ConsoleError, for `run` only: `CONSOLE.PRIVACY_VAULT_MISSING` (503),
  *   `CONSOLE.SUBJECT_ERASED` (409), `CONSOLE.SUBJECT_KEY_UNAVAILABLE` (500); the vault's
  *   `VAULT.INTEGRITY_CHECK_FAILED` for an altered value.
  */
-export async function openSealed(keys: ConsoleSubjectKeys | null, field: string, value: string, purpose: RevealPurpose): Promise<string> {
-  if (!isSealedValue(value)) return value;
-  if (purpose === 'view') {
-    if (!keys) return UNAVAILABLE_VALUE;
-    try {
-      const opened = await keys.reveal(field, value);
-      return opened.status === 'open' ? opened.value : opened.status === 'erased' ? ERASED_VALUE : UNAVAILABLE_VALUE;
-    } catch {
-      return UNAVAILABLE_VALUE;
-    }
+export async function openSealed(
+  keys: ConsoleSubjectKeys | null,
+  field: string,
+  value: string,
+  purpose: RevealPurpose,
+  mask?: (plaintext: string) => string,
+): Promise<string> {
+  if (purpose === 'run') return openToRun(keys, field, value);
+  const shown = await openToView(keys, field, value);
+  if (shown.status !== 'open') return shown.status === 'erased' ? ERASED_VALUE : UNAVAILABLE_VALUE;
+  return purpose === 'view-masked' && mask ? mask(shown.value) : shown.value;
+}
+
+async function openToView(
+  keys: ConsoleSubjectKeys | null,
+  field: string,
+  value: string,
+): Promise<{ status: 'open'; value: string } | { status: 'erased' | 'unavailable' }> {
+  if (!isSealedValue(value)) return { status: 'open', value };
+  if (!keys) return { status: 'unavailable' };
+  try {
+    const opened = await keys.reveal(field, value);
+    return opened.status === 'open' ? { status: 'open', value: opened.value } : { status: opened.status === 'erased' ? 'erased' : 'unavailable' };
+  } catch {
+    return { status: 'unavailable' };
   }
+}
+
+async function openToRun(keys: ConsoleSubjectKeys | null, field: string, value: string): Promise<string> {
+  if (!isSealedValue(value)) return value;
   const opened = await requireVault(keys, 'open the sealed values of this proposal').reveal(field, value);
   if (opened.status === 'open') return opened.value;
   if (opened.status === 'erased') {

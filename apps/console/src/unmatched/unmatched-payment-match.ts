@@ -1,4 +1,4 @@
-import { customerSubjectId } from '@settle/domain';
+import { customerSubjectId, maskEmail, maskPhone } from '@settle/domain';
 import { parseBody } from '@settle/http';
 import { readReadModel } from '@settle/ledger';
 import type { Pool } from '@settle/platform';
@@ -80,14 +80,22 @@ export class UnmatchedPaymentMatch implements ProposalAction<MatchTerms> {
     return { targetId: reference, parameters: { ...terms, customer } };
   }
 
-  /** @throws as `openSealed` for `run`; never for `view`. */
+  /**
+   * The customer's email and phone opened (`run`, `view`), or masked for a viewer (`view-masked`:
+   * `c•••@example.com`, `+254•••678`).
+   *
+   * @throws as `openSealed` for `run`; never for a view.
+   */
   async reveal(stored: ProposalTerms, purpose: RevealPurpose): Promise<ProposalTerms> {
     const customer = stored.parameters.customer;
     if (typeof customer !== 'object' || customer === null) return stored;
     const opened: Record<string, unknown> = { ...(customer as Record<string, unknown>) };
-    for (const field of ['email', 'phone'] as const) {
+    for (const [field, mask] of [
+      ['email', maskEmail],
+      ['phone', maskPhone],
+    ] as const) {
       const value = opened[field];
-      if (typeof value === 'string') opened[field] = await openSealed(this.keys, field, value, purpose);
+      if (typeof value === 'string') opened[field] = await openSealed(this.keys, field, value, purpose, mask);
     }
     return { targetId: stored.targetId, parameters: { ...stored.parameters, customer: opened } };
   }

@@ -587,7 +587,7 @@ export interface paths {
         };
         /**
          * Proposals waiting for approval
-         * @description Oldest first; expired ones are left out.
+         * @description Oldest first; expired ones are left out. A customer’s email and phone are shown opened to operators and admins, masked to viewers.
          */
         get: operations["ApprovalsController_pending"];
         put?: never;
@@ -607,7 +607,7 @@ export interface paths {
         };
         /**
          * One proposal
-         * @description As it stands now: a pending one past its expiry reads `expired`.
+         * @description As it stands now: a pending one past its expiry reads `expired`. A customer’s email and phone are shown opened to operators and admins, masked to viewers.
          */
         get: operations["ApprovalsController_one"];
         put?: never;
@@ -669,7 +669,7 @@ export interface paths {
         put?: never;
         /**
          * Propose erasing a data subject (operator or admin)
-         * @description A merchant's user (`user_id`) or a customer (email or phone), and why (a ticket, the request's date; never the subject's identifier). A second admin must approve; the subject's keys are then destroyed, the plaintext copies cleared and `SubjectErased` recorded naming both people. The proposal names the subject sealed: the answers show it opened (`target.id` `user:<id>` or `customer:<id>`), `erased` once done.
+         * @description A merchant's user (`user_id`) or a customer (email or phone), and why (a ticket, the request's date; never the subject's identifier: a reason that contains it is refused, 400 `PRIVACY.REASON_NAMES_SUBJECT`). A second admin must approve; the subject's keys are then destroyed, the plaintext copies cleared and `SubjectErased` recorded naming both people. The proposal names the subject sealed: the answers show it opened (`target.id` `user:<id>` or `customer:<id>`), `erased` once done.
          */
         post: operations["PrivacyController_proposeErasure"];
         delete?: never;
@@ -3813,12 +3813,12 @@ export interface operations {
                         id: string;
                         /** @description What is to be done (`unmatched_payment.match`, `state_mismatch.accept_as_paid`, `privacy.erase`) */
                         action: string;
-                        /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form, or `erased` */
+                        /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form (for a viewer, a customer masked: `customer:c•••@example.com`), or `erased` */
                         target: {
                             kind: string;
                             id: string;
                         };
-                        /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened (`erased` once the customer was erased) */
+                        /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened to operators and admins, masked to viewers (`erased` once the customer was erased) */
                         parameters: {
                             [key: string]: unknown;
                         };
@@ -3955,12 +3955,12 @@ export interface operations {
                         id: string;
                         /** @description What is to be done (`unmatched_payment.match`, `state_mismatch.accept_as_paid`, `privacy.erase`) */
                         action: string;
-                        /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form, or `erased` */
+                        /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form (for a viewer, a customer masked: `customer:c•••@example.com`), or `erased` */
                         target: {
                             kind: string;
                             id: string;
                         };
-                        /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened (`erased` once the customer was erased) */
+                        /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened to operators and admins, masked to viewers (`erased` once the customer was erased) */
                         parameters: {
                             [key: string]: unknown;
                         };
@@ -4089,12 +4089,12 @@ export interface operations {
                             id: string;
                             /** @description What is to be done (`unmatched_payment.match`, `state_mismatch.accept_as_paid`, `privacy.erase`) */
                             action: string;
-                            /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form, or `erased` */
+                            /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form (for a viewer, a customer masked: `customer:c•••@example.com`), or `erased` */
                             target: {
                                 kind: string;
                                 id: string;
                             };
-                            /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened (`erased` once the customer was erased) */
+                            /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened to operators and admins, masked to viewers (`erased` once the customer was erased) */
                             parameters: {
                                 [key: string]: unknown;
                             };
@@ -4163,12 +4163,12 @@ export interface operations {
                         id: string;
                         /** @description What is to be done (`unmatched_payment.match`, `state_mismatch.accept_as_paid`, `privacy.erase`) */
                         action: string;
-                        /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form, or `erased` */
+                        /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form (for a viewer, a customer masked: `customer:c•••@example.com`), or `erased` */
                         target: {
                             kind: string;
                             id: string;
                         };
-                        /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened (`erased` once the customer was erased) */
+                        /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened to operators and admins, masked to viewers (`erased` once the customer was erased) */
                         parameters: {
                             [key: string]: unknown;
                         };
@@ -4246,12 +4246,12 @@ export interface operations {
                             id: string;
                             /** @description What is to be done (`unmatched_payment.match`, `state_mismatch.accept_as_paid`, `privacy.erase`) */
                             action: string;
-                            /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form, or `erased` */
+                            /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form (for a viewer, a customer masked: `customer:c•••@example.com`), or `erased` */
                             target: {
                                 kind: string;
                                 id: string;
                             };
-                            /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened (`erased` once the customer was erased) */
+                            /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened to operators and admins, masked to viewers (`erased` once the customer was erased) */
                             parameters: {
                                 [key: string]: unknown;
                             };
@@ -4375,12 +4375,12 @@ export interface operations {
                         id: string;
                         /** @description What is to be done (`unmatched_payment.match`, `state_mismatch.accept_as_paid`, `privacy.erase`) */
                         action: string;
-                        /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form, or `erased` */
+                        /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form (for a viewer, a customer masked: `customer:c•••@example.com`), or `erased` */
                         target: {
                             kind: string;
                             id: string;
                         };
-                        /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened (`erased` once the customer was erased) */
+                        /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened to operators and admins, masked to viewers (`erased` once the customer was erased) */
                         parameters: {
                             [key: string]: unknown;
                         };
@@ -4523,12 +4523,12 @@ export interface operations {
                         id: string;
                         /** @description What is to be done (`unmatched_payment.match`, `state_mismatch.accept_as_paid`, `privacy.erase`) */
                         action: string;
-                        /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form, or `erased` */
+                        /** @description What it acts on; a `subject` (`privacy.erase`) reads `user:<id>` or `customer:<id>`, opened from its sealed form (for a viewer, a customer masked: `customer:c•••@example.com`), or `erased` */
                         target: {
                             kind: string;
                             id: string;
                         };
-                        /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened (`erased` once the customer was erased) */
+                        /** @description As the proposer gave them; approved as they are. A customer’s email and phone are stored sealed and shown opened to operators and admins, masked to viewers (`erased` once the customer was erased) */
                         parameters: {
                             [key: string]: unknown;
                         };
@@ -4562,7 +4562,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `REQUEST.MALFORMED_JSON`, `REQUEST.DUPLICATE_KEY`, `REQUEST.AMBIGUOUS_NUMBER`, `REQUEST.INVALID_CHARACTER`, `REQUEST.VALIDATION_FAILED` */
+            /** @description `REQUEST.MALFORMED_JSON`, `REQUEST.DUPLICATE_KEY`, `REQUEST.AMBIGUOUS_NUMBER`, `REQUEST.INVALID_CHARACTER`, `REQUEST.VALIDATION_FAILED`, `PRIVACY.REASON_NAMES_SUBJECT` */
             400: {
                 headers: {
                     [name: string]: unknown;
