@@ -361,9 +361,13 @@ export class VerificationService {
     switch (step.kind) {
       case 'register': {
         const events = decide({ type: 'RegisterCheckout', data: { expectation: step.expectation, registeredAt: step.payload.occurred_at } }, chain.state);
-        if (events.length > 0 && chain.loaded === null && !isRegistered(chain.state)) chain.correlationId = step.payload.correlation_id;
+        if (events.length === 0) return;
+        // Sealed before anything changes: a vault failure leaves the chain as it was (not
+        // registered), so the retried batch registers it again and matches the candidate.
+        const sealed = await this.sealMatched(chain.candidate);
+        if (chain.loaded === null && !isRegistered(chain.state)) chain.correlationId = step.payload.correlation_id;
         chain.state = fold(events, chain.state);
-        if (events.length > 0) await this.matchCandidate(chain, step);
+        await this.matchCandidate(chain, step, sealed);
         return;
       }
       case 'complete': {
@@ -583,18 +587,30 @@ export class VerificationService {
   }
 
   /**
+   * The sealed and masked customer of the `matched` record a registration publishes for its
+   * reference's candidate ({@link matchCandidate}): for a recorded candidate only, `null` for any
+   * other (nothing is published). Called before the registration changes the chain.
+   *
+   * @throws the sealer's errors (a transient failure: the batch is retried).
+   */
+  private async sealMatched(candidate: UnmatchedCandidate | null): Promise<SealedCustomer | null> {
+    return candidate?.status === 'recorded' ? this.sealer.seal(candidate.payment?.customer ?? null) : null;
+  }
+
+  /**
    * A checkout registered under the reference of an unmatched payment candidate: the candidate is
    * closed as matched. When it had been recorded (the provider confirmed the payment), the
    * closing is published and the checkout is verified at once (trigger `unmatched_payment`): the
    * four checks run against the provider's answer as for any checkout, and a mismatch ends in
    * State Mismatch as usual.
+   *
+   * @param customer - the closing record's customer, sealed before the registration was folded
+   *   ({@link sealMatched}); `null` when the candidate was not recorded.
    */
-  private async matchCandidate(chain: Chain, step: Extract<Step, { kind: 'register' }>): Promise<void> {
+  private async matchCandidate(chain: Chain, step: Extract<Step, { kind: 'register' }>, customer: SealedCustomer | null): Promise<void> {
     const candidate = chain.candidate;
     // A closed payment stays closed (the operator's word stands); the checkout is verified as any other.
     if (!candidate || candidate.status === 'matched' || candidate.status === 'closed') return;
-    const recorded = candidate.status === 'recorded';
-    const customer = recorded ? await this.sealer.seal(candidate.payment?.customer ?? null) : null;
     chain.candidate = { ...candidate, status: 'matched', matchedAt: step.payload.occurred_at };
     chain.candidateChanged = true;
     if (!customer) return;

@@ -8,7 +8,7 @@ import type { ConsensusResultV1, UnmatchedPaymentObservedV1 } from '@settle/mess
 import { createLogger } from '@settle/platform';
 import { FakePaymentProvider, type PaymentProvider, type VerificationRequest } from '@settle/providers';
 import { generateKey, InMemorySubjectKeyStore, isSealedValue, MasterKeyRing, SubjectKeys } from '@settle/vault';
-import { SubjectKeysCustomerDataSealer } from '../src/customer-data-sealer.js';
+import { SubjectKeysCustomerDataSealer, type CustomerDataSealer } from '../src/customer-data-sealer.js';
 import { InMemoryVerificationStore } from '../src/verification-store.memory.js';
 import { ConcurrentUpdateError } from '../src/verification-store.port.js';
 import { VerificationService } from '../src/verification.service.js';
@@ -338,6 +338,47 @@ describe('payments with no checkout (docs/unmatched-payments.md)', () => {
     expect((await store.loadCandidates([ref])).get(ref)).toMatchObject({ status: 'matched' });
     expect(observations(store, ref).map((o) => o.observation)).toEqual(['recorded', 'matched']);
     expect(results(ref)).toEqual([expect.objectContaining({ trigger: 'unmatched_payment', outcome: 'SETTLED_CONSENSUS' })]);
+  });
+
+  it('a vault failure while sealing the match changes nothing of the registration: the retried batch registers the checkout, matches the payment and verifies it', async () => {
+    const [ref] = fresh(1) as [string];
+    const provider = new FakePaymentProvider('paystack').script(ref, {
+      kind: 'cleared',
+      observation: { reference: ref, amountMinor: 250_000, currency: 'NGN', customer: { email: `${ref}@example.com` }, providerStatus: 'success' },
+    });
+    const store = new InMemoryVerificationStore();
+    const keys = new SubjectKeysCustomerDataSealer(subjectKeys);
+    let failures = 0;
+    const sealer: CustomerDataSealer = {
+      seal: (customer) => (failures-- > 0 ? Promise.reject(new Error('privacy vault unavailable')) : keys.seal(customer)),
+    };
+    const service = new VerificationService(
+      store,
+      new Map([['paystack', provider]]),
+      { wake: () => undefined },
+      createLogger('verifier-unit', 'fatal'),
+      undefined,
+      {
+        clock: () => NOW,
+        sealer,
+      },
+    );
+    await service.handleBatch(batchOf([webhook(ref), requested(ref, 'unmatched_payment')]));
+    expect((await store.loadCandidates([ref])).get(ref)?.status).toBe('recorded');
+
+    // A second webhook is handled before the registration, so the batch commits part of the reference.
+    const batch = batchOf([webhook(ref), registered(ref)]);
+    failures = 1;
+    await expect(service.handleBatch(batch)).rejects.toThrow('privacy vault unavailable');
+    expect(store.get(ref)).toBeUndefined();
+    expect((await store.loadCandidates([ref])).get(ref)?.status).toBe('recorded');
+
+    expect(await service.handleBatch(batch)).toEqual([]);
+    expect((await store.loadCandidates([ref])).get(ref)?.status).toBe('matched');
+    expect(observations(store, ref).map((o) => o.observation)).toEqual(['recorded', 'matched']);
+    expect(
+      store.outbox.filter((m) => m.type === 'ConsensusResult').map((m) => [(m.payload as ConsensusResultV1).trigger, (m.payload as ConsensusResultV1).outcome]),
+    ).toEqual([['unmatched_payment', 'SETTLED_CONSENSUS']]);
   });
 
   it('an operator closes a recorded payment with a reason: closed and published once; a close of a payment not recorded changes nothing', async () => {
