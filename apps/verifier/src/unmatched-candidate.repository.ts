@@ -36,19 +36,26 @@ export class UnmatchedCandidateRepository {
     return new Map(rows.map((row) => [row.reference, candidateOf(row)]));
   }
 
-  /** Inserts or replaces candidates in one statement, in the caller's transaction. */
+  /**
+   * Inserts or replaces candidates in one statement, in the caller's transaction. The customer's
+   * email and phone are written only with the provider's answer that records them, while the
+   * stored row is still a `candidate`: a later change (matched, closed, ...) keeps the stored
+   * columns, which an erasure may have cleared since the batch read them (docs/privacy.md,
+   * "Erasure"), so a batch racing an erasure never writes the plaintext back.
+   */
   async saveMany(client: PoolClient, candidates: readonly UnmatchedCandidate[]): Promise<void> {
     if (candidates.length === 0) return;
     const col = <T>(f: (c: UnmatchedCandidate) => T) => candidates.map(f);
     await client.query(
-      `INSERT INTO verifier.unmatched_payments
+      `INSERT INTO verifier.unmatched_payments AS stored
          (reference, provider, correlation_id, status, first_seen_at, amount_minor, currency, customer_email,
           customer_phone, terms_verified, provider_status, provider_transaction_id, verified_at, matched_at)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::text[],
                             $9::text[], $10::bool[], $11::text[], $12::text[], $13::bigint[], $14::bigint[])
        ON CONFLICT (reference) DO UPDATE SET
          status = EXCLUDED.status, amount_minor = EXCLUDED.amount_minor, currency = EXCLUDED.currency,
-         customer_email = EXCLUDED.customer_email, customer_phone = EXCLUDED.customer_phone,
+         customer_email = CASE WHEN stored.status = 'candidate' THEN EXCLUDED.customer_email ELSE stored.customer_email END,
+         customer_phone = CASE WHEN stored.status = 'candidate' THEN EXCLUDED.customer_phone ELSE stored.customer_phone END,
          terms_verified = EXCLUDED.terms_verified, provider_status = EXCLUDED.provider_status,
          provider_transaction_id = EXCLUDED.provider_transaction_id, verified_at = EXCLUDED.verified_at,
          matched_at = EXCLUDED.matched_at, updated_at = now()`,

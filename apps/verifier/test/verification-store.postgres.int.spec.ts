@@ -5,6 +5,8 @@ import { createPool, migrateSchema, type Pool } from '@settle/platform';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '@settle/testing';
 import { VERIFIER_MIGRATIONS } from '../src/schema.js';
 import { TransactionRepository } from '../src/transaction.repository.js';
+import { UnmatchedCandidateRepository } from '../src/unmatched-candidate.repository.js';
+import type { UnmatchedCandidate } from '../src/verification-store.port.js';
 import { PostgresVerificationStore } from '../src/verification-store.postgres.js';
 import { verificationStoreContract } from './verification-store.contract.js';
 
@@ -50,5 +52,63 @@ describe('a registration whose customer was erased (docs/privacy.md, "Erasure")'
     const loaded = await new TransactionRepository(pool).loadMany(['ref_erased', 'ref_kept']);
     expect(loaded.get('ref_erased')!.state.expectation).toMatchObject({ customer: {}, customerErased: true });
     expect(loaded.get('ref_kept')!.state.expectation.customerErased).toBeUndefined();
+  });
+});
+
+describe('an unmatched payment whose customer was erased while a batch handled it (docs/privacy.md, "Erasure")', () => {
+  const recorded = (reference: string): UnmatchedCandidate => ({
+    reference,
+    provider: 'paystack',
+    correlationId: `corr-${reference}`,
+    status: 'recorded',
+    firstSeenAt: 1_000,
+    matchedAt: null,
+    payment: {
+      provider: 'paystack',
+      reference,
+      amountMinor: 500,
+      currency: 'NGN',
+      customer: { email: 'payer@example.com', phone: '+2348012345678' },
+      termsVerified: true,
+      providerStatus: 'success',
+      providerTransactionId: null,
+      verifiedAt: 2_000,
+    },
+  });
+  const save = async (candidates: UnmatchedCandidate[]) => {
+    const client = await pool.connect();
+    try {
+      await new UnmatchedCandidateRepository(pool).saveMany(client, candidates);
+    } finally {
+      client.release();
+    }
+  };
+  const stored = async (reference: string) =>
+    (
+      await pool.query<{ status: string; customer_email: string | null; customer_phone: string | null }>(
+        'SELECT status, customer_email, customer_phone FROM verifier.unmatched_payments WHERE reference = $1',
+        [reference],
+      )
+    ).rows[0];
+
+  it('a later change (matched, closed) keeps the cleared columns; only the answer that records the candidate writes them', async () => {
+    // The candidate, then the provider's answer that records it with the payer's identifiers.
+    await save([
+      { ...recorded('ref_unmatched_matched'), status: 'candidate', payment: null },
+      { ...recorded('ref_unmatched_closed'), status: 'candidate', payment: null },
+    ]);
+    await save([recorded('ref_unmatched_matched'), recorded('ref_unmatched_closed')]);
+    expect(await stored('ref_unmatched_matched')).toEqual({ status: 'recorded', customer_email: 'payer@example.com', customer_phone: '+2348012345678' });
+
+    // A batch read them recorded; an erasure clears them; the batch then writes what it read.
+    await pool.query(
+      `UPDATE verifier.unmatched_payments SET customer_email = NULL, customer_phone = NULL WHERE reference IN ('ref_unmatched_matched', 'ref_unmatched_closed')`,
+    );
+    await save([
+      { ...recorded('ref_unmatched_matched'), status: 'matched', matchedAt: 3_000 },
+      { ...recorded('ref_unmatched_closed'), status: 'closed' },
+    ]);
+    expect(await stored('ref_unmatched_matched')).toEqual({ status: 'matched', customer_email: null, customer_phone: null });
+    expect(await stored('ref_unmatched_closed')).toEqual({ status: 'closed', customer_email: null, customer_phone: null });
   });
 });
