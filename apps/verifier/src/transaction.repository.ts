@@ -136,7 +136,11 @@ function storedOf(row: Row): StoredTransaction {
         customer: { email: row.customer_email ?? undefined, phone: row.customer_phone ?? undefined },
         entitlement: row.entitlement,
         accessPeriod: row.access_period === null ? null : parseAccessPeriod(row.access_period),
-        ...(row.customer_erased_at ? { customerErased: true } : {}),
+        // Erased after it was decided: its customer check was made with the values, and later
+        // answers are not compared again (docs/privacy.md, "Erasure"). Erased before any decision,
+        // its customer was never checked: no mark, so with its identifiers cleared the check fails,
+        // as for a registration with none (the conservative answer for money).
+        ...(row.customer_erased_at && row.outcomes > 0 ? { customerErased: true } : {}),
       },
       status: literalOf(TRANSACTION_STATUSES, row.status, 'transaction status'),
       entitlement: literalOf(ENTITLEMENT_STATUSES, row.entitlement_status, 'entitlement status'),

@@ -1,5 +1,6 @@
 /** The verifier store's contract against PostgreSQL (and the schema registry, which the outbox checks payloads with). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkConsensus } from '@settle/domain';
 import { AvroCodec, Outbox, topicNames } from '@settle/messaging';
 import { createPool, migrateSchema, type Pool } from '@settle/platform';
 import { createTestDatabase, infra, uniqueTopicPrefix } from '@settle/testing';
@@ -42,16 +43,31 @@ verificationStoreContract('PostgreSQL', () => ({
 }));
 
 describe('a registration whose customer was erased (docs/privacy.md, "Erasure")', () => {
-  it('loads with the mark that makes the customer check record erased', async () => {
+  it('loads with the mark that makes the customer check record erased once it was decided; erased before any decision, its customer check fails', async () => {
     await pool.query(
-      `INSERT INTO verifier.transactions (reference, provider, amount_minor, currency, user_id, customer_email, customer_phone, entitlement, correlation_id, status, entitlement_status)
-       VALUES ('ref_erased', 'paystack', 100, 'NGN', 'user-e', NULL, NULL, 'pro', 'c', 'SETTLED_CONSENSUS', 'UNLOCKED'),
-              ('ref_kept', 'paystack', 100, 'NGN', 'user-k', 'k@example.com', NULL, 'pro', 'c', 'SETTLED_CONSENSUS', 'UNLOCKED')`,
+      `INSERT INTO verifier.transactions (reference, provider, amount_minor, currency, user_id, customer_email, customer_phone, entitlement, correlation_id, status, entitlement_status, outcomes)
+       VALUES ('ref_erased', 'paystack', 100, 'NGN', 'user-e', NULL, NULL, 'pro', 'c', 'SETTLED_CONSENSUS', 'UNLOCKED', 1),
+              ('ref_erased_early', 'paystack', 100, 'NGN', 'user-f', NULL, NULL, 'pro', 'c', 'PENDING', 'LOCKED', 0),
+              ('ref_kept', 'paystack', 100, 'NGN', 'user-k', 'k@example.com', NULL, 'pro', 'c', 'SETTLED_CONSENSUS', 'UNLOCKED', 1)`,
     );
-    await pool.query(`UPDATE verifier.transactions SET customer_erased_at = now() WHERE reference = 'ref_erased'`);
-    const loaded = await new TransactionRepository(pool).loadMany(['ref_erased', 'ref_kept']);
+    await pool.query(`UPDATE verifier.transactions SET customer_erased_at = now() WHERE reference IN ('ref_erased', 'ref_erased_early')`);
+    const loaded = await new TransactionRepository(pool).loadMany(['ref_erased', 'ref_erased_early', 'ref_kept']);
     expect(loaded.get('ref_erased')!.state.expectation).toMatchObject({ customer: {}, customerErased: true });
     expect(loaded.get('ref_kept')!.state.expectation.customerErased).toBeUndefined();
+    // Erased before it was ever verified: its customer was never checked, so it is not passed on
+    // that account; it has no identifiers left, and its customer check fails as for a
+    // registration with none (the conservative answer for money).
+    const early = loaded.get('ref_erased_early')!.state.expectation;
+    expect(early.customerErased).toBeUndefined();
+    expect(early.customer).toEqual({ email: undefined, phone: undefined });
+    const check = checkConsensus(early, {
+      reference: 'ref_erased_early',
+      amountMinor: 100,
+      currency: 'NGN',
+      customer: { email: 'payer@example.com' },
+      providerStatus: 'success',
+    }).find((c) => c.check === 'customer');
+    expect(check).toMatchObject({ passed: false });
   });
 });
 
