@@ -13,13 +13,14 @@
  * SETTLE_VAULT_SCHEMA (the vault, default `vault`). For the privacy vault (`privacy_vault`, given
  * the privacy vault's key file) `list`, `rewrap` and `retire` also cover the data subjects' keys
  * (schema `privacy_keys`, wrapped under the same master keys): counts per master key version only.
+ * They never make the privacy vault's index key: a vault without one has no subject keys yet.
  * The secret of `put` never comes from argv (it would show in `ps` and shell history): pipe it
  * or redirect a file; one trailing newline is dropped. Exit codes: 0 done, 1 refused or failed,
  * 2 usage error.
  */
 import { parseArgs } from 'node:util';
 import { Secret } from '@settle/config';
-import { createPool, migrateSchema } from '@settle/platform';
+import { createPool, migrateSchema, type Pool } from '@settle/platform';
 import {
   CredentialsVault,
   isVaultError,
@@ -32,6 +33,7 @@ import {
   rotateKeyFile,
   DEFAULT_VAULT_SCHEMA,
   vaultMigrations,
+  type MasterKeyRing,
   type SubjectKeys,
 } from '@settle/vault';
 
@@ -58,10 +60,32 @@ async function readStdin(): Promise<string> {
   return text;
 }
 
+/** What the rotation commands use of the privacy vault's subjects' keys. */
+type SubjectKeyRotation = Pick<SubjectKeys, 'keyVersionsInUse' | 'rewrap' | 'assertRetirable'>;
+
 /** The vault picked, and for the privacy vault its subjects' keys (opened on first ask; `null` for any other vault). */
 interface Vaults {
   readonly vault: CredentialsVault;
-  readonly subjectKeys: () => Promise<SubjectKeys | null>;
+  readonly subjectKeys: () => Promise<SubjectKeyRotation | null>;
+}
+
+/**
+ * The privacy vault's subjects' keys for the rotation commands. The index key is never made here
+ * (`createIndexKey: false`): under the wrong master key file on a fresh database it would be
+ * stored under a ring the apps do not hold, and they would then fail. A vault with no index key
+ * has no subject keys yet: counts none, rewraps nothing, keeps no version from retiring.
+ */
+async function openSubjectKeysForRotation(pool: Pool, keyRing: MasterKeyRing): Promise<SubjectKeyRotation> {
+  try {
+    return await openSubjectKeys(pool, keyRing, { createIndexKey: false });
+  } catch (error) {
+    if (!isVaultError(error) || error.code !== 'VAULT.NOT_FOUND') throw error;
+    return {
+      keyVersionsInUse: () => Promise.resolve({}),
+      rewrap: () => Promise.resolve({ activeKeyVersion: keyRing.activeVersion, alreadyActive: 0, rewrapped: 0, skipped: 0, failed: [] }),
+      assertRetirable: (keyVersion) => Promise.resolve({ keyVersion, inUse: {} }),
+    };
+  }
 }
 
 async function withVault<T>(work: (vaults: Vaults) => Promise<T>): Promise<T> {
@@ -76,10 +100,10 @@ async function withVault<T>(work: (vaults: Vaults) => Promise<T>): Promise<T> {
     const schema = process.env.SETTLE_VAULT_SCHEMA?.trim() || DEFAULT_VAULT_SCHEMA;
     const privacy = schema === PRIVACY_VAULT_SCHEMA;
     for (const migrations of privacy ? privacyVaultMigrations() : [vaultMigrations(schema)]) await migrateSchema(pool, migrations);
-    let subjectKeys: Promise<SubjectKeys> | undefined;
+    let subjectKeys: Promise<SubjectKeyRotation> | undefined;
     return await work({
       vault: new CredentialsVault(new PostgresVaultStore(pool, schema), keyRing),
-      subjectKeys: async () => (privacy ? (subjectKeys ??= openSubjectKeys(pool, keyRing)) : null),
+      subjectKeys: async () => (privacy ? (subjectKeys ??= openSubjectKeysForRotation(pool, keyRing)) : null),
     });
   } finally {
     await pool.end();
@@ -169,7 +193,7 @@ async function main(argv: string[]): Promise<number> {
     case 'rewrap': {
       positionals(rest, 0, 'no argument');
       const { result, subjects } = await withVault(async ({ vault, subjectKeys }) => {
-        // Opened first: the privacy vault's index key, made on first use, is then a credential like the others.
+        // Opened first (never making the index key): the index key is a credential like the others.
         const keys = await subjectKeys();
         return { result: await vault.rewrap(), subjects: keys ? await keys.rewrap() : null };
       });

@@ -90,27 +90,42 @@ export function loadPrivacyKeyRing(env: NodeJS.ProcessEnv = process.env): Master
   }
 }
 
+/** Options of {@link openSubjectKeys}. */
+export interface OpenSubjectKeysOptions {
+  /** The vault's schema (default {@link PRIVACY_VAULT_SCHEMA}); for tests. */
+  schema?: string;
+  /** The subjects' keys' schema (default {@link PRIVACY_KEYS_SCHEMA}); for tests. */
+  keysSchema?: string;
+  logger?: VaultLogger;
+  now?: () => Date;
+  /**
+   * Whether to make the index key when the vault has none (default `true`: the apps, which seal,
+   * make it on first use). `false` for tools that must never make it, such as the vault CLI's
+   * rotation commands: run under the wrong master key file on a fresh database, they would store
+   * it under a ring the apps do not hold, and the apps would then fail to open the vault.
+   */
+  createIndexKey?: boolean;
+}
+
 /**
  * The subjects' keys of the privacy vault (migrated by the caller with
- * {@link privacyVaultMigrations}; `schema` and `keysSchema` only for tests). The index key (32 random bytes, base64) is read from the
+ * {@link privacyVaultMigrations}). The index key (32 random bytes, base64) is read from the
  * vault, or made and stored on first use under a PostgreSQL advisory lock, so that apps starting
- * together agree on one: a second index key would find no subject's existing key.
+ * together agree on one: a second index key would find no subject's existing key. With
+ * `createIndexKey: false` it is only read.
  *
- * @throws VaultError `VAULT.INTEGRITY_CHECK_FAILED` when the stored index key is not 32 bytes;
- *   the vault's and the database's errors.
+ * @throws VaultError `VAULT.NOT_FOUND` with `createIndexKey: false` when the vault holds no index
+ *   key (no subject has a key yet); `VAULT.INTEGRITY_CHECK_FAILED` when the stored index key is
+ *   not 32 bytes; the vault's and the database's errors.
  */
-export async function openSubjectKeys(
-  pool: Pool,
-  ring: MasterKeyRing,
-  options: { schema?: string; keysSchema?: string; logger?: VaultLogger; now?: () => Date } = {},
-): Promise<SubjectKeys> {
+export async function openSubjectKeys(pool: Pool, ring: MasterKeyRing, options: OpenSubjectKeysOptions = {}): Promise<SubjectKeys> {
   const schema = options.schema ?? PRIVACY_VAULT_SCHEMA;
   const vault = new CredentialsVault(new PostgresVaultStore(pool, schema), ring, options.logger ? { logger: options.logger } : {});
-  const indexKey = await indexKeyOf(pool, vault, schema);
+  const indexKey = await indexKeyOf(pool, vault, schema, options.createIndexKey ?? true);
   return new SubjectKeys(new PostgresSubjectKeyStore(pool, options.keysSchema ?? PRIVACY_KEYS_SCHEMA), ring, indexKey, options.now);
 }
 
-async function indexKeyOf(pool: Pool, vault: CredentialsVault, schema: string): Promise<Buffer> {
+async function indexKeyOf(pool: Pool, vault: CredentialsVault, schema: string, create: boolean): Promise<Buffer> {
   const read = async (): Promise<Buffer | null> => {
     try {
       return Buffer.from((await vault.get(SUBJECT_INDEX_KEY_CREDENTIAL)).reveal(), 'base64');
@@ -120,6 +135,7 @@ async function indexKeyOf(pool: Pool, vault: CredentialsVault, schema: string): 
     }
   };
   let key = await read();
+  if (!key && !create) throw new VaultError('VAULT.NOT_FOUND', 'The privacy vault holds no subject index key yet: no subject has a key');
   if (!key) {
     const client = await pool.connect();
     try {
