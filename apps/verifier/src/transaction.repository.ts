@@ -123,6 +123,9 @@ export class TransactionRepository {
   }
 }
 
+/** The states a consensus (the four checks, customer included) was reached in. */
+const CONSENSUS_REACHED: ReadonlySet<string> = new Set(['SETTLED_CONSENSUS', 'STATE_MISMATCH']);
+
 function storedOf(row: Row): StoredTransaction {
   return {
     correlationId: row.correlation_id,
@@ -136,11 +139,12 @@ function storedOf(row: Row): StoredTransaction {
         customer: { email: row.customer_email ?? undefined, phone: row.customer_phone ?? undefined },
         entitlement: row.entitlement,
         accessPeriod: row.access_period === null ? null : parseAccessPeriod(row.access_period),
-        // Erased after it was decided: its customer check was made with the values, and later
-        // answers are not compared again (docs/privacy.md, "Erasure"). Erased before any decision,
-        // its customer was never checked: no mark, so with its identifiers cleared the check fails,
-        // as for a registration with none (the conservative answer for money).
-        ...(row.customer_erased_at && row.outcomes > 0 ? { customerErased: true } : {}),
+        // Erased after a consensus was reached on it (settled, or a State Mismatch): its customer
+        // check was made with the values, and later answers are not compared again (docs/privacy.md,
+        // "Erasure"). Erased before that (pending, held in review, in manual review, declined), its
+        // customer was never compared: no mark, so with its identifiers cleared the check fails, as
+        // for a registration with none (the conservative answer for money).
+        ...(row.customer_erased_at && CONSENSUS_REACHED.has(row.status) ? { customerErased: true } : {}),
       },
       status: literalOf(TRANSACTION_STATUSES, row.status, 'transaction status'),
       entitlement: literalOf(ENTITLEMENT_STATUSES, row.entitlement_status, 'entitlement status'),

@@ -48,10 +48,15 @@ describe('a registration whose customer was erased (docs/privacy.md, "Erasure")'
       `INSERT INTO verifier.transactions (reference, provider, amount_minor, currency, user_id, customer_email, customer_phone, entitlement, correlation_id, status, entitlement_status, outcomes)
        VALUES ('ref_erased', 'paystack', 100, 'NGN', 'user-e', NULL, NULL, 'pro', 'c', 'SETTLED_CONSENSUS', 'UNLOCKED', 1),
               ('ref_erased_early', 'paystack', 100, 'NGN', 'user-f', NULL, NULL, 'pro', 'c', 'PENDING', 'LOCKED', 0),
+              ('ref_erased_in_review', 'paystack', 100, 'NGN', 'user-g', NULL, NULL, 'pro', 'c', 'RECOVERING', 'HELD_IN_REVIEW', 1),
               ('ref_kept', 'paystack', 100, 'NGN', 'user-k', 'k@example.com', NULL, 'pro', 'c', 'SETTLED_CONSENSUS', 'UNLOCKED', 1)`,
     );
-    await pool.query(`UPDATE verifier.transactions SET customer_erased_at = now() WHERE reference IN ('ref_erased', 'ref_erased_early')`);
-    const loaded = await new TransactionRepository(pool).loadMany(['ref_erased', 'ref_erased_early', 'ref_kept']);
+    await pool.query(
+      `UPDATE verifier.transactions SET customer_erased_at = now() WHERE reference IN ('ref_erased', 'ref_erased_early', 'ref_erased_in_review')`,
+    );
+    const loaded = await new TransactionRepository(pool).loadMany(['ref_erased', 'ref_erased_early', 'ref_erased_in_review', 'ref_kept']);
+    // Held in review, an outcome was recorded but no consensus reached: its customer was never compared either.
+    expect(loaded.get('ref_erased_in_review')!.state.expectation.customerErased).toBeUndefined();
     expect(loaded.get('ref_erased')!.state.expectation).toMatchObject({ customer: {}, customerErased: true });
     expect(loaded.get('ref_kept')!.state.expectation.customerErased).toBeUndefined();
     // Erased before it was ever verified: its customer was never checked, so it is not passed on
