@@ -429,6 +429,10 @@ describe('a data subject’s data (docs/privacy.md)', () => {
       spawnSync(process.execPath, [PRIVACY_CLI, 'erase', '--user', user, '--reason', 'DPO-7, again'], { env: privacyEnv(), encoding: 'utf8' }).stdout,
     ) as typeof report;
     expect(again.erased.find((e) => e.place === 'ingestion.checkouts')!.rows).toBe(0);
+    // After a restore, every recorded erasure is applied again (here: nothing was restored, nothing changes).
+    const reapply = spawnSync(process.execPath, [PRIVACY_CLI, 'reapply-erasures'], { env: privacyEnv(), encoding: 'utf8' });
+    expect(reapply.status, reapply.stderr).toBe(0);
+    expect(reapply.stderr).toMatch(/re-applied \d+ recorded erasures: .* 0 keys destroyed again/);
   });
 });
 
