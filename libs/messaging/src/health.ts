@@ -2,6 +2,7 @@ import { DEFAULT_HEALTH_CACHE_MS, DEFAULT_HEALTH_TIMEOUT_MS, HealthCheckFailure,
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { ConsumerLoop } from './consumer.js';
+import { repairKafkajsIdleTimer } from './kafkajs-idle-timer.js';
 
 /** How long the health client waits to connect to a broker, milliseconds. */
 const KAFKA_CONNECTION_TIMEOUT_MS = 1_000;
@@ -27,6 +28,7 @@ export interface RemoteProbeOptions {
  */
 export function kafkaProbe(options: RemoteProbeOptions & { brokers: string[]; clientId: string; logger: Logger }): HealthProbe {
   const timeoutMs = options.timeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS;
+  repairKafkajsIdleTimer();
   const kafka = new Kafka({
     clientId: `${options.clientId}-health`,
     brokers: options.brokers,

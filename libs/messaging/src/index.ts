@@ -9,6 +9,7 @@ export * from './trace-context.js';
 export * from './codec.js';
 export * from './schema-evolution.js';
 export * from './kafka.js';
+export * from './kafkajs-idle-timer.js';
 export * from './handler.js';
 export * from './consumer.js';
 export * from './consumer-state.js';

@@ -1,5 +1,6 @@
 import { Kafka, logLevel, Partitioners, type Admin, type Producer } from 'kafkajs';
 import type { Logger } from 'pino';
+import { repairKafkajsIdleTimer } from './kafkajs-idle-timer.js';
 import { DEFAULT_PARTITIONS, topicConfig, type Topics } from './topics.js';
 
 /**
@@ -7,9 +8,11 @@ import { DEFAULT_PARTITIONS, topicConfig, type Topics } from './topics.js';
  * doubles the wait up to 30 s by default): after a broker restart the consumers and the admin
  * client are back within about 2 s of the broker, instead of sleeping through a 12 to 30 s
  * wait (measured by the chaos suite, docs/reliability.md). Sixty retries keep the time before
- * a client gives up about what the default gave (two minutes).
+ * a client gives up about what the default gave (two minutes). kafkajs's idle 1 ms timer is
+ * repaired first ({@link repairKafkajsIdleTimer}).
  */
 export function createKafka(clientId: string, brokers: string[], logger: Logger): Kafka {
+  repairKafkajsIdleTimer();
   return new Kafka({
     clientId,
     brokers,

@@ -1,5 +1,6 @@
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import type { Logger } from '@settle/platform';
+import { repairKafkajsIdleTimer } from '@settle/messaging';
 import {
   consumerGroupLag,
   deadLetterFigures,
@@ -45,6 +46,7 @@ export class KafkaAdminSource implements KafkaFiguresSource {
     private readonly options: { brokers: string[]; topicPrefix: string },
     logger: Logger,
   ) {
+    repairKafkajsIdleTimer();
     this.kafka = new Kafka({
       clientId: 'settle-console',
       brokers: options.brokers,
