@@ -221,14 +221,30 @@ export function relayHeaders(row: OutboxRow, trace: TraceCarrier | undefined): R
 
 /** How an {@link OutboxRelay} paces itself. */
 export interface RelayOptions {
-  /** Fallback poll interval when no wake came, milliseconds. */
+  /** Fallback poll interval when no wake came, milliseconds, while the outbox is busy. */
   pollIntervalMs: number;
+  /**
+   * Longest fallback poll interval once passes find nothing, milliseconds: each empty pass
+   * doubles the interval from `pollIntervalMs` up to this; a wake or a pass that publishes
+   * resets it. The poll only catches what no wake announced (a crash between a commit and its
+   * wake), so an idle outbox costs a pass every few seconds instead of four a second.
+   */
+  idlePollIntervalMs: number;
+  /**
+   * How long a wake waits for company while the outbox is busy (the last pass published),
+   * milliseconds: commits arriving meanwhile go in the same pass, one transaction and one Kafka
+   * batch. An idle outbox's first wake passes at once, so the linger costs nothing when idle.
+   */
+  lingerMs: number;
   /** Most rows published per pass (one transaction, one Kafka batch). */
   batchSize: number;
 }
 
-/** Relay pacing unless an app says otherwise: a poll every 250 ms, 500 rows per pass. */
-export const DEFAULT_RELAY_OPTIONS: Readonly<RelayOptions> = { pollIntervalMs: 250, batchSize: 500 };
+/**
+ * Relay pacing unless an app says otherwise: a fallback poll every 250 ms while busy, backing off
+ * to 5 s when idle; a 5 ms linger while busy; 500 rows per pass.
+ */
+export const DEFAULT_RELAY_OPTIONS: Readonly<RelayOptions> = { pollIntervalMs: 250, idlePollIntervalMs: 5_000, lingerMs: 5, batchSize: 500 };
 
 /**
  * Publishes outbox rows to Kafka in id order, in batches, with the idempotent acks-all
@@ -250,6 +266,10 @@ export class OutboxRelay {
   private started = false;
   private active: Promise<void> | null = null;
   private again = false;
+  /** The last pass published something (a wake then lingers for company). */
+  private busy = false;
+  /** The fallback poll interval now, milliseconds: doubles with each empty pass up to `idlePollIntervalMs`. */
+  private pollMs: number;
   private readonly options: RelayOptions;
   /** The first row's age at the last measurement (seconds, database clock) and when it was taken (`performance.now()`), `null` when empty. */
   private oldest: { ageSeconds: number; measuredAt: number } | null = null;
@@ -267,6 +287,7 @@ export class OutboxRelay {
     metrics?: MessagingMetrics,
   ) {
     this.options = { ...DEFAULT_RELAY_OPTIONS, ...options };
+    this.pollMs = this.options.pollIntervalMs;
     metrics?.watchOutbox(schema, () => this.backlogAgeSeconds());
   }
 
@@ -287,15 +308,24 @@ export class OutboxRelay {
     this.schedule(0);
   }
 
-  /** Asks for a publish pass now (after a commit that enqueued messages). */
+  /**
+   * Asks for a publish pass (after a commit that enqueued messages): at once when the outbox was
+   * idle, after `lingerMs` when the last pass published (more commits are likely on their way).
+   */
   wake(): void {
     if (!this.running) return;
+    this.pollMs = this.options.pollIntervalMs;
     if (this.active) {
       this.again = true;
       return;
     }
-    this.schedule(0);
+    if (this.lingering) return;
+    this.lingering = this.busy && this.options.lingerMs > 0;
+    this.schedule(this.lingering ? this.options.lingerMs : 0);
   }
+
+  /** A lingering wake's pass is scheduled: later wakes join it. */
+  private lingering = false;
 
   /**
    * Stops relaying, and flushes: lets a pass in progress finish, then publishes what the outbox
@@ -324,6 +354,7 @@ export class OutboxRelay {
   private schedule(delayMs: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
+      this.lingering = false;
       this.active = this.pass()
         .catch((error: unknown) => {
           // Rows stay in order: a row that cannot be published holds those behind it, loudly.
@@ -332,10 +363,20 @@ export class OutboxRelay {
         })
         .then((published) => {
           this.active = null;
+          this.busy = published > 0;
           if (!this.running) return;
-          const more = published === this.options.batchSize || this.again;
-          this.again = false;
-          this.schedule(more ? 0 : published < 0 ? 1_000 : this.options.pollIntervalMs);
+          if (published === this.options.batchSize) return this.schedule(0);
+          if (this.again) {
+            // Woken during the pass: the commits that woke it wait a linger for company, as any wake does.
+            this.again = false;
+            this.lingering = this.busy && this.options.lingerMs > 0;
+            return this.schedule(this.lingering ? this.options.lingerMs : 0);
+          }
+          if (published < 0) return this.schedule(1_000);
+          // Nothing announced: the fallback poll, backing off while passes find nothing (another
+          // instance's relay holding the lock over rows counts as busy: the backlog is measured).
+          this.pollMs = published > 0 || this.oldest !== null ? this.options.pollIntervalMs : Math.min(this.pollMs * 2, this.options.idlePollIntervalMs);
+          this.schedule(this.pollMs);
         });
     }, delayMs);
   }
