@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Consumer, Kafka, PartitionAssigner, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { isPermanentError } from '@settle/domain';
@@ -76,9 +77,12 @@ export interface ConsumerLoopOptions {
    * Fetch batching (Kafka's `fetch.min.bytes` and `fetch.max.wait.ms`): the broker answers a
    * fetch once `minBytes` are available or `maxWaitTimeMs` passed, so under moderate load a
    * batch gathers that long's messages instead of one or two. Default 1 byte and 5 000 ms
-   * (answer as soon as anything is there, kafkajs's defaults).
+   * (answer as soon as anything is there, kafkajs's defaults). `lingerMs`: after handling a batch
+   * of fewer than {@link FETCH_LINGER_BELOW_MESSAGES} messages, the loop waits this long before its
+   * next fetch, so messages arriving meanwhile come together: a linger while busy, which the
+   * broker-side wait is not (a fetch waiting for `minBytes` waits when idle too). Default 0.
    */
-  fetch?: { minBytes?: number; maxWaitTimeMs?: number };
+  fetch?: { minBytes?: number; maxWaitTimeMs?: number; lingerMs?: number };
   /**
    * Where the loop records each partition's consumer lag (from every fetched batch's high
    * watermark) and its dead-letter records; none when absent.
@@ -96,6 +100,9 @@ export interface ConsumerLoop {
   /** Stops fetching, lets the message in hand finish, commits, disconnects. */
   stop(): Promise<void>;
 }
+
+/** A batch this small or smaller leaves the loop lingering before its next fetch (`fetch.lingerMs`); a larger one fetches again at once. */
+export const FETCH_LINGER_BELOW_MESSAGES = 100;
 
 /**
  * Runs a consumer-group loop that owns its offsets (the kafkajs batch loop): each fetched batch is
@@ -130,6 +137,7 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
   const { metrics } = options;
   const deadLetter = deadLetterWriter({ producer, deadLetterTopic, groupId, logger, ...(metrics ? { metrics } : {}) });
   const commitTogether = sharedOffsetCommit();
+  const lingerMs = options.fetch?.lingerMs ?? 0;
   const consumer = kafka.consumer({
     groupId,
     allowAutoTopicCreation: false,
@@ -201,6 +209,9 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
           await heartbeat();
           await commitTogether(commitOffsetsIfNecessary, uncommittedOffsets);
           log.debug({ deadLettered: rejected.length, durationMs: Math.round(performance.now() - started) }, 'batch handled');
+          // Busy (a batch just came) but not full: let the next fetch gather company. Nothing is held:
+          // this batch's offsets are resolved and committed above.
+          if (lingerMs > 0 && batch.messages.length < FETCH_LINGER_BELOW_MESSAGES && !stale()) await sleep(lingerMs);
         } catch (error) {
           for (const context of contexts) if (!failed.has(context.offset)) failed.set(context.offset, error);
           throw error;

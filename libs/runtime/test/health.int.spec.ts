@@ -50,7 +50,7 @@ beforeAll(async () => {
     readyFile: undefined,
     shutdownTimeoutMs: 10_000,
     metricsPort: await freePort(),
-    worker: { partitionsConcurrency: 1, fetch: { minBytes: 1, maxWaitTimeMs: 500 } },
+    worker: { partitionsConcurrency: 1, fetch: { minBytes: 1, maxWaitTimeMs: 500, lingerMs: 0 } },
   };
   worker = await startWorker(HealthProbeModule);
   base = `http://127.0.0.1:${worker.runtime.metricsPort}`;

@@ -145,7 +145,7 @@ beforeAll(async () => {
     readyFile: join(dir, 'ready'),
     shutdownTimeoutMs: 10_000,
     metricsPort: await freePort(),
-    worker: { partitionsConcurrency: 2, fetch: { minBytes: 1, maxWaitTimeMs: 5_000 } },
+    worker: { partitionsConcurrency: 2, fetch: { minBytes: 1, maxWaitTimeMs: 5_000, lingerMs: 0 } },
   };
   const testing = await Test.createTestingModule({ imports: [ProbeModule] }).compile();
   const transport = new KafkaBatchTransport();

@@ -121,6 +121,8 @@ export interface WorkerTuningDefaults {
   fetchMinBytes?: number;
   /** Fetch batching: how long the broker may wait for them, milliseconds (default 5 000). */
   fetchMaxWaitMs?: number;
+  /** Fetch batching: how long a loop waits before its next fetch after a small batch, milliseconds (default 10). */
+  fetchLingerMs?: number;
 }
 
 /** Tuning variables of a worker app (verifier, ledger projector, sweeper), with its defaults. */
@@ -137,6 +139,10 @@ export const workerTuning = (defaults: WorkerTuningDefaults) => ({
   WORKER_FETCH_MAX_WAIT_MS: int(defaults.fetchMaxWaitMs ?? 5_000, 1).meta({
     description: 'Longest the broker holds a fetch waiting for WORKER_FETCH_MIN_BYTES, milliseconds.',
   }),
+  WORKER_FETCH_LINGER_MS: int(defaults.fetchLingerMs ?? 10, 0).meta({
+    description:
+      'After handling a batch of fewer than 100 messages, how long a consumer loop waits before its next fetch, milliseconds: messages arriving meanwhile come in the next batch, one transaction for several instead of one each. Only after a batch, so an idle loop waits for nothing; 0 fetches again at once.',
+  }),
   WORKER_SESSION_TIMEOUT_MS: int(6_000, 1_000).meta({
     description:
       "The consumer group's session time-out, milliseconds (heartbeats every third of it, at most every 3 s, also while a batch is handled; 6 000 is the broker's smallest allowed, group.min.session.timeout.ms): how long the partitions of a member that died without leaving (SIGKILL, a lost host) wait before the group hands them to another member or to its own restart. Loops that set their own keep it (the sweeper's SWEEPER_SESSION_TIMEOUT_MS).",
@@ -146,7 +152,7 @@ export const workerTuning = (defaults: WorkerTuningDefaults) => ({
 /** Nested, typed configuration of a worker app: the shared settings plus its tuning. */
 export interface WorkerConfig extends SharedConfig {
   database: { url: string; poolSize: number };
-  worker: { partitionsConcurrency: number; fetch: { minBytes: number; maxWaitTimeMs: number }; sessionTimeoutMs?: number };
+  worker: { partitionsConcurrency: number; fetch: { minBytes: number; maxWaitTimeMs: number; lingerMs: number }; sessionTimeoutMs?: number };
 }
 
 /** The shared settings and tuning of a worker app. */
@@ -156,6 +162,7 @@ export function toWorker(
     WORKER_PARTITIONS_CONCURRENCY: number;
     WORKER_FETCH_MIN_BYTES: number;
     WORKER_FETCH_MAX_WAIT_MS: number;
+    WORKER_FETCH_LINGER_MS: number;
     WORKER_SESSION_TIMEOUT_MS: number;
   },
 ): WorkerConfig {
@@ -165,7 +172,7 @@ export function toWorker(
     database: { ...shared.database, poolSize: e.DATABASE_POOL_SIZE },
     worker: {
       partitionsConcurrency: e.WORKER_PARTITIONS_CONCURRENCY,
-      fetch: { minBytes: e.WORKER_FETCH_MIN_BYTES, maxWaitTimeMs: e.WORKER_FETCH_MAX_WAIT_MS },
+      fetch: { minBytes: e.WORKER_FETCH_MIN_BYTES, maxWaitTimeMs: e.WORKER_FETCH_MAX_WAIT_MS, lingerMs: e.WORKER_FETCH_LINGER_MS },
       sessionTimeoutMs: e.WORKER_SESSION_TIMEOUT_MS,
     },
   };
