@@ -319,6 +319,55 @@ describe('transactional outbox', () => {
     }
   });
 
+  it('lingers before its next fetch after a small batch (fetch.lingerMs): what arrives meanwhile comes in one batch', async () => {
+    const batches: Array<{ at: number; references: string[] }> = [];
+    const loop = await startConsumerLoop({
+      kafka,
+      groupId: `int-linger-${randomUUID()}`,
+      topics: [topics.transactionEvents],
+      codec,
+      producer,
+      deadLetterTopic: topics.deadLetter,
+      logger,
+      fromBeginning: false,
+      fetch: { lingerMs: 600 },
+      handleBatch: async (items) => {
+        const references = items.map(({ event }) => event.payload.reference).filter((r) => r.startsWith('ref_linger'));
+        if (references.length > 0) batches.push({ at: performance.now(), references });
+        return [];
+      },
+    });
+    const send = async (...references: string[]) =>
+      producer.send({
+        topic: topics.transactionEvents,
+        acks: -1,
+        messages: await Promise.all(
+          references.map(async (reference) => ({
+            key: 'ref_linger',
+            value: await codec.encode('CheckoutRegistered', registered(reference)),
+            headers: { [HEADERS.eventType]: 'CheckoutRegistered' },
+          })),
+        ),
+      });
+    try {
+      // The loop joins at the topic's end: wait until its first fetch was answered by sending until one arrives.
+      await waitUntil('the first message to be handled', 30_000, async () => {
+        await send('ref_linger_1');
+        return batches.length > 0 ? true : undefined;
+      });
+      const first = batches.at(-1)!.at;
+      await send('ref_linger_2');
+      await send('ref_linger_3');
+      await send('ref_linger_4');
+      const next = await waitUntil('the next batch', 30_000, async () => batches.find((b) => b.references.includes('ref_linger_2')));
+      expect(next.at - first).toBeGreaterThanOrEqual(500);
+      // (A probe sent just before the first was seen may ride along.)
+      expect(next.references.filter((r) => r !== 'ref_linger_1')).toEqual(['ref_linger_2', 'ref_linger_3', 'ref_linger_4']);
+    } finally {
+      await loop.stop();
+    }
+  });
+
   it('flushes on stop: what committed since its last pass is published before stop resolves, in more than one pass', async () => {
     const outbox = new Outbox('app', topics, codec);
     // A relay that will not pass again on its own for a minute: only stop can publish what follows.
