@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Inject, Post, UseGuards } from '@nestjs/com
 import { ApiCookieAuth, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiAnswer, ApiBodyOf, ApiProblems, JSON_BODY_PROBLEMS, parseBody } from '@settle/http';
 import type { ApprovalService, ProposalView } from '../approvals/approval.service.js';
-import { assertReasonNamesNotSubject, erasureRequest, PRIVACY_ERASE, subjectTargetId } from '../privacy/privacy-erase.js';
+import { erasureRequest, PRIVACY_ERASE, subjectTargetId } from '../privacy/privacy-erase.js';
 import { proposal } from './approvals.controller.js';
 import { SECURITY } from './openapi/document.js';
 import { CurrentSession, MinRole, SessionGuard, type RequestSession } from './session.guard.js';
@@ -46,8 +46,7 @@ export class PrivacyController {
   )
   proposeErasure(@Body() body: unknown, @CurrentSession() session: RequestSession): Promise<ProposalView> {
     const { subject, reason } = parseBody(erasureRequest, body);
-    // As typed here; the action checks the normalised subject again before anything is recorded.
-    assertReasonNamesNotSubject(reason, subject);
+    // The action refuses a reason that names the subject before anything is recorded (its `protect`).
     return this.approvals.propose(session.user, PRIVACY_ERASE, subjectTargetId(subject), { reason });
   }
 }

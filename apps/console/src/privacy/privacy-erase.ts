@@ -1,6 +1,6 @@
-import { customerIdentifier, DomainError, maskEmail, maskPhone, phoneDigitForms } from '@settle/domain';
+import { maskEmail, maskPhone } from '@settle/domain';
 import { parseBody } from '@settle/http';
-import type { ErasureReport, ErasureSubject } from '@settle/ledger';
+import { assertReasonNamesNoOne, normaliseSubject, type ErasureReport, type ErasureSubject } from '@settle/ledger';
 import { z } from 'zod';
 import type { ProposalAction, ProposalDecision, ProposalTerms, RevealPurpose } from '../approvals/proposal-action.js';
 import type { ProposalStore } from '../approvals/proposal-store.port.js';
@@ -39,12 +39,12 @@ export const erasureRequest = z.object({ subject: erasureSubject, reason: erasur
 
 /**
  * The target id a subject is proposed on before it is sealed: `user:<user_id>` or
- * `customer:<email or phone>`, the customer named by `customerIdentifier` of `@settle/domain`
- * (the rule the verifier seals under).
+ * `customer:<email or phone>`, named as erasure looks it up (`normaliseSubject` of `@settle/ledger`,
+ * the rule the verifier seals under).
  */
 export function subjectTargetId(subject: ErasureSubject): string {
-  const id = subject.kind === 'customer' ? customerIdentifier(subject.id) : subject.id.trim();
-  return `${subject.kind}:${id}`;
+  const { kind, id } = normaliseSubject(subject);
+  return `${kind}:${id}`;
 }
 
 /**
@@ -63,34 +63,6 @@ export function maskedTargetId(targetId: string): string {
 export function subjectOfTargetId(targetId: string): ErasureSubject | null {
   const match = /^(user|customer):(.+)$/s.exec(targetId);
   return match ? { kind: match[1] as ErasureSubject['kind'], id: match[2]! } : null;
-}
-
-/**
- * Refuses a reason for erasing `subject` that names it (docs/privacy.md, "Erasure": the reason is
- * recorded in the immutable ledger): one that contains the subject's id, any case, as given or
- * normalised (`customerIdentifier`), or, for a customer known by phone, the phone's digits in any
- * of its forms (`+254 712 345 678`, `254712345678`, `0712345678`) within a run of digits and
- * separators of the reason. `SubjectErasure` (`@settle/ledger`) refuses such a reason too, with
- * the same code; checked here when the erasure is proposed, before anything is recorded.
- *
- * @throws DomainError `PRIVACY.REASON_NAMES_SUBJECT` (invalid, 400).
- */
-export function assertReasonNamesNotSubject(reason: string, subject: ErasureSubject): void {
-  const text = reason.toLowerCase();
-  const id = subject.id.trim();
-  const forms = new Set([id, subject.kind === 'customer' ? customerIdentifier(id) : id].map((f) => f.toLowerCase()).filter((f) => f.length > 0));
-  let names = [...forms].some((form) => text.includes(form));
-  if (!names && subject.kind === 'customer' && !id.includes('@')) {
-    const runs = (reason.match(/\d[\d\s().+/-]*\d/g) ?? []).map((run) => run.replace(/[^0-9]/g, ''));
-    const digits = phoneDigitForms(customerIdentifier(id)).filter((d) => d.length > 0);
-    names = runs.some((run) => digits.some((d) => run.includes(d)));
-  }
-  if (names) {
-    throw new DomainError(
-      'PRIVACY.REASON_NAMES_SUBJECT',
-      'The reason names the person to erase; it is recorded in the ledger for good: give a ticket or the request’s date instead',
-    );
-  }
 }
 
 /** What erasing needs of `SubjectErasure` (`@settle/ledger`). */
@@ -132,7 +104,8 @@ export class PrivacyErase implements ProposalAction<ErasureTerms> {
   }
 
   /**
-   * Refuses a reason that names the subject ({@link assertReasonNamesNotSubject}), then seals
+   * Refuses a reason that names the subject (`assertReasonNamesNoOne` of `@settle/ledger`, the
+   * rule `SubjectErasure` applies again when it runs), before anything is recorded, then seals
    * the subject under its own key (made now when it has none).
    *
    * @param targetId - `user:<id>` or `customer:<id>` ({@link subjectTargetId}).
@@ -142,7 +115,7 @@ export class PrivacyErase implements ProposalAction<ErasureTerms> {
   async protect(targetId: string, parameters: ErasureTerms): Promise<ProposalTerms> {
     const subject = subjectOfTargetId(targetId);
     if (!subject) throw new Error('an erasure is proposed on user:<id> or customer:<id>');
-    assertReasonNamesNotSubject(parameters.reason, subject);
+    assertReasonNamesNoOne(parameters.reason, [normaliseSubject(subject)]);
     const keys = requireVault(this.keys, 'propose an erasure');
     return { targetId: await sealFor(keys, subject, SUBJECT_FIELD, targetId), parameters };
   }
