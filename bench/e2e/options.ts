@@ -39,6 +39,12 @@ export interface Options {
    * customer backend (the receiver kit on PostgreSQL) registered as the dispatcher's endpoint.
    */
   ledgerOnly: boolean;
+  /**
+   * `--set KEY=VALUE` (repeatable): an environment variable given to every Settle app of the
+   * stack over its own settings, to measure a lever (a linger, a poll) without a rebuild. The
+   * report names them; a run without `--set` measures the defaults.
+   */
+  appEnv: Record<string, string>;
 }
 
 export function parseOptions(args: string[]): Options {
@@ -66,6 +72,7 @@ export function parseOptions(args: string[]): Options {
       'prepare-concurrency': { type: 'string', default: '32' },
       'log-level': { type: 'string', default: 'info' },
       'ledger-only': { type: 'boolean', default: false },
+      set: { type: 'string', multiple: true, default: [] },
     },
   });
   const num = (name: keyof typeof values, min: number): number => {
@@ -81,6 +88,12 @@ export function parseOptions(args: string[]): Options {
       if (!Number.isFinite(n) || n <= 0) throw new Error(`--rates needs positive numbers, got ${r}`);
       return n;
     });
+  const appEnv: Record<string, string> = {};
+  for (const pair of values.set ?? []) {
+    const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(pair);
+    if (!match) throw new Error(`--set needs KEY=VALUE with an upper-case variable name, got ${pair}`);
+    appEnv[match[1]!] = match[2]!;
+  }
   const profile = values.profile ?? null;
   if (profile !== null) {
     const apps = existsSync(join(ROOT, 'dist/apps')) ? readdirSync(join(ROOT, 'dist/apps')) : [];
@@ -106,6 +119,7 @@ export function parseOptions(args: string[]): Options {
     prepareConcurrency: Math.round(num('prepare-concurrency', 1)),
     logLevel: String(values['log-level']),
     ledgerOnly: values['ledger-only'] === true,
+    appEnv,
   };
   if (options.rates.length === 0 && options.burst === 0 && options.soakSeconds === 0) throw new Error('nothing to measure: no rates, no burst, no soak');
   return options;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AvroCodec, createKafka, topicNames } from '@settle/messaging';
 import { createLogger, createPool, type Logger } from '@settle/platform';
-import { infra, startStack, type StackApp } from '@settle/testing';
+import { infra, STACK_APPS, startStack, type StackApp } from '@settle/testing';
 import { HopWatch } from '../support/hop-watch.js';
 import { KafkaRoundTrip } from '../support/kafka-roundtrip.js';
 import { sleep } from '../support/open-loop.js';
@@ -53,6 +53,18 @@ export async function measureBackground(ctx: RunContext, seconds: number): Promi
   };
 }
 
+/** Each Settle app's extra environment: `--set`'s variables, and the profiled app's V8 flags. */
+function appEnvOf(options: Options, profileDir: string | null): Partial<Record<StackApp, NodeJS.ProcessEnv>> {
+  const env: Partial<Record<StackApp, NodeJS.ProcessEnv>> = {};
+  for (const app of STACK_APPS) env[app] = { ...options.appEnv };
+  if (profileDir && options.profile)
+    env[options.profile as StackApp] = {
+      ...options.appEnv,
+      NODE_OPTIONS: `${process.env.SETTLE_APP_NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim(),
+    };
+  return env;
+}
+
 export async function runOnce(run: number, options: Options, log: (line: string) => void): Promise<RunReport> {
   const profileDir = options.profile ? mkdtempSync(join(tmpdir(), `settle-e2e-${options.profile}-prof-`)) : null;
   // As `./settle up` starts it (docs/benchmarks.md, "e2e"): the apps' own settings, the
@@ -66,14 +78,8 @@ export async function runOnce(run: number, options: Options, log: (line: string)
     settings: 'up',
     logLevel: options.logLevel,
     adminDatabaseUrl: infra.benchAdminDatabaseUrl,
-    ...(options.ledgerOnly ? {} : { customerBackend: {}, console: {} }),
-    ...(profileDir && options.profile
-      ? {
-          env: {
-            [options.profile as StackApp]: { NODE_OPTIONS: `${process.env.SETTLE_APP_NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() },
-          },
-        }
-      : {}),
+    ...(options.ledgerOnly ? {} : { customerBackend: {}, console: { env: options.appEnv } }),
+    env: appEnvOf(options, profileDir),
   });
   const database = new URL(stack.databaseUrl).pathname.slice(1);
   const logger: Logger = createLogger('bench-e2e', 'warn');

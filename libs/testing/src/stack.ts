@@ -143,6 +143,9 @@ export interface StackControl {
 
 const APPS = ['provider-sandbox', 'ingestion', 'verifier', 'ledger-projector', 'sweeper', 'dispatcher'] as const;
 
+/** The apps a stack starts by default, in start order. */
+export const STACK_APPS: readonly StackApp[] = APPS;
+
 /** One of the apps of the stack. */
 export type StackApp = (typeof APPS)[number];
 
