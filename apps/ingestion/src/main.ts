@@ -13,9 +13,6 @@ import { createIngestionApp } from './ingestion-app.js';
 import { INGESTION_MIGRATIONS } from './persistence/schema.js';
 import { WEBHOOK_VAULT_SCHEMA, WebhookSecrets } from './webhooks/webhook-secrets.js';
 
-/** How long ingestion's outbox relay waits for company while busy, milliseconds. */
-const INGESTION_RELAY_LINGER_MS = 25;
-
 /** The repository (or image) root, from `dist/apps/ingestion/src/main.js`: its package.json names the version. */
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
@@ -64,14 +61,15 @@ runHttpApp({
     await codec.registerAll(CHECKOUT_COMMAND_TYPES);
     const messagingMetrics = new MessagingMetrics(registry);
     // The head of the pipeline: a batch formed here travels through every later stage, so this relay
-    // lingers longest while busy (docs/benchmarks.md, "Idle and low rates"); an idle outbox's first wake passes at once.
+    // lingers longest while busy (OUTBOX_RELAY_LINGER_MS, 25 ms here; docs/benchmarks.md, "Idle and
+    // low rates"); an idle outbox's first wake passes at once.
     const relay = new OutboxRelay(
       pool,
       'ingestion',
       producer,
       codec,
       logger.child({ component: 'outbox' }),
-      { lingerMs: INGESTION_RELAY_LINGER_MS },
+      { lingerMs: config.worker.relayLingerMs ?? 25 },
       messagingMetrics,
     );
     const webhookVault = new CredentialsVault(new PostgresVaultStore(pool, WEBHOOK_VAULT_SCHEMA), loadMasterKeyRing(), { logger });

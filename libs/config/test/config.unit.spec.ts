@@ -91,7 +91,15 @@ describe('configuration', () => {
     expect(loadIngestionConfig({ ...base, SETTLE_API_KEY_SHA256: 'ab' }).database.poolSize).toBe(20);
     const tuned = loadSweeperConfig({ ...base, DATABASE_POOL_SIZE: '12', WORKER_PARTITIONS_CONCURRENCY: '4' });
     expect(tuned.database).toEqual({ url: base.DATABASE_URL, poolSize: 12 });
-    expect(tuned.worker).toEqual({ partitionsConcurrency: 4, fetch: { minBytes: 1, maxWaitTimeMs: 5_000, lingerMs: 10 }, sessionTimeoutMs: 6_000 });
+    expect(tuned.worker).toEqual({
+      partitionsConcurrency: 4,
+      fetch: { minBytes: 1, maxWaitTimeMs: 5_000, lingerMs: 10 },
+      sessionTimeoutMs: 6_000,
+      offsetCommitIntervalMs: 1_000,
+      relayLingerMs: 5,
+    });
+    expect(loadIngestionConfig({ ...base, SETTLE_API_KEY_SHA256: 'ab' }).worker.relayLingerMs).toBe(25);
+    expect(loadVerifierConfig({ ...base, PAYSTACK_BASE_URL: 'http://127.0.0.1:3100', OUTBOX_RELAY_LINGER_MS: '0' }).worker.relayLingerMs).toBe(0);
   });
 
   it("takes the consumer group's session time-out from WORKER_SESSION_TIMEOUT_MS, 30 s by default, at least 1 s", () => {
@@ -106,13 +114,16 @@ describe('configuration', () => {
     expect(() => loadIngestionConfig({ ...ingestion, SETTLE_VERIFY_COALESCE_MS: '-1' })).toThrow(ConfigError);
   });
 
-  it('fetches as soon as anything waits, lingering 10 ms after a small batch, unless fetch batching is configured, and verifies 64 references of a batch at once', () => {
+  it('fetches as soon as anything waits, lingering 10 ms after a small batch and committing offsets at most every second, unless fetch batching is configured, and verifies 64 references of a batch at once', () => {
     const verifier = { ...base, PAYSTACK_BASE_URL: 'http://127.0.0.1:3100' };
     expect(loadVerifierConfig(verifier).keyConcurrency).toBe(64);
     expect(loadVerifierConfig({ ...verifier, VERIFIER_KEY_CONCURRENCY: '8' }).keyConcurrency).toBe(8);
     const batched = loadProjectorConfig({ ...base, WORKER_FETCH_MIN_BYTES: '65536', WORKER_FETCH_MAX_WAIT_MS: '25', WORKER_FETCH_LINGER_MS: '0' });
     expect(batched.worker.fetch).toEqual({ minBytes: 65_536, maxWaitTimeMs: 25, lingerMs: 0 });
     expect(() => loadProjectorConfig({ ...base, WORKER_FETCH_LINGER_MS: '-1' })).toThrow(ConfigError);
+    expect(loadProjectorConfig(base).worker.offsetCommitIntervalMs).toBe(1_000);
+    expect(loadProjectorConfig({ ...base, WORKER_OFFSET_COMMIT_INTERVAL_MS: '0' }).worker.offsetCommitIntervalMs).toBe(0);
+    expect(() => loadProjectorConfig({ ...base, WORKER_OFFSET_COMMIT_INTERVAL_MS: '-1' })).toThrow(ConfigError);
     expect(() => loadProjectorConfig({ ...base, WORKER_FETCH_MAX_WAIT_MS: '0' })).toThrow(ConfigError);
   });
 

@@ -11,7 +11,7 @@ import { batchLogFields } from './log-fields.js';
 import { heartbeatWhileHandling } from './heartbeat-pump.js';
 import { processBatch, tracedContextOf, type ProcessingOptions } from './message-processing.js';
 import { nextOffsetAfter, type MessagingMetrics } from './metrics.js';
-import { sharedOffsetCommit } from './offset-commit.js';
+import { offsetCommitter } from './offset-commit.js';
 import { endSpan } from '@settle/platform';
 
 /**
@@ -84,6 +84,14 @@ export interface ConsumerLoopOptions {
    */
   fetch?: { minBytes?: number; maxWaitTimeMs?: number; lingerMs?: number };
   /**
+   * Least time between two offset commits while batches keep coming, milliseconds (default
+   * `DEFAULT_OFFSET_COMMIT_INTERVAL_MS`, 1 000; 0 commits after every batch). What is resolved
+   * meanwhile is committed when the interval ends, on a rebalance and before the loop stops
+   * (`offset-commit.ts`); after a crash, at most that much is handed over again, which the
+   * handlers de-duplicate.
+   */
+  offsetCommitIntervalMs?: number;
+  /**
    * Where the loop records each partition's consumer lag (from every fetched batch's high
    * watermark) and its dead-letter records; none when absent.
    */
@@ -136,7 +144,10 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
   const processing: ProcessingOptions = { codec, logger, isPermanent: options.isPermanent ?? isPermanentError, sessionTimeoutMs: sessionTimeout };
   const { metrics } = options;
   const deadLetter = deadLetterWriter({ producer, deadLetterTopic, groupId, logger, ...(metrics ? { metrics } : {}) });
-  const commitTogether = sharedOffsetCommit();
+  const offsets = offsetCommitter({
+    ...(options.offsetCommitIntervalMs !== undefined ? { intervalMs: options.offsetCommitIntervalMs } : {}),
+    onTimerError: (error) => logger.warn({ err: error, groupId }, 'committing offsets failed; the next commit carries them'),
+  });
   const lingerMs = options.fetch?.lingerMs ?? 0;
   const consumer = kafka.consumer({
     groupId,
@@ -155,6 +166,11 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
       onAssignment?.(event.payload.memberAssignment);
     });
   }
+  // A rebalance hands the partitions over: commit what is resolved first (best effort; what it
+  // misses is handed over again and de-duplicated).
+  consumer.on(consumer.events.REBALANCING, () => {
+    offsets.flush().catch((error: unknown) => logger.debug({ err: error, groupId }, 'committing offsets before the rebalance failed'));
+  });
   if (options.onRevocation) {
     const onRevocation = options.onRevocation;
     for (const name of [consumer.events.REBALANCING, consumer.events.STOP, consumer.events.CRASH]) consumer.on(name, () => onRevocation());
@@ -166,8 +182,8 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
   await consumer.run({
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 1,
-    autoCommit: true,
-    autoCommitInterval: 1_000,
+    // Offsets are committed by `offsets` (offset-commit.ts), on an interval, not after every batch.
+    autoCommit: false,
     // kafkajs hands these as functions to destructure (its documented batch loop), bound to the batch.
     // eslint-disable-next-line @typescript-eslint/unbound-method
     eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary, uncommittedOffsets }) => {
@@ -207,7 +223,7 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
           resolveOffset(batch.messages.at(-1)!.offset);
           lagAfter(nextOffsetAfter(batch.messages.at(-1)!.offset));
           await heartbeat();
-          await commitTogether(commitOffsetsIfNecessary, uncommittedOffsets);
+          await offsets.afterBatch(commitOffsetsIfNecessary, uncommittedOffsets, !running);
           log.debug({ deadLettered: rejected.length, durationMs: Math.round(performance.now() - started) }, 'batch handled');
           // Busy (a batch just came) but not full: let the next fetch gather company. Nothing is held:
           // this batch's offsets are resolved and committed above.
@@ -228,7 +244,11 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     state,
     async stop() {
       running = false;
+      // What is resolved goes now, while the member is still in its group; a batch still in hand
+      // commits its own when it ends (afterBatch with `now`).
+      await offsets.flush().catch((error: unknown) => logger.warn({ err: error, groupId }, 'committing offsets before stopping failed'));
       await consumer.stop();
+      offsets.close();
       await consumer.disconnect();
       metrics?.forgetGroup(groupId);
     },

@@ -256,6 +256,67 @@ describe('heartbeats inside a long batch', () => {
   });
 });
 
+describe('offset commits', () => {
+  it('commit at once after a quiet spell, then at most once per interval while batches come, and everything resolved when the loop stops', async () => {
+    const groupId = `int-commit-${randomUUID()}`;
+    const handled: string[] = [];
+    const loop = await startConsumerLoop({
+      kafka,
+      groupId,
+      topics: [topics.transactionEvents],
+      codec,
+      producer,
+      deadLetterTopic: topics.deadLetter,
+      logger,
+      fromBeginning: false,
+      offsetCommitIntervalMs: 60_000,
+      handleBatch: async (items) => {
+        for (const { event } of items) if (event.payload.reference.startsWith('ref_commit')) handled.push(event.payload.reference);
+        return [];
+      },
+    });
+    const admin = kafka.admin();
+    await admin.connect();
+    // One key, so one partition: its committed offset is the next one the group would read.
+    const send = async (reference: string) =>
+      (
+        await producer.send({
+          topic: topics.transactionEvents,
+          acks: -1,
+          messages: [
+            {
+              key: 'ref_commit',
+              value: await codec.encode('CheckoutRegistered', registered(reference)),
+              headers: { [HEADERS.eventType]: 'CheckoutRegistered' },
+            },
+          ],
+        })
+      )[0]!;
+    const committed = async (partition: number) => {
+      const [topic] = await admin.fetchOffsets({ groupId, topics: [topics.transactionEvents] });
+      return Number(topic!.partitions.find((p) => p.partition === partition)!.offset);
+    };
+    try {
+      // The loop joins at the topic's end: send until one arrives.
+      const first = await waitUntil('the first message to be handled', 30_000, async () => {
+        const sent = await send('ref_commit_probe');
+        return handled.length > 0 ? sent : undefined;
+      });
+      const partition = first.partition;
+      await waitUntil('the first batch to be committed', 10_000, async () => ((await committed(partition)) > 0 ? true : undefined));
+      const afterFirst = await committed(partition);
+      const later = [await send('ref_commit_2'), await send('ref_commit_3')];
+      await waitUntil('the later batches to be handled', 30_000, async () => (handled.includes('ref_commit_3') ? true : undefined));
+      expect(await committed(partition)).toBe(afterFirst); // handled, resolved, not committed yet: the interval has not passed
+      await loop.stop();
+      expect(await committed(partition)).toBe(Number(later[1]!.baseOffset) + 1);
+    } finally {
+      await loop.stop().catch(() => undefined);
+      await admin.disconnect();
+    }
+  });
+});
+
 describe('transactional outbox', () => {
   let pool: Pool;
   let drop: () => Promise<void>;

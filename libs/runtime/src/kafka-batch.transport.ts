@@ -111,6 +111,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
         partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? config.worker.partitionsConcurrency,
         fetch: options.fetch ?? config.worker.fetch,
         ...(sessionTimeoutMs !== undefined ? { sessionTimeoutMs } : {}),
+        ...(config.worker.offsetCommitIntervalMs !== undefined ? { offsetCommitIntervalMs: config.worker.offsetCommitIntervalMs } : {}),
         ...(options.groupCommitAcrossPartitions !== undefined ? { groupCommitAcrossPartitions: options.groupCommitAcrossPartitions } : {}),
         ...(options.partitionAssigners ? { partitionAssigners: options.partitionAssigners } : {}),
         ...(options.abandonBatchWhen ? { abandonBatchWhen: options.abandonBatchWhen } : {}),

@@ -1,11 +1,19 @@
 import type { OnApplicationBootstrap } from '@nestjs/common';
 import type { WorkerConfig } from '@settle/config';
-import { connectMessaging, MessagingMetrics, Outbox, OutboxRelay, type ConsumerLoop } from '@settle/messaging';
+import { connectMessaging, MessagingMetrics, Outbox, OutboxRelay, type ConsumerLoop, type RelayOptions } from '@settle/messaging';
 import { stopInOrder, type StopStep } from '@settle/platform';
 import { AppRuntime, connectApp, type AppBase, type AppProcessOptions } from './app.runtime.js';
 import { WorkerHealth } from './health.js';
 import { startWorkerEndpoint } from './worker-endpoint.js';
 import type { WorkerContext, WorkerModuleOptions, WorkerOutbox } from './worker.options.js';
+
+/**
+ * A declared outbox's relay options: the app's `OUTBOX_RELAY_LINGER_MS` under what the module
+ * declares for that outbox (a declaration that names a linger keeps it).
+ */
+export function relayOptionsOf(config: WorkerConfig, declared: Partial<RelayOptions> | undefined): Partial<RelayOptions> {
+  return { ...(config.worker.relayLingerMs !== undefined ? { lingerMs: config.worker.relayLingerMs } : {}), ...declared };
+}
 
 /** How the process runs the worker: see {@link AppProcessOptions}. */
 export type WorkerProcessOptions = AppProcessOptions;
@@ -97,7 +105,15 @@ export class WorkerRuntime<C extends WorkerConfig = WorkerConfig, O extends stri
       const relays: { schema: string; relay: OutboxRelay }[] = [];
       const outboxes = {} as Record<O, WorkerOutbox>;
       for (const declared of options.outboxes ?? []) {
-        const relay = new OutboxRelay(pool, declared.schema, producer, codec, logger.child({ component: 'outbox' }), declared.relay, messagingMetrics);
+        const relay = new OutboxRelay(
+          pool,
+          declared.schema,
+          producer,
+          codec,
+          logger.child({ component: 'outbox' }),
+          relayOptionsOf(config, declared.relay),
+          messagingMetrics,
+        );
         outboxes[declared.schema] = { outbox: new Outbox(declared.schema, topics, codec), relay };
         relays.push({ schema: declared.schema, relay });
       }

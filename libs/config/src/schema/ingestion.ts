@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { digestList, host, int, port, required, sharedEnv, toDigests, workerTuning } from './shared.js';
 
 // The worker tuning applies to ingestion's consumer loop of the checkout commands topic (docs/api.md, "Two ways in").
-export const ingestionEnv = sharedEnv.extend(workerTuning({ poolSize: 20, partitionsConcurrency: 6 })).extend({
+export const ingestionEnv = sharedEnv.extend(workerTuning({ poolSize: 20, partitionsConcurrency: 6, relayLingerMs: 25 })).extend({
   INGESTION_HOST: host('ingestion'),
   INGESTION_PORT: port('ingestion', 3000),
   SETTLE_API_KEY_SHA256: required('SETTLE_API_KEY_SHA256').transform(toDigests).meta({

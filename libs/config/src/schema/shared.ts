@@ -123,6 +123,8 @@ export interface WorkerTuningDefaults {
   fetchMaxWaitMs?: number;
   /** Fetch batching: how long a loop waits before its next fetch after a small batch, milliseconds (default 10). */
   fetchLingerMs?: number;
+  /** How long an outbox relay woken while busy waits for company before its pass, milliseconds (default 5). */
+  relayLingerMs?: number;
 }
 
 /** Tuning variables of a worker app (verifier, ledger projector, sweeper), with its defaults. */
@@ -143,6 +145,14 @@ export const workerTuning = (defaults: WorkerTuningDefaults) => ({
     description:
       'After handling a batch of fewer than 100 messages, how long a consumer loop waits before its next fetch, milliseconds: messages arriving meanwhile come in the next batch, one transaction for several instead of one each. Only after a batch, so an idle loop waits for nothing; 0 fetches again at once.',
   }),
+  OUTBOX_RELAY_LINGER_MS: int(defaults.relayLingerMs ?? 5, 0).meta({
+    description:
+      "How long the app's outbox relay, woken by a commit while its last pass published, waits for company before its next pass, milliseconds: the rows committed meanwhile go to Kafka in one produce request and one transaction. An idle relay's first wake passes at once; 0 passes at every wake.",
+  }),
+  WORKER_OFFSET_COMMIT_INTERVAL_MS: int(1_000, 0).meta({
+    description:
+      "Least time between two Kafka offset commits of a consumer loop while batches keep coming, milliseconds: what is handled meanwhile is committed when the interval ends, on a rebalance and before the loop stops. After a crash at most this much is delivered again, which every handler de-duplicates; 0 commits after every batch (one OffsetCommit request, and one write to the broker's __consumer_offsets, per batch).",
+  }),
   WORKER_SESSION_TIMEOUT_MS: int(6_000, 1_000).meta({
     description:
       "The consumer group's session time-out, milliseconds (heartbeats every third of it, at most every 3 s, also while a batch is handled; 6 000 is the broker's smallest allowed, group.min.session.timeout.ms): how long the partitions of a member that died without leaving (SIGKILL, a lost host) wait before the group hands them to another member or to its own restart. Loops that set their own keep it (the sweeper's SWEEPER_SESSION_TIMEOUT_MS).",
@@ -152,7 +162,15 @@ export const workerTuning = (defaults: WorkerTuningDefaults) => ({
 /** Nested, typed configuration of a worker app: the shared settings plus its tuning. */
 export interface WorkerConfig extends SharedConfig {
   database: { url: string; poolSize: number };
-  worker: { partitionsConcurrency: number; fetch: { minBytes: number; maxWaitTimeMs: number; lingerMs: number }; sessionTimeoutMs?: number };
+  worker: {
+    partitionsConcurrency: number;
+    fetch: { minBytes: number; maxWaitTimeMs: number; lingerMs: number };
+    sessionTimeoutMs?: number;
+    /** Least time between two offset commits of a loop, milliseconds (`WORKER_OFFSET_COMMIT_INTERVAL_MS`). */
+    offsetCommitIntervalMs?: number;
+    /** The outbox relay's linger while busy, milliseconds (`OUTBOX_RELAY_LINGER_MS`). */
+    relayLingerMs?: number;
+  };
 }
 
 /** The shared settings and tuning of a worker app. */
@@ -163,6 +181,8 @@ export function toWorker(
     WORKER_FETCH_MIN_BYTES: number;
     WORKER_FETCH_MAX_WAIT_MS: number;
     WORKER_FETCH_LINGER_MS: number;
+    WORKER_OFFSET_COMMIT_INTERVAL_MS: number;
+    OUTBOX_RELAY_LINGER_MS: number;
     WORKER_SESSION_TIMEOUT_MS: number;
   },
 ): WorkerConfig {
@@ -174,6 +194,8 @@ export function toWorker(
       partitionsConcurrency: e.WORKER_PARTITIONS_CONCURRENCY,
       fetch: { minBytes: e.WORKER_FETCH_MIN_BYTES, maxWaitTimeMs: e.WORKER_FETCH_MAX_WAIT_MS, lingerMs: e.WORKER_FETCH_LINGER_MS },
       sessionTimeoutMs: e.WORKER_SESSION_TIMEOUT_MS,
+      offsetCommitIntervalMs: e.WORKER_OFFSET_COMMIT_INTERVAL_MS,
+      relayLingerMs: e.OUTBOX_RELAY_LINGER_MS,
     },
   };
 }
