@@ -35,12 +35,12 @@ import { RunReport, runOnce } from './run.js';
  * nothing and the path ends at the ledger and the topic, as this benchmark measured before.
  *
  * `npm run bench -- e2e [--rates=100,250,500,1000,2000] [--seconds=20] [--burst=2000]
- *   [--warmup=10] [--runs=1] [--json=docs/benchmarks/e2e.json] [--soak=0] [--soak-rate=500]
+ *   [--warmup=10] [--warmup-rate=<first rate>] [--runs=1] [--json=docs/benchmarks/e2e.json] [--soak=0] [--soak-rate=500]
  *   [--profile=<app>] [--hops] [--drain-timeout=120] [--drain-max=3600] [--stats-flush=11]
  *   [--connections=256] [--burst-concurrency=64] [--prepare-concurrency=32] [--log-level=info]
  *   [--ledger-only] [--set KEY=VALUE ...]`
  *
- * After the stack starts, an unreported warm-up phase (`--warmup` seconds at the first rate)
+ * After the stack starts, an unreported warm-up phase (`--warmup` seconds at `--warmup-rate`, by default the first rate)
  * compiles the hot paths of the apps and of the Kafka and registry JVMs; then the idle stack's
  * PostgreSQL work and CPU are measured for 10 s, the background every phase runs on.
  *
@@ -138,7 +138,13 @@ export async function e2eBenchmark(args: string[]): Promise<void> {
     `load: signed Paystack charge.success webhooks (the sandbox's own body) for registered, paid checkouts; open loop at ${options.rates.map((r) => `${r}/s`).join(', ') || 'no fixed rate'} ` +
       `for ${options.seconds} s each (${options.connections} keep-alive connections)${options.burst ? `, then a burst of ${options.burst} (${options.burstConcurrency} in flight)` : ''}` +
       `${options.soakSeconds ? `, then a soak at ${options.soakRate}/s for ${options.soakSeconds} s` : ''}; ${options.runs} run(s); PostgreSQL ${postgresVersion}, kafkajs ${String(info.kafkajs)}` +
-      `${Object.keys(options.appEnv).length > 0 ? `; every app with ${Object.entries(options.appEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`,
+      `${
+        Object.keys(options.appEnv).length > 0
+          ? `; every app with ${Object.entries(options.appEnv)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(' ')}`
+          : ''
+      }`,
   );
   const runs: RunReport[] = [];
   const jsonPath = resolve(ROOT, options.json);

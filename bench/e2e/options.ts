@@ -16,6 +16,13 @@ export interface Options {
   rates: number[];
   seconds: number;
   warmupSeconds: number;
+  /**
+   * `--warmup-rate`: the warm-up's offered rate, per second (default the first rate). The JVMs'
+   * compilers keep working for minutes after the stack starts: a phase at 50/s right after a short
+   * warm-up at that rate measures them too (docs/benchmarks.md, "Offset commits, lingers, and what
+   * a batch costs"). A warm-up at a higher rate compiles the hot paths before the first phase.
+   */
+  warmupRate: number | null;
   burst: number;
   burstConcurrency: number;
   runs: number;
@@ -56,6 +63,7 @@ export function parseOptions(args: string[]): Options {
       rates: { type: 'string', default: '100,250,500,1000,2000' },
       seconds: { type: 'string', default: '20' },
       warmup: { type: 'string', default: '10' },
+      'warmup-rate': { type: 'string' },
       burst: { type: 'string', default: '2000' },
       'burst-concurrency': { type: 'string', default: '64' },
       runs: { type: 'string', default: '1' },
@@ -103,6 +111,7 @@ export function parseOptions(args: string[]): Options {
     rates,
     seconds: num('seconds', 1),
     warmupSeconds: num('warmup', 0),
+    warmupRate: values['warmup-rate'] === undefined ? null : num('warmup-rate', 1),
     burst: Math.round(num('burst', 0)),
     burstConcurrency: Math.round(num('burst-concurrency', 1)),
     runs: Math.round(num('runs', 1)),

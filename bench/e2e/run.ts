@@ -141,7 +141,7 @@ export async function runOnce(run: number, options: Options, log: (line: string)
     const tag = randomBytes(3).toString('hex');
     if (options.warmupSeconds > 0) {
       // Not reported: JIT compilation in the apps and the JVMs, connection pools, page cache.
-      const rate = options.rates[0] ?? options.soakRate;
+      const rate = options.warmupRate ?? options.rates[0] ?? options.soakRate;
       const spec: PhaseSpec = { name: 'warm-up', kind: 'rate', offeredRate: rate, count: Math.max(1, Math.round(rate * options.warmupSeconds)) };
       const source = await preparedUpfront(
         stack,
