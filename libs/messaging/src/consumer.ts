@@ -168,6 +168,9 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
   }
   // A rebalance hands the partitions over: commit what is resolved first (best effort; what it
   // misses is handed over again and de-duplicated).
+  // Stopped or crashed (kafkajs emits STOP as it disconnects, also before a restart): no timer
+  // commits through the old client.
+  consumer.on(consumer.events.STOP, () => offsets.close());
   consumer.on(consumer.events.REBALANCING, () => {
     offsets.flush().catch((error: unknown) => logger.debug({ err: error, groupId }, 'committing offsets before the rebalance failed'));
   });

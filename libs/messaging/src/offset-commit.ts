@@ -40,7 +40,11 @@ export interface OffsetCommitter {
   afterBatch(commit: CommitOffsets, uncommitted: UncommittedOffsets, now?: boolean): Promise<void>;
   /** Commits what is resolved and not committed yet, now (before the loop stops, when the group rebalances). */
   flush(): Promise<void>;
-  /** Disarms the timer (the loop stopped). */
+  /**
+   * Disarms the timer and forgets the last batch's commit functions (the consumer stopped or
+   * crashed: its client is gone, and a commit through it would only reconnect it for nothing).
+   * The next batch, of a restarted consumer, arms it again.
+   */
   close(): void;
 }
 
@@ -110,6 +114,9 @@ export function offsetCommitter(options: OffsetCommitterOptions = {}): OffsetCom
       disarm();
       return commitPending();
     },
-    close: disarm,
+    close() {
+      disarm();
+      latest = null;
+    },
   };
 }

@@ -8,9 +8,10 @@ const offsets = (partitions: number[], offset = '1'): Offsets => ({
 });
 
 /** A kafkajs-like group: offsets resolved by batches, committed by OffsetCommit requests (recorded); uncommitted are those resolved beyond the committed. */
-function group(delayMs = 0) {
+function group(...delaysMs: number[]) {
   let resolved: Offsets = { topics: [] };
   let committed = '';
+  let sent = 0;
   const commits: Offsets[] = [];
   return {
     commits,
@@ -19,6 +20,8 @@ function group(delayMs = 0) {
     },
     uncommitted: (): Offsets => (JSON.stringify(resolved) === committed ? { topics: [] } : resolved),
     commit: async (o: Offsets) => {
+      // The n-th commit sent takes delaysMs[n] (the last one given for every later commit).
+      const delayMs = delaysMs[Math.min(sent++, delaysMs.length - 1)] ?? 0;
       if (delayMs > 0) await sleep(delayMs);
       commits.push(o);
       committed = JSON.stringify(o);
@@ -88,7 +91,8 @@ describe('offsetCommitter', () => {
 
   it('sends commits one at a time, in order: a slow commit is never overtaken by a later one', async () => {
     const committer = offsetCommitter({ intervalMs: 0 });
-    const g = group(30);
+    // The first commit is slow and the second quick: sent at once, the second would land first.
+    const g = group(30, 0);
     g.resolve(offsets([0], '1'));
     const first = committer.afterBatch(g.commit, g.uncommitted);
     await sleep(5); // the first commit is in flight
