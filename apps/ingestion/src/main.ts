@@ -5,7 +5,7 @@ import { packageVersion } from '@settle/http';
 import { connectMessaging, kafkaProbe, MessagingMetrics, Outbox, OutboxRelay, schemaRegistryProbe } from '@settle/messaging';
 import { HealthProbes, postgresProbe } from '@settle/platform';
 import { loadWithProviderEnv, webhookAuthenticators } from '@settle/providers';
-import { runHttpApp } from '@settle/runtime';
+import { relayOptionsOf, runHttpApp } from '@settle/runtime';
 import { CredentialsVault, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import { startCheckoutCommandLoop } from './commands/checkout-commands.consumer.js';
 import { CHECKOUT_COMMAND_TYPES } from './commands/command-results.js';
@@ -61,15 +61,15 @@ runHttpApp({
     await codec.registerAll(CHECKOUT_COMMAND_TYPES);
     const messagingMetrics = new MessagingMetrics(registry);
     // The head of the pipeline: a batch formed here travels through every later stage, so this relay
-    // lingers longest while busy (OUTBOX_RELAY_LINGER_MS, 25 ms here; docs/benchmarks.md, "Idle and
-    // low rates"); an idle outbox's first wake passes at once.
+    // lingers longest while busy (OUTBOX_RELAY_LINGER_MS, whose default is 25 ms here as the workers'
+    // is 5; docs/benchmarks.md, "Idle and low rates"); an idle outbox's first wake passes at once.
     const relay = new OutboxRelay(
       pool,
       'ingestion',
       producer,
       codec,
       logger.child({ component: 'outbox' }),
-      { lingerMs: config.worker.relayLingerMs ?? 25 },
+      relayOptionsOf(config, undefined),
       messagingMetrics,
     );
     const webhookVault = new CredentialsVault(new PostgresVaultStore(pool, WEBHOOK_VAULT_SCHEMA), loadMasterKeyRing(), { logger });

@@ -166,11 +166,11 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
       onAssignment?.(event.payload.memberAssignment);
     });
   }
+  // Stopped or crashed (kafkajs emits STOP once its runner stopped, also before a restart): no
+  // timer commits through the old client.
+  consumer.on(consumer.events.STOP, () => offsets.close());
   // A rebalance hands the partitions over: commit what is resolved first (best effort; what it
   // misses is handed over again and de-duplicated).
-  // Stopped or crashed (kafkajs emits STOP as it disconnects, also before a restart): no timer
-  // commits through the old client.
-  consumer.on(consumer.events.STOP, () => offsets.close());
   consumer.on(consumer.events.REBALANCING, () => {
     offsets.flush().catch((error: unknown) => logger.debug({ err: error, groupId }, 'committing offsets before the rebalance failed'));
   });
@@ -250,8 +250,7 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
       // What is resolved goes now, while the member is still in its group; a batch still in hand
       // commits its own when it ends (afterBatch with `now`).
       await offsets.flush().catch((error: unknown) => logger.warn({ err: error, groupId }, 'committing offsets before stopping failed'));
-      await consumer.stop();
-      offsets.close();
+      await consumer.stop(); // emits STOP: the committer's timer is disarmed
       await consumer.disconnect();
       metrics?.forgetGroup(groupId);
     },
