@@ -37,7 +37,7 @@ export {
 } from './generated/customer-events.js';
 export { PROBLEM_JSON, type ProblemDetails, type ReceiverProblemCode } from './problem.js';
 export { EVENT_STATES } from './store.port.js';
-export type { AccessGrant, EventState, FailedEvent, LeasedEvent, ReceiverStore, RetryOutcome, StoredEvent } from './store.port.js';
+export type { AccessGrant, Completion, EventState, FailedEvent, LeasedEvent, ReceiverStore, RetryOutcome, StoredEvent } from './store.port.js';
 export { MemoryReceiverStore } from './memory-store.js';
 export { fetchReceiptProof, receiptOf, verifyReceipt } from './receipt.js';
 export type { FetchedProof, Receipt, ReceiptFailure, ReceiptProof, ReceiptVerification } from './receipt.js';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { supersedes, type StoredAccess } from './access-rule.js';
 import type { JsonObject } from './event.js';
+import { completeEach } from './complete-each.js';
 import {
   EVENT_STATES,
   type AccessGrant,
@@ -65,13 +66,16 @@ export class MemoryReceiverStore implements ReceiverStore<undefined> {
     });
   }
 
-  async complete(lease: LeasedEvent, { now }: { now: number }, work: (tx: undefined) => Promise<void>) {
-    if (!this.#holds(lease)) return false;
-    await work(undefined);
-    const row = this.#events.get(lease.eventId);
-    if (!row || !this.#holds(lease)) return false;
-    Object.assign(row, { state: 'processed', at: now, token: null, lastError: null });
-    return true;
+  async completeBatch(leases: readonly LeasedEvent[], { now }: { now: number }, work: (lease: LeasedEvent, tx: undefined) => Promise<void>) {
+    return completeEach(leases, work, {
+      held: async (lease) => this.#holds(lease),
+      markProcessed: async (lease) => {
+        const row = this.#events.get(lease.eventId);
+        if (!row || !this.#holds(lease)) return false;
+        Object.assign(row, { state: 'processed', at: now, token: null, lastError: null });
+        return true;
+      },
+    });
   }
 
   async release(lease: LeasedEvent, { now, error, retryAt }: { now: number; error: string; retryAt: number | null }) {

@@ -4,6 +4,7 @@ import { ReceiverConfigError } from './errors.js';
 import {
   EVENT_STATES,
   type AccessGrant,
+  type Completion,
   type EventState,
   type FailedEvent,
   type LeasedEvent,
@@ -140,11 +141,11 @@ interface EventRow {
  * The PostgreSQL {@link ReceiverStore}, over a `pg` Pool the customer creates (receiver rule 2:
  * durable, shared by every receiver process). Recording an event is one statement: its unique
  * insert and, when new, the conditional upsert of its access expiry (rule 4), so the access
- * commits before the 2xx answer. Claims use `FOR UPDATE SKIP LOCKED`; completing an event is one
- * transaction that checks the claim (row lock and lease token), runs the handlers with the
- * transaction's client behind a savepoint, and marks the event processed, so handler writes
- * through that client commit exactly once with it; a handler that throws has its writes rolled
- * back to the savepoint. A connection that PostgreSQL ends mid-transaction makes the operation
+ * commits before the 2xx answer. Claims use `FOR UPDATE SKIP LOCKED`; completing a claimed batch is
+ * one transaction that checks the claims (row locks and lease tokens), runs each event's handlers
+ * with the transaction's client behind a savepoint of its own, and marks the events processed,
+ * so handler writes through that client commit exactly once with their event's mark; a handler
+ * that throws has its writes rolled back to its savepoint, and only its event fails. A connection that PostgreSQL ends mid-transaction makes the operation
  * reject (never an uncaught `'error'`), and the pool discards that client.
  *
  * Call {@link PostgresReceiverStore.migrate} once at startup, or apply {@link receiverDdl}.
@@ -268,46 +269,68 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
   }
 
   /**
-   * One transaction: checks the claim (row lock and lease token), sets a savepoint, runs `work`
-   * with the transaction's client, marks the event processed, commits. The access was applied
-   * when the event was recorded: this transaction neither touches nor locks it, so a slow handler
-   * holds up no one's access. When `work` throws (or leaves the transaction aborted, so that the
-   * processed mark fails), its writes roll back to the savepoint and the error is rethrown with
-   * the event still `processing`, for the receiver to release it for a retry.
+   * One transaction for the whole batch: locks the events the claims still hold (one statement:
+   * row locks and lease tokens), then, event after event, sets a savepoint, runs `work` with the
+   * transaction's client and releases the savepoint; marks every event whose work succeeded
+   * processed (one statement) and commits once. The access was applied when each event was
+   * recorded: this transaction neither touches nor locks it, so a slow handler holds up no one's
+   * access; the locked event rows keep other processors' claims off the batch until it commits.
+   * When `work` throws (or leaves the transaction aborted, so that releasing its savepoint fails),
+   * its writes roll back to its savepoint and its event is `failed`, still `processing`, for the
+   * receiver to release it for a retry; the rest of the batch goes on.
    *
-   * @returns `false`, having run nothing, when the claim's token is no longer the event's.
-   * @throws whatever `work` throws; a `pg` error when PostgreSQL fails or ends the connection
-   *   (nothing committed).
+   * PostgreSQL keeps up to 64 subtransactions of a transaction in shared memory; more slow down
+   * every session's snapshots while it is open. A batch uses one per event whose work writes:
+   * the receiver's `processor.batchSize` is at most 64.
+   *
+   * @returns one {@link Completion} per lease, in order (`lost`, having run nothing, when the
+   *   claim's token is no longer the event's).
+   * @throws a `pg` error when PostgreSQL fails or ends the connection (nothing committed), or
+   *   when rolling back to a savepoint fails (then what `work` threw).
    */
-  async complete(lease: LeasedEvent, { now }: { now: number }, work: (tx: PoolClient) => Promise<void>) {
-    const outcome = await this.#transaction(async (client): Promise<{ held: boolean; failure?: { error: unknown } }> => {
-      const held = await client.query(`SELECT 1 FROM ${this.#s}.events WHERE event_id = $1 AND state = 'processing' AND lease_token = $2 FOR UPDATE`, [
-        lease.eventId,
-        lease.token,
-      ]);
-      if (held.rowCount !== 1) return { held: false };
-      await client.query('SAVEPOINT settle_receiver_work');
-      try {
-        await work(client);
-        // Inside the savepoint too: it fails when the handler left the transaction aborted (a
-        // SQL error it caught); the savepoint's rollback then lets the release be recorded.
+  async completeBatch(leases: readonly LeasedEvent[], { now }: { now: number }, work: (lease: LeasedEvent, tx: PoolClient) => Promise<void>) {
+    if (leases.length === 0) return [];
+    return this.#transaction(async (client): Promise<Completion[]> => {
+      const { rows } = await client.query<{ event_id: string }>(
+        `SELECT e.event_id FROM ${this.#s}.events e
+         JOIN unnest($1::text[], $2::uuid[]) AS claim (event_id, token) ON e.event_id = claim.event_id AND e.lease_token = claim.token
+         WHERE e.state = 'processing' FOR UPDATE OF e`,
+        [leases.map((lease) => lease.eventId), leases.map((lease) => lease.token)],
+      );
+      const held = new Set(rows.map((row) => row.event_id));
+      const completions: Completion[] = [];
+      const processed: string[] = [];
+      for (const lease of leases) {
+        if (!held.has(lease.eventId)) {
+          completions.push({ outcome: 'lost' });
+          continue;
+        }
+        await client.query('SAVEPOINT settle_receiver_work');
+        try {
+          await work(lease, client);
+          // Fails when the handler left the transaction aborted (a SQL error it caught).
+          await client.query('RELEASE SAVEPOINT settle_receiver_work');
+        } catch (error) {
+          // Undo this handler's writes. If the rollback itself fails (the connection broke), the
+          // whole transaction rolls back and this error, the cause, is what the receiver records.
+          await client.query('ROLLBACK TO SAVEPOINT settle_receiver_work; RELEASE SAVEPOINT settle_receiver_work').catch(() => {
+            throw error;
+          });
+          completions.push({ outcome: 'failed', error });
+          continue;
+        }
+        processed.push(lease.eventId);
+        completions.push({ outcome: 'processed' });
+      }
+      if (processed.length > 0) {
         await client.query(
           `UPDATE ${this.#s}.events SET state = 'processed', finished_at = $2, available_at = NULL, lease_token = NULL, last_error = NULL
-           WHERE event_id = $1`,
-          [lease.eventId, new Date(now)],
+           WHERE event_id = ANY ($1::text[])`,
+          [processed, new Date(now)],
         );
-      } catch (error) {
-        // Undo the handler's writes. If the rollback itself fails (the connection broke), the
-        // whole transaction rolls back and this error, the cause, is what the receiver records.
-        await client.query('ROLLBACK TO SAVEPOINT settle_receiver_work').catch(() => {
-          throw error;
-        });
-        return { held: true, failure: { error } };
       }
-      return { held: true };
+      return completions;
     });
-    if (outcome.failure) throw outcome.failure.error;
-    return outcome.held;
   }
 
   async release(lease: LeasedEvent, { now, error, retryAt }: { now: number; error: string; retryAt: number | null }) {

@@ -2,7 +2,7 @@ import { ENTITLEMENT_EVENT_KINDS, parseEvent, type EntitlementEvent, type Entitl
 import { PROBLEM_JSON, problem, type ProblemDetails, type ReceiverProblemCode } from './problem.js';
 import { ReceiverConfigError } from './errors.js';
 import { SignatureVerifier, type HeadersLike } from './signature.js';
-import type { AccessGrant, EventState, FailedEvent, LeasedEvent, ReceiverStore, RetryOutcome, StoredEvent } from './store.port.js';
+import type { AccessGrant, Completion, EventState, FailedEvent, LeasedEvent, ReceiverStore, RetryOutcome, StoredEvent } from './store.port.js';
 
 /** What a handler receives beside the event. */
 export interface EventHandlerContext<Tx> {
@@ -55,9 +55,12 @@ export interface ReceiverOptions<Tx> {
     /** How long a claim holds an event; a crashed processor's events are claimable after it. Default 60000. */
     readonly leaseMs?: number;
     /**
-     * Events claimed, and processed concurrently, per claim. Default 4. Each holds a store
-     * connection while it runs: give a PostgreSQL pool more connections than this, so that
-     * recording new deliveries (the 200 answer) never waits behind processing.
+     * Most events claimed, and completed together, per claim: a batch grows with the backlog up
+     * to this. The PostgreSQL store completes a batch in one transaction on one connection (one
+     * commit per batch), running the events' handlers one after another, each behind its own
+     * savepoint; so a slow handler delays the rest of its batch (lower this, or run more
+     * processes, when handlers call slow services). Default 16; at most 64 (PostgreSQL keeps 64
+     * subtransactions of a transaction in shared memory, more slow every session down).
      */
     readonly batchSize?: number;
   };
@@ -138,9 +141,10 @@ function storedGrantOf(kind: string, payload: JsonObject): AccessGrant | null {
   return parsed.kind === 'entitlement' && parsed.event.event === kind ? grantOf(parsed.event) : null;
 }
 
-function positive(name: string, value: number | undefined, fallback: number, min = 1): number {
+function positive(name: string, value: number | undefined, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
   const result = value ?? fallback;
   if (!Number.isInteger(result) || result < min) throw new ReceiverConfigError(`${name} must be an integer of at least ${min}`);
+  if (result > max) throw new ReceiverConfigError(`${name} must be at most ${max}`);
   return result;
 }
 
@@ -198,7 +202,7 @@ export class Receiver<Tx = undefined> {
     this.#maxDelayMs = positive('retry.maxDelayMs', options.retry?.maxDelayMs, 300_000, 0);
     this.#pollIntervalMs = positive('processor.pollIntervalMs', options.processor?.pollIntervalMs, 1000);
     this.#leaseMs = positive('processor.leaseMs', options.processor?.leaseMs, 60_000);
-    this.#batchSize = positive('processor.batchSize', options.processor?.batchSize, 4);
+    this.#batchSize = positive('processor.batchSize', options.processor?.batchSize, 16, 1, 64);
     this.#recordTimeoutMs = positive('recordTimeoutMs', options.recordTimeoutMs, 1500);
     this.#logger = options.logger ?? consoleLogger;
     this.#observe = options.observe;
@@ -384,37 +388,63 @@ export class Receiver<Tx = undefined> {
     let total = 0;
     while (!signal?.aborted) {
       const leases = await this.#store.claim({ now: this.#clock(), leaseMs: this.#leaseMs, limit: this.#batchSize });
-      await Promise.all(leases.map((lease) => this.#process(lease)));
       if (leases.length === 0) break;
+      await this.#process(leases);
       total += leases.length;
     }
     return total;
   }
 
-  async #process(lease: LeasedEvent): Promise<void> {
-    const fields = { eventId: lease.eventId, kind: lease.kind, attempt: lease.attempts };
-    const parsed = parseEvent(lease.payload);
-    if (parsed.kind !== 'entitlement') {
-      await this.#release(lease, 'not an event kind this version of the kit applies', null);
-      return;
+  /**
+   * One claimed batch: events this kit cannot apply, and events claimed more than `maxAttempts`
+   * times, are left `failed`; the others are completed together ({@link ReceiverStore.completeBatch}:
+   * one transaction with the PostgreSQL store), each running its kind's handler. A failed run is
+   * released for a retry, or left `failed` after `maxAttempts` runs.
+   */
+  async #process(leases: readonly LeasedEvent[]): Promise<void> {
+    const runnable = new Map<string, EntitlementEvent>();
+    const refused: Array<Promise<void>> = [];
+    for (const lease of leases) {
+      const parsed = parseEvent(lease.payload);
+      if (parsed.kind !== 'entitlement') {
+        refused.push(this.#release(lease, 'not an event kind this version of the kit applies', null));
+      } else if (lease.attempts > this.#maxAttempts) {
+        // Claimed again and again without finishing: its processes crashed or it outlived leaseMs.
+        refused.push(this.#release(lease, `gave up after ${lease.attempts - 1} runs that never finished (a crash, or a run longer than leaseMs)`, null));
+      } else {
+        runnable.set(lease.eventId, parsed.event);
+      }
     }
-    if (lease.attempts > this.#maxAttempts) {
-      // Claimed again and again without finishing: its processes crashed or it outlived leaseMs.
-      await this.#release(lease, `gave up after ${lease.attempts - 1} runs that never finished (a crash, or a run longer than leaseMs)`, null);
-      return;
-    }
-    const { event } = parsed;
-    const handler = this.#handlers?.[event.event];
+    await Promise.all(refused);
+    const batch = leases.filter((lease) => runnable.has(lease.eventId));
+    if (batch.length === 0) return;
+    let completions: Completion[];
     try {
-      const done = await this.#store.complete(lease, { now: this.#clock() }, async (tx) => {
-        await handler?.(event, { tx, attempt: lease.attempts });
+      completions = await this.#store.completeBatch(batch, { now: this.#clock() }, async (lease, tx) => {
+        const event = runnable.get(lease.eventId)!;
+        await this.#handlers?.[event.event]?.(event, { tx, attempt: lease.attempts });
       });
-      if (done) this.#logger.info(fields, 'event processed');
-      else this.#logger.warn(fields, "event claimed by another processor after this one's lease ran out; left to it");
     } catch (error) {
-      const retryAt = lease.attempts < this.#maxAttempts ? this.#clock() + this.#delay(lease.attempts) : null;
-      await this.#release(lease, describe(error), retryAt);
+      // Nothing of the batch is known to have completed: every run failed, and each is released.
+      const cause = describe(error);
+      await Promise.all(batch.map((lease) => this.#fail(lease, cause)));
+      return;
     }
+    await Promise.all(
+      batch.map(async (lease, i) => {
+        const completion = completions[i]!;
+        const fields = { eventId: lease.eventId, kind: lease.kind, attempt: lease.attempts };
+        if (completion.outcome === 'processed') this.#logger.info(fields, 'event processed');
+        else if (completion.outcome === 'lost') this.#logger.warn(fields, "event claimed by another processor after this one's lease ran out; left to it");
+        else await this.#fail(lease, describe(completion.error));
+      }),
+    );
+  }
+
+  /** Releases a failed run: due again after the backoff, or `failed` after `maxAttempts` runs. */
+  #fail(lease: LeasedEvent, error: string): Promise<void> {
+    const retryAt = lease.attempts < this.#maxAttempts ? this.#clock() + this.#delay(lease.attempts) : null;
+    return this.#release(lease, error, retryAt);
   }
 
   async #release(lease: LeasedEvent, error: string, retryAt: number | null): Promise<void> {

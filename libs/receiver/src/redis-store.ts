@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { ReceiverStoreNotDurableError } from './errors.js';
+import { completeEach } from './complete-each.js';
 import type { JsonObject } from './event.js';
 import {
   EVENT_STATES,
@@ -375,27 +376,32 @@ export class RedisReceiverStore implements ReceiverStore<undefined> {
     return claimed.map(([eventId, kind, payload, attempts, token]) => ({ eventId, kind, payload: JSON.parse(payload) as JsonObject, attempts, token }));
   }
 
-  async complete(lease: LeasedEvent, { now }: { now: number }, work: (tx: undefined) => Promise<void>) {
-    const legacy = legacyGrantOf(lease.payload);
-    const held = await this.#commands.settleReceiverFence(
-      this.#event(lease.eventId),
-      this.#key('access'),
-      lease.eventId,
-      lease.token,
-      legacy ? accessField(legacy.userId, legacy.entitlement) : '',
-      legacy?.expiresAt ?? 0,
-    );
-    if (held !== 1) return false;
-    await work(undefined);
-    const completed = await this.#commands.settleReceiverComplete(
-      this.#event(lease.eventId),
-      this.#key('available'),
-      this.#key('states'),
-      lease.eventId,
-      lease.token,
-      now,
-    );
-    return completed === 1;
+  async completeBatch(leases: readonly LeasedEvent[], { now }: { now: number }, work: (lease: LeasedEvent, tx: undefined) => Promise<void>) {
+    return completeEach(leases, work, {
+      held: async (lease) => {
+        const legacy = legacyGrantOf(lease.payload);
+        const held = await this.#commands.settleReceiverFence(
+          this.#event(lease.eventId),
+          this.#key('access'),
+          lease.eventId,
+          lease.token,
+          legacy ? accessField(legacy.userId, legacy.entitlement) : '',
+          legacy?.expiresAt ?? 0,
+        );
+        return held === 1;
+      },
+      markProcessed: async (lease) => {
+        const completed = await this.#commands.settleReceiverComplete(
+          this.#event(lease.eventId),
+          this.#key('available'),
+          this.#key('states'),
+          lease.eventId,
+          lease.token,
+          now,
+        );
+        return completed === 1;
+      },
+    });
   }
 
   async release(lease: LeasedEvent, { now, error, retryAt }: { now: number; error: string; retryAt: number | null }) {

@@ -68,6 +68,13 @@ export interface AccessGrant {
   readonly revision: number | null;
 }
 
+/**
+ * What became of one claimed event in {@link ReceiverStore.completeBatch}: `processed`; `lost` when
+ * its claim's token was no longer the event's (its lease ran out and another processor claimed
+ * it), so nothing ran; `failed` with what its work threw, the event still `processing`.
+ */
+export type Completion = { readonly outcome: 'processed' } | { readonly outcome: 'lost' } | { readonly outcome: 'failed'; readonly error: unknown };
+
 /** The outcome of {@link ReceiverStore.retry}. */
 export type RetryOutcome = 'retried' | 'not_found' | 'not_failed';
 
@@ -114,16 +121,21 @@ export interface ReceiverStore<Tx = undefined> {
   claim(request: { now: number; leaseMs: number; limit: number }): Promise<LeasedEvent[]>;
 
   /**
-   * Completes a claimed event: runs `work` (the handlers), then marks the event `processed`. The
-   * access was applied when the event was recorded; completing neither applies nor holds it, so
-   * a slow handler delays no one's access. The PostgreSQL store runs `work` in one transaction
-   * with the processed mark, behind a savepoint: `work`'s writes through `tx` commit with the
-   * processed mark, or roll back alone when it throws.
+   * Completes a claimed batch, in the order given: for each event still held by its claim, runs
+   * `work` (its handlers) and marks it `processed`. The access was applied when each event was
+   * recorded; completing neither applies nor holds it, so a slow handler delays no one's access.
+   * The PostgreSQL store completes the whole batch in one transaction (one commit for the batch,
+   * not one per event), each event's `work` behind its own savepoint: `work`'s writes through `tx`
+   * commit with that event's processed mark, or roll back alone when it throws. The other stores
+   * complete event after event.
    *
-   * @returns `false`, having run nothing, when the claim's token is no longer the event's.
-   * @throws whatever `work` throws (the event still `processing`: release it), or a storage error.
+   * @returns one {@link Completion} per lease, in the order of `leases`: `processed`; `lost`, having
+   *   run nothing, when the claim's token is no longer the event's; `failed` with what `work`
+   *   threw (the event still `processing`: release it).
+   * @throws a storage error when the batch could not be completed (with the PostgreSQL store,
+   *   nothing of it committed: every event still `processing`, release them all).
    */
-  complete(lease: LeasedEvent, request: { now: number }, work: (tx: Tx) => Promise<void>): Promise<boolean>;
+  completeBatch(leases: readonly LeasedEvent[], request: { now: number }, work: (lease: LeasedEvent, tx: Tx) => Promise<void>): Promise<Completion[]>;
 
   /**
    * Gives a claimed event back after a failure: `pending` again, due at `retryAt`, or `failed`

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresReceiverStore, receiverDdl } from '../src/postgres-store.js';
 import { createTestDatabase, freshPostgresStore } from './support/infra.js';
-import { storeContract } from './store.contract.js';
+import { completeOne, storeContract } from './store.contract.js';
 
 let pool: pg.Pool;
 let drop: () => Promise<void>;
@@ -30,7 +30,7 @@ describe('PostgreSQL receiver store', () => {
     await store.record({ eventId, kind: 'subscription_started', payload: { event_id: eventId }, state: 'pending', grant, now: 0 });
     const [lease] = await store.claim({ now: 0, leaseMs: 30_000, limit: 1 });
     await expect(
-      store.complete(lease!, { now: 1 }, async (tx) => {
+      completeOne(store, lease!, { now: 1 }, async (tx) => {
         await tx.query('INSERT INTO handler_writes VALUES ($1)', [eventId]);
         throw new Error('handler broke after writing');
       }),
@@ -39,12 +39,54 @@ describe('PostgreSQL receiver store', () => {
     expect(await store.accessExpiry(grant.userId, 'pro-monthly')).toEqual(new Date(1_000));
     expect(await store.find(eventId)).toMatchObject({ state: 'processing' });
 
-    await store.complete(lease!, { now: 2 }, async (tx) => {
+    await completeOne(store, lease!, { now: 2 }, async (tx) => {
       await tx.query('INSERT INTO handler_writes VALUES ($1)', [eventId]);
     });
     expect((await pool.query('SELECT * FROM handler_writes WHERE event_id = $1', [eventId])).rowCount).toBe(1);
     expect(await store.accessExpiry(grant.userId, 'pro-monthly')).toEqual(new Date(1_000));
     expect(await store.find(eventId)).toMatchObject({ state: 'processed' });
+  });
+
+  it('completes a batch in one transaction: the processed events commit with their writes, a failed event rolls back alone', async () => {
+    const store = await freshPostgresStore(pool);
+    await pool.query('CREATE TABLE IF NOT EXISTS handler_writes (event_id text NOT NULL)');
+    const ids = [randomUUID(), randomUUID(), randomUUID()];
+    for (const [i, eventId] of ids.entries()) {
+      await store.record({ eventId, kind: 'subscription_started', payload: { event_id: eventId }, state: 'pending', grant: null, now: i });
+    }
+    const leases = await store.claim({ now: 10, leaseMs: 30_000, limit: 10 });
+    const visible: number[] = [];
+    const completions = await store.completeBatch(leases, { now: 11 }, async (lease, tx) => {
+      await tx.query('INSERT INTO handler_writes VALUES ($1)', [lease.eventId]);
+      // Another connection sees none of the batch's writes before its one commit.
+      visible.push((await pool.query('SELECT 1 FROM handler_writes WHERE event_id = ANY ($1::text[])', [ids])).rowCount ?? -1);
+      if (lease.eventId === ids[1]) await tx.query('SELECT 1/0'); // a SQL error the handler does not catch
+    });
+    expect(completions.map((c) => c.outcome)).toEqual(['processed', 'failed', 'processed']);
+    expect(visible).toEqual([0, 0, 0]);
+    const written = await pool.query<{ event_id: string }>('SELECT event_id FROM handler_writes WHERE event_id = ANY ($1::text[])', [ids]);
+    expect(written.rows.map((row) => row.event_id).sort()).toEqual([ids[0], ids[2]].sort());
+    expect((await store.counts()).processed).toBe(2);
+    expect(await store.find(ids[1]!)).toMatchObject({ state: 'processing' });
+  });
+
+  it('a batch whose connection ends mid-way commits nothing: every event stays processing', async () => {
+    const store = await freshPostgresStore(pool);
+    await pool.query('CREATE TABLE IF NOT EXISTS handler_writes (event_id text NOT NULL)');
+    const ids = [randomUUID(), randomUUID()];
+    for (const eventId of ids) {
+      await store.record({ eventId, kind: 'subscription_started', payload: { event_id: eventId }, state: 'pending', grant: null, now: 0 });
+    }
+    const leases = await store.claim({ now: 10, leaseMs: 30_000, limit: 10 });
+    await expect(
+      store.completeBatch(leases, { now: 11 }, async (lease, tx) => {
+        await tx.query('INSERT INTO handler_writes VALUES ($1)', [lease.eventId]);
+        // The second event's handler is cut off: PostgreSQL ends the batch's connection (a failover).
+        if (lease.eventId === leases[1]!.eventId) await pool.query('SELECT pg_terminate_backend($1)', [(tx as unknown as { processID: number }).processID]);
+      }),
+    ).rejects.toThrow();
+    expect((await pool.query('SELECT 1 FROM handler_writes WHERE event_id = ANY ($1::text[])', [ids])).rowCount).toBe(0);
+    for (const eventId of ids) expect(await store.find(eventId)).toMatchObject({ state: 'processing' });
   });
 
   it('a handler that swallows its own SQL error: the run fails, its writes roll back, the access stands', async () => {
@@ -55,7 +97,7 @@ describe('PostgreSQL receiver store', () => {
     await store.record({ eventId, kind: 'subscription_started', payload: { event_id: eventId }, state: 'pending', grant, now: 0 });
     const [lease] = await store.claim({ now: 0, leaseMs: 30_000, limit: 1 });
     await expect(
-      store.complete(lease!, { now: 1 }, async (tx) => {
+      completeOne(store, lease!, { now: 1 }, async (tx) => {
         await tx.query('INSERT INTO handler_writes VALUES ($1)', [eventId]);
         await tx.query('SELECT 1/0').catch(() => undefined); // the transaction is now aborted
       }),

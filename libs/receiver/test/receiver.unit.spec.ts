@@ -269,6 +269,46 @@ describe('rule 5: failing business logic is retried with backoff, then left fail
     expect(calls).toBe(3);
   });
 
+  it('completes a claimed batch together: a failing handler fails its event alone; a batch the store could not complete is released whole, for a retry', async () => {
+    const memory = new MemoryReceiverStore();
+    let storeDown = true;
+    const store = new Proxy(memory, {
+      get(target, property) {
+        if (property === 'completeBatch' && storeDown) return () => Promise.reject(new Error('Connection terminated unexpectedly'));
+        const value: unknown = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const broken = entitlementEvent();
+    const runs: string[] = [];
+    const { send, receiver, advance } = setup({
+      store,
+      retry: { initialDelayMs: 1000 },
+      handlers: {
+        subscription_started: async (event) => {
+          runs.push(event.event_id);
+          if (event.event_id === broken.event_id) throw new Error('welcome email template missing');
+        },
+      },
+    });
+    const events = [entitlementEvent(), broken, entitlementEvent()];
+    for (const event of events) await send(event);
+
+    expect(await receiver.processDue()).toBe(3);
+    for (const event of events) {
+      expect(await receiver.find(event.event_id)).toMatchObject({ state: 'pending', attempts: 1, lastError: 'Error: Connection terminated unexpectedly' });
+    }
+    expect(runs).toEqual([]);
+
+    storeDown = false;
+    advance(1000);
+    expect(await receiver.processDue()).toBe(3);
+    expect(runs).toEqual(events.map((event) => event.event_id));
+    expect(await receiver.find(events[0]!.event_id)).toMatchObject({ state: 'processed', attempts: 2 });
+    expect(await receiver.find(broken.event_id)).toMatchObject({ state: 'pending', attempts: 2, lastError: 'Error: welcome email template missing' });
+    expect(await receiver.find(events[2]!.event_id)).toMatchObject({ state: 'processed', attempts: 2 });
+  });
+
   it('leaves the event failed with its last error after maxAttempts, lists it, and retry() runs it again', async () => {
     let broken = true;
     const runs: string[] = [];
@@ -391,6 +431,10 @@ describe('configuration', () => {
   it('refuses options out of range', () => {
     expect(() => createReceiver({ secrets: [secret], store: new MemoryReceiverStore(), retry: { maxAttempts: 0 } })).toThrow(
       'retry.maxAttempts must be an integer of at least 1',
+    );
+    // A batch is one PostgreSQL transaction with a savepoint per event: PostgreSQL keeps 64 in shared memory.
+    expect(() => createReceiver({ secrets: [secret], store: new MemoryReceiverStore(), processor: { batchSize: 65 } })).toThrow(
+      'processor.batchSize must be at most 64',
     );
   });
 });

@@ -26,6 +26,22 @@ async function claimOne(store: ReceiverStore<unknown>, now = T0): Promise<Leased
 const noWork = async () => undefined;
 
 /**
+ * Completes one claimed event through {@link ReceiverStore.completeBatch}: `true` when processed,
+ * `false` when the claim was lost; rejects with what the work threw.
+ */
+export async function completeOne<Tx>(
+  store: ReceiverStore<Tx>,
+  lease: LeasedEvent,
+  request: { now: number },
+  work: (tx: Tx) => Promise<void>,
+): Promise<boolean> {
+  const [completion, ...rest] = await store.completeBatch([lease], request, (_, tx) => work(tx));
+  expect(rest).toEqual([]);
+  if (completion?.outcome === 'failed') throw completion.error;
+  return completion?.outcome === 'processed';
+}
+
+/**
  * The contract of the {@link ReceiverStore} port. Every store (in-memory, PostgreSQL, Redis)
  * must pass it. `makeStore` returns a fresh, empty store each time.
  */
@@ -87,13 +103,13 @@ export function storeContract(name: string, makeStore: () => Promise<ReceiverSto
       // The first claim lost its lease: completing or releasing with it does nothing.
       let ran = false;
       expect(
-        await store.complete(first, { now: T0 + LEASE }, async () => {
+        await completeOne(store, first, { now: T0 + LEASE }, async () => {
           ran = true;
         }),
       ).toBe(false);
       expect(ran).toBe(false);
       expect(await store.release(first, { now: T0 + LEASE, error: 'late', retryAt: null })).toBe(false);
-      expect(await store.complete(second, { now: T0 + LEASE + 1 }, noWork)).toBe(true);
+      expect(await completeOne(store, second, { now: T0 + LEASE + 1 }, noWork)).toBe(true);
       expect(await store.find(eventId)).toMatchObject({ state: 'processed', attempts: 2, processedAt: new Date(T0 + LEASE + 1) });
     });
 
@@ -214,7 +230,7 @@ export function storeContract(name: string, makeStore: () => Promise<ReceiverSto
       const blocked = new Promise<void>((resolve) => (release = resolve));
       let working!: () => void;
       const started = new Promise<void>((resolve) => (working = resolve));
-      const completing = store.complete(lease, { now: T0 }, async () => {
+      const completing = completeOne(store, lease, { now: T0 }, async () => {
         working();
         await blocked;
       });
@@ -232,7 +248,7 @@ export function storeContract(name: string, makeStore: () => Promise<ReceiverSto
       const eventId = await recordPending(store, T0, randomUUID(), grant(T0 + 30 * DAY));
       const lease = await claimOne(store);
       await expect(
-        store.complete(lease, { now: T0 }, async () => {
+        completeOne(store, lease, { now: T0 }, async () => {
           throw new Error('welcome email insert failed');
         }),
       ).rejects.toThrow('welcome email insert failed');
@@ -247,13 +263,49 @@ export function storeContract(name: string, makeStore: () => Promise<ReceiverSto
       expect(again).toMatchObject({ eventId, attempts: 2 });
       const seen: string[] = [];
       expect(
-        await store.complete(again, { now: T0 + 1001 }, async () => {
+        await completeOne(store, again, { now: T0 + 1001 }, async () => {
           seen.push((await store.find(eventId))!.state);
         }),
       ).toBe(true);
       expect(seen).toEqual(['processing']);
       expect(await store.find(eventId)).toMatchObject({ state: 'processed', attempts: 2 });
       expect(await store.accessExpiry('user-42', 'pro-monthly')).toEqual(new Date(T0 + 30 * DAY));
+    });
+
+    it('completes a claimed batch in order, one event after another: a throwing work fails its event alone, a lost claim runs nothing', async () => {
+      const store = await makeStore();
+      const lostId = await recordPending(store, T0);
+      const stale = await claimOne(store, T0); // then its process stalls past the lease
+      const ids = [await recordPending(store, T0 + 1), await recordPending(store, T0 + 2), await recordPending(store, T0 + 3)];
+      // Another processor's claim, after the lease ran out, takes the stalled event with the others.
+      const fresh = await store.claim({ now: T0 + LEASE, leaseMs: LEASE, limit: 10 });
+      expect(fresh.map((lease) => lease.eventId)).toEqual([...ids, lostId]);
+      const batch = [stale, ...fresh.slice(0, 3)];
+      const ran: string[] = [];
+      let running = 0;
+      let overlapped = false;
+      const completions = await store.completeBatch(batch, { now: T0 + LEASE + 5 }, async (lease) => {
+        overlapped ||= running > 0;
+        running += 1;
+        ran.push(lease.eventId);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        running -= 1;
+        if (lease.eventId === ids[1]) throw new Error('welcome email insert failed');
+      });
+      expect(completions).toEqual([
+        { outcome: 'lost' },
+        { outcome: 'processed' },
+        { outcome: 'failed', error: new Error('welcome email insert failed') },
+        { outcome: 'processed' },
+      ]);
+      expect(ran).toEqual(ids);
+      expect(overlapped).toBe(false);
+      expect(await store.find(ids[0]!)).toMatchObject({ state: 'processed', processedAt: new Date(T0 + LEASE + 5) });
+      expect(await store.find(ids[1]!)).toMatchObject({ state: 'processing' });
+      expect(await store.find(ids[2]!)).toMatchObject({ state: 'processed' });
+      // The event the stale claim lost is still the other processor's.
+      expect(await store.find(lostId)).toMatchObject({ state: 'processing', attempts: 2 });
+      expect(await store.completeBatch([], { now: T0 + LEASE + 6 }, noWork)).toEqual([]);
     });
 
     it('releases a failed run: pending again at retryAt with its error, or failed; retry gives a fresh budget', async () => {
@@ -276,7 +328,7 @@ export function storeContract(name: string, makeStore: () => Promise<ReceiverSto
       expect(await store.listFailed(10)).toEqual([]);
       const again = await claimOne(store, T0 + 2000);
       expect(again.attempts).toBe(1);
-      expect(await store.complete(again, { now: T0 + 2001 }, noWork)).toBe(true);
+      expect(await completeOne(store, again, { now: T0 + 2001 }, noWork)).toBe(true);
       expect(await store.find(eventId)).toMatchObject({ state: 'processed', lastError: null });
     });
 
@@ -299,7 +351,7 @@ export function storeContract(name: string, makeStore: () => Promise<ReceiverSto
       await recordPending(store);
       await recordPending(store);
       await store.record({ eventId: randomUUID(), kind: 'future_kind', payload: {}, state: 'ignored', grant: null, now: T0 });
-      await store.complete(await claimOne(store), { now: T0 }, noWork);
+      await completeOne(store, await claimOne(store), { now: T0 }, noWork);
       await store.release(await claimOne(store), { now: T0, error: 'Error: x', retryAt: null });
       expect(await store.counts()).toEqual({ pending: 1, processing: 0, processed: 1, failed: 1, ignored: 1 });
       await claimOne(store);
