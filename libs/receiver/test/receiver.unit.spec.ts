@@ -402,6 +402,39 @@ describe('the processor loop', () => {
   });
 });
 
+describe('the processor lingers once woken', () => {
+  it('completes the events recorded within lingerMs of a wake-up in one batch', async () => {
+    const memory = new MemoryReceiverStore();
+    const batches: number[] = [];
+    const store = new Proxy(memory, {
+      get(target, property) {
+        const value: unknown = Reflect.get(target, property);
+        if (property === 'completeBatch') {
+          return (...args: Parameters<MemoryReceiverStore['completeBatch']>) => {
+            batches.push(args[0].length);
+            return memory.completeBatch(...args);
+          };
+        }
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const receiver = createReceiver({ secrets: [secret], store, processor: { lingerMs: 200 }, logger: recordingLogger() });
+    receiver.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 50)); // its first look, at start, found nothing: asleep
+      const events = [entitlementEvent(), entitlementEvent(), entitlementEvent()];
+      for (const event of events) {
+        const { body, headers } = delivery(event, [secret]);
+        expect((await receiver.receive(body, headers)).status).toBe(200);
+      }
+      await waitFor(async () => ((await receiver.counts()).processed === 3 ? true : undefined), 'the three events to be processed');
+      expect(batches).toEqual([3]);
+    } finally {
+      await receiver.stop();
+    }
+  });
+});
+
 describe('observing answers (for a metrics histogram)', () => {
   it('reports each answer with its status, outcome and duration', async () => {
     const seen: Array<{ status: number; outcome: string; durationMs: number }> = [];
