@@ -73,8 +73,10 @@ function errorOf(result: AttemptResult): string {
  * decided by the pure rules of `@settle/domain` (outcome, retry schedule, endpoint health) and
  * written with the others that ended at about the same time in one transaction.
  *
- * The loop wakes when new deliveries are recorded, when an attempt ends (a slot is free), and
- * at the earliest due time (at most every `pollIntervalMs`).
+ * The loop wakes when new deliveries are recorded, when an attempt ends that held a slot a
+ * claim lacked (its endpoint's last, or this instance's last), and at the earliest due time (at
+ * most every `pollIntervalMs`). A claim that took fewer deliveries than it had room for is not
+ * repeated at once: it took every due one.
  */
 export class DeliveryScheduler {
   private readonly perEndpoint = new Map<string, number>();
@@ -132,9 +134,9 @@ export class DeliveryScheduler {
       if (gap > 0) await sleep(gap);
       lastClaim = Date.now();
       this.woken = false;
-      let claimed = 0;
+      let filled = false;
       try {
-        claimed = await this.claim();
+        filled = await this.claim();
         failures = 0;
       } catch (error) {
         failures += 1;
@@ -142,19 +144,23 @@ export class DeliveryScheduler {
         await sleep(Math.min(5_000, 100 * 2 ** failures));
         continue;
       }
-      if (claimed > 0 && this.inFlight < this.deps.options.maxInFlight) continue;
+      // A claim that filled its limit may have left due deliveries behind: claim again. One that
+      // did not took every due delivery it had room for; what becomes due later is timed by
+      // sleepUntilDue, new deliveries wake the loop, and so does a freed slot a claim lacked.
+      if (filled && this.inFlight < this.deps.options.maxInFlight) continue;
       await this.sleepUntilDue();
     }
   }
 
-  private async claim(): Promise<number> {
+  /** One claim of due deliveries, each launched; `true` when the claim filled its limit. */
+  private async claim(): Promise<boolean> {
     const { maxInFlight, maxInFlightPerEndpoint, leaseMs } = this.deps.options;
     const limit = maxInFlight - this.inFlight;
-    if (limit <= 0) return 0;
+    if (limit <= 0) return false;
     const free = new Map([...this.perEndpoint].map(([endpoint, n]) => [endpoint, Math.max(0, maxInFlightPerEndpoint - n)]));
     const claims = await this.deps.repository.claimDue({ free, defaultFree: maxInFlightPerEndpoint, limit, leaseMs });
     for (const claim of claims) this.launch(claim);
-    return claims.length;
+    return claims.length >= limit;
   }
 
   private async sleepUntilDue(): Promise<void> {
@@ -185,12 +191,15 @@ export class DeliveryScheduler {
         this.deps.logger.error({ err: error, deliveryId: claim.id }, 'delivery attempt failed unexpectedly; its lease will expire and it is retried'),
       )
       .finally(() => {
-        const left = (this.perEndpoint.get(claim.endpointId) ?? 1) - 1;
-        if (left === 0) this.perEndpoint.delete(claim.endpointId);
-        else this.perEndpoint.set(claim.endpointId, left);
+        const held = this.perEndpoint.get(claim.endpointId) ?? 1;
+        // Only a slot a claim lacked (the endpoint's, or this instance's) can make a due
+        // delivery claimable now: any other due delivery was claimed or is timed already.
+        const lacked = held >= this.deps.options.maxInFlightPerEndpoint || this.inFlight >= this.deps.options.maxInFlight;
+        if (held <= 1) this.perEndpoint.delete(claim.endpointId);
+        else this.perEndpoint.set(claim.endpointId, held - 1);
         this.attemptsInFlight.delete(work);
         this.deps.metrics.inFlight.set(this.inFlight);
-        this.wake();
+        if (lacked) this.wake();
       });
     this.attemptsInFlight.add(work);
     this.deps.metrics.inFlight.set(this.inFlight);
