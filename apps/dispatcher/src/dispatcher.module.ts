@@ -150,7 +150,7 @@ export class DeliveriesController implements OnApplicationBootstrap, OnApplicati
             leaseMs: delivery.attemptTimeoutMs + 30_000,
             pollIntervalMs: delivery.pollIntervalMs,
             flushBatch: 200,
-            flushDelayMs: 5,
+            flushDelayMs: delivery.resultFlushDelayMs,
             retry: delivery.retry,
             disableAfterMs: delivery.disableAfterMs,
           },
