@@ -280,8 +280,10 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
    * receiver to release it for a retry; the rest of the batch goes on.
    *
    * PostgreSQL keeps up to 64 subtransactions of a transaction in shared memory; more slow down
-   * every session's snapshots while it is open. A batch uses one per event whose work writes:
-   * the receiver's `processor.batchSize` is at most 64.
+   * every session's snapshots while it is open. A batch uses one per event whose work writes,
+   * plus the savepoints handlers open themselves (nested transactions of an ORM): the receiver's
+   * `processor.batchSize` is at most 64, and lower with such handlers. A handler's writes become
+   * visible, and its row locks are released, when the whole batch commits.
    *
    * @returns one {@link Completion} per lease, in order (`lost`, having run nothing, when the
    *   claim's token is no longer the event's).

@@ -59,15 +59,18 @@ export interface ReceiverOptions<Tx> {
      * to this. The PostgreSQL store completes a batch in one transaction on one connection (one
      * commit per batch), running the events' handlers one after another, each behind its own
      * savepoint; so a slow handler delays the rest of its batch (lower this, or run more
-     * processes, when handlers call slow services). Default 16; at most 64 (PostgreSQL keeps 64
-     * subtransactions of a transaction in shared memory, more slow every session down).
+     * processes, when handlers call slow services). A handler's writes become visible, and the
+     * row locks it takes are held, until its whole batch commits. Default 16; at most 64
+     * (PostgreSQL keeps 64 subtransactions of a transaction in shared memory, more slow every
+     * session down; handlers that open savepoints of their own add theirs: lower it then).
      */
     readonly batchSize?: number;
     /**
      * How long the processor waits, once woken by a new event (or a retry falling due), before
      * it claims, so that the events arriving meanwhile are completed in the same batch and
      * transaction. It delays business logic only: access was applied with the record, before
-     * the 200. An idle processor waits for nothing. Default 50; 0 claims at once.
+     * the 200. Only a processor woken from its sleep waits: one still working through a backlog
+     * claims its next batch at once, and so does a poll. Default 50; 0 claims at once.
      */
     readonly lingerMs?: number;
   };
@@ -410,7 +413,8 @@ export class Receiver<Tx = undefined> {
    * One claimed batch: events this kit cannot apply, and events claimed more than `maxAttempts`
    * times, are left `failed`; the others are completed together ({@link ReceiverStore.completeBatch}:
    * one transaction with the PostgreSQL store), each running its kind's handler. A failed run is
-   * released for a retry, or left `failed` after `maxAttempts` runs.
+   * released for a retry, or left `failed` after `maxAttempts` runs. A batch that fails as a
+   * whole is completed again event by event, so that each event fails only for its own reasons.
    */
   async #process(leases: readonly LeasedEvent[]): Promise<void> {
     const runnable = new Map<string, EntitlementEvent>();
@@ -436,9 +440,15 @@ export class Receiver<Tx = undefined> {
         await this.#handlers?.[event.event]?.(event, { tx, attempt: lease.attempts });
       });
     } catch (error) {
-      // Nothing of the batch is known to have completed: every run failed, and each is released.
-      const cause = describe(error);
-      await Promise.all(batch.map((lease) => this.#fail(lease, cause)));
+      if (batch.length === 1) {
+        await this.#fail(batch[0]!, describe(error));
+        return;
+      }
+      // The batch failed as a whole (the connection lost, or an error only its commit raised,
+      // caused by one handler's writes): each event is completed on its own, so that one
+      // event's failure is not every event's, each with its own error.
+      this.#logger.warn({ events: batch.length, error: describe(error) }, 'batch could not be completed; completing its events one by one');
+      for (const lease of batch) await this.#process([lease]);
       return;
     }
     await Promise.all(

@@ -93,6 +93,38 @@ describe('the receiver over PostgreSQL', () => {
     expect((await pool.query('SELECT 1 FROM handler_runs WHERE event_id = $1', [event.event_id])).rowCount).toBe(1);
   });
 
+  it("a write only the commit refuses (a deferred constraint) fails its own event, not its batch's others", async () => {
+    const secret = newSecret();
+    const table = `deferred_${randomUUID().slice(0, 8)}`;
+    await pool.query(
+      `CREATE TABLE ${table} (event_id text NOT NULL, parent text REFERENCES ${table} (event_id) DEFERRABLE INITIALLY DEFERRED, UNIQUE (event_id))`,
+    );
+    const events = [entitlementEvent(), entitlementEvent(), entitlementEvent()];
+    const broken = events[1]!.event_id;
+    const receiver = createReceiver({
+      secrets: [secret],
+      store: await freshPostgresStore(pool),
+      retry: { initialDelayMs: 60_000 },
+      logger: quiet,
+      handlers: {
+        subscription_started: async (event, { tx }) => {
+          // The broken event's row points at a parent that never exists: only COMMIT checks it.
+          await tx.query(`INSERT INTO ${table} (event_id, parent) VALUES ($1, $2)`, [event.event_id, event.event_id === broken ? 'nobody' : null]);
+        },
+      },
+    });
+    for (const event of events) {
+      const { body, headers } = delivery(event, [secret]);
+      expect((await receiver.receive(body, headers)).status).toBe(200);
+    }
+    expect(await receiver.processDue()).toBe(3);
+    const { rows } = await pool.query<{ event_id: string }>(`SELECT event_id FROM ${table}`);
+    expect(rows.map((row) => row.event_id).sort()).toEqual([events[0]!.event_id, events[2]!.event_id].sort());
+    expect(await receiver.find(events[0]!.event_id)).toMatchObject({ state: 'processed', attempts: 1 });
+    expect(await receiver.find(events[2]!.event_id)).toMatchObject({ state: 'processed', attempts: 1 });
+    expect(await receiver.find(broken)).toMatchObject({ state: 'pending', attempts: 1, lastError: expect.stringMatching(/foreign key/) });
+  });
+
   it('a handler that keeps failing: the user still gets access, the event is left failed, its writes never commit', async () => {
     const secret = newSecret();
     const receiver = createReceiver({
