@@ -42,6 +42,10 @@ describe('configuration', () => {
     expect(tuned.delivery.retry.waitsMs).toEqual([1_000, 120_000]);
     expect(tuned.adminApiKeySha256).toEqual(['ab', 'cd']);
     expect(() => loadDispatcherConfig({ ...base, DISPATCHER_RETRY_SCHEDULE: '1s,soon' })).toThrow(ConfigError);
+    // Results wait at most a second to be recorded: far within the lease that holds their deliveries.
+    expect(defaults.delivery.resultFlushDelayMs).toBe(5);
+    expect(loadDispatcherConfig({ ...base, DISPATCHER_RESULT_FLUSH_DELAY_MS: '1000' }).delivery.resultFlushDelayMs).toBe(1_000);
+    expect(() => loadDispatcherConfig({ ...base, DISPATCHER_RESULT_FLUSH_DELAY_MS: '30000' })).toThrow(ConfigError);
   });
 
   it('refuses to boot without brokers, registry, database or secrets, naming each variable', () => {

@@ -61,9 +61,9 @@ export const dispatcherEnv = sharedEnv.extend(workerTuning({ poolSize: 10, parti
     description: 'Attempts in flight at once to one endpoint: all a slow or blackholed endpoint can hold.',
   }),
   DISPATCHER_POLL_INTERVAL_MS: int(1_000, 10).meta({ description: 'Longest sleep while nothing is known to be due, milliseconds.' }),
-  DISPATCHER_RESULT_FLUSH_DELAY_MS: int(5, 0).meta({
+  DISPATCHER_RESULT_FLUSH_DELAY_MS: int(5, 0, 1_000).meta({
     description:
-      'Longest wait before attempt results are recorded, milliseconds: results that end meanwhile share one transaction (at most 200). Delays the record of a delivery, never the delivery itself.',
+      'Longest wait before attempt results are recorded, milliseconds (at most 1000, far within the lease that holds a delivery meanwhile): results that end meanwhile share one transaction. Delays the record of a delivery, never the delivery itself.',
   }),
   DISPATCHER_SECRET_ROTATION_OVERLAP_MS: int(86_400_000, 0).meta({
     description: 'How long the previous secret keeps signing after a rotation, by default, milliseconds (24 hours).',

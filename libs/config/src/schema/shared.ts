@@ -20,7 +20,10 @@ export const toDigests = (text: string | undefined) =>
     .map((h) => h.trim().toLowerCase())
     .filter(Boolean);
 export const digestList = () => z.string().optional().transform(toDigests);
-export const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
+export const int = (fallback: number, min = 0, max?: number) => {
+  const number = z.coerce.number().int().min(min);
+  return (max === undefined ? number : number.max(max)).default(fallback);
+};
 export const url = (name: string) => required(name).pipe(z.url({ error: `${name} must be a URL` }));
 
 /** `development`, `test` or `production`: production refuses plain-http and private customer endpoints, and sets `Secure` cookies. */
