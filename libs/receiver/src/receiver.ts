@@ -1,3 +1,4 @@
+import { setTimeout as pause } from 'node:timers/promises';
 import { ENTITLEMENT_EVENT_KINDS, parseEvent, type EntitlementEvent, type EntitlementEventKind, type FieldError, type JsonObject } from './event.js';
 import { PROBLEM_JSON, problem, type ProblemDetails, type ReceiverProblemCode } from './problem.js';
 import { ReceiverConfigError } from './errors.js';
@@ -504,7 +505,10 @@ export class Receiver<Tx = undefined> {
         this.#logger.warn({ error: describe(error), retryInMs: delay }, 'processor could not claim events: store unavailable');
       }
       // Woken by work: linger for the events that follow it, so they are completed together.
-      if ((await this.#sleep(delay, signal)) && this.#lingerMs > 0) await this.#pause(this.#lingerMs, signal);
+      if ((await this.#sleep(delay, signal)) && this.#lingerMs > 0) {
+        // Wake-ups meanwhile are kept for the next sleep; a stop ends the wait early.
+        await pause(this.#lingerMs, undefined, { signal, ref: false }).catch(() => undefined);
+      }
     }
   }
 
@@ -527,20 +531,6 @@ export class Receiver<Tx = undefined> {
       timer.unref();
       this.#wake = () => done(true);
       signal.addEventListener('abort', aborted, { once: true });
-    });
-  }
-
-  /** Waits `ms`, or less when `signal` aborts; wake-ups meanwhile are kept for the next sleep. */
-  #pause(ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      signal.addEventListener('abort', done, { once: true });
     });
   }
 
