@@ -7,6 +7,15 @@ export type PoolClient = pg.PoolClient;
 const CONNECTION_TIMEOUT_MS = 30_000;
 /** Idle time after which TCP keep-alive probes a connection, milliseconds: a vanished server is noticed. */
 const KEEP_ALIVE_INITIAL_DELAY_MS = 10_000;
+/**
+ * Idle time after which the pool closes a connection, milliseconds (pg-pool's default is 10 s).
+ * The pool hands out its most recently released connection first, so under a steady load the
+ * connections a burst opened sit idle and, at 10 s, were closed and opened again by the next
+ * burst, about one a second per app: each a new PostgreSQL backend (a process started, its
+ * caches filled) for nothing (docs/benchmarks.md, "Connections kept"). Five minutes keeps them
+ * through a lull and still gives them back after a spike.
+ */
+export const POOL_IDLE_TIMEOUT_MS = 300_000;
 
 /**
  * A PostgreSQL pool that rides out the loss of its connections (a server restart or failover,
@@ -18,7 +27,8 @@ const KEEP_ALIVE_INITIAL_DELAY_MS = 10_000;
  * server's error (57P01 `admin_shutdown`, `ECONNRESET`, ...), for the caller to retry.
  *
  * Waiting for a connection is bounded ({@link CONNECTION_TIMEOUT_MS}) and TCP keep-alive is on,
- * so a call never waits for ever on a server that vanished without closing its sockets.
+ * so a call never waits for ever on a server that vanished without closing its sockets. An idle
+ * connection is kept {@link POOL_IDLE_TIMEOUT_MS} (five minutes) before the pool closes it.
  *
  * `bigint` columns come back as JS numbers: every one we store (minor-unit amounts,
  * revisions, positions) stays far below 2^53, and the parser refuses anything larger rather
@@ -33,6 +43,7 @@ export function createPool(connectionString: string, max = 10, onConnectionLost?
     max,
     application_name: 'settle',
     connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+    idleTimeoutMillis: POOL_IDLE_TIMEOUT_MS,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEP_ALIVE_INITIAL_DELAY_MS,
   });

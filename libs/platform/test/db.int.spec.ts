@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPool, inTransaction, isDatabaseUnavailable, type Pool } from '@settle/platform';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createPool, inTransaction, isDatabaseUnavailable, POOL_IDLE_TIMEOUT_MS, type Pool } from '@settle/platform';
 import pg from 'pg';
 import { waitUntil } from '../../../scripts/ops/clients.js';
 import { createTestDatabase } from '@settle/testing';
@@ -105,5 +105,30 @@ describe('a pool whose connections the server ends', () => {
     for (const c of clients) c.release();
     const answers = await Promise.all([1, 2, 3, 4, 5].map(() => pool.query<{ ok: number }>('SELECT 1 AS ok')));
     expect(answers.map((a) => a.rows[0]!.ok)).toEqual([1, 1, 1, 1, 1]);
+  });
+});
+
+describe('idle connections', () => {
+  it('are kept through a lull of a minute (pg-pool closes them after 10 s by default) and closed after five', async () => {
+    const idle = createPool(database.url, 3);
+    try {
+      // A burst opens three connections; released, they wait in the pool under fake timers.
+      const clients = await Promise.all([idle.connect(), idle.connect(), idle.connect()]);
+      const pids = await Promise.all(clients.map(backendPid));
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      try {
+        for (const c of clients) c.release();
+        vi.advanceTimersByTime(60_000);
+        expect(idle.totalCount).toBe(3);
+        vi.advanceTimersByTime(POOL_IDLE_TIMEOUT_MS - 60_000 + 1);
+      } finally {
+        vi.useRealTimers();
+      }
+      await waitUntil('the idle connections to be closed', 5_000, async () => (idle.totalCount === 0 ? true : undefined));
+      const { rows } = await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ANY($1::int[])', [pids]);
+      expect(rows[0]!.n).toBe(0);
+    } finally {
+      await idle.end();
+    }
   });
 });
