@@ -1,6 +1,15 @@
 import type { Producer } from 'kafkajs';
-import pg from 'pg';
-import { contextOfCarrier, endSpan, SETTLE_SPAN_ATTRIBUTES, traceCarrierOf, traceCarrierOfColumns, type Span, type TraceCarrier } from '@settle/platform';
+import type pg from 'pg';
+import {
+  contextOfCarrier,
+  endSpan,
+  inTransaction,
+  SETTLE_SPAN_ATTRIBUTES,
+  traceCarrierOf,
+  traceCarrierOfColumns,
+  type Span,
+  type TraceCarrier,
+} from '@settle/platform';
 import type { Logger } from 'pino';
 import type { AvroCodec } from './codec.js';
 import type { ContractMap, EventType } from './contracts.js';
@@ -223,11 +232,11 @@ export interface RelayOptions {
   idlePollIntervalMs: number;
   /**
    * How long a wake waits for company while the outbox is busy (the last pass published),
-   * milliseconds: commits arriving meanwhile go in the same pass, one read, one Kafka request and one delete
-   * for all. An idle outbox's first wake passes at once, so the linger costs nothing when idle.
+   * milliseconds: commits arriving meanwhile go in the same pass, one transaction and one Kafka
+   * batch. An idle outbox's first wake passes at once, so the linger costs nothing when idle.
    */
   lingerMs: number;
-  /** Most rows published per pass (one read, one Kafka request, one delete). */
+  /** Most rows published per pass (one transaction, one Kafka batch). */
   batchSize: number;
 }
 
@@ -239,27 +248,15 @@ export const DEFAULT_RELAY_OPTIONS: Readonly<RelayOptions> = { pollIntervalMs: 2
 
 /**
  * Publishes outbox rows to Kafka in id order, in batches, with the idempotent acks-all
- * producer, then deletes them. One relay per outbox publishes at a time across instances: the
- * one whose connection of its own holds the outbox's session-level advisory lock (the leader;
- * the lock goes with the session when the instance or its connection dies, and another
- * instance's next pass takes it). It wakes on {@link OutboxRelay.wake} after a commit, and
- * polls as a fallback, so a crash between commit and publish only delays a message, never
- * loses it. Each record gets a producer span, `send <topic>`, a child of the trace context its
- * row stored, and carries that span's context in its headers ({@link relayHeaders};
- * docs/observability.md, "Traces").
+ * producer, then deletes them. One relay per outbox runs at a time across
+ * instances (a PostgreSQL advisory lock). It wakes on {@link OutboxRelay.wake} after a
+ * commit, and polls as a fallback, so a crash between commit and publish only delays a
+ * message, never loses it. Each record gets a producer span, `send <topic>`, a child of the
+ * trace context its row stored, and carries that span's context in its headers
+ * ({@link relayHeaders}; docs/observability.md, "Traces").
  *
- * A leader's pass is two statements on its connection, no transaction: the read of the next
- * rows (which also measures the backlog's age) and, once Kafka acknowledged them, their
- * delete. Holding the lock across passes, instead of taking a transaction-level lock in a
- * transaction per pass, saves three round trips and a transaction per pass (docs/benchmarks.md,
- * "The relay's leadership"); the session-level lock and the transaction-level one of relays
- * before it exclude each other, so a rolling upgrade never runs two publishers. The connection
- * is opened with the pool's settings but is not one of the pool's: it is held for the relay's
- * life, and must reach PostgreSQL in session mode (not through a transaction-pooling proxy),
- * as the other session locks of Settle do (docs/postgres.md).
- *
- * Every pass, in every instance (the leader or not), also measures the backlog's age: that of
- * the outbox's first row by id, the next one to publish ({@link OutboxRelay.backlogAgeSeconds},
+ * Every pass, in every instance (the lock's holder or not), also measures the backlog's age:
+ * that of the outbox's first row by id, the next one to publish ({@link OutboxRelay.backlogAgeSeconds},
  * reported as `settle_outbox_backlog_age_seconds` when given `metrics`).
  */
 export class OutboxRelay {
@@ -276,11 +273,6 @@ export class OutboxRelay {
   private readonly options: RelayOptions;
   /** The first row's age at the last measurement (seconds, database clock) and when it was taken (`performance.now()`), `null` when empty. */
   private oldest: { ageSeconds: number; measuredAt: number } | null = null;
-  /**
-   * The relay's own connection, opened at its first pass and kept; `leads` once its session
-   * holds the outbox's advisory lock. Dropped (and the lock with it) when it breaks, and on stop.
-   */
-  private session: { client: pg.Client; leads: boolean } | null = null;
 
   /**
    * @param metrics - where the backlog age is reported (under the outbox's schema); none when absent.
@@ -348,7 +340,7 @@ export class OutboxRelay {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     await this.active;
-    if (!this.started) return this.closeSession();
+    if (!this.started) return;
     this.started = false;
     let flushed = 0;
     try {
@@ -356,15 +348,7 @@ export class OutboxRelay {
     } catch (error) {
       this.logger.warn({ err: error, outbox: this.schema }, 'outbox not flushed at shutdown; the next relay publishes what it holds');
     }
-    await this.closeSession();
     if (flushed > 0) this.logger.info({ outbox: this.schema, published: flushed }, 'outbox flushed at shutdown');
-  }
-
-  /** Ends the relay's connection, and its leadership with it (another instance's next pass takes the lock). */
-  private async closeSession(): Promise<void> {
-    const session = this.session;
-    this.session = null;
-    await session?.client.end().catch(() => undefined);
   }
 
   private schedule(delayMs: number): void {
@@ -398,127 +382,64 @@ export class OutboxRelay {
   }
 
   /**
-   * One pass: publishes up to a batch when this relay leads (taking the lead first when no
-   * session holds it), and returns how many were published; 0 when another instance leads.
-   * Rows are deleted only after Kafka acknowledged them, so a pass that fails after the send
-   * (the database lost meanwhile) leaves them for the next pass, or the next leader, to publish
-   * again with the same event ids, for consumers to de-duplicate. Deleting rather than marking a
-   * row published keeps the table as small as its backlog and writes a few bytes of WAL per row
-   * instead of a new version of the row (docs/postgres.md).
+   * One pass: publishes up to a batch, in one transaction holding the relay's advisory lock;
+   * returns how many were published. Rows are deleted only after Kafka acknowledged them, so a
+   * pass that fails after the send (the database lost meanwhile) publishes the same rows again
+   * on the next pass, with the same event ids, for consumers to de-duplicate. Deleting rather
+   * than marking a row published keeps the table as small as its backlog and writes a few
+   * bytes of WAL per row instead of a new version of the row (docs/postgres.md).
    *
-   * The leader's read also gives the age of its first row; an instance that does not lead reads
-   * that age in the statement that tries the lock (one primary-key probe), so every instance
-   * measures the backlog; a pass that published every row it found (fewer than a batch) leaves
-   * the backlog measured empty.
+   * The lock's statement also reads the age of the first row by id (one primary-key probe), so
+   * every instance measures the backlog whether it holds the lock or not; a pass that published
+   * every row it found (fewer than a batch) leaves the backlog measured empty.
    *
-   * @throws when the database or the broker fails; nothing is deleted then. After a database
-   *   error the relay's connection is dropped, with the lead, and opened again at the next pass.
+   * @throws when the database or the broker fails; nothing is deleted then.
    */
   async pass(): Promise<number> {
-    const session = await this.lead();
-    if (!session) return 0;
-    const { rows } = await this.onSession(() =>
-      session.client.query<OutboxRow & { age_seconds: number }>(
-        `SELECT id, topic, message_key, event_type, payload, correlation_id, causation_id, traceparent, tracestate,
-                extract(epoch FROM clock_timestamp() - created_at)::float8 AS age_seconds
-           FROM ${this.schema}.outbox ORDER BY id LIMIT $1`,
-        [this.options.batchSize],
-      ),
-    );
-    this.measured(rows[0]?.age_seconds ?? null);
-    if (rows.length === 0) return 0;
-    // A row that cannot be encoded or a broker that does not answer fails the pass here; the
-    // connection and the lead are kept.
-    await this.publish(rows);
-    await this.onSession(() => session.client.query(`DELETE FROM ${this.schema}.outbox WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]));
-    this.logger.debug({ outbox: this.schema, published: rows.length }, 'outbox published');
-    // Deleted: what the pass found is gone; a fuller outbox gets its next pass at once.
-    if (rows.length < this.options.batchSize) this.oldest = null;
-    return rows.length;
-  }
-
-  /**
-   * Runs a statement on the relay's connection; when it fails, the connection is dropped (and
-   * the lead with it: its state is unknown, a broken socket for all the relay can tell), and the
-   * next pass opens another.
-   */
-  private async onSession<T>(statement: () => Promise<T>): Promise<T> {
-    try {
-      return await statement();
-    } catch (error) {
-      await this.closeSession();
-      throw error;
-    }
-  }
-
-  /**
-   * The relay's session when it leads: opens the connection if none is open, and tries the lock
-   * when it does not hold it yet (measuring the backlog's age in the same statement); `null`
-   * when another session holds the lock.
-   *
-   * @throws when the connection cannot be opened or the statement fails (the connection is dropped).
-   */
-  private async lead(): Promise<{ client: pg.Client; leads: boolean } | null> {
-    if (this.session?.leads) return this.session;
-    if (!this.session) {
-      // The pool's own settings (address, application name, keep-alive, connect time-out).
-      const client = new pg.Client(this.pool.options);
-      const session = { client, leads: false };
-      // An error on an idle connection (the server gone) would otherwise crash the process; the
-      // next statement on it fails, which drops it (onSession).
-      client.on('error', (error) => {
-        this.logger.warn({ err: error, outbox: this.schema }, "the outbox relay's connection broke; its next pass opens another");
-      });
-      try {
-        await client.connect();
-      } catch (error) {
-        await client.end().catch(() => undefined);
-        throw error;
-      }
-      this.session = session;
-    }
-    const session = this.session;
-    const { rows } = await this.onSession(() =>
-      session.client.query<{ ok: boolean; oldest_age_seconds: number | null }>(
-        `SELECT pg_try_advisory_lock(hashtext($1)) AS ok,
+    const published = await inTransaction(this.pool, async (client) => {
+      const lock = await client.query<{ ok: boolean; oldest_age_seconds: number | null }>(
+        `SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok,
                 (SELECT extract(epoch FROM clock_timestamp() - created_at)::float8 FROM ${this.schema}.outbox ORDER BY id LIMIT 1) AS oldest_age_seconds`,
         [`settle-outbox:${this.schema}`],
-      ),
-    );
-    this.measured(rows[0]?.oldest_age_seconds ?? null);
-    session.leads = rows[0]?.ok === true;
-    return session.leads ? session : null;
-  }
-
-  /** Records the first row's age as a statement just read it (seconds, database clock; `null`: the outbox is empty). */
-  private measured(ageSeconds: number | null): void {
-    this.oldest = ageSeconds === null ? null : { ageSeconds: Math.max(0, ageSeconds), measuredAt: performance.now() };
-  }
-
-  /** Sends rows to Kafka, acks from every in-sync replica, one request for the batch, each with its `send` span. */
-  private async publish(rows: readonly OutboxRow[]): Promise<void> {
-    const byTopic = new Map<string, Array<{ key: string; value: Buffer; headers: Record<string, string> }>>();
-    const spans: Span[] = [];
-    try {
-      for (const row of rows) {
-        const value = await this.codec.encode(row.event_type, row.payload);
-        const send = startSendSpan(row.topic, contextOfCarrier(traceCarrierOfColumns(row.traceparent, row.tracestate)), {
-          [SETTLE_SPAN_ATTRIBUTES.eventType]: row.event_type,
-          [SETTLE_SPAN_ATTRIBUTES.reference]: row.payload.reference,
+      );
+      const age = lock.rows[0]?.oldest_age_seconds ?? null;
+      this.oldest = age === null ? null : { ageSeconds: Math.max(0, age), measuredAt: performance.now() };
+      if (!lock.rows[0]?.ok) return 0;
+      const { rows } = await client.query<OutboxRow>(
+        `SELECT id, topic, message_key, event_type, payload, correlation_id, causation_id, traceparent, tracestate
+           FROM ${this.schema}.outbox ORDER BY id LIMIT $1`,
+        [this.options.batchSize],
+      );
+      if (rows.length === 0) return 0;
+      const byTopic = new Map<string, Array<{ key: string; value: Buffer; headers: Record<string, string> }>>();
+      const spans: Span[] = [];
+      try {
+        for (const row of rows) {
+          const value = await this.codec.encode(row.event_type, row.payload);
+          const send = startSendSpan(row.topic, contextOfCarrier(traceCarrierOfColumns(row.traceparent, row.tracestate)), {
+            [SETTLE_SPAN_ATTRIBUTES.eventType]: row.event_type,
+            [SETTLE_SPAN_ATTRIBUTES.reference]: row.payload.reference,
+          });
+          spans.push(send.span);
+          const list = byTopic.get(row.topic) ?? [];
+          list.push({ key: row.message_key, value, headers: relayHeaders(row, traceCarrierOf(send.context)) });
+          byTopic.set(row.topic, list);
+        }
+        await this.producer.sendBatch({
+          acks: -1,
+          topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
         });
-        spans.push(send.span);
-        const list = byTopic.get(row.topic) ?? [];
-        list.push({ key: row.message_key, value, headers: relayHeaders(row, traceCarrierOf(send.context)) });
-        byTopic.set(row.topic, list);
+      } catch (error) {
+        for (const span of spans) endSpan(span, error);
+        throw error;
       }
-      await this.producer.sendBatch({
-        acks: -1,
-        topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
-      });
-    } catch (error) {
-      for (const span of spans) endSpan(span, error);
-      throw error;
-    }
-    for (const span of spans) endSpan(span);
+      for (const span of spans) endSpan(span);
+      await client.query(`DELETE FROM ${this.schema}.outbox WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+      this.logger.debug({ outbox: this.schema, published: rows.length }, 'outbox published');
+      return rows.length;
+    });
+    // Committed: what the pass found is gone; a fuller outbox gets its next pass at once.
+    if (published > 0 && published < this.options.batchSize) this.oldest = null;
+    return published;
   }
 }

@@ -457,72 +457,6 @@ describe('transactional outbox', () => {
     }
   });
 
-  it('publishes from one instance at a time: the relay whose connection holds the lock leads, another takes over when that connection dies or stops, and no row goes out twice', async () => {
-    await applyDdl(pool, outboxDdl('shared'));
-    const outbox = new Outbox('shared', topics, codec);
-    const enqueue = (...references: string[]) =>
-      inTransaction(pool, (client) =>
-        outbox.enqueue(
-          client,
-          references.map((r) => ({ type: 'CheckoutRegistered' as const, payload: registered(r) })),
-        ),
-      );
-    const received: string[] = [];
-    const consumer = kafka.consumer({ groupId: `int-outbox-lead-${randomUUID()}` });
-    await consumer.connect();
-    await consumer.subscribe({ topic: topics.transactionEvents, fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ message }) => {
-        const key = message.key?.toString() ?? '';
-        if (key.startsWith('ref_lead_')) received.push(key);
-      },
-    });
-    const first = new OutboxRelay(pool, 'shared', producer, codec, logger, { pollIntervalMs: 60_000, batchSize: 100 });
-    const second = new OutboxRelay(pool, 'shared', producer, codec, logger, { pollIntervalMs: 60_000, batchSize: 100 });
-    // The backend of the session holding this outbox's advisory lock (the leader's connection).
-    const leaderPid = async () =>
-      (
-        await pool.query<{ pid: number }>(
-          `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = hashtext('settle-outbox:shared')::oid
-              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
-        )
-      ).rows.map((r) => r.pid);
-    try {
-      await enqueue('ref_lead_1', 'ref_lead_2', 'ref_lead_3');
-      expect(await first.pass()).toBe(3);
-      const [firstPid] = await leaderPid();
-      expect(firstPid).toBeDefined();
-
-      // The first leads: the second publishes nothing, but measures the backlog it sees.
-      await enqueue('ref_lead_4', 'ref_lead_5');
-      expect(await second.pass()).toBe(0);
-      expect(second.backlogAgeSeconds()).toBeGreaterThan(0);
-
-      // The leader's connection dies: its next pass fails, and the second takes the lead.
-      await pool.query('SELECT pg_terminate_backend($1)', [firstPid]);
-      await expect(first.pass()).rejects.toThrow();
-      expect(await waitUntil('the second relay to take the lead', 10_000, async () => ((await second.pass()) === 2 ? true : undefined))).toBe(true);
-      const [secondPid] = await leaderPid();
-      expect(secondPid).not.toBe(firstPid);
-      await enqueue('ref_lead_6');
-      expect(await first.pass()).toBe(0); // a new connection of its own, not the lead
-
-      // The leader stops: the lock goes with its connection, and the first leads again.
-      await second.stop();
-      expect(await first.pass()).toBe(1);
-      await waitUntil('every published row to arrive', 30_000, async () => (received.length >= 6 ? true : undefined));
-      await new Promise((resolve) => setTimeout(resolve, 500)); // time for a duplicate to show
-      expect([...received].sort()).toEqual(['ref_lead_1', 'ref_lead_2', 'ref_lead_3', 'ref_lead_4', 'ref_lead_5', 'ref_lead_6']);
-      const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM shared.outbox');
-      expect(rows[0]!.n).toBe(0);
-    } finally {
-      await first.stop();
-      await second.stop();
-      await consumer.disconnect();
-    }
-    expect(await leaderPid()).toEqual([]);
-  });
-
   it("carries the trace context of the work that wrote a row to the record's consumer: request, send, process, one trace", async () => {
     const exporter = new InMemorySpanExporter();
     const tracing = startTracing(
@@ -605,7 +539,6 @@ describe('transactional outbox', () => {
     );
     expect(await relay.pass()).toBe(1);
     expect(await gauge()).toBe(0);
-    await relay.stop();
   });
 
   it('migrates an outbox that kept published rows: those are deleted, the unpublished ones kept, the column dropped', async () => {
