@@ -5,7 +5,9 @@
  * a problem with a stable code. The read-model rows are written by the read model's own writer,
  * as the projector does.
  */
-import { upsertReconciliation, type ReconciliationExceptionRow, type ReconciliationRunRow } from '@settle/ledger';
+import { text } from 'node:stream/consumers';
+import { reconciliationExceptionsCsv, upsertReconciliation, type ReconciliationExceptionRow, type ReconciliationRunRow } from '@settle/ledger';
+import type { Pool } from '@settle/platform';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIngestionTestApp, type IngestionTestApp } from './ingestion-test-app.js';
@@ -40,7 +42,14 @@ const run: ReconciliationRunRow = {
   },
 };
 
-const raised = (id: string, reference: string, cls: 'stuck' | 'settled_not_successful', minute: number): ReconciliationExceptionRow => ({
+const raised = (
+  id: string,
+  reference: string,
+  cls: 'stuck' | 'settled_not_successful',
+  minute: number,
+  runId = RUN_ID,
+  raisedAt = at(minute),
+): ReconciliationExceptionRow => ({
   kind: 'raised',
   ledgerRevision: 0,
   data: {
@@ -51,12 +60,12 @@ const raised = (id: string, reference: string, cls: 'stuck' | 'settled_not_succe
     evidence: [
       { field: 'status', provider: cls === 'stuck' ? 'succeeded (success)' : 'reversed (reversed)', settle: cls === 'stuck' ? 'PENDING' : 'SETTLED_CONSENSUS' },
     ],
-    run_id: RUN_ID,
+    run_id: runId,
     provider_transaction_id: `4099${minute}`,
     provider_status: cls === 'stuck' ? 'success' : 'reversed',
     amount_minor: 250_000,
     currency: 'NGN',
-    raised_at: at(minute),
+    raised_at: raisedAt,
   },
 });
 
@@ -165,6 +174,28 @@ describe('GET /v1/admin/reconciliation-runs and reconciliation-exceptions', () =
       [STUCK, 'stuck', '250000'],
     ]);
     expect(rows[1]!.evidence).toBe('status: provider succeeded (success) / settle PENDING');
+  });
+
+  it('streams an export of more exceptions than a page holds: every one once, newest first; a page that fails cuts the stream', async () => {
+    const bigRun = 'rcr_00000000-0000-4000-8000-0000000000b1';
+    const ids = Array.from({ length: 1_203 }, (_, i) => `rex_00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    await upsertReconciliation(
+      t.pool,
+      [{ ...run, data: { ...run.data, run_id: bigRun } }],
+      ids.map((id, i) => raised(id, `ref_r_big_${i}`, 'stuck', 0, bigRun, new Date(Date.UTC(2026, 10, 27, 0, 0, i)).toISOString())),
+    );
+    const answer = await get(`/v1/admin/reconciliation-exceptions?format=csv&run_id=${bigRun}`);
+    expect(answer.statusCode).toBe(200);
+    const exported = parse<Record<string, string>>(answer.body, { columns: true }).map((r) => r.exception_id);
+    expect(exported).toEqual([...ids].reverse());
+
+    // The third page's query fails: the stream ends with its error, not as a shorter document.
+    let queries = 0;
+    const failing = {
+      query: (...args: Parameters<Pool['query']>) => (++queries === 3 ? Promise.reject(new Error('connection lost')) : t.pool.query(...args)),
+    } as unknown as Pool;
+    const stream = await reconciliationExceptionsCsv(failing, { runId: bigRun });
+    await expect(text(stream)).rejects.toThrow('connection lost');
   });
 });
 

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiCookieAuth, ApiOperation, ApiParam, ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { PROVIDERS, RECONCILIATION_EXCEPTION_CLASSES, RECONCILIATION_RUN_KINDS, RECONCILIATION_RUN_STATUSES } from '@settle/domain';
@@ -228,7 +229,7 @@ export class ReconciliationController {
   exceptions(
     @Query() query: Record<string, string>,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<ReconciliationPage<ReconciliationExceptionView> | string> {
+  ): Promise<ReconciliationPage<ReconciliationExceptionView> | Readable> {
     const q = parseBody(exceptionsQuery, query);
     const filter = { status: q.status, class: q.class, provider: q.provider, runId: q.runId };
     if (q.format === 'csv') {

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import {
   literalOf,
   PROVIDERS,
@@ -135,8 +136,8 @@ export class ReconciliationReader {
     };
   }
 
-  /** Every exception matching the filter as one CSV document (`reconciliationExceptionsCsv`, `@settle/ledger`). */
-  exceptionsCsv(filter: ReconciliationExceptionFilter): Promise<string> {
+  /** Every exception matching the filter as one CSV document, streamed a page at a time (`reconciliationExceptionsCsv`, `@settle/ledger`). */
+  exceptionsCsv(filter: ReconciliationExceptionFilter): Promise<Readable> {
     return reconciliationExceptionsCsv(this.pool, filterOf(filter));
   }
 }

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Header, HttpCode, Inject, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
@@ -196,7 +197,7 @@ export class ReconciliationController {
   async exceptions(
     @Query() query: Record<string, string>,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<z.infer<typeof reconciliationExceptionsAnswer> | string> {
+  ): Promise<z.infer<typeof reconciliationExceptionsAnswer> | Readable> {
     const q = parseBody(exceptionsQuery, query);
     const filter = { status: q.status, class: q.class, provider: q.provider, runId: q.run_id, reference: q.reference };
     if (q.format === 'csv') {
