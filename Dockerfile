@@ -26,8 +26,9 @@ RUN rm -rf dist/libs/testing
 FROM node:24-slim
 WORKDIR /app
 ENV NODE_ENV=production
-# 4 MiB young-generation semi-spaces: under 250 MiB resident per app at 1,000 checkouts/s (docs/benchmarks.md, e2e).
-ENV NODE_OPTIONS=--max-semi-space-size=4
+# 4 MiB young-generation semi-spaces and a 192 MiB old generation: every app under 220 MiB resident
+# (docs/operations.md, "Memory"; scripts/local/lib.sh, SETTLE_APP_NODE_OPTIONS).
+ENV NODE_OPTIONS="--max-semi-space-size=4 --max-old-space-size=192"
 COPY --from=deps /app/node_modules ./node_modules
 # The apps with their libs (and the SQL migrations the build copies beside them), and the
 # operator command lines of scripts/ops; the test support (removed above), the demo and the

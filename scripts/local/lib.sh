@@ -23,16 +23,14 @@ export SETTLE_SWEEPER_METRICS_PORT="${SETTLE_SWEEPER_METRICS_PORT:-9466}"
 export SETTLE_PG_PORT="${SETTLE_PG_PORT:-15432}"
 
 # V8 options of every app process (the local stack, the tests' and the benchmarks' stacks; the
-# Dockerfile sets the same). Young-generation semi-spaces of 4 MiB instead of V8's default (sized
-# from the machine's memory) keep each app under 250 MiB resident at 1,000 checkouts/s; 8 and
-# 16 MiB cost more memory for no latency or CPU gain that the noise does not swamp
-# (docs/benchmarks.md, e2e, "Semi-space size"). Set it empty to run with V8's defaults.
-export SETTLE_APP_NODE_OPTIONS="${SETTLE_APP_NODE_OPTIONS---max-semi-space-size=4}"
-# The verifier's own, added to those: its old generation capped at 192 MiB. A reconciliation run
-# allocates fast and keeps little (a page at a time); left to V8's default it let the verifier
-# grow to 347 MiB resident over a million transactions, capped it stays under 200 MiB and runs
-# faster (docs/benchmarks.md, reconcile). Set it empty to run with V8's defaults.
-export SETTLE_VERIFIER_NODE_OPTIONS="${SETTLE_VERIFIER_NODE_OPTIONS---max-old-space-size=192}"
+# Dockerfile sets the same; docs/operations.md, "Memory"). Young-generation semi-spaces of 4 MiB
+# instead of V8's default (sized from the machine's memory): 8 and 16 MiB cost more memory for no
+# latency or CPU gain that the noise does not swamp (docs/benchmarks.md, e2e, "Semi-space size").
+# The old generation capped at 192 MiB: left to V8's default (sized from the machine's 24 GiB, and
+# collected lazily) ingestion sat at 330 to 350 MiB resident at every rate, and the projector and
+# the dispatcher reached 360 MiB draining a backlog; capped, every app stayed under 220 MiB for no
+# measurable CPU (docs/benchmarks.md, "Resident memory"). Set it empty to run with V8's defaults.
+export SETTLE_APP_NODE_OPTIONS="${SETTLE_APP_NODE_OPTIONS---max-semi-space-size=4 --max-old-space-size=192}"
 
 # settle_pg_url <database>: a superuser connection string to the stack's own cluster.
 settle_pg_url() { printf 'postgres://postgres@127.0.0.1:%s/%s' "$SETTLE_PG_PORT" "$1"; }

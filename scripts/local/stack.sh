@@ -246,7 +246,6 @@ start_app() {
   if pid_alive "$pidfile"; then return 0; fi
   rm -f "$ready"
   local node_options="$SETTLE_APP_NODE_OPTIONS"
-  if [ "$app" = verifier ]; then node_options="$node_options $SETTLE_VERIFIER_NODE_OPTIONS"; fi
   # shellcheck disable=SC2046 # app_env prints VAR=value words without spaces
   env $(app_env "$app") NODE_OPTIONS="$node_options" SETTLE_READY_FILE="$ready" LAUNCH_LOG="$LOG_DIR/$app.log" \
     bash -c 'source "$0/scripts/local/lib.sh"; RUN_DIR="$1"; LOG_DIR="$2"; launch "$3" "$0" bash "$0/scripts/local/supervise.sh" "$3" node "$0/dist/apps/$3/src/main.js"' \

@@ -101,8 +101,5 @@ export async function spawnApp(
 ): Promise<AppProcess> {
   const script = join(distDir, 'apps', app, 'src/main.js');
   if (!existsSync(script)) throw new Error(`${script} is missing: run "npm run build" first`);
-  // The verifier's own V8 options beside every app's (scripts/local/lib.sh, SETTLE_VERIFIER_NODE_OPTIONS).
-  const own = app === 'verifier' && env.NODE_OPTIONS === undefined ? process.env.SETTLE_VERIFIER_NODE_OPTIONS : undefined;
-  const nodeOptions = own ? { NODE_OPTIONS: `${process.env.SETTLE_APP_NODE_OPTIONS ?? ''} ${own}`.trim() } : {};
-  return spawnProcess({ name, script, env: { ...nodeOptions, ...env }, dir, timeoutMs });
+  return spawnProcess({ name, script, env, dir, timeoutMs });
 }
