@@ -26,7 +26,7 @@ RUN rm -rf dist/libs/testing
 FROM node:24-slim
 WORKDIR /app
 ENV NODE_ENV=production
-# 4 MiB young-generation semi-spaces and a 192 MiB old generation: every app under 220 MiB resident
+# 4 MiB young-generation semi-spaces and a 192 MiB old generation: every app under 230 MiB resident
 # (docs/operations.md, "Memory"; scripts/local/lib.sh, SETTLE_APP_NODE_OPTIONS).
 ENV NODE_OPTIONS="--max-semi-space-size=4 --max-old-space-size=192"
 COPY --from=deps /app/node_modules ./node_modules

@@ -28,7 +28,7 @@ export SETTLE_PG_PORT="${SETTLE_PG_PORT:-15432}"
 # latency or CPU gain that the noise does not swamp (docs/benchmarks.md, e2e, "Semi-space size").
 # The old generation capped at 192 MiB: left to V8's default (sized from the machine's 24 GiB, and
 # collected lazily) ingestion sat at 330 to 350 MiB resident at every rate, and the projector and
-# the dispatcher reached 360 MiB draining a backlog; capped, every app stayed under 220 MiB for no
+# the dispatcher reached 360 MiB draining a backlog; capped, every app stayed under 230 MiB for no
 # measurable CPU (docs/benchmarks.md, "Resident memory"). Set it empty to run with V8's defaults.
 export SETTLE_APP_NODE_OPTIONS="${SETTLE_APP_NODE_OPTIONS---max-semi-space-size=4 --max-old-space-size=192}"
 
