@@ -4,7 +4,7 @@ import { createPool } from '@settle/platform';
 import { ROOT, infra } from '@settle/testing';
 import { profileMarkdown, summariseCpuProfiles } from '../support/cpuprofile.js';
 import { fmt } from '../support/table.js';
-import { parseOptions } from './options.js';
+import { parseOptions, type Options } from './options.js';
 import { machineInfo, phaseTable, soakText, spreadOf, spreadTable } from './report.js';
 import { RunReport, runOnce } from './run.js';
 
@@ -38,7 +38,7 @@ import { RunReport, runOnce } from './run.js';
  *   [--warmup=10] [--warmup-rate=<first rate>] [--runs=1] [--json=docs/benchmarks/e2e.json] [--soak=0] [--soak-rate=500]
  *   [--profile=<app>] [--hops] [--drain-timeout=120] [--drain-max=3600] [--stats-flush=11]
  *   [--connections=256] [--burst-concurrency=64] [--prepare-concurrency=32] [--log-level=info]
- *   [--ledger-only] [--set KEY=VALUE ...]`
+ *   [--ledger-only] [--disabled-endpoints=0] [--set [app:]KEY=VALUE ...]`
  *
  * After the stack starts, an unreported warm-up phase (`--warmup` seconds at `--warmup-rate`, by default the first rate)
  * compiles the hot paths of the apps and of the Kafka and registry JVMs; then the idle stack's
@@ -120,6 +120,18 @@ import { RunReport, runOnce } from './run.js';
  *
  * @throws Error (after printing and writing the figures) when the exactly-once check fails.
  */
+/** What `--set` gave the apps, for the report's first line ('' for the defaults). */
+function settingsText(options: Options): string {
+  const pairs = (env: Record<string, string>) =>
+    Object.entries(env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
+  const parts = Object.keys(options.appEnv).length > 0 ? [`every app with ${pairs(options.appEnv)}`] : [];
+  for (const [app, env] of Object.entries(options.appEnvByApp)) parts.push(`${app} with ${pairs(env)}`);
+  if (options.disabledEndpoints > 0) parts.push(`${options.disabledEndpoints} disabled endpoints beside the customer's`);
+  return parts.map((p) => `; ${p}`).join('');
+}
+
 export async function e2eBenchmark(args: string[]): Promise<void> {
   const options = parseOptions(args);
   const log = (line: string) => console.log(line);
@@ -138,13 +150,7 @@ export async function e2eBenchmark(args: string[]): Promise<void> {
     `load: signed Paystack charge.success webhooks (the sandbox's own body) for registered, paid checkouts; open loop at ${options.rates.map((r) => `${r}/s`).join(', ') || 'no fixed rate'} ` +
       `for ${options.seconds} s each (${options.connections} keep-alive connections)${options.burst ? `, then a burst of ${options.burst} (${options.burstConcurrency} in flight)` : ''}` +
       `${options.soakSeconds ? `, then a soak at ${options.soakRate}/s for ${options.soakSeconds} s` : ''}; ${options.runs} run(s); PostgreSQL ${postgresVersion}, kafkajs ${String(info.kafkajs)}` +
-      `${
-        Object.keys(options.appEnv).length > 0
-          ? `; every app with ${Object.entries(options.appEnv)
-              .map(([k, v]) => `${k}=${v}`)
-              .join(' ')}`
-          : ''
-      }`,
+      settingsText(options),
   );
   const runs: RunReport[] = [];
   const jsonPath = resolve(ROOT, options.json);

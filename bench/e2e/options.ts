@@ -2,7 +2,7 @@ import type { TransactionEvent } from '@settle/domain';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ROOT } from '@settle/testing';
+import { ROOT, STACK_APPS } from '@settle/testing';
 
 export const WEBHOOK_PATH = '/v1/webhooks/paystack';
 export const APP_SCRIPT = /\/dist\/apps\/([^/]+)\/src\/main\.js/;
@@ -47,11 +47,22 @@ export interface Options {
    */
   ledgerOnly: boolean;
   /**
+   * `--disabled-endpoints=N` (default 0): N more endpoints registered with the dispatcher for
+   * every kind and disabled by an admin before the phases, beside the customer's: what a
+   * disabled endpoint costs each checkout (docs/delivery.md, "Disabled endpoints").
+   */
+  disabledEndpoints: number;
+  /**
    * `--set KEY=VALUE` (repeatable): an environment variable given to every Settle app of the
    * stack over its own settings, to measure a lever (a linger, a poll) without a rebuild. The
    * report names them; a run without `--set` measures the defaults.
    */
   appEnv: Record<string, string>;
+  /**
+   * `--set <app>:KEY=VALUE` (repeatable): the same for one app only (`ingestion`, `verifier`, …,
+   * `console`), over `appEnv`: a lever of one stage, as ingestion's relay linger.
+   */
+  appEnvByApp: Record<string, Record<string, string>>;
 }
 
 export function parseOptions(args: string[]): Options {
@@ -80,6 +91,7 @@ export function parseOptions(args: string[]): Options {
       'prepare-concurrency': { type: 'string', default: '32' },
       'log-level': { type: 'string', default: 'info' },
       'ledger-only': { type: 'boolean', default: false },
+      'disabled-endpoints': { type: 'string', default: '0' },
       set: { type: 'string', multiple: true, default: [] },
     },
   });
@@ -97,10 +109,15 @@ export function parseOptions(args: string[]): Options {
       return n;
     });
   const appEnv: Record<string, string> = {};
+  const appEnvByApp: Record<string, Record<string, string>> = {};
+  const settable = [...STACK_APPS, 'console'];
   for (const pair of values.set ?? []) {
-    const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(pair);
-    if (!match) throw new Error(`--set needs KEY=VALUE with an upper-case variable name, got ${pair}`);
-    appEnv[match[1]!] = match[2]!;
+    const match = /^(?:([a-z][a-z-]*):)?([A-Z][A-Z0-9_]*)=(.*)$/.exec(pair);
+    if (!match) throw new Error(`--set needs [app:]KEY=VALUE with an upper-case variable name, got ${pair}`);
+    const [, app, key, value] = match as unknown as [string, string | undefined, string, string];
+    if (app === undefined) appEnv[key] = value;
+    else if (!settable.includes(app)) throw new Error(`--set ${app}:… needs one of ${settable.join(', ')}`);
+    else appEnvByApp[app] = { ...appEnvByApp[app], [key]: value };
   }
   const profile = values.profile ?? null;
   if (profile !== null) {
@@ -128,7 +145,9 @@ export function parseOptions(args: string[]): Options {
     prepareConcurrency: Math.round(num('prepare-concurrency', 1)),
     logLevel: String(values['log-level']),
     ledgerOnly: values['ledger-only'] === true,
+    disabledEndpoints: Math.round(num('disabled-endpoints', 0)),
     appEnv,
+    appEnvByApp,
   };
   if (options.rates.length === 0 && options.burst === 0 && options.soakSeconds === 0) throw new Error('nothing to measure: no rates, no burst, no soak');
   return options;

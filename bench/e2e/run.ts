@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AvroCodec, createKafka, topicNames } from '@settle/messaging';
-import { createLogger, createPool, type Logger } from '@settle/platform';
+import { createLogger, createPool, type Logger, type Pool } from '@settle/platform';
 import { infra, STACK_APPS, startStack, type StackApp } from '@settle/testing';
 import { HopWatch } from '../support/hop-watch.js';
 import { KafkaRoundTrip } from '../support/kafka-roundtrip.js';
@@ -53,13 +53,26 @@ export async function measureBackground(ctx: RunContext, seconds: number): Promi
   };
 }
 
-/** Each Settle app's extra environment: `--set`'s variables, and the profiled app's V8 flags. */
+/**
+ * Rows of `dispatcher.deliveries` and the row updates PostgreSQL counted on it
+ * (`pg_stat_user_tables.n_tup_upd`, read after the phase's statistics flush): a phase's delivery
+ * rows and updates per checkout.
+ */
+async function deliveryRows(db: Pool): Promise<{ rows: number; updates: number }> {
+  const { rows } = await db.query<{ rows: number; updates: number }>(
+    `SELECT (SELECT count(*)::int FROM dispatcher.deliveries) AS rows,
+            COALESCE((SELECT n_tup_upd::int FROM pg_stat_user_tables WHERE schemaname = 'dispatcher' AND relname = 'deliveries'), 0) AS updates`,
+  );
+  return rows[0]!;
+}
+
+/** Each Settle app's extra environment: `--set`'s variables (every app's, then its own), and the profiled app's V8 flags. */
 function appEnvOf(options: Options, profileDir: string | null): Partial<Record<StackApp, NodeJS.ProcessEnv>> {
   const env: Partial<Record<StackApp, NodeJS.ProcessEnv>> = {};
-  for (const app of STACK_APPS) env[app] = { ...options.appEnv };
+  for (const app of STACK_APPS) env[app] = { ...options.appEnv, ...options.appEnvByApp[app] };
   if (profileDir && options.profile)
     env[options.profile as StackApp] = {
-      ...options.appEnv,
+      ...env[options.profile as StackApp],
       NODE_OPTIONS: `${process.env.SETTLE_APP_NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim(),
     };
   return env;
@@ -78,7 +91,7 @@ export async function runOnce(run: number, options: Options, log: (line: string)
     settings: 'up',
     logLevel: options.logLevel,
     adminDatabaseUrl: infra.benchAdminDatabaseUrl,
-    ...(options.ledgerOnly ? {} : { customerBackend: {}, console: { env: options.appEnv } }),
+    ...(options.ledgerOnly ? {} : { customerBackend: {}, console: { env: { ...options.appEnv, ...options.appEnvByApp.console } } }),
     env: appEnvOf(options, profileDir),
   });
   const database = new URL(stack.databaseUrl).pathname.slice(1);
@@ -86,6 +99,13 @@ export async function runOnce(run: number, options: Options, log: (line: string)
   const topics = topicNames(stack.topicPrefix);
   const kafka = createKafka('bench-e2e', infra.kafkaBrokers, logger);
   const kafkaAdmin = kafka.admin();
+  for (let i = 0; i < options.disabledEndpoints; i++) {
+    // Never reached: registered, then disabled by an admin at once.
+    const registered = await stack.dispatcher.createEndpoint({ url: `http://127.0.0.1:9/disabled-${i}`, description: 'disabled (benchmark)' });
+    if (registered.status !== 201) throw new Error(`registering a disabled endpoint answered ${registered.status}`);
+    const disabled = await stack.dispatcher.setEnabled(registered.body.id, false);
+    if (disabled.status !== 200) throw new Error(`disabling an endpoint answered ${disabled.status}`);
+  }
   const admin = createPool(infra.benchAdminDatabaseUrl, 2);
   const db = new Db(stack.db);
   const ledger = new LedgerWatch(db);
@@ -186,7 +206,9 @@ export async function runOnce(run: number, options: Options, log: (line: string)
       ctx.registered += spec.count;
       await waitForRegistrations(ctx);
       log(`  ${spec.name}: prepared and registered with the verifier in ${fmt((performance.now() - prepStart) / 1000, 1)} s; measuring …`);
+      const rowsBefore = await deliveryRows(stack.db);
       const phase = await runPhase(ctx, spec, source, { soak: null, flushStats: true });
+      const rowsAfter = await deliveryRows(stack.db);
       // The baseline: the same number of messages, of the phase's mean SettlementRecorded size, same schedule.
       const payloadBytes = Math.max(1, Math.round(settlements.bytes / Math.max(1, settlements.messages)));
       const rt = await KafkaRoundTrip.start({ brokers: infra.kafkaBrokers, partitions: settlementPartitions, payloadBytes, logger });
@@ -201,7 +223,8 @@ export async function runOnce(run: number, options: Options, log: (line: string)
       log(
         `  ${spec.name}: ${fmt(phase.settlement.settled)} settled, ${fmt(phase.settlement.sustainedPerSecond, 1)}/s sustained ` +
           `(baseline ${fmt(phase.baseline.throughput, 1)}/s), ledger p99 ${fmt(phase.settlement.ledgerLatency.p99)} ms, drain ${fmt(phase.settlement.drainSeconds, 1)} s, ` +
-          `exactly once: ${phase.exactlyOnce.passed ? 'yes' : 'NO'}`,
+          `exactly once: ${phase.exactlyOnce.passed ? 'yes' : 'NO'}; per checkout ${fmt((rowsAfter.rows - rowsBefore.rows) / Math.max(1, spec.count), 2)} delivery rows, ` +
+          `${fmt((rowsAfter.updates - rowsBefore.updates) / Math.max(1, spec.count), 2)} row updates of dispatcher.deliveries`,
       );
       if (!phase.exactlyOnce.passed) {
         report.failure = exactlyOnceFailure(phase);
