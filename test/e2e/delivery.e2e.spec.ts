@@ -326,7 +326,7 @@ describe('the dispatcher admin API', () => {
     expect((await stack.dispatcher.endpoints()).body.endpoints.map((e) => e.id)).not.toContain(extra.body.id);
   });
 
-  it('disables and re-enables an endpoint; deliveries recorded meanwhile arrive after', async () => {
+  it('disables and re-enables an endpoint; events recorded meanwhile get no delivery until the re-enable records one, then arrive', async () => {
     expect((await stack.dispatcher.setEnabled(endpointId, false)).body).toMatchObject({ enabled: false, disabled_reason: 'admin' });
     const reference = await paidCheckout(`user-${randomBytes(4).toString('hex')}`, 'P1M');
     await waitUntil('the grant to be recorded by the dispatcher', 30_000, async () => {
@@ -334,7 +334,16 @@ describe('the dispatcher admin API', () => {
       return rows.length === 1 ? true : undefined;
     });
     expect((await endpoint.received()).some((r) => JSON.parse(r.body).reference === reference)).toBe(false);
+    const recorded = async () =>
+      (
+        await stack.db.query(
+          `SELECT 1 FROM dispatcher.deliveries d JOIN dispatcher.events ev USING (event_id) WHERE ev.reference = $1 AND d.endpoint_id = $2`,
+          [reference, endpointId],
+        )
+      ).rows.length;
+    expect(await recorded()).toBe(0);
     expect((await stack.dispatcher.setEnabled(endpointId, true)).body).toMatchObject({ enabled: true, disabled_reason: null });
+    expect(await recorded()).toBe(1);
     expect((await deliveryFor(reference)).answered).toBe(200);
   });
 });

@@ -22,6 +22,8 @@ import { DeliveryScheduler } from '../src/deliveries/delivery-scheduler.js';
 import { DeliverySender } from '../src/deliveries/delivery-sender.js';
 import { DeliveryRepository } from '../src/deliveries/delivery.repository.js';
 import { FanOut } from '../src/deliveries/fan-out.js';
+import { FAN_OUT_LOCK_SHARED } from '../src/deliveries/fan-out-lock.js';
+import { payloadBody } from '../src/deliveries/payload.js';
 import { DispatcherMetrics } from '../src/dispatcher.metrics.js';
 import { EndpointSecrets } from '../src/endpoints/endpoint-secrets.js';
 import { EndpointRepository } from '../src/endpoints/endpoint.repository.js';
@@ -137,6 +139,11 @@ async function endpoint(): Promise<{ process: EndpointProcess; id: string; secre
   return { process: placeholder, id: e.id, secret: secret.reveal() };
 }
 
+async function deliveryRows(endpointId: string): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM dispatcher.deliveries WHERE endpoint_id = $1', [endpointId]);
+  return rows[0]!.n;
+}
+
 async function deliveryOf(eventId: string, endpointId: string) {
   const [delivery] = (await admin.attemptsOf(eventId)).filter((d) => d.endpoint_id === endpointId);
   return delivery!;
@@ -222,6 +229,54 @@ describe('delivery to a customer endpoint', () => {
     await until(second.event_id, id, 'delivered');
     await deliveredOnce(process, first.event_id, id);
     await deliveredOnce(process, second.event_id, id);
+  });
+
+  it('a disabled endpoint gets no delivery rows; re-enabling it records the ones it missed, each delivered once', async () => {
+    const off = await endpoint();
+    const on = await endpoint();
+    await endpoints.setEnabled(off.id, false);
+    const events = [grant(), grant(), grant()];
+    await publish(...events);
+    for (const e of events) await until(e.event_id, on.id, 'delivered');
+    expect(await deliveryRows(off.id)).toBe(0);
+    // Subscribed though disabled: not reported as delivered to nobody.
+    expect(logLines.filter((l) => Array.isArray(l.eventIds) && events.some((e) => (l.eventIds as string[]).includes(e.event_id)))).toEqual([]);
+    await endpoints.setEnabled(off.id, true);
+    for (const e of events) {
+      await until(e.event_id, off.id, 'delivered');
+      await deliveredOnce(off.process, e.event_id, off.id);
+    }
+    expect(logLines.filter((l) => l.endpointId === off.id && l.msg === 'endpoint enabled').map((l) => l.backfilled)).toEqual([3]);
+    await endpoints.setEnabled(off.id, true);
+    expect(await deliveryRows(off.id)).toBe(3);
+  });
+
+  it('re-enabling waits for a fan-out in flight: an event it commits meanwhile is not missed', async () => {
+    const { process, id } = await endpoint();
+    await endpoints.setEnabled(id, false);
+    const event = grant();
+    // A fan-out that took its snapshot while the endpoint was disabled, and commits after the re-enable began.
+    const inFlight = await pool.connect();
+    let enabled = false;
+    try {
+      await inFlight.query(`BEGIN; ${FAN_OUT_LOCK_SHARED}`);
+      await inFlight.query(
+        `INSERT INTO dispatcher.events (event_id, event, user_id, entitlement, reference, correlation_id, body, published_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, now())`,
+        [event.event_id, event.event, event.user_id, event.entitlement, event.reference, event.correlation_id, payloadBody(event)],
+      );
+      const enabling = endpoints.setEnabled(id, true).then(() => {
+        enabled = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(enabled).toBe(false);
+      await inFlight.query('COMMIT');
+      await enabling;
+    } finally {
+      inFlight.release();
+    }
+    await until(event.event_id, id, 'delivered');
+    await deliveredOnce(process, event.event_id, id);
   });
 
   it('an answer slower than the time-out is a failed attempt, retried, then delivered', async () => {

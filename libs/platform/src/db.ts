@@ -96,12 +96,15 @@ export async function withClient<T>(pool: pg.Pool, work: (client: pg.PoolClient,
  * returned to the pool. A failed COMMIT leaves the outcome unknown to the caller, as with any
  * database: callers retry idempotent work.
  *
+ * @param options.firstStatement - SQL without parameters run in BEGIN's round trip, before
+ *   `work` (`BEGIN; <firstStatement>`, one simple query): a lock `work`'s statements must be
+ *   taken under, so that their snapshots are taken after it is held.
  * @throws the error of `work`, of BEGIN or COMMIT, or of the pool when no connection could be had.
  */
-export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, options: { firstStatement?: string } = {}): Promise<T> {
   return withClient(pool, async (client, markBroken) => {
     try {
-      await client.query('BEGIN');
+      await client.query(options.firstStatement === undefined ? 'BEGIN' : `BEGIN; ${options.firstStatement}`);
       const result = await work(client);
       await client.query('COMMIT');
       return result;

@@ -132,3 +132,21 @@ describe('idle connections', () => {
     }
   });
 });
+
+describe('a transaction opened with a first statement', () => {
+  it('runs it inside the transaction, before the work: a transaction-level lock it takes is held by the work and released at COMMIT', async () => {
+    const key = 424_242;
+    const holders = async () =>
+      (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND granted`, [key])).rows[0]!.n;
+    const inside = await inTransaction(
+      pool,
+      async (client) => {
+        const { rows } = await client.query<{ open: boolean }>(`SELECT now() = statement_timestamp() AS open`);
+        return { held: await holders(), sameTransaction: rows[0]!.open === false };
+      },
+      { firstStatement: `SELECT pg_advisory_xact_lock_shared(${key})` },
+    );
+    expect(inside).toEqual({ held: 1, sameTransaction: true });
+    expect(await holders()).toBe(0);
+  });
+});

@@ -107,7 +107,7 @@ export interface DeliveryAdmin {
   recover(endpointId: string, since: Date): Promise<number>;
 
   /**
-   * Enables (its pending deliveries due at once) or disables (`disabled_reason: admin`) an endpoint.
+   * Enables (the events it missed while disabled get a delivery, its pending deliveries due at once) or disables (`disabled_reason: admin`) an endpoint.
    *
    * @returns the endpoint as it is now.
    * @throws ConsoleError `CONSOLE.ENDPOINT_NOT_FOUND`.

@@ -2,6 +2,7 @@ import { ENTITLEMENT_EVENT_KINDS, literalOf, type DisabledReason, type Entitleme
 import type { Outbox, OutboxMessage } from '@settle/messaging';
 import { inTransaction, traceCarrierOfColumns, type Pool, type PoolClient, type TraceCarrier } from '@settle/platform';
 import type { EndpointKeys } from '../endpoints/endpoint-secrets.js';
+import { FAN_OUT_LOCK_SHARED } from './fan-out-lock.js';
 import { payloadBody, type EntitlementRecord } from './payload.js';
 
 /** An endpoint's health as stored, locked for the recording of its results. */
@@ -105,19 +106,23 @@ export class DeliveryRepository {
   ) {}
 
   /**
-   * Records a batch of entitlement events and one pending delivery per event and subscribed
-   * endpoint (enabled or not: a disabled endpoint's deliveries wait for it to be re-enabled),
-   * in one transaction. An event already recorded (a Kafka redelivery) records nothing again.
+   * Records a batch of entitlement events and one pending delivery per event and enabled
+   * endpoint subscribed to it, in one transaction under the fan-out lock shared
+   * (fan-out-lock.ts). A disabled endpoint gets no delivery here: re-enabling it records the
+   * ones it missed (`EndpointRepository.setEnabled`; docs/delivery.md, "Disabled
+   * endpoints"). An event already recorded (a Kafka redelivery) records nothing again.
    *
-   * @returns the deliveries recorded, and the ids of new events no endpoint is subscribed to
-   *   (recorded, delivered to nobody: an endpoint registered later gets them by a recovery).
+   * @returns the deliveries recorded, and the ids of new events no endpoint, enabled or not, is
+   *   subscribed to (recorded, delivered to nobody: an endpoint registered later gets them by a recovery).
    */
   async recordEvents(events: readonly ReceivedEvent[]): Promise<{ deliveries: number; unsubscribed: string[] }> {
     if (events.length === 0) return { deliveries: 0, unsubscribed: [] };
-    return inTransaction(this.pool, async (client) => {
-      const col = <T>(f: (e: ReceivedEvent) => T) => events.map(f);
-      const { rows } = await client.query<{ deliveries: number; unsubscribed: string[] }>(
-        `WITH received AS (
+    return inTransaction(
+      this.pool,
+      async (client) => {
+        const col = <T>(f: (e: ReceivedEvent) => T) => events.map(f);
+        const { rows } = await client.query<{ deliveries: number; unsubscribed: string[] }>(
+          `WITH received AS (
            INSERT INTO dispatcher.events (event_id, event, user_id, entitlement, reference, correlation_id, body, published_at, traceparent, tracestate)
            SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::text[], $10::text[])
            ON CONFLICT (event_id) DO NOTHING
@@ -125,27 +130,30 @@ export class DeliveryRepository {
          ), fanned AS (
            INSERT INTO dispatcher.deliveries (event_id, endpoint_id, state, next_attempt_at)
            SELECT r.event_id, e.id, 'pending', now() FROM received r
-             JOIN dispatcher.endpoints e ON e.deleted_at IS NULL AND r.event = ANY (e.event_kinds)
+             JOIN dispatcher.endpoints e ON e.enabled AND e.deleted_at IS NULL AND r.event = ANY (e.event_kinds)
            ON CONFLICT (event_id, endpoint_id) DO NOTHING
            RETURNING event_id
          )
          SELECT (SELECT count(*)::int FROM fanned) AS deliveries,
-                ARRAY(SELECT event_id::text FROM received EXCEPT SELECT event_id::text FROM fanned) AS unsubscribed`,
-        [
-          col((e) => e.event.event_id),
-          col((e) => e.event.event),
-          col((e) => e.event.user_id),
-          col((e) => e.event.entitlement),
-          col((e) => e.event.reference),
-          col((e) => e.event.correlation_id),
-          col((e) => payloadBody(e.event)),
-          col((e) => new Date(e.publishedAt)),
-          col((e) => e.trace?.traceparent ?? null),
-          col((e) => e.trace?.tracestate ?? null),
-        ],
-      );
-      return rows[0]!;
-    });
+                ARRAY(SELECT r.event_id::text FROM received r
+                       WHERE NOT EXISTS (SELECT 1 FROM dispatcher.endpoints e WHERE e.deleted_at IS NULL AND r.event = ANY (e.event_kinds))) AS unsubscribed`,
+          [
+            col((e) => e.event.event_id),
+            col((e) => e.event.event),
+            col((e) => e.event.user_id),
+            col((e) => e.event.entitlement),
+            col((e) => e.event.reference),
+            col((e) => e.event.correlation_id),
+            col((e) => payloadBody(e.event)),
+            col((e) => new Date(e.publishedAt)),
+            col((e) => e.trace?.traceparent ?? null),
+            col((e) => e.trace?.tracestate ?? null),
+          ],
+        );
+        return rows[0]!;
+      },
+      { firstStatement: FAN_OUT_LOCK_SHARED },
+    );
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { DisabledReason, EntitlementEventKind } from '@settle/domain';
 import { inTransaction, type Pool, type PoolClient } from '@settle/platform';
+import { DISABLE_RACE_MARGIN_MS, FAN_OUT_LOCK_EXCLUSIVE } from '../deliveries/fan-out-lock.js';
 
 /** A customer endpoint as stored (never its secret: that is in the vault). */
 export interface Endpoint {
@@ -90,29 +91,59 @@ export class EndpointRepository {
   }
 
   /**
-   * Enables an endpoint (clearing why it was disabled and its failing run; its pending
-   * deliveries become due at once, each starting a new round of the retry schedule), or
-   * disables it by an admin. One transaction. @returns the endpoint, or `null` when there is none.
+   * Enables an endpoint (clearing why it was disabled and its failing run), or disables it by
+   * an admin. One transaction. Enabling takes the fan-out lock exclusively (fan-out-lock.ts),
+   * then records a pending delivery of every event received while the endpoint was disabled
+   * that it is subscribed to and has none of (from `disabled_at`, less
+   * {@link DISABLE_RACE_MARGIN_MS}, or its registration if later: fan-outs record deliveries for
+   * enabled endpoints only), and makes its pending deliveries due at once, each starting a new
+   * round of the retry schedule (docs/delivery.md, "Disabled endpoints").
+   *
+   * @returns the endpoint and how many deliveries the re-enable recorded (0 when disabling),
+   *   or `null` when there is no such endpoint.
    */
-  async setEnabled(id: string, enabled: boolean): Promise<Endpoint | null> {
-    return inTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<Row>(
-        enabled
-          ? `UPDATE dispatcher.endpoints SET enabled = true, disabled_reason = NULL, disabled_at = NULL, failing_since = NULL, updated_at = now()
-              WHERE id = $1 AND deleted_at IS NULL RETURNING *`
-          : `UPDATE dispatcher.endpoints SET enabled = false, disabled_reason = 'admin', disabled_at = now(), updated_at = now()
-              WHERE id = $1 AND deleted_at IS NULL RETURNING *`,
+  async setEnabled(id: string, enabled: boolean): Promise<{ endpoint: Endpoint; backfilled: number } | null> {
+    if (!enabled) {
+      const { rows } = await this.pool.query<Row>(
+        `UPDATE dispatcher.endpoints SET enabled = false, disabled_reason = 'admin', disabled_at = now(), updated_at = now()
+          WHERE id = $1 AND deleted_at IS NULL RETURNING *`,
         [id],
       );
-      if (rows[0] && enabled) {
+      return rows[0] ? { endpoint: toEndpoint(rows[0]), backfilled: 0 } : null;
+    }
+    return inTransaction(
+      this.pool,
+      async (client) => {
+        const { rows } = await client.query<Row & { backfill_from: Date | null }>(
+          `UPDATE dispatcher.endpoints e SET enabled = true, disabled_reason = NULL, disabled_at = NULL, failing_since = NULL, updated_at = now()
+             FROM (SELECT id, CASE WHEN enabled THEN NULL
+                                   ELSE GREATEST(disabled_at - make_interval(secs => $2::float8 / 1000), created_at) END AS backfill_from
+                     FROM dispatcher.endpoints WHERE id = $1 AND deleted_at IS NULL FOR UPDATE) before
+            WHERE e.id = before.id
+          RETURNING e.*, before.backfill_from`,
+          [id, DISABLE_RACE_MARGIN_MS],
+        );
+        const row = rows[0];
+        if (!row) return null;
+        const { rowCount } =
+          row.backfill_from === null
+            ? { rowCount: 0 }
+            : await client.query(
+                `INSERT INTO dispatcher.deliveries (event_id, endpoint_id, state, next_attempt_at)
+                 SELECT ev.event_id, $1, 'pending', now() FROM dispatcher.events ev
+                  WHERE ev.received_at >= $2 AND ev.event = ANY ($3::text[])
+                 ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
+                [id, row.backfill_from, row.event_kinds],
+              );
         await client.query(
           `UPDATE dispatcher.deliveries SET next_attempt_at = now(), round_failures = 0, first_attempt_at = NULL, updated_at = now()
             WHERE endpoint_id = $1 AND state = 'pending'`,
           [id],
         );
-      }
-      return rows[0] ? toEndpoint(rows[0]) : null;
-    });
+        return { endpoint: toEndpoint(row), backfilled: rowCount ?? 0 };
+      },
+      { firstStatement: FAN_OUT_LOCK_EXCLUSIVE },
+    );
   }
 
   /**

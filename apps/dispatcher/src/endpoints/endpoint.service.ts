@@ -65,12 +65,15 @@ export class EndpointService {
   }
 
   /**
-   * Re-enables an endpoint (after a 410, a failing run or an admin's disable): its pending
-   * deliveries are attempted again at once. @throws DispatcherError `ENDPOINT.NOT_FOUND`.
+   * Disables an endpoint (an admin's), or re-enables it (after a 410, a failing run or an
+   * admin's disable): the events it missed while disabled get a delivery, and its pending
+   * deliveries are attempted again at once (`EndpointRepository.setEnabled`).
+   * @throws DispatcherError `ENDPOINT.NOT_FOUND`.
    */
   async setEnabled(id: string, enabled: boolean): Promise<Endpoint> {
-    const endpoint = found(id, await this.endpoints.setEnabled(id, enabled));
-    this.logger.info({ endpointId: id, enabled }, enabled ? 'endpoint enabled' : 'endpoint disabled by an admin');
+    const { endpoint, backfilled } = found(id, await this.endpoints.setEnabled(id, enabled));
+    if (enabled) this.logger.info({ endpointId: id, enabled, backfilled }, 'endpoint enabled');
+    else this.logger.info({ endpointId: id, enabled }, 'endpoint disabled by an admin');
     return endpoint;
   }
 

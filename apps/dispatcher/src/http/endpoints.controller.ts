@@ -132,7 +132,10 @@ export class EndpointsController {
 
   @Post(':id/enable')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Enable an endpoint', description: 'Its waiting deliveries are due at once.' })
+  @ApiOperation({
+    summary: 'Enable an endpoint',
+    description: 'The events it missed while disabled get a delivery, and its waiting deliveries are due at once (docs/delivery.md, "Disabled endpoints").',
+  })
   @ApiParam({ name: 'id', description: "The endpoint's id (UUID)" })
   @ApiAnswer(200, endpointAnswer, 'The endpoint as it is now')
   @ApiProblems([404, 'ENDPOINT.NOT_FOUND'])
@@ -142,7 +145,10 @@ export class EndpointsController {
 
   @Post(':id/disable')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Disable an endpoint', description: 'Deliveries to it wait until it is enabled again (`disabled_reason: admin`).' })
+  @ApiOperation({
+    summary: 'Disable an endpoint',
+    description: 'Nothing is attempted or recorded for it until it is enabled again, which records the deliveries it missed (`disabled_reason: admin`).',
+  })
   @ApiParam({ name: 'id', description: "The endpoint's id (UUID)" })
   @ApiAnswer(200, endpointAnswer, 'The endpoint as it is now')
   @ApiProblems([404, 'ENDPOINT.NOT_FOUND'])

@@ -773,7 +773,7 @@ export const paths: Readonly<Record<string, unknown>> = {
   },
   "/v1/admin/endpoints/{id}/enable": {
     "post": {
-      "description": "Its waiting deliveries are due at once.",
+      "description": "The events it missed while disabled get a delivery, and its waiting deliveries are due at once (docs/delivery.md, \"Disabled endpoints\").",
       "operationId": "EndpointsController_enable",
       "parameters": [
         {
@@ -924,7 +924,7 @@ export const paths: Readonly<Record<string, unknown>> = {
   },
   "/v1/admin/endpoints/{id}/disable": {
     "post": {
-      "description": "Deliveries to it wait until it is enabled again (`disabled_reason: admin`).",
+      "description": "Nothing is attempted or recorded for it until it is enabled again, which records the deliveries it missed (`disabled_reason: admin`).",
       "operationId": "EndpointsController_disable",
       "parameters": [
         {

@@ -62,7 +62,7 @@ export interface paths {
         put?: never;
         /**
          * Enable an endpoint
-         * @description Its waiting deliveries are due at once.
+         * @description The events it missed while disabled get a delivery, and its waiting deliveries are due at once (docs/delivery.md, "Disabled endpoints").
          */
         post: operations["EndpointsController_enable"];
         delete?: never;
@@ -82,7 +82,7 @@ export interface paths {
         put?: never;
         /**
          * Disable an endpoint
-         * @description Deliveries to it wait until it is enabled again (`disabled_reason: admin`).
+         * @description Nothing is attempted or recorded for it until it is enabled again, which records the deliveries it missed (`disabled_reason: admin`).
          */
         post: operations["EndpointsController_disable"];
         delete?: never;
