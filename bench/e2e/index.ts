@@ -1,8 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createPool } from '@settle/platform';
 import { ROOT, infra } from '@settle/testing';
-import { profileMarkdown, summariseCpuProfiles } from '../support/cpuprofile.js';
+import { profileMarkdown, summariseCpuProfiles, type CpuProfile } from '../support/cpuprofile.js';
+import { summariseProfile } from '../support/live-profile.js';
 import { fmt } from '../support/table.js';
 import { parseOptions, type Options } from './options.js';
 import { machineInfo, phaseTable, soakText, spreadOf, spreadTable } from './report.js';
@@ -36,7 +37,7 @@ import { RunReport, runOnce } from './run.js';
  *
  * `npm run bench -- e2e [--rates=100,250,500,1000,2000] [--seconds=20] [--burst=2000]
  *   [--warmup=10] [--warmup-rate=<first rate>] [--runs=1] [--json=docs/benchmarks/e2e.json] [--soak=0] [--soak-rate=500]
- *   [--profile=<app>] [--hops] [--drain-timeout=120] [--drain-max=3600] [--stats-flush=11]
+ *   [--profile=<app>|all] [--hops] [--drain-timeout=120] [--drain-max=3600] [--stats-flush=11]
  *   [--connections=256] [--burst-concurrency=64] [--prepare-concurrency=32] [--log-level=info]
  *   [--ledger-only] [--disabled-endpoints=0] [--set [app:]KEY=VALUE ...]`
  *
@@ -101,6 +102,9 @@ import { RunReport, runOnce } from './run.js';
  * runs, `--soak-lead` (30) seconds ahead of the timetable; it reports per-minute latency percentiles and each
  * app's RSS every 10 s, with the drift from the first to the last minute.
  *
+ * `--profile=all` profiles every app (the console included, the customer backend not) and prints
+ * each app's busy time by library (the innermost package on the stack, `summariseProfile`).
+ *
  * `--profile=<app>`: the app is started with `NODE_OPTIONS='--cpu-prof --cpu-prof-dir=<tmp>'`
  * (startStack's per-app `env`); V8 writes its profile when the process exits, which it does
  * cleanly on the SIGTERM of `stack.stop()` (a SIGKILL, after 10 s, would lose it). The same can
@@ -120,6 +124,36 @@ import { RunReport, runOnce } from './run.js';
  *
  * @throws Error (after printing and writing the figures) when the exactly-once check fails.
  */
+/**
+ * `--profile=all`: each app's busy CPU time by the library whose call led to it (the innermost
+ * package or Settle's own code on the stack: pg's socket writes count for pg; `summariseProfile`),
+ * as a share of the app's busy samples over its whole life (start, warm-up, preparation, phases),
+ * the 14 largest libraries over all apps as rows.
+ */
+function librariesByApp(runs: readonly RunReport[]): string {
+  const shares = new Map<string, Map<string, number>>();
+  for (const run of runs)
+    for (const [app, pid] of Object.entries(run.apps)) {
+      const file = run.profileFiles.find((f) => f.includes(`.${pid}.`));
+      if (!file) continue;
+      const summary = summariseProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
+      const busy = Math.max(1, summary.totalMs - summary.idleMs);
+      shares.set(app, new Map(summary.libraries.map(([library, ms]) => [library, (100 * ms) / busy])));
+    }
+  if (shares.size === 0) return 'profile: no .cpuprofile was written (an app must exit on SIGTERM within 10 s for V8 to write it)';
+  const apps = [...shares.keys()];
+  const totals = new Map<string, number>();
+  for (const byLibrary of shares.values()) for (const [library, pct] of byLibrary) totals.set(library, (totals.get(library) ?? 0) + pct);
+  const rows = [...totals].sort((a, b) => b[1] - a[1]).slice(0, 14);
+  const cell = (app: string, library: string) => `${fmt(shares.get(app)?.get(library) ?? 0, 0)} %`;
+  return [
+    'CPU profile of every app, share of its busy time by library (`--profile=all`; the profiler slows the apps: other figures of this run are not comparable):',
+    `| library | ${apps.join(' | ')} |`,
+    `|---|${apps.map(() => '---:').join('|')}|`,
+    ...rows.map(([library]) => `| ${library} | ${apps.map((app) => cell(app, library)).join(' | ')} |`),
+  ].join('\n');
+}
+
 /** What `--set` gave the apps, for the report's first line ('' for the defaults). */
 function settingsText(options: Options): string {
   const pairs = (env: Record<string, string>) =>
@@ -201,7 +235,8 @@ export async function e2eBenchmark(args: string[]): Promise<void> {
   }
   console.log(`\nwritten to ${jsonPath}`);
 
-  if (options.profile) {
+  if (options.profile === 'all') console.log(`\n${librariesByApp(runs)}`);
+  else if (options.profile) {
     if (profileFiles.length === 0) {
       console.log(`\nprofile: no .cpuprofile was written by ${options.profile} (it must exit on SIGTERM within 10 s for V8 to write it)`);
     } else {

@@ -120,7 +120,7 @@ export function parseOptions(args: string[]): Options {
     else appEnvByApp[app] = { ...appEnvByApp[app], [key]: value };
   }
   const profile = values.profile ?? null;
-  if (profile !== null) {
+  if (profile !== null && profile !== 'all') {
     const apps = existsSync(join(ROOT, 'dist/apps')) ? readdirSync(join(ROOT, 'dist/apps')) : [];
     if (!apps.includes(profile)) throw new Error(`--profile needs one of the apps (${apps.join(', ')}), got ${profile}`);
   }

@@ -69,13 +69,14 @@ async function deliveryRows(db: Pool): Promise<{ rows: number; updates: number }
 /** Each Settle app's extra environment: `--set`'s variables (every app's, then its own), and the profiled app's V8 flags. */
 function appEnvOf(options: Options, profileDir: string | null): Partial<Record<StackApp, NodeJS.ProcessEnv>> {
   const env: Partial<Record<StackApp, NodeJS.ProcessEnv>> = {};
-  for (const app of STACK_APPS) env[app] = { ...options.appEnv, ...options.appEnvByApp[app] };
-  if (profileDir && options.profile)
-    env[options.profile as StackApp] = {
-      ...env[options.profile as StackApp],
-      NODE_OPTIONS: `${process.env.SETTLE_APP_NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim(),
-    };
+  for (const app of STACK_APPS) env[app] = { ...options.appEnv, ...options.appEnvByApp[app], ...profiledEnv(options, profileDir, app) };
   return env;
+}
+
+/** The V8 profiler's flags for an app that `--profile` names (or every app, with `all`), else nothing. */
+function profiledEnv(options: Options, profileDir: string | null, app: string): NodeJS.ProcessEnv {
+  if (!profileDir || (options.profile !== 'all' && options.profile !== app)) return {};
+  return { NODE_OPTIONS: `${process.env.SETTLE_APP_NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() };
 }
 
 export async function runOnce(run: number, options: Options, log: (line: string) => void): Promise<RunReport> {
@@ -91,7 +92,9 @@ export async function runOnce(run: number, options: Options, log: (line: string)
     settings: 'up',
     logLevel: options.logLevel,
     adminDatabaseUrl: infra.benchAdminDatabaseUrl,
-    ...(options.ledgerOnly ? {} : { customerBackend: {}, console: { env: { ...options.appEnv, ...options.appEnvByApp.console } } }),
+    ...(options.ledgerOnly
+      ? {}
+      : { customerBackend: {}, console: { env: { ...options.appEnv, ...options.appEnvByApp.console, ...profiledEnv(options, profileDir, 'console') } } }),
     env: appEnvOf(options, profileDir),
   });
   const database = new URL(stack.databaseUrl).pathname.slice(1);
