@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AvroCodec, createKafka, topicNames } from '@settle/messaging';
 import { createLogger, createPool, type Logger, type Pool } from '@settle/platform';
-import { infra, STACK_APPS, startStack, type StackApp } from '@settle/testing';
+import { infra, STACK_APPS, startStack } from '@settle/testing';
 import { HopWatch } from '../support/hop-watch.js';
 import { KafkaRoundTrip } from '../support/kafka-roundtrip.js';
 import { sleep } from '../support/open-loop.js';
@@ -66,17 +66,17 @@ async function deliveryRows(db: Pool): Promise<{ rows: number; updates: number }
   return rows[0]!;
 }
 
-/** Each Settle app's extra environment: `--set`'s variables (every app's, then its own), and the profiled app's V8 flags. */
-function appEnvOf(options: Options, profileDir: string | null): Partial<Record<StackApp, NodeJS.ProcessEnv>> {
-  const env: Partial<Record<StackApp, NodeJS.ProcessEnv>> = {};
-  for (const app of STACK_APPS) env[app] = { ...options.appEnv, ...options.appEnvByApp[app], ...profiledEnv(options, profileDir, app) };
-  return env;
-}
-
-/** The V8 profiler's flags for an app that `--profile` names (or every app, with `all`), else nothing. */
-function profiledEnv(options: Options, profileDir: string | null, app: string): NodeJS.ProcessEnv {
-  if (!profileDir || (options.profile !== 'all' && options.profile !== app)) return {};
-  return { NODE_OPTIONS: `${process.env.SETTLE_APP_NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() };
+/**
+ * One app's extra environment (a Settle app or the console): `--set`'s variables, every app's
+ * then its own, and the V8 profiler's flags when `--profile` names it (or `all`).
+ */
+function appEnvOf(options: Options, profileDir: string | null, app: string): NodeJS.ProcessEnv {
+  const profiled = profileDir !== null && (options.profile === 'all' || options.profile === app);
+  return {
+    ...options.appEnv,
+    ...options.appEnvByApp[app],
+    ...(profiled ? { NODE_OPTIONS: `${process.env.SETTLE_APP_NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() } : {}),
+  };
 }
 
 export async function runOnce(run: number, options: Options, log: (line: string) => void): Promise<RunReport> {
@@ -92,10 +92,8 @@ export async function runOnce(run: number, options: Options, log: (line: string)
     settings: 'up',
     logLevel: options.logLevel,
     adminDatabaseUrl: infra.benchAdminDatabaseUrl,
-    ...(options.ledgerOnly
-      ? {}
-      : { customerBackend: {}, console: { env: { ...options.appEnv, ...options.appEnvByApp.console, ...profiledEnv(options, profileDir, 'console') } } }),
-    env: appEnvOf(options, profileDir),
+    ...(options.ledgerOnly ? {} : { customerBackend: {}, console: { env: appEnvOf(options, profileDir, 'console') } }),
+    env: Object.fromEntries(STACK_APPS.map((app) => [app, appEnvOf(options, profileDir, app)])),
   });
   const database = new URL(stack.databaseUrl).pathname.slice(1);
   const logger: Logger = createLogger('bench-e2e', 'warn');
