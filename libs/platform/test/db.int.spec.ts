@@ -125,8 +125,12 @@ describe('idle connections', () => {
         vi.useRealTimers();
       }
       await waitUntil('the idle connections to be closed', 5_000, async () => (idle.totalCount === 0 ? true : undefined));
-      const { rows } = await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ANY($1::int[])', [pids]);
-      expect(rows[0]!.n).toBe(0);
+      // The pool counts a connection gone when it sends Terminate; the server's backend exits a
+      // moment later, so the server side is awaited too rather than read once.
+      const serverSide = async () =>
+        (await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ANY($1::int[])', [pids])).rows[0]!.n;
+      await waitUntil("the server's backends to exit", 5_000, async () => ((await serverSide()) === 0 ? true : undefined));
+      expect(await serverSide()).toBe(0);
     } finally {
       await idle.end();
     }
