@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,35 +13,66 @@ import { ROOT, spawnApp, spawnProcess, type AppProcess } from './apps.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from './infra.js';
 import { publishedMessages, type PublishedMessage } from './published.js';
 
-/** A free TCP port on loopback. */
+/** A free TCP port on loopback, outside the ephemeral range (see {@link freePorts}). */
 export async function freePort(): Promise<number> {
   const [port] = await freePorts(1);
   return port!;
 }
 
+/** Lowest port {@link freePorts} hands out: above the services' fixed ports (5432, 15432, 19092, ...). */
+const LISTEN_PORTS_FROM = 20_000;
+
 /**
- * `count` distinct free loopback ports: every listener is held open until all are bound, so
- * two calls in a row can never hand out the same port (the operating system may reuse a port
- * as soon as its listener closes).
+ * The kernel's ephemeral port range (Linux `net.ipv4.ip_local_port_range`), from which it
+ * picks the local port of every outgoing connection; `null` where it cannot be read.
+ */
+function ephemeralPortRange(): { low: number; high: number } | null {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    return Number.isInteger(low) && Number.isInteger(high) ? { low: low!, high: high! } : null;
+  } catch {
+    return null;
+  }
+}
+
+function listenOn(port: number): Promise<ReturnType<typeof createServer> | null> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(null) : reject(error)));
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
+}
+
+/**
+ * `count` distinct free loopback ports for processes a test starts. Each is taken at random
+ * below the kernel's ephemeral range, where no outgoing connection gets its local port: a port
+ * from that range (`listen(0)`) was free when asked for but could be taken by any connection
+ * the machine opened before the process bound it (a chaos bed's ingestion once found its port
+ * taken that way). Every listener is held open until all are bound, so two calls in a row can
+ * never hand out the same port. Where the range cannot be read, the kernel picks (`listen(0)`).
+ *
+ * @throws when no free port is found after many tries.
  */
 export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-          const server = createServer();
-          server.once('error', reject);
-          server.listen(0, '127.0.0.1', () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((server) => {
-    const address = server.address();
-    return typeof address === 'object' && address ? address.port : 0;
-  });
-  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
-  return ports;
+  const range = ephemeralPortRange();
+  const servers: Array<ReturnType<typeof createServer>> = [];
+  try {
+    if (range === null || range.low - LISTEN_PORTS_FROM < 1_000) {
+      for (let i = 0; i < count; i += 1) servers.push((await listenOn(0))!);
+    } else {
+      for (let tries = 0; servers.length < count; tries += 1) {
+        if (tries >= 1_000) throw new Error(`no free loopback port between ${LISTEN_PORTS_FROM} and ${range.low - 1} after ${tries} tries`);
+        const server = await listenOn(LISTEN_PORTS_FROM + randomInt(range.low - LISTEN_PORTS_FROM));
+        if (server) servers.push(server);
+      }
+    }
+    return servers.map((server) => {
+      const address = server.address();
+      return typeof address === 'object' && address ? address.port : 0;
+    });
+  } finally {
+    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  }
 }
 
 /** The five apps, running from the compiled `dist/` against the real local infrastructure. */
