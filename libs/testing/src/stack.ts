@@ -20,13 +20,13 @@ export async function freePort(): Promise<number> {
 }
 
 /** Lowest port {@link freePorts} hands out: above the services' fixed ports (5432, 15432, 19092, ...). */
-const LISTEN_PORTS_FROM = 20_000;
+export const LISTEN_PORTS_FROM = 20_000;
 
 /**
  * The kernel's ephemeral port range (Linux `net.ipv4.ip_local_port_range`), from which it
  * picks the local port of every outgoing connection; `null` where it cannot be read.
  */
-function ephemeralPortRange(): { low: number; high: number } | null {
+export function ephemeralPortRange(): { low: number; high: number } | null {
   try {
     const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
     return Number.isInteger(low) && Number.isInteger(high) ? { low: low!, high: high! } : null;

@@ -2,19 +2,11 @@
  * `freePorts`: ports for the processes a test starts are taken below the kernel's ephemeral
  * range, so that no outgoing connection opened meanwhile can hold one when the process binds it.
  */
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { freePorts } from '@settle/testing';
+import { ephemeralPortRange, freePorts, LISTEN_PORTS_FROM } from '@settle/testing';
 
-const range = (() => {
-  try {
-    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-    return { low: low!, high: high! };
-  } catch {
-    return null;
-  }
-})();
+const range = ephemeralPortRange();
 
 const listen = (port: number) =>
   new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
@@ -28,7 +20,7 @@ describe('freePorts', () => {
     const ports = await freePorts(8);
     expect(new Set(ports).size).toBe(8);
     for (const port of ports) {
-      expect(port).toBeGreaterThanOrEqual(20_000);
+      expect(port).toBeGreaterThanOrEqual(LISTEN_PORTS_FROM);
       expect(port).toBeLessThan(range!.low);
     }
     const servers = await Promise.all(ports.map(listen));
