@@ -75,8 +75,14 @@ function appEnvOf(options: Options, profileDir: string | null, app: string): Nod
   return {
     ...options.appEnv,
     ...options.appEnvByApp[app],
-    ...(profiled ? { NODE_OPTIONS: `${process.env.SETTLE_APP_NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() } : {}),
+    ...(profiled ? { NODE_OPTIONS: `${nodeOptionsOf(app)} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() } : {}),
   };
+}
+
+/** An app's V8 options as the stack scripts give them (scripts/local/lib.sh): the sandbox has its own. */
+function nodeOptionsOf(app: string): string {
+  const apps = process.env.SETTLE_APP_NODE_OPTIONS ?? '';
+  return app === 'provider-sandbox' ? (process.env.SETTLE_SANDBOX_NODE_OPTIONS ?? apps) : apps;
 }
 
 export async function runOnce(run: number, options: Options, log: (line: string) => void): Promise<RunReport> {

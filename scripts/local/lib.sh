@@ -31,6 +31,11 @@ export SETTLE_PG_PORT="${SETTLE_PG_PORT:-15432}"
 # the dispatcher reached 360 MiB draining a backlog; capped, every app stayed under 230 MiB for no
 # measurable CPU (docs/benchmarks.md, "Resident memory"). Set it empty to run with V8's defaults.
 export SETTLE_APP_NODE_OPTIONS="${SETTLE_APP_NODE_OPTIONS---max-semi-space-size=4 --max-old-space-size=192}"
+# The provider sandbox's instead: it stands in for the providers and keeps every transaction it
+# was asked to create in memory, as a provider's books keep them (about 620 bytes each), so its
+# live set grows with the checkouts, unlike the apps'. 1 GiB holds about 1.6 million: a
+# ten-minute soak at 500/s created 305,000 and ended it at 192 MiB (docs/operations.md, "Memory").
+export SETTLE_SANDBOX_NODE_OPTIONS="${SETTLE_SANDBOX_NODE_OPTIONS---max-semi-space-size=4 --max-old-space-size=1024}"
 
 # settle_pg_url <database>: a superuser connection string to the stack's own cluster.
 settle_pg_url() { printf 'postgres://postgres@127.0.0.1:%s/%s' "$SETTLE_PG_PORT" "$1"; }

@@ -245,8 +245,10 @@ start_app() {
   local app="$1" pidfile="$RUN_DIR/$1.pid" ready="$RUN_DIR/$1.ready"
   if pid_alive "$pidfile"; then return 0; fi
   rm -f "$ready"
+  local node_options="$SETTLE_APP_NODE_OPTIONS"
+  [ "$app" = provider-sandbox ] && node_options="$SETTLE_SANDBOX_NODE_OPTIONS"
   # shellcheck disable=SC2046 # app_env prints VAR=value words without spaces
-  env $(app_env "$app") NODE_OPTIONS="$SETTLE_APP_NODE_OPTIONS" SETTLE_READY_FILE="$ready" LAUNCH_LOG="$LOG_DIR/$app.log" \
+  env $(app_env "$app") NODE_OPTIONS="$node_options" SETTLE_READY_FILE="$ready" LAUNCH_LOG="$LOG_DIR/$app.log" \
     bash -c 'source "$0/scripts/local/lib.sh"; RUN_DIR="$1"; LOG_DIR="$2"; launch "$3" "$0" bash "$0/scripts/local/supervise.sh" "$3" node "$0/dist/apps/$3/src/main.js"' \
     "$SETTLE_ROOT" "$RUN_DIR" "$LOG_DIR" "$app"
 }

@@ -8,7 +8,7 @@ const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
 const apps = Object.keys(APP_ENV_SCHEMAS) as AppName[];
 
 /** Variables the README documents that no app schema reads: the local scripts' own. */
-const SCRIPT_ONLY_VARIABLES = ['SETTLE_APP_NODE_OPTIONS'];
+const SCRIPT_ONLY_VARIABLES = ['SETTLE_APP_NODE_OPTIONS', 'SETTLE_SANDBOX_NODE_OPTIONS'];
 
 /** The variable names in the first column of the README's configuration table. */
 function readmeVariables(): Set<string> {

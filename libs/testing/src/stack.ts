@@ -363,6 +363,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   // Each app gets only the secrets it uses; only the verifier holds the vault's master key.
   const appEnv: Record<StackApp, NodeJS.ProcessEnv> = {
     'provider-sandbox': {
+      // Its own V8 options: it keeps every transaction in memory (scripts/local/lib.sh).
+      NODE_OPTIONS: process.env.SETTLE_SANDBOX_NODE_OPTIONS ?? process.env.SETTLE_APP_NODE_OPTIONS ?? '',
       SANDBOX_PORT: String(sandboxPort),
       SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${ingestionPort}/v1/webhooks/paystack`,
       ...fast({ SANDBOX_TIMEOUT_HOLD_MS: '3000' }),
