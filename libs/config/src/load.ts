@@ -270,7 +270,7 @@ function kafkaOf(brokers: string | undefined, topicPrefix: string): { brokers: s
  * flags, its database, ingestion's admin API it reconciles through, and the dispatcher's admin
  * API its Deliveries pages use (optional, docs/console.md, "Deliveries").
  *
- * @returns `http` (host, port), `database` (url, poolSize), `session` (`ttlMs` milliseconds,
+ * @returns `http` (host, port), `database` (url, poolSize, preparedStatements), `session` (`ttlMs` milliseconds,
  *   `secureCookies`), `ingestion` (`url`, `adminApiKey` a {@link Secret}), `dispatcher`
  *   (`url`, `adminApiKey` a {@link Secret}; `null` when `CONSOLE_DISPATCHER_URL` and
  *   `CONSOLE_DISPATCHER_ADMIN_API_KEY` are both unset), `kafka` (`brokers`, `topicPrefix`; `null`
@@ -290,7 +290,7 @@ export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env) {
     readyFile: e.SETTLE_READY_FILE,
     /** Longest a graceful shutdown may take, milliseconds. */
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
-    database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
+    database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, preparedStatements: e.DATABASE_PREPARED_STATEMENTS },
     http: { host: e.CONSOLE_HOST, port: e.CONSOLE_PORT },
     session: {
       ttlMs: e.CONSOLE_SESSION_TTL_MS,
@@ -325,7 +325,7 @@ export type ConsoleConfig = ReturnType<typeof loadConsoleConfig>;
 /** Configuration of the console's command lines (creating users): its database only. @throws ConfigError */
 export function loadConsoleCliConfig(env: NodeJS.ProcessEnv = process.env) {
   const e = parse(consoleCliEnv, env);
-  return { logLevel: e.LOG_LEVEL, database: { url: e.DATABASE_URL } };
+  return { logLevel: e.LOG_LEVEL, database: { url: e.DATABASE_URL, preparedStatements: e.DATABASE_PREPARED_STATEMENTS } };
 }
 
 export { sharedEnv };

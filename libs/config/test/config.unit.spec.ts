@@ -94,7 +94,9 @@ describe('configuration', () => {
     ]);
     expect(loadIngestionConfig({ ...base, SETTLE_API_KEY_SHA256: 'ab' }).database.poolSize).toBe(20);
     const tuned = loadSweeperConfig({ ...base, DATABASE_POOL_SIZE: '12', WORKER_PARTITIONS_CONCURRENCY: '4' });
-    expect(tuned.database).toEqual({ url: base.DATABASE_URL, poolSize: 12 });
+    expect(tuned.database).toEqual({ url: base.DATABASE_URL, poolSize: 12, preparedStatements: true });
+    expect(loadVerifierConfig({ ...verifier, DATABASE_PREPARED_STATEMENTS: 'false' }).database.preparedStatements).toBe(false);
+    expect(() => loadProjectorConfig({ ...base, DATABASE_PREPARED_STATEMENTS: 'no' })).toThrow(ConfigError);
     expect(tuned.worker).toEqual({
       partitionsConcurrency: 4,
       fetch: { minBytes: 1, maxWaitTimeMs: 5_000, lingerMs: 10 },
@@ -175,7 +177,7 @@ describe('configuration', () => {
     const config = loadConsoleConfig(consoleVars);
     expect(config.http).toEqual({ host: '127.0.0.1', port: 3400 });
     expect(config.session).toEqual({ ttlMs: 28_800_000, secureCookies: false });
-    expect(config.database).toEqual({ url: base.DATABASE_URL, poolSize: 5 });
+    expect(config.database).toEqual({ url: base.DATABASE_URL, poolSize: 5, preparedStatements: true });
     expect(config.ingestion.adminApiKey.reveal()).toBe('console-admin-key');
     expect(JSON.stringify(config)).not.toContain('console-admin-key');
     expect(loadConsoleConfig({ ...consoleVars, SETTLE_ENV: 'production' }).session.secureCookies).toBe(true);

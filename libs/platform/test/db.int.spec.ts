@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createPool, inTransaction, isDatabaseUnavailable, POOL_IDLE_TIMEOUT_MS, type Pool } from '@settle/platform';
+import { createPool, inTransaction, isDatabaseUnavailable, POOL_IDLE_TIMEOUT_MS, type Pool, withClient } from '@settle/platform';
 import pg from 'pg';
 import { waitUntil } from '../../../scripts/ops/clients.js';
 import { createTestDatabase } from '@settle/testing';
@@ -152,5 +152,49 @@ describe('a transaction opened with a first statement', () => {
     );
     expect(inside).toEqual({ held: 1, sameTransaction: true });
     expect(await holders()).toBe(0);
+  });
+});
+
+describe('prepared statements (docs/postgres.md, "Prepared statements")', () => {
+  const prepared = async (client: pg.PoolClient) =>
+    (await client.query<{ name: string; statement: string }>('SELECT name, statement FROM pg_prepared_statements ORDER BY name')).rows;
+
+  it('a parameterised statement run again is prepared on the connection under a name, and answers as before', async () => {
+    const one = createPool(database.url, 1);
+    try {
+      const text = 'SELECT $1::int + 1 AS n';
+      const answers = [];
+      for (const n of [1, 2, 3]) answers.push((await one.query<{ n: number }>(text, [n])).rows[0]!.n);
+      expect(answers).toEqual([2, 3, 4]);
+      await withClient(one, async (client) => {
+        expect(await prepared(client)).toEqual([{ name: expect.stringMatching(/^settle_[0-9a-f]{24}$/), statement: text }]);
+      });
+    } finally {
+      await one.end();
+    }
+  });
+
+  it('a statement returning a table’s `*` is never prepared, so a column added meanwhile is simply returned', async () => {
+    await admin.query('DROP TABLE IF EXISTS star_check; CREATE TABLE star_check (id int PRIMARY KEY); INSERT INTO star_check VALUES (1)');
+    const one = createPool(database.url, 1);
+    try {
+      const text = 'SELECT * FROM star_check WHERE id = $1';
+      for (let i = 0; i < 3; i += 1) expect((await one.query(text, [1])).rows).toEqual([{ id: 1 }]);
+      await admin.query("ALTER TABLE star_check ADD COLUMN note text NOT NULL DEFAULT 'added'");
+      expect((await one.query(text, [1])).rows).toEqual([{ id: 1, note: 'added' }]);
+      await withClient(one, async (client) => expect(await prepared(client)).toEqual([]));
+    } finally {
+      await one.end();
+    }
+  });
+
+  it('none are prepared when the pool is told not to (a pooler in transaction mode)', async () => {
+    const one = createPool(database.url, 1, undefined, { preparedStatements: false });
+    try {
+      for (const n of [1, 2, 3]) await one.query('SELECT $1::int AS n', [n]);
+      await withClient(one, async (client) => expect(await prepared(client)).toEqual([]));
+    } finally {
+      await one.end();
+    }
   });
 });

@@ -20,8 +20,11 @@ import type { Registry } from 'prom-client';
 /** What every app's configuration says about its life (every `@settle/config` loader's result has it). */
 export interface AppConfig {
   logLevel: string;
-  /** The app's PostgreSQL database and pool size (`DATABASE_URL`, `DATABASE_POOL_SIZE`); the provider sandbox has none. */
-  database?: { url: string; poolSize?: number };
+  /**
+   * The app's PostgreSQL database, pool size and whether repeated statements run prepared
+   * (`DATABASE_URL`, `DATABASE_POOL_SIZE`, `DATABASE_PREPARED_STATEMENTS`); the provider sandbox has none.
+   */
+  database?: { url: string; poolSize?: number; preparedStatements?: boolean };
   /** Written with the process id once the app is ready (`SETTLE_READY_FILE`), for the stack scripts. */
   readyFile: string | undefined;
   /** Longest a graceful shutdown may take, milliseconds (`SHUTDOWN_TIMEOUT_MS`). */
@@ -223,8 +226,11 @@ export async function connectApp<C extends AppConfig>(options: AppRuntimeOptions
   const tracing = startTracing(loadTracingConfig(options.name), logger);
   const metrics = createMetricsRegistry();
   const pool = config.database
-    ? createPool(config.database.url, config.database.poolSize ?? 10, (error) =>
-        logger.warn({ err: error }, 'database connection lost; the pool opens a new one on next use'),
+    ? createPool(
+        config.database.url,
+        config.database.poolSize ?? 10,
+        (error) => logger.warn({ err: error }, 'database connection lost; the pool opens a new one on next use'),
+        { preparedStatements: config.database.preparedStatements },
       )
     : null;
   try {

@@ -81,7 +81,7 @@ async function main(): Promise<void> {
   const ledgerStore = loadLedgerStoreConfig();
   const password = await readPassword();
   const logger = createLogger('console-cli', config.logLevel);
-  const pool = createPool(config.database.url, 2);
+  const pool = createPool(config.database.url, 2, undefined, { preparedStatements: config.database.preparedStatements });
   const ledger = openLedgerStore(ledgerStore, pool);
   try {
     await migrateSchema(pool, CONSOLE_MIGRATIONS, logger);

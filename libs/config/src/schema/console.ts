@@ -10,6 +10,7 @@ import {
   optionalSecret,
   optionalUrl,
   port,
+  preparedStatements,
   readyFile,
   secret,
   settleEnv,
@@ -24,6 +25,7 @@ import {
 export const consoleCliEnv = z.object({
   LOG_LEVEL: logLevel(),
   DATABASE_URL: databaseUrl(),
+  DATABASE_PREPARED_STATEMENTS: preparedStatements(),
 });
 
 /**

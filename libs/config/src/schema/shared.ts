@@ -42,6 +42,16 @@ export const databaseUrl = () =>
     description: 'PostgreSQL connection string (`postgres://user:password@host:5432/settle`); may hold a password.',
     secret: true,
   });
+/** Whether repeated statements run as prepared ones (libs/platform `createPool`; docs/postgres.md, "Prepared statements"). */
+export const preparedStatements = () =>
+  z
+    .enum(['true', 'false'], { error: 'DATABASE_PREPARED_STATEMENTS must be true or false' })
+    .default('true')
+    .transform((v) => v === 'true')
+    .meta({
+      description:
+        "Run the app's repeated parameterised statements as named prepared statements, parsed and planned once per connection instead of at every call. Set false behind a connection pooler in transaction mode that does not keep prepared statements (PgBouncer before 1.21, or without max_prepared_statements).",
+    });
 export const readyFile = () =>
   z.string().optional().meta({ description: 'Path of a file written once the app is ready (used by the stack scripts); unset: none.' });
 export const host = (app: string) =>
@@ -69,6 +79,7 @@ export const sharedEnv = z.object({
   KAFKA_BROKERS: required('KAFKA_BROKERS').meta({ description: 'Comma-separated `host:port` list.' }),
   SCHEMA_REGISTRY_URL: url('SCHEMA_REGISTRY_URL').meta({ description: 'Base URL of the Confluent-compatible schema registry API.' }),
   DATABASE_URL: databaseUrl(),
+  DATABASE_PREPARED_STATEMENTS: preparedStatements(),
   SETTLE_TOPIC_PREFIX: z
     .string()
     .regex(/^[a-z0-9][a-z0-9._-]*$/)
@@ -88,7 +99,8 @@ export interface SharedConfig {
   logLevel: string;
   kafka: { brokers: string[]; topicPrefix: string };
   schemaRegistry: { url: string };
-  database: { url: string };
+  /** `preparedStatements`: repeated statements run as prepared ones (`DATABASE_PREPARED_STATEMENTS`, default true). */
+  database: { url: string; preparedStatements?: boolean };
   readyFile: string | undefined;
   /** Longest a graceful shutdown may take, milliseconds (`SHUTDOWN_TIMEOUT_MS`). */
   shutdownTimeoutMs: number;
@@ -107,7 +119,7 @@ export function toShared(e: z.infer<typeof sharedEnv>): SharedConfig {
       topicPrefix: e.SETTLE_TOPIC_PREFIX,
     },
     schemaRegistry: { url: e.SCHEMA_REGISTRY_URL },
-    database: { url: e.DATABASE_URL },
+    database: { url: e.DATABASE_URL, preparedStatements: e.DATABASE_PREPARED_STATEMENTS },
     readyFile: e.SETTLE_READY_FILE,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     metricsPort: e.METRICS_PORT === 0 ? null : e.METRICS_PORT,
@@ -164,7 +176,7 @@ export const workerTuning = (defaults: WorkerTuningDefaults) => ({
 
 /** Nested, typed configuration of a worker app: the shared settings plus its tuning. */
 export interface WorkerConfig extends SharedConfig {
-  database: { url: string; poolSize: number };
+  database: { url: string; poolSize: number; preparedStatements?: boolean };
   worker: {
     partitionsConcurrency: number;
     fetch: { minBytes: number; maxWaitTimeMs: number; lingerMs: number };
