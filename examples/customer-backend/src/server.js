@@ -45,7 +45,8 @@ const store = redis
       persistence: config.redisPersistence,
       logger: logger.child({ component: 'settle-receiver' }),
     })
-  : new PostgresReceiverStore(pool);
+  : // Direct connections to PostgreSQL: the kit's statements are prepared once per connection.
+    new PostgresReceiverStore(pool, { preparedStatements: true });
 // With the Redis store, handlers get no transaction: the run's row goes through the pool (at least once).
 const handler = recordRun({ failFirstRuns: config.failFirstRuns, runDelayMs: config.runDelayMs, pool });
 const answers = answerTimes();

@@ -1,4 +1,5 @@
-import type { Pool, PoolClient } from 'pg';
+import { createHash } from 'node:crypto';
+import type { Pool, PoolClient, QueryConfig } from 'pg';
 import type { JsonObject } from './event.js';
 import { ReceiverConfigError } from './errors.js';
 import {
@@ -17,6 +18,15 @@ import {
 export interface PostgresReceiverStoreOptions {
   /** Schema of the kit's tables. Default `settle_receiver`. */
   readonly schema?: string;
+  /**
+   * Run the statements of every delivery (the record, the processor's claim and completion) as
+   * named prepared statements: PostgreSQL parses and plans each once per connection instead of
+   * at every call. Default `false`, because a connection pooler in transaction mode that does
+   * not keep prepared statements (PgBouncer before 1.21, or without `max_prepared_statements`)
+   * may hand a statement to a connection that never prepared it; turn it on for direct
+   * connections, session mode, or a pooler that keeps them (README, "Prepared statements").
+   */
+  readonly preparedStatements?: boolean;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -153,6 +163,8 @@ interface EventRow {
 export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
   readonly #pool: Pool;
   readonly #s: string;
+  readonly #prepared: boolean;
+  readonly #names = new Map<string, string>();
 
   /**
    * @param pool - the customer's pool; the store never ends it.
@@ -161,6 +173,19 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
   constructor(pool: Pool, options: PostgresReceiverStoreOptions = {}) {
     this.#pool = pool;
     this.#s = schemaName(options.schema);
+    this.#prepared = options.preparedStatements === true;
+  }
+
+  /**
+   * A statement of the delivery path as pg's query config: named when the store prepares its
+   * statements (`settle_receiver_` and a digest of the text, so one name never stands for two
+   * texts on a connection, whatever the schema), unnamed otherwise.
+   */
+  #statement(text: string, values: unknown[]): QueryConfig<unknown[]> {
+    if (!this.#prepared) return { text, values };
+    let name = this.#names.get(text);
+    if (name === undefined) this.#names.set(text, (name = `settle_receiver_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`));
+    return { name, text, values };
   }
 
   /**
@@ -188,7 +213,8 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
     const now = new Date(event.now);
     const { grant } = event;
     const { rows } = await this.#pool.query<{ recorded: boolean }>(
-      `WITH recorded AS (
+      this.#statement(
+        `WITH recorded AS (
          INSERT INTO ${this.#s}.events (event_id, kind, payload, state, received_at, available_at)
          VALUES ($1, $2, $3::jsonb, $4, $5, $6) ON CONFLICT (event_id) DO NOTHING
          RETURNING event_id),
@@ -199,18 +225,19 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
          SET expires_at = EXCLUDED.expires_at, event_id = EXCLUDED.event_id, updated_at = EXCLUDED.updated_at, revision = EXCLUDED.revision
          WHERE ${SUPERSEDES})
        SELECT EXISTS (SELECT 1 FROM recorded) AS recorded`,
-      [
-        event.eventId,
-        event.kind,
-        JSON.stringify(event.payload),
-        event.state,
-        now,
-        event.state === 'pending' ? now : null,
-        grant?.userId ?? null,
-        grant?.entitlement ?? null,
-        grant ? new Date(grant.expiresAt) : null,
-        grant?.revision ?? null,
-      ],
+        [
+          event.eventId,
+          event.kind,
+          JSON.stringify(event.payload),
+          event.state,
+          now,
+          event.state === 'pending' ? now : null,
+          grant?.userId ?? null,
+          grant?.entitlement ?? null,
+          grant ? new Date(grant.expiresAt) : null,
+          grant?.revision ?? null,
+        ],
+      ),
     );
     return rows[0]!.recorded ? ('recorded' as const) : ('duplicate' as const);
   }
@@ -255,7 +282,8 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
 
   async claim({ now, leaseMs, limit }: { now: number; leaseMs: number; limit: number }): Promise<LeasedEvent[]> {
     const { rows } = await this.#pool.query<{ event_id: string; kind: string; payload: JsonObject; attempts: number; lease_token: string }>(
-      `WITH next AS (
+      this.#statement(
+        `WITH next AS (
          SELECT event_id FROM ${this.#s}.events
          WHERE state IN ('pending', 'processing') AND available_at <= $1
          ORDER BY available_at LIMIT $3 FOR UPDATE SKIP LOCKED)
@@ -263,7 +291,8 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
        SET state = 'processing', attempts = e.attempts + 1, available_at = $2, lease_token = gen_random_uuid()
        FROM next WHERE e.event_id = next.event_id
        RETURNING e.event_id, e.kind, e.payload, e.attempts, e.lease_token`,
-      [new Date(now), new Date(now + leaseMs), limit],
+        [new Date(now), new Date(now + leaseMs), limit],
+      ),
     );
     return rows.map((r) => ({ eventId: r.event_id, kind: r.kind, payload: r.payload, attempts: r.attempts, token: r.lease_token }));
   }
@@ -294,10 +323,12 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
     if (leases.length === 0) return [];
     return this.#transaction(async (client): Promise<Completion[]> => {
       const { rows } = await client.query<{ event_id: string }>(
-        `SELECT e.event_id FROM ${this.#s}.events e
+        this.#statement(
+          `SELECT e.event_id FROM ${this.#s}.events e
          JOIN unnest($1::text[], $2::uuid[]) AS claim (event_id, token) ON e.event_id = claim.event_id AND e.lease_token = claim.token
          WHERE e.state = 'processing' FOR UPDATE OF e`,
-        [leases.map((lease) => lease.eventId), leases.map((lease) => lease.token)],
+          [leases.map((lease) => lease.eventId), leases.map((lease) => lease.token)],
+        ),
       );
       const held = new Set(rows.map((row) => row.event_id));
       const completions: Completion[] = [];
@@ -326,9 +357,11 @@ export class PostgresReceiverStore implements ReceiverStore<PoolClient> {
       }
       if (processed.length > 0) {
         await client.query(
-          `UPDATE ${this.#s}.events SET state = 'processed', finished_at = $2, available_at = NULL, lease_token = NULL, last_error = NULL
+          this.#statement(
+            `UPDATE ${this.#s}.events SET state = 'processed', finished_at = $2, available_at = NULL, lease_token = NULL, last_error = NULL
            WHERE event_id = ANY ($1::text[])`,
-          [processed, new Date(now)],
+            [processed, new Date(now)],
+          ),
         );
       }
       return completions;

@@ -6,11 +6,13 @@ import { createTestDatabase, freshPostgresStore } from './support/infra.js';
 import { completeOne, storeContract } from './store.contract.js';
 
 let pool: pg.Pool;
+let url: string;
 let drop: () => Promise<void>;
 
 beforeAll(async () => {
   const db = await createTestDatabase('settle_receiver');
   drop = db.drop;
+  url = db.url;
   pool = new pg.Pool({ connectionString: db.url, max: 10 });
 });
 
@@ -20,6 +22,39 @@ afterAll(async () => {
 });
 
 storeContract('PostgreSQL', () => freshPostgresStore(pool));
+storeContract('PostgreSQL with prepared statements', () => freshPostgresStore(pool, undefined, { preparedStatements: true }));
+
+describe('prepared statements (README, "Prepared statements")', () => {
+  /** One delivery through a pool of one connection: record, claim, complete; then that connection's prepared statements. */
+  async function deliverOnce(options: { preparedStatements?: boolean }) {
+    const one = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      const store = await freshPostgresStore(one, undefined, options);
+      const eventId = randomUUID();
+      const grant = { userId: `user-${eventId}`, entitlement: 'pro-monthly', expiresAt: 1_000, revision: null };
+      expect(await store.record({ eventId, kind: 'subscription_started', payload: { event_id: eventId }, state: 'pending', grant, now: 0 })).toBe('recorded');
+      expect(await store.record({ eventId, kind: 'subscription_started', payload: { event_id: eventId }, state: 'pending', grant, now: 0 })).toBe('duplicate');
+      const leases = await store.claim({ now: 0, leaseMs: 30_000, limit: 10 });
+      expect(leases.map((l) => l.eventId)).toEqual([eventId]);
+      expect((await store.completeBatch(leases, { now: 1 }, async () => undefined)).map((c) => c.outcome)).toEqual(['processed']);
+      expect(await store.find(eventId)).toMatchObject({ state: 'processed' });
+      expect(await store.accessExpiry(grant.userId, 'pro-monthly')).toEqual(new Date(1_000));
+      return (await one.query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name')).rows.map((r) => r.name);
+    } finally {
+      await one.end();
+    }
+  }
+
+  it('prepares the record, the claim and the completion on the connection when asked', async () => {
+    const names = await deliverOnce({ preparedStatements: true });
+    expect(names).toHaveLength(4);
+    for (const name of names) expect(name).toMatch(/^settle_receiver_[0-9a-f]{24}$/);
+  });
+
+  it('prepares nothing by default (a pooler in transaction mode may not keep them)', async () => {
+    expect(await deliverOnce({})).toEqual([]);
+  });
+});
 
 describe('PostgreSQL receiver store', () => {
   it('commits handler writes through the transaction with the processed mark; a throwing handler rolls its writes back', async () => {

@@ -45,8 +45,12 @@ export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
 }
 
 /** A PostgreSQL store in a schema of its own (isolated counts), with its tables applied. */
-export async function freshPostgresStore(pool: pg.Pool, schema = `receiver_${randomBytes(4).toString('hex')}`): Promise<PostgresReceiverStore> {
-  const store = new PostgresReceiverStore(pool, { schema });
+export async function freshPostgresStore(
+  pool: pg.Pool,
+  schema = `receiver_${randomBytes(4).toString('hex')}`,
+  options: { preparedStatements?: boolean } = {},
+): Promise<PostgresReceiverStore> {
+  const store = new PostgresReceiverStore(pool, { schema, ...options });
   await store.migrate();
   return store;
 }
