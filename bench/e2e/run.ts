@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AvroCodec, createKafka, topicNames } from '@settle/messaging';
 import { createLogger, createPool, type Logger, type Pool } from '@settle/platform';
-import { infra, STACK_APPS, startStack } from '@settle/testing';
+import { infra, nodeOptionsOf, STACK_APPS, startStack } from '@settle/testing';
 import { HopWatch } from '../support/hop-watch.js';
 import { KafkaRoundTrip } from '../support/kafka-roundtrip.js';
 import { sleep } from '../support/open-loop.js';
@@ -77,12 +77,6 @@ function appEnvOf(options: Options, profileDir: string | null, app: string): Nod
     ...options.appEnvByApp[app],
     ...(profiled ? { NODE_OPTIONS: `${nodeOptionsOf(app)} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() } : {}),
   };
-}
-
-/** An app's V8 options as the stack scripts give them (scripts/local/lib.sh): the sandbox has its own. */
-function nodeOptionsOf(app: string): string {
-  const apps = process.env.SETTLE_APP_NODE_OPTIONS ?? '';
-  return app === 'provider-sandbox' ? (process.env.SETTLE_SANDBOX_NODE_OPTIONS ?? apps) : apps;
 }
 
 export async function runOnce(run: number, options: Options, log: (line: string) => void): Promise<RunReport> {

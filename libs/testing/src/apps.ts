@@ -35,6 +35,15 @@ export interface ProcessSpec {
 }
 
 /**
+ * An app's V8 options as scripts/local/lib.sh gives them: `SETTLE_APP_NODE_OPTIONS`, or for the
+ * provider sandbox, which keeps every transaction in memory, `SETTLE_SANDBOX_NODE_OPTIONS`.
+ */
+export function nodeOptionsOf(app: string): string {
+  const apps = process.env.SETTLE_APP_NODE_OPTIONS ?? '';
+  return app === 'provider-sandbox' ? (process.env.SETTLE_SANDBOX_NODE_OPTIONS ?? apps) : apps;
+}
+
+/**
  * Starts a Node process with `SETTLE_READY_FILE` set and waits for that file, stopping the
  * process again when it does not come up.
  *

@@ -9,7 +9,7 @@ import { createPool, migrateSchema } from '@settle/platform';
 import { CredentialsVault, generateMasterKey, loadMasterKeyRing, PostgresVaultStore, vaultMigrations } from '@settle/vault';
 import pg from 'pg';
 import { DispatcherClient, IngestionClient, SandboxClient } from '../../../scripts/ops/clients.js';
-import { ROOT, spawnApp, spawnProcess, type AppProcess } from './apps.js';
+import { nodeOptionsOf, ROOT, spawnApp, spawnProcess, type AppProcess } from './apps.js';
 import { createTestDatabase, infra, uniqueTopicPrefix } from './infra.js';
 import { publishedMessages, type PublishedMessage } from './published.js';
 
@@ -363,8 +363,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   // Each app gets only the secrets it uses; only the verifier holds the vault's master key.
   const appEnv: Record<StackApp, NodeJS.ProcessEnv> = {
     'provider-sandbox': {
-      // Its own V8 options: it keeps every transaction in memory (scripts/local/lib.sh).
-      NODE_OPTIONS: process.env.SETTLE_SANDBOX_NODE_OPTIONS ?? process.env.SETTLE_APP_NODE_OPTIONS ?? '',
+      NODE_OPTIONS: nodeOptionsOf('provider-sandbox'),
       SANDBOX_PORT: String(sandboxPort),
       SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${ingestionPort}/v1/webhooks/paystack`,
       ...fast({ SANDBOX_TIMEOUT_HOLD_MS: '3000' }),
