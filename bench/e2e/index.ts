@@ -38,12 +38,15 @@ import { RunReport, runOnce } from './run.js';
  * `npm run bench -- e2e [--rates=100,250,500,1000,2000] [--seconds=20] [--burst=2000]
  *   [--warmup=10] [--warmup-rate=<first rate>] [--runs=1] [--json=docs/benchmarks/e2e.json] [--soak=0] [--soak-rate=500]
  *   [--profile=<app>|all] [--hops] [--drain-timeout=120] [--drain-max=3600] [--stats-flush=11]
+ *   [--idle=60] [--idle-quiet=65]
  *   [--connections=256] [--burst-concurrency=64] [--prepare-concurrency=32] [--log-level=info]
  *   [--ledger-only] [--disabled-endpoints=0] [--set [app:]KEY=VALUE ...]`
  *
  * After the stack starts, an unreported warm-up phase (`--warmup` seconds at `--warmup-rate`, by default the first rate)
- * compiles the hot paths of the apps and of the Kafka and registry JVMs; then the idle stack's
- * PostgreSQL work and CPU are measured for 10 s, the background every phase runs on.
+ * compiles the hot paths of the apps and of the Kafka and registry JVMs; then, once the stack has
+ * been quiet `--idle-quiet` seconds (the once-a-minute jobs have caught up with the warm-up), the
+ * idle stack's PostgreSQL work and CPU are measured for `--idle` seconds (a minute holds one run of
+ * each once-a-minute job), the background every phase runs on.
  *
  * Per phase (one offered rate for `--seconds`, then the burst):
  *

@@ -36,6 +36,18 @@ export interface Options {
   drainTimeoutS: number;
   drainMaxS: number;
   statsFlushS: number;
+  /**
+   * The idle stack's window (`--idle`, seconds, default 60): long enough to hold one run of every
+   * job that runs once a minute (the console's check of the hash chains, the projector's
+   * checkpoint), as an idle stack in production runs them.
+   */
+  idleSeconds: number;
+  /**
+   * Quiet before the idle window (`--idle-quiet`, seconds after the warm-up drained, default 65):
+   * the once-a-minute jobs first catch up with the warm-up's events, which is the warm-up's
+   * work, not the idle stack's.
+   */
+  idleQuietSeconds: number;
   connections: number;
   prepareConcurrency: number;
   logLevel: string;
@@ -87,6 +99,8 @@ export function parseOptions(args: string[]): Options {
       'drain-timeout': { type: 'string', default: '120' },
       'drain-max': { type: 'string', default: '3600' },
       'stats-flush': { type: 'string', default: '11' },
+      idle: { type: 'string', default: '60' },
+      'idle-quiet': { type: 'string', default: '65' },
       connections: { type: 'string', default: '256' },
       'prepare-concurrency': { type: 'string', default: '32' },
       'log-level': { type: 'string', default: 'info' },
@@ -141,6 +155,8 @@ export function parseOptions(args: string[]): Options {
     drainTimeoutS: num('drain-timeout', 1),
     drainMaxS: num('drain-max', 1),
     statsFlushS: num('stats-flush', 0),
+    idleSeconds: num('idle', 1),
+    idleQuietSeconds: num('idle-quiet', 0),
     connections: Math.round(num('connections', 1)),
     prepareConcurrency: Math.round(num('prepare-concurrency', 1)),
     logLevel: String(values['log-level']),

@@ -31,9 +31,14 @@ export interface RunReport {
   profileFiles: string[];
 }
 
-export async function measureBackground(ctx: RunContext, seconds: number): Promise<PgBackground> {
+/**
+ * The idle stack's CPU by process and PostgreSQL's background work: once the stack drained, waits
+ * `quietSeconds` (at least `--stats-flush`, for PostgreSQL's counters), then measures `seconds`.
+ */
+export async function measureBackground(ctx: RunContext, seconds: number, quietSeconds: number): Promise<PgBackground> {
   await waitForIdle(ctx);
-  if (ctx.options.statsFlushS > 0) await sleep(ctx.options.statsFlushS * 1000);
+  const quiet = Math.max(quietSeconds, ctx.options.statsFlushS);
+  if (quiet > 0) await sleep(quiet * 1000);
   const a = await pgStats(ctx.admin, ctx.database, ctx.db);
   const cpuA = ctx.snapshot();
   await sleep(seconds * 1000);
@@ -178,7 +183,7 @@ export async function runOnce(run: number, options: Options, log: (line: string)
         return report;
       }
     }
-    ctx.background = await measureBackground(ctx, 10);
+    ctx.background = await measureBackground(ctx, options.idleSeconds, options.idleQuietSeconds);
     report.pgBackground = ctx.background;
     log(
       `  idle stack: ${fmt(ctx.background.commitsPerSecond, 1)} commits/s, ${fmt(ctx.background.blocksPerSecond)} blocks/s, ` +
