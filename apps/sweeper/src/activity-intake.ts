@@ -53,23 +53,25 @@ export interface ActivityIntakeDeps {
  * batches of one fetch merged (group commit across partitions). Waits for the latest claim
  * first.
  *
- * @returns items that can never be applied (a DomainError of `observe`, such as an activity
- *   time that is not a number), and the items of every partition this instance does not (or no
- *   longer) own, each with a PartitionFencedError; the other partitions' items are committed.
+ * @returns `rejected`: items that can never be applied (a DomainError of `observe`, such as an
+ *   activity time that is not a number), and the items of every partition this instance does not
+ *   (or no longer) own, each with a PartitionFencedError; the other partitions' items are
+ *   committed. `earliestDueAt`: the earliest due time of the watches it wrote, epoch ms (`null`
+ *   when none is armed), for the sweep timer.
  * @throws PartitionFencedError when it owns none of them.
  */
 export async function applyActivity(
   deps: ActivityIntakeDeps,
   ownership: PartitionOwnership,
   items: readonly BatchItem[],
-): Promise<Array<{ index: number; error: unknown }>> {
+): Promise<{ rejected: Array<{ index: number; error: unknown }>; earliestDueAt: number | null }> {
   await ownership.settled();
   const partitions = [...new Set(items.map((item) => item.context.partition))].sort((a, b) => a - b);
   const claims = ownership.claimList(partitions);
   const seen = items.map((item) => ({ item, found: activityOf(item.event) }));
-  if (!seen.some((s) => s.found)) return [];
+  if (!seen.some((s) => s.found)) return { rejected: [], earliestDueAt: null };
   if (claims.length === 0) throw new PartitionFencedError(partitions[0]!);
-  const { held, rejected } = await inTransaction(deps.pool, async (client) => {
+  const { held, rejected, earliestDueAt } = await inTransaction(deps.pool, async (client) => {
     const held = new Set(await deps.store.fence(client, claims));
     ownership.dropFenced(claims, [...held]);
     if (held.size === 0) throw new PartitionFencedError(partitions[0]!);
@@ -97,10 +99,14 @@ export async function applyActivity(
       }
     }
     await deps.store.save(client, [...changed.values()]);
-    return { held, rejected };
+    let earliestDueAt: number | null = null;
+    for (const { watch } of changed.values()) {
+      if (watch.dueAt !== null && (earliestDueAt === null || watch.dueAt < earliestDueAt)) earliestDueAt = watch.dueAt;
+    }
+    return { held, rejected, earliestDueAt };
   });
   for (const [index, { item }] of seen.entries()) {
     if (!held.has(item.context.partition)) rejected.push({ index, error: new PartitionFencedError(item.context.partition) });
   }
-  return rejected;
+  return { rejected, earliestDueAt };
 }

@@ -40,10 +40,15 @@ export class PartitionOwnership {
   private claiming: Promise<void> = Promise.resolve();
   private generation = 0;
 
+  /**
+   * @param onClaimed - called after each claim the store granted (an assignment's, or a re-claim):
+   *   the sweeper looks for due watches at once, since the partitions' watches are new to it.
+   */
   constructor(
     private readonly store: Pick<WatchStore, 'claim'>,
     private readonly logger: Logger,
     private readonly metrics: SweeperMetrics,
+    private readonly onClaimed: () => void = () => undefined,
   ) {}
 
   /** Partitions whose claim this instance holds, ascending. */
@@ -101,6 +106,7 @@ export class PartitionOwnership {
         for (const c of claims) this.claims.set(c.partition, c.epoch);
         this.metrics.ownedPartitions.set(this.claims.size);
         this.logger.info({ partitions, epochs: claims.map((c) => c.epoch) }, 'partitions claimed; their timers restored from the store');
+        this.onClaimed();
         return;
       } catch (error) {
         this.logger.warn({ err: error, attempt }, 'claiming partitions failed; retrying');

@@ -57,7 +57,7 @@ export class SweeperService {
   constructor(private readonly deps: SweeperDeps) {
     this.clock = deps.clock ?? Date.now;
     this.metrics = deps.metrics ?? new SweeperMetrics();
-    this.ownership = new PartitionOwnership(deps.store, deps.logger, this.metrics);
+    this.ownership = new PartitionOwnership(deps.store, deps.logger, this.metrics, () => this.timer.wake());
     this.timer = new SweepTimer({
       sweep: () => this.sweep(),
       nextDueAt: () => deps.store.nextDueAt(this.ownedPartitions()),
@@ -92,7 +92,8 @@ export class SweeperService {
    * epochs of every partition they come from: one partition's batch, or the batches of one
    * fetch merged (group commit across partitions, `groupCommitAcrossPartitions`). Calls run
    * one at a time: both topics' batches of a partition touch the same watches. Resolves once
-   * committed; the consumer loop then commits the offsets.
+   * committed, after telling the sweep timer the earliest due time written; the consumer loop
+   * then commits the offsets.
    *
    * @returns items that can never be applied (an activity time that is not a number), and the
    *   items of every partition this instance does not (or no longer) own, each with a
@@ -101,7 +102,14 @@ export class SweeperService {
    * @throws PartitionFencedError when it owns none of them (the batch is given up likewise).
    */
   async handleBatch(items: readonly BatchItem[]): Promise<Array<{ index: number; error: unknown }>> {
-    const run = this.applying.catch(() => undefined).then(() => applyActivity(this.deps, this.ownership, items));
+    const run = this.applying
+      .catch(() => undefined)
+      .then(async () => {
+        const { rejected, earliestDueAt } = await applyActivity(this.deps, this.ownership, items);
+        // Committed: the sweep timer fires by the earliest watch armed, however long its tick.
+        if (earliestDueAt !== null) this.timer.dueBy(earliestDueAt);
+        return rejected;
+      });
     this.applying = run;
     return run;
   }
@@ -129,7 +137,11 @@ export class SweeperService {
     this.metrics.watchesOverdue.set(overdue);
   }
 
-  /** Starts sweeping: right away, then whenever the earliest owned watch falls due (at most every tick interval); and the due counts. */
+  /**
+   * Starts sweeping: right away, then whenever the earliest owned watch falls due, as read after
+   * each sweep or told by a batch of activity or a new claim (and at least once a tick); and the
+   * due counts.
+   */
   start(): void {
     this.timer.start();
     this.dueCount.start();

@@ -284,4 +284,32 @@ describe('sweeper partition ownership (fencing epochs)', () => {
       await tracing.shutdown();
     }
   });
+
+  it('with a tick of a minute, a watch armed by a batch still fires when it falls due: the batch tells the timer', async () => {
+    const policy = { ...DEFAULT_RECOVERY_POLICY, inactivityMs: 1_500 };
+    const s = new SweeperService({
+      pool,
+      store: new WatchStore(pool, 'timed'),
+      outbox: new Outbox('sweeper', topics, codec),
+      relay: { wake: () => undefined },
+      policy,
+      tick: { intervalMs: 60_000, batchSize: 1_000 },
+      logger,
+    });
+    assign(s, [11]);
+    s.start();
+    try {
+      await expect.poll(() => s.ownedPartitions(), { timeout: 5_000 }).toEqual([11]);
+      // The looks at start and after the claim found nothing armed: the next is a minute away.
+      const armedAt = Date.now();
+      await s.handleBatch([registered('ref_timed', 11, armedAt, 0)]);
+      await expect
+        .poll(async () => (await requests()).filter((r) => r.reference === 'ref_timed'), { timeout: 10_000, interval: 50 })
+        .toEqual([{ reference: 'ref_timed', trigger: 'sweeper_orphaned' }]);
+      expect(Date.now() - armedAt).toBeGreaterThanOrEqual(policy.inactivityMs);
+    } finally {
+      await s.stop();
+      s.onRevocation();
+    }
+  });
 });

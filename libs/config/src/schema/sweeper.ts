@@ -5,9 +5,9 @@ export const sweeperEnv = sharedEnv.extend(workerTuning({ poolSize: 5, partition
   SWEEPER_INACTIVITY_MS: int(45_000, 1).meta({
     description: 'Inactivity after which a transaction is orphaned, milliseconds (docs/spec.md, section 8: 45 s).',
   }),
-  SWEEPER_TICK_MS: int(1_000, 10).meta({
+  SWEEPER_TICK_MS: int(30_000, 10).meta({
     description:
-      'Longest sleep between two looks for due watches, milliseconds. The sweeper also wakes exactly when the earliest watch of its partitions falls due, so this bounds only how late a watch armed by a message in the meantime can be noticed (a 45 s inactivity timer fires at most this late); each look is a transaction, so a shorter tick costs commits when idle.',
+      "Longest sleep between two looks for due watches, milliseconds. The sweeper wakes when the earliest watch of its partitions falls due, as read after each look or told by the batch of activity that armed it and by a new claim of partitions, so the tick is a safety net and an idle sweeper's only look; each look is a transaction.",
   }),
   SWEEPER_BATCH_SIZE: int(1_000, 1).meta({ description: 'Most verification requests published per database transaction.' }),
   SWEEPER_RECHECK_INITIAL_DELAY_MS: int(60_000, 1).meta({
