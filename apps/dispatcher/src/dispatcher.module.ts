@@ -149,6 +149,7 @@ export class DeliveriesController implements OnApplicationBootstrap, OnApplicati
             maxInFlightPerEndpoint: delivery.maxInFlightPerEndpoint,
             leaseMs: delivery.attemptTimeoutMs + 30_000,
             pollIntervalMs: delivery.pollIntervalMs,
+            idlePollMaxMs: delivery.idlePollMaxMs,
             flushBatch: 200,
             flushDelayMs: delivery.resultFlushDelayMs,
             retry: delivery.retry,
@@ -158,9 +159,9 @@ export class DeliveriesController implements OnApplicationBootstrap, OnApplicati
     },
     {
       provide: EndpointService,
-      inject: [WORKER_CONTEXT, EndpointSecrets],
-      useFactory: ({ pool, config, logger }: DispatcherContext, secrets: EndpointSecrets) =>
-        new EndpointService(new EndpointRepository(pool), secrets, config.endpoints, logger),
+      inject: [WORKER_CONTEXT, EndpointSecrets, DeliveryScheduler],
+      useFactory: ({ pool, config, logger }: DispatcherContext, secrets: EndpointSecrets, scheduler: DeliveryScheduler) =>
+        new EndpointService(new EndpointRepository(pool), secrets, config.endpoints, logger, { onDeliveriesDue: () => scheduler.wake() }),
     },
     {
       provide: FanOut,

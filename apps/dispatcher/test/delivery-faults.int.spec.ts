@@ -88,7 +88,11 @@ beforeAll(async () => {
       maxInFlight: 64,
       maxInFlightPerEndpoint: 4,
       leaseMs: TIMEOUT_MS + 5_000,
-      pollIntervalMs: 50,
+      // Polls far beyond any test: every delivery below goes out because something woke the
+      // scheduler (a fan-out, a recorded retry, a re-enable, an admin's resend) or at a due time
+      // it read, never because of a poll (an idle dispatcher polls every 30 s by default).
+      pollIntervalMs: 60_000,
+      idlePollMaxMs: 60_000,
       flushBatch: 50,
       flushDelayMs: 5,
       retry: { waitsMs: WAITS_MS, jitterRatio: 0, retryAfterMaxMs: 3_000 },
@@ -96,7 +100,9 @@ beforeAll(async () => {
       signingRetryMs: 300,
     },
   });
-  endpoints = new EndpointService(new EndpointRepository(pool), secrets, { allowHttp: true, allowPrivateNetworks: true, rotationOverlapMs: 60_000 }, logger);
+  endpoints = new EndpointService(new EndpointRepository(pool), secrets, { allowHttp: true, allowPrivateNetworks: true, rotationOverlapMs: 60_000 }, logger, {
+    onDeliveriesDue: () => scheduler.wake(),
+  });
   admin = new DeliveryAdmin(pool, scheduler);
   fanOut = new FanOut(repository, scheduler, logger, metrics);
   scheduler.start();

@@ -163,4 +163,31 @@ describe('the delivery scheduler wakes for work, not for every event', () => {
     await until('all five delivered', () => repository.recorded.length === 5, 1_000);
     expect(send.sent).toHaveLength(5);
   });
+
+  it('an idle scheduler polls less and less often, up to idlePollMaxMs; a claim that takes a delivery brings the poll back', async () => {
+    const repository = new MemoryDeliveries();
+    const send = sender(1);
+    // A poll of 10 ms backs off 10, 20, 40, 80 ms, then every 80 ms.
+    const running = start(repository, send, { pollIntervalMs: 10, idlePollMaxMs: 80 });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const idleClaims = repository.claims;
+    // Without the back-off: about 60 claims in 600 ms. With it: 1 + 4 + about 6.
+    expect(idleClaims).toBeGreaterThanOrEqual(6);
+    expect(idleClaims).toBeLessThanOrEqual(14);
+    repository.add('endpoint-a');
+    running.wake();
+    await until('the delivery recorded', () => repository.recorded.length === 1);
+    const afterWork = repository.claims;
+    // Back to polls of 10 ms, then backing off again: claims after 10, 30 and 70 ms (at 80 ms
+    // and 160 ms without the way back).
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(repository.claims - afterWork).toBeGreaterThanOrEqual(3);
+  });
+
+  it('without idlePollMaxMs the poll keeps its interval', async () => {
+    const repository = new MemoryDeliveries();
+    start(repository, sender(1), { pollIntervalMs: 10 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(repository.claims).toBeGreaterThanOrEqual(15);
+  });
 });

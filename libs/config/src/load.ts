@@ -227,6 +227,7 @@ export function loadDispatcherConfig(env: NodeJS.ProcessEnv = process.env) {
       maxInFlight: e.DISPATCHER_MAX_IN_FLIGHT,
       maxInFlightPerEndpoint: e.DISPATCHER_MAX_IN_FLIGHT_PER_ENDPOINT,
       pollIntervalMs: e.DISPATCHER_POLL_INTERVAL_MS,
+      idlePollMaxMs: e.DISPATCHER_IDLE_POLL_MAX_MS,
       resultFlushDelayMs: e.DISPATCHER_RESULT_FLUSH_DELAY_MS,
     },
     // Plain http and private addresses (loopback, RFC 1918, link-local, ...) only outside production.

@@ -16,8 +16,15 @@ export interface SchedulerOptions {
   maxInFlightPerEndpoint: number;
   /** How long a claimed delivery is held before another claim may take it, milliseconds (longer than an attempt's time-out). */
   leaseMs: number;
-  /** Longest sleep while nothing is known to be due, milliseconds. */
+  /** Longest sleep while nothing is known to be due, milliseconds, after a claim that took deliveries. */
   pollIntervalMs: number;
+  /**
+   * Longest sleep of an idle scheduler, milliseconds (default `pollIntervalMs`: no back-off):
+   * each claim that took nothing doubles the sleep from `pollIntervalMs` up to this. Deliveries
+   * this instance records wake it, and the next due time read before each sleep bounds it, so
+   * the back-off delays only deliveries another instance recorded and could not attempt.
+   */
+  idlePollMaxMs?: number;
   /** Results written together, at most; and the longest wait before they are written, milliseconds. */
   flushBatch: number;
   flushDelayMs: number;
@@ -75,8 +82,9 @@ function errorOf(result: AttemptResult): string {
  *
  * The loop wakes when new deliveries are recorded, when an attempt ends that held a slot a
  * claim lacked (its endpoint's last, or this instance's last), and at the earliest due time (at
- * most every `pollIntervalMs`). A claim that took fewer deliveries than it had room for is not
- * repeated at once: it took every due one.
+ * most every `pollIntervalMs`, backing off to `idlePollMaxMs` while claims find nothing: an idle
+ * dispatcher reads the table every 30 s, not every second). A claim that took fewer deliveries
+ * than it had room for is not repeated at once: it took every due one.
  */
 export class DeliveryScheduler {
   private readonly perEndpoint = new Map<string, number>();
@@ -88,12 +96,15 @@ export class DeliveryScheduler {
   private woken = false;
   private wakeUp: (() => void) | null = null;
   private loop: Promise<void> | null = null;
+  /** The sleep while nothing is known to be due, milliseconds: `pollIntervalMs`, doubled by each claim that took nothing. */
+  private pollWaitMs: number;
   private readonly clock: () => number;
   private readonly random: () => number;
 
   constructor(private readonly deps: SchedulerDeps) {
     this.clock = deps.clock ?? Date.now;
     this.random = deps.random ?? Math.random;
+    this.pollWaitMs = deps.options.pollIntervalMs;
   }
 
   start(): void {
@@ -136,8 +147,12 @@ export class DeliveryScheduler {
       this.woken = false;
       let filled = false;
       try {
-        filled = await this.claim();
+        const claimed = await this.claim();
+        filled = claimed.filled;
         failures = 0;
+        // Idle (the claim had room and took nothing): the poll backs off; work brings it back.
+        const { pollIntervalMs, idlePollMaxMs = pollIntervalMs } = this.deps.options;
+        this.pollWaitMs = claimed.idle ? Math.min(Math.max(pollIntervalMs, idlePollMaxMs), this.pollWaitMs * 2) : pollIntervalMs;
       } catch (error) {
         failures += 1;
         this.deps.logger.warn({ err: error, failures }, 'claiming due deliveries failed; retrying');
@@ -152,20 +167,23 @@ export class DeliveryScheduler {
     }
   }
 
-  /** One claim of due deliveries, each launched; `true` when the claim filled its limit. */
-  private async claim(): Promise<boolean> {
+  /**
+   * One claim of due deliveries, each launched. `filled`: the claim took as many as it had room
+   * for; `idle`: it had room and took none, with no attempt in flight.
+   */
+  private async claim(): Promise<{ filled: boolean; idle: boolean }> {
     const { maxInFlight, maxInFlightPerEndpoint, leaseMs } = this.deps.options;
     const limit = maxInFlight - this.inFlight;
-    if (limit <= 0) return false;
+    if (limit <= 0) return { filled: false, idle: false };
     const free = new Map([...this.perEndpoint].map(([endpoint, n]) => [endpoint, Math.max(0, maxInFlightPerEndpoint - n)]));
     const claims = await this.deps.repository.claimDue({ free, defaultFree: maxInFlightPerEndpoint, limit, leaseMs });
     for (const claim of claims) this.launch(claim);
-    return claims.length >= limit;
+    return { filled: claims.length >= limit, idle: claims.length === 0 && this.inFlight === 0 };
   }
 
   private async sleepUntilDue(): Promise<void> {
     if (this.woken || !this.running) return;
-    let wait = this.deps.options.pollIntervalMs;
+    let wait = this.pollWaitMs;
     if (this.inFlight < this.deps.options.maxInFlight) {
       // Endpoints with every slot taken are left out: their backlog would wake the loop at
       // once and for nothing; a slot they free wakes it.
@@ -290,6 +308,9 @@ export class DeliveryScheduler {
           this.pending = this.pending.slice(batch.length);
           failures = 0;
           this.afterCommit(recorded.deadLettered, recorded.changes);
+          // A retry's due time is new to the loop, which may sleep until a lease's end or the
+          // poll: one look times its sleep by it.
+          if (batch.some((r) => r.state === 'pending' && r.nextAttemptAt !== null)) this.wake();
         } catch (error) {
           failures += 1;
           this.deps.logger.warn({ err: error, results: batch.length, failures }, 'recording delivery attempts failed; retrying');

@@ -19,13 +19,24 @@ export interface EndpointPolicy extends UrlPolicy {
  * rotation where the previous secret keeps signing for an overlap window.
  */
 export class EndpointService {
+  private readonly clock: () => number;
+  private readonly onDeliveriesDue: () => void;
+
+  /**
+   * @param options.clock - epoch ms (tests).
+   * @param options.onDeliveriesDue - called when a re-enable made deliveries due now (the
+   *   delivery scheduler's wake: an idle scheduler polls only every `DISPATCHER_IDLE_POLL_MAX_MS`).
+   */
   constructor(
     private readonly endpoints: EndpointRepository,
     private readonly secrets: EndpointSecrets,
     private readonly policy: EndpointPolicy,
     private readonly logger: Logger,
-    private readonly clock: () => number = Date.now,
-  ) {}
+    options: { clock?: () => number; onDeliveriesDue?: () => void } = {},
+  ) {
+    this.clock = options.clock ?? Date.now;
+    this.onDeliveriesDue = options.onDeliveriesDue ?? (() => undefined);
+  }
 
   /**
    * Registers an endpoint subscribed to `eventKinds` (every kind when not given).
@@ -72,6 +83,7 @@ export class EndpointService {
    */
   async setEnabled(id: string, enabled: boolean): Promise<Endpoint> {
     const { endpoint, backfilled } = found(id, await this.endpoints.setEnabled(id, enabled));
+    if (enabled) this.onDeliveriesDue();
     if (enabled) this.logger.info({ endpointId: id, enabled, backfilled }, 'endpoint enabled');
     else this.logger.info({ endpointId: id, enabled }, 'endpoint disabled by an admin');
     return endpoint;

@@ -60,7 +60,13 @@ export const dispatcherEnv = sharedEnv.extend(workerTuning({ poolSize: 10, parti
   DISPATCHER_MAX_IN_FLIGHT_PER_ENDPOINT: int(64, 1).meta({
     description: 'Attempts in flight at once to one endpoint: all a slow or blackholed endpoint can hold.',
   }),
-  DISPATCHER_POLL_INTERVAL_MS: int(1_000, 10).meta({ description: 'Longest sleep while nothing is known to be due, milliseconds.' }),
+  DISPATCHER_POLL_INTERVAL_MS: int(1_000, 10).meta({
+    description: 'Longest sleep while nothing is known to be due, milliseconds, after a claim that took deliveries.',
+  }),
+  DISPATCHER_IDLE_POLL_MAX_MS: int(30_000, 10).meta({
+    description:
+      'Longest sleep of an idle dispatcher, milliseconds: each claim that finds nothing doubles the sleep from DISPATCHER_POLL_INTERVAL_MS up to this. Deliveries the instance records wake it and the earliest due time bounds every sleep, so this delays only deliveries another instance recorded and could not attempt itself.',
+  }),
   DISPATCHER_RESULT_FLUSH_DELAY_MS: int(5, 0, 1_000).meta({
     description:
       'Longest wait before attempt results are recorded, milliseconds (at most 1000, far within the lease that holds a delivery meanwhile): results that end meanwhile share one transaction. Delays the record of a delivery, never the delivery itself.',
