@@ -51,8 +51,16 @@ export interface ReceiverOptions<Tx> {
     readonly maxDelayMs?: number;
   };
   readonly processor?: {
-    /** Longest sleep between two looks for due events (a new event wakes the processor, which claims `lingerMs` later). Default 1000. */
+    /** Longest sleep between two looks for due events while there is work (a new event wakes the processor, which claims `lingerMs` later). Default 1000. */
     readonly pollIntervalMs?: number;
+    /**
+     * Longest sleep of an idle processor: each look that finds nothing doubles the sleep from
+     * `pollIntervalMs` up to this, and a look that finds events brings it back. A new event and a
+     * retry this process scheduled wake it whatever the sleep, so the back-off delays only events
+     * another process recorded and left (it crashed: they are claimable after their lease, then
+     * at most this much later). Default 30000 (at least `pollIntervalMs`).
+     */
+    readonly idlePollMaxMs?: number;
     /** How long a claim holds an event; a crashed processor's events are claimable after it. Default 60000. */
     readonly leaseMs?: number;
     /**
@@ -187,6 +195,7 @@ export class Receiver<Tx = undefined> {
   readonly #initialDelayMs: number;
   readonly #maxDelayMs: number;
   readonly #pollIntervalMs: number;
+  readonly #idlePollMaxMs: number;
   readonly #leaseMs: number;
   readonly #batchSize: number;
   readonly #lingerMs: number;
@@ -213,6 +222,7 @@ export class Receiver<Tx = undefined> {
     this.#initialDelayMs = positive('retry.initialDelayMs', options.retry?.initialDelayMs, 1000, 0);
     this.#maxDelayMs = positive('retry.maxDelayMs', options.retry?.maxDelayMs, 300_000, 0);
     this.#pollIntervalMs = positive('processor.pollIntervalMs', options.processor?.pollIntervalMs, 1000);
+    this.#idlePollMaxMs = positive('processor.idlePollMaxMs', options.processor?.idlePollMaxMs, Math.max(30_000, this.#pollIntervalMs), this.#pollIntervalMs);
     this.#leaseMs = positive('processor.leaseMs', options.processor?.leaseMs, 60_000);
     this.#batchSize = positive('processor.batchSize', options.processor?.batchSize, 16, 1, 64);
     this.#lingerMs = positive('processor.lingerMs', options.processor?.lingerMs, 50, 0);
@@ -298,8 +308,9 @@ export class Receiver<Tx = undefined> {
    * Starts the processor loop in this process: it claims due events with a lease (so processes
    * sharing a store never run one event twice at once, and events of a crashed process are
    * claimed again after `leaseMs`) and processes each (see {@link Receiver.processDue}). Looks
-   * every `pollIntervalMs`, and `lingerMs` after a new event or after a retry it scheduled falls
-   * due (the events arriving meanwhile join the batch); backs off while the store is unreachable.
+   * `lingerMs` after a new event or after a retry it scheduled falls due (the events arriving
+   * meanwhile join the batch), and otherwise every `pollIntervalMs`, backing off to
+   * `idlePollMaxMs` while looks find nothing; backs off while the store is unreachable.
    * Calling it again while running does nothing.
    */
   start(): void {
@@ -494,11 +505,15 @@ export class Receiver<Tx = undefined> {
 
   async #run(signal: AbortSignal): Promise<void> {
     let failures = 0;
+    // The sleep while nothing is due: pollIntervalMs after work, doubled by each look that found nothing.
+    let idleWait = this.#pollIntervalMs;
     while (!signal.aborted) {
-      let delay = this.#pollIntervalMs;
+      let delay: number;
       try {
-        await this.#drain(signal);
+        const processed = await this.#drain(signal);
         failures = 0;
+        idleWait = processed > 0 ? this.#pollIntervalMs : Math.min(this.#idlePollMaxMs, idleWait * 2);
+        delay = idleWait;
       } catch (error) {
         failures += 1;
         delay = Math.min(this.#pollIntervalMs * 2 ** failures, 30_000);

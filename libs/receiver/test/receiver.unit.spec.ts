@@ -402,6 +402,62 @@ describe('the processor loop', () => {
   });
 });
 
+describe('an idle processor backs its poll off', () => {
+  /** A memory store that counts the processor's looks (claims). */
+  function countingStore() {
+    const memory = new MemoryReceiverStore();
+    const looks = { count: 0 };
+    const store = new Proxy(memory, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target) as unknown;
+        if (property === 'claim' && typeof value === 'function') {
+          return (...args: unknown[]) => {
+            looks.count += 1;
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        }
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as ReceiverStore<undefined>;
+    return { store, looks };
+  }
+
+  it('looks less and less often up to idlePollMaxMs, and a new event is still processed at once', async () => {
+    const { store, looks } = countingStore();
+    const runs: string[] = [];
+    // A poll of 10 ms backs off 20, 40, 80, 160, 320 ms, then every 400 ms: about 9 looks in
+    // 1.5 s, not 150.
+    const receiver = createReceiver({
+      secrets: [secret],
+      store,
+      processor: { pollIntervalMs: 10, idlePollMaxMs: 400, lingerMs: 0 },
+      logger: recordingLogger(),
+      handlers: { subscription_started: async (event) => void runs.push(event.event_id) },
+    });
+    receiver.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(looks.count).toBeGreaterThanOrEqual(5);
+      expect(looks.count).toBeLessThanOrEqual(14);
+      const event = entitlementEvent();
+      const { body, headers } = delivery(event, [secret]);
+      const received = Date.now();
+      await receiver.receive(body, headers);
+      await waitFor(async () => ((await receiver.find(event.event_id))?.state === 'processed' ? true : undefined), 'the event to be processed');
+      expect(Date.now() - received).toBeLessThan(200); // woken, not found by the next look (up to 400 ms away)
+      expect(runs).toEqual([event.event_id]);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('idlePollMaxMs below pollIntervalMs is refused', () => {
+    expect(() => createReceiver({ secrets: [secret], store: new MemoryReceiverStore(), processor: { pollIntervalMs: 1_000, idlePollMaxMs: 500 } })).toThrow(
+      ReceiverConfigError,
+    );
+  });
+});
+
 describe('the processor lingers once woken', () => {
   it('completes the events recorded within lingerMs of a wake-up in one batch', async () => {
     const memory = new MemoryReceiverStore();
