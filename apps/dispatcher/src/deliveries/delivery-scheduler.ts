@@ -98,6 +98,8 @@ export class DeliveryScheduler {
   private loop: Promise<void> | null = null;
   /** The sleep while nothing is known to be due, milliseconds: `pollIntervalMs`, doubled by each claim that took nothing. */
   private pollWaitMs: number;
+  /** When the loop's current sleep ends, epoch ms (`Infinity` while it is not asleep). */
+  private sleepsUntil = Infinity;
   private readonly clock: () => number;
   private readonly random: () => number;
 
@@ -192,6 +194,7 @@ export class DeliveryScheduler {
       if (due) wait = Math.max(0, Math.min(wait, due.getTime() - this.clock()));
     }
     if (this.woken || wait === 0) return;
+    this.sleepsUntil = this.clock() + wait;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, wait);
       this.wakeUp = () => {
@@ -200,6 +203,7 @@ export class DeliveryScheduler {
       };
     });
     this.wakeUp = null;
+    this.sleepsUntil = Infinity;
   }
 
   private launch(claim: ClaimedDelivery): void {
@@ -308,9 +312,9 @@ export class DeliveryScheduler {
           this.pending = this.pending.slice(batch.length);
           failures = 0;
           this.afterCommit(recorded.deadLettered, recorded.changes);
-          // A retry's due time is new to the loop, which may sleep until a lease's end or the
-          // poll: one look times its sleep by it.
-          if (batch.some((r) => r.state === 'pending' && r.nextAttemptAt !== null)) this.wake();
+          // A retry due before the loop's sleep ends (it may sleep until a lease's end or an idle
+          // poll): one look times the sleep by it.
+          if (batch.some((r) => r.state === 'pending' && r.nextAttemptAt !== null && r.nextAttemptAt.getTime() < this.sleepsUntil)) this.wake();
         } catch (error) {
           failures += 1;
           this.deps.logger.warn({ err: error, results: batch.length, failures }, 'recording delivery attempts failed; retrying');
