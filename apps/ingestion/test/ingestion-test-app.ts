@@ -92,83 +92,99 @@ export interface IngestionTestAppOptions {
  * registry (or the addresses given: a closed port for an unreachable one).
  */
 export async function startIngestionTestApp(options: IngestionTestAppOptions = {}): Promise<IngestionTestApp> {
-  const database = await createTestDatabase('settle_ingestion_http');
-  const pool = createPool(options.databaseUrlOf?.(database.url) ?? database.url, 6);
-  await migrateSchemas(pool, [INGESTION_MIGRATIONS, READ_MODEL_MIGRATIONS]);
-  const apiKey = `api-${randomBytes(12).toString('hex')}`;
-  const adminKey = `admin-${randomBytes(12).toString('hex')}`;
-  const bodyLimitBytes = 262_144;
-  const topicPrefix = uniqueTopicPrefix('ingestion-http');
-  const config = loadIngestionConfig({
-    DATABASE_URL: database.url,
-    KAFKA_BROKERS: infra.kafkaBrokers.join(','),
-    SCHEMA_REGISTRY_URL: infra.registryUrl,
-    SETTLE_API_KEY_SHA256: sha256(apiKey),
-    SETTLE_ADMIN_API_KEY_SHA256: sha256(adminKey),
-    INGESTION_BODY_LIMIT_BYTES: String(bodyLimitBytes),
-    LOG_LEVEL: 'fatal',
-    ...(options.commandLoop ? { SETTLE_TOPIC_PREFIX: topicPrefix, WORKER_FETCH_MAX_WAIT_MS: '100' } : {}),
-  });
-  const secrets: Record<ProviderName, string> = {
-    paystack: `sk_test_${randomBytes(16).toString('hex')}`,
-    stripe: `whsec_${randomBytes(16).toString('hex')}`,
-    flutterwave: `hash-${randomBytes(16).toString('hex')}`,
-    mpesa: randomBytes(16).toString('hex'),
-  };
-  const webhookSecrets = { candidates: (provider: ProviderName) => [new Secret(secrets[provider])] } as unknown as WebhookSecrets;
-  const topics = topicNames(topicPrefix);
-  const relay = { wake: () => undefined } as unknown as OutboxRelay;
-  const codec = AvroCodec.connect(infra.registryUrl, topics);
-  await codec.registerAll([
-    'CheckoutRegistered',
-    'CheckoutCompleted',
-    'ProviderWebhookReceived',
-    'VerificationRequested',
-    'UnmatchedPaymentCloseRequested',
-    'ReconciliationRunRequested',
-    'ReconciliationExceptionResolveRequested',
-    'MismatchResolutionRequested',
-    'CheckoutCommandResult',
-  ]);
-  const logger = pino({ level: 'silent' });
-  const health = new HealthProbes([
-    postgresProbe(pool),
-    kafkaProbe({ brokers: options.kafkaBrokers ?? infra.kafkaBrokers, clientId: 'settle-ingestion-test', logger, whenFailing: 'degraded' }),
-    schemaRegistryProbe(options.registryUrl ?? infra.registryUrl, { whenFailing: 'degraded' }),
-  ]);
-  const app = await createIngestionApp({
-    config,
-    logger,
-    health,
-    pool,
-    outbox: new Outbox('ingestion', topics, codec),
-    relay,
-    webhookSecrets,
-    webhookAuthenticators: webhookAuthenticators({}),
-  });
-  const answers = watchAnswers(app, ingestionOpenApiDocument(app, 'test', INGESTION_CONTROLLERS), INGESTION_CONTROLLERS);
-  const commands = options.commandLoop ? await startCommandLoop(app, config, topics, codec, logger) : null;
-  await app.init();
-  await app.getHttpAdapter().getInstance().ready();
-  return {
-    app,
-    pool,
-    apiAuthorization: `Bearer ${apiKey}`,
-    adminAuthorization: `Bearer ${adminKey}`,
-    secrets,
-    bodyLimitBytes,
-    answers,
-    topics,
-    commands,
-    close: async () => {
-      // Stops the commands loop too (Nest's dispose step), before its producer disconnects.
-      await app.close();
-      await commands?.producer.disconnect();
-      await health.close();
-      await pool.end();
-      await database.drop();
-    },
-  };
+  // A start that hangs (seen twice in full runs, never alone) names the step it hangs in.
+  let step = 'starting';
+  const began = Date.now();
+  const watchdog = setInterval(() => console.error(`startIngestionTestApp: still ${step} after ${Math.round((Date.now() - began) / 1000)} s`), 30_000);
+  watchdog.unref();
+  try {
+    step = 'creating the test database';
+    const database = await createTestDatabase('settle_ingestion_http');
+    const pool = createPool(options.databaseUrlOf?.(database.url) ?? database.url, 6);
+    step = 'migrating';
+    await migrateSchemas(pool, [INGESTION_MIGRATIONS, READ_MODEL_MIGRATIONS]);
+    const apiKey = `api-${randomBytes(12).toString('hex')}`;
+    const adminKey = `admin-${randomBytes(12).toString('hex')}`;
+    const bodyLimitBytes = 262_144;
+    const topicPrefix = uniqueTopicPrefix('ingestion-http');
+    const config = loadIngestionConfig({
+      DATABASE_URL: database.url,
+      KAFKA_BROKERS: infra.kafkaBrokers.join(','),
+      SCHEMA_REGISTRY_URL: infra.registryUrl,
+      SETTLE_API_KEY_SHA256: sha256(apiKey),
+      SETTLE_ADMIN_API_KEY_SHA256: sha256(adminKey),
+      INGESTION_BODY_LIMIT_BYTES: String(bodyLimitBytes),
+      LOG_LEVEL: 'fatal',
+      ...(options.commandLoop ? { SETTLE_TOPIC_PREFIX: topicPrefix, WORKER_FETCH_MAX_WAIT_MS: '100' } : {}),
+    });
+    const secrets: Record<ProviderName, string> = {
+      paystack: `sk_test_${randomBytes(16).toString('hex')}`,
+      stripe: `whsec_${randomBytes(16).toString('hex')}`,
+      flutterwave: `hash-${randomBytes(16).toString('hex')}`,
+      mpesa: randomBytes(16).toString('hex'),
+    };
+    const webhookSecrets = { candidates: (provider: ProviderName) => [new Secret(secrets[provider])] } as unknown as WebhookSecrets;
+    const topics = topicNames(topicPrefix);
+    const relay = { wake: () => undefined } as unknown as OutboxRelay;
+    const codec = AvroCodec.connect(infra.registryUrl, topics);
+    step = 'registering the schemas';
+    await codec.registerAll([
+      'CheckoutRegistered',
+      'CheckoutCompleted',
+      'ProviderWebhookReceived',
+      'VerificationRequested',
+      'UnmatchedPaymentCloseRequested',
+      'ReconciliationRunRequested',
+      'ReconciliationExceptionResolveRequested',
+      'MismatchResolutionRequested',
+      'CheckoutCommandResult',
+    ]);
+    const logger = pino({ level: 'silent' });
+    const health = new HealthProbes([
+      postgresProbe(pool),
+      kafkaProbe({ brokers: options.kafkaBrokers ?? infra.kafkaBrokers, clientId: 'settle-ingestion-test', logger, whenFailing: 'degraded' }),
+      schemaRegistryProbe(options.registryUrl ?? infra.registryUrl, { whenFailing: 'degraded' }),
+    ]);
+    step = 'creating the app';
+    const app = await createIngestionApp({
+      config,
+      logger,
+      health,
+      pool,
+      outbox: new Outbox('ingestion', topics, codec),
+      relay,
+      webhookSecrets,
+      webhookAuthenticators: webhookAuthenticators({}),
+    });
+    const answers = watchAnswers(app, ingestionOpenApiDocument(app, 'test', INGESTION_CONTROLLERS), INGESTION_CONTROLLERS);
+    step = 'starting the commands loop';
+    const commands = options.commandLoop ? await startCommandLoop(app, config, topics, codec, logger) : null;
+    step = 'initialising the app';
+    await app.init();
+    step = 'readying the HTTP server';
+    await app.getHttpAdapter().getInstance().ready();
+    return {
+      app,
+      pool,
+      apiAuthorization: `Bearer ${apiKey}`,
+      adminAuthorization: `Bearer ${adminKey}`,
+      secrets,
+      bodyLimitBytes,
+      answers,
+      topics,
+      commands,
+      close: async () => {
+        // Stops the commands loop too (Nest's dispose step), before its producer disconnects.
+        await app.close();
+        await commands?.producer.disconnect();
+        await health.close();
+        await pool.end();
+        await database.drop();
+      },
+    };
+  } finally {
+    clearInterval(watchdog);
+  }
 }
 
 /** Ingestion's boot, for the commands topic: topics, the commands' schemas, a producer, and the loop on the built app. */
