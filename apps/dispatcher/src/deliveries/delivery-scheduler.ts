@@ -98,6 +98,8 @@ export class DeliveryScheduler {
   private loop: Promise<void> | null = null;
   /** The sleep while nothing is known to be due, milliseconds: `pollIntervalMs`, doubled by each claim that took nothing. */
   private pollWaitMs: number;
+  /** The longest such sleep, milliseconds: `idlePollMaxMs`, at least `pollIntervalMs`. */
+  private readonly idlePollMaxMs: number;
   /** When the loop's current sleep ends, epoch ms (`Infinity` while it is not asleep). */
   private sleepsUntil = Infinity;
   private readonly clock: () => number;
@@ -107,6 +109,7 @@ export class DeliveryScheduler {
     this.clock = deps.clock ?? Date.now;
     this.random = deps.random ?? Math.random;
     this.pollWaitMs = deps.options.pollIntervalMs;
+    this.idlePollMaxMs = Math.max(deps.options.pollIntervalMs, deps.options.idlePollMaxMs ?? deps.options.pollIntervalMs);
   }
 
   start(): void {
@@ -153,8 +156,7 @@ export class DeliveryScheduler {
         filled = claimed.filled;
         failures = 0;
         // Idle (the claim had room and took nothing): the poll backs off; work brings it back.
-        const { pollIntervalMs, idlePollMaxMs = pollIntervalMs } = this.deps.options;
-        this.pollWaitMs = claimed.idle ? Math.min(Math.max(pollIntervalMs, idlePollMaxMs), this.pollWaitMs * 2) : pollIntervalMs;
+        this.pollWaitMs = claimed.idle ? Math.min(this.idlePollMaxMs, this.pollWaitMs * 2) : this.deps.options.pollIntervalMs;
       } catch (error) {
         failures += 1;
         this.deps.logger.warn({ err: error, failures }, 'claiming due deliveries failed; retrying');

@@ -83,9 +83,12 @@ export class EndpointService {
    */
   async setEnabled(id: string, enabled: boolean): Promise<Endpoint> {
     const { endpoint, backfilled } = found(id, await this.endpoints.setEnabled(id, enabled));
-    if (enabled) this.onDeliveriesDue();
-    if (enabled) this.logger.info({ endpointId: id, enabled, backfilled }, 'endpoint enabled');
-    else this.logger.info({ endpointId: id, enabled }, 'endpoint disabled by an admin');
+    if (enabled) {
+      this.onDeliveriesDue();
+      this.logger.info({ endpointId: id, enabled, backfilled }, 'endpoint enabled');
+    } else {
+      this.logger.info({ endpointId: id, enabled }, 'endpoint disabled by an admin');
+    }
     return endpoint;
   }
 
