@@ -39,7 +39,7 @@ import { RunReport, runOnce } from './run.js';
  *   [--warmup=10] [--warmup-rate=<first rate>] [--runs=1] [--json=docs/benchmarks/e2e.json] [--soak=0] [--soak-rate=500]
  *   [--profile=<app>|all] [--hops] [--drain-timeout=120] [--drain-max=3600] [--stats-flush=11]
  *   [--idle=60] [--idle-quiet=65]
- *   [--connections=256] [--burst-concurrency=64] [--prepare-concurrency=32] [--log-level=info]
+ *   [--connections=256] [--burst-concurrency=64] [--burst-hold=<app>] [--prepare-concurrency=32] [--log-level=info]
  *   [--ledger-only] [--disabled-endpoints=0] [--set [app:]KEY=VALUE ...]`
  *
  * After the stack starts, an unreported warm-up phase (`--warmup` seconds at `--warmup-rate`, by default the first rate)
@@ -100,6 +100,10 @@ import { RunReport, runOnce } from './run.js';
  *    phase's `SettlementRecorded` messages, at the same offered rate (or as a burst), on fresh
  *    topics with the partition count of Settle's settlements topic; every Settle throughput is
  *    also given as a ratio to it.
+ *
+ * `--burst-hold=<app>` stops that app (SIGSTOP) while the burst is sent and resumes it once every
+ * webhook is answered: it comes back to the whole burst as its backlog, as after an outage, and
+ * the phase measures the drain (its latencies include the hold) and each app's peak RSS under it.
  *
  * `--soak=<seconds>` adds a long phase at `--soak-rate` whose checkouts are prepared while it
  * runs, `--soak-lead` (30) seconds ahead of the timetable; it reports per-minute latency percentiles and each

@@ -244,12 +244,19 @@ export async function runPhase(
   };
   if (spec.kind === 'burst') {
     const startedAt = performance.now();
-    await closedPool(source.count, options.burstConcurrency, async (i) => {
-      sent[i]!.dueAt = performance.now();
-      const c = source.get(i) as PreparedCheckout;
-      await ctx.webhooks.send(c, sent[i]!);
-      source.release(i);
-    });
+    // `--burst-hold`: the app comes back to the whole burst as its backlog.
+    const held = options.burstHold === null ? undefined : ctx.apps.get(options.burstHold);
+    if (held !== undefined) process.kill(held, 'SIGSTOP');
+    try {
+      await closedPool(source.count, options.burstConcurrency, async (i) => {
+        sent[i]!.dueAt = performance.now();
+        const c = source.get(i) as PreparedCheckout;
+        await ctx.webhooks.send(c, sent[i]!);
+        source.release(i);
+      });
+    } finally {
+      if (held !== undefined) process.kill(held, 'SIGCONT');
+    }
     schedule = { startedAt, endedAt: performance.now(), lateness: new Float64Array(0) };
   } else {
     schedule = await openLoop(source.count, spec.offeredRate, fire);

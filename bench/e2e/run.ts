@@ -204,7 +204,14 @@ export async function runOnce(run: number, options: Options, log: (line: string)
         count: Math.max(1, Math.round(rate * options.seconds)),
       })),
       ...(options.burst > 0
-        ? [{ name: `burst ${fmt(options.burst)}`, kind: 'burst', offeredRate: Number.POSITIVE_INFINITY, count: options.burst } as PhaseSpec]
+        ? [
+            {
+              name: `burst ${fmt(options.burst)}${options.burstHold ? `, ${options.burstHold} held while sent` : ''}`,
+              kind: 'burst',
+              offeredRate: Number.POSITIVE_INFINITY,
+              count: options.burst,
+            } as PhaseSpec,
+          ]
         : []),
     ];
     for (const [p, spec] of specs.entries()) {
