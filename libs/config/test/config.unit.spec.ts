@@ -99,7 +99,7 @@ describe('configuration', () => {
     expect(() => loadProjectorConfig({ ...base, DATABASE_PREPARED_STATEMENTS: 'no' })).toThrow(ConfigError);
     expect(tuned.worker).toEqual({
       partitionsConcurrency: 4,
-      fetch: { minBytes: 1, maxWaitTimeMs: 5_000, lingerMs: 10 },
+      fetch: { minBytes: 1, maxWaitTimeMs: 5_000, lingerMs: 10, maxBytesPerPartition: 131_072 },
       sessionTimeoutMs: 6_000,
       offsetCommitIntervalMs: 1_000,
       relayLingerMs: 5,
@@ -120,12 +120,14 @@ describe('configuration', () => {
     expect(() => loadIngestionConfig({ ...ingestion, SETTLE_VERIFY_COALESCE_MS: '-1' })).toThrow(ConfigError);
   });
 
-  it('fetches as soon as anything waits, lingering 10 ms after a small batch and committing offsets at most every second, unless fetch batching is configured, and verifies 64 references of a batch at once', () => {
+  it('fetches as soon as anything waits, at most 128 KiB of a partition at once, lingering 10 ms after a small batch and committing offsets at most every second, unless fetch batching is configured, and verifies 64 references of a batch at once', () => {
     const verifier = { ...base, PAYSTACK_BASE_URL: 'http://127.0.0.1:3100' };
     expect(loadVerifierConfig(verifier).keyConcurrency).toBe(64);
     expect(loadVerifierConfig({ ...verifier, VERIFIER_KEY_CONCURRENCY: '8' }).keyConcurrency).toBe(8);
     const batched = loadProjectorConfig({ ...base, WORKER_FETCH_MIN_BYTES: '65536', WORKER_FETCH_MAX_WAIT_MS: '25', WORKER_FETCH_LINGER_MS: '0' });
-    expect(batched.worker.fetch).toEqual({ minBytes: 65_536, maxWaitTimeMs: 25, lingerMs: 0 });
+    expect(batched.worker.fetch).toEqual({ minBytes: 65_536, maxWaitTimeMs: 25, lingerMs: 0, maxBytesPerPartition: 131_072 });
+    expect(loadProjectorConfig({ ...base, WORKER_FETCH_MAX_BYTES_PER_PARTITION: '1048576' }).worker.fetch.maxBytesPerPartition).toBe(1_048_576);
+    expect(() => loadProjectorConfig({ ...base, WORKER_FETCH_MAX_BYTES_PER_PARTITION: '512' })).toThrow(ConfigError);
     expect(() => loadProjectorConfig({ ...base, WORKER_FETCH_LINGER_MS: '-1' })).toThrow(ConfigError);
     expect(loadProjectorConfig(base).worker.offsetCommitIntervalMs).toBe(1_000);
     expect(loadProjectorConfig({ ...base, WORKER_OFFSET_COMMIT_INTERVAL_MS: '0' }).worker.offsetCommitIntervalMs).toBe(0);

@@ -81,8 +81,12 @@ export interface ConsumerLoopOptions {
    * of fewer than {@link FETCH_LINGER_BELOW_MESSAGES} messages, the loop waits this long before its
    * next fetch, so messages arriving meanwhile come together: a linger while busy, which the
    * broker-side wait is not (a fetch waiting for `minBytes` waits when idle too). Default 0.
+   * `maxBytesPerPartition`: most bytes of one partition's records per fetch (Kafka's
+   * `max.partition.fetch.bytes`; a larger record still comes, alone), which bounds a batch, and
+   * the memory it holds, when the loop is far behind; default
+   * {@link DEFAULT_FETCH_MAX_BYTES_PER_PARTITION}.
    */
-  fetch?: { minBytes?: number; maxWaitTimeMs?: number; lingerMs?: number };
+  fetch?: { minBytes?: number; maxWaitTimeMs?: number; lingerMs?: number; maxBytesPerPartition?: number };
   /**
    * Least time between two offset commits while batches keep coming, milliseconds (default
    * `DEFAULT_OFFSET_COMMIT_INTERVAL_MS`, 1 000; 0 commits after every batch). What is resolved
@@ -108,6 +112,14 @@ export interface ConsumerLoop {
   /** Stops fetching, lets the message in hand finish, commits, disconnects. */
   stop(): Promise<void>;
 }
+
+/**
+ * Most bytes of one partition's records in one fetch, by default (128 KiB: about 350 of Settle's
+ * transaction events, about 2 000 over six partitions). kafkajs's own default, 1 MiB, let a
+ * verifier draining a backlog of 80 000 events hold some 17 000 decoded messages at once
+ * (docs/benchmarks.md, "A backlog's memory").
+ */
+export const DEFAULT_FETCH_MAX_BYTES_PER_PARTITION = 131_072;
 
 /** A batch this small or smaller leaves the loop lingering before its next fetch (`fetch.lingerMs`); a larger one fetches again at once. */
 export const FETCH_LINGER_BELOW_MESSAGES = 100;
@@ -156,6 +168,7 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     heartbeatInterval,
     minBytes: options.fetch?.minBytes ?? 1,
     maxWaitTimeInMs: options.fetch?.maxWaitTimeMs ?? 5_000,
+    maxBytesPerPartition: options.fetch?.maxBytesPerPartition ?? DEFAULT_FETCH_MAX_BYTES_PER_PARTITION,
     ...(options.partitionAssigners ? { partitionAssigners: options.partitionAssigners } : {}),
   });
   const state = trackConsumerState(consumer, groupId);

@@ -429,6 +429,63 @@ describe('transactional outbox', () => {
     }
   });
 
+  it('brings a loop far behind its backlog in batches bounded by fetch.maxBytesPerPartition, none lost', async () => {
+    const sizes: number[] = [];
+    const seen = new Set<string>();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let held = false;
+    const loop = await startConsumerLoop({
+      kafka,
+      groupId: `int-fetch-bytes-${randomUUID()}`,
+      topics: [topics.transactionEvents],
+      codec,
+      producer,
+      deadLetterTopic: topics.deadLetter,
+      logger,
+      fromBeginning: false,
+      fetch: { lingerMs: 0, maxBytesPerPartition: 4_096 },
+      handleBatch: async (items) => {
+        const references = items.map(({ event }) => event.payload.reference).filter((r) => r.startsWith('ref_backlog_'));
+        for (const r of references) seen.add(r);
+        if (!held && references.includes('ref_backlog_probe')) {
+          held = true;
+          await gate; // the backlog builds up behind this batch
+        } else if (held && references.length > 0) sizes.push(references.length);
+        return [];
+      },
+    });
+    // Each send is one record batch of ten messages, about 2 KiB.
+    const send = async (...references: string[]) =>
+      producer.send({
+        topic: topics.transactionEvents,
+        acks: -1,
+        messages: await Promise.all(
+          references.map(async (reference) => ({
+            key: 'ref_backlog',
+            value: await codec.encode('CheckoutRegistered', registered(reference)),
+            headers: { [HEADERS.eventType]: 'CheckoutRegistered' },
+          })),
+        ),
+      });
+    try {
+      await waitUntil('the probe to be handled', 30_000, async () => {
+        await send('ref_backlog_probe');
+        return held ? true : undefined;
+      });
+      const backlog = Array.from({ length: 300 }, (_, i) => `ref_backlog_${i}`);
+      for (let i = 0; i < backlog.length; i += 10) await send(...backlog.slice(i, i + 10));
+      release();
+      await waitUntil('the backlog to be handled', 30_000, async () => (backlog.every((r) => seen.has(r)) ? true : undefined));
+      // kafkajs's own default (1 MiB a partition) brings the 300 (about 60 KiB) in one batch.
+      expect(Math.max(...sizes)).toBeLessThanOrEqual(40);
+      expect(sizes.length).toBeGreaterThanOrEqual(8);
+    } finally {
+      release();
+      await loop.stop();
+    }
+  });
+
   it('flushes on stop: what committed since its last pass is published before stop resolves, in more than one pass', async () => {
     const outbox = new Outbox('app', topics, codec);
     // A relay that will not pass again on its own for a minute: only stop can publish what follows.

@@ -138,6 +138,8 @@ export interface WorkerTuningDefaults {
   fetchMaxWaitMs?: number;
   /** Fetch batching: how long a loop waits before its next fetch after a small batch, milliseconds (default 10). */
   fetchLingerMs?: number;
+  /** Most bytes of one partition's records in one fetch (default 131 072, 128 KiB). */
+  fetchMaxBytesPerPartition?: number;
   /** How long an outbox relay woken while busy waits for company before its pass, milliseconds (default 5). */
   relayLingerMs?: number;
 }
@@ -160,6 +162,10 @@ export const workerTuning = (defaults: WorkerTuningDefaults) => ({
     description:
       'After handling a batch of fewer than 100 messages, how long a consumer loop waits before its next fetch, milliseconds: messages arriving meanwhile come in the next batch, one transaction for several instead of one each. Only after a batch, so an idle loop waits for nothing; 0 fetches again at once.',
   }),
+  WORKER_FETCH_MAX_BYTES_PER_PARTITION: int(defaults.fetchMaxBytesPerPartition ?? 131_072, 1_024).meta({
+    description:
+      "Most bytes of one partition's records a fetch brings (Kafka's max.partition.fetch.bytes; a record larger than this still comes, alone): what bounds a batch, and the memory it takes, when a consumer loop is far behind (after an outage, or a backlog). 128 KiB is about 350 of Settle's transaction events per partition, about 2 000 over six partitions, the most one group-commit call takes; kafkajs's own default, 1 MiB, let a verifier draining a backlog of 80 000 hold 17 000 decoded messages and reach 323 MiB resident.",
+  }),
   OUTBOX_RELAY_LINGER_MS: int(defaults.relayLingerMs ?? 5, 0).meta({
     description:
       "How long the app's outbox relay, woken by a commit while its last pass published, waits for company before its next pass, milliseconds: the rows committed meanwhile go to Kafka in one produce request and one transaction. An idle relay's first wake passes at once; 0 passes at every wake.",
@@ -179,7 +185,8 @@ export interface WorkerConfig extends SharedConfig {
   database: { url: string; poolSize: number; preparedStatements?: boolean };
   worker: {
     partitionsConcurrency: number;
-    fetch: { minBytes: number; maxWaitTimeMs: number; lingerMs: number };
+    /** Fetch batching; `maxBytesPerPartition` in bytes (`WORKER_FETCH_MAX_BYTES_PER_PARTITION`). */
+    fetch: { minBytes: number; maxWaitTimeMs: number; lingerMs: number; maxBytesPerPartition?: number };
     sessionTimeoutMs?: number;
     /** Least time between two offset commits of a loop, milliseconds (`WORKER_OFFSET_COMMIT_INTERVAL_MS`). */
     offsetCommitIntervalMs?: number;
@@ -196,6 +203,7 @@ export function toWorker(
     WORKER_FETCH_MIN_BYTES: number;
     WORKER_FETCH_MAX_WAIT_MS: number;
     WORKER_FETCH_LINGER_MS: number;
+    WORKER_FETCH_MAX_BYTES_PER_PARTITION: number;
     WORKER_OFFSET_COMMIT_INTERVAL_MS: number;
     OUTBOX_RELAY_LINGER_MS: number;
     WORKER_SESSION_TIMEOUT_MS: number;
@@ -207,7 +215,12 @@ export function toWorker(
     database: { ...shared.database, poolSize: e.DATABASE_POOL_SIZE },
     worker: {
       partitionsConcurrency: e.WORKER_PARTITIONS_CONCURRENCY,
-      fetch: { minBytes: e.WORKER_FETCH_MIN_BYTES, maxWaitTimeMs: e.WORKER_FETCH_MAX_WAIT_MS, lingerMs: e.WORKER_FETCH_LINGER_MS },
+      fetch: {
+        minBytes: e.WORKER_FETCH_MIN_BYTES,
+        maxWaitTimeMs: e.WORKER_FETCH_MAX_WAIT_MS,
+        lingerMs: e.WORKER_FETCH_LINGER_MS,
+        maxBytesPerPartition: e.WORKER_FETCH_MAX_BYTES_PER_PARTITION,
+      },
       sessionTimeoutMs: e.WORKER_SESSION_TIMEOUT_MS,
       offsetCommitIntervalMs: e.WORKER_OFFSET_COMMIT_INTERVAL_MS,
       relayLingerMs: e.OUTBOX_RELAY_LINGER_MS,
