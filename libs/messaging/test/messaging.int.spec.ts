@@ -67,6 +67,21 @@ const registered = (reference: string): CheckoutRegisteredV1 => ({
   access_period: 'P1M',
 });
 
+/** Sends `CheckoutRegistered` events for the references in one produce request (one record batch), all under `key`. */
+async function sendRegistered(key: string, references: readonly string[]) {
+  return producer.send({
+    topic: topics.transactionEvents,
+    acks: -1,
+    messages: await Promise.all(
+      references.map(async (reference) => ({
+        key,
+        value: await codec.encode('CheckoutRegistered', registered(reference)),
+        headers: { [HEADERS.eventType]: 'CheckoutRegistered' },
+      })),
+    ),
+  });
+}
+
 describe('Avro through the schema registry', () => {
   it('round-trips a contract, keeping the largest accepted minor-unit amount exact', async () => {
     const payload = registered('ref_codec');
@@ -398,18 +413,7 @@ describe('transactional outbox', () => {
         return [];
       },
     });
-    const send = async (...references: string[]) =>
-      producer.send({
-        topic: topics.transactionEvents,
-        acks: -1,
-        messages: await Promise.all(
-          references.map(async (reference) => ({
-            key: 'ref_linger',
-            value: await codec.encode('CheckoutRegistered', registered(reference)),
-            headers: { [HEADERS.eventType]: 'CheckoutRegistered' },
-          })),
-        ),
-      });
+    const send = (...references: string[]) => sendRegistered('ref_linger', references);
     try {
       // The loop joins at the topic's end: wait until its first fetch was answered by sending until one arrives.
       await waitUntil('the first message to be handled', 30_000, async () => {
@@ -456,18 +460,7 @@ describe('transactional outbox', () => {
       },
     });
     // Each send is one record batch of ten messages, about 2 KiB.
-    const send = async (...references: string[]) =>
-      producer.send({
-        topic: topics.transactionEvents,
-        acks: -1,
-        messages: await Promise.all(
-          references.map(async (reference) => ({
-            key: 'ref_backlog',
-            value: await codec.encode('CheckoutRegistered', registered(reference)),
-            headers: { [HEADERS.eventType]: 'CheckoutRegistered' },
-          })),
-        ),
-      });
+    const send = (...references: string[]) => sendRegistered('ref_backlog', references);
     try {
       await waitUntil('the probe to be handled', 30_000, async () => {
         await send('ref_backlog_probe');
