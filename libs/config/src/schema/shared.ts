@@ -138,8 +138,6 @@ export interface WorkerTuningDefaults {
   fetchMaxWaitMs?: number;
   /** Fetch batching: how long a loop waits before its next fetch after a small batch, milliseconds (default 10). */
   fetchLingerMs?: number;
-  /** Most bytes of one partition's records in one fetch (default 131 072, 128 KiB). */
-  fetchMaxBytesPerPartition?: number;
   /** How long an outbox relay woken while busy waits for company before its pass, milliseconds (default 5). */
   relayLingerMs?: number;
 }
@@ -162,7 +160,7 @@ export const workerTuning = (defaults: WorkerTuningDefaults) => ({
     description:
       'After handling a batch of fewer than 100 messages, how long a consumer loop waits before its next fetch, milliseconds: messages arriving meanwhile come in the next batch, one transaction for several instead of one each. Only after a batch, so an idle loop waits for nothing; 0 fetches again at once.',
   }),
-  WORKER_FETCH_MAX_BYTES_PER_PARTITION: int(defaults.fetchMaxBytesPerPartition ?? 131_072, 1_024).meta({
+  WORKER_FETCH_MAX_BYTES_PER_PARTITION: int(131_072, 1_024).meta({
     description:
       "Most bytes of one partition's records a fetch brings (Kafka's max.partition.fetch.bytes; a record larger than this still comes, alone): what bounds a batch, and the memory it takes, when a consumer loop is far behind (after an outage, or a backlog). 128 KiB is about 350 of Settle's transaction events per partition, about 2 000 over six partitions, the most one group-commit call takes; kafkajs's own default, 1 MiB, let a verifier draining a backlog of 80 000 hold 17 000 decoded messages and reach 323 MiB resident.",
   }),
