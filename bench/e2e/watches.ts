@@ -3,7 +3,7 @@ import { SETTLED } from './options.js';
 import { AvroCodec, HEADERS, headerText } from '@settle/messaging';
 import type { Consumer, Kafka } from 'kafkajs';
 import type pg from 'pg';
-import { joinedWithin } from '../support/kafka-join.js';
+import { startObserver } from '../support/observer.js';
 import { sleep, wallNow } from '../support/open-loop.js';
 
 /** Counts the benchmark's own queries on the stack's database (they are PostgreSQL work too). */
@@ -109,8 +109,9 @@ export interface TopicArrival {
 
 /**
  * A consumer of the settlements topic in a group of its own (outside the stack's prefix, so it
- * is never counted as the stack's lag), from the beginning: each `SettlementRecorded` decoded
- * with the registry codec, its first arrival, copies and event ids recorded by reference.
+ * is never counted as the stack's lag), from the beginning, committing nothing ({@link startObserver}):
+ * each `SettlementRecorded` decoded with the registry codec, its first arrival, copies and event
+ * ids recorded by reference.
  */
 export class SettlementWatch {
   readonly byReference = new Map<string, TopicArrival>();
@@ -118,25 +119,25 @@ export class SettlementWatch {
   bytes = 0;
   undecodable = 0;
 
-  private constructor(private readonly consumer: Consumer) {}
+  private consumer: Consumer | null = null;
+
+  private constructor() {}
 
   /** @throws when the consumer does not join its group within 60 s. */
   static async start(kafka: Kafka, topic: string, codec: AvroCodec, groupId: string): Promise<SettlementWatch> {
-    const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, sessionTimeout: 30_000, heartbeatInterval: 3_000 });
-    const watch = new SettlementWatch(consumer);
-    const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
-    await consumer.connect();
-    await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({
-      partitionsConsumedConcurrently: 6,
-      eachBatch: async ({ batch }) => {
+    const watch = new SettlementWatch();
+    watch.consumer = await startObserver(kafka, {
+      groupId,
+      topics: [topic],
+      what: 'the settlement consumer',
+      onBatch: async ({ partition, messages }) => {
         const at = wallNow();
-        for (const message of batch.messages) {
+        for (const message of messages) {
           if (headerText(message.headers, HEADERS.eventType) !== 'SettlementRecorded') continue;
           watch.messages += 1;
           watch.bytes += message.value?.length ?? 0;
           let reference = message.key?.toString() ?? '';
-          let eventId = `undecodable:${batch.partition}:${message.offset}`;
+          let eventId = `undecodable:${partition}:${message.offset}`;
           try {
             const decoded = await codec.decode(message.value, message.headers);
             if (decoded.type === 'SettlementRecorded') {
@@ -154,12 +155,11 @@ export class SettlementWatch {
         }
       },
     });
-    await joinedWithin(joined, 'the settlement consumer');
     return watch;
   }
 
   async stop(): Promise<void> {
-    await this.consumer.disconnect();
+    await this.consumer?.disconnect();
   }
 }
 

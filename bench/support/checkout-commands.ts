@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { HEADERS, headerText, type AvroCodec, type RegisterCheckoutV1 } from '@settle/messaging';
 import type { Consumer, Kafka, Producer } from 'kafkajs';
-import { joinedWithin } from './kafka-join.js';
+import { startObserver } from './observer.js';
 import { sleep, wallNow } from './open-loop.js';
 
 /*
@@ -92,7 +92,8 @@ export interface CommandResults {
 }
 
 /**
- * A consumer of the results topic in a group of its own (`groupId`), from the beginning: each
+ * A consumer of the results topic in a group of its own (`groupId`), from the beginning, committing
+ * nothing ({@link startObserver}): each
  * `CheckoutCommandResult` is decoded and matched to the command it answers (`causation_id`
  * among the event ids given to {@link CommandResultWatch.expect}); results of other commands are
  * skipped.
@@ -101,10 +102,9 @@ export class CommandResultWatch {
   private index = new Map<string, number>();
   private state: CommandResults = CommandResultWatch.empty(0);
 
-  private constructor(
-    private readonly consumer: Consumer,
-    private readonly codec: AvroCodec,
-  ) {}
+  private consumer: Consumer | null = null;
+
+  private constructor(private readonly codec: AvroCodec) {}
 
   private static empty(count: number): CommandResults {
     return {
@@ -124,16 +124,14 @@ export class CommandResultWatch {
    * @throws when the group is not joined within 60 s.
    */
   static async start(kafka: Kafka, topic: string, codec: AvroCodec, groupId: string): Promise<CommandResultWatch> {
-    const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, sessionTimeout: 30_000, heartbeatInterval: 3_000 });
-    const watch = new CommandResultWatch(consumer, codec);
-    const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
-    await consumer.connect();
-    await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({
-      partitionsConsumedConcurrently: 6,
-      eachBatch: async ({ batch }) => {
+    const watch = new CommandResultWatch(codec);
+    watch.consumer = await startObserver(kafka, {
+      groupId,
+      topics: [topic],
+      what: 'the results consumer',
+      onBatch: async ({ partition, messages }) => {
         const at = wallNow();
-        for (const message of batch.messages) {
+        for (const message of messages) {
           if (headerText(message.headers, HEADERS.eventType) !== 'CheckoutCommandResult') continue;
           const decoded = await watch.codec.decode(message.value, message.headers);
           if (decoded.type !== 'CheckoutCommandResult') continue;
@@ -154,11 +152,10 @@ export class CommandResultWatch {
           s.arrivedAt[i] = at;
           s.decidedAt[i] = result.occurred_at;
           s.onTopicAt[i] = Number(message.timestamp);
-          s.partition[i] = batch.partition;
+          s.partition[i] = partition;
         }
       },
     });
-    await joinedWithin(joined, 'the results consumer');
     return watch;
   }
 
@@ -196,6 +193,6 @@ export class CommandResultWatch {
   }
 
   async stop(): Promise<void> {
-    await this.consumer.disconnect();
+    await this.consumer?.disconnect();
   }
 }

@@ -1,6 +1,6 @@
 import { AvroCodec, HEADERS, headerText } from '@settle/messaging';
 import type { Consumer, Kafka } from 'kafkajs';
-import { joinedWithin } from './kafka-join.js';
+import { startObserver } from './observer.js';
 
 /** When one checkout's settlement passed the stages between ingestion and the ledger, epoch ms. */
 export interface Hops {
@@ -14,7 +14,7 @@ export interface Hops {
 
 /**
  * A consumer of the two topics between ingestion and the ledger (transaction-events and
- * consensus-results), in a group of its own, recording per reference when its webhook and its
+ * consensus-results), in a group of its own that commits nothing ({@link startObserver}), recording per reference when its webhook and its
  * settled consensus result were published (the producer's timestamp of each record, set by the
  * relay when it sends) and when the verifier decided. With the webhook's answer and the
  * ledger's `recorded_at`, that splits the end-to-end latency into its hops: ingestion's relay,
@@ -25,24 +25,24 @@ export interface Hops {
 export class HopWatch {
   readonly byReference = new Map<string, Hops>();
 
-  private constructor(private readonly consumer: Consumer) {}
+  private consumer: Consumer | null = null;
+
+  private constructor() {}
 
   /** @throws when the consumer does not join its group within 60 s. */
   static async start(kafka: Kafka, topics: { transactionEvents: string; consensusResults: string }, codec: AvroCodec, groupId: string): Promise<HopWatch> {
-    const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, sessionTimeout: 30_000, heartbeatInterval: 3_000 });
-    const watch = new HopWatch(consumer);
+    const watch = new HopWatch();
     const hops = (reference: string): Hops => {
       let h = watch.byReference.get(reference);
       if (!h) watch.byReference.set(reference, (h = {}));
       return h;
     };
-    const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
-    await consumer.connect();
-    await consumer.subscribe({ topics: [topics.transactionEvents, topics.consensusResults], fromBeginning: true });
-    await consumer.run({
-      partitionsConsumedConcurrently: 6,
-      eachBatch: async ({ batch }) => {
-        for (const message of batch.messages) {
+    watch.consumer = await startObserver(kafka, {
+      groupId,
+      topics: [topics.transactionEvents, topics.consensusResults],
+      what: 'the hop consumer',
+      onBatch: async ({ messages }) => {
+        for (const message of messages) {
           const type = headerText(message.headers, HEADERS.eventType);
           const reference = message.key?.toString();
           if (!reference) continue;
@@ -61,11 +61,10 @@ export class HopWatch {
         }
       },
     });
-    await joinedWithin(joined, 'the hop consumer');
     return watch;
   }
 
   async stop(): Promise<void> {
-    await this.consumer.disconnect();
+    await this.consumer?.disconnect();
   }
 }
