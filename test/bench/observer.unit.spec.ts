@@ -1,6 +1,5 @@
 import type { Consumer, ConsumerRunConfig, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { cpuBySide } from '../../bench/e2e/report.js';
 import { startObserver, type ObservedBatch } from '../../bench/support/observer.js';
 
 /** A kafkajs consumer that records how it was run and joins at once. */
@@ -24,7 +23,11 @@ function fakeKafka() {
   const kafka = { consumer: () => consumer } as unknown as Kafka;
   const deliver = (partition: number, offsets: number[]) =>
     state.run!.eachBatch!({
-      batch: { topic: 't', partition, messages: offsets.map((offset) => ({ offset: String(offset), key: null, value: null, headers: {} }) as unknown as KafkaMessage) },
+      batch: {
+        topic: 't',
+        partition,
+        messages: offsets.map((offset) => ({ offset: String(offset), key: null, value: null, headers: {} }) as unknown as KafkaMessage),
+      },
     } as unknown as EachBatchPayload);
   return { kafka, state, deliver };
 }
@@ -78,23 +81,5 @@ describe('the benchmarks\u2019 observers', () => {
     await expect(deliver(0, [0, 1])).rejects.toThrow('decode failed');
     await deliver(0, [0, 1]);
     expect(seen).toEqual(['0', '1']);
-  });
-});
-
-describe('CPU per checkout by side', () => {
-  it('puts the customer backend with its database, and the harness, apart from Settle, the three adding up to the whole machine', () => {
-    const side = cpuBySide({
-      ingestion: 1,
-      verifier: 2,
-      'provider-sandbox': 0.5,
-      'customer backend (receiver kit)': 0.75,
-      PostgreSQL: 3,
-      "PostgreSQL, the customer backend's database": 0.25,
-      'Kafka broker': 2,
-      'load generator and observers (this process)': 1,
-      'rest of the machine': 1.5,
-      'whole machine': 12,
-    });
-    expect(side).toEqual({ settle: 8, customer: 1, harness: 3 });
   });
 });
