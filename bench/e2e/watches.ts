@@ -130,29 +130,27 @@ export class SettlementWatch {
       groupId,
       topics: [topic],
       what: 'the settlement consumer',
-      onBatch: async ({ partition, messages }) => {
+      onMessage: async (message, { partition }) => {
         const at = wallNow();
-        for (const message of messages) {
-          if (headerText(message.headers, HEADERS.eventType) !== 'SettlementRecorded') continue;
-          watch.messages += 1;
-          watch.bytes += message.value?.length ?? 0;
-          let reference = message.key?.toString() ?? '';
-          let eventId = `undecodable:${partition}:${message.offset}`;
-          try {
-            const decoded = await codec.decode(message.value, message.headers);
-            if (decoded.type === 'SettlementRecorded') {
-              reference = decoded.payload.reference;
-              eventId = decoded.payload.event_id;
-            }
-          } catch {
-            watch.undecodable += 1;
+        if (headerText(message.headers, HEADERS.eventType) !== 'SettlementRecorded') return;
+        watch.messages += 1;
+        watch.bytes += message.value?.length ?? 0;
+        let reference = message.key?.toString() ?? '';
+        let eventId = `undecodable:${partition}:${message.offset}`;
+        try {
+          const decoded = await codec.decode(message.value, message.headers);
+          if (decoded.type === 'SettlementRecorded') {
+            reference = decoded.payload.reference;
+            eventId = decoded.payload.event_id;
           }
-          const seen = watch.byReference.get(reference);
-          if (seen) {
-            seen.copies += 1;
-            seen.eventIds.add(eventId);
-          } else watch.byReference.set(reference, { at, copies: 1, eventIds: new Set([eventId]) });
+        } catch {
+          watch.undecodable += 1;
         }
+        const seen = watch.byReference.get(reference);
+        if (seen) {
+          seen.copies += 1;
+          seen.eventIds.add(eventId);
+        } else watch.byReference.set(reference, { at, copies: 1, eventIds: new Set([eventId]) });
       },
     });
     return watch;

@@ -129,31 +129,29 @@ export class CommandResultWatch {
       groupId,
       topics: [topic],
       what: 'the results consumer',
-      onBatch: async ({ partition, messages }) => {
+      onMessage: async (message, { partition }) => {
         const at = wallNow();
-        for (const message of messages) {
-          if (headerText(message.headers, HEADERS.eventType) !== 'CheckoutCommandResult') continue;
-          const decoded = await watch.codec.decode(message.value, message.headers);
-          if (decoded.type !== 'CheckoutCommandResult') continue;
-          const result = decoded.payload;
-          const i = watch.index.get(result.causation_id);
-          if (i === undefined) continue;
-          const s = watch.state;
-          if (result.outcome !== 'accepted') {
-            const key = `${result.outcome}${result.problem ? ` ${result.problem.code}` : ''}`;
-            s.otherOutcomes[key] = (s.otherOutcomes[key] ?? 0) + 1;
-            continue;
-          }
-          if (!Number.isNaN(s.arrivedAt[i]!)) {
-            s.duplicates += 1;
-            continue;
-          }
-          s.accepted += 1;
-          s.arrivedAt[i] = at;
-          s.decidedAt[i] = result.occurred_at;
-          s.onTopicAt[i] = Number(message.timestamp);
-          s.partition[i] = partition;
+        if (headerText(message.headers, HEADERS.eventType) !== 'CheckoutCommandResult') return;
+        const decoded = await watch.codec.decode(message.value, message.headers);
+        if (decoded.type !== 'CheckoutCommandResult') return;
+        const result = decoded.payload;
+        const i = watch.index.get(result.causation_id);
+        if (i === undefined) return;
+        const s = watch.state;
+        if (result.outcome !== 'accepted') {
+          const key = `${result.outcome}${result.problem ? ` ${result.problem.code}` : ''}`;
+          s.otherOutcomes[key] = (s.otherOutcomes[key] ?? 0) + 1;
+          return;
         }
+        if (!Number.isNaN(s.arrivedAt[i]!)) {
+          s.duplicates += 1;
+          return;
+        }
+        s.accepted += 1;
+        s.arrivedAt[i] = at;
+        s.decidedAt[i] = result.occurred_at;
+        s.onTopicAt[i] = Number(message.timestamp);
+        s.partition[i] = partition;
       },
     });
     return watch;

@@ -41,23 +41,21 @@ export class HopWatch {
       groupId,
       topics: [topics.transactionEvents, topics.consensusResults],
       what: 'the hop consumer',
-      onBatch: async ({ messages }) => {
-        for (const message of messages) {
-          const type = headerText(message.headers, HEADERS.eventType);
-          const reference = message.key?.toString();
-          if (!reference) continue;
-          const at = Number(message.timestamp);
-          if (type === 'ProviderWebhookReceived') {
-            const h = hops(reference);
-            h.webhookOnTopic = Math.min(h.webhookOnTopic ?? at, at);
-          } else if (type === 'ConsensusResult') {
-            const decoded = await codec.decode(message.value, message.headers).catch(() => null);
-            if (decoded?.type !== 'ConsensusResult' || decoded.payload.outcome !== 'SETTLED_CONSENSUS') continue;
-            const h = hops(reference);
-            if (h.resultOnTopic !== undefined && h.resultOnTopic <= at) continue; // a relay's second copy
-            h.verified = decoded.payload.occurred_at;
-            h.resultOnTopic = at;
-          }
+      onMessage: async (message) => {
+        const type = headerText(message.headers, HEADERS.eventType);
+        const reference = message.key?.toString();
+        if (!reference) return;
+        const at = Number(message.timestamp);
+        if (type === 'ProviderWebhookReceived') {
+          const h = hops(reference);
+          h.webhookOnTopic = Math.min(h.webhookOnTopic ?? at, at);
+        } else if (type === 'ConsensusResult') {
+          const decoded = await codec.decode(message.value, message.headers).catch(() => null);
+          if (decoded?.type !== 'ConsensusResult' || decoded.payload.outcome !== 'SETTLED_CONSENSUS') return;
+          const h = hops(reference);
+          if (h.resultOnTopic !== undefined && h.resultOnTopic <= at) return; // a relay's second copy
+          h.verified = decoded.payload.occurred_at;
+          h.resultOnTopic = at;
         }
       },
     });
