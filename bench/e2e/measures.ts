@@ -1,8 +1,22 @@
 import { readFileSync } from 'node:fs';
-import { findPids, percentile } from '../support/proc.js';
+import { CUSTOMER_DATABASE_GROUP, findPids, percentile } from '../support/proc.js';
 import { APP_SCRIPT } from './options.js';
 
 /** The hops of a settlement's path, in order (see the phase report's `settlement.hops`). */
+/**
+ * Names of the CPU figures of a phase (`cpu.msPerCheckout`) and of the idle stack that are not one
+ * app's: the customer backend and its database, this process, what no process accounts for, and
+ * the sum. Shared by the figures' producers and {@link cpuBySide}'s split, so a rename moves both.
+ */
+export const CPU_FIGURES = {
+  customerBackend: 'customer backend (receiver kit)',
+  customerDatabase: CUSTOMER_DATABASE_GROUP,
+  providerSandbox: 'provider-sandbox',
+  loadGenerator: 'load generator and observers (this process)',
+  rest: 'rest of the machine',
+  wholeMachine: 'whole machine',
+} as const;
+
 export const HOPS = [
   '2xx → webhook on topic',
   'webhook on topic → verified',

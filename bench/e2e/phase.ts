@@ -8,7 +8,7 @@ import { closedPool, openLoop, sleep, wallNow } from '../support/open-loop.js';
 import { cpuDelta, percentile, type CpuDelta, type CpuSnapshot } from '../support/proc.js';
 import { fmt } from '../support/table.js';
 import { CheckoutSource, PreparedCheckout, RollingCheckouts, Sent, WebhookClient } from './checkouts.js';
-import { HOPS, Percentiles, percentilesOf } from './measures.js';
+import { CPU_FIGURES, HOPS, Percentiles, percentilesOf } from './measures.js';
 import { PgBackground, Sample, Sampler, StackMonitor, pgStats } from './monitor.js';
 import { Options, sortedOf, SETTLED } from './options.js';
 import { Db, KitWatch, LedgerWatch, SettlementWatch } from './watches.js';
@@ -485,9 +485,9 @@ export async function runPhase(
     msPerCheckout[group] = per(ms);
     accounted += ms;
   }
-  msPerCheckout['load generator and observers (this process)'] = per(cpu.loadGeneratorMs);
-  msPerCheckout['rest of the machine'] = per(cpu.machineBusyMs - accounted);
-  msPerCheckout['whole machine'] = per(cpu.machineBusyMs);
+  msPerCheckout[CPU_FIGURES.loadGenerator] = per(cpu.loadGeneratorMs);
+  msPerCheckout[CPU_FIGURES.rest] = per(cpu.machineBusyMs - accounted);
+  msPerCheckout[CPU_FIGURES.wholeMachine] = per(cpu.machineBusyMs);
 
   // PostgreSQL per settled checkout.
   const pgSeconds = (pg1.at - pg0.at) / 1000;

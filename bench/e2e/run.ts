@@ -12,7 +12,7 @@ import { sleep } from '../support/open-loop.js';
 import { cpuDelta, infraGroups, snapshot, type Groups } from '../support/proc.js';
 import { fmt } from '../support/table.js';
 import { RollingCheckouts, WebhookClient, preparedUpfront } from './checkouts.js';
-import { appProcesses } from './measures.js';
+import { appProcesses, CPU_FIGURES } from './measures.js';
 import { PgBackground, StackMonitor, pgStats } from './monitor.js';
 import { Options } from './options.js';
 import { PhaseReport, PhaseSpec, RunContext, assertAlive, exactlyOnceFailure, runPhase, waitForIdle, waitForRegistrations } from './phase.js';
@@ -50,8 +50,8 @@ export async function measureBackground(ctx: RunContext, seconds: number, quietS
   // Issue 31's idle target counts Settle's apps and the customer backend together (under 5 % of
   // one core); the provider sandbox, the provider's stand-in, is counted in too.
   idleCores['every app (Settle, the sandbox, the customer backend)'] = [...ctx.apps.keys()].reduce((sum, app) => sum + (idleCores[app] ?? 0), 0);
-  idleCores['load generator and observers (this process)'] = cpu.loadGeneratorMs / cpu.wallMs;
-  idleCores['whole machine'] = cpu.machineBusyMs / cpu.wallMs;
+  idleCores[CPU_FIGURES.loadGenerator] = cpu.loadGeneratorMs / cpu.wallMs;
+  idleCores[CPU_FIGURES.wholeMachine] = cpu.machineBusyMs / cpu.wallMs;
   return {
     idleCores,
     seconds: s,
@@ -136,7 +136,7 @@ export async function runOnce(run: number, options: Options, log: (line: string)
   try {
     await kafkaAdmin.connect();
     const apps = appProcesses();
-    if (stack.customer) apps.set('customer backend (receiver kit)', stack.customer.pid);
+    if (stack.customer) apps.set(CPU_FIGURES.customerBackend, stack.customer.pid);
     report.apps = Object.fromEntries(apps);
     const metadata = await kafkaAdmin.fetchTopicMetadata({ topics: [topics.settlements] });
     const settlementPartitions = metadata.topics[0]?.partitions.length ?? 0;

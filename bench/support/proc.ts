@@ -115,6 +115,9 @@ export function listenerPid(port: number): number | undefined {
   })[0];
 }
 
+/** The CPU group of the customer backend's database's backends ({@link infraGroups} with `customerDatabase`). */
+export const CUSTOMER_DATABASE_GROUP = "PostgreSQL, the customer backend's database";
+
 /**
  * The infrastructure's processes: PostgreSQL's shared processes (postmaster, WAL writer,
  * checkpointer, …, which also serve other databases) and its backends and autovacuum workers for
@@ -150,7 +153,7 @@ export function infraGroups(database: string, adminDatabaseUrl: string = infra.b
     ...(customerDatabase
       ? ([
           [
-            "PostgreSQL, the customer backend's database",
+            CUSTOMER_DATABASE_GROUP,
             () =>
               findPids((pid, f, cmdline) => {
                 if (commOf(pid) !== 'postgres') return false;

@@ -17,4 +17,8 @@ describe('CPU per checkout by side', () => {
     });
     expect(side).toEqual({ settle: 8, customer: 1, harness: 3 });
   });
+
+  it('refuses figures without the whole machine, rather than give Settle a side of nothing', () => {
+    expect(() => cpuBySide({ ingestion: 1, 'rest of the machine': 1 })).toThrow(/no "whole machine" among the CPU figures: ingestion, rest of the machine/);
+  });
 });
