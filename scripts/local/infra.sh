@@ -15,8 +15,8 @@
 # SETTLE_REGISTRY_DATABASE, default settle_schema_registry; SETTLE_REGISTRY_STORAGE=memory: in
 # memory). SETTLE_PG_BIN picks the PostgreSQL server binaries (default the newest
 # /usr/lib/postgresql/<major>/bin). SETTLE_OWN_POSTGRES=0 leaves the own cluster out of start, stop
-# and status (the tests, which use the machine's server, set it). SETTLE_KAFKA_REQUEST_LOG=1 has the
-# broker log every request it completes (.settle/logs/kafka-request.log).
+# and status (the tests, which use the machine's server, set it). SETTLE_KAFKA_REQUEST_LOG=1 has a
+# broker this script starts log every request it completes (.settle/logs/kafka-request.log).
 source "$(dirname "$0")/lib.sh"
 
 KAFKA_DIR="$SETTLE_HOME/kafka"
@@ -251,13 +251,16 @@ log4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n
 log4j.logger.kafka=INFO
 log4j.logger.org.apache.kafka=INFO
 PROPS
-  # SETTLE_KAFKA_REQUEST_LOG=1: the broker logs every request it completes (API, client id, times)
-  # to kafka-request.log beside its own log: which client sends what, and how often. A diagnostic,
+  # SETTLE_KAFKA_REQUEST_LOG=1 when this script starts the broker (not one already running): the
+  # broker logs every request it completes (API, client id, times) to kafka-request.log beside its
+  # own log, rolled at 256 MB with two kept: which client sends what, and how often. A diagnostic,
   # costly at load.
   if [ "${SETTLE_KAFKA_REQUEST_LOG:-0}" = 1 ]; then
     cat >>"$KAFKA_DIR/config/log4j.properties" <<'PROPS'
-log4j.appender.requests=org.apache.log4j.FileAppender
+log4j.appender.requests=org.apache.log4j.RollingFileAppender
 log4j.appender.requests.File=${kafka.logs.dir}/kafka-request.log
+log4j.appender.requests.MaxFileSize=256MB
+log4j.appender.requests.MaxBackupIndex=2
 log4j.appender.requests.layout=org.apache.log4j.PatternLayout
 log4j.appender.requests.layout.ConversionPattern=[%d] %m%n
 log4j.logger.kafka.request.logger=DEBUG, requests
