@@ -480,16 +480,31 @@ export class Receiver<Tx = undefined> {
     return this.#release(lease, error, retryAt);
   }
 
+  /**
+   * Records a failed run: due again at `retryAt`, or `failed` when null. The store's release is
+   * tried three times, 50 and 250 ms apart ({@link RELEASE_PAUSES_MS}): a run fails most often because the store's
+   * connection ended, and a database restart ends every pooled connection at once, so the first
+   * try of the release often meets another of them. A release the store never took leaves the
+   * event to its lease (`leaseMs`). Releasing again is harmless: the store's release matches the
+   * lease's token, which the first release that took clears.
+   */
   async #release(lease: LeasedEvent, error: string, retryAt: number | null): Promise<void> {
     const fields = { eventId: lease.eventId, kind: lease.kind, attempt: lease.attempts, error };
-    try {
-      await this.#store.release(lease, { now: this.#clock(), error, retryAt });
-    } catch (releaseError) {
-      this.#logger.error(
-        { ...fields, releaseError: describe(releaseError) },
-        'event run failed and could not be released; claimable again when its lease ends',
-      );
-      return;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await this.#store.release(lease, { now: this.#clock(), error, retryAt });
+        break;
+      } catch (releaseError) {
+        const pauseMs = RELEASE_PAUSES_MS[attempt];
+        if (pauseMs === undefined) {
+          this.#logger.error(
+            { ...fields, releaseError: describe(releaseError) },
+            'event run failed and could not be released; claimable again when its lease ends',
+          );
+          return;
+        }
+        await pause(pauseMs, undefined, { ref: false });
+      }
     }
     if (retryAt === null) {
       this.#logger.error(fields, 'event failed: left in state failed until retried');
@@ -573,6 +588,8 @@ export class Receiver<Tx = undefined> {
   }
 }
 
+/** Pauses between the tries of a failed run's release, milliseconds (`Receiver`'s `#release`). */
+const RELEASE_PAUSES_MS = [50, 250] as const;
 /**
  * Creates a {@link Receiver}.
  *

@@ -309,6 +309,36 @@ describe('rule 5: failing business logic is retried with backoff, then left fail
     expect(await receiver.find(events[2]!.event_id)).toMatchObject({ state: 'processed', attempts: 2 });
   });
 
+  it('tries a failed run\u2019s release again when the store refuses it, so the event is due again without waiting for its lease', async () => {
+    const memory = new MemoryReceiverStore();
+    let refusals = 0;
+    const store = new Proxy(memory, {
+      get(target, property) {
+        if (property === 'completeBatch') return () => Promise.reject(new Error('Connection terminated unexpectedly'));
+        if (property === 'release' && refusals > 0) {
+          refusals -= 1;
+          return () => Promise.reject(new Error('Client has encountered a connection error and is not queryable'));
+        }
+        const value: unknown = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const { send, receiver, logger } = setup({ store, retry: { initialDelayMs: 1000 } });
+    const [once, always] = [entitlementEvent(), entitlementEvent()];
+
+    await send(once);
+    refusals = 2;
+    await receiver.processDue();
+    expect(await receiver.find(once.event_id)).toMatchObject({ state: 'pending', attempts: 1, lastError: 'Error: Connection terminated unexpectedly' });
+
+    await send(always);
+    refusals = 3;
+    await receiver.processDue();
+    // Three refusals: the event is left to its lease, and the log says so.
+    expect(await receiver.find(always.event_id)).toMatchObject({ state: 'processing', attempts: 1 });
+    expect(logger.lines.filter((line) => line.startsWith('event run failed and could not be released'))).toHaveLength(1);
+  });
+
   it('leaves the event failed with its last error after maxAttempts, lists it, and retry() runs it again', async () => {
     let broken = true;
     const runs: string[] = [];
