@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { CUSTOMER_DATABASE_GROUP, findPids, percentile } from '../support/proc.js';
 import { APP_SCRIPT } from './options.js';
 
-/** The hops of a settlement's path, in order (see the phase report's `settlement.hops`). */
 /**
  * Names of the CPU figures of a phase (`cpu.msPerCheckout`) and of the idle stack that are not one
  * app's: the customer backend and its database, this process, what no process accounts for, and
@@ -17,6 +16,7 @@ export const CPU_FIGURES = {
   wholeMachine: 'whole machine',
 } as const;
 
+/** The hops of a settlement's path, in order (see the phase report's `settlement.hops`). */
 export const HOPS = [
   '2xx → webhook on topic',
   'webhook on topic → verified',

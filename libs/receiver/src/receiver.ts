@@ -482,9 +482,9 @@ export class Receiver<Tx = undefined> {
 
   /**
    * Records a failed run: due again at `retryAt`, or `failed` when null. The store's release is
-   * tried three times, 50 and 250 ms apart ({@link RELEASE_PAUSES_MS}): a run fails most often because the store's
-   * connection ended, and a database restart ends every pooled connection at once, so the first
-   * try of the release often meets another of them. A release the store never took leaves the
+   * tried three times, 50 and 250 ms apart ({@link RELEASE_PAUSES_MS}): a run fails most often
+   * because the store's connection ended, and a database restart ends every pooled connection at
+   * once, so the first try of the release often meets another of them. A release the store never took leaves the
    * event to its lease (`leaseMs`). Releasing again is harmless: the store's release matches the
    * lease's token, which the first release that took clears.
    */
@@ -590,6 +590,7 @@ export class Receiver<Tx = undefined> {
 
 /** Pauses between the tries of a failed run's release, milliseconds (`Receiver`'s `#release`). */
 const RELEASE_PAUSES_MS = [50, 250] as const;
+
 /**
  * Creates a {@link Receiver}.
  *
