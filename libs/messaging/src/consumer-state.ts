@@ -8,7 +8,7 @@ export type Assignment = Readonly<Record<string, readonly number[]>>;
  * with an assignment (possibly empty: a member of a group with more members than partitions
  * holds none); `rebalancing` while the group hands partitions out again; `crashed` after a
  * kafkajs crash (until it joins again, when kafkajs restarts it); `stopped` once stopped or
- * disconnected.
+ * disconnected (for good once the loop itself was asked to stop).
  */
 export type ConsumerPhase = 'connecting' | 'joined' | 'rebalancing' | 'crashed' | 'stopped';
 
@@ -24,11 +24,17 @@ export interface ConsumerState {
   since: number;
   /** The crash's message, in phase `crashed`. */
   error?: string;
+  /** In phase `stopped`: the loop was asked to stop, so no later event changes the state. */
+  final?: boolean;
 }
 
 /** What kafkajs tells about a member, as {@link nextConsumerState} reads it. */
 export type ConsumerStateEvent =
-  { kind: 'joined'; assignment: Assignment } | { kind: 'rebalancing' } | { kind: 'crashed'; error: string } | { kind: 'stopped' };
+  | { kind: 'joined'; assignment: Assignment }
+  | { kind: 'rebalancing' }
+  | { kind: 'crashed'; error: string }
+  /** `final`: the loop was asked to stop (nothing after it counts); otherwise kafkajs stopped on its way to a crash. */
+  | { kind: 'stopped'; final: boolean };
 
 /** The state of a member that has not joined its group yet. */
 export function initialConsumerState(groupId: string, now: number): ConsumerState {
@@ -37,10 +43,12 @@ export function initialConsumerState(groupId: string, now: number): ConsumerStat
 
 /**
  * The state after an event (pure): a join sets the assignment; a rebalance, a crash or a stop
- * drops it (its partitions may be gone). A stopped member stays stopped.
+ * drops it (its partitions may be gone). A member stopped for good (`final`) stays stopped;
+ * one that kafkajs stopped on its way to a crash (it emits STOP and DISCONNECT, then CRASH,
+ * then restarts the consumer, which joins again) follows the crash and the join.
  */
 export function nextConsumerState(state: ConsumerState, event: ConsumerStateEvent, now: number): ConsumerState {
-  if (state.phase === 'stopped') return state;
+  if (state.phase === 'stopped' && state.final) return state;
   switch (event.kind) {
     case 'joined': {
       const partitions = Object.values(event.assignment).reduce((n, list) => n + list.length, 0);
@@ -51,7 +59,7 @@ export function nextConsumerState(state: ConsumerState, event: ConsumerStateEven
     case 'crashed':
       return { groupId: state.groupId, phase: 'crashed', assignment: {}, partitions: 0, since: now, error: event.error };
     case 'stopped':
-      return { groupId: state.groupId, phase: 'stopped', assignment: {}, partitions: 0, since: now };
+      return { groupId: state.groupId, phase: 'stopped', assignment: {}, partitions: 0, since: now, ...(event.final ? { final: true } : {}) };
   }
 }
 
@@ -59,9 +67,12 @@ export function nextConsumerState(state: ConsumerState, event: ConsumerStateEven
  * Follows a kafkajs consumer's instrumentation events (`GROUP_JOIN`, `REBALANCING`, `CRASH`,
  * `STOP`, `DISCONNECT`) into a {@link ConsumerState}.
  *
+ * @param stopRequested - whether the loop was asked to stop: a STOP or DISCONNECT then is for
+ *   good; otherwise it is kafkajs's own on its way to a crash, and the restarted consumer's join
+ *   makes the member ready again.
  * @returns the current state.
  */
-export function trackConsumerState(consumer: Consumer, groupId: string, now: () => number = Date.now): () => ConsumerState {
+export function trackConsumerState(consumer: Consumer, groupId: string, stopRequested: () => boolean, now: () => number = Date.now): () => ConsumerState {
   let state = initialConsumerState(groupId, now());
   const apply = (event: ConsumerStateEvent) => {
     state = nextConsumerState(state, event, now());
@@ -69,7 +80,7 @@ export function trackConsumerState(consumer: Consumer, groupId: string, now: () 
   consumer.on(consumer.events.GROUP_JOIN, (event) => apply({ kind: 'joined', assignment: event.payload.memberAssignment }));
   consumer.on(consumer.events.REBALANCING, () => apply({ kind: 'rebalancing' }));
   consumer.on(consumer.events.CRASH, (event) => apply({ kind: 'crashed', error: event.payload.error.message }));
-  consumer.on(consumer.events.STOP, () => apply({ kind: 'stopped' }));
-  consumer.on(consumer.events.DISCONNECT, () => apply({ kind: 'stopped' }));
+  consumer.on(consumer.events.STOP, () => apply({ kind: 'stopped', final: stopRequested() }));
+  consumer.on(consumer.events.DISCONNECT, () => apply({ kind: 'stopped', final: stopRequested() }));
   return () => state;
 }

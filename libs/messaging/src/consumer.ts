@@ -171,7 +171,8 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     maxBytesPerPartition: options.fetch?.maxBytesPerPartition ?? DEFAULT_FETCH_MAX_BYTES_PER_PARTITION,
     ...(options.partitionAssigners ? { partitionAssigners: options.partitionAssigners } : {}),
   });
-  const state = trackConsumerState(consumer, groupId);
+  let running = true;
+  const state = trackConsumerState(consumer, groupId, () => !running);
   if (options.onAssignment || metrics) {
     const onAssignment = options.onAssignment;
     consumer.on(consumer.events.GROUP_JOIN, (event) => {
@@ -191,7 +192,6 @@ export async function startConsumerLoop(options: ConsumerLoopOptions): Promise<C
     const onRevocation = options.onRevocation;
     for (const name of [consumer.events.REBALANCING, consumer.events.STOP, consumer.events.CRASH]) consumer.on(name, () => onRevocation());
   }
-  let running = true;
 
   await consumer.connect();
   await consumer.subscribe({ topics, fromBeginning: options.fromBeginning ?? true });

@@ -1,4 +1,6 @@
-import { consumerProbe, initialConsumerState, nextConsumerState, type ConsumerState, type ConsumerStateEvent } from '@settle/messaging';
+import { EventEmitter } from 'node:events';
+import { consumerProbe, initialConsumerState, nextConsumerState, trackConsumerState, type ConsumerState, type ConsumerStateEvent } from '@settle/messaging';
+import type { Consumer } from 'kafkajs';
 import { HealthProbes } from '@settle/platform';
 import { describe, expect, it } from 'vitest';
 
@@ -21,8 +23,59 @@ describe('a consumer-group member’s state', () => {
     });
     // kafkajs restarts a crashed consumer, which joins again.
     expect(after({ kind: 'crashed', error: 'x' }, { kind: 'joined', assignment: { a: [2] } })).toMatchObject({ phase: 'joined', partitions: 1 });
-    // A stopped member stays stopped, whatever arrives late.
-    expect(after({ kind: 'stopped' }, { kind: 'joined', assignment: { a: [2] } })).toMatchObject({ phase: 'stopped', partitions: 0 });
+    // A member the loop stopped stays stopped, whatever arrives late.
+    expect(after({ kind: 'stopped', final: true }, { kind: 'joined', assignment: { a: [2] } })).toMatchObject({ phase: 'stopped', partitions: 0 });
+    expect(after({ kind: 'stopped', final: true }, { kind: 'crashed', error: 'late' })).toMatchObject({ phase: 'stopped' });
+  });
+
+  it("follows kafkajs's own crash: it stops and disconnects first, then crashes, then the restarted consumer joins again", () => {
+    const crash: ConsumerStateEvent[] = [
+      { kind: 'joined', assignment: { a: [0, 1] } },
+      { kind: 'stopped', final: false },
+      { kind: 'stopped', final: false },
+      { kind: 'crashed', error: 'The group is rebalancing' },
+    ];
+    expect(after(...crash)).toMatchObject({ phase: 'crashed', error: 'The group is rebalancing' });
+    expect(after(...crash, { kind: 'joined', assignment: { a: [1] } })).toMatchObject({ phase: 'joined', partitions: 1 });
+  });
+});
+
+/** A consumer that emits kafkajs's instrumentation events when told (`emit`), for {@link trackConsumerState}. */
+function fakeConsumer(): { consumer: Consumer; emit: (event: string, payload?: unknown) => void } {
+  const emitter = new EventEmitter();
+  const events = {
+    GROUP_JOIN: 'consumer.group_join',
+    REBALANCING: 'consumer.rebalancing',
+    CRASH: 'consumer.crash',
+    STOP: 'consumer.stop',
+    DISCONNECT: 'consumer.disconnect',
+  };
+  const consumer = { events, on: (name: string, listener: (event: unknown) => void) => emitter.on(name, listener) } as unknown as Consumer;
+  return { consumer, emit: (event, payload = {}) => emitter.emit(event, { payload }) };
+}
+
+describe('trackConsumerState', () => {
+  it('is ready again once a consumer kafkajs restarted after a crash joins (STOP and DISCONNECT come before CRASH)', () => {
+    const { consumer, emit } = fakeConsumer();
+    const state = trackConsumerState(consumer, 'settle-sweeper', () => false);
+    emit('consumer.group_join', { memberAssignment: { a: [0, 1] } });
+    emit('consumer.stop');
+    emit('consumer.disconnect');
+    emit('consumer.crash', { error: new Error('Request GroupCoordinator timed out') });
+    expect(state()).toMatchObject({ phase: 'crashed', error: 'Request GroupCoordinator timed out' });
+    emit('consumer.group_join', { memberAssignment: { a: [0, 1] } });
+    expect(state()).toMatchObject({ phase: 'joined', partitions: 2 });
+  });
+
+  it('stays stopped once the loop asked to stop', () => {
+    const { consumer, emit } = fakeConsumer();
+    let stopping = false;
+    const state = trackConsumerState(consumer, 'settle-sweeper', () => stopping);
+    emit('consumer.group_join', { memberAssignment: { a: [0] } });
+    stopping = true;
+    emit('consumer.stop');
+    emit('consumer.group_join', { memberAssignment: { a: [0] } });
+    expect(state()).toMatchObject({ phase: 'stopped', partitions: 0 });
   });
 });
 
@@ -47,6 +100,6 @@ describe('a consumer loop’s readiness', () => {
       state: 'crashed',
       message: 'crashed: broker gone',
     });
-    expect(await readiness(after({ kind: 'stopped' }))).toMatchObject({ status: 'down', state: 'stopped' });
+    expect(await readiness(after({ kind: 'stopped', final: true }))).toMatchObject({ status: 'down', state: 'stopped' });
   });
 });
