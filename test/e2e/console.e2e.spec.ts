@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil, type CheckoutStatus, type SandboxBehaviour } from '../../scripts/ops/clients.js';
-import { ROOT, startStack, type RunningStack } from '@settle/testing';
+import { ROOT, startStack, withRecoveryReport, type RunningStack } from '@settle/testing';
 import { transactionStream, upsertReconciliation } from '@settle/ledger';
 import { parse } from 'csv-parse/sync';
 
@@ -112,11 +112,22 @@ if (!existsSync(CHROMIUM)) {
     return reference;
   }
 
+  /** Waits for a checkout's state; a time-out says where its recovery stands (`recoveryReport`). */
   async function stateOf(reference: string, state: string): Promise<void> {
-    await waitUntil(`${reference} to reach ${state}`, 30_000, async () => {
+    const reached = waitUntil(`${reference} to reach ${state}`, 30_000, async () => {
       const answer = await stack.ingestion.status(reference);
       return answer.status === 200 && answer.body.state === state ? true : undefined;
     });
+    await withRecoveryReport(stack, reference, reached);
+  }
+
+  /** Waits for a payment Settle was never told about to be recorded (after the sweeper's grace period). */
+  async function unmatchedRecorded(reference: string): Promise<void> {
+    const recorded = waitUntil('the unmatched payment recorded', 30_000, async () => {
+      const { rows } = await stack.db.query("SELECT 1 FROM read_model.unmatched_payments WHERE reference = $1 AND status = 'open'", [reference]);
+      return rows.length === 1 ? true : undefined;
+    });
+    await withRecoveryReport(stack, reference, recorded);
   }
 
   /**
@@ -526,10 +537,7 @@ if (!existsSync(CHROMIUM)) {
       const reference = `ref_console_unmatched_${randomBytes(4).toString('hex')}`;
       expect((await stack.sandbox.create({ reference, amount: 90_000, currency: 'NGN', email: `payer.${reference}@example.com` })).status).toBe(201);
       expect((await stack.sandbox.pay(reference)).status).toBe(200);
-      await waitUntil('the unmatched payment recorded', 30_000, async () => {
-        const { rows } = await stack.db.query("SELECT 1 FROM read_model.unmatched_payments WHERE reference = $1 AND status = 'open'", [reference]);
-        return rows.length === 1 ? true : undefined;
-      });
+      await unmatchedRecorded(reference);
       const page = await openPage();
       await signIn(page, 'ops@example.com', PASSWORD.admin);
       await page.goto(`${consoleUrl}/queues/unmatched-payments`);
@@ -557,10 +565,7 @@ if (!existsSync(CHROMIUM)) {
       const email = `payer.${reference}@example.com`;
       expect((await stack.sandbox.create({ reference, amount: 90_000, currency: 'NGN', email })).status).toBe(201);
       expect((await stack.sandbox.pay(reference)).status).toBe(200);
-      await waitUntil('the unmatched payment recorded', 30_000, async () => {
-        const { rows } = await stack.db.query("SELECT 1 FROM read_model.unmatched_payments WHERE reference = $1 AND status = 'open'", [reference]);
-        return rows.length === 1 ? true : undefined;
-      });
+      await unmatchedRecorded(reference);
       expect((await stack.ingestion.status(reference)).status).toBe(404);
 
       // The operator proposes the match from the queue, with the terms from their own source.

@@ -16,6 +16,7 @@ export * from './kurrentdb.js';
 export * from './ledger-tampering.js';
 export * from './postgres.js';
 export * from './published.js';
+export * from './recovery-report.js';
 export * from './registry.js';
 export * from './schema-history.js';
 export * from './stack.js';

@@ -446,7 +446,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     await Promise.all([...processes.values(), ...[...extra.values()].map((e) => e.process)].map((app) => app.stop()));
     await db.end();
     await database.drop();
-    rmSync(dir, { recursive: true, force: true });
+    // SETTLE_KEEP_TEST_LOGS=1 keeps every app's log (`<app>.log`) for reading after a failure.
+    if (process.env.SETTLE_KEEP_TEST_LOGS === '1') console.warn(`[stack] logs kept in ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
   };
   const failed = started.find((result) => result.status === 'rejected');
   if (failed) {
