@@ -6,6 +6,8 @@ export interface RecoveryReportSource {
   /** The workers' `GET .../metrics` URLs: their readiness is at `/health/ready` beside it. */
   metricsUrls: Readonly<Record<string, string>>;
   logs(app: string): string;
+  /** Apps whose process has exited, with its exit code or signal. */
+  exited(): ReadonlyArray<{ app: string; code: number | null; signal: string | null }>;
 }
 
 /** Most warning lines quoted per app. */
@@ -13,7 +15,7 @@ const LOG_LINES = 8;
 
 /**
  * Where one transaction's recovery stands in a running stack, as text for a failed wait's
- * message: the sweeper's watch of the reference (due time against now, milliseconds), the
+ * message: the apps that exited, the sweeper's watch of the reference (due time against now, milliseconds), the
  * sweeper's partition claims, the verifier's record of the reference, each outbox's backlog,
  * each worker's readiness (its consumer's phase and partitions) and the last warnings each
  * worker logged. A test that waits on the sweeper's timers appends it when the wait times out,
@@ -23,7 +25,8 @@ const LOG_LINES = 8;
  */
 export async function recoveryReport(stack: RecoveryReportSource, reference: string): Promise<string> {
   const now = Date.now();
-  const lines = [`Where ${reference} stands (now ${new Date(now).toISOString()}):`];
+  const exited = stack.exited().map((e) => `${e.app} (${e.signal ?? `code ${e.code}`})`);
+  const lines = [`Where ${reference} stands (now ${new Date(now).toISOString()}):`, `apps exited: ${exited.join(', ') || 'none'}`];
   const part = async (label: string, read: () => Promise<string>) => {
     lines.push(`${label}: ${await read().catch((error: unknown) => `unreadable (${error instanceof Error ? error.message : String(error)})`)}`);
   };

@@ -14,9 +14,13 @@ function fakeDb(rows: Record<string, unknown[]>, failing: string[] = []): pg.Poo
   } as unknown as pg.Pool;
 }
 
-function source(db: pg.Pool, logs: Record<string, string> = {}): RecoveryReportSource {
+function source(
+  db: pg.Pool,
+  logs: Record<string, string> = {},
+  exited: Array<{ app: string; code: number | null; signal: string | null }> = [],
+): RecoveryReportSource {
   // Port 9 (discard) on loopback: nothing listens, the readiness part says so.
-  return { db, metricsUrls: { sweeper: 'http://127.0.0.1:9/metrics' }, logs: (app) => logs[app] ?? '' };
+  return { db, metricsUrls: { sweeper: 'http://127.0.0.1:9/metrics' }, logs: (app) => logs[app] ?? '', exited: () => exited };
 }
 
 describe('recoveryReport', () => {
@@ -40,6 +44,7 @@ describe('recoveryReport', () => {
     });
     const logs = { sweeper: ['{"level":30,"msg":"ready"}', '{"level":40,"msg":"sweep failed; retrying"}'].join('\n') };
     const report = await recoveryReport(source(db, logs), 'ref_1');
+    expect(report).toContain('apps exited: none');
     expect(report).toMatch(/sweeper watch: partition 3, PENDING, due -2\d{4} ms from now/);
     expect(report).toContain('sweeper claims: 3@2 by host-1');
     expect(report).toContain('verifier: status PENDING');
@@ -50,7 +55,8 @@ describe('recoveryReport', () => {
   });
 
   it('says why a part is unreadable, and that a reference has no watch yet', async () => {
-    const report = await recoveryReport(source(fakeDb({}, ['verifier.transactions'])), 'ref_2');
+    const report = await recoveryReport(source(fakeDb({}, ['verifier.transactions']), {}, [{ app: 'sweeper', code: 1, signal: null }]), 'ref_2');
+    expect(report).toContain('apps exited: sweeper (code 1)');
     expect(report).toContain('sweeper watch: none');
     expect(report).toContain('verifier: unreadable (relation "verifier.transactions" does not exist)');
   });
