@@ -68,7 +68,15 @@ export async function recoveryReport(stack: RecoveryReportSource, reference: str
   for (const [app, url] of Object.entries(stack.metricsUrls)) {
     await part(`${app} readiness`, async () => {
       const answer = await fetch(url.replace(/\/metrics$/, '/health/ready'), { signal: AbortSignal.timeout(2_000) });
-      return `${answer.status} ${(await answer.text()).slice(0, 600)}`;
+      // terminus's answer: `details` holds every check, a consumer's with its phase and partitions.
+      type Check = { status: string; state?: string; partitions?: number; message?: string };
+      const { details = {} } = (await answer.json()) as { details?: Record<string, Check> };
+      const checks = Object.entries(details).map(([key, check]) => {
+        const partitions = check.partitions === undefined ? '' : `, ${check.partitions} partitions`;
+        const consumer = check.state === undefined ? '' : ` (${check.state}${partitions})`;
+        return `${key} ${check.status}${consumer}${check.message === undefined ? '' : `: ${check.message}`}`;
+      });
+      return `${answer.status}: ${checks.join('; ')}`;
     });
     const warnings = stack
       .logs(app)

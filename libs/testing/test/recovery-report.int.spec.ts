@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { waitUntil } from '../../../scripts/ops/clients.js';
 import { recoveryReport, withRecoveryReport, type RecoveryReportSource } from '../src/recovery-report.js';
@@ -23,7 +25,35 @@ function source(
   return { db, metricsUrls: { sweeper: 'http://127.0.0.1:9/metrics' }, logs: (app) => logs[app] ?? '', exited: () => exited };
 }
 
+/** A worker's readiness as terminus answers it: the sweeper's consumer has crashed. */
+const READINESS = {
+  status: 'error',
+  details: {
+    postgres: { status: 'up' },
+    'consumer:e2e-1-sweeper': { status: 'down', state: 'crashed', partitions: 0, message: 'crashed: broker gone' },
+  },
+};
+
+let worker: Server;
+let workerMetricsUrl: string;
+
+beforeAll(async () => {
+  worker = createServer((request, response) => {
+    response.writeHead(request.url === '/health/ready' ? 503 : 404, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(READINESS));
+  });
+  await new Promise<void>((resolve) => worker.listen(0, '127.0.0.1', resolve));
+  workerMetricsUrl = `http://127.0.0.1:${(worker.address() as AddressInfo).port}/metrics`;
+});
+
+afterAll(() => new Promise<void>((resolve) => worker.close(() => resolve())));
+
 describe('recoveryReport', () => {
+  it("gives each worker's readiness, its consumer's phase and partitions", async () => {
+    const report = await recoveryReport({ ...source(fakeDb({})), metricsUrls: { sweeper: workerMetricsUrl } }, 'ref_0');
+    expect(report).toContain('sweeper readiness: 503: postgres up; consumer:e2e-1-sweeper down (crashed, 0 partitions): crashed: broker gone');
+  });
+
   it("states the sweeper's watch against now, its claims, the verifier's record, the outboxes and the last warnings", async () => {
     const now = Date.now();
     const db = fakeDb({
