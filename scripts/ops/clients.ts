@@ -366,18 +366,23 @@ function json(body: unknown): RequestInit {
   return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
 }
 
+/** {@link waitUntil}'s deadline passed: what it waited for never came (a caller may add what it knows of why). */
+export class WaitTimedOutError extends Error {
+  override name = 'WaitTimedOutError';
+}
+
 /**
  * Polls until `check` returns a value (not undefined) or the deadline passes.
  *
  * @param timeoutMs - deadline, milliseconds.
- * @throws Error naming `what` when the deadline passes.
+ * @throws WaitTimedOutError naming `what` when the deadline passes.
  */
 export async function waitUntil<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>, intervalMs = 250): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) throw new WaitTimedOutError(`Timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { WaitTimedOutError } from '../../../scripts/ops/clients.js';
 
 /** What {@link recoveryReport} reads: a running stack's database, worker health endpoints and logs. */
 export interface RecoveryReportSource {
@@ -97,7 +98,7 @@ export async function withRecoveryReport<T>(stack: RecoveryReportSource, referen
   try {
     return await wait;
   } catch (error) {
-    if (!(error instanceof Error) || !error.message.startsWith('Timed out')) throw error;
+    if (!(error instanceof WaitTimedOutError)) throw error;
     error.message = `${error.message}\n${await recoveryReport(stack, reference)}`;
     throw error;
   }

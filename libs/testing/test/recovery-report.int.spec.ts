@@ -100,6 +100,10 @@ describe('withRecoveryReport', () => {
 
   it('passes any other failure on unchanged, and a value through', async () => {
     await expect(withRecoveryReport(source(fakeDb({})), 'ref_4', Promise.reject(new Error('HTTP 500')))).rejects.toThrow(/^HTTP 500$/);
+    // Another time-out (a request's own) is not the wait's: no report.
+    await expect(withRecoveryReport(source(fakeDb({})), 'ref_4', Promise.reject(new Error('Timed out after 2000 ms')))).rejects.toThrow(
+      /^Timed out after 2000 ms$/,
+    );
     await expect(withRecoveryReport(source(fakeDb({})), 'ref_4', Promise.resolve(7))).resolves.toBe(7);
   });
 });
